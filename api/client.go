@@ -1,0 +1,366 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/go-resty/resty/v2"
+)
+
+// MaxBodyBytes caps how much of a response vq will read into memory.
+const MaxBodyBytes = 256 << 20
+
+// Options configure a Client. The zero value of every field but BaseURL (or
+// Endpoint for MCP) is usable.
+type Options struct {
+	BaseURL     string
+	APIKey      string
+	Project     string
+	Environment string
+	// Timeout bounds each HTTP request, body included. Zero means 60s.
+	Timeout time.Duration
+	// NoRetry disables the contract's automatic retries.
+	NoRetry bool
+	// Debug, when set, receives an HTTP trace with credentials redacted.
+	Debug io.Writer
+	// Notify, when set, receives one-line human notices such as
+	// "rate limited, retrying in 2s".
+	Notify    func(string)
+	UserAgent string
+	// MaxBodyBytes overrides MaxBodyBytes (tests use small caps).
+	MaxBodyBytes int64
+	// RateLimitBudget bounds the total time spent waiting on 429s.
+	// Zero means 60s.
+	RateLimitBudget time.Duration
+}
+
+// Client calls VisualQ tools. It is safe for concurrent use.
+type Client struct {
+	opts Options
+	http *resty.Client
+}
+
+// New builds a client. It does not touch the network.
+func New(opts Options) *Client {
+	if opts.Timeout <= 0 {
+		opts.Timeout = 60 * time.Second
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = MaxBodyBytes
+	}
+	if opts.RateLimitBudget <= 0 {
+		opts.RateLimitBudget = 60 * time.Second
+	}
+	if opts.UserAgent == "" {
+		opts.UserAgent = "vq"
+	}
+	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
+
+	hc := resty.New().
+		SetTimeout(opts.Timeout).
+		SetRedirectPolicy(sameHostRedirects()).
+		SetHeader("User-Agent", opts.UserAgent).
+		SetDoNotParseResponse(true)
+	if opts.Debug != nil {
+		hc.SetTransport(&tracer{next: hc.GetClient().Transport, w: opts.Debug, secret: opts.APIKey})
+	}
+	return &Client{opts: opts, http: hc}
+}
+
+// sameHostRedirects follows redirects only within the original host, so the
+// Authorization header can never be carried to another server.
+func sameHostRedirects() resty.RedirectPolicy {
+	return resty.RedirectPolicyFunc(func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 5 {
+			return errors.New("stopped after 5 redirects")
+		}
+		if req.URL.Host != via[0].URL.Host {
+			return fmt.Errorf("refused redirect to another host (%s)", req.URL.Host)
+		}
+		return nil
+	})
+}
+
+// InvokeURL is the invoke endpoint of the configured server.
+func (c *Client) InvokeURL() string { return c.opts.BaseURL + "/api/mcp/v1/invoke" }
+
+// Invoke calls a tool and always answers with a ToolResponse: failures of the
+// transport become client-made http_error or unauthorized responses. The
+// error is non-nil only when ctx ended (interrupt, signal).
+func (c *Client) Invoke(ctx context.Context, call Call) (*ToolResponse, error) {
+	body := invokeBody{Tool: call.Tool, Args: call.Args, Project: c.opts.Project, Environment: c.opts.Environment}
+	if body.Args == nil {
+		body.Args = map[string]any{}
+	}
+	return c.withRetries(ctx, call.Tool, func() *ToolResponse {
+		return c.postInvoke(ctx, body)
+	})
+}
+
+type invokeBody struct {
+	Tool        string         `json:"tool"`
+	Args        map[string]any `json:"args"`
+	Project     string         `json:"project,omitempty"`
+	Environment string         `json:"environment,omitempty"`
+}
+
+// withRetries applies the contract's retry rules (SPEC.md, "Retries") to one
+// attempt function: rate limits wait and retry within a budget, unexpected
+// failures retry once, refusals and 401s never.
+func (c *Client) withRetries(ctx context.Context, tool string, attempt func() *ToolResponse) (*ToolResponse, error) {
+	var waited time.Duration
+	retriedUnexpected := false
+	for {
+		resp := attempt()
+		if err := ctx.Err(); err != nil {
+			return resp, err
+		}
+		if c.opts.NoRetry {
+			return resp, nil
+		}
+		var wait time.Duration
+		switch {
+		case resp.ErrorCode() == CodeRateLimit:
+			wait = resp.retryAfter()
+			if waited+wait > c.opts.RateLimitBudget {
+				return resp, nil
+			}
+			waited += wait
+			c.notify(fmt.Sprintf("%s: rate limited, retrying in %s", tool, wait.Round(time.Millisecond)))
+		case resp.isUnexpected() && !retriedUnexpected:
+			retriedUnexpected = true
+			wait = 500 * time.Millisecond
+			c.notify(fmt.Sprintf("%s: %s, retrying once", tool, resp.ErrorCode()))
+		default:
+			return resp, nil
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return resp, err
+		}
+	}
+}
+
+func (c *Client) notify(msg string) {
+	if c.opts.Notify != nil {
+		c.opts.Notify(msg)
+	}
+}
+
+// isUnexpected is the failure class the seed says to retry once: a tool's
+// unexpected error, or a transport failure that may pass on its own.
+func (r *ToolResponse) isUnexpected() bool {
+	return r.ErrorCode() == CodeToolError || r.transient
+}
+
+// retryAfter is how long a rate-limited call should wait, from the body's
+// retryAfterMs, else one second.
+func (r *ToolResponse) retryAfter() time.Duration {
+	if r.RetryAfterMs > 0 {
+		return time.Duration(r.RetryAfterMs) * time.Millisecond
+	}
+	return time.Second
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func (c *Client) postInvoke(ctx context.Context, body invokeBody) *ToolResponse {
+	status, header, raw, err := c.post(ctx, c.InvokeURL(), body)
+	if err != nil {
+		return transportFailure(body.Tool, status, err)
+	}
+	if status == http.StatusUnauthorized {
+		return unauthorized(body.Tool, header.Get("WWW-Authenticate"))
+	}
+	resp, derr := DecodeToolResponse(raw)
+	if derr != nil {
+		r := clientError(body.Tool, CodeHTTPError, httpErrorMessage(status, raw), true)
+		r.transient = status >= 500
+		return r
+	}
+	if resp.RetryAfterMs == 0 && status == http.StatusTooManyRequests {
+		resp.RetryAfterMs = retryAfterHeader(header.Get("Retry-After"))
+	}
+	return resp
+}
+
+// post sends a JSON body and reads the answer within the body cap. A non-nil
+// error means no complete answer arrived; status is then 0 unless headers
+// came before the failure.
+func (c *Client) post(ctx context.Context, url string, body any) (int, http.Header, []byte, error) {
+	req := c.http.R().SetContext(ctx).SetBody(body).SetHeader("Content-Type", "application/json").SetHeader("Accept", "application/json")
+	if c.opts.APIKey != "" {
+		req.SetAuthToken(c.opts.APIKey)
+	}
+	res, err := req.Post(url)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	raw := res.RawBody()
+	defer raw.Close()
+	data, err := readCapped(raw, res.RawResponse.ContentLength, c.opts.MaxBodyBytes)
+	return res.StatusCode(), res.Header(), data, err
+}
+
+// errBodyTooLarge reports an answer past the body cap.
+var errBodyTooLarge = errors.New("response body too large")
+
+func readCapped(r io.Reader, contentLength, limit int64) ([]byte, error) {
+	if contentLength > limit {
+		return nil, fmt.Errorf("%w: %d bytes, the limit is %d", errBodyTooLarge, contentLength, limit)
+	}
+	var buf bytes.Buffer
+	if contentLength > 0 {
+		buf.Grow(int(contentLength) + 1)
+	}
+	n, err := buf.ReadFrom(io.LimitReader(r, limit+1))
+	if err != nil {
+		return buf.Bytes(), err
+	}
+	if n > limit {
+		return nil, fmt.Errorf("%w: more than %d bytes", errBodyTooLarge, limit)
+	}
+	return buf.Bytes(), nil
+}
+
+// transportFailure turns a request that got no complete answer into the
+// client-made http_error of the contract.
+func transportFailure(tool string, status int, err error) *ToolResponse {
+	msg, transient := describeTransportError(err)
+	if status != 0 {
+		msg = fmt.Sprintf("HTTP %d, then %s", status, msg)
+	}
+	r := clientError(tool, CodeHTTPError, msg, true)
+	r.transient = transient
+	return r
+}
+
+// describeTransportError says what went wrong in words a user can act on,
+// and whether the failure is the kind that may pass on a second try. A
+// timeout is not retried: the server may still be doing the work.
+func describeTransportError(err error) (string, bool) {
+	var netErr net.Error
+	var urlErr *url.Error
+	switch {
+	case errors.Is(err, errBodyTooLarge):
+		return err.Error(), false
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return "request timed out (raise --timeout if the server is slow)", false
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return "connection cut before the answer was complete", true
+	case errors.As(err, &urlErr) && strings.Contains(urlErr.Err.Error(), "redirect"):
+		return urlErr.Err.Error(), false
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return "request timed out", false
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) {
+		return fmt.Sprintf("connection failed: %s %s", opErr.Op, opErr.Err), true
+	}
+	return "request failed: " + snippet([]byte(err.Error())), true
+}
+
+// httpErrorMessage names the status and quotes a short, single-line,
+// printable snippet of a body that was not a ToolResponse.
+func httpErrorMessage(status int, body []byte) string {
+	msg := fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
+	if s := snippet(body); s != "" {
+		return msg + ": " + s
+	}
+	return msg + " with an empty body"
+}
+
+const snippetRunes = 120
+
+// snippet keeps the first printable words of a body: markup tags and control
+// characters dropped, whitespace collapsed, invalid UTF-8 replaced.
+func snippet(b []byte) string {
+	var out strings.Builder
+	inTag, space, n := false, false, 0
+	for _, r := range strings.ToValidUTF8(string(b[:min(len(b), 4096)]), "\uFFFD") {
+		switch {
+		case r == '<':
+			inTag = true
+			continue
+		case r == '>' && inTag:
+			inTag = false
+			space = true
+			continue
+		case inTag:
+			continue
+		case r <= ' ' || (r >= 0x7f && r < 0xa0):
+			space = true
+			continue
+		}
+		if space && out.Len() > 0 {
+			out.WriteByte(' ')
+		}
+		space = false
+		out.WriteRune(r)
+		if n++; n >= snippetRunes {
+			out.WriteString("…")
+			break
+		}
+	}
+	return out.String()
+}
+
+func retryAfterHeader(v string) int64 {
+	var secs int64
+	if _, err := fmt.Sscanf(v, "%d", &secs); err == nil && secs > 0 {
+		return secs * 1000
+	}
+	return 0
+}
+
+// DecodeToolResponse parses a body as a ToolResponse. It fails for anything
+// that is not a JSON object carrying a boolean "ok", so a gateway's HTML or a
+// truncated body is never mistaken for an answer.
+func DecodeToolResponse(raw []byte) (*ToolResponse, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var probe struct {
+		OK *bool `json:"ok"`
+		ToolResponse
+	}
+	if err := dec.Decode(&probe); err != nil {
+		return nil, fmt.Errorf("not a ToolResponse: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("not a ToolResponse: trailing data after the JSON document")
+	}
+	if probe.OK == nil {
+		return nil, errors.New(`not a ToolResponse: no boolean "ok"`)
+	}
+	resp := probe.ToolResponse
+	resp.OK = *probe.OK
+	resp.raw = raw
+	if len(resp.Data) == 0 {
+		resp.Data = json.RawMessage("null")
+	}
+	if resp.Warnings == nil {
+		resp.Warnings = []string{}
+	}
+	if resp.NextActions == nil {
+		resp.NextActions = []NextAction{}
+	}
+	return &resp, nil
+}

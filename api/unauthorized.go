@@ -1,0 +1,58 @@
+package api
+
+import (
+	"strings"
+)
+
+// unauthorized is the client-made response for HTTP 401: never retried with
+// the same credential, and it tells the user how to sign in.
+func unauthorized(tool, wwwAuthenticate string) *ToolResponse {
+	msg := "the server did not accept the credential (HTTP 401); sign in with: vq auth login"
+	if meta := ResourceMetadata(wwwAuthenticate); meta != "" {
+		msg += " (or vq auth login --oauth; resource metadata: " + meta + ")"
+	}
+	return clientError(tool, CodeUnauthorized, msg, false)
+}
+
+// MissingCredential is the response for a call that was never sent because
+// no API key is configured.
+func MissingCredential(tool string) *ToolResponse {
+	return clientError(tool, CodeUnauthorized,
+		"no API key: run vq auth login, or set VQ_API_KEY", false)
+}
+
+// ResourceMetadata extracts the resource_metadata parameter of a
+// WWW-Authenticate challenge (RFC 9728), or "" when there is none.
+func ResourceMetadata(header string) string {
+	return authParam(header, "resource_metadata")
+}
+
+// authParam finds name=value or name="value" among a challenge's
+// parameters. It is deliberately lenient: odd headers yield "" rather than
+// an error, because a 401 is reported either way.
+func authParam(header, name string) string {
+	rest := header
+	for {
+		i := strings.Index(strings.ToLower(rest), name+"=")
+		if i < 0 {
+			return ""
+		}
+		// Accept only a whole parameter name, not a suffix of another one.
+		if i > 0 && !strings.ContainsRune(" ,\t", rune(rest[i-1])) {
+			rest = rest[i+len(name)+1:]
+			continue
+		}
+		v := rest[i+len(name)+1:]
+		if strings.HasPrefix(v, `"`) {
+			v = v[1:]
+			if end := strings.IndexByte(v, '"'); end >= 0 {
+				return v[:end]
+			}
+			return ""
+		}
+		if end := strings.IndexAny(v, ", \t"); end >= 0 {
+			v = v[:end]
+		}
+		return v
+	}
+}

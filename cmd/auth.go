@@ -1,0 +1,185 @@
+package cmd
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/format"
+	"golang.org/x/term"
+)
+
+// NewCmdAuth groups credential management.
+func NewCmdAuth(f *Factory) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "auth",
+		Short: "Sign in, sign out, and see where the API key comes from",
+		Long: `Manage the API key vq sends. The key is looked up in this order:
+the VQ_API_KEY environment variable, the OS keyring, then the config file
+(written 0600). The key is never a flag, so it never shows in ps.`,
+	}
+	c.AddCommand(newCmdAuthLogin(f), newCmdAuthLogout(f), newCmdAuthStatus(f))
+	return c
+}
+
+// LoginOptions are the inputs of vq auth login.
+type LoginOptions struct {
+	WithToken bool
+}
+
+func newCmdAuthLogin(f *Factory) *cobra.Command {
+	opts := &LoginOptions{}
+	c := &cobra.Command{
+		Use:   "login",
+		Short: "Store the server URL and an API key",
+		Long: `Store the server URL and an API key for later calls.
+
+With --with-token the key is read from stdin (for scripts and CI). Otherwise
+vq asks for the base URL and the key, which is not echoed.`,
+		Example: `  echo "$VISUALQ_KEY" | vq auth login --base-url https://visualq.example.com --with-token
+  vq auth login`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return runLogin(f, opts) },
+	}
+	c.Flags().BoolVar(&opts.WithToken, "with-token", false, "read the API key from stdin")
+	return c
+}
+
+func runLogin(f *Factory, opts *LoginOptions) error {
+	s, err := f.Settings()
+	if err != nil {
+		return err
+	}
+	in := bufio.NewReader(f.IO.In)
+	base := s.BaseURL
+	var key string
+	switch {
+	case opts.WithToken:
+		line, err := in.ReadString('\n')
+		if err != nil && err != io.EOF {
+			return err
+		}
+		key = strings.TrimSpace(line)
+	case f.IO.InTTY:
+		if base == "" || !f.changedBaseURL() {
+			base, err = prompt(f, in, "VisualQ base URL", base)
+			if err != nil {
+				return err
+			}
+		}
+		fmt.Fprint(f.IO.ErrOut, "API key (input hidden): ")
+		b, err := term.ReadPassword(int(os.Stdin.Fd()))
+		fmt.Fprintln(f.IO.ErrOut)
+		if err != nil {
+			return err
+		}
+		key = strings.TrimSpace(string(b))
+	default:
+		return &format.UsageError{Reason: "stdin is not a terminal", Hint: "pipe the key in with: vq auth login --with-token"}
+	}
+	base = strings.TrimRight(base, "/")
+	if base == "" {
+		return &format.UsageError{Reason: "no base URL", Hint: "pass --base-url https://… or set VQ_BASE_URL"}
+	}
+	if err := checkBaseURL(base); err != nil {
+		return err
+	}
+	if key == "" {
+		return format.Usagef("empty API key")
+	}
+	store, err := f.Credentials()
+	if err != nil {
+		return err
+	}
+	where, err := store.Save(base, key)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(f.IO.ErrOut, "Signed in to %s; key stored in the %s.\n", base, where)
+	return nil
+}
+
+func (f *Factory) changedBaseURL() bool { return f.Global.BaseURL != "" }
+
+func prompt(f *Factory, in *bufio.Reader, label, def string) (string, error) {
+	if def != "" {
+		fmt.Fprintf(f.IO.ErrOut, "%s [%s]: ", label, def)
+	} else {
+		fmt.Fprintf(f.IO.ErrOut, "%s: ", label)
+	}
+	line, err := in.ReadString('\n')
+	if err != nil && err != io.EOF {
+		return "", err
+	}
+	if v := strings.TrimSpace(line); v != "" {
+		return v, nil
+	}
+	return def, nil
+}
+
+func newCmdAuthLogout(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "logout",
+		Short: "Remove the stored API key for the server",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			s, err := f.Settings()
+			if err != nil {
+				return err
+			}
+			store, err := f.Credentials()
+			if err != nil {
+				return err
+			}
+			if err := store.Delete(s.BaseURL); err != nil {
+				return err
+			}
+			fmt.Fprintf(f.IO.ErrOut, "Removed the stored key for %s.\n", orNone(s.BaseURL))
+			if s.KeySource == api.SourceEnv {
+				fmt.Fprintln(f.IO.ErrOut, "VQ_API_KEY is still set in the environment.")
+			}
+			return nil
+		},
+	}
+}
+
+func newCmdAuthStatus(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Show the server and where the API key comes from (masked)",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			s, err := f.Settings()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(f.IO.Out, "server:  %s\n", orNone(s.BaseURL))
+			fmt.Fprintf(f.IO.Out, "config:  %s\n", s.ConfigPath)
+			if s.APIKey == "" {
+				fmt.Fprintln(f.IO.Out, "api key: none")
+				return &format.ExitError{Code: format.ExitUnauthorized, Message: "not signed in: run vq auth login, or set VQ_API_KEY"}
+			}
+			fmt.Fprintf(f.IO.Out, "api key: %s (from %s)\n", mask(s.APIKey), s.KeySource)
+			return nil
+		},
+	}
+}
+
+// mask shows just enough of a key to recognise it.
+func mask(key string) string {
+	if len(key) <= 8 {
+		return strings.Repeat("*", len(key))
+	}
+	return key[:4] + strings.Repeat("*", 8) + key[len(key)-2:]
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}

@@ -1,0 +1,45 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/visualq/vq/format"
+)
+
+// NewCmdExitCodes prints the exit-code table, generated from the same
+// constants vq exits with.
+func NewCmdExitCodes(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "exit-codes",
+		Short: "Print the exit-code table (what each exit status means)",
+		Long: `Print the exit-code table. Every contract error code has two exit codes at
+the same offset: 10+n when the server said recoverable (other arguments may
+succeed) and 30+n when it did not. The table never changes meaning.`,
+		Example: "  vq exit-codes\n  vq exit-codes --json | jq '.[] | select(.code==\"rate_limit\")'",
+		Args:    cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			rows := format.ExitCodes()
+			if f.Global.Format == "json" {
+				b, err := json.MarshalIndent(rows, "", "  ")
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(f.IO.Out, "%s\n", b)
+				return err
+			}
+			tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "EXIT\tCODE\tRECOVERABLE\tMEANING")
+			for _, r := range rows {
+				rec := "-"
+				if r.Recoverable != nil {
+					rec = fmt.Sprint(*r.Recoverable)
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", r.Exit, r.Code, rec, r.Meaning)
+			}
+			return tw.Flush()
+		},
+	}
+}

@@ -1,0 +1,52 @@
+package cmd
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+	"github.com/visualq/vq/api"
+)
+
+// InvokeOptions are the inputs of vq invoke.
+type InvokeOptions struct {
+	Tool     string
+	Pairs    []string
+	ArgsJSON string
+}
+
+// NewCmdInvoke calls any tool. runF replaces the behaviour in tests of flag
+// parsing.
+func NewCmdInvoke(f *Factory, runF func(context.Context, *InvokeOptions) error) *cobra.Command {
+	opts := &InvokeOptions{}
+	c := &cobra.Command{
+		Use:   "invoke TOOL [KEY=VALUE | KEY:=JSON]...",
+		Short: "Call any VisualQ tool",
+		Long: `Call any VisualQ tool with arguments.
+
+KEY=VALUE sends a string and KEY:=JSON a raw JSON value (number, boolean,
+array, object), as HTTPie does. --args gives a whole JSON object, inline,
+from @FILE, or from - (stdin); KEY pairs then override its members.`,
+		Example: `  vq invoke get_run_failures runId=run_abc
+  vq invoke get_diff_stats runId=run_abc scenarioLabel=Homepage viewport=desktop
+  vq invoke frt_find_scenarios query=checkout limit:=5 --json
+  echo '{"runId":"run_abc"}' | vq invoke get_run_failures --args -`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Tool, opts.Pairs = args[0], args[1:]
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return runInvoke(c.Context(), f, opts)
+		},
+	}
+	c.Flags().StringVar(&opts.ArgsJSON, "args", "", "tool arguments as a JSON object, @FILE or - for stdin")
+	return c
+}
+
+func runInvoke(ctx context.Context, f *Factory, opts *InvokeOptions) error {
+	args, err := parseArgs(opts.Pairs, opts.ArgsJSON, f.IO.In)
+	if err != nil {
+		return err
+	}
+	return f.runCall(ctx, api.Call{Tool: opts.Tool, Args: args})
+}

@@ -1,0 +1,176 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/format"
+)
+
+// The task commands name a tool and its arguments for the common jobs
+// (SPEC.md's table); each builds one api.Call and runs it like vq invoke.
+
+// taskCmd builds a command whose behaviour is "build this call and run it".
+// runF, when set, receives the call instead (flag-parsing tests).
+func taskCmd(f *Factory, c *cobra.Command, build func(args []string) (api.Call, error), runF func(context.Context, api.Call) error) *cobra.Command {
+	c.RunE = func(c *cobra.Command, args []string) error {
+		call, err := build(args)
+		if err != nil {
+			return err
+		}
+		if runF != nil {
+			return runF(c.Context(), call)
+		}
+		return f.runCall(c.Context(), call)
+	}
+	return c
+}
+
+// NewCmdFailures lists the failed checks of a run.
+func NewCmdFailures(f *Factory, runF func(context.Context, api.Call) error) *cobra.Command {
+	return taskCmd(f, &cobra.Command{
+		Use:     "failures RUN_ID",
+		Short:   "List the failed checks of a run (get_run_failures)",
+		Example: "  vq failures run_abc\n  vq failures run_abc --json --jq '.data.failures[].scenarioLabel'",
+		Args:    exactArgs(1, "RUN_ID"),
+	}, func(args []string) (api.Call, error) {
+		return api.Call{Tool: "get_run_failures", Args: map[string]any{"runId": args[0]}}, nil
+	}, runF)
+}
+
+// NewCmdDiff shows the diff statistics of one check.
+func NewCmdDiff(f *Factory, runF func(context.Context, api.Call) error) *cobra.Command {
+	var scenario, viewport string
+	c := taskCmd(f, &cobra.Command{
+		Use:     "diff RUN_ID --scenario LABEL --viewport NAME",
+		Short:   "Show the diff of one failed check (get_diff_stats)",
+		Example: "  vq diff run_abc --scenario Homepage --viewport desktop",
+		Args:    exactArgs(1, "RUN_ID"),
+	}, func(args []string) (api.Call, error) {
+		return api.Call{Tool: "get_diff_stats", Args: map[string]any{
+			"runId": args[0], "scenarioLabel": scenario, "viewport": viewport,
+		}}, nil
+	}, runF)
+	c.Flags().StringVar(&scenario, "scenario", "", "scenario label (required)")
+	c.Flags().StringVar(&viewport, "viewport", "", "viewport name (required)")
+	_ = c.MarkFlagRequired("scenario")
+	_ = c.MarkFlagRequired("viewport")
+	return c
+}
+
+// NewCmdApprove accepts a run's changes as the new baseline.
+func NewCmdApprove(f *Factory, runF func(context.Context, api.Call) error) *cobra.Command {
+	var scenario, viewport string
+	c := taskCmd(f, &cobra.Command{
+		Use:   "approve RUN_ID [--scenario LABEL] [--viewport NAME]",
+		Short: "Approve a run's visual changes as the new baseline (write)",
+		Long: `Approve a run's visual changes (approve_vrt_results), all of them or one
+scenario/viewport. This writes: the server requires consent, given with --yes
+or, on a terminal, at a prompt.`,
+		Example: "  vq approve run_abc --scenario Homepage --viewport desktop --yes",
+		Args:    exactArgs(1, "RUN_ID"),
+	}, func(args []string) (api.Call, error) {
+		call := api.Call{Tool: "approve_vrt_results", Args: map[string]any{"runId": args[0]}}
+		setIf(call.Args, "scenarioLabel", scenario)
+		setIf(call.Args, "viewport", viewport)
+		if f.Global.Yes {
+			call = call.WithConfirm()
+		}
+		return call, nil
+	}, runF)
+	c.Flags().StringVar(&scenario, "scenario", "", "only this scenario label")
+	c.Flags().StringVar(&viewport, "viewport", "", "only this viewport")
+	return c
+}
+
+// NewCmdScenario groups the FRT scenario commands.
+func NewCmdScenario(f *Factory) *cobra.Command {
+	c := &cobra.Command{Use: "scenario", Short: "Find and create functional-test (FRT) scenarios"}
+	c.AddCommand(newCmdScenarioCreate(f, nil), newCmdScenarioFind(f, nil))
+	return c
+}
+
+func newCmdScenarioCreate(f *Factory, runF func(context.Context, api.Call) error) *cobra.Command {
+	var goal, startPath string
+	c := taskCmd(f, &cobra.Command{
+		Use:   "create --goal TEXT [--start-path PATH]",
+		Short: "Create an FRT scenario from a goal (write)",
+		Long: `Create a functional-test scenario from a plain-language goal
+(create_frt_scenario). An existing scenario that matches is reused rather than
+duplicated. This writes: consent with --yes or at the prompt.`,
+		Example: `  vq scenario create --goal "add a product to the cart" --start-path /products --yes`,
+		Args:    cobra.NoArgs,
+	}, func([]string) (api.Call, error) {
+		call := api.Call{Tool: "create_frt_scenario", Args: map[string]any{"goal": goal}}
+		setIf(call.Args, "startPath", startPath)
+		if f.Global.Yes {
+			call = call.WithConfirm()
+		}
+		return call, nil
+	}, runF)
+	c.Flags().StringVar(&goal, "goal", "", "what the scenario should do (required)")
+	c.Flags().StringVar(&startPath, "start-path", "", "path the scenario starts from, e.g. /checkout")
+	_ = c.MarkFlagRequired("goal")
+	return c
+}
+
+func newCmdScenarioFind(f *Factory, runF func(context.Context, api.Call) error) *cobra.Command {
+	return taskCmd(f, &cobra.Command{
+		Use:     "find QUERY",
+		Short:   "Find FRT scenarios (frt_find_scenarios)",
+		Example: `  vq scenario find "checkout"`,
+		Args:    exactArgs(1, "QUERY"),
+	}, func(args []string) (api.Call, error) {
+		return api.Call{Tool: "frt_find_scenarios", Args: map[string]any{"query": args[0]}}, nil
+	}, runF)
+}
+
+// NewCmdTracking groups the tracking plan and run commands.
+func NewCmdTracking(f *Factory) *cobra.Command {
+	c := &cobra.Command{Use: "tracking", Short: "Tracking plans and tracking runs"}
+	c.AddCommand(
+		newCmdTrackingTool(f, "plan", "tracking_get_plan", "Show the tracking plan of a scenario", nil),
+		newCmdTrackingTool(f, "run", "run_tracking", "Run tracking verification (async; --wait to watch it)", nil),
+	)
+	return c
+}
+
+func newCmdTrackingTool(f *Factory, name, tool, short string, runF func(context.Context, api.Call) error) *cobra.Command {
+	var scenario string
+	c := taskCmd(f, &cobra.Command{
+		Use:     name + " [--scenario ID] [KEY=VALUE | KEY:=JSON]...",
+		Short:   short + " (" + tool + ")",
+		Example: "  vq tracking " + name + " --scenario frt_checkout",
+	}, func(pairs []string) (api.Call, error) {
+		args, err := parseArgs(pairs, "", nil)
+		if err != nil {
+			return api.Call{}, err
+		}
+		setIf(args, "scenarioId", scenario)
+		return api.Call{Tool: tool, Args: args}, nil
+	}, runF)
+	c.Flags().StringVar(&scenario, "scenario", "", "scenario id")
+	return c
+}
+
+func setIf(args map[string]any, key, value string) {
+	if value != "" {
+		args[key] = value
+	}
+}
+
+// exactArgs is cobra.ExactArgs with a message that names what is missing.
+func exactArgs(n int, names string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) == n {
+			return nil
+		}
+		reason := fmt.Sprintf("%s needs %s", c.CommandPath(), names)
+		if len(args) > n {
+			reason = fmt.Sprintf("%s takes only %s, got %d arguments", c.CommandPath(), names, len(args))
+		}
+		return &format.UsageError{Reason: reason, Hint: "usage: " + c.UseLine()}
+	}
+}

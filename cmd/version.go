@@ -1,0 +1,61 @@
+package cmd
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// Stamped by the release build (-ldflags -X); otherwise read from the
+// module's build information.
+var (
+	version = ""
+	commit  = ""
+	date    = ""
+)
+
+func versionString() string {
+	v, c, d := buildInfo()
+	return fmt.Sprintf("%s (commit %s, built %s)", v, c, d)
+}
+
+func buildInfo() (v, c, d string) {
+	v, c, d = version, commit, date
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if v == "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
+			v = info.Main.Version
+		}
+		for _, s := range info.Settings {
+			switch {
+			case s.Key == "vcs.revision" && c == "":
+				c = s.Value[:min(12, len(s.Value))]
+			case s.Key == "vcs.time" && d == "":
+				d = s.Value
+			}
+		}
+	}
+	if v == "" {
+		v = "dev"
+	}
+	if c == "" {
+		c = "unknown"
+	}
+	if d == "" {
+		d = "unknown"
+	}
+	return v, c, d
+}
+
+// NewCmdVersion prints the version, commit and build date.
+func NewCmdVersion(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print vq's version, commit and build date",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			_, err := fmt.Fprintf(f.IO.Out, "vq %s\n", versionString())
+			return err
+		},
+	}
+}

@@ -1,0 +1,136 @@
+package format
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/itchyny/gojq"
+	"github.com/visualq/vq/api"
+)
+
+// JSON writes exactly one ToolResponse document: the server's own bytes
+// when it sent them, else the client-made response. Characters a terminal
+// could act on or hide are written as \u escapes; nothing else changes.
+func JSON(out io.Writer, r *api.ToolResponse, indent bool) error {
+	doc, err := documentBytes(r)
+	if err != nil {
+		return err
+	}
+	if indent {
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, doc, "", "  "); err == nil {
+			doc = buf.Bytes()
+		}
+	}
+	doc = EscapeJSON(doc)
+	if _, err := out.Write(doc); err != nil {
+		return err
+	}
+	if len(doc) == 0 || doc[len(doc)-1] != '\n' {
+		_, err = out.Write([]byte{'\n'})
+	}
+	return err
+}
+
+func documentBytes(r *api.ToolResponse) ([]byte, error) {
+	if raw := r.Raw(); raw != nil {
+		return bytes.TrimSpace(raw), nil
+	}
+	return json.Marshal(r)
+}
+
+// EscapeJSON rewrites, inside valid JSON, the runes a terminal could obey
+// (C1 controls, bidi controls, zero-width characters) and invalid UTF-8 as
+// \u escapes. Outside strings JSON is ASCII, so a byte-level pass is safe.
+func EscapeJSON(doc []byte) []byte {
+	i := 0
+	for i < len(doc) && doc[i] < utf8.RuneSelf {
+		i++
+	}
+	if i == len(doc) {
+		return doc
+	}
+	out := make([]byte, 0, len(doc)+64)
+	out = append(out, doc[:i]...)
+	for i < len(doc) {
+		c := doc[i]
+		if c < utf8.RuneSelf {
+			out = append(out, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(doc[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			out = append(out, `\ufffd`...)
+		case r < 0xa0 || isInvisible(r):
+			out = fmt.Appendf(out, `\u%04x`, r)
+		default:
+			out = append(out, doc[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}
+
+// Query is a compiled --jq expression.
+type Query struct{ code *gojq.Code }
+
+// CompileJQ compiles a jq expression, so a bad one is a usage error found
+// before anything is sent.
+func CompileJQ(expr string) (*Query, error) {
+	q, err := gojq.Parse(expr)
+	if err != nil {
+		return nil, &UsageError{Reason: "invalid --jq expression: " + err.Error(), Hint: `example: --jq '.data.failures[].scenarioLabel'`}
+	}
+	code, err := gojq.Compile(q)
+	if err != nil {
+		return nil, &UsageError{Reason: "invalid --jq expression: " + err.Error()}
+	}
+	return &Query{code: code}, nil
+}
+
+// Run filters the response's JSON document and writes each result on its
+// own line: strings raw (as jq -r) but sanitized, other values as JSON.
+func (q *Query) Run(ctx context.Context, out io.Writer, r *api.ToolResponse) error {
+	doc, err := documentBytes(r)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var input any
+	if err := dec.Decode(&input); err != nil {
+		return err
+	}
+	iter := q.code.RunWithContext(ctx, input)
+	for {
+		v, ok := iter.Next()
+		if !ok {
+			return nil
+		}
+		if err, isErr := v.(error); isErr {
+			if h, halted := err.(*gojq.HaltError); halted && h.Value() == nil {
+				return nil
+			}
+			return fmt.Errorf("--jq: %w", err)
+		}
+		var line string
+		if s, isStr := v.(string); isStr {
+			line = Sanitize(s)
+		} else {
+			b, err := gojq.Marshal(v)
+			if err != nil {
+				return err
+			}
+			line = string(EscapeJSON(b))
+		}
+		if _, err := io.WriteString(out, line+"\n"); err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,12 @@
+// Package sandbox is a local, in-memory VisualQ-compatible server: the
+// invoke endpoint (POST /api/mcp/v1/invoke) answering ToolResponses with the
+// contract's HTTP statuses, seeded runs, scenarios, tracking plans and JIRA
+// tickets, async jobs, rendered diff images, demo API keys with scope and plan
+// gates, a per-key rate limiter, and faults on demand (latency, gateway 502s).
+//
+// `vq sandbox` and `vq demo` start it, and vq's tests use it as the real
+// server. State lives per Server, so tests can run many side by side.
+//
+// sandbox speaks only the wire: it may import api (the contract types) but
+// must not import cmd, format or ui.
+package sandbox

@@ -1,0 +1,147 @@
+package sandbox
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/visualq/vq/api"
+)
+
+// check is one failed visual check of a run: a scenario on a viewport.
+type check struct {
+	ScenarioLabel   string  `json:"scenarioLabel"`
+	Viewport        string  `json:"viewport"`
+	MismatchPercent float64 `json:"mismatchPercent"`
+
+	approved bool
+}
+
+// run is a VRT run. Its failed checks stay listed after approval (diff
+// stats and images still answer for them); only unapproved ones count.
+type run struct {
+	id    string
+	total int
+
+	mu sync.Mutex
+	// generate makes the checks of a large run on first use; nil afterwards.
+	generate func() []check
+	checks   []check
+	// failures is the encoded get_run_failures answer, dropped by an
+	// approval: run_100k's ~8 MB is encoded once, not per call.
+	failures []byte
+}
+
+func seedRuns() map[string]*run {
+	runs := []*run{
+		{id: "run_abc", total: 12, checks: []check{
+			{ScenarioLabel: "Homepage", Viewport: "desktop", MismatchPercent: 4.2},
+			{ScenarioLabel: "Checkout", Viewport: "mobile", MismatchPercent: 2.7},
+			{ScenarioLabel: "Product page", Viewport: "tablet", MismatchPercent: 0.8},
+		}},
+		{id: "run_pass", total: 8},
+		{id: "run_big", total: 480, generate: generatedChecks(350)},
+		{id: "run_100k", total: 120_000, generate: generatedChecks(100_000)},
+	}
+	byID := make(map[string]*run, len(runs))
+	for _, r := range runs {
+		byID[r.id] = r
+	}
+	return byID
+}
+
+var (
+	generatedPages     = []string{"Homepage", "Product page", "Category", "Cart", "Checkout", "Search results", "Account", "Blog post", "Store locator", "Help center"}
+	generatedViewports = []string{"desktop", "tablet", "mobile"}
+)
+
+// generatedChecks makes n distinct checks ("Cart 12" on tablet) with
+// mismatches between 0.1% and 25%, the same on every call.
+func generatedChecks(n int) func() []check {
+	return func() []check {
+		checks := make([]check, n)
+		for i := range checks {
+			page := i / len(generatedViewports)
+			checks[i] = check{
+				ScenarioLabel:   fmt.Sprintf("%s %d", generatedPages[page%len(generatedPages)], page/len(generatedPages)+1),
+				Viewport:        generatedViewports[i%len(generatedViewports)],
+				MismatchPercent: float64(1+splitmix(uint64(i))%249) / 10,
+			}
+		}
+		return checks
+	}
+}
+
+// splitmix is a tiny deterministic hash (SplitMix64's finaliser), so
+// generated data needs no random source.
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// loaded returns the run's checks, generating them on first use. The
+// caller holds r.mu.
+func (r *run) loaded() []check {
+	if r.generate != nil {
+		r.checks = r.generate()
+		r.generate = nil
+	}
+	return r.checks
+}
+
+// find returns the failed check of scenario on viewport, approved or not.
+func (r *run) find(scenario, viewport string) (check, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	checks := r.loaded()
+	i := slices.IndexFunc(checks, func(c check) bool { return c.ScenarioLabel == scenario && c.Viewport == viewport })
+	if i < 0 {
+		return check{}, false
+	}
+	return checks[i], true
+}
+
+// unknownCheck refuses a scenario/viewport pair, listing a few valid ones.
+func (r *run) unknownCheck(scenario, viewport string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	checks := r.loaded()
+	var some []string
+	for _, c := range checks[:min(5, len(checks))] {
+		some = append(some, c.ScenarioLabel+"/"+c.Viewport)
+	}
+	if len(some) == 0 {
+		return refuse(api.CodeValidation, "%s has no failed checks; nothing matches scenarioLabel %q viewport %q", r.id, scenario, viewport)
+	}
+	return refuse(api.CodeValidation, "%s has no failed check for scenarioLabel %q viewport %q; failed checks include %s",
+		r.id, scenario, viewport, strings.Join(some, ", "))
+}
+
+// approve marks the unapproved checks that match the (optional) scenario
+// and viewport as accepted, reporting how many it approved and how many
+// failures remain.
+func (r *run) approve(scenario, viewport string) (approved, remaining int, matched bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	checks := r.loaded()
+	for i := range checks {
+		c := &checks[i]
+		if (scenario == "" || c.ScenarioLabel == scenario) && (viewport == "" || c.Viewport == viewport) {
+			matched = true
+			if !c.approved {
+				c.approved = true
+				approved++
+			}
+		}
+		if !c.approved {
+			remaining++
+		}
+	}
+	if approved > 0 {
+		r.failures = nil
+	}
+	return approved, remaining, matched
+}
