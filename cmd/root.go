@@ -19,7 +19,18 @@ func Main() int {
 	ctx, stop := signalContext()
 	defer stop()
 	f := NewFactory()
+	err := execute(ctx, f, os.Args[1:])
+	if errors.Is(context.Cause(ctx), format.ErrTerminated) {
+		err = format.ErrTerminated
+	}
+	report(f.IO, err)
+	return format.Exit(err)
+}
+
+// execute runs the command tree once and returns its typed error.
+func execute(ctx context.Context, f *Factory, args []string) error {
 	root := NewRootCmd(f)
+	root.SetArgs(args)
 	started := trackStart(root)
 	err := root.ExecuteContext(ctx)
 	if err != nil && !*started && !typed(err) {
@@ -27,11 +38,7 @@ func Main() int {
 		// come before any command runs: they are usage errors.
 		err = &format.UsageError{Reason: err.Error(), Hint: "see: vq --help"}
 	}
-	if errors.Is(context.Cause(ctx), format.ErrTerminated) {
-		err = format.ErrTerminated
-	}
-	report(f.IO, err)
-	return format.Exit(err)
+	return err
 }
 
 // trackStart wraps every command's RunE to record that a command began, so
@@ -125,13 +132,13 @@ Try it with no account: vq demo`,
 	pf.StringVar(&g.Transport, "transport", "", "endpoint to use: invoke or mcp (env VQ_TRANSPORT; default invoke)")
 	pf.StringVar(&g.Endpoint, "endpoint", "", "full URL of an MCP endpoint; implies --transport mcp (env VQ_ENDPOINT)")
 	pf.BoolVar(&g.JSON, "json", false, "print the ToolResponse as JSON on stdout (same as --format json)")
-	pf.StringVar(&g.Format, "format", "", "output format: text or json")
+	pf.StringVar(&g.Format, "format", "", "output format: text, json, markdown, junit or github (see vq help formats)")
 	pf.BoolVar(&g.Wait, "wait", false, "watch the job an async tool returns until it ends")
 	pf.DurationVar(&g.Interval, "interval", 0, "poll interval for --wait and watch (default: adaptive, 1s growing to 10s)")
 	pf.StringVar(&g.JQ, "jq", "", "filter the JSON output with a jq expression")
 	pf.BoolVar(&g.Yes, "yes", false, "consent to write tools: send confirm: true")
 	pf.BoolVar(&g.NoTUI, "no-tui", false, "plain output even on a terminal (env VQ_NO_TUI)")
-	pf.DurationVar(&g.Timeout, "timeout", 60*time.Second, "timeout of each request (of the whole watch for --wait and watch)")
+	pf.DurationVar(&g.Timeout, "timeout", 60*time.Second, "timeout of each request; given, it also bounds the whole of watch, prove and --wait (default there 30m)")
 	pf.BoolVar(&g.NoRetry, "no-retry", false, "disable automatic retries of rate limits and unexpected errors")
 	pf.BoolVar(&g.Debug, "debug", false, "trace HTTP on stderr, credentials redacted (env VQ_DEBUG)")
 	pf.BoolVar(&g.NoColor, "no-color", false, "no colours (env NO_COLOR)")
@@ -143,24 +150,29 @@ Try it with no account: vq demo`,
 		NewCmdApprove(f, nil),
 		NewCmdScenario(f),
 		NewCmdTracking(f),
+		NewCmdProve(f, nil),
+		NewCmdWatch(f, nil),
 		NewCmdAuth(f),
 		NewCmdExitCodes(f),
 		NewCmdVersion(f),
 	)
+	root.AddCommand(NewCmdCompletion(f), NewCmdEnvironment(), NewCmdFormats(), NewCmdGenDocs(f))
+	registerCompletions(root, f)
 	return root
 }
 
 // validateGlobals checks flag combinations before any command runs, so a
 // mistake costs nothing on the network.
 func validateGlobals(c *cobra.Command, g *GlobalOptions) error {
-	switch g.Format {
-	case "", "text", "json":
-	default:
-		return &format.UsageError{Reason: fmt.Sprintf("unknown --format %q", g.Format), Hint: "use one of: text, json"}
+	if g.Format != "" && !slices.Contains(format.Formats, g.Format) {
+		return &format.UsageError{Reason: fmt.Sprintf("unknown --format %q", g.Format), Hint: "use one of: " + strings.Join(format.Formats, ", ")}
+	}
+	if g.JQ != "" && format.IsCI(g.Format) {
+		return format.Usagef("--jq filters the JSON output; it does not combine with --format %s", g.Format)
 	}
 	if g.JSON {
-		if g.Format == "text" {
-			return format.Usagef("--json and --format text contradict each other")
+		if g.Format != "" && g.Format != "json" {
+			return format.Usagef("--json and --format %s contradict each other", g.Format)
 		}
 		g.Format = "json"
 	}
@@ -172,6 +184,7 @@ func validateGlobals(c *cobra.Command, g *GlobalOptions) error {
 	if g.Timeout <= 0 {
 		return format.Usagef("--timeout must be positive, got %s", g.Timeout)
 	}
+	g.TimeoutGiven = c.Flags().Changed("timeout")
 	if c.Flags().Changed("interval") && g.Interval <= 0 {
 		return format.Usagef("--interval must be positive, got %s", g.Interval)
 	}

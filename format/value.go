@@ -47,11 +47,12 @@ func readNode(dec *jsontext.Decoder) (*Node, error) {
 			if err != nil {
 				return nil, err
 			}
+			// A token is valid only until the next read: take the name now.
+			n.Keys = append(n.Keys, key.String())
 			v, err := readNode(dec)
 			if err != nil {
 				return nil, err
 			}
-			n.Keys = append(n.Keys, key.String())
 			n.Values = append(n.Values, v)
 		}
 		if _, err := dec.ReadToken(); err != nil {

@@ -1,0 +1,327 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// server answers each request with the next reply in order (the last one
+// repeats) and counts the requests it received.
+type server struct {
+	*httptest.Server
+	hits    atomic.Int32
+	lastReq atomic.Value // the body of the last request
+	auth    atomic.Value // its Authorization header
+}
+
+type reply struct {
+	status int
+	body   string
+	header map[string]string
+}
+
+func newServer(t *testing.T, replies ...reply) *server {
+	t.Helper()
+	s := &server{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := int(s.hits.Add(1))
+		b, _ := io.ReadAll(r.Body)
+		s.lastReq.Store(b)
+		s.auth.Store(r.Header.Get("Authorization"))
+		rep := replies[min(n, len(replies))-1]
+		for k, v := range rep.header {
+			w.Header().Set(k, v)
+		}
+		w.WriteHeader(rep.status)
+		io.WriteString(w, rep.body)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *server) client(opts Options) *Client {
+	opts.BaseURL = s.URL
+	if opts.APIKey == "" {
+		opts.APIKey = "vqs_secret_key"
+	}
+	return New(opts)
+}
+
+func okBody(tool string) string {
+	return `{"ok":true,"tool":"` + tool + `","summary":"done","data":{"n":1},"warnings":[],"nextActions":[]}`
+}
+
+func errBody(code string, recoverable bool) string {
+	b, _ := json.Marshal(map[string]any{"ok": false, "tool": "t", "summary": code, "data": nil, "warnings": []string{}, "nextActions": []any{},
+		"error": map[string]string{"code": code, "message": "msg " + code}, "recoverable": recoverable})
+	return string(b)
+}
+
+func TestInvokeSendsTheContractRequest(t *testing.T) {
+	s := newServer(t, reply{200, okBody("get_run_failures"), nil})
+	c := s.client(Options{Project: "shop-web"})
+	resp, err := c.Invoke(context.Background(), Call{Tool: "get_run_failures", Args: map[string]any{"runId": "run_abc"}})
+	if err != nil || !resp.OK || resp.Summary != "done" {
+		t.Fatalf("resp %+v err %v", resp, err)
+	}
+	if got := s.auth.Load(); got != "Bearer vqs_secret_key" {
+		t.Errorf("Authorization = %q", got)
+	}
+	want := `{"tool":"get_run_failures","args":{"runId":"run_abc"},"project":"shop-web"}`
+	if got := string(s.lastReq.Load().([]byte)); got != want {
+		t.Errorf("body = %s, want %s", got, want)
+	}
+}
+
+func TestEveryContractStatusDecodesAToolResponse(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		code   string
+	}{{400, "validation_error"}, {400, "confirm_required"}, {403, "scope_denied"}, {403, "plan_gate"}, {404, "not_found"}, {422, "proof_failed"}} {
+		s := newServer(t, reply{tc.status, errBody(tc.code, true), nil})
+		resp, _ := s.client(Options{}).Invoke(context.Background(), Call{Tool: "t"})
+		if resp.ErrorCode() != tc.code || s.hits.Load() != 1 {
+			t.Errorf("HTTP %d: code %q after %d calls, want %q after 1 (refusals are never retried)", tc.status, resp.ErrorCode(), s.hits.Load(), tc.code)
+		}
+		if resp.Raw() == nil {
+			t.Errorf("HTTP %d: the server's bytes were not kept", tc.status)
+		}
+	}
+}
+
+func TestBodiesThatAreNotToolResponsesBecomeHTTPErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		status     int
+		wantMsg    string
+		wantHits   int32
+	}{
+		{"gateway html", "<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>", 502, "HTTP 502 Bad Gateway: 502 Bad Gateway nginx", 2},
+		{"empty 502", "", 502, "HTTP 502 Bad Gateway with an empty body", 2},
+		{"truncated json", `{"ok":true,"tool":"t","summ`, 200, `HTTP 200 OK: {"ok":true,"tool":"t","summ`, 1},
+		{"json without ok", `{"hello":"world"}`, 200, `HTTP 200 OK: {"hello":"world"}`, 1},
+		{"wrong types", `{"ok":"yes","nextActions":{}}`, 200, `HTTP 200 OK: {"ok":"yes","nextActions":{}}`, 1},
+		{"control chars", "\x1b[31mred\x1b]0;title\x07", 500, "HTTP 500 Internal Server Error: [31mred ]0;title", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(t, reply{tc.status, tc.body, nil})
+			resp, _ := s.client(Options{}).Invoke(context.Background(), Call{Tool: "t"})
+			if resp.ErrorCode() != CodeHTTPError || !resp.IsRecoverable() || resp.Raw() != nil {
+				t.Fatalf("got %+v", resp)
+			}
+			if resp.Error.Message != tc.wantMsg {
+				t.Errorf("message %q, want %q", resp.Error.Message, tc.wantMsg)
+			}
+			if s.hits.Load() != tc.wantHits {
+				t.Errorf("%d requests, want %d (5xx is retried once)", s.hits.Load(), tc.wantHits)
+			}
+		})
+	}
+}
+
+func TestConnectionRefusedIsAnHTTPError(t *testing.T) {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close()
+	c := New(Options{BaseURL: "http://" + addr, APIKey: "k", NoRetry: true})
+	resp, err := c.Invoke(context.Background(), Call{Tool: "t"})
+	if err != nil || resp.ErrorCode() != CodeHTTPError || !strings.Contains(resp.Error.Message, "connection refused") {
+		t.Fatalf("got %+v, %v", resp.Error, err)
+	}
+}
+
+func TestTimeoutIsAnHTTPErrorAndNotRetried(t *testing.T) {
+	var hits atomic.Int32
+	block := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		select {
+		case <-block:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(block)
+	c := New(Options{BaseURL: srv.URL, APIKey: "k", Timeout: 100 * time.Millisecond})
+	resp, _ := c.Invoke(context.Background(), Call{Tool: "t"})
+	if resp.ErrorCode() != CodeHTTPError || !strings.Contains(resp.Error.Message, "timed out") {
+		t.Fatalf("got %+v", resp.Error)
+	}
+	if hits.Load() != 1 {
+		t.Errorf("%d requests; a timeout must not be retried", hits.Load())
+	}
+}
+
+func TestCutConnectionIsRetriedOnce(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hits.Add(1) == 1 {
+			w.Header().Set("Content-Length", "500")
+			w.WriteHeader(200)
+			io.WriteString(w, `{"ok":true,`)
+			w.(http.Flusher).Flush()
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			conn.Close()
+			return
+		}
+		io.WriteString(w, okBody("t"))
+	}))
+	defer srv.Close()
+	resp, _ := New(Options{BaseURL: srv.URL, APIKey: "k"}).Invoke(context.Background(), Call{Tool: "t"})
+	if !resp.OK || hits.Load() != 2 {
+		t.Fatalf("ok=%v after %d requests, want ok after 2", resp.OK, hits.Load())
+	}
+}
+
+func TestRateLimitWaitsRetryAfterThenSucceeds(t *testing.T) {
+	s := newServer(t,
+		reply{429, `{"ok":false,"tool":"t","summary":"slow down","data":null,"warnings":[],"nextActions":[],"error":{"code":"rate_limit","message":"slow down"},"recoverable":true,"retryAfterMs":300}`, nil},
+		reply{200, okBody("t"), nil})
+	var notices []string
+	start := time.Now()
+	resp, _ := s.client(Options{Notify: func(m string) { notices = append(notices, m) }}).Invoke(context.Background(), Call{Tool: "t"})
+	if elapsed := time.Since(start); elapsed < 300*time.Millisecond {
+		t.Errorf("retried after %s, before retryAfterMs (300ms)", elapsed)
+	}
+	if !resp.OK || s.hits.Load() != 2 {
+		t.Fatalf("ok=%v after %d requests", resp.OK, s.hits.Load())
+	}
+	if len(notices) != 1 || !strings.Contains(notices[0], "rate limited, retrying in 300ms") {
+		t.Errorf("notices %q", notices)
+	}
+}
+
+func TestRateLimitForeverStopsWithinTheBudget(t *testing.T) {
+	s := newServer(t, reply{429, errBodyWithRetry(100), nil})
+	resp, _ := s.client(Options{RateLimitBudget: 350 * time.Millisecond}).Invoke(context.Background(), Call{Tool: "t"})
+	if resp.ErrorCode() != CodeRateLimit {
+		t.Fatalf("code %q", resp.ErrorCode())
+	}
+	if got := s.hits.Load(); got != 4 {
+		t.Errorf("%d requests; a 350ms budget of 100ms waits allows 1+3", got)
+	}
+}
+
+func errBodyWithRetry(ms int) string {
+	var m map[string]any
+	json.Unmarshal([]byte(errBody("rate_limit", true)), &m)
+	m["retryAfterMs"] = ms
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+func TestRetryAfterHeaderIsTheFallback(t *testing.T) {
+	s := newServer(t, reply{429, errBody("rate_limit", true), map[string]string{"Retry-After": "7"}})
+	resp, _ := s.client(Options{NoRetry: true}).Invoke(context.Background(), Call{Tool: "t"})
+	if resp.RetryAfterMs != 7000 {
+		t.Errorf("RetryAfterMs = %d, want 7000 from Retry-After", resp.RetryAfterMs)
+	}
+}
+
+func TestToolErrorRetriedOnceThenReported(t *testing.T) {
+	s := newServer(t, reply{422, errBody("tool_error", true), nil})
+	resp, _ := s.client(Options{}).Invoke(context.Background(), Call{Tool: "t"})
+	if resp.ErrorCode() != CodeToolError || s.hits.Load() != 2 {
+		t.Fatalf("code %q after %d requests, want tool_error after 2", resp.ErrorCode(), s.hits.Load())
+	}
+}
+
+func TestNoRetryMeansOneRequest(t *testing.T) {
+	s := newServer(t, reply{422, errBody("tool_error", true), nil})
+	s.client(Options{NoRetry: true}).Invoke(context.Background(), Call{Tool: "t"})
+	if s.hits.Load() != 1 {
+		t.Fatalf("%d requests with NoRetry", s.hits.Load())
+	}
+}
+
+func TestUnauthorizedIsNeverRetried(t *testing.T) {
+	s := newServer(t, reply{401, "", map[string]string{"WWW-Authenticate": `Bearer realm="vq", resource_metadata="https://vq.example/.well-known/oauth-protected-resource"`}})
+	resp, _ := s.client(Options{}).Invoke(context.Background(), Call{Tool: "t"})
+	if resp.ErrorCode() != CodeUnauthorized || s.hits.Load() != 1 {
+		t.Fatalf("code %q after %d requests", resp.ErrorCode(), s.hits.Load())
+	}
+	if !strings.Contains(resp.Error.Message, "vq auth login") || !strings.Contains(resp.Error.Message, "https://vq.example/.well-known/oauth-protected-resource") {
+		t.Errorf("message %q should say how to sign in and name the metadata", resp.Error.Message)
+	}
+}
+
+func TestBodyCap(t *testing.T) {
+	big := `{"ok":true,"tool":"t","summary":"` + strings.Repeat("x", 5000) + `"}`
+	s := newServer(t, reply{200, big, nil})
+	resp, _ := s.client(Options{MaxBodyBytes: 1024}).Invoke(context.Background(), Call{Tool: "t"})
+	if resp.ErrorCode() != CodeHTTPError || !strings.Contains(resp.Error.Message, "response body too large") {
+		t.Fatalf("got %+v", resp.Error)
+	}
+}
+
+func TestCrossHostRedirectDoesNotCarryTheKey(t *testing.T) {
+	var leaked atomic.Value
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		leaked.Store(r.Header.Get("Authorization"))
+		io.WriteString(w, okBody("t"))
+	}))
+	defer other.Close()
+	// "localhost" and "127.0.0.1" are different hosts to the client.
+	target := strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
+	s := newServer(t, reply{307, "", map[string]string{"Location": target + "/api/mcp/v1/invoke"}})
+	resp, _ := s.client(Options{}).Invoke(context.Background(), Call{Tool: "t"})
+	if v, _ := leaked.Load().(string); v != "" {
+		t.Fatalf("the other host received Authorization %q", v)
+	}
+	if resp.ErrorCode() != CodeHTTPError || !strings.Contains(resp.Error.Message, "refused redirect to another host") {
+		t.Errorf("got %+v", resp.Error)
+	}
+}
+
+func TestDebugTraceRedactsCredentials(t *testing.T) {
+	s := newServer(t, reply{200, `{"ok":true,"tool":"t","summary":"token is vqs_admin_leak","data":{"apiKey":"sekret-value","access_token":"abc"},"warnings":[],"nextActions":[]}`, nil})
+	var trace bytes.Buffer
+	c := s.client(Options{APIKey: "my-very-secret-key", Debug: &trace})
+	c.Invoke(context.Background(), Call{Tool: "t", Args: map[string]any{"password": "hunter2", "note": "my-very-secret-key"}})
+	out := trace.String()
+	for _, secret := range []string{"my-very-secret-key", "vqs_admin_leak", "sekret-value", "hunter2", `"access_token":"abc"`} {
+		if strings.Contains(out, secret) {
+			t.Errorf("trace shows %q:\n%s", secret, out)
+		}
+	}
+	for _, want := range []string{"> POST " + s.URL + "/api/mcp/v1/invoke", "Authorization: Bearer [redacted]", "< 200 OK in "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("trace lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestCancelledContextStopsAWait(t *testing.T) {
+	s := newServer(t, reply{429, errBodyWithRetry(10_000), nil})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := s.client(Options{}).Invoke(ctx, Call{Tool: "t"})
+	if err == nil || time.Since(start) > 5*time.Second {
+		t.Fatalf("err %v after %s", err, time.Since(start))
+	}
+}
+
+func TestResourceMetadataParsing(t *testing.T) {
+	for header, want := range map[string]string{
+		`Bearer resource_metadata="https://a/b"`:                        "https://a/b",
+		`Bearer realm="x", resource_metadata=https://a/c, scope="read"`: "https://a/c",
+		`Bearer xresource_metadata="nope"`:                              "",
+		`Bearer resource_metadata="unterminated`:                        "",
+		``:                                                              "",
+		`Basic`:                                                         "",
+	} {
+		if got := ResourceMetadata(header); got != want {
+			t.Errorf("ResourceMetadata(%q) = %q, want %q", header, got, want)
+		}
+	}
+}

@@ -1,0 +1,40 @@
+package api
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func FuzzDecodeToolResponse(f *testing.F) {
+	f.Add([]byte(`{"ok":true,"tool":"t","summary":"s","data":null,"warnings":[],"nextActions":[]}`))
+	f.Add([]byte(`{"ok":false,"error":{"code":"rate_limit","message":"m"},"recoverable":true,"retryAfterMs":50}`))
+	f.Add([]byte(`{"ok":"yes","nextActions":{}}`))
+	f.Add([]byte(`<html>502</html>`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		resp, err := DecodeToolResponse(body)
+		if err != nil {
+			return
+		}
+		if resp.Warnings == nil || resp.NextActions == nil || resp.Data == nil {
+			t.Fatalf("decoded response has nil collections: %+v", resp)
+		}
+		if _, err := json.Marshal(resp); err != nil {
+			t.Fatalf("a decoded response does not encode: %v", err)
+		}
+		if !resp.OK && resp.ErrorCode() == "" {
+			t.Fatal("a failure without an error code")
+		}
+		for _, a := range resp.NextActions {
+			a.Call().WithConfirm()
+		}
+	})
+}
+
+func FuzzAuthParam(f *testing.F) {
+	f.Add(`Bearer resource_metadata="https://a/b"`)
+	f.Add(`Bearer resource_metadata=`)
+	f.Add(`resource_metadata="`)
+	f.Fuzz(func(t *testing.T, header string) {
+		ResourceMetadata(header)
+	})
+}

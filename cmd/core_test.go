@@ -1,0 +1,374 @@
+package cmd
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/visualq/vq/format"
+)
+
+// toolServer is an invoke endpoint that answers every call with one fixed
+// status and body and records the calls it received.
+type toolServer struct {
+	*httptest.Server
+	mu    sync.Mutex
+	calls []map[string]any
+}
+
+func newToolServer(t *testing.T, status int, body string) *toolServer {
+	t.Helper()
+	s := &toolServer{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var call map[string]any
+		dec := json.NewDecoder(r.Body)
+		dec.UseNumber()
+		dec.Decode(&call)
+		s.mu.Lock()
+		s.calls = append(s.calls, call)
+		s.mu.Unlock()
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *toolServer) env() map[string]string {
+	return map[string]string{"VQ_BASE_URL": s.URL, "VQ_API_KEY": "vqs_test"}
+}
+
+func (s *toolServer) received() []map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]map[string]any(nil), s.calls...)
+}
+
+func failure(code string, recoverable bool) string {
+	b, _ := json.Marshal(map[string]any{
+		"ok": false, "tool": "some_tool", "summary": "it failed", "data": nil, "warnings": []string{}, "nextActions": []any{},
+		"error": map[string]string{"code": code, "message": "why " + code}, "recoverable": recoverable,
+	})
+	return string(b)
+}
+
+func TestEveryErrorCodeHasItsExitCode(t *testing.T) {
+	codes := []string{"validation_error", "confirm_required", "scope_denied", "plan_gate", "rate_limit",
+		"project_resolution_error", "tool_error", "pipeline_blocked", "save_failed", "http_error", "not_found", "proof_failed"}
+	seen := map[int]string{}
+	for i, code := range codes {
+		for _, recoverable := range []bool{true, false} {
+			body := failure(code, recoverable)
+			s := newToolServer(t, 400, body)
+			stdout, stderr, exit := runVQ(t, s.env(), "invoke", "some_tool", "--no-retry")
+			want := 11 + i
+			if !recoverable {
+				want = 31 + i
+			}
+			if exit != want {
+				t.Errorf("%s recoverable=%v: exit %d, want %d", code, recoverable, exit, want)
+			}
+			if prev, dup := seen[exit]; dup {
+				t.Errorf("%s and %s share exit %d", code, prev, exit)
+			}
+			seen[exit] = code
+			if !strings.Contains(stderr, "error: "+code+": why "+code) || stdout != "it failed\n" {
+				t.Errorf("%s: stdout %q stderr %q", code, stdout, stderr)
+			}
+			jsonOut, _, jsonExit := runVQ(t, s.env(), "invoke", "some_tool", "--no-retry", "--json")
+			if jsonOut != body+"\n" || jsonExit != exit {
+				t.Errorf("%s --json: %q exit %d, want the server's document and exit %d", code, jsonOut, jsonExit, exit)
+			}
+		}
+	}
+}
+
+func TestExitCodesJSONMatchesWhatVQExitsWith(t *testing.T) {
+	stdout, _, exit := runVQ(t, nil, "exit-codes", "--json")
+	var rows []format.ExitCode
+	if err := json.Unmarshal([]byte(stdout), &rows); err != nil || exit != 0 {
+		t.Fatalf("exit %d, %v: %s", exit, err, stdout)
+	}
+	byCode := map[string][]format.ExitCode{}
+	for _, r := range rows {
+		byCode[r.Code] = append(byCode[r.Code], r)
+	}
+	for _, tc := range []struct {
+		code        string
+		recoverable bool
+	}{{"rate_limit", true}, {"scope_denied", false}, {"proof_failed", true}} {
+		s := newToolServer(t, 422, failure(tc.code, tc.recoverable))
+		_, _, exit := runVQ(t, s.env(), "invoke", "x", "--no-retry")
+		found := false
+		for _, r := range byCode[tc.code] {
+			found = found || (r.Exit == exit && r.Recoverable != nil && *r.Recoverable == tc.recoverable)
+		}
+		if !found {
+			t.Errorf("%s recoverable=%v exits %d, which the table does not list", tc.code, tc.recoverable, exit)
+		}
+	}
+	for _, code := range []string{"usage", "unauthorized", "interrupted", "unknown", "timeout", "run_failed"} {
+		if len(byCode[code]) == 0 {
+			t.Errorf("the table lacks %s", code)
+		}
+	}
+}
+
+func TestUnknownErrorCodeExitsUnknown(t *testing.T) {
+	s := newToolServer(t, 422, failure("brand_new_code", false))
+	_, _, exit := runVQ(t, s.env(), "invoke", "x")
+	if exit != 30 {
+		t.Errorf("exit %d, want 30 (unknown, not recoverable)", exit)
+	}
+}
+
+func TestNoCredentialSendsNothing(t *testing.T) {
+	s := newToolServer(t, 200, `{"ok":true}`)
+	stdout, stderr, exit := runVQ(t, map[string]string{"VQ_BASE_URL": s.URL}, "failures", "run_abc")
+	if exit != format.ExitUnauthorized || len(s.received()) != 0 {
+		t.Fatalf("exit %d after %d calls", exit, len(s.received()))
+	}
+	if stdout != "" || !strings.Contains(stderr, "vq auth login") {
+		t.Errorf("stdout %q stderr %q", stdout, stderr)
+	}
+}
+
+func TestUsageErrorsSendNothing(t *testing.T) {
+	s := newToolServer(t, 200, `{"ok":true}`)
+	for _, args := range [][]string{
+		{"invoke"},
+		{"invoke", "t", "novalue"},
+		{"invoke", "t", "n:=notjson"},
+		{"invoke", "t", "--args", "[1,2]"},
+		{"invoke", "t", "--args", "@/does/not/exist"},
+		{"invoke", "t", "--jq", ".data[["},
+		{"invoke", "t", "--format", "yaml"},
+		{"invoke", "t", "--bogus-flag"},
+		{"diff", "run_abc"},
+		{"failures"},
+		{"nosuchcommand"},
+	} {
+		_, stderr, exit := runVQ(t, s.env(), args...)
+		if exit != format.ExitUsage {
+			t.Errorf("%q: exit %d, want %d", args, exit, format.ExitUsage)
+		}
+		if lines := strings.Count(strings.TrimSpace(stderr), "\n") + 1; !strings.HasPrefix(stderr, "vq: ") || lines > 2 {
+			t.Errorf("%q: want a one-line reason and a hint, got %q", args, stderr)
+		}
+	}
+	if n := len(s.received()); n != 0 {
+		t.Errorf("usage errors sent %d calls", n)
+	}
+}
+
+func TestArgumentTyping(t *testing.T) {
+	s := newToolServer(t, 200, `{"ok":true,"tool":"t","summary":"ok","data":null,"warnings":[],"nextActions":[]}`)
+	argsFile := filepath.Join(t.TempDir(), "args.json")
+	os.WriteFile(argsFile, []byte(`{"fromFile": true, "runId": "file"}`), 0o600)
+	for _, tc := range []struct {
+		args  []string
+		stdin string
+		want  string
+	}{
+		{[]string{"s=text", "n:=42", "f:=1.50", "b:=true", "a:=[1,\"x\"]", "o:={\"k\":null}", "eq=a=b", "empty="}, "",
+			`{"a":[1,"x"],"b":true,"empty":"","eq":"a=b","f":1.50,"n":42,"o":{"k":null},"s":"text"}`},
+		{[]string{"--args", "-", "runId=override"}, `{"runId":"stdin","limit":5}`, `{"limit":5,"runId":"override"}`},
+		{[]string{"--args", "@" + argsFile}, "", `{"fromFile":true,"runId":"file"}`},
+		{[]string{"--args", `{"big":12345678901234567890}`}, "", `{"big":12345678901234567890}`},
+	} {
+		before := len(s.received())
+		_, stderr, exit := vqRun{Env: s.env(), Stdin: tc.stdin}.run(t, append([]string{"invoke", "t"}, tc.args...)...)
+		calls := s.received()
+		if exit != 0 || len(calls) != before+1 {
+			t.Fatalf("%q: exit %d, stderr %s", tc.args, exit, stderr)
+		}
+		got, _ := json.Marshal(calls[len(calls)-1]["args"])
+		if string(got) != tc.want {
+			t.Errorf("%q sent %s, want %s", tc.args, got, tc.want)
+		}
+	}
+}
+
+func TestWriteToolsSendConfirmOnlyWithYes(t *testing.T) {
+	s := newToolServer(t, 200, `{"ok":true,"tool":"approve_vrt_results","summary":"approved","data":null,"warnings":[],"nextActions":[]}`)
+	runVQ(t, s.env(), "approve", "run_abc", "--scenario", "Homepage")
+	runVQ(t, s.env(), "approve", "run_abc", "--yes")
+	calls := s.received()
+	if _, sent := calls[0]["args"].(map[string]any)["confirm"]; sent {
+		t.Errorf("confirm sent without --yes: %v", calls[0])
+	}
+	if calls[1]["args"].(map[string]any)["confirm"] != true {
+		t.Errorf("confirm not sent with --yes: %v", calls[1])
+	}
+}
+
+func TestConfirmRequiredWithYesResendsOnce(t *testing.T) {
+	s := newToolServer(t, 400, failure("confirm_required", true))
+	_, _, exit := runVQ(t, s.env(), "invoke", "write_tool", "--yes")
+	calls := s.received()
+	if len(calls) != 2 || calls[1]["args"].(map[string]any)["confirm"] != true {
+		t.Fatalf("calls %v", calls)
+	}
+	if exit != 12 {
+		t.Errorf("exit %d, want 12 (confirm_required, recoverable)", exit)
+	}
+	s2 := newToolServer(t, 400, failure("confirm_required", true))
+	_, _, exit = runVQ(t, s2.env(), "invoke", "write_tool")
+	if len(s2.received()) != 1 || exit != 12 {
+		t.Errorf("a script without --yes must fail with 12 after one call; got exit %d after %d", exit, len(s2.received()))
+	}
+}
+
+const withActions = `{"ok":true,"tool":"get_run_failures","summary":"3 of 12 checks failed.\u001b[2J\u001b]0;pwned\u0007",
+ "data":{"runId":"run_abc","failed":3,"total":12,"failures":[
+   {"scenarioLabel":"Homepage","viewport":"desktop","mismatchPercent":4.2},
+   {"scenarioLabel":"Cart \u001b[31mred\u001b[0m","viewport":"mobile","mismatchPercent":12.75}]},
+ "warnings":["baseline is \u001b[5mold\u001b[0m"],
+ "nextActions":[
+   {"label":"Inspect Homepage desktop","tool":"get_diff_stats","args":{"runId":"run_abc","scenarioLabel":"Homepage","viewport":"desktop"}},
+   {"label":"Tricky","tool":"get_diff_stats","args":{"scenarioLabel":"it's a \"quote\" $HOME ` + "`" + `id` + "`" + ` ; rm -rf /","viewport":"wide 1280×720","limit":5,"deep":{"a":[true,null]}}},
+   {"label":"Controls \u202eevil","tool":"get_diff_stats","args":{"scenarioLabel":"line1\nline2\u001b[31m\u202e","viewport":"x"}},
+   {"label":"Odd key","tool":"t","args":{"a=b":"c","--flag":"d"}}]}`
+
+func TestPlainOutputIsSanitizedAndAligned(t *testing.T) {
+	s := newToolServer(t, 200, withActions)
+	stdout, _, exit := runVQ(t, s.env(), "failures", "run_abc")
+	if exit != 0 {
+		t.Fatalf("exit %d", exit)
+	}
+	if strings.ContainsAny(stdout, "\x1b\x07\u202e") {
+		t.Errorf("control sequences reached plain output: %q", stdout)
+	}
+	for _, want := range []string{
+		"3 of 12 checks failed.\n",
+		"warning: baseline is old\n",
+		"runId   run_abc\nfailed  3\ntotal   12\n",
+		"failures (2):\n  scenarioLabel  viewport  mismatchPercent\n  Homepage       desktop               4.2\n  Cart red       mobile              12.75\n",
+		"  # Inspect Homepage desktop\n  vq invoke get_diff_stats runId=run_abc scenarioLabel=Homepage viewport=desktop\n",
+		"  # Controls <U+202E>evil\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("plain output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestPrintedNextActionsRunAsPrinted runs every printed vq invoke line
+// through a real shell and checks the server received exactly the
+// suggested arguments.
+func TestPrintedNextActionsRunAsPrinted(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("bash not installed")
+	}
+	bin := filepath.Join(t.TempDir(), "vq")
+	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	s := newToolServer(t, 200, withActions)
+	stdout, _, _ := runVQ(t, s.env(), "failures", "run_abc")
+	var resp struct {
+		NextActions []struct {
+			Args map[string]any `json:"args"`
+		} `json:"nextActions"`
+	}
+	dec := json.NewDecoder(strings.NewReader(withActions))
+	dec.UseNumber()
+	if err := dec.Decode(&resp); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, "  vq invoke ") {
+			lines = append(lines, strings.TrimPrefix(l, "  "))
+		}
+	}
+	if len(lines) != len(resp.NextActions) {
+		t.Fatalf("%d command lines for %d actions:\n%s", len(lines), len(resp.NextActions), stdout)
+	}
+	for i, line := range lines {
+		before := len(s.received())
+		cmd := exec.Command(bash, "-c", line)
+		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"), "VQ_BASE_URL="+s.URL, "VQ_API_KEY=k", "VQ_NO_KEYRING=1", "VQ_CONFIG="+t.TempDir()+"/c.json")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("%s: %v\n%s", line, err, out)
+			continue
+		}
+		calls := s.received()
+		if len(calls) != before+1 {
+			t.Fatalf("%s sent %d calls", line, len(calls)-before)
+		}
+		if got := calls[len(calls)-1]["args"]; !reflect.DeepEqual(got, resp.NextActions[i].Args) {
+			t.Errorf("%s\nsent %v\nwant %v", line, got, resp.NextActions[i].Args)
+		}
+	}
+}
+
+func TestJQFiltersTheResponse(t *testing.T) {
+	s := newToolServer(t, 200, withActions)
+	stdout, _, exit := runVQ(t, s.env(), "failures", "run_abc", "--jq", ".data.failures[] | .scenarioLabel, .mismatchPercent")
+	if exit != 0 || stdout != "Homepage\n4.2\nCart red\n12.75\n" {
+		t.Errorf("exit %d stdout %q", exit, stdout)
+	}
+}
+
+func TestClientMadeHTTPErrorIsOneJSONDocument(t *testing.T) {
+	s := newToolServer(t, 502, "<html><title>Bad Gateway</title></html>")
+	stdout, stderr, exit := runVQ(t, s.env(), "failures", "run_abc", "--json")
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("stdout is not one JSON document: %q", stdout)
+	}
+	errObj, _ := doc["error"].(map[string]any)
+	if doc["ok"] != false || errObj["code"] != "http_error" || doc["recoverable"] != true || !strings.Contains(errObj["message"].(string), "HTTP 502") {
+		t.Errorf("doc %v", doc)
+	}
+	if exit != 20 || len(s.received()) != 2 {
+		t.Errorf("exit %d after %d calls, want 20 after 2 (5xx retried once); stderr %q", exit, len(s.received()), stderr)
+	}
+}
+
+func TestLoginWritesAPrivateConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "vq", "config.json")
+	env := map[string]string{"VQ_CONFIG": cfg}
+	_, stderr, exit := vqRun{Env: env, Stdin: "vqs_admin\n"}.run(t, "auth", "login", "--base-url", "http://127.0.0.1:9", "--with-token")
+	if exit != 0 {
+		t.Fatalf("exit %d: %s", exit, stderr)
+	}
+	info, err := os.Stat(cfg)
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("config %v mode %v", err, info.Mode())
+	}
+	if dirInfo, _ := os.Stat(filepath.Dir(cfg)); dirInfo.Mode().Perm() != 0o700 {
+		t.Errorf("config dir mode %v", dirInfo.Mode())
+	}
+	stdout, _, exit := vqRun{Env: env}.run(t, "auth", "status")
+	if exit != 0 || strings.Contains(stdout, "vqs_admin") || !strings.Contains(stdout, "vqs_********in") {
+		t.Errorf("status exit %d shows %q", exit, stdout)
+	}
+	s := newToolServer(t, 200, `{"ok":true,"tool":"t","summary":"ok","data":null,"warnings":[],"nextActions":[]}`)
+	vqRun{Env: env}.run(t, "invoke", "t", "--base-url", s.URL)
+	if len(s.received()) != 0 {
+		t.Errorf("a key stored for one server was sent to another")
+	}
+	_, _, exit = vqRun{Env: env}.run(t, "auth", "logout")
+	if _, _, after := (vqRun{Env: env}).run(t, "auth", "status"); exit != 0 || after != format.ExitUnauthorized {
+		t.Errorf("logout exit %d, status after %d", exit, after)
+	}
+}
+
+func TestPlainHTTPToARemoteHostIsRefused(t *testing.T) {
+	_, stderr, exit := runVQ(t, map[string]string{"VQ_API_KEY": "k"}, "failures", "r", "--base-url", "http://visualq.example.com")
+	if exit != format.ExitUsage || !strings.Contains(stderr, "--base-url") {
+		t.Errorf("exit %d stderr %q", exit, stderr)
+	}
+}

@@ -1,0 +1,24 @@
+package cmd
+
+import (
+	"strings"
+	"testing"
+)
+
+func FuzzParsePair(f *testing.F) {
+	for _, s := range []string{"k=v", "n:=1", "a:=[1,{\"b\":null}]", "=x", ":=1", "k:=", "k==v", "url=http://x?a=b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, pair string) {
+		key, value, err := parsePair(pair)
+		if err != nil {
+			return
+		}
+		if key == "" {
+			t.Fatalf("%q parsed to an empty key", pair)
+		}
+		if s, isString := value.(string); isString && !strings.HasSuffix(pair, "="+s) {
+			t.Fatalf("%q: string value %q is not what follows the =", pair, s)
+		}
+	})
+}

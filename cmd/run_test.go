@@ -1,0 +1,55 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/visualq/vq/format"
+)
+
+// vqRun describes one in-process run of vq: the environment it sees, its
+// stdin, and whether its streams pretend to be terminals.
+type vqRun struct {
+	Env   map[string]string
+	Stdin string
+	TTY   bool // stdin, stdout and stderr all terminals
+	Ctx   context.Context
+}
+
+// runVQ runs the command tree in-process as Main would and returns what a
+// user would see: stdout, stderr and the exit code. The environment is only
+// what env holds, plus a private config dir and no keyring, so tests never
+// touch the developer's own credentials.
+func runVQ(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, exit int) {
+	t.Helper()
+	return vqRun{Env: env}.run(t, args...)
+}
+
+func (r vqRun) run(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	env := map[string]string{
+		"VQ_CONFIG":     t.TempDir() + "/config.json",
+		"VQ_NO_KEYRING": "1",
+	}
+	for k, v := range r.Env {
+		env[k] = v
+	}
+	var out, errOut bytes.Buffer
+	f := &Factory{
+		IO: &IOStreams{
+			In: strings.NewReader(r.Stdin), Out: &out, ErrOut: &errOut,
+			InTTY: r.TTY, OutTTY: r.TTY, ErrTTY: r.TTY,
+		},
+		Getenv: func(k string) string { return env[k] },
+	}
+	ctx := r.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	err := execute(ctx, f, args)
+	report(f.IO, err)
+	return out.String(), errOut.String(), format.Exit(err)
+}
+
