@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -155,6 +157,8 @@ Try it with no account: vq demo`,
 		NewCmdAuth(f),
 		NewCmdExitCodes(f),
 		NewCmdVersion(f),
+		NewCmdSandbox(f, nil),
+		NewCmdDemo(f),
 	)
 	root.AddCommand(NewCmdCompletion(f), NewCmdEnvironment(), NewCmdFormats(), NewCmdGenDocs(f))
 	registerCompletions(root, f)

@@ -1,0 +1,26 @@
+package cmd
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDemoInAPipeListsTheFailures(t *testing.T) {
+	// The user's own settings must not leak into the demo.
+	stdout, stderr, exit := runVQ(t, map[string]string{"VQ_API_KEY": "users-real-key", "VQ_PROJECT": "their-project"}, "demo")
+	if exit != 0 {
+		t.Fatalf("exit %d: %s", exit, stderr)
+	}
+	for _, want := range []string{
+		"3 of 12 checks failed.\n",
+		"  Homepage       desktop               4.2\n",
+		"  vq invoke get_diff_stats runId=run_abc scenarioLabel=Homepage viewport=desktop\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "vq demo: sandbox at http://127.0.0.1:") {
+		t.Errorf("stderr %q", stderr)
+	}
+}

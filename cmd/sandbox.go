@@ -1,0 +1,107 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/sandbox"
+)
+
+// SandboxOptions are the inputs of vq sandbox.
+type SandboxOptions struct {
+	sandbox.Options
+}
+
+// NewCmdSandbox serves a local VisualQ-compatible server until Ctrl-C.
+func NewCmdSandbox(f *Factory, runF func(context.Context, *SandboxOptions) error) *cobra.Command {
+	opts := &SandboxOptions{}
+	c := &cobra.Command{
+		Use:   "sandbox [--addr HOST:PORT]",
+		Short: "Run a local VisualQ-compatible server with seeded demo data",
+		Long: `Run a local VisualQ-compatible server: the invoke endpoint with the
+contract's statuses, seeded projects, runs, scenarios, tracking plans and JIRA
+tickets, demo API keys, and faults on demand. It prints its base URL and keys;
+Ctrl-C stops it.`,
+		Example: `  vq sandbox
+  vq sandbox --addr 127.0.0.1:8787 --latency 300ms --fail-rate 0.2
+  export VQ_BASE_URL=http://127.0.0.1:8787 VQ_API_KEY=vqs_admin; vq failures run_abc`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return runSandbox(c.Context(), f, opts)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&opts.Addr, "addr", "127.0.0.1:8787", "address to listen on")
+	fl.DurationVar(&opts.Latency, "latency", 0, "delay added to every request")
+	fl.Float64Var(&opts.FailRate, "fail-rate", 0, "fraction (0..1) of requests answered 502 with an HTML body")
+	fl.Float64Var(&opts.Rate, "rate", 0, "requests per second per key before 429 (default 20; negative: no limit)")
+	fl.DurationVar(&opts.JobStep, "job-step", 0, "duration of each async job step (default 700ms)")
+	return c
+}
+
+func runSandbox(ctx context.Context, f *Factory, opts *SandboxOptions) error {
+	srv, err := sandbox.Start(opts.Options)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	out := f.IO.Out
+	fmt.Fprintf(out, "VisualQ sandbox listening on %s\n\nAPI keys:\n", srv.URL())
+	for _, k := range sandbox.Keys() {
+		fmt.Fprintf(out, "  %-14s %s\n", k.Token, k.Description)
+	}
+	fmt.Fprintf(out, "\nTry it:\n  export VQ_BASE_URL=%s VQ_API_KEY=%s\n  vq failures run_abc\n\nCtrl-C stops the sandbox.\n", srv.URL(), sandbox.KeyAdmin)
+	<-ctx.Done()
+	fmt.Fprintln(f.IO.ErrOut, "sandbox stopped")
+	return nil
+}
+
+// demoRun is the failed run vq demo opens.
+const demoRun = "run_abc"
+
+// NewCmdDemo starts an in-process sandbox and shows a failed run from it.
+func NewCmdDemo(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "demo",
+		Short: "Try vq with no account: an embedded sandbox and a failed run",
+		Long: `Start the sandbox on a free loopback port and show the failures of one of
+its runs: the TUI on a terminal (chain into a diff with Enter, back with Esc,
+quit with q), plain output in a pipe.`,
+		Example: "  vq demo\n  vq demo | cat",
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			srv, err := sandbox.Start(sandbox.Options{Addr: "127.0.0.1:0"})
+			if err != nil {
+				return err
+			}
+			defer srv.Close()
+			fmt.Fprintf(f.IO.ErrOut, "vq demo: sandbox at %s (key %s); vq failures %s\n", srv.URL(), sandbox.KeyAdmin, demoRun)
+			demo := *f
+			demo.Global.BaseURL = srv.URL()
+			demo.Getenv = demoEnv(f.Getenv, sandbox.KeyAdmin)
+			return demo.runCall(c.Context(), api.Call{Tool: "get_run_failures", Args: map[string]any{"runId": demoRun}})
+		},
+	}
+}
+
+// demoEnv hides the user's own key and project settings, which belong to a
+// real server, from the demo.
+func demoEnv(getenv func(string) string, key string) func(string) string {
+	return func(name string) string {
+		switch name {
+		case "VQ_API_KEY":
+			return key
+		case "VQ_PROJECT", "VQ_ENVIRONMENT", "VQ_TRANSPORT", "VQ_ENDPOINT":
+			return ""
+		case "VQ_NO_KEYRING":
+			return "1"
+		}
+		return getenv(name)
+	}
+}
+
