@@ -43,3 +43,12 @@ succeed) and 30+n when it did not. The table never changes meaning.`,
 		},
 	}
 }
+
+// exitCodeSummary is the exit-code paragraph of vq --help, built from the
+// constants vq exits with.
+func exitCodeSummary() string {
+	return fmt.Sprintf(`Exit codes: %d ok; %d usage; %d unauthorized; %d watch timeout; %d CI run
+failed; 10+n a contract error the server called recoverable, 30+n one it did
+not; %d interrupted. The full table: vq exit-codes`,
+		format.ExitOK, format.ExitUsage, format.ExitUnauthorized, format.ExitTimeout, format.ExitRunFailed, format.ExitInterrupted)
+}

@@ -110,7 +110,9 @@ functional-testing service. It calls VisualQ's tools, shows the answer to a
 person (a TUI on a terminal) or to a script (plain text, JSON, exit codes),
 chains the follow-up calls the service suggests, and watches long jobs.
 
-Try it with no account: vq demo`,
+Try it with no account: vq demo
+
+` + exitCodeSummary(),
 		Version:       versionString(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
