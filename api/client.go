@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-resty/resty/v2"
+	"golang.org/x/oauth2"
 )
 
 // MaxBodyBytes caps how much of a response vq will read into memory.
@@ -42,12 +43,20 @@ type Options struct {
 	// RateLimitBudget bounds the total time spent waiting on 429s.
 	// Zero means 60s.
 	RateLimitBudget time.Duration
+	// Transport is TransportInvoke (the default) or TransportMCP.
+	Transport string
+	// Endpoint is the full MCP endpoint; empty means {BaseURL}/api/mcp.
+	Endpoint string
+	// OAuth, when set and APIKey is empty, supplies the MCP transport's
+	// bearer token (vq auth login --oauth); it refreshes expired tokens.
+	OAuth oauth2.TokenSource
 }
 
 // Client calls VisualQ tools. It is safe for concurrent use.
 type Client struct {
 	opts Options
 	http *resty.Client
+	mcp  mcpState
 }
 
 // New builds a client. It does not touch the network.
@@ -98,13 +107,27 @@ func (c *Client) InvokeURL() string { return c.opts.BaseURL + "/api/mcp/v1/invok
 // transport become client-made http_error or unauthorized responses. The
 // error is non-nil only when ctx ended (interrupt, signal).
 func (c *Client) Invoke(ctx context.Context, call Call) (*ToolResponse, error) {
+	return c.withRetries(ctx, call.Tool, func() *ToolResponse { return c.send(ctx, call) })
+}
+
+// InvokeOnce is Invoke without the automatic retries, for callers with a
+// retry policy of their own: a job watch backs off on transient failures
+// itself, and a failed job's final tool_error is an answer, not a glitch.
+func (c *Client) InvokeOnce(ctx context.Context, call Call) (*ToolResponse, error) {
+	resp := c.send(ctx, call)
+	return resp, ctx.Err()
+}
+
+// send makes one attempt over the configured transport.
+func (c *Client) send(ctx context.Context, call Call) *ToolResponse {
+	if c.opts.Transport == TransportMCP {
+		return c.callMCP(ctx, call)
+	}
 	body := invokeBody{Tool: call.Tool, Args: call.Args, Project: c.opts.Project, Environment: c.opts.Environment}
 	if body.Args == nil {
 		body.Args = map[string]any{}
 	}
-	return c.withRetries(ctx, call.Tool, func() *ToolResponse {
-		return c.postInvoke(ctx, body)
-	})
+	return c.postInvoke(ctx, body)
 }
 
 type invokeBody struct {
@@ -114,11 +137,17 @@ type invokeBody struct {
 	Environment string         `json:"environment,omitempty"`
 }
 
+// MaxRateLimitRetries bounds how often one call is retried after rate
+// limits, besides the waiting budget: a server that asks for tiny waits
+// over and over is not hammered for the whole budget.
+const MaxRateLimitRetries = 10
+
 // withRetries applies the contract's retry rules (SPEC.md, "Retries") to one
 // attempt function: rate limits wait and retry within a budget, unexpected
 // failures retry once, refusals and 401s never.
 func (c *Client) withRetries(ctx context.Context, tool string, attempt func() *ToolResponse) (*ToolResponse, error) {
 	var waited time.Duration
+	rateLimited := 0
 	retriedUnexpected := false
 	for {
 		resp := attempt()
@@ -132,10 +161,11 @@ func (c *Client) withRetries(ctx context.Context, tool string, attempt func() *T
 		switch {
 		case resp.ErrorCode() == CodeRateLimit:
 			wait = resp.retryAfter()
-			if waited+wait > c.opts.RateLimitBudget {
+			if waited+wait > c.opts.RateLimitBudget || rateLimited >= MaxRateLimitRetries {
 				return resp, nil
 			}
 			waited += wait
+			rateLimited++
 			c.notify(fmt.Sprintf("%s: rate limited, retrying in %s", tool, wait.Round(time.Millisecond)))
 		case resp.isUnexpected() && !retriedUnexpected:
 			retriedUnexpected = true
@@ -223,22 +253,52 @@ func (c *Client) post(ctx context.Context, url string, body any) (int, http.Head
 // errBodyTooLarge reports an answer past the body cap.
 var errBodyTooLarge = errors.New("response body too large")
 
+// readCapped reads a whole body, failing as soon as it passes limit. It
+// reads into chunks that are joined only at the end, so a body that runs
+// past the cap never costs more than the cap: a growing buffer would
+// briefly hold its old and new copies, three times the cap at worst.
 func readCapped(r io.Reader, contentLength, limit int64) ([]byte, error) {
 	if contentLength > limit {
 		return nil, fmt.Errorf("%w: %d bytes, the limit is %d", errBodyTooLarge, contentLength, limit)
 	}
-	var buf bytes.Buffer
+	size := int64(4 << 10)
 	if contentLength > 0 {
-		buf.Grow(int(contentLength) + 1)
+		size = contentLength + 1
 	}
-	n, err := buf.ReadFrom(io.LimitReader(r, limit+1))
-	if err != nil {
-		return buf.Bytes(), err
+	var chunks [][]byte
+	var total int64
+	for {
+		chunk := make([]byte, min(size, limit+1-total))
+		n, err := fill(r, chunk)
+		chunks = append(chunks, chunk[:n])
+		total += int64(n)
+		if total > limit {
+			return nil, fmt.Errorf("%w: more than %d bytes", errBodyTooLarge, limit)
+		}
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			if len(chunks) == 1 {
+				return chunks[0], err
+			}
+			return bytes.Join(chunks, nil), err
+		}
+		size = min(2*size, 1<<20)
 	}
-	if n > limit {
-		return nil, fmt.Errorf("%w: more than %d bytes", errBodyTooLarge, limit)
+}
+
+// fill reads until b is full or the reader fails (io.EOF included).
+func fill(r io.Reader, b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		m, err := r.Read(b[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
 	}
-	return buf.Bytes(), nil
+	return n, nil
 }
 
 // transportFailure turns a request that got no complete answer into the
@@ -271,9 +331,19 @@ func describeTransportError(err error) (string, bool) {
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return "request timed out", false
 	}
+	var sysErr *os.SyscallError
+	if errors.As(err, &sysErr) {
+		// "connection refused", "connection reset by peer": the system's
+		// words without the syscall and addresses around them.
+		return "connection failed: " + sysErr.Err.Error(), true
+	}
 	var opErr *net.OpError
 	if errors.As(err, &opErr) {
 		return fmt.Sprintf("connection failed: %s %s", opErr.Op, opErr.Err), true
+	}
+	if errors.As(err, &urlErr) {
+		// The method and URL are the user's own; what failed is inside.
+		err = urlErr.Err
 	}
 	return "request failed: " + snippet([]byte(err.Error())), true
 }
@@ -333,19 +403,23 @@ func retryAfterHeader(v string) int64 {
 
 // DecodeToolResponse parses a body as a ToolResponse. It fails for anything
 // that is not a JSON object carrying a boolean "ok", so a gateway's HTML or a
-// truncated body is never mistaken for an answer.
+// truncated body is never mistaken for an answer. The response keeps raw:
+// its Data points into it rather than holding a copy, which for a large
+// answer (100k failures, ~8 MB) is most of the memory a call takes.
 func DecodeToolResponse(raw []byte) (*ToolResponse, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
+	// json.Unmarshal rather than a Decoder: a Decoder would first copy the
+	// whole body into its own growing buffer.
 	var probe struct {
 		OK *bool `json:"ok"`
 		ToolResponse
+		// These shadow the embedded fields: Data is kept in place, and next
+		// actions are decoded below with UseNumber, so their numeric args
+		// go back to the server exactly as sent.
+		Data        rawView `json:"data"`
+		NextActions rawView `json:"nextActions"`
 	}
-	if err := dec.Decode(&probe); err != nil {
+	if err := json.Unmarshal(raw, &probe); err != nil {
 		return nil, fmt.Errorf("not a ToolResponse: %w", err)
-	}
-	if dec.More() {
-		return nil, errors.New("not a ToolResponse: trailing data after the JSON document")
 	}
 	if probe.OK == nil {
 		return nil, errors.New(`not a ToolResponse: no boolean "ok"`)
@@ -353,6 +427,14 @@ func DecodeToolResponse(raw []byte) (*ToolResponse, error) {
 	resp := probe.ToolResponse
 	resp.OK = *probe.OK
 	resp.raw = raw
+	resp.Data = json.RawMessage(probe.Data)
+	if len(probe.NextActions) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(probe.NextActions))
+		dec.UseNumber()
+		if err := dec.Decode(&resp.NextActions); err != nil {
+			return nil, fmt.Errorf("not a ToolResponse: nextActions: %w", err)
+		}
+	}
 	if len(resp.Data) == 0 {
 		resp.Data = json.RawMessage("null")
 	}
@@ -363,4 +445,15 @@ func DecodeToolResponse(raw []byte) (*ToolResponse, error) {
 		resp.NextActions = []NextAction{}
 	}
 	return &resp, nil
+}
+
+// rawView is json.RawMessage without the copy, for DecodeToolResponse
+// only: json.Unmarshal hands an Unmarshaler a slice of its input, and the
+// response keeps that input (raw) for as long as it lives anyway. The
+// capacity is cut so an append can never write into raw.
+type rawView []byte
+
+func (v *rawView) UnmarshalJSON(b []byte) error {
+	*v = b[:len(b):len(b)]
+	return nil
 }

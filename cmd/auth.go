@@ -29,6 +29,9 @@ the VQ_API_KEY environment variable, the OS keyring, then the config file
 // LoginOptions are the inputs of vq auth login.
 type LoginOptions struct {
 	WithToken bool
+	// OAuth signs in with OAuth at the MCP endpoint instead of an API key;
+	// NoBrowser prints the authorization URL instead of opening it.
+	OAuth, NoBrowser bool
 }
 
 func newCmdAuthLogin(f *Factory) *cobra.Command {
@@ -39,13 +42,31 @@ func newCmdAuthLogin(f *Factory) *cobra.Command {
 		Long: `Store the server URL and an API key for later calls.
 
 With --with-token the key is read from stdin (for scripts and CI). Otherwise
-vq asks for the base URL and the key, which is not echoed.`,
+vq asks for the base URL and the key, which is not echoed.
+
+With --oauth vq signs in at the MCP endpoint (--endpoint, else
+{base-url}/api/mcp) instead: it follows the endpoint's 401 to its
+authorization server, opens the browser (--no-browser prints the URL) and
+receives the answer on a 127.0.0.1 port. Tokens are stored per issuer like
+keys (OS keyring, else a 0600 file), refreshed when they expire, removed by
+vq auth logout. VQ_OAUTH_CLIENT_ID / VQ_OAUTH_CLIENT_SECRET name a client
+registered beforehand; VQ_OAUTH_HEADLESS=1 makes vq follow the
+authorization URL itself, for servers that need no person (tests).`,
 		Example: `  echo "$VISUALQ_KEY" | vq auth login --base-url https://visualq.example.com --with-token
-  vq auth login`,
+  vq auth login
+  vq auth login --oauth --base-url https://visualq.example.com`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error { return runLogin(f, opts) },
+		RunE: func(c *cobra.Command, _ []string) error {
+			if opts.OAuth {
+				return runOAuthLogin(c.Context(), f, opts)
+			}
+			return runLogin(f, opts)
+		},
 	}
 	c.Flags().BoolVar(&opts.WithToken, "with-token", false, "read the API key from stdin")
+	c.Flags().BoolVar(&opts.OAuth, "oauth", false, "sign in with OAuth at the MCP endpoint (browser; see vq auth login --help)")
+	c.Flags().BoolVar(&opts.NoBrowser, "no-browser", false, "with --oauth: print the sign-in URL instead of opening a browser")
+	c.MarkFlagsMutuallyExclusive("oauth", "with-token")
 	return c
 }
 
@@ -85,7 +106,7 @@ func runLogin(f *Factory, opts *LoginOptions) error {
 	if base == "" {
 		return &format.UsageError{Reason: "no base URL", Hint: "pass --base-url https://… or set VQ_BASE_URL"}
 	}
-	if err := checkBaseURL(base); err != nil {
+	if err := checkServerURL("--base-url", base); err != nil {
 		return err
 	}
 	if key == "" {
@@ -123,9 +144,10 @@ func prompt(f *Factory, in *bufio.Reader, label, def string) (string, error) {
 
 func newCmdAuthLogout(f *Factory) *cobra.Command {
 	return &cobra.Command{
-		Use:   "logout",
-		Short: "Remove the stored API key for the server",
-		Args:  cobra.NoArgs,
+		Use:     "logout",
+		Short:   "Remove the stored API key for the server",
+		Example: "  vq auth logout\n  vq auth logout --base-url https://visualq.example.com",
+		Args:    cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			s, err := f.Settings()
 			if err != nil {
@@ -139,6 +161,9 @@ func newCmdAuthLogout(f *Factory) *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(f.IO.ErrOut, "Removed the stored key for %s.\n", orNone(s.BaseURL))
+			if err := logoutOAuth(f, store, s); err != nil {
+				return err
+			}
 			if s.KeySource == api.SourceEnv {
 				fmt.Fprintln(f.IO.ErrOut, "VQ_API_KEY is still set in the environment.")
 			}
@@ -149,9 +174,10 @@ func newCmdAuthLogout(f *Factory) *cobra.Command {
 
 func newCmdAuthStatus(f *Factory) *cobra.Command {
 	return &cobra.Command{
-		Use:   "status",
-		Short: "Show the server and where the API key comes from (masked)",
-		Args:  cobra.NoArgs,
+		Use:     "status",
+		Short:   "Show the server and where the API key comes from (masked)",
+		Example: "  vq auth status",
+		Args:    cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			s, err := f.Settings()
 			if err != nil {
@@ -159,6 +185,11 @@ func newCmdAuthStatus(f *Factory) *cobra.Command {
 			}
 			fmt.Fprintf(f.IO.Out, "server:  %s\n", orNone(s.BaseURL))
 			fmt.Fprintf(f.IO.Out, "config:  %s\n", s.ConfigPath)
+			showOAuthStatus(f, s)
+			if s.APIKey == "" && s.OAuth != nil {
+				fmt.Fprintln(f.IO.Out, "api key: none")
+				return nil
+			}
 			if s.APIKey == "" {
 				fmt.Fprintln(f.IO.Out, "api key: none")
 				return &format.ExitError{Code: format.ExitUnauthorized, Message: "not signed in: run vq auth login, or set VQ_API_KEY"}

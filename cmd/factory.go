@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -18,6 +19,12 @@ type Factory struct {
 	Getenv func(string) string
 
 	Global GlobalOptions
+
+	// clients are the API clients made by Client, closed (their MCP
+	// sessions ended) when the command is done.
+	clients []*api.Client
+	// tokenPolls follow long-running MCP work by its token (see followUp).
+	tokenPolls map[string]api.PollFunc
 }
 
 // GlobalOptions are the root's persistent flags (SPEC.md, global flags).
@@ -35,9 +42,12 @@ type GlobalOptions struct {
 	Yes         bool
 	NoTUI       bool
 	Timeout     time.Duration
-	NoRetry     bool
-	Debug       bool
-	NoColor     bool
+	// TimeoutGiven is set when --timeout was on the command line: only then
+	// does it bound a whole watch (else DefaultWatchTimeout does).
+	TimeoutGiven bool
+	NoRetry      bool
+	Debug        bool
+	NoColor      bool
 }
 
 // NewFactory is the factory of the real process.
@@ -55,6 +65,28 @@ type Settings struct {
 	Transport   string
 	Endpoint    string
 	ConfigPath  string
+	// OAuth is the token vq auth login --oauth stored for the MCP endpoint,
+	// nil when there is none.
+	OAuth *api.OAuthToken
+}
+
+// MCPEndpoint is the MCP endpoint the settings name: --endpoint, else the
+// base URL's /api/mcp.
+func (s Settings) MCPEndpoint() string {
+	if s.Endpoint != "" {
+		return s.Endpoint
+	}
+	if s.BaseURL == "" {
+		return ""
+	}
+	return s.BaseURL + api.MCPPath
+}
+
+// hasCredential reports whether a call may be sent: with an API key, an
+// OAuth token over MCP, or to an explicit --endpoint, where a general MCP
+// server may need nothing (and otherwise answers 401 with its sign-in).
+func (s Settings) hasCredential() bool {
+	return s.APIKey != "" || (s.Transport == api.TransportMCP && (s.OAuth != nil || s.Endpoint != ""))
 }
 
 // Credentials is the store of API keys this process uses.
@@ -99,11 +131,24 @@ func (f *Factory) Settings() (Settings, error) {
 		Endpoint:    pick(g.Endpoint, "VQ_ENDPOINT", cfg.Endpoint),
 		ConfigPath:  store.ConfigPath,
 	}
+	s.Endpoint = strings.TrimRight(s.Endpoint, "/")
+	if s.Endpoint != "" && s.Transport == "" {
+		s.Transport = api.TransportMCP
+	}
 	if s.APIKey = f.Getenv("VQ_API_KEY"); s.APIKey != "" {
 		s.KeySource = api.SourceEnv
 	} else if s.BaseURL != "" {
 		if s.APIKey, s.KeySource, err = store.Lookup(s.BaseURL); err != nil {
 			return s, err
+		}
+	}
+	if endpoint := s.MCPEndpoint(); endpoint != "" {
+		tok, found, err := store.LookupOAuth(endpoint)
+		if err != nil {
+			return s, err
+		}
+		if found {
+			s.OAuth = &tok
 		}
 	}
 	return s, nil
@@ -117,14 +162,19 @@ func (f *Factory) Client() (*api.Client, Settings, error) {
 	if err != nil {
 		return nil, s, err
 	}
-	if s.BaseURL == "" {
+	if err := checkTransport(s); err != nil {
+		return nil, s, err
+	}
+	if s.BaseURL == "" && s.Endpoint == "" {
 		return nil, s, &format.UsageError{
 			Reason: "no VisualQ server configured",
-			Hint:   "set --base-url or VQ_BASE_URL, run vq auth login, or try vq demo",
+			Hint:   "set --base-url or VQ_BASE_URL (or --endpoint for an MCP server), run vq auth login, or try vq demo",
 		}
 	}
-	if err := checkBaseURL(s.BaseURL); err != nil {
-		return nil, s, err
+	for flag, u := range map[string]string{"--base-url": s.BaseURL, "--endpoint": s.Endpoint} {
+		if err := checkServerURL(flag, u); u != "" && err != nil {
+			return nil, s, err
+		}
 	}
 	opts := api.Options{
 		BaseURL:     s.BaseURL,
@@ -134,25 +184,81 @@ func (f *Factory) Client() (*api.Client, Settings, error) {
 		Timeout:     f.Global.Timeout,
 		NoRetry:     f.Global.NoRetry,
 		UserAgent:   "vq/" + versionString(),
-		Notify:      func(msg string) { fmt.Fprintln(f.IO.ErrOut, "vq: "+format.SanitizeLine(msg)) },
+	}
+	// In the TUI a stderr line would tear the frame; the screen shows the
+	// outcome (a rate_limit screen shows its wait) instead.
+	if !f.useTUI() {
+		opts.Notify = func(msg string) { fmt.Fprintln(f.IO.ErrOut, "vq: "+format.SanitizeLine(msg)) }
 	}
 	if f.Global.Debug || f.Getenv("VQ_DEBUG") != "" {
 		opts.Debug = f.IO.ErrOut
 	}
-	return api.New(opts), s, nil
+	f.mcpOptions(&opts, &s)
+	client := api.New(opts)
+	f.clients = append(f.clients, client)
+	return client, s, nil
 }
 
-// checkBaseURL refuses a base URL that is not http(s), and plain http to a
-// host other than loopback, where the key would cross the network in clear.
-func checkBaseURL(base string) error {
-	u, err := url.Parse(base)
+// mcpOptions sets the transport and picks the MCP credential. A stored API
+// key belongs to its base URL: it is never sent to an --endpoint on another
+// host (VQ_API_KEY, which the user set for this run, is). Without a key the
+// OAuth token stored for the endpoint is used, refreshed when it expires.
+func (f *Factory) mcpOptions(opts *api.Options, s *Settings) {
+	opts.Transport, opts.Endpoint = s.Transport, s.Endpoint
+	if s.Transport != api.TransportMCP {
+		return
+	}
+	if s.APIKey != "" && s.KeySource != api.SourceEnv && !sameHost(s.MCPEndpoint(), s.BaseURL) {
+		opts.APIKey, s.APIKey, s.KeySource = "", "", ""
+	}
+	if opts.APIKey == "" && s.OAuth != nil {
+		store, err := f.Credentials()
+		if err == nil {
+			opts.OAuth = store.OAuthTokenSource(*s.OAuth, &http.Client{Timeout: opts.Timeout})
+		}
+	}
+}
+
+// closeClients ends the MCP sessions of every client this process made.
+func (f *Factory) closeClients() {
+	for _, c := range f.clients {
+		_ = c.Close()
+	}
+	f.clients = nil
+}
+
+// checkTransport refuses an unknown --transport, and --endpoint with
+// --transport invoke: an endpoint is an MCP server's.
+func checkTransport(s Settings) error {
+	switch s.Transport {
+	case "", api.TransportInvoke, api.TransportMCP:
+	default:
+		return &format.UsageError{Reason: fmt.Sprintf("unknown --transport %q", s.Transport), Hint: "use invoke or mcp"}
+	}
+	if s.Endpoint != "" && s.Transport == api.TransportInvoke {
+		return &format.UsageError{Reason: "--endpoint names an MCP endpoint; it cannot be used with --transport invoke", Hint: "drop --transport, or use --transport mcp"}
+	}
+	return nil
+}
+
+func sameHost(a, b string) bool {
+	ua, errA := url.Parse(a)
+	ub, errB := url.Parse(b)
+	return errA == nil && errB == nil && strings.EqualFold(ua.Host, ub.Host) && ua.Scheme == ub.Scheme
+}
+
+// checkServerURL refuses a server URL (given by flag, or its environment
+// variable) that is not http(s), and plain http to a host other than
+// loopback, where the key would cross the network in clear.
+func checkServerURL(flag, raw string) error {
+	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return &format.UsageError{Reason: fmt.Sprintf("--base-url %q is not an http(s) URL", base), Hint: "example: --base-url https://visualq.example.com"}
+		return &format.UsageError{Reason: fmt.Sprintf("%s %q is not an http(s) URL", flag, raw), Hint: "example: " + flag + " https://visualq.example.com"}
 	}
 	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
 		return &format.UsageError{
 			Reason: fmt.Sprintf("refusing to send the API key over plain http to %s", u.Host),
-			Hint:   "use an https:// --base-url (plain http is allowed only for localhost)",
+			Hint:   "use an https:// " + flag + " (plain http is allowed only for localhost)",
 		}
 	}
 	return nil

@@ -8,20 +8,22 @@ import (
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/ui"
 )
 
 // invoke sends a call and, when the tool asks for consent, asks for it
 // (--yes, or a prompt on a terminal) and resends once with confirm: true.
 // No credential means nothing is sent.
 func (f *Factory) invoke(ctx context.Context, client *api.Client, s Settings, call api.Call) (*api.ToolResponse, error) {
-	if s.APIKey == "" {
+	if !s.hasCredential() {
 		return api.MissingCredential(call.Tool), nil
 	}
 	resp, err := client.Invoke(ctx, call)
 	if err != nil || resp.ErrorCode() != api.CodeConfirmRequired {
 		return resp, err
 	}
-	if !f.Global.Yes && !f.promptConfirm(call, resp) {
+	// In the TUI its confirm dialog asks instead of the prompt.
+	if !f.Global.Yes && (f.useTUI() || !f.promptConfirm(call, resp)) {
 		return resp, nil
 	}
 	return client.Invoke(ctx, call.WithConfirm())
@@ -51,22 +53,65 @@ func (f *Factory) show(ctx context.Context, resp *api.ToolResponse) error {
 		if q, err = format.CompileJQ(f.Global.JQ); err == nil {
 			err = q.Run(ctx, f.IO.Out, resp)
 		}
+	case format.IsCI(f.Global.Format):
+		err = format.RenderCI(f.IO.Out, f.IO.ErrOut, resp, f.Global.Format, f.Getenv)
 	case f.Global.Format == "json":
 		err = format.JSON(f.IO.Out, resp, f.IO.OutTTY)
 	default:
 		err = format.Plain(f.IO.Out, f.IO.ErrOut, resp)
 	}
+	f.rememberIDs(resp)
 	if err != nil {
 		return err
 	}
+	return shownError(resp)
+}
+
+// shownError is the error that carries a shown response's exit code.
+func shownError(resp *api.ToolResponse) error {
 	if !resp.OK {
 		return &format.ResponseError{Response: resp}
 	}
 	return nil
 }
 
+// useTUI reports whether answers go to the TUI: a person at a terminal
+// (stdin and stdout) who asked for no other rendering.
+func (f *Factory) useTUI() bool {
+	g := f.Global
+	return f.IO.InTTY && f.IO.OutTTY && f.Getenv("TERM") != "dumb" &&
+		!g.JSON && g.Format == "" && g.JQ == "" && !g.NoTUI && f.Getenv("VQ_NO_TUI") == ""
+}
+
+// showCall is show for the answer to call. On a person's terminal it opens
+// the TUI, which sends the calls chained from there through f.invoke; the
+// last answer shown gives the exit code. Elsewhere it is show.
+func (f *Factory) showCall(ctx context.Context, client *api.Client, s Settings, call api.Call, resp *api.ToolResponse) error {
+	if !f.useTUI() {
+		return f.show(ctx, resp)
+	}
+	f.rememberIDs(resp)
+	last, err := ui.Run(ctx, ui.Options{
+		In:  f.IO.In,
+		Out: f.IO.Out,
+		Invoke: func(ctx context.Context, call api.Call) (*api.ToolResponse, error) {
+			return f.invoke(ctx, client, s, call)
+		},
+		NoColor: f.Global.NoColor || f.Getenv("NO_COLOR") != "",
+		Getenv:  f.Getenv,
+	}, call, resp)
+	if err != nil {
+		return err
+	}
+	if last != resp {
+		f.rememberIDs(last)
+	}
+	return shownError(last)
+}
+
 // runCall is the whole life of a simple command: build the client, invoke,
-// show.
+// show — and with --wait, when the tool answered with a queued job, watch
+// it and show its final answer instead.
 func (f *Factory) runCall(ctx context.Context, call api.Call) error {
 	client, s, err := f.Client()
 	if err != nil {
@@ -76,5 +121,11 @@ func (f *Factory) runCall(ctx context.Context, call api.Call) error {
 	if err != nil {
 		return err
 	}
-	return f.show(ctx, resp)
+	if resp, err = f.awaitReadiness(ctx, client, s, call, resp); err != nil {
+		return err
+	}
+	if jobID, ok := f.followUp(client, call, resp); ok && f.Global.Wait {
+		return f.watchAndShow(ctx, client, s, []string{jobID})
+	}
+	return f.showCall(ctx, client, s, call, resp)
 }

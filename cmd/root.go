@@ -35,6 +35,7 @@ func execute(ctx context.Context, f *Factory, args []string) error {
 	root.SetArgs(args)
 	started := trackStart(root)
 	err := root.ExecuteContext(ctx)
+	f.closeClients()
 	if err != nil && !*started && !typed(err) {
 		// cobra's own complaints (unknown command, missing required flag)
 		// come before any command runs: they are usage errors.
@@ -156,7 +157,9 @@ Try it with no account: vq demo
 		NewCmdTracking(f),
 		NewCmdProve(f, nil),
 		NewCmdWatch(f, nil),
+		NewCmdCI(f, nil),
 		NewCmdAuth(f),
+		NewCmdTools(f, nil),
 		NewCmdExitCodes(f),
 		NewCmdVersion(f),
 		NewCmdSandbox(f, nil),

@@ -50,9 +50,10 @@ func buildInfo() (v, c, d string) {
 // NewCmdVersion prints the version, commit and build date.
 func NewCmdVersion(f *Factory) *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print vq's version, commit and build date",
-		Args:  cobra.NoArgs,
+		Use:     "version",
+		Short:   "Print vq's version, commit and build date",
+		Example: "  vq version\n  vq --version",
+		Args:    cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			_, err := fmt.Fprintf(f.IO.Out, "vq %s\n", versionString())
 			return err

@@ -50,6 +50,7 @@ var contractCodes = []struct {
 	{api.CodeHTTPError, "no ToolResponse: gateway error, cut connection, timeout"},
 	{api.CodeNotFound, "unknown tool name"},
 	{api.CodeProofFailed, "the JIRA proof failed (its markdown is still printed)"},
+	{api.CodeProjectNotReady, "the project's first import is still being analysed; wait, then call again"},
 }
 
 // Client-side codes, for the table.

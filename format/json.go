@@ -44,11 +44,11 @@ func documentBytes(r *api.ToolResponse) ([]byte, error) {
 }
 
 // EscapeJSON rewrites, inside valid JSON, the runes a terminal could obey
-// (C1 controls, bidi controls, zero-width characters) and invalid UTF-8 as
+// (DEL, C1 controls, bidi controls, zero-width characters) and invalid UTF-8 as
 // \u escapes. Outside strings JSON is ASCII, so a byte-level pass is safe.
 func EscapeJSON(doc []byte) []byte {
 	i := 0
-	for i < len(doc) && doc[i] < utf8.RuneSelf {
+	for i < len(doc) && doc[i] < utf8.RuneSelf && doc[i] != 0x7f {
 		i++
 	}
 	if i == len(doc) {
@@ -58,7 +58,7 @@ func EscapeJSON(doc []byte) []byte {
 	out = append(out, doc[:i]...)
 	for i < len(doc) {
 		c := doc[i]
-		if c < utf8.RuneSelf {
+		if c < utf8.RuneSelf && c != 0x7f {
 			out = append(out, c)
 			i++
 			continue

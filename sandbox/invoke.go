@@ -73,6 +73,14 @@ func decodeInvoke(r *http.Request) (invokeRequest, error) {
 		if errors.As(err, &tooBig) {
 			return req, refuse(api.CodeValidation, "request body is larger than %d bytes", maxInvokeBody)
 		}
+		var wrongType *json.UnmarshalTypeError
+		if errors.As(err, &wrongType) {
+			want := "a string"
+			if wrongType.Field == "args" {
+				want = "an object"
+			}
+			return req, refuse(api.CodeValidation, "%s must be %s, got %s", wrongType.Field, want, wrongType.Value)
+		}
 		return req, refuse(api.CodeValidation, "request body is not a JSON invoke request {\"tool\", \"args\"}: %v", err)
 	}
 	if dec.More() {

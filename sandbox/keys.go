@@ -35,13 +35,14 @@ func Keys() []Key {
 // authenticate finds the key of a request's bearer credential; the string
 // explains a refusal.
 func authenticate(r *http.Request) (Key, string, bool) {
-	header := r.Header.Get("Authorization")
-	token, found := strings.CutPrefix(header, "Bearer ")
-	if header == "" || !found || strings.TrimSpace(token) == "" {
+	// The scheme is case-insensitive (RFC 9110), the token is not.
+	scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	token = strings.TrimSpace(token)
+	if !strings.EqualFold(scheme, "Bearer") || token == "" {
 		return Key{}, "missing API key: send Authorization: Bearer <key> (sandbox keys: " + keyTokens() + ")", false
 	}
 	for _, k := range demoKeys {
-		if k.Token == strings.TrimSpace(token) {
+		if k.Token == token {
 			return k, "", true
 		}
 	}

@@ -104,20 +104,28 @@ func (r *run) find(scenario, viewport string) (check, bool) {
 	return checks[i], true
 }
 
-// unknownCheck refuses a scenario/viewport pair, listing a few valid ones.
+// unknownCheck refuses a scenario/viewport filter that matches no failed
+// check, listing a few that exist.
 func (r *run) unknownCheck(scenario, viewport string) error {
+	var filter []string
+	if scenario != "" {
+		filter = append(filter, fmt.Sprintf("scenarioLabel %q", scenario))
+	}
+	if viewport != "" {
+		filter = append(filter, fmt.Sprintf("viewport %q", viewport))
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	checks := r.loaded()
-	var some []string
-	for _, c := range checks[:min(5, len(checks))] {
+	if len(checks) == 0 {
+		return refuse(api.CodeValidation, "%s has no failed checks, so none matches %s", r.id, strings.Join(filter, " "))
+	}
+	some := make([]string, 0, maxInspectActions)
+	for _, c := range checks[:min(maxInspectActions, len(checks))] {
 		some = append(some, c.ScenarioLabel+"/"+c.Viewport)
 	}
-	if len(some) == 0 {
-		return refuse(api.CodeValidation, "%s has no failed checks; nothing matches scenarioLabel %q viewport %q", r.id, scenario, viewport)
-	}
-	return refuse(api.CodeValidation, "%s has no failed check for scenarioLabel %q viewport %q; failed checks include %s",
-		r.id, scenario, viewport, strings.Join(some, ", "))
+	return refuse(api.CodeValidation, "%s has no failed check matching %s; failed checks include %s",
+		r.id, strings.Join(filter, " "), strings.Join(some, ", "))
 }
 
 // approve marks the unapproved checks that match the (optional) scenario

@@ -47,6 +47,7 @@ type Server struct {
 	runs      map[string]*run
 	scenarios *scenarioStore
 	jobs      *jobStore
+	ci        ciState // CI runs; its lock also guards runs, which they join (ci.go)
 
 	httpServer *http.Server
 	url        string
@@ -74,6 +75,8 @@ func New(opts Options) *Server {
 	mux := http.NewServeMux()
 	// No method in the pattern: a GET must get the contract's 400, not a 405.
 	mux.HandleFunc("/api/mcp/v1/invoke", s.serveInvoke)
+	mux.HandleFunc("/api/ci/{tool}", s.serveCI)
+	s.mountMCP(mux) // /api/mcp, its OAuth metadata and authorization server (mcp.go, oauth.go)
 	mux.HandleFunc("GET /sandbox/images/{runId}/{scenario}/{viewport}/{file}", s.serveImage)
 	s.handler = s.withFaults(mux)
 	return s

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -31,14 +32,9 @@ func (s *Server) lookupRun(a args) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, ok := s.runs[id]
+	r, ok := s.findRun(id)
 	if !ok {
-		ids := make([]string, 0, len(s.runs))
-		for id := range s.runs {
-			ids = append(ids, id)
-		}
-		slices.Sort(ids)
-		return nil, refuse(api.CodeValidation, "runId %q not found; sandbox runs: %s", id, strings.Join(ids, ", "))
+		return nil, refuse(api.CodeValidation, "runId %q not found; sandbox runs: %s", id, strings.Join(s.runIDs(), ", "))
 	}
 	return r, nil
 }
@@ -51,7 +47,7 @@ func (s *Server) getRunFailures(c *call) reply {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.failures != nil {
-		return reply{status: 200, body: r.failures}
+		return reply{status: http.StatusOK, body: r.failures}
 	}
 	data := runFailures{RunID: r.id, Total: r.total, Failures: []check{}}
 	for _, ch := range r.loaded() {

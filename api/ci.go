@@ -1,0 +1,236 @@
+package api
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+)
+
+// CI tools are routed through POST {base}/api/ci/{tool} and answer plain
+// JSON, not ToolResponses (SPEC.md, "CI endpoint"). CallCI wraps each
+// answer in a ToolResponse so that the rest of vq (rendering, exit codes,
+// retries, watching) handles it like any other answer.
+
+// CI tools vq names itself, and the invoke tool that lists a run's
+// failed checks.
+const (
+	ToolRunVRT      = "run_vrt"
+	ToolRunPerf     = "run_perf"
+	ToolRunStatus   = "get_run_status"
+	ToolRunFailures = "get_run_failures"
+)
+
+// CI run statuses of get_run_status.
+const (
+	RunQueued    = "queued"
+	RunRunning   = "running"
+	RunPassed    = "passed"
+	RunFailed    = "failed"
+	RunError     = "error"
+	RunCancelled = "cancelled"
+)
+
+// CIRun is the answer of run_vrt, run_perf and get_run_status:
+// {runId, status, progress?, failed?, total?, url?}.
+type CIRun struct {
+	RunID    string       `json:"runId"`
+	Status   string       `json:"status"`
+	Progress *JobProgress `json:"progress,omitempty"`
+	// Failed and Total count checks; float64 so that any JSON number reads.
+	Failed float64 `json:"failed,omitempty"`
+	Total  float64 `json:"total,omitempty"`
+	URL    string  `json:"url,omitempty"`
+}
+
+// Ended reports whether the run has its verdict.
+func (r CIRun) Ended() bool {
+	return r.Status == RunPassed || r.Status == RunFailed || r.Status == RunError || r.Status == RunCancelled
+}
+
+// ParseCIRun reads a CI answer's data as a run. ok is false when the answer
+// failed or its data is not an object with a runId and a status.
+func ParseCIRun(r *ToolResponse) (CIRun, bool) {
+	var run CIRun
+	if r == nil || !r.OK || json.Unmarshal(r.Data, &run) != nil || run.RunID == "" || run.Status == "" {
+		return CIRun{}, false
+	}
+	return run, true
+}
+
+// Summary is the one-line account of a run: "run run_123 queued",
+// "run run_123 failed: 3 of 12 checks".
+func (r CIRun) Summary() string {
+	s := "run " + r.RunID + " "
+	switch r.Status {
+	case RunPassed:
+		s += "passed"
+		if r.Total > 0 {
+			s += ": " + count(r.Total) + " checks"
+		}
+	case RunFailed:
+		s += "failed"
+		if r.Total > 0 {
+			s += ": " + count(r.Failed) + " of " + count(r.Total) + " checks"
+		}
+	case RunError:
+		s += "ended in error"
+	default:
+		s += r.Status
+		if p := r.Progress; p != nil && !r.Ended() {
+			s += " (" + count(p.Current) + "/" + count(p.Total) + ")"
+		}
+	}
+	return s
+}
+
+func count(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// RunAsJob returns a get_run_status answer as Watch reads a job's status, so
+// a run is watched with the job policy and display: runId becomes jobId, a
+// passed run completed, failed and error runs failed, and the verdict the
+// job word does not say ("passed", "error", "3 of 12 checks changed") rides
+// in the progress message. An answer that is no run (a failure, other
+// JSON) keeps data null, so Watch retries or ends on it as its error code
+// says.
+func RunAsJob(r *ToolResponse) *ToolResponse {
+	out := *r
+	out.Data = json.RawMessage("null")
+	run, ok := ParseCIRun(r)
+	if !ok {
+		return &out
+	}
+	job := JobStatus{JobID: run.RunID, Status: run.Status, Progress: run.Progress}
+	verdict := ""
+	switch run.Status {
+	case RunPassed:
+		job.Status, verdict = JobCompleted, "passed"
+	case RunError:
+		job.Status, verdict = JobFailed, "error"
+	case RunFailed:
+		if run.Total > 0 {
+			verdict = count(run.Failed) + " of " + count(run.Total) + " checks changed"
+		}
+	}
+	if verdict != "" {
+		p := JobProgress{}
+		if run.Progress != nil {
+			p = *run.Progress
+		}
+		p.Message = verdict
+		job.Progress = &p
+	}
+	out.Data, _ = json.Marshal(job) // strings and numbers: it always encodes
+	return &out
+}
+
+// CIURL is the CI endpoint of one tool.
+func (c *Client) CIURL(tool string) string {
+	return c.opts.BaseURL + "/api/ci/" + url.PathEscape(tool)
+}
+
+// CallCI calls a CI tool with args as the body (plus project and
+// environment when configured and not in args) and always answers with a
+// ToolResponse: ok when the server answered 2xx with JSON, data the JSON it
+// sent, summary derived from it; a failure's data is null. Failures get the body's error.code where
+// the server sent one; 401 is unauthorized, 404 not_found, 429 rate_limit
+// (waited and retried), 5xx and non-JSON bodies http_error (5xx retried
+// once), exactly as invoke's answers are. The error is non-nil only when ctx
+// ended.
+func (c *Client) CallCI(ctx context.Context, tool string, args map[string]any) (*ToolResponse, error) {
+	body := cloneArgs(args)
+	for key, value := range map[string]string{"project": c.opts.Project, "environment": c.opts.Environment} {
+		if _, set := body[key]; !set && value != "" {
+			body[key] = value
+		}
+	}
+	return c.withRetries(ctx, tool, func() *ToolResponse {
+		status, header, raw, err := c.post(ctx, c.CIURL(tool), body)
+		if err != nil {
+			return transportFailure(tool, status, err)
+		}
+		return ciResponse(tool, status, header, raw)
+	})
+}
+
+// ciErrorBody is the error shape of the CI endpoint, with the contract's
+// optional fields read where a server adds them.
+type ciErrorBody struct {
+	Error *struct {
+		Code         string `json:"code"`
+		Message      string `json:"message"`
+		Recoverable  *bool  `json:"recoverable"`
+		RetryAfterMs int64  `json:"retryAfterMs"`
+	} `json:"error"`
+	Recoverable  *bool `json:"recoverable"`
+	RetryAfterMs int64 `json:"retryAfterMs"`
+}
+
+// ciResponse wraps one complete CI answer.
+func ciResponse(tool string, status int, header http.Header, raw []byte) *ToolResponse {
+	if status == http.StatusUnauthorized {
+		return unauthorized(tool, header.Get("WWW-Authenticate"))
+	}
+	doc, isJSON := jsonDocument(raw)
+	if !isJSON {
+		r := clientError(tool, CodeHTTPError, httpErrorMessage(status, raw), true)
+		r.transient = status >= 500
+		return r
+	}
+	if status >= 200 && status < 300 {
+		r := &ToolResponse{OK: true, Tool: tool, Summary: tool + " answered", Data: doc, Warnings: []string{}, NextActions: []NextAction{}}
+		if run, ok := ParseCIRun(r); ok {
+			r.Summary = run.Summary()
+		}
+		return r
+	}
+
+	var body ciErrorBody
+	_ = json.Unmarshal(doc, &body) // any JSON is a valid error body; fields are optional
+	code, message, recoverable, retryAfterMs := "", "", body.Recoverable, body.RetryAfterMs
+	if e := body.Error; e != nil {
+		code, message = e.Code, e.Message
+		recoverable = cmp.Or(e.Recoverable, recoverable)
+		retryAfterMs = max(e.RetryAfterMs, retryAfterMs)
+	}
+	switch {
+	case status == http.StatusTooManyRequests:
+		code = CodeRateLimit
+	case status >= 500:
+		// Whatever the server calls it, a 5xx is the unexpected failure
+		// the contract retries (and a watch outlasts); the message quotes
+		// its body.
+		code = CodeHTTPError
+	case code == "" && status == http.StatusNotFound:
+		code = CodeNotFound
+	case code == "":
+		code = CodeHTTPError
+	}
+	if message == "" || code == CodeHTTPError {
+		message = httpErrorMessage(status, raw)
+	}
+	if recoverable == nil {
+		recoverable = boolPtr(code == CodeRateLimit || code == CodeHTTPError || code == CodeValidation)
+	}
+	// The body's error is all a failure carries: code and message above.
+	r := clientError(tool, code, message, *recoverable)
+	r.transient = status >= 500
+	r.RetryAfterMs = retryAfterMs
+	if r.RetryAfterMs == 0 && code == CodeRateLimit {
+		r.RetryAfterMs = retryAfterHeader(header.Get("Retry-After"))
+	}
+	return r
+}
+
+// jsonDocument reports whether raw is exactly one JSON document, and returns
+// it without surrounding whitespace.
+func jsonDocument(raw []byte) (json.RawMessage, bool) {
+	doc := bytes.TrimSpace(raw)
+	if len(doc) == 0 || !json.Valid(doc) {
+		return nil, false
+	}
+	return json.RawMessage(doc), true
+}

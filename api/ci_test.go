@@ -1,0 +1,99 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestCIAnswersBecomeToolResponses drives CallCI against each kind of CI
+// answer and checks the wrapped response and how many requests the retry
+// policy spent on it.
+func TestCIAnswersBecomeToolResponses(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		replies     []reply
+		ok          bool
+		code        string
+		recoverable bool
+		summary     string
+		hits        int32
+	}{
+		{"run started", []reply{{200, `{"runId":"run_1","status":"queued","url":"https://x/runs/run_1"}`, nil}},
+			true, "", false, "run run_1 queued", 1},
+		{"failed run", []reply{{200, `{"runId":"run_1","status":"failed","progress":{"current":12,"total":12},"failed":3,"total":12}`, nil}},
+			true, "", false, "run run_1 failed: 3 of 12 checks", 1},
+		{"any other JSON", []reply{{200, ` [1, 2] `, nil}}, true, "", false, "list_things answered", 1},
+		{"HTML with 200", []reply{{200, `<html>hi</html>`, nil}}, false, CodeHTTPError, true, "HTTP 200 OK: hi", 1},
+		{"empty 502, retried once", []reply{{502, ``, nil}}, false, CodeHTTPError, true, "HTTP 502 Bad Gateway with an empty body", 2},
+		{"5xx JSON is an http_error whatever its code", []reply{{503, `{"error":{"code":"internal","message":"db down"}}`, nil}, {200, `{}`, nil}},
+			true, "", false, "list_things answered", 2},
+		{"the body's code", []reply{{400, `{"error":{"code":"validation_error","message":"runId is required"}}`, nil}},
+			false, CodeValidation, true, "runId is required", 1},
+		{"the body's recoverable flag", []reply{{403, `{"error":{"code":"scope_denied","message":"no","recoverable":true}}`, nil}},
+			false, CodeScopeDenied, true, "no", 1},
+		{"404 without a code", []reply{{404, `{"message":"nope"}`, nil}}, false, CodeNotFound, false, `HTTP 404 Not Found: {"message":"nope"}`, 1},
+		{"401", []reply{{401, `{"error":{"code":"unauthorized","message":"missing API key"}}`, map[string]string{"WWW-Authenticate": `Bearer realm="visualq"`}}},
+			false, CodeUnauthorized, false, "sign in with: vq auth login", 1},
+		{"429 waits retryAfterMs", []reply{{429, `{"error":{"code":"rate_limit","message":"slow","retryAfterMs":5}}`, nil}, {200, `{"runId":"r","status":"passed","total":4}`, nil}},
+			true, "", false, "run r passed: 4 checks", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(t, tc.replies...)
+			resp, err := s.client(Options{}).CallCI(context.Background(), "list_things", map[string]any{"runId": "run_1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.OK != tc.ok || resp.ErrorCode() != tc.code || resp.Tool != "list_things" || !strings.Contains(resp.Summary, tc.summary) {
+				t.Errorf("ok=%v code=%q tool=%q summary=%q", resp.OK, resp.ErrorCode(), resp.Tool, resp.Summary)
+			}
+			if !tc.ok && resp.IsRecoverable() != tc.recoverable {
+				t.Errorf("recoverable=%v", resp.IsRecoverable())
+			}
+			if got := s.hits.Load(); got != tc.hits {
+				t.Errorf("%d requests, want %d", got, tc.hits)
+			}
+			if body, _ := s.lastReq.Load().([]byte); string(body) != `{"runId":"run_1"}` || s.auth.Load() != "Bearer vqs_secret_key" {
+				t.Errorf("sent %s with %v; want the args object and the key", body, s.auth.Load())
+			}
+		})
+	}
+}
+
+func TestCIDataIsTheAnswer(t *testing.T) {
+	answer := `{"runId":"run_1","status":"running","extra":{"b":1,"a":2}}`
+	s := newServer(t, reply{200, "\n" + answer + "\n", nil})
+	resp, _ := s.client(Options{Project: "shop-web"}).CallCI(context.Background(), ToolRunStatus, map[string]any{"runId": "run_1", "environment": "mine"})
+	if string(resp.Data) != answer {
+		t.Errorf("data %s, want the answer as sent", resp.Data)
+	}
+	if body, _ := s.lastReq.Load().([]byte); string(body) != `{"environment":"mine","project":"shop-web","runId":"run_1"}` {
+		t.Errorf("sent %s: the configured project joins the args, which win", body)
+	}
+	if s.client(Options{}).CIURL("a b/c") != s.URL+"/api/ci/a%20b%2Fc" {
+		t.Errorf("CIURL %s", s.client(Options{}).CIURL("a b/c"))
+	}
+}
+
+// TestRunAsJob maps each run status onto the job status Watch reads.
+func TestRunAsJob(t *testing.T) {
+	for _, tc := range []struct{ run, job string }{
+		{`{"runId":"r","status":"queued"}`, `{"jobId":"r","status":"queued"}`},
+		{`{"runId":"r","status":"running","progress":{"current":3,"total":12}}`, `{"jobId":"r","status":"running","progress":{"current":3,"total":12}}`},
+		{`{"runId":"r","status":"passed","progress":{"current":12,"total":12}}`, `{"jobId":"r","status":"completed","progress":{"current":12,"total":12,"message":"passed"}}`},
+		{`{"runId":"r","status":"failed","failed":3,"total":12}`, `{"jobId":"r","status":"failed","progress":{"current":0,"total":0,"message":"3 of 12 checks changed"}}`},
+		{`{"runId":"r","status":"error"}`, `{"jobId":"r","status":"failed","progress":{"current":0,"total":0,"message":"error"}}`},
+		{`{"runId":"r","status":"cancelled"}`, `{"jobId":"r","status":"cancelled"}`},
+		{`{"status":"passed"}`, `null`},
+	} {
+		got := RunAsJob(&ToolResponse{OK: true, Data: json.RawMessage(tc.run)})
+		if string(got.Data) != tc.job {
+			t.Errorf("%s → %s, want %s", tc.run, got.Data, tc.job)
+		}
+	}
+	failed := RunAsJob(clientError(ToolRunStatus, CodeHTTPError, "HTTP 502", true))
+	if failed.ErrorCode() != CodeHTTPError || string(failed.Data) != "null" {
+		t.Errorf("a failed poll: %+v", failed)
+	}
+}

@@ -1,0 +1,83 @@
+package api
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestWriteFileAtomicFailureKeepsTheOldFile fails a write halfway, the way
+// a full disk does: a child process limited to 1000-byte files writes 64
+// KiB. The old file must be untouched and no temporary file left behind.
+func TestWriteFileAtomicFailureKeepsTheOldFile(t *testing.T) {
+	if path := os.Getenv("VQ_TEST_ATOMIC_CHILD"); path != "" {
+		signal.Ignore(syscall.SIGXFSZ) // make the limit an error, not a kill
+		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 1000, Max: 1000}); err != nil {
+			t.Fatal(err)
+		}
+		err := WriteFileAtomic(path, []byte(strings.Repeat("n", 64<<10)))
+		if !errors.Is(err, syscall.EFBIG) {
+			t.Fatalf("WriteFileAtomic past the file size limit: %v, want EFBIG", err)
+		}
+		return
+	}
+	dir := filepath.Join(t.TempDir(), "vq")
+	path := filepath.Join(dir, "config.json")
+	old := []byte(`{"apiKey":"old"}` + "\n")
+	if err := WriteFileAtomic(path, old); err != nil {
+		t.Fatal(err)
+	}
+	child := exec.Command(os.Args[0], "-test.run=^TestWriteFileAtomicFailureKeepsTheOldFile$")
+	child.Env = append(os.Environ(), "VQ_TEST_ATOMIC_CHILD="+path)
+	if out, err := child.CombinedOutput(); err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	if got, err := os.ReadFile(path); err != nil || string(got) != string(old) {
+		t.Errorf("after a failed write the file holds %q (%v), want the old %q", got, err, old)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("the failed write left files behind: %v", entries)
+	}
+	for p, want := range map[string]os.FileMode{path: 0o600, dir: 0o700 | os.ModeDir} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode() != want {
+			t.Errorf("%s: mode %v (%v), want %v", p, fi.Mode(), err, want)
+		}
+	}
+}
+
+// TestALockedKeyringTimesOut stands a keyring call that never answers (as a
+// locked keyring's unlock prompt does) in for the OS keyring: the OS one
+// cannot be faked, but the timeout around it is what keeps vq from hanging.
+func TestALockedKeyringTimesOut(t *testing.T) {
+	locked := make(chan struct{})
+	defer close(locked)
+	start := time.Now()
+	_, err := CredentialStore{KeyringTimeout: 50 * time.Millisecond}.keyring(func() (string, error) {
+		<-locked
+		return "", nil
+	})
+	if !errors.Is(err, errKeyringTimeout) || time.Since(start) > 5*time.Second {
+		t.Fatalf("err %v after %s", err, time.Since(start))
+	}
+}
+
+// TestNoKeyringMeansTheConfigFile: with UseKeyring false (VQ_NO_KEYRING) a
+// key is saved to and read from the private config file only.
+func TestNoKeyringMeansTheConfigFile(t *testing.T) {
+	s := CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json")}
+	where, err := s.Save("https://vq.example", "vqs_stored")
+	if err != nil || !strings.HasPrefix(where, SourceConfig) {
+		t.Fatalf("saved to %q: %v", where, err)
+	}
+	key, source, err := s.Lookup("https://vq.example")
+	if key != "vqs_stored" || !strings.HasPrefix(source, SourceConfig) || err != nil {
+		t.Errorf("Lookup = %q, %q, %v", key, source, err)
+	}
+}

@@ -1,0 +1,112 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// checkToolResponse fails the test when r breaks what every renderer relies
+// on: non-nil collections, a code on every failure, and a document that
+// encodes.
+func checkToolResponse(t *testing.T, what string, r *ToolResponse) {
+	t.Helper()
+	if r == nil {
+		t.Fatalf("%s: nil response", what)
+	}
+	if r.Warnings == nil || r.NextActions == nil || r.Data == nil {
+		t.Fatalf("%s: nil collections: %+v", what, r)
+	}
+	if !r.OK && r.ErrorCode() == "" {
+		t.Fatalf("%s: a failure without an error code", what)
+	}
+	if _, err := json.Marshal(r); err != nil {
+		t.Fatalf("%s: does not encode: %v", what, err)
+	}
+}
+
+// FuzzMCPResult feeds a tools/call result, as a server could send it, to the
+// mapping onto the contract: whatever the server says, vq gets a
+// well-formed ToolResponse.
+func FuzzMCPResult(f *testing.F) {
+	f.Add([]byte(`{"content":[{"type":"text","text":"ok"}],"structuredContent":{"ok":true,"tool":"t","summary":"s","data":{"a":1},"warnings":[],"nextActions":[]}}`))
+	f.Add([]byte(`{"content":[{"type":"text","text":"3 of 5 sources analysed"}],"isError":true}`))
+	f.Add([]byte(`{"content":[],"structuredContent":{"ok":"yes","nextActions":{}}}`))
+	f.Add([]byte(`{"content":[{"type":"text","text":"\u001b[2Jx\u202e"}],"structuredContent":[1,2]}`))
+	f.Add([]byte(`{"content":[{"type":"image","data":"AAAA","mimeType":"image/png"}],"isError":false}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(body, &res); err != nil {
+			return
+		}
+		resp := toolResponseFromMCP("t", &res)
+		checkToolResponse(t, string(body), resp)
+		if resp.Tool == "" {
+			t.Fatalf("%s: mapped response names no tool", body)
+		}
+	})
+}
+
+// FuzzJobStatus feeds a ToolResponse body to every reader of job state: the
+// get_job_status data, a long-running token answer, the readiness lock, and
+// the token-poll translation Watch consumes.
+func FuzzJobStatus(f *testing.F) {
+	f.Add([]byte(`{"ok":true,"data":{"jobId":"j","status":"running","progress":{"current":1,"total":3,"message":"m"}}}`))
+	f.Add([]byte(`{"ok":true,"data":{"status":"started","token":"tk","progress":{"current":"x"}}}`))
+	f.Add([]byte(`{"ok":false,"error":{"code":"project_not_ready","message":"3 of 5 sources analysed"},"data":{"result":1}}`))
+	f.Add([]byte(`{"ok":true,"data":{"jobId":7,"status":["completed"]}}`))
+	f.Add([]byte(`{"ok":false,"error":{"code":"rate_limit"},"retryAfterMs":-5}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		resp, err := DecodeToolResponse(body)
+		if err != nil {
+			return
+		}
+		if s, ok := ParseJobStatus(resp); ok && s.Status == "" {
+			t.Fatalf("%s: a job status without a status", body)
+		}
+		if id, ok := AcceptedJob(resp); ok && id == "" {
+			t.Fatalf("%s: an accepted job without an id", body)
+		}
+		if lr, ok := ParseLongRunning(resp); ok && lr.Token == "" {
+			t.Fatalf("%s: long-running work without a token", body)
+		}
+		if state, ok := ReadinessLock(resp); ok && resp.OK {
+			t.Fatalf("%s: an ok answer read as the readiness lock %+v", body, state)
+		}
+		if resp.retryAfter() <= 0 {
+			t.Fatalf("%s: a non-positive retry wait", body)
+		}
+		polled := asJobStatus("tk", resp)
+		checkToolResponse(t, string(body), polled)
+		if polled != resp {
+			if s, ok := ParseJobStatus(polled); !ok || s.JobID != "tk" {
+				t.Fatalf("%s: token poll answer %s is not a job status", body, polled.Data)
+			}
+		}
+	})
+}
+
+// FuzzCIResponse feeds a CI endpoint's answer (any status, any body) to
+// its mapping onto the contract, then to the run reading --wait relies on.
+func FuzzCIResponse(f *testing.F) {
+	f.Add(200, []byte(`{"runId":"run_1","status":"running","progress":{"current":1,"total":4},"failed":0,"total":4,"url":"https://x"}`))
+	f.Add(200, []byte(`{"runId":"run_1","status":"failed","failed":"2","total":null}`))
+	f.Add(429, []byte(`{"error":{"code":"rate_limit","message":"slow","retryAfterMs":-1}}`))
+	f.Add(500, []byte(`<html>oops</html>`))
+	f.Add(404, []byte(`{"error":null,"recoverable":"yes"}`))
+	f.Fuzz(func(t *testing.T, status int, body []byte) {
+		status = 100 + int(uint(status)%500)
+		resp := ciResponse("run_vrt", status, http.Header{}, body)
+		checkToolResponse(t, string(body), resp)
+		if resp.OK != (status >= 200 && status < 300 && json.Valid(bytes.TrimSpace(body))) {
+			t.Fatalf("HTTP %d %s: ok=%v", status, body, resp.OK)
+		}
+		if run, ok := ParseCIRun(resp); ok {
+			run.Summary()
+			checkToolResponse(t, string(body), RunAsJob(resp))
+		}
+	})
+}

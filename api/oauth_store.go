@@ -1,0 +1,192 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/zalando/go-keyring"
+	"golang.org/x/oauth2"
+)
+
+// OAuthToken is what vq auth login --oauth keeps: the tokens, and what it
+// takes to refresh them without another sign-in.
+type OAuthToken struct {
+	// Issuer is the authorization server; tokens are stored per issuer.
+	Issuer string `json:"issuer"`
+	// Resource is the MCP endpoint the token was obtained for.
+	Resource     string    `json:"resource"`
+	ClientID     string    `json:"clientId"`
+	ClientSecret string    `json:"clientSecret,omitempty"`
+	TokenURL     string    `json:"tokenUrl"`
+	AuthStyle    int       `json:"authStyle,omitempty"`
+	AccessToken  string    `json:"accessToken,omitempty"`
+	RefreshToken string    `json:"refreshToken,omitempty"`
+	TokenType    string    `json:"tokenType,omitempty"`
+	Expiry       time.Time `json:"expiry,omitzero"`
+}
+
+// oauthSecrets are the fields that go to the keyring when one answers; the
+// file then keeps the rest, so tokens can still be found by resource.
+type oauthSecrets struct {
+	ClientSecret string `json:"clientSecret,omitempty"`
+	AccessToken  string `json:"accessToken,omitempty"`
+	RefreshToken string `json:"refreshToken,omitempty"`
+}
+
+type oauthFile struct {
+	Tokens map[string]OAuthToken `json:"tokens"`
+}
+
+const oauthKeyringService = "vq-oauth"
+
+// OAuthPath is the token file, beside the config file and private like it.
+func (s CredentialStore) OAuthPath() string {
+	return filepath.Join(filepath.Dir(s.ConfigPath), "oauth.json")
+}
+
+func (s CredentialStore) loadOAuth() (oauthFile, error) {
+	f := oauthFile{Tokens: map[string]OAuthToken{}}
+	b, err := os.ReadFile(s.OAuthPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return f, nil
+	}
+	if err != nil {
+		return f, err
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		return f, err
+	}
+	if f.Tokens == nil {
+		f.Tokens = map[string]OAuthToken{}
+	}
+	return f, nil
+}
+
+func (s CredentialStore) saveOAuthFile(f oauthFile) error {
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(s.OAuthPath(), append(b, '\n'))
+}
+
+// SaveOAuth stores t under its issuer, secrets in the keyring when one
+// answers, else all of it in the 0600 token file; it says where.
+func (s CredentialStore) SaveOAuth(t OAuthToken) (string, error) {
+	f, err := s.loadOAuth()
+	if err != nil {
+		return "", err
+	}
+	where := SourceConfig + " " + s.OAuthPath()
+	stored := t
+	if s.UseKeyring {
+		secrets, _ := json.Marshal(oauthSecrets{ClientSecret: t.ClientSecret, AccessToken: t.AccessToken, RefreshToken: t.RefreshToken})
+		if _, err := s.keyring(func() (string, error) { return "", keyring.Set(oauthKeyringService, t.Issuer, string(secrets)) }); err == nil {
+			stored.ClientSecret, stored.AccessToken, stored.RefreshToken = "", "", ""
+			where = SourceKeyring
+		}
+	}
+	f.Tokens[t.Issuer] = stored
+	return where, s.saveOAuthFile(f)
+}
+
+// LookupOAuth finds the token stored for an MCP endpoint.
+func (s CredentialStore) LookupOAuth(resource string) (OAuthToken, bool, error) {
+	f, err := s.loadOAuth()
+	if err != nil {
+		return OAuthToken{}, false, err
+	}
+	for _, t := range f.Tokens {
+		if t.Resource != resource {
+			continue
+		}
+		if t.AccessToken == "" && t.RefreshToken == "" && s.UseKeyring {
+			if raw, err := s.keyring(func() (string, error) { return keyring.Get(oauthKeyringService, t.Issuer) }); err == nil {
+				var sec oauthSecrets
+				if json.Unmarshal([]byte(raw), &sec) == nil {
+					t.ClientSecret, t.AccessToken, t.RefreshToken = sec.ClientSecret, sec.AccessToken, sec.RefreshToken
+				}
+			}
+		}
+		return t, t.AccessToken != "" || t.RefreshToken != "", nil
+	}
+	return OAuthToken{}, false, nil
+}
+
+// DeleteOAuth removes every token stored for an MCP endpoint and reports
+// the issuers it removed.
+func (s CredentialStore) DeleteOAuth(resource string) ([]string, error) {
+	f, err := s.loadOAuth()
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for issuer, t := range f.Tokens {
+		if t.Resource != resource {
+			continue
+		}
+		if s.UseKeyring {
+			_, _ = s.keyring(func() (string, error) { return "", keyring.Delete(oauthKeyringService, issuer) })
+		}
+		delete(f.Tokens, issuer)
+		removed = append(removed, issuer)
+	}
+	if len(removed) == 0 {
+		return nil, nil
+	}
+	return removed, s.saveOAuthFile(f)
+}
+
+// OAuthTokenSource yields t's access token, refreshing it at the issuer
+// when it has expired and storing the new tokens, so the next vq process
+// starts from them.
+func (s CredentialStore) OAuthTokenSource(t OAuthToken, hc *http.Client) oauth2.TokenSource {
+	cfg := &oauth2.Config{
+		ClientID:     t.ClientID,
+		ClientSecret: t.ClientSecret,
+		Endpoint:     oauth2.Endpoint{TokenURL: t.TokenURL, AuthStyle: oauth2.AuthStyle(t.AuthStyle)},
+	}
+	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, hc)
+	return &storingTokenSource{store: s, rec: t, src: cfg.TokenSource(ctx, t.token())}
+}
+
+func (t OAuthToken) token() *oauth2.Token {
+	return &oauth2.Token{AccessToken: t.AccessToken, RefreshToken: t.RefreshToken, TokenType: t.TokenType, Expiry: t.Expiry}
+}
+
+func (t OAuthToken) with(tok *oauth2.Token) OAuthToken {
+	t.AccessToken, t.TokenType, t.Expiry = tok.AccessToken, tok.TokenType, tok.Expiry
+	if tok.RefreshToken != "" {
+		t.RefreshToken = tok.RefreshToken
+	}
+	return t
+}
+
+type storingTokenSource struct {
+	store CredentialStore
+	src   oauth2.TokenSource
+	mu    sync.Mutex
+	rec   OAuthToken
+}
+
+func (s *storingTokenSource) Token() (*oauth2.Token, error) {
+	tok, err := s.src.Token()
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if tok.AccessToken != s.rec.AccessToken {
+		s.rec = s.rec.with(tok)
+		// A failed save costs only a refresh next time; the call goes on.
+		_, _ = s.store.SaveOAuth(s.rec)
+	}
+	return tok, nil
+}

@@ -1,0 +1,273 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Job statuses of get_job_status (SPEC.md, "The wire").
+const (
+	JobQueued    = "queued"
+	JobRunning   = "running"
+	JobCompleted = "completed"
+	JobFailed    = "failed"
+	JobCancelled = "cancelled"
+)
+
+// ToolJobStatus is the tool that reports on an async job.
+const ToolJobStatus = "get_job_status"
+
+// JobProgress is how far a job has got.
+type JobProgress struct {
+	Current float64 `json:"current"`
+	Total   float64 `json:"total"`
+	Message string  `json:"message,omitempty"`
+}
+
+// JobStatus is the data of an async tool's first answer and of
+// get_job_status: {jobId, status, progress?, result?}.
+type JobStatus struct {
+	JobID    string          `json:"jobId"`
+	Status   string          `json:"status"`
+	Progress *JobProgress    `json:"progress,omitempty"`
+	Result   json.RawMessage `json:"result,omitempty"`
+}
+
+// Ended reports whether the status is final.
+func (s JobStatus) Ended() bool {
+	return s.Status == JobCompleted || s.Status == JobFailed || s.Status == JobCancelled
+}
+
+// ParseJobStatus reads a response's data as a job status. ok is false when
+// the data is not an object with a status.
+func ParseJobStatus(r *ToolResponse) (JobStatus, bool) {
+	var s JobStatus
+	if r == nil || len(r.Data) == 0 {
+		return s, false
+	}
+	if err := json.Unmarshal(r.Data, &s); err != nil || s.Status == "" {
+		return JobStatus{}, false
+	}
+	return s, true
+}
+
+// AcceptedJob reports the job id of an async tool's first answer, data
+// {jobId, status: queued|running}: the answer --wait turns into a watch.
+func AcceptedJob(r *ToolResponse) (string, bool) {
+	if r == nil || !r.OK {
+		return "", false
+	}
+	s, ok := ParseJobStatus(r)
+	if !ok || s.JobID == "" || (s.Status != JobQueued && s.Status != JobRunning) {
+		return "", false
+	}
+	return s.JobID, true
+}
+
+// PollFunc asks once how a job is doing. Its answer's data is read as a
+// JobStatus; err is non-nil only when ctx ended. Watch owns the policy (when
+// to ask again, what ends the watch), so any source that can answer in that
+// shape plugs in: get_job_status here, and an MCP long-running tool called
+// again with its token.
+type PollFunc func(ctx context.Context) (*ToolResponse, error)
+
+// JobStatusCall is the get_job_status call for one job.
+func JobStatusCall(jobID string) Call {
+	return Call{Tool: ToolJobStatus, Args: map[string]any{"jobId": jobID}}
+}
+
+// JobStatusPoll polls get_job_status for one job.
+func (c *Client) JobStatusPoll(jobID string) PollFunc {
+	call := JobStatusCall(jobID)
+	return func(ctx context.Context) (*ToolResponse, error) {
+		return c.InvokeOnce(ctx, call)
+	}
+}
+
+// Default watch policy: start at 1s, grow ×1.5 to 10s while nothing changes,
+// give up after 10 transient failures in a row.
+const (
+	DefaultMinInterval = time.Second
+	DefaultMaxInterval = 10 * time.Second
+	DefaultBackoff     = 1.5
+	DefaultMaxFailures = 10
+)
+
+// WatchOptions tune Watch. The zero value is the default policy with no
+// deadline.
+type WatchOptions struct {
+	// Interval, when set, is a fixed poll interval (--interval).
+	Interval time.Duration
+	// MinInterval and MaxInterval bound the adaptive interval.
+	MinInterval, MaxInterval time.Duration
+	// Timeout bounds the whole watch; zero means until the job ends or ctx
+	// is cancelled.
+	Timeout time.Duration
+	// MaxFailures is how many transient failures in a row end the watch.
+	MaxFailures int
+	// OnUpdate, when set, hears of every change of status or progress and of
+	// every transient failure; never of a poll that saw nothing new.
+	OnUpdate func(JobUpdate)
+}
+
+// JobUpdate is one change seen while watching a job.
+type JobUpdate struct {
+	JobID   string
+	Status  string
+	Current float64
+	Total   float64
+	// HasProgress is set when the server reported progress.
+	HasProgress bool
+	Message     string
+	Elapsed     time.Duration
+	// Failure, on a transient failure, is the failed answer; the watch goes
+	// on after RetryIn.
+	Failure *ToolResponse
+	RetryIn time.Duration
+	// Final is the answer that ended the watch, on the last update.
+	Final *ToolResponse
+}
+
+// WatchTimeoutError is the outcome of a watch that ran past its Timeout: the
+// job may still finish, and Last is the latest status seen.
+type WatchTimeoutError struct {
+	JobID   string
+	Timeout time.Duration
+	Last    JobUpdate
+}
+
+func (e *WatchTimeoutError) Error() string {
+	status := e.Last.Status
+	if status == "" {
+		status = "unfinished" // no poll got through to say more
+	}
+	return fmt.Sprintf("job %s still %s after %s", e.JobID, status, e.Timeout)
+}
+
+// Policy is the adaptive poll schedule: Next says how long to wait after a
+// poll, from whether it saw a change.
+type Policy struct {
+	min, max, cur time.Duration
+	fixed         bool
+}
+
+// NewPolicy builds the schedule for the options (defaults filled in).
+func NewPolicy(o WatchOptions) *Policy {
+	if o.Interval > 0 {
+		return &Policy{min: o.Interval, max: o.Interval, cur: o.Interval, fixed: true}
+	}
+	p := &Policy{min: o.MinInterval, max: o.MaxInterval}
+	if p.min <= 0 {
+		p.min = DefaultMinInterval
+	}
+	if p.max < p.min {
+		p.max = max(DefaultMaxInterval, p.min)
+	}
+	p.cur = p.min
+	return p
+}
+
+// Next is the wait before the next poll: the short interval right after a
+// change, ×1.5 more (up to the maximum) for each poll that saw nothing new.
+func (p *Policy) Next(changed bool) time.Duration {
+	if p.fixed {
+		return p.min
+	}
+	if changed {
+		p.cur = p.min
+		return p.cur
+	}
+	wait := p.cur
+	p.cur = min(time.Duration(float64(p.cur)*DefaultBackoff), p.max)
+	return wait
+}
+
+// Watch polls a job until its status is completed, failed or cancelled and
+// returns that final answer (a failed job's answer is ok:false with its
+// error and data.result). A refusal (unknown job, bad id, no access) ends
+// the watch with that answer too, as do MaxFailures transient failures
+// (http_error, tool_error) in a row. A rate limit that got past the
+// client's own retries waits its retryAfterMs. Errors: *WatchTimeoutError
+// past Timeout, ctx's error when ctx ended.
+func Watch(ctx context.Context, jobID string, poll PollFunc, o WatchOptions) (*ToolResponse, error) {
+	if o.MaxFailures <= 0 {
+		o.MaxFailures = DefaultMaxFailures
+	}
+	start := time.Now()
+	pollCtx := ctx
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		pollCtx, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
+	}
+	policy := NewPolicy(o)
+	last := JobUpdate{JobID: jobID}
+	notify := func(u JobUpdate) {
+		if o.OnUpdate != nil {
+			u.Elapsed = time.Since(start)
+			o.OnUpdate(u)
+		}
+	}
+	failures := 0
+	for {
+		resp, err := poll(pollCtx)
+		if err != nil {
+			return nil, stopped(ctx, jobID, o.Timeout, last)
+		}
+		var wait time.Duration
+		status, isStatus := ParseJobStatus(resp)
+		switch {
+		case isStatus && status.Ended(), isStatus && resp.OK:
+			failures = 0
+			u := updateFrom(jobID, status)
+			changed := u.Status != last.Status || u.Current != last.Current || u.Total != last.Total || u.Message != last.Message
+			if status.Ended() {
+				u.Final = resp
+				notify(u)
+				return resp, nil
+			}
+			if changed {
+				notify(u)
+				last = u
+			}
+			wait = policy.Next(changed)
+		case resp.ErrorCode() == CodeRateLimit:
+			wait = resp.retryAfter()
+		case resp.ErrorCode() == CodeHTTPError || resp.ErrorCode() == CodeToolError:
+			if failures++; failures >= o.MaxFailures {
+				notify(JobUpdate{JobID: jobID, Status: last.Status, Final: resp})
+				return resp, nil
+			}
+			wait = policy.Next(false)
+			notify(JobUpdate{JobID: jobID, Status: last.Status, Failure: resp, RetryIn: wait})
+		default:
+			// A refusal, or an ok answer that is no job status: polling again
+			// would get the same answer.
+			notify(JobUpdate{JobID: jobID, Status: last.Status, Final: resp})
+			return resp, nil
+		}
+		if sleep(pollCtx, wait) != nil {
+			return nil, stopped(ctx, jobID, o.Timeout, last)
+		}
+	}
+}
+
+// stopped is the outcome of a watch whose context ended: the caller's
+// cancellation, or else the watch's own deadline.
+func stopped(ctx context.Context, jobID string, timeout time.Duration, last JobUpdate) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return &WatchTimeoutError{JobID: jobID, Timeout: timeout, Last: last}
+}
+
+func updateFrom(jobID string, s JobStatus) JobUpdate {
+	u := JobUpdate{JobID: jobID, Status: s.Status}
+	if s.Progress != nil {
+		u.HasProgress = true
+		u.Current, u.Total, u.Message = s.Progress.Current, s.Progress.Total, s.Progress.Message
+	}
+	return u
+}

@@ -1,0 +1,242 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// jobBody is a get_job_status answer.
+func jobBody(status string, current, total int, message string) string {
+	data := map[string]any{"jobId": "job_1", "status": status}
+	if total > 0 {
+		data["progress"] = map[string]any{"current": current, "total": total, "message": message}
+	}
+	ok := status != JobFailed
+	body := map[string]any{"ok": ok, "tool": ToolJobStatus, "summary": "job " + status, "data": data, "warnings": []string{}, "nextActions": []any{}}
+	if status == JobCompleted || status == JobFailed {
+		data["result"] = map[string]any{"answer": 42}
+	}
+	if !ok {
+		body["error"] = map[string]string{"code": CodeProofFailed, "message": "the proof failed"}
+		body["recoverable"] = true
+	}
+	b, _ := json.Marshal(body)
+	return string(b)
+}
+
+// fast is a policy small enough for tests: the schedule is checked on its
+// own in TestPolicySchedule.
+var fast = WatchOptions{MinInterval: time.Millisecond, MaxInterval: 4 * time.Millisecond}
+
+func watchOnce(t *testing.T, s *server, o WatchOptions) (*ToolResponse, []JobUpdate, error) {
+	t.Helper()
+	var mu sync.Mutex
+	var updates []JobUpdate
+	o.OnUpdate = func(u JobUpdate) {
+		mu.Lock()
+		updates = append(updates, u)
+		mu.Unlock()
+	}
+	c := s.client(Options{NoRetry: true})
+	resp, err := Watch(context.Background(), "job_1", c.JobStatusPoll("job_1"), o)
+	return resp, updates, err
+}
+
+func TestPolicySchedule(t *testing.T) {
+	p := NewPolicy(WatchOptions{})
+	var got []time.Duration
+	for range 8 {
+		got = append(got, p.Next(false))
+	}
+	want := []float64{1000, 1500, 2250, 3375, 5062.5, 7593.75, 10000, 10000} // ms
+	for i := range want {
+		if w := time.Duration(want[i] * float64(time.Millisecond)); got[i] != w {
+			t.Fatalf("wait %d = %s, want %s (all: %v)", i, got[i], w, got)
+		}
+	}
+	if w := p.Next(true); w != time.Second {
+		t.Errorf("after a change the wait is %s, want back to 1s", w)
+	}
+	if w := p.Next(false); w != time.Second {
+		t.Errorf("first quiet poll after a change waits %s, want 1s", w)
+	}
+	fixed := NewPolicy(WatchOptions{Interval: 3 * time.Second})
+	for _, changed := range []bool{false, false, true, false} {
+		if w := fixed.Next(changed); w != 3*time.Second {
+			t.Fatalf("--interval 3s waited %s", w)
+		}
+	}
+}
+
+func TestWatchQueuedToCompletedReportsOnlyChanges(t *testing.T) {
+	s := newServer(t,
+		reply{200, jobBody(JobQueued, 0, 0, ""), nil},
+		reply{200, jobBody(JobQueued, 0, 0, ""), nil},
+		reply{200, jobBody(JobRunning, 1, 3, "Loading page"), nil},
+		reply{200, jobBody(JobRunning, 1, 3, "Loading page"), nil},
+		reply{200, jobBody(JobRunning, 2, 3, "Comparing screenshots"), nil},
+		reply{200, jobBody(JobCompleted, 3, 3, "Done"), nil},
+	)
+	resp, updates, err := watchOnce(t, s, fast)
+	if err != nil || !resp.OK || !strings.Contains(string(resp.Data), `"answer":42`) {
+		t.Fatalf("resp %+v err %v", resp, err)
+	}
+	if n := s.hits.Load(); n != 6 {
+		t.Errorf("polled %d times, want 6 (one per scripted answer, none after the end)", n)
+	}
+	var lines []string
+	for _, u := range updates {
+		lines = append(lines, u.Status+" "+u.Message)
+	}
+	want := "queued |running Loading page|running Comparing screenshots|completed Done"
+	if got := strings.Join(lines, "|"); got != want {
+		t.Errorf("updates %q, want %q", got, want)
+	}
+	if last := updates[len(updates)-1]; last.Final != resp || last.Current != 3 || last.Total != 3 {
+		t.Errorf("last update %+v", last)
+	}
+	var body map[string]any
+	json.Unmarshal(s.lastReq.Load().([]byte), &body)
+	if body["tool"] != ToolJobStatus || body["args"].(map[string]any)["jobId"] != "job_1" {
+		t.Errorf("poll request %v", body)
+	}
+}
+
+func TestWatchGoesOnThroughTransientFailures(t *testing.T) {
+	s := newServer(t,
+		reply{200, jobBody(JobRunning, 1, 2, ""), nil},
+		reply{502, "<html>Bad Gateway</html>", nil},
+		reply{503, "", nil},
+		reply{200, errBody(CodeToolError, true), nil},
+		reply{200, jobBody(JobCompleted, 2, 2, ""), nil},
+	)
+	resp, updates, err := watchOnce(t, s, fast)
+	if err != nil || !resp.OK {
+		t.Fatalf("resp %+v err %v", resp, err)
+	}
+	failures := 0
+	for _, u := range updates {
+		if u.Failure != nil {
+			failures++
+			if u.RetryIn <= 0 {
+				t.Errorf("failure update without a retry delay: %+v", u)
+			}
+		}
+	}
+	if failures != 3 {
+		t.Errorf("%d failure updates, want 3", failures)
+	}
+}
+
+func TestWatchGivesUpAfterTheFailureBudget(t *testing.T) {
+	s := newServer(t, reply{502, "bad gateway", nil})
+	o := fast
+	o.MaxFailures = 4
+	resp, _, err := watchOnce(t, s, o)
+	if err != nil || resp.ErrorCode() != CodeHTTPError || !strings.Contains(resp.ErrorMessage(), "502") {
+		t.Fatalf("resp %+v err %v", resp, err)
+	}
+	if n := s.hits.Load(); n != 4 {
+		t.Errorf("polled %d times, want 4", n)
+	}
+}
+
+func TestWatchWaitsOutARateLimitThatGotThrough(t *testing.T) {
+	s := newServer(t,
+		reply{429, errBodyWithRetry(20), nil},
+		reply{200, jobBody(JobCompleted, 1, 1, ""), nil},
+	)
+	resp, updates, err := watchOnce(t, s, fast)
+	if err != nil || !resp.OK {
+		t.Fatalf("resp %+v err %v", resp, err)
+	}
+	if len(updates) != 1 || updates[0].Failure != nil {
+		t.Errorf("a rate limit is not a failure to report: %+v", updates)
+	}
+}
+
+func TestWatchEndsOnARefusalAndOnAFailedJob(t *testing.T) {
+	for name, body := range map[string]string{
+		"unknown job": errBody(CodeNotFound, false),
+		"failed job":  jobBody(JobFailed, 2, 3, "no event"),
+		"not a job":   okBody("get_job_status"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := newServer(t, reply{200, body, nil})
+			resp, updates, err := watchOnce(t, s, fast)
+			if err != nil || resp == nil || string(resp.Raw()) != body {
+				t.Fatalf("resp %+v err %v", resp, err)
+			}
+			if n := s.hits.Load(); n != 1 {
+				t.Errorf("polled %d times, want 1", n)
+			}
+			if len(updates) != 1 || updates[0].Final != resp {
+				t.Errorf("updates %+v", updates)
+			}
+		})
+	}
+}
+
+func TestWatchTimeoutReportsTheLastStatus(t *testing.T) {
+	s := newServer(t, reply{200, jobBody(JobRunning, 1, 5, "slow"), nil})
+	o := fast
+	o.Timeout = 30 * time.Millisecond
+	resp, _, err := watchOnce(t, s, o)
+	var timeout *WatchTimeoutError
+	if !errors.As(err, &timeout) || resp != nil {
+		t.Fatalf("resp %+v err %v", resp, err)
+	}
+	if timeout.JobID != "job_1" || timeout.Last.Status != JobRunning || timeout.Last.Current != 1 {
+		t.Errorf("timeout %+v", timeout)
+	}
+	if !strings.Contains(err.Error(), "job job_1 still running after 30ms") {
+		t.Errorf("message %q", err)
+	}
+}
+
+func TestWatchStopsWhenTheContextIsCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	polls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if polls++; polls == 3 {
+			cancel()
+		}
+		w.Write([]byte(jobBody(JobRunning, polls, 10, "")))
+	}))
+	defer srv.Close()
+	c := New(Options{BaseURL: srv.URL, APIKey: "k"})
+	resp, err := Watch(ctx, "job_1", c.JobStatusPoll("job_1"), fast)
+	if !errors.Is(err, context.Canceled) || resp != nil {
+		t.Fatalf("resp %+v err %v", resp, err)
+	}
+	if polls != 3 {
+		t.Errorf("polled %d times after the cancel, want 3 in all", polls)
+	}
+}
+
+func TestAcceptedJob(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"ok":true,"data":{"jobId":"job_9","status":"queued"}}`:    "job_9",
+		`{"ok":true,"data":{"jobId":"job_9","status":"running"}}`:   "job_9",
+		`{"ok":true,"data":{"jobId":"job_9","status":"completed"}}`: "",
+		`{"ok":false,"data":{"jobId":"job_9","status":"queued"}}`:   "",
+		`{"ok":true,"data":{"status":"queued"}}`:                    "",
+		`{"ok":true,"data":[1,2]}`:                                  "",
+		`{"ok":true,"data":null}`:                                   "",
+	} {
+		r, err := DecodeToolResponse([]byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := AcceptedJob(r); got != want {
+			t.Errorf("AcceptedJob(%s) = %q, want %q", body, got, want)
+		}
+	}
+}

@@ -1,0 +1,303 @@
+// Command bench measures vq against curl, a Go program that only prints,
+// and the MCP Inspector CLI, side by side, and checks the goals of
+// BENCHMARKS.md. It builds vq with -ldflags='-s -w', serves the sandbox
+// in-process and runs every comparison alternately (a, b, a, b, …) so both
+// sides share the noise of the machine.
+//
+//	go run ./bench            # full: 20 runs a row, goals enforced (exit 1 on a miss)
+//	go run ./bench -quick     # 3 runs a row, short watch job, goals reported only
+//	go run ./bench -runs 50
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/sandbox"
+)
+
+func main() {
+	quick := flag.Bool("quick", false, "few runs and a short watch job; goals are reported, not enforced")
+	runs := flag.Int("runs", 0, "runs of each command per comparison (default 20, 3 with -quick)")
+	flag.Parse()
+	cfg := config{quick: *quick, runs: *runs}
+	if cfg.runs <= 0 {
+		cfg.runs = 20
+		if cfg.quick {
+			cfg.runs = 3
+		}
+	}
+	missed, err := run(cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	if missed && !cfg.quick {
+		os.Exit(1)
+	}
+}
+
+type config struct {
+	quick bool
+	runs  int
+}
+
+// bench holds what every row needs: the built programs, the server and
+// the environment vq runs in.
+type bench struct {
+	config
+	root  string // module root
+	tmp   string
+	vq    string
+	hello string
+	srv   *server
+	env   []string // vq's environment: the sandbox, its key, no user config
+}
+
+// trackingSteps is how many progress steps the sandbox's run_tracking job
+// has; a job ends one JobStep after its last step. The watch row checks it.
+const trackingSteps = 4
+
+func run(cfg config) (missed bool, err error) {
+	b := &bench{config: cfg}
+	if b.root, err = moduleRoot(); err != nil {
+		return false, err
+	}
+	if b.tmp, err = os.MkdirTemp("", "vq-bench-"); err != nil {
+		return false, err
+	}
+	defer os.RemoveAll(b.tmp)
+	step("building vq and the hello program")
+	if b.vq, err = b.buildVQ(); err != nil {
+		return false, err
+	}
+	if b.hello, err = b.buildHello(); err != nil {
+		return false, err
+	}
+	if b.srv, err = startServer(b.watchJob() / (trackingSteps + 1)); err != nil {
+		return false, err
+	}
+	defer b.srv.close()
+	b.env = append(cleanEnv(),
+		"VQ_BASE_URL="+b.srv.url,
+		"VQ_API_KEY="+sandbox.KeyAdmin,
+		"VQ_CONFIG="+filepath.Join(b.tmp, "no-config.json"),
+		"VQ_NO_KEYRING=1",
+		"HOME="+b.tmp,
+		"NO_COLOR=1",
+	)
+
+	var rows []row
+	for _, measure := range []func() row{
+		func() row { return b.startup("--version") },
+		func() row { return b.startup("--help") },
+		b.invoke,
+		b.mcp,
+		b.big100kJSON,
+		b.big100kPlain,
+		b.tui,
+		b.watch,
+		b.binarySize,
+	} {
+		r := measure()
+		rows = append(rows, r)
+		missed = missed || r.verdict == verdictFail
+	}
+	printReport(os.Stdout, b, rows)
+	return missed, nil
+}
+
+func step(msg string) { fmt.Fprintln(os.Stderr, "bench: "+msg) }
+
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	mod := strings.TrimSpace(string(out))
+	if mod == "" || mod == os.DevNull {
+		return "", errors.New("run the bench inside the vq module: go run ./bench")
+	}
+	return filepath.Dir(mod), nil
+}
+
+// cleanEnv is the bench's environment without any VQ_ setting of the
+// person running it, so their config never changes a figure.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "VQ_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+func (b *bench) buildVQ() (string, error) {
+	out := filepath.Join(b.tmp, "vq")
+	cmd := exec.Command("go", "build", "-ldflags=-s -w", "-o", out, ".")
+	cmd.Dir = b.root
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build vq: %v\n%s", err, msg)
+	}
+	return out, nil
+}
+
+// helloSource is the floor of start-up: a Go program that only prints.
+const helloSource = `package main
+
+import "fmt"
+
+func main() { fmt.Println("vq dev") }
+`
+
+func (b *bench) buildHello() (string, error) {
+	dir := filepath.Join(b.tmp, "hello")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	files := map[string]string{"main.go": helloSource, "go.mod": "module hello\n\ngo 1.26\n"}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			return "", err
+		}
+	}
+	out := filepath.Join(b.tmp, "hello-bin")
+	cmd := exec.Command("go", "build", "-ldflags=-s -w", "-o", out, ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build hello: %v\n%s", err, msg)
+	}
+	return out, nil
+}
+
+func (b *bench) vqCmd(args ...string) command {
+	return command{label: "vq " + strings.Join(args, " "), argv: append([]string{b.vq}, args...), env: b.env}
+}
+
+// curlInvoke is curl doing the POST vq sends for get_run_failures.
+func (b *bench) curlInvoke(runID string) command {
+	body := fmt.Sprintf(`{"tool":"get_run_failures","args":{"runId":%q}}`, runID)
+	return command{label: "curl", env: b.env, argv: []string{"curl", "-s", "-f", "-X", "POST",
+		"-H", "Authorization: Bearer " + sandbox.KeyAdmin, "-H", "Content-Type: application/json",
+		"-d", body, b.srv.url + "/api/mcp/v1/invoke"}}
+}
+
+func (b *bench) startup(flagName string) row {
+	what := "`vq " + flagName + "` start-up"
+	step(what)
+	hello := command{label: "hello", argv: []string{b.hello}}
+	vq, floor, err := compare(b.vqCmd(flagName), hello, b.runs, b.rssRuns())
+	if err != nil {
+		return failed(what, err)
+	}
+	return ratioRow(what, "Go program that only prints", vq, floor, 1.5, 0)
+}
+
+func (b *bench) invoke() row {
+	what := "`vq invoke get_run_failures runId=run_abc --json`"
+	step(what)
+	vq, curl, err := compare(b.vqCmd("invoke", "get_run_failures", "runId=run_abc", "--json"), b.curlInvoke("run_abc"), b.runs, b.rssRuns())
+	if err != nil {
+		return failed(what, err)
+	}
+	return ratioRow(what, "curl, same POST", vq, curl, 0.8, 0)
+}
+
+func (b *bench) big100kJSON() row {
+	what := "100k failures `--json` to a pipe"
+	step(what)
+	vq, curl, err := compare(b.vqCmd("invoke", "get_run_failures", "runId=run_100k", "--json"), b.curlInvoke("run_100k"), b.runs, b.rssRuns())
+	if err != nil {
+		return failed(what, err)
+	}
+	return ratioRow(what, "curl", vq, curl, 1.5, 200<<20)
+}
+
+func (b *bench) big100kPlain() row {
+	what := "100k failures plain table"
+	step(what)
+	vq, curl, err := compare(b.vqCmd("invoke", "get_run_failures", "runId=run_100k"), b.curlInvoke("run_100k"), b.runs, b.rssRuns())
+	if err != nil {
+		return failed(what, err)
+	}
+	return ratioRow(what, "curl", vq, curl, 3, 300<<20)
+}
+
+func (b *bench) binarySize() row {
+	what := "binary size (`-s -w`)"
+	fi, err := os.Stat(b.vq)
+	if err != nil {
+		return failed(what, err)
+	}
+	const limit = 20 << 20
+	return row{what: what, vq: mib(fi.Size()), goal: "≤ 20 MB", verdict: verdictOf(fi.Size() <= limit)}
+}
+
+// rssRuns is how many extra runs each command gets to find its peak RSS.
+func (b *bench) rssRuns() int {
+	if b.quick {
+		return 1
+	}
+	return 3
+}
+
+// watchJob is how long the watched job runs: a minute, as the goal says,
+// or a few seconds in quick mode.
+func (b *bench) watchJob() time.Duration {
+	if b.quick {
+		return 5 * time.Second
+	}
+	return 60 * time.Second
+}
+
+// watch starts a run_tracking job and times `vq watch` on it: how long after
+// the job's end vq exits, and how many polls it sent.
+func (b *bench) watch() row {
+	what := fmt.Sprintf("`vq watch` of a %s job", b.watchJob())
+	step(what + " (takes that long)")
+	client := api.New(api.Options{BaseURL: b.srv.url, APIKey: sandbox.KeyAdmin, UserAgent: benchUserAgent})
+	ctx := context.Background()
+	// The job cannot start before this instant, so lateness measured from
+	// here is never flattering.
+	t0 := time.Now()
+	resp, err := client.Invoke(ctx, api.Call{Tool: "run_tracking", Args: map[string]any{"confirm": true}})
+	if err != nil || !resp.OK {
+		return failed(what, fmt.Errorf("run_tracking: %s %s", resp.ErrorCode(), resp.ErrorMessage()))
+	}
+	var job struct {
+		JobID    string `json:"jobId"`
+		Progress struct {
+			Total int `json:"total"`
+		} `json:"progress"`
+	}
+	if err := json.Unmarshal(resp.Data, &job); err != nil {
+		return failed(what, err)
+	}
+	status, err := client.Invoke(ctx, api.Call{Tool: "get_job_status", Args: map[string]any{"jobId": job.JobID}})
+	if err != nil || json.Unmarshal(status.Data, &job) != nil || job.Progress.Total != trackingSteps {
+		return failed(what, fmt.Errorf("the sandbox's run_tracking no longer has %d steps; update trackingSteps", trackingSteps))
+	}
+	end := t0.Add(b.watchJob())
+	if _, err := b.vqCmd("watch", job.JobID).run(); err != nil {
+		return failed(what, err)
+	}
+	late := time.Since(end)
+	polls := b.srv.pollsOf(job.JobID)
+	return row{
+		what:    what,
+		vq:      fmt.Sprintf("noticed %s late, %d polls", ms(late), polls),
+		goal:    "≤ 1.5 s late, ≤ 25 polls",
+		verdict: verdictOf(late <= 1500*time.Millisecond && polls <= 25),
+	}
+}

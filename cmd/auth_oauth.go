@@ -1,0 +1,96 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"runtime"
+	"time"
+
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/format"
+)
+
+// runOAuthLogin is vq auth login --oauth.
+func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
+	client, s, err := f.Client()
+	if err != nil {
+		return err
+	}
+	o := api.OAuthLoginOptions{
+		Notify:       func(msg string) { fmt.Fprintln(f.IO.ErrOut, format.Sanitize(msg)) },
+		Headless:     f.Getenv("VQ_OAUTH_HEADLESS") != "",
+		ClientID:     f.Getenv("VQ_OAUTH_CLIENT_ID"),
+		ClientSecret: f.Getenv("VQ_OAUTH_CLIENT_SECRET"),
+	}
+	if !opts.NoBrowser {
+		o.OpenURL = openBrowser
+	}
+	tok, err := client.LoginOAuth(ctx, o)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &format.ExitError{Code: format.ExitUnauthorized, Message: err.Error()}
+	}
+	store, err := f.Credentials()
+	if err != nil {
+		return err
+	}
+	where, err := store.SaveOAuth(tok)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(f.IO.ErrOut, "Signed in to %s with OAuth (issuer %s); token stored in the %s.\n",
+		format.SanitizeLine(client.MCPEndpoint()), format.SanitizeLine(tok.Issuer), where)
+	if s.Transport != api.TransportMCP {
+		fmt.Fprintln(f.IO.ErrOut, "The token serves the MCP transport: use --transport mcp (or VQ_TRANSPORT=mcp).")
+	}
+	return nil
+}
+
+// openBrowser starts the platform's URL opener without waiting for it.
+func openBrowser(url string) error {
+	var c *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		c = exec.Command("open", url)
+	case "windows":
+		c = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	default:
+		c = exec.Command("xdg-open", url)
+	}
+	if err := c.Start(); err != nil {
+		return err
+	}
+	go c.Wait() //nolint:errcheck // the opener's exit status says nothing about the sign-in.
+	return nil
+}
+
+// logoutOAuth removes the OAuth tokens stored for the MCP endpoint.
+func logoutOAuth(f *Factory, store api.CredentialStore, s Settings) error {
+	endpoint := s.MCPEndpoint()
+	if endpoint == "" {
+		return nil
+	}
+	issuers, err := store.DeleteOAuth(endpoint)
+	for _, issuer := range issuers {
+		fmt.Fprintf(f.IO.ErrOut, "Removed the OAuth token of %s (issuer %s).\n", format.SanitizeLine(endpoint), format.SanitizeLine(issuer))
+	}
+	return err
+}
+
+// showOAuthStatus adds the OAuth sign-in, if any, to vq auth status.
+func showOAuthStatus(f *Factory, s Settings) {
+	if s.OAuth == nil {
+		return
+	}
+	expiry := "no expiry"
+	if !s.OAuth.Expiry.IsZero() {
+		expiry = "expires " + s.OAuth.Expiry.Local().Format(time.RFC3339)
+		if s.OAuth.RefreshToken != "" {
+			expiry += ", refreshable"
+		}
+	}
+	fmt.Fprintf(f.IO.Out, "oauth:   %s at issuer %s (%s)\n", format.SanitizeLine(s.MCPEndpoint()), format.SanitizeLine(s.OAuth.Issuer), expiry)
+}

@@ -1,0 +1,282 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/ui"
+)
+
+// CIOptions are the inputs of the vq ci commands: one CI tool and its args.
+type CIOptions struct {
+	Tool string
+	Args map[string]any
+	// Raw prints the CI answer itself as JSON and never waits (vq ci call).
+	Raw bool
+}
+
+// ciJSONHelp is the one account of what --json and --jq see for the CI
+// commands, shared by their help texts.
+const ciJSONHelp = `CI tools answer plain JSON, not ToolResponses. vq wraps each answer in a
+ToolResponse (ok, tool, summary, data = the CI answer, error), so --json
+prints one ToolResponse document like every other command, also for HTTP
+failures, and --jq filters it: --jq .data.runId. When a waited run failed,
+that document is the get_run_failures answer, whose data also holds runId.`
+
+const ciExitHelp = `Exit codes (vq exit-codes): 0 when the run passed (or is still queued or
+running without --wait); 3 (run_failed) when it finished with visual changes,
+after showing the failed checks as vq failures RUN_ID does (so --format junit,
+github or markdown report them); 6 when it ended in error; 7 when it was
+cancelled; 5 (timeout) when --wait ran past --timeout, the run may still
+finish; 130 on Ctrl-C. Both of those print the command that resumes the wait:
+vq ci status RUN_ID --wait. HTTP failures exit as elsewhere (unauthorized,
+http_error, not_found).`
+
+// NewCmdCI groups the CI endpoint's commands. runF replaces the behaviour
+// of every subcommand in tests of flag parsing.
+func NewCmdCI(f *Factory, runF func(context.Context, *CIOptions) error) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "ci",
+		Short: "Start CI runs and wait for their verdict (/api/ci)",
+		Long: `Start a visual (run-vrt) or performance (run-perf) run from a pipeline,
+follow it (status), or call any tool of the CI endpoint (call), with the same
+credentials, flags and retries as the rest of vq.
+
+--wait polls get_run_status until the run has its verdict: progress bars on
+a terminal, one line per change on stderr otherwise. Polling starts at 1s and
+slows to 10s while nothing changes (--interval fixes it); failed polls are
+retried, up to 10 in a row. --timeout bounds the whole wait (30m otherwise).
+
+` + ciJSONHelp + `
+
+` + ciExitHelp,
+	}
+	c.AddCommand(
+		newCmdCIRun(f, "run-vrt", api.ToolRunVRT, "visual-regression", runF),
+		newCmdCIRun(f, "run-perf", api.ToolRunPerf, "performance", runF),
+		newCmdCIStatus(f, runF),
+		newCmdCICall(f, runF),
+	)
+	return c
+}
+
+// ciCmd builds a CI subcommand from the options its arguments make.
+func ciCmd(f *Factory, c *cobra.Command, build func(args []string) (*CIOptions, error), runF func(context.Context, *CIOptions) error) *cobra.Command {
+	c.RunE = func(c *cobra.Command, args []string) error {
+		opts, err := build(args)
+		if err != nil {
+			return err
+		}
+		if runF != nil {
+			return runF(c.Context(), opts)
+		}
+		return runCI(c.Context(), f, opts)
+	}
+	return c
+}
+
+func newCmdCIRun(f *Factory, name, tool, kind string, runF func(context.Context, *CIOptions) error) *cobra.Command {
+	return ciCmd(f, &cobra.Command{
+		Use:   name + " [KEY=VALUE | KEY:=JSON]... [--wait]",
+		Short: "Start a " + kind + " run (" + tool + "); --wait for its verdict",
+		Long: `Start a ` + kind + ` run through the CI endpoint (` + tool + `) with the
+arguments given (KEY=VALUE sends a string, KEY:=JSON a raw JSON value).
+Without --wait vq prints the queued run and exits 0; follow it later with
+vq ci status RUN_ID --wait.
+
+` + ciJSONHelp + `
+
+` + ciExitHelp,
+		Example: `  vq ci ` + name + ` branch=main --wait
+  vq ci ` + name + ` branch="$CI_BRANCH" commit="$CI_SHA" --wait --format junit > vq.xml
+  vq ci ` + name + ` branch=main --json --jq .data.runId`,
+	}, func(pairs []string) (*CIOptions, error) {
+		args, err := parseArgs(pairs, "", nil)
+		return &CIOptions{Tool: tool, Args: args}, err
+	}, runF)
+}
+
+func newCmdCIStatus(f *Factory, runF func(context.Context, *CIOptions) error) *cobra.Command {
+	return ciCmd(f, &cobra.Command{
+		Use:   "status RUN_ID [--wait]",
+		Short: "Show a CI run's status (get_run_status); --wait for its verdict",
+		Long: `Show how a CI run is doing (get_run_status). A run that has its verdict
+is reported as vq ci run-vrt --wait would: a failed run shows its failed
+checks and exits 3. --wait follows a queued or running run to its verdict;
+it is also the command that resumes an interrupted wait.
+
+` + ciJSONHelp + `
+
+` + ciExitHelp,
+		Example: `  vq ci status run_123
+  vq ci status run_123 --wait --timeout 20m`,
+		Args: exactArgs(1, "RUN_ID"),
+	}, func(args []string) (*CIOptions, error) {
+		return &CIOptions{Tool: api.ToolRunStatus, Args: map[string]any{"runId": args[0]}}, nil
+	}, runF)
+}
+
+func newCmdCICall(f *Factory, runF func(context.Context, *CIOptions) error) *cobra.Command {
+	var argsJSON string
+	c := ciCmd(f, &cobra.Command{
+		Use:   "call TOOL [KEY=VALUE | KEY:=JSON]...",
+		Short: "Call any tool of the CI endpoint and print its JSON answer",
+		Long: `POST the arguments to {base}/api/ci/TOOL and print the answer: the JSON the
+server sent (indented on a terminal, terminal controls escaped), or for a
+failure the error on stderr. It never waits and knows no verdicts: its exit
+code says only whether the call succeeded.
+
+With --json or --jq the answer is wrapped in a ToolResponse like every other
+command's, the CI answer under .data.`,
+		Example: `  vq ci call get_run_status runId=run_123
+  vq ci call run_vrt branch=main --args @ci-args.json`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return &format.UsageError{Reason: "vq ci call needs a TOOL", Hint: "usage: " + c.UseLine()}
+			}
+			return nil
+		},
+	}, func(args []string) (*CIOptions, error) {
+		if f.Global.Wait {
+			return nil, format.Usagef("vq ci call does not wait; use vq ci run-vrt --wait or vq ci status RUN_ID --wait")
+		}
+		pairs, err := parseArgs(args[1:], argsJSON, f.IO.In)
+		return &CIOptions{Tool: args[0], Args: pairs, Raw: true}, err
+	}, runF)
+	c.Flags().StringVar(&argsJSON, "args", "", "tool arguments as a JSON object, @FILE or - for stdin")
+	return c
+}
+
+// runCI calls the CI tool, then shows the answer: raw for vq ci call, else
+// followed to the run's verdict with --wait, else as it stands.
+func runCI(ctx context.Context, f *Factory, opts *CIOptions) error {
+	client, s, err := f.Client()
+	if err != nil {
+		return err
+	}
+	resp, err := f.callCI(ctx, client, s, opts.Tool, opts.Args)
+	if err != nil {
+		return err
+	}
+	if opts.Raw {
+		return f.showCIAnswer(ctx, resp)
+	}
+	if run, ok := api.ParseCIRun(resp); ok && !run.Ended() {
+		if f.Global.Wait {
+			return f.waitRun(ctx, client, s, run.RunID)
+		}
+		defer fmt.Fprintf(f.IO.ErrOut, "vq: wait for its verdict with: %s\n", resumeRunWait(run.RunID))
+	}
+	return f.showVerdict(ctx, client, s, resp)
+}
+
+// callCI is f.invoke for the CI endpoint: no credential means nothing is
+// sent. CI tools ask for no consent.
+func (f *Factory) callCI(ctx context.Context, client *api.Client, s Settings, tool string, args map[string]any) (*api.ToolResponse, error) {
+	if s.APIKey == "" {
+		return api.MissingCredential(tool), nil
+	}
+	return client.CallCI(ctx, tool, args)
+}
+
+func resumeRunWait(runID string) string {
+	return "vq ci status " + format.ShellQuote(runID) + " --wait"
+}
+
+// waitRun polls get_run_status with the watch policy and display, then
+// shows the verdict. A timeout and Ctrl-C print the command that resumes;
+// neither ever reads as a failed run.
+func (f *Factory) waitRun(ctx context.Context, client *api.Client, s Settings, runID string) error {
+	display := ui.NewJobProgress(f.IO.ErrOut, []string{runID}, f.progressOptions())
+	opts := api.WatchOptions{Interval: f.Global.Interval, Timeout: DefaultWatchTimeout, OnUpdate: display.Update}
+	if f.Global.TimeoutGiven {
+		opts.Timeout = f.Global.Timeout
+	}
+	// Watch reads job statuses; it sees each answer translated, and the
+	// verdict is shown from the CI answer itself. Watch polls from one
+	// goroutine, so last needs no lock.
+	var last *api.ToolResponse
+	poll := func(ctx context.Context) (*api.ToolResponse, error) {
+		resp, err := f.callCI(ctx, client, s, api.ToolRunStatus, map[string]any{"runId": runID})
+		if err != nil {
+			return nil, err
+		}
+		last = resp
+		return api.RunAsJob(resp), nil
+	}
+	_, err := api.Watch(ctx, runID, poll, opts)
+	display.Close()
+	var timeout *api.WatchTimeoutError
+	switch {
+	case errors.As(err, &timeout):
+		fmt.Fprintf(f.IO.ErrOut, "vq: run %s has no verdict yet after %s; it may still finish\n", format.SanitizeLine(runID), timeout.Timeout)
+		fmt.Fprintf(f.IO.ErrOut, "vq: to resume: %s\n", resumeRunWait(runID))
+		return &format.ExitError{Code: format.ExitTimeout}
+	case err != nil:
+		fmt.Fprintf(f.IO.ErrOut, "vq: to resume: %s\n", resumeRunWait(runID))
+		return err
+	}
+	return f.showVerdict(ctx, client, s, last)
+}
+
+// showVerdict shows a CI answer and exits with the run's verdict. A failed
+// run is shown as its failed checks, fetched with get_run_failures and
+// rendered as vq failures renders them, and exits run_failed even though
+// that call succeeded: changes found are a verdict, never a crash.
+func (f *Factory) showVerdict(ctx context.Context, client *api.Client, s Settings, resp *api.ToolResponse) error {
+	run, isRun := api.ParseCIRun(resp)
+	var verdict *format.ExitError
+	switch {
+	case !isRun:
+	case run.Status == api.RunFailed:
+		failures, err := f.invoke(ctx, client, s, api.Call{Tool: api.ToolRunFailures, Args: map[string]any{"runId": run.RunID}})
+		if err != nil {
+			return err
+		}
+		// A failures call that itself failed has shown its error; the run's
+		// verdict is still the exit code.
+		var shown *format.ResponseError
+		if err := f.show(ctx, failures); err != nil && !errors.As(err, &shown) {
+			return err
+		}
+		return &format.ExitError{Code: format.ExitRunFailed, Message: run.Summary() + "; to accept the changes as the new baseline: vq approve " + format.ShellQuote(run.RunID)}
+	case run.Status == api.RunError:
+		verdict = &format.ExitError{Code: format.ExitRunError, Message: run.Summary()}
+	case run.Status == api.RunCancelled:
+		verdict = &format.ExitError{Code: format.ExitRunCancelled, Message: run.Summary()}
+	}
+	if err := f.show(ctx, resp); err != nil || verdict == nil {
+		return err
+	}
+	return verdict
+}
+
+// showCIAnswer prints a CI answer as vq ci call does: the JSON the server
+// sent on stdout, and a failure's error line on stderr. --json, --jq and
+// --format render the wrapping ToolResponse as for any command.
+func (f *Factory) showCIAnswer(ctx context.Context, resp *api.ToolResponse) error {
+	if f.Global.JQ != "" || (f.Global.Format != "" && f.Global.Format != "text") {
+		return f.show(ctx, resp)
+	}
+	f.rememberIDs(resp)
+	if doc := []byte(resp.Data); string(doc) != "null" {
+		var indented bytes.Buffer
+		if f.IO.OutTTY && json.Indent(&indented, doc, "", "  ") == nil {
+			doc = indented.Bytes()
+		}
+		if _, err := f.IO.Out.Write(append(format.EscapeJSON(doc), '\n')); err != nil {
+			return err
+		}
+	}
+	if !resp.OK {
+		fmt.Fprintln(f.IO.ErrOut, format.ErrorLine(resp))
+		return &format.ResponseError{Response: resp}
+	}
+	return nil
+}

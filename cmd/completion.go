@@ -1,0 +1,269 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/completions"
+	"github.com/visualq/vq/format"
+)
+
+// completionBudget bounds every network call made while completing: a TAB
+// must never hang the shell, so past it completion offers nothing.
+const completionBudget = 900 * time.Millisecond
+
+// NewCmdCompletion prints a shell's completion script. It replaces cobra's
+// default completion command (a command of the same name suppresses it).
+func NewCmdCompletion(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "completion bash|zsh|fish|powershell",
+		Short: "Print the shell completion script",
+		Long: `Print the completion script of a shell. Besides commands and flags, it
+completes tool names, a tool's argument keys (vq invoke get_diff_stats
+sce<TAB> gives scenarioLabel=), recently seen run and job IDs, the scenarios
+and viewports of a run's failures, and the values of --transport and
+--format. Completion that needs the server gives up after about a second.
+
+Install it once:
+  bash:        vq completion bash > ~/.local/share/bash-completion/completions/vq
+  zsh:         vq completion zsh > "${fpath[1]}/_vq"
+  fish:        vq completion fish > ~/.config/fish/completions/vq.fish
+  powershell:  vq completion powershell | Out-String | Invoke-Expression`,
+		Example: `  source <(vq completion bash)
+  vq completion zsh > "${fpath[1]}/_vq"`,
+		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
+		Args:      cobra.MatchAll(exactArgs(1, "SHELL (bash, zsh, fish or powershell)"), cobra.OnlyValidArgs),
+		RunE: func(c *cobra.Command, args []string) error {
+			root, out := c.Root(), f.IO.Out
+			switch args[0] {
+			case "bash":
+				return root.GenBashCompletionV2(out, true)
+			case "zsh":
+				return root.GenZshCompletion(out)
+			case "fish":
+				return root.GenFishCompletion(out, true)
+			default:
+				return root.GenPowerShellCompletionWithDesc(out)
+			}
+		},
+	}
+}
+
+// registerCompletions attaches the dynamic completions to the commands of
+// the tree that exist, so each command's own file stays about what it does.
+func registerCompletions(root *cobra.Command, f *Factory) {
+	fixed := func(values ...string) cobra.CompletionFunc {
+		return cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp)
+	}
+	_ = root.RegisterFlagCompletionFunc("transport", fixed("invoke", "mcp"))
+	_ = root.RegisterFlagCompletionFunc("format", fixed(format.Formats...))
+
+	setArgs := func(c *cobra.Command, fn cobra.CompletionFunc) {
+		if c != nil && c.ValidArgsFunction == nil {
+			c.ValidArgsFunction = fn
+		}
+	}
+	setArgs(subcommand(root, "invoke"), f.completeInvoke)
+	for _, path := range [][]string{{"failures"}, {"diff"}, {"approve"}, {"ci", "status"}} {
+		setArgs(subcommand(root, path...), firstArg(f.completeRecent(completions.RunID)))
+	}
+	setArgs(subcommand(root, "watch"), f.completeRecent(completions.JobID))
+	for _, name := range []string{"diff", "approve"} {
+		if c := subcommand(root, name); c != nil {
+			_ = c.RegisterFlagCompletionFunc("scenario", f.completeCheckFlag("scenarioLabel", "viewport"))
+			_ = c.RegisterFlagCompletionFunc("viewport", f.completeCheckFlag("viewport", "scenario"))
+		}
+	}
+}
+
+// subcommand finds a command by its path of names, or nil.
+func subcommand(c *cobra.Command, path ...string) *cobra.Command {
+	for _, name := range path {
+		i := slices.IndexFunc(c.Commands(), func(sub *cobra.Command) bool { return sub.Name() == name })
+		if i < 0 {
+			return nil
+		}
+		c = c.Commands()[i]
+	}
+	return c
+}
+
+// firstArg completes only the first positional argument.
+func firstArg(fn cobra.CompletionFunc) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return fn(c, args, toComplete)
+	}
+}
+
+func (f *Factory) completionCache() completions.Cache { return completions.Open(f.Getenv) }
+
+// rememberIDs records the run and job IDs of a shown response for
+// completion; see completions.Cache.Remember.
+func (f *Factory) rememberIDs(resp *api.ToolResponse) { f.completionCache().Remember(resp) }
+
+func (f *Factory) completeRecent(kind string) cobra.CompletionFunc {
+	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return withPrefix(f.completionCache().Recent(kind), toComplete), cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// tools is the catalogue completion offers: the server's tools/list
+// through the cache, or the seed when no server or key is configured.
+func (f *Factory) tools(ctx context.Context) []completions.Tool {
+	client, s, err := f.Client()
+	if err != nil || s.APIKey == "" {
+		return completions.Seed()
+	}
+	list := func(ctx context.Context) ([]completions.Tool, error) {
+		tools, failure, err := client.ListTools(ctx)
+		if err == nil && failure != nil {
+			err = errors.New(failure.ErrorMessage())
+		}
+		out := make([]completions.Tool, len(tools))
+		for i, t := range tools {
+			out[i].Name = t.Name
+			for _, a := range t.Arguments {
+				out[i].Args = append(out[i].Args, a.Name)
+			}
+		}
+		return out, err
+	}
+	return f.completionCache().Tools(ctx, s.BaseURL+" "+s.Endpoint, list)
+}
+
+// completeInvoke completes vq invoke TOOL KEY=VALUE...: the tool name, then
+// the keys it takes (each once), then values the cache or the run knows.
+func (f *Factory) completeInvoke(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	ctx, cancel := context.WithTimeout(commandContext(c), completionBudget)
+	defer cancel()
+	given := map[string]string{}
+	for _, pair := range args[min(1, len(args)):] {
+		if key, value, ok := strings.Cut(pair, "="); ok {
+			given[strings.TrimSuffix(key, ":")] = value
+		}
+	}
+	if key, _, ok := strings.Cut(toComplete, "="); ok && len(args) > 0 {
+		values := f.argValues(ctx, key, given)
+		for i, v := range values {
+			values[i] = key + "=" + v
+		}
+		return withPrefix(values, toComplete), cobra.ShellCompDirectiveNoFileComp
+	}
+	tools := f.tools(ctx)
+	if len(args) == 0 {
+		var names []string
+		for _, t := range tools {
+			names = append(names, t.Name)
+		}
+		return withPrefix(names, toComplete), cobra.ShellCompDirectiveNoFileComp
+	}
+	tool, _ := completions.Find(tools, args[0])
+	var keys []string
+	for _, arg := range tool.Args {
+		if _, done := given[arg]; done {
+			continue
+		}
+		if arg == "confirm" {
+			keys = append(keys, "confirm:=true")
+		} else {
+			keys = append(keys, arg+"=")
+		}
+	}
+	return withPrefix(keys, toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+}
+
+// withPrefix keeps the candidates that extend what was typed, so the answer
+// is exact for every shell, also those that do not filter themselves.
+func withPrefix(candidates []string, typed string) []string {
+	return slices.DeleteFunc(candidates, func(c string) bool { return !strings.HasPrefix(c, typed) })
+}
+
+// argValues are the values known for an argument: recent IDs, or the
+// scenarios and viewports failing in the run named by runId=.
+func (f *Factory) argValues(ctx context.Context, key string, given map[string]string) []string {
+	switch key {
+	case completions.RunID, completions.JobID:
+		return f.completionCache().Recent(key)
+	case "scenarioLabel", "viewport":
+		filter := map[string]string{"scenarioLabel": "viewport", "viewport": "scenarioLabel"}[key]
+		return checkValues(f.failedChecks(ctx, given[completions.RunID]), key, given[filter])
+	}
+	return nil
+}
+
+// completeCheckFlag completes --scenario or --viewport of a run's command
+// (key names the argument it fills) from the run's failures, narrowed by
+// the other flag when that is set.
+func (f *Factory) completeCheckFlag(key, otherFlag string) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) == 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		ctx, cancel := context.WithTimeout(commandContext(c), completionBudget)
+		defer cancel()
+		other, _ := c.Flags().GetString(otherFlag)
+		return checkValues(f.failedChecks(ctx, args[0]), key, other), cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// checkValues are the distinct scenario labels (key scenarioLabel) or
+// viewports (key viewport) of checks, keeping those whose other field is
+// other when other is set.
+func checkValues(checks []format.Check, key, other string) []string {
+	var values []string
+	for _, ch := range checks {
+		value, otherValue := ch.Scenario, ch.Viewport
+		if key == "viewport" {
+			value, otherValue = otherValue, value
+		}
+		if other == "" || other == otherValue {
+			values = appendNew(values, value)
+		}
+	}
+	return values
+}
+
+func appendNew(values []string, v string) []string {
+	if v == "" || slices.Contains(values, v) {
+		return values
+	}
+	return append(values, v)
+}
+
+// failedChecks asks the server for a run's failures within ctx; any
+// failure (no server, no key, timeout) means nothing to offer.
+func (f *Factory) failedChecks(ctx context.Context, runID string) []format.Check {
+	if runID == "" {
+		return nil
+	}
+	client, s, err := f.Client()
+	if err != nil || s.APIKey == "" {
+		return nil
+	}
+	resp, err := client.Invoke(ctx, api.Call{Tool: "get_run_failures", Args: map[string]any{"runId": runID}})
+	if err != nil || !resp.OK {
+		return nil
+	}
+	checks, ok := format.ChecksOf(resp)
+	if !ok {
+		return nil
+	}
+	return slices.DeleteFunc(checks.Listed, func(ch format.Check) bool {
+		return !completions.OneLine(ch.Scenario) || !completions.OneLine(ch.Viewport)
+	})
+}
+
+func commandContext(c *cobra.Command) context.Context {
+	if ctx := c.Context(); ctx != nil {
+		return ctx
+	}
+	return context.Background()
+}

@@ -1,0 +1,190 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/cobra/doc"
+)
+
+// NewCmdEnvironment is the help topic "vq help environment": every
+// environment variable vq reads and the files it keeps. Having no RunE
+// makes it a topic that cobra lists under "Additional help topics".
+func NewCmdEnvironment() *cobra.Command {
+	return &cobra.Command{
+		Use:   "environment",
+		Short: "Environment variables, the config file and the cache",
+		Long: `Settings are resolved flag > environment variable > config file.
+
+VisualQ
+  VQ_BASE_URL      the VisualQ server, e.g. https://visualq.example.com (--base-url)
+  VQ_API_KEY       the API key; never a flag, so it never shows in ps. When
+                   unset, the key saved by vq auth login is used
+  VQ_PROJECT       project sent with every call (--project)
+  VQ_ENVIRONMENT   environment sent with every call (--environment)
+  VQ_TRANSPORT     invoke (default) or mcp (--transport)
+  VQ_ENDPOINT      full URL of an MCP endpoint; implies mcp (--endpoint)
+
+Behaviour
+  VQ_NO_TUI        any value: plain output even on a terminal (--no-tui)
+  VQ_DEBUG         any value: trace HTTP on stderr, credentials redacted (--debug)
+  VQ_CONFIG        path of the config file, instead of the default below
+  VQ_NO_KEYRING    any value: keep the API key in the config file, never in
+                   the OS keyring (for machines without one)
+
+Colour
+  NO_COLOR         any value: no colours (--no-color); bold and reverse stay
+  CLICOLOR_FORCE   1: colours in the TUI and progress display even where the
+                   terminal looks unable (TERM=dumb). It never turns the TUI
+                   on for a pipe; plain text, JSON and the CI formats never
+                   hold colour codes
+
+Network
+  HTTPS_PROXY, HTTP_PROXY   proxy for https:// and http:// servers (also lower case)
+  NO_PROXY                  hosts reached directly, comma-separated; loopback
+                            addresses (the sandbox) are never proxied
+
+CI
+  GITHUB_STEP_SUMMARY   with --format github, the Markdown report is appended
+                        to this file (GitHub Actions sets it)
+
+Files
+  XDG_CONFIG_HOME   the config file is $XDG_CONFIG_HOME/vq/config.json
+                    (default ~/.config/vq/config.json; on macOS
+                    ~/Library/Application Support/vq, on Windows %AppData%\vq).
+                    It holds baseUrl, project, environment, transport and
+                    endpoint, and apiKey only where no keyring exists; it is
+                    written with mode 0600
+  XDG_CACHE_HOME    completion's cache is $XDG_CACHE_HOME/vq (default
+                    ~/.cache/vq): recently seen run and job IDs and the
+                    server's tool list (trusted for 10 minutes). Deleting it
+                    is always safe`,
+		Example: `  VQ_BASE_URL=https://visualq.example.com VQ_API_KEY=... vq failures run_abc
+  NO_COLOR=1 vq demo
+  HTTPS_PROXY=http://proxy.internal:3128 vq failures run_abc`,
+	}
+}
+
+// NewCmdFormats is the help topic "vq help formats": what each --format
+// writes and which answers it fits.
+func NewCmdFormats() *cobra.Command {
+	return &cobra.Command{
+		Use:   "formats",
+		Short: "Output formats for people, scripts and CI (--format)",
+		Long: `--format chooses how an answer is written on stdout. The exit code is the
+same in every format (vq exit-codes).
+
+  text       the TUI on a terminal, plain text otherwise (the default)
+  json       the ToolResponse as one JSON document (--json is short for it)
+  markdown   a report to paste into a pull request or a ticket: the outcome,
+             a scenario | viewport | mismatch table when the answer holds
+             check results (its fields otherwise), warnings, and the next
+             steps as vq commands
+  junit      JUnit XML with one test case per check, for CI test reports.
+             It fits answers that hold check results: get_run_failures (vq
+             failures), get_diff_stats (vq diff) and jobs whose result lists
+             checks. Checks the server counted without naming them become
+             cases named "passed check N of M not itemized by the server".
+             A failed call is one errored case. Any other answer is a usage
+             error (exit 2) with nothing on stdout: use markdown or json
+  github     GitHub Actions workflow commands: ::error for each failed check
+             and a failed call, ::warning for each warning, ::notice with the
+             summary otherwise; with GITHUB_STEP_SUMMARY set, the markdown
+             report is appended to that file
+
+markdown, junit and github also write the error line of a failed call on
+stderr. Server text is sanitized in every format and escaped for Markdown,
+XML or workflow commands.`,
+		Example: `  vq failures run_abc --format junit > vq-junit.xml
+  vq failures run_abc --format markdown >> pr-comment.md
+  vq failures run_abc --format github`,
+	}
+}
+
+// NewCmdGenDocs writes man pages and Markdown pages for every command; the
+// release build runs it (hidden: it is for packagers, not users).
+func NewCmdGenDocs(f *Factory) *cobra.Command {
+	var dir string
+	var man, markdown bool
+	c := &cobra.Command{
+		Use:    "gendocs --dir DIR [--man] [--markdown]",
+		Short:  "Generate man pages and Markdown docs of every command",
+		Hidden: true,
+		Example: `  vq gendocs --dir manpages --man
+  vq gendocs --dir docs/commands --markdown`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if !man && !markdown {
+				man, markdown = true, true
+			}
+			return genDocs(c.Root(), dir, man, markdown, f)
+		},
+	}
+	c.Flags().StringVar(&dir, "dir", "", "directory to write into (created if missing)")
+	c.Flags().BoolVar(&man, "man", false, "write man pages (section 1)")
+	c.Flags().BoolVar(&markdown, "markdown", false, "write Markdown pages")
+	_ = c.MarkFlagRequired("dir")
+	return c
+}
+
+func genDocs(root *cobra.Command, dir string, man, markdown bool, f *Factory) error {
+	// No "Auto generated by spf13/cobra on <date>" line: the pages of a
+	// release must be the same whenever they are built.
+	root.DisableAutoGenTag = true
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	// The trees skip help topics (not "available" to cobra), so each topic
+	// is written on its own.
+	var topics []*cobra.Command
+	for _, c := range root.Commands() {
+		if c.IsAdditionalHelpTopicCommand() {
+			topics = append(topics, c)
+		}
+	}
+	if man {
+		v, _, _ := buildInfo()
+		header := &doc.GenManHeader{Title: "VQ", Section: "1", Source: "vq " + v, Manual: "vq manual"}
+		err := doc.GenManTree(root, header, dir)
+		for _, c := range topics {
+			if err == nil {
+				err = writeDoc(filepath.Join(dir, "vq-"+c.Name()+".1"), func(w io.Writer) error { return doc.GenMan(c, header, w) })
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("man pages: %w", err)
+		}
+	}
+	if markdown {
+		err := doc.GenMarkdownTree(root, dir)
+		for _, c := range topics {
+			if err == nil {
+				err = writeDoc(filepath.Join(dir, "vq_"+c.Name()+".md"), func(w io.Writer) error { return doc.GenMarkdown(c, w) })
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("markdown pages: %w", err)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(f.IO.ErrOut, "wrote %d files in %s\n", len(entries), filepath.Clean(dir))
+	return nil
+}
+
+func writeDoc(path string, gen func(io.Writer) error) error {
+	file, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = gen(file)
+	if cerr := file.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,161 @@
+package cmd
+
+import (
+	"encoding/xml"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+func TestManAndMarkdownPagesBuild(t *testing.T) {
+	dir := t.TempDir()
+	if _, stderr, exit := runVQ(t, nil, "gendocs", "--dir", dir, "--man", "--markdown"); exit != 0 {
+		t.Fatalf("gendocs: exit %d %s", exit, stderr)
+	}
+	for _, name := range []string{"vq.1", "vq-invoke.1", "vq-environment.1", "vq-formats.1", "vq.md", "vq_diff.md"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if strings.HasSuffix(name, ".1") && !strings.Contains(string(b), ".TH \"VQ\" \"1\"") {
+			t.Errorf("%s is not a man page:\n%.200s", name, b)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "vq-gendocs.1")); err == nil {
+		t.Error("the hidden gendocs command got a man page")
+	}
+	if man, err := exec.LookPath("man"); err == nil {
+		out, err := exec.Command(man, "-l", filepath.Join(dir, "vq-invoke.1")).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "KEY=VALUE") {
+			t.Errorf("man -l vq-invoke.1: %v\n%.300s", err, out)
+		}
+	}
+}
+
+func TestHelpEnvironmentListsEveryVariable(t *testing.T) {
+	stdout, _, exit := runVQ(t, nil, "help", "environment")
+	if exit != 0 {
+		t.Fatalf("exit %d", exit)
+	}
+	for _, v := range []string{"VQ_BASE_URL", "VQ_API_KEY", "VQ_PROJECT", "VQ_ENVIRONMENT", "VQ_TRANSPORT", "VQ_ENDPOINT",
+		"VQ_NO_TUI", "VQ_DEBUG", "VQ_CONFIG", "VQ_NO_KEYRING", "NO_COLOR", "CLICOLOR_FORCE", "HTTPS_PROXY", "NO_PROXY",
+		"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "GITHUB_STEP_SUMMARY", "config.json"} {
+		if !strings.Contains(stdout, v) {
+			t.Errorf("vq help environment does not mention %s", v)
+		}
+	}
+}
+
+func TestEveryCommandHasAnExample(t *testing.T) {
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.IsAvailableCommand() && c.Runnable() && c.Example == "" && c.HasParent() {
+			t.Errorf("%s has no Example", c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(NewRootCmd(&Factory{IO: &IOStreams{}, Getenv: func(string) string { return "" }}))
+}
+
+func TestFormatJUnitThroughTheCommand(t *testing.T) {
+	s := newToolServer(t, 200, runFailuresBody)
+	stdout, stderr, exit := runVQ(t, s.env(), "failures", "run_abc", "--format", "junit")
+	if exit != 0 {
+		t.Fatalf("exit %d %s", exit, stderr)
+	}
+	var doc struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Cases    []struct {
+			Name string `xml:"name,attr"`
+		} `xml:"testsuite>testcase"`
+	}
+	if err := xml.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("not XML: %v\n%s", err, stdout)
+	}
+	if doc.Tests != 12 || doc.Failures != 3 || len(doc.Cases) != 12 || doc.Cases[0].Name != "Homepage [desktop]" {
+		t.Errorf("junit: %+v", doc)
+	}
+}
+
+func TestFormatThatDoesNotFitSaysSo(t *testing.T) {
+	s := newToolServer(t, 200, `{"ok":true,"tool":"frt_find_scenarios","summary":"1 found","data":{"scenarios":[]},"warnings":[],"nextActions":[]}`)
+	stdout, stderr, exit := runVQ(t, s.env(), "scenario", "find", "checkout", "--format", "junit")
+	if exit != 2 || stdout != "" || !strings.Contains(stderr, "--format junit needs check results") {
+		t.Errorf("exit %d, stdout %q, stderr %q", exit, stdout, stderr)
+	}
+	for _, args := range [][]string{
+		{"failures", "run_abc", "--format", "xml"},
+		{"failures", "run_abc", "--format", "junit", "--json"},
+		{"failures", "run_abc", "--format", "markdown", "--jq", ".ok"},
+	} {
+		if _, stderr, exit := runVQ(t, s.env(), args...); exit != 2 {
+			t.Errorf("%q: exit %d, want 2 (usage) %s", args, exit, stderr)
+		}
+	}
+	if n := len(s.received()); n != 1 {
+		t.Errorf("usage errors must send nothing; server got %d calls", n)
+	}
+}
+
+func TestFormatMarkdownOfAFailedCallKeepsItsExitCode(t *testing.T) {
+	s := newToolServer(t, 400, failure("validation_error", true))
+	stdout, stderr, exit := runVQ(t, s.env(), "failures", "nope", "--format", "markdown", "--no-retry")
+	if exit != 11 || !strings.Contains(stdout, "**Error** `validation_error`") || !strings.Contains(stderr, "error: validation_error") {
+		t.Errorf("exit %d\nstdout %q\nstderr %q", exit, stdout, stderr)
+	}
+}
+
+// TestHTTPSProxyIsUsed runs vq in a child process (the proxy environment is
+// read once per process) against an https:// server, with HTTPS_PROXY
+// pointing at a test proxy, and checks the proxy was asked to connect.
+func TestHTTPSProxyIsUsed(t *testing.T) {
+	if os.Getenv("VQ_TEST_PROXY_CHILD") != "" {
+		stdout, stderr, exit := runVQ(t, map[string]string{"VQ_BASE_URL": "https://visualq.invalid", "VQ_API_KEY": "k"},
+			"failures", "run_abc", "--no-retry", "--json")
+		t.Logf("exit %d\n%s%s", exit, stdout, stderr)
+		return
+	}
+	var mu sync.Mutex
+	var seen []string
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Method+" "+r.Host)
+		mu.Unlock()
+		http.Error(w, "proxy says no", http.StatusForbidden)
+	}))
+	defer proxy.Close()
+	run := func(extra ...string) string {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHTTPSProxyIsUsed$", "-test.v")
+		cmd.Env = append(os.Environ(), append([]string{"VQ_TEST_PROXY_CHILD=1", "HTTPS_PROXY=" + proxy.URL, "NO_PROXY="}, extra...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("child: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	out := run()
+	mu.Lock()
+	got := append([]string(nil), seen...)
+	seen = nil
+	mu.Unlock()
+	if len(got) == 0 || got[0] != "CONNECT visualq.invalid:443" || !strings.Contains(out, "http_error") {
+		t.Errorf("proxy saw %q; child said:\n%s", got, out)
+	}
+	run("NO_PROXY=visualq.invalid")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 0 {
+		t.Errorf("NO_PROXY host went through the proxy: %q", seen)
+	}
+}

@@ -1,0 +1,230 @@
+package cmd
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/sandbox"
+)
+
+func startSandbox(t *testing.T) *httptest.Server {
+	t.Helper()
+	ts := httptest.NewServer(sandbox.New(sandbox.Options{JobStep: time.Millisecond, Rate: -1}).Handler())
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+func TestMCPTransportAnswersLikeInvoke(t *testing.T) {
+	ts := startSandbox(t)
+	env := map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyAdmin}
+	for _, args := range [][]string{
+		{"failures", "run_abc"},
+		{"invoke", "get_diff_stats", "runId=run_abc", "scenarioLabel=Nope", "viewport=desktop"},
+		{"--json", "invoke", "approve_vrt_results", "runId=run_abc"},
+	} {
+		wantOut, wantErr, wantExit := runVQ(t, env, args...)
+		out, errOut, exit := runVQ(t, env, append(args, "--transport", "mcp")...)
+		if out != wantOut || errOut != wantErr || exit != wantExit {
+			t.Errorf("%v over MCP:\n%s%s(exit %d)\nover invoke:\n%s%s(exit %d)", args, out, errOut, exit, wantOut, wantErr, wantExit)
+		}
+	}
+	// The SDK server answers an unknown tool with a JSON-RPC error, not a
+	// ToolResponse: same code and exit, its own words.
+	_, wantErr, wantExit := runVQ(t, env, "invoke", "no_such_tool")
+	_, errOut, exit := runVQ(t, env, "invoke", "no_such_tool", "--transport", "mcp")
+	if exit != wantExit || !strings.Contains(errOut, "not_found") || !strings.Contains(wantErr, "not_found") {
+		t.Errorf("unknown tool over MCP: exit %d %s; over invoke: exit %d %s", exit, errOut, wantExit, wantErr)
+	}
+}
+
+func TestMCPWithoutCredentialIs401WithSignInHint(t *testing.T) {
+	ts := startSandbox(t)
+	_, errOut, exit := runVQ(t, nil, "--endpoint", ts.URL+"/api/mcp", "failures", "run_abc")
+	if exit != format.ExitUnauthorized {
+		t.Errorf("exit %d, want %d", exit, format.ExitUnauthorized)
+	}
+	for _, want := range []string{"vq auth login --oauth", "resource metadata: " + ts.URL + "/.well-known/oauth-protected-resource/api/mcp"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+}
+
+func TestMCPWrongPathSaysWhereTheServerIs(t *testing.T) {
+	ts := startSandbox(t)
+	env := map[string]string{"VQ_API_KEY": sandbox.KeyAdmin}
+	_, errOut, exit := runVQ(t, env, "--endpoint", ts.URL+"/mcp", "failures", "run_abc")
+	if exit != format.Exit(&format.ResponseError{Response: &api.ToolResponse{Error: &api.ToolError{Code: api.CodeHTTPError}}}) ||
+		!strings.Contains(errOut, "wrong path: the MCP server is at /api/mcp (got 404 from "+ts.URL+"/mcp)") {
+		t.Errorf("exit %d, stderr:\n%s", exit, errOut)
+	}
+}
+
+func TestUnknownTransportIsAUsageError(t *testing.T) {
+	_, errOut, exit := runVQ(t, map[string]string{"VQ_BASE_URL": "http://127.0.0.1:1", "VQ_API_KEY": "k"}, "--transport", "grpc", "failures", "run_abc")
+	if exit != format.ExitUsage || !strings.Contains(errOut, `unknown --transport "grpc"`) {
+		t.Errorf("exit %d, stderr:\n%s", exit, errOut)
+	}
+}
+
+func TestToolsListsAnnotationsAndArguments(t *testing.T) {
+	ts := startSandbox(t)
+	env := map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyReadOnly}
+	out, errOut, exit := runVQ(t, env, "tools")
+	if exit != 0 {
+		t.Fatalf("exit %d: %s", exit, errOut)
+	}
+	lines := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		if name, _, ok := strings.Cut(line, " "); ok {
+			lines[name] = strings.Join(strings.Fields(line), " ")
+		}
+	}
+	for name, want := range map[string]string{
+		"NAME":                "NAME ACCESS ARGUMENTS DESCRIPTION",
+		"approve_vrt_results": "approve_vrt_results destructive runId*:string confirm:boolean scenarioLabel:string viewport:string Approve results:",
+		"create_frt_scenario": "create_frt_scenario write goal*:string confirm:boolean startPath:string Create scenario:",
+		"get_run_failures":    "get_run_failures read-only runId*:string Run failures:",
+	} {
+		if !strings.HasPrefix(lines[name], want) {
+			t.Errorf("line of %s = %q, want prefix %q", name, lines[name], want)
+		}
+	}
+
+	out, _, _ = runVQ(t, env, "tools", "--json")
+	var resp struct {
+		OK   bool `json:"ok"`
+		Data struct {
+			Endpoint string     `json:"endpoint"`
+			Tools    []api.Tool `json:"tools"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(out), &resp); err != nil || !resp.OK || resp.Data.Endpoint != ts.URL+"/api/mcp" {
+		t.Fatalf("--json = %s (%v)", out, err)
+	}
+	writes := api.WriteTools(resp.Data.Tools)
+	if !writes("approve_vrt_results") || writes("get_run_failures") {
+		t.Error("--json annotations do not mark the write tools")
+	}
+}
+
+func TestReadinessLockIsShownAndNeverRetried(t *testing.T) {
+	ts := startSandbox(t)
+	env := map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyAdmin, "VQ_TRANSPORT": "mcp", "VQ_PROJECT": sandbox.ReadinessProject}
+	args := []string{"scenario", "create", "--goal", "Checkout works", "--yes"}
+	// The sandbox's analysis advances one source per refused call: a second
+	// run that still reads "4 of 5" proves the first sent exactly one call.
+	for _, want := range []string{"3 of 5 sources analysed", "4 of 5 sources analysed"} {
+		_, errOut, exit := runVQ(t, env, args...)
+		if exit == 0 || !strings.Contains(errOut, "first import is being analysed ("+want+"); not retried") ||
+			!strings.Contains(errOut, "Do not retry in a loop") {
+			t.Fatalf("exit %d, stderr:\n%s", exit, errOut)
+		}
+	}
+	// Read-only tools are never held.
+	if _, errOut, exit := runVQ(t, env, "failures", "run_abc"); exit == 0 {
+		t.Logf("read-only call: %s", errOut)
+	} else if strings.Contains(errOut, "analysed") {
+		t.Errorf("a read-only tool was held:\n%s", errOut)
+	}
+}
+
+func TestWaitWaitsOutTheReadinessLockPolitely(t *testing.T) {
+	ts := startSandbox(t)
+	env := map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyAdmin, "VQ_TRANSPORT": "mcp", "VQ_PROJECT": sandbox.ReadinessProject}
+	out, errOut, exit := runVQ(t, env, "scenario", "create", "--goal", "Checkout works", "--start-path", "/checkout", "--yes", "--wait", "--interval", "1ms")
+	if exit != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", exit, errOut)
+	}
+	for _, want := range []string{"(3 of 5 sources analysed); asking again in 1ms", "(4 of 5 sources analysed); asking again in 1ms"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if out == "" {
+		t.Error("no answer printed after the wait")
+	}
+}
+
+func TestWaitFollowsTokenWorkToItsResult(t *testing.T) {
+	ts := startSandbox(t)
+	env := map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyAdmin, "VQ_TRANSPORT": "mcp"}
+	out, errOut, exit := runVQ(t, env, "invoke", "run_tracking", "--json")
+	var first api.ToolResponse
+	if err := json.Unmarshal([]byte(out), &first); err != nil || exit != 0 {
+		t.Fatalf("exit %d: %s %s", exit, out, errOut)
+	}
+	lr, ok := api.ParseLongRunning(&first)
+	if !ok || lr.Status != api.LongRunningStarted || first.NextActions[0].Args[api.ArgToken] != lr.Token {
+		t.Fatalf("first answer is not the token pattern: %s", out)
+	}
+	out, errOut, exit = runVQ(t, env, "invoke", "run_tracking", "--wait", "--interval", "1ms", "--json")
+	var final api.ToolResponse
+	if err := json.Unmarshal([]byte(out), &final); err != nil || exit != 0 {
+		t.Fatalf("exit %d: %s %s", exit, out, errOut)
+	}
+	status, _ := api.ParseJobStatus(&final)
+	if status.Status != api.JobCompleted || !strings.Contains(string(status.Result), `"eventStatus":"pass"`) {
+		t.Errorf("final answer = %s", out)
+	}
+}
+
+func TestOAuthSignInEndToEnd(t *testing.T) {
+	ts := startSandbox(t)
+	dir := t.TempDir()
+	env := map[string]string{
+		"VQ_CONFIG": filepath.Join(dir, "config.json"), "VQ_BASE_URL": ts.URL,
+		"VQ_TRANSPORT": "mcp", "VQ_OAUTH_HEADLESS": "1",
+	}
+	if _, errOut, exit := runVQ(t, env, "failures", "run_abc"); exit != format.ExitUnauthorized {
+		t.Fatalf("before sign-in: exit %d: %s", exit, errOut)
+	}
+	_, errOut, exit := runVQ(t, env, "auth", "login", "--oauth")
+	if exit != 0 || !strings.Contains(errOut, "Signed in to "+ts.URL+"/api/mcp with OAuth (issuer "+ts.URL+")") {
+		t.Fatalf("login: exit %d: %s", exit, errOut)
+	}
+	file := filepath.Join(dir, "oauth.json")
+	info, err := os.Stat(file)
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("token file: %v %v", info, err)
+	}
+	raw, _ := os.ReadFile(file)
+	if !strings.Contains(string(raw), `"accessToken": "vq_at_`) || !strings.Contains(string(raw), `"refreshToken": "vq_rt_`) {
+		t.Errorf("token file holds no tokens:\n%s", raw)
+	}
+	out, errOut, exit := runVQ(t, env, "failures", "run_abc")
+	if exit == format.ExitUnauthorized || exit == format.ExitUsage || out == "" {
+		t.Fatalf("call with the OAuth token: exit %d: %s%s", exit, out, errOut)
+	}
+
+	// An expired token is refreshed at the issuer and stored again.
+	store := api.CredentialStore{ConfigPath: env["VQ_CONFIG"]}
+	tok, found, err := store.LookupOAuth(ts.URL + "/api/mcp")
+	if err != nil || !found {
+		t.Fatal(found, err)
+	}
+	tok.Expiry = time.Now().Add(-time.Minute)
+	if _, err := store.SaveOAuth(tok); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, exit := runVQ(t, env, "failures", "run_abc"); exit == format.ExitUnauthorized {
+		t.Fatalf("expired token not refreshed: %s", errOut)
+	}
+	if refreshed, _, _ := store.LookupOAuth(ts.URL + "/api/mcp"); refreshed.AccessToken == tok.AccessToken {
+		t.Error("the refreshed token was not stored")
+	}
+
+	if _, errOut, exit := runVQ(t, env, "auth", "logout"); exit != 0 || !strings.Contains(errOut, "Removed the OAuth token") {
+		t.Fatalf("logout: exit %d: %s", exit, errOut)
+	}
+	if _, _, exit := runVQ(t, env, "failures", "run_abc"); exit != format.ExitUnauthorized {
+		t.Errorf("after logout: exit %d, want %d", exit, format.ExitUnauthorized)
+	}
+}

@@ -1,0 +1,213 @@
+package cmd
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/visualq/vq/format"
+)
+
+// Tests here run the built vq binary, for what only a real process shows:
+// exit codes from real signals and its peak memory.
+
+var vqBinary struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+// buildVQ builds vq once per test binary; TestMain removes it.
+func buildVQ(t *testing.T) string {
+	t.Helper()
+	vqBinary.once.Do(func() {
+		vqBinary.dir, vqBinary.err = os.MkdirTemp("", "vq-bin-")
+		if vqBinary.err != nil {
+			return
+		}
+		vqBinary.path = filepath.Join(vqBinary.dir, "vq")
+		out, err := exec.Command("go", "build", "-o", vqBinary.path, "..").CombinedOutput()
+		if err != nil {
+			vqBinary.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if vqBinary.err != nil {
+		t.Fatal(vqBinary.err)
+	}
+	return vqBinary.path
+}
+
+// vqProcess is a started vq with its output captured.
+type vqProcess struct {
+	cmd            *exec.Cmd
+	stdout, stderr bytes.Buffer
+}
+
+func startVQ(t *testing.T, base string, args ...string) *vqProcess {
+	t.Helper()
+	p := &vqProcess{cmd: exec.Command(buildVQ(t), args...)}
+	p.cmd.Env = []string{
+		"VQ_BASE_URL=" + base, "VQ_API_KEY=" + secretKey, "VQ_NO_KEYRING=1",
+		"VQ_CONFIG=" + filepath.Join(t.TempDir(), "config.json"), "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"),
+	}
+	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.cmd.Process.Kill() })
+	return p
+}
+
+// wait waits at most limit for vq to exit and returns its exit code.
+func (p *vqProcess) wait(t *testing.T, limit time.Duration) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	select {
+	case err := <-done:
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatal(err)
+		}
+		return p.cmd.ProcessState.ExitCode()
+	case <-time.After(limit):
+		p.cmd.Process.Kill()
+		<-done
+		t.Fatalf("vq still running after %s\nstderr: %s", limit, p.stderr.String())
+		return -1
+	}
+}
+
+// blockingServer answers no request; it reports each request's arrival
+// and the moment its client gave up on it.
+func blockingServer(t *testing.T) (url string, arrived, cancelled <-chan struct{}) {
+	in, gone := make(chan struct{}, 10), make(chan struct{}, 10)
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		in <- struct{}{}
+		select {
+		case <-r.Context().Done():
+			gone <- struct{}{}
+		case <-time.After(30 * time.Second):
+		}
+	}))
+	t.Cleanup(s.Close)
+	return s.URL, in, gone
+}
+
+func TestSignalsCancelTheRequestAndExit(t *testing.T) {
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		exit int
+	}{{syscall.SIGINT, format.ExitInterrupted}, {syscall.SIGTERM, format.ExitTerminated}} {
+		for _, args := range [][]string{
+			{"invoke", "get_run_failures", "runId=r"},
+			{"invoke", "get_run_failures", "runId=r", "--transport", "mcp"},
+			{"watch", "job_1"},
+		} {
+			t.Run(tc.sig.String()+"/"+strings.Join(args, " "), func(t *testing.T) {
+				base, arrived, cancelled := blockingServer(t)
+				p := startVQ(t, base, args...)
+				select {
+				case <-arrived:
+				case <-time.After(10 * time.Second):
+					t.Fatalf("no request arrived; stderr: %s", p.stderr.String())
+				}
+				p.cmd.Process.Signal(tc.sig)
+				if exit := p.wait(t, 5*time.Second); exit != tc.exit {
+					t.Errorf("exit %d, want %d; stderr: %s", exit, tc.exit, p.stderr.String())
+				}
+				select {
+				case <-cancelled:
+				case <-time.After(5 * time.Second):
+					t.Error("the server never saw the request cancelled")
+				}
+				if !strings.Contains(p.stderr.String(), "interrupted") && !strings.Contains(p.stderr.String(), "to resume: vq watch job_1") {
+					t.Errorf("stderr does not say what happened: %q", p.stderr.String())
+				}
+			})
+		}
+	}
+}
+
+// gib is the size of the endless body: a gibibyte, written in chunks and
+// never held in memory by the test.
+const gib = 1 << 30
+
+// hugeServer streams a gibibyte of JSON string (no Content-Length, so the
+// cap must count) to every tool call; MCP's handshake is answered by the
+// stub.
+func hugeServer(t *testing.T) string {
+	chunk := bytes.Repeat([]byte("a"), 1<<20)
+	stream := func(w http.ResponseWriter, r *http.Request, wrap func(string) string) {
+		w.Header().Set("Content-Type", "application/json")
+		head, _, _ := strings.Cut(wrap(`{"ok":true,"summary":"X"}`), `"X"`)
+		io.WriteString(w, head+`"`)
+		for written := 0; written < gib; written += len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}
+	fl := fault{answer: stream}
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/invoke") {
+			io.Copy(io.Discard, r.Body)
+			stream(w, r, func(s string) string { return s })
+			return
+		}
+		serveMCPStub(w, r, fl)
+	}))
+	t.Cleanup(s.Close)
+	return s.URL
+}
+
+func TestHugeBodyHitsTheCapWithBoundedMemory(t *testing.T) {
+	base := hugeServer(t)
+	for _, tc := range []struct {
+		args []string
+		// bound is the peak RSS allowed. Invoke reads the cap into chunks
+		// (about the cap). MCP holds more: the SDK's own growing buffer
+		// and vq's copy of the body that keeps the server's key order.
+		bound int64
+	}{
+		{[]string{"invoke", "get_run_failures"}, 512 << 20},
+		{[]string{"invoke", "get_run_failures", "--transport", "mcp"}, 1536 << 20},
+	} {
+		args := tc.args
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			p := startVQ(t, base, append(args, "--no-retry")...)
+			if exit := p.wait(t, 60*time.Second); exit != 20 {
+				t.Errorf("exit %d, want 20 (http_error, recoverable); stderr: %s", exit, p.stderr.String())
+			}
+			if !strings.Contains(p.stderr.String(), "response body too large: more than 268435456 bytes") {
+				t.Errorf("stderr: %s", p.stderr.String())
+			}
+			usage := p.cmd.ProcessState.SysUsage().(*syscall.Rusage)
+			peak := usage.Maxrss << 10 // kilobytes on Linux
+			t.Logf("peak RSS %d MiB", peak>>20)
+			if peak > tc.bound {
+				t.Errorf("peak RSS %d MiB: memory is not bounded by the 256 MiB cap", peak>>20)
+			}
+		})
+	}
+}
+
+func TestTheAPIKeyIsNeverAFlag(t *testing.T) {
+	_, stderr, exit := runVQ(t, nil, "invoke", "t", "--api-key", secretKey)
+	if exit != format.ExitUsage || strings.Contains(stderr, secretKey) {
+		t.Errorf("exit %d, stderr %q", exit, stderr)
+	}
+}

@@ -1,0 +1,154 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/format"
+)
+
+// ToolProve is the async tool that proves a JIRA tracking ticket.
+const ToolProve = "tracking_prove_jira_ticket"
+
+// ProveOptions are the inputs of vq prove.
+type ProveOptions struct {
+	Ticket   string
+	Copy     bool
+	Markdown bool
+	NoWait   bool
+}
+
+// NewCmdProve proves a JIRA tracking ticket and shows the verdict and the
+// comment to paste. runF replaces the behaviour in tests of flag parsing.
+func NewCmdProve(f *Factory, runF func(context.Context, *ProveOptions) error) *cobra.Command {
+	opts := &ProveOptions{}
+	c := &cobra.Command{
+		Use:   "prove TICKET [--copy] [--markdown] [--no-wait]",
+		Short: "Prove a JIRA tracking ticket (tracking_prove_jira_ticket)",
+		Long: `Prove that the tracking a JIRA ticket asks for fires: start the proof job,
+watch it (progress on stderr), then show the headline (OUI/NON), the verdict,
+its reasons and warnings, the JIRA comment in markdown and the next actions as
+commands to run.
+
+--markdown prints only the JIRA comment, byte for byte as the server wrote it,
+so a pipe to the clipboard is exact. --copy puts it on the clipboard through
+the terminal (OSC 52, which works over SSH and in tmux). A failed proof still
+prints everything, since its markdown is the failure comment, and exits with
+the proof_failed code (see vq exit-codes).`,
+		Example: `  vq prove BN-470
+  vq prove BN-470 --markdown | pbcopy
+  vq prove BN-470 --copy
+  vq prove BN-470 --no-wait --json`,
+		Args: exactArgs(1, "TICKET"),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Ticket = args[0]
+			if opts.Markdown && (f.Global.Format == "json" || f.Global.JQ != "") {
+				return format.Usagef("--markdown prints only the markdown: it cannot be combined with --json, --format json or --jq")
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return runProve(c.Context(), f, opts)
+		},
+	}
+	c.Flags().BoolVar(&opts.Copy, "copy", false, "copy the JIRA markdown to the clipboard (OSC 52)")
+	c.Flags().BoolVar(&opts.Markdown, "markdown", false, "print only the JIRA markdown, byte for byte")
+	c.Flags().BoolVar(&opts.NoWait, "no-wait", false, "print the queued job and exit instead of watching it")
+	c.MarkFlagsMutuallyExclusive("no-wait", "markdown")
+	c.MarkFlagsMutuallyExclusive("no-wait", "copy")
+	return c
+}
+
+func runProve(ctx context.Context, f *Factory, opts *ProveOptions) error {
+	client, s, err := f.Client()
+	if err != nil {
+		return err
+	}
+	call := api.Call{Tool: ToolProve, Args: map[string]any{"ticket": opts.Ticket}}
+	resp, err := f.invoke(ctx, client, s, call)
+	if err != nil {
+		return err
+	}
+	if jobID, ok := f.followUp(client, call, resp); ok {
+		if opts.NoWait {
+			return f.show(ctx, resp)
+		}
+		outcomes, err := f.watchJobs(ctx, client, s, []string{jobID})
+		if err != nil {
+			return err
+		}
+		if outcomes[0].err != nil {
+			return outcomes[0].err
+		}
+		resp = outcomes[0].resp
+	}
+	return f.showProof(ctx, resp, opts)
+}
+
+// showProof shows a finished proof as the flags ask; a failed proof is
+// shown in full and still exits with its code.
+func (f *Factory) showProof(ctx context.Context, resp *api.ToolResponse, opts *ProveOptions) error {
+	proof, isProof := format.ParseProof(resp)
+	hasMarkdown := isProof && proof.HasMarkdown
+	var err error
+	switch {
+	case opts.Markdown && !hasMarkdown:
+		if resp.OK {
+			return &format.ExitError{Code: format.ExitInternal, Message: "the proof answer carries no jiraMarkdown"}
+		}
+		fmt.Fprintln(f.IO.ErrOut, format.ErrorLine(resp))
+	case opts.Markdown:
+		// Byte for byte: no sanitizing and no added newline, so a pipe to
+		// the clipboard gets exactly the comment the server wrote.
+		if _, err := io.WriteString(f.IO.Out, proof.Markdown); err != nil {
+			return err
+		}
+		if !resp.OK {
+			fmt.Fprintln(f.IO.ErrOut, format.ErrorLine(resp))
+		}
+	case !isProof || f.Global.Format == "json" || f.Global.JQ != "":
+		err = f.show(ctx, resp)
+	default:
+		err = format.WriteProof(f.IO.Out, f.IO.ErrOut, resp, proof)
+	}
+	if opts.Copy {
+		markdown := ""
+		if hasMarkdown {
+			markdown = proof.Markdown
+		}
+		f.copyToClipboard(markdown, hasMarkdown)
+	}
+	if err == nil && !resp.OK {
+		err = &format.ResponseError{Response: resp}
+	}
+	return err
+}
+
+// copyToClipboard sends the proof's markdown to the terminal's clipboard
+// with OSC 52: through stderr when it is the terminal, else /dev/tty. ok is
+// false when the answer had no markdown to copy.
+func (f *Factory) copyToClipboard(markdown string, ok bool) {
+	if !ok {
+		fmt.Fprintln(f.IO.ErrOut, "vq: nothing copied: the answer carries no jiraMarkdown")
+		return
+	}
+	w := f.IO.ErrOut
+	if !f.IO.ErrTTY {
+		tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)
+		if err != nil {
+			fmt.Fprintln(f.IO.ErrOut, "vq: could not copy: no terminal to send the clipboard to (try --markdown | pbcopy)")
+			return
+		}
+		defer tty.Close()
+		w = tty
+	}
+	if _, err := io.WriteString(w, format.ClipboardSequence(markdown, f.Getenv("TMUX") != "")); err != nil {
+		fmt.Fprintln(f.IO.ErrOut, "vq: could not copy: "+err.Error())
+		return
+	}
+	fmt.Fprintf(f.IO.ErrOut, "vq: JIRA markdown copied to the clipboard (%d bytes, OSC 52; the terminal must allow clipboard access)\n", len(markdown))
+}

@@ -1,0 +1,187 @@
+package cmd
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/sandbox"
+)
+
+// trickyMarkdown holds what a JIRA comment may hold and a careless printer
+// would change: unicode, table pipes, braces, backticks, trailing spaces and
+// no final newline.
+const trickyMarkdown = "h3. Preuve de tracking — BN-470 ✓ (日本語, émoji 🎯)\n" +
+	"||event||status||\n" +
+	"|add_to_cart|{color:green}pass{color}|\n" +
+	"{code:json}{\"price\": 12.5, \"items\": [1, 2]}{code}\n" +
+	"`vq prove BN-470` then $HOME and \\n stay as they are   \n" +
+	"\ttabbed line, trailing spaces  "
+
+// proofStep is the final get_job_status answer of a proof job.
+func proofStep(proven bool, markdown string) step {
+	result := map[string]any{
+		"proofVerdict": "proven",
+		"proofOutcome": map[string]any{"proven": true, "headline": "OUI — add_to_cart fires with the product payload",
+			"reasons": []string{"event add_to_cart seen after the click", "payload matches the ticket"}},
+		"jiraMarkdown": markdown,
+		"eventStatus":  "pass",
+		"scenario":     map[string]any{"matchesTicketIntent": true},
+		"warnings":     []string{"intent-only proof: the scenario is generic"},
+		"nextActions":  []any{},
+	}
+	resp := map[string]any{"ok": true, "tool": api.ToolJobStatus, "summary": "BN-470 proven.",
+		"data":     map[string]any{"jobId": "job_p", "status": "completed", "result": result},
+		"warnings": []string{"intent-only proof: the scenario is generic", "reused audit cache from 2h ago"}}
+	if !proven {
+		result["proofVerdict"] = "failed"
+		result["proofOutcome"] = map[string]any{"proven": false, "headline": "NON — add_to_cart never fired",
+			"reasons": []string{"no add_to_cart event after the click"}}
+		result["eventStatus"] = "fail"
+		actions := []any{
+			map[string]any{"label": "Create the missing scenario", "tool": "create_frt_scenario", "args": map[string]any{"goal": "add a product to the cart", "startPath": "/products"}},
+			map[string]any{"label": "Re-prove BN-470", "tool": "tracking_prove_jira_ticket", "args": map[string]any{"ticket": "BN-470"}},
+			map[string]any{"label": "Inspect the proof job", "tool": "get_job_status", "args": map[string]any{"jobId": "job_p"}},
+		}
+		result["nextActions"] = actions
+		resp["nextActions"] = actions
+		resp["ok"], resp["summary"], resp["recoverable"] = false, "BN-470 not proven.", true
+		resp["error"] = map[string]string{"code": "proof_failed", "message": "BN-470 not proven: add_to_cart never fired"}
+	}
+	return step{200, toolJSON(resp)}
+}
+
+func proveServer(t *testing.T, final step) *jobServer {
+	return newJobServer(t, queued(ToolProve, "job_p"), map[string][]step{"job_p": {
+		jobStep("job_p", "running", 1, 3, "Replaying the scenario"), final,
+	}})
+}
+
+func TestProveMarkdownIsByteForByte(t *testing.T) {
+	for _, proven := range []bool{true, false} {
+		s := proveServer(t, proofStep(proven, trickyMarkdown))
+		stdout, stderr, exit := runVQ(t, s.env(), "prove", "BN-470", "--markdown", "--interval", "1ms")
+		if stdout != trickyMarkdown {
+			t.Errorf("proven=%v: stdout\n%q\nwant\n%q", proven, stdout, trickyMarkdown)
+		}
+		if want := map[bool]int{true: 0, false: 22}[proven]; exit != want {
+			t.Errorf("proven=%v: exit %d, want %d", proven, exit, want)
+		}
+		if !strings.Contains(stderr, "job_p running 1/3 Replaying the scenario") {
+			t.Errorf("progress missing from stderr: %q", stderr)
+		}
+	}
+}
+
+func TestProveShowsEverythingInOrder(t *testing.T) {
+	s := proveServer(t, proofStep(false, "h3. NON\n|| a || b ||\n\x1b]0;pwned\x07done"))
+	stdout, stderr, exit := runVQ(t, s.env(), "prove", "BN-470", "--interval", "1ms")
+	if exit != 22 { // proof_failed, recoverable
+		t.Errorf("exit %d, want 22", exit)
+	}
+	want := "> NON — add_to_cart never fired\n" +
+		"\n" +
+		"verdict: failed\n" +
+		"reasons:\n" +
+		"  - no add_to_cart event after the click\n" +
+		"warning: intent-only proof: the scenario is generic\n" +
+		"warning: reused audit cache from 2h ago\n" +
+		"\n" +
+		"JIRA comment (paste verbatim; --markdown prints it alone, --copy copies it):\n" +
+		"h3. NON\n|| a || b ||\ndone\n" +
+		"\n" +
+		"Next actions:\n" +
+		"  # Create the missing scenario\n" +
+		"  vq invoke create_frt_scenario 'goal=add a product to the cart' startPath=/products\n" +
+		"  # Re-prove BN-470\n" +
+		"  vq invoke tracking_prove_jira_ticket ticket=BN-470\n" +
+		"  # Inspect the proof job\n" +
+		"  vq invoke get_job_status jobId=job_p\n"
+	if stdout != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
+	}
+	if !strings.HasSuffix(stderr, "error: proof_failed: BN-470 not proven: add_to_cart never fired (recoverable, exit 22)\n") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+	if got := strings.Join(s.tools, " "); got != "tracking_prove_jira_ticket get_job_status get_job_status" {
+		t.Errorf("calls: %s", got)
+	}
+}
+
+func TestProveJSONIsTheFinalResponse(t *testing.T) {
+	s := proveServer(t, proofStep(true, trickyMarkdown))
+	stdout, _, exit := runVQ(t, s.env(), "prove", "BN-470", "--json", "--interval", "1ms")
+	if exit != 0 || !strings.HasPrefix(stdout, `{"data":{"jobId":"job_p","result":{`) || strings.Count(stdout, "\n") != 1 {
+		t.Errorf("exit %d, stdout %s", exit, stdout)
+	}
+}
+
+func TestProveNoWaitPrintsTheQueuedJob(t *testing.T) {
+	s := proveServer(t, proofStep(true, trickyMarkdown))
+	stdout, stderr, exit := runVQ(t, s.env(), "prove", "BN-470", "--no-wait")
+	if exit != 0 || !strings.HasPrefix(stdout, "Job job_p queued.\n") || stderr != "" {
+		t.Errorf("exit %d\nstdout %q\nstderr %q", exit, stdout, stderr)
+	}
+	if len(s.tools) != 1 {
+		t.Errorf("calls %v, want only the proof", s.tools)
+	}
+	if _, stderr, exit := runVQ(t, s.env(), "prove", "BN-470", "--no-wait", "--markdown"); exit != 2 {
+		t.Errorf("--no-wait --markdown: exit %d, want 2 (usage): %s", exit, stderr)
+	}
+}
+
+func TestProveCopyEmitsOSC52(t *testing.T) {
+	osc := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(trickyMarkdown)) + "\a"
+	for name, c := range map[string]struct {
+		tmux string
+		want string
+	}{
+		"terminal": {"", osc},
+		"tmux":     {"/tmp/tmux-0/default,1,0", "\x1bPtmux;\x1b" + osc + "\x1b\\"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := proveServer(t, proofStep(true, trickyMarkdown))
+			env := s.env()
+			env["TMUX"] = c.tmux
+			stdout, stderr, exit := vqRun{Env: env, TTY: true}.run(t, "prove", "BN-470", "--copy", "--markdown", "--interval", "1ms")
+			if exit != 0 || stdout != trickyMarkdown {
+				t.Errorf("exit %d, stdout %q", exit, stdout)
+			}
+			if strings.Count(stderr, "\x1b]52;") != 1 || !strings.Contains(stderr, c.want) {
+				t.Errorf("stderr lacks the clipboard sequence %q:\n%q", c.want, stderr)
+			}
+			if !strings.HasSuffix(stderr, fmt.Sprintf("vq: JIRA markdown copied to the clipboard (%d bytes, OSC 52; the terminal must allow clipboard access)\n", len(trickyMarkdown))) {
+				t.Errorf("stderr does not say it copied: %q", stderr)
+			}
+		})
+	}
+}
+
+// The sandbox's own proofs, end to end: BN-470 (trailing spaces, no final
+// newline) byte for byte, BN-471 a failed proof.
+func TestProveAgainstTheSandbox(t *testing.T) {
+	ts := httptest.NewServer(sandbox.New(sandbox.Options{JobStep: 5 * time.Millisecond, Rate: -1}).Handler())
+	defer ts.Close()
+	env := map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyAdmin}
+
+	stdout, stderr, exit := runVQ(t, env, "prove", "BN-470", "--markdown", "--interval", "5ms")
+	if want, _ := sandbox.ProofMarkdown("BN-470"); exit != 0 || stdout != want {
+		t.Errorf("exit %d\nstdout %q\nwant   %q\nstderr %s", exit, stdout, want, stderr)
+	}
+
+	stdout, stderr, exit = runVQ(t, env, "prove", "BN-471", "--interval", "5ms")
+	if exit != 22 || !strings.HasPrefix(stdout, "> NON — ") || !strings.Contains(stdout, "verdict: failed\n") ||
+		!strings.Contains(stdout, "vq invoke tracking_prove_jira_ticket ticket=BN-471\n") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", exit, stdout, stderr)
+	}
+
+	// No proof, no markdown: stdout stays empty for the pipe, stderr says why.
+	stdout, stderr, exit = runVQ(t, env, "prove", "BN-999", "--markdown")
+	if stdout != "" || exit < 10 || !strings.Contains(stderr, "error: validation_error: ") {
+		t.Errorf("exit %d\nstdout %q\nstderr %q", exit, stdout, stderr)
+	}
+}

@@ -1,0 +1,128 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/format"
+)
+
+// NewCmdTools lists the tools the server offers. runF replaces the
+// behaviour in tests of flag parsing.
+func NewCmdTools(f *Factory, runF func(context.Context) error) *cobra.Command {
+	return &cobra.Command{
+		Use:   "tools",
+		Short: "List the tools the server offers (MCP tools/list)",
+		Long: `List the server's tools with their title, description, whether they only
+read or may change things (the server's read-only and destructive hints) and
+their arguments (* marks a required one), from MCP tools/list.
+
+tools/list exists only on the MCP endpoint, so vq tools always speaks MCP: at
+--endpoint when given, else at {base-url}/api/mcp, whatever --transport says.
+With --json it prints one ToolResponse whose data is {"endpoint", "tools": [...]}.`,
+		Example: `  vq tools
+  vq tools --jq '.data.tools[] | select(.readOnly | not) | .name'
+  vq tools --endpoint https://mcp.example.com/mcp`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(c.Context())
+			}
+			return runTools(c.Context(), f)
+		},
+	}
+}
+
+// toolList is vq tools --json.
+type toolList struct {
+	Endpoint string     `json:"endpoint"`
+	Tools    []api.Tool `json:"tools"`
+}
+
+func runTools(ctx context.Context, f *Factory) error {
+	f.Global.Transport = api.TransportMCP
+	client, s, err := f.Client()
+	if err != nil {
+		return err
+	}
+	if !s.hasCredential() {
+		return f.show(ctx, api.MissingCredential("tools/list"))
+	}
+	tools, failure, err := client.ListTools(ctx)
+	if err != nil {
+		return err
+	}
+	if failure != nil {
+		return f.show(ctx, failure)
+	}
+	list := toolList{Endpoint: client.MCPEndpoint(), Tools: tools}
+	if list.Tools == nil {
+		list.Tools = []api.Tool{}
+	}
+	if f.Global.Format != "" && f.Global.Format != "text" || f.Global.JQ != "" {
+		// Scripts get the list as every other answer: one ToolResponse,
+		// the list in its data.
+		data, err := json.Marshal(list)
+		if err != nil {
+			return err
+		}
+		return f.show(ctx, &api.ToolResponse{
+			OK: true, Tool: "tools/list", Summary: fmt.Sprintf("%d tools at %s", len(list.Tools), list.Endpoint),
+			Data: data, Warnings: []string{}, NextActions: []api.NextAction{},
+		})
+	}
+	return writeToolTable(f, list)
+}
+
+func writeToolTable(f *Factory, list toolList) error {
+	if len(list.Tools) == 0 {
+		fmt.Fprintf(f.IO.ErrOut, "%s offers no tools.\n", format.SanitizeLine(list.Endpoint))
+		return nil
+	}
+	w := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "NAME\tACCESS\tARGUMENTS\tDESCRIPTION")
+	for _, t := range list.Tools {
+		desc := t.Description
+		if t.Title != "" {
+			desc = t.Title + ": " + desc
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", format.SanitizeLine(t.Name), access(t), format.SanitizeLine(argSummary(t.Arguments)), format.SanitizeLine(desc))
+	}
+	return w.Flush()
+}
+
+// access renders the annotations: MCP presumes a tool that is not read-only
+// may be destructive unless it says otherwise.
+func access(t api.Tool) string {
+	switch {
+	case t.ReadOnly:
+		return "read-only"
+	case t.Destructive != nil && !*t.Destructive:
+		return "write"
+	default:
+		return "destructive"
+	}
+}
+
+func argSummary(args []api.ToolArg) string {
+	if len(args) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(args))
+	for i, a := range args {
+		p := a.Name
+		if a.Required {
+			p += "*"
+		}
+		if a.Type != "" {
+			p += ":" + a.Type
+		}
+		parts[i] = p
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,232 @@
+// Package completions holds what shell completion offers beyond the command
+// tree: the catalogue of tools and their argument names (the server's when
+// it lists them, else the seed's), and the run and job IDs this user has
+// recently seen. Both live in a small cache under the XDG cache directory,
+// so completing never waits on the network for what is already known.
+package completions
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/format"
+)
+
+// Tool is a tool vq can call and the names of its arguments.
+type Tool struct {
+	Name string   `json:"name"`
+	Args []string `json:"args"`
+}
+
+// seed is the catalogue of SPEC.md's table: the tools the seed names and
+// the arguments the task commands send them.
+var seed = []Tool{
+	{"approve_vrt_results", []string{"runId", "scenarioLabel", "viewport", "confirm"}},
+	{"create_frt_scenario", []string{"goal", "startPath", "confirm"}},
+	{"frt_find_scenarios", []string{"query"}},
+	{"get_diff_stats", []string{"runId", "scenarioLabel", "viewport"}},
+	{"get_job_status", []string{"jobId"}},
+	{"get_run_failures", []string{"runId"}},
+	{"run_tracking", []string{"scenarioId"}},
+	{"tracking_get_plan", []string{"scenarioId"}},
+	{"tracking_prove_jira_ticket", []string{"ticket"}},
+}
+
+// Seed is the built-in catalogue, used when the server lists no tools.
+func Seed() []Tool { return slices.Clone(seed) }
+
+// Find is the tool named name in a catalogue.
+func Find(tools []Tool, name string) (Tool, bool) {
+	for _, t := range tools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Tool{}, false
+}
+
+// Lister asks a server for the tools it offers (MCP tools/list).
+type Lister func(context.Context) ([]Tool, error)
+
+// Kinds of recently seen IDs: the JSON member names they arrive in.
+const (
+	RunID = "runId"
+	JobID = "jobId"
+)
+
+const (
+	// DefaultTTL is how long a server's tool list is trusted: short, as
+	// deployments add tools, long enough that a burst of TABs asks once.
+	DefaultTTL = 10 * time.Minute
+	// maxRecent IDs are kept per kind, newest first.
+	maxRecent = 20
+)
+
+// Cache is the completion cache in Dir. An empty Dir is no cache: nothing
+// is read or written.
+type Cache struct {
+	Dir string
+	TTL time.Duration
+	Now func() time.Time
+}
+
+// Open is the cache of this user: $XDG_CACHE_HOME/vq, else the OS cache
+// directory derived from HOME (or LocalAppData on Windows), read through
+// getenv so that tests and embedders choose it.
+func Open(getenv func(string) string) Cache {
+	return Cache{Dir: cacheDir(getenv), TTL: DefaultTTL, Now: time.Now}
+}
+
+func cacheDir(getenv func(string) string) string {
+	if dir := getenv("XDG_CACHE_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "vq")
+	}
+	var base string
+	switch home := getenv("HOME"); {
+	case runtime.GOOS == "windows":
+		base = getenv("LocalAppData")
+	case home == "":
+	case runtime.GOOS == "darwin":
+		base = filepath.Join(home, "Library", "Caches")
+	default:
+		base = filepath.Join(home, ".cache")
+	}
+	if base == "" {
+		return ""
+	}
+	return filepath.Join(base, "vq")
+}
+
+type toolsFile struct {
+	Fetched time.Time `json:"fetched"`
+	Tools   []Tool    `json:"tools"`
+}
+
+// Tools is the catalogue of the server identified by server: from the
+// cache while it is fresh, else from list (whose context bounds the wait),
+// else the seed. A server that cannot list its tools costs one attempt per
+// TTL, because the seed is then cached in its place.
+func (c Cache) Tools(ctx context.Context, server string, list Lister) []Tool {
+	path := c.path("tools-" + shortHash(server) + ".json")
+	var cached toolsFile
+	if c.read(path, &cached) && c.Now().Sub(cached.Fetched) < c.TTL && len(cached.Tools) > 0 {
+		return cached.Tools
+	}
+	tools, err := list(ctx)
+	if err != nil || len(tools) == 0 {
+		tools = Seed()
+	}
+	slices.SortFunc(tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
+	c.write(path, toolsFile{Fetched: c.Now(), Tools: tools})
+	return tools
+}
+
+// Remember records the run and job IDs a response carries at the top of
+// its data (and in its next actions), for completing them later. It is
+// called after every response is shown, so it does nothing for data that
+// mentions neither.
+func (c Cache) Remember(r *api.ToolResponse) {
+	if c.Dir == "" || r == nil {
+		return
+	}
+	var seen []kindID
+	if bytes.Contains(r.Data, []byte(`"runId"`)) || bytes.Contains(r.Data, []byte(`"jobId"`)) {
+		var top map[string]any
+		if json.Unmarshal(r.Data, &top) == nil {
+			seen = appendIDs(seen, top)
+		}
+	}
+	for _, a := range r.NextActions {
+		seen = appendIDs(seen, a.Args)
+	}
+	if len(seen) == 0 {
+		return
+	}
+	path := c.path("recent.json")
+	recent := map[string][]string{}
+	c.read(path, &recent)
+	changed := false
+	for _, s := range seen {
+		list := recent[s.kind]
+		if len(list) > 0 && list[0] == s.id {
+			continue
+		}
+		list = slices.DeleteFunc(list, func(id string) bool { return id == s.id })
+		recent[s.kind] = append([]string{s.id}, list[:min(len(list), maxRecent-1)]...)
+		changed = true
+	}
+	if changed {
+		c.write(path, recent)
+	}
+}
+
+type kindID struct{ kind, id string }
+
+func appendIDs(seen []kindID, m map[string]any) []kindID {
+	for _, kind := range []string{RunID, JobID} {
+		if id, ok := m[kind].(string); ok && completable(id) {
+			seen = append(seen, kindID{kind, id})
+		}
+	}
+	return seen
+}
+
+// completable keeps out IDs a shell would split or mangle.
+func completable(id string) bool {
+	return id != "" && len(id) <= 200 && !strings.Contains(id, " ") && OneLine(id)
+}
+
+// OneLine reports text that can be one completion candidate: no tab or
+// line break (the separators of cobra's completion protocol) and nothing a
+// terminal would obey.
+func OneLine(s string) bool {
+	return format.SanitizeLine(s) == s
+}
+
+// Recent are the IDs of a kind (RunID, JobID) seen lately, newest first.
+func (c Cache) Recent(kind string) []string {
+	recent := map[string][]string{}
+	c.read(c.path("recent.json"), &recent)
+	return recent[kind]
+}
+
+func (c Cache) path(name string) string {
+	if c.Dir == "" {
+		return ""
+	}
+	return filepath.Join(c.Dir, name)
+}
+
+// read and write ignore failures: a cache that cannot be used only makes
+// completion less helpful, never wrong.
+func (c Cache) read(path string, v any) bool {
+	if path == "" {
+		return false
+	}
+	b, err := os.ReadFile(path)
+	return err == nil && json.Unmarshal(b, v) == nil
+}
+
+func (c Cache) write(path string, v any) {
+	if path == "" {
+		return
+	}
+	if b, err := json.Marshal(v); err == nil {
+		_ = api.WriteFileAtomic(path, b)
+	}
+}
+
+func shortHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:6])
+}

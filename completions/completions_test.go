@@ -1,0 +1,97 @@
+package completions
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/visualq/vq/api"
+)
+
+func response(t *testing.T, body string) *api.ToolResponse {
+	t.Helper()
+	var r api.ToolResponse
+	if err := json.Unmarshal([]byte(body), &r); err != nil {
+		t.Fatal(err)
+	}
+	return &r
+}
+
+func TestRememberKeepsRecentIDsNewestFirst(t *testing.T) {
+	c := Cache{Dir: t.TempDir(), TTL: DefaultTTL, Now: time.Now}
+	c.Remember(response(t, `{"ok":true,"data":{"runId":"run_old"}}`))
+	c.Remember(response(t, `{"ok":true,"data":{"jobId":"job_1","status":"queued"}}`))
+	c.Remember(response(t, `{"ok":true,"data":null,"nextActions":[{"tool":"get_run_failures","args":{"runId":"run_new"}}]}`))
+	c.Remember(response(t, `{"ok":true,"data":{"runId":"run_old"}}`))
+	c.Remember(response(t, `{"ok":true,"data":{"runId":"bad id\u001b[2J"}}`))
+	if got := c.Recent(RunID); !slices.Equal(got, []string{"run_old", "run_new"}) {
+		t.Errorf("recent runs = %q", got)
+	}
+	if got := c.Recent(JobID); !slices.Equal(got, []string{"job_1"}) {
+		t.Errorf("recent jobs = %q", got)
+	}
+	for i := range 3 * maxRecent {
+		c.Remember(&api.ToolResponse{Data: json.RawMessage(`{"runId":"run_` + string(rune('a'+i%26)) + string(rune('a'+i/26)) + `"}`)})
+	}
+	if n := len(c.Recent(RunID)); n != maxRecent {
+		t.Errorf("kept %d run IDs, want %d", n, maxRecent)
+	}
+}
+
+func TestToolsAreCachedForTheTTL(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c := Cache{Dir: t.TempDir(), TTL: time.Minute, Now: func() time.Time { return now }}
+	calls := 0
+	list := func(context.Context) ([]Tool, error) {
+		calls++
+		return []Tool{{Name: "custom_tool", Args: []string{"alpha"}}}, nil
+	}
+	for range 3 {
+		if tools := c.Tools(context.Background(), "https://a", list); len(tools) != 1 || tools[0].Name != "custom_tool" {
+			t.Fatalf("tools = %+v", tools)
+		}
+	}
+	if calls != 1 {
+		t.Errorf("listed %d times within the TTL, want 1", calls)
+	}
+	c.Tools(context.Background(), "https://b", list)
+	now = now.Add(2 * time.Minute)
+	c.Tools(context.Background(), "https://a", list)
+	if calls != 3 {
+		t.Errorf("another server and an expired entry must list again: %d calls, want 3", calls)
+	}
+}
+
+func TestAServerThatCannotListGetsTheSeedOncePerTTL(t *testing.T) {
+	c := Cache{Dir: t.TempDir(), TTL: time.Minute, Now: time.Now}
+	calls := 0
+	failing := func(context.Context) ([]Tool, error) { calls++; return nil, errors.New("no tools/list") }
+	for range 2 {
+		tools := c.Tools(context.Background(), "https://a", failing)
+		if _, ok := Find(tools, "get_diff_stats"); !ok {
+			t.Fatalf("want the seed, got %+v", tools)
+		}
+	}
+	if calls != 1 {
+		t.Errorf("failing lister called %d times, want 1", calls)
+	}
+}
+
+func TestCacheDirFollowsXDG(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	if got := Open(env(map[string]string{"XDG_CACHE_HOME": "/x/cache", "HOME": "/home/u"})).Dir; got != filepath.Join("/x/cache", "vq") {
+		t.Errorf("with XDG_CACHE_HOME: %q", got)
+	}
+	if got := Open(env(nil)).Dir; got != "" {
+		t.Errorf("no XDG_CACHE_HOME nor HOME must mean no cache, got %q", got)
+	}
+	c := Open(env(nil))
+	c.Remember(response(t, `{"ok":true,"data":{"runId":"run_x"}}`))
+	if got := c.Recent(RunID); len(got) != 0 {
+		t.Errorf("a cache without a directory remembered %q", got)
+	}
+}

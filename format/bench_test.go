@@ -1,0 +1,99 @@
+package format
+
+import (
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/bench/fixture"
+)
+
+// BenchmarkPlain100k renders the 100k-failure answer as the plain table a
+// script or pipe gets.
+func BenchmarkPlain100k(b *testing.B) {
+	resp, err := api.DecodeToolResponse(fixture.RunFailures(100_000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(resp.Raw())))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Plain(io.Discard, io.Discard, resp); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkJSON100k writes the 100k-failure answer as --json does: the
+// server's bytes, escaped where a terminal could act on them.
+func BenchmarkJSON100k(b *testing.B) {
+	resp, err := api.DecodeToolResponse(fixture.RunFailures(100_000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(resp.Raw())))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := JSON(io.Discard, resp, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// sanitizeInputs are a typical cell (safe ASCII: the fast path), typical
+// non-ASCII text, and hostile text full of escapes, controls and bidi
+// overrides (the slow path).
+var sanitizeInputs = []struct{ name, text string }{
+	{"ascii", "Checkout 12 on mobile: 4.2% of pixels differ from the baseline"},
+	{"unicode", "Café Größe — 見出し: 4,2 % der Pixel weichen ab"},
+	{"hostile", "\x1b[31mred\x1b[0m \x1b]8;;https://evil.example\x07link\x1b]8;;\x07 \u202eevil\u202c\x00\x07\x9b2J tab\there\r\nnext line\xff"},
+	{"long-ascii", strings.Repeat("scenario label with a long description ", 100)},
+}
+
+func BenchmarkSanitize(b *testing.B) {
+	for _, in := range sanitizeInputs {
+		b.Run(in.name, func(b *testing.B) {
+			b.SetBytes(int64(len(in.text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				Sanitize(in.text)
+			}
+		})
+	}
+}
+
+func BenchmarkSanitizeLine(b *testing.B) {
+	for _, in := range sanitizeInputs {
+		b.Run(in.name, func(b *testing.B) {
+			b.SetBytes(int64(len(in.text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				SanitizeLine(in.text)
+			}
+		})
+	}
+}
+
+// BenchmarkInvokeCommand quotes next actions as printed under every plain
+// answer: plain words, words needing single quotes, JSON values, and a
+// hostile value that needs $'...'.
+func BenchmarkInvokeCommand(b *testing.B) {
+	actions := []struct {
+		name string
+		a    api.NextAction
+	}{
+		{"plain", api.NextAction{Tool: "get_run_failures", Args: map[string]any{"runId": "run_abc"}}},
+		{"quoted", api.NextAction{Tool: "get_diff_stats", Args: map[string]any{"runId": "run_abc", "scenarioLabel": "Product page's hero", "viewport": "desktop"}}},
+		{"json", api.NextAction{Tool: "tracking_run", Args: map[string]any{"events": []any{"add_to_cart", "purchase"}, "limit": 5, "confirm": true}}},
+		{"hostile", api.NextAction{Tool: "get_diff_stats", Args: map[string]any{"scenarioLabel": "\x1b[2Jwipe\u202e$(rm -rf ~)"}}},
+	}
+	for _, c := range actions {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				InvokeCommand(c.a)
+			}
+		})
+	}
+}

@@ -1,0 +1,129 @@
+package format
+
+import (
+	"strconv"
+
+	"github.com/visualq/vq/api"
+)
+
+// Check is one visual check (a scenario on a viewport) as a response
+// describes it. Fields hold every member the server sent, in its order, for
+// reports that show the diff summary.
+type Check struct {
+	Scenario string
+	Viewport string
+	// Mismatch is the percentage of differing pixels; HasMismatch is false
+	// when the server did not say.
+	Mismatch    float64
+	HasMismatch bool
+	Failed      bool
+	Fields      *Node
+}
+
+// Checks is what a response tells about the checks of a run. The server
+// may list only the failed checks (get_run_failures), one check
+// (get_diff_stats) or only counts (a CI run status): Listed holds what was
+// listed, Total and Failed the counts, so a report can say what it does not
+// know instead of inventing it.
+type Checks struct {
+	RunID  string
+	Total  int
+	Failed int
+	Listed []Check
+}
+
+// Unlisted are the checks counted but not itemized: passed ones first, then
+// failed ones the server did not name.
+func (c *Checks) Unlisted() (passed, failed int) {
+	listedFailed := 0
+	for _, ch := range c.Listed {
+		if ch.Failed {
+			listedFailed++
+		}
+	}
+	failed = max(0, c.Failed-listedFailed)
+	passed = max(0, c.Total-len(c.Listed)-failed)
+	return passed, failed
+}
+
+// ChecksOf reads the check results in a response's data (or in data.result,
+// where a finished job carries them). ok is false when the data holds none.
+func ChecksOf(r *api.ToolResponse) (*Checks, bool) {
+	if len(r.Data) == 0 {
+		return nil, false
+	}
+	n, err := ParseNode(r.Data)
+	if err != nil || n.Kind != '{' {
+		return nil, false
+	}
+	if c, ok := checksIn(n); ok {
+		return c, true
+	}
+	if res := n.Get("result"); res != nil && res.Kind == '{' {
+		return checksIn(res)
+	}
+	return nil, false
+}
+
+func checksIn(n *Node) (*Checks, bool) {
+	c := &Checks{RunID: textOf(n.Get("runId"))}
+	total, hasTotal := intOf(n.Get("total"))
+	failed, hasFailed := intOf(n.Get("failed"))
+	switch failures := n.Get("failures"); {
+	case failures != nil && failures.Kind == '[':
+		for _, f := range failures.Items {
+			if f.Kind == '{' {
+				ch := checkOf(f)
+				ch.Failed = true
+				c.Listed = append(c.Listed, ch)
+			}
+		}
+	case n.Get("scenarioLabel") != nil && n.Get("viewport") != nil:
+		ch := checkOf(n)
+		threshold, _ := floatOf(n.Get("threshold"))
+		approved := n.Get("approved")
+		ch.Failed = (approved == nil || approved.Kind != 't') && ch.Mismatch > threshold
+		c.Listed = []Check{ch}
+	case !hasTotal:
+		return nil, false
+	}
+	for _, ch := range c.Listed {
+		if ch.Failed {
+			c.Failed++
+		}
+	}
+	if hasFailed {
+		c.Failed = max(failed, c.Failed)
+	}
+	c.Total = max(total, c.Failed, len(c.Listed))
+	return c, true
+}
+
+func checkOf(n *Node) Check {
+	ch := Check{Scenario: textOf(n.Get("scenarioLabel")), Viewport: textOf(n.Get("viewport")), Fields: n}
+	ch.Mismatch, ch.HasMismatch = floatOf(n.Get("mismatchPercent"))
+	return ch
+}
+
+func textOf(n *Node) string {
+	if n == nil || !n.IsScalar() {
+		return ""
+	}
+	return n.String()
+}
+
+func intOf(n *Node) (int, bool) {
+	if n == nil || n.Kind != '0' {
+		return 0, false
+	}
+	v, err := strconv.Atoi(n.Text)
+	return v, err == nil
+}
+
+func floatOf(n *Node) (float64, bool) {
+	if n == nil || n.Kind != '0' {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(n.Text, 64)
+	return v, err == nil
+}

@@ -1,0 +1,141 @@
+package format
+
+import (
+	"encoding/xml"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/visualq/vq/api"
+)
+
+// JUnit XML (the shape Jenkins, GitLab and the JUnit publishers read).
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Properties []junitProperty `xml:"properties>property,omitempty"`
+	Cases      []junitCase     `xml:"testcase"`
+	SystemOut  string          `xml:"system-out,omitempty"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	ClassName string        `xml:"classname,attr"`
+	Failure   *junitProblem `xml:"failure,omitempty"`
+	Error     *junitProblem `xml:"error,omitempty"`
+}
+
+type junitProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// JUnit writes the check results of a response as JUnit XML: one test case
+// per check. Where the server counted checks without listing them, the
+// cases say so in their names rather than inventing scenarios. A failed
+// response becomes one errored case. Data without check results is a usage
+// error: JUnit has nothing honest to say about it.
+func JUnit(out io.Writer, r *api.ToolResponse) error {
+	suite := junitSuite{Name: "vq " + SanitizeLine(r.Tool), SystemOut: Sanitize(r.Summary)}
+	checks, ok := ChecksOf(r)
+	switch {
+	case ok:
+		suite.Cases = checkCases(checks, suite.Name)
+		if checks.RunID != "" {
+			suite.Name += " " + SanitizeLine(checks.RunID)
+			suite.Properties = append(suite.Properties, junitProperty{"runId", SanitizeLine(checks.RunID)})
+		}
+	case r.OK:
+		return &UsageError{
+			Reason: "--format junit needs check results, and the answer of " + SanitizeLine(r.Tool) + " holds none",
+			Hint:   "junit fits get_run_failures (vq failures), get_diff_stats (vq diff) and jobs whose result lists checks; use --format markdown or json here",
+		}
+	}
+	if !r.OK {
+		suite.Cases = append(suite.Cases, junitCase{
+			Name: SanitizeLine(r.Tool), ClassName: "vq",
+			Error: &junitProblem{Message: SanitizeLine(r.ErrorMessage()), Type: SanitizeLine(r.ErrorCode()), Text: ErrorLine(r)},
+		})
+	}
+	for _, warn := range r.Warnings {
+		suite.Properties = append(suite.Properties, junitProperty{"warning", SanitizeLine(warn)})
+	}
+	for _, c := range suite.Cases {
+		switch {
+		case c.Failure != nil:
+			suite.Failures++
+		case c.Error != nil:
+			suite.Errors++
+		}
+	}
+	suite.Tests = len(suite.Cases)
+	doc := junitSuites{Name: "vq", Tests: suite.Tests, Failures: suite.Failures, Errors: suite.Errors, Suites: []junitSuite{suite}}
+	if _, err := io.WriteString(out, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(out)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(out, "\n")
+	return err
+}
+
+func checkCases(c *Checks, class string) []junitCase {
+	var cases []junitCase
+	for _, ch := range c.Listed {
+		tc := junitCase{Name: SanitizeLine(ch.Scenario) + " [" + SanitizeLine(ch.Viewport) + "]", ClassName: class}
+		if ch.Failed {
+			msg := "visual change"
+			if ch.HasMismatch {
+				msg = strconv.FormatFloat(ch.Mismatch, 'f', -1, 64) + "% of pixels differ"
+			}
+			tc.Failure = &junitProblem{Message: msg, Type: "visual_change", Text: diffSummary(ch.Fields)}
+		}
+		cases = append(cases, tc)
+	}
+	passed, failed := c.Unlisted()
+	for i := range failed {
+		cases = append(cases, junitCase{
+			Name:      "failed check " + itoa(i+1) + " of " + itoa(failed) + " not itemized by the server",
+			ClassName: class,
+			Failure:   &junitProblem{Message: "counted as failed; the server did not name it", Type: "visual_change"},
+		})
+	}
+	for i := range passed {
+		cases = append(cases, junitCase{
+			Name:      "passed check " + itoa(i+1) + " of " + itoa(passed) + " not itemized by the server",
+			ClassName: class,
+		})
+	}
+	return cases
+}
+
+// diffSummary lists a check's fields as "key: value" lines, in the
+// server's order.
+func diffSummary(n *Node) string {
+	var b strings.Builder
+	for i, k := range n.Keys {
+		b.WriteString(SanitizeLine(k) + ": " + SanitizeLine(n.Values[i].String()) + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,176 @@
+package format
+
+import (
+	"bufio"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/visualq/vq/api"
+)
+
+// Markdown writes a response as a report to paste into a pull request or a
+// ticket: the outcome, the checks as a scenario × viewport × mismatch table
+// when the data holds check results (the data's fields otherwise), the
+// warnings, and the next steps as ready-to-run commands. Server text is
+// sanitized and its Markdown syntax escaped, so it reads as text.
+func Markdown(out io.Writer, r *api.ToolResponse) error {
+	w := bufio.NewWriter(out)
+	status := "✅"
+	checks, hasChecks := ChecksOf(r)
+	if !r.OK || hasChecks && checks.Failed > 0 {
+		status = "❌"
+	}
+	w.WriteString("### " + status + " vq " + mdText(r.Tool) + "\n\n")
+	if r.Summary != "" {
+		w.WriteString("**Summary:** " + mdText(r.Summary) + "\n\n")
+	}
+	if !r.OK {
+		w.WriteString("**Error** `" + mdCode(r.ErrorCode()) + "`: " + mdText(r.ErrorMessage()) +
+			" (" + RecoverableText(r) + ", exit " + itoa(ForResponse(r)) + ")\n\n")
+	}
+	if hasChecks {
+		writeMarkdownChecks(w, checks)
+	}
+	// One check (a diff) gets its details too; many are summed up by the table.
+	if !hasChecks || len(checks.Listed) == 1 && checks.Total == 1 {
+		if err := writeMarkdownData(w, r.Data); err != nil {
+			return err
+		}
+	}
+	if len(r.Warnings) > 0 {
+		w.WriteString("#### Warnings\n\n")
+		for _, warn := range r.Warnings {
+			w.WriteString("- " + mdText(warn) + "\n")
+		}
+		w.WriteString("\n")
+	}
+	if len(r.NextActions) > 0 {
+		var cmds strings.Builder
+		for _, a := range r.NextActions {
+			cmds.WriteString("# " + SanitizeLine(a.Label) + "\n" + InvokeCommand(a) + "\n")
+		}
+		fence := strings.Repeat("`", max(3, longestRun(cmds.String(), '`')+1))
+		w.WriteString("#### Next steps\n\n" + fence + "sh\n" + cmds.String() + fence + "\n")
+	}
+	return w.Flush()
+}
+
+func writeMarkdownChecks(w *bufio.Writer, c *Checks) {
+	w.WriteString("**Checks:** " + itoa(c.Failed) + " failed of " + itoa(c.Total))
+	if c.RunID != "" {
+		w.WriteString(" in run `" + mdCode(c.RunID) + "`")
+	}
+	w.WriteString("\n\n")
+	if len(c.Listed) > 0 {
+		w.WriteString("| Scenario | Viewport | Mismatch | Result |\n|---|---|---:|---|\n")
+		for _, ch := range c.Listed {
+			mismatch, result := "", "passed"
+			if ch.HasMismatch {
+				mismatch = strconv.FormatFloat(ch.Mismatch, 'f', -1, 64) + "%"
+			}
+			if ch.Failed {
+				result = "failed"
+			}
+			w.WriteString("| " + mdText(ch.Scenario) + " | " + mdText(ch.Viewport) + " | " + mismatch + " | " + result + " |\n")
+		}
+		w.WriteString("\n")
+	}
+	if passed, failed := c.Unlisted(); passed+failed > 0 {
+		w.WriteString("_Not itemized by the server: " + itoa(passed) + " passed, " + itoa(failed) + " failed._\n\n")
+	}
+}
+
+// writeMarkdownData shows data that holds no check results: a record list
+// as a table, an object's fields as a two-column table, a scalar as text.
+func writeMarkdownData(w *bufio.Writer, raw []byte) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	n, err := ParseNode(raw)
+	if err != nil {
+		return err
+	}
+	switch {
+	case n.IsRecordList():
+		writeMarkdownTable(w, NewTable(n))
+	case n.Kind == '{':
+		rows := &Table{Columns: []string{"Field", "Value"}}
+		var flatten func(prefix string, n *Node)
+		flatten = func(prefix string, n *Node) {
+			for i, k := range n.Keys {
+				if v := n.Values[i]; v.Kind == '{' && len(v.Keys) > 0 {
+					flatten(prefix+k+".", v)
+				} else {
+					rows.Rows = append(rows.Rows, []string{SanitizeLine(prefix + k), SanitizeLine(v.String())})
+				}
+			}
+		}
+		flatten("", n)
+		writeMarkdownTable(w, rows)
+	default:
+		w.WriteString(mdText(n.String()) + "\n\n")
+	}
+	return nil
+}
+
+func writeMarkdownTable(w *bufio.Writer, t *Table) {
+	if len(t.Rows) == 0 {
+		return
+	}
+	w.WriteString("|")
+	for _, c := range t.Columns {
+		w.WriteString(" " + mdText(c) + " |")
+	}
+	w.WriteString("\n|" + strings.Repeat("---|", len(t.Columns)) + "\n")
+	for _, row := range t.Rows {
+		w.WriteString("|")
+		for _, cell := range row {
+			w.WriteString(" " + mdText(cell) + " |")
+		}
+		w.WriteString("\n")
+	}
+	w.WriteString("\n")
+}
+
+// mdEscaper makes server text inert in Markdown: emphasis, code, links,
+// images, HTML, strikethrough and table pipes are all escaped.
+var mdEscaper = strings.NewReplacer(
+	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
+	"<", "&lt;", ">", "&gt;", "&", "&amp;", "|", `\|`, "~", `\~`, "#", `\#`,
+)
+
+// mdText is server text as inline Markdown on one line. Besides the inline
+// syntax, a start that would open a list ("- ", "1. ") is escaped, since a
+// list item may begin with it; # is escaped everywhere.
+func mdText(s string) string {
+	s = mdEscaper.Replace(SanitizeLine(s))
+	if s != "" && strings.IndexByte("-+=", s[0]) >= 0 {
+		return `\` + s
+	}
+	digits := 0
+	for digits < len(s) && s[digits] >= '0' && s[digits] <= '9' {
+		digits++
+	}
+	if digits > 0 && digits < len(s) && (s[digits] == '.' || s[digits] == ')') && (digits+1 == len(s) || s[digits+1] == ' ') {
+		return s[:digits] + `\` + s[digits:]
+	}
+	return s
+}
+
+// mdCode is text for inside a `code span`, where escapes do not work: a
+// backtick would end the span, so it becomes a quote.
+func mdCode(s string) string { return strings.ReplaceAll(SanitizeLine(s), "`", "'") }
+
+func longestRun(s string, c byte) int {
+	best, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			run++
+			best = max(best, run)
+		} else {
+			run = 0
+		}
+	}
+	return best
+}

@@ -1,0 +1,288 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/api"
+)
+
+// ReadinessProject is the sandbox project whose first import is still being
+// analysed: tools that change it are refused with the readiness lock
+// (api.CodeProjectNotReady) until the analysis ends. Each refused call
+// stands for a stretch of analysis, so the lock lifts deterministically:
+// "3 of 5", then "4 of 5", then the call goes through.
+const ReadinessProject = "fresh-import"
+
+const (
+	readinessFirst = 3
+	readinessTotal = 5
+)
+
+// mcpTool is what tools/list says about an invoke tool.
+type mcpTool struct {
+	title, description string
+	destructive        bool
+	args               []mcpArg
+}
+
+type mcpArg struct {
+	name, typ, description string
+	required               bool
+}
+
+var argToken = mcpArg{name: api.ArgToken, typ: "string", description: "the token of work this tool started: answers its progress, then its result"}
+
+var mcpTools = map[string]mcpTool{
+	"get_run_failures": {title: "Run failures", description: "The failed checks of a visual-regression run.",
+		args: []mcpArg{{name: "runId", typ: "string", required: true, description: "the run, e.g. run_abc"}}},
+	"get_diff_stats": {title: "Diff statistics", description: "How one scenario and viewport of a run differ from the baseline.",
+		args: []mcpArg{{name: "runId", typ: "string", required: true}, {name: "scenarioLabel", typ: "string", required: true}, {name: "viewport", typ: "string", required: true}}},
+	"approve_vrt_results": {title: "Approve results", description: "Accept a run's screenshots as the new baseline (all, or one scenario and viewport).", destructive: true,
+		args: []mcpArg{{name: "runId", typ: "string", required: true}, {name: "scenarioLabel", typ: "string"}, {name: "viewport", typ: "string"}, {name: "confirm", typ: "boolean", description: "true to consent to the write"}}},
+	"frt_find_scenarios": {title: "Find scenarios", description: "Search the functional-test scenarios.",
+		args: []mcpArg{{name: "query", typ: "string", required: true}}},
+	"create_frt_scenario": {title: "Create scenario", description: "Create a functional-test scenario from a goal (or find the existing one).",
+		args: []mcpArg{{name: "goal", typ: "string", required: true}, {name: "startPath", typ: "string"}, {name: "confirm", typ: "boolean", description: "true to consent to the write"}}},
+	"tracking_get_plan": {title: "Tracking plan", description: "The analytics events a scenario is expected to send.",
+		args: []mcpArg{{name: "scenarioId", typ: "string"}}},
+	"run_tracking": {title: "Run tracking", description: "Run a scenario and capture its analytics events (long-running: answers a token).",
+		args: []mcpArg{{name: "scenarioId", typ: "string"}, argToken}},
+	"tracking_prove_jira_ticket": {title: "Prove a JIRA ticket", description: "Prove a ticket's tracking works end to end (long-running: answers a token).",
+		args: []mcpArg{{name: "ticket", typ: "string", required: true, description: "e.g. BN-470"}, argToken}},
+	"get_job_status": {title: "Job status", description: "How an async job is doing.",
+		args: []mcpArg{{name: "jobId", typ: "string", required: true}}},
+}
+
+// mcpEndpoint serves /api/mcp with the SDK's server. Every tool call goes
+// through the sandbox's own invoke path, so answers, gates and rate limits
+// are those of the invoke endpoint; the ToolResponse rides in
+// structuredContent.
+type mcpEndpoint struct {
+	s       *Server
+	auth    *authServer
+	handler http.Handler
+	base    atomic.Value // string: scheme://host of the latest request
+
+	mu        sync.Mutex
+	readiness int // calls the readiness lock has refused so far
+}
+
+// mountMCP adds the MCP endpoint, its protected-resource metadata and the
+// authorization server to mux.
+func (s *Server) mountMCP(mux *http.ServeMux) {
+	e := &mcpEndpoint{s: s, auth: newAuthServer()}
+	server := mcp.NewServer(&mcp.Implementation{Name: "visualq-sandbox", Version: "1"}, nil)
+	for _, name := range toolNames() {
+		server.AddTool(e.toolDef(name), e.handle(name))
+	}
+	e.handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	mux.Handle(api.MCPPath, e)
+	e.auth.mount(mux)
+}
+
+func (e *mcpEndpoint) toolDef(name string) *mcp.Tool {
+	info := mcpTools[name]
+	props := map[string]any{}
+	required := []string{}
+	for _, a := range info.args {
+		p := map[string]any{"type": a.typ}
+		if a.description != "" {
+			p["description"] = a.description
+		}
+		props[a.name] = p
+		if a.required {
+			required = append(required, a.name)
+		}
+	}
+	write := tools[name].write
+	return &mcp.Tool{
+		Name:        name,
+		Title:       info.title,
+		Description: info.description,
+		// Extra KEY=VALUE pairs pass through, as on the invoke endpoint.
+		InputSchema: map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": true},
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: !write, DestructiveHint: &info.destructive},
+	}
+}
+
+func (e *mcpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	base := baseURL(r)
+	e.base.Store(base)
+	if _, ok := e.keyFor(r.Header); !ok {
+		challenge := fmt.Sprintf(`Bearer resource_metadata="%s"`, base+prmPath+api.MCPPath)
+		if r.Header.Get("Authorization") != "" {
+			challenge += `, error="invalid_token"`
+		}
+		w.Header().Set("WWW-Authenticate", challenge)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		w.Write(mustEncode(map[string]any{"error": map[string]string{ //nolint:errcheck // client gone
+			"code": api.CodeUnauthorized, "message": "sign in: an API key (sandbox keys: " + keyTokens() + ") or an OAuth token (vq auth login --oauth)"}}))
+		return
+	}
+	e.handler.ServeHTTP(w, r)
+}
+
+// keyFor is the demo key a request acts as: its bearer API key, or the
+// admin key for a live OAuth access token.
+func (e *mcpEndpoint) keyFor(h http.Header) (string, bool) {
+	token, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer ")
+	if !ok {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	if slices.ContainsFunc(demoKeys, func(k Key) bool { return k.Token == token }) {
+		return token, true
+	}
+	if e.auth.validAccess(token) {
+		return KeyAdmin, true
+	}
+	return "", false
+}
+
+func (e *mcpEndpoint) handle(name string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a := args{}
+		if raw := req.Params.Arguments; len(raw) > 0 && string(raw) != "null" {
+			if err := json.Unmarshal(raw, &a); err != nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "arguments must be a JSON object: " + err.Error()}
+			}
+		}
+		key, _ := e.keyFor(req.Extra.Header)
+		project, _ := req.Params.Meta[api.MetaProject].(string)
+		environment, _ := req.Params.Meta[api.MetaEnvironment].(string)
+		if project == ReadinessProject {
+			if tools[name].write {
+				if refusal := e.readinessLock(name); refusal != nil {
+					return result(refusal), nil
+				}
+			}
+			// The seeded data serves every project; only the lock is
+			// particular to this one.
+			project, environment = "", ""
+		}
+		dispatch := func(tool string, a args) *api.ToolResponse {
+			return e.dispatch(ctx, key, tool, a, project, environment)
+		}
+		if token, ok := a[api.ArgToken].(string); ok && token != "" {
+			return result(e.followToken(ctx, req, name, token, dispatch)), nil
+		}
+		resp := dispatch(name, a)
+		if jobID, ok := api.AcceptedJob(resp); ok {
+			started(resp, name, a, jobID)
+		}
+		return result(resp), nil
+	}
+}
+
+// dispatch runs one call through the invoke endpoint's own path.
+func (e *mcpEndpoint) dispatch(ctx context.Context, key, tool string, a args, project, environment string) *api.ToolResponse {
+	body := mustEncode(invokeRequest{Tool: tool, Args: a, Project: project, Environment: environment})
+	base, _ := e.base.Load().(string)
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/mcp/v1/invoke", bytes.NewReader(body))
+	if err != nil {
+		return refusalResponse(tool, err)
+	}
+	r.Header.Set("Authorization", "Bearer "+key)
+	r.Header.Set("Content-Type", "application/json")
+	resp, err := api.DecodeToolResponse(e.s.invoke(r).body)
+	if err != nil {
+		return refusalResponse(tool, err)
+	}
+	return resp
+}
+
+// started turns an async tool's first answer (a job id) into the token
+// pattern's: status started, the token, and the follow-up that is the same
+// call plus the token.
+func started(resp *api.ToolResponse, tool string, a args, token string) {
+	resp.Data = mustEncode(api.LongRunning{Status: api.LongRunningStarted, Token: token})
+	resp.Summary = strings.TrimSuffix(resp.Summary, ".") + ": started; call " + tool + " again with its token for progress and the result."
+	resp.NextActions = []api.NextAction{action("Check progress", tool, api.Call{Tool: tool, Args: a}.WithToken(token).Args)}
+}
+
+// followToken answers a call that carries a token: running with progress
+// (also sent as a progress notification when the client asked for them),
+// then the work's final answer.
+func (e *mcpEndpoint) followToken(ctx context.Context, req *mcp.CallToolRequest, tool, token string, dispatch func(string, args) *api.ToolResponse) *api.ToolResponse {
+	resp := dispatch("get_job_status", args{"jobId": token})
+	resp.Tool = tool
+	status, ok := api.ParseJobStatus(resp)
+	if !ok {
+		return resp
+	}
+	if !status.Ended() {
+		if p := status.Progress; p != nil && req.Params.GetProgressToken() != nil {
+			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+				ProgressToken: req.Params.GetProgressToken(), Progress: p.Current, Total: p.Total, Message: p.Message})
+		}
+		resp.Data = mustEncode(api.LongRunning{Status: api.LongRunningRunning, Token: token, Progress: status.Progress})
+		resp.NextActions = []api.NextAction{}
+		return resp
+	}
+	resp.Data = status.Result
+	if len(resp.Data) == 0 {
+		resp.Data = json.RawMessage("null")
+	}
+	return resp
+}
+
+// readinessLock refuses a write while ReadinessProject's first import is
+// analysed, or answers nil once the analysis is over.
+func (e *mcpEndpoint) readinessLock(tool string) *api.ToolResponse {
+	e.mu.Lock()
+	analysed := readinessFirst + e.readiness
+	if analysed < readinessTotal {
+		e.readiness++
+	}
+	e.mu.Unlock()
+	if analysed >= readinessTotal {
+		return nil
+	}
+	var readOnly []string
+	for _, name := range toolNames() {
+		if !tools[name].write {
+			readOnly = append(readOnly, name)
+		}
+	}
+	msg := fmt.Sprintf("Project %s is still analysing its first import: %d of %d sources analysed. "+
+		"%s changes the project, so it waits until the analysis is done; read-only tools work meanwhile (%s). "+
+		"Do not retry in a loop or use another tool to get around this: wait, then call again.",
+		ReadinessProject, analysed, readinessTotal, tool, strings.Join(readOnly, ", "))
+	resp := refusalResponse(tool, &refusal{code: api.CodeProjectNotReady, message: msg, recoverable: true})
+	resp.Data = mustEncode(map[string]any{"analysed": analysed, "total": readinessTotal, "readOnlyTools": readOnly})
+	return resp
+}
+
+// result wraps a ToolResponse as the hosted endpoint answers it: the whole
+// response as structuredContent, isError = !ok, the summary as text.
+func result(resp *api.ToolResponse) *mcp.CallToolResult {
+	if resp.Warnings == nil {
+		resp.Warnings = []string{}
+	}
+	if resp.NextActions == nil {
+		resp.NextActions = []api.NextAction{}
+	}
+	if len(resp.Data) == 0 {
+		resp.Data = json.RawMessage("null")
+	}
+	text := resp.Summary
+	if !resp.OK && resp.ErrorMessage() != "" {
+		text = resp.ErrorMessage()
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
+		StructuredContent: json.RawMessage(mustEncode(resp)),
+		IsError:           !resp.OK,
+	}
+}

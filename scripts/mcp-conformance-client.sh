@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Adapter between the MCP conformance runner (@modelcontextprotocol/conformance
+# client mode) and vq: the runner starts a scenario's test server, then runs
+# this script with the server URL as its last argument and the scenario name
+# in MCP_CONFORMANCE_SCENARIO (some scenarios add JSON in
+# MCP_CONFORMANCE_CONTEXT). Each scenario maps to the vq commands a user
+# would run. VQ_BIN names the vq binary (default: vq on PATH).
+set -euo pipefail
+
+url="${*: -1}"
+vq="${VQ_BIN:-vq}"
+scenario="${MCP_CONFORMANCE_SCENARIO:?the conformance runner sets MCP_CONFORMANCE_SCENARIO}"
+
+# A private config per run: no stored key or token leaks between scenarios.
+home="$(mktemp -d)"
+trap 'rm -rf "$home"' EXIT
+export VQ_CONFIG="$home/config.json" VQ_NO_KEYRING=1 VQ_NO_TUI=1
+
+mcp() { "$vq" --endpoint "$url" --no-retry "$@"; }
+
+case "$scenario" in
+  initialize)
+    mcp tools ;;
+  tools_call)
+    mcp tools
+    mcp invoke add_numbers a:=5 b:=3 ;;
+  sse-retry)
+    mcp tools
+    mcp invoke test_reconnection ;;
+  elicitation-sep1034-client-defaults)
+    mcp tools
+    mcp invoke test_client_elicitation_defaults ;;
+  auth/*)
+    if [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ]; then
+      VQ_OAUTH_CLIENT_ID="$(printf '%s' "$MCP_CONFORMANCE_CONTEXT" | sed -n 's/.*"client_id" *: *"\([^"]*\)".*/\1/p')"
+      VQ_OAUTH_CLIENT_SECRET="$(printf '%s' "$MCP_CONFORMANCE_CONTEXT" | sed -n 's/.*"client_secret" *: *"\([^"]*\)".*/\1/p')"
+      export VQ_OAUTH_CLIENT_ID VQ_OAUTH_CLIENT_SECRET
+    fi
+    VQ_OAUTH_HEADLESS=1 mcp auth login --oauth
+    mcp tools
+    mcp invoke test-tool ;;
+  *)
+    echo "mcp-conformance-client: no vq mapping for scenario $scenario" >&2
+    exit 2 ;;
+esac

@@ -1,0 +1,199 @@
+package ui
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/format"
+)
+
+// field is one "key  value" line of an object's scalar members.
+type field struct {
+	key, value string
+	// percent is set for a mismatch percentage, drawn with a bar.
+	percent float64
+	isBar   bool
+}
+
+// dataView is a response's data laid out as virtual lines: scalar fields
+// first, then plain lines (a list of scalars, or one scalar), then each
+// record list as a table. Only the lines in view are ever drawn.
+type dataView struct {
+	fields   []field
+	keyWidth int
+	plain    []string
+	tables   []*table
+	// sections index the virtual lines: where each table's title, header
+	// and rows begin.
+	sections []section
+	total    int
+}
+
+type section struct {
+	t *table
+	// start is the virtual line of the table's first line (a blank
+	// separator, then the title when the table has one).
+	start, header int
+}
+
+// parseData lays out a response's data and picks the screenshot links
+// from it.
+func parseData(raw []byte) (*dataView, imageURLs) {
+	d := &dataView{}
+	if len(raw) == 0 || string(raw) == "null" {
+		return d, imageURLs{}
+	}
+	n, err := format.ParseNode(raw)
+	switch {
+	case err != nil:
+		d.plain = []string{format.SanitizeLine(err.Error())}
+	case n.IsRecordList():
+		d.tables = append(d.tables, newTable("", n))
+	case n.Kind == '{':
+		d.flatten("", n)
+	case n.Kind == '[':
+		for _, it := range n.Items {
+			d.plain = append(d.plain, format.SanitizeLine(it.String()))
+		}
+	default:
+		d.plain = strings.Split(format.Sanitize(n.String()), "\n")
+	}
+	for _, f := range d.fields {
+		d.keyWidth = max(d.keyWidth, textWidth(f.key))
+	}
+	d.index()
+	if err != nil {
+		return d, imageURLs{}
+	}
+	return d, findImageURLs(n)
+}
+
+// flatten collects an object's members as plain output does: nested objects
+// become dotted keys, record lists become titled tables.
+func (d *dataView) flatten(prefix string, n *format.Node) {
+	for i, k := range n.Keys {
+		v := n.Values[i]
+		name := prefix + k
+		switch {
+		case v.IsRecordList():
+			title := format.SanitizeLine(name) + " (" + strconv.Itoa(len(v.Items)) + ")"
+			d.tables = append(d.tables, newTable(title, v))
+		case v.Kind == '{' && len(v.Keys) > 0:
+			d.flatten(name+".", v)
+		default:
+			f := field{key: format.SanitizeLine(name), value: format.SanitizeLine(v.String())}
+			if k == barColumn && v.Kind == '0' {
+				f.percent, _ = strconv.ParseFloat(v.Text, 64)
+				f.isBar = true
+			}
+			d.fields = append(d.fields, f)
+		}
+	}
+}
+
+func (d *dataView) index() {
+	line := len(d.fields) + len(d.plain)
+	for _, t := range d.tables {
+		s := section{t: t, start: line}
+		if line > 0 {
+			line++ // blank separator
+		}
+		if t.title != "" {
+			line++
+		}
+		s.header = line
+		line += 1 + t.len()
+		d.sections = append(d.sections, s)
+	}
+	d.total = line
+}
+
+// line draws virtual line i.
+func (d *dataView) line(i int, st *styles, order sortOrder) string {
+	if i < len(d.fields) {
+		f := d.fields[i]
+		s := st.fieldKey.Render(fit(f.key, d.keyWidth, false)) + columnGap + f.value
+		if f.isBar {
+			// A single percentage has nothing to be compared with: its
+			// bar is on the absolute 0–100 scale.
+			s += " " + st.bar.Render(strings.TrimRight(bar(f.percent, 100), " "))
+		}
+		return s
+	}
+	if i -= len(d.fields); i < len(d.plain) {
+		return d.plain[i]
+	}
+	i += len(d.fields)
+	for k := len(d.sections) - 1; k >= 0; k-- {
+		s := d.sections[k]
+		switch {
+		case i < s.start:
+			continue
+		case i > s.header:
+			return s.t.line(i-s.header-1, st, order)
+		case i == s.header:
+			return s.t.header(st, order)
+		case s.t.title != "" && i == s.header-1:
+			return st.sectionTitle.Render(s.t.title)
+		}
+		return ""
+	}
+	return ""
+}
+
+// stickyHeader is the header to keep on top when the view starting at
+// line first has scrolled past it inside a table's rows.
+func (d *dataView) stickyHeader(first int, st *styles, order sortOrder) (string, bool) {
+	for k := len(d.sections) - 1; k >= 0; k-- {
+		s := d.sections[k]
+		if first < s.start {
+			continue
+		}
+		return s.t.header(st, order), first > s.header
+	}
+	return "", false
+}
+
+func (d *dataView) sortable() bool {
+	for _, t := range d.tables {
+		if t.bar >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// rawLines is the response as indented JSON, one sanitized line each, for
+// the raw toggle.
+func rawLines(resp *api.ToolResponse) []string {
+	var buf bytes.Buffer
+	if err := format.JSON(&buf, resp, true); err != nil {
+		return []string{format.SanitizeLine(err.Error())}
+	}
+	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = format.SanitizeLine(l)
+	}
+	return lines
+}
+
+// imageURLs are the screenshot links an answer carries at the top of its
+// data.
+type imageURLs struct {
+	diff, baseline, test string
+}
+
+func findImageURLs(n *format.Node) imageURLs {
+	if n.Kind != '{' {
+		return imageURLs{}
+	}
+	get := func(k string) string {
+		if v := n.Get(k); v != nil && v.Kind == '"' {
+			return format.SanitizeLine(v.Text)
+		}
+		return ""
+	}
+	return imageURLs{diff: get("diffImageUrl"), baseline: get("baselineImageUrl"), test: get("testImageUrl")}
+}

@@ -1,0 +1,72 @@
+package ui
+
+import "charm.land/bubbles/v2/key"
+
+// screenKeys are the keys of a response screen. Bindings that do nothing on
+// the current screen are disabled, which hides them from the help line too.
+type screenKeys struct {
+	Up, Down, Focus     key.Binding
+	PageUp, PageDown    key.Binding
+	Top, Bottom         key.Binding
+	Run, RunNumber      key.Binding
+	Back, Rerun         key.Binding
+	Sort, Raw, Open     key.Binding
+	Confirm, Help, Quit key.Binding
+	CancelCall          key.Binding
+}
+
+func newScreenKeys() screenKeys {
+	return screenKeys{
+		Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Focus:      key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "data/actions")),
+		PageUp:     key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup/b", "page up")),
+		PageDown:   key.NewBinding(key.WithKeys("pgdown", "f", "space"), key.WithHelp("pgdn/f", "page down")),
+		Top:        key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top")),
+		Bottom:     key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom")),
+		Run:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run")),
+		RunNumber:  key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "run #")),
+		Back:       key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back")),
+		Rerun:      key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "re-run")),
+		Sort:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort %")),
+		Raw:        key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "raw JSON")),
+		Open:       key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open diff")),
+		Confirm:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "confirm")),
+		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
+		Quit:       key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		CancelCall: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel call")),
+	}
+}
+
+// ShortHelp is the help line.
+func (k screenKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Run, k.Back, k.Confirm, k.Open, k.Sort, k.CancelCall, k.Help, k.Quit}
+}
+
+// FullHelp is the help shown with ?.
+func (k screenKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.Focus, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Run, k.RunNumber, k.Back, k.Rerun, k.Confirm},
+		{k.Sort, k.Raw, k.Open, k.CancelCall, k.Help, k.Quit},
+	}
+}
+
+// confirmKeys are the keys of the confirm dialog.
+type confirmKeys struct {
+	Yes, No, Quit key.Binding
+}
+
+func newConfirmKeys() confirmKeys {
+	return confirmKeys{
+		Yes:  key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "send with confirm: true")),
+		No:   key.NewBinding(key.WithKeys("n", "N", "esc", "enter"), key.WithHelp("n/esc", "don't send")),
+		Quit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+	}
+}
+
+// ShortHelp is the dialog's help line.
+func (k confirmKeys) ShortHelp() []key.Binding { return []key.Binding{k.Yes, k.No, k.Quit} }
+
+// FullHelp is the same: the dialog has three keys.
+func (k confirmKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }

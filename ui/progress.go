@@ -1,0 +1,282 @@
+package ui
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"charm.land/bubbles/v2/progress"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/format"
+)
+
+// JobProgress shows watched jobs on stderr. Live (a terminal), it redraws one
+// line per job in place — a progress bar, status, message and elapsed time —
+// and leaves a one-line summary per job. Not live (CI logs), it writes one
+// line per change of status or progress and nothing else, no escape codes.
+// It is safe for concurrent use by one watch goroutine per job.
+type JobProgress struct {
+	mu     sync.Mutex
+	w      io.Writer
+	live   bool
+	width  int
+	bar    progress.Model
+	styles progressStyles
+	jobs   []*jobRow
+	drawn  int // lines the last live frame drew
+	closed bool
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+// ProgressOptions configure a JobProgress.
+type ProgressOptions struct {
+	// Live redraws in place; set it only when w is a terminal.
+	Live bool
+	// Width is the terminal's width in columns; 0 means 80.
+	Width int
+	// Profile is the terminal's colour profile (colorprofile.ASCII for
+	// --no-color). Ignored when not live.
+	Profile colorprofile.Profile
+	// Refresh is how often a live view redraws to advance elapsed times;
+	// 0 means once a second.
+	Refresh time.Duration
+}
+
+type jobRow struct {
+	id    string
+	start time.Time
+	last  api.JobUpdate
+	ended bool
+	// failure is the last poll's failure while the watch retries.
+	failure *api.JobUpdate
+}
+
+// progressStyles are the looks of the job view (kept apart from the TUI's
+// styles until the two are merged). Basic ANSI colours read on both dark
+// and light backgrounds, and every state also has a word and a mark.
+type progressStyles struct {
+	ok, failed, warn, dim lipgloss.Style
+}
+
+func newProgressStyles() progressStyles {
+	return progressStyles{
+		ok:     lipgloss.NewStyle().Foreground(lipgloss.Green).Bold(true),
+		failed: lipgloss.NewStyle().Foreground(lipgloss.Red).Bold(true),
+		warn:   lipgloss.NewStyle().Foreground(lipgloss.Yellow).Bold(true),
+		dim:    lipgloss.NewStyle().Faint(true),
+	}
+}
+
+const jobBarWidth = 24
+
+// NewJobProgress starts the display of the jobs, in the order given.
+func NewJobProgress(w io.Writer, jobIDs []string, o ProgressOptions) *JobProgress {
+	p := &JobProgress{w: w, live: o.Live, width: o.Width}
+	if p.width <= 0 {
+		p.width = 80
+	}
+	now := time.Now()
+	for _, id := range jobIDs {
+		p.jobs = append(p.jobs, &jobRow{id: id, start: now, last: api.JobUpdate{JobID: id}})
+	}
+	if !p.live {
+		return p
+	}
+	// A live view needs cursor movement, so the profile may drop colours
+	// but never every escape sequence.
+	p.w = &colorprofile.Writer{Forward: w, Profile: max(o.Profile, colorprofile.ASCII)}
+	// No percentage: the count (3/10) beside the bar says it better.
+	p.bar = progress.New(progress.WithWidth(jobBarWidth), progress.WithoutPercentage(),
+		progress.WithFillCharacters(progress.DefaultFullCharFullBlock, progress.DefaultEmptyCharBlock),
+		progress.WithColors(lipgloss.Cyan))
+	p.styles = newProgressStyles()
+	refresh := o.Refresh
+	if refresh <= 0 {
+		refresh = time.Second
+	}
+	p.stop, p.done = make(chan struct{}), make(chan struct{})
+	go p.tick(refresh)
+	p.mu.Lock()
+	p.redraw()
+	p.mu.Unlock()
+	return p
+}
+
+func (p *JobProgress) tick(every time.Duration) {
+	defer close(p.done)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			p.redraw()
+			p.mu.Unlock()
+		}
+	}
+}
+
+// Update records a change seen by a watch (api.WatchOptions.OnUpdate).
+func (p *JobProgress) Update(u api.JobUpdate) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	row := p.row(u.JobID)
+	if row == nil {
+		return
+	}
+	if u.Failure != nil {
+		row.failure = &u
+	} else {
+		row.last, row.failure = u, nil
+	}
+	row.ended = u.Final != nil
+	if !p.live {
+		io.WriteString(p.w, JobLine(u)+"\n")
+		return
+	}
+	p.redraw()
+}
+
+func (p *JobProgress) row(id string) *jobRow {
+	for _, r := range p.jobs {
+		if r.id == id {
+			return r
+		}
+	}
+	return nil
+}
+
+// Close stops the display. A live view draws its last frame, leaving each
+// job's line (a summary for the jobs that ended) in the scrollback.
+func (p *JobProgress) Close() {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
+	}
+	p.closed = true
+	if p.live {
+		p.redraw()
+	}
+	p.mu.Unlock()
+	if p.live {
+		close(p.stop)
+		<-p.done
+	}
+}
+
+// redraw moves back over the last frame and draws the current one, each
+// line cut to the terminal width so no wrap throws the count off.
+func (p *JobProgress) redraw() {
+	var b strings.Builder
+	if p.drawn > 0 {
+		b.WriteString("\r" + ansi.CursorUp(p.drawn))
+	}
+	for _, r := range p.jobs {
+		b.WriteString(ansi.EraseEntireLine)
+		b.WriteString(ansi.Truncate(p.liveLine(r), p.width-1, "…"))
+		b.WriteByte('\n')
+	}
+	p.drawn = len(p.jobs)
+	io.WriteString(p.w, b.String())
+}
+
+func (p *JobProgress) liveLine(r *jobRow) string {
+	u := r.last
+	u.Elapsed = time.Since(r.start)
+	if r.ended {
+		return p.summaryMark(u) + " " + JobLine(u)
+	}
+	pct := 0.0
+	if u.Total > 0 {
+		pct = min(max(u.Current/u.Total, 0), 1)
+	}
+	status := u.Status
+	if status == "" {
+		status = "waiting"
+	}
+	parts := []string{format.SanitizeLine(r.id), p.bar.ViewAs(pct), format.SanitizeLine(status)}
+	if u.HasProgress {
+		parts = append(parts, count(u.Current)+"/"+count(u.Total))
+	}
+	if u.Message != "" {
+		parts = append(parts, format.SanitizeLine(u.Message))
+	}
+	if f := r.failure; f != nil {
+		parts = append(parts, p.styles.warn.Render("poll failed ("+format.SanitizeLine(f.Failure.ErrorCode())+"), retrying"))
+	}
+	parts = append(parts, p.styles.dim.Render(elapsed(u.Elapsed)))
+	return strings.Join(parts, "  ")
+}
+
+func (p *JobProgress) summaryMark(u api.JobUpdate) string {
+	switch {
+	case u.Status == api.JobCompleted && (u.Final == nil || u.Final.OK):
+		return p.styles.ok.Render("✓")
+	case u.Status == api.JobCancelled:
+		return p.styles.warn.Render("⊘")
+	}
+	return p.styles.failed.Render("✗")
+}
+
+// JobLine is the one-line account of a job update, as CI logs get it:
+// "job_123 running 3/10 Comparing screenshots (4s)"; a failed poll says it
+// will retry, a final answer with an error names it.
+func JobLine(u api.JobUpdate) string {
+	var b strings.Builder
+	b.WriteString(format.SanitizeLine(u.JobID))
+	switch {
+	case u.Failure != nil:
+		fmt.Fprintf(&b, " poll failed: %s: %s; retrying in %s", format.SanitizeLine(u.Failure.ErrorCode()),
+			format.SanitizeLine(u.Failure.ErrorMessage()), retryDelay(u.RetryIn))
+	default:
+		if u.Status != "" {
+			b.WriteString(" " + format.SanitizeLine(u.Status))
+		}
+		if u.HasProgress {
+			b.WriteString(" " + count(u.Current) + "/" + count(u.Total))
+		}
+		if u.Message != "" {
+			b.WriteString(" " + format.SanitizeLine(u.Message))
+		}
+		if u.Final != nil && !u.Final.OK {
+			b.WriteString(": " + format.SanitizeLine(u.Final.ErrorCode()) + ": " + format.SanitizeLine(u.Final.ErrorMessage()))
+		}
+	}
+	b.WriteString(" (" + elapsed(u.Elapsed) + ")")
+	return b.String()
+}
+
+// retryDelay rounds a wait for reading: 1.5s, 250ms.
+func retryDelay(d time.Duration) string {
+	if d >= time.Second {
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Millisecond).String()
+}
+
+func count(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// elapsed is a duration as people read it: 4s, 2m05s, 1h02m.
+func elapsed(d time.Duration) string {
+	s := int(d.Seconds())
+	switch {
+	case s < 60:
+		return strconv.Itoa(s) + "s"
+	case s < 3600:
+		return fmt.Sprintf("%dm%02ds", s/60, s%60)
+	}
+	return fmt.Sprintf("%dh%02dm", s/3600, s%3600/60)
+}

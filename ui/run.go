@@ -1,0 +1,79 @@
+// Package ui is vq's triage TUI: one answer per screen (summary, warnings,
+// data as fields or a scrollable table, next actions), chaining into the
+// actions the server suggests, with Esc going back along the chain. It is
+// built on the Charm v2 line (bubbletea, lipgloss, bubbles) and renders
+// inline, so the last screen stays in the scrollback.
+package ui
+
+import (
+	"context"
+	"io"
+	"os"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/visualq/vq/api"
+	"golang.org/x/term"
+)
+
+// Options connect the TUI to the terminal and to the server.
+type Options struct {
+	// In and Out are the terminal.
+	In  io.Reader
+	Out io.Writer
+	// Invoke sends one call; at run time it is the api client's, consent
+	// handling included.
+	Invoke func(ctx context.Context, call api.Call) (*api.ToolResponse, error)
+	// NoColor drops colours (NO_COLOR, --no-color); bold and reverse stay.
+	NoColor bool
+	// WriteTools reports tools that change a project, marked in the action
+	// list. Nil means the built-in list.
+	WriteTools func(tool string) bool
+	// Getenv reads the environment for terminal detection (image
+	// protocols). Nil means os.Getenv.
+	Getenv func(string) string
+}
+
+func (o Options) getenv() func(string) string {
+	if o.Getenv == nil {
+		return os.Getenv
+	}
+	return o.Getenv
+}
+
+// Run shows first, the answer to call, and lets the person chain through
+// its next actions until they quit. It returns the last answer shown, whose
+// exit code is the session's. A screen that offers nothing to act on is
+// printed once, without waiting for a key.
+func Run(ctx context.Context, opts Options, call api.Call, first *api.ToolResponse) (*api.ToolResponse, error) {
+	m := newModel(ctx, opts, call, first)
+	if !m.top().actionable() {
+		return first, printOnce(opts, m)
+	}
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(opts.In), tea.WithOutput(opts.Out)}
+	if opts.NoColor {
+		popts = append(popts, tea.WithColorProfile(colorprofile.ASCII))
+	}
+	final, err := tea.NewProgram(m, popts...).Run()
+	if fm, ok := final.(*Model); ok {
+		return fm.top().resp, err
+	}
+	return first, err
+}
+
+// printOnce writes the screen as its final frame, all of its data, in the
+// colours the output supports.
+func printOnce(opts Options, m *Model) error {
+	w := colorprofile.NewWriter(opts.Out, os.Environ())
+	if opts.NoColor {
+		w.Profile = colorprofile.ASCII
+	}
+	if f, ok := opts.Out.(interface{ Fd() uintptr }); ok {
+		if width, _, err := term.GetSize(int(f.Fd())); err == nil && width > 0 {
+			m.width = width
+		}
+	}
+	m.done = true
+	_, err := io.WriteString(w, m.frame(0)+"\n")
+	return err
+}

@@ -1,0 +1,57 @@
+package ui
+
+import (
+	"charm.land/bubbles/v2/help"
+	"charm.land/lipgloss/v2"
+)
+
+// styles are every look of the TUI, built once per terminal background.
+// Colours are chosen for both backgrounds with LightDark; NO_COLOR is not
+// handled here but by the colour profile, which drops colours and keeps
+// bold and reverse, so nothing may depend on colour alone.
+type styles struct {
+	crumb, crumbCurrent lipgloss.Style
+	okBadge, errBadge   lipgloss.Style
+	tool                lipgloss.Style
+	warning             lipgloss.Style
+	errorCode           lipgloss.Style
+	dim                 lipgloss.Style
+	fieldKey            lipgloss.Style
+	tableHeader         lipgloss.Style
+	bar                 lipgloss.Style
+	sectionTitle        lipgloss.Style
+	selected            lipgloss.Style
+	writeBadge          lipgloss.Style
+	dialog              lipgloss.Style
+	spinner             lipgloss.Style
+	help                help.Styles
+}
+
+func newStyles(isDark bool) styles {
+	c := lipgloss.LightDark(isDark)
+	muted := c(lipgloss.Color("#6B7280"), lipgloss.Color("#9CA3AF"))
+	accent := c(lipgloss.Color("#1D4ED8"), lipgloss.Color("#93C5FD"))
+	green := c(lipgloss.Color("#15803D"), lipgloss.Color("#4ADE80"))
+	red := c(lipgloss.Color("#B91C1C"), lipgloss.Color("#F87171"))
+	amber := c(lipgloss.Color("#B45309"), lipgloss.Color("#FBBF24"))
+	magenta := c(lipgloss.Color("#A21CAF"), lipgloss.Color("#F0ABFC"))
+	return styles{
+		crumb:        lipgloss.NewStyle().Foreground(muted),
+		crumbCurrent: lipgloss.NewStyle().Bold(true),
+		okBadge:      lipgloss.NewStyle().Bold(true).Foreground(green),
+		errBadge:     lipgloss.NewStyle().Bold(true).Foreground(red),
+		tool:         lipgloss.NewStyle().Bold(true).Foreground(accent),
+		warning:      lipgloss.NewStyle().Foreground(amber),
+		errorCode:    lipgloss.NewStyle().Bold(true).Foreground(red),
+		dim:          lipgloss.NewStyle().Foreground(muted),
+		fieldKey:     lipgloss.NewStyle().Foreground(muted),
+		tableHeader:  lipgloss.NewStyle().Bold(true).Underline(true),
+		bar:          lipgloss.NewStyle().Foreground(magenta),
+		sectionTitle: lipgloss.NewStyle().Bold(true),
+		selected:     lipgloss.NewStyle().Reverse(true),
+		writeBadge:   lipgloss.NewStyle().Bold(true).Foreground(amber),
+		dialog:       lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(amber).Padding(0, 1),
+		spinner:      lipgloss.NewStyle().Foreground(accent),
+		help:         help.DefaultStyles(isDark),
+	}
+}
