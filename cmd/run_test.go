@@ -52,4 +52,3 @@ func (r vqRun) run(t *testing.T, args ...string) (string, string, int) {
 	report(f.IO, err)
 	return out.String(), errOut.String(), format.Exit(err)
 }
-

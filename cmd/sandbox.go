@@ -104,4 +104,3 @@ func demoEnv(getenv func(string) string, key string) func(string) string {
 		return getenv(name)
 	}
 }
-
