@@ -434,7 +434,7 @@ func (c *Client) mcpFailure(tool string, rec *httpRecord, err error) *ToolRespon
 	}
 	if status != 0 {
 		r := clientError(tool, CodeHTTPError, fmt.Sprintf("HTTP %d %s from %s", status, http.StatusText(status), c.MCPEndpoint()), true)
-		r.transient = status >= 500 || status == http.StatusTooManyRequests
+		r.transient = status >= 500
 		return r
 	}
 	if strings.Contains(err.Error(), "terminated without response") || errors.Is(err, mcp.ErrConnectionClosed) {

@@ -33,7 +33,7 @@ func ResourceMetadata(header string) string {
 func authParam(header, name string) string {
 	rest := header
 	for {
-		i := strings.Index(strings.ToLower(rest), name+"=")
+		i := strings.Index(lowerASCII(rest), name+"=")
 		if i < 0 {
 			return ""
 		}
@@ -55,4 +55,17 @@ func authParam(header, name string) string {
 		}
 		return v
 	}
+}
+
+// lowerASCII folds ASCII letters only, so every byte offset in the result is
+// one in s (strings.ToLower turns invalid UTF-8 into wider U+FFFD), which is
+// all a parameter name needs: names are ASCII tokens.
+func lowerASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }

@@ -5,7 +5,7 @@
 // sides share the noise of the machine.
 //
 //	go run ./bench            # full: 20 runs a row, goals enforced (exit 1 on a miss)
-//	go run ./bench -quick     # 3 runs a row, short watch job, goals reported only
+//	go run ./bench -quick     # 3 runs a row, a 3 s watch job, goals reported only
 //	go run ./bench -runs 50
 package main
 
@@ -256,7 +256,7 @@ func (b *bench) rssRuns() int {
 // or a few seconds in quick mode.
 func (b *bench) watchJob() time.Duration {
 	if b.quick {
-		return 5 * time.Second
+		return 3 * time.Second
 	}
 	return 60 * time.Second
 }

@@ -13,10 +13,10 @@ import (
 
 // The TUI's figures come from go test benchmarks in ui/ (a terminal is not
 // something the bench can time from outside): the first whose name holds
-// each of these words, e.g. BenchmarkFirstFrame100k, BenchmarkKeyPress100k.
+// each of these words, e.g. BenchmarkFirstFrame100k, BenchmarkKeyToFrame100k.
 const (
 	firstFrameBench = "FirstFrame"
-	keyPressBench   = "KeyPress"
+	keyPressBench   = "KeyToFrame"
 )
 
 // benchLine matches a go test -bench result: name-CPUs, iterations, ns/op.

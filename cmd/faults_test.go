@@ -444,6 +444,9 @@ func faults() []fault {
 		},
 		odd401("401 with a huge WWW-Authenticate", "Bearer realm=\""+strings.Repeat("a", 64<<10)+"\""),
 		odd401("401 with several challenges", `Basic realm="x"`, `Bearer error="invalid_token", resource_metadata="https://vq.example/.well-known/oauth-protected-resource"`),
+		// Found by FuzzAuthParam: a non-UTF-8 byte before the parameter
+		// name once made vq panic.
+		odd401("401 with a non-UTF-8 WWW-Authenticate", "\x80resourCe_metAdAtA=\x80"),
 		odd401("401 with an unterminated quote", `Bearer resource_metadata="https://vq.example/unterminated`),
 		{
 			name: "403 with an odd WWW-Authenticate",
