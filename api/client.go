@@ -407,53 +407,38 @@ func retryAfterHeader(v string) int64 {
 // its Data points into it rather than holding a copy, which for a large
 // answer (100k failures, ~8 MB) is most of the memory a call takes.
 func DecodeToolResponse(raw []byte) (*ToolResponse, error) {
-	// json.Unmarshal rather than a Decoder: a Decoder would first copy the
-	// whole body into its own growing buffer.
+	top, data, err := splitObjectAndMember(raw, "data")
+	if err != nil {
+		return nil, fmt.Errorf("not a ToolResponse: %w", err)
+	}
+	// Everything but data is small: decode it the ordinary way, numbers kept
+	// exact so next actions go back to the server as sent. data stays a view
+	// into raw, indexed once for the questions asked of it later.
 	var probe struct {
 		OK *bool `json:"ok"`
 		ToolResponse
-		// These shadow the embedded fields: Data is kept in place, and next
-		// actions are decoded below with UseNumber, so their numeric args
-		// go back to the server exactly as sent.
-		Data        rawView `json:"data"`
-		NextActions rawView `json:"nextActions"`
 	}
-	if err := json.Unmarshal(raw, &probe); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(top.without("data")))
+	dec.UseNumber()
+	if err := dec.Decode(&probe); err != nil {
 		return nil, fmt.Errorf("not a ToolResponse: %w", err)
 	}
 	if probe.OK == nil {
 		return nil, errors.New(`not a ToolResponse: no boolean "ok"`)
 	}
-	resp := probe.ToolResponse
+	resp := &probe.ToolResponse
 	resp.OK = *probe.OK
 	resp.raw = raw
-	resp.Data = json.RawMessage(probe.Data)
-	if len(probe.NextActions) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(probe.NextActions))
-		dec.UseNumber()
-		if err := dec.Decode(&resp.NextActions); err != nil {
-			return nil, fmt.Errorf("not a ToolResponse: nextActions: %w", err)
-		}
-	}
+	resp.Data = top.get("data")
 	if len(resp.Data) == 0 {
 		resp.Data = json.RawMessage("null")
 	}
+	resp.data = data
 	if resp.Warnings == nil {
 		resp.Warnings = []string{}
 	}
 	if resp.NextActions == nil {
 		resp.NextActions = []NextAction{}
 	}
-	return &resp, nil
-}
-
-// rawView is json.RawMessage without the copy, for DecodeToolResponse
-// only: json.Unmarshal hands an Unmarshaler a slice of its input, and the
-// response keeps that input (raw) for as long as it lives anyway. The
-// capacity is cut so an append can never write into raw.
-type rawView []byte
-
-func (v *rawView) UnmarshalJSON(b []byte) error {
-	*v = b[:len(b):len(b)]
-	return nil
+	return resp, nil
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 )
@@ -10,10 +11,24 @@ func FuzzDecodeToolResponse(f *testing.F) {
 	f.Add([]byte(`{"ok":false,"error":{"code":"rate_limit","message":"m"},"recoverable":true,"retryAfterMs":50}`))
 	f.Add([]byte(`{"ok":"yes","nextActions":{}}`))
 	f.Add([]byte(`<html>502</html>`))
+	f.Add([]byte(`{"ok":true,"data":{"jobId":"j","status":"queued","n":[1,{"a":"b"}]} }`))
+	f.Add([]byte(`{"data":{"x":1},"ok":true,"data":{"y":[2]}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		resp, err := DecodeToolResponse(body)
 		if err != nil {
 			return
+		}
+		// The one-pass index must agree with a plain decode of data.
+		var plain struct {
+			Data json.RawMessage `json:"data"`
+		}
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(body, &plain) == nil && json.Unmarshal(plain.Data, &fields) == nil {
+			for name, want := range fields {
+				if got := resp.DataField(name); !bytes.Equal(compact(got), compact(want)) {
+					t.Fatalf("DataField(%q) = %s, want %s", name, got, want)
+				}
+			}
 		}
 		if resp.Warnings == nil || resp.NextActions == nil || resp.Data == nil {
 			t.Fatalf("decoded response has nil collections: %+v", resp)
@@ -37,4 +52,12 @@ func FuzzAuthParam(f *testing.F) {
 	f.Fuzz(func(t *testing.T, header string) {
 		ResourceMetadata(header)
 	})
+}
+
+func compact(b []byte) []byte {
+	var buf bytes.Buffer
+	if json.Compact(&buf, b) != nil {
+		return b
+	}
+	return buf.Bytes()
 }

@@ -41,10 +41,11 @@ type LongRunning struct {
 // running) under a token.
 func ParseLongRunning(r *ToolResponse) (LongRunning, bool) {
 	var lr LongRunning
-	if r == nil || !r.OK || len(r.Data) == 0 {
+	data, isObject := r.dataMembers()
+	if !isObject || !r.OK {
 		return lr, false
 	}
-	if err := json.Unmarshal(r.Data, &lr); err != nil || lr.Token == "" ||
+	if err := data.decodeFields(&lr, "status", "token", "progress"); err != nil || lr.Token == "" ||
 		(lr.Status != LongRunningStarted && lr.Status != LongRunningRunning) {
 		return LongRunning{}, false
 	}

@@ -27,6 +27,9 @@ type ToolResponse struct {
 	// transient marks client-made failures that may pass on their own
 	// (5xx, a cut connection): the class the contract retries once.
 	transient bool
+	// data indexes Data's top-level members when Data is an object that
+	// came from a server (see dataMembers).
+	data *members
 }
 
 // NextAction is a suggested follow-up call. It is sent back as exactly the

@@ -44,10 +44,8 @@ func (s JobStatus) Ended() bool {
 // the data is not an object with a status.
 func ParseJobStatus(r *ToolResponse) (JobStatus, bool) {
 	var s JobStatus
-	if r == nil || len(r.Data) == 0 {
-		return s, false
-	}
-	if err := json.Unmarshal(r.Data, &s); err != nil || s.Status == "" {
+	data, isObject := r.dataMembers()
+	if !isObject || data.decodeFields(&s, "jobId", "status", "progress", "result") != nil || s.Status == "" {
 		return JobStatus{}, false
 	}
 	return s, true
@@ -151,14 +149,23 @@ func (e *WatchTimeoutError) Error() string {
 type Policy struct {
 	min, max, cur time.Duration
 	fixed         bool
+	// lastChange is when a poll last saw the job move; now is the clock.
+	lastChange time.Time
+	now        func() time.Time
 }
+
+// paceFraction is how much of the job's observed pace (the time between its
+// last two changes) to wait before asking again: a little less than a
+// step, so that the next change is seen soon after it happens, at about
+// one poll a step instead of a burst of short ones every step.
+const paceFraction = 0.85
 
 // NewPolicy builds the schedule for the options (defaults filled in).
 func NewPolicy(o WatchOptions) *Policy {
 	if o.Interval > 0 {
 		return &Policy{min: o.Interval, max: o.Interval, cur: o.Interval, fixed: true}
 	}
-	p := &Policy{min: o.MinInterval, max: o.MaxInterval}
+	p := &Policy{min: o.MinInterval, max: o.MaxInterval, now: time.Now}
 	if p.min <= 0 {
 		p.min = DefaultMinInterval
 	}
@@ -169,18 +176,26 @@ func NewPolicy(o WatchOptions) *Policy {
 	return p
 }
 
-// Next is the wait before the next poll: the short interval right after a
-// change, ×1.5 more (up to the maximum) for each poll that saw nothing new.
+// Next is the wait before the next poll. After a change: the short
+// interval, or once the job has shown its pace, most of one step (within
+// the short and long intervals). Each poll that saw nothing new then waits
+// from the short interval up, ×1.5 each time, to the maximum.
 func (p *Policy) Next(changed bool) time.Duration {
 	if p.fixed {
 		return p.min
 	}
-	if changed {
-		p.cur = p.min
-		return p.cur
+	if !changed {
+		wait := p.cur
+		p.cur = min(time.Duration(float64(p.cur)*DefaultBackoff), p.max)
+		return wait
 	}
-	wait := p.cur
-	p.cur = min(time.Duration(float64(p.cur)*DefaultBackoff), p.max)
+	now := p.now()
+	wait := p.min
+	if !p.lastChange.IsZero() {
+		wait = min(max(time.Duration(float64(now.Sub(p.lastChange))*paceFraction), p.min), p.max)
+	}
+	p.lastChange = now
+	p.cur = p.min
 	return wait
 }
 

@@ -67,6 +67,27 @@ func TestPolicySchedule(t *testing.T) {
 	if w := p.Next(false); w != time.Second {
 		t.Errorf("first quiet poll after a change waits %s, want 1s", w)
 	}
+	// Once the job has shown its pace, a change waits most of a step.
+	clock := time.Unix(0, 0)
+	p = NewPolicy(WatchOptions{})
+	p.now = func() time.Time { return clock }
+	for _, tc := range []struct {
+		sinceLast time.Duration
+		want      time.Duration
+	}{
+		{0, time.Second}, // the first change: no pace yet
+		{4 * time.Second, 3400 * time.Millisecond}, // 0.85 of a 4s step
+		{20 * time.Second, 10 * time.Second},       // never past the maximum
+		{500 * time.Millisecond, time.Second},      // never below the minimum
+	} {
+		clock = clock.Add(tc.sinceLast)
+		if w := p.Next(true); w != tc.want {
+			t.Errorf("a change %s after the last: wait %s, want %s", tc.sinceLast, w, tc.want)
+		}
+	}
+	if w := p.Next(false); w != time.Second {
+		t.Errorf("a quiet poll after a paced wait waits %s, want the short 1s", w)
+	}
 	fixed := NewPolicy(WatchOptions{Interval: 3 * time.Second})
 	for _, changed := range []bool{false, false, true, false} {
 		if w := fixed.Next(changed); w != 3*time.Second {

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,8 +29,9 @@ import (
 func main() {
 	quick := flag.Bool("quick", false, "few runs and a short watch job; goals are reported, not enforced")
 	runs := flag.Int("runs", 0, "runs of each command per comparison (default 20, 3 with -quick)")
+	only := flag.String("only", "", "comma-separated rows to run: "+strings.Join(rowNames, ","))
 	flag.Parse()
-	cfg := config{quick: *quick, runs: *runs}
+	cfg := config{quick: *quick, runs: *runs, only: *only}
 	if cfg.runs <= 0 {
 		cfg.runs = 20
 		if cfg.quick {
@@ -49,7 +51,11 @@ func main() {
 type config struct {
 	quick bool
 	runs  int
+	only  string // comma-separated row names; empty runs them all
 }
+
+// rowNames name the rows for -only, in the order they run.
+var rowNames = []string{"version", "help", "invoke", "mcp", "json100k", "plain100k", "tui", "watch", "size"}
 
 // bench holds what every row needs: the built programs, the server and
 // the environment vq runs in.
@@ -97,7 +103,7 @@ func run(cfg config) (missed bool, err error) {
 	)
 
 	var rows []row
-	for _, measure := range []func() row{
+	for i, measure := range []func() row{
 		func() row { return b.startup("--version") },
 		func() row { return b.startup("--help") },
 		b.invoke,
@@ -108,6 +114,9 @@ func run(cfg config) (missed bool, err error) {
 		b.watch,
 		b.binarySize,
 	} {
+		if cfg.only != "" && !slices.Contains(strings.Split(cfg.only, ","), rowNames[i]) {
+			continue
+		}
 		r := measure()
 		rows = append(rows, r)
 		missed = missed || r.verdict == verdictFail

@@ -6,39 +6,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/spf13/cobra"
 )
-
-func TestManAndMarkdownPagesBuild(t *testing.T) {
-	dir := t.TempDir()
-	if _, stderr, exit := runVQ(t, nil, "gendocs", "--dir", dir, "--man", "--markdown"); exit != 0 {
-		t.Fatalf("gendocs: exit %d %s", exit, stderr)
-	}
-	for _, name := range []string{"vq.1", "vq-invoke.1", "vq-environment.1", "vq-formats.1", "vq.md", "vq_diff.md"} {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-			continue
-		}
-		if strings.HasSuffix(name, ".1") && !strings.Contains(string(b), ".TH \"VQ\" \"1\"") {
-			t.Errorf("%s is not a man page:\n%.200s", name, b)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(dir, "vq-gendocs.1")); err == nil {
-		t.Error("the hidden gendocs command got a man page")
-	}
-	if man, err := exec.LookPath("man"); err == nil {
-		out, err := exec.Command(man, "-l", filepath.Join(dir, "vq-invoke.1")).CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "KEY=VALUE") {
-			t.Errorf("man -l vq-invoke.1: %v\n%.300s", err, out)
-		}
-	}
-}
 
 func TestHelpEnvironmentListsEveryVariable(t *testing.T) {
 	stdout, _, exit := runVQ(t, nil, "help", "environment")

@@ -165,7 +165,7 @@ Try it with no account: vq demo
 		NewCmdSandbox(f, nil),
 		NewCmdDemo(f),
 	)
-	root.AddCommand(NewCmdCompletion(f), NewCmdEnvironment(), NewCmdFormats(), NewCmdGenDocs(f))
+	root.AddCommand(NewCmdCompletion(f), NewCmdEnvironment(), NewCmdFormats())
 	registerCompletions(root, f)
 	return root
 }

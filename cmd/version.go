@@ -15,6 +15,12 @@ var (
 	date    = ""
 )
 
+// Version is vq's release version ("dev" for a development build).
+func Version() string {
+	v, _, _ := buildInfo()
+	return v
+}
+
 func versionString() string {
 	v, c, d := buildInfo()
 	return fmt.Sprintf("%s (commit %s, built %s)", v, c, d)

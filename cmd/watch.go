@@ -40,8 +40,9 @@ stdout is not a terminal).
 
 Progress goes to stderr: a live view on a terminal, else one line per change
 of status or progress. Polling starts at 1s and slows down to 10s while
-nothing changes (--interval fixes it); failed polls are retried, up to 10 in a
-row. The whole watch is bounded by --timeout when given (30m otherwise).
+nothing changes; once a job has shown its pace, vq waits most of one step
+before asking again (--interval fixes the interval instead). Failed polls
+are retried, up to 10 in a row. The whole watch is bounded by --timeout when given (30m otherwise).
 
 Exit code: with several jobs, the largest of their exit codes, so any failure
 makes it non-zero; 5 (timeout) when a job is still running at the deadline,

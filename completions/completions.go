@@ -6,7 +6,6 @@
 package completions
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -140,12 +139,14 @@ func (c Cache) Remember(r *api.ToolResponse) {
 		return
 	}
 	var seen []kindID
-	if bytes.Contains(r.Data, []byte(`"runId"`)) || bytes.Contains(r.Data, []byte(`"jobId"`)) {
-		var top map[string]any
-		if json.Unmarshal(r.Data, &top) == nil {
-			seen = appendIDs(seen, top)
+	top := map[string]any{}
+	for _, kind := range []string{RunID, JobID} {
+		var id string
+		if json.Unmarshal(r.DataField(kind), &id) == nil {
+			top[kind] = id
 		}
 	}
+	seen = appendIDs(seen, top)
 	for _, a := range r.NextActions {
 		seen = appendIDs(seen, a.Args)
 	}

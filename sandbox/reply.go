@@ -26,6 +26,7 @@ func (rp reply) write(w http.ResponseWriter) {
 		w.Header()[name] = values
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(rp.body)))
 	w.WriteHeader(rp.status)
 	w.Write(rp.body) //nolint:errcheck // the client went away; nothing to do.
 }

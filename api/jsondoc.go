@@ -1,0 +1,152 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// members is a JSON object split into its top-level members. Each value is
+// a view into the document it came from: nothing is copied, so an 8 MB
+// answer costs one validating scan, not a decode per question asked of it.
+type members struct {
+	doc    []byte // the object itself
+	names  []string
+	values [][]byte
+}
+
+// splitObject scans doc once and returns its top-level members. It fails
+// for anything but exactly one JSON object. Invalid UTF-8 and duplicate
+// names are accepted, as encoding/json accepts them: the text is the
+// server's, and rejecting it would hide the whole answer.
+func splitObject(doc []byte) (members, error) {
+	top, _, err := splitObjectAndMember(doc, "")
+	return top, err
+}
+
+// splitObjectAndMember is splitObject that also splits the member named
+// inner when it is an object, in the same pass: a ToolResponse's data is
+// indexed while the response is read, not scanned a second time.
+func splitObjectAndMember(doc []byte, inner string) (top members, nested *members, err error) {
+	dec := jsontext.NewDecoder(bytes.NewBuffer(doc), jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
+	if top, nested, err = readObject(dec, doc, inner); err != nil {
+		return top, nil, err
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return top, nil, errors.New("trailing data after the JSON object")
+	}
+	return top, nested, nil
+}
+
+// readObject reads the object at the decoder's position in doc. Values are
+// views into doc: with a bytes.Buffer source the decoder reads doc in place,
+// and its offsets index doc. Views are capped so an append can never write
+// into the document.
+func readObject(dec *jsontext.Decoder, doc []byte, inner string) (m members, nested *members, err error) {
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return m, nil, err
+	}
+	if tok.Kind() != '{' {
+		return m, nil, fmt.Errorf("a JSON %s, not an object", tok.Kind())
+	}
+	start := dec.InputOffset() - 1
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			return m, nil, err
+		}
+		m.names = append(m.names, name.String())
+		var value []byte
+		if inner != "" && m.names[len(m.names)-1] == inner && dec.PeekKind() == '{' {
+			var sub members
+			if sub, _, err = readObject(dec, doc, ""); err != nil {
+				return m, nil, err
+			}
+			nested, value = &sub, sub.doc
+		} else if value, err = dec.ReadValue(); err != nil {
+			return m, nil, err
+		}
+		m.values = append(m.values, value[:len(value):len(value)])
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return m, nil, err
+	}
+	end := dec.InputOffset()
+	m.doc = doc[start:end:end]
+	return m, nested, nil
+}
+
+// get is the raw value of the member named name (the last one, as
+// encoding/json would take), or nil.
+func (m members) get(name string) []byte {
+	for i := len(m.names) - 1; i >= 0; i-- {
+		if m.names[i] == name {
+			return m.values[i]
+		}
+	}
+	return nil
+}
+
+// without re-assembles the object minus the named member.
+func (m members) without(name string) []byte {
+	doc := []byte{'{'}
+	for i, n := range m.names {
+		if n == name {
+			continue
+		}
+		if len(doc) > 1 {
+			doc = append(doc, ',')
+		}
+		doc, _ = jsontext.AppendQuote(doc, n)
+		doc = append(doc, ':')
+		doc = append(doc, m.values[i]...)
+	}
+	return append(doc, '}')
+}
+
+// decodeFields decodes only the named members into v, a struct whose json
+// tags name them: a job status is four small fields even when the data
+// around them holds a hundred thousand records.
+func (m members) decodeFields(v any, names ...string) error {
+	doc := []byte{'{'}
+	for _, n := range names {
+		value := m.get(n)
+		if value == nil {
+			continue
+		}
+		if len(doc) > 1 {
+			doc = append(doc, ',')
+		}
+		doc, _ = jsontext.AppendQuote(doc, n)
+		doc = append(doc, ':')
+		doc = append(doc, value...)
+	}
+	return json.Unmarshal(append(doc, '}'), v)
+}
+
+// dataMembers is the top-level index of r's data, or false when data is not
+// an object. Responses decoded from a server carry it ready-made.
+func (r *ToolResponse) dataMembers() (members, bool) {
+	if r == nil {
+		return members{}, false
+	}
+	// A copy of a response may have been given other data since it was
+	// indexed: the index counts only for the very bytes it was made from.
+	if m := r.data; m != nil && len(m.doc) == len(r.Data) && len(m.doc) > 0 && &m.doc[0] == &r.Data[0] {
+		return *m, true
+	}
+	m, err := splitObject(r.Data)
+	return m, err == nil
+}
+
+// DataField is the raw value of one top-level member of r's data, or nil
+// when data is not an object or has no such member.
+func (r *ToolResponse) DataField(name string) json.RawMessage {
+	m, _ := r.dataMembers()
+	return m.get(name)
+}
