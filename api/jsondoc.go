@@ -94,25 +94,25 @@ func (m members) get(name string) []byte {
 
 // without re-assembles the object minus the named member.
 func (m members) without(name string) []byte {
-	doc := []byte{'{'}
-	for i, n := range m.names {
-		if n == name {
-			continue
+	var keep []string
+	for _, n := range m.names {
+		if n != name {
+			keep = append(keep, n)
 		}
-		if len(doc) > 1 {
-			doc = append(doc, ',')
-		}
-		doc, _ = jsontext.AppendQuote(doc, n)
-		doc = append(doc, ':')
-		doc = append(doc, m.values[i]...)
 	}
-	return append(doc, '}')
+	return m.object(keep)
 }
 
 // decodeFields decodes only the named members into v, a struct whose json
 // tags name them: a job status is four small fields even when the data
 // around them holds a hundred thousand records.
 func (m members) decodeFields(v any, names ...string) error {
+	return json.Unmarshal(m.object(names), v)
+}
+
+// object assembles a JSON object of the named members that m has (for a
+// name given twice, its last value, as get finds it).
+func (m members) object(names []string) []byte {
 	doc := []byte{'{'}
 	for _, n := range names {
 		value := m.get(n)
@@ -126,7 +126,7 @@ func (m members) decodeFields(v any, names ...string) error {
 		doc = append(doc, ':')
 		doc = append(doc, value...)
 	}
-	return json.Unmarshal(append(doc, '}'), v)
+	return append(doc, '}')
 }
 
 // dataMembers is the top-level index of r's data, or false when data is not

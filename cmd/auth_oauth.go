@@ -3,12 +3,11 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"os/exec"
-	"runtime"
 	"time"
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/ui"
 )
 
 // runOAuthLogin is vq auth login --oauth.
@@ -24,7 +23,7 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 		ClientSecret: f.Getenv("VQ_OAUTH_CLIENT_SECRET"),
 	}
 	if !opts.NoBrowser {
-		o.OpenURL = openBrowser
+		o.OpenURL = ui.OpenURL
 	}
 	tok, err := client.LoginOAuth(ctx, o)
 	if err != nil {
@@ -46,24 +45,6 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 	if s.Transport != api.TransportMCP {
 		fmt.Fprintln(f.IO.ErrOut, "The token serves the MCP transport: use --transport mcp (or VQ_TRANSPORT=mcp).")
 	}
-	return nil
-}
-
-// openBrowser starts the platform's URL opener without waiting for it.
-func openBrowser(url string) error {
-	var c *exec.Cmd
-	switch runtime.GOOS {
-	case "darwin":
-		c = exec.Command("open", url)
-	case "windows":
-		c = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
-	default:
-		c = exec.Command("xdg-open", url)
-	}
-	if err := c.Start(); err != nil {
-		return err
-	}
-	go c.Wait() //nolint:errcheck // the opener's exit status says nothing about the sign-in.
 	return nil
 }
 

@@ -81,35 +81,26 @@ func writeMarkdownChecks(w *bufio.Writer, c *Checks) {
 	}
 }
 
-// writeMarkdownData shows data that holds no check results: a record list
-// as a table, an object's fields as a two-column table, a scalar as text.
+// writeMarkdownData shows data that holds no check results: its fields as
+// a two-column table, plain lines as text, and each record list as a table.
 func writeMarkdownData(w *bufio.Writer, raw []byte) error {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil
-	}
-	n, err := ParseNode(raw)
+	l, err := LayoutData(raw)
 	if err != nil {
 		return err
 	}
-	switch {
-	case n.IsRecordList():
-		writeMarkdownTable(w, NewTable(n))
-	case n.Kind == '{':
-		rows := &Table{Columns: []string{"Field", "Value"}}
-		var flatten func(prefix string, n *Node)
-		flatten = func(prefix string, n *Node) {
-			for i, k := range n.Keys {
-				if v := n.Values[i]; v.Kind == '{' && len(v.Keys) > 0 {
-					flatten(prefix+k+".", v)
-				} else {
-					rows.Rows = append(rows.Rows, []string{SanitizeLine(prefix + k), SanitizeLine(v.String())})
-				}
-			}
+	fields := &Table{Columns: []string{"Field", "Value"}}
+	for _, f := range l.Fields {
+		fields.Rows = append(fields.Rows, []string{f.Key, f.Value})
+	}
+	writeMarkdownTable(w, fields)
+	for _, line := range l.Lines {
+		w.WriteString(mdText(line) + "\n\n")
+	}
+	for _, t := range l.Tables {
+		if t.Title != "" {
+			w.WriteString("**" + mdText(t.Title) + "** (" + itoa(t.Count) + ")\n\n")
 		}
-		flatten("", n)
-		writeMarkdownTable(w, rows)
-	default:
-		w.WriteString(mdText(n.String()) + "\n\n")
+		writeMarkdownTable(w, t.Table)
 	}
 	return nil
 }

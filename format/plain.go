@@ -27,6 +27,12 @@ func Plain(out, errOut io.Writer, r *api.ToolResponse) error {
 		return err
 	}
 	writeNextActions(w, r.NextActions)
+	return finish(w, errOut, r)
+}
+
+// finish flushes a plain rendering and, for a failure, writes the error
+// line on errOut after it.
+func finish(w *bufio.Writer, errOut io.Writer, r *api.ToolResponse) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
@@ -50,70 +56,38 @@ func RecoverableText(r *api.ToolResponse) string {
 	return "not recoverable"
 }
 
+// writeData prints the data's layout: aligned "key  value" fields, plain
+// lines, then each record list as a table (titled and indented when it is
+// a member of the data rather than the data itself).
 func writeData(w *bufio.Writer, raw []byte) error {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil
-	}
-	n, err := ParseNode(raw)
+	l, err := LayoutData(raw)
 	if err != nil {
 		return err
 	}
-	switch {
-	case n.IsRecordList():
-		writeTable(w, NewTable(n), "")
-	case n.Kind == '{':
-		writeObject(w, n)
-	case n.Kind == '[':
-		for _, it := range n.Items {
-			w.WriteString(SanitizeLine(it.String()) + "\n")
-		}
-	default:
-		w.WriteString(Sanitize(n.String()) + "\n")
-	}
-	return nil
-}
-
-// writeObject prints scalar and nested fields as aligned "key  value" lines
-// (nested objects flattened to dotted keys), then each record list it holds
-// as its own titled table.
-func writeObject(w *bufio.Writer, n *Node) {
-	var keys, values []string
-	var tables []string
-	var tableNodes []*Node
-	var flatten func(prefix string, n *Node)
-	flatten = func(prefix string, n *Node) {
-		for i, k := range n.Keys {
-			v := n.Values[i]
-			name := prefix + k
-			switch {
-			case v.IsRecordList():
-				tables = append(tables, name)
-				tableNodes = append(tableNodes, v)
-			case v.Kind == '{' && len(v.Keys) > 0:
-				flatten(name+".", v)
-			default:
-				keys = append(keys, SanitizeLine(name))
-				values = append(values, SanitizeLine(v.String()))
-			}
-		}
-	}
-	flatten("", n)
 	width := 0
-	for _, k := range keys {
-		width = max(width, displayWidth(k))
+	for _, f := range l.Fields {
+		width = max(width, displayWidth(f.Key))
 	}
-	for i, k := range keys {
-		w.WriteString(k)
-		if values[i] != "" {
-			pad(w, width-displayWidth(k)+2)
-			w.WriteString(values[i])
+	for _, f := range l.Fields {
+		w.WriteString(f.Key)
+		if f.Value != "" {
+			pad(w, width-displayWidth(f.Key)+2)
+			w.WriteString(f.Value)
 		}
 		w.WriteByte('\n')
 	}
-	for i, name := range tables {
-		w.WriteString("\n" + SanitizeLine(name) + " (" + itoa(len(tableNodes[i].Items)) + "):\n")
-		writeTable(w, NewTable(tableNodes[i]), "  ")
+	for _, line := range l.Lines {
+		w.WriteString(line + "\n")
 	}
+	for _, t := range l.Tables {
+		if t.Title == "" {
+			writeTable(w, t.Table, "")
+			continue
+		}
+		w.WriteString("\n" + t.Title + " (" + itoa(t.Count) + "):\n")
+		writeTable(w, t.Table, "  ")
+	}
+	return nil
 }
 
 func writeTable(w *bufio.Writer, t *Table, indent string) {

@@ -115,14 +115,7 @@ func WriteProof(out, errOut io.Writer, r *api.ToolResponse, p *Proof) error {
 		}
 	}
 	writeNextActions(w, p.NextActions)
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	if !r.OK {
-		_, err := io.WriteString(errOut, ErrorLine(r)+"\n")
-		return err
-	}
-	return nil
+	return finish(w, errOut, r)
 }
 
 // ClipboardSequence is the OSC 52 sequence asking a terminal to put text on

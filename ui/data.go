@@ -42,55 +42,34 @@ type section struct {
 // from it.
 func parseData(raw []byte) (*dataView, imageURLs) {
 	d := &dataView{}
-	if len(raw) == 0 || string(raw) == "null" {
+	l, err := format.LayoutData(raw)
+	if err != nil {
+		d.plain = []string{format.SanitizeLine(err.Error())}
+		d.index()
 		return d, imageURLs{}
 	}
-	n, err := format.ParseNode(raw)
-	switch {
-	case err != nil:
-		d.plain = []string{format.SanitizeLine(err.Error())}
-	case n.IsRecordList():
-		d.tables = append(d.tables, newTable("", n))
-	case n.Kind == '{':
-		d.flatten("", n)
-	case n.Kind == '[':
-		for _, it := range n.Items {
-			d.plain = append(d.plain, format.SanitizeLine(it.String()))
+	for _, f := range l.Fields {
+		row := field{key: f.Key, value: f.Value}
+		if f.Name == barColumn && f.Node.Kind == '0' {
+			row.percent, _ = strconv.ParseFloat(f.Node.Text, 64)
+			row.isBar = true
 		}
-	default:
-		d.plain = strings.Split(format.Sanitize(n.String()), "\n")
+		d.fields = append(d.fields, row)
+		d.keyWidth = max(d.keyWidth, textWidth(row.key))
 	}
-	for _, f := range d.fields {
-		d.keyWidth = max(d.keyWidth, textWidth(f.key))
+	d.plain = l.Lines
+	for _, t := range l.Tables {
+		title := t.Title
+		if title != "" {
+			title += " (" + strconv.Itoa(t.Count) + ")"
+		}
+		d.tables = append(d.tables, newTable(title, t.Table))
 	}
 	d.index()
-	if err != nil {
+	if l.Root == nil {
 		return d, imageURLs{}
 	}
-	return d, findImageURLs(n)
-}
-
-// flatten collects an object's members as plain output does: nested objects
-// become dotted keys, record lists become titled tables.
-func (d *dataView) flatten(prefix string, n *format.Node) {
-	for i, k := range n.Keys {
-		v := n.Values[i]
-		name := prefix + k
-		switch {
-		case v.IsRecordList():
-			title := format.SanitizeLine(name) + " (" + strconv.Itoa(len(v.Items)) + ")"
-			d.tables = append(d.tables, newTable(title, v))
-		case v.Kind == '{' && len(v.Keys) > 0:
-			d.flatten(name+".", v)
-		default:
-			f := field{key: format.SanitizeLine(name), value: format.SanitizeLine(v.String())}
-			if k == barColumn && v.Kind == '0' {
-				f.percent, _ = strconv.ParseFloat(v.Text, 64)
-				f.isBar = true
-			}
-			d.fields = append(d.fields, f)
-		}
-	}
+	return d, findImageURLs(l.Root)
 }
 
 func (d *dataView) index() {

@@ -134,20 +134,7 @@ func openInBrowser(link string) tea.Cmd {
 		if err := checkWebURL(link); err != nil {
 			return openedMsg{url: link, err: err}
 		}
-		var c *exec.Cmd
-		switch runtime.GOOS {
-		case "darwin":
-			c = exec.Command("open", link)
-		case "windows":
-			c = exec.Command("rundll32", "url.dll,FileProtocolHandler", link)
-		default:
-			c = exec.Command("xdg-open", link)
-		}
-		err := c.Start()
-		if err == nil {
-			go c.Wait() //nolint:errcheck // reap the opener; its status says nothing about the page
-		}
-		return openedMsg{url: link, err: err}
+		return openedMsg{url: link, err: OpenURL(link)}
 	}
 }
 
@@ -158,5 +145,24 @@ func checkWebURL(link string) error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("not an http(s) link: %q", link)
 	}
+	return nil
+}
+
+// OpenURL starts the desktop's URL opener (open, xdg-open, or the Windows
+// URL handler) without waiting for it.
+func OpenURL(url string) error {
+	var c *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		c = exec.Command("open", url)
+	case "windows":
+		c = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	default:
+		c = exec.Command("xdg-open", url)
+	}
+	if err := c.Start(); err != nil {
+		return err
+	}
+	go c.Wait() //nolint:errcheck // reap the opener; its status says nothing about the page
 	return nil
 }

@@ -49,8 +49,8 @@ type table struct {
 	byValue []int
 }
 
-func newTable(title string, records *format.Node) *table {
-	t := &table{title: title, t: format.NewTable(records), bar: -1}
+func newTable(title string, records *format.Table) *table {
+	t := &table{title: title, t: records, bar: -1}
 	t.widths = make([]int, len(t.t.Columns))
 	for i, c := range t.t.Columns {
 		t.widths[i] = min(textWidth(c), maxCellWidth)
