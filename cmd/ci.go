@@ -1,16 +1,13 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/format"
-	"github.com/visualq/vq/ui"
 )
 
 // CIOptions are the inputs of the vq ci commands: one CI tool and its args.
@@ -179,6 +176,7 @@ func runCI(ctx context.Context, f *Factory, opts *CIOptions) error {
 // callCI is f.invoke for the CI endpoint: no credential means nothing is
 // sent. CI tools ask for no consent.
 func (f *Factory) callCI(ctx context.Context, client *api.Client, s Settings, tool string, args map[string]any) (*api.ToolResponse, error) {
+	// The CI endpoint takes the API key only (no MCP OAuth token).
 	if s.APIKey == "" {
 		return api.MissingCredential(tool), nil
 	}
@@ -193,11 +191,7 @@ func resumeRunWait(runID string) string {
 // shows the verdict. A timeout and Ctrl-C print the command that resumes;
 // neither ever reads as a failed run.
 func (f *Factory) waitRun(ctx context.Context, client *api.Client, s Settings, runID string) error {
-	display := ui.NewJobProgress(f.IO.ErrOut, []string{runID}, f.progressOptions())
-	opts := api.WatchOptions{Interval: f.Global.Interval, Timeout: DefaultWatchTimeout, OnUpdate: display.Update}
-	if f.Global.TimeoutGiven {
-		opts.Timeout = f.Global.Timeout
-	}
+	display, opts := f.watchSetup([]string{runID})
 	// Watch reads job statuses; it sees each answer translated, and the
 	// verdict is shown from the CI answer itself. Watch polls from one
 	// goroutine, so last needs no lock.
@@ -235,14 +229,16 @@ func (f *Factory) showVerdict(ctx context.Context, client *api.Client, s Setting
 	switch {
 	case !isRun:
 	case run.Status == api.RunFailed:
-		failures, err := f.invoke(ctx, client, s, api.Call{Tool: api.ToolRunFailures, Args: map[string]any{"runId": run.RunID}})
+		call := api.Call{Tool: api.ToolRunFailures, Args: map[string]any{"runId": run.RunID}}
+		failures, err := f.invoke(ctx, client, s, call)
 		if err != nil {
 			return err
 		}
-		// A failures call that itself failed has shown its error; the run's
-		// verdict is still the exit code.
+		// Shown as vq failures shows it: on a terminal the TUI opens into
+		// triage. A failures call that itself failed has shown its error;
+		// the run's verdict is still the exit code.
 		var shown *format.ResponseError
-		if err := f.show(ctx, failures); err != nil && !errors.As(err, &shown) {
+		if err := f.showCall(ctx, client, s, call, failures); err != nil && !errors.As(err, &shown) {
 			return err
 		}
 		return &format.ExitError{Code: format.ExitRunFailed, Message: run.Summary() + "; to accept the changes as the new baseline: vq approve " + format.ShellQuote(run.RunID)}
@@ -265,12 +261,8 @@ func (f *Factory) showCIAnswer(ctx context.Context, resp *api.ToolResponse) erro
 		return f.show(ctx, resp)
 	}
 	f.rememberIDs(resp)
-	if doc := []byte(resp.Data); string(doc) != "null" {
-		var indented bytes.Buffer
-		if f.IO.OutTTY && json.Indent(&indented, doc, "", "  ") == nil {
-			doc = indented.Bytes()
-		}
-		if _, err := f.IO.Out.Write(append(format.EscapeJSON(doc), '\n')); err != nil {
+	if string(resp.Data) != "null" {
+		if err := format.WriteJSON(f.IO.Out, resp.Data, f.IO.OutTTY); err != nil {
 			return err
 		}
 	}

@@ -115,11 +115,7 @@ type jobOutcome struct {
 // format.ExitTimeout); Ctrl-C ends the whole watch with ctx's error. Both
 // print the command that resumes the watch.
 func (f *Factory) watchJobs(ctx context.Context, client *api.Client, s Settings, jobIDs []string) ([]jobOutcome, error) {
-	display := ui.NewJobProgress(f.IO.ErrOut, jobIDs, f.progressOptions())
-	opts := api.WatchOptions{Interval: f.Global.Interval, Timeout: DefaultWatchTimeout, OnUpdate: display.Update}
-	if f.Global.TimeoutGiven {
-		opts.Timeout = f.Global.Timeout
-	}
+	display, opts := f.watchSetup(jobIDs)
 	outcomes := make([]jobOutcome, len(jobIDs))
 	var wg sync.WaitGroup
 	for i, id := range jobIDs {
@@ -151,6 +147,18 @@ func (f *Factory) watchJobs(ctx context.Context, client *api.Client, s Settings,
 		return nil, err
 	}
 	return outcomes, nil
+}
+
+// watchSetup starts the progress display for the watched IDs and gives
+// the options every watch shares: --interval, and --timeout for the whole
+// watch when it was given (DefaultWatchTimeout otherwise).
+func (f *Factory) watchSetup(ids []string) (*ui.JobProgress, api.WatchOptions) {
+	display := ui.NewJobProgress(f.IO.ErrOut, ids, f.progressOptions())
+	opts := api.WatchOptions{Interval: f.Global.Interval, Timeout: DefaultWatchTimeout, OnUpdate: display.Update}
+	if f.Global.TimeoutGiven {
+		opts.Timeout = f.Global.Timeout
+	}
+	return display, opts
 }
 
 // progressOptions picks the live view for a terminal on stderr (unless

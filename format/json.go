@@ -21,6 +21,12 @@ func JSON(out io.Writer, r *api.ToolResponse, indent bool) error {
 	if err != nil {
 		return err
 	}
+	return WriteJSON(out, doc, indent)
+}
+
+// WriteJSON writes one JSON document (indented for a person when asked),
+// escaped as JSON does it, and ends it with a newline.
+func WriteJSON(out io.Writer, doc []byte, indent bool) error {
 	if indent {
 		var buf bytes.Buffer
 		if err := json.Indent(&buf, doc, "", "  "); err == nil {
@@ -31,6 +37,7 @@ func JSON(out io.Writer, r *api.ToolResponse, indent bool) error {
 	if _, err := out.Write(doc); err != nil {
 		return err
 	}
+	var err error
 	if len(doc) == 0 || doc[len(doc)-1] != '\n' {
 		_, err = out.Write([]byte{'\n'})
 	}
