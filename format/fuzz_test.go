@@ -2,10 +2,13 @@ package format
 
 import (
 	"bytes"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/visualq/vq/api"
 )
 
@@ -106,4 +109,40 @@ func TestPlainASCIIPrefixFindsTheFirstByteToEscape(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzRecordsScan holds the fast record scanner to what a JSON tokenizer
+// reads from the same valid bytes.
+func FuzzRecordsScan(f *testing.F) {
+	for _, s := range []string{`[{"a":1,"b":"x"},{"b":"y\"z","c":[1,{"d":"]"}]}]`, `[ { "a" : "\\" } , { } ]`, `[{"a":1},2]`, `[]`, `[{"k":"\\\"}"},{"k":{"n":"{"}}]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		if !jsontext.Value(doc).IsValid(jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)) {
+			return
+		}
+		var got []string
+		rows, ok := Records(doc).scan(func(row int, name, value jsontext.Value) {
+			got = append(got, fmt.Sprintf("%d %s %s", row, name, value))
+		})
+		var want []string
+		wantRows, wantOK := 0, false
+		dec := newDecoder(doc)
+		if tok, _ := dec.ReadToken(); tok.Kind() == '[' {
+			for ; dec.PeekKind() == '{'; wantRows++ {
+				dec.ReadToken()
+				for dec.PeekKind() != '}' {
+					name, _ := dec.ReadValue()
+					n := string(name)
+					value, _ := dec.ReadValue()
+					want = append(want, fmt.Sprintf("%d %s %s", wantRows, n, value))
+				}
+				dec.ReadToken()
+			}
+			wantOK = wantRows > 0 && dec.PeekKind() == ']'
+		}
+		if ok != wantOK || (ok && (rows != wantRows || !slices.Equal(got, want))) {
+			t.Fatalf("%s: scan %v %d %q, tokenizer %v %d %q", doc, ok, rows, got, wantOK, wantRows, want)
+		}
+	})
 }

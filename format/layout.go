@@ -1,7 +1,13 @@
 package format
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Layout is a response's data arranged for display, the one arrangement
@@ -12,9 +18,6 @@ type Layout struct {
 	Fields []Field
 	Lines  []string
 	Tables []TitledTable
-	// Root is the parsed data, for renderers that look further (the TUI
-	// finds image links in it).
-	Root *Node
 }
 
 // Field is one "key  value" line.
@@ -31,48 +34,100 @@ type Field struct {
 // TitledTable is a record list and where it was: Title is the sanitized
 // dotted path of the member holding it, "" when the data itself is the list.
 type TitledTable struct {
-	Title string
-	Count int
-	*Table
+	Title   string
+	Count   int
+	Records Records
+	// shape is the records measured while the data was laid out.
+	shape *shape
 }
 
 // LayoutData arranges raw data. null or empty data gives an empty layout.
+// Record lists are kept as the bytes they are, so that a renderer can
+// stream them (plain text) or decode them (Records.Table) as it needs.
 func LayoutData(raw []byte) (*Layout, error) {
 	l := &Layout{}
 	if len(raw) == 0 || string(raw) == "null" {
 		return l, nil
 	}
-	n, err := ParseNode(raw)
-	if err != nil {
-		return nil, err
-	}
-	l.Root = n
-	switch {
-	case n.IsRecordList():
-		l.Tables = append(l.Tables, TitledTable{Count: len(n.Items), Table: NewTable(n)})
-	case n.Kind == '{':
-		l.flatten("", n)
-	case n.Kind == '[':
-		for _, it := range n.Items {
-			l.Lines = append(l.Lines, SanitizeLine(it.String()))
+	dec := newDecoder(raw)
+	var err error
+	if dec.PeekKind() == '{' {
+		// The common case, read in one pass: members are placed as they come.
+		err = l.object(dec, "")
+	} else {
+		var value jsontext.Value
+		if value, err = dec.ReadValue(); err == nil {
+			err = l.add("", "", value)
 		}
-	default:
-		l.Lines = strings.Split(Sanitize(n.String()), "\n")
+	}
+	if err == nil {
+		if _, end := dec.ReadToken(); end != io.EOF {
+			err = errors.New("trailing data after the JSON value")
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("data is not valid JSON: %w", err)
 	}
 	return l, nil
 }
 
-func (l *Layout) flatten(prefix string, n *Node) {
-	for i, k := range n.Keys {
-		v := n.Values[i]
-		name := prefix + k
-		switch {
-		case v.IsRecordList():
-			l.Tables = append(l.Tables, TitledTable{Title: SanitizeLine(name), Count: len(v.Items), Table: NewTable(v)})
-		case v.Kind == '{' && len(v.Keys) > 0:
-			l.flatten(name+".", v)
-		default:
-			l.Fields = append(l.Fields, Field{Key: SanitizeLine(name), Name: k, Value: SanitizeLine(v.String()), Node: v})
+// add places one value: a non-empty object is flattened into dotted keys,
+// a record list becomes a table, anything else a field — or, for the data
+// itself (no name), plain lines.
+func (l *Layout) add(name, key string, value jsontext.Value) error {
+	switch value.Kind() {
+	case '{':
+		if !emptyObject(value) {
+			return l.object(newDecoder(value), name+".")
+		}
+	case '[':
+		if sh, ok := Records(value).measure(); ok {
+			l.Tables = append(l.Tables, TitledTable{Title: SanitizeLine(name), Count: sh.rows, Records: Records(value), shape: sh})
+			return nil
 		}
 	}
+	node, err := ParseNode(value)
+	if err != nil {
+		return err
+	}
+	switch {
+	case name != "":
+		l.Fields = append(l.Fields, Field{Key: SanitizeLine(name), Name: key, Value: SanitizeLine(node.String()), Node: node})
+	case node.Kind == '[':
+		for _, it := range node.Items {
+			l.Lines = append(l.Lines, SanitizeLine(it.String()))
+		}
+	default:
+		l.Lines = strings.Split(Sanitize(node.String()), "\n")
+	}
+	return nil
+}
+
+// object reads the object at the decoder and places each member; prefix
+// is the dotted path so far ("" at the top, else ending in a dot).
+func (l *Layout) object(dec *jsontext.Decoder, prefix string) error {
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		key := tok.String()
+		member, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		if err := l.add(prefix+key, key, member); err != nil {
+			return err
+		}
+	}
+	_, err := dec.ReadToken()
+	return err
+}
+
+// emptyObject reports {}: shown as a field, not flattened into nothing.
+func emptyObject(v jsontext.Value) bool {
+	return len(bytes.TrimSpace(v[1:len(v)-1])) == 0
 }

@@ -100,7 +100,7 @@ func writeMarkdownData(w *bufio.Writer, raw []byte) error {
 		if t.Title != "" {
 			w.WriteString("**" + mdText(t.Title) + "** (" + itoa(t.Count) + ")\n\n")
 		}
-		writeMarkdownTable(w, t.Table)
+		writeMarkdownTable(w, t.Records.Table())
 	}
 	return nil
 }

@@ -81,49 +81,13 @@ func writeData(w *bufio.Writer, raw []byte) error {
 	}
 	for _, t := range l.Tables {
 		if t.Title == "" {
-			writeTable(w, t.Table, "")
+			t.Records.write(w, "", t.shape)
 			continue
 		}
 		w.WriteString("\n" + t.Title + " (" + itoa(t.Count) + "):\n")
-		writeTable(w, t.Table, "  ")
+		t.Records.write(w, "  ", t.shape)
 	}
 	return nil
-}
-
-func writeTable(w *bufio.Writer, t *Table, indent string) {
-	widths := make([]int, len(t.Columns))
-	for i, c := range t.Columns {
-		widths[i] = displayWidth(c)
-	}
-	for _, row := range t.Rows {
-		for i, cell := range row {
-			widths[i] = max(widths[i], displayWidth(cell))
-		}
-	}
-	writeRow := func(cells []string, header bool) {
-		w.WriteString(indent)
-		last := len(cells) - 1
-		for i, cell := range cells {
-			gap := widths[i] - displayWidth(cell)
-			if t.Numeric[i] && !header {
-				pad(w, gap)
-				w.WriteString(cell)
-			} else {
-				w.WriteString(cell)
-				if i < last {
-					pad(w, gap)
-				}
-			}
-			if i < last {
-				w.WriteString("  ")
-			}
-		}
-		w.WriteByte('\n')
-	}
-	writeRow(t.Columns, true)
-	for _, row := range t.Rows {
-		writeRow(row, false)
-	}
 }
 
 func writeNextActions(w *bufio.Writer, actions []api.NextAction) {

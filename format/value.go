@@ -159,20 +159,6 @@ func (n *Node) IsScalar() bool {
 	return n.Kind != '{' && n.Kind != '['
 }
 
-// IsRecordList reports a non-empty array whose elements are all objects:
-// data that reads best as a table.
-func (n *Node) IsRecordList() bool {
-	if n == nil || n.Kind != '[' || len(n.Items) == 0 {
-		return false
-	}
-	for _, it := range n.Items {
-		if it.Kind != '{' {
-			return false
-		}
-	}
-	return true
-}
-
 // String renders a value on one line: strings unquoted, scalars as sent,
 // objects and arrays as compact JSON. It does not sanitize.
 func (n *Node) String() string {

@@ -63,13 +63,10 @@ func parseData(raw []byte) (*dataView, imageURLs) {
 		if title != "" {
 			title += " (" + strconv.Itoa(t.Count) + ")"
 		}
-		d.tables = append(d.tables, newTable(title, t.Table))
+		d.tables = append(d.tables, newTable(title, t.Records.Table()))
 	}
 	d.index()
-	if l.Root == nil {
-		return d, imageURLs{}
-	}
-	return d, findImageURLs(l.Root)
+	return d, findImageURLs(l.Fields)
 }
 
 func (d *dataView) index() {
@@ -164,13 +161,13 @@ type imageURLs struct {
 	diff, baseline, test string
 }
 
-func findImageURLs(n *format.Node) imageURLs {
-	if n.Kind != '{' {
-		return imageURLs{}
-	}
+func findImageURLs(fields []format.Field) imageURLs {
 	get := func(k string) string {
-		if v := n.Get(k); v != nil && v.Kind == '"' {
-			return format.SanitizeLine(v.Text)
+		for _, f := range fields {
+			// Top-level string members only: a nested key is dotted.
+			if f.Key == f.Name && f.Name == k && f.Node.Kind == '"' {
+				return format.SanitizeLine(f.Node.Text)
+			}
 		}
 		return ""
 	}
