@@ -144,6 +144,14 @@ func (r *ToolResponse) dataMembers() (members, bool) {
 	return m, err == nil
 }
 
+// DataMembers is data's top-level members in order, each value a view into
+// the response; ok is false when data is not an object. For an answer read
+// from a server it costs nothing: the index was made while reading it.
+func (r *ToolResponse) DataMembers() (names []string, values [][]byte, ok bool) {
+	m, ok := r.dataMembers()
+	return m.names, m.values, ok
+}
+
 // DataField is the raw value of one top-level member of r's data, or nil
 // when data is not an object or has no such member.
 func (r *ToolResponse) DataField(name string) json.RawMessage {

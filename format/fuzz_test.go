@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -122,7 +123,7 @@ func FuzzRecordsScan(f *testing.F) {
 			return
 		}
 		var got []string
-		rows, ok := Records(doc).scan(func(row int, name, value jsontext.Value) {
+		rows, ok := Records(doc).scan(func(row, _ int, name, value jsontext.Value) {
 			got = append(got, fmt.Sprintf("%d %s %s", row, name, value))
 		})
 		var want []string
@@ -145,4 +146,64 @@ func FuzzRecordsScan(f *testing.F) {
 			t.Fatalf("%s: scan %v %d %q, tokenizer %v %d %q", doc, ok, rows, got, wantOK, wantRows, want)
 		}
 	})
+}
+
+// FuzzLayoutResponse holds the layout made from api's index of the data
+// to the layout made by reading the data itself.
+func FuzzLayoutResponse(f *testing.F) {
+	f.Add([]byte(`{"ok":true,"data":{"runId":"r","n":{"a":1,"e":{}},"list":[1,"x"],"failures":[{"a":1},{"b":"c"}],"x":null}}`))
+	f.Add([]byte(`{"ok":true,"data":{"d":1,"d":{"k":[{"z":true}]}}}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		resp, err := api.DecodeToolResponse(body)
+		if err != nil {
+			return
+		}
+		fromIndex, err1 := LayoutResponse(resp)
+		fromBytes, err2 := LayoutData(resp.Data)
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("errors differ: %v / %v", err1, err2)
+		}
+		if err1 != nil {
+			return
+		}
+		a, _ := json.Marshal(layoutSummary(fromIndex))
+		b, _ := json.Marshal(layoutSummary(fromBytes))
+		if !bytes.Equal(a, b) {
+			t.Fatalf("%s:\nfrom the index %s\nfrom the bytes %s", body, a, b)
+		}
+	})
+}
+
+func layoutSummary(l *Layout) []any {
+	out := []any{l.Lines}
+	for _, f := range l.Fields {
+		out = append(out, f.Key, f.Value)
+	}
+	for _, tt := range l.Tables {
+		out = append(out, tt.Title, tt.Count, tt.Records.Table())
+	}
+	return out
+}
+
+func TestRecordsInAnyMemberOrderLineUp(t *testing.T) {
+	resp, err := api.DecodeToolResponse([]byte(`{"ok":true,"data":[{"a":1,"b":"x"},{"b":"yy","a":22},{"c":true},{"a":null,"b":"\u001b[2Jz"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if err := Plain(&out, &errOut, resp); err != nil {
+		t.Fatal(err)
+	}
+	want := "a   b   c\n" +
+		" 1  x   \n" +
+		"22  yy  \n" +
+		"        true\n" +
+		"    z   \n"
+	if out.String() != want {
+		t.Errorf("got:\n%q\nwant:\n%q", out.String(), want)
+	}
+	if got := Records(`[{"a":1,"b":"x"},{"b":"yy","a":22},{"c":true}]`).Table(); !slices.Equal(got.Columns, []string{"a", "b", "c"}) ||
+		!slices.Equal(got.Rows[1], []string{"22", "yy", ""}) || !slices.Equal(got.Rows[2], []string{"", "", "true"}) || !got.Numeric[0] || got.Numeric[1] {
+		t.Errorf("Table() = %+v", got)
+	}
 }

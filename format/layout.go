@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/visualq/vq/api"
 )
 
 // Layout is a response's data arranged for display, the one arrangement
@@ -67,6 +68,23 @@ func LayoutData(raw []byte) (*Layout, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("data is not valid JSON: %w", err)
+	}
+	return l, nil
+}
+
+// LayoutResponse is LayoutData for a response's data. It places the
+// members api indexed while reading the answer, so the data is not scanned
+// a second time to find them.
+func LayoutResponse(r *api.ToolResponse) (*Layout, error) {
+	names, values, isObject := r.DataMembers()
+	if !isObject {
+		return LayoutData(r.Data)
+	}
+	l := &Layout{}
+	for i, name := range names {
+		if err := l.add(name, name, values[i]); err != nil {
+			return nil, fmt.Errorf("data is not valid JSON: %w", err)
+		}
 	}
 	return l, nil
 }

@@ -34,7 +34,7 @@ func Markdown(out io.Writer, r *api.ToolResponse) error {
 	}
 	// One check (a diff) gets its details too; many are summed up by the table.
 	if !hasChecks || len(checks.Listed) == 1 && checks.Total == 1 {
-		if err := writeMarkdownData(w, r.Data); err != nil {
+		if err := writeMarkdownData(w, r); err != nil {
 			return err
 		}
 	}
@@ -83,8 +83,8 @@ func writeMarkdownChecks(w *bufio.Writer, c *Checks) {
 
 // writeMarkdownData shows data that holds no check results: its fields as
 // a two-column table, plain lines as text, and each record list as a table.
-func writeMarkdownData(w *bufio.Writer, raw []byte) error {
-	l, err := LayoutData(raw)
+func writeMarkdownData(w *bufio.Writer, r *api.ToolResponse) error {
+	l, err := LayoutResponse(r)
 	if err != nil {
 		return err
 	}

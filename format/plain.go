@@ -23,7 +23,7 @@ func Plain(out, errOut io.Writer, r *api.ToolResponse) error {
 	for _, warn := range r.Warnings {
 		w.WriteString("warning: " + SanitizeLine(warn) + "\n")
 	}
-	if err := writeData(w, r.Data); err != nil {
+	if err := writeData(w, r); err != nil {
 		return err
 	}
 	writeNextActions(w, r.NextActions)
@@ -59,8 +59,8 @@ func RecoverableText(r *api.ToolResponse) string {
 // writeData prints the data's layout: aligned "key  value" fields, plain
 // lines, then each record list as a table (titled and indented when it is
 // a member of the data rather than the data itself).
-func writeData(w *bufio.Writer, raw []byte) error {
-	l, err := LayoutData(raw)
+func writeData(w *bufio.Writer, r *api.ToolResponse) error {
+	l, err := LayoutResponse(r)
 	if err != nil {
 		return err
 	}

@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/mattn/go-runewidth"
 )
 
 // Records is a record list (a JSON array of objects) as the server sent
@@ -30,7 +28,7 @@ func newDecoder(doc []byte) *jsontext.Decoder {
 // this pass only needs to find where each name and value begins and ends:
 // it runs over the bytes several times faster than a token reader, and it
 // runs twice for every table plain output prints.
-func (r Records) scan(cell func(row int, name, value jsontext.Value)) (int, bool) {
+func (r Records) scan(cell func(row, member int, name, value jsontext.Value)) (int, bool) {
 	i := skipSpace(r, 0)
 	if i >= len(r) || r[i] != '[' {
 		return 0, false
@@ -40,11 +38,12 @@ func (r Records) scan(cell func(row int, name, value jsontext.Value)) (int, bool
 		if r[i] != '{' {
 			return row, false
 		}
-		for i = skipSpace(r, i+1); i < len(r) && r[i] != '}'; {
+		member := 0
+		for i = skipSpace(r, i+1); i < len(r) && r[i] != '}'; member++ {
 			nameEnd := skipValue(r, i)
 			valueStart := skipSpace(r, skipSpace(r, nameEnd)+1) // past the colon
 			valueEnd := skipValue(r, valueStart)
-			cell(row, jsontext.Value(r[i:nameEnd]), jsontext.Value(r[valueStart:valueEnd]))
+			cell(row, member, jsontext.Value(r[i:nameEnd]), jsontext.Value(r[valueStart:valueEnd]))
 			i = skipSeparator(r, valueEnd)
 		}
 		i = skipSeparator(r, i+1)
@@ -128,20 +127,38 @@ type columns struct {
 	names   []string
 	index   map[string]int
 	numeric []bool
+	// quoted holds each column's name as sent; atPosition the column last
+	// seen at each member position (see column).
+	quoted     []jsontext.Value
+	atPosition []int
 	// seenNumber and notNumber decide numeric: every non-empty cell a number.
 	seenNumber, notNumber []bool
 }
 
-func (c *columns) column(name jsontext.Value) int {
-	if i, ok := c.index[string(name)]; ok {
-		return i
+// column is the column of the member at position member named name. The
+// records of a list nearly always list their members in one order, so the
+// column seen at that position before is tried first, and the map only
+// when the order differs: a hash per cell is most of a pass otherwise.
+func (c *columns) column(member int, name jsontext.Value) int {
+	if member < len(c.atPosition) {
+		if col := c.atPosition[member]; bytes.Equal(c.quoted[col], name) {
+			return col
+		}
 	}
-	i := len(c.names)
-	c.index[string(name)] = i
-	c.names = append(c.names, SanitizeLine(unquote(name)))
-	c.seenNumber = append(c.seenNumber, false)
-	c.notNumber = append(c.notNumber, false)
-	return i
+	col, ok := c.index[string(name)]
+	if !ok {
+		col = len(c.names)
+		c.index[string(name)] = col
+		c.names = append(c.names, SanitizeLine(unquote(name)))
+		c.quoted = append(c.quoted, name)
+		c.seenNumber = append(c.seenNumber, false)
+		c.notNumber = append(c.notNumber, false)
+	}
+	for len(c.atPosition) <= member {
+		c.atPosition = append(c.atPosition, col)
+	}
+	c.atPosition[member] = col
+	return col
 }
 
 func (c *columns) see(col int, kind jsontext.Kind) {
@@ -166,8 +183,8 @@ func (c *columns) finish() {
 func (r Records) Table() *Table {
 	cols := &columns{index: map[string]int{}}
 	var rows [][]string
-	_, _ = r.scan(func(row int, name, value jsontext.Value) {
-		col := cols.column(name)
+	_, _ = r.scan(func(row, member int, name, value jsontext.Value) {
+		col := cols.column(member, name)
 		cols.see(col, value.Kind())
 		for len(rows) <= row {
 			rows = append(rows, nil)
@@ -200,8 +217,8 @@ type shape struct {
 // element that is not an object).
 func (r Records) measure() (*shape, bool) {
 	sh := &shape{cols: &columns{index: map[string]int{}}}
-	rows, ok := r.scan(func(_ int, name, value jsontext.Value) {
-		col := sh.cols.column(name)
+	rows, ok := r.scan(func(_, member int, name, value jsontext.Value) {
+		col := sh.cols.column(member, name)
 		sh.cols.see(col, value.Kind())
 		for len(sh.widths) < len(sh.cols.names) {
 			sh.widths = append(sh.widths, displayWidth(sh.cols.names[len(sh.widths)]))
@@ -221,8 +238,8 @@ func (r Records) write(w *bufio.Writer, indent string, sh *shape) {
 		w.WriteString(indent)
 		last := len(cells) - 1
 		for i, cell := range cells {
-			text := safeCell(cell)
-			gap := sh.widths[i] - cellWidth(text)
+			text, width := shownCell(cell)
+			gap := sh.widths[i] - width
 			if numeric[i] {
 				pad(w, gap)
 				w.Write(text)
@@ -245,7 +262,7 @@ func (r Records) write(w *bufio.Writer, indent string, sh *shape) {
 	writeRow(header, make([]bool, len(header)))
 	cells := make([][]byte, len(sh.cols.names))
 	current := -1
-	_, _ = r.scan(func(row int, name, value jsontext.Value) {
+	_, _ = r.scan(func(row, member int, name, value jsontext.Value) {
 		if row != current {
 			if current >= 0 {
 				writeRow(cells, sh.cols.numeric)
@@ -253,7 +270,7 @@ func (r Records) write(w *bufio.Writer, indent string, sh *shape) {
 			clear(cells)
 			current = row
 		}
-		cells[sh.cols.index[string(name)]] = cellText(value)
+		cells[sh.cols.column(member, name)] = cellText(value)
 	})
 	if current >= 0 {
 		writeRow(cells, sh.cols.numeric)
@@ -289,23 +306,20 @@ func unquote(v jsontext.Value) string {
 	return string(s)
 }
 
-// safeCell is the cell as it may reach a terminal: as is when it is plain,
-// else through SanitizeLine.
-func safeCell(text []byte) []byte {
+// shownCell is a cell as it may reach a terminal, and its width there:
+// plain ASCII as is, anything else through SanitizeLine.
+func shownCell(text []byte) ([]byte, int) {
 	for _, c := range text {
 		if c < ' ' || c >= 0x7f {
-			return []byte(SanitizeLine(string(text)))
+			safe := SanitizeLine(string(text))
+			return []byte(safe), displayWidth(safe)
 		}
 	}
-	return text
+	return text, len(text)
 }
 
 // cellWidth is the terminal width of a cell once sanitized.
 func cellWidth(text []byte) int {
-	for _, c := range text {
-		if c < ' ' || c >= utf8.RuneSelf {
-			return runewidth.StringWidth(SanitizeLine(string(text)))
-		}
-	}
-	return len(text)
+	_, width := shownCell(text)
+	return width
 }

@@ -40,9 +40,9 @@ type section struct {
 
 // parseData lays out a response's data and picks the screenshot links
 // from it.
-func parseData(raw []byte) (*dataView, imageURLs) {
+func parseData(resp *api.ToolResponse) (*dataView, imageURLs) {
 	d := &dataView{}
-	l, err := format.LayoutData(raw)
+	l, err := format.LayoutResponse(resp)
 	if err != nil {
 		d.plain = []string{format.SanitizeLine(err.Error())}
 		d.index()

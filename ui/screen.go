@@ -37,7 +37,7 @@ type screen struct {
 
 func newScreen(call api.Call, crumb string, resp *api.ToolResponse) *screen {
 	s := &screen{call: call, crumb: format.SanitizeLine(crumb), resp: resp}
-	s.data, s.images = parseData(resp.Data)
+	s.data, s.images = parseData(resp)
 	if len(resp.NextActions) == 0 {
 		s.focus = focusData
 	}
