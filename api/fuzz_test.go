@@ -19,11 +19,10 @@ func FuzzDecodeToolResponse(f *testing.F) {
 			return
 		}
 		// The one-pass index must agree with a plain decode of data.
-		var plain struct {
-			Data json.RawMessage `json:"data"`
-		}
-		var fields map[string]json.RawMessage
-		if json.Unmarshal(body, &plain) == nil && json.Unmarshal(plain.Data, &fields) == nil {
+		// data is the member named exactly "data" (encoding/json would also
+		// take "Data" or "dAtA" into a struct field; a map keeps names exact).
+		var top, fields map[string]json.RawMessage
+		if json.Unmarshal(body, &top) == nil && json.Unmarshal(top["data"], &fields) == nil {
 			for name, want := range fields {
 				if got := resp.DataField(name); !bytes.Equal(compact(got), compact(want)) {
 					t.Fatalf("DataField(%q) = %s, want %s", name, got, want)

@@ -153,8 +153,11 @@ func cleanEnv() []string {
 
 func (b *bench) buildVQ() (string, error) {
 	out := filepath.Join(b.tmp, "vq")
+	// As the release is built (.goreleaser.yaml): static, no cgo, so no
+	// dynamic loader at start-up.
 	cmd := exec.Command("go", "build", "-ldflags=-s -w", "-o", out, ".")
 	cmd.Dir = b.root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build vq: %v\n%s", err, msg)
 	}
