@@ -204,7 +204,8 @@ func (p *Policy) Next(changed bool) time.Duration {
 // error and data.result). A refusal (unknown job, bad id, no access) ends
 // the watch with that answer too, as do MaxFailures transient failures
 // (http_error, tool_error) in a row. A rate limit that got past the
-// client's own retries waits its retryAfterMs. Errors: *WatchTimeoutError
+// client's own retries waits its retryAfterMs, up to MaxRateLimitRetries
+// in a row, then ends the watch too. Errors: *WatchTimeoutError
 // past Timeout, ctx's error when ctx ended.
 func Watch(ctx context.Context, jobID string, poll PollFunc, o WatchOptions) (*ToolResponse, error) {
 	if o.MaxFailures <= 0 {
@@ -225,7 +226,7 @@ func Watch(ctx context.Context, jobID string, poll PollFunc, o WatchOptions) (*T
 			o.OnUpdate(u)
 		}
 	}
-	failures := 0
+	failures, rateLimited := 0, 0
 	for {
 		resp, err := poll(pollCtx)
 		if err != nil {
@@ -235,7 +236,7 @@ func Watch(ctx context.Context, jobID string, poll PollFunc, o WatchOptions) (*T
 		status, isStatus := ParseJobStatus(resp)
 		switch {
 		case isStatus && status.Ended(), isStatus && resp.OK:
-			failures = 0
+			failures, rateLimited = 0, 0
 			u := updateFrom(jobID, status)
 			changed := u.Status != last.Status || u.Current != last.Current || u.Total != last.Total || u.Message != last.Message
 			if status.Ended() {
@@ -249,6 +250,13 @@ func Watch(ctx context.Context, jobID string, poll PollFunc, o WatchOptions) (*T
 			}
 			wait = policy.Next(changed)
 		case resp.ErrorCode() == CodeRateLimit:
+			// Waited out like the client's own retries, and bounded the same
+			// way: a server that only ever says "slow down" ends the watch
+			// with its rate_limit answer rather than at the deadline.
+			if rateLimited++; rateLimited > MaxRateLimitRetries {
+				notify(JobUpdate{JobID: jobID, Status: last.Status, Final: resp})
+				return resp, nil
+			}
 			wait = resp.retryAfter()
 		case resp.ErrorCode() == CodeHTTPError || resp.ErrorCode() == CodeToolError:
 			if failures++; failures >= o.MaxFailures {

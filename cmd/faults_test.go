@@ -384,7 +384,9 @@ func faults() []fault {
 			want: map[string]outcome{
 				colInvoke: {exit: 15, stderr: []string{"get_run_failures: rate limited, retrying in 20ms", "error: rate_limit: slow down (recoverable, exit 15)"}, stdout: ""},
 				colMCP:    {exit: 15, stderr: []string{"get_run_failures: rate limited, retrying in 20ms", "error: rate_limit: slow down (recoverable, exit 15)"}},
-				colWatch:  watchTimedOut,
+				// A watch waits out rate limits as the client does, at most
+				// 10 in a row, then ends with the server's answer.
+				colWatch: {exit: 15, stderr: []string{"job_1: rate_limit: slow down", "error: rate_limit: slow down (recoverable, exit 15)"}, stdout: ""},
 			},
 		},
 		{
