@@ -86,8 +86,9 @@ func New(opts Options) *Client {
 	return &Client{opts: opts, http: hc}
 }
 
-// sameHostRedirects follows redirects only within the original host, so the
-// Authorization header can never be carried to another server.
+// sameHostRedirects follows redirects only within the original host and
+// scheme, so the Authorization header can never be carried to another
+// server, nor in clear to the same one.
 func sameHostRedirects() resty.RedirectPolicy {
 	return resty.RedirectPolicyFunc(func(req *http.Request, via []*http.Request) error {
 		if len(via) >= 5 {
@@ -95,6 +96,10 @@ func sameHostRedirects() resty.RedirectPolicy {
 		}
 		if req.URL.Host != via[0].URL.Host {
 			return fmt.Errorf("refused redirect to another host (%s)", req.URL.Host)
+		}
+		// https → http on the same host would carry the key in clear.
+		if req.URL.Scheme != via[0].URL.Scheme {
+			return fmt.Errorf("refused redirect from %s to %s", via[0].URL.Scheme, req.URL.Scheme)
 		}
 		return nil
 	})

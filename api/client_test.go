@@ -325,3 +325,32 @@ func TestResourceMetadataParsing(t *testing.T) {
 		}
 	}
 }
+
+func TestRedirectPolicyRefusesAnotherHostAndADowngrade(t *testing.T) {
+	policy := sameHostRedirects()
+	from, _ := http.NewRequest("POST", "https://vq.example/api/mcp/v1/invoke", nil)
+	for target, allowed := range map[string]bool{
+		"https://vq.example/elsewhere":  true,
+		"http://vq.example/elsewhere":   false, // same host, the key in clear
+		"https://evil.example/x":        false,
+		"https://vq.example:8443/other": false,
+	} {
+		to, _ := http.NewRequest("POST", target, nil)
+		if err := policy.Apply(to, []*http.Request{from}); (err == nil) != allowed {
+			t.Errorf("redirect to %s: err %v, want allowed=%v", target, err, allowed)
+		}
+	}
+}
+
+func TestFormEncodedSecretsAreRedacted(t *testing.T) {
+	tr := &tracer{}
+	out := tr.redact([]byte("grant_type=authorization_code&code=abc123&code_verifier=xyz&client_id=vq&refresh_token=r1"))
+	for _, secret := range []string{"abc123", "xyz", "r1"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("%q shows %s", out, secret)
+		}
+	}
+	if !strings.Contains(out, "client_id=vq") || !strings.Contains(out, "code=[redacted]") {
+		t.Errorf("redacted too much or too little: %q", out)
+	}
+}

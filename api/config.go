@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,6 +43,9 @@ func LoadConfig(path string) (Config, error) {
 	}
 	if err != nil {
 		return c, err
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return c, nil // an empty file (or /dev/null) holds no settings
 	}
 	if err := json.Unmarshal(b, &c); err != nil {
 		return c, fmt.Errorf("%s is not valid JSON: %w", path, err)
@@ -154,7 +158,8 @@ func (s CredentialStore) Delete(baseURL string) error {
 	if err != nil {
 		return err
 	}
-	if c.APIKey == "" {
+	// The file keeps one server's key: only that server's logout removes it.
+	if c.APIKey == "" || (c.BaseURL != "" && c.BaseURL != baseURL) {
 		return nil
 	}
 	c.APIKey = ""

@@ -1,13 +1,17 @@
 package cmd
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
 
 func TestDemoInAPipeListsTheFailures(t *testing.T) {
-	// The user's own settings must not leak into the demo.
-	stdout, stderr, exit := runVQ(t, map[string]string{"VQ_API_KEY": "users-real-key", "VQ_PROJECT": "their-project"}, "demo")
+	// The user's own settings, and their config file, must not leak into
+	// the demo.
+	cfg := t.TempDir() + "/config.json"
+	os.WriteFile(cfg, []byte(`{"endpoint":"https://mcp.example.invalid/mcp","transport":"mcp","project":"theirs"}`), 0o600)
+	stdout, stderr, exit := runVQ(t, map[string]string{"VQ_API_KEY": "users-real-key", "VQ_PROJECT": "their-project", "VQ_CONFIG": cfg}, "demo")
 	if exit != 0 {
 		t.Fatalf("exit %d: %s", exit, stderr)
 	}

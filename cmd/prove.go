@@ -110,7 +110,7 @@ func (f *Factory) showProof(ctx context.Context, resp *api.ToolResponse, opts *P
 		if !resp.OK {
 			fmt.Fprintln(f.IO.ErrOut, format.ErrorLine(resp))
 		}
-	case !isProof || f.Global.Format == "json" || f.Global.JQ != "":
+	case !isProof || f.Global.Format == "json" || format.IsCI(f.Global.Format) || f.Global.JQ != "":
 		err = f.show(ctx, resp)
 	default:
 		err = format.WriteProof(f.IO.Out, f.IO.ErrOut, resp, proof)

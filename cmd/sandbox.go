@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
@@ -84,13 +85,14 @@ quit with q), plain output in a pipe.`,
 			demo := *f
 			demo.Global.BaseURL = srv.URL()
 			demo.Getenv = demoEnv(f.Getenv, sandbox.KeyAdmin)
+			defer demo.closeClients()
 			return demo.runCall(c.Context(), api.Call{Tool: "get_run_failures", Args: map[string]any{"runId": demoRun}})
 		},
 	}
 }
 
-// demoEnv hides the user's own key and project settings, which belong to a
-// real server, from the demo.
+// demoEnv hides the user's own key, settings and config file, which belong
+// to a real server, from the demo.
 func demoEnv(getenv func(string) string, key string) func(string) string {
 	return func(name string) string {
 		switch name {
@@ -100,6 +102,9 @@ func demoEnv(getenv func(string) string, key string) func(string) string {
 			return ""
 		case "VQ_NO_KEYRING":
 			return "1"
+		case "VQ_CONFIG":
+			// The user's config file names their server and endpoint.
+			return os.DevNull
 		}
 		return getenv(name)
 	}

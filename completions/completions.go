@@ -119,15 +119,36 @@ func (c Cache) Tools(ctx context.Context, server string, list Lister) []Tool {
 	path := c.path("tools-" + shortHash(server) + ".json")
 	var cached toolsFile
 	if c.read(path, &cached) && c.Now().Sub(cached.Fetched) < c.TTL && len(cached.Tools) > 0 {
-		return cached.Tools
+		return candidateTools(cached.Tools)
 	}
 	tools, err := list(ctx)
-	if err != nil || len(tools) == 0 {
+	if tools = candidateTools(tools); err != nil || len(tools) == 0 {
 		tools = Seed()
 	}
 	slices.SortFunc(tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
 	c.write(path, toolsFile{Fetched: c.Now(), Tools: tools})
 	return tools
+}
+
+// candidateTools keeps the tools, and the arguments, whose names can be
+// completion candidates: a server's names reach the shell, which would
+// echo control sequences and split on line breaks.
+func candidateTools(tools []Tool) []Tool {
+	var keep []Tool
+	for _, t := range tools {
+		if !OneLine(t.Name) || t.Name == "" {
+			continue
+		}
+		args := t.Args[:0:0]
+		for _, a := range t.Args {
+			if OneLine(a) && a != "" {
+				args = append(args, a)
+			}
+		}
+		t.Args = args
+		keep = append(keep, t)
+	}
+	return keep
 }
 
 // Remember records the run and job IDs a response carries at the top of

@@ -95,3 +95,13 @@ func TestCacheDirFollowsXDG(t *testing.T) {
 		t.Errorf("a cache without a directory remembered %q", got)
 	}
 }
+
+func TestServerToolNamesThatAreNoCandidatesAreDropped(t *testing.T) {
+	c := Cache{Dir: t.TempDir(), TTL: time.Minute, Now: time.Now}
+	tools := c.Tools(context.Background(), "https://x", func(context.Context) ([]Tool, error) {
+		return []Tool{{Name: "evil\x1b]0;PWNED\x07", Args: []string{"a"}}, {Name: "ok_tool", Args: []string{"fine", "bad\nline"}}}, nil
+	})
+	if len(tools) != 1 || tools[0].Name != "ok_tool" || len(tools[0].Args) != 1 || tools[0].Args[0] != "fine" {
+		t.Errorf("tools %q", tools)
+	}
+}

@@ -84,7 +84,9 @@ func checksIn(n *Node) (*Checks, bool) {
 		approved := n.Get("approved")
 		ch.Failed = (approved == nil || approved.Kind != 't') && ch.Mismatch > threshold
 		c.Listed = []Check{ch}
-	case !hasTotal:
+	case !hasTotal || !hasFailed:
+		// Counts alone are check results only when they say how many
+		// failed: {analysed, total} of a readiness lock is no run.
 		return nil, false
 	}
 	for _, ch := range c.Listed {

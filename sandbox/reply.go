@@ -67,8 +67,8 @@ func statusFor(code string) int {
 	switch code {
 	case "":
 		return http.StatusOK
-	case api.CodeValidation, api.CodeConfirmRequired, api.CodePipelineBlocked:
-		return http.StatusBadRequest
+	case api.CodeValidation, api.CodeConfirmRequired:
+		return http.StatusBadRequest // the seed: "Validation or confirm gate"
 	case api.CodeScopeDenied, api.CodePlanGate:
 		return http.StatusForbidden
 	case api.CodeNotFound:

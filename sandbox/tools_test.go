@@ -211,7 +211,7 @@ func TestCreatedScenarioIsFoundAndResolved(t *testing.T) {
 	if homepage.Scenario.StartPath != "/" {
 		t.Errorf("a homepage goal implies /: %+v", homepage)
 	}
-	tracking := callTool(t, ts, http.StatusBadRequest, "create_frt_scenario", map[string]any{"goal": "Verify the tracking payload", "confirm": true})
+	tracking := callTool(t, ts, http.StatusUnprocessableEntity, "create_frt_scenario", map[string]any{"goal": "Verify the tracking payload", "confirm": true})
 	if tracking.ErrorCode() != "pipeline_blocked" {
 		t.Errorf("goal with only a tracking clause: %s", tracking.ErrorCode())
 	}
