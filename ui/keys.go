@@ -61,7 +61,7 @@ func newConfirmKeys() confirmKeys {
 	return confirmKeys{
 		Yes:  key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "send with confirm: true")),
 		No:   key.NewBinding(key.WithKeys("n", "N", "esc", "enter"), key.WithHelp("n/esc", "don't send")),
-		Quit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+		Quit: key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	}
 }
 

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -289,4 +290,44 @@ type failingReader struct{ t *testing.T }
 func (r failingReader) Read([]byte) (int, error) {
 	r.t.Error("a screen with nothing to act on read the keyboard")
 	return 0, context.Canceled
+}
+
+// TestPagingShowsEveryRow pages down a long table and checks that no row
+// is hidden under the table header drawn at the top of each page.
+func TestPagingShowsEveryRow(t *testing.T) {
+	s := triageServer(t, 200)
+	m := start(t, s, failuresCall)
+	update(m, tea.WindowSizeMsg{Width: 80, Height: 18})
+	press(m, "tab")
+	seen := map[string]bool{}
+	for range 100 {
+		for _, l := range strings.Split(plainText(m), "\n") {
+			if i := strings.Index(l, "Page "); i >= 0 {
+				seen[strings.Fields(l[i:])[1]] = true
+			}
+		}
+		press(m, "f")
+	}
+	for n := 1; n <= 200; n++ {
+		if !seen[strconv.Itoa(n)] {
+			t.Fatalf("paging never showed Page %d", n)
+		}
+	}
+}
+
+func TestFullHelpFitsTheFrame(t *testing.T) {
+	s := triageServer(t, 3)
+	m := start(t, s, failuresCall)
+	update(m, tea.WindowSizeMsg{Width: 100, Height: 30})
+	press(m, "?")
+	lines := strings.Split(m.View().Content, "\n")
+	if len(lines) >= 30 {
+		t.Errorf("frame has %d lines on a 30-line terminal", len(lines))
+	}
+	text := plainText(m)
+	for _, want := range []string{"page down", "raw JSON", "quit"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("full help lacks %q:\n%s", want, text)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/help"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/format"
@@ -29,6 +30,11 @@ func (m *Model) frame(height int) string {
 		lines = append(lines, "")
 		lines = append(lines, foot...)
 	}
+	// Never taller than the terminal: a taller frame scrolls it, and the
+	// renderer's redraws then pile copies into the scrollback.
+	if height > 1 && len(lines) > height-1 {
+		lines = lines[:height-1]
+	}
 	for i, l := range lines {
 		lines[i] = ansi.Truncate(l, m.width, "…")
 	}
@@ -47,7 +53,34 @@ func (m *Model) frame(height int) string {
 // frame: the unit of scrolling.
 func (m *Model) pageSize() int {
 	s := m.top()
-	return max(contentRows(s.lineCount(), m.paneFor(s, m.head(s), m.foot(s), m.height)), 1)
+	rows := contentRows(s.lineCount(), m.paneFor(s, m.head(s), m.foot(s), m.height))
+	_, _, content := m.window(s, rows)
+	return max(content, 1)
+}
+
+// window is what a pane of rows lines shows from the screen's offset: the
+// first line, how many content lines, and the header of the table the view
+// starts inside (drawn above them, taking one of the rows) when the view
+// starts below that header.
+func (m *Model) window(s *screen, rows int) (header string, first, content int) {
+	total := s.lineCount()
+	first = max(0, min(s.offset, total-rows))
+	if s.showRaw || rows < 2 {
+		return "", first, rows
+	}
+	if _, sticky := s.data.stickyHeader(first, &m.styles, s.order); !sticky {
+		return "", first, rows
+	}
+	content = rows - 1
+	first = max(0, min(s.offset, total-content))
+	if s.offset >= total-rows {
+		first = max(0, total-content) // scrolled to the end: keep the last line in view
+	}
+	header, sticky := s.data.stickyHeader(first, &m.styles, s.order)
+	if !sticky {
+		return "", first, rows
+	}
+	return header, first, content
 }
 
 // contentRows is the part of a pane of that height left for content: a
@@ -61,7 +94,7 @@ func contentRows(total, height int) int {
 
 // paneFor gives the data pane what the head and foot leave of height (one
 // line stays free so that the inline frame never scrolls the terminal),
-// but never fewer than 3 lines, and no more than the content needs.
+// at least one line, and no more than the content needs.
 func (m *Model) paneFor(s *screen, head, foot []string, height int) int {
 	n := s.lineCount()
 	if height <= 0 || n == 0 {
@@ -71,7 +104,7 @@ func (m *Model) paneFor(s *screen, head, foot []string, height int) int {
 	if len(foot) > 0 {
 		room--
 	}
-	return min(n, max(room, 3))
+	return min(n, max(room, 1))
 }
 
 // head is the breadcrumb, the badge line, the summary, warnings and, for a
@@ -143,22 +176,20 @@ func (m *Model) pane(s *screen, height int) []string {
 	st := &m.styles
 	total := s.lineCount()
 	rows := contentRows(total, height)
-	first := max(0, min(s.offset, total-rows))
+	header, first, content := m.window(s, rows)
 	lines := make([]string, 0, height)
-	for i := first; i < first+rows && i < total; i++ {
+	if header != "" {
+		lines = append(lines, header)
+	}
+	for i := first; i < first+content && i < total; i++ {
 		if s.showRaw {
 			lines = append(lines, s.raw[i])
 		} else {
 			lines = append(lines, s.data.line(i, st, s.order))
 		}
 	}
-	if !s.showRaw && len(lines) > 1 {
-		if header, ok := s.data.stickyHeader(first, st, s.order); ok {
-			lines[0] = header
-		}
-	}
 	if rows < height {
-		end := min(first+rows, total)
+		end := min(first+content, total)
 		lines = append(lines, st.dim.Render("lines "+strconv.Itoa(first+1)+"–"+strconv.Itoa(end)+" of "+strconv.Itoa(total)))
 	}
 	return lines
@@ -186,11 +217,12 @@ func (m *Model) foot(s *screen) []string {
 	case m.status != "":
 		lines = append(lines, st.dim.Render(m.status))
 	}
+	var keys help.KeyMap = m.activeKeys()
 	if m.confirming {
-		lines = append(lines, m.help.View(m.confirmKeys))
-	} else {
-		lines = append(lines, m.help.View(m.activeKeys()))
+		keys = m.confirmKeys
 	}
+	// The full help (?) is several lines: each counts toward the frame.
+	lines = append(lines, strings.Split(m.help.View(keys), "\n")...)
 	return lines
 }
 
