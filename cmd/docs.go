@@ -82,8 +82,8 @@ same in every format (vq exit-codes).
              failures), get_diff_stats (vq diff) and jobs whose result lists
              checks. Checks the server counted without naming them become
              cases named "passed check N of M not itemized by the server".
-             A failed call is one errored case. Any other answer is a usage
-             error (exit 2) with nothing on stdout: use markdown or json
+             A failed call is one errored case; any other answer is one
+             passing case named after the tool
   github     GitHub Actions workflow commands: ::error for each failed check
              and a failed call, ::warning for each warning, ::notice with the
              summary otherwise; with GITHUB_STEP_SUMMARY set, the markdown

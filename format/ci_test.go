@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,13 +100,14 @@ func TestJUnitOfAFailedCallIsOneErroredCase(t *testing.T) {
 	}
 }
 
-func TestJUnitRefusesDataWithoutChecks(t *testing.T) {
-	r := decodeResponse(t, `{"ok":true,"tool":"frt_find_scenarios","summary":"1 found","data":{"scenarios":[{"id":"a"}]},"warnings":[],"nextActions":[]}`)
+func TestJUnitOfDataWithoutChecksIsOnePassingCase(t *testing.T) {
+	r := decodeResponse(t, `{"ok":true,"tool":"approve_vrt_results","summary":"approved","data":{"approved":1},"warnings":[],"nextActions":[]}`)
 	var out bytes.Buffer
-	err := JUnit(&out, r)
-	var usage *UsageError
-	if !errors.As(err, &usage) || out.Len() != 0 {
-		t.Fatalf("want a usage error and no output, got %v and %q", err, out.String())
+	if err := JUnit(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	if s := parseJUnit(t, out.Bytes()); s.Tests != 1 || s.Failures != 0 || s.Errors != 0 {
+		t.Fatalf("want one passing case for the call, got %+v", s)
 	}
 }
 
