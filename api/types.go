@@ -62,9 +62,13 @@ const (
 	CodeProofFailed       = "proof_failed"
 )
 
-// CodeUnauthorized is the client-side code of a response made for HTTP 401 or
-// a missing credential; it is not a contract code.
-const CodeUnauthorized = "unauthorized"
+// Client-side codes of responses vq makes itself; they are not contract
+// codes. CodeUnauthorized answers HTTP 401 or a missing credential;
+// CodeTimeout a watch that ran past its --timeout.
+const (
+	CodeUnauthorized = "unauthorized"
+	CodeTimeout      = "timeout"
+)
 
 // ErrorCode is the error code of a failed response, "" for a success.
 func (r *ToolResponse) ErrorCode() string {

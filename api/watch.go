@@ -136,6 +136,13 @@ type WatchTimeoutError struct {
 	Last    JobUpdate
 }
 
+// Response is the timeout as the client-made ToolResponse a script reads
+// (--json): code timeout, recoverable (watching again may see the end),
+// no data, since the job gave no final answer.
+func (e *WatchTimeoutError) Response() *ToolResponse {
+	return clientError(ToolJobStatus, CodeTimeout, e.Error()+"; it may still finish", true)
+}
+
 func (e *WatchTimeoutError) Error() string {
 	status := e.Last.Status
 	if status == "" {

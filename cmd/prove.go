@@ -81,9 +81,6 @@ func runProve(ctx context.Context, f *Factory, opts *ProveOptions) error {
 		if err != nil {
 			return err
 		}
-		if outcomes[0].err != nil {
-			return outcomes[0].err
-		}
 		resp = outcomes[0].resp
 	}
 	return f.showProof(ctx, resp, opts)

@@ -78,10 +78,6 @@ func (f *Factory) watchAndShow(ctx context.Context, client *api.Client, s Settin
 	}
 	var errs []error
 	for _, o := range outcomes {
-		if o.err != nil {
-			errs = append(errs, o.err)
-			continue
-		}
 		if len(outcomes) > 1 && f.Global.Format != "json" && f.Global.JQ == "" {
 			fmt.Fprintf(f.IO.Out, "== job %s ==\n", format.SanitizeLine(o.id))
 		}
@@ -102,8 +98,9 @@ func worst(errs []error) error {
 	return w
 }
 
-// jobOutcome is how the watch of one job ended: its final answer, or a
-// timeout error.
+// jobOutcome is how the watch of one job ended: its final answer (a
+// client-made timeout answer past the deadline). err is Watch's own error,
+// read only while the outcomes are collected.
 type jobOutcome struct {
 	id   string
 	resp *api.ToolResponse
@@ -131,14 +128,14 @@ func (f *Factory) watchJobs(ctx context.Context, client *api.Client, s Settings,
 	var unfinished []string
 	for i, o := range outcomes {
 		var timeout *api.WatchTimeoutError
-		switch {
-		case errors.As(o.err, &timeout):
-			fmt.Fprintf(f.IO.ErrOut, "vq: %s; it may still finish\n", format.SanitizeLine(timeout.Error()))
-			outcomes[i].err = &format.ExitError{Code: format.ExitTimeout}
-		case o.err == nil:
-			continue
+		if errors.As(o.err, &timeout) {
+			// Shown like any answer (the timeout code, exit 5), so --json
+			// still prints a document for the job.
+			outcomes[i] = jobOutcome{id: o.id, resp: timeout.Response()}
 		}
-		unfinished = append(unfinished, format.ShellQuote(o.id))
+		if o.err != nil {
+			unfinished = append(unfinished, format.ShellQuote(o.id))
+		}
 	}
 	if len(unfinished) > 0 {
 		fmt.Fprintf(f.IO.ErrOut, "vq: to resume: vq watch %s\n", strings.Join(unfinished, " "))

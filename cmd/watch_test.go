@@ -201,7 +201,7 @@ func TestWatchTimeoutExitsWithTheTimeoutCodeAndHowToResume(t *testing.T) {
 	}
 	for _, want := range []string{
 		"job 1 running 1/9 slow (0s)\n",
-		"vq: job job 1 still running after 80ms; it may still finish\n",
+		"error: timeout: job job 1 still running after 80ms; it may still finish (recoverable, exit 5)\n",
 		"vq: to resume: vq watch 'job 1'\n",
 	} {
 		if !strings.Contains(stderr, want) {
@@ -292,5 +292,17 @@ func TestWatchNeedsAJobID(t *testing.T) {
 	_, stderr, exit := runVQ(t, nil, "watch")
 	if exit != 2 || !strings.Contains(stderr, "vq watch needs at least one JOB_ID") {
 		t.Errorf("exit %d, stderr %q", exit, stderr)
+	}
+}
+
+func TestWatchTimeoutPrintsOneJSONDocument(t *testing.T) {
+	s := newJobServer(t, step{}, map[string][]step{"job_1": {jobStep("job_1", "running", 1, 9, "slow")}})
+	stdout, _, exit := runVQ(t, s.env(), "watch", "job_1", "--interval", "2ms", "--timeout", "50ms", "--json")
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || exit != 5 {
+		t.Fatalf("exit %d, stdout %q is not one JSON document", exit, stdout)
+	}
+	if e, _ := doc["error"].(map[string]any); doc["ok"] != false || e["code"] != "timeout" {
+		t.Errorf("document %v", doc)
 	}
 }

@@ -59,7 +59,6 @@ const (
 	CodeInternal     = "internal"
 	CodeInterrupted  = "interrupted"
 	CodeTerminated   = "terminated"
-	CodeTimeout      = "timeout"
 	CodeRunFailed    = "run_failed"
 	CodeRunError     = "run_error"
 	CodeRunCancelled = "run_cancelled"
@@ -83,7 +82,7 @@ func ExitCodes() []ExitCode {
 		{ExitUsage, CodeUsage, nil, "bad flags or arguments; nothing was sent"},
 		{ExitRunFailed, CodeRunFailed, nil, "a CI run finished with visual changes"},
 		{ExitUnauthorized, api.CodeUnauthorized, nil, "no credential, or the server refused it (HTTP 401)"},
-		{ExitTimeout, CodeTimeout, nil, "a watch ran past its --timeout; the job may still finish"},
+		{ExitTimeout, api.CodeTimeout, nil, "a watch ran past its --timeout; the job may still finish"},
 		{ExitRunError, CodeRunError, nil, "a CI run ended in error"},
 		{ExitRunCancelled, CodeRunCancelled, nil, "a CI run was cancelled"},
 	}
@@ -109,6 +108,8 @@ func ForResponse(r *api.ToolResponse) int {
 		return ExitOK
 	case api.CodeUnauthorized:
 		return ExitUnauthorized
+	case api.CodeTimeout:
+		return ExitTimeout
 	}
 	offset := 0
 	for i, c := range contractCodes {
