@@ -2,15 +2,14 @@ package cmd
 
 import (
 	"bufio"
+	"context"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/format"
-	"golang.org/x/term"
 )
 
 // NewCmdAuth groups credential management.
@@ -60,7 +59,7 @@ authorization URL itself, for servers that need no person (tests).`,
 			if opts.OAuth {
 				return runOAuthLogin(c.Context(), f, opts)
 			}
-			return runLogin(f, opts)
+			return runLogin(c.Context(), f, opts)
 		},
 	}
 	c.Flags().BoolVar(&opts.WithToken, "with-token", false, "read the API key from stdin")
@@ -70,7 +69,7 @@ authorization URL itself, for servers that need no person (tests).`,
 	return c
 }
 
-func runLogin(f *Factory, opts *LoginOptions) error {
+func runLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 	s, err := f.Settings()
 	if err != nil {
 		return err
@@ -80,25 +79,22 @@ func runLogin(f *Factory, opts *LoginOptions) error {
 	var key string
 	switch {
 	case opts.WithToken:
-		line, err := in.ReadString('\n')
-		if err != nil && err != io.EOF {
+		if key, err = readLine(ctx, in); err != nil {
 			return err
 		}
-		key = strings.TrimSpace(line)
 	case f.IO.InTTY:
 		if base == "" || !f.changedBaseURL() {
-			base, err = prompt(f, in, "VisualQ base URL", base)
+			base, err = prompt(ctx, f, in, "VisualQ base URL", base)
 			if err != nil {
 				return err
 			}
 		}
 		fmt.Fprint(f.IO.ErrOut, "API key (input hidden): ")
-		b, err := term.ReadPassword(int(os.Stdin.Fd()))
+		key, err = readSecret(ctx, int(os.Stdin.Fd()))
 		fmt.Fprintln(f.IO.ErrOut)
 		if err != nil {
 			return err
 		}
-		key = strings.TrimSpace(string(b))
 	default:
 		return &format.UsageError{Reason: "stdin is not a terminal", Hint: "pipe the key in with: vq auth login --with-token"}
 	}
@@ -126,20 +122,17 @@ func runLogin(f *Factory, opts *LoginOptions) error {
 
 func (f *Factory) changedBaseURL() bool { return f.Global.BaseURL != "" }
 
-func prompt(f *Factory, in *bufio.Reader, label, def string) (string, error) {
+func prompt(ctx context.Context, f *Factory, in *bufio.Reader, label, def string) (string, error) {
 	if def != "" {
 		fmt.Fprintf(f.IO.ErrOut, "%s [%s]: ", label, def)
 	} else {
 		fmt.Fprintf(f.IO.ErrOut, "%s: ", label)
 	}
-	line, err := in.ReadString('\n')
-	if err != nil && err != io.EOF {
-		return "", err
+	line, err := readLine(ctx, in)
+	if err != nil || line == "" {
+		return def, err
 	}
-	if v := strings.TrimSpace(line); v != "" {
-		return v, nil
-	}
-	return def, nil
+	return line, nil
 }
 
 func newCmdAuthLogout(f *Factory) *cobra.Command {

@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -12,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/visualq/vq/format"
 )
@@ -370,5 +373,33 @@ func TestPlainHTTPToARemoteHostIsRefused(t *testing.T) {
 	_, stderr, exit := runVQ(t, map[string]string{"VQ_API_KEY": "k"}, "failures", "r", "--base-url", "http://visualq.example.com")
 	if exit != format.ExitUsage || !strings.Contains(stderr, "--base-url") {
 		t.Errorf("exit %d stderr %q", exit, stderr)
+	}
+}
+
+func TestConfirmPromptOnATerminal(t *testing.T) {
+	s := newToolServer(t, 400, failure("confirm_required", true))
+	run := func(ctx context.Context, stdin io.Reader) (string, int) {
+		var out, errOut bytes.Buffer
+		env := map[string]string{"VQ_BASE_URL": s.URL, "VQ_API_KEY": "k", "VQ_NO_KEYRING": "1", "VQ_CONFIG": t.TempDir() + "/c.json"}
+		f := &Factory{IO: &IOStreams{In: stdin, Out: &out, ErrOut: &errOut, InTTY: true, ErrTTY: true}, Getenv: func(k string) string { return env[k] }}
+		err := execute(ctx, f, []string{"invoke", "write_tool", "--no-tui"})
+		return errOut.String(), format.Exit(err)
+	}
+	stderr, _ := run(context.Background(), strings.NewReader("y\n"))
+	calls := s.received()
+	if len(calls) != 2 || calls[1]["args"].(map[string]any)["confirm"] != true || !strings.Contains(stderr, "Send write_tool again with confirm: true? [y/N]") {
+		t.Fatalf("yes at the prompt: calls %v, stderr %q", calls, stderr)
+	}
+	// Ctrl-C at the prompt ends it at once with 130, and sends nothing more.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer time.AfterFunc(200*time.Millisecond, cancel).Stop()
+	never, w := io.Pipe()
+	start := time.Now()
+	if _, exit := run(ctx, never); exit != format.ExitInterrupted || time.Since(start) > 5*time.Second {
+		t.Errorf("interrupted prompt: exit %d after %s", exit, time.Since(start))
+	}
+	w.Close() // ends the abandoned read (the process's exit would)
+	if n := len(s.received()); n != 3 {
+		t.Errorf("%d calls; the interrupted prompt must not resend", n)
 	}
 }

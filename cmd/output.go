@@ -22,9 +22,13 @@ func (f *Factory) invoke(ctx context.Context, client *api.Client, s Settings, ca
 	if err != nil || resp.ErrorCode() != api.CodeConfirmRequired {
 		return resp, err
 	}
-	// In the TUI its confirm dialog asks instead of the prompt.
-	if !f.Global.Yes && (f.useTUI() || !f.promptConfirm(call, resp)) {
-		return resp, nil
+	if !f.Global.Yes {
+		if f.useTUI() {
+			return resp, nil // the TUI's confirm dialog asks instead
+		}
+		if yes, err := f.promptConfirm(ctx, call, resp); err != nil || !yes {
+			return resp, err
+		}
 	}
 	return client.Invoke(ctx, call.WithConfirm())
 }
@@ -32,15 +36,15 @@ func (f *Factory) invoke(ctx context.Context, client *api.Client, s Settings, ca
 // promptConfirm asks on the terminal whether to resend a write call with
 // confirm: true. Scripts (no terminal) are never asked: they get the
 // confirm_required exit code unless they passed --yes.
-func (f *Factory) promptConfirm(call api.Call, resp *api.ToolResponse) bool {
+func (f *Factory) promptConfirm(ctx context.Context, call api.Call, resp *api.ToolResponse) (bool, error) {
 	if !f.IO.InTTY || !f.IO.ErrTTY || f.Global.Format == "json" || f.Global.JQ != "" {
-		return false
+		return false, nil
 	}
 	fmt.Fprintf(f.IO.ErrOut, "%s\nSend %s again with confirm: true? [y/N] ",
 		format.SanitizeLine(resp.ErrorMessage()), format.SanitizeLine(call.Tool))
-	line, _ := bufio.NewReader(f.IO.In).ReadString('\n')
-	answer := strings.ToLower(strings.TrimSpace(line))
-	return answer == "y" || answer == "yes"
+	line, err := readLine(ctx, bufio.NewReader(f.IO.In))
+	answer := strings.ToLower(line)
+	return answer == "y" || answer == "yes", err
 }
 
 // show hands one response to the renderer the flags chose and returns the
