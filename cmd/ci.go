@@ -176,7 +176,11 @@ func runCI(ctx context.Context, f *Factory, opts *CIOptions) error {
 // callCI is f.invoke for the CI endpoint: no credential means nothing is
 // sent. CI tools ask for no consent.
 func (f *Factory) callCI(ctx context.Context, client *api.Client, s Settings, tool string, args map[string]any) (*api.ToolResponse, error) {
-	// The CI endpoint takes the API key only (no MCP OAuth token).
+	// The CI endpoint lives under the base URL (an MCP --endpoint alone
+	// does not name it) and takes the API key only (no OAuth token).
+	if s.BaseURL == "" {
+		return nil, &format.UsageError{Reason: "vq ci needs the VisualQ server", Hint: "set --base-url or VQ_BASE_URL"}
+	}
 	if s.APIKey == "" {
 		return api.MissingCredential(tool), nil
 	}

@@ -95,14 +95,23 @@ func (f *Factory) showCall(ctx context.Context, client *api.Client, s Settings, 
 		return f.show(ctx, resp)
 	}
 	f.rememberIDs(resp)
+	var writeTools func(string) bool
+	if s.Transport == api.TransportMCP {
+		// Over MCP the session is open: its tool annotations mark write
+		// actions before the server's confirm gate has to.
+		if tools, failed, err := client.ListTools(ctx); err == nil && failed == nil {
+			writeTools = api.WriteTools(tools)
+		}
+	}
 	last, err := ui.Run(ctx, ui.Options{
 		In:  f.IO.In,
 		Out: f.IO.Out,
 		Invoke: func(ctx context.Context, call api.Call) (*api.ToolResponse, error) {
 			return f.invoke(ctx, client, s, call)
 		},
-		NoColor: f.Global.NoColor || f.Getenv("NO_COLOR") != "",
-		Getenv:  f.Getenv,
+		NoColor:    f.Global.NoColor || f.Getenv("NO_COLOR") != "",
+		Getenv:     f.Getenv,
+		WriteTools: writeTools,
 	}, call, resp)
 	if err != nil {
 		return err
