@@ -22,7 +22,7 @@ func Markdown(out io.Writer, r *api.ToolResponse) error {
 		status = "❌"
 	}
 	w.WriteString("### " + status + " vq " + mdText(r.Tool) + "\n\n")
-	if r.Summary != "" {
+	if ShowsSummary(r) {
 		w.WriteString("**Summary:** " + mdText(r.Summary) + "\n\n")
 	}
 	if !r.OK {
@@ -113,7 +113,15 @@ func writeMarkdownTable(w *bufio.Writer, t *Table) {
 	for _, c := range t.Columns {
 		w.WriteString(" " + mdText(c) + " |")
 	}
-	w.WriteString("\n|" + strings.Repeat("---|", len(t.Columns)) + "\n")
+	w.WriteString("\n|")
+	for i := range t.Columns {
+		if i < len(t.Numeric) && t.Numeric[i] {
+			w.WriteString("---:|") // numbers right-aligned, as in plain text
+		} else {
+			w.WriteString("---|")
+		}
+	}
+	w.WriteString("\n")
 	for _, row := range t.Rows {
 		w.WriteString("|")
 		for _, cell := range row {

@@ -16,7 +16,7 @@ import (
 // error line on errOut. All server text is sanitized.
 func Plain(out, errOut io.Writer, r *api.ToolResponse) error {
 	w := bufio.NewWriterSize(out, 64<<10)
-	if r.Summary != "" && (r.OK || r.Summary != r.ErrorMessage()) {
+	if ShowsSummary(r) {
 		w.WriteString(Sanitize(r.Summary))
 		w.WriteByte('\n')
 	}
@@ -41,6 +41,12 @@ func finish(w *bufio.Writer, errOut io.Writer, r *api.ToolResponse) error {
 		return err
 	}
 	return nil
+}
+
+// ShowsSummary reports whether a rendering shows the summary line: not
+// when it only repeats the error message shown with the error.
+func ShowsSummary(r *api.ToolResponse) bool {
+	return r.Summary != "" && (r.OK || r.Summary != r.ErrorMessage())
 }
 
 // ErrorLine is the one-line account of a failed response, for stderr.

@@ -16,7 +16,6 @@ import (
 // (seeds/response-contract.txt, "proof fields").
 type Proof struct {
 	Verdict  string
-	Proven   bool
 	Headline string
 	Reasons  []string
 	// Markdown is jiraMarkdown exactly as the server sent it; HasMarkdown
@@ -30,7 +29,6 @@ type Proof struct {
 type proofResult struct {
 	ProofVerdict string `json:"proofVerdict"`
 	ProofOutcome *struct {
-		Proven   bool     `json:"proven"`
 		Headline string   `json:"headline"`
 		Reasons  []string `json:"reasons"`
 	} `json:"proofOutcome"`
@@ -59,7 +57,7 @@ func ParseProof(r *api.ToolResponse) (*Proof, bool) {
 	}
 	p := &Proof{Verdict: res.ProofVerdict}
 	if o := res.ProofOutcome; o != nil {
-		p.Proven, p.Headline, p.Reasons = o.Proven, o.Headline, o.Reasons
+		p.Headline, p.Reasons = o.Headline, o.Reasons
 	}
 	if res.JiraMarkdown != nil {
 		p.Markdown, p.HasMarkdown = *res.JiraMarkdown, true

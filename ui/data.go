@@ -158,7 +158,7 @@ func rawLines(resp *api.ToolResponse) []string {
 // imageURLs are the screenshot links an answer carries at the top of its
 // data.
 type imageURLs struct {
-	diff, baseline, test string
+	diff string
 }
 
 func findImageURLs(fields []format.Field) imageURLs {
@@ -171,5 +171,5 @@ func findImageURLs(fields []format.Field) imageURLs {
 		}
 		return ""
 	}
-	return imageURLs{diff: get("diffImageUrl"), baseline: get("baselineImageUrl"), test: get("testImageUrl")}
+	return imageURLs{diff: get("diffImageUrl")}
 }

@@ -118,7 +118,7 @@ func (m *Model) head(s *screen) []string {
 		badge = st.errBadge.Render("✗ error")
 	}
 	lines = append(lines, badge+"  "+st.tool.Render(format.SanitizeLine(r.Tool)))
-	if r.Summary != "" && (r.OK || r.Summary != r.ErrorMessage()) {
+	if format.ShowsSummary(r) {
 		lines = append(lines, m.wrap(format.Sanitize(r.Summary))...)
 	}
 	for _, w := range r.Warnings {
