@@ -171,6 +171,8 @@ type httpRecord struct {
 	// bodyErr is why a response body could not be read (cut, timed out,
 	// past the cap).
 	bodyErr error
+	// failedAt is where the failed response's body starts in body.
+	failedAt int
 	// body is every response body read for the request: the SDK decodes
 	// structuredContent into a map, losing the server's key order, which
 	// vq keeps (columns and --json follow it), so it is read again here.
@@ -183,6 +185,15 @@ func (r *httpRecord) set(status int, header http.Header) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.status, r.wwwAuthenticate, r.retryAfter = status, header.Get("WWW-Authenticate"), header.Get("Retry-After")
+	r.failedAt = r.body.Len()
+}
+
+// failedBody is what was read of the failed response's body, to quote in
+// an http_error as the invoke transport does.
+func (r *httpRecord) failedBody() []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return bytes.Clone(r.body.Bytes()[min(r.failedAt, r.body.Len()):])
 }
 
 func (r *httpRecord) get() (int, string) {
@@ -433,7 +444,11 @@ func (c *Client) mcpFailure(tool string, rec *httpRecord, err error) *ToolRespon
 			"wrong path: the MCP server is at %s (got 404 from %s)", MCPPath, c.MCPEndpoint()), false)
 	}
 	if status != 0 {
-		r := clientError(tool, CodeHTTPError, fmt.Sprintf("HTTP %d %s from %s", status, http.StatusText(status), c.MCPEndpoint()), true)
+		msg := fmt.Sprintf("HTTP %d %s from %s", status, http.StatusText(status), c.MCPEndpoint())
+		if quoted := snippet(rec.failedBody()); quoted != "" {
+			msg += ": " + quoted // when the SDK read it at all
+		}
+		r := clientError(tool, CodeHTTPError, msg, true)
 		r.transient = status >= 500
 		return r
 	}

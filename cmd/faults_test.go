@@ -461,7 +461,7 @@ func faults() []fault {
 			everyRequest: true,
 			want: map[string]outcome{
 				colInvoke: httpError("HTTP 403 Forbidden: Forbidden <U+202E>gnp.exe"),
-				colMCP:    httpError("HTTP 403 Forbidden from "),
+				colMCP:    httpError("HTTP 403 Forbidden from ", "/api/mcp: Forbidden <U+202E>gnp.exe"),
 				colWatch:  httpError("HTTP 403 Forbidden: Forbidden <U+202E>gnp.exe"),
 			},
 		},
