@@ -122,23 +122,38 @@ func (f *Factory) showCall(ctx context.Context, client *api.Client, s Settings, 
 	return shownError(last)
 }
 
-// runCall is the whole life of a simple command: build the client, invoke,
-// show — and with --wait, when the tool answered with a queued job, watch
-// it and show its final answer instead.
+// runCall is the whole life of a simple command: build the client, call,
+// show — with --wait, the final answer of the job the tool started.
 func (f *Factory) runCall(ctx context.Context, call api.Call) error {
-	client, s, err := f.Client()
+	client, s, resp, err := f.call(ctx, call, f.Global.Wait)
 	if err != nil {
 		return err
-	}
-	resp, err := f.invoke(ctx, client, s, call)
-	if err != nil {
-		return err
-	}
-	if resp, err = f.awaitReadiness(ctx, client, s, call, resp); err != nil {
-		return err
-	}
-	if jobID, ok := f.followUp(client, call, resp); ok && f.Global.Wait {
-		return f.watchAndShow(ctx, client, s, []string{jobID})
 	}
 	return f.showCall(ctx, client, s, call, resp)
+}
+
+// call sends a tool call through the consent and readiness flows and,
+// when watch is set and the tool started a job (or MCP token work),
+// watches it: the answer is then the job's final one, or the client-made
+// timeout answer past --timeout.
+func (f *Factory) call(ctx context.Context, call api.Call, watch bool) (*api.Client, Settings, *api.ToolResponse, error) {
+	client, s, err := f.Client()
+	if err != nil {
+		return nil, s, nil, err
+	}
+	resp, err := f.invoke(ctx, client, s, call)
+	if err == nil {
+		resp, err = f.awaitReadiness(ctx, client, s, call, resp)
+	}
+	if err != nil {
+		return nil, s, nil, err
+	}
+	if jobID, ok := f.followUp(client, call, resp); ok && watch {
+		outcomes, err := f.watchJobs(ctx, client, s, []string{jobID})
+		if err != nil {
+			return nil, s, nil, err
+		}
+		resp = outcomes[0].resp
+	}
+	return client, s, resp, nil
 }

@@ -64,24 +64,12 @@ the proof_failed code (see vq exit-codes).`,
 }
 
 func runProve(ctx context.Context, f *Factory, opts *ProveOptions) error {
-	client, s, err := f.Client()
+	_, _, resp, err := f.call(ctx, api.Call{Tool: ToolProve, Args: map[string]any{"ticket": opts.Ticket}}, !opts.NoWait)
 	if err != nil {
 		return err
 	}
-	call := api.Call{Tool: ToolProve, Args: map[string]any{"ticket": opts.Ticket}}
-	resp, err := f.invoke(ctx, client, s, call)
-	if err != nil {
-		return err
-	}
-	if jobID, ok := f.followUp(client, call, resp); ok {
-		if opts.NoWait {
-			return f.show(ctx, resp)
-		}
-		outcomes, err := f.watchJobs(ctx, client, s, []string{jobID})
-		if err != nil {
-			return err
-		}
-		resp = outcomes[0].resp
+	if opts.NoWait {
+		return f.show(ctx, resp) // the queued job, to watch later
 	}
 	return f.showProof(ctx, resp, opts)
 }
