@@ -65,17 +65,7 @@ retried, up to 10 in a row. --timeout bounds the whole wait (30m otherwise).
 
 // ciCmd builds a CI subcommand from the options its arguments make.
 func ciCmd(f *Factory, c *cobra.Command, build func(args []string) (*CIOptions, error), runF func(context.Context, *CIOptions) error) *cobra.Command {
-	c.RunE = func(c *cobra.Command, args []string) error {
-		opts, err := build(args)
-		if err != nil {
-			return err
-		}
-		if runF != nil {
-			return runF(c.Context(), opts)
-		}
-		return runCI(c.Context(), f, opts)
-	}
-	return c
+	return thin(c, build, func(ctx context.Context, o *CIOptions) error { return runCI(ctx, f, o) }, runF)
 }
 
 func newCmdCIRun(f *Factory, name, tool, kind string, runF func(context.Context, *CIOptions) error) *cobra.Command {

@@ -12,20 +12,26 @@ import (
 // The task commands name a tool and its arguments for the common jobs
 // (SPEC.md's table); each builds one api.Call and runs it like vq invoke.
 
-// taskCmd builds a command whose behaviour is "build this call and run it".
-// runF, when set, receives the call instead (flag-parsing tests).
-func taskCmd(f *Factory, c *cobra.Command, build func(args []string) (api.Call, error), runF func(context.Context, api.Call) error) *cobra.Command {
+// thin sets the behaviour of a thin command: build its options from the
+// arguments, then run them — or hand them to runF, which flag-parsing
+// tests set instead.
+func thin[T any](c *cobra.Command, build func(args []string) (T, error), run, runF func(context.Context, T) error) *cobra.Command {
+	if runF != nil {
+		run = runF
+	}
 	c.RunE = func(c *cobra.Command, args []string) error {
-		call, err := build(args)
+		opts, err := build(args)
 		if err != nil {
 			return err
 		}
-		if runF != nil {
-			return runF(c.Context(), call)
-		}
-		return f.runCall(c.Context(), call)
+		return run(c.Context(), opts)
 	}
 	return c
+}
+
+// taskCmd builds a command whose behaviour is "build this call and run it".
+func taskCmd(f *Factory, c *cobra.Command, build func(args []string) (api.Call, error), runF func(context.Context, api.Call) error) *cobra.Command {
+	return thin(c, build, f.runCall, runF)
 }
 
 // NewCmdFailures lists the failed checks of a run.
