@@ -258,13 +258,22 @@ func (c *Client) post(ctx context.Context, url string, body any) (int, http.Head
 // errBodyTooLarge reports an answer past the body cap.
 var errBodyTooLarge = errors.New("response body too large")
 
+// bodyTooLarge is the cap's error, for a body announced at size bytes
+// (Content-Length), or found past the cap while reading (size 0).
+func bodyTooLarge(size, limit int64) error {
+	if size > 0 {
+		return fmt.Errorf("%w: %d bytes, the limit is %d", errBodyTooLarge, size, limit)
+	}
+	return fmt.Errorf("%w: more than %d bytes", errBodyTooLarge, limit)
+}
+
 // readCapped reads a whole body, failing as soon as it passes limit. It
 // reads into chunks that are joined only at the end, so a body that runs
 // past the cap never costs more than the cap: a growing buffer would
 // briefly hold its old and new copies, three times the cap at worst.
 func readCapped(r io.Reader, contentLength, limit int64) ([]byte, error) {
 	if contentLength > limit {
-		return nil, fmt.Errorf("%w: %d bytes, the limit is %d", errBodyTooLarge, contentLength, limit)
+		return nil, bodyTooLarge(contentLength, limit)
 	}
 	size := int64(4 << 10)
 	if contentLength > 0 {
@@ -278,7 +287,7 @@ func readCapped(r io.Reader, contentLength, limit int64) ([]byte, error) {
 		chunks = append(chunks, chunk[:n])
 		total += int64(n)
 		if total > limit {
-			return nil, fmt.Errorf("%w: more than %d bytes", errBodyTooLarge, limit)
+			return nil, bodyTooLarge(0, limit)
 		}
 		if err != nil {
 			if err == io.EOF {

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"time"
 )
@@ -24,7 +23,7 @@ type cappedBody struct {
 
 func (b *cappedBody) Read(p []byte) (int, error) {
 	if b.contentLength > b.limit {
-		return 0, b.fail(fmt.Errorf("%w: %d bytes, the limit is %d", errBodyTooLarge, b.contentLength, b.limit))
+		return 0, b.fail(bodyTooLarge(b.contentLength, b.limit))
 	}
 	if room := b.limit + 1 - b.read; int64(len(p)) > room {
 		p = p[:room]
@@ -32,7 +31,7 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	b.read += int64(n)
 	if b.read > b.limit {
-		return n, b.fail(fmt.Errorf("%w: more than %d bytes", errBodyTooLarge, b.limit))
+		return n, b.fail(bodyTooLarge(0, b.limit))
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		b.fail(b.cause(err))
