@@ -272,10 +272,7 @@ func TestPrintedNextActionsRunAsPrinted(t *testing.T) {
 	if err != nil {
 		t.Skip("bash not installed")
 	}
-	bin := filepath.Join(t.TempDir(), "vq")
-	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildVQ(t)
 	s := newToolServer(t, 200, withActions)
 	stdout, _, _ := runVQ(t, s.env(), "failures", "run_abc")
 	var resp struct {
