@@ -1,9 +1,7 @@
 package cmd
 
 import (
-	"encoding/json"
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/format"
@@ -21,25 +19,7 @@ succeed) and 30+n when it did not. The table never changes meaning.`,
 		Example: "  vq exit-codes\n  vq exit-codes --json | jq '.[] | select(.code==\"rate_limit\")'",
 		Args:    cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			rows := format.ExitCodes()
-			if f.Global.Format == "json" {
-				b, err := json.MarshalIndent(rows, "", "  ")
-				if err != nil {
-					return err
-				}
-				_, err = fmt.Fprintf(f.IO.Out, "%s\n", b)
-				return err
-			}
-			tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "EXIT\tCODE\tRECOVERABLE\tMEANING")
-			for _, r := range rows {
-				rec := "-"
-				if r.Recoverable != nil {
-					rec = fmt.Sprint(*r.Recoverable)
-				}
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", r.Exit, r.Code, rec, r.Meaning)
-			}
-			return tw.Flush()
+			return format.WriteExitCodes(f.IO.Out, f.Global.Format == "json")
 		},
 	}
 }

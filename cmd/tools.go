@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
@@ -76,53 +74,9 @@ func runTools(ctx context.Context, f *Factory) error {
 			Data: data, Warnings: []string{}, NextActions: []api.NextAction{},
 		})
 	}
-	return writeToolTable(f, list)
-}
-
-func writeToolTable(f *Factory, list toolList) error {
 	if len(list.Tools) == 0 {
 		fmt.Fprintf(f.IO.ErrOut, "%s offers no tools.\n", format.SanitizeLine(list.Endpoint))
 		return nil
 	}
-	w := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "NAME\tACCESS\tARGUMENTS\tDESCRIPTION")
-	for _, t := range list.Tools {
-		desc := t.Description
-		if t.Title != "" {
-			desc = t.Title + ": " + desc
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", format.SanitizeLine(t.Name), access(t), format.SanitizeLine(argSummary(t.Arguments)), format.SanitizeLine(desc))
-	}
-	return w.Flush()
-}
-
-// access renders the annotations: MCP presumes a tool that is not read-only
-// may be destructive unless it says otherwise.
-func access(t api.Tool) string {
-	switch {
-	case t.ReadOnly:
-		return "read-only"
-	case t.Destructive != nil && !*t.Destructive:
-		return "write"
-	default:
-		return "destructive"
-	}
-}
-
-func argSummary(args []api.ToolArg) string {
-	if len(args) == 0 {
-		return "-"
-	}
-	parts := make([]string, len(args))
-	for i, a := range args {
-		p := a.Name
-		if a.Required {
-			p += "*"
-		}
-		if a.Type != "" {
-			p += ":" + a.Type
-		}
-		parts[i] = p
-	}
-	return strings.Join(parts, " ")
+	return format.Tools(f.IO.Out, list.Tools)
 }

@@ -2,8 +2,11 @@ package format
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"text/tabwriter"
 
 	"github.com/visualq/vq/api"
 )
@@ -98,6 +101,30 @@ func ExitCodes() []ExitCode {
 		ExitCode{ExitInterrupted, CodeInterrupted, nil, "interrupted (Ctrl-C)"},
 		ExitCode{ExitTerminated, CodeTerminated, nil, "terminated (SIGTERM)"},
 	)
+}
+
+// WriteExitCodes prints the table: aligned text, or a JSON array of
+// {exit, code, recoverable, meaning} for scripts.
+func WriteExitCodes(out io.Writer, asJSON bool) error {
+	rows := ExitCodes()
+	if asJSON {
+		b, err := json.MarshalIndent(rows, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(out, "%s\n", b)
+		return err
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "EXIT\tCODE\tRECOVERABLE\tMEANING")
+	for _, r := range rows {
+		recoverable := "-"
+		if r.Recoverable != nil {
+			recoverable = fmt.Sprint(*r.Recoverable)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", r.Exit, r.Code, recoverable, r.Meaning)
+	}
+	return tw.Flush()
 }
 
 // ForResponse is the exit code of a ToolResponse.
