@@ -148,7 +148,7 @@ func (c *Client) CallCI(ctx context.Context, tool string, args map[string]any) (
 		}
 	}
 	return c.withRetries(ctx, tool, func() *ToolResponse {
-		status, header, raw, err := c.post(ctx, c.CIURL(tool), body)
+		status, header, raw, err := c.post(ctx, c.CIURL(tool), body, nil)
 		if err != nil {
 			return transportFailure(tool, status, err)
 		}

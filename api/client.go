@@ -218,15 +218,23 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 func (c *Client) postInvoke(ctx context.Context, body invokeBody) *ToolResponse {
-	status, header, raw, err := c.post(ctx, c.InvokeURL(), body)
+	var index objectIndex
+	var dataIndex *objectIndex
+	var ierr error
+	status, header, raw, err := c.post(ctx, c.InvokeURL(), body, func(r io.Reader) {
+		index, dataIndex, ierr = indexObject(r, "data")
+	})
 	if err != nil {
 		return transportFailure(body.Tool, status, err)
 	}
 	if status == http.StatusUnauthorized {
 		return unauthorized(body.Tool, header.Get("WWW-Authenticate"))
 	}
-	resp, derr := DecodeToolResponse(raw)
-	if derr != nil {
+	var resp *ToolResponse
+	if ierr == nil {
+		resp, ierr = toolResponseOf(raw, index, dataIndex)
+	}
+	if ierr != nil {
 		r := clientError(body.Tool, CodeHTTPError, httpErrorMessage(status, raw), true)
 		r.transient = status >= 500
 		return r
@@ -239,8 +247,9 @@ func (c *Client) postInvoke(ctx context.Context, body invokeBody) *ToolResponse 
 
 // post sends a JSON body and reads the answer within the body cap. A non-nil
 // error means no complete answer arrived; status is then 0 unless headers
-// came before the failure.
-func (c *Client) post(ctx context.Context, url string, body any) (int, http.Header, []byte, error) {
+// came before the failure. A non-nil decode is given the answer to read;
+// see streamDecodeMax for when it reads while the answer arrives.
+func (c *Client) post(ctx context.Context, url string, body any, decode func(io.Reader)) (int, http.Header, []byte, error) {
 	req := c.http.R().SetContext(ctx).SetBody(body).SetHeader("Content-Type", "application/json").SetHeader("Accept", "application/json")
 	if c.opts.APIKey != "" {
 		req.SetAuthToken(c.opts.APIKey)
@@ -251,69 +260,29 @@ func (c *Client) post(ctx context.Context, url string, body any) (int, http.Head
 	}
 	raw := res.RawBody()
 	defer raw.Close()
-	data, err := readCapped(raw, res.RawResponse.ContentLength, c.opts.MaxBodyBytes)
+	size := res.RawResponse.ContentLength
+	answer := newBody(size, c.opts.MaxBodyBytes)
+	if decode != nil && 0 < size && size <= streamDecodeMax {
+		go answer.fill(raw)
+		decode(answer.reader())
+		data, err := answer.bytes()
+		return res.StatusCode(), res.Header(), data, err
+	}
+	answer.fill(raw)
+	data, err := answer.bytes()
+	if decode != nil && err == nil {
+		decode(bytes.NewBuffer(data))
+	}
 	return res.StatusCode(), res.Header(), data, err
 }
 
-// errBodyTooLarge reports an answer past the body cap.
-var errBodyTooLarge = errors.New("response body too large")
-
-// bodyTooLarge is the cap's error, for a body announced at size bytes
-// (Content-Length), or found past the cap while reading (size 0).
-func bodyTooLarge(size, limit int64) error {
-	if size > 0 {
-		return fmt.Errorf("%w: %d bytes, the limit is %d", errBodyTooLarge, size, limit)
-	}
-	return fmt.Errorf("%w: more than %d bytes", errBodyTooLarge, limit)
-}
-
-// readCapped reads a whole body, failing as soon as it passes limit. It
-// reads into chunks that are joined only at the end, so a body that runs
-// past the cap never costs more than the cap: a growing buffer would
-// briefly hold its old and new copies, three times the cap at worst.
-func readCapped(r io.Reader, contentLength, limit int64) ([]byte, error) {
-	if contentLength > limit {
-		return nil, bodyTooLarge(contentLength, limit)
-	}
-	size := int64(4 << 10)
-	if contentLength > 0 {
-		size = contentLength + 1
-	}
-	var chunks [][]byte
-	var total int64
-	for {
-		chunk := make([]byte, min(size, limit+1-total))
-		n, err := fill(r, chunk)
-		chunks = append(chunks, chunk[:n])
-		total += int64(n)
-		if total > limit {
-			return nil, bodyTooLarge(0, limit)
-		}
-		if err != nil {
-			if err == io.EOF {
-				err = nil
-			}
-			if len(chunks) == 1 {
-				return chunks[0], err
-			}
-			return bytes.Join(chunks, nil), err
-		}
-		size = min(2*size, 1<<20)
-	}
-}
-
-// fill reads until b is full or the reader fails (io.EOF included).
-func fill(r io.Reader, b []byte) (int, error) {
-	n := 0
-	for n < len(b) {
-		m, err := r.Read(b[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
-}
+// streamDecodeMax is the largest answer decoded while it arrives, on this
+// goroutine as another one reads it: a 100k-failure answer (8 MB) is then
+// decoded alongside its transfer instead of after it. A decoder reading a
+// stream copies each value it is in the middle of, so one huge string
+// would double its memory: larger answers, and answers of unannounced
+// length, are decoded in place once read.
+const streamDecodeMax = 32 << 20
 
 // transportFailure turns a request that got no complete answer into the
 // client-made http_error of the contract.
@@ -421,10 +390,17 @@ func retryAfterHeader(v string) int64 {
 // its Data points into it rather than holding a copy, which for a large
 // answer (100k failures, ~8 MB) is most of the memory a call takes.
 func DecodeToolResponse(raw []byte) (*ToolResponse, error) {
-	top, data, err := splitObjectAndMember(raw, "data")
+	top, data, err := indexObject(bytes.NewBuffer(raw), "data")
 	if err != nil {
 		return nil, fmt.Errorf("not a ToolResponse: %w", err)
 	}
+	return toolResponseOf(raw, top, data)
+}
+
+// toolResponseOf is DecodeToolResponse's second half: the response from
+// raw, once raw has been indexed (top) with its data (data, when an object).
+func toolResponseOf(raw []byte, index objectIndex, dataIndex *objectIndex) (*ToolResponse, error) {
+	top := index.in(raw)
 	// Everything but data is small: decode it the ordinary way, numbers kept
 	// exact so next actions go back to the server as sent. data stays a view
 	// into raw, indexed once for the questions asked of it later.
@@ -447,7 +423,10 @@ func DecodeToolResponse(raw []byte) (*ToolResponse, error) {
 	if len(resp.Data) == 0 {
 		resp.Data = json.RawMessage("null")
 	}
-	resp.data = data
+	if dataIndex != nil {
+		data := dataIndex.in(raw)
+		resp.data = &data
+	}
 	if resp.Warnings == nil {
 		resp.Warnings = []string{}
 	}

@@ -24,16 +24,38 @@ type members struct {
 // names are accepted, as encoding/json accepts them: the text is the
 // server's, and rejecting it would hide the whole answer.
 func splitObject(doc []byte) (members, error) {
-	top, _, err := splitObjectAndMember(doc, "")
-	return top, err
+	top, _, err := indexObject(bytes.NewBuffer(doc), "")
+	return top.in(doc), err
 }
 
-// splitObjectAndMember is splitObject that also splits the member named
-// inner when it is an object, in the same pass: a ToolResponse's data is
-// indexed while the response is read, not scanned a second time.
-func splitObjectAndMember(doc []byte, inner string) (top members, nested *members, err error) {
-	dec := jsontext.NewDecoder(bytes.NewBuffer(doc), jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
-	if top, nested, err = readObject(dec, doc, inner); err != nil {
+// objectIndex is an object's top-level members as offsets into the
+// document it was read from: offsets, not views, so the index can be made
+// while the document is still arriving.
+type objectIndex struct {
+	start, end int64
+	names      []string
+	values     []span
+}
+
+type span struct{ start, end int64 }
+
+// in is the index made into views of doc, the document it was read from.
+// Views are capped so an append can never write into the document.
+func (x objectIndex) in(doc []byte) members {
+	m := members{doc: doc[x.start:x.end:x.end], names: x.names, values: make([][]byte, len(x.values))}
+	for i, v := range x.values {
+		m.values[i] = doc[v.start:v.end:v.end]
+	}
+	return m
+}
+
+// indexObject reads exactly one JSON object from r and indexes its
+// members, and in the same pass those of its member named inner when that
+// is an object: a ToolResponse's data is indexed while the response is
+// read, not scanned a second time. A *bytes.Buffer is read in place.
+func indexObject(r io.Reader, inner string) (top objectIndex, nested *objectIndex, err error) {
+	dec := jsontext.NewDecoder(r, jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
+	if top, nested, err = readObject(dec, inner); err != nil {
 		return top, nil, err
 	}
 	if _, err := dec.ReadToken(); err != io.EOF {
@@ -42,43 +64,61 @@ func splitObjectAndMember(doc []byte, inner string) (top members, nested *member
 	return top, nested, nil
 }
 
-// readObject reads the object at the decoder's position in doc. Values are
-// views into doc: with a bytes.Buffer source the decoder reads doc in place,
-// and its offsets index doc. Views are capped so an append can never write
-// into the document.
-func readObject(dec *jsontext.Decoder, doc []byte, inner string) (m members, nested *members, err error) {
+// readObject indexes the object at the decoder's position.
+func readObject(dec *jsontext.Decoder, inner string) (x objectIndex, nested *objectIndex, err error) {
 	tok, err := dec.ReadToken()
 	if err != nil {
-		return m, nil, err
+		return x, nil, err
 	}
 	if tok.Kind() != '{' {
-		return m, nil, fmt.Errorf("a JSON %s, not an object", tok.Kind())
+		return x, nil, fmt.Errorf("a JSON %s, not an object", tok.Kind())
 	}
-	start := dec.InputOffset() - 1
+	x.start = dec.InputOffset() - 1
 	for dec.PeekKind() != '}' {
 		name, err := dec.ReadToken()
 		if err != nil {
-			return m, nil, err
+			return x, nil, err
 		}
-		m.names = append(m.names, name.String())
-		var value []byte
-		if inner != "" && m.names[len(m.names)-1] == inner && dec.PeekKind() == '{' {
-			var sub members
-			if sub, _, err = readObject(dec, doc, ""); err != nil {
-				return m, nil, err
+		x.names = append(x.names, name.String())
+		var value span
+		if inner != "" && x.names[len(x.names)-1] == inner && dec.PeekKind() == '{' {
+			var sub objectIndex
+			if sub, _, err = readObject(dec, ""); err != nil {
+				return x, nil, err
 			}
-			nested, value = &sub, sub.doc
-		} else if value, err = dec.ReadValue(); err != nil {
-			return m, nil, err
+			nested, value = &sub, span{sub.start, sub.end}
+		} else if value, err = skipValue(dec); err != nil {
+			return x, nil, err
 		}
-		m.values = append(m.values, value[:len(value):len(value)])
+		x.values = append(x.values, value)
 	}
 	if _, err := dec.ReadToken(); err != nil {
-		return m, nil, err
+		return x, nil, err
 	}
-	end := dec.InputOffset()
-	m.doc = doc[start:end:end]
-	return m, nested, nil
+	x.end = dec.InputOffset()
+	return x, nested, nil
+}
+
+// skipValue reads the value at the decoder's position and says where it
+// lies. An array is read an element at a time, so a decoder reading from a
+// stream holds one element, never a whole list of 100k failures.
+func skipValue(dec *jsontext.Decoder) (span, error) {
+	if dec.PeekKind() != '[' {
+		v, err := dec.ReadValue()
+		end := dec.InputOffset()
+		return span{end - int64(len(v)), end}, err
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return span{}, err
+	}
+	start := dec.InputOffset() - 1
+	for dec.PeekKind() != ']' {
+		if _, err := dec.ReadValue(); err != nil {
+			return span{}, err
+		}
+	}
+	_, err := dec.ReadToken()
+	return span{start, dec.InputOffset()}, err
 }
 
 // get is the raw value of the member named name (the last one, as

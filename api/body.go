@@ -1,0 +1,146 @@
+package api
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// errBodyTooLarge reports an answer past the body cap.
+var errBodyTooLarge = errors.New("response body too large")
+
+// bodyTooLarge is the cap's error, for a body announced at size bytes
+// (Content-Length), or found past the cap while reading (size 0).
+func bodyTooLarge(size, limit int64) error {
+	if size > 0 {
+		return fmt.Errorf("%w: %d bytes, the limit is %d", errBodyTooLarge, size, limit)
+	}
+	return fmt.Errorf("%w: more than %d bytes", errBodyTooLarge, limit)
+}
+
+// body is a response body read into memory within a cap, which a consumer
+// may read (as an io.Reader) while it is still arriving: an 8 MB answer is
+// then decoded on one core as it lands on the other, instead of after.
+//
+// It reads into chunks joined only at the end (one chunk when the length
+// was announced), so a body that runs past the cap never costs more than
+// the cap: a growing buffer would briefly hold its old and new copies.
+type body struct {
+	announced int64 // Content-Length, or -1
+	limit     int64
+	next      int64 // size of the next chunk
+
+	mu     sync.Mutex
+	chunks [][]byte // what has arrived; only the last chunk grows
+	total  int64
+	err    error // io.EOF once the body is complete
+	more   chan struct{}
+}
+
+func newBody(contentLength, limit int64) *body {
+	next := int64(4 << 10)
+	if contentLength > 0 {
+		// One byte more than announced, to see a body longer than its header.
+		next = contentLength + 1
+	}
+	return &body{announced: contentLength, limit: limit, next: next, more: make(chan struct{}, 1)}
+}
+
+// fill reads r to its end, the cap or a failure.
+func (b *body) fill(r io.Reader) {
+	if b.announced > b.limit {
+		b.publish(nil, 0, bodyTooLarge(b.announced, b.limit))
+		return
+	}
+	var chunk []byte
+	for {
+		if len(chunk) == cap(chunk) {
+			chunk = make([]byte, 0, min(b.next, b.limit+1-b.total))
+			b.next = min(2*b.next, 1<<20)
+			b.mu.Lock()
+			b.chunks = append(b.chunks, chunk)
+			b.mu.Unlock()
+		}
+		n, err := r.Read(chunk[len(chunk):cap(chunk)])
+		chunk = chunk[:len(chunk)+n]
+		if b.total+int64(n) > b.limit {
+			err = bodyTooLarge(0, b.limit)
+		}
+		b.publish(chunk, n, err)
+		if err != nil {
+			return
+		}
+	}
+}
+
+// publish makes n more bytes of the last chunk (now chunk) readable, and
+// ends the body with err when it is not nil.
+func (b *body) publish(chunk []byte, n int, err error) {
+	b.mu.Lock()
+	if len(b.chunks) > 0 {
+		b.chunks[len(b.chunks)-1] = chunk
+	}
+	b.total += int64(n)
+	b.err = err
+	b.mu.Unlock()
+	select {
+	case b.more <- struct{}{}:
+	default:
+	}
+}
+
+// bytes waits for the whole body. Only the filling goroutine may fail
+// the wait, so it returns once fill has.
+func (b *body) bytes() ([]byte, error) {
+	for {
+		b.mu.Lock()
+		chunks, err := b.chunks, b.err
+		b.mu.Unlock()
+		if err != nil {
+			if err != io.EOF {
+				return nil, err
+			}
+			if len(chunks) == 1 {
+				return chunks[0], nil
+			}
+			return bytes.Join(chunks, nil), nil
+		}
+		<-b.more
+	}
+}
+
+// reader reads the body as it arrives. It must finish (or be dropped)
+// before bytes is called: both wait on the same signal.
+func (b *body) reader() io.Reader { return &bodyReader{b: b} }
+
+type bodyReader struct {
+	b      *body
+	chunk  int // the chunk being read
+	offset int // how far into it
+}
+
+func (r *bodyReader) Read(p []byte) (int, error) {
+	for {
+		r.b.mu.Lock()
+		var have []byte
+		if r.chunk < len(r.b.chunks) {
+			have = r.b.chunks[r.chunk][r.offset:]
+		}
+		last, err := r.chunk >= len(r.b.chunks)-1, r.b.err
+		r.b.mu.Unlock()
+		switch {
+		case len(have) > 0:
+			n := copy(p, have)
+			r.offset += n
+			return n, nil
+		case !last:
+			r.chunk, r.offset = r.chunk+1, 0
+		case err != nil:
+			return 0, err
+		default:
+			<-r.b.more
+		}
+	}
+}

@@ -1,0 +1,82 @@
+package api
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+	"time"
+)
+
+// pieces writes doc to w in pieces of n bytes, then closes it.
+func pieces(w *io.PipeWriter, doc []byte, n int) {
+	for len(doc) > 0 {
+		k := min(n, len(doc))
+		if _, err := w.Write(doc[:k]); err != nil {
+			return
+		}
+		doc = doc[k:]
+	}
+	w.Close()
+}
+
+func TestBodyReaderSeesWhatBytesReturns(t *testing.T) {
+	doc := bytes.Repeat([]byte("0123456789abcdef"), 200_000) // 3.2 MB: many chunks when unannounced
+	for _, announced := range []int64{int64(len(doc)), -1} {
+		pr, pw := io.Pipe()
+		go pieces(pw, doc, 70_001)
+		b := newBody(announced, 1<<30)
+		go b.fill(pr)
+		streamed, err := io.ReadAll(b.reader())
+		if err != nil {
+			t.Fatalf("announced %d: reading while it arrives: %v", announced, err)
+		}
+		whole, err := b.bytes()
+		if err != nil || !bytes.Equal(whole, doc) || !bytes.Equal(streamed, doc) {
+			t.Fatalf("announced %d: got %d and %d bytes (err %v), want %d", announced, len(streamed), len(whole), err, len(doc))
+		}
+	}
+}
+
+// An answer is decoded as it arrives: a broken prefix is found while the
+// rest has not been sent.
+func TestBodyIsDecodedWhileItArrives(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	b := newBody(1<<20, 1<<30)
+	go b.fill(pr)
+	if _, err := pw.Write([]byte(`{"ok":true,"data":{"failures":[{"a":1},{"a":2}`)); err != nil {
+		t.Fatal(err)
+	}
+	decoded := make(chan error, 1)
+	go func() { _, _, err := indexObject(b.reader(), "data"); decoded <- err }()
+	select {
+	case err := <-decoded:
+		t.Fatalf("decode ended before the answer did: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	if _, err := pw.Write([]byte(`,{"a":]`)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-decoded:
+		if err == nil {
+			t.Fatal("a broken answer decoded")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the broken element was not found until the answer ended")
+	}
+}
+
+func TestBodyPastTheCapFailsReaderAndBytes(t *testing.T) {
+	for _, announced := range []int64{-1, 100, 5000} {
+		b := newBody(announced, 1000)
+		go b.fill(bytes.NewReader(make([]byte, 5000)))
+		if _, err := io.ReadAll(b.reader()); !errors.Is(err, errBodyTooLarge) {
+			t.Errorf("announced %d: reader: %v, want the cap's error", announced, err)
+		}
+		if got, err := b.bytes(); !errors.Is(err, errBodyTooLarge) || got != nil {
+			t.Errorf("announced %d: bytes: %d bytes, %v", announced, len(got), err)
+		}
+	}
+}
