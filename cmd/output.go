@@ -50,6 +50,7 @@ func (f *Factory) promptConfirm(ctx context.Context, call api.Call, resp *api.To
 // show hands one response to the renderer the flags chose and returns the
 // error that carries its exit code.
 func (f *Factory) show(ctx context.Context, resp *api.ToolResponse) error {
+	growPipe(f.IO.Out, len(resp.Raw()))
 	var err error
 	switch {
 	case f.Global.JQ != "":

@@ -55,13 +55,21 @@ type vqProcess struct {
 	stdout, stderr bytes.Buffer
 }
 
-func startVQ(t *testing.T, base string, args ...string) *vqProcess {
+// vqCommand is the vq binary set up to talk to base with the test key,
+// and no keyring, config or home of the user's.
+func vqCommand(t *testing.T, base string, args ...string) *exec.Cmd {
 	t.Helper()
-	p := &vqProcess{cmd: exec.Command(buildVQ(t), args...)}
-	p.cmd.Env = []string{
+	cmd := exec.Command(buildVQ(t), args...)
+	cmd.Env = []string{
 		"VQ_BASE_URL=" + base, "VQ_API_KEY=" + secretKey, "VQ_NO_KEYRING=1",
 		"VQ_CONFIG=" + filepath.Join(t.TempDir(), "config.json"), "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"),
 	}
+	return cmd
+}
+
+func startVQ(t *testing.T, base string, args ...string) *vqProcess {
+	t.Helper()
+	p := &vqProcess{cmd: vqCommand(t, base, args...)}
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
