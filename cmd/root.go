@@ -18,6 +18,7 @@ import (
 // Main runs vq with the process's arguments and returns its exit code.
 // It is the one place where errors become exit codes.
 func Main() int {
+	startingHeap(32 << 20)
 	ctx, stop := signalContext()
 	defer stop()
 	f := NewFactory()
