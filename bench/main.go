@@ -55,7 +55,7 @@ type config struct {
 }
 
 // rowNames name the rows for -only, in the order they run.
-var rowNames = []string{"version", "help", "invoke", "mcp", "json100k", "plain100k", "tui", "watch", "size"}
+var rowNames = []string{"version", "help", "floor", "invoke", "mcp", "json100k", "plain100k", "tui", "watch", "size"}
 
 // bench holds what every row needs: the built programs, the server and
 // the environment vq runs in.
@@ -65,6 +65,7 @@ type bench struct {
 	tmp   string
 	vq    string
 	hello string
+	floor string // bench/floor: vq's libraries, no vq
 	srv   *server
 	env   []string // vq's environment: the sandbox, its key, no user config
 }
@@ -82,8 +83,11 @@ func run(cfg config) (missed bool, err error) {
 		return false, err
 	}
 	defer os.RemoveAll(b.tmp)
-	step("building vq and the hello program")
-	if b.vq, err = b.buildVQ(); err != nil {
+	step("building vq, the hello program and vq's library floor")
+	if b.vq, err = b.build(".", "vq"); err != nil {
+		return false, err
+	}
+	if b.floor, err = b.build("./bench/floor", "floor"); err != nil {
 		return false, err
 	}
 	if b.hello, err = b.buildHello(); err != nil {
@@ -106,6 +110,7 @@ func run(cfg config) (missed bool, err error) {
 	for i, measure := range []func() row{
 		func() row { return b.startup("--version") },
 		func() row { return b.startup("--help") },
+		b.stackFloor,
 		b.invoke,
 		b.mcp,
 		b.big100kJSON,
@@ -151,15 +156,16 @@ func cleanEnv() []string {
 	return env
 }
 
-func (b *bench) buildVQ() (string, error) {
-	out := filepath.Join(b.tmp, "vq")
+// build builds a package of the module into the temp dir as name.
+func (b *bench) build(pkg, name string) (string, error) {
+	out := filepath.Join(b.tmp, name)
 	// As the release is built (.goreleaser.yaml): static, no cgo, so no
 	// dynamic loader at start-up.
-	cmd := exec.Command("go", "build", "-ldflags=-s -w", "-o", out, ".")
+	cmd := exec.Command("go", "build", "-ldflags=-s -w", "-o", out, pkg)
 	cmd.Dir = b.root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build vq: %v\n%s", err, msg)
+		return "", fmt.Errorf("go build %s: %v\n%s", name, err, msg)
 	}
 	return out, nil
 }
@@ -214,6 +220,22 @@ func (b *bench) startup(flagName string) row {
 		return failed(what, err)
 	}
 	return ratioRow(what, "Go program that only prints", vq, floor, 1.5, 0)
+}
+
+// stackFloor sets `vq --version` against bench/floor, a program that
+// links vq's libraries and only prints: the share of start-up that is vq's
+// own. It has no goal of its own; it explains the start-up rows.
+func (b *bench) stackFloor() row {
+	what := "`vq --version` against its libraries"
+	step(what)
+	floor := command{label: "floor", argv: []string{b.floor}}
+	vq, lib, err := compare(b.vqCmd("--version"), floor, b.runs, b.rssRuns())
+	if err != nil {
+		return failed(what, err)
+	}
+	r := ratioRow(what, "bench/floor (cobra, Charm v2, resty, gojq, MCP SDK; only prints)", vq, lib, 0, 0)
+	r.goal, r.verdict = "—", verdictReference
+	return r
 }
 
 func (b *bench) invoke() row {

@@ -13,6 +13,8 @@ const (
 	verdictPass = "pass"
 	verdictFail = "FAIL"
 	verdictSkip = "skipped"
+	// verdictReference marks a row that explains others and has no goal.
+	verdictReference = "reference"
 )
 
 // row is one line of the figures table.

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -33,15 +34,12 @@ func WriteJSON(out io.Writer, doc []byte, indent bool) error {
 			doc = buf.Bytes()
 		}
 	}
-	doc = EscapeJSON(doc)
-	if _, err := out.Write(doc); err != nil {
-		return err
-	}
-	var err error
+	w := bufio.NewWriterSize(out, 64<<10)
+	writeEscaped(w, doc)
 	if len(doc) == 0 || doc[len(doc)-1] != '\n' {
-		_, err = out.Write([]byte{'\n'})
+		w.WriteByte('\n')
 	}
-	return err
+	return w.Flush()
 }
 
 func documentBytes(r *api.ToolResponse) ([]byte, error) {
@@ -55,31 +53,39 @@ func documentBytes(r *api.ToolResponse) ([]byte, error) {
 // (DEL, C1 controls, bidi controls, zero-width characters) and invalid UTF-8 as
 // \u escapes. Outside strings JSON is ASCII, so a byte-level pass is safe.
 func EscapeJSON(doc []byte) []byte {
-	i := plainASCIIPrefix(doc)
-	if i == len(doc) {
+	if plainASCIIPrefix(doc) == len(doc) {
 		return doc
 	}
-	out := make([]byte, 0, len(doc)+64)
-	out = append(out, doc[:i]...)
-	for i < len(doc) {
-		c := doc[i]
-		if c < utf8.RuneSelf && c != 0x7f {
-			out = append(out, c)
-			i++
+	out := bytes.NewBuffer(make([]byte, 0, len(doc)+64))
+	w := bufio.NewWriter(out)
+	writeEscaped(w, doc)
+	w.Flush()
+	return out.Bytes()
+}
+
+// writeEscaped writes doc as EscapeJSON returns it, plain ASCII a piece
+// at a time: one piece is on its way to the reader while the next is
+// scanned, so an 8 MB answer costs no pass of its own before its first
+// byte is written. Write errors stay in w, for its Flush to report.
+func writeEscaped(w *bufio.Writer, doc []byte) {
+	const piece = 256 << 10
+	for len(doc) > 0 {
+		if n := plainASCIIPrefix(doc[:min(len(doc), piece)]); n > 0 {
+			w.Write(doc[:n])
+			doc = doc[n:]
 			continue
 		}
-		r, size := utf8.DecodeRune(doc[i:])
+		r, size := utf8.DecodeRune(doc)
 		switch {
 		case r == utf8.RuneError && size == 1:
-			out = append(out, `\ufffd`...)
+			w.WriteString(`\ufffd`)
 		case r < 0xa0 || isInvisible(r):
-			out = fmt.Appendf(out, `\u%04x`, r)
+			fmt.Fprintf(w, `\u%04x`, r)
 		default:
-			out = append(out, doc[i:i+size]...)
+			w.Write(doc[:size])
 		}
-		i += size
+		doc = doc[size:]
 	}
-	return out
 }
 
 // plainASCIIPrefix is how many leading bytes of b are ASCII other than DEL,
