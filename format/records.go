@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"slices"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -33,8 +34,13 @@ func (r Records) scan(cell func(row, member int, name, value jsontext.Value)) (i
 	if i >= len(r) || r[i] != '[' {
 		return 0, false
 	}
-	row := 0
-	for i = skipSpace(r, i+1); i < len(r) && r[i] != ']'; row++ {
+	return r.scanRows(skipSpace(r, i+1), 0, -1, cell)
+}
+
+// scanRows is scan from offset i, the start of record number row, up to
+// (not including) record number stop, or to the end when stop is -1.
+func (r Records) scanRows(i, row, stop int, cell func(row, member int, name, value jsontext.Value)) (int, bool) {
+	for ; i < len(r) && r[i] != ']' && row != stop; row++ {
 		if r[i] != '{' {
 			return row, false
 		}
@@ -210,20 +216,38 @@ type shape struct {
 	cols   *columns
 	widths []int
 	rows   int
+	// half is the first record starting in the second half of a large
+	// list (its number and offset), where printing splits in two.
+	half struct{ row, at int }
 }
+
+// splitFrom is the size from which a record list is printed by two
+// goroutines, each half on its own core.
+const splitFrom = 1 << 20
 
 // measure is the first of the two passes plain output makes over a record
 // list. ok is false when r is not a record list after all (empty, or an
 // element that is not an object).
 func (r Records) measure() (*shape, bool) {
 	sh := &shape{cols: &columns{index: map[string]int{}}}
-	rows, ok := r.scan(func(_, member int, name, value jsontext.Value) {
+	rows, ok := r.scan(func(row, member int, name, value jsontext.Value) {
 		col := sh.cols.column(member, name)
 		sh.cols.see(col, value.Kind())
 		for len(sh.widths) < len(sh.cols.names) {
 			sh.widths = append(sh.widths, displayWidth(sh.cols.names[len(sh.widths)]))
 		}
 		sh.widths[col] = max(sh.widths[col], cellWidth(cellText(value)))
+		if member == 0 && sh.half.at == 0 && len(r) >= splitFrom {
+			// The record's brace is the first byte before its first name
+			// that is not space (name is a view into r).
+			at := cap(r) - cap(name) - 1
+			for r[at] != '{' {
+				at--
+			}
+			if at >= len(r)/2 {
+				sh.half.row, sh.half.at = row, at
+			}
+		}
 	})
 	sh.cols.finish()
 	sh.rows = rows
@@ -231,50 +255,78 @@ func (r Records) measure() (*shape, bool) {
 }
 
 // write prints the records as an aligned table: the second pass, holding
-// one row at a time. Cells that need no sanitizing are copied straight
-// from the answer.
+// one row at a time, the second half of a large list rendered alongside
+// the first by another goroutine. Cells that need no sanitizing are
+// copied straight from the answer.
 func (r Records) write(w *bufio.Writer, indent string, sh *shape) {
-	writeRow := func(cells [][]byte, numeric []bool) {
-		w.WriteString(indent)
-		last := len(cells) - 1
-		for i, cell := range cells {
-			text, width := shownCell(cell)
-			gap := sh.widths[i] - width
-			if numeric[i] {
-				pad(w, gap)
-				w.Write(text)
-			} else {
-				w.Write(text)
-				if i < last {
-					pad(w, gap)
-				}
-			}
-			if i < last {
-				w.WriteString("  ")
-			}
-		}
-		w.WriteByte('\n')
-	}
 	header := make([][]byte, len(sh.cols.names))
 	for i, name := range sh.cols.names {
 		header[i] = []byte(name)
 	}
-	writeRow(header, make([]bool, len(header)))
-	cells := make([][]byte, len(sh.cols.names))
+	writeRow(w, indent, sh.widths, header, make([]bool, len(header)))
+	start := skipSpace(r, skipSpace(r, 0)+1) // the first record
+	if sh.half.at == 0 {
+		r.writeRows(w, indent, sh, start, 0, -1)
+		return
+	}
+	var second bytes.Buffer
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		bw := bufio.NewWriterSize(&second, 64<<10)
+		r.writeRows(bw, indent, sh, sh.half.at, sh.half.row, -1)
+		bw.Flush()
+	}()
+	r.writeRows(w, indent, sh, start, 0, sh.half.row)
+	<-done
+	w.Write(second.Bytes())
+}
+
+// writeRows prints the records from offset i, record number row, up to
+// record number stop (-1: to the end).
+func (r Records) writeRows(w *bufio.Writer, indent string, sh *shape, i, row, stop int) {
+	// Each half looks columns up on its own: measure saw every name, so
+	// only the position cache changes, and each half keeps its own.
+	cols := *sh.cols
+	cols.atPosition = slices.Clone(cols.atPosition)
+	cells := make([][]byte, len(cols.names))
 	current := -1
-	_, _ = r.scan(func(row, member int, name, value jsontext.Value) {
+	_, _ = r.scanRows(i, row, stop, func(row, member int, name, value jsontext.Value) {
 		if row != current {
 			if current >= 0 {
-				writeRow(cells, sh.cols.numeric)
+				writeRow(w, indent, sh.widths, cells, sh.cols.numeric)
 			}
 			clear(cells)
 			current = row
 		}
-		cells[sh.cols.column(member, name)] = cellText(value)
+		cells[cols.column(member, name)] = cellText(value)
 	})
 	if current >= 0 {
-		writeRow(cells, sh.cols.numeric)
+		writeRow(w, indent, sh.widths, cells, sh.cols.numeric)
 	}
+}
+
+// writeRow prints one row of cells padded to widths, numbers on the right.
+func writeRow(w *bufio.Writer, indent string, widths []int, cells [][]byte, numeric []bool) {
+	w.WriteString(indent)
+	last := len(cells) - 1
+	for i, cell := range cells {
+		text, width := shownCell(cell)
+		gap := widths[i] - width
+		if numeric[i] {
+			pad(w, gap)
+			w.Write(text)
+		} else {
+			w.Write(text)
+			if i < last {
+				pad(w, gap)
+			}
+		}
+		if i < last {
+			w.WriteString("  ")
+		}
+	}
+	w.WriteByte('\n')
 }
 
 // cellText is a value as a cell shows it, not yet sanitized: a string's
