@@ -35,8 +35,9 @@ type body struct {
 	mu     sync.Mutex
 	chunks [][]byte // what has arrived; only the last chunk grows
 	total  int64
-	err    error // io.EOF once the body is complete
-	more   chan struct{}
+	err    error         // io.EOF once the body is complete
+	more   chan struct{} // a signal to the reader: more has arrived
+	done   chan struct{} // closed when the body is complete or failed
 }
 
 func newBody(contentLength, limit int64) *body {
@@ -45,7 +46,7 @@ func newBody(contentLength, limit int64) *body {
 		// One byte more than announced, to see a body longer than its header.
 		next = contentLength + 1
 	}
-	return &body{announced: contentLength, limit: limit, next: next, more: make(chan struct{}, 1)}
+	return &body{announced: contentLength, limit: limit, next: next, more: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
 // fill reads r to its end, the cap or a failure.
@@ -85,34 +86,32 @@ func (b *body) publish(chunk []byte, n int, err error) {
 	b.total += int64(n)
 	b.err = err
 	b.mu.Unlock()
+	if err != nil {
+		close(b.done)
+		return
+	}
 	select {
 	case b.more <- struct{}{}:
 	default:
 	}
 }
 
-// bytes waits for the whole body. Only the filling goroutine may fail
-// the wait, so it returns once fill has.
+// bytes waits for the whole body: it returns once fill has.
 func (b *body) bytes() ([]byte, error) {
-	for {
-		b.mu.Lock()
-		chunks, err := b.chunks, b.err
-		b.mu.Unlock()
-		if err != nil {
-			if err != io.EOF {
-				return nil, err
-			}
-			if len(chunks) == 1 {
-				return chunks[0], nil
-			}
-			return bytes.Join(chunks, nil), nil
-		}
-		<-b.more
+	<-b.done
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case b.err != io.EOF:
+		return nil, b.err
+	case len(b.chunks) == 1:
+		return b.chunks[0], nil
 	}
+	return bytes.Join(b.chunks, nil), nil
 }
 
-// reader reads the body as it arrives. It must finish (or be dropped)
-// before bytes is called: both wait on the same signal.
+// reader reads the body as it arrives. One reader at a time: the signal
+// that more has arrived wakes one waiter.
 func (b *body) reader() io.Reader { return &bodyReader{b: b} }
 
 type bodyReader struct {
@@ -140,7 +139,10 @@ func (r *bodyReader) Read(p []byte) (int, error) {
 		case err != nil:
 			return 0, err
 		default:
-			<-r.b.more
+			select {
+			case <-r.b.more:
+			case <-r.b.done:
+			}
 		}
 	}
 }

@@ -25,7 +25,10 @@ type members struct {
 // server's, and rejecting it would hide the whole answer.
 func splitObject(doc []byte) (members, error) {
 	top, _, err := indexObject(bytes.NewBuffer(doc), "")
-	return top.in(doc), err
+	if err != nil {
+		return members{}, err
+	}
+	return top.in(doc), nil
 }
 
 // objectIndex is an object's top-level members as offsets into the

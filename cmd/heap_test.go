@@ -21,9 +21,11 @@ func pacing() (gogc, limit uint64) {
 func TestStartingHeapEndsAtTheFirstCollection(t *testing.T) {
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
+	gogc := debug.SetGCPercent(100)
+	limit := debug.SetMemoryLimit(math.MaxInt64)
 	t.Cleanup(func() {
-		debug.SetGCPercent(100)
-		debug.SetMemoryLimit(math.MaxInt64)
+		debug.SetGCPercent(gogc)
+		debug.SetMemoryLimit(limit)
 	})
 	startingHeap(32 << 20)
 	if gogc, limit := pacing(); gogc != math.MaxUint64 || limit != 32<<20 { // off reads as MaxUint64
@@ -43,10 +45,17 @@ func TestStartingHeapEndsAtTheFirstCollection(t *testing.T) {
 	}
 }
 
-func TestStartingHeapLeavesTheUsersGOGC(t *testing.T) {
-	t.Setenv("GOGC", "50")
-	startingHeap(32 << 20)
-	if gogc, limit := pacing(); gogc != 100 || limit != math.MaxInt64 {
-		t.Errorf("GOGC %d, limit %d; want the process's own settings untouched", gogc, limit)
+func TestStartingHeapLeavesTheUsersSettings(t *testing.T) {
+	for _, env := range []string{"GOGC", "GOMEMLIMIT"} {
+		t.Run(env, func(t *testing.T) {
+			t.Setenv("GOGC", "")
+			t.Setenv("GOMEMLIMIT", "")
+			t.Setenv(env, "50")
+			gogc, limit := pacing()
+			startingHeap(32 << 20)
+			if g, l := pacing(); g != gogc || l != limit {
+				t.Errorf("GOGC %d, limit %d; want the process's own %d and %d", g, l, gogc, limit)
+			}
+		})
 	}
 }

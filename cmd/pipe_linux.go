@@ -11,8 +11,8 @@ import (
 // the reader, instead of Linux's 64 KiB, when a large output is coming: an
 // 8 MB answer then wakes the reader a few times rather than a hundred and
 // more, which halves the write (6 ms to 3 ms here, measured into cat). A
-// file, a terminal, or a user at their limit of pipe memory keep things as
-// they were: the request is only a hint.
+// file, a terminal, a larger pipe, or a user at their limit of pipe memory
+// keep things as they were: the request is only a hint.
 func growPipe(out io.Writer, size int) {
 	f, ok := out.(*os.File)
 	if !ok || size < pipeGrowMin {
@@ -20,10 +20,16 @@ func growPipe(out io.Writer, size int) {
 	}
 	if c, err := f.SyscallConn(); err == nil {
 		_ = c.Control(func(fd uintptr) {
-			_, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, 1<<20)
+			if held, err := unix.FcntlInt(fd, unix.F_GETPIPE_SZ, 0); err == nil && held < pipeSize {
+				_, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, pipeSize)
+			}
 		})
 	}
 }
+
+// pipeSize is the capacity growPipe asks for (a pipe already larger is
+// left as it is).
+const pipeSize = 1 << 20
 
 // pipeGrowMin is the output size from which growPipe asks for a larger
 // pipe: four times the default, where the wake-ups start to cost.

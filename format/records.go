@@ -221,9 +221,13 @@ type shape struct {
 	half struct{ row, at int }
 }
 
-// splitFrom is the size from which a record list is printed by two
-// goroutines, each half on its own core.
-const splitFrom = 1 << 20
+// A record list of splitFrom bytes or more is printed by two goroutines,
+// each half on its own core, when the second half's table fits in
+// splitBufferMax bytes.
+const (
+	splitFrom      = 1 << 20
+	splitBufferMax = 16 << 20
+)
 
 // measure is the first of the two passes plain output makes over a record
 // list. ok is false when r is not a record list after all (empty, or an
@@ -251,12 +255,21 @@ func (r Records) measure() (*shape, bool) {
 	})
 	sh.cols.finish()
 	sh.rows = rows
+	// The second half is held whole while the first is written: split only
+	// when that stays small, since one wide cell pads every row to it.
+	rowBytes := 2*len(sh.widths) + 1
+	for _, w := range sh.widths {
+		rowBytes += w
+	}
+	if (rows-sh.half.row)*rowBytes > splitBufferMax {
+		sh.half.row, sh.half.at = 0, 0
+	}
 	return sh, ok
 }
 
-// write prints the records as an aligned table: the second pass, holding
-// one row at a time, the second half of a large list rendered alongside
-// the first by another goroutine. Cells that need no sanitizing are
+// write prints the records as an aligned table: the second pass, one row
+// at a time, the second half of a large list rendered alongside the first
+// by another goroutine. Cells that need no sanitizing are
 // copied straight from the answer.
 func (r Records) write(w *bufio.Writer, indent string, sh *shape) {
 	header := make([][]byte, len(sh.cols.names))

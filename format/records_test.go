@@ -64,3 +64,24 @@ func TestLargeRecordListPrintsAsOnePass(t *testing.T) {
 		t.Error("a control sequence reached the table")
 	}
 }
+
+// One wide cell pads every row of the table: a list whose second half
+// would make a large table is printed in one pass, never held in memory.
+func TestWideRecordListIsPrintedInOnePass(t *testing.T) {
+	var doc strings.Builder
+	doc.WriteString("[")
+	for i := range 45_000 {
+		if i > 0 {
+			doc.WriteString(",")
+		}
+		fmt.Fprintf(&doc, `{"a":"label %d","b":%d}`, i, i)
+	}
+	fmt.Fprintf(&doc, `,{"a":"%s","b":0}]`, strings.Repeat("w", 20_000))
+	if doc.Len() < splitFrom {
+		t.Fatalf("the list is %d bytes, not large enough to split", doc.Len())
+	}
+	sh, ok := Records(doc.String()).measure()
+	if !ok || sh.half.at != 0 {
+		t.Errorf("measure: ok %v, split at %d; a table of %d-wide rows should not split", ok, sh.half.at, sh.widths[0])
+	}
+}

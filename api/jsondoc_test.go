@@ -1,0 +1,20 @@
+package api
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// Data that breaks off inside an object has no members, and asking for one
+// is an answer (nil), not a crash.
+func TestDataFieldOfBrokenData(t *testing.T) {
+	for _, data := range []string{`  {"a":`, `{"a":1`, `{"a":1}}`, `[1]`, ``} {
+		r := &ToolResponse{Data: json.RawMessage(data)}
+		if got := r.DataField("a"); got != nil {
+			t.Errorf("data %q: field a = %s, want none", data, got)
+		}
+		if _, _, ok := r.DataMembers(); ok {
+			t.Errorf("data %q: has members", data)
+		}
+	}
+}
