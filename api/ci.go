@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -88,6 +89,14 @@ func (r CIRun) Summary() string {
 }
 
 func count(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// RunTimeout is a run's watch past its deadline as the client-made answer
+// a script reads (--json): get_run_status, code timeout, recoverable, no
+// data, since the run gave no verdict yet.
+func RunTimeout(e *WatchTimeoutError) *ToolResponse {
+	msg := fmt.Sprintf("run %s has no verdict yet after %s; it may still finish", e.JobID, e.Timeout)
+	return clientError(ToolRunStatus, CodeTimeout, msg, true)
+}
 
 // RunAsJob returns a get_run_status answer as Watch reads a job's status, so
 // a run is watched with the job policy and display: runId becomes jobId, a

@@ -203,8 +203,13 @@ func (f *Factory) waitRun(ctx context.Context, client *api.Client, s Settings, r
 	var timeout *api.WatchTimeoutError
 	switch {
 	case errors.As(err, &timeout):
-		fmt.Fprintf(f.IO.ErrOut, "vq: run %s has no verdict yet after %s; it may still finish\n", format.SanitizeLine(runID), timeout.Timeout)
+		resp := api.RunTimeout(timeout)
+		fmt.Fprintf(f.IO.ErrOut, "vq: %s\n", format.SanitizeLine(resp.ErrorMessage()))
 		fmt.Fprintf(f.IO.ErrOut, "vq: to resume: %s\n", resumeRunWait(runID))
+		if f.structuredOutput() {
+			// A script still gets its one document (exit 5 comes with it).
+			return f.show(ctx, resp)
+		}
 		return &format.ExitError{Code: format.ExitTimeout}
 	case err != nil:
 		fmt.Fprintf(f.IO.ErrOut, "vq: to resume: %s\n", resumeRunWait(runID))
@@ -247,11 +252,17 @@ func (f *Factory) showVerdict(ctx context.Context, client *api.Client, s Setting
 	return verdict
 }
 
+// structuredOutput is whether the flags ask for output a program reads
+// (--json, --jq, a CI format) rather than text for a person.
+func (f *Factory) structuredOutput() bool {
+	return f.Global.JQ != "" || (f.Global.Format != "" && f.Global.Format != "text")
+}
+
 // showCIAnswer prints a CI answer as vq ci call does: the JSON the server
 // sent on stdout, and a failure's error line on stderr. --json, --jq and
 // --format render the wrapping ToolResponse as for any command.
 func (f *Factory) showCIAnswer(ctx context.Context, resp *api.ToolResponse) error {
-	if f.Global.JQ != "" || (f.Global.Format != "" && f.Global.Format != "text") {
+	if f.structuredOutput() {
 		return f.show(ctx, resp)
 	}
 	f.rememberIDs(resp)

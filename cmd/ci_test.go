@@ -220,6 +220,32 @@ func TestCIWaitTimeout(t *testing.T) {
 	}
 }
 
+// With --json a run still going at --timeout is still one document: the
+// client-made timeout answer, so a script reads why it ended.
+func TestCIWaitTimeoutJSON(t *testing.T) {
+	s := newCISandbox(t, time.Hour)
+	stdout, stderr, exit := runVQ(t, s.env(), "ci", "run-vrt", "branch=feature/new-header", "--wait", "--interval", "5ms", "--timeout", "300ms", "--json")
+	if exit != format.ExitTimeout {
+		t.Fatalf("exit %d, want %d\nstderr: %s", exit, format.ExitTimeout, stderr)
+	}
+	var doc struct {
+		OK          bool   `json:"ok"`
+		Tool        string `json:"tool"`
+		Recoverable bool   `json:"recoverable"`
+		Error       struct{ Code, Message string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("stdout is not one JSON document: %v\n%s", err, stdout)
+	}
+	if doc.OK || doc.Tool != api.ToolRunStatus || doc.Error.Code != api.CodeTimeout || !doc.Recoverable ||
+		doc.Error.Message != "run run_ci_0001 has no verdict yet after 300ms; it may still finish" {
+		t.Errorf("document: %+v", doc)
+	}
+	if !strings.HasSuffix(stderr, "vq: to resume: vq ci status run_ci_0001 --wait\n") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+}
+
 // TestCIWaitInterrupted: Ctrl-C (the context cancelled mid-wait) exits 130
 // with the command that resumes.
 func TestCIWaitInterrupted(t *testing.T) {
