@@ -56,6 +56,10 @@ type jobRow struct {
 	ended bool
 	// failure is the last poll's failure while the watch retries.
 	failure *api.JobUpdate
+	// printed is the state last written as a line (without its elapsed
+	// time): over MCP a progress notification and a poll can report the
+	// same change, and a script's log should get it once.
+	printed string
 }
 
 // progressStyles are the looks of the job view (kept apart from the TUI's
@@ -143,7 +147,12 @@ func (p *JobProgress) Update(u api.JobUpdate) {
 	}
 	row.ended = u.Final != nil
 	if !p.live {
-		io.WriteString(p.w, JobLine(u)+"\n")
+		state := u
+		state.Elapsed = 0
+		if line := JobLine(state); u.Failure != nil || line != row.printed {
+			row.printed = line
+			io.WriteString(p.w, JobLine(u)+"\n")
+		}
 		return
 	}
 	p.redraw()

@@ -65,6 +65,8 @@ func TestPlainLinesOnePerUpdateNoEscapes(t *testing.T) {
 	p := NewJobProgress(&buf, []string{"job_a"}, ProgressOptions{})
 	p.Update(api.JobUpdate{JobID: "job_a", Status: api.JobQueued})
 	p.Update(api.JobUpdate{JobID: "job_a", Status: api.JobRunning, HasProgress: true, Current: 3, Total: 10, Message: "Comparing\x1b[2J screenshots", Elapsed: 4 * time.Second})
+	// The same change again (over MCP: a notification, then a poll).
+	p.Update(api.JobUpdate{JobID: "job_a", Status: api.JobRunning, HasProgress: true, Current: 3, Total: 10, Message: "Comparing\x1b[2J screenshots", Elapsed: 5 * time.Second})
 	p.Update(api.JobUpdate{JobID: "job_a", Failure: &api.ToolResponse{Error: &api.ToolError{Code: api.CodeHTTPError, Message: "HTTP 502"}}, RetryIn: 1500 * time.Millisecond, Elapsed: 65 * time.Second})
 	p.Update(api.JobUpdate{JobID: "job_a", Status: api.JobCompleted, HasProgress: true, Current: 10, Total: 10, Final: &api.ToolResponse{OK: true}, Elapsed: 2 * time.Hour})
 	p.Close()
