@@ -31,7 +31,7 @@ running without --wait); 3 (run_failed) when it finished with visual changes,
 after showing the failed checks as vq failures RUN_ID does (so --format junit,
 github or markdown report them); 6 when it ended in error; 7 when it was
 cancelled; 5 (timeout) when --wait ran past --timeout, the run may still
-finish; 130 on Ctrl-C. Both of those print the command that resumes the wait:
+finish (--json prints the timeout as its one document); 130 on Ctrl-C. Both of those print the command that resumes the wait:
 vq ci status RUN_ID --wait. HTTP failures exit as elsewhere (unauthorized,
 http_error, not_found).`
 
