@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"time"
 
@@ -164,7 +163,7 @@ type Readiness struct {
 	Advice string
 }
 
-var readinessPhrase = regexp.MustCompile(`(?i)\b(\d+) of (\d+) sources? (?:analysed|analyzed)\b`)
+var readinessPhrase = lazyRegexp(`(?i)\b(\d+) of (\d+) sources? (?:analysed|analyzed)\b`)
 
 // ReadinessLock reports whether r is the readiness lock's refusal.
 func ReadinessLock(r *ToolResponse) (Readiness, bool) {
@@ -179,7 +178,7 @@ func ReadinessLock(r *ToolResponse) (Readiness, bool) {
 }
 
 func parseReadiness(text string) (Readiness, bool) {
-	m := readinessPhrase.FindStringSubmatch(text)
+	m := readinessPhrase().FindStringSubmatch(text)
 	if m == nil {
 		return Readiness{Advice: text}, false
 	}

@@ -83,15 +83,15 @@ func redactHeader(name, value string) string {
 }
 
 // secretFields matches JSON members whose values are credentials.
-var secretFields = regexp.MustCompile(`(?i)("(?:[a-z_]*api_?key|[a-z_]*token|password|secret|client_secret|authorization|code_verifier)"\s*:\s*")[^"]*(")`)
+var secretFields = lazyRegexp(`(?i)("(?:[a-z_]*api_?key|[a-z_]*token|password|secret|client_secret|authorization|code_verifier)"\s*:\s*")[^"]*(")`)
 
 // secretParams matches credentials in form-encoded bodies (OAuth token
 // requests): code=…, code_verifier=…, client_secret=…, refresh_token=….
-var secretParams = regexp.MustCompile(`(?i)(^|[&?])((?:code|code_verifier|client_secret|refresh_token|access_token|assertion|password)=)[^&\s]*`)
+var secretParams = lazyRegexp(`(?i)(^|[&?])((?:code|code_verifier|client_secret|refresh_token|access_token|assertion|password)=)[^&\s]*`)
 
 // keyLike matches strings shaped like VisualQ or bearer keys even where no
 // field name gives them away.
-var keyLike = regexp.MustCompile(`\b(?:vqs?_[A-Za-z0-9_]{4,}|sk-[A-Za-z0-9_-]{8,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_.-]+)`)
+var keyLike = lazyRegexp(`\b(?:vqs?_[A-Za-z0-9_]{4,}|sk-[A-Za-z0-9_-]{8,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_.-]+)`)
 
 // redact removes the configured secret and anything key-like from traced
 // bytes and makes control characters visible, so a trace is safe to paste.
@@ -100,13 +100,19 @@ func (t *tracer) redact(b []byte) string {
 	if t.secret != "" {
 		s = strings.ReplaceAll(s, t.secret, "[redacted]")
 	}
-	s = secretFields.ReplaceAllString(s, "${1}[redacted]${2}")
-	s = secretParams.ReplaceAllString(s, "${1}${2}[redacted]")
-	s = keyLike.ReplaceAllString(s, "[redacted]")
+	s = secretFields().ReplaceAllString(s, "${1}[redacted]${2}")
+	s = secretParams().ReplaceAllString(s, "${1}${2}[redacted]")
+	s = keyLike().ReplaceAllString(s, "[redacted]")
 	return strings.Map(func(r rune) rune {
 		if r < ' ' && r != '\n' && r != '\t' || r == 0x7f || (r >= 0x80 && r < 0xa0) {
 			return '\uFFFD'
 		}
 		return r
 	}, s)
+}
+
+// lazyRegexp compiles expr on first use: most runs never redact or read a
+// readiness phrase, and compiling at start-up would cost every run.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -37,10 +38,10 @@ func (s *Server) findScenarios(c *call) reply {
 // trackingClause is the part of a goal asking to verify tracking, which an
 // FRT scenario cannot do: it scripts user actions, tracking tools check
 // the events.
-var trackingClause = regexp.MustCompile(`(?i)[\s,;]*\b(?:(?:and|then)\s+)?(?:verify|check|validate|assert|confirm)\s+(?:that\s+)?(?:the\s+)?tracking\b.*$`)
+var trackingClause = lazyRegexp(`(?i)[\s,;]*\b(?:(?:and|then)\s+)?(?:verify|check|validate|assert|confirm)\s+(?:that\s+)?(?:the\s+)?tracking\b.*$`)
 
 // pathInGoal is a start path written in the goal ("... on /checkout").
-var pathInGoal = regexp.MustCompile(`(?:^|\s)(/[\w\-./]*)`)
+var pathInGoal = lazyRegexp(`(?:^|\s)(/[\w\-./]*)`)
 
 // scenarioCreation is create_frt_scenario's data.
 type scenarioCreation struct {
@@ -64,8 +65,8 @@ func (s *Server) createScenario(c *call) reply {
 	if startPath != "" && !strings.HasPrefix(startPath, "/") {
 		return c.fail(refuse(api.CodeValidation, "startPath must be a path starting with /, got %q", startPath))
 	}
-	clause := strings.TrimLeft(trackingClause.FindString(goal), " \t,;")
-	task := strings.TrimSpace(trackingClause.ReplaceAllString(goal, ""))
+	clause := strings.TrimLeft(trackingClause().FindString(goal), " \t,;")
+	task := strings.TrimSpace(trackingClause().ReplaceAllString(goal, ""))
 	if task == "" {
 		if clause != "" {
 			return c.fail(refuse(api.CodePipelineBlocked, "goal only asks to verify tracking: describe the user action to script (e.g. \"Click Add to cart on /products/trail-runner\"), then check events with tracking_get_plan and run_tracking"))
@@ -105,7 +106,7 @@ func (s *Server) createScenario(c *call) reply {
 
 // impliedStartPath is the page a goal names, "" when it names none.
 func impliedStartPath(goal string) string {
-	if m := pathInGoal.FindStringSubmatch(goal); m != nil {
+	if m := pathInGoal().FindStringSubmatch(goal); m != nil {
 		return m[1]
 	}
 	lower := strings.ToLower(goal)
@@ -119,4 +120,10 @@ func impliedStartPath(goal string) string {
 func sentence(s string) string {
 	r, size := utf8.DecodeRuneInString(s)
 	return string(unicode.ToUpper(r)) + s[size:]
+}
+
+// lazyRegexp compiles expr on first use, so vq's start-up (the sandbox is
+// linked into it) does not pay for the sandbox's patterns.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
