@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"testing"
@@ -79,4 +80,55 @@ func TestBodyPastTheCapFailsReaderAndBytes(t *testing.T) {
 			t.Errorf("announced %d: bytes: %d bytes, %v", announced, len(got), err)
 		}
 	}
+}
+
+// An answer decoded while it arrives, in pieces of any size, is the answer
+// decoded in place: same verdict, same members, views of the same bytes.
+func FuzzStreamedDecode(f *testing.F) {
+	f.Add([]byte(`{"ok":true,"tool":"t","data":{"runId":"r","failures":[{"a":1},{"b":"x\"]"}],"n":null}}`), uint16(3), true)
+	f.Add([]byte(`{"ok":false,"error":{"code":"tool_error","message":"m"},"recoverable":true}`), uint16(1), false)
+	f.Add([]byte(`{"ok":true,"data":[1,2,3]} x`), uint16(7), true)
+	f.Add([]byte(`{"ok":true,"data":{"a":[[1],[2,[3]]],"b":"\u00e9"}}`), uint16(2), false)
+	f.Fuzz(func(t *testing.T, doc []byte, piece uint16, announced bool) {
+		want, wantErr := DecodeToolResponse(doc)
+
+		size := int64(-1)
+		if announced {
+			size = int64(len(doc))
+		}
+		pr, pw := io.Pipe()
+		go pieces(pw, doc, int(piece)%64+1)
+		b := newBody(size, 1<<20)
+		go b.fill(pr)
+		top, data, err := indexObject(b.reader(), "data")
+		raw, rerr := b.bytes()
+		if rerr != nil {
+			t.Fatalf("reading: %v", rerr)
+		}
+		var got *ToolResponse
+		if err == nil {
+			got, err = toolResponseOf(raw, top, data)
+		}
+		if (err == nil) != (wantErr == nil) {
+			t.Fatalf("streamed: %v; in place: %v", err, wantErr)
+		}
+		if err != nil {
+			return
+		}
+		gj, _ := json.Marshal(got)
+		wj, _ := json.Marshal(want)
+		if !bytes.Equal(gj, wj) || !bytes.Equal(got.Raw(), want.Raw()) {
+			t.Fatalf("streamed %s\nin place %s", gj, wj)
+		}
+		gn, gv, gok := got.DataMembers()
+		wn, wv, wok := want.DataMembers()
+		if gok != wok || len(gn) != len(wn) {
+			t.Fatalf("data members: %v %v, want %v %v", gn, gok, wn, wok)
+		}
+		for i := range gn {
+			if gn[i] != wn[i] || !bytes.Equal(gv[i], wv[i]) {
+				t.Fatalf("member %d: %q=%s, want %q=%s", i, gn[i], gv[i], wn[i], wv[i])
+			}
+		}
+	})
 }
