@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // A large record list is printed by two goroutines, one a half; the table
@@ -84,4 +86,59 @@ func TestWideRecordListIsPrintedInOnePass(t *testing.T) {
 	if !ok || sh.half.at != 0 {
 		t.Errorf("measure: ok %v, split at %d; a table of %d-wide rows should not split", ok, sh.half.at, sh.widths[0])
 	}
+}
+
+// FuzzSplitTable prints a large list made of any record list's records,
+// its second half in another order, split and in one pass: the two tables
+// must be the same bytes.
+func FuzzSplitTable(f *testing.F) {
+	f.Add([]byte(`[{"a":1,"b":"x"},{"b":"y\"z","c":[1,{"d":"]"}]},{"a":"\u00e9\u202e"}]`), uint8(1))
+	f.Add([]byte(`[ { "k" : "\\" } , { } ]`), uint8(0))
+	f.Fuzz(func(t *testing.T, doc []byte, turn uint8) {
+		if !jsontext.Value(doc).IsValid(jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)) {
+			return
+		}
+		var records []string
+		dec := newDecoder(doc)
+		if tok, _ := dec.ReadToken(); tok.Kind() != '[' {
+			return
+		}
+		for dec.PeekKind() == '{' {
+			v, _ := dec.ReadValue()
+			records = append(records, string(v))
+		}
+		if len(records) == 0 || dec.PeekKind() != ']' {
+			return
+		}
+		var list strings.Builder
+		list.WriteString("[")
+		for i := 0; list.Len() < splitFrom+len(doc); i++ {
+			if i > 0 {
+				list.WriteString(",\n")
+			}
+			k := i % len(records)
+			if list.Len() > splitFrom/2 {
+				k = (i + int(turn)) % len(records) // the second half in another order
+			}
+			list.WriteString(records[k])
+		}
+		list.WriteString("]")
+		r := Records(list.String())
+		sh, ok := r.measure()
+		if !ok {
+			t.Fatalf("a list of records is not one: %.200s", list.String())
+		}
+		render := func(sh *shape) string {
+			var out bytes.Buffer
+			w := bufio.NewWriter(&out)
+			r.write(w, "", sh)
+			w.Flush()
+			return out.String()
+		}
+		whole := *sh
+		whole.half.row, whole.half.at = 0, 0
+		if split, one := render(sh), render(&whole); split != one {
+			t.Fatalf("records %q: the split table (%d bytes) differs from one pass (%d bytes)", records, len(split), len(one))
+		}
+	})
 }
