@@ -192,8 +192,13 @@ func (c *Client) notify(msg string) {
 }
 
 // isUnexpected is the failure class the seed says to retry once: a tool's
-// unexpected error, or a transport failure that may pass on its own.
+// unexpected error, or a transport failure that may pass on its own. A
+// readiness lock is a refusal whatever code carries it: sending the call
+// again is the loop its message asks not to make.
 func (r *ToolResponse) isUnexpected() bool {
+	if _, locked := ReadinessLock(r); locked {
+		return false
+	}
 	return r.ErrorCode() == CodeToolError || r.transient
 }
 

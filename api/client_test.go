@@ -235,6 +235,17 @@ func TestToolErrorRetriedOnceThenReported(t *testing.T) {
 	}
 }
 
+// A readiness lock is a refusal even when a server words it as a
+// tool_error: the call is sent once, not again.
+func TestReadinessLockIsNotRetriedWhateverItsCode(t *testing.T) {
+	body := strings.Replace(errBody("tool_error", true), "msg tool_error", "Project shop-web is still being analysed: 3 of 5 sources analysed", 1)
+	s := newServer(t, reply{422, body, nil})
+	resp, _ := s.client(Options{}).Invoke(context.Background(), Call{Tool: "approve_vrt_results"})
+	if resp.ErrorCode() != CodeToolError || s.hits.Load() != 1 {
+		t.Fatalf("code %q after %d requests, want the refusal after 1", resp.ErrorCode(), s.hits.Load())
+	}
+}
+
 func TestNoRetryMeansOneRequest(t *testing.T) {
 	s := newServer(t, reply{422, errBody("tool_error", true), nil})
 	s.client(Options{NoRetry: true}).Invoke(context.Background(), Call{Tool: "t"})

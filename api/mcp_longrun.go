@@ -158,9 +158,6 @@ const CodeProjectNotReady = "project_not_ready"
 // Readiness is how far a locked project's analysis has got.
 type Readiness struct {
 	Analysed, Total int
-	// Advice is the server's whole message: what is outstanding, which
-	// read-only tools work meanwhile, and not to retry in a loop.
-	Advice string
 }
 
 var readinessPhrase = lazyRegexp(`(?i)\b(\d+) of (\d+) sources? (?:analysed|analyzed)\b`)
@@ -171,20 +168,17 @@ func ReadinessLock(r *ToolResponse) (Readiness, bool) {
 		return Readiness{}, false
 	}
 	state, found := parseReadiness(r.ErrorMessage())
-	if r.ErrorCode() == CodeProjectNotReady {
-		return state, true
-	}
-	return state, found
+	return state, found || r.ErrorCode() == CodeProjectNotReady
 }
 
 func parseReadiness(text string) (Readiness, bool) {
 	m := readinessPhrase().FindStringSubmatch(text)
 	if m == nil {
-		return Readiness{Advice: text}, false
+		return Readiness{}, false
 	}
 	done, _ := strconv.Atoi(m[1])
 	total, _ := strconv.Atoi(m[2])
-	return Readiness{Analysed: done, Total: total, Advice: text}, true
+	return Readiness{Analysed: done, Total: total}, true
 }
 
 // The polite schedule of --wait on a locked project: the analysis takes
