@@ -252,12 +252,6 @@ func (f *Factory) showVerdict(ctx context.Context, client *api.Client, s Setting
 	return verdict
 }
 
-// structuredOutput is whether the flags ask for output a program reads
-// (--json, --jq, a CI format) rather than text for a person.
-func (f *Factory) structuredOutput() bool {
-	return f.Global.JQ != "" || (f.Global.Format != "" && f.Global.Format != "text")
-}
-
 // showCIAnswer prints a CI answer as vq ci call does: the JSON the server
 // sent on stdout, and a failure's error line on stderr. --json, --jq and
 // --format render the wrapping ToolResponse as for any command.

@@ -37,7 +37,7 @@ func (f *Factory) invoke(ctx context.Context, client *api.Client, s Settings, ca
 // confirm: true. Scripts (no terminal) are never asked: they get the
 // confirm_required exit code unless they passed --yes.
 func (f *Factory) promptConfirm(ctx context.Context, call api.Call, resp *api.ToolResponse) (bool, error) {
-	if !f.IO.InTTY || !f.IO.ErrTTY || f.Global.Format == "json" || f.Global.JQ != "" {
+	if !f.IO.InTTY || !f.IO.ErrTTY || f.structuredOutput() {
 		return false, nil
 	}
 	fmt.Fprintf(f.IO.ErrOut, "%s\nSend %s again with confirm: true? [y/N] ",
@@ -80,12 +80,18 @@ func shownError(resp *api.ToolResponse) error {
 	return nil
 }
 
+// structuredOutput is whether the flags ask for output a program reads
+// (--json, --jq, a CI format) rather than text for a person.
+func (f *Factory) structuredOutput() bool {
+	return f.Global.JQ != "" || (f.Global.Format != "" && f.Global.Format != "text")
+}
+
 // useTUI reports whether answers go to the TUI: a person at a terminal
 // (stdin and stdout) who asked for no other rendering.
 func (f *Factory) useTUI() bool {
 	g := f.Global
 	return f.IO.InTTY && f.IO.OutTTY && f.Getenv("TERM") != "dumb" &&
-		!g.JSON && g.Format == "" && g.JQ == "" && !g.NoTUI && f.Getenv("VQ_NO_TUI") == ""
+		g.Format == "" && g.JQ == "" && !g.NoTUI && f.Getenv("VQ_NO_TUI") == ""
 }
 
 // showCall is show for the answer to call. On a person's terminal it opens

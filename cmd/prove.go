@@ -46,8 +46,8 @@ the proof_failed code (see vq exit-codes).`,
 		Args: exactArgs(1, "TICKET"),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Ticket = args[0]
-			if opts.Markdown && (f.Global.Format == "json" || f.Global.JQ != "") {
-				return format.Usagef("--markdown prints only the markdown: it cannot be combined with --json, --format json or --jq")
+			if opts.Markdown && f.structuredOutput() {
+				return format.Usagef("--markdown prints only the markdown: it cannot be combined with --json, --format or --jq")
 			}
 			if runF != nil {
 				return runF(c.Context(), opts)
@@ -95,7 +95,7 @@ func (f *Factory) showProof(ctx context.Context, resp *api.ToolResponse, opts *P
 		if !resp.OK {
 			fmt.Fprintln(f.IO.ErrOut, format.ErrorLine(resp))
 		}
-	case !isProof || f.Global.Format == "json" || format.IsCI(f.Global.Format) || f.Global.JQ != "":
+	case !isProof || f.structuredOutput():
 		err = f.show(ctx, resp)
 	default:
 		err = format.WriteProof(f.IO.Out, f.IO.ErrOut, resp, proof)

@@ -132,6 +132,12 @@ func TestProveNoWaitPrintsTheQueuedJob(t *testing.T) {
 	if _, stderr, exit := runVQ(t, s.env(), "prove", "BN-470", "--no-wait", "--markdown"); exit != 2 {
 		t.Errorf("--no-wait --markdown: exit %d, want 2 (usage): %s", exit, stderr)
 	}
+	// --markdown is the markdown alone: no other rendering is asked with it.
+	for _, other := range [][]string{{"--json"}, {"--jq", ".ok"}, {"--format", "junit"}, {"--format", "markdown"}} {
+		if _, stderr, exit := runVQ(t, s.env(), append([]string{"prove", "BN-470", "--markdown"}, other...)...); exit != 2 {
+			t.Errorf("--markdown %v: exit %d, want 2 (usage): %s", other, exit, stderr)
+		}
+	}
 }
 
 func TestProveCopyEmitsOSC52(t *testing.T) {

@@ -62,7 +62,7 @@ func runTools(ctx context.Context, f *Factory) error {
 	if list.Tools == nil {
 		list.Tools = []api.Tool{}
 	}
-	if f.Global.Format != "" && f.Global.Format != "text" || f.Global.JQ != "" {
+	if f.structuredOutput() {
 		// Scripts get the list as every other answer: one ToolResponse,
 		// the list in its data.
 		data, err := json.Marshal(list)

@@ -78,7 +78,7 @@ func (f *Factory) watchAndShow(ctx context.Context, client *api.Client, s Settin
 	}
 	var errs []error
 	for _, o := range outcomes {
-		if len(outcomes) > 1 && f.Global.Format != "json" && f.Global.JQ == "" {
+		if len(outcomes) > 1 && !f.structuredOutput() {
 			fmt.Fprintf(f.IO.Out, "== job %s ==\n", format.SanitizeLine(o.id))
 		}
 		errs = append(errs, f.show(ctx, o.resp))

@@ -247,6 +247,14 @@ func TestWatchSeveralJobsExitsWithTheWorst(t *testing.T) {
 		t.Errorf("stdout:\n%s", stdout)
 	}
 
+	// Headers are for a person: output for a program has none.
+	for _, asked := range [][]string{{"--json"}, {"--jq", ".tool"}, {"--format", "junit"}, {"--format", "github"}} {
+		stdout, _, _ = runVQ(t, s.env(), append([]string{"watch", "job_a", "job_b", "--interval", "1ms"}, asked...)...)
+		if strings.Contains(stdout, "== job") {
+			t.Errorf("%v: a header in output for a program:\n%s", asked, stdout)
+		}
+	}
+
 	// An unknown job (not_found, 41) is worse still; --json prints one
 	// document per job, in the order given, one per line.
 	stdout, _, exit = runVQ(t, s.env(), "watch", "job_a", "job_x", "job_b", "--interval", "1ms", "--json")
