@@ -11,7 +11,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -29,7 +28,7 @@ import (
 func main() {
 	quick := flag.Bool("quick", false, "few runs and a short watch job; goals are reported, not enforced")
 	runs := flag.Int("runs", 0, "runs of each command per comparison (default 20, 3 with -quick)")
-	only := flag.String("only", "", "comma-separated rows to run: "+strings.Join(rowNames, ","))
+	only := flag.String("only", "", "comma-separated rows to run: version,help,floor,invoke,mcp,json100k,plain100k,tui,watch,size")
 	flag.Parse()
 	cfg := config{quick: *quick, runs: *runs, only: *only}
 	if cfg.runs <= 0 {
@@ -38,12 +37,17 @@ func main() {
 			cfg.runs = 3
 		}
 	}
-	missed, err := run(cfg)
+	missed, broken, err := run(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
 	}
-	if missed && !cfg.quick {
+	switch {
+	case broken:
+		// A row that could not measure is a broken vq or bench, in -quick
+		// too: that is what running it in CI is for.
+		os.Exit(2)
+	case missed && !cfg.quick:
 		os.Exit(1)
 	}
 }
@@ -53,9 +57,6 @@ type config struct {
 	runs  int
 	only  string // comma-separated row names; empty runs them all
 }
-
-// rowNames name the rows for -only, in the order they run.
-var rowNames = []string{"version", "help", "floor", "invoke", "mcp", "json100k", "plain100k", "tui", "watch", "size"}
 
 // bench holds what every row needs: the built programs, the server and
 // the environment vq runs in.
@@ -74,27 +75,27 @@ type bench struct {
 // has; a job ends one JobStep after its last step. The watch row checks it.
 const trackingSteps = 4
 
-func run(cfg config) (missed bool, err error) {
+func run(cfg config) (missed, broken bool, err error) {
 	b := &bench{config: cfg}
 	if b.root, err = moduleRoot(); err != nil {
-		return false, err
+		return false, false, err
 	}
 	if b.tmp, err = os.MkdirTemp("", "vq-bench-"); err != nil {
-		return false, err
+		return false, false, err
 	}
 	defer os.RemoveAll(b.tmp)
 	step("building vq, the hello program and vq's library floor")
 	if b.vq, err = b.build(".", "vq"); err != nil {
-		return false, err
+		return false, false, err
 	}
 	if b.floor, err = b.build("./bench/floor", "floor"); err != nil {
-		return false, err
+		return false, false, err
 	}
 	if b.hello, err = b.buildHello(); err != nil {
-		return false, err
+		return false, false, err
 	}
 	if b.srv, err = startServer(b.watchJob() / (trackingSteps + 1)); err != nil {
-		return false, err
+		return false, false, err
 	}
 	defer b.srv.close()
 	b.env = append(cleanEnv(),
@@ -107,27 +108,31 @@ func run(cfg config) (missed bool, err error) {
 	)
 
 	var rows []row
-	for i, measure := range []func() row{
-		func() row { return b.startup("--version") },
-		func() row { return b.startup("--help") },
-		b.stackFloor,
-		b.invoke,
-		b.mcp,
-		b.big100kJSON,
-		b.big100kPlain,
-		b.tui,
-		b.watch,
-		b.binarySize,
+	for _, m := range []struct {
+		name    string // for -only
+		measure func() row
+	}{
+		{"version", func() row { return b.startup("--version") }},
+		{"help", func() row { return b.startup("--help") }},
+		{"floor", b.stackFloor},
+		{"invoke", b.invoke},
+		{"mcp", b.mcp},
+		{"json100k", b.big100kJSON},
+		{"plain100k", b.big100kPlain},
+		{"tui", b.tui},
+		{"watch", b.watch},
+		{"size", b.binarySize},
 	} {
-		if cfg.only != "" && !slices.Contains(strings.Split(cfg.only, ","), rowNames[i]) {
+		if cfg.only != "" && !slices.Contains(strings.Split(cfg.only, ","), m.name) {
 			continue
 		}
-		r := measure()
+		r := m.measure()
 		rows = append(rows, r)
 		missed = missed || r.verdict == verdictFail
+		broken = broken || r.broken
 	}
 	printReport(os.Stdout, b, rows)
-	return missed, nil
+	return missed, broken, nil
 }
 
 func step(msg string) { fmt.Fprintln(os.Stderr, "bench: "+msg) }
@@ -305,29 +310,22 @@ func (b *bench) watch() row {
 	// The job cannot start before this instant, so lateness measured from
 	// here is never flattering.
 	t0 := time.Now()
-	resp, err := client.Invoke(ctx, api.Call{Tool: "run_tracking", Args: map[string]any{"confirm": true}})
-	if err != nil || !resp.OK {
+	resp, err := client.Invoke(ctx, api.Call{Tool: "run_tracking"})
+	jobID, accepted := api.AcceptedJob(resp)
+	if err != nil || !accepted {
 		return failed(what, fmt.Errorf("run_tracking: %s %s", resp.ErrorCode(), resp.ErrorMessage()))
 	}
-	var job struct {
-		JobID    string `json:"jobId"`
-		Progress struct {
-			Total int `json:"total"`
-		} `json:"progress"`
-	}
-	if err := json.Unmarshal(resp.Data, &job); err != nil {
-		return failed(what, err)
-	}
-	status, err := client.Invoke(ctx, api.Call{Tool: "get_job_status", Args: map[string]any{"jobId": job.JobID}})
-	if err != nil || json.Unmarshal(status.Data, &job) != nil || job.Progress.Total != trackingSteps {
+	status, err := client.Invoke(ctx, api.JobStatusCall(jobID))
+	job, ok := api.ParseJobStatus(status)
+	if err != nil || !ok || job.Progress == nil || job.Progress.Total != trackingSteps {
 		return failed(what, fmt.Errorf("the sandbox's run_tracking no longer has %d steps; update trackingSteps", trackingSteps))
 	}
 	end := t0.Add(b.watchJob())
-	if _, err := b.vqCmd("watch", job.JobID).run(); err != nil {
+	if _, err := b.vqCmd("watch", jobID).run(); err != nil {
 		return failed(what, err)
 	}
 	late := time.Since(end)
-	polls := b.srv.pollsOf(job.JobID)
+	polls := b.srv.pollsOf(jobID)
 	return row{
 		what:    what,
 		vq:      fmt.Sprintf("noticed %s late, %d polls", ms(late), polls),

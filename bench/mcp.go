@@ -52,9 +52,6 @@ func (b *bench) inspector() (string, error) {
 func (b *bench) mcp() row {
 	what := "one MCP `tools/call` (`vq --transport mcp invoke … --json`)"
 	step(what)
-	if !b.srv.servesMCP() {
-		return skipped(what, "the sandbox does not serve MCP at /api/mcp in this build")
-	}
 	vq := b.vqCmd("--transport", "mcp", "invoke", "get_run_failures", "runId=run_abc", "--json")
 	if b.quick {
 		// The Inspector takes seconds a call on a small VM: too slow for

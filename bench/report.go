@@ -27,6 +27,7 @@ type row struct {
 	goal    string
 	verdict string
 	note    string
+	broken  bool // the row could not measure: vq or the bench is broken
 }
 
 // ratioRow compares vq with another command: the ratio of medians must stay
@@ -52,7 +53,7 @@ func ratioRow(what, other string, vq, base series, goal float64, rssLimit int64)
 
 func failed(what string, err error) row {
 	step(what + ": " + err.Error())
-	return row{what: what, verdict: verdictFail, note: err.Error()}
+	return row{what: what, verdict: verdictFail, note: err.Error(), broken: true}
 }
 
 func skipped(what, why string) row {

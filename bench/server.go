@@ -76,23 +76,3 @@ func (s *server) pollsOf(jobID string) int {
 	defer s.mu.Unlock()
 	return s.polls[jobID]
 }
-
-// servesMCP reports whether the sandbox answers MCP at /api/mcp (it does
-// once the MCP transport's server side has landed).
-func (s *server) servesMCP() bool {
-	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"vq-bench","version":"0"}}}`
-	req, err := http.NewRequest(http.MethodPost, s.url+"/api/mcp", strings.NewReader(body))
-	if err != nil {
-		return false
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+sandbox.KeyAdmin)
-	req.Header.Set("User-Agent", benchUserAgent)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return false
-	}
-	res.Body.Close()
-	return res.StatusCode == http.StatusOK
-}
