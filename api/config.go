@@ -37,26 +37,36 @@ func DefaultConfigPath() (string, error) {
 // LoadConfig reads the config file; a missing file is an empty config.
 func LoadConfig(path string) (Config, error) {
 	var c Config
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return c, nil
-	}
-	if err != nil {
-		return c, err
-	}
-	if len(bytes.TrimSpace(b)) == 0 {
-		return c, nil // an empty file (or /dev/null) holds no settings
-	}
-	if err := json.Unmarshal(b, &c); err != nil {
-		return c, fmt.Errorf("%s is not valid JSON: %w", path, err)
-	}
-	return c, nil
+	err := readJSONFile(path, &c)
+	return c, err
 }
 
 // SaveConfig writes the config file with mode 0600 in a 0700 directory,
 // atomically: a crash leaves the old file or the new one, never half of one.
 func SaveConfig(path string, c Config) error {
-	b, err := json.MarshalIndent(c, "", "  ")
+	return writeJSONFile(path, c)
+}
+
+// readJSONFile reads one of vq's own JSON files into v. A missing or empty
+// file (or /dev/null) holds no settings and leaves v as it was.
+func readJSONFile(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && len(bytes.TrimSpace(b)) == 0) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s is not valid JSON: %w", path, err)
+	}
+	return nil
+}
+
+// writeJSONFile writes v as one of vq's own files: indented, private and
+// atomic (WriteFileAtomic).
+func writeJSONFile(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}

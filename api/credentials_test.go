@@ -81,3 +81,21 @@ func TestNoKeyringMeansTheConfigFile(t *testing.T) {
 		t.Errorf("Lookup = %q, %q, %v", key, source, err)
 	}
 }
+
+// The token file reads as the config file does: empty is no tokens (every
+// command with a base URL looks tokens up), broken names the file.
+func TestOAuthFileEmptyOrBroken(t *testing.T) {
+	s := CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json")}
+	if err := os.WriteFile(s.OAuthPath(), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, found, err := s.LookupOAuth("https://vq.example/api/mcp"); found || err != nil {
+		t.Errorf("empty token file: found %v, err %v; want nothing and no error", found, err)
+	}
+	if err := os.WriteFile(s.OAuthPath(), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.LookupOAuth("https://vq.example/api/mcp"); err == nil || !strings.Contains(err.Error(), s.OAuthPath()) {
+		t.Errorf("broken token file: %v, want an error naming %s", err, s.OAuthPath())
+	}
+}

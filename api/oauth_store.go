@@ -3,10 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"io/fs"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -52,29 +49,12 @@ func (s CredentialStore) OAuthPath() string {
 }
 
 func (s CredentialStore) loadOAuth() (oauthFile, error) {
-	f := oauthFile{Tokens: map[string]OAuthToken{}}
-	b, err := os.ReadFile(s.OAuthPath())
-	if errors.Is(err, fs.ErrNotExist) {
-		return f, nil
-	}
-	if err != nil {
-		return f, err
-	}
-	if err := json.Unmarshal(b, &f); err != nil {
-		return f, err
-	}
+	var f oauthFile
+	err := readJSONFile(s.OAuthPath(), &f)
 	if f.Tokens == nil {
 		f.Tokens = map[string]OAuthToken{}
 	}
-	return f, nil
-}
-
-func (s CredentialStore) saveOAuthFile(f oauthFile) error {
-	b, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return err
-	}
-	return WriteFileAtomic(s.OAuthPath(), append(b, '\n'))
+	return f, err
 }
 
 // SaveOAuth stores t under its issuer, secrets in the keyring when one
@@ -94,7 +74,7 @@ func (s CredentialStore) SaveOAuth(t OAuthToken) (string, error) {
 		}
 	}
 	f.Tokens[t.Issuer] = stored
-	return where, s.saveOAuthFile(f)
+	return where, writeJSONFile(s.OAuthPath(), f)
 }
 
 // LookupOAuth finds the token stored for an MCP endpoint.
@@ -141,7 +121,7 @@ func (s CredentialStore) DeleteOAuth(resource string) ([]string, error) {
 	if len(removed) == 0 {
 		return nil, nil
 	}
-	return removed, s.saveOAuthFile(f)
+	return removed, writeJSONFile(s.OAuthPath(), f)
 }
 
 // OAuthTokenSource yields t's access token, refreshing it at the issuer
