@@ -47,16 +47,25 @@ type Options struct {
 	Transport string
 	// Endpoint is the full MCP endpoint; empty means {BaseURL}/api/mcp.
 	Endpoint string
-	// OAuth, when set and APIKey is empty, supplies the MCP transport's
-	// bearer token (vq auth login --oauth); it refreshes expired tokens.
-	OAuth oauth2.TokenSource
+	// OAuth, when set and APIKey is empty, is the stored sign-in (vq auth
+	// login --oauth) whose access token the MCP transport sends. An expired
+	// token is refreshed through this client's HTTP (its timeout, redirect
+	// policy and --debug tracer) and saved back to the store.
+	OAuth *StoredOAuth
+}
+
+// StoredOAuth is a token found in a credential store, with that store.
+type StoredOAuth struct {
+	Token OAuthToken
+	Store CredentialStore
 }
 
 // Client calls VisualQ tools. It is safe for concurrent use.
 type Client struct {
-	opts Options
-	http *resty.Client
-	mcp  mcpState
+	opts  Options
+	http  *resty.Client
+	mcp   mcpState
+	oauth oauth2.TokenSource // from opts.OAuth
 }
 
 // New builds a client. It does not touch the network.
@@ -83,7 +92,11 @@ func New(opts Options) *Client {
 	if opts.Debug != nil {
 		hc.SetTransport(&tracer{next: hc.GetClient().Transport, w: opts.Debug, secret: opts.APIKey})
 	}
-	return &Client{opts: opts, http: hc}
+	c := &Client{opts: opts, http: hc}
+	if opts.OAuth != nil {
+		c.oauth = opts.OAuth.Store.oauthTokenSource(opts.OAuth.Token, c.oauthHTTPClient())
+	}
+	return c
 }
 
 // sameHostRedirects follows redirects only within the original host and

@@ -2,11 +2,14 @@ package api
 
 import (
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -97,5 +100,24 @@ func TestOAuthFileEmptyOrBroken(t *testing.T) {
 	}
 	if _, _, err := s.LookupOAuth("https://vq.example/api/mcp"); err == nil || !strings.Contains(err.Error(), s.OAuthPath()) {
 		t.Errorf("broken token file: %v, want an error naming %s", err, s.OAuthPath())
+	}
+}
+
+// A token refresh goes through the client's own HTTP: a token endpoint
+// redirecting to another host never receives the refresh token there.
+func TestOAuthRefreshRefusesCrossHostRedirects(t *testing.T) {
+	var elsewhere atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { elsewhere.Add(1) }))
+	defer other.Close()
+	issuer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/token", http.StatusTemporaryRedirect)
+	}))
+	defer issuer.Close()
+	c := New(Options{OAuth: &StoredOAuth{
+		Token: OAuthToken{Issuer: issuer.URL, TokenURL: issuer.URL + "/token", ClientID: "c", AccessToken: "old", RefreshToken: "vq_rt_secret", Expiry: time.Now().Add(-time.Minute)},
+		Store: CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json")},
+	}})
+	if got := c.bearer(); got != "" || elsewhere.Load() != 0 {
+		t.Errorf("bearer %q, %d requests at the other host; want no token and none", got, elsewhere.Load())
 	}
 }

@@ -148,8 +148,8 @@ func (c *Client) bearer() string {
 	if c.opts.APIKey != "" {
 		return c.opts.APIKey
 	}
-	if c.opts.OAuth != nil {
-		if tok, err := c.opts.OAuth.Token(); err == nil {
+	if c.oauth != nil {
+		if tok, err := c.oauth.Token(); err == nil {
 			return tok.AccessToken
 		}
 	}

@@ -124,10 +124,10 @@ func (s CredentialStore) DeleteOAuth(resource string) ([]string, error) {
 	return removed, writeJSONFile(s.OAuthPath(), f)
 }
 
-// OAuthTokenSource yields t's access token, refreshing it at the issuer
+// oauthTokenSource yields t's access token, refreshing it at the issuer
 // when it has expired and storing the new tokens, so the next vq process
 // starts from them.
-func (s CredentialStore) OAuthTokenSource(t OAuthToken, hc *http.Client) oauth2.TokenSource {
+func (s CredentialStore) oauthTokenSource(t OAuthToken, hc *http.Client) oauth2.TokenSource {
 	cfg := &oauth2.Config{
 		ClientID:     t.ClientID,
 		ClientSecret: t.ClientSecret,

@@ -3,7 +3,6 @@ package cmd
 import (
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -215,7 +214,7 @@ func (f *Factory) mcpOptions(opts *api.Options, s *Settings) {
 	if opts.APIKey == "" && s.OAuth != nil {
 		store, err := f.Credentials()
 		if err == nil {
-			opts.OAuth = store.OAuthTokenSource(*s.OAuth, &http.Client{Timeout: opts.Timeout})
+			opts.OAuth = &api.StoredOAuth{Token: *s.OAuth, Store: store}
 		}
 	}
 }

@@ -129,10 +129,8 @@ func TestReadinessLockIsShownAndNeverRetried(t *testing.T) {
 		}
 	}
 	// Read-only tools are never held.
-	if _, errOut, exit := runVQ(t, env, "failures", "run_abc"); exit == 0 {
-		t.Logf("read-only call: %s", errOut)
-	} else if strings.Contains(errOut, "analysed") {
-		t.Errorf("a read-only tool was held:\n%s", errOut)
+	if _, errOut, exit := runVQ(t, env, "failures", "run_abc"); exit != 0 {
+		t.Errorf("a read-only tool was held: exit %d\n%s", exit, errOut)
 	}
 }
 
@@ -200,7 +198,7 @@ func TestOAuthSignInEndToEnd(t *testing.T) {
 		t.Errorf("token file holds no tokens:\n%s", raw)
 	}
 	out, errOut, exit := runVQ(t, env, "failures", "run_abc")
-	if exit == format.ExitUnauthorized || exit == format.ExitUsage || out == "" {
+	if exit != 0 || out == "" {
 		t.Fatalf("call with the OAuth token: exit %d: %s%s", exit, out, errOut)
 	}
 
@@ -214,8 +212,8 @@ func TestOAuthSignInEndToEnd(t *testing.T) {
 	if _, err := store.SaveOAuth(tok); err != nil {
 		t.Fatal(err)
 	}
-	if _, errOut, exit := runVQ(t, env, "failures", "run_abc"); exit == format.ExitUnauthorized {
-		t.Fatalf("expired token not refreshed: %s", errOut)
+	if _, errOut, exit := runVQ(t, env, "failures", "run_abc"); exit != 0 {
+		t.Fatalf("expired token not refreshed: exit %d: %s", exit, errOut)
 	}
 	if refreshed, _, _ := store.LookupOAuth(ts.URL + "/api/mcp"); refreshed.AccessToken == tok.AccessToken {
 		t.Error("the refreshed token was not stored")
