@@ -185,9 +185,7 @@ func ciResponse(tool string, status int, header http.Header, raw []byte) *ToolRe
 	}
 	doc, isJSON := jsonDocument(raw)
 	if !isJSON {
-		r := clientError(tool, CodeHTTPError, httpErrorMessage(status, raw), true)
-		r.transient = status >= 500
-		return r
+		return httpError(tool, status, httpErrorMessage(status, raw))
 	}
 	if status >= 200 && status < 300 {
 		r := &ToolResponse{OK: true, Tool: tool, Summary: tool + " answered", Data: doc, Warnings: []string{}, NextActions: []NextAction{}}

@@ -94,7 +94,7 @@ func New(opts Options) *Client {
 	}
 	c := &Client{opts: opts, http: hc}
 	if opts.OAuth != nil {
-		c.oauth = opts.OAuth.Store.oauthTokenSource(opts.OAuth.Token, c.oauthHTTPClient())
+		c.oauth = opts.OAuth.Store.oauthTokenSource(opts.OAuth.Token, c.plainHTTPClient())
 	}
 	return c
 }
@@ -253,9 +253,7 @@ func (c *Client) postInvoke(ctx context.Context, body invokeBody) *ToolResponse 
 		resp, ierr = toolResponseOf(raw, index, dataIndex)
 	}
 	if ierr != nil {
-		r := clientError(body.Tool, CodeHTTPError, httpErrorMessage(status, raw), true)
-		r.transient = status >= 500
-		return r
+		return httpError(body.Tool, status, httpErrorMessage(status, raw))
 	}
 	if resp.RetryAfterMs == 0 && status == http.StatusTooManyRequests {
 		resp.RetryAfterMs = retryAfterHeader(header.Get("Retry-After"))
@@ -311,6 +309,15 @@ func transportFailure(tool string, status int, err error) *ToolResponse {
 	}
 	r := clientError(tool, CodeHTTPError, msg, true)
 	r.transient = transient
+	return r
+}
+
+// httpError is the client-made http_error for an answer that came but was
+// no ToolResponse: recoverable, and retried once when the server failed
+// (5xx), as the contract retries unexpected failures.
+func httpError(tool string, status int, msg string) *ToolResponse {
+	r := clientError(tool, CodeHTTPError, msg, true)
+	r.transient = status >= 500
 	return r
 }
 

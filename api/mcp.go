@@ -80,22 +80,13 @@ func (c *Client) dropSessionLocked() error {
 	return err
 }
 
-// mcpHTTPClient is the invoke transport's http.Client (same timeout, same
-// redirect policy, same --debug tracer) behind a round tripper that adds the
+// mcpHTTPClient is plainHTTPClient behind a round tripper that adds the
 // credential and records what the SDK does not report: the HTTP status and
 // the WWW-Authenticate challenge of a failed request.
 func (c *Client) mcpHTTPClient() *http.Client {
 	if c.mcp.http == nil {
-		base := c.http.GetClient()
-		next := base.Transport
-		if next == nil {
-			next = http.DefaultTransport
-		}
-		c.mcp.http = &http.Client{
-			Timeout:       base.Timeout,
-			CheckRedirect: base.CheckRedirect,
-			Transport:     &mcpRoundTripper{next: next, c: c},
-		}
+		c.mcp.http = c.plainHTTPClient()
+		c.mcp.http.Transport = &mcpRoundTripper{next: c.mcp.http.Transport, c: c}
 	}
 	return c.mcp.http
 }
@@ -448,14 +439,10 @@ func (c *Client) mcpFailure(tool string, rec *httpRecord, err error) *ToolRespon
 		if quoted := snippet(rec.failedBody()); quoted != "" {
 			msg += ": " + quoted // when the SDK read it at all
 		}
-		r := clientError(tool, CodeHTTPError, msg, true)
-		r.transient = status >= 500
-		return r
+		return httpError(tool, status, msg)
 	}
 	if strings.Contains(err.Error(), "terminated without response") || errors.Is(err, mcp.ErrConnectionClosed) {
-		r := clientError(tool, CodeHTTPError, "connection cut before the answer was complete", true)
-		r.transient = true
-		return r
+		return transportFailure(tool, 0, io.ErrUnexpectedEOF) // the connection was cut
 	}
 	return transportFailure(tool, 0, err)
 }

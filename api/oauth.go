@@ -38,7 +38,7 @@ type OAuthLoginOptions struct {
 // the exchange; vq supplies the listener and keeps the tokens.
 func (c *Client) LoginOAuth(ctx context.Context, o OAuthLoginOptions) (OAuthToken, error) {
 	endpoint := c.MCPEndpoint()
-	hc := c.oauthHTTPClient()
+	hc := c.plainHTTPClient()
 	req, resp, err := c.probe(ctx, hc, endpoint)
 	if err != nil {
 		return OAuthToken{}, err
@@ -97,10 +97,10 @@ func (c *Client) LoginOAuth(ctx context.Context, o OAuthLoginOptions) (OAuthToke
 	return rec, nil
 }
 
-// oauthHTTPClient is the client for discovery, registration and token
-// requests: the invoke transport's timeout, redirect policy and tracer, and
-// never an API key.
-func (c *Client) oauthHTTPClient() *http.Client {
+// plainHTTPClient is the invoke transport's http.Client (its timeout,
+// redirect policy and --debug tracer) without a credential: for OAuth
+// discovery, registration and token requests, and under the MCP transport.
+func (c *Client) plainHTTPClient() *http.Client {
 	base := c.http.GetClient()
 	return &http.Client{Timeout: base.Timeout, CheckRedirect: base.CheckRedirect, Transport: base.Transport}
 }
