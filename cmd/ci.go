@@ -265,9 +265,8 @@ func (f *Factory) showCIAnswer(ctx context.Context, resp *api.ToolResponse) erro
 			return err
 		}
 	}
-	if !resp.OK {
-		fmt.Fprintln(f.IO.ErrOut, format.ErrorLine(resp))
-		return &format.ResponseError{Response: resp}
+	if err := format.WriteErrorLine(f.IO.ErrOut, resp); err != nil || resp.OK {
+		return err
 	}
-	return nil
+	return &format.ResponseError{Response: resp}
 }

@@ -85,16 +85,14 @@ func (f *Factory) showProof(ctx context.Context, resp *api.ToolResponse, opts *P
 		if resp.OK {
 			return &format.ExitError{Code: format.ExitInternal, Message: "the proof answer carries no jiraMarkdown"}
 		}
-		fmt.Fprintln(f.IO.ErrOut, format.ErrorLine(resp))
+		err = format.WriteErrorLine(f.IO.ErrOut, resp)
 	case opts.Markdown:
 		// Byte for byte: no sanitizing and no added newline, so a pipe to
 		// the clipboard gets exactly the comment the server wrote.
 		if _, err := io.WriteString(f.IO.Out, proof.Markdown); err != nil {
 			return err
 		}
-		if !resp.OK {
-			fmt.Fprintln(f.IO.ErrOut, format.ErrorLine(resp))
-		}
+		err = format.WriteErrorLine(f.IO.ErrOut, resp)
 	case !isProof || f.structuredOutput():
 		err = f.show(ctx, resp)
 	default:
@@ -107,8 +105,8 @@ func (f *Factory) showProof(ctx context.Context, resp *api.ToolResponse, opts *P
 		}
 		f.copyToClipboard(markdown, hasMarkdown)
 	}
-	if err == nil && !resp.OK {
-		err = &format.ResponseError{Response: resp}
+	if err == nil {
+		err = shownError(resp)
 	}
 	return err
 }

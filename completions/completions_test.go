@@ -12,13 +12,14 @@ import (
 	"github.com/visualq/vq/api"
 )
 
+// response decodes an answer as the client does (data indexed).
 func response(t *testing.T, body string) *api.ToolResponse {
 	t.Helper()
-	var r api.ToolResponse
-	if err := json.Unmarshal([]byte(body), &r); err != nil {
+	r, err := api.DecodeToolResponse([]byte(body))
+	if err != nil {
 		t.Fatal(err)
 	}
-	return &r
+	return r
 }
 
 func TestRememberKeepsRecentIDsNewestFirst(t *testing.T) {

@@ -20,6 +20,15 @@ type Check struct {
 	Fields      *Node
 }
 
+// MismatchText is the mismatch as reports print it ("4.2%"), or "" when the
+// server did not say.
+func (c Check) MismatchText() string {
+	if !c.HasMismatch {
+		return ""
+	}
+	return strconv.FormatFloat(c.Mismatch, 'f', -1, 64) + "%"
+}
+
 // Checks is what a response tells about the checks of a run. The server
 // may list only the failed checks (get_run_failures), one check
 // (get_diff_stats) or only counts (a CI run status): Listed holds what was

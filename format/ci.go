@@ -10,28 +10,32 @@ import (
 // and the CI renderings that RenderCI writes.
 var Formats = []string{"text", "json", "markdown", "junit", "github"}
 
+// ciRenderers are the formats RenderCI writes; getenv supplies
+// GITHUB_STEP_SUMMARY.
+var ciRenderers = map[string]func(out io.Writer, r *api.ToolResponse, getenv func(string) string) error{
+	"markdown": func(out io.Writer, r *api.ToolResponse, _ func(string) string) error { return Markdown(out, r) },
+	"junit":    func(out io.Writer, r *api.ToolResponse, _ func(string) string) error { return JUnit(out, r) },
+	"github": func(out io.Writer, r *api.ToolResponse, getenv func(string) string) error {
+		return GitHub(out, r, getenv("GITHUB_STEP_SUMMARY"))
+	},
+}
+
 // IsCI reports a format that RenderCI writes.
 func IsCI(name string) bool {
-	return name == "markdown" || name == "junit" || name == "github"
+	_, ok := ciRenderers[name]
+	return ok
 }
 
 // RenderCI writes a response in a CI format (markdown, junit or github) on
 // out; for a failed call it also writes the error line on errOut, for the
 // person reading the CI log. getenv supplies GITHUB_STEP_SUMMARY.
 func RenderCI(out, errOut io.Writer, r *api.ToolResponse, name string, getenv func(string) string) error {
-	var err error
-	switch name {
-	case "markdown":
-		err = Markdown(out, r)
-	case "junit":
-		err = JUnit(out, r)
-	case "github":
-		err = GitHub(out, r, getenv("GITHUB_STEP_SUMMARY"))
-	default:
+	render, ok := ciRenderers[name]
+	if !ok {
 		return Usagef("unknown CI format %q", name)
 	}
-	if err == nil && !r.OK {
-		_, err = io.WriteString(errOut, ErrorLine(r)+"\n")
+	if err := render(out, r, getenv); err != nil {
+		return err
 	}
-	return err
+	return WriteErrorLine(errOut, r)
 }

@@ -2,7 +2,6 @@ package format
 
 import (
 	"bytes"
-	"encoding/json"
 	"encoding/xml"
 	"os"
 	"path/filepath"
@@ -24,13 +23,15 @@ func failuresResponse(t *testing.T) *api.ToolResponse {
 		"nextActions":[{"label":"Inspect Homepage desktop","tool":"get_diff_stats","args":{"runId":"run_abc","scenarioLabel":"Homepage","viewport":"desktop"}}]}`)
 }
 
+// decodeResponse decodes an answer as the client does (raw bytes kept,
+// data indexed), so renderers see what they see in production.
 func decodeResponse(t *testing.T, body string) *api.ToolResponse {
 	t.Helper()
-	var r api.ToolResponse
-	if err := json.Unmarshal([]byte(body), &r); err != nil {
+	r, err := api.DecodeToolResponse([]byte(body))
+	if err != nil {
 		t.Fatal(err)
 	}
-	return &r
+	return r
 }
 
 type parsedSuites struct {
@@ -134,6 +135,27 @@ func TestGitHubAnnotationsEscapeWorkflowCommandSyntax(t *testing.T) {
 		"::warning title=vq get_run_failures::line one%0Aline two 100%25%0Dred\n"
 	if out.String() != want {
 		t.Errorf("annotations:\n got %q\nwant %q", out.String(), want)
+	}
+}
+
+// Counts alone (a CI run's status) are one annotation; it names the command
+// that lists the checks only when it knows the run.
+func TestGitHubCountsWithoutChecks(t *testing.T) {
+	for runID, want := range map[string]string{
+		"":      "::error title=vq get_run_status::3 of 12 checks failed (not itemized here)\n",
+		"run 1": "::error title=vq get_run_status::3 of 12 checks failed (not itemized here; run vq failures 'run 1')\n",
+	} {
+		data := `{"status":"failed","failed":3,"total":12}`
+		if runID != "" {
+			data = `{"runId":"` + runID + `","status":"failed","failed":3,"total":12}`
+		}
+		var out bytes.Buffer
+		if err := GitHub(&out, decodeResponse(t, `{"ok":true,"tool":"get_run_status","summary":"s","data":`+data+`}`), ""); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != want {
+			t.Errorf("run %q:\n got %q\nwant %q", runID, out.String(), want)
+		}
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/visualq/vq/api"
@@ -30,12 +29,16 @@ func GitHub(out io.Writer, r *api.ToolResponse, stepSummary string) error {
 			}
 			msg := ch.Scenario + " on " + ch.Viewport + " changed"
 			if ch.HasMismatch {
-				msg += ": " + strconv.FormatFloat(ch.Mismatch, 'f', -1, 64) + "% of pixels differ"
+				msg += ": " + ch.MismatchText() + " of pixels differ"
 			}
 			annotate(&b, "error", "Visual change: "+ch.Scenario+" ["+ch.Viewport+"]", msg)
 		}
 		if _, unnamed := checks.Unlisted(); unnamed > 0 {
-			annotate(&b, "error", title, fmt.Sprintf("%d of %d checks failed (not itemized here; run vq failures %s)", checks.Failed, checks.Total, checks.RunID))
+			hint := "not itemized here"
+			if checks.RunID != "" {
+				hint += "; run vq failures " + ShellQuote(checks.RunID)
+			}
+			annotate(&b, "error", title, fmt.Sprintf("%d of %d checks failed (%s)", checks.Failed, checks.Total, hint))
 		}
 		failed = failed || checks.Failed > 0
 	}

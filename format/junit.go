@@ -3,7 +3,6 @@ package format
 import (
 	"encoding/xml"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/visualq/vq/api"
@@ -107,7 +106,7 @@ func checkCases(c *Checks, class string) []junitCase {
 		if ch.Failed {
 			msg := "visual change"
 			if ch.HasMismatch {
-				msg = strconv.FormatFloat(ch.Mismatch, 'f', -1, 64) + "% of pixels differ"
+				msg = ch.MismatchText() + " of pixels differ"
 			}
 			tc.Failure = &junitProblem{Message: msg, Type: "visual_change", Text: diffSummary(ch.Fields)}
 		}

@@ -3,7 +3,6 @@ package format
 import (
 	"bufio"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/visualq/vq/api"
@@ -65,10 +64,7 @@ func writeMarkdownChecks(w *bufio.Writer, c *Checks) {
 	if len(c.Listed) > 0 {
 		w.WriteString("| Scenario | Viewport | Mismatch | Result |\n|---|---|---:|---|\n")
 		for _, ch := range c.Listed {
-			mismatch, result := "", "passed"
-			if ch.HasMismatch {
-				mismatch = strconv.FormatFloat(ch.Mismatch, 'f', -1, 64) + "%"
-			}
+			mismatch, result := ch.MismatchText(), "passed"
 			if ch.Failed {
 				result = "failed"
 			}

@@ -36,17 +36,23 @@ func finish(w *bufio.Writer, errOut io.Writer, r *api.ToolResponse) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	if !r.OK {
-		_, err := io.WriteString(errOut, ErrorLine(r)+"\n")
-		return err
-	}
-	return nil
+	return WriteErrorLine(errOut, r)
 }
 
 // ShowsSummary reports whether a rendering shows the summary line: not
 // when it only repeats the error message shown with the error.
 func ShowsSummary(r *api.ToolResponse) bool {
 	return r.Summary != "" && (r.OK || r.Summary != r.ErrorMessage())
+}
+
+// WriteErrorLine writes a failed response's ErrorLine on errOut (stderr);
+// for a success it writes nothing.
+func WriteErrorLine(errOut io.Writer, r *api.ToolResponse) error {
+	if r.OK {
+		return nil
+	}
+	_, err := io.WriteString(errOut, ErrorLine(r)+"\n")
+	return err
 }
 
 // ErrorLine is the one-line account of a failed response, for stderr.
