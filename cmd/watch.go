@@ -161,13 +161,7 @@ func (f *Factory) watchSetup(ids []string) (*ui.JobProgress, api.WatchOptions) {
 // progressOptions picks the live view for a terminal on stderr (unless
 // --no-tui or TERM=dumb) and the colour profile from the environment.
 func (f *Factory) progressOptions() ui.ProgressOptions {
-	var environ []string
-	for _, k := range []string{"TERM", "COLORTERM", "NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE"} {
-		if v := f.Getenv(k); v != "" {
-			environ = append(environ, k+"="+v)
-		}
-	}
-	profile := colorprofile.Env(environ)
+	profile := colorprofile.Env(ui.Environ(f.Getenv))
 	if f.Global.NoColor {
 		profile = min(profile, colorprofile.ASCII)
 	}

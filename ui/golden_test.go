@@ -83,7 +83,9 @@ func TestGoldenPrintedOnce(t *testing.T) {
 	}
 	first.NextActions = nil // nothing to act on: printed once
 	var out strings.Builder
-	if _, err := Run(context.Background(), Options{In: failingReader{t}, Out: &out, NoColor: true}, call, first); err != nil {
+	// A terminal's styling (forced, as out is none), without colours.
+	terminal := func(k string) string { return map[string]string{"CLICOLOR_FORCE": "1"}[k] }
+	if _, err := Run(context.Background(), Options{In: failingReader{t}, Out: &out, NoColor: true, Getenv: terminal}, call, first); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "printed_once", out.String())

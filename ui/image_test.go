@@ -114,4 +114,9 @@ func TestDiffScreenFetchesImageOnKitty(t *testing.T) {
 	if m.askImage() != nil {
 		t.Error("the image is fetched again for the same screen")
 	}
+	// An image that arrives once its screen is gone is not printed.
+	m.top().images.diff = s.URL + "/other.png"
+	if _, cmd := m.Update(im); cmd != nil {
+		t.Error("an image printed over a screen it does not belong to")
+	}
 }

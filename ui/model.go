@@ -297,6 +297,9 @@ func (m *Model) askImage() tea.Cmd {
 // showImage prints a fetched diff image above the screen, where it stays in
 // the scrollback.
 func (m *Model) showImage(msg imageMsg) tea.Cmd {
+	if msg.url != m.top().images.diff {
+		return nil // it arrived after the person left its screen
+	}
 	seq, err := "", msg.err
 	if err == nil {
 		seq, err = inlineImage(m.images, msg.png, min(m.width-1, 100), max(m.height/2, 4))

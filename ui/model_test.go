@@ -274,14 +274,26 @@ func TestStaticScreenIsPrintedWithoutWaiting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out strings.Builder
-	last, err := Run(context.Background(), Options{In: failingReader{t}, Out: &out, NoColor: true}, call, first)
-	if err != nil || last != first {
-		t.Fatalf("Run = %v, %v", last, err)
+	// Colours forced on (as a terminal would have them), then NoColor.
+	forced := func(k string) string { return map[string]string{"CLICOLOR_FORCE": "1", "COLORTERM": "truecolor"}[k] }
+	for _, noColor := range []bool{false, true} {
+		var out strings.Builder
+		last, err := Run(context.Background(), Options{In: failingReader{t}, Out: &out, NoColor: noColor, Getenv: forced}, call, first)
+		if err != nil || last != first {
+			t.Fatalf("Run = %v, %v", last, err)
+		}
+		mustContain(t, ansi.Strip(out.String()), "✓ ok  frt_find_scenarios", "2 scenarios found.", "frt_2  Cart")
+		if colours := strings.Contains(out.String(), "38;2;"); colours == noColor {
+			t.Errorf("NoColor %v: colours %v in %q", noColor, colours, out.String())
+		}
 	}
-	mustContain(t, ansi.Strip(out.String()), "✓ ok  frt_find_scenarios", "2 scenarios found.", "frt_2  Cart")
-	if strings.Contains(out.String(), "\x1b[3") {
-		t.Errorf("NoColor output has colours: %q", out.String())
+	// Output that is no terminal gets no escapes at all, NoColor or not.
+	var out strings.Builder
+	if _, err := Run(context.Background(), Options{In: failingReader{t}, Out: &out, NoColor: true, Getenv: func(string) string { return "" }}, call, first); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "\x1b[") {
+		t.Errorf("escapes in output that is no terminal: %q", out.String())
 	}
 }
 

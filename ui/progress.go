@@ -149,9 +149,9 @@ func (p *JobProgress) Update(u api.JobUpdate) {
 	if !p.live {
 		state := u
 		state.Elapsed = 0
-		if line := JobLine(state); u.Failure != nil || line != row.printed {
+		if line := jobLine(state); u.Failure != nil || line != row.printed {
 			row.printed = line
-			io.WriteString(p.w, JobLine(u)+"\n")
+			io.WriteString(p.w, jobLine(u)+"\n")
 		}
 		return
 	}
@@ -206,23 +206,16 @@ func (p *JobProgress) liveLine(r *jobRow) string {
 	u := r.last
 	u.Elapsed = time.Since(r.start)
 	if r.ended {
-		return p.summaryMark(u) + " " + JobLine(u)
+		return p.summaryMark(u) + " " + jobLine(u)
 	}
 	pct := 0.0
 	if u.Total > 0 {
 		pct = min(max(u.Current/u.Total, 0), 1)
 	}
-	status := u.Status
-	if status == "" {
-		status = "waiting"
+	if u.Status == "" {
+		u.Status = "waiting"
 	}
-	parts := []string{format.SanitizeLine(r.id), p.bar.ViewAs(pct), format.SanitizeLine(status)}
-	if u.HasProgress {
-		parts = append(parts, count(u.Current)+"/"+count(u.Total))
-	}
-	if u.Message != "" {
-		parts = append(parts, format.SanitizeLine(u.Message))
-	}
+	parts := append([]string{format.SanitizeLine(r.id), p.bar.ViewAs(pct)}, progressParts(u)...)
 	if f := r.failure; f != nil {
 		parts = append(parts, p.styles.warn.Render("poll failed ("+format.SanitizeLine(f.Failure.ErrorCode())+"), retrying"))
 	}
@@ -240,10 +233,10 @@ func (p *JobProgress) summaryMark(u api.JobUpdate) string {
 	return p.styles.failed.Render("✗")
 }
 
-// JobLine is the one-line account of a job update, as CI logs get it:
+// jobLine is the one-line account of a job update, as CI logs get it:
 // "job_123 running 3/10 Comparing screenshots (4s)"; a failed poll says it
 // will retry, a final answer with an error names it.
-func JobLine(u api.JobUpdate) string {
+func jobLine(u api.JobUpdate) string {
 	var b strings.Builder
 	b.WriteString(format.SanitizeLine(u.JobID))
 	switch {
@@ -251,14 +244,8 @@ func JobLine(u api.JobUpdate) string {
 		fmt.Fprintf(&b, " poll failed: %s: %s; retrying in %s", format.SanitizeLine(u.Failure.ErrorCode()),
 			format.SanitizeLine(u.Failure.ErrorMessage()), retryDelay(u.RetryIn))
 	default:
-		if u.Status != "" {
-			b.WriteString(" " + format.SanitizeLine(u.Status))
-		}
-		if u.HasProgress {
-			b.WriteString(" " + count(u.Current) + "/" + count(u.Total))
-		}
-		if u.Message != "" {
-			b.WriteString(" " + format.SanitizeLine(u.Message))
+		for _, part := range progressParts(u) {
+			b.WriteString(" " + part)
 		}
 		if u.Final != nil && !u.Final.OK {
 			b.WriteString(": " + format.SanitizeLine(u.Final.ErrorCode()) + ": " + format.SanitizeLine(u.Final.ErrorMessage()))
@@ -266,6 +253,22 @@ func JobLine(u api.JobUpdate) string {
 	}
 	b.WriteString(" (" + elapsed(u.Elapsed) + ")")
 	return b.String()
+}
+
+// progressParts are what an update says of a job's progress, as shown:
+// its status, count (3/10) and message, each when it has one.
+func progressParts(u api.JobUpdate) []string {
+	var parts []string
+	if u.Status != "" {
+		parts = append(parts, format.SanitizeLine(u.Status))
+	}
+	if u.HasProgress {
+		parts = append(parts, count(u.Current)+"/"+count(u.Total))
+	}
+	if u.Message != "" {
+		parts = append(parts, format.SanitizeLine(u.Message))
+	}
+	return parts
 }
 
 // retryDelay rounds a wait for reading: 1.5s, 250ms.

@@ -41,6 +41,18 @@ func (o Options) getenv() func(string) string {
 	return o.Getenv
 }
 
+// Environ is the part of the environment that decides colours and the
+// terminal's kind, from getenv: what colorprofile and bubbletea read.
+func Environ(getenv func(string) string) []string {
+	var env []string
+	for _, k := range []string{"TERM", "COLORTERM", "NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE"} {
+		if v := getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
 // Run shows first, the answer to call, and lets the person chain through
 // its next actions until they quit. It returns the last answer shown, whose
 // exit code is the session's. A screen that offers nothing to act on is
@@ -50,7 +62,8 @@ func Run(ctx context.Context, opts Options, call api.Call, first *api.ToolRespon
 	if !m.top().actionable() {
 		return first, printOnce(opts, m)
 	}
-	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(opts.In), tea.WithOutput(opts.Out)}
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(opts.In), tea.WithOutput(opts.Out),
+		tea.WithEnvironment(Environ(opts.getenv()))}
 	if opts.NoColor {
 		popts = append(popts, tea.WithColorProfile(colorprofile.ASCII))
 	}
@@ -64,9 +77,9 @@ func Run(ctx context.Context, opts Options, call api.Call, first *api.ToolRespon
 // printOnce writes the screen as its final frame, all of its data, in the
 // colours the output supports.
 func printOnce(opts Options, m *Model) error {
-	w := colorprofile.NewWriter(opts.Out, os.Environ())
+	w := colorprofile.NewWriter(opts.Out, Environ(opts.getenv()))
 	if opts.NoColor {
-		w.Profile = colorprofile.ASCII
+		w.Profile = min(w.Profile, colorprofile.ASCII) // never more styling than the output takes
 	}
 	if f, ok := opts.Out.(interface{ Fd() uintptr }); ok {
 		if width, _, err := term.GetSize(int(f.Fd())); err == nil && width > 0 {
