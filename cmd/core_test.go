@@ -400,3 +400,40 @@ func TestConfirmPromptOnATerminal(t *testing.T) {
 		t.Errorf("%d calls; the interrupted prompt must not resend", n)
 	}
 }
+
+// The task commands send the tools and argument names of SPEC.md's table.
+func TestTaskCommandsSendTheSpecArguments(t *testing.T) {
+	answer := `{"ok":true,"tool":"t","summary":"done","data":null,"warnings":[],"nextActions":[]}`
+	for _, tc := range []struct {
+		args []string
+		tool string
+		sent string // the args object, as JSON
+	}{
+		{[]string{"failures", "run_1"}, "get_run_failures", `{"runId":"run_1"}`},
+		{[]string{"diff", "run_1", "--scenario", "Home page", "--viewport", "mobile"}, "get_diff_stats", `{"runId":"run_1","scenarioLabel":"Home page","viewport":"mobile"}`},
+		{[]string{"approve", "run_1"}, "approve_vrt_results", `{"runId":"run_1"}`},
+		{[]string{"approve", "run_1", "--scenario", "Home", "--viewport", "desktop", "--yes"}, "approve_vrt_results", `{"confirm":true,"runId":"run_1","scenarioLabel":"Home","viewport":"desktop"}`},
+		{[]string{"scenario", "create", "--goal", "Buy a hat", "--start-path", "/hats"}, "create_frt_scenario", `{"goal":"Buy a hat","startPath":"/hats"}`},
+		{[]string{"scenario", "create", "--goal", "Buy a hat"}, "create_frt_scenario", `{"goal":"Buy a hat"}`},
+		{[]string{"scenario", "find", "checkout"}, "frt_find_scenarios", `{"query":"checkout"}`},
+		{[]string{"tracking", "plan", "--scenario", "scn_1", "market=fr"}, "tracking_get_plan", `{"market":"fr","scenarioId":"scn_1"}`},
+		{[]string{"tracking", "plan"}, "tracking_get_plan", `{}`},
+		{[]string{"tracking", "run", "--scenario", "scn_1"}, "run_tracking", `{"scenarioId":"scn_1"}`},
+		{[]string{"prove", "BN-470", "--no-wait"}, "tracking_prove_jira_ticket", `{"ticket":"BN-470"}`},
+	} {
+		s := newToolServer(t, 200, answer)
+		if _, stderr, exit := runVQ(t, s.env(), tc.args...); exit != 0 {
+			t.Errorf("%v: exit %d: %s", tc.args, exit, stderr)
+			continue
+		}
+		calls := s.received()
+		if len(calls) != 1 {
+			t.Errorf("%v: %d calls, want 1", tc.args, len(calls))
+			continue
+		}
+		sent, _ := json.Marshal(calls[0]["args"])
+		if calls[0]["tool"] != tc.tool || string(sent) != tc.sent {
+			t.Errorf("%v: sent %v %s, want %s %s", tc.args, calls[0]["tool"], sent, tc.tool, tc.sent)
+		}
+	}
+}
