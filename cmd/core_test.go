@@ -437,3 +437,38 @@ func TestTaskCommandsSendTheSpecArguments(t *testing.T) {
 		}
 	}
 }
+
+// Settings come from the flag, else the environment, else the config file;
+// one that is set nowhere is not sent.
+func TestSettingsFlagOverEnvironmentOverConfigFile(t *testing.T) {
+	answer := `{"ok":true,"tool":"t","summary":"done","data":null,"warnings":[],"nextActions":[]}`
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(cfg, []byte(`{"project":"from-file","environment":"staging"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name                 string
+		config, envProject   string
+		flags                []string
+		project, environment any // nil: not sent
+	}{
+		{"config file", cfg, "", nil, "from-file", "staging"},
+		{"environment over config file", cfg, "from-env", nil, "from-env", "staging"},
+		{"flag over environment", cfg, "from-env", []string{"--project", "from-flag"}, "from-flag", "staging"},
+		{"set nowhere", filepath.Join(t.TempDir(), "none.json"), "", nil, nil, nil},
+	} {
+		s := newToolServer(t, 200, answer)
+		env := s.env()
+		env["VQ_CONFIG"] = tc.config
+		if tc.envProject != "" {
+			env["VQ_PROJECT"] = tc.envProject
+		}
+		if _, stderr, exit := runVQ(t, env, append([]string{"invoke", "t"}, tc.flags...)...); exit != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.name, exit, stderr)
+		}
+		call := s.received()[0]
+		if call["project"] != tc.project || call["environment"] != tc.environment {
+			t.Errorf("%s: sent project %v, environment %v; want %v, %v", tc.name, call["project"], call["environment"], tc.project, tc.environment)
+		}
+	}
+}
