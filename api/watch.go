@@ -76,6 +76,11 @@ func JobStatusCall(jobID string) Call {
 	return Call{Tool: ToolJobStatus, Args: map[string]any{"jobId": jobID}}
 }
 
+// RunFailuresCall asks for the failed checks of a run (vq failures).
+func RunFailuresCall(runID string) Call {
+	return Call{Tool: ToolRunFailures, Args: map[string]any{"runId": runID}}
+}
+
 // JobStatusPoll polls get_job_status for one job.
 func (c *Client) JobStatusPoll(jobID string) PollFunc {
 	call := JobStatusCall(jobID)

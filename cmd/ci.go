@@ -228,7 +228,7 @@ func (f *Factory) showVerdict(ctx context.Context, client *api.Client, s Setting
 	switch {
 	case !isRun:
 	case run.Status == api.RunFailed:
-		call := api.Call{Tool: api.ToolRunFailures, Args: map[string]any{"runId": run.RunID}}
+		call := api.RunFailuresCall(run.RunID)
 		failures, err := f.invoke(ctx, client, s, call)
 		if err != nil {
 			return err

@@ -248,7 +248,7 @@ func (f *Factory) failedChecks(ctx context.Context, runID string) []format.Check
 	if err != nil || s.APIKey == "" {
 		return nil
 	}
-	resp, err := client.Invoke(ctx, api.Call{Tool: "get_run_failures", Args: map[string]any{"runId": runID}})
+	resp, err := client.Invoke(ctx, api.RunFailuresCall(runID))
 	if err != nil || !resp.OK {
 		return nil
 	}

@@ -86,7 +86,7 @@ quit with q), plain output in a pipe.`,
 			demo.Global.BaseURL = srv.URL()
 			demo.Getenv = demoEnv(f.Getenv, sandbox.KeyAdmin)
 			defer demo.closeClients()
-			return demo.runCall(c.Context(), api.Call{Tool: "get_run_failures", Args: map[string]any{"runId": demoRun}})
+			return demo.runCall(c.Context(), api.RunFailuresCall(demoRun))
 		},
 	}
 }

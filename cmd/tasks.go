@@ -42,7 +42,7 @@ func NewCmdFailures(f *Factory, runF func(context.Context, api.Call) error) *cob
 		Example: "  vq failures run_abc\n  vq failures run_abc --json --jq '.data.failures[].scenarioLabel'",
 		Args:    exactArgs(1, "RUN_ID"),
 	}, func(args []string) (api.Call, error) {
-		return api.Call{Tool: "get_run_failures", Args: map[string]any{"runId": args[0]}}, nil
+		return api.RunFailuresCall(args[0]), nil
 	}, runF)
 }
 
