@@ -513,13 +513,36 @@ func WriteTools(tools []Tool) func(tool string) bool {
 	return func(tool string) bool { return writes[tool] }
 }
 
+// MethodToolsList is the MCP method behind vq tools, and the tool name of
+// the answers made from it.
+const MethodToolsList = "tools/list"
+
+// ToolList is the data of ToolListResponse.
+type ToolList struct {
+	Endpoint string `json:"endpoint"`
+	Tools    []Tool `json:"tools"`
+}
+
+// ToolListResponse is a tool list as scripts get every answer: one
+// ToolResponse, {"endpoint", "tools"} in its data.
+func ToolListResponse(endpoint string, tools []Tool) *ToolResponse {
+	if tools == nil {
+		tools = []Tool{}
+	}
+	data, _ := json.Marshal(ToolList{Endpoint: endpoint, Tools: tools}) // plain structs: cannot fail
+	return &ToolResponse{
+		OK: true, Tool: MethodToolsList, Summary: fmt.Sprintf("%d tools at %s", len(tools), endpoint),
+		Data: data, Warnings: []string{}, NextActions: []NextAction{},
+	}
+}
+
 // ListTools asks the server for its tools (MCP tools/list, every page). It
 // always speaks MCP, at MCPEndpoint, whatever the transport: tools/list has
 // no invoke counterpart. A failure comes back as a client-made
 // ToolResponse (tool "tools/list") so it renders and exits like any other;
 // err is non-nil only when ctx ended.
 func (c *Client) ListTools(ctx context.Context) ([]Tool, *ToolResponse, error) {
-	const method = "tools/list"
+	const method = MethodToolsList
 	var tools []Tool
 	var failure *ToolResponse
 	_, err := c.withRetries(ctx, method, func() *ToolResponse {

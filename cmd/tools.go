@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -36,12 +35,6 @@ With --json it prints one ToolResponse whose data is {"endpoint", "tools": [...]
 	}
 }
 
-// toolList is vq tools --json.
-type toolList struct {
-	Endpoint string     `json:"endpoint"`
-	Tools    []api.Tool `json:"tools"`
-}
-
 func runTools(ctx context.Context, f *Factory) error {
 	f.Global.Transport = api.TransportMCP
 	client, s, err := f.Client()
@@ -49,7 +42,7 @@ func runTools(ctx context.Context, f *Factory) error {
 		return err
 	}
 	if !s.hasCredential() {
-		return f.show(ctx, api.MissingCredential("tools/list"))
+		return f.show(ctx, api.MissingCredential(api.MethodToolsList))
 	}
 	tools, failure, err := client.ListTools(ctx)
 	if err != nil {
@@ -58,25 +51,12 @@ func runTools(ctx context.Context, f *Factory) error {
 	if failure != nil {
 		return f.show(ctx, failure)
 	}
-	list := toolList{Endpoint: client.MCPEndpoint(), Tools: tools}
-	if list.Tools == nil {
-		list.Tools = []api.Tool{}
-	}
 	if f.structuredOutput() {
-		// Scripts get the list as every other answer: one ToolResponse,
-		// the list in its data.
-		data, err := json.Marshal(list)
-		if err != nil {
-			return err
-		}
-		return f.show(ctx, &api.ToolResponse{
-			OK: true, Tool: "tools/list", Summary: fmt.Sprintf("%d tools at %s", len(list.Tools), list.Endpoint),
-			Data: data, Warnings: []string{}, NextActions: []api.NextAction{},
-		})
+		return f.show(ctx, api.ToolListResponse(client.MCPEndpoint(), tools))
 	}
-	if len(list.Tools) == 0 {
-		fmt.Fprintf(f.IO.ErrOut, "%s offers no tools.\n", format.SanitizeLine(list.Endpoint))
+	if len(tools) == 0 {
+		fmt.Fprintf(f.IO.ErrOut, "%s offers no tools.\n", format.SanitizeLine(client.MCPEndpoint()))
 		return nil
 	}
-	return format.Tools(f.IO.Out, list.Tools)
+	return format.Tools(f.IO.Out, tools)
 }
