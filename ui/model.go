@@ -56,12 +56,6 @@ type answerMsg struct {
 	err  error
 }
 
-// defaultWriteTools are the tools known to change a project. The list goes
-// once tools carry MCP annotations (Options.WriteTools).
-func defaultWriteTools(tool string) bool {
-	return tool == "approve_vrt_results" || tool == "create_frt_scenario"
-}
-
 func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolResponse) *Model {
 	m := &Model{
 		ctx:         ctx,
@@ -77,7 +71,7 @@ func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolR
 		height:      24,
 	}
 	if m.writeTools == nil {
-		m.writeTools = defaultWriteTools
+		m.writeTools = api.KnownWriteTool
 	}
 	m.applyStyles()
 	m.help.SetWidth(m.width)

@@ -27,7 +27,7 @@ type Options struct {
 	// NoColor drops colours (NO_COLOR, --no-color); bold and reverse stay.
 	NoColor bool
 	// WriteTools reports tools that change a project, marked in the action
-	// list. Nil means the built-in list.
+	// list. Nil means api.KnownWriteTool.
 	WriteTools func(tool string) bool
 	// Getenv reads the environment for terminal detection (image
 	// protocols). Nil means os.Getenv.
