@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -129,16 +127,16 @@ func (s *Server) callCI(r *http.Request) reply {
 		rp.header = http.Header{"Allow": {http.MethodPost}}
 		return rp
 	}
-	key, why, ok := authenticate(r)
+	key, why, ok := authenticate(r.Header)
 	if !ok {
 		return unauthorized(why)
 	}
 	if ok, wait := s.limiter.allow(key.Token); !ok {
-		ms := wait.Milliseconds()
+		ref, header := rateLimit(wait)
 		return reply{
 			status: http.StatusTooManyRequests,
-			body:   mustEncode(ciErrorBody{ciError{Code: api.CodeRateLimit, Message: fmt.Sprintf("rate limit exceeded for this API key: retry in %d ms", ms), RetryAfterMs: ms}}),
-			header: http.Header{"Retry-After": {strconv.Itoa(int(math.Ceil(wait.Seconds())))}},
+			body:   mustEncode(ciErrorBody{ciError{Code: ref.code, Message: ref.message, RetryAfterMs: wait.Milliseconds()}}),
+			header: header,
 		}
 	}
 	tool := r.PathValue("tool")

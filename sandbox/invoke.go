@@ -40,7 +40,7 @@ func (s *Server) invoke(r *http.Request) reply {
 		rp.header = http.Header{"Allow": {http.MethodPost}}
 		return rp
 	}
-	key, why, ok := authenticate(r)
+	key, why, ok := authenticate(r.Header)
 	if !ok {
 		return unauthorized(why)
 	}
@@ -48,6 +48,12 @@ func (s *Server) invoke(r *http.Request) reply {
 	if err != nil {
 		return failure(req.Tool, err)
 	}
+	return s.call(key, req, baseURL(r))
+}
+
+// call runs one decoded call for key: the rate limit, the tool, its
+// project and scopes, then the tool itself. The MCP endpoint enters here.
+func (s *Server) call(key Key, req invokeRequest, base string) reply {
 	if ok, wait := s.limiter.allow(key.Token); !ok {
 		return rateLimited(req.Tool, wait)
 	}
@@ -61,7 +67,7 @@ func (s *Server) invoke(r *http.Request) reply {
 	if err := t.admit(req.Tool, key, req.Args); err != nil {
 		return failure(req.Tool, err)
 	}
-	return t.run(s, &call{tool: req.Tool, args: req.Args, baseURL: baseURL(r)})
+	return t.run(s, &call{tool: req.Tool, args: req.Args, baseURL: base})
 }
 
 func decodeInvoke(r *http.Request) (invokeRequest, error) {

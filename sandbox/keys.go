@@ -34,11 +34,9 @@ func Keys() []Key {
 
 // authenticate finds the key of a request's bearer credential; the string
 // explains a refusal.
-func authenticate(r *http.Request) (Key, string, bool) {
-	// The scheme is case-insensitive (RFC 9110), the token is not.
-	scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-	token = strings.TrimSpace(token)
-	if !strings.EqualFold(scheme, "Bearer") || token == "" {
+func authenticate(h http.Header) (Key, string, bool) {
+	token := bearerToken(h)
+	if token == "" {
 		return Key{}, "missing API key: send Authorization: Bearer <key> (sandbox keys: " + keyTokens() + ")", false
 	}
 	for _, k := range demoKeys {
@@ -47,6 +45,16 @@ func authenticate(r *http.Request) (Key, string, bool) {
 		}
 	}
 	return Key{}, "unknown API key (sandbox keys: " + keyTokens() + ")", false
+}
+
+// bearerToken is the token of an Authorization: Bearer header, or "".
+func bearerToken(h http.Header) string {
+	// The scheme is case-insensitive (RFC 9110), the token is not.
+	scheme, token, _ := strings.Cut(h.Get("Authorization"), " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(token)
 }
 
 func keyTokens() string {

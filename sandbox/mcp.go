@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -133,21 +132,16 @@ func (e *mcpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e.handler.ServeHTTP(w, r)
 }
 
-// keyFor is the demo key a request acts as: its bearer API key, or the
-// admin key for a live OAuth access token.
-func (e *mcpEndpoint) keyFor(h http.Header) (string, bool) {
-	token, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer ")
-	if !ok {
-		return "", false
+// keyFor is the demo key a request acts as: its bearer API key, as the
+// invoke endpoint takes it, or the admin key for a live OAuth access token.
+func (e *mcpEndpoint) keyFor(h http.Header) (Key, bool) {
+	if k, _, ok := authenticate(h); ok {
+		return k, true
 	}
-	token = strings.TrimSpace(token)
-	if slices.ContainsFunc(demoKeys, func(k Key) bool { return k.Token == token }) {
-		return token, true
+	if e.auth.validAccess(bearerToken(h)) {
+		return demoKeys[slices.IndexFunc(demoKeys, func(k Key) bool { return k.Token == KeyAdmin })], true
 	}
-	if e.auth.validAccess(token) {
-		return KeyAdmin, true
-	}
-	return "", false
+	return Key{}, false
 }
 
 func (e *mcpEndpoint) handle(name string) mcp.ToolHandler {
@@ -172,7 +166,7 @@ func (e *mcpEndpoint) handle(name string) mcp.ToolHandler {
 			project, environment = "", ""
 		}
 		dispatch := func(tool string, a args) *api.ToolResponse {
-			return e.dispatch(ctx, key, tool, a, project, environment)
+			return e.dispatch(key, tool, a, project, environment)
 		}
 		if token, ok := a[api.ArgToken].(string); ok && token != "" {
 			return result(e.followToken(ctx, req, name, token, dispatch)), nil
@@ -186,16 +180,9 @@ func (e *mcpEndpoint) handle(name string) mcp.ToolHandler {
 }
 
 // dispatch runs one call through the invoke endpoint's own path.
-func (e *mcpEndpoint) dispatch(ctx context.Context, key, tool string, a args, project, environment string) *api.ToolResponse {
-	body := mustEncode(invokeRequest{Tool: tool, Args: a, Project: project, Environment: environment})
+func (e *mcpEndpoint) dispatch(key Key, tool string, a args, project, environment string) *api.ToolResponse {
 	base, _ := e.base.Load().(string)
-	r, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/mcp/v1/invoke", bytes.NewReader(body))
-	if err != nil {
-		return refusalResponse(tool, err)
-	}
-	r.Header.Set("Authorization", "Bearer "+key)
-	r.Header.Set("Content-Type", "application/json")
-	resp, err := api.DecodeToolResponse(e.s.invoke(r).body)
+	resp, err := api.DecodeToolResponse(e.s.call(key, invokeRequest{Tool: tool, Args: a, Project: project, Environment: environment}, base).body)
 	if err != nil {
 		return refusalResponse(tool, err)
 	}
@@ -230,10 +217,7 @@ func (e *mcpEndpoint) followToken(ctx context.Context, req *mcp.CallToolRequest,
 		resp.NextActions = []api.NextAction{}
 		return resp
 	}
-	resp.Data = status.Result
-	if len(resp.Data) == 0 {
-		resp.Data = json.RawMessage("null")
-	}
+	resp.Data = status.Result // null when it has none: result fills it
 	return resp
 }
 
@@ -267,15 +251,7 @@ func (e *mcpEndpoint) readinessLock(tool string) *api.ToolResponse {
 // result wraps a ToolResponse as the hosted endpoint answers it: the whole
 // response as structuredContent, isError = !ok, the summary as text.
 func result(resp *api.ToolResponse) *mcp.CallToolResult {
-	if resp.Warnings == nil {
-		resp.Warnings = []string{}
-	}
-	if resp.NextActions == nil {
-		resp.NextActions = []api.NextAction{}
-	}
-	if len(resp.Data) == 0 {
-		resp.Data = json.RawMessage("null")
-	}
+	fillContract(resp)
 	text := resp.Summary
 	if !resp.OK && resp.ErrorMessage() != "" {
 		text = resp.ErrorMessage()

@@ -80,23 +80,29 @@ func statusFor(code string) int {
 	}
 }
 
-// respond encodes a ToolResponse, filling the contract's always-present
-// fields: warnings and nextActions are arrays, data is null when unset.
+// respond encodes a ToolResponse as the invoke endpoint answers it.
 func respond(resp *api.ToolResponse) reply {
+	fillContract(resp)
+	code := ""
+	if !resp.OK {
+		code = resp.ErrorCode()
+	}
+	return reply{status: statusFor(code), body: mustEncode(resp)}
+}
+
+// fillContract fills a ToolResponse's always-present fields, as both
+// endpoints send them: warnings and nextActions are arrays, data is null
+// when unset.
+func fillContract(resp *api.ToolResponse) {
 	if resp.Warnings == nil {
 		resp.Warnings = []string{}
 	}
 	if resp.NextActions == nil {
 		resp.NextActions = []api.NextAction{}
 	}
-	if resp.Data == nil {
+	if len(resp.Data) == 0 {
 		resp.Data = json.RawMessage("null")
 	}
-	code := ""
-	if !resp.OK {
-		code = resp.ErrorCode()
-	}
-	return reply{status: statusFor(code), body: mustEncode(resp)}
 }
 
 // failure answers err as the ToolResponse of tool: a refusal keeps its code,
@@ -119,14 +125,21 @@ func refusalResponse(tool string, err error) *api.ToolResponse {
 }
 
 // rateLimited is the 429 refusal: retryAfterMs in the body (top level, as
-// the contract says) and Retry-After in whole seconds for generic clients.
+// the contract says) and Retry-After for generic clients.
 func rateLimited(tool string, wait time.Duration) reply {
-	ms := wait.Milliseconds()
-	resp := refusalResponse(tool, refuse(api.CodeRateLimit, "rate limit exceeded for this API key: retry in %d ms", ms))
-	resp.RetryAfterMs = ms
+	ref, header := rateLimit(wait)
+	resp := refusalResponse(tool, ref)
+	resp.RetryAfterMs = wait.Milliseconds()
 	rp := respond(resp)
-	rp.header = http.Header{"Retry-After": {strconv.Itoa(int(math.Ceil(wait.Seconds())))}}
+	rp.header = header
 	return rp
+}
+
+// rateLimit is the limiter's refusal on either endpoint, and its
+// Retry-After header in whole seconds.
+func rateLimit(wait time.Duration) (*refusal, http.Header) {
+	return refuse(api.CodeRateLimit, "rate limit exceeded for this API key: retry in %d ms", wait.Milliseconds()),
+		http.Header{"Retry-After": {strconv.Itoa(int(math.Ceil(wait.Seconds())))}}
 }
 
 // unauthorized is the transport-level 401: not a ToolResponse, since no tool

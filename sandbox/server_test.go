@@ -177,3 +177,26 @@ func TestKeys(t *testing.T) {
 		t.Error("Keys() exposes the server's own table")
 	}
 }
+
+// The MCP endpoint takes a key as the invoke endpoint does: the scheme's
+// case does not matter, the key's does.
+func TestMCPEndpointTakesKeysAsInvokeDoes(t *testing.T) {
+	ts := testServer(t, Options{})
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
+	for auth, want := range map[string]int{"Bearer vqs_admin": 200, "bearer vqs_admin": 200, "BEARER vqs_readonly": 200, "Bearer VQS_ADMIN": 401, "": 401} {
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/api/mcp", strings.NewReader(initialize))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Errorf("Authorization %q: HTTP %d, want %d", auth, res.StatusCode, want)
+		}
+	}
+}
