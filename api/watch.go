@@ -238,6 +238,8 @@ func Watch(ctx context.Context, jobID string, poll PollFunc, o WatchOptions) (*T
 			o.OnUpdate(u)
 		}
 	}
+	// Progress an MCP server notifies during a poll is shown as the polls'.
+	pollCtx = WithProgress(pollCtx, notify)
 	failures, rateLimited := 0, 0
 	for {
 		resp, err := poll(pollCtx)

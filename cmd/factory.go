@@ -23,8 +23,6 @@ type Factory struct {
 	// clients are the API clients made by Client, closed (their MCP
 	// sessions ended) when the command is done.
 	clients []*api.Client
-	// tokenPolls follow long-running MCP work by its token (see followUp).
-	tokenPolls map[string]api.PollFunc
 }
 
 // GlobalOptions are the root's persistent flags (SPEC.md, global flags).

@@ -155,8 +155,8 @@ func (f *Factory) call(ctx context.Context, call api.Call, watch bool) (*api.Cli
 	if err != nil {
 		return nil, s, nil, err
 	}
-	if jobID, ok := f.followUp(client, call, resp); ok && watch {
-		outcomes, err := f.watchJobs(ctx, client, s, []string{jobID})
+	if id, poll, ok := client.FollowUp(call, resp); ok && watch {
+		outcomes, err := f.watchJobs(ctx, []watched{{id: id, poll: poll}})
 		if err != nil {
 			return nil, s, nil, err
 		}

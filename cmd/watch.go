@@ -64,15 +64,22 @@ makes it non-zero; 5 (timeout) when a job is still running at the deadline,
 			if err != nil {
 				return err
 			}
-			return f.watchAndShow(c.Context(), client, s, opts.JobIDs)
+			jobs := make([]watched, len(opts.JobIDs))
+			for i, id := range opts.JobIDs {
+				jobs[i] = watched{id: id, poll: client.JobStatusPoll(id)}
+				if !s.hasCredential() {
+					jobs[i].poll = func(context.Context) (*api.ToolResponse, error) { return api.MissingCredential(api.ToolJobStatus), nil }
+				}
+			}
+			return f.watchAndShow(c.Context(), jobs)
 		},
 	}
 }
 
 // watchAndShow watches jobs and shows each final answer; the error carries
 // the worst exit code of them.
-func (f *Factory) watchAndShow(ctx context.Context, client *api.Client, s Settings, jobIDs []string) error {
-	outcomes, err := f.watchJobs(ctx, client, s, jobIDs)
+func (f *Factory) watchAndShow(ctx context.Context, jobs []watched) error {
+	outcomes, err := f.watchJobs(ctx, jobs)
 	if err != nil {
 		return err
 	}
@@ -107,19 +114,29 @@ type jobOutcome struct {
 	err  error
 }
 
+// watched is one job to watch: its id and how to ask after it (a
+// get_job_status poll, or the call that follows MCP token work).
+type watched struct {
+	id   string
+	poll api.PollFunc
+}
+
 // watchJobs watches every job at once with the progress display on stderr.
 // A job still running at the deadline gets a timeout outcome (exit code
 // format.ExitTimeout); Ctrl-C ends the whole watch with ctx's error. Both
 // print the command that resumes the watch.
-func (f *Factory) watchJobs(ctx context.Context, client *api.Client, s Settings, jobIDs []string) ([]jobOutcome, error) {
-	display, opts := f.watchSetup(jobIDs)
-	outcomes := make([]jobOutcome, len(jobIDs))
+func (f *Factory) watchJobs(ctx context.Context, jobs []watched) ([]jobOutcome, error) {
+	ids := make([]string, len(jobs))
+	for i, j := range jobs {
+		ids[i] = j.id
+	}
+	display, opts := f.watchSetup(ids)
+	outcomes := make([]jobOutcome, len(jobs))
 	var wg sync.WaitGroup
-	for i, id := range jobIDs {
+	for i, j := range jobs {
 		wg.Go(func() {
-			poll := f.jobPoll(client, s, id, display.Update)
-			resp, err := api.Watch(ctx, id, poll, opts)
-			outcomes[i] = jobOutcome{id: id, resp: resp, err: err}
+			resp, err := api.Watch(ctx, j.id, j.poll, opts)
+			outcomes[i] = jobOutcome{id: j.id, resp: resp, err: err}
 		})
 	}
 	wg.Wait()
