@@ -188,7 +188,7 @@ func (f *Factory) Client() (*api.Client, Settings, error) {
 	if !f.useTUI() {
 		opts.Notify = func(msg string) { fmt.Fprintln(f.IO.ErrOut, "vq: "+format.SanitizeLine(msg)) }
 	}
-	if f.Global.Debug || f.Getenv("VQ_DEBUG") != "" {
+	if f.Global.Debug {
 		opts.Debug = f.IO.ErrOut
 	}
 	f.mcpOptions(&opts, &s)

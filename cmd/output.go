@@ -91,7 +91,7 @@ func (f *Factory) structuredOutput() bool {
 func (f *Factory) useTUI() bool {
 	g := f.Global
 	return f.IO.InTTY && f.IO.OutTTY && f.Getenv("TERM") != "dumb" &&
-		g.Format == "" && g.JQ == "" && !g.NoTUI && f.Getenv("VQ_NO_TUI") == ""
+		g.Format == "" && g.JQ == "" && !g.NoTUI
 }
 
 // showCall is show for the answer to call. On a person's terminal it opens
@@ -116,7 +116,7 @@ func (f *Factory) showCall(ctx context.Context, client *api.Client, s Settings, 
 		Invoke: func(ctx context.Context, call api.Call) (*api.ToolResponse, error) {
 			return f.invoke(ctx, client, s, call)
 		},
-		NoColor:    f.Global.NoColor || f.Getenv("NO_COLOR") != "",
+		NoColor:    f.Global.NoColor,
 		Getenv:     f.Getenv,
 		WriteTools: writeTools,
 	}, call, resp)

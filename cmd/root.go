@@ -119,7 +119,7 @@ Try it with no account: vq demo
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
-			return validateGlobals(c, &f.Global)
+			return validateGlobals(c, &f.Global, f.Getenv)
 		},
 	}
 	root.SetIn(f.IO.In)
@@ -173,7 +173,12 @@ Try it with no account: vq demo
 
 // validateGlobals checks flag combinations before any command runs, so a
 // mistake costs nothing on the network.
-func validateGlobals(c *cobra.Command, g *GlobalOptions) error {
+func validateGlobals(c *cobra.Command, g *GlobalOptions, getenv func(string) string) error {
+	// The environment stands in for these flags (vq help environment): read
+	// once here, so every later test of them is the flag's.
+	g.NoTUI = g.NoTUI || getenv("VQ_NO_TUI") != ""
+	g.NoColor = g.NoColor || getenv("NO_COLOR") != ""
+	g.Debug = g.Debug || getenv("VQ_DEBUG") != ""
 	if g.Format != "" && !slices.Contains(format.Formats, g.Format) {
 		return &format.UsageError{Reason: fmt.Sprintf("unknown --format %q", g.Format), Hint: "use one of: " + strings.Join(format.Formats, ", ")}
 	}

@@ -183,7 +183,7 @@ func (f *Factory) progressOptions() ui.ProgressOptions {
 		profile = min(profile, colorprofile.ASCII)
 	}
 	o := ui.ProgressOptions{
-		Live:    f.IO.ErrTTY && !f.Global.NoTUI && f.Getenv("VQ_NO_TUI") == "" && profile > colorprofile.NoTTY,
+		Live:    f.IO.ErrTTY && !f.Global.NoTUI && profile > colorprofile.NoTTY,
 		Profile: profile,
 	}
 	if file, ok := f.IO.ErrOut.(*os.File); ok {
