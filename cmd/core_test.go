@@ -472,3 +472,21 @@ func TestSettingsFlagOverEnvironmentOverConfigFile(t *testing.T) {
 		}
 	}
 }
+
+// On a terminal the answer goes to the TUI, unless VQ_NO_TUI (or --no-tui)
+// asks for plain output.
+func TestNoTUIFromTheEnvironment(t *testing.T) {
+	answer := `{"ok":true,"tool":"get_run","summary":"done","data":{"runId":"r"},"warnings":[],"nextActions":[]}`
+	for _, noTUI := range []string{"", "1"} {
+		s := newToolServer(t, 200, answer)
+		env := s.env()
+		env["VQ_NO_TUI"] = noTUI
+		stdout, stderr, exit := vqRun{Env: env, TTY: true}.run(t, "invoke", "get_run")
+		if exit != 0 {
+			t.Fatalf("VQ_NO_TUI=%q: exit %d: %s", noTUI, exit, stderr)
+		}
+		if tui := strings.Contains(stdout, "✓ ok"); tui != (noTUI == "") {
+			t.Errorf("VQ_NO_TUI=%q: the TUI's screen %v in:\n%s", noTUI, tui, stdout)
+		}
+	}
+}
