@@ -160,14 +160,12 @@ func (c Cache) Remember(r *api.ToolResponse) {
 		return
 	}
 	var seen []kindID
-	top := map[string]any{}
-	for _, kind := range []string{RunID, JobID} {
+	for _, kind := range idKinds {
 		var id string
-		if json.Unmarshal(r.DataField(kind), &id) == nil {
-			top[kind] = id
+		if json.Unmarshal(r.DataField(kind), &id) == nil && completable(id) {
+			seen = append(seen, kindID{kind, id})
 		}
 	}
-	seen = appendIDs(seen, top)
 	for _, a := range r.NextActions {
 		seen = appendIDs(seen, a.Args)
 	}
@@ -192,10 +190,14 @@ func (c Cache) Remember(r *api.ToolResponse) {
 	}
 }
 
+// idKinds are the IDs Remember keeps.
+var idKinds = []string{RunID, JobID}
+
 type kindID struct{ kind, id string }
 
+// appendIDs appends the IDs among a call's arguments.
 func appendIDs(seen []kindID, m map[string]any) []kindID {
-	for _, kind := range []string{RunID, JobID} {
+	for _, kind := range idKinds {
 		if id, ok := m[kind].(string); ok && completable(id) {
 			seen = append(seen, kindID{kind, id})
 		}

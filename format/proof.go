@@ -42,12 +42,9 @@ type proofResult struct {
 // e.g. a job that broke before proving anything. The response's own
 // warnings and nextActions follow the proof's, without repeats.
 func ParseProof(r *api.ToolResponse) (*Proof, bool) {
-	var wrapper struct {
-		Result json.RawMessage `json:"result"`
-	}
 	raw := []byte(r.Data)
-	if json.Unmarshal(raw, &wrapper) == nil && len(wrapper.Result) > 0 && string(wrapper.Result) != "null" {
-		raw = wrapper.Result
+	if result := r.DataField("result"); len(result) > 0 && string(result) != "null" {
+		raw = result
 	}
 	var res proofResult
 	dec := json.NewDecoder(bytes.NewReader(raw))
