@@ -127,14 +127,7 @@ func (f *Factory) tools(ctx context.Context) []completions.Tool {
 		if err == nil && failure != nil {
 			err = errors.New(failure.ErrorMessage())
 		}
-		out := make([]completions.Tool, len(tools))
-		for i, t := range tools {
-			out[i].Name = t.Name
-			for _, a := range t.Arguments {
-				out[i].Args = append(out[i].Args, a.Name)
-			}
-		}
-		return out, err
+		return completions.FromAPI(tools), err
 	}
 	return f.completionCache().Tools(ctx, s.BaseURL+" "+s.Endpoint, list)
 }

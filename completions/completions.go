@@ -57,6 +57,19 @@ func Find(tools []Tool, name string) (Tool, bool) {
 // Lister asks a server for the tools it offers (MCP tools/list).
 type Lister func(context.Context) ([]Tool, error)
 
+// FromAPI is a server's tool list (tools/list) as completion keeps it:
+// names and argument names.
+func FromAPI(tools []api.Tool) []Tool {
+	out := make([]Tool, len(tools))
+	for i, t := range tools {
+		out[i].Name = t.Name
+		for _, a := range t.Arguments {
+			out[i].Args = append(out[i].Args, a.Name)
+		}
+	}
+	return out
+}
+
 // Kinds of recently seen IDs: the JSON member names they arrive in.
 const (
 	RunID = "runId"
