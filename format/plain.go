@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/mattn/go-runewidth"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/visualq/vq/api"
 )
 
@@ -78,12 +78,12 @@ func writeData(w *bufio.Writer, r *api.ToolResponse) error {
 	}
 	width := 0
 	for _, f := range l.Fields {
-		width = max(width, displayWidth(f.Key))
+		width = max(width, DisplayWidth(f.Key))
 	}
 	for _, f := range l.Fields {
 		w.WriteString(f.Key)
 		if f.Value != "" {
-			pad(w, width-displayWidth(f.Key)+2)
+			pad(w, width-DisplayWidth(f.Key)+2)
 			w.WriteString(f.Value)
 		}
 		w.WriteByte('\n')
@@ -123,11 +123,12 @@ func pad(w *bufio.Writer, n int) {
 	}
 }
 
-// displayWidth is the terminal width of sanitized text.
-func displayWidth(s string) int {
+// DisplayWidth is the terminal width of sanitized text, measured as the TUI
+// (lipgloss) measures it, so plain tables and the TUI align alike.
+func DisplayWidth(s string) int {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
-			return runewidth.StringWidth(s)
+			return ansi.StringWidth(s)
 		}
 	}
 	return len(s)

@@ -238,7 +238,7 @@ func (r Records) measure() (*shape, bool) {
 		col := sh.cols.column(member, name)
 		sh.cols.see(col, value.Kind())
 		for len(sh.widths) < len(sh.cols.names) {
-			sh.widths = append(sh.widths, displayWidth(sh.cols.names[len(sh.widths)]))
+			sh.widths = append(sh.widths, DisplayWidth(sh.cols.names[len(sh.widths)]))
 		}
 		sh.widths[col] = max(sh.widths[col], cellWidth(cellText(value)))
 		if member == 0 && sh.half.at == 0 && len(r) >= splitFrom {
@@ -377,7 +377,7 @@ func shownCell(text []byte) ([]byte, int) {
 	for _, c := range text {
 		if c < ' ' || c >= 0x7f {
 			safe := SanitizeLine(string(text))
-			return []byte(safe), displayWidth(safe)
+			return []byte(safe), DisplayWidth(safe)
 		}
 	}
 	return text, len(text)

@@ -55,7 +55,7 @@ func parseData(resp *api.ToolResponse) (*dataView, imageURLs) {
 			row.isBar = true
 		}
 		d.fields = append(d.fields, row)
-		d.keyWidth = max(d.keyWidth, textWidth(row.key))
+		d.keyWidth = max(d.keyWidth, format.DisplayWidth(row.key))
 	}
 	d.plain = l.Lines
 	for _, t := range l.Tables {

@@ -53,14 +53,14 @@ func newTable(title string, records *format.Table) *table {
 	t := &table{title: title, t: records, bar: -1}
 	t.widths = make([]int, len(t.t.Columns))
 	for i, c := range t.t.Columns {
-		t.widths[i] = min(textWidth(c), maxCellWidth)
+		t.widths[i] = min(format.DisplayWidth(c), maxCellWidth)
 		if c == barColumn && t.t.Numeric[i] {
 			t.bar = i
 		}
 	}
 	for _, row := range t.t.Rows {
 		for i, cell := range row {
-			t.widths[i] = max(t.widths[i], min(textWidth(cell), maxCellWidth))
+			t.widths[i] = max(t.widths[i], min(format.DisplayWidth(cell), maxCellWidth))
 		}
 	}
 	if t.bar >= 0 {
@@ -71,7 +71,7 @@ func newTable(title string, records *format.Table) *table {
 			t.maxValue = max(t.maxValue, v)
 		}
 		// Room for the sort arrow in the header.
-		t.widths[t.bar] = max(t.widths[t.bar], textWidth(barColumn)+2)
+		t.widths[t.bar] = max(t.widths[t.bar], format.DisplayWidth(barColumn)+2)
 	}
 	return t
 }
@@ -142,7 +142,7 @@ func (t *table) line(i int, st *styles, order sortOrder) string {
 
 // fit pads or cuts a sanitized cell to exactly width columns.
 func fit(s string, width int, right bool) string {
-	w := textWidth(s)
+	w := format.DisplayWidth(s)
 	if w > width {
 		return ansi.Truncate(s, width, "…")
 	}
@@ -168,14 +168,4 @@ func bar(value, full float64) string {
 	}
 	s := strings.Repeat("█", eighths/8) + barEighths[eighths%8]
 	return s + strings.Repeat(" ", barWidth-utf8.RuneCountInString(s))
-}
-
-// textWidth is the terminal width of sanitized text, fast for ASCII.
-func textWidth(s string) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return ansi.StringWidth(s)
-		}
-	}
-	return len(s)
 }

@@ -152,10 +152,10 @@ func (m *Model) breadcrumb() string {
 	sep := " › "
 	last := len(m.stack) - 1
 	current := st.crumbCurrent.Render(m.stack[last].crumb)
-	width := textWidth(m.stack[last].crumb)
+	width := format.DisplayWidth(m.stack[last].crumb)
 	parts := []string{current}
 	for i := last - 1; i >= 0; i-- {
-		w := textWidth(m.stack[i].crumb) + len(sep)
+		w := format.DisplayWidth(m.stack[i].crumb) + len(sep)
 		if width+w > m.width-2 {
 			parts = append(parts, st.crumb.Render("…"))
 			break
@@ -236,7 +236,7 @@ func (m *Model) actions(s *screen) []string {
 	}
 	labelWidth := 0
 	for _, a := range acts {
-		labelWidth = max(labelWidth, textWidth(format.SanitizeLine(a.Label)))
+		labelWidth = max(labelWidth, format.DisplayWidth(format.SanitizeLine(a.Label)))
 	}
 	labelWidth = min(labelWidth, m.width/2)
 	show := min(len(acts), max(3, m.height/4))
