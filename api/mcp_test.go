@@ -25,6 +25,9 @@ type mcpServer struct {
 	auth     []string
 	meta     []mcp.Meta
 	sessions atomic.Int32
+	// restart replaces the server's HTTP handler, forgetting its sessions
+	// as a restarted server does.
+	restart func()
 }
 
 func (m *mcpServer) count(tool string) int {
@@ -85,7 +88,14 @@ func newMCPServer(t *testing.T) *mcpServer {
 		}
 		return &mcp.CallToolResult{StructuredContent: json.RawMessage(`{"ok":true,"tool":"render","summary":"rendered","data":{"file":"out.mp4"}}`)}, nil
 	})
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	var handler atomic.Pointer[mcp.StreamableHTTPHandler]
+	m.restart = func() {
+		for ss := range server.Sessions() {
+			ss.Close()
+		}
+		handler.Store(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	}
+	m.restart()
 	m.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == "/locked-out":
@@ -100,7 +110,7 @@ func newMCPServer(t *testing.T) *mcpServer {
 			if r.Method == http.MethodPost && strings.Contains(peekMethod(r), `"initialize"`) {
 				m.sessions.Add(1)
 			}
-			handler.ServeHTTP(w, r)
+			handler.Load().ServeHTTP(w, r)
 		}
 	}))
 	t.Cleanup(m.Close)
@@ -142,6 +152,24 @@ func mcpClient(t *testing.T, m *mcpServer, opts api.Options) *api.Client {
 	c := api.New(opts)
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// A server that restarted has forgotten the session: the call opens a new
+// one and goes through, once, without the user seeing the hiccup.
+func TestMCPSessionForgottenByTheServerIsReopened(t *testing.T) {
+	m := newMCPServer(t)
+	c := mcpClient(t, m, api.Options{NoRetry: true})
+	call := api.Call{Tool: "structured", Args: map[string]any{"runId": "run_abc"}}
+	for i := range 2 {
+		resp, err := c.Invoke(context.Background(), call)
+		if err != nil || !resp.OK {
+			t.Fatalf("call %d: %v %+v", i+1, err, resp)
+		}
+		m.restart()
+	}
+	if sessions, calls := m.sessions.Load(), m.count("structured"); sessions != 2 || calls != 2 {
+		t.Errorf("%d sessions and %d calls, want 2 and 2 (one new session, nothing sent twice)", sessions, calls)
+	}
 }
 
 func TestMCPStructuredContentIsTheToolResponse(t *testing.T) {
