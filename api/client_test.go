@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -363,5 +364,33 @@ func TestFormEncodedSecretsAreRedacted(t *testing.T) {
 	}
 	if !strings.Contains(out, "client_id=vq") || !strings.Contains(out, "code=[redacted]") {
 		t.Errorf("redacted too much or too little: %q", out)
+	}
+}
+
+// A public link is fetched without the key, within its cap, and a failed
+// status is an error.
+func TestFetchPublic(t *testing.T) {
+	var auth atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth.Store(r.Header.Get("Authorization"))
+		switch r.URL.Path {
+		case "/small.png":
+			w.Write(make([]byte, 100))
+		case "/big.png":
+			w.Write(make([]byte, 2000))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	c := New(Options{BaseURL: srv.URL, APIKey: "vqs_secret"})
+	if b, err := c.FetchPublic(context.Background(), srv.URL+"/small.png", 1000); err != nil || len(b) != 100 || auth.Load() != "" {
+		t.Errorf("small: %d bytes, %v, Authorization %q", len(b), err, auth.Load())
+	}
+	if _, err := c.FetchPublic(context.Background(), srv.URL+"/big.png", 1000); !errors.Is(err, errBodyTooLarge) {
+		t.Errorf("past the cap: %v", err)
+	}
+	if _, err := c.FetchPublic(context.Background(), srv.URL+"/gone.png", 1000); err == nil || err.Error() != "HTTP 404" {
+		t.Errorf("missing: %v", err)
 	}
 }

@@ -117,6 +117,7 @@ func (f *Factory) showCall(ctx context.Context, client *api.Client, s Settings, 
 			return f.invoke(ctx, client, s, call)
 		},
 		NoColor:    f.Global.NoColor,
+		Fetch:      client.FetchPublic,
 		Getenv:     f.Getenv,
 		WriteTools: writeTools,
 	}, call, resp)

@@ -7,10 +7,7 @@ import (
 	"fmt"
 	"image"
 	_ "image/png" // the diff images are PNG
-	"io"
-	"net/http"
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -50,32 +47,15 @@ type imageMsg struct {
 	err error
 }
 
-// fetchImage downloads a screenshot. No credential is sent: image links may
-// point at another host (a CDN), and they are public in the contract.
-func fetchImage(ctx context.Context, link string) tea.Cmd {
+// fetchImage downloads a screenshot, an http(s) link only (it is server
+// text).
+func fetchImage(ctx context.Context, fetch func(context.Context, string, int64) ([]byte, error), link string) tea.Cmd {
 	return func() tea.Msg {
 		if err := checkWebURL(link); err != nil {
 			return imageMsg{url: link, err: err}
 		}
-		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, link, nil)
-		if err != nil {
-			return imageMsg{url: link, err: err}
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return imageMsg{url: link, err: err}
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return imageMsg{url: link, err: fmt.Errorf("HTTP %d", resp.StatusCode)}
-		}
-		body, err := io.ReadAll(io.LimitReader(resp.Body, maxImageBytes+1))
-		if err == nil && len(body) > maxImageBytes {
-			err = fmt.Errorf("larger than %d MiB", maxImageBytes>>20)
-		}
-		return imageMsg{url: link, png: body, err: err}
+		png, err := fetch(ctx, link, maxImageBytes)
+		return imageMsg{url: link, png: png, err: err}
 	}
 }
 

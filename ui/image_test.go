@@ -96,7 +96,9 @@ func TestDiffScreenFetchesImageOnKitty(t *testing.T) {
 	defer s.Close()
 	resp := &api.ToolResponse{OK: true, Tool: "get_diff_stats", Data: []byte(`{"diffImageUrl":"` + s.URL + `/diff.png"}`),
 		NextActions: []api.NextAction{{Label: "Approve", Tool: "approve_vrt_results"}}}
-	m := newModel(t.Context(), Options{Getenv: func(k string) string {
+	// The client holds a key: the image request must not carry it.
+	client := api.New(api.Options{BaseURL: s.URL, APIKey: "vqs_secret"})
+	m := newModel(t.Context(), Options{Fetch: client.FetchPublic, Getenv: func(k string) string {
 		return map[string]string{"TERM": "xterm-kitty"}[k]
 	}}, api.Call{Tool: "get_diff_stats"}, resp)
 

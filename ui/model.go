@@ -18,6 +18,7 @@ type Model struct {
 	ctx        context.Context
 	invoke     func(context.Context, api.Call) (*api.ToolResponse, error)
 	writeTools func(string) bool
+	fetch      func(ctx context.Context, link string, max int64) ([]byte, error)
 	images     imageProtocol
 
 	styles      styles
@@ -61,6 +62,7 @@ func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolR
 		ctx:         ctx,
 		invoke:      opts.Invoke,
 		writeTools:  opts.WriteTools,
+		fetch:       opts.Fetch,
 		images:      detectImageProtocol(opts.getenv()),
 		styles:      newStyles(true),
 		keys:        newScreenKeys(),
@@ -281,11 +283,11 @@ func (m *Model) answer(msg answerMsg) tea.Cmd {
 // can show it.
 func (m *Model) askImage() tea.Cmd {
 	s := m.top()
-	if m.images == noImages || s.images.diff == "" || s.imageAsked {
+	if m.images == noImages || m.fetch == nil || s.images.diff == "" || s.imageAsked {
 		return nil
 	}
 	s.imageAsked = true
-	return fetchImage(m.ctx, s.images.diff)
+	return fetchImage(m.ctx, m.fetch, s.images.diff)
 }
 
 // showImage prints a fetched diff image above the screen, where it stays in

@@ -29,6 +29,9 @@ type Options struct {
 	// WriteTools reports tools that change a project, marked in the action
 	// list. Nil means api.KnownWriteTool.
 	WriteTools func(tool string) bool
+	// Fetch downloads a public link (the diff images), at most max bytes;
+	// at run time the api client's FetchPublic. Nil shows no images.
+	Fetch func(ctx context.Context, link string, max int64) ([]byte, error)
 	// Getenv reads the environment for terminal detection (image
 	// protocols). Nil means os.Getenv.
 	Getenv func(string) string
