@@ -9,35 +9,32 @@ import (
 	"github.com/visualq/vq/bench/fixture"
 )
 
-// BenchmarkPlain100k renders the 100k-failure answer as the plain table a
-// script or pipe gets.
-func BenchmarkPlain100k(b *testing.B) {
+// BenchmarkRender100k renders the 100k-failure answer as each output does:
+// the plain table a pipe gets, --json (the server's bytes, escaped where a
+// terminal could act on them), and the CI formats, which read the checks.
+func BenchmarkRender100k(b *testing.B) {
 	resp, err := api.DecodeToolResponse(fixture.RunFailures(100_000))
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.SetBytes(int64(len(resp.Raw())))
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := Plain(io.Discard, io.Discard, resp); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkJSON100k writes the 100k-failure answer as --json does: the
-// server's bytes, escaped where a terminal could act on them.
-func BenchmarkJSON100k(b *testing.B) {
-	resp, err := api.DecodeToolResponse(fixture.RunFailures(100_000))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(resp.Raw())))
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := JSON(io.Discard, resp, false); err != nil {
-			b.Fatal(err)
-		}
+	for _, out := range []struct {
+		name   string
+		render func(io.Writer, *api.ToolResponse) error
+	}{
+		{"plain", func(w io.Writer, r *api.ToolResponse) error { return Plain(w, io.Discard, r) }},
+		{"json", func(w io.Writer, r *api.ToolResponse) error { return JSON(w, r, false) }},
+		{"junit", JUnit},
+		{"markdown", Markdown},
+	} {
+		b.Run(out.name, func(b *testing.B) {
+			b.SetBytes(int64(len(resp.Raw())))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := out.render(io.Discard, resp); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
