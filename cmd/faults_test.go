@@ -253,7 +253,7 @@ func rateLimited() string {
 }
 
 // errLine is the error line a response failure ends with.
-func errLine(code string, exit int, recoverable bool) string {
+func errLine(exit int, recoverable bool) string {
 	r := "recoverable"
 	if !recoverable {
 		r = "not recoverable"
@@ -268,7 +268,7 @@ func every(o outcome) map[string]outcome {
 
 func faults() []fault {
 	httpError := func(stderr ...string) outcome {
-		return outcome{exit: 20, stderr: append(stderr, "error: http_error: ", errLine("http_error", 20, true))}
+		return outcome{exit: 20, stderr: append(stderr, "error: http_error: ", errLine(20, true))}
 	}
 	cut := httpError("connection cut before the answer was complete")
 	timedOut := httpError("request timed out (raise --timeout if the server is slow)")

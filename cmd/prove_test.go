@@ -187,7 +187,7 @@ func TestProveAgainstTheSandbox(t *testing.T) {
 
 	// No proof, no markdown: stdout stays empty for the pipe, stderr says why.
 	stdout, stderr, exit = runVQ(t, env, "prove", "BN-999", "--markdown")
-	if stdout != "" || exit < 10 || !strings.Contains(stderr, "error: validation_error: ") {
+	if stdout != "" || exit != 11 || !strings.Contains(stderr, "error: validation_error: ") { // validation_error, recoverable
 		t.Errorf("exit %d\nstdout %q\nstderr %q", exit, stdout, stderr)
 	}
 }
