@@ -27,7 +27,7 @@ const (
 	readinessTotal = 5
 )
 
-// mcpTool is what tools/list says about an invoke tool.
+// mcpTool is what tools/list says about a tool.
 type mcpTool struct {
 	title, description string
 	destructive        bool
@@ -40,27 +40,6 @@ type mcpArg struct {
 }
 
 var argToken = mcpArg{name: api.ArgToken, typ: "string", description: "the token of work this tool started: answers its progress, then its result"}
-
-var mcpTools = map[string]mcpTool{
-	"get_run_failures": {title: "Run failures", description: "The failed checks of a visual-regression run.",
-		args: []mcpArg{{name: "runId", typ: "string", required: true, description: "the run, e.g. run_abc"}}},
-	"get_diff_stats": {title: "Diff statistics", description: "How one scenario and viewport of a run differ from the baseline.",
-		args: []mcpArg{{name: "runId", typ: "string", required: true}, {name: "scenarioLabel", typ: "string", required: true}, {name: "viewport", typ: "string", required: true}}},
-	"approve_vrt_results": {title: "Approve results", description: "Accept a run's screenshots as the new baseline (all, or one scenario and viewport).", destructive: true,
-		args: []mcpArg{{name: "runId", typ: "string", required: true}, {name: "scenarioLabel", typ: "string"}, {name: "viewport", typ: "string"}, {name: "confirm", typ: "boolean", description: "true to consent to the write"}}},
-	"frt_find_scenarios": {title: "Find scenarios", description: "Search the functional-test scenarios.",
-		args: []mcpArg{{name: "query", typ: "string", required: true}}},
-	"create_frt_scenario": {title: "Create scenario", description: "Create a functional-test scenario from a goal (or find the existing one).",
-		args: []mcpArg{{name: "goal", typ: "string", required: true}, {name: "startPath", typ: "string"}, {name: "confirm", typ: "boolean", description: "true to consent to the write"}}},
-	"tracking_get_plan": {title: "Tracking plan", description: "The analytics events a scenario is expected to send.",
-		args: []mcpArg{{name: "scenarioId", typ: "string"}}},
-	"run_tracking": {title: "Run tracking", description: "Run a scenario and capture its analytics events (long-running: answers a token).",
-		args: []mcpArg{{name: "scenarioId", typ: "string"}, argToken}},
-	"tracking_prove_jira_ticket": {title: "Prove a JIRA ticket", description: "Prove a ticket's tracking works end to end (long-running: answers a token).",
-		args: []mcpArg{{name: "ticket", typ: "string", required: true, description: "e.g. BN-470"}, argToken}},
-	"get_job_status": {title: "Job status", description: "How an async job is doing.",
-		args: []mcpArg{{name: "jobId", typ: "string", required: true}}},
-}
 
 // mcpEndpoint serves /api/mcp with the SDK's server. Every tool call goes
 // through the sandbox's own invoke path, so answers, gates and rate limits
@@ -90,7 +69,7 @@ func (s *Server) mountMCP(mux *http.ServeMux) {
 }
 
 func (e *mcpEndpoint) toolDef(name string) *mcp.Tool {
-	info := mcpTools[name]
+	info := tools[name].about
 	props := map[string]any{}
 	required := []string{}
 	for _, a := range info.args {

@@ -15,19 +15,39 @@ type tool struct {
 	write bool
 	// tracking tools are a paid feature, refused on the Free plan.
 	tracking bool
+	// about is what tools/list says of it on the MCP endpoint.
+	about mcpTool
 }
 
 // tools are every invoke tool the seed names, plus get_job_status.
 var tools = map[string]tool{
-	"get_run_failures":           {run: (*Server).getRunFailures},
-	"get_diff_stats":             {run: (*Server).getDiffStats},
-	"approve_vrt_results":        {run: (*Server).approveVRTResults, write: true},
-	"frt_find_scenarios":         {run: (*Server).findScenarios},
-	"create_frt_scenario":        {run: (*Server).createScenario, write: true},
-	"tracking_get_plan":          {run: (*Server).trackingPlan, tracking: true},
-	"run_tracking":               {run: (*Server).runTracking, tracking: true},
-	"tracking_prove_jira_ticket": {run: (*Server).proveTicket, tracking: true},
-	"get_job_status":             {run: (*Server).jobStatus},
+	"get_run_failures": {run: (*Server).getRunFailures,
+		about: mcpTool{title: "Run failures", description: "The failed checks of a visual-regression run.",
+			args: []mcpArg{{name: "runId", typ: "string", required: true, description: "the run, e.g. run_abc"}}}},
+	"get_diff_stats": {run: (*Server).getDiffStats,
+		about: mcpTool{title: "Diff statistics", description: "How one scenario and viewport of a run differ from the baseline.",
+			args: []mcpArg{{name: "runId", typ: "string", required: true}, {name: "scenarioLabel", typ: "string", required: true}, {name: "viewport", typ: "string", required: true}}}},
+	"approve_vrt_results": {run: (*Server).approveVRTResults, write: true,
+		about: mcpTool{title: "Approve results", description: "Accept a run's screenshots as the new baseline (all, or one scenario and viewport).", destructive: true,
+			args: []mcpArg{{name: "runId", typ: "string", required: true}, {name: "scenarioLabel", typ: "string"}, {name: "viewport", typ: "string"}, {name: "confirm", typ: "boolean", description: "true to consent to the write"}}}},
+	"frt_find_scenarios": {run: (*Server).findScenarios,
+		about: mcpTool{title: "Find scenarios", description: "Search the functional-test scenarios.",
+			args: []mcpArg{{name: "query", typ: "string", required: true}}}},
+	"create_frt_scenario": {run: (*Server).createScenario, write: true,
+		about: mcpTool{title: "Create scenario", description: "Create a functional-test scenario from a goal (or find the existing one).",
+			args: []mcpArg{{name: "goal", typ: "string", required: true}, {name: "startPath", typ: "string"}, {name: "confirm", typ: "boolean", description: "true to consent to the write"}}}},
+	"tracking_get_plan": {run: (*Server).trackingPlan, tracking: true,
+		about: mcpTool{title: "Tracking plan", description: "The analytics events a scenario is expected to send.",
+			args: []mcpArg{{name: "scenarioId", typ: "string"}}}},
+	"run_tracking": {run: (*Server).runTracking, tracking: true,
+		about: mcpTool{title: "Run tracking", description: "Run a scenario and capture its analytics events (long-running: answers a token).",
+			args: []mcpArg{{name: "scenarioId", typ: "string"}, argToken}}},
+	"tracking_prove_jira_ticket": {run: (*Server).proveTicket, tracking: true,
+		about: mcpTool{title: "Prove a JIRA ticket", description: "Prove a ticket's tracking works end to end (long-running: answers a token).",
+			args: []mcpArg{{name: "ticket", typ: "string", required: true, description: "e.g. BN-470"}, argToken}}},
+	"get_job_status": {run: (*Server).jobStatus,
+		about: mcpTool{title: "Job status", description: "How an async job is doing.",
+			args: []mcpArg{{name: "jobId", typ: "string", required: true}}}},
 }
 
 func toolNames() []string {
