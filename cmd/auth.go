@@ -83,7 +83,7 @@ func runLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 			return err
 		}
 	case f.IO.InTTY:
-		if base == "" || !f.changedBaseURL() {
+		if base == "" || f.Global.BaseURL == "" { // ask unless --base-url named it
 			base, err = prompt(ctx, f, in, "VisualQ base URL", base)
 			if err != nil {
 				return err
@@ -119,8 +119,6 @@ func runLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 	fmt.Fprintf(f.IO.ErrOut, "Signed in to %s; key stored in the %s.\n", base, where)
 	return nil
 }
-
-func (f *Factory) changedBaseURL() bool { return f.Global.BaseURL != "" }
 
 func prompt(ctx context.Context, f *Factory, in *bufio.Reader, label, def string) (string, error) {
 	if def != "" {
@@ -179,12 +177,11 @@ func newCmdAuthStatus(f *Factory) *cobra.Command {
 			fmt.Fprintf(f.IO.Out, "server:  %s\n", orNone(s.BaseURL))
 			fmt.Fprintf(f.IO.Out, "config:  %s\n", s.ConfigPath)
 			showOAuthStatus(f, s)
-			if s.APIKey == "" && s.OAuth != nil {
-				fmt.Fprintln(f.IO.Out, "api key: none")
-				return nil
-			}
 			if s.APIKey == "" {
 				fmt.Fprintln(f.IO.Out, "api key: none")
+				if s.OAuth != nil {
+					return nil // signed in with OAuth
+				}
 				return &format.ExitError{Code: format.ExitUnauthorized, Message: "not signed in: run vq auth login, or set VQ_API_KEY"}
 			}
 			fmt.Fprintf(f.IO.Out, "api key: %s (from %s)\n", mask(s.APIKey), s.KeySource)

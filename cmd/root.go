@@ -66,8 +66,7 @@ func trackStart(c *cobra.Command) *bool {
 }
 
 func typed(err error) bool {
-	var usage *format.UsageError
-	return errors.As(err, &usage) || format.Exit(err) != format.ExitInternal
+	return format.Exit(err) != format.ExitInternal
 }
 
 // report prints an error that the command did not already show.

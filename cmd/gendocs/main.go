@@ -58,29 +58,32 @@ func generate(root *cobra.Command, dir string, man, markdown bool) (int, error) 
 	}
 	if man {
 		header := &doc.GenManHeader{Title: "VQ", Section: "1", Source: "vq " + cmd.Version(), Manual: "vq manual"}
-		err := doc.GenManTree(root, header, dir)
-		for _, c := range topics {
-			if err == nil {
-				err = writeDoc(filepath.Join(dir, "vq-"+c.Name()+".1"), func(w io.Writer) error { return doc.GenMan(c, header, w) })
-			}
-		}
+		err := genPages(dir, topics, "vq-%s.1", func() error { return doc.GenManTree(root, header, dir) },
+			func(c *cobra.Command, w io.Writer) error { return doc.GenMan(c, header, w) })
 		if err != nil {
 			return 0, fmt.Errorf("man pages: %w", err)
 		}
 	}
 	if markdown {
-		err := doc.GenMarkdownTree(root, dir)
-		for _, c := range topics {
-			if err == nil {
-				err = writeDoc(filepath.Join(dir, "vq_"+c.Name()+".md"), func(w io.Writer) error { return doc.GenMarkdown(c, w) })
-			}
-		}
+		err := genPages(dir, topics, "vq_%s.md", func() error { return doc.GenMarkdownTree(root, dir) }, doc.GenMarkdown)
 		if err != nil {
 			return 0, fmt.Errorf("markdown pages: %w", err)
 		}
 	}
 	entries, err := os.ReadDir(dir)
 	return len(entries), err
+}
+
+// genPages writes a tree of pages, then one page per help topic, named
+// after the topic by nameFmt.
+func genPages(dir string, topics []*cobra.Command, nameFmt string, tree func() error, page func(*cobra.Command, io.Writer) error) error {
+	err := tree()
+	for _, c := range topics {
+		if err == nil {
+			err = writeDoc(filepath.Join(dir, fmt.Sprintf(nameFmt, c.Name())), func(w io.Writer) error { return page(c, w) })
+		}
+	}
+	return err
 }
 
 func writeDoc(path string, gen func(io.Writer) error) error {
