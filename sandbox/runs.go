@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/bench/fixture"
 )
 
 // check is one failed visual check of a run: a scenario on a viewport.
@@ -51,35 +52,16 @@ func seedRuns() map[string]*run {
 	return byID
 }
 
-var (
-	generatedPages     = []string{"Homepage", "Product page", "Category", "Cart", "Checkout", "Search results", "Account", "Blog post", "Store locator", "Help center"}
-	generatedViewports = []string{"desktop", "tablet", "mobile"}
-)
-
-// generatedChecks makes n distinct checks ("Cart 12" on tablet) with
-// mismatches between 0.1% and 25%, the same on every call.
+// generatedChecks are fixture.Checks(n), the checks the benchmarks also
+// decode, made on first use.
 func generatedChecks(n int) func() []check {
 	return func() []check {
 		checks := make([]check, n)
-		for i := range checks {
-			page := i / len(generatedViewports)
-			checks[i] = check{
-				ScenarioLabel:   fmt.Sprintf("%s %d", generatedPages[page%len(generatedPages)], page/len(generatedPages)+1),
-				Viewport:        generatedViewports[i%len(generatedViewports)],
-				MismatchPercent: float64(1+splitmix(uint64(i))%249) / 10,
-			}
+		for i, c := range fixture.Checks(n) {
+			checks[i] = check{ScenarioLabel: c.ScenarioLabel, Viewport: c.Viewport, MismatchPercent: c.MismatchPercent}
 		}
 		return checks
 	}
-}
-
-// splitmix is a tiny deterministic hash (SplitMix64's finaliser), so
-// generated data needs no random source.
-func splitmix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
 }
 
 // loaded returns the run's checks, generating them on first use. The
