@@ -8,5 +8,6 @@ import (
 )
 
 func main() {
+	startingHeap(32 << 20)
 	os.Exit(cmd.Main())
 }

@@ -21,7 +21,9 @@ func NewCmdAuth(f *Factory) *cobra.Command {
 the VQ_API_KEY environment variable, the OS keyring, then the config file
 (written 0600). The key is never a flag, so it never shows in ps.`,
 	}
-	c.AddCommand(newCmdAuthLogin(f), newCmdAuthLogout(f), newCmdAuthStatus(f))
+	for _, sub := range []*cobra.Command{newCmdAuthLogin(f), newCmdAuthLogout(f), newCmdAuthStatus(f)} {
+		c.AddCommand(refuses(sub, "yes", "project", "environment"))
+	}
 	return c
 }
 
@@ -70,7 +72,7 @@ authorization URL itself, for servers that need no person (tests).`,
 }
 
 func runLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
-	s, err := f.Settings()
+	s, err := f.Settings(ctx)
 	if err != nil {
 		return err
 	}
@@ -139,8 +141,8 @@ func newCmdAuthLogout(f *Factory) *cobra.Command {
 		Short:   "Remove the stored API key for the server",
 		Example: "  vq auth logout\n  vq auth logout --base-url https://visualq.example.com",
 		Args:    cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			s, err := f.Settings()
+		RunE: func(c *cobra.Command, _ []string) error {
+			s, err := f.Settings(c.Context())
 			if err != nil {
 				return err
 			}
@@ -169,8 +171,8 @@ func newCmdAuthStatus(f *Factory) *cobra.Command {
 		Short:   "Show the server and where the API key comes from (masked)",
 		Example: "  vq auth status",
 		Args:    cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			s, err := f.Settings()
+		RunE: func(c *cobra.Command, _ []string) error {
+			s, err := f.Settings(c.Context())
 			if err != nil {
 				return err
 			}

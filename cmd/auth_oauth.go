@@ -7,12 +7,11 @@ import (
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/format"
-	"github.com/visualq/vq/ui"
 )
 
 // runOAuthLogin is vq auth login --oauth.
 func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
-	client, s, err := f.Client()
+	client, s, err := f.Client(ctx)
 	if err != nil {
 		return err
 	}
@@ -23,7 +22,7 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 		ClientSecret: f.Getenv("VQ_OAUTH_CLIENT_SECRET"),
 	}
 	if !opts.NoBrowser {
-		o.OpenURL = ui.OpenURL
+		o.OpenURL = f.openURL
 	}
 	tok, err := client.LoginOAuth(ctx, o)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/completions"
 	"github.com/visualq/vq/format"
 )
 
@@ -15,7 +16,8 @@ type CIOptions struct {
 	Tool string
 	Args map[string]any
 	// Raw prints the CI answer itself as JSON and never waits (vq ci call).
-	Raw bool
+	Raw      bool
+	Pipeline *Pipeline
 }
 
 // ciJSONHelp is the one account of what --json and --jq see for the CI
@@ -30,7 +32,7 @@ const ciExitHelp = `Exit codes (vq exit-codes): 0 when the run passed (or is sti
 running without --wait); 3 (run_failed) when it finished with visual changes,
 after showing the failed checks as vq failures RUN_ID does (so --format junit,
 github or markdown report them); 6 when it ended in error; 7 when it was
-cancelled; 5 (timeout) when --wait ran past --timeout, the run may still
+cancelled; 5 (timeout) when --wait ran past --wait-timeout, the run may still
 finish (--json prints the timeout as its one document); 130 on Ctrl-C. Both of those print the command that resumes the wait:
 vq ci status RUN_ID --wait. HTTP failures exit as elsewhere (unauthorized,
 http_error, not_found).`
@@ -48,7 +50,8 @@ credentials, flags and retries as the rest of vq.
 --wait polls get_run_status until the run has its verdict: progress bars on
 a terminal, one line per change on stderr otherwise. Polling starts at 1s and
 slows to 10s while nothing changes (--interval fixes it); failed polls are
-retried, up to 10 in a row. --timeout bounds the whole wait (30m otherwise).
+retried, up to 10 in a row. --wait-timeout bounds the whole wait (30m by
+default); --timeout bounds each request.
 
 ` + ciJSONHelp + `
 
@@ -63,9 +66,22 @@ retried, up to 10 in a row. --timeout bounds the whole wait (30m otherwise).
 	return c
 }
 
-// ciCmd builds a CI subcommand from the options its arguments make.
-func ciCmd(f *Factory, c *cobra.Command, build func(args []string) (*CIOptions, error), runF func(context.Context, *CIOptions) error) *cobra.Command {
-	return thin(c, build, func(ctx context.Context, o *CIOptions) error { return runCI(ctx, f, o) }, runF)
+// ciCmd builds a CI subcommand from the options its arguments make: output
+// flags always, wait flags unless it only calls (vq ci call).
+func ciCmd(f *Factory, c *cobra.Command, waits bool, build func(args []string) (*CIOptions, error), runF func(context.Context, *CIOptions) error) *cobra.Command {
+	p := newPipeline(f)
+	addOutputFlags(c, &p.Output)
+	if waits {
+		addWaitFlags(c, &p.Wait, true)
+	}
+	refuses(c, "yes")
+	return thin(c, func(args []string) (*CIOptions, error) {
+		o, err := build(args)
+		if o != nil {
+			o.Pipeline = p
+		}
+		return o, err
+	}, runCI, runF)
 }
 
 func newCmdCIRun(f *Factory, name, tool, kind string, runF func(context.Context, *CIOptions) error) *cobra.Command {
@@ -83,7 +99,7 @@ vq ci status RUN_ID --wait.
 		Example: `  vq ci ` + name + ` branch=main --wait
   vq ci ` + name + ` branch="$CI_BRANCH" commit="$CI_SHA" --wait --format junit > vq.xml
   vq ci ` + name + ` branch=main --json --jq .data.runId`,
-	}, func(pairs []string) (*CIOptions, error) {
+	}, true, func(pairs []string) (*CIOptions, error) {
 		args, err := parseArgs(pairs, "", nil)
 		return &CIOptions{Tool: tool, Args: args}, err
 	}, runF)
@@ -102,9 +118,10 @@ it is also the command that resumes an interrupted wait.
 
 ` + ciExitHelp,
 		Example: `  vq ci status run_123
-  vq ci status run_123 --wait --timeout 20m`,
-		Args: exactArgs(1, "RUN_ID"),
-	}, func(args []string) (*CIOptions, error) {
+  vq ci status run_123 --wait --wait-timeout 20m`,
+		Args:              exactArgs(1, "RUN_ID"),
+		ValidArgsFunction: firstArg(f.completeRecent(completions.RunID)),
+	}, true, func(args []string) (*CIOptions, error) {
 		return &CIOptions{Tool: api.ToolRunStatus, Args: map[string]any{"runId": args[0]}}, nil
 	}, runF)
 }
@@ -129,10 +146,7 @@ command's, the CI answer under .data.`,
 			}
 			return nil
 		},
-	}, func(args []string) (*CIOptions, error) {
-		if f.Global.Wait {
-			return nil, format.Usagef("vq ci call does not wait; use vq ci run-vrt --wait or vq ci status RUN_ID --wait")
-		}
+	}, false, func(args []string) (*CIOptions, error) {
 		pairs, err := parseArgs(args[1:], argsJSON, f.IO.In)
 		return &CIOptions{Tool: args[0], Args: pairs, Raw: true}, err
 	}, runF)
@@ -142,39 +156,22 @@ command's, the CI answer under .data.`,
 
 // runCI calls the CI tool, then shows the answer: raw for vq ci call, else
 // followed to the run's verdict with --wait, else as it stands.
-func runCI(ctx context.Context, f *Factory, opts *CIOptions) error {
-	client, s, err := f.Client()
-	if err != nil {
-		return err
-	}
-	resp, err := f.callCI(ctx, client, s, opts.Tool, opts.Args)
+func runCI(ctx context.Context, opts *CIOptions) error {
+	p := opts.Pipeline
+	resp, err := p.SendCI(ctx, opts.Tool, opts.Args)
 	if err != nil {
 		return err
 	}
 	if opts.Raw {
-		return f.showCIAnswer(ctx, resp)
+		return showCIAnswer(ctx, p, resp)
 	}
 	if run, ok := api.ParseCIRun(resp); ok && !run.Ended() {
-		if f.Global.Wait {
-			return f.waitRun(ctx, client, s, run.RunID)
+		if p.Wait.Wait {
+			return waitRun(ctx, p, run.RunID)
 		}
-		defer fmt.Fprintf(f.IO.ErrOut, "vq: wait for its verdict with: %s\n", resumeRunWait(run.RunID))
+		defer fmt.Fprintf(p.f.IO.ErrOut, "vq: wait for its verdict with: %s\n", resumeRunWait(run.RunID))
 	}
-	return f.showVerdict(ctx, client, s, resp)
-}
-
-// callCI is f.invoke for the CI endpoint: no credential means nothing is
-// sent. CI tools ask for no consent.
-func (f *Factory) callCI(ctx context.Context, client *api.Client, s Settings, tool string, args map[string]any) (*api.ToolResponse, error) {
-	// The CI endpoint lives under the base URL (an MCP --endpoint alone
-	// does not name it) and takes the API key only (no OAuth token).
-	if s.BaseURL == "" {
-		return nil, &format.UsageError{Reason: "vq ci needs the VisualQ server", Hint: "set --base-url or VQ_BASE_URL"}
-	}
-	if s.APIKey == "" {
-		return api.MissingCredential(tool), nil
-	}
-	return client.CallCI(ctx, tool, args)
+	return showVerdict(ctx, p, resp)
 }
 
 func resumeRunWait(runID string) string {
@@ -184,14 +181,14 @@ func resumeRunWait(runID string) string {
 // waitRun polls get_run_status with the watch policy and display, then
 // shows the verdict. A timeout and Ctrl-C print the command that resumes;
 // neither ever reads as a failed run.
-func (f *Factory) waitRun(ctx context.Context, client *api.Client, s Settings, runID string) error {
-	display, opts := f.watchSetup([]string{runID})
+func waitRun(ctx context.Context, p *Pipeline, runID string) error {
+	display, opts := p.watchSetup([]string{runID})
 	// Watch reads job statuses; it sees each answer translated, and the
 	// verdict is shown from the CI answer itself. Watch polls from one
 	// goroutine, so last needs no lock.
 	var last *api.ToolResponse
 	poll := func(ctx context.Context) (*api.ToolResponse, error) {
-		resp, err := f.callCI(ctx, client, s, api.ToolRunStatus, map[string]any{"runId": runID})
+		resp, err := p.SendCI(ctx, api.ToolRunStatus, map[string]any{"runId": runID})
 		if err != nil {
 			return nil, err
 		}
@@ -200,36 +197,37 @@ func (f *Factory) waitRun(ctx context.Context, client *api.Client, s Settings, r
 	}
 	_, err := api.Watch(ctx, runID, poll, opts)
 	display.Close()
+	errOut := p.f.IO.ErrOut
 	var timeout *api.WatchTimeoutError
 	switch {
 	case errors.As(err, &timeout):
 		resp := api.RunTimeout(timeout)
-		fmt.Fprintf(f.IO.ErrOut, "vq: %s\n", format.SanitizeLine(resp.ErrorMessage()))
-		fmt.Fprintf(f.IO.ErrOut, "vq: to resume: %s\n", resumeRunWait(runID))
-		if f.structuredOutput() {
+		fmt.Fprintf(errOut, "vq: %s\n", format.SanitizeLine(resp.ErrorMessage()))
+		fmt.Fprintf(errOut, "vq: to resume: %s\n", resumeRunWait(runID))
+		if p.Output.Structured() {
 			// A script still gets its one document (exit 5 comes with it).
-			return f.show(ctx, resp)
+			return p.Show(ctx, resp)
 		}
 		return &format.ExitError{Code: format.ExitTimeout}
 	case err != nil:
-		fmt.Fprintf(f.IO.ErrOut, "vq: to resume: %s\n", resumeRunWait(runID))
+		fmt.Fprintf(errOut, "vq: to resume: %s\n", resumeRunWait(runID))
 		return err
 	}
-	return f.showVerdict(ctx, client, s, last)
+	return showVerdict(ctx, p, last)
 }
 
 // showVerdict shows a CI answer and exits with the run's verdict. A failed
 // run is shown as its failed checks, fetched with get_run_failures and
 // rendered as vq failures renders them, and exits run_failed even though
 // that call succeeded: changes found are a verdict, never a crash.
-func (f *Factory) showVerdict(ctx context.Context, client *api.Client, s Settings, resp *api.ToolResponse) error {
+func showVerdict(ctx context.Context, p *Pipeline, resp *api.ToolResponse) error {
 	run, isRun := api.ParseCIRun(resp)
 	var verdict *format.ExitError
 	switch {
 	case !isRun:
 	case run.Status == api.RunFailed:
 		call := api.RunFailuresCall(run.RunID)
-		failures, err := f.invoke(ctx, client, s, call)
+		failures, err := p.Send(ctx, call)
 		if err != nil {
 			return err
 		}
@@ -237,7 +235,7 @@ func (f *Factory) showVerdict(ctx context.Context, client *api.Client, s Setting
 		// triage. A failures call that itself failed has shown its error;
 		// the run's verdict is still the exit code.
 		var shown *format.ResponseError
-		if err := f.showCall(ctx, client, s, call, failures); err != nil && !errors.As(err, &shown) {
+		if err := p.ShowCall(ctx, call, failures); err != nil && !errors.As(err, &shown) {
 			return err
 		}
 		return &format.ExitError{Code: format.ExitRunFailed, Message: run.Summary() + "; to accept the changes as the new baseline: vq approve " + format.ShellQuote(run.RunID)}
@@ -246,7 +244,7 @@ func (f *Factory) showVerdict(ctx context.Context, client *api.Client, s Setting
 	case run.Status == api.RunCancelled:
 		verdict = &format.ExitError{Code: format.ExitRunCancelled, Message: run.Summary()}
 	}
-	if err := f.show(ctx, resp); err != nil || verdict == nil {
+	if err := p.Show(ctx, resp); err != nil || verdict == nil {
 		return err
 	}
 	return verdict
@@ -255,17 +253,18 @@ func (f *Factory) showVerdict(ctx context.Context, client *api.Client, s Setting
 // showCIAnswer prints a CI answer as vq ci call does: the JSON the server
 // sent on stdout, and a failure's error line on stderr. --json, --jq and
 // --format render the wrapping ToolResponse as for any command.
-func (f *Factory) showCIAnswer(ctx context.Context, resp *api.ToolResponse) error {
-	if f.structuredOutput() {
-		return f.show(ctx, resp)
+func showCIAnswer(ctx context.Context, p *Pipeline, resp *api.ToolResponse) error {
+	if p.Output.Structured() {
+		return p.Show(ctx, resp)
 	}
-	f.rememberIDs(resp)
+	p.remember(resp)
+	io := p.f.IO
 	if string(resp.Data) != "null" {
-		if err := format.WriteJSON(f.IO.Out, resp.Data, f.IO.OutTTY); err != nil {
+		if err := format.WriteJSON(io.Out, resp.Data, io.OutTTY); err != nil {
 			return err
 		}
 	}
-	if err := format.WriteErrorLine(f.IO.ErrOut, resp); err != nil || resp.OK {
+	if err := format.WriteErrorLine(io.ErrOut, resp); err != nil || resp.OK {
 		return err
 	}
 	return &format.ResponseError{Response: resp}

@@ -208,7 +208,7 @@ func TestCIRunVerdictsHaveTheirExitCodes(t *testing.T) {
 // command that resumes, and nothing says it failed.
 func TestCIWaitTimeout(t *testing.T) {
 	s := newCISandbox(t, time.Hour)
-	stdout, stderr, exit := runVQ(t, s.env(), "ci", "run-vrt", "branch=feature/new-header", "--wait", "--interval", "5ms", "--timeout", "300ms")
+	stdout, stderr, exit := runVQ(t, s.env(), "ci", "run-vrt", "branch=feature/new-header", "--wait", "--interval", "5ms", "--wait-timeout", "300ms")
 	if exit != format.ExitTimeout {
 		t.Fatalf("exit %d, want %d\nstderr: %s", exit, format.ExitTimeout, stderr)
 	}
@@ -224,7 +224,7 @@ func TestCIWaitTimeout(t *testing.T) {
 // client-made timeout answer, so a script reads why it ended.
 func TestCIWaitTimeoutJSON(t *testing.T) {
 	s := newCISandbox(t, time.Hour)
-	stdout, stderr, exit := runVQ(t, s.env(), "ci", "run-vrt", "branch=feature/new-header", "--wait", "--interval", "5ms", "--timeout", "300ms", "--json")
+	stdout, stderr, exit := runVQ(t, s.env(), "ci", "run-vrt", "branch=feature/new-header", "--wait", "--interval", "5ms", "--wait-timeout", "300ms", "--json")
 	if exit != format.ExitTimeout {
 		t.Fatalf("exit %d, want %d\nstderr: %s", exit, format.ExitTimeout, stderr)
 	}

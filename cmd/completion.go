@@ -20,7 +20,7 @@ const completionBudget = 900 * time.Millisecond
 // NewCmdCompletion prints a shell's completion script. It replaces cobra's
 // default completion command (a command of the same name suppresses it).
 func NewCmdCompletion(f *Factory) *cobra.Command {
-	return &cobra.Command{
+	return callsNoServer(&cobra.Command{
 		Use:   "completion bash|zsh|fish|powershell",
 		Short: "Print the shell completion script",
 		Long: `Print the completion script of a shell. Besides commands and flags, it
@@ -51,46 +51,14 @@ Install it once:
 				return root.GenPowerShellCompletionWithDesc(out)
 			}
 		},
-	}
+	})
 }
 
-// registerCompletions attaches the dynamic completions to the commands of
-// the tree that exist, so each command's own file stays about what it does.
-func registerCompletions(root *cobra.Command, f *Factory) {
-	fixed := func(values ...string) cobra.CompletionFunc {
-		return cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp)
-	}
-	_ = root.RegisterFlagCompletionFunc("transport", fixed("invoke", "mcp"))
-	_ = root.RegisterFlagCompletionFunc("format", fixed(format.Formats...))
-
-	setArgs := func(c *cobra.Command, fn cobra.CompletionFunc) {
-		if c != nil && c.ValidArgsFunction == nil {
-			c.ValidArgsFunction = fn
-		}
-	}
-	setArgs(subcommand(root, "invoke"), f.completeInvoke)
-	for _, path := range [][]string{{"failures"}, {"diff"}, {"approve"}, {"ci", "status"}} {
-		setArgs(subcommand(root, path...), firstArg(f.completeRecent(completions.RunID)))
-	}
-	setArgs(subcommand(root, "watch"), f.completeRecent(completions.JobID))
-	for _, name := range []string{"diff", "approve"} {
-		if c := subcommand(root, name); c != nil {
-			_ = c.RegisterFlagCompletionFunc("scenario", f.completeCheckFlag("scenarioLabel", "viewport"))
-			_ = c.RegisterFlagCompletionFunc("viewport", f.completeCheckFlag("viewport", "scenario"))
-		}
-	}
-}
-
-// subcommand finds a command by its path of names, or nil.
-func subcommand(c *cobra.Command, path ...string) *cobra.Command {
-	for _, name := range path {
-		i := slices.IndexFunc(c.Commands(), func(sub *cobra.Command) bool { return sub.Name() == name })
-		if i < 0 {
-			return nil
-		}
-		c = c.Commands()[i]
-	}
-	return c
+// completeCheckFlags completes --scenario and --viewport of a command on
+// one run's checks from that run's failures.
+func completeCheckFlags(f *Factory, c *cobra.Command) {
+	_ = c.RegisterFlagCompletionFunc("scenario", f.completeCheckFlag("scenarioLabel", "viewport"))
+	_ = c.RegisterFlagCompletionFunc("viewport", f.completeCheckFlag("viewport", "scenario"))
 }
 
 // firstArg completes only the first positional argument.
@@ -105,10 +73,6 @@ func firstArg(fn cobra.CompletionFunc) cobra.CompletionFunc {
 
 func (f *Factory) completionCache() completions.Cache { return completions.Open(f.Getenv) }
 
-// rememberIDs records the run and job IDs of a shown response for
-// completion; see completions.Cache.Remember.
-func (f *Factory) rememberIDs(resp *api.ToolResponse) { f.completionCache().Remember(resp) }
-
 func (f *Factory) completeRecent(kind string) cobra.CompletionFunc {
 	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return withPrefix(f.completionCache().Recent(kind), toComplete), cobra.ShellCompDirectiveNoFileComp
@@ -118,7 +82,7 @@ func (f *Factory) completeRecent(kind string) cobra.CompletionFunc {
 // tools is the catalogue completion offers: the server's tools/list
 // through the cache, or the seed when no server or key is configured.
 func (f *Factory) tools(ctx context.Context) []completions.Tool {
-	client, s, err := f.Client()
+	client, s, err := f.Client(ctx)
 	if err != nil || s.APIKey == "" {
 		return completions.Seed()
 	}
@@ -237,7 +201,7 @@ func (f *Factory) failedChecks(ctx context.Context, runID string) []format.Check
 	if runID == "" {
 		return nil
 	}
-	client, s, err := f.Client()
+	client, s, err := f.Client(ctx)
 	if err != nil || s.APIKey == "" {
 		return nil
 	}

@@ -10,7 +10,8 @@ import (
 // NewCmdExitCodes prints the exit-code table, generated from the same
 // constants vq exits with.
 func NewCmdExitCodes(f *Factory) *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	c := &cobra.Command{
 		Use:   "exit-codes",
 		Short: "Print the exit-code table (what each exit status means)",
 		Long: `Print the exit-code table. Every contract error code has two exit codes at
@@ -19,9 +20,11 @@ succeed) and 30+n when it did not. The table never changes meaning.`,
 		Example: "  vq exit-codes\n  vq exit-codes --json | jq '.[] | select(.code==\"rate_limit\")'",
 		Args:    cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			return format.WriteExitCodes(f.IO.Out, f.Global.Format == "json")
+			return format.WriteExitCodes(f.IO.Out, asJSON)
 		},
 	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print the table as a JSON array of {exit, code, recoverable, meaning}")
+	return callsNoServer(c)
 }
 
 // exitCodeSummary is the exit-code paragraph of vq --help, built from the

@@ -1,22 +1,27 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/url"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/ui"
 )
 
-// Factory carries what every command needs: streams, environment and the
-// global flags, and builds the API client from them on demand.
+// Factory holds the dependencies every command may need, made lazily:
+// the streams, the environment, the global flags it resolves settings from,
+// the server's client and the browser opener. It holds no
+// behaviour of a call: that is the Pipeline's.
 type Factory struct {
 	IO     *IOStreams
 	Getenv func(string) string
+	// OpenURL opens a link in the user's browser (ui.OpenURL when nil).
+	OpenURL func(string) error
 
 	Global GlobalOptions
 
@@ -25,32 +30,9 @@ type Factory struct {
 	clients []*api.Client
 }
 
-// GlobalOptions are the root's persistent flags (SPEC.md, global flags).
-type GlobalOptions struct {
-	BaseURL     string
-	Project     string
-	Environment string
-	Transport   string
-	Endpoint    string
-	JSON        bool
-	Format      string
-	Wait        bool
-	Interval    time.Duration
-	JQ          string
-	Yes         bool
-	NoTUI       bool
-	Timeout     time.Duration
-	// TimeoutGiven is set when --timeout was on the command line: only then
-	// does it bound a whole watch (else DefaultWatchTimeout does).
-	TimeoutGiven bool
-	NoRetry      bool
-	Debug        bool
-	NoColor      bool
-}
-
 // NewFactory is the factory of the real process.
 func NewFactory() *Factory {
-	return &Factory{IO: SystemIO(), Getenv: os.Getenv}
+	return &Factory{IO: SystemIO(), Getenv: os.Getenv, OpenURL: ui.OpenURL}
 }
 
 // Settings are the global options resolved flag > environment > config file.
@@ -101,8 +83,9 @@ func (f *Factory) Credentials() (api.CredentialStore, error) {
 }
 
 // Settings resolves the global settings. It reads the config file and, only
-// when VQ_API_KEY is unset, the keyring.
-func (f *Factory) Settings() (Settings, error) {
+// when VQ_API_KEY is unset, the keyring, which may be slow or locked: the
+// lookup ends with ctx.
+func (f *Factory) Settings(ctx context.Context) (Settings, error) {
 	store, err := f.Credentials()
 	if err != nil {
 		return Settings{}, err
@@ -155,8 +138,8 @@ func (f *Factory) Settings() (Settings, error) {
 // Client builds the API client for the resolved settings. A missing server
 // is a usage error; a missing key is reported by the caller as the
 // unauthorized response, before anything is sent.
-func (f *Factory) Client() (*api.Client, Settings, error) {
-	s, err := f.Settings()
+func (f *Factory) Client(ctx context.Context) (*api.Client, Settings, error) {
+	s, err := f.Settings(ctx)
 	if err != nil {
 		return nil, s, err
 	}
@@ -185,7 +168,7 @@ func (f *Factory) Client() (*api.Client, Settings, error) {
 	}
 	// In the TUI a stderr line would tear the frame; the screen shows the
 	// outcome (a rate_limit screen shows its wait) instead.
-	if !f.useTUI() {
+	if !f.terminalUI() {
 		opts.Notify = func(msg string) { fmt.Fprintln(f.IO.ErrOut, "vq: "+format.SanitizeLine(msg)) }
 	}
 	if f.Global.Debug {
@@ -215,6 +198,20 @@ func (f *Factory) mcpOptions(opts *api.Options, s *Settings) {
 			opts.OAuth = &api.StoredOAuth{Token: *s.OAuth, Store: store}
 		}
 	}
+}
+
+// terminalUI reports whether a person is at a terminal (stdin and stdout)
+// who did not ask for plain output: where the TUI may open.
+func (f *Factory) terminalUI() bool {
+	return f.IO.InTTY && f.IO.OutTTY && f.Getenv("TERM") != "dumb" && !f.Global.NoTUI
+}
+
+// openURL opens a link with the factory's opener.
+func (f *Factory) openURL(link string) error {
+	if f.OpenURL == nil {
+		return ui.OpenURL(link)
+	}
+	return f.OpenURL(link)
 }
 
 // closeClients ends the MCP sessions of every client this process made.

@@ -49,7 +49,7 @@ var faultArgs = map[string][]string{
 	colMCP:    {"invoke", "get_run_failures", "runId=run_1", "--transport", "mcp", "--timeout", faultTimeout.String()},
 	// --no-retry and a short interval keep the watch's ten failed polls
 	// fast; the watch's own bound is the --timeout given.
-	colWatch: {"watch", "job_1", "--no-retry", "--interval", "10ms", "--timeout", watchTimeout.String()},
+	colWatch: {"watch", "job_1", "--no-retry", "--interval", "10ms", "--wait-timeout", watchTimeout.String()},
 }
 
 // outcome is what the user sees in one cell: the exit code, lines stderr

@@ -12,12 +12,13 @@ type InvokeOptions struct {
 	Tool     string
 	Pairs    []string
 	ArgsJSON string
+	Pipeline *Pipeline
 }
 
 // NewCmdInvoke calls any tool. runF replaces the behaviour in tests of flag
 // parsing.
 func NewCmdInvoke(f *Factory, runF func(context.Context, *InvokeOptions) error) *cobra.Command {
-	opts := &InvokeOptions{}
+	opts := &InvokeOptions{Pipeline: newPipeline(f)}
 	c := &cobra.Command{
 		Use:   "invoke TOOL [KEY=VALUE | KEY:=JSON]...",
 		Short: "Call any VisualQ tool",
@@ -30,7 +31,8 @@ from @FILE, or from - (stdin); KEY pairs then override its members.`,
   vq invoke get_diff_stats runId=run_abc scenarioLabel=Homepage viewport=desktop
   vq invoke frt_find_scenarios query=checkout limit:=5 --json
   echo '{"runId":"run_abc"}' | vq invoke get_run_failures --args -`,
-		Args: cobra.MinimumNArgs(1),
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: f.completeInvoke,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Tool, opts.Pairs = args[0], args[1:]
 			if runF != nil {
@@ -40,6 +42,8 @@ from @FILE, or from - (stdin); KEY pairs then override its members.`,
 		},
 	}
 	c.Flags().StringVar(&opts.ArgsJSON, "args", "", "tool arguments as a JSON object, @FILE or - for stdin")
+	addOutputFlags(c, &opts.Pipeline.Output)
+	addWaitFlags(c, &opts.Pipeline.Wait, true)
 	return c
 }
 
@@ -48,5 +52,5 @@ func runInvoke(ctx context.Context, f *Factory, opts *InvokeOptions) error {
 	if err != nil {
 		return err
 	}
-	return f.runCall(ctx, api.Call{Tool: opts.Tool, Args: args})
+	return opts.Pipeline.Run(ctx, api.Call{Tool: opts.Tool, Args: args})
 }

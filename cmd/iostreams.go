@@ -26,3 +26,7 @@ func SystemIO() *IOStreams {
 		ErrTTY: term.IsTerminal(int(os.Stderr.Fd())),
 	}
 }
+
+// PrepareOutput tells the streams that about size bytes are coming on Out,
+// so that a pipe there can make room for them (see growPipe).
+func (s *IOStreams) PrepareOutput(size int) { growPipe(s.Out, size) }

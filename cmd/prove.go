@@ -20,17 +20,18 @@ type ProveOptions struct {
 	Copy     bool
 	Markdown bool
 	NoWait   bool
+	Pipeline *Pipeline
 }
 
 // NewCmdProve proves a JIRA tracking ticket and shows the verdict and the
 // comment to paste. runF replaces the behaviour in tests of flag parsing.
 func NewCmdProve(f *Factory, runF func(context.Context, *ProveOptions) error) *cobra.Command {
-	opts := &ProveOptions{}
+	opts := &ProveOptions{Pipeline: newPipeline(f)}
 	c := &cobra.Command{
 		Use:   "prove TICKET [--copy] [--markdown] [--no-wait]",
 		Short: "Prove a JIRA tracking ticket (tracking_prove_jira_ticket)",
 		Long: `Prove that the tracking a JIRA ticket asks for fires: start the proof job,
-watch it (progress on stderr), then show the headline (OUI/NON), the verdict,
+watch it (progress on stderr; --wait-timeout bounds the wait), then show the headline (OUI/NON), the verdict,
 its reasons and warnings, the JIRA comment in markdown and the next actions as
 commands to run.
 
@@ -46,7 +47,7 @@ the proof_failed code (see vq exit-codes).`,
 		Args: exactArgs(1, "TICKET"),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Ticket = args[0]
-			if opts.Markdown && f.structuredOutput() {
+			if opts.Markdown && opts.Pipeline.Output.Structured() {
 				return format.Usagef("--markdown prints only the markdown: it cannot be combined with --json, --format or --jq")
 			}
 			if runF != nil {
@@ -60,23 +61,27 @@ the proof_failed code (see vq exit-codes).`,
 	c.Flags().BoolVar(&opts.NoWait, "no-wait", false, "print the queued job and exit instead of watching it")
 	c.MarkFlagsMutuallyExclusive("no-wait", "markdown")
 	c.MarkFlagsMutuallyExclusive("no-wait", "copy")
+	addOutputFlags(c, &opts.Pipeline.Output)
+	addWaitFlags(c, &opts.Pipeline.Wait, false)
 	return c
 }
 
 func runProve(ctx context.Context, f *Factory, opts *ProveOptions) error {
-	_, _, resp, err := f.call(ctx, api.Call{Tool: ToolProve, Args: map[string]any{"ticket": opts.Ticket}}, !opts.NoWait)
+	p := opts.Pipeline
+	p.Wait.Wait = !opts.NoWait
+	resp, err := p.Call(ctx, api.Call{Tool: ToolProve, Args: map[string]any{"ticket": opts.Ticket}})
 	if err != nil {
 		return err
 	}
 	if opts.NoWait {
-		return f.show(ctx, resp) // the queued job, to watch later
+		return p.Show(ctx, resp) // the queued job, to watch later
 	}
-	return f.showProof(ctx, resp, opts)
+	return showProof(ctx, f, resp, opts)
 }
 
 // showProof shows a finished proof as the flags ask; a failed proof is
 // shown in full and still exits with its code.
-func (f *Factory) showProof(ctx context.Context, resp *api.ToolResponse, opts *ProveOptions) error {
+func showProof(ctx context.Context, f *Factory, resp *api.ToolResponse, opts *ProveOptions) error {
 	proof, isProof := format.ParseProof(resp)
 	hasMarkdown := isProof && proof.HasMarkdown
 	var err error
@@ -93,8 +98,8 @@ func (f *Factory) showProof(ctx context.Context, resp *api.ToolResponse, opts *P
 			return err
 		}
 		err = format.WriteErrorLine(f.IO.ErrOut, resp)
-	case !isProof || f.structuredOutput():
-		err = f.show(ctx, resp)
+	case !isProof || opts.Pipeline.Output.Structured():
+		err = opts.Pipeline.Show(ctx, resp)
 	default:
 		err = format.WriteProof(f.IO.Out, f.IO.ErrOut, resp, proof)
 	}
@@ -103,7 +108,7 @@ func (f *Factory) showProof(ctx context.Context, resp *api.ToolResponse, opts *P
 		if hasMarkdown {
 			markdown = proof.Markdown
 		}
-		f.copyToClipboard(markdown, hasMarkdown)
+		copyToClipboard(f, markdown, hasMarkdown)
 	}
 	if err == nil {
 		err = shownError(resp)
@@ -114,7 +119,7 @@ func (f *Factory) showProof(ctx context.Context, resp *api.ToolResponse, opts *P
 // copyToClipboard sends the proof's markdown to the terminal's clipboard
 // with OSC 52: through stderr when it is the terminal, else /dev/tty. ok is
 // false when the answer had no markdown to copy.
-func (f *Factory) copyToClipboard(markdown string, ok bool) {
+func copyToClipboard(f *Factory, markdown string, ok bool) {
 	if !ok {
 		fmt.Fprintln(f.IO.ErrOut, "vq: nothing copied: the answer carries no jiraMarkdown")
 		return

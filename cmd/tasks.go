@@ -6,11 +6,19 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/completions"
 	"github.com/visualq/vq/format"
 )
 
-// The task commands name a tool and its arguments for the common jobs
-// (SPEC.md's table); each builds one api.Call and runs it like vq invoke.
+// The task commands name a tool and its arguments for the common jobs;
+// each builds one api.Call and runs it through the pipeline like vq invoke.
+
+// TaskOptions are the inputs of a task command: the call its arguments
+// make and the pipeline its flags configure.
+type TaskOptions struct {
+	Call     api.Call
+	Pipeline *Pipeline
+}
 
 // thin sets the behaviour of a thin command: build its options from the
 // arguments, then run them — or hand them to runF, which flag-parsing
@@ -29,45 +37,56 @@ func thin[T any](c *cobra.Command, build func(args []string) (T, error), run, ru
 	return c
 }
 
-// taskCmd builds a command whose behaviour is "build this call and run it".
-func taskCmd(f *Factory, c *cobra.Command, build func(args []string) (api.Call, error), runF func(context.Context, api.Call) error) *cobra.Command {
-	return thin(c, build, f.runCall, runF)
+// taskCmd builds a command whose behaviour is "build this call and run
+// it": output flags always; wait flags when the tool may start a job, or
+// writes, and so may be held by the readiness lock.
+func taskCmd(f *Factory, c *cobra.Command, tool string, build func(args []string) (map[string]any, error), runF func(context.Context, *TaskOptions) error) *cobra.Command {
+	p := newPipeline(f)
+	addOutputFlags(c, &p.Output)
+	if asyncTool(tool) || api.KnownWriteTool(tool) {
+		addWaitFlags(c, &p.Wait, true)
+	}
+	return thin(c, func(args []string) (*TaskOptions, error) {
+		values, err := build(args)
+		return &TaskOptions{Call: api.Call{Tool: tool, Args: values}, Pipeline: p}, err
+	}, func(ctx context.Context, o *TaskOptions) error { return o.Pipeline.Run(ctx, o.Call) }, runF)
 }
 
 // NewCmdFailures lists the failed checks of a run.
-func NewCmdFailures(f *Factory, runF func(context.Context, api.Call) error) *cobra.Command {
-	return taskCmd(f, &cobra.Command{
+func NewCmdFailures(f *Factory, runF func(context.Context, *TaskOptions) error) *cobra.Command {
+	c := taskCmd(f, &cobra.Command{
 		Use:     "failures RUN_ID",
 		Short:   "List the failed checks of a run (get_run_failures)",
 		Example: "  vq failures run_abc\n  vq failures run_abc --json --jq '.data.failures[].scenarioLabel'",
 		Args:    exactArgs(1, "RUN_ID"),
-	}, func(args []string) (api.Call, error) {
-		return api.RunFailuresCall(args[0]), nil
+	}, api.ToolRunFailures, func(args []string) (map[string]any, error) {
+		return map[string]any{"runId": args[0]}, nil
 	}, runF)
+	c.ValidArgsFunction = firstArg(f.completeRecent(completions.RunID))
+	return c
 }
 
 // NewCmdDiff shows the diff statistics of one check.
-func NewCmdDiff(f *Factory, runF func(context.Context, api.Call) error) *cobra.Command {
+func NewCmdDiff(f *Factory, runF func(context.Context, *TaskOptions) error) *cobra.Command {
 	var scenario, viewport string
 	c := taskCmd(f, &cobra.Command{
 		Use:     "diff RUN_ID --scenario LABEL --viewport NAME",
 		Short:   "Show the diff of one failed check (get_diff_stats)",
 		Example: "  vq diff run_abc --scenario Homepage --viewport desktop",
 		Args:    exactArgs(1, "RUN_ID"),
-	}, func(args []string) (api.Call, error) {
-		return api.Call{Tool: "get_diff_stats", Args: map[string]any{
-			"runId": args[0], "scenarioLabel": scenario, "viewport": viewport,
-		}}, nil
+	}, "get_diff_stats", func(args []string) (map[string]any, error) {
+		return map[string]any{"runId": args[0], "scenarioLabel": scenario, "viewport": viewport}, nil
 	}, runF)
 	c.Flags().StringVar(&scenario, "scenario", "", "scenario label (required)")
 	c.Flags().StringVar(&viewport, "viewport", "", "viewport name (required)")
 	_ = c.MarkFlagRequired("scenario")
 	_ = c.MarkFlagRequired("viewport")
+	completeCheckFlags(f, c)
 	return c
 }
 
 // NewCmdApprove accepts a run's changes as the new baseline.
-func NewCmdApprove(f *Factory, runF func(context.Context, api.Call) error) *cobra.Command {
+func NewCmdApprove(f *Factory, runF func(context.Context, *TaskOptions) error) *cobra.Command {
 	var scenario, viewport string
 	c := taskCmd(f, &cobra.Command{
 		Use:   "approve RUN_ID [--scenario LABEL] [--viewport NAME]",
@@ -77,17 +96,15 @@ scenario/viewport. This writes: the server requires consent, given with --yes
 or, on a terminal, at a prompt.`,
 		Example: "  vq approve run_abc --scenario Homepage --viewport desktop --yes",
 		Args:    exactArgs(1, "RUN_ID"),
-	}, func(args []string) (api.Call, error) {
-		call := api.Call{Tool: "approve_vrt_results", Args: map[string]any{"runId": args[0]}}
-		setIf(call.Args, "scenarioLabel", scenario)
-		setIf(call.Args, "viewport", viewport)
-		if f.Global.Yes {
-			call = call.WithConfirm()
-		}
-		return call, nil
+	}, "approve_vrt_results", func(args []string) (map[string]any, error) {
+		values := map[string]any{"runId": args[0]}
+		setIf(values, "scenarioLabel", scenario)
+		setIf(values, "viewport", viewport)
+		return values, nil
 	}, runF)
 	c.Flags().StringVar(&scenario, "scenario", "", "only this scenario label")
 	c.Flags().StringVar(&viewport, "viewport", "", "only this viewport")
+	completeCheckFlags(f, c)
 	return c
 }
 
@@ -98,7 +115,7 @@ func NewCmdScenario(f *Factory) *cobra.Command {
 	return c
 }
 
-func newCmdScenarioCreate(f *Factory, runF func(context.Context, api.Call) error) *cobra.Command {
+func newCmdScenarioCreate(f *Factory, runF func(context.Context, *TaskOptions) error) *cobra.Command {
 	var goal, startPath string
 	c := taskCmd(f, &cobra.Command{
 		Use:   "create --goal TEXT [--start-path PATH]",
@@ -108,13 +125,10 @@ func newCmdScenarioCreate(f *Factory, runF func(context.Context, api.Call) error
 duplicated. This writes: consent with --yes or at the prompt.`,
 		Example: `  vq scenario create --goal "add a product to the cart" --start-path /products --yes`,
 		Args:    cobra.NoArgs,
-	}, func([]string) (api.Call, error) {
-		call := api.Call{Tool: "create_frt_scenario", Args: map[string]any{"goal": goal}}
-		setIf(call.Args, "startPath", startPath)
-		if f.Global.Yes {
-			call = call.WithConfirm()
-		}
-		return call, nil
+	}, "create_frt_scenario", func([]string) (map[string]any, error) {
+		values := map[string]any{"goal": goal}
+		setIf(values, "startPath", startPath)
+		return values, nil
 	}, runF)
 	c.Flags().StringVar(&goal, "goal", "", "what the scenario should do (required)")
 	c.Flags().StringVar(&startPath, "start-path", "", "path the scenario starts from, e.g. /checkout")
@@ -122,14 +136,14 @@ duplicated. This writes: consent with --yes or at the prompt.`,
 	return c
 }
 
-func newCmdScenarioFind(f *Factory, runF func(context.Context, api.Call) error) *cobra.Command {
+func newCmdScenarioFind(f *Factory, runF func(context.Context, *TaskOptions) error) *cobra.Command {
 	return taskCmd(f, &cobra.Command{
 		Use:     "find QUERY",
 		Short:   "Find FRT scenarios (frt_find_scenarios)",
 		Example: `  vq scenario find "checkout"`,
 		Args:    exactArgs(1, "QUERY"),
-	}, func(args []string) (api.Call, error) {
-		return api.Call{Tool: "frt_find_scenarios", Args: map[string]any{"query": args[0]}}, nil
+	}, "frt_find_scenarios", func(args []string) (map[string]any, error) {
+		return map[string]any{"query": args[0]}, nil
 	}, runF)
 }
 
@@ -143,19 +157,19 @@ func NewCmdTracking(f *Factory) *cobra.Command {
 	return c
 }
 
-func newCmdTrackingTool(f *Factory, name, tool, short string, runF func(context.Context, api.Call) error) *cobra.Command {
+func newCmdTrackingTool(f *Factory, name, tool, short string, runF func(context.Context, *TaskOptions) error) *cobra.Command {
 	var scenario string
 	c := taskCmd(f, &cobra.Command{
 		Use:     name + " [--scenario ID] [KEY=VALUE | KEY:=JSON]...",
 		Short:   short + " (" + tool + ")",
-		Example: "  vq tracking " + name + " --scenario frt_checkout",
-	}, func(pairs []string) (api.Call, error) {
-		args, err := parseArgs(pairs, "", nil)
+		Example: "  vq tracking " + name + " --scenario scn_add_to_cart",
+	}, tool, func(pairs []string) (map[string]any, error) {
+		values, err := parseArgs(pairs, "", nil)
 		if err != nil {
-			return api.Call{}, err
+			return nil, err
 		}
-		setIf(args, "scenarioId", scenario)
-		return api.Call{Tool: tool, Args: args}, nil
+		setIf(values, "scenarioId", scenario)
+		return values, nil
 	}, runF)
 	c.Flags().StringVar(&scenario, "scenario", "", "scenario id")
 	return c

@@ -11,8 +11,9 @@ import (
 
 // NewCmdTools lists the tools the server offers. runF replaces the
 // behaviour in tests of flag parsing.
-func NewCmdTools(f *Factory, runF func(context.Context) error) *cobra.Command {
-	return &cobra.Command{
+func NewCmdTools(f *Factory, runF func(context.Context, *Pipeline) error) *cobra.Command {
+	p := newPipeline(f)
+	c := &cobra.Command{
 		Use:   "tools",
 		Short: "List the tools the server offers (MCP tools/list)",
 		Long: `List the server's tools with their title, description, whether they only
@@ -28,31 +29,33 @@ With --json it prints one ToolResponse whose data is {"endpoint", "tools": [...]
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if runF != nil {
-				return runF(c.Context())
+				return runF(c.Context(), p)
 			}
-			return runTools(c.Context(), f)
+			return runTools(c.Context(), f, p)
 		},
 	}
+	addOutputFlags(c, &p.Output)
+	return refuses(c, "yes")
 }
 
-func runTools(ctx context.Context, f *Factory) error {
+func runTools(ctx context.Context, f *Factory, p *Pipeline) error {
 	f.Global.Transport = api.TransportMCP
-	client, s, err := f.Client()
+	client, s, err := p.connect(ctx)
 	if err != nil {
 		return err
 	}
 	if !s.hasCredential() {
-		return f.show(ctx, api.MissingCredential(api.MethodToolsList))
+		return p.Show(ctx, api.MissingCredential(api.MethodToolsList))
 	}
 	tools, failure, err := client.ListTools(ctx)
 	if err != nil {
 		return err
 	}
 	if failure != nil {
-		return f.show(ctx, failure)
+		return p.Show(ctx, failure)
 	}
-	if f.structuredOutput() {
-		return f.show(ctx, api.ToolListResponse(client.MCPEndpoint(), tools))
+	if p.Output.Structured() {
+		return p.Show(ctx, api.ToolListResponse(client.MCPEndpoint(), tools))
 	}
 	if len(tools) == 0 {
 		fmt.Fprintf(f.IO.ErrOut, "%s offers no tools.\n", format.SanitizeLine(client.MCPEndpoint()))

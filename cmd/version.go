@@ -55,7 +55,7 @@ func buildInfo() (v, c, d string) {
 
 // NewCmdVersion prints the version, commit and build date.
 func NewCmdVersion(f *Factory) *cobra.Command {
-	return &cobra.Command{
+	return callsNoServer(&cobra.Command{
 		Use:     "version",
 		Short:   "Print vq's version, commit and build date",
 		Example: "  vq version\n  vq --version",
@@ -64,5 +64,5 @@ func NewCmdVersion(f *Factory) *cobra.Command {
 			_, err := fmt.Fprintf(f.IO.Out, "vq %s\n", versionString())
 			return err
 		},
-	}
+	})
 }

@@ -192,7 +192,7 @@ func TestWatchUnknownJobIsARefusal(t *testing.T) {
 
 func TestWatchTimeoutExitsWithTheTimeoutCodeAndHowToResume(t *testing.T) {
 	s := newJobServer(t, step{}, map[string][]step{"job 1": {jobStep("job 1", "running", 1, 9, "slow")}})
-	stdout, stderr, exit := runVQ(t, s.env(), "watch", "job 1", "--interval", "2ms", "--timeout", "80ms")
+	stdout, stderr, exit := runVQ(t, s.env(), "watch", "job 1", "--interval", "2ms", "--wait-timeout", "80ms")
 	if exit != 5 {
 		t.Errorf("exit %d, want 5 (timeout)", exit)
 	}
@@ -305,7 +305,7 @@ func TestWatchNeedsAJobID(t *testing.T) {
 
 func TestWatchTimeoutPrintsOneJSONDocument(t *testing.T) {
 	s := newJobServer(t, step{}, map[string][]step{"job_1": {jobStep("job_1", "running", 1, 9, "slow")}})
-	stdout, _, exit := runVQ(t, s.env(), "watch", "job_1", "--interval", "2ms", "--timeout", "50ms", "--json")
+	stdout, _, exit := runVQ(t, s.env(), "watch", "job_1", "--interval", "2ms", "--wait-timeout", "50ms", "--json")
 	var doc map[string]any
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || exit != 5 {
 		t.Fatalf("exit %d, stdout %q is not one JSON document", exit, stdout)

@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"context"
 	"encoding/xml"
 	"os"
 	"path/filepath"
@@ -163,9 +164,9 @@ func TestGitHubAppendsTheReportToTheStepSummary(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "summary.md")
 	os.WriteFile(path, []byte("earlier step\n"), 0o644)
 	var out bytes.Buffer
-	if err := RenderCI(&out, &bytes.Buffer{}, failuresResponse(t), "github", func(k string) string {
+	if err := Render(context.Background(), &out, &bytes.Buffer{}, failuresResponse(t), Options{Format: "github", Getenv: func(k string) string {
 		return map[string]string{"GITHUB_STEP_SUMMARY": path}[k]
-	}); err != nil {
+	}}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)

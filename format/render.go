@@ -1,0 +1,80 @@
+package format
+
+import (
+	"context"
+	"io"
+	"slices"
+
+	"github.com/visualq/vq/api"
+)
+
+// Options say how Render writes a response.
+type Options struct {
+	// Format is one of Formats; "" is text.
+	Format string
+	// Query, when set, filters the JSON document instead (--jq).
+	Query *Query
+	// Indent indents JSON for a person (stdout is a terminal).
+	Indent bool
+	// Getenv supplies GITHUB_STEP_SUMMARY to the github format.
+	Getenv func(string) string
+}
+
+// renderer writes a response on out and, for a failure, what a person
+// reading the log needs on errOut.
+type renderer func(out, errOut io.Writer, r *api.ToolResponse, o Options) error
+
+// renderers are the formats, each in one entry: adding a format is adding
+// a renderer here.
+var renderers = map[string]renderer{
+	"text": func(out, errOut io.Writer, r *api.ToolResponse, _ Options) error { return Plain(out, errOut, r) },
+	"json": func(out, _ io.Writer, r *api.ToolResponse, o Options) error { return JSON(out, r, o.Indent) },
+	"markdown": func(out, errOut io.Writer, r *api.ToolResponse, _ Options) error {
+		return withErrorLine(errOut, r, Markdown(out, r))
+	},
+	"junit": func(out, errOut io.Writer, r *api.ToolResponse, _ Options) error {
+		return withErrorLine(errOut, r, JUnit(out, r))
+	},
+	"github": func(out, errOut io.Writer, r *api.ToolResponse, o Options) error {
+		summary := ""
+		if o.Getenv != nil {
+			summary = o.Getenv("GITHUB_STEP_SUMMARY")
+		}
+		return withErrorLine(errOut, r, GitHub(out, r, summary))
+	},
+}
+
+// Formats are the values of --format, in the order help lists them.
+var Formats = []string{"text", "json", "markdown", "junit", "github"}
+
+// ciFormats are the renderings for CI systems, which --jq cannot filter.
+var ciFormats = []string{"markdown", "junit", "github"}
+
+// IsCI reports a format written for a CI system (markdown, junit, github).
+func IsCI(name string) bool { return slices.Contains(ciFormats, name) }
+
+// Render writes one response as the options ask: the one place a
+// ToolResponse becomes bytes.
+func Render(ctx context.Context, out, errOut io.Writer, r *api.ToolResponse, o Options) error {
+	if o.Query != nil {
+		return o.Query.Run(ctx, out, r)
+	}
+	name := o.Format
+	if name == "" {
+		name = "text"
+	}
+	render, ok := renderers[name]
+	if !ok {
+		return Usagef("unknown format %q", name)
+	}
+	return render(out, errOut, r, o)
+}
+
+// withErrorLine adds a failed call's error line on errOut after a CI
+// rendering, for the person reading the CI log.
+func withErrorLine(errOut io.Writer, r *api.ToolResponse, err error) error {
+	if err != nil {
+		return err
+	}
+	return WriteErrorLine(errOut, r)
+}
