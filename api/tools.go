@@ -55,11 +55,11 @@ type ToolSpec struct {
 	Command string
 }
 
-func required(name, description string) ToolArg {
+func requiredArg(name, description string) ToolArg {
 	return ToolArg{Name: name, Type: "string", Required: true, Description: description}
 }
 
-func optional(name, description string) ToolArg {
+func optionalArg(name, description string) ToolArg {
 	return ToolArg{Name: name, Type: "string", Description: description}
 }
 
@@ -67,50 +67,50 @@ func optional(name, description string) ToolArg {
 var registry = []ToolSpec{
 	{Name: ToolApprove, Summary: "Accept a run's screenshots as the new baseline, all of them or one scenario and viewport.",
 		Args: []ToolArg{
-			required("runId", "the run whose changes are accepted"),
-			optional("scenarioLabel", "only the checks of this scenario"),
-			optional("viewport", "only the checks of this viewport"),
+			requiredArg("runId", "the run whose changes are accepted"),
+			optionalArg("scenarioLabel", "only the checks of this scenario"),
+			optionalArg("viewport", "only the checks of this viewport"),
 		},
 		Write: true, Command: "approve"},
 	{Name: ToolCreateScenario, Summary: "Create a functional-test scenario from a plain-language goal, or reuse the one that matches.",
 		Args: []ToolArg{
-			required("goal", "what the scenario should do"),
-			optional("startPath", "the path the scenario starts from, e.g. /checkout"),
+			requiredArg("goal", "what the scenario should do"),
+			optionalArg("startPath", "the path the scenario starts from, e.g. /checkout"),
 		},
 		Write: true, Command: "scenario create"},
 	{Name: ToolFindScenarios, Summary: "Search the functional-test scenarios.",
-		Args:    []ToolArg{required("query", "words the scenarios should match")},
+		Args:    []ToolArg{requiredArg("query", "words the scenarios should match")},
 		Command: "scenario find"},
 	{Name: ToolDiffStats, Summary: "How one scenario and viewport of a run differ from the baseline.",
 		Args: []ToolArg{
-			required("runId", "the run"),
-			required("scenarioLabel", "the scenario of the check"),
-			required("viewport", "the viewport of the check"),
+			requiredArg("runId", "the run"),
+			requiredArg("scenarioLabel", "the scenario of the check"),
+			requiredArg("viewport", "the viewport of the check"),
 		},
 		Command: "diff"},
 	{Name: ToolJobStatus, Summary: "How an async job is doing, and its result once it has ended.",
-		Args:    []ToolArg{required("jobId", "the job an async tool answered")},
+		Args:    []ToolArg{requiredArg("jobId", "the job an async tool answered")},
 		Command: "watch"},
 	{Name: ToolRunFailures, Summary: "The failed checks of a visual-regression run.",
-		Args:    []ToolArg{required("runId", "the run")},
+		Args:    []ToolArg{requiredArg("runId", "the run")},
 		Command: "failures"},
 	{Name: ToolRunStatus, Summary: "How a CI run is doing, and its verdict once it has one.",
-		Args: []ToolArg{required("runId", "the run run_vrt or run_perf started")},
+		Args: []ToolArg{requiredArg("runId", "the run run_vrt or run_perf started")},
 		CI:   true, Command: "ci status"},
 	{Name: ToolRunPerf, Summary: "Start a performance run from a pipeline.",
-		Args:      []ToolArg{optional("branch", "the branch the run checks")},
+		Args:      []ToolArg{optionalArg("branch", "the branch the run checks")},
 		ExtraArgs: true, CI: true, Command: "ci run-perf"},
 	{Name: ToolRunTracking, Summary: "Run a scenario and capture the analytics events it sends.",
-		Args:      []ToolArg{optional("scenarioId", "the scenario to run; the whole project without it")},
+		Args:      []ToolArg{optionalArg("scenarioId", "the scenario to run; the whole project without it")},
 		ExtraArgs: true, Async: true, Command: "tracking run"},
 	{Name: ToolRunVRT, Summary: "Start a visual-regression run from a pipeline.",
-		Args:      []ToolArg{optional("branch", "the branch the run checks")},
+		Args:      []ToolArg{optionalArg("branch", "the branch the run checks")},
 		ExtraArgs: true, CI: true, Command: "ci run-vrt"},
 	{Name: ToolTrackingPlan, Summary: "The analytics events a scenario, or the whole project, is expected to send.",
-		Args:      []ToolArg{optional("scenarioId", "the scenario; the whole project's plan without it")},
+		Args:      []ToolArg{optionalArg("scenarioId", "the scenario; the whole project's plan without it")},
 		ExtraArgs: true, Command: "tracking plan"},
 	{Name: ToolProve, Summary: "Prove that the tracking a JIRA ticket asks for fires, with a comment to paste into the ticket.",
-		Args:  []ToolArg{required("ticket", "the JIRA ticket, e.g. BN-470")},
+		Args:  []ToolArg{requiredArg("ticket", "the JIRA ticket, e.g. BN-470")},
 		Async: true, Command: "prove"},
 }
 
