@@ -16,15 +16,6 @@ import (
 // answer in a ToolResponse so that the rest of vq (rendering, exit codes,
 // retries, watching) handles it like any other answer.
 
-// CI tools vq names itself, and the invoke tool that lists a run's
-// failed checks.
-const (
-	ToolRunVRT      = "run_vrt"
-	ToolRunPerf     = "run_perf"
-	ToolRunStatus   = "get_run_status"
-	ToolRunFailures = "get_run_failures"
-)
-
 // CI run statuses of get_run_status.
 const (
 	RunQueued    = "queued"

@@ -503,13 +503,6 @@ type ToolArg struct {
 // read-only. The TUI marks such tools before the server's confirm gate does.
 func (t Tool) Writes() bool { return !t.ReadOnly }
 
-// KnownWriteTool reports the contract's tools that change a project (they
-// ask for consent): what marks write actions when no tool list with MCP
-// annotations is at hand.
-func KnownWriteTool(tool string) bool {
-	return tool == "approve_vrt_results" || tool == "create_frt_scenario"
-}
-
 // WriteTools turns a tool list into the predicate the TUI needs; tools the
 // list does not name are not marked.
 func WriteTools(tools []Tool) func(tool string) bool {

@@ -115,7 +115,7 @@ func (a NextAction) Call() Call {
 // needs. The original is left untouched.
 func (c Call) WithConfirm() Call {
 	args := cloneArgs(c.Args)
-	args["confirm"] = true
+	args[ArgConfirm] = true
 	return Call{Tool: c.Tool, Args: args}
 }
 

@@ -16,9 +16,6 @@ const (
 	JobCancelled = "cancelled"
 )
 
-// ToolJobStatus is the tool that reports on an async job.
-const ToolJobStatus = "get_job_status"
-
 // JobProgress is how far a job has got.
 type JobProgress struct {
 	Current float64 `json:"current"`

@@ -80,11 +80,11 @@ func (f *Factory) completeRecent(kind string) cobra.CompletionFunc {
 }
 
 // tools is the catalogue completion offers: the server's tools/list
-// through the cache, or the seed when no server or key is configured.
+// through the cache, or the built-in one when no server or key is configured.
 func (f *Factory) tools(ctx context.Context) []completions.Tool {
 	client, s, err := f.Client(ctx)
 	if err != nil || s.APIKey == "" {
-		return completions.Seed()
+		return completions.BuiltinTools()
 	}
 	list := func(ctx context.Context) ([]completions.Tool, error) {
 		tools, failure, err := client.ListTools(ctx)

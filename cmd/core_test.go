@@ -11,11 +11,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/format"
 )
 
@@ -404,11 +406,12 @@ func TestConfirmPromptOnATerminal(t *testing.T) {
 // The task commands send the tools and argument names of SPEC.md's table.
 func TestTaskCommandsSendTheSpecArguments(t *testing.T) {
 	answer := `{"ok":true,"tool":"t","summary":"done","data":null,"warnings":[],"nextActions":[]}`
-	for _, tc := range []struct {
+	type taskCase struct {
 		args []string
 		tool string
 		sent string // the args object, as JSON
-	}{
+	}
+	cases := []taskCase{
 		{[]string{"failures", "run_1"}, "get_run_failures", `{"runId":"run_1"}`},
 		{[]string{"diff", "run_1", "--scenario", "Home page", "--viewport", "mobile"}, "get_diff_stats", `{"runId":"run_1","scenarioLabel":"Home page","viewport":"mobile"}`},
 		{[]string{"approve", "run_1"}, "approve_vrt_results", `{"runId":"run_1"}`},
@@ -420,7 +423,21 @@ func TestTaskCommandsSendTheSpecArguments(t *testing.T) {
 		{[]string{"tracking", "plan"}, "tracking_get_plan", `{}`},
 		{[]string{"tracking", "run", "--scenario", "scn_1"}, "run_tracking", `{"scenarioId":"scn_1"}`},
 		{[]string{"prove", "BN-470", "--no-wait"}, "tracking_prove_jira_ticket", `{"ticket":"BN-470"}`},
-	} {
+	}
+	// Every task command the registry names is among the cases, as the
+	// command that fronts its tool.
+	for _, spec := range api.KnownTools() {
+		if spec.Command == "" || spec.CI || spec.Name == api.ToolJobStatus {
+			continue
+		}
+		words := strings.Fields(spec.Command)
+		if !slices.ContainsFunc(cases, func(tc taskCase) bool {
+			return tc.tool == spec.Name && len(tc.args) >= len(words) && slices.Equal(tc.args[:len(words)], words)
+		}) {
+			t.Errorf("no case runs vq %s, which the registry says fronts %s", spec.Command, spec.Name)
+		}
+	}
+	for _, tc := range cases {
 		s := newToolServer(t, 200, answer)
 		if _, stderr, exit := runVQ(t, s.env(), tc.args...); exit != 0 {
 			t.Errorf("%v: exit %d: %s", tc.args, exit, stderr)

@@ -11,9 +11,6 @@ import (
 	"github.com/visualq/vq/format"
 )
 
-// ToolProve is the async tool that proves a JIRA tracking ticket.
-const ToolProve = "tracking_prove_jira_ticket"
-
 // ProveOptions are the inputs of vq prove.
 type ProveOptions struct {
 	Ticket   string
@@ -69,7 +66,7 @@ the proof_failed code (see vq exit-codes).`,
 func runProve(ctx context.Context, f *Factory, opts *ProveOptions) error {
 	p := opts.Pipeline
 	p.Wait.Wait = !opts.NoWait
-	resp, err := p.Call(ctx, api.Call{Tool: ToolProve, Args: map[string]any{"ticket": opts.Ticket}})
+	resp, err := p.Call(ctx, api.Call{Tool: api.ToolProve, Args: map[string]any{"ticket": opts.Ticket}})
 	if err != nil {
 		return err
 	}

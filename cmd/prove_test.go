@@ -56,7 +56,7 @@ func proofStep(proven bool, markdown string) step {
 }
 
 func proveServer(t *testing.T, final step) *jobServer {
-	return newJobServer(t, queued(ToolProve, "job_p"), map[string][]step{"job_p": {
+	return newJobServer(t, queued(api.ToolProve, "job_p"), map[string][]step{"job_p": {
 		jobStep("job_p", "running", 1, 3, "Replaying the scenario"), final,
 	}})
 }

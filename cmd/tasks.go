@@ -41,14 +41,22 @@ func thin[T any](c *cobra.Command, build func(args []string) (T, error), run, ru
 // it": output flags always; wait flags when the tool may start a job, or
 // writes, and so may be held by the readiness lock.
 func taskCmd(f *Factory, c *cobra.Command, tool string, build func(args []string) (map[string]any, error), runF func(context.Context, *TaskOptions) error) *cobra.Command {
+	spec := api.MustTool(tool)
 	p := newPipeline(f)
 	addOutputFlags(c, &p.Output)
-	if asyncTool(tool) || api.KnownWriteTool(tool) {
+	if spec.Async || spec.Write {
 		addWaitFlags(c, &p.Wait, true)
 	}
 	return thin(c, func(args []string) (*TaskOptions, error) {
 		values, err := build(args)
-		return &TaskOptions{Call: api.Call{Tool: tool, Args: values}, Pipeline: p}, err
+		if err != nil {
+			return nil, err
+		}
+		call, err := spec.Call(values)
+		if err != nil {
+			return nil, &format.UsageError{Reason: err.Error(), Hint: "usage: " + c.UseLine()}
+		}
+		return &TaskOptions{Call: call, Pipeline: p}, nil
 	}, func(ctx context.Context, o *TaskOptions) error { return o.Pipeline.Run(ctx, o.Call) }, runF)
 }
 
@@ -74,7 +82,7 @@ func NewCmdDiff(f *Factory, runF func(context.Context, *TaskOptions) error) *cob
 		Short:   "Show the diff of one failed check (get_diff_stats)",
 		Example: "  vq diff run_abc --scenario Homepage --viewport desktop",
 		Args:    exactArgs(1, "RUN_ID"),
-	}, "get_diff_stats", func(args []string) (map[string]any, error) {
+	}, api.ToolDiffStats, func(args []string) (map[string]any, error) {
 		return map[string]any{"runId": args[0], "scenarioLabel": scenario, "viewport": viewport}, nil
 	}, runF)
 	c.Flags().StringVar(&scenario, "scenario", "", "scenario label (required)")
@@ -96,11 +104,8 @@ scenario/viewport. This writes: the server requires consent, given with --yes
 or, on a terminal, at a prompt.`,
 		Example: "  vq approve run_abc --scenario Homepage --viewport desktop --yes",
 		Args:    exactArgs(1, "RUN_ID"),
-	}, "approve_vrt_results", func(args []string) (map[string]any, error) {
-		values := map[string]any{"runId": args[0]}
-		setIf(values, "scenarioLabel", scenario)
-		setIf(values, "viewport", viewport)
-		return values, nil
+	}, api.ToolApprove, func(args []string) (map[string]any, error) {
+		return map[string]any{"runId": args[0], "scenarioLabel": scenario, "viewport": viewport}, nil
 	}, runF)
 	c.Flags().StringVar(&scenario, "scenario", "", "only this scenario label")
 	c.Flags().StringVar(&viewport, "viewport", "", "only this viewport")
@@ -125,10 +130,8 @@ func newCmdScenarioCreate(f *Factory, runF func(context.Context, *TaskOptions) e
 duplicated. This writes: consent with --yes or at the prompt.`,
 		Example: `  vq scenario create --goal "add a product to the cart" --start-path /products --yes`,
 		Args:    cobra.NoArgs,
-	}, "create_frt_scenario", func([]string) (map[string]any, error) {
-		values := map[string]any{"goal": goal}
-		setIf(values, "startPath", startPath)
-		return values, nil
+	}, api.ToolCreateScenario, func([]string) (map[string]any, error) {
+		return map[string]any{"goal": goal, "startPath": startPath}, nil
 	}, runF)
 	c.Flags().StringVar(&goal, "goal", "", "what the scenario should do (required)")
 	c.Flags().StringVar(&startPath, "start-path", "", "path the scenario starts from, e.g. /checkout")
@@ -142,7 +145,7 @@ func newCmdScenarioFind(f *Factory, runF func(context.Context, *TaskOptions) err
 		Short:   "Find FRT scenarios (frt_find_scenarios)",
 		Example: `  vq scenario find "checkout"`,
 		Args:    exactArgs(1, "QUERY"),
-	}, "frt_find_scenarios", func(args []string) (map[string]any, error) {
+	}, api.ToolFindScenarios, func(args []string) (map[string]any, error) {
 		return map[string]any{"query": args[0]}, nil
 	}, runF)
 }
@@ -151,8 +154,8 @@ func newCmdScenarioFind(f *Factory, runF func(context.Context, *TaskOptions) err
 func NewCmdTracking(f *Factory) *cobra.Command {
 	c := &cobra.Command{Use: "tracking", Short: "Tracking plans and tracking runs"}
 	c.AddCommand(
-		newCmdTrackingTool(f, "plan", "tracking_get_plan", "Show the tracking plan of a scenario", nil),
-		newCmdTrackingTool(f, "run", "run_tracking", "Run tracking verification (async; --wait to watch it)", nil),
+		newCmdTrackingTool(f, "plan", api.ToolTrackingPlan, "Show the tracking plan of a scenario", nil),
+		newCmdTrackingTool(f, "run", api.ToolRunTracking, "Run tracking verification (async; --wait to watch it)", nil),
 	)
 	return c
 }
@@ -168,17 +171,13 @@ func newCmdTrackingTool(f *Factory, name, tool, short string, runF func(context.
 		if err != nil {
 			return nil, err
 		}
-		setIf(values, "scenarioId", scenario)
+		if scenario != "" {
+			values["scenarioId"] = scenario
+		}
 		return values, nil
 	}, runF)
 	c.Flags().StringVar(&scenario, "scenario", "", "scenario id")
 	return c
-}
-
-func setIf(args map[string]any, key, value string) {
-	if value != "" {
-		args[key] = value
-	}
 }
 
 // exactArgs is cobra.ExactArgs with a message that names what is missing.

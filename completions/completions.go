@@ -1,6 +1,6 @@
 // Package completions holds what shell completion offers beyond the command
 // tree: the catalogue of tools and their argument names (the server's when
-// it lists them, else the seed's), and the run and job IDs this user has
+// it lists them, else vq's built-in one), and the run and job IDs this user has
 // recently seen. Both live in a small cache under the XDG cache directory,
 // so completing never waits on the network for what is already known.
 package completions
@@ -27,22 +27,23 @@ type Tool struct {
 	Args []string `json:"args"`
 }
 
-// seed is the catalogue of SPEC.md's table: the tools the seed names and
-// the arguments the task commands send them.
-var seed = []Tool{
-	{"approve_vrt_results", []string{"runId", "scenarioLabel", "viewport", "confirm"}},
-	{"create_frt_scenario", []string{"goal", "startPath", "confirm"}},
-	{"frt_find_scenarios", []string{"query"}},
-	{"get_diff_stats", []string{"runId", "scenarioLabel", "viewport"}},
-	{"get_job_status", []string{"jobId"}},
-	{"get_run_failures", []string{"runId"}},
-	{"run_tracking", []string{"scenarioId"}},
-	{"tracking_get_plan", []string{"scenarioId"}},
-	{"tracking_prove_jira_ticket", []string{"ticket"}},
+// BuiltinTools is the catalogue of the tools vq invoke can call that vq
+// itself knows (api.KnownTools without the CI endpoint's), used when no
+// server lists its tools.
+func BuiltinTools() []Tool {
+	var tools []Tool
+	for _, spec := range api.KnownTools() {
+		if spec.CI {
+			continue
+		}
+		t := Tool{Name: spec.Name}
+		for _, a := range spec.InputArgs() {
+			t.Args = append(t.Args, a.Name)
+		}
+		tools = append(tools, t)
+	}
+	return tools
 }
-
-// Seed is the built-in catalogue, used when the server lists no tools.
-func Seed() []Tool { return slices.Clone(seed) }
 
 // Find is the tool named name in a catalogue.
 func Find(tools []Tool, name string) (Tool, bool) {
@@ -126,8 +127,8 @@ type toolsFile struct {
 
 // Tools is the catalogue of the server identified by server: from the
 // cache while it is fresh, else from list (whose context bounds the wait),
-// else the seed. A server that cannot list its tools costs one attempt per
-// TTL, because the seed is then cached in its place.
+// else BuiltinTools. A server that cannot list its tools costs one attempt
+// per TTL, because the built-in catalogue is then cached in its place.
 func (c Cache) Tools(ctx context.Context, server string, list Lister) []Tool {
 	path := c.path("tools-" + shortHash(server) + ".json")
 	var cached toolsFile
@@ -136,7 +137,7 @@ func (c Cache) Tools(ctx context.Context, server string, list Lister) []Tool {
 	}
 	tools, err := list(ctx)
 	if tools = candidateTools(tools); err != nil || len(tools) == 0 {
-		tools = Seed()
+		tools = BuiltinTools()
 	}
 	slices.SortFunc(tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
 	c.write(path, toolsFile{Fetched: c.Now(), Tools: tools})

@@ -67,18 +67,39 @@ func TestToolsAreCachedForTheTTL(t *testing.T) {
 	}
 }
 
-func TestAServerThatCannotListGetsTheSeedOncePerTTL(t *testing.T) {
+func TestAServerThatCannotListGetsTheBuiltinToolsOncePerTTL(t *testing.T) {
 	c := Cache{Dir: t.TempDir(), TTL: time.Minute, Now: time.Now}
 	calls := 0
 	failing := func(context.Context) ([]Tool, error) { calls++; return nil, errors.New("no tools/list") }
 	for range 2 {
 		tools := c.Tools(context.Background(), "https://a", failing)
 		if _, ok := Find(tools, "get_diff_stats"); !ok {
-			t.Fatalf("want the seed, got %+v", tools)
+			t.Fatalf("want the built-in tools, got %+v", tools)
 		}
 	}
 	if calls != 1 {
 		t.Errorf("failing lister called %d times, want 1", calls)
+	}
+}
+
+// BuiltinTools offers the tools vq invoke can call, each with the keys
+// completion proposes: a write tool's confirm too; the CI endpoint's tools
+// are not invoke tools.
+func TestBuiltinToolsAreWhatVqInvokeCanCall(t *testing.T) {
+	want := []Tool{
+		{"approve_vrt_results", []string{"runId", "scenarioLabel", "viewport", "confirm"}},
+		{"create_frt_scenario", []string{"goal", "startPath", "confirm"}},
+		{"frt_find_scenarios", []string{"query"}},
+		{"get_diff_stats", []string{"runId", "scenarioLabel", "viewport"}},
+		{"get_job_status", []string{"jobId"}},
+		{"get_run_failures", []string{"runId"}},
+		{"run_tracking", []string{"scenarioId"}},
+		{"tracking_get_plan", []string{"scenarioId"}},
+		{"tracking_prove_jira_ticket", []string{"ticket"}},
+	}
+	got := BuiltinTools()
+	if !slices.EqualFunc(got, want, func(a, b Tool) bool { return a.Name == b.Name && slices.Equal(a.Args, b.Args) }) {
+		t.Errorf("BuiltinTools() = %q, want %q", got, want)
 	}
 }
 

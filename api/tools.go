@@ -1,0 +1,210 @@
+package api
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+)
+
+// The tool registry: every VisualQ tool vq knows by name, described once.
+// Task commands build their calls from it, completion offers it when no
+// server lists its tools, and consent is asked for the tools it marks as
+// writes. A server may offer more tools (vq invoke calls any of them); the
+// registry is what the client relies on without asking.
+
+// The names of the tools in the registry.
+const (
+	ToolRunFailures    = "get_run_failures"
+	ToolDiffStats      = "get_diff_stats"
+	ToolApprove        = "approve_vrt_results"
+	ToolCreateScenario = "create_frt_scenario"
+	ToolFindScenarios  = "frt_find_scenarios"
+	ToolTrackingPlan   = "tracking_get_plan"
+	ToolRunTracking    = "run_tracking"
+	ToolProve          = "tracking_prove_jira_ticket"
+	ToolJobStatus      = "get_job_status"
+	ToolRunVRT         = "run_vrt"
+	ToolRunPerf        = "run_perf"
+	ToolRunStatus      = "get_run_status"
+)
+
+// ArgConfirm is the argument of a write tool that carries the caller's
+// consent: only a JSON true lets the write happen.
+const ArgConfirm = "confirm"
+
+// ToolSpec is what vq knows of one tool.
+type ToolSpec struct {
+	Name string
+	// Summary says in one line what the tool does.
+	Summary string
+	// Args are the tool's own arguments, in the order a person gives them;
+	// a write tool's consent (ArgConfirm) is implied by Write, not listed.
+	Args []ToolArg
+	// ExtraArgs tools take KEY=VALUE pairs beyond Args and pass them on.
+	ExtraArgs bool
+	// Write tools change a project, so they need consent: confirm: true.
+	Write bool
+	// Async tools answer {jobId, status: queued} at once; the job is then
+	// followed with get_job_status.
+	Async bool
+	// CI tools are called through POST {base}/api/ci/{tool} and answer plain
+	// JSON; the others go through the invoke endpoint.
+	CI bool
+	// Command is the vq command that fronts the tool, as typed after "vq"
+	// ("failures", "scenario create"); empty when only vq invoke calls it.
+	Command string
+}
+
+func requiredArg(name, description string) ToolArg {
+	return ToolArg{Name: name, Type: "string", Required: true, Description: description}
+}
+
+func optionalArg(name, description string) ToolArg {
+	return ToolArg{Name: name, Type: "string", Description: description}
+}
+
+// registry is in name order, the order KnownTools promises.
+var registry = []ToolSpec{
+	{Name: ToolApprove, Summary: "Accept a run's screenshots as the new baseline, all of them or one scenario and viewport.",
+		Args: []ToolArg{
+			requiredArg("runId", "the run whose changes are accepted"),
+			optionalArg("scenarioLabel", "only the checks of this scenario"),
+			optionalArg("viewport", "only the checks of this viewport"),
+		},
+		Write: true, Command: "approve"},
+	{Name: ToolCreateScenario, Summary: "Create a functional-test scenario from a plain-language goal, or reuse the one that matches.",
+		Args: []ToolArg{
+			requiredArg("goal", "what the scenario should do"),
+			optionalArg("startPath", "the path the scenario starts from, e.g. /checkout"),
+		},
+		Write: true, Command: "scenario create"},
+	{Name: ToolFindScenarios, Summary: "Search the functional-test scenarios.",
+		Args:    []ToolArg{requiredArg("query", "words the scenarios should match")},
+		Command: "scenario find"},
+	{Name: ToolDiffStats, Summary: "How one scenario and viewport of a run differ from the baseline.",
+		Args: []ToolArg{
+			requiredArg("runId", "the run"),
+			requiredArg("scenarioLabel", "the scenario of the check"),
+			requiredArg("viewport", "the viewport of the check"),
+		},
+		Command: "diff"},
+	{Name: ToolJobStatus, Summary: "How an async job is doing, and its result once it has ended.",
+		Args:    []ToolArg{requiredArg("jobId", "the job an async tool answered")},
+		Command: "watch"},
+	{Name: ToolRunFailures, Summary: "The failed checks of a visual-regression run.",
+		Args:    []ToolArg{requiredArg("runId", "the run")},
+		Command: "failures"},
+	{Name: ToolRunStatus, Summary: "How a CI run is doing, and its verdict once it has one.",
+		Args: []ToolArg{requiredArg("runId", "the run run_vrt or run_perf started")},
+		CI:   true, Command: "ci status"},
+	{Name: ToolRunPerf, Summary: "Start a performance run from a pipeline.",
+		Args:      []ToolArg{optionalArg("branch", "the branch the run checks")},
+		ExtraArgs: true, CI: true, Command: "ci run-perf"},
+	{Name: ToolRunTracking, Summary: "Run a scenario and capture the analytics events it sends.",
+		Args:      []ToolArg{optionalArg("scenarioId", "the scenario to run; the whole project without it")},
+		ExtraArgs: true, Async: true, Command: "tracking run"},
+	{Name: ToolRunVRT, Summary: "Start a visual-regression run from a pipeline.",
+		Args:      []ToolArg{optionalArg("branch", "the branch the run checks")},
+		ExtraArgs: true, CI: true, Command: "ci run-vrt"},
+	{Name: ToolTrackingPlan, Summary: "The analytics events a scenario, or the whole project, is expected to send.",
+		Args:      []ToolArg{optionalArg("scenarioId", "the scenario; the whole project's plan without it")},
+		ExtraArgs: true, Command: "tracking plan"},
+	{Name: ToolProve, Summary: "Prove that the tracking a JIRA ticket asks for fires, with a comment to paste into the ticket.",
+		Args:  []ToolArg{requiredArg("ticket", "the JIRA ticket, e.g. BN-470")},
+		Async: true, Command: "prove"},
+}
+
+// KnownTools are the registry's tools in name order. They are copies:
+// changing one does not change the registry.
+func KnownTools() []ToolSpec {
+	out := make([]ToolSpec, len(registry))
+	for i, t := range registry {
+		out[i] = t.clone()
+	}
+	return out
+}
+
+// LookupTool is the registry's tool named name.
+func LookupTool(name string) (ToolSpec, bool) {
+	i := slices.IndexFunc(registry, func(t ToolSpec) bool { return t.Name == name })
+	if i < 0 {
+		return ToolSpec{}, false
+	}
+	return registry[i].clone(), true
+}
+
+// MustTool is the registry's tool named name, for the Tool constants of
+// this package: any other name is a programming error, and it panics.
+func MustTool(name string) ToolSpec {
+	t, ok := LookupTool(name)
+	if !ok {
+		panic("api: no tool " + name + " in the registry")
+	}
+	return t
+}
+
+// KnownWriteTool reports the registry's tools that change a project (they
+// ask for consent): what marks write actions when no tool list with MCP
+// annotations is at hand.
+func KnownWriteTool(tool string) bool {
+	t, ok := LookupTool(tool)
+	return ok && t.Write
+}
+
+func (t ToolSpec) clone() ToolSpec {
+	t.Args = slices.Clone(t.Args)
+	return t
+}
+
+// InputArgs are the arguments a server lists for the tool: Args, then the
+// consent argument of a write tool.
+func (t ToolSpec) InputArgs() []ToolArg {
+	args := slices.Clone(t.Args)
+	if t.Write {
+		args = append(args, ToolArg{Name: ArgConfirm, Type: "boolean", Description: "true to consent to the write"})
+	}
+	return args
+}
+
+// Call is the call of the tool with these argument values. Unset optional
+// values (nil or "") are left out, as a command's empty flags are. The
+// error is an *ArgError when a required value is unset, or when a tool
+// without ExtraArgs is given an argument it does not take.
+func (t ToolSpec) Call(values map[string]any) (Call, error) {
+	args := make(map[string]any, len(values))
+	for name, v := range values {
+		if v != nil && v != "" {
+			args[name] = v
+		}
+	}
+	known := t.InputArgs()
+	for _, a := range known {
+		if _, set := args[a.Name]; a.Required && !set {
+			return Call{}, &ArgError{Tool: t.Name, Arg: a.Name, Missing: true}
+		}
+	}
+	if !t.ExtraArgs {
+		for _, name := range slices.Sorted(maps.Keys(args)) {
+			if !slices.ContainsFunc(known, func(a ToolArg) bool { return a.Name == name }) {
+				return Call{}, &ArgError{Tool: t.Name, Arg: name}
+			}
+		}
+	}
+	return Call{Tool: t.Name, Args: args}, nil
+}
+
+// ArgError is a call that ToolSpec.Call refuses to build: a required
+// argument is missing, or an argument is one the tool does not take.
+type ArgError struct {
+	Tool, Arg string
+	// Missing is true for a missing required argument, false for an
+	// argument the tool does not take.
+	Missing bool
+}
+
+func (e *ArgError) Error() string {
+	if e.Missing {
+		return fmt.Sprintf("%s needs %s", e.Tool, e.Arg)
+	}
+	return fmt.Sprintf("%s takes no argument %s", e.Tool, e.Arg)
+}

@@ -1,0 +1,147 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// fixedSurface is the part of vq's surface that users, scripts and the
+// service rely on: which command calls which tool, with which argument
+// names (a trailing ? marks an optional one), and what the tool is. It is
+// written out here rather than read from the registry so that a change to
+// the registry that breaks it fails.
+var fixedSurface = []struct {
+	command, tool string
+	args          []string
+	extra         bool // KEY=VALUE pairs pass through
+	write, async  bool
+	ci            bool
+}{
+	{"failures", "get_run_failures", []string{"runId"}, false, false, false, false},
+	{"diff", "get_diff_stats", []string{"runId", "scenarioLabel", "viewport"}, false, false, false, false},
+	{"approve", "approve_vrt_results", []string{"runId", "scenarioLabel?", "viewport?"}, false, true, false, false},
+	{"scenario create", "create_frt_scenario", []string{"goal", "startPath?"}, false, true, false, false},
+	{"scenario find", "frt_find_scenarios", []string{"query"}, false, false, false, false},
+	{"tracking plan", "tracking_get_plan", []string{"scenarioId?"}, true, false, false, false},
+	{"tracking run", "run_tracking", []string{"scenarioId?"}, true, false, true, false},
+	{"prove", "tracking_prove_jira_ticket", []string{"ticket"}, false, false, true, false},
+	{"watch", "get_job_status", []string{"jobId"}, false, false, false, false},
+	{"ci run-vrt", "run_vrt", []string{"branch?"}, true, false, false, true},
+	{"ci run-perf", "run_perf", []string{"branch?"}, true, false, false, true},
+	{"ci status", "get_run_status", []string{"runId"}, false, false, false, true},
+}
+
+func TestRegistryIsTheFixedSurface(t *testing.T) {
+	known := KnownTools()
+	if len(known) != len(fixedSurface) {
+		t.Errorf("the registry has %d tools, the fixed surface %d", len(known), len(fixedSurface))
+	}
+	for _, want := range fixedSurface {
+		spec, ok := LookupTool(want.tool)
+		if !ok {
+			t.Errorf("%s is not in the registry", want.tool)
+			continue
+		}
+		var args []string
+		for _, a := range spec.Args {
+			if a.Description == "" || a.Type != "string" {
+				t.Errorf("%s.%s: type %q, description %q: want a string with a description", spec.Name, a.Name, a.Type, a.Description)
+			}
+			if !a.Required {
+				a.Name += "?"
+			}
+			args = append(args, a.Name)
+		}
+		got := fmt.Sprint(spec.Command, args, spec.ExtraArgs, spec.Write, spec.Async, spec.CI)
+		if w := fmt.Sprint(want.command, want.args, want.extra, want.write, want.async, want.ci); got != w {
+			t.Errorf("%s: command, args, extra, write, async, ci = %s, want %s", want.tool, got, w)
+		}
+		if spec.Summary == "" || strings.Contains(spec.Summary, "\n") {
+			t.Errorf("%s: summary %q, want one line", spec.Name, spec.Summary)
+		}
+	}
+	if !slices.IsSortedFunc(known, func(a, b ToolSpec) int { return strings.Compare(a.Name, b.Name) }) {
+		t.Error("KnownTools is not in name order")
+	}
+}
+
+func TestKnownWriteToolsAreTheRegistrysWrites(t *testing.T) {
+	for tool, want := range map[string]bool{
+		ToolApprove: true, ToolCreateScenario: true,
+		ToolRunFailures: false, ToolRunTracking: false, ToolRunVRT: false, "delete_everything": false,
+	} {
+		if KnownWriteTool(tool) != want {
+			t.Errorf("KnownWriteTool(%s) = %v, want %v", tool, !want, want)
+		}
+	}
+}
+
+func TestInputArgsAddConsentToWrites(t *testing.T) {
+	names := func(args []ToolArg) (out []string) {
+		for _, a := range args {
+			out = append(out, a.Name+":"+a.Type)
+		}
+		return out
+	}
+	if got := names(MustTool(ToolCreateScenario).InputArgs()); !slices.Equal(got, []string{"goal:string", "startPath:string", "confirm:boolean"}) {
+		t.Errorf("create_frt_scenario input args = %q", got)
+	}
+	if got := names(MustTool(ToolRunFailures).InputArgs()); !slices.Equal(got, []string{"runId:string"}) {
+		t.Errorf("get_run_failures input args = %q", got)
+	}
+}
+
+func TestCallBuildsWhatACommandSends(t *testing.T) {
+	cases := []struct {
+		tool   string
+		values map[string]any
+		want   string // the call, or the error
+	}{
+		{ToolApprove, map[string]any{"runId": "run_1", "scenarioLabel": "", "viewport": "desktop"},
+			`{approve_vrt_results map[runId:run_1 viewport:desktop]}`},
+		{ToolApprove, map[string]any{"runId": "run_1", ArgConfirm: true}, `{approve_vrt_results map[confirm:true runId:run_1]}`},
+		{ToolTrackingPlan, map[string]any{"scenarioId": nil, "depth": 2.0}, `{tracking_get_plan map[depth:2]}`},
+		{ToolRunVRT, map[string]any{"branch": "main", "commit": "abc"}, `{run_vrt map[branch:main commit:abc]}`},
+		{ToolDiffStats, map[string]any{"runId": "run_1", "scenarioLabel": "", "viewport": "desktop"}, `get_diff_stats needs scenarioLabel`},
+		{ToolRunFailures, map[string]any{}, `get_run_failures needs runId`},
+		{ToolRunFailures, map[string]any{"runId": "run_1", "viewprot": "desktop", "b": "x"}, `get_run_failures takes no argument b`},
+		{ToolRunFailures, map[string]any{"runId": "run_1", ArgConfirm: true}, `get_run_failures takes no argument confirm`},
+	}
+	for _, tc := range cases {
+		call, err := MustTool(tc.tool).Call(tc.values)
+		got := fmt.Sprint(call)
+		if err != nil {
+			got = err.Error()
+			var argErr *ArgError
+			if !errors.As(err, &argErr) || argErr.Tool != tc.tool {
+				t.Errorf("%s: error %#v is not the tool's *ArgError", tc.tool, err)
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%s.Call(%v) = %s, want %s", tc.tool, tc.values, got, tc.want)
+		}
+	}
+}
+
+func TestTheRegistryCannotBeChangedThroughWhatItReturns(t *testing.T) {
+	MustTool(ToolDiffStats).Args[0].Name = "changed"
+	KnownTools()[0].Args[0].Required = false
+	if got := MustTool(ToolDiffStats).Args[0].Name; got != "runId" {
+		t.Errorf("a spec LookupTool returned renamed the registry's argument to %q", got)
+	}
+	if !KnownTools()[0].Args[0].Required {
+		t.Error("a spec KnownTools returned made the registry's argument optional")
+	}
+}
+
+func TestMustToolPanicsOnANameNotInTheRegistry(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("MustTool(list_runs) did not panic")
+		}
+	}()
+	MustTool("list_runs")
+}
