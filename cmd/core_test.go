@@ -403,7 +403,7 @@ func TestConfirmPromptOnATerminal(t *testing.T) {
 	}
 }
 
-// The task commands send the tools and argument names of SPEC.md's table.
+// The task commands send the tools and argument names the registry holds.
 func TestTaskCommandsSendTheSpecArguments(t *testing.T) {
 	answer := `{"ok":true,"tool":"t","summary":"done","data":null,"warnings":[],"nextActions":[]}`
 	type taskCase struct {

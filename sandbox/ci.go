@@ -16,8 +16,8 @@ import (
 
 // The CI endpoint, POST /api/ci/{tool}: tools a pipeline calls to start a
 // run and follow it. They answer plain JSON, not ToolResponses, and fail
-// with an HTTP status and {"error": {"code", "message"}} (SPEC.md, "CI
-// endpoint").
+// with an HTTP status and {"error": {"code", "message"}} (docs/contract.md,
+// "The CI endpoint").
 
 // ciToolNames are the CI endpoint's tools.
 var ciToolNames = []string{api.ToolRunStatus, api.ToolRunPerf, api.ToolRunVRT}
@@ -229,7 +229,7 @@ func ciOK(v any) reply {
 	return reply{status: http.StatusOK, body: mustEncode(v)}
 }
 
-// ciFailure is a CI error: the status the seed gives the code, and the
+// ciFailure is a CI error: the status the contract gives the code, and the
 // error object (anything but a refusal is a tool_error).
 func ciFailure(err error) reply {
 	ref := refusalResponse("", err).Error
