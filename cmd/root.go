@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/visualq/vq/format"
 )
 
@@ -31,12 +33,12 @@ func execute(ctx context.Context, f *Factory, args []string) error {
 	root := NewRootCmd(f)
 	root.SetArgs(args)
 	started := wireRuns(root, f)
-	err := root.ExecuteContext(ctx)
+	c, err := root.ExecuteContextC(ctx)
 	f.closeClients()
 	if err != nil && !*started && !typed(err) {
-		// cobra's own complaints (unknown command, missing required flag)
-		// come before any command runs: they are usage errors.
-		err = &format.UsageError{Reason: err.Error(), Hint: "see: vq --help"}
+		// cobra's own complaints (a missing required flag, a bad argument
+		// count) come before any command runs: they are usage errors.
+		err = &format.UsageError{Reason: err.Error(), Hint: "see: " + c.CommandPath() + " --help"}
 	}
 	return err
 }
@@ -49,6 +51,9 @@ func wireRuns(c *cobra.Command, f *Factory) *bool {
 	started := new(bool)
 	var wrap func(*cobra.Command)
 	wrap = func(c *cobra.Command) {
+		if c.HasSubCommands() && c.RunE == nil {
+			c.Args, c.RunE = cobra.ArbitraryArgs, runGroup
+		}
 		if run := c.RunE; run != nil {
 			c.RunE = func(c *cobra.Command, args []string) error {
 				*started = true
@@ -64,6 +69,73 @@ func wireRuns(c *cobra.Command, f *Factory) *bool {
 	}
 	wrap(c)
 	return started
+}
+
+// runGroup is what a command that groups others does: alone, it shows its
+// help; with anything else, it is an unknown command, never a silent exit 0.
+func runGroup(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return c.Help()
+	}
+	return unknownCommand(c, args[0])
+}
+
+func unknownCommand(c *cobra.Command, name string) error {
+	hint := "see: " + c.CommandPath() + " --help"
+	c.SuggestionsMinimumDistance = 2
+	if s := c.SuggestionsFor(name); len(s) > 0 {
+		hint = "did you mean " + strings.Join(s, " or ") + "?\n" + hint
+	}
+	return &format.UsageError{Reason: fmt.Sprintf("unknown command %q for %q", name, c.CommandPath()), Hint: hint}
+}
+
+// flagError makes cobra's flag complaints usage errors that say what to
+// do: the command that was meant when a group got a flag after a word that
+// names no command, the flag that was meant when one is misspelt.
+func flagError(c *cobra.Command, err error) error {
+	if rest := c.Flags().Args(); c.HasSubCommands() && len(rest) > 0 {
+		return unknownCommand(c, rest[0])
+	}
+	hint := "see: " + c.CommandPath() + " --help"
+	if name, ok := strings.CutPrefix(err.Error(), "unknown flag: --"); ok {
+		if meant := closestFlag(c, name); meant != "" {
+			hint = "did you mean --" + meant + "?\n" + hint
+		}
+	}
+	return &format.UsageError{Reason: err.Error(), Hint: hint}
+}
+
+// closestFlag is the flag of c (its own or inherited) nearest to name, when
+// it is near enough to be a typo.
+func closestFlag(c *cobra.Command, name string) string {
+	best, bestDistance := "", 3
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if d := editDistance(name, f.Name); d < bestDistance {
+			best, bestDistance = f.Name, d
+		}
+	})
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b, counting bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 func typed(err error) bool {
@@ -123,9 +195,7 @@ Try it with no account: vq demo
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	root.SetVersionTemplate("vq {{.Version}}\n")
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &format.UsageError{Reason: err.Error(), Hint: "see: " + c.CommandPath() + " --help"}
-	})
+	root.SetFlagErrorFunc(flagError)
 	addGlobalFlags(root.PersistentFlags(), &f.Global)
 	_ = root.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions([]string{"invoke", "mcp"}, cobra.ShellCompDirectiveNoFileComp))
 
