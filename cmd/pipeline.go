@@ -201,9 +201,10 @@ func (p *Pipeline) Show(ctx context.Context, resp *api.ToolResponse) error {
 	o.Indent, o.Getenv = io.OutTTY, p.f.Getenv
 	err := format.Render(ctx, io.Out, io.ErrOut, resp, o)
 	p.remember(resp)
-	if err != nil {
+	if err != nil && !closedPipe(err) {
 		return err
 	}
+	// A reader that left early still gets the answer's exit code.
 	return shownError(resp)
 }
 

@@ -35,6 +35,9 @@ func execute(ctx context.Context, f *Factory, args []string) error {
 	started := wireRuns(root, f)
 	c, err := root.ExecuteContextC(ctx)
 	f.closeClients()
+	if closedPipe(err) {
+		return nil // the reader left; what it read was right
+	}
 	if err != nil && !*started && !typed(err) {
 		// cobra's own complaints (a missing required flag, a bad argument
 		// count) come before any command runs: they are usage errors.
@@ -70,6 +73,9 @@ func wireRuns(c *cobra.Command, f *Factory) *bool {
 	wrap(c)
 	return started
 }
+
+// closedPipe reports a write to a reader that left: nothing of vq failed.
+func closedPipe(err error) bool { return errors.Is(err, syscall.EPIPE) }
 
 // runGroup is what a command that groups others does: alone, it shows its
 // help; with anything else, it is an unknown command, never a silent exit 0.
@@ -156,7 +162,11 @@ func report(io *IOStreams, err error) {
 
 // signalContext is cancelled by SIGINT (cause context.Canceled) or SIGTERM
 // (cause format.ErrTerminated), so in-flight requests stop at once.
+// SIGPIPE is ignored, so a reader that leaves early (vq ... | head -1) makes
+// writes fail with EPIPE, which ends vq quietly (see closedPipe), instead of
+// killing it with a signal's exit status.
 func signalContext() (context.Context, func()) {
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
