@@ -56,7 +56,7 @@ Files
                     ~/.cache/vq): recently seen run and job IDs and the
                     server's tool list (trusted for 10 minutes). Deleting it
                     is always safe`,
-		Example: `  VQ_BASE_URL=https://visualq.example.com VQ_API_KEY=... vq failures run_abc
+		Example: `  VQ_BASE_URL=https://visualq.example.com VQ_API_KEY="$VISUALQ_KEY" vq failures run_abc
   NO_COLOR=1 vq demo
   HTTPS_PROXY=http://proxy.internal:3128 vq failures run_abc`,
 	}
