@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/bench/fixture"
+	"github.com/visualq/vq/internal/fixture"
 )
 
 // BenchmarkRender100k renders the 100k-failure answer as each output does:
