@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // GitHub writes a response as GitHub Actions workflow commands: an ::error
@@ -36,7 +37,7 @@ func GitHub(out io.Writer, r *api.ToolResponse, stepSummary string) error {
 		if _, unnamed := checks.Unlisted(); unnamed > 0 {
 			hint := "not itemized here"
 			if checks.RunID != "" {
-				hint += "; run vq failures " + ShellQuote(checks.RunID)
+				hint += "; run vq failures " + textsafe.ShellQuote(checks.RunID)
 			}
 			annotate(&b, "error", title, fmt.Sprintf("%d of %d checks failed (%s)", checks.Failed, checks.Total, hint))
 		}

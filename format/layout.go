@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // Layout is a response's data arranged for display, the one arrangement
@@ -100,7 +101,7 @@ func (l *Layout) add(name, key string, value jsontext.Value) error {
 		}
 	case '[':
 		if sh, ok := Records(value).measure(); ok {
-			l.Tables = append(l.Tables, TitledTable{Title: SanitizeLine(name), Count: sh.rows, Records: Records(value), shape: sh})
+			l.Tables = append(l.Tables, TitledTable{Title: textsafe.SanitizeLine(name), Count: sh.rows, Records: Records(value), shape: sh})
 			return nil
 		}
 	}
@@ -110,13 +111,13 @@ func (l *Layout) add(name, key string, value jsontext.Value) error {
 	}
 	switch {
 	case name != "":
-		l.Fields = append(l.Fields, Field{Key: SanitizeLine(name), Name: key, Value: SanitizeLine(node.String()), Node: node})
+		l.Fields = append(l.Fields, Field{Key: textsafe.SanitizeLine(name), Name: key, Value: textsafe.SanitizeLine(node.String()), Node: node})
 	case node.Kind == '[':
 		for _, it := range node.Items {
-			l.Lines = append(l.Lines, SanitizeLine(it.String()))
+			l.Lines = append(l.Lines, textsafe.SanitizeLine(it.String()))
 		}
 	default:
-		l.Lines = strings.Split(Sanitize(node.String()), "\n")
+		l.Lines = strings.Split(textsafe.Sanitize(node.String()), "\n")
 	}
 	return nil
 }

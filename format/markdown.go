@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // Markdown writes a response as a report to paste into a pull request or a
@@ -47,7 +48,7 @@ func Markdown(out io.Writer, r *api.ToolResponse) error {
 	if len(r.NextActions) > 0 {
 		var cmds strings.Builder
 		for _, a := range r.NextActions {
-			cmds.WriteString("# " + SanitizeLine(a.Label) + "\n" + InvokeCommand(a) + "\n")
+			cmds.WriteString("# " + textsafe.SanitizeLine(a.Label) + "\n" + InvokeCommand(a) + "\n")
 		}
 		fence := strings.Repeat("`", max(3, longestRun(cmds.String(), '`')+1))
 		w.WriteString("#### Next steps\n\n" + fence + "sh\n" + cmds.String() + fence + "\n")
@@ -139,7 +140,7 @@ var mdEscaper = strings.NewReplacer(
 // syntax, a start that would open a list ("- ", "1. ") is escaped, since a
 // list item may begin with it; # is escaped everywhere.
 func mdText(s string) string {
-	s = mdEscaper.Replace(SanitizeLine(s))
+	s = mdEscaper.Replace(textsafe.SanitizeLine(s))
 	if s != "" && strings.IndexByte("-+=", s[0]) >= 0 {
 		return `\` + s
 	}

@@ -4,10 +4,9 @@ import (
 	"bufio"
 	"io"
 	"strconv"
-	"unicode/utf8"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // Plain writes a response for a script or a non-TUI terminal: summary,
@@ -17,11 +16,11 @@ import (
 func Plain(out, errOut io.Writer, r *api.ToolResponse) error {
 	w := bufio.NewWriterSize(out, 64<<10)
 	if ShowsSummary(r) {
-		w.WriteString(Sanitize(r.Summary))
+		w.WriteString(textsafe.Sanitize(r.Summary))
 		w.WriteByte('\n')
 	}
 	for _, warn := range r.Warnings {
-		w.WriteString("warning: " + SanitizeLine(warn) + "\n")
+		w.WriteString("warning: " + textsafe.SanitizeLine(warn) + "\n")
 	}
 	if err := writeData(w, r); err != nil {
 		return err
@@ -57,7 +56,7 @@ func WriteErrorLine(errOut io.Writer, r *api.ToolResponse) error {
 
 // ErrorLine is the one-line account of a failed response, for stderr.
 func ErrorLine(r *api.ToolResponse) string {
-	return "error: " + SanitizeLine(r.ErrorCode()) + ": " + SanitizeLine(r.ErrorMessage()) + " (" + RecoverableText(r) + ", exit " + itoa(ForResponse(r)) + ")"
+	return "error: " + textsafe.SanitizeLine(r.ErrorCode()) + ": " + textsafe.SanitizeLine(r.ErrorMessage()) + " (" + RecoverableText(r) + ", exit " + itoa(ForResponse(r)) + ")"
 }
 
 // RecoverableText says whether trying other arguments may help.
@@ -78,12 +77,12 @@ func writeData(w *bufio.Writer, r *api.ToolResponse) error {
 	}
 	width := 0
 	for _, f := range l.Fields {
-		width = max(width, DisplayWidth(f.Key))
+		width = max(width, textsafe.DisplayWidth(f.Key))
 	}
 	for _, f := range l.Fields {
 		w.WriteString(f.Key)
 		if f.Value != "" {
-			pad(w, width-DisplayWidth(f.Key)+2)
+			pad(w, width-textsafe.DisplayWidth(f.Key)+2)
 			w.WriteString(f.Value)
 		}
 		w.WriteByte('\n')
@@ -108,7 +107,7 @@ func writeNextActions(w *bufio.Writer, actions []api.NextAction) {
 	}
 	w.WriteString("\nNext actions:\n")
 	for _, a := range actions {
-		w.WriteString("  # " + SanitizeLine(a.Label) + "\n")
+		w.WriteString("  # " + textsafe.SanitizeLine(a.Label) + "\n")
 		w.WriteString("  " + InvokeCommand(a) + "\n")
 	}
 }
@@ -121,17 +120,6 @@ func pad(w *bufio.Writer, n int) {
 		w.WriteString(spaces[:k])
 		n -= k
 	}
-}
-
-// DisplayWidth is the terminal width of sanitized text, measured as the TUI
-// (lipgloss) measures it, so plain tables and the TUI align alike.
-func DisplayWidth(s string) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return ansi.StringWidth(s)
-		}
-	}
-	return len(s)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // Records is a record list (a JSON array of objects) as the server sent
@@ -155,7 +156,7 @@ func (c *columns) column(member int, name jsontext.Value) int {
 	if !ok {
 		col = len(c.names)
 		c.index[string(name)] = col
-		c.names = append(c.names, SanitizeLine(unquote(name)))
+		c.names = append(c.names, textsafe.SanitizeLine(unquote(name)))
 		c.quoted = append(c.quoted, name)
 		c.seenNumber = append(c.seenNumber, false)
 		c.notNumber = append(c.notNumber, false)
@@ -198,7 +199,7 @@ func (r Records) Table() *Table {
 		for len(rows[row]) < len(cols.names) {
 			rows[row] = append(rows[row], "")
 		}
-		rows[row][col] = SanitizeLine(string(cellText(value)))
+		rows[row][col] = textsafe.SanitizeLine(string(cellText(value)))
 	})
 	cols.finish()
 	for i, row := range rows {
@@ -238,7 +239,7 @@ func (r Records) measure() (*shape, bool) {
 		col := sh.cols.column(member, name)
 		sh.cols.see(col, value.Kind())
 		for len(sh.widths) < len(sh.cols.names) {
-			sh.widths = append(sh.widths, DisplayWidth(sh.cols.names[len(sh.widths)]))
+			sh.widths = append(sh.widths, textsafe.DisplayWidth(sh.cols.names[len(sh.widths)]))
 		}
 		sh.widths[col] = max(sh.widths[col], cellWidth(cellText(value)))
 		if member == 0 && sh.half.at == 0 && len(r) >= splitFrom {
@@ -376,8 +377,8 @@ func unquote(v jsontext.Value) string {
 func shownCell(text []byte) ([]byte, int) {
 	for _, c := range text {
 		if c < ' ' || c >= 0x7f {
-			safe := SanitizeLine(string(text))
-			return []byte(safe), DisplayWidth(safe)
+			safe := textsafe.SanitizeLine(string(text))
+			return []byte(safe), textsafe.DisplayWidth(safe)
 		}
 	}
 	return text, len(text)

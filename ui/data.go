@@ -7,6 +7,7 @@ import (
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // field is one "key  value" line of an object's scalar members.
@@ -44,7 +45,7 @@ func parseData(resp *api.ToolResponse) (*dataView, imageURLs) {
 	d := &dataView{}
 	l, err := format.LayoutResponse(resp)
 	if err != nil {
-		d.plain = []string{format.SanitizeLine(err.Error())}
+		d.plain = []string{textsafe.SanitizeLine(err.Error())}
 		d.index()
 		return d, imageURLs{}
 	}
@@ -55,7 +56,7 @@ func parseData(resp *api.ToolResponse) (*dataView, imageURLs) {
 			row.isBar = true
 		}
 		d.fields = append(d.fields, row)
-		d.keyWidth = max(d.keyWidth, format.DisplayWidth(row.key))
+		d.keyWidth = max(d.keyWidth, textsafe.DisplayWidth(row.key))
 	}
 	d.plain = l.Lines
 	for _, t := range l.Tables {
@@ -146,11 +147,11 @@ func (d *dataView) sortable() bool {
 func rawLines(resp *api.ToolResponse) []string {
 	var buf bytes.Buffer
 	if err := format.JSON(&buf, resp, true); err != nil {
-		return []string{format.SanitizeLine(err.Error())}
+		return []string{textsafe.SanitizeLine(err.Error())}
 	}
 	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
 	for i, l := range lines {
-		lines[i] = format.SanitizeLine(l)
+		lines[i] = textsafe.SanitizeLine(l)
 	}
 	return lines
 }
@@ -166,7 +167,7 @@ func findImageURLs(fields []format.Field) imageURLs {
 		for _, f := range fields {
 			// Top-level string members only: a nested key is dotted.
 			if f.Key == f.Name && f.Name == k && f.Node.Kind == '"' {
-				return format.SanitizeLine(f.Node.Text)
+				return textsafe.SanitizeLine(f.Node.Text)
 			}
 		}
 		return ""
