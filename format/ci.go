@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/exitcode"
 )
 
 // Formats are the values of --format: text (the TUI or plain text), json,
@@ -32,7 +33,7 @@ func IsCI(name string) bool {
 func RenderCI(out, errOut io.Writer, r *api.ToolResponse, name string, getenv func(string) string) error {
 	render, ok := ciRenderers[name]
 	if !ok {
-		return Usagef("unknown CI format %q", name)
+		return exitcode.Usagef("unknown CI format %q", name)
 	}
 	if err := render(out, r, getenv); err != nil {
 		return err

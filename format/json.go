@@ -9,6 +9,7 @@ import (
 
 	"github.com/itchyny/gojq"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -38,11 +39,11 @@ type Query struct{ code *gojq.Code }
 func CompileJQ(expr string) (*Query, error) {
 	q, err := gojq.Parse(expr)
 	if err != nil {
-		return nil, &UsageError{Reason: "invalid --jq expression: " + err.Error(), Hint: `example: --jq '.data.failures[].scenarioLabel'`}
+		return nil, &exitcode.UsageError{Reason: "invalid --jq expression: " + err.Error(), Hint: `example: --jq '.data.failures[].scenarioLabel'`}
 	}
 	code, err := gojq.Compile(q)
 	if err != nil {
-		return nil, &UsageError{Reason: "invalid --jq expression: " + err.Error()}
+		return nil, &exitcode.UsageError{Reason: "invalid --jq expression: " + err.Error()}
 	}
 	return &Query{code: code}, nil
 }

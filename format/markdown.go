@@ -27,7 +27,7 @@ func Markdown(out io.Writer, r *api.ToolResponse) error {
 	}
 	if !r.OK {
 		w.WriteString("**Error** `" + mdCode(r.ErrorCode()) + "`: " + mdText(r.ErrorMessage()) +
-			" (" + RecoverableText(r) + ", exit " + itoa(ForResponse(r)) + ")\n\n")
+			" (" + exitNote(r) + ")\n\n")
 	}
 	if hasChecks {
 		writeMarkdownChecks(w, checks)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -56,15 +57,13 @@ func WriteErrorLine(errOut io.Writer, r *api.ToolResponse) error {
 
 // ErrorLine is the one-line account of a failed response, for stderr.
 func ErrorLine(r *api.ToolResponse) string {
-	return "error: " + textsafe.SanitizeLine(r.ErrorCode()) + ": " + textsafe.SanitizeLine(r.ErrorMessage()) + " (" + RecoverableText(r) + ", exit " + itoa(ForResponse(r)) + ")"
+	return "error: " + textsafe.SanitizeLine(r.ErrorCode()) + ": " + textsafe.SanitizeLine(r.ErrorMessage()) + " (" + exitNote(r) + ")"
 }
 
-// RecoverableText says whether trying other arguments may help.
-func RecoverableText(r *api.ToolResponse) string {
-	if r.IsRecoverable() {
-		return "recoverable"
-	}
-	return "not recoverable"
+// exitNote is the recoverable flag and the exit code of a failed
+// response, as error lines end: "recoverable, exit 11".
+func exitNote(r *api.ToolResponse) string {
+	return exitcode.RecoverableText(r.IsRecoverable()) + ", exit " + itoa(exitcode.ForCode(r.ErrorCode(), r.IsRecoverable()))
 }
 
 // writeData prints the data's layout: aligned "key  value" fields, plain

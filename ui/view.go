@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -127,7 +128,7 @@ func (m *Model) head(s *screen) []string {
 	}
 	if !r.OK {
 		lines = append(lines, m.wrap(st.errorCode.Render(textsafe.SanitizeLine(r.ErrorCode()))+": "+textsafe.Sanitize(r.ErrorMessage()))...)
-		lines = append(lines, st.dim.Render(format.RecoverableText(r)+" · vq exits "+strconv.Itoa(format.ForResponse(r))))
+		lines = append(lines, st.dim.Render(exitcode.RecoverableText(r.IsRecoverable())+" · vq exits "+strconv.Itoa(exitcode.ForCode(r.ErrorCode(), r.IsRecoverable()))))
 		if r.ErrorCode() == api.CodeRateLimit && r.RetryAfterMs > 0 {
 			wait := time.Duration(r.RetryAfterMs) * time.Millisecond
 			lines = append(lines, st.warning.Render("rate limited: wait "+wait.String()+" before calling again (r re-runs)"))
