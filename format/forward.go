@@ -3,6 +3,7 @@ package format
 import (
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -48,3 +49,7 @@ type ResponseError struct{ Response *api.ToolResponse }
 
 func (e *ResponseError) Error() string { return exitcode.Shown(e.Response).Error() }
 func (e *ResponseError) Unwrap() error { return exitcode.Shown(e.Response) }
+
+type Check = layout.Check
+
+func ChecksOf(r *api.ToolResponse) (*layout.Checks, bool) { return layout.ChecksOf(r.Data) }

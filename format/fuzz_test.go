@@ -3,12 +3,10 @@ package format
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"slices"
 	"testing"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -38,42 +36,6 @@ func FuzzRenderResponse(f *testing.F) {
 	})
 }
 
-// FuzzRecordsScan holds the fast record scanner to what a JSON tokenizer
-// reads from the same valid bytes.
-func FuzzRecordsScan(f *testing.F) {
-	for _, s := range []string{`[{"a":1,"b":"x"},{"b":"y\"z","c":[1,{"d":"]"}]}]`, `[ { "a" : "\\" } , { } ]`, `[{"a":1},2]`, `[]`, `[{"k":"\\\"}"},{"k":{"n":"{"}}]`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, doc []byte) {
-		if !jsontext.Value(doc).IsValid(jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)) {
-			return
-		}
-		var got []string
-		rows, ok := Records(doc).scan(func(row, _ int, name, value jsontext.Value) {
-			got = append(got, fmt.Sprintf("%d %s %s", row, name, value))
-		})
-		var want []string
-		wantRows, wantOK := 0, false
-		dec := newDecoder(doc)
-		if tok, _ := dec.ReadToken(); tok.Kind() == '[' {
-			for ; dec.PeekKind() == '{'; wantRows++ {
-				dec.ReadToken()
-				for dec.PeekKind() != '}' {
-					name, _ := dec.ReadValue()
-					n := string(name)
-					value, _ := dec.ReadValue()
-					want = append(want, fmt.Sprintf("%d %s %s", wantRows, n, value))
-				}
-				dec.ReadToken()
-			}
-			wantOK = wantRows > 0 && dec.PeekKind() == ']'
-		}
-		if ok != wantOK || (ok && (rows != wantRows || !slices.Equal(got, want))) {
-			t.Fatalf("%s: scan %v %d %q, tokenizer %v %d %q", doc, ok, rows, got, wantOK, wantRows, want)
-		}
-	})
-}
-
 // FuzzLayoutResponse holds the layout made from api's index of the data
 // to the layout made by reading the data itself.
 func FuzzLayoutResponse(f *testing.F) {
@@ -84,8 +46,8 @@ func FuzzLayoutResponse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		fromIndex, err1 := LayoutResponse(resp)
-		fromBytes, err2 := LayoutData(resp.Data)
+		fromIndex, err1 := layout.Response(resp.Data, resp.DataMembers)
+		fromBytes, err2 := layout.Data(resp.Data)
 		if (err1 == nil) != (err2 == nil) {
 			t.Fatalf("errors differ: %v / %v", err1, err2)
 		}
@@ -100,7 +62,7 @@ func FuzzLayoutResponse(f *testing.F) {
 	})
 }
 
-func layoutSummary(l *Layout) []any {
+func layoutSummary(l *layout.Layout) []any {
 	out := []any{l.Lines}
 	for _, f := range l.Fields {
 		out = append(out, f.Key, f.Value)
@@ -127,9 +89,5 @@ func TestRecordsInAnyMemberOrderLineUp(t *testing.T) {
 		"    z   \n"
 	if out.String() != want {
 		t.Errorf("got:\n%q\nwant:\n%q", out.String(), want)
-	}
-	if got := Records(`[{"a":1,"b":"x"},{"b":"yy","a":22},{"c":true}]`).Table(); !slices.Equal(got.Columns, []string{"a", "b", "c"}) ||
-		!slices.Equal(got.Rows[1], []string{"22", "yy", ""}) || !slices.Equal(got.Rows[2], []string{"", "", "true"}) || !got.Numeric[0] || got.Numeric[1] {
-		t.Errorf("Table() = %+v", got)
 	}
 }

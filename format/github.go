@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -23,7 +24,7 @@ func GitHub(out io.Writer, r *api.ToolResponse, stepSummary string) error {
 	if !r.OK {
 		annotate(&b, "error", title+": "+r.ErrorCode(), r.ErrorMessage())
 	}
-	if checks, ok := ChecksOf(r); ok {
+	if checks, ok := layout.ChecksOf(r.Data); ok {
 		for _, ch := range checks.Listed {
 			if !ch.Failed {
 				continue

@@ -17,18 +17,11 @@ import (
 // when it sent them, else the client-made response. Characters a terminal
 // could act on or hide are written as \u escapes; nothing else changes.
 func JSON(out io.Writer, r *api.ToolResponse, indent bool) error {
-	doc, err := documentBytes(r)
+	doc, err := r.Document()
 	if err != nil {
 		return err
 	}
 	return textsafe.WriteJSON(out, doc, indent)
-}
-
-func documentBytes(r *api.ToolResponse) ([]byte, error) {
-	if raw := r.Raw(); raw != nil {
-		return bytes.TrimSpace(raw), nil
-	}
-	return json.Marshal(r)
 }
 
 // Query is a compiled --jq expression.
@@ -51,7 +44,7 @@ func CompileJQ(expr string) (*Query, error) {
 // Run filters the response's JSON document and writes each result on its
 // own line: strings raw (as jq -r) but sanitized, other values as JSON.
 func (q *Query) Run(ctx context.Context, out io.Writer, r *api.ToolResponse) error {
-	doc, err := documentBytes(r)
+	doc, err := r.Document()
 	if err != nil {
 		return err
 	}

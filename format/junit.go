@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -55,7 +56,7 @@ type junitProblem struct {
 // one passing case for the call.
 func JUnit(out io.Writer, r *api.ToolResponse) error {
 	suite := junitSuite{Name: "vq " + textsafe.SanitizeLine(r.Tool), SystemOut: textsafe.Sanitize(r.Summary)}
-	checks, ok := ChecksOf(r)
+	checks, ok := layout.ChecksOf(r.Data)
 	switch {
 	case ok:
 		suite.Cases = checkCases(checks, suite.Name)
@@ -100,7 +101,7 @@ func JUnit(out io.Writer, r *api.ToolResponse) error {
 	return err
 }
 
-func checkCases(c *Checks, class string) []junitCase {
+func checkCases(c *layout.Checks, class string) []junitCase {
 	var cases []junitCase
 	for _, ch := range c.Listed {
 		tc := junitCase{Name: textsafe.SanitizeLine(ch.Scenario) + " [" + textsafe.SanitizeLine(ch.Viewport) + "]", ClassName: class}
@@ -132,7 +133,7 @@ func checkCases(c *Checks, class string) []junitCase {
 
 // diffSummary lists a check's fields as "key: value" lines, in the
 // server's order.
-func diffSummary(n *Node) string {
+func diffSummary(n *layout.Node) string {
 	var b strings.Builder
 	for i, k := range n.Keys {
 		b.WriteString(textsafe.SanitizeLine(k) + ": " + textsafe.SanitizeLine(n.Values[i].String()) + "\n")

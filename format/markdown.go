@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -17,12 +18,12 @@ import (
 func Markdown(out io.Writer, r *api.ToolResponse) error {
 	w := bufio.NewWriter(out)
 	status := "✅"
-	checks, hasChecks := ChecksOf(r)
+	checks, hasChecks := layout.ChecksOf(r.Data)
 	if !r.OK || hasChecks && checks.Failed > 0 {
 		status = "❌"
 	}
 	w.WriteString("### " + status + " vq " + mdText(r.Tool) + "\n\n")
-	if ShowsSummary(r) {
+	if layout.ShowsSummary(r.OK, r.Summary, r.ErrorMessage()) {
 		w.WriteString("**Summary:** " + mdText(r.Summary) + "\n\n")
 	}
 	if !r.OK {
@@ -56,7 +57,7 @@ func Markdown(out io.Writer, r *api.ToolResponse) error {
 	return w.Flush()
 }
 
-func writeMarkdownChecks(w *bufio.Writer, c *Checks) {
+func writeMarkdownChecks(w *bufio.Writer, c *layout.Checks) {
 	w.WriteString("**Checks:** " + itoa(c.Failed) + " failed of " + itoa(c.Total))
 	if c.RunID != "" {
 		w.WriteString(" in run `" + mdCode(c.RunID) + "`")
@@ -81,11 +82,11 @@ func writeMarkdownChecks(w *bufio.Writer, c *Checks) {
 // writeMarkdownData shows data that holds no check results: its fields as
 // a two-column table, plain lines as text, and each record list as a table.
 func writeMarkdownData(w *bufio.Writer, r *api.ToolResponse) error {
-	l, err := LayoutResponse(r)
+	l, err := layout.Response(r.Data, r.DataMembers)
 	if err != nil {
 		return err
 	}
-	fields := &Table{Columns: []string{"Field", "Value"}}
+	fields := &layout.Table{Columns: []string{"Field", "Value"}}
 	for _, f := range l.Fields {
 		fields.Rows = append(fields.Rows, []string{f.Key, f.Value})
 	}
@@ -102,7 +103,7 @@ func writeMarkdownData(w *bufio.Writer, r *api.ToolResponse) error {
 	return nil
 }
 
-func writeMarkdownTable(w *bufio.Writer, t *Table) {
+func writeMarkdownTable(w *bufio.Writer, t *layout.Table) {
 	if len(t.Rows) == 0 {
 		return
 	}

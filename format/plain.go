@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -16,7 +18,7 @@ import (
 // error line on errOut. All server text is sanitized.
 func Plain(out, errOut io.Writer, r *api.ToolResponse) error {
 	w := bufio.NewWriterSize(out, 64<<10)
-	if ShowsSummary(r) {
+	if layout.ShowsSummary(r.OK, r.Summary, r.ErrorMessage()) {
 		w.WriteString(textsafe.Sanitize(r.Summary))
 		w.WriteByte('\n')
 	}
@@ -37,12 +39,6 @@ func finish(w *bufio.Writer, errOut io.Writer, r *api.ToolResponse) error {
 		return err
 	}
 	return WriteErrorLine(errOut, r)
-}
-
-// ShowsSummary reports whether a rendering shows the summary line: not
-// when it only repeats the error message shown with the error.
-func ShowsSummary(r *api.ToolResponse) bool {
-	return r.Summary != "" && (r.OK || r.Summary != r.ErrorMessage())
 }
 
 // WriteErrorLine writes a failed response's ErrorLine on errOut (stderr);
@@ -70,7 +66,7 @@ func exitNote(r *api.ToolResponse) string {
 // lines, then each record list as a table (titled and indented when it is
 // a member of the data rather than the data itself).
 func writeData(w *bufio.Writer, r *api.ToolResponse) error {
-	l, err := LayoutResponse(r)
+	l, err := layout.Response(r.Data, r.DataMembers)
 	if err != nil {
 		return err
 	}
@@ -81,7 +77,7 @@ func writeData(w *bufio.Writer, r *api.ToolResponse) error {
 	for _, f := range l.Fields {
 		w.WriteString(f.Key)
 		if f.Value != "" {
-			pad(w, width-textsafe.DisplayWidth(f.Key)+2)
+			w.WriteString(strings.Repeat(" ", width-textsafe.DisplayWidth(f.Key)+2))
 			w.WriteString(f.Value)
 		}
 		w.WriteByte('\n')
@@ -91,11 +87,11 @@ func writeData(w *bufio.Writer, r *api.ToolResponse) error {
 	}
 	for _, t := range l.Tables {
 		if t.Title == "" {
-			t.Records.write(w, "", t.shape)
+			t.WriteText(w, "")
 			continue
 		}
 		w.WriteString("\n" + t.Title + " (" + itoa(t.Count) + "):\n")
-		t.Records.write(w, "  ", t.shape)
+		t.WriteText(w, "  ")
 	}
 	return nil
 }
@@ -108,16 +104,6 @@ func writeNextActions(w *bufio.Writer, actions []api.NextAction) {
 	for _, a := range actions {
 		w.WriteString("  # " + textsafe.SanitizeLine(a.Label) + "\n")
 		w.WriteString("  " + InvokeCommand(a) + "\n")
-	}
-}
-
-const spaces = "                                                                "
-
-func pad(w *bufio.Writer, n int) {
-	for n > 0 {
-		k := min(n, len(spaces))
-		w.WriteString(spaces[:k])
-		n -= k
 	}
 }
 

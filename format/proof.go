@@ -13,8 +13,8 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Proof is the result of a tracking_prove_jira_ticket job
-// (seeds/response-contract.txt, "proof fields").
+// Proof is the result of a tracking_prove_jira_ticket job: its verdict,
+// the outcome's headline and reasons, and the JIRA comment to paste.
 type Proof struct {
 	Verdict  string
 	Headline string

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -43,7 +43,7 @@ type section struct {
 // from it.
 func parseData(resp *api.ToolResponse) (*dataView, imageURLs) {
 	d := &dataView{}
-	l, err := format.LayoutResponse(resp)
+	l, err := layout.Response(resp.Data, resp.DataMembers)
 	if err != nil {
 		d.plain = []string{textsafe.SanitizeLine(err.Error())}
 		d.index()
@@ -146,7 +146,11 @@ func (d *dataView) sortable() bool {
 // the raw toggle.
 func rawLines(resp *api.ToolResponse) []string {
 	var buf bytes.Buffer
-	if err := format.JSON(&buf, resp, true); err != nil {
+	doc, err := resp.Document()
+	if err == nil {
+		err = textsafe.WriteJSON(&buf, doc, true)
+	}
+	if err != nil {
 		return []string{textsafe.SanitizeLine(err.Error())}
 	}
 	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
@@ -162,7 +166,7 @@ type imageURLs struct {
 	diff string
 }
 
-func findImageURLs(fields []format.Field) imageURLs {
+func findImageURLs(fields []layout.Field) imageURLs {
 	get := func(k string) string {
 		for _, f := range fields {
 			// Top-level string members only: a nested key is dotted.

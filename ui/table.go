@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -34,12 +34,12 @@ const (
 
 func (o sortOrder) next() sortOrder { return (o + 1) % 3 }
 
-// table is a format.Table prepared for windowed rendering: widths and bar
+// table is a layout.Table prepared for windowed rendering: widths and bar
 // values are measured once, so drawing a frame costs only the visible rows,
 // whatever the number of records.
 type table struct {
 	title  string
-	t      *format.Table
+	t      *layout.Table
 	widths []int
 	// bar is the index of the bar column, -1 without one.
 	bar      int
@@ -50,7 +50,7 @@ type table struct {
 	byValue []int
 }
 
-func newTable(title string, records *format.Table) *table {
+func newTable(title string, records *layout.Table) *table {
 	t := &table{title: title, t: records, bar: -1}
 	t.widths = make([]int, len(t.t.Columns))
 	for i, c := range t.t.Columns {

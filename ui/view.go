@@ -9,8 +9,8 @@ import (
 	"charm.land/bubbles/v2/help"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -120,7 +120,7 @@ func (m *Model) head(s *screen) []string {
 		badge = st.errBadge.Render("✗ error")
 	}
 	lines = append(lines, badge+"  "+st.tool.Render(textsafe.SanitizeLine(r.Tool)))
-	if format.ShowsSummary(r) {
+	if layout.ShowsSummary(r.OK, r.Summary, r.ErrorMessage()) {
 		lines = append(lines, m.wrap(textsafe.Sanitize(r.Summary))...)
 	}
 	for _, w := range r.Warnings {

@@ -1,4 +1,4 @@
-package format
+package layout
 
 import (
 	"bufio"
@@ -224,7 +224,8 @@ type shape struct {
 
 // A record list of splitFrom bytes or more is printed by two goroutines,
 // each half on its own core, when the second half's table fits in
-// splitBufferMax bytes.
+// splitBufferMax bytes: the plain-table row of BENCHMARKS.md meets its goal
+// only with both cores printing.
 const (
 	splitFrom      = 1 << 20
 	splitBufferMax = 16 << 20
@@ -268,10 +269,17 @@ func (r Records) measure() (*shape, bool) {
 	return sh, ok
 }
 
-// write prints the records as an aligned table: the second pass, one row
-// at a time, the second half of a large list rendered alongside the first
-// by another goroutine. Cells that need no sanitizing are
-// copied straight from the answer.
+// WriteText prints the records as an aligned table, each line after
+// indent: the header, then one row a record, numbers on the right. It is
+// the second pass over the records, measured when the data was laid out.
+func (t TitledTable) WriteText(w *bufio.Writer, indent string) {
+	t.Records.write(w, indent, t.shape)
+}
+
+// write prints the records as an aligned table: one row at a time, the
+// second half of a large list rendered alongside the first by another
+// goroutine. Cells that need no sanitizing are copied straight from the
+// answer.
 func (r Records) write(w *bufio.Writer, indent string, sh *shape) {
 	header := make([][]byte, len(sh.cols.names))
 	for i, name := range sh.cols.names {
@@ -388,4 +396,14 @@ func shownCell(text []byte) ([]byte, int) {
 func cellWidth(text []byte) int {
 	_, width := shownCell(text)
 	return width
+}
+
+const spaces = "                                                                "
+
+func pad(w *bufio.Writer, n int) {
+	for n > 0 {
+		k := min(n, len(spaces))
+		w.WriteString(spaces[:k])
+		n -= k
+	}
 }
