@@ -2,5 +2,8 @@
 // MCP transports, retries, timeouts, credentials and request tracing.
 //
 // Everything a server can answer becomes one *ToolResponse here, so the rest
-// of vq never sees HTTP. api must not import cmd, format, ui or sandbox.
+// of vq never sees HTTP.
+//
+// api may import the internal leaves; it must not import cmd, completions,
+// format, sandbox, ui or bench.
 package api

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
 )
 
 // NewCmdAuth groups credential management.
@@ -98,17 +98,17 @@ func runLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 			return err
 		}
 	default:
-		return &format.UsageError{Reason: "stdin is not a terminal", Hint: "pipe the key in with: vq auth login --with-token"}
+		return &exitcode.UsageError{Reason: "stdin is not a terminal", Hint: "pipe the key in with: vq auth login --with-token"}
 	}
 	base = strings.TrimRight(base, "/")
 	if base == "" {
-		return &format.UsageError{Reason: "no base URL", Hint: "pass --base-url https://… or set VQ_BASE_URL"}
+		return &exitcode.UsageError{Reason: "no base URL", Hint: "pass --base-url https://… or set VQ_BASE_URL"}
 	}
 	if err := checkServerURL("--base-url", base); err != nil {
 		return err
 	}
 	if key == "" {
-		return format.Usagef("empty API key")
+		return exitcode.Usagef("empty API key")
 	}
 	store, err := f.Credentials()
 	if err != nil {
@@ -184,7 +184,7 @@ func newCmdAuthStatus(f *Factory) *cobra.Command {
 				if s.OAuth != nil {
 					return nil // signed in with OAuth
 				}
-				return &format.ExitError{Code: format.ExitUnauthorized, Message: "not signed in: run vq auth login, or set VQ_API_KEY"}
+				return &exitcode.Error{Code: exitcode.Unauthorized, Message: "not signed in: run vq auth login, or set VQ_API_KEY"}
 			}
 			fmt.Fprintf(f.IO.Out, "api key: %s (from %s)\n", mask(s.APIKey), s.KeySource)
 			return nil

@@ -6,7 +6,8 @@ import (
 	"time"
 
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // runOAuthLogin is vq auth login --oauth.
@@ -16,7 +17,7 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 		return err
 	}
 	o := api.OAuthLoginOptions{
-		Notify:       func(msg string) { fmt.Fprintln(f.IO.ErrOut, format.Sanitize(msg)) },
+		Notify:       func(msg string) { fmt.Fprintln(f.IO.ErrOut, textsafe.Sanitize(msg)) },
 		Headless:     f.Getenv("VQ_OAUTH_HEADLESS") != "",
 		ClientID:     f.Getenv("VQ_OAUTH_CLIENT_ID"),
 		ClientSecret: f.Getenv("VQ_OAUTH_CLIENT_SECRET"),
@@ -29,7 +30,7 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &format.ExitError{Code: format.ExitUnauthorized, Message: err.Error()}
+		return &exitcode.Error{Code: exitcode.Unauthorized, Message: err.Error()}
 	}
 	store, err := f.Credentials()
 	if err != nil {
@@ -40,7 +41,7 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 		return err
 	}
 	fmt.Fprintf(f.IO.ErrOut, "Signed in to %s with OAuth (issuer %s); token stored in the %s.\n",
-		format.SanitizeLine(client.MCPEndpoint()), format.SanitizeLine(tok.Issuer), where)
+		textsafe.SanitizeLine(client.MCPEndpoint()), textsafe.SanitizeLine(tok.Issuer), where)
 	if s.Transport != api.TransportMCP {
 		fmt.Fprintln(f.IO.ErrOut, "The token serves the MCP transport: use --transport mcp (or VQ_TRANSPORT=mcp).")
 	}
@@ -55,7 +56,7 @@ func logoutOAuth(f *Factory, store api.CredentialStore, s Settings) error {
 	}
 	issuers, err := store.DeleteOAuth(endpoint)
 	for _, issuer := range issuers {
-		fmt.Fprintf(f.IO.ErrOut, "Removed the OAuth token of %s (issuer %s).\n", format.SanitizeLine(endpoint), format.SanitizeLine(issuer))
+		fmt.Fprintf(f.IO.ErrOut, "Removed the OAuth token of %s (issuer %s).\n", textsafe.SanitizeLine(endpoint), textsafe.SanitizeLine(issuer))
 	}
 	return err
 }
@@ -72,5 +73,5 @@ func showOAuthStatus(f *Factory, s Settings) {
 			expiry += ", refreshable"
 		}
 	}
-	fmt.Fprintf(f.IO.Out, "oauth:   %s at issuer %s (%s)\n", format.SanitizeLine(s.MCPEndpoint()), format.SanitizeLine(s.OAuth.Issuer), expiry)
+	fmt.Fprintf(f.IO.Out, "oauth:   %s at issuer %s (%s)\n", textsafe.SanitizeLine(s.MCPEndpoint()), textsafe.SanitizeLine(s.OAuth.Issuer), expiry)
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/completions"
 	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // CIOptions are the inputs of the vq ci commands: one CI tool and its args.
@@ -142,7 +144,7 @@ command's, the CI answer under .data.`,
   vq ci call run_vrt branch=main --args @ci-args.json`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return &format.UsageError{Reason: "vq ci call needs a TOOL", Hint: "usage: " + c.UseLine()}
+				return &exitcode.UsageError{Reason: "vq ci call needs a TOOL", Hint: "usage: " + c.UseLine()}
 			}
 			return nil
 		},
@@ -175,7 +177,7 @@ func runCI(ctx context.Context, opts *CIOptions) error {
 }
 
 func resumeRunWait(runID string) string {
-	return "vq ci status " + format.ShellQuote(runID) + " --wait"
+	return "vq ci status " + textsafe.ShellQuote(runID) + " --wait"
 }
 
 // waitRun polls get_run_status with the watch policy and display, then
@@ -202,13 +204,13 @@ func waitRun(ctx context.Context, p *Pipeline, runID string) error {
 	switch {
 	case errors.As(err, &timeout):
 		resp := api.RunTimeout(timeout)
-		fmt.Fprintf(errOut, "vq: %s\n", format.SanitizeLine(resp.ErrorMessage()))
+		fmt.Fprintf(errOut, "vq: %s\n", textsafe.SanitizeLine(resp.ErrorMessage()))
 		fmt.Fprintf(errOut, "vq: to resume: %s\n", resumeRunWait(runID))
 		if p.Output.Structured() {
 			// A script still gets its one document (exit 5 comes with it).
 			return p.Show(ctx, resp)
 		}
-		return &format.ExitError{Code: format.ExitTimeout}
+		return &exitcode.Error{Code: exitcode.Timeout}
 	case err != nil:
 		fmt.Fprintf(errOut, "vq: to resume: %s\n", resumeRunWait(runID))
 		return err
@@ -222,7 +224,7 @@ func waitRun(ctx context.Context, p *Pipeline, runID string) error {
 // that call succeeded: changes found are a verdict, never a crash.
 func showVerdict(ctx context.Context, p *Pipeline, resp *api.ToolResponse) error {
 	run, isRun := api.ParseCIRun(resp)
-	var verdict *format.ExitError
+	var verdict *exitcode.Error
 	switch {
 	case !isRun:
 	case run.Status == api.RunFailed:
@@ -234,15 +236,15 @@ func showVerdict(ctx context.Context, p *Pipeline, resp *api.ToolResponse) error
 		// Shown as vq failures shows it: on a terminal the TUI opens into
 		// triage. A failures call that itself failed has shown its error;
 		// the run's verdict is still the exit code.
-		var shown *format.ResponseError
+		var shown *exitcode.ResponseError
 		if err := p.ShowCall(ctx, call, failures); err != nil && !errors.As(err, &shown) {
 			return err
 		}
-		return &format.ExitError{Code: format.ExitRunFailed, Message: run.Summary() + "; to accept the changes as the new baseline: vq approve " + format.ShellQuote(run.RunID)}
+		return &exitcode.Error{Code: exitcode.RunFailed, Message: run.Summary() + "; to accept the changes as the new baseline: vq approve " + textsafe.ShellQuote(run.RunID)}
 	case run.Status == api.RunError:
-		verdict = &format.ExitError{Code: format.ExitRunError, Message: run.Summary()}
+		verdict = &exitcode.Error{Code: exitcode.RunError, Message: run.Summary()}
 	case run.Status == api.RunCancelled:
-		verdict = &format.ExitError{Code: format.ExitRunCancelled, Message: run.Summary()}
+		verdict = &exitcode.Error{Code: exitcode.RunCancelled, Message: run.Summary()}
 	}
 	if err := p.Show(ctx, resp); err != nil || verdict == nil {
 		return err
@@ -260,12 +262,12 @@ func showCIAnswer(ctx context.Context, p *Pipeline, resp *api.ToolResponse) erro
 	p.remember(resp)
 	io := p.f.IO
 	if string(resp.Data) != "null" {
-		if err := format.WriteJSON(io.Out, resp.Data, io.OutTTY); err != nil {
+		if err := textsafe.WriteJSON(io.Out, resp.Data, io.OutTTY); err != nil {
 			return err
 		}
 	}
 	if err := format.WriteErrorLine(io.ErrOut, resp); err != nil || resp.OK {
 		return err
 	}
-	return &format.ResponseError{Response: resp}
+	return exitcode.Shown(resp)
 }

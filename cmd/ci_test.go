@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/sandbox"
 )
 
@@ -103,8 +103,8 @@ func TestCIRunWaitPassed(t *testing.T) {
 func TestCIRunWaitFailedShowsTheFailures(t *testing.T) {
 	s := newCISandbox(t, time.Millisecond)
 	stdout, stderr, exit := runVQ(t, s.env(), append([]string{"ci", "run-vrt", "branch=feature/new-header"}, fastWait...)...)
-	if exit != format.ExitRunFailed {
-		t.Fatalf("exit %d, want %d (run_failed)\nstderr: %s", exit, format.ExitRunFailed, stderr)
+	if exit != exitcode.RunFailed {
+		t.Fatalf("exit %d, want %d (run_failed)\nstderr: %s", exit, exitcode.RunFailed, stderr)
 	}
 	// Shown as vq failures shows them: the summary, the table, the follow-ups.
 	failures, _, _ := runVQ(t, s.env(), "failures", "run_ci_0001")
@@ -121,7 +121,7 @@ func TestCIRunWaitFailedShowsTheFailures(t *testing.T) {
 
 	// Asking again without --wait reports the same verdict.
 	again, _, exit := runVQ(t, s.env(), "ci", "status", "run_ci_0001")
-	if exit != format.ExitRunFailed || again != failures {
+	if exit != exitcode.RunFailed || again != failures {
 		t.Errorf("vq ci status: exit %d\n%s", exit, again)
 	}
 }
@@ -134,7 +134,7 @@ func TestCIFailedRunInCIFormats(t *testing.T) {
 		t.Helper()
 		args := append([]string{"ci", "run-vrt", "branch=feature/new-header"}, fastWait...)
 		stdout, stderr, exit := runVQ(t, s.env(), append(args, flags...)...)
-		if exit != format.ExitRunFailed {
+		if exit != exitcode.RunFailed {
 			t.Fatalf("exit %d\nstderr: %s", exit, stderr)
 		}
 		return stdout
@@ -191,8 +191,8 @@ func TestCIRunVerdictsHaveTheirExitCodes(t *testing.T) {
 		exit                int
 		says                string
 	}{
-		{"run-vrt", "broken", "error", format.ExitRunError, "vq: run run_ci_0001 ended in error\n"},
-		{"run-perf", "cancelled", "cancelled", format.ExitRunCancelled, "vq: run run_ci_0002 cancelled\n"},
+		{"run-vrt", "broken", "error", exitcode.RunError, "vq: run run_ci_0001 ended in error\n"},
+		{"run-perf", "cancelled", "cancelled", exitcode.RunCancelled, "vq: run run_ci_0002 cancelled\n"},
 	} {
 		stdout, stderr, exit := runVQ(t, s.env(), append([]string{"ci", tc.cmd, "branch=" + tc.branch}, fastWait...)...)
 		if exit != tc.exit || !strings.HasSuffix(stderr, tc.says) || !strings.Contains(stdout, "status            "+tc.status+"\n") {
@@ -209,8 +209,8 @@ func TestCIRunVerdictsHaveTheirExitCodes(t *testing.T) {
 func TestCIWaitTimeout(t *testing.T) {
 	s := newCISandbox(t, time.Hour)
 	stdout, stderr, exit := runVQ(t, s.env(), "ci", "run-vrt", "branch=feature/new-header", "--wait", "--interval", "5ms", "--wait-timeout", "300ms")
-	if exit != format.ExitTimeout {
-		t.Fatalf("exit %d, want %d\nstderr: %s", exit, format.ExitTimeout, stderr)
+	if exit != exitcode.Timeout {
+		t.Fatalf("exit %d, want %d\nstderr: %s", exit, exitcode.Timeout, stderr)
 	}
 	if !strings.HasSuffix(stderr, "vq: to resume: vq ci status run_ci_0001 --wait\n") || !strings.Contains(stderr, "it may still finish") {
 		t.Errorf("stderr:\n%s", stderr)
@@ -225,8 +225,8 @@ func TestCIWaitTimeout(t *testing.T) {
 func TestCIWaitTimeoutJSON(t *testing.T) {
 	s := newCISandbox(t, time.Hour)
 	stdout, stderr, exit := runVQ(t, s.env(), "ci", "run-vrt", "branch=feature/new-header", "--wait", "--interval", "5ms", "--wait-timeout", "300ms", "--json")
-	if exit != format.ExitTimeout {
-		t.Fatalf("exit %d, want %d\nstderr: %s", exit, format.ExitTimeout, stderr)
+	if exit != exitcode.Timeout {
+		t.Fatalf("exit %d, want %d\nstderr: %s", exit, exitcode.Timeout, stderr)
 	}
 	var doc struct {
 		OK          bool   `json:"ok"`
@@ -259,7 +259,7 @@ func TestCIWaitInterrupted(t *testing.T) {
 		return false
 	}
 	_, stderr, exit := vqRun{Env: s.env(), Ctx: ctx}.run(t, "ci", "run-vrt", "--wait", "--interval", "5ms")
-	if exit != format.ExitInterrupted {
+	if exit != exitcode.Interrupted {
 		t.Fatalf("exit %d, want 130\nstderr: %s", exit, stderr)
 	}
 	if !strings.HasSuffix(stderr, "vq: to resume: vq ci status run_ci_0001 --wait\nvq: interrupted\n") {
@@ -294,7 +294,7 @@ func TestCIAnswerThatIsNotJSONIsAnHTTPError(t *testing.T) {
 		io.WriteString(w, "<html><body>Welcome to nginx!</body></html>")
 		return true
 	}
-	want := format.ForResponse(&api.ToolResponse{Error: &api.ToolError{Code: api.CodeHTTPError}, Recoverable: new(true)})
+	want := exitcode.Of(exitcode.Shown(&api.ToolResponse{Error: &api.ToolError{Code: api.CodeHTTPError}, Recoverable: new(true)}))
 	stdout, stderr, exit := runVQ(t, s.env(), "ci", "run-vrt", "--wait")
 	if exit != want || stdout != "" || !strings.Contains(stderr, "error: http_error: HTTP 200 OK: Welcome to nginx! (recoverable, exit ") {
 		t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", exit, want, stdout, stderr)
@@ -321,13 +321,13 @@ func TestCICallPrintsTheAnswer(t *testing.T) {
 		t.Errorf("--jq sees the CI answer under .data: exit %d, %q", exit, stdout)
 	}
 
-	notFound := format.ForResponse(&api.ToolResponse{Error: &api.ToolError{Code: api.CodeNotFound}, Recoverable: new(false)})
+	notFound := exitcode.Of(exitcode.Shown(&api.ToolResponse{Error: &api.ToolError{Code: api.CodeNotFound}, Recoverable: new(false)}))
 	stdout, stderr, exit = runVQ(t, s.env(), "ci", "call", "run_everything")
 	if exit != notFound || stdout != "" || !strings.HasPrefix(stderr, `error: not_found: unknown CI tool "run_everything"`) {
 		t.Errorf("unknown tool: exit %d, want %d\nstdout: %s\nstderr: %s", exit, notFound, stdout, stderr)
 	}
 	_, stderr, exit = runVQ(t, s.env(), "ci", "call", "get_run_status", "--wait")
-	if exit != format.ExitUsage {
+	if exit != exitcode.Usage {
 		t.Errorf("vq ci call --wait: exit %d, stderr %s", exit, stderr)
 	}
 }
@@ -348,11 +348,11 @@ func TestCIRunWithoutWaitSaysHowToWait(t *testing.T) {
 func TestCIWithoutCredentialSendsNothing(t *testing.T) {
 	s := newCISandbox(t, time.Millisecond)
 	_, stderr, exit := runVQ(t, map[string]string{"VQ_BASE_URL": s.URL}, "ci", "run-vrt", "--wait")
-	if exit != format.ExitUnauthorized || !strings.Contains(stderr, "no API key") || len(s.received(api.ToolRunVRT)) != 0 {
+	if exit != exitcode.Unauthorized || !strings.Contains(stderr, "no API key") || len(s.received(api.ToolRunVRT)) != 0 {
 		t.Errorf("exit %d, stderr %s", exit, stderr)
 	}
 	_, stderr, exit = runVQ(t, map[string]string{"VQ_BASE_URL": s.URL, "VQ_API_KEY": "wrong"}, "ci", "status", "run_1")
-	if exit != format.ExitUnauthorized || !strings.Contains(stderr, "vq auth login") {
+	if exit != exitcode.Unauthorized || !strings.Contains(stderr, "vq auth login") {
 		t.Errorf("401: exit %d, stderr %s", exit, stderr)
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
 )
 
 // NewCmdExitCodes prints the exit-code table, generated from the same
@@ -20,7 +20,7 @@ succeed) and 30+n when it did not. The table never changes meaning.`,
 		Example: "  vq exit-codes\n  vq exit-codes --json | jq '.[] | select(.code==\"rate_limit\")'",
 		Args:    cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			return format.WriteExitCodes(f.IO.Out, asJSON)
+			return exitcode.WriteTable(f.IO.Out, asJSON)
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the table as a JSON array of {exit, code, recoverable, meaning}")
@@ -33,5 +33,5 @@ func exitCodeSummary() string {
 	return fmt.Sprintf(`Exit codes: %d ok; %d usage; %d unauthorized; %d watch timeout; %d CI run
 failed; 10+n a contract error the server called recoverable, 30+n one it did
 not; %d interrupted. The full table: vq exit-codes`,
-		format.ExitOK, format.ExitUsage, format.ExitUnauthorized, format.ExitTimeout, format.ExitRunFailed, format.ExitInterrupted)
+		exitcode.OK, exitcode.Usage, exitcode.Unauthorized, exitcode.Timeout, exitcode.RunFailed, exitcode.Interrupted)
 }

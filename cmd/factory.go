@@ -9,7 +9,8 @@ import (
 	"strings"
 
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/textsafe"
 	"github.com/visualq/vq/ui"
 )
 
@@ -147,7 +148,7 @@ func (f *Factory) Client(ctx context.Context) (*api.Client, Settings, error) {
 		return nil, s, err
 	}
 	if s.BaseURL == "" && s.Endpoint == "" {
-		return nil, s, &format.UsageError{
+		return nil, s, &exitcode.UsageError{
 			Reason: "no VisualQ server configured",
 			Hint:   "set --base-url or VQ_BASE_URL (or --endpoint for an MCP server), run vq auth login, or try vq demo",
 		}
@@ -169,7 +170,7 @@ func (f *Factory) Client(ctx context.Context) (*api.Client, Settings, error) {
 	// In the TUI a stderr line would tear the frame; the screen shows the
 	// outcome (a rate_limit screen shows its wait) instead.
 	if !f.terminalUI() {
-		opts.Notify = func(msg string) { fmt.Fprintln(f.IO.ErrOut, "vq: "+format.SanitizeLine(msg)) }
+		opts.Notify = func(msg string) { fmt.Fprintln(f.IO.ErrOut, "vq: "+textsafe.SanitizeLine(msg)) }
 	}
 	if f.Global.Debug {
 		opts.Debug = f.IO.ErrOut
@@ -228,10 +229,10 @@ func checkTransport(s Settings) error {
 	switch s.Transport {
 	case "", api.TransportInvoke, api.TransportMCP:
 	default:
-		return &format.UsageError{Reason: fmt.Sprintf("unknown --transport %q", s.Transport), Hint: "use invoke or mcp"}
+		return &exitcode.UsageError{Reason: fmt.Sprintf("unknown --transport %q", s.Transport), Hint: "use invoke or mcp"}
 	}
 	if s.Endpoint != "" && s.Transport == api.TransportInvoke {
-		return &format.UsageError{Reason: "--endpoint names an MCP endpoint; it cannot be used with --transport invoke", Hint: "drop --transport, or use --transport mcp"}
+		return &exitcode.UsageError{Reason: "--endpoint names an MCP endpoint; it cannot be used with --transport invoke", Hint: "drop --transport, or use --transport mcp"}
 	}
 	return nil
 }
@@ -248,10 +249,10 @@ func sameHost(a, b string) bool {
 func checkServerURL(flag, raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return &format.UsageError{Reason: fmt.Sprintf("%s %q is not an http(s) URL", flag, raw), Hint: "example: " + flag + " https://visualq.example.com"}
+		return &exitcode.UsageError{Reason: fmt.Sprintf("%s %q is not an http(s) URL", flag, raw), Hint: "example: " + flag + " https://visualq.example.com"}
 	}
 	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
-		return &format.UsageError{
+		return &exitcode.UsageError{
 			Reason: fmt.Sprintf("refusing to send the API key over plain http to %s", u.Host),
 			Hint:   "use an https:// " + flag + " (plain http is allowed only for localhost)",
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
 )
 
 // GlobalOptions are the flags every command shares (persistent on the
@@ -54,10 +55,10 @@ func (g *GlobalOptions) resolve(c *cobra.Command, getenv func(string) string) er
 	g.NoColor = g.NoColor || getenv("NO_COLOR") != ""
 	g.Debug = g.Debug || getenv("VQ_DEBUG") != ""
 	if g.Timeout <= 0 {
-		return format.Usagef("--timeout must be positive, got %s", g.Timeout)
+		return exitcode.Usagef("--timeout must be positive, got %s", g.Timeout)
 	}
 	if names := refusedFlags(c); len(names) > 0 {
-		return &format.UsageError{
+		return &exitcode.UsageError{
 			Reason: fmt.Sprintf("%s does not apply to %s", strings.Join(names, ", "), c.CommandPath()),
 			Hint:   "see: " + c.CommandPath() + " --help",
 		}
@@ -122,14 +123,14 @@ func addOutputFlags(c *cobra.Command, o *OutputOptions, formats ...string) {
 // resolve checks the output flags before anything is sent.
 func (o *OutputOptions) resolve(formats []string) error {
 	if o.Format != "" && !slices.Contains(formats, o.Format) {
-		return &format.UsageError{Reason: fmt.Sprintf("unknown --format %q", o.Format), Hint: "use one of: " + strings.Join(formats, ", ")}
+		return &exitcode.UsageError{Reason: fmt.Sprintf("unknown --format %q", o.Format), Hint: "use one of: " + strings.Join(formats, ", ")}
 	}
 	if o.JQ != "" && format.IsCI(o.Format) {
-		return format.Usagef("--jq filters the JSON output; it does not combine with --format %s", o.Format)
+		return exitcode.Usagef("--jq filters the JSON output; it does not combine with --format %s", o.Format)
 	}
 	if o.JSON {
 		if o.Format != "" && o.Format != "json" {
-			return format.Usagef("--json and --format %s contradict each other", o.Format)
+			return exitcode.Usagef("--json and --format %s contradict each other", o.Format)
 		}
 		o.Format = "json"
 	}
@@ -193,10 +194,10 @@ func addWaitFlags(c *cobra.Command, w *WaitOptions, optional bool) {
 func (w *WaitOptions) resolve(c *cobra.Command) error {
 	fs := c.Flags()
 	if fs.Changed("interval") && w.Interval <= 0 {
-		return format.Usagef("--interval must be positive, got %s", w.Interval)
+		return exitcode.Usagef("--interval must be positive, got %s", w.Interval)
 	}
 	if w.Timeout <= 0 {
-		return format.Usagef("--wait-timeout must be positive, got %s", w.Timeout)
+		return exitcode.Usagef("--wait-timeout must be positive, got %s", w.Timeout)
 	}
 	w.timeoutGiven = fs.Changed("wait-timeout")
 	if !w.timeoutGiven && fs.Changed("timeout") {

@@ -13,6 +13,8 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/textsafe"
 	"github.com/visualq/vq/ui"
 	"golang.org/x/term"
 )
@@ -127,7 +129,7 @@ func (p *Pipeline) promptConfirm(ctx context.Context, call api.Call, resp *api.T
 		return false, nil
 	}
 	fmt.Fprintf(io.ErrOut, "%s\nSend %s again with confirm: true? [y/N] ",
-		format.SanitizeLine(resp.ErrorMessage()), format.SanitizeLine(call.Tool))
+		textsafe.SanitizeLine(resp.ErrorMessage()), textsafe.SanitizeLine(call.Tool))
 	line, err := readLine(ctx, bufio.NewReader(io.In))
 	answer := strings.ToLower(line)
 	return answer == "y" || answer == "yes", err
@@ -143,7 +145,7 @@ func (p *Pipeline) awaitReadiness(ctx context.Context, call api.Call, resp *api.
 		return resp, nil
 	}
 	errOut := p.f.IO.ErrOut
-	tool := format.SanitizeLine(call.Tool)
+	tool := textsafe.SanitizeLine(call.Tool)
 	if !p.Wait.Wait {
 		fmt.Fprintf(errOut, "vq: %s: the project's first import is being analysed (%s); not retried: run it again later, or add --wait\n",
 			tool, readinessProgress(state))
@@ -184,7 +186,7 @@ func (p *Pipeline) SendCI(ctx context.Context, tool string, args map[string]any)
 	// The CI endpoint lives under the base URL (an MCP --endpoint alone
 	// does not name it) and takes the API key only (no OAuth token).
 	if s.BaseURL == "" {
-		return nil, &format.UsageError{Reason: "vq ci needs the VisualQ server", Hint: "set --base-url or VQ_BASE_URL"}
+		return nil, &exitcode.UsageError{Reason: "vq ci needs the VisualQ server", Hint: "set --base-url or VQ_BASE_URL"}
 	}
 	if s.APIKey == "" {
 		return api.MissingCredential(tool), nil
@@ -211,7 +213,7 @@ func (p *Pipeline) Show(ctx context.Context, resp *api.ToolResponse) error {
 // shownError is the error that carries a shown response's exit code.
 func shownError(resp *api.ToolResponse) error {
 	if !resp.OK {
-		return &format.ResponseError{Response: resp}
+		return exitcode.Shown(resp)
 	}
 	return nil
 }
@@ -300,7 +302,7 @@ func (p *Pipeline) jobPolls(ctx context.Context, ids []string) ([]watched, error
 
 // watchJobs watches every job at once with the progress display on stderr.
 // A job still running at the deadline gets a timeout outcome (exit code
-// format.ExitTimeout); Ctrl-C ends the whole watch with ctx's error. Both
+// exitcode.Timeout); Ctrl-C ends the whole watch with ctx's error. Both
 // print the command that resumes the watch.
 func (p *Pipeline) watchJobs(ctx context.Context, jobs []watched) ([]jobOutcome, error) {
 	ids := make([]string, len(jobs))
@@ -328,7 +330,7 @@ func (p *Pipeline) watchJobs(ctx context.Context, jobs []watched) ([]jobOutcome,
 			outcomes[i] = jobOutcome{id: o.id, resp: timeout.Response()}
 		}
 		if o.err != nil {
-			unfinished = append(unfinished, format.ShellQuote(o.id))
+			unfinished = append(unfinished, textsafe.ShellQuote(o.id))
 		}
 	}
 	if len(unfinished) > 0 {

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/sandbox"
 )
 
@@ -120,7 +120,7 @@ func TestSignalsCancelTheRequestAndExit(t *testing.T) {
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		exit int
-	}{{syscall.SIGINT, format.ExitInterrupted}, {syscall.SIGTERM, format.ExitTerminated}} {
+	}{{syscall.SIGINT, exitcode.Interrupted}, {syscall.SIGTERM, exitcode.Terminated}} {
 		for _, args := range [][]string{
 			{"invoke", "get_run_failures", "runId=r"},
 			{"invoke", "get_run_failures", "runId=r", "--transport", "mcp"},
@@ -216,7 +216,7 @@ func TestHugeBodyHitsTheCapWithBoundedMemory(t *testing.T) {
 
 func TestTheAPIKeyIsNeverAFlag(t *testing.T) {
 	_, stderr, exit := runVQ(t, nil, "invoke", "t", "--api-key", secretKey)
-	if exit != format.ExitUsage || strings.Contains(stderr, secretKey) {
+	if exit != exitcode.Usage || strings.Contains(stderr, secretKey) {
 		t.Errorf("exit %d, stderr %q", exit, stderr)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
 )
 
 // ProveOptions are the inputs of vq prove.
@@ -45,7 +46,7 @@ the proof_failed code (see vq exit-codes).`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Ticket = args[0]
 			if opts.Markdown && opts.Pipeline.Output.Structured() {
-				return format.Usagef("--markdown prints only the markdown: it cannot be combined with --json, --format or --jq")
+				return exitcode.Usagef("--markdown prints only the markdown: it cannot be combined with --json, --format or --jq")
 			}
 			if runF != nil {
 				return runF(c.Context(), opts)
@@ -85,7 +86,7 @@ func showProof(ctx context.Context, f *Factory, resp *api.ToolResponse, opts *Pr
 	switch {
 	case opts.Markdown && !hasMarkdown:
 		if resp.OK {
-			return &format.ExitError{Code: format.ExitInternal, Message: "the proof answer carries no jiraMarkdown"}
+			return &exitcode.Error{Code: exitcode.Internal, Message: "the proof answer carries no jiraMarkdown"}
 		}
 		err = format.WriteErrorLine(f.IO.ErrOut, resp)
 	case opts.Markdown:

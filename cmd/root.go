@@ -11,7 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // Main runs vq with the process's arguments and returns its exit code.
@@ -21,11 +22,11 @@ func Main() int {
 	defer stop()
 	f := NewFactory()
 	err := execute(ctx, f, os.Args[1:])
-	if errors.Is(context.Cause(ctx), format.ErrTerminated) {
-		err = format.ErrTerminated
+	if errors.Is(context.Cause(ctx), exitcode.ErrTerminated) {
+		err = exitcode.ErrTerminated
 	}
 	report(f.IO, err)
-	return format.Exit(err)
+	return exitcode.Of(err)
 }
 
 // execute runs the command tree once and returns its typed error.
@@ -41,7 +42,7 @@ func execute(ctx context.Context, f *Factory, args []string) error {
 	if err != nil && !*started && !typed(err) {
 		// cobra's own complaints (a missing required flag, a bad argument
 		// count) come before any command runs: they are usage errors.
-		err = &format.UsageError{Reason: err.Error(), Hint: "see: " + c.CommandPath() + " --help"}
+		err = &exitcode.UsageError{Reason: err.Error(), Hint: "see: " + c.CommandPath() + " --help"}
 	}
 	return err
 }
@@ -92,7 +93,7 @@ func unknownCommand(c *cobra.Command, name string) error {
 	if s := c.SuggestionsFor(name); len(s) > 0 {
 		hint = "did you mean " + strings.Join(s, " or ") + "?\n" + hint
 	}
-	return &format.UsageError{Reason: fmt.Sprintf("unknown command %q for %q", name, c.CommandPath()), Hint: hint}
+	return &exitcode.UsageError{Reason: fmt.Sprintf("unknown command %q for %q", name, c.CommandPath()), Hint: hint}
 }
 
 // flagError makes cobra's flag complaints usage errors that say what to
@@ -108,7 +109,7 @@ func flagError(c *cobra.Command, err error) error {
 			hint = "did you mean --" + meant + "?\n" + hint
 		}
 	}
-	return &format.UsageError{Reason: err.Error(), Hint: hint}
+	return &exitcode.UsageError{Reason: err.Error(), Hint: hint}
 }
 
 // closestFlag is the flag of c (its own or inherited) nearest to name, when
@@ -145,23 +146,23 @@ func editDistance(a, b string) int {
 }
 
 func typed(err error) bool {
-	return format.Exit(err) != format.ExitInternal
+	return exitcode.Of(err) != exitcode.Internal
 }
 
 // report prints an error that the command did not already show.
 func report(io *IOStreams, err error) {
-	if err == nil || format.Silent(err) {
+	if err == nil || exitcode.Silent(err) {
 		return
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, format.ErrTerminated) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, exitcode.ErrTerminated) {
 		fmt.Fprintln(io.ErrOut, "vq: interrupted")
 		return
 	}
-	fmt.Fprintln(io.ErrOut, "vq: "+format.Sanitize(err.Error()))
+	fmt.Fprintln(io.ErrOut, "vq: "+textsafe.Sanitize(err.Error()))
 }
 
 // signalContext is cancelled by SIGINT (cause context.Canceled) or SIGTERM
-// (cause format.ErrTerminated), so in-flight requests stop at once.
+// (cause exitcode.ErrTerminated), so in-flight requests stop at once.
 // SIGPIPE is ignored, so a reader that leaves early (vq ... | head -1) makes
 // writes fail with EPIPE, which ends vq quietly (see closedPipe), instead of
 // killing it with a signal's exit status.
@@ -174,7 +175,7 @@ func signalContext() (context.Context, func()) {
 		select {
 		case sig := <-ch:
 			if sig == syscall.SIGTERM {
-				cancel(format.ErrTerminated)
+				cancel(exitcode.ErrTerminated)
 			} else {
 				cancel(context.Canceled)
 			}

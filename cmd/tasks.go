@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/completions"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
 )
 
 // The task commands name a tool and its arguments for the common jobs;
@@ -54,7 +54,7 @@ func taskCmd(f *Factory, c *cobra.Command, tool string, build func(args []string
 		}
 		call, err := spec.Call(values)
 		if err != nil {
-			return nil, &format.UsageError{Reason: err.Error(), Hint: "usage: " + c.UseLine()}
+			return nil, &exitcode.UsageError{Reason: err.Error(), Hint: "usage: " + c.UseLine()}
 		}
 		return &TaskOptions{Call: call, Pipeline: p}, nil
 	}, func(ctx context.Context, o *TaskOptions) error { return o.Pipeline.Run(ctx, o.Call) }, runF)
@@ -190,6 +190,6 @@ func exactArgs(n int, names string) cobra.PositionalArgs {
 		if len(args) > n {
 			reason = fmt.Sprintf("%s takes only %s, got %d arguments", c.CommandPath(), names, len(args))
 		}
-		return &format.UsageError{Reason: reason, Hint: "usage: " + c.UseLine()}
+		return &exitcode.UsageError{Reason: reason, Hint: "usage: " + c.UseLine()}
 	}
 }

@@ -6,7 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/completions"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // WatchOptions are the inputs of vq watch.
@@ -41,7 +42,7 @@ makes it non-zero; 5 (timeout) when a job is still running at the deadline,
   vq watch job_123 job_456 --wait-timeout 10m --json`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return &format.UsageError{Reason: "vq watch needs at least one JOB_ID", Hint: "usage: " + c.UseLine()}
+				return &exitcode.UsageError{Reason: "vq watch needs at least one JOB_ID", Hint: "usage: " + c.UseLine()}
 			}
 			return nil
 		},
@@ -74,7 +75,7 @@ func runWatch(ctx context.Context, opts *WatchOptions) error {
 	var errs []error
 	for _, o := range outcomes {
 		if len(outcomes) > 1 && !p.Output.Structured() {
-			fmt.Fprintf(p.f.IO.Out, "== job %s ==\n", format.SanitizeLine(o.id))
+			fmt.Fprintf(p.f.IO.Out, "== job %s ==\n", textsafe.SanitizeLine(o.id))
 		}
 		errs = append(errs, p.Show(ctx, o.resp))
 	}
@@ -86,7 +87,7 @@ func runWatch(ctx context.Context, opts *WatchOptions) error {
 func worst(errs []error) error {
 	var w error
 	for _, err := range errs {
-		if format.Exit(err) > format.Exit(w) {
+		if exitcode.Of(err) > exitcode.Of(w) {
 			w = err
 		}
 	}

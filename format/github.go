@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/layout"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // GitHub writes a response as GitHub Actions workflow commands: an ::error
@@ -22,7 +24,7 @@ func GitHub(out io.Writer, r *api.ToolResponse, stepSummary string) error {
 	if !r.OK {
 		annotate(&b, "error", title+": "+r.ErrorCode(), r.ErrorMessage())
 	}
-	if checks, ok := ChecksOf(r); ok {
+	if checks, ok := layout.ChecksOf(r.Data); ok {
 		for _, ch := range checks.Listed {
 			if !ch.Failed {
 				continue
@@ -36,7 +38,7 @@ func GitHub(out io.Writer, r *api.ToolResponse, stepSummary string) error {
 		if _, unnamed := checks.Unlisted(); unnamed > 0 {
 			hint := "not itemized here"
 			if checks.RunID != "" {
-				hint += "; run vq failures " + ShellQuote(checks.RunID)
+				hint += "; run vq failures " + textsafe.ShellQuote(checks.RunID)
 			}
 			annotate(&b, "error", title, fmt.Sprintf("%d of %d checks failed (%s)", checks.Failed, checks.Total, hint))
 		}

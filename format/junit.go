@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/layout"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // JUnit XML (the shape Jenkins, GitLab and the JUnit publishers read).
@@ -53,29 +55,29 @@ type junitProblem struct {
 // response becomes one errored case, and an answer without check results
 // one passing case for the call.
 func JUnit(out io.Writer, r *api.ToolResponse) error {
-	suite := junitSuite{Name: "vq " + SanitizeLine(r.Tool), SystemOut: Sanitize(r.Summary)}
-	checks, ok := ChecksOf(r)
+	suite := junitSuite{Name: "vq " + textsafe.SanitizeLine(r.Tool), SystemOut: textsafe.Sanitize(r.Summary)}
+	checks, ok := layout.ChecksOf(r.Data)
 	switch {
 	case ok:
 		suite.Cases = checkCases(checks, suite.Name)
 		if checks.RunID != "" {
-			suite.Name += " " + SanitizeLine(checks.RunID)
-			suite.Properties = append(suite.Properties, junitProperty{"runId", SanitizeLine(checks.RunID)})
+			suite.Name += " " + textsafe.SanitizeLine(checks.RunID)
+			suite.Properties = append(suite.Properties, junitProperty{"runId", textsafe.SanitizeLine(checks.RunID)})
 		}
 	case r.OK:
 		// An answer without checks (an approval, a scenario) is one passing
 		// case for the call: the report stays valid, and the call — which
 		// may have written — is never mistaken for a usage error.
-		suite.Cases = []junitCase{{Name: SanitizeLine(r.Tool), ClassName: "vq"}}
+		suite.Cases = []junitCase{{Name: textsafe.SanitizeLine(r.Tool), ClassName: "vq"}}
 	}
 	if !r.OK {
 		suite.Cases = append(suite.Cases, junitCase{
-			Name: SanitizeLine(r.Tool), ClassName: "vq",
-			Error: &junitProblem{Message: SanitizeLine(r.ErrorMessage()), Type: SanitizeLine(r.ErrorCode()), Text: ErrorLine(r)},
+			Name: textsafe.SanitizeLine(r.Tool), ClassName: "vq",
+			Error: &junitProblem{Message: textsafe.SanitizeLine(r.ErrorMessage()), Type: textsafe.SanitizeLine(r.ErrorCode()), Text: ErrorLine(r)},
 		})
 	}
 	for _, warn := range r.Warnings {
-		suite.Properties = append(suite.Properties, junitProperty{"warning", SanitizeLine(warn)})
+		suite.Properties = append(suite.Properties, junitProperty{"warning", textsafe.SanitizeLine(warn)})
 	}
 	for _, c := range suite.Cases {
 		switch {
@@ -99,10 +101,10 @@ func JUnit(out io.Writer, r *api.ToolResponse) error {
 	return err
 }
 
-func checkCases(c *Checks, class string) []junitCase {
+func checkCases(c *layout.Checks, class string) []junitCase {
 	var cases []junitCase
 	for _, ch := range c.Listed {
-		tc := junitCase{Name: SanitizeLine(ch.Scenario) + " [" + SanitizeLine(ch.Viewport) + "]", ClassName: class}
+		tc := junitCase{Name: textsafe.SanitizeLine(ch.Scenario) + " [" + textsafe.SanitizeLine(ch.Viewport) + "]", ClassName: class}
 		if ch.Failed {
 			msg := "visual change"
 			if ch.HasMismatch {
@@ -131,10 +133,10 @@ func checkCases(c *Checks, class string) []junitCase {
 
 // diffSummary lists a check's fields as "key: value" lines, in the
 // server's order.
-func diffSummary(n *Node) string {
+func diffSummary(n *layout.Node) string {
 	var b strings.Builder
 	for i, k := range n.Keys {
-		b.WriteString(SanitizeLine(k) + ": " + SanitizeLine(n.Values[i].String()) + "\n")
+		b.WriteString(textsafe.SanitizeLine(k) + ": " + textsafe.SanitizeLine(n.Values[i].String()) + "\n")
 	}
 	return b.String()
 }

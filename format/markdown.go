@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/layout"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // Markdown writes a response as a report to paste into a pull request or a
@@ -16,17 +18,17 @@ import (
 func Markdown(out io.Writer, r *api.ToolResponse) error {
 	w := bufio.NewWriter(out)
 	status := "✅"
-	checks, hasChecks := ChecksOf(r)
+	checks, hasChecks := layout.ChecksOf(r.Data)
 	if !r.OK || hasChecks && checks.Failed > 0 {
 		status = "❌"
 	}
 	w.WriteString("### " + status + " vq " + mdText(r.Tool) + "\n\n")
-	if ShowsSummary(r) {
+	if layout.ShowsSummary(r.OK, r.Summary, r.ErrorMessage()) {
 		w.WriteString("**Summary:** " + mdText(r.Summary) + "\n\n")
 	}
 	if !r.OK {
 		w.WriteString("**Error** `" + mdCode(r.ErrorCode()) + "`: " + mdText(r.ErrorMessage()) +
-			" (" + RecoverableText(r) + ", exit " + itoa(ForResponse(r)) + ")\n\n")
+			" (" + exitNote(r) + ")\n\n")
 	}
 	if hasChecks {
 		writeMarkdownChecks(w, checks)
@@ -47,7 +49,7 @@ func Markdown(out io.Writer, r *api.ToolResponse) error {
 	if len(r.NextActions) > 0 {
 		var cmds strings.Builder
 		for _, a := range r.NextActions {
-			cmds.WriteString("# " + SanitizeLine(a.Label) + "\n" + InvokeCommand(a) + "\n")
+			cmds.WriteString("# " + textsafe.SanitizeLine(a.Label) + "\n" + InvokeCommand(a) + "\n")
 		}
 		fence := strings.Repeat("`", max(3, longestRun(cmds.String(), '`')+1))
 		w.WriteString("#### Next steps\n\n" + fence + "sh\n" + cmds.String() + fence + "\n")
@@ -55,7 +57,7 @@ func Markdown(out io.Writer, r *api.ToolResponse) error {
 	return w.Flush()
 }
 
-func writeMarkdownChecks(w *bufio.Writer, c *Checks) {
+func writeMarkdownChecks(w *bufio.Writer, c *layout.Checks) {
 	w.WriteString("**Checks:** " + itoa(c.Failed) + " failed of " + itoa(c.Total))
 	if c.RunID != "" {
 		w.WriteString(" in run `" + mdCode(c.RunID) + "`")
@@ -80,11 +82,11 @@ func writeMarkdownChecks(w *bufio.Writer, c *Checks) {
 // writeMarkdownData shows data that holds no check results: its fields as
 // a two-column table, plain lines as text, and each record list as a table.
 func writeMarkdownData(w *bufio.Writer, r *api.ToolResponse) error {
-	l, err := LayoutResponse(r)
+	l, err := layout.Response(r.Data, r.DataMembers)
 	if err != nil {
 		return err
 	}
-	fields := &Table{Columns: []string{"Field", "Value"}}
+	fields := &layout.Table{Columns: []string{"Field", "Value"}}
 	for _, f := range l.Fields {
 		fields.Rows = append(fields.Rows, []string{f.Key, f.Value})
 	}
@@ -101,7 +103,7 @@ func writeMarkdownData(w *bufio.Writer, r *api.ToolResponse) error {
 	return nil
 }
 
-func writeMarkdownTable(w *bufio.Writer, t *Table) {
+func writeMarkdownTable(w *bufio.Writer, t *layout.Table) {
 	if len(t.Rows) == 0 {
 		return
 	}
@@ -139,7 +141,7 @@ var mdEscaper = strings.NewReplacer(
 // syntax, a start that would open a list ("- ", "1. ") is escaped, since a
 // list item may begin with it; # is escaped everywhere.
 func mdText(s string) string {
-	s = mdEscaper.Replace(SanitizeLine(s))
+	s = mdEscaper.Replace(textsafe.SanitizeLine(s))
 	if s != "" && strings.IndexByte("-+=", s[0]) >= 0 {
 		return `\` + s
 	}

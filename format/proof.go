@@ -10,10 +10,11 @@ import (
 	"strings"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Proof is the result of a tracking_prove_jira_ticket job
-// (seeds/response-contract.txt, "proof fields").
+// Proof is the result of a tracking_prove_jira_ticket job: its verdict,
+// the outcome's headline and reasons, and the JIRA comment to paste.
 type Proof struct {
 	Verdict  string
 	Headline string
@@ -85,25 +86,25 @@ func appendNew[T any](a, b []T, key func(T) string) []T {
 func WriteProof(out, errOut io.Writer, r *api.ToolResponse, p *Proof) error {
 	w := bufio.NewWriter(out)
 	if p.Headline != "" {
-		w.WriteString("> " + SanitizeLine(p.Headline) + "\n\n")
+		w.WriteString("> " + textsafe.SanitizeLine(p.Headline) + "\n\n")
 	}
 	verdict := p.Verdict
 	if verdict == "" {
 		verdict = "unknown"
 	}
-	w.WriteString("verdict: " + SanitizeLine(verdict) + "\n")
+	w.WriteString("verdict: " + textsafe.SanitizeLine(verdict) + "\n")
 	if len(p.Reasons) > 0 {
 		w.WriteString("reasons:\n")
 		for _, reason := range p.Reasons {
-			w.WriteString("  - " + SanitizeLine(reason) + "\n")
+			w.WriteString("  - " + textsafe.SanitizeLine(reason) + "\n")
 		}
 	}
 	for _, warn := range p.Warnings {
-		w.WriteString("warning: " + SanitizeLine(warn) + "\n")
+		w.WriteString("warning: " + textsafe.SanitizeLine(warn) + "\n")
 	}
 	if p.HasMarkdown {
 		w.WriteString("\nJIRA comment (paste verbatim; --markdown prints it alone, --copy copies it):\n")
-		md := Sanitize(p.Markdown)
+		md := textsafe.Sanitize(p.Markdown)
 		w.WriteString(md)
 		if !strings.HasSuffix(md, "\n") {
 			w.WriteByte('\n')

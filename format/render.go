@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/exitcode"
 )
 
 // Options say how Render writes a response.
@@ -65,7 +66,7 @@ func Render(ctx context.Context, out, errOut io.Writer, r *api.ToolResponse, o O
 	}
 	render, ok := renderers[name]
 	if !ok {
-		return Usagef("unknown format %q", name)
+		return exitcode.Usagef("unknown format %q", name)
 	}
 	return render(out, errOut, r, o)
 }

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/bench/fixture"
+	"github.com/visualq/vq/internal/fixture"
 )
 
 // check is one failed visual check of a run: a scenario on a viewport.

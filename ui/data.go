@@ -6,7 +6,8 @@ import (
 	"strings"
 
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/layout"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // field is one "key  value" line of an object's scalar members.
@@ -42,9 +43,9 @@ type section struct {
 // from it.
 func parseData(resp *api.ToolResponse) (*dataView, imageURLs) {
 	d := &dataView{}
-	l, err := format.LayoutResponse(resp)
+	l, err := layout.Response(resp.Data, resp.DataMembers)
 	if err != nil {
-		d.plain = []string{format.SanitizeLine(err.Error())}
+		d.plain = []string{textsafe.SanitizeLine(err.Error())}
 		d.index()
 		return d, imageURLs{}
 	}
@@ -55,7 +56,7 @@ func parseData(resp *api.ToolResponse) (*dataView, imageURLs) {
 			row.isBar = true
 		}
 		d.fields = append(d.fields, row)
-		d.keyWidth = max(d.keyWidth, format.DisplayWidth(row.key))
+		d.keyWidth = max(d.keyWidth, textsafe.DisplayWidth(row.key))
 	}
 	d.plain = l.Lines
 	for _, t := range l.Tables {
@@ -145,12 +146,16 @@ func (d *dataView) sortable() bool {
 // the raw toggle.
 func rawLines(resp *api.ToolResponse) []string {
 	var buf bytes.Buffer
-	if err := format.JSON(&buf, resp, true); err != nil {
-		return []string{format.SanitizeLine(err.Error())}
+	doc, err := resp.Document()
+	if err == nil {
+		err = textsafe.WriteJSON(&buf, doc, true)
+	}
+	if err != nil {
+		return []string{textsafe.SanitizeLine(err.Error())}
 	}
 	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
 	for i, l := range lines {
-		lines[i] = format.SanitizeLine(l)
+		lines[i] = textsafe.SanitizeLine(l)
 	}
 	return lines
 }
@@ -161,12 +166,12 @@ type imageURLs struct {
 	diff string
 }
 
-func findImageURLs(fields []format.Field) imageURLs {
+func findImageURLs(fields []layout.Field) imageURLs {
 	get := func(k string) string {
 		for _, f := range fields {
 			// Top-level string members only: a nested key is dotted.
 			if f.Key == f.Name && f.Name == k && f.Node.Kind == '"' {
-				return format.SanitizeLine(f.Node.Text)
+				return textsafe.SanitizeLine(f.Node.Text)
 			}
 		}
 		return ""

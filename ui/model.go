@@ -8,7 +8,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // Model is the root of the TUI: a stack of answer screens, the call in
@@ -119,7 +119,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case openedMsg:
 		m.status = "opened the diff image in the browser"
 		if msg.err != nil {
-			m.status = "could not open the browser: " + format.SanitizeLine(msg.err.Error()) + " (" + format.SanitizeLine(msg.url) + ")"
+			m.status = "could not open the browser: " + textsafe.SanitizeLine(msg.err.Error()) + " (" + textsafe.SanitizeLine(msg.url) + ")"
 		}
 	case tea.KeyPressMsg:
 		if m.confirming {
@@ -266,7 +266,7 @@ func (m *Model) answer(msg answerMsg) tea.Cmd {
 	m.pending = nil
 	p.cancel()
 	if msg.err != nil {
-		m.status = "call stopped: " + format.SanitizeLine(msg.err.Error())
+		m.status = "call stopped: " + textsafe.SanitizeLine(msg.err.Error())
 		return nil
 	}
 	s := newScreen(p.call, p.crumb, msg.resp)
@@ -301,7 +301,7 @@ func (m *Model) showImage(msg imageMsg) tea.Cmd {
 		seq, err = inlineImage(m.images, msg.png, min(m.width-1, 100), max(m.height/2, 4))
 	}
 	if err != nil {
-		m.status = "diff image not shown: " + format.SanitizeLine(err.Error())
+		m.status = "diff image not shown: " + textsafe.SanitizeLine(err.Error())
 		return nil
 	}
 	return tea.Println(seq)

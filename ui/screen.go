@@ -2,7 +2,7 @@ package ui
 
 import (
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // focus is the pane the arrow keys move in.
@@ -36,7 +36,7 @@ type screen struct {
 }
 
 func newScreen(call api.Call, crumb string, resp *api.ToolResponse) *screen {
-	s := &screen{call: call, crumb: format.SanitizeLine(crumb), resp: resp}
+	s := &screen{call: call, crumb: textsafe.SanitizeLine(crumb), resp: resp}
 	s.data, s.images = parseData(resp)
 	if len(resp.NextActions) == 0 {
 		s.focus = focusData

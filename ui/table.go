@@ -7,7 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/layout"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // barColumn is the column that gets an inline bar and can be sorted: the
@@ -33,12 +34,12 @@ const (
 
 func (o sortOrder) next() sortOrder { return (o + 1) % 3 }
 
-// table is a format.Table prepared for windowed rendering: widths and bar
+// table is a layout.Table prepared for windowed rendering: widths and bar
 // values are measured once, so drawing a frame costs only the visible rows,
 // whatever the number of records.
 type table struct {
 	title  string
-	t      *format.Table
+	t      *layout.Table
 	widths []int
 	// bar is the index of the bar column, -1 without one.
 	bar      int
@@ -49,18 +50,18 @@ type table struct {
 	byValue []int
 }
 
-func newTable(title string, records *format.Table) *table {
+func newTable(title string, records *layout.Table) *table {
 	t := &table{title: title, t: records, bar: -1}
 	t.widths = make([]int, len(t.t.Columns))
 	for i, c := range t.t.Columns {
-		t.widths[i] = min(format.DisplayWidth(c), maxCellWidth)
+		t.widths[i] = min(textsafe.DisplayWidth(c), maxCellWidth)
 		if c == barColumn && t.t.Numeric[i] {
 			t.bar = i
 		}
 	}
 	for _, row := range t.t.Rows {
 		for i, cell := range row {
-			t.widths[i] = max(t.widths[i], min(format.DisplayWidth(cell), maxCellWidth))
+			t.widths[i] = max(t.widths[i], min(textsafe.DisplayWidth(cell), maxCellWidth))
 		}
 	}
 	if t.bar >= 0 {
@@ -71,7 +72,7 @@ func newTable(title string, records *format.Table) *table {
 			t.maxValue = max(t.maxValue, v)
 		}
 		// Room for the sort arrow in the header.
-		t.widths[t.bar] = max(t.widths[t.bar], format.DisplayWidth(barColumn)+2)
+		t.widths[t.bar] = max(t.widths[t.bar], textsafe.DisplayWidth(barColumn)+2)
 	}
 	return t
 }
@@ -142,7 +143,7 @@ func (t *table) line(i int, st *styles, order sortOrder) string {
 
 // fit pads or cuts a sanitized cell to exactly width columns.
 func fit(s string, width int, right bool) string {
-	w := format.DisplayWidth(s)
+	w := textsafe.DisplayWidth(s)
 	if w > width {
 		return ansi.Truncate(s, width, "…")
 	}

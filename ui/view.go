@@ -9,7 +9,9 @@ import (
 	"charm.land/bubbles/v2/help"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/layout"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // maxSummaryLines bounds a long summary or error message so the data keeps
@@ -117,16 +119,16 @@ func (m *Model) head(s *screen) []string {
 	if !r.OK {
 		badge = st.errBadge.Render("✗ error")
 	}
-	lines = append(lines, badge+"  "+st.tool.Render(format.SanitizeLine(r.Tool)))
-	if format.ShowsSummary(r) {
-		lines = append(lines, m.wrap(format.Sanitize(r.Summary))...)
+	lines = append(lines, badge+"  "+st.tool.Render(textsafe.SanitizeLine(r.Tool)))
+	if layout.ShowsSummary(r.OK, r.Summary, r.ErrorMessage()) {
+		lines = append(lines, m.wrap(textsafe.Sanitize(r.Summary))...)
 	}
 	for _, w := range r.Warnings {
-		lines = append(lines, st.warning.Render("⚠ warning: "+format.SanitizeLine(w)))
+		lines = append(lines, st.warning.Render("⚠ warning: "+textsafe.SanitizeLine(w)))
 	}
 	if !r.OK {
-		lines = append(lines, m.wrap(st.errorCode.Render(format.SanitizeLine(r.ErrorCode()))+": "+format.Sanitize(r.ErrorMessage()))...)
-		lines = append(lines, st.dim.Render(format.RecoverableText(r)+" · vq exits "+strconv.Itoa(format.ForResponse(r))))
+		lines = append(lines, m.wrap(st.errorCode.Render(textsafe.SanitizeLine(r.ErrorCode()))+": "+textsafe.Sanitize(r.ErrorMessage()))...)
+		lines = append(lines, st.dim.Render(exitcode.RecoverableText(r.IsRecoverable())+" · vq exits "+strconv.Itoa(exitcode.ForCode(r.ErrorCode(), r.IsRecoverable()))))
 		if r.ErrorCode() == api.CodeRateLimit && r.RetryAfterMs > 0 {
 			wait := time.Duration(r.RetryAfterMs) * time.Millisecond
 			lines = append(lines, st.warning.Render("rate limited: wait "+wait.String()+" before calling again (r re-runs)"))
@@ -152,10 +154,10 @@ func (m *Model) breadcrumb() string {
 	sep := " › "
 	last := len(m.stack) - 1
 	current := st.crumbCurrent.Render(m.stack[last].crumb)
-	width := format.DisplayWidth(m.stack[last].crumb)
+	width := textsafe.DisplayWidth(m.stack[last].crumb)
 	parts := []string{current}
 	for i := last - 1; i >= 0; i-- {
-		w := format.DisplayWidth(m.stack[i].crumb) + len(sep)
+		w := textsafe.DisplayWidth(m.stack[i].crumb) + len(sep)
 		if width+w > m.width-2 {
 			parts = append(parts, st.crumb.Render("…"))
 			break
@@ -213,7 +215,7 @@ func (m *Model) foot(s *screen) []string {
 	}
 	switch {
 	case m.pending != nil:
-		lines = append(lines, m.spinner.View()+" calling "+format.SanitizeLine(m.pending.call.Tool)+"…")
+		lines = append(lines, m.spinner.View()+" calling "+textsafe.SanitizeLine(m.pending.call.Tool)+"…")
 	case m.status != "":
 		lines = append(lines, st.dim.Render(m.status))
 	}
@@ -236,7 +238,7 @@ func (m *Model) actions(s *screen) []string {
 	}
 	labelWidth := 0
 	for _, a := range acts {
-		labelWidth = max(labelWidth, format.DisplayWidth(format.SanitizeLine(a.Label)))
+		labelWidth = max(labelWidth, textsafe.DisplayWidth(textsafe.SanitizeLine(a.Label)))
 	}
 	labelWidth = min(labelWidth, m.width/2)
 	show := min(len(acts), max(3, m.height/4))
@@ -248,7 +250,7 @@ func (m *Model) actions(s *screen) []string {
 		if i < 9 {
 			number = strconv.Itoa(i + 1)
 		}
-		line := number + "  " + fit(format.SanitizeLine(a.Label), labelWidth, false) + "  " + format.SanitizeLine(a.Tool)
+		line := number + "  " + fit(textsafe.SanitizeLine(a.Label), labelWidth, false) + "  " + textsafe.SanitizeLine(a.Tool)
 		if m.writeTools(a.Tool) {
 			line += "  " + st.writeBadge.Render("[write]")
 		}
@@ -280,8 +282,8 @@ func (m *Model) dialog(s *screen) []string {
 	}
 	inner := max(m.width-4, 20)
 	body := []string{
-		st.writeBadge.Render(format.SanitizeLine(s.call.Tool)) + " changes your project and needs your consent.",
-		"args " + format.SanitizeLine(string(args)),
+		st.writeBadge.Render(textsafe.SanitizeLine(s.call.Tool)) + " changes your project and needs your consent.",
+		"args " + textsafe.SanitizeLine(string(args)),
 		"Send it again with confirm: true? [y/N]",
 	}
 	for i, l := range body {

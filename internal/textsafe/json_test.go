@@ -1,4 +1,4 @@
-package format
+package textsafe
 
 import (
 	"bytes"
@@ -31,4 +31,21 @@ func firstDiff(a, b string) int {
 		}
 	}
 	return min(len(a), len(b))
+}
+
+func TestPlainASCIIPrefixFindsTheFirstByteToEscape(t *testing.T) {
+	for n := 0; n < 20; n++ {
+		for at := 0; at <= n; at++ {
+			for _, special := range []byte{0x7f, 0x80, 0xc2, 0xff} {
+				b := bytes.Repeat([]byte{'a'}, n)
+				want := n
+				if at < n {
+					b[at], want = special, at
+				}
+				if got := plainASCIIPrefix(b); got != want {
+					t.Fatalf("len %d, %#x at %d: prefix %d, want %d", n, special, at, got, want)
+				}
+			}
+		}
+	}
 }

@@ -1,4 +1,4 @@
-package format
+package exitcode
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 // TestREADMEExitCodeTable keeps the README's table identical to the one vq
 // exits with: a release can never document one code and exit another.
 func TestREADMEExitCodeTable(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +21,7 @@ func TestREADMEExitCodeTable(t *testing.T) {
 	}
 	var b strings.Builder
 	b.WriteString("| exit | code | recoverable | meaning |\n|---|---|---|---|\n")
-	rows := ExitCodes()
+	rows := Table()
 	unrecoverable := map[string]int{}
 	for _, r := range rows {
 		if r.Recoverable != nil && !*r.Recoverable {
@@ -37,6 +37,6 @@ func TestREADMEExitCodeTable(t *testing.T) {
 		}
 	}
 	if documented != b.String() {
-		t.Errorf("README.md's exit-code table differs from format.ExitCodes(); replace it with:\n%s", b.String())
+		t.Errorf("README.md's exit-code table differs from exitcode.Table(); replace it with:\n%s", b.String())
 	}
 }

@@ -1,4 +1,4 @@
-package format
+package layout
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // Layout is a response's data arranged for display, the one arrangement
@@ -42,10 +42,11 @@ type TitledTable struct {
 	shape *shape
 }
 
-// LayoutData arranges raw data. null or empty data gives an empty layout.
+// Data arranges raw data. null or empty data gives an empty layout.
 // Record lists are kept as the bytes they are, so that a renderer can
-// stream them (plain text) or decode them (Records.Table) as it needs.
-func LayoutData(raw []byte) (*Layout, error) {
+// stream them (TitledTable.WriteText) or decode them (Records.Table) as it
+// needs.
+func Data(raw []byte) (*Layout, error) {
 	l := &Layout{}
 	if len(raw) == 0 || string(raw) == "null" {
 		return l, nil
@@ -72,13 +73,14 @@ func LayoutData(raw []byte) (*Layout, error) {
 	return l, nil
 }
 
-// LayoutResponse is LayoutData for a response's data. It places the
-// members api indexed while reading the answer, so the data is not scanned
-// a second time to find them.
-func LayoutResponse(r *api.ToolResponse) (*Layout, error) {
-	names, values, isObject := r.DataMembers()
+// Response is Data for a tool answer's data whose top-level members were
+// found while the answer was read: members (api.ToolResponse.DataMembers)
+// lists them, values being views into data, or reports that data is not an
+// object. They are placed as given, so data is not scanned a second time.
+func Response(data []byte, members func() (names []string, values [][]byte, isObject bool)) (*Layout, error) {
+	names, values, isObject := members()
 	if !isObject {
-		return LayoutData(r.Data)
+		return Data(data)
 	}
 	l := &Layout{}
 	for i, name := range names {
@@ -87,6 +89,12 @@ func LayoutResponse(r *api.ToolResponse) (*Layout, error) {
 		}
 	}
 	return l, nil
+}
+
+// ShowsSummary reports whether a rendering of an answer shows its summary
+// line: not when it only repeats the error message shown with the error.
+func ShowsSummary(ok bool, summary, errorMessage string) bool {
+	return summary != "" && (ok || summary != errorMessage)
 }
 
 // add places one value: a non-empty object is flattened into dotted keys,
@@ -100,7 +108,7 @@ func (l *Layout) add(name, key string, value jsontext.Value) error {
 		}
 	case '[':
 		if sh, ok := Records(value).measure(); ok {
-			l.Tables = append(l.Tables, TitledTable{Title: SanitizeLine(name), Count: sh.rows, Records: Records(value), shape: sh})
+			l.Tables = append(l.Tables, TitledTable{Title: textsafe.SanitizeLine(name), Count: sh.rows, Records: Records(value), shape: sh})
 			return nil
 		}
 	}
@@ -110,13 +118,13 @@ func (l *Layout) add(name, key string, value jsontext.Value) error {
 	}
 	switch {
 	case name != "":
-		l.Fields = append(l.Fields, Field{Key: SanitizeLine(name), Name: key, Value: SanitizeLine(node.String()), Node: node})
+		l.Fields = append(l.Fields, Field{Key: textsafe.SanitizeLine(name), Name: key, Value: textsafe.SanitizeLine(node.String()), Node: node})
 	case node.Kind == '[':
 		for _, it := range node.Items {
-			l.Lines = append(l.Lines, SanitizeLine(it.String()))
+			l.Lines = append(l.Lines, textsafe.SanitizeLine(it.String()))
 		}
 	default:
-		l.Lines = strings.Split(Sanitize(node.String()), "\n")
+		l.Lines = strings.Split(textsafe.Sanitize(node.String()), "\n")
 	}
 	return nil
 }

@@ -1,14 +1,60 @@
-package format
+package layout
 
 import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
+
+// FuzzRecordsScan holds the fast record scanner to what a JSON tokenizer
+// reads from the same valid bytes.
+func FuzzRecordsScan(f *testing.F) {
+	for _, s := range []string{`[{"a":1,"b":"x"},{"b":"y\"z","c":[1,{"d":"]"}]}]`, `[ { "a" : "\\" } , { } ]`, `[{"a":1},2]`, `[]`, `[{"k":"\\\"}"},{"k":{"n":"{"}}]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		if !jsontext.Value(doc).IsValid(jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)) {
+			return
+		}
+		var got []string
+		rows, ok := Records(doc).scan(func(row, _ int, name, value jsontext.Value) {
+			got = append(got, fmt.Sprintf("%d %s %s", row, name, value))
+		})
+		var want []string
+		wantRows, wantOK := 0, false
+		dec := newDecoder(doc)
+		if tok, _ := dec.ReadToken(); tok.Kind() == '[' {
+			for ; dec.PeekKind() == '{'; wantRows++ {
+				dec.ReadToken()
+				for dec.PeekKind() != '}' {
+					name, _ := dec.ReadValue()
+					n := string(name)
+					value, _ := dec.ReadValue()
+					want = append(want, fmt.Sprintf("%d %s %s", wantRows, n, value))
+				}
+				dec.ReadToken()
+			}
+			wantOK = wantRows > 0 && dec.PeekKind() == ']'
+		}
+		if ok != wantOK || (ok && (rows != wantRows || !slices.Equal(got, want))) {
+			t.Fatalf("%s: scan %v %d %q, tokenizer %v %d %q", doc, ok, rows, got, wantOK, wantRows, want)
+		}
+	})
+}
+
+// Records in any member order line up in one column each, members first
+// seen late get a column of their own, and numbers-only columns are marked.
+func TestRecordsTableLinesUpMembersInAnyOrder(t *testing.T) {
+	if got := Records(`[{"a":1,"b":"x"},{"b":"yy","a":22},{"c":true}]`).Table(); !slices.Equal(got.Columns, []string{"a", "b", "c"}) ||
+		!slices.Equal(got.Rows[1], []string{"22", "yy", ""}) || !slices.Equal(got.Rows[2], []string{"", "", "true"}) || !got.Numeric[0] || got.Numeric[1] {
+		t.Errorf("Table() = %+v", got)
+	}
+}
 
 // A large record list is printed by two goroutines, one a half; the table
 // must be the one a single pass prints, whatever the second half holds:

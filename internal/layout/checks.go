@@ -1,10 +1,6 @@
-package format
+package layout
 
-import (
-	"strconv"
-
-	"github.com/visualq/vq/api"
-)
+import "strconv"
 
 // Check is one visual check (a scenario on a viewport) as a response
 // describes it. Fields hold every member the server sent, in its order, for
@@ -57,11 +53,11 @@ func (c *Checks) Unlisted() (passed, failed int) {
 
 // ChecksOf reads the check results in a response's data (or in data.result,
 // where a finished job carries them). ok is false when the data holds none.
-func ChecksOf(r *api.ToolResponse) (*Checks, bool) {
-	if len(r.Data) == 0 {
+func ChecksOf(data []byte) (*Checks, bool) {
+	if len(data) == 0 {
 		return nil, false
 	}
-	n, err := ParseNode(r.Data)
+	n, err := ParseNode(data)
 	if err != nil || n.Kind != '{' {
 		return nil, false
 	}

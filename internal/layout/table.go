@@ -1,4 +1,4 @@
-package format
+package layout
 
 // Table is a list of records laid out for display: columns are the records'
 // keys in first-seen order, cells are sanitized one-line strings.

@@ -1,4 +1,4 @@
-package format
+package layout
 
 import (
 	"bufio"
@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // Records is a record list (a JSON array of objects) as the server sent
@@ -155,7 +156,7 @@ func (c *columns) column(member int, name jsontext.Value) int {
 	if !ok {
 		col = len(c.names)
 		c.index[string(name)] = col
-		c.names = append(c.names, SanitizeLine(unquote(name)))
+		c.names = append(c.names, textsafe.SanitizeLine(unquote(name)))
 		c.quoted = append(c.quoted, name)
 		c.seenNumber = append(c.seenNumber, false)
 		c.notNumber = append(c.notNumber, false)
@@ -198,7 +199,7 @@ func (r Records) Table() *Table {
 		for len(rows[row]) < len(cols.names) {
 			rows[row] = append(rows[row], "")
 		}
-		rows[row][col] = SanitizeLine(string(cellText(value)))
+		rows[row][col] = textsafe.SanitizeLine(string(cellText(value)))
 	})
 	cols.finish()
 	for i, row := range rows {
@@ -223,7 +224,8 @@ type shape struct {
 
 // A record list of splitFrom bytes or more is printed by two goroutines,
 // each half on its own core, when the second half's table fits in
-// splitBufferMax bytes.
+// splitBufferMax bytes: the plain-table row of BENCHMARKS.md meets its goal
+// only with both cores printing.
 const (
 	splitFrom      = 1 << 20
 	splitBufferMax = 16 << 20
@@ -238,7 +240,7 @@ func (r Records) measure() (*shape, bool) {
 		col := sh.cols.column(member, name)
 		sh.cols.see(col, value.Kind())
 		for len(sh.widths) < len(sh.cols.names) {
-			sh.widths = append(sh.widths, DisplayWidth(sh.cols.names[len(sh.widths)]))
+			sh.widths = append(sh.widths, textsafe.DisplayWidth(sh.cols.names[len(sh.widths)]))
 		}
 		sh.widths[col] = max(sh.widths[col], cellWidth(cellText(value)))
 		if member == 0 && sh.half.at == 0 && len(r) >= splitFrom {
@@ -267,10 +269,17 @@ func (r Records) measure() (*shape, bool) {
 	return sh, ok
 }
 
-// write prints the records as an aligned table: the second pass, one row
-// at a time, the second half of a large list rendered alongside the first
-// by another goroutine. Cells that need no sanitizing are
-// copied straight from the answer.
+// WriteText prints the records as an aligned table, each line after
+// indent: the header, then one row a record, numbers on the right. It is
+// the second pass over the records, measured when the data was laid out.
+func (t TitledTable) WriteText(w *bufio.Writer, indent string) {
+	t.Records.write(w, indent, t.shape)
+}
+
+// write prints the records as an aligned table: one row at a time, the
+// second half of a large list rendered alongside the first by another
+// goroutine. Cells that need no sanitizing are copied straight from the
+// answer.
 func (r Records) write(w *bufio.Writer, indent string, sh *shape) {
 	header := make([][]byte, len(sh.cols.names))
 	for i, name := range sh.cols.names {
@@ -376,8 +385,8 @@ func unquote(v jsontext.Value) string {
 func shownCell(text []byte) ([]byte, int) {
 	for _, c := range text {
 		if c < ' ' || c >= 0x7f {
-			safe := SanitizeLine(string(text))
-			return []byte(safe), DisplayWidth(safe)
+			safe := textsafe.SanitizeLine(string(text))
+			return []byte(safe), textsafe.DisplayWidth(safe)
 		}
 	}
 	return text, len(text)
@@ -387,4 +396,14 @@ func shownCell(text []byte) ([]byte, int) {
 func cellWidth(text []byte) int {
 	_, width := shownCell(text)
 	return width
+}
+
+const spaces = "                                                                "
+
+func pad(w *bufio.Writer, n int) {
+	for n > 0 {
+		k := min(n, len(spaces))
+		w.WriteString(spaces[:k])
+		n -= k
+	}
 }
