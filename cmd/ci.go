@@ -204,13 +204,16 @@ func waitRun(ctx context.Context, p *Pipeline, runID string) error {
 	switch {
 	case errors.As(err, &timeout):
 		resp := api.RunTimeout(timeout)
-		fmt.Fprintf(errOut, "vq: %s\n", textsafe.SanitizeLine(resp.ErrorMessage()))
-		fmt.Fprintf(errOut, "vq: to resume: %s\n", resumeRunWait(runID))
+		shown := error(&exitcode.Error{Code: exitcode.Timeout})
 		if p.Output.Structured() {
-			// A script still gets its one document (exit 5 comes with it).
-			return p.Show(ctx, resp)
+			// A script still gets its one document (exit 5 comes with it),
+			// and its error line.
+			shown = p.Show(ctx, resp)
+		} else {
+			fmt.Fprintf(errOut, "vq: %s\n", textsafe.SanitizeLine(resp.ErrorMessage()))
 		}
-		return &exitcode.Error{Code: exitcode.Timeout}
+		fmt.Fprintf(errOut, "vq: to resume: %s\n", resumeRunWait(runID))
+		return shown
 	case err != nil:
 		fmt.Fprintf(errOut, "vq: to resume: %s\n", resumeRunWait(runID))
 		return err
