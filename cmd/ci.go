@@ -30,8 +30,9 @@ prints one ToolResponse document like every other command, also for HTTP
 failures, and --jq filters it: --jq .data.runId. When a waited run failed,
 that document is the get_run_failures answer, whose data also holds runId.`
 
-const ciExitHelp = `Exit codes (vq exit-codes): 0 when the run passed (or is still queued or
-running without --wait); 3 (run_failed) when it finished with visual changes,
+const ciExitHelp = `Exit codes (vq exit-codes): 0 when the run passed (or was just started,
+without --wait); 8 (pending) when vq ci status finds it still queued or
+running without --wait; 3 (run_failed) when it finished with visual changes,
 after showing the failed checks as vq failures RUN_ID does (so --format junit,
 github or markdown report them); 6 when it ended in error; 7 when it was
 cancelled; 5 (timeout) when --wait ran past --wait-timeout, the run may still
@@ -167,13 +168,21 @@ func runCI(ctx context.Context, opts *CIOptions) error {
 	if opts.Raw {
 		return showCIAnswer(ctx, p, resp)
 	}
-	if run, ok := api.ParseCIRun(resp); ok && !run.Ended() {
-		if p.Wait.Wait {
-			return waitRun(ctx, p, run.RunID)
-		}
-		defer fmt.Fprintf(p.f.IO.ErrOut, "vq: wait for its verdict with: %s\n", resumeRunWait(run.RunID))
+	run, isRun := api.ParseCIRun(resp)
+	if !isRun || run.Ended() {
+		return showVerdict(ctx, p, resp)
 	}
-	return showVerdict(ctx, p, resp)
+	if p.Wait.Wait {
+		return waitRun(ctx, p, run.RunID)
+	}
+	err = p.Show(ctx, resp)
+	fmt.Fprintf(p.f.IO.ErrOut, "vq: wait for its verdict with: %s\n", resumeRunWait(run.RunID))
+	if err == nil && opts.Tool == api.ToolRunStatus {
+		// Asked how a run is doing, "still going" is no verdict: a script
+		// must not read it as passed. A run just started is what was asked.
+		err = &exitcode.Error{Code: exitcode.Pending}
+	}
+	return err
 }
 
 func resumeRunWait(runID string) string {
