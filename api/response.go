@@ -1,7 +1,10 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 )
 
 // ToolResponse is the one shape every VisualQ tool answers with
@@ -99,34 +102,6 @@ func (r *ToolResponse) IsRecoverable() bool {
 // Raw is the body the server sent, or nil for a client-made response.
 func (r *ToolResponse) Raw() []byte { return r.raw }
 
-// Call is one tool invocation: exactly the body POSTed to the invoke
-// endpoint, minus project and environment which the client adds.
-type Call struct {
-	Tool string         `json:"tool"`
-	Args map[string]any `json:"args"`
-}
-
-// Call turns a suggested action into the request it describes.
-func (a NextAction) Call() Call {
-	return Call{Tool: a.Tool, Args: cloneArgs(a.Args)}
-}
-
-// WithConfirm returns the call with confirm: true, the consent a write tool
-// needs. The original is left untouched.
-func (c Call) WithConfirm() Call {
-	args := cloneArgs(c.Args)
-	args["confirm"] = true
-	return Call{Tool: c.Tool, Args: args}
-}
-
-func cloneArgs(in map[string]any) map[string]any {
-	out := make(map[string]any, len(in)+1)
-	for k, v := range in {
-		out[k] = v
-	}
-	return out
-}
-
 func boolPtr(b bool) *bool { return &b }
 
 // clientError makes the ToolResponse the client reports for a failure that
@@ -142,4 +117,56 @@ func clientError(tool, code, message string, recoverable bool) *ToolResponse {
 		Error:       &ToolError{Code: code, Message: message},
 		Recoverable: boolPtr(recoverable),
 	}
+}
+
+// DecodeToolResponse parses a body as a ToolResponse. It fails for anything
+// that is not a JSON object carrying a boolean "ok", so a gateway's HTML or a
+// truncated body is never mistaken for an answer. The response keeps raw:
+// its Data points into it rather than holding a copy, which for a large
+// answer (100k failures, ~8 MB) is most of the memory a call takes.
+func DecodeToolResponse(raw []byte) (*ToolResponse, error) {
+	top, data, err := indexObject(bytes.NewBuffer(raw), "data")
+	if err != nil {
+		return nil, fmt.Errorf("not a ToolResponse: %w", err)
+	}
+	return toolResponseOf(raw, top, data)
+}
+
+// toolResponseOf is DecodeToolResponse's second half: the response from
+// raw, once raw has been indexed (top) with its data (data, when an object).
+func toolResponseOf(raw []byte, index objectIndex, dataIndex *objectIndex) (*ToolResponse, error) {
+	top := index.in(raw)
+	// Everything but data is small: decode it the ordinary way, numbers kept
+	// exact so next actions go back to the server as sent. data stays a view
+	// into raw, indexed once for the questions asked of it later.
+	var probe struct {
+		OK *bool `json:"ok"`
+		ToolResponse
+	}
+	dec := json.NewDecoder(bytes.NewReader(top.without("data")))
+	dec.UseNumber()
+	if err := dec.Decode(&probe); err != nil {
+		return nil, fmt.Errorf("not a ToolResponse: %w", err)
+	}
+	if probe.OK == nil {
+		return nil, errors.New(`not a ToolResponse: no boolean "ok"`)
+	}
+	resp := &probe.ToolResponse
+	resp.OK = *probe.OK
+	resp.raw = raw
+	resp.Data = top.get("data")
+	if len(resp.Data) == 0 {
+		resp.Data = json.RawMessage("null")
+	}
+	if dataIndex != nil {
+		data := dataIndex.in(raw)
+		resp.data = &data
+	}
+	if resp.Warnings == nil {
+		resp.Warnings = []string{}
+	}
+	if resp.NextActions == nil {
+		resp.NextActions = []NextAction{}
+	}
+	return resp, nil
 }
