@@ -12,9 +12,9 @@ import (
 )
 
 // CI tools are routed through POST {base}/api/ci/{tool} and answer plain
-// JSON, not ToolResponses (SPEC.md, "CI endpoint"). CallCI wraps each
-// answer in a ToolResponse so that the rest of vq (rendering, exit codes,
-// retries, watching) handles it like any other answer.
+// JSON, not ToolResponses. CallCI wraps each answer in a ToolResponse so
+// that the rest of vq (rendering, exit codes, retries, watching) handles it
+// like any other answer.
 
 // CI tools vq names itself, and the invoke tool that lists a run's
 // failed checks.

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 )
 
-// Long-running MCP work (seed, "Long-running work"). vq's convention, which
-// the sandbox implements identically:
+// Long-running MCP work, a tool whose work outlasts one request. vq's
+// convention, which the sandbox implements identically:
 //
 //   - The first tools/call answers at once, ok, with data
 //     {"status": "started", "token": "<token>", "progress"?: {current, total, message?}}.

@@ -15,7 +15,7 @@ import (
 // toolResponseFromMCP maps a tools/call result to the contract. A VisualQ
 // server puts the whole ToolResponse in structuredContent; any other server
 // gets one built from its text content and isError. A failure that carries
-// no structured error is the seed's unexpected error (tool_error, worth one
+// no structured error is the contract's unexpected error (tool_error, worth one
 // retry), unless its text is the readiness lock, which is a refusal.
 func toolResponseFromMCP(tool string, res *mcp.CallToolResult) *ToolResponse {
 	var structured []byte

@@ -6,12 +6,11 @@ import (
 	"time"
 )
 
-// The import readiness lock (seed, "The import readiness lock"): while a
-// project's first import is analysed, a tool that changes the project is
-// refused with code project_not_ready (vq's convention, which the sandbox
-// implements) and a message saying how far the analysis has got, as
-// "3 of 5 sources analysed". Servers that use another code are recognised
-// by that phrase. It is a refusal: never retried by withRetries, shown as
+// The import readiness lock, on either transport: while a project's first
+// import is analysed, a tool that changes the project is refused with code
+// project_not_ready (vq's convention, which the sandbox implements) and a
+// message saying how far the analysis has got, as "3 of 5 sources
+// analysed". Servers that use another code are recognised by that phrase. It is a refusal: never retried by withRetries, shown as
 // progress, and waited out only with --wait, politely.
 const CodeProjectNotReady = "project_not_ready"
 

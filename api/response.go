@@ -8,7 +8,7 @@ import (
 )
 
 // ToolResponse is the one shape every VisualQ tool answers with
-// (seeds/response-contract.txt). Data stays raw so that a script asking for
+// (the contract of the invoke endpoint). Data stays raw so that a script asking for
 // --json gets the server's own bytes and large answers are decoded only by
 // the renderer that needs them.
 type ToolResponse struct {
@@ -49,7 +49,7 @@ type ToolError struct {
 	Message string `json:"message"`
 }
 
-// Contract error codes (seed table) plus the proof failure code.
+// The contract's error codes, plus the proof failure code.
 const (
 	CodeValidation        = "validation_error"
 	CodeConfirmRequired   = "confirm_required"

@@ -11,9 +11,9 @@ import (
 // over and over is not hammered for the whole budget.
 const MaxRateLimitRetries = 10
 
-// withRetries applies the contract's retry rules (SPEC.md, "Retries") to one
-// attempt function: rate limits wait and retry within a budget, unexpected
-// failures retry once, refusals and 401s never.
+// withRetries applies the contract's retry rules to one attempt function:
+// rate limits wait and retry within a budget, unexpected failures retry
+// once, refusals and 401s never.
 func (c *Client) withRetries(ctx context.Context, tool string, attempt func() *ToolResponse) (*ToolResponse, error) {
 	var waited time.Duration
 	rateLimited := 0
@@ -55,7 +55,7 @@ func (c *Client) notify(msg string) {
 	}
 }
 
-// isUnexpected is the failure class the seed says to retry once: a tool's
+// isUnexpected is the failure class the contract retries once: a tool's
 // unexpected error, or a transport failure that may pass on its own. A
 // readiness lock is a refusal whatever code carries it: sending the call
 // again is the loop its message asks not to make.

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Job statuses of get_job_status (SPEC.md, "The wire").
+// Job statuses of get_job_status.
 const (
 	JobQueued    = "queued"
 	JobRunning   = "running"
