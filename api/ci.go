@@ -106,11 +106,9 @@ func RunTimeout(e *WatchTimeoutError) *ToolResponse {
 // JSON) keeps data null, so Watch retries or ends on it as its error code
 // says.
 func RunAsJob(r *ToolResponse) *ToolResponse {
-	out := *r
-	out.Data = json.RawMessage("null")
 	run, ok := ParseCIRun(r)
 	if !ok {
-		return &out
+		return r.WithData(json.RawMessage("null"))
 	}
 	job := JobStatus{JobID: run.RunID, Status: run.Status, Progress: run.Progress}
 	verdict := ""
@@ -132,8 +130,8 @@ func RunAsJob(r *ToolResponse) *ToolResponse {
 		p.Message = verdict
 		job.Progress = &p
 	}
-	out.Data, _ = json.Marshal(job) // strings and numbers: it always encodes
-	return &out
+	data, _ := json.Marshal(job) // strings and numbers: it always encodes
+	return r.WithData(data)
 }
 
 // CIURL is the CI endpoint of one tool.

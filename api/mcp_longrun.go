@@ -92,9 +92,6 @@ func asJobStatus(token string, resp *ToolResponse) *ToolResponse {
 			status.Status, status.Result = JobCompleted, resp.Data
 		}
 	}
-	out := *resp
-	out.Data, _ = json.Marshal(status)
-	// The data is no longer the server's: --json must print what vq made.
-	out.raw = nil
-	return &out
+	data, _ := json.Marshal(status)
+	return resp.WithData(data)
 }

@@ -52,9 +52,6 @@ func toolResponseFromMCP(tool string, res *mcp.CallToolResult) *ToolResponse {
 		resp.Error = &ToolError{Code: code, Message: text}
 		resp.Recoverable = boolPtr(true)
 	}
-	if b, err := json.Marshal(resp); err == nil {
-		resp.raw = b
-	}
 	return resp
 }
 

@@ -7,10 +7,15 @@ import (
 	"fmt"
 )
 
-// ToolResponse is the one shape every VisualQ tool answers with
-// (the contract of the invoke endpoint). Data stays raw so that a script asking for
-// --json gets the server's own bytes and large answers are decoded only by
-// the renderer that needs them.
+// ToolResponse is the one shape every VisualQ tool answers with (the
+// contract of the invoke endpoint). Data stays raw so that a script asking
+// for --json gets the server's own bytes and large answers are decoded only
+// by the renderer that needs them.
+//
+// A response is a value: one made from another (a run read as a job, new
+// data, an amended message) comes from WithData or WithErrorMessage, which
+// leave the server's bytes and the data index behind. Assigning Data of a
+// response read from a server would leave both describing the old data.
 type ToolResponse struct {
 	OK          bool            `json:"ok"`
 	Tool        string          `json:"tool"`
@@ -24,16 +29,33 @@ type ToolResponse struct {
 	// RetryAfterMs accompanies rate_limit refusals (HTTP 429).
 	RetryAfterMs int64 `json:"retryAfterMs,omitempty"`
 
-	// raw is the server's body when the response came from a server; nil when
-	// the client made the response (http_error, unauthorized).
+	// raw is the server's body when the response was read from a server as
+	// it stands; nil when the client made or derived the response.
 	raw []byte
+	// data indexes Data's top-level members when Data is an object read
+	// from a server: made in the same pass as the read, and valid because
+	// only derive makes a response with other data, and derive drops it.
+	data *members
 	// transient marks client-made failures that may pass on their own
 	// (5xx, a cut connection): the class the contract retries once.
 	transient bool
-	// data indexes Data's top-level members when Data is an object that
-	// came from a server (see dataMembers).
-	data *members
+	// cause says why the client made a failure itself, and resourceMetadata
+	// is a 401 challenge's protected-resource metadata: what a caller needs
+	// to say what the user can do about it.
+	cause            failureCause
+	resourceMetadata string
 }
+
+// failureCause is why the client made a failed response itself, where the
+// error code alone does not say.
+type failureCause int
+
+const (
+	causeOther             failureCause = iota
+	causeNoCredential                   // nothing was sent: no credential is configured
+	causeCredentialRefused              // the server answered HTTP 401
+	causeTimedOut                       // the request ran past its timeout
+)
 
 // NextAction is a suggested follow-up call. It is sent back as exactly the
 // request it describes, so chaining needs no translation.
@@ -99,8 +121,62 @@ func (r *ToolResponse) IsRecoverable() bool {
 	return r.Recoverable != nil && *r.Recoverable
 }
 
-// Raw is the body the server sent, or nil for a client-made response.
+// Raw is the body the server sent, or nil for a client-made or derived
+// response.
 func (r *ToolResponse) Raw() []byte { return r.raw }
+
+// derive is the one way to make a response from another: a copy that
+// keeps everything the answer said and leaves behind what described its
+// bytes, the server's body and the data index. The error is copied, so
+// changing the copy's leaves r's as it was.
+func (r *ToolResponse) derive() *ToolResponse {
+	out := *r
+	out.raw, out.data = nil, nil
+	if r.Error != nil {
+		e := *r.Error
+		out.Error = &e
+	}
+	return &out
+}
+
+// WithData is r with other data: what vq made of the answer (a run read as
+// a job status), which --json then prints instead of the server's bytes.
+func (r *ToolResponse) WithData(data json.RawMessage) *ToolResponse {
+	out := r.derive()
+	out.Data = data
+	return out
+}
+
+// WithErrorMessage is the failure r with the message msg, for a caller that
+// adds what to do about it. A summary that only repeated the message
+// repeats the new one, so no rendering shows the old one beside it.
+func (r *ToolResponse) WithErrorMessage(msg string) *ToolResponse {
+	out := r.derive()
+	if out.Summary == r.ErrorMessage() {
+		out.Summary = msg
+	}
+	if out.Error == nil {
+		out.Error = &ToolError{Code: r.ErrorCode()}
+	}
+	out.Error.Message = msg
+	return out
+}
+
+// CredentialMissing reports the client-made failure of a call that was
+// never sent because no credential is configured (MissingCredential).
+func (r *ToolResponse) CredentialMissing() bool { return r.cause == causeNoCredential }
+
+// CredentialRefused reports the client-made failure of a call the server
+// answered with HTTP 401. resourceMetadata is the protected-resource
+// metadata its challenge named, where the server offers an OAuth sign-in,
+// or "".
+func (r *ToolResponse) CredentialRefused() (resourceMetadata string, refused bool) {
+	return r.resourceMetadata, r.cause == causeCredentialRefused
+}
+
+// TimedOut reports the client-made failure of a request that ran past its
+// timeout (Options.Timeout) before a complete answer arrived.
+func (r *ToolResponse) TimedOut() bool { return r.cause == causeTimedOut }
 
 func boolPtr(b bool) *bool { return &b }
 
