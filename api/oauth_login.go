@@ -99,7 +99,7 @@ func (c *Client) LoginOAuth(ctx context.Context, o OAuthLoginOptions) (OAuthToke
 
 // probe sends an unauthenticated initialize to learn how the endpoint wants
 // to be signed in to. Anything but a 401 (or a 403 challenge) means there is
-// no OAuth sign-in to run.
+// no OAuth sign-in to run (ErrNoOAuth).
 func (c *Client) probe(ctx context.Context, hc *http.Client, endpoint string) (*http.Request, *http.Response, error) {
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"vq","version":%q}}}`,
 		MCPProtocolVersion, userAgentVersion(c.opts.UserAgent))
@@ -112,6 +112,9 @@ func (c *Client) probe(ctx context.Context, hc *http.Client, endpoint string) (*
 	req.Header.Set("User-Agent", c.opts.UserAgent)
 	resp, err := hc.Do(req)
 	if err != nil {
+		if timedOut(err) {
+			return nil, nil, fmt.Errorf("cannot reach %s: %w", endpoint, ErrTimedOut)
+		}
 		msg, _ := describeTransportError(err)
 		return nil, nil, fmt.Errorf("cannot reach %s: %s", endpoint, msg)
 	}
@@ -123,8 +126,12 @@ func (c *Client) probe(ctx context.Context, hc *http.Client, endpoint string) (*
 		return nil, nil, fmt.Errorf("wrong path: the MCP server is at %s (got 404 from %s)", MCPPath, endpoint)
 	}
 	resp.Body.Close()
-	return nil, nil, fmt.Errorf("%s answered HTTP %d without asking for a sign-in: it needs no OAuth (an API key works with: vq auth login)", endpoint, resp.StatusCode)
+	return nil, nil, fmt.Errorf("%s answered HTTP %d without asking for a sign-in: %w", endpoint, resp.StatusCode, ErrNoOAuth)
 }
+
+// ErrNoOAuth is an MCP endpoint that answered without asking for a
+// sign-in: it takes an API key, or nothing.
+var ErrNoOAuth = errors.New("it needs no OAuth")
 
 // issuer names the authorization server the tokens came from, the key they
 // are stored under: from the protected-resource metadata, else the token

@@ -96,6 +96,9 @@ func transportFailure(tool string, status int, err error) *ToolResponse {
 	}
 	r := clientError(tool, CodeHTTPError, msg, true)
 	r.transient = transient
+	if timedOut(err) {
+		r.cause = causeTimedOut
+	}
 	return r
 }
 
@@ -108,23 +111,30 @@ func httpError(tool string, status int, msg string) *ToolResponse {
 	return r
 }
 
+// ErrTimedOut is a request that ran past its timeout (Options.Timeout).
+var ErrTimedOut = errors.New("request timed out")
+
+// timedOut reports a request that failed at its deadline: the context's,
+// or a connection's (which os.ErrDeadlineExceeded, a net.Error, reports).
+func timedOut(err error) bool {
+	var netErr net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout()
+}
+
 // describeTransportError says what went wrong in words a user can act on,
 // and whether the failure is the kind that may pass on a second try. A
 // timeout is not retried: the server may still be doing the work.
 func describeTransportError(err error) (string, bool) {
-	var netErr net.Error
 	var urlErr *url.Error
 	switch {
 	case errors.Is(err, errBodyTooLarge):
 		return err.Error(), false
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
-		return "request timed out (raise --timeout if the server is slow)", false
+	case timedOut(err):
+		return ErrTimedOut.Error(), false
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return "connection cut before the answer was complete", true
 	case errors.As(err, &urlErr) && strings.Contains(urlErr.Err.Error(), "redirect"):
 		return urlErr.Err.Error(), false
-	case errors.Is(err, os.ErrDeadlineExceeded):
-		return "request timed out", false
 	}
 	var sysErr *os.SyscallError
 	if errors.As(err, &sysErr) {

@@ -30,7 +30,7 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &format.ExitError{Code: format.ExitUnauthorized, Message: err.Error()}
+		return &format.ExitError{Code: format.ExitUnauthorized, Message: err.Error() + loginHint(err)}
 	}
 	store, err := f.Credentials()
 	if err != nil {

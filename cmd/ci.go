@@ -172,9 +172,9 @@ func (f *Factory) callCI(ctx context.Context, client *api.Client, s Settings, to
 		return nil, &format.UsageError{Reason: "vq ci needs the VisualQ server", Hint: "set --base-url or VQ_BASE_URL"}
 	}
 	if s.APIKey == "" {
-		return api.MissingCredential(tool), nil
+		return withHint(api.MissingCredential(tool)), nil
 	}
-	return client.CallCI(ctx, tool, args)
+	return answerWithHint(client.CallCI(ctx, tool, args))
 }
 
 func resumeRunWait(runID string) string {

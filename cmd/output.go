@@ -16,11 +16,11 @@ import (
 // No credential means nothing is sent.
 func (f *Factory) invoke(ctx context.Context, client *api.Client, s Settings, call api.Call) (*api.ToolResponse, error) {
 	if !s.hasCredential() {
-		return api.MissingCredential(call.Tool), nil
+		return withHint(api.MissingCredential(call.Tool)), nil
 	}
 	resp, err := client.Invoke(ctx, call)
 	if err != nil || resp.ErrorCode() != api.CodeConfirmRequired {
-		return resp, err
+		return withHint(resp), err
 	}
 	if !f.Global.Yes {
 		if f.useTUI() {
@@ -30,7 +30,7 @@ func (f *Factory) invoke(ctx context.Context, client *api.Client, s Settings, ca
 			return resp, err
 		}
 	}
-	return client.Invoke(ctx, call.WithConfirm())
+	return answerWithHint(client.Invoke(ctx, call.WithConfirm()))
 }
 
 // promptConfirm asks on the terminal whether to resend a write call with

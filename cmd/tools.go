@@ -42,14 +42,14 @@ func runTools(ctx context.Context, f *Factory) error {
 		return err
 	}
 	if !s.hasCredential() {
-		return f.show(ctx, api.MissingCredential(api.MethodToolsList))
+		return f.show(ctx, withHint(api.MissingCredential(api.MethodToolsList)))
 	}
 	tools, failure, err := client.ListTools(ctx)
 	if err != nil {
 		return err
 	}
 	if failure != nil {
-		return f.show(ctx, failure)
+		return f.show(ctx, withHint(failure))
 	}
 	if f.structuredOutput() {
 		return f.show(ctx, api.ToolListResponse(client.MCPEndpoint(), tools))

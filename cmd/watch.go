@@ -135,7 +135,7 @@ func (f *Factory) watchJobs(ctx context.Context, jobs []watched) ([]jobOutcome, 
 	var wg sync.WaitGroup
 	for i, j := range jobs {
 		wg.Go(func() {
-			resp, err := api.Watch(ctx, j.id, j.poll, opts)
+			resp, err := api.Watch(ctx, j.id, hinted(j.poll), opts)
 			outcomes[i] = jobOutcome{id: j.id, resp: resp, err: err}
 		})
 	}
