@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -27,10 +28,17 @@ type CredentialStore struct {
 	KeyringTimeout time.Duration
 }
 
-// Lookup finds the stored key for baseURL and says where it was.
-func (s CredentialStore) Lookup(baseURL string) (key, source string, err error) {
+// Lookup finds the stored key for baseURL and says where it was. A keyring
+// that has not answered when ctx ends (a locked one waiting for its unlock
+// prompt) fails the lookup with ctx's error; one that does not answer
+// within KeyringTimeout is passed over for the config file.
+func (s CredentialStore) Lookup(ctx context.Context, baseURL string) (key, source string, err error) {
 	if s.UseKeyring {
-		if k, err := s.keyring(func() (string, error) { return keyring.Get(keyringService, baseURL) }); err == nil && k != "" {
+		k, err := s.keyring(ctx, func() (string, error) { return keyringGet(keyringService, baseURL) })
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return "", "", ctxErr
+		}
+		if err == nil && k != "" {
 			return k, SourceKeyring, nil
 		}
 	}
@@ -55,7 +63,7 @@ func (s CredentialStore) Save(baseURL, key string) (string, error) {
 	source := SourceConfig + " " + s.ConfigPath
 	c.APIKey = key
 	if s.UseKeyring {
-		if _, err := s.keyring(func() (string, error) { return "", keyring.Set(keyringService, baseURL, key) }); err == nil {
+		if _, err := s.keyring(context.Background(), func() (string, error) { return "", keyring.Set(keyringService, baseURL, key) }); err == nil {
 			c.APIKey = ""
 			source = SourceKeyring
 		}
@@ -66,7 +74,7 @@ func (s CredentialStore) Save(baseURL, key string) (string, error) {
 // Delete removes the key for baseURL from the keyring and the config file.
 func (s CredentialStore) Delete(baseURL string) error {
 	if s.UseKeyring {
-		_, _ = s.keyring(func() (string, error) { return "", keyring.Delete(keyringService, baseURL) })
+		_, _ = s.keyring(context.Background(), func() (string, error) { return "", keyring.Delete(keyringService, baseURL) })
 	}
 	c, err := LoadConfig(s.ConfigPath)
 	if err != nil {
@@ -82,7 +90,13 @@ func (s CredentialStore) Delete(baseURL string) error {
 
 var errKeyringTimeout = errors.New("the OS keyring did not answer in time")
 
-func (s CredentialStore) keyring(op func() (string, error)) (string, error) {
+// keyringGet reads the OS keyring; a test stands a locked keyring in.
+var keyringGet = keyring.Get
+
+// keyring runs one keyring call for at most KeyringTimeout, and not past
+// ctx. The call goes on in its goroutine when either ends first: the OS
+// offers no way to cancel it, and its answer is dropped.
+func (s CredentialStore) keyring(ctx context.Context, op func() (string, error)) (string, error) {
 	timeout := s.KeyringTimeout
 	if timeout <= 0 {
 		timeout = 3 * time.Second
@@ -96,10 +110,14 @@ func (s CredentialStore) keyring(op func() (string, error)) (string, error) {
 		v, err := op()
 		done <- result{v, err}
 	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
 	select {
 	case r := <-done:
 		return r.v, r.err
-	case <-time.After(timeout):
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case <-timer.C:
 		return "", errKeyringTimeout
 	}
 }

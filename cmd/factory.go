@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/url"
@@ -136,12 +137,12 @@ func (f *Factory) Settings() (Settings, error) {
 	if s.APIKey = f.Getenv("VQ_API_KEY"); s.APIKey != "" {
 		s.KeySource = api.SourceEnv
 	} else if s.BaseURL != "" {
-		if s.APIKey, s.KeySource, err = store.Lookup(s.BaseURL); err != nil {
+		if s.APIKey, s.KeySource, err = store.Lookup(context.Background(), s.BaseURL); err != nil {
 			return s, err
 		}
 	}
 	if endpoint := s.MCPEndpoint(); endpoint != "" {
-		tok, found, err := store.LookupOAuth(endpoint)
+		tok, found, err := store.LookupOAuth(context.Background(), endpoint)
 		if err != nil {
 			return s, err
 		}
