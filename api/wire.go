@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -50,8 +49,9 @@ func (c *Client) postInvoke(ctx context.Context, body invokeBody) *ToolResponse 
 
 // post sends a JSON body and reads the answer within the body cap. A non-nil
 // error means no complete answer arrived; status is then 0 unless headers
-// came before the failure. A non-nil decode is given the answer to read;
-// see streamDecodeMax for when it reads while the answer arrives.
+// came before the failure. A non-nil decode reads the answer on this
+// goroutine while another one receives it (body.reader says when it reads
+// as the answer arrives).
 func (c *Client) post(ctx context.Context, url string, body any, decode func(io.Reader)) (int, http.Header, []byte, error) {
 	req := c.http.R().SetContext(ctx).SetBody(body).SetHeader("Content-Type", "application/json").SetHeader("Accept", "application/json")
 	if c.opts.APIKey != "" {
@@ -63,29 +63,14 @@ func (c *Client) post(ctx context.Context, url string, body any, decode func(io.
 	}
 	raw := res.RawBody()
 	defer raw.Close()
-	size := res.RawResponse.ContentLength
-	answer := newBody(size, c.opts.MaxBodyBytes)
-	if decode != nil && 0 < size && size <= streamDecodeMax {
-		go answer.fill(raw)
+	answer := newBody(res.RawResponse.ContentLength, c.opts.MaxBodyBytes)
+	go answer.fill(raw)
+	if decode != nil {
 		decode(answer.reader())
-		data, err := answer.bytes()
-		return res.StatusCode(), res.Header(), data, err
 	}
-	answer.fill(raw)
 	data, err := answer.bytes()
-	if decode != nil && err == nil {
-		decode(bytes.NewBuffer(data))
-	}
 	return res.StatusCode(), res.Header(), data, err
 }
-
-// streamDecodeMax is the largest answer decoded while it arrives, on this
-// goroutine as another one reads it: a 100k-failure answer (8 MB) is then
-// decoded alongside its transfer instead of after it. A decoder reading a
-// stream copies each value it is in the middle of, so one huge string
-// would double its memory: larger answers, and answers of unannounced
-// length, are decoded in place once read.
-const streamDecodeMax = 32 << 20
 
 // transportFailure turns a request that got no complete answer into the
 // client-made http_error of the contract.
