@@ -12,9 +12,9 @@ import (
 )
 
 // CI tools are routed through POST {base}/api/ci/{tool} and answer plain
-// JSON, not ToolResponses (SPEC.md, "CI endpoint"). CallCI wraps each
-// answer in a ToolResponse so that the rest of vq (rendering, exit codes,
-// retries, watching) handles it like any other answer.
+// JSON, not ToolResponses. CallCI wraps each answer in a ToolResponse so
+// that the rest of vq (rendering, exit codes, retries, watching) handles it
+// like any other answer.
 
 // CI run statuses of get_run_status.
 const (
@@ -97,11 +97,9 @@ func RunTimeout(e *WatchTimeoutError) *ToolResponse {
 // JSON) keeps data null, so Watch retries or ends on it as its error code
 // says.
 func RunAsJob(r *ToolResponse) *ToolResponse {
-	out := *r
-	out.Data = json.RawMessage("null")
 	run, ok := ParseCIRun(r)
 	if !ok {
-		return &out
+		return r.WithData(json.RawMessage("null"))
 	}
 	job := JobStatus{JobID: run.RunID, Status: run.Status, Progress: run.Progress}
 	verdict := ""
@@ -123,8 +121,8 @@ func RunAsJob(r *ToolResponse) *ToolResponse {
 		p.Message = verdict
 		job.Progress = &p
 	}
-	out.Data, _ = json.Marshal(job) // strings and numbers: it always encodes
-	return &out
+	data, _ := json.Marshal(job) // strings and numbers: it always encodes
+	return r.WithData(data)
 }
 
 // CIURL is the CI endpoint of one tool.

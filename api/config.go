@@ -8,9 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"time"
-
-	"github.com/zalando/go-keyring"
 )
 
 // Config is the settings file under the user config directory. Flags and
@@ -101,101 +98,4 @@ func WriteFileAtomic(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
-}
-
-// Where a credential came from, as vq auth status reports it.
-const (
-	SourceEnv     = "environment (VQ_API_KEY)"
-	SourceKeyring = "OS keyring"
-	SourceConfig  = "config file"
-)
-
-const keyringService = "vq"
-
-// CredentialStore keeps API keys in the OS keyring when one answers, else in
-// the config file. Keys are stored per base URL.
-type CredentialStore struct {
-	ConfigPath string
-	// UseKeyring is false where no keyring should be touched (VQ_NO_KEYRING).
-	UseKeyring bool
-	// KeyringTimeout bounds every keyring call: a locked or absent keyring
-	// must never hang vq. Zero means 3s.
-	KeyringTimeout time.Duration
-}
-
-// Lookup finds the stored key for baseURL and says where it was.
-func (s CredentialStore) Lookup(baseURL string) (key, source string, err error) {
-	if s.UseKeyring {
-		if k, err := s.keyring(func() (string, error) { return keyring.Get(keyringService, baseURL) }); err == nil && k != "" {
-			return k, SourceKeyring, nil
-		}
-	}
-	c, err := LoadConfig(s.ConfigPath)
-	if err != nil {
-		return "", "", err
-	}
-	if c.APIKey != "" && (c.BaseURL == "" || c.BaseURL == baseURL) {
-		return c.APIKey, SourceConfig + " " + s.ConfigPath, nil
-	}
-	return "", "", nil
-}
-
-// Save stores the key for baseURL together with the base URL itself, and
-// reports where the key went.
-func (s CredentialStore) Save(baseURL, key string) (string, error) {
-	c, err := LoadConfig(s.ConfigPath)
-	if err != nil {
-		return "", err
-	}
-	c.BaseURL = baseURL
-	source := SourceConfig + " " + s.ConfigPath
-	c.APIKey = key
-	if s.UseKeyring {
-		if _, err := s.keyring(func() (string, error) { return "", keyring.Set(keyringService, baseURL, key) }); err == nil {
-			c.APIKey = ""
-			source = SourceKeyring
-		}
-	}
-	return source, SaveConfig(s.ConfigPath, c)
-}
-
-// Delete removes the key for baseURL from the keyring and the config file.
-func (s CredentialStore) Delete(baseURL string) error {
-	if s.UseKeyring {
-		_, _ = s.keyring(func() (string, error) { return "", keyring.Delete(keyringService, baseURL) })
-	}
-	c, err := LoadConfig(s.ConfigPath)
-	if err != nil {
-		return err
-	}
-	// The file keeps one server's key: only that server's logout removes it.
-	if c.APIKey == "" || (c.BaseURL != "" && c.BaseURL != baseURL) {
-		return nil
-	}
-	c.APIKey = ""
-	return SaveConfig(s.ConfigPath, c)
-}
-
-var errKeyringTimeout = errors.New("the OS keyring did not answer in time")
-
-func (s CredentialStore) keyring(op func() (string, error)) (string, error) {
-	timeout := s.KeyringTimeout
-	if timeout <= 0 {
-		timeout = 3 * time.Second
-	}
-	type result struct {
-		v   string
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		v, err := op()
-		done <- result{v, err}
-	}()
-	select {
-	case r := <-done:
-		return r.v, r.err
-	case <-time.After(timeout):
-		return "", errKeyringTimeout
-	}
 }

@@ -68,7 +68,7 @@ func (s CredentialStore) SaveOAuth(t OAuthToken) (string, error) {
 	stored := t
 	if s.UseKeyring {
 		secrets, _ := json.Marshal(oauthSecrets{ClientSecret: t.ClientSecret, AccessToken: t.AccessToken, RefreshToken: t.RefreshToken})
-		if _, err := s.keyring(func() (string, error) { return "", keyring.Set(oauthKeyringService, t.Issuer, string(secrets)) }); err == nil {
+		if _, err := s.keyring(context.Background(), func() (string, error) { return "", keyring.Set(oauthKeyringService, t.Issuer, string(secrets)) }); err == nil {
 			stored.ClientSecret, stored.AccessToken, stored.RefreshToken = "", "", ""
 			where = SourceKeyring
 		}
@@ -77,8 +77,10 @@ func (s CredentialStore) SaveOAuth(t OAuthToken) (string, error) {
 	return where, writeJSONFile(s.OAuthPath(), f)
 }
 
-// LookupOAuth finds the token stored for an MCP endpoint.
-func (s CredentialStore) LookupOAuth(resource string) (OAuthToken, bool, error) {
+// LookupOAuth finds the token stored for an MCP endpoint. Its secrets in a
+// keyring that has not answered when ctx ends fail the lookup with ctx's
+// error, as Lookup's do.
+func (s CredentialStore) LookupOAuth(ctx context.Context, resource string) (OAuthToken, bool, error) {
 	f, err := s.loadOAuth()
 	if err != nil {
 		return OAuthToken{}, false, err
@@ -88,11 +90,13 @@ func (s CredentialStore) LookupOAuth(resource string) (OAuthToken, bool, error) 
 			continue
 		}
 		if t.AccessToken == "" && t.RefreshToken == "" && s.UseKeyring {
-			if raw, err := s.keyring(func() (string, error) { return keyring.Get(oauthKeyringService, t.Issuer) }); err == nil {
-				var sec oauthSecrets
-				if json.Unmarshal([]byte(raw), &sec) == nil {
-					t.ClientSecret, t.AccessToken, t.RefreshToken = sec.ClientSecret, sec.AccessToken, sec.RefreshToken
-				}
+			raw, err := s.keyring(ctx, func() (string, error) { return keyringGet(oauthKeyringService, t.Issuer) })
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return OAuthToken{}, false, ctxErr
+			}
+			var sec oauthSecrets
+			if err == nil && json.Unmarshal([]byte(raw), &sec) == nil {
+				t.ClientSecret, t.AccessToken, t.RefreshToken = sec.ClientSecret, sec.AccessToken, sec.RefreshToken
 			}
 		}
 		return t, t.AccessToken != "" || t.RefreshToken != "", nil
@@ -113,7 +117,7 @@ func (s CredentialStore) DeleteOAuth(resource string) ([]string, error) {
 			continue
 		}
 		if s.UseKeyring {
-			_, _ = s.keyring(func() (string, error) { return "", keyring.Delete(oauthKeyringService, issuer) })
+			_, _ = s.keyring(context.Background(), func() (string, error) { return "", keyring.Delete(oauthKeyringService, issuer) })
 		}
 		delete(f.Tokens, issuer)
 		removed = append(removed, issuer)

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Job statuses of get_job_status (SPEC.md, "The wire").
+// Job statuses of get_job_status.
 const (
 	JobQueued    = "queued"
 	JobRunning   = "running"
@@ -304,4 +304,32 @@ func updateFrom(jobID string, s JobStatus) JobUpdate {
 		u.Current, u.Total, u.Message = s.Progress.Current, s.Progress.Total, s.Progress.Message
 	}
 	return u
+}
+
+// FollowUp says how to watch the work an answer started: an async tool's
+// job (get_job_status) or an MCP tool's token (the same call again). id is
+// what to show the user; ok is false when the answer started nothing.
+func (c *Client) FollowUp(call Call, resp *ToolResponse) (id string, poll PollFunc, ok bool) {
+	if lr, ok := ParseLongRunning(resp); ok {
+		return lr.Token, c.TokenPoll(call, lr.Token), true
+	}
+	if id, ok := AcceptedJob(resp); ok {
+		return id, c.JobStatusPoll(id), true
+	}
+	return "", nil, false
+}
+
+type progressKey struct{}
+
+// WithProgress asks for the progress notifications an MCP server sends
+// while a call made with ctx runs; each one reaches fn as a running
+// JobUpdate. The invoke transport has no notifications: fn is then never
+// called.
+func WithProgress(ctx context.Context, fn func(JobUpdate)) context.Context {
+	return context.WithValue(ctx, progressKey{}, fn)
+}
+
+func progressHook(ctx context.Context) func(JobUpdate) {
+	fn, _ := ctx.Value(progressKey{}).(func(JobUpdate))
+	return fn
 }

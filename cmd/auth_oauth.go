@@ -30,7 +30,7 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &exitcode.Error{Code: exitcode.Unauthorized, Message: err.Error()}
+		return &exitcode.Error{Code: exitcode.Unauthorized, Message: err.Error() + loginHint(err)}
 	}
 	store, err := f.Credentials()
 	if err != nil {

@@ -120,12 +120,12 @@ func (f *Factory) Settings(ctx context.Context) (Settings, error) {
 	if s.APIKey = f.Getenv("VQ_API_KEY"); s.APIKey != "" {
 		s.KeySource = api.SourceEnv
 	} else if s.BaseURL != "" {
-		if s.APIKey, s.KeySource, err = store.Lookup(s.BaseURL); err != nil {
+		if s.APIKey, s.KeySource, err = store.Lookup(ctx, s.BaseURL); err != nil {
 			return s, err
 		}
 	}
 	if endpoint := s.MCPEndpoint(); endpoint != "" {
-		tok, found, err := store.LookupOAuth(endpoint)
+		tok, found, err := store.LookupOAuth(ctx, endpoint)
 		if err != nil {
 			return s, err
 		}

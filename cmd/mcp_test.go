@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"net/http/httptest"
 	"os"
@@ -204,7 +205,7 @@ func TestOAuthSignInEndToEnd(t *testing.T) {
 
 	// An expired token is refreshed at the issuer and stored again.
 	store := api.CredentialStore{ConfigPath: env["VQ_CONFIG"]}
-	tok, found, err := store.LookupOAuth(ts.URL + "/api/mcp")
+	tok, found, err := store.LookupOAuth(context.Background(), ts.URL+"/api/mcp")
 	if err != nil || !found {
 		t.Fatal(found, err)
 	}
@@ -215,7 +216,7 @@ func TestOAuthSignInEndToEnd(t *testing.T) {
 	if _, errOut, exit := runVQ(t, env, "failures", "run_abc"); exit != 0 {
 		t.Fatalf("expired token not refreshed: exit %d: %s", exit, errOut)
 	}
-	if refreshed, _, _ := store.LookupOAuth(ts.URL + "/api/mcp"); refreshed.AccessToken == tok.AccessToken {
+	if refreshed, _, _ := store.LookupOAuth(context.Background(), ts.URL+"/api/mcp"); refreshed.AccessToken == tok.AccessToken {
 		t.Error("the refreshed token was not stored")
 	}
 

@@ -100,12 +100,12 @@ func (p *Pipeline) consented(ctx context.Context, call api.Call, yes bool) (*api
 		return nil, err
 	}
 	if !s.hasCredential() {
-		return api.MissingCredential(call.Tool), nil
+		return withHint(api.MissingCredential(call.Tool)), nil
 	}
 	if yes && api.KnownWriteTool(call.Tool) {
 		call = call.WithConfirm()
 	}
-	resp, err := client.Invoke(ctx, call)
+	resp, err := answerWithHint(client.Invoke(ctx, call))
 	if err != nil || resp.ErrorCode() != api.CodeConfirmRequired || call.Args["confirm"] == true {
 		return resp, err
 	}
@@ -117,7 +117,7 @@ func (p *Pipeline) consented(ctx context.Context, call api.Call, yes bool) (*api
 			return resp, err
 		}
 	}
-	return client.Invoke(ctx, call.WithConfirm())
+	return answerWithHint(client.Invoke(ctx, call.WithConfirm()))
 }
 
 // promptConfirm asks on the terminal whether to resend a write call with
@@ -189,9 +189,9 @@ func (p *Pipeline) SendCI(ctx context.Context, tool string, args map[string]any)
 		return nil, &exitcode.UsageError{Reason: "vq ci needs the VisualQ server", Hint: "set --base-url or VQ_BASE_URL"}
 	}
 	if s.APIKey == "" {
-		return api.MissingCredential(tool), nil
+		return withHint(api.MissingCredential(tool)), nil
 	}
-	return client.CallCI(ctx, tool, args)
+	return answerWithHint(client.CallCI(ctx, tool, args))
 }
 
 // Show hands one response to the renderer the flags chose and returns the
@@ -314,7 +314,7 @@ func (p *Pipeline) watchJobs(ctx context.Context, jobs []watched) ([]jobOutcome,
 	var wg sync.WaitGroup
 	for i, j := range jobs {
 		wg.Go(func() {
-			resp, err := api.Watch(ctx, j.id, j.poll, opts)
+			resp, err := api.Watch(ctx, j.id, hinted(j.poll), opts)
 			outcomes[i] = jobOutcome{id: j.id, resp: resp, err: err}
 		})
 	}

@@ -97,43 +97,9 @@ func (c *Client) LoginOAuth(ctx context.Context, o OAuthLoginOptions) (OAuthToke
 	return rec, nil
 }
 
-// FetchPublic downloads a public link an answer points at (a screenshot,
-// perhaps on a CDN): no credential is sent, so any host may serve or
-// redirect it; the client's --timeout and --debug trace apply, and the body
-// is capped at max bytes.
-func (c *Client) FetchPublic(ctx context.Context, link string, max int64) ([]byte, error) {
-	hc := &http.Client{Timeout: c.opts.Timeout, Transport: c.http.GetClient().Transport}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, link, nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("User-Agent", c.opts.UserAgent)
-	resp, err := hc.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("HTTP %d", resp.StatusCode)
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
-	if err == nil && int64(len(body)) > max {
-		return nil, bodyTooLarge(0, max)
-	}
-	return body, err
-}
-
-// plainHTTPClient is the invoke transport's http.Client (its timeout,
-// redirect policy and --debug tracer) without a credential: for OAuth
-// discovery, registration and token requests, and under the MCP transport.
-func (c *Client) plainHTTPClient() *http.Client {
-	base := c.http.GetClient()
-	return &http.Client{Timeout: base.Timeout, CheckRedirect: base.CheckRedirect, Transport: base.Transport}
-}
-
 // probe sends an unauthenticated initialize to learn how the endpoint wants
 // to be signed in to. Anything but a 401 (or a 403 challenge) means there is
-// no OAuth sign-in to run.
+// no OAuth sign-in to run (ErrNoOAuth).
 func (c *Client) probe(ctx context.Context, hc *http.Client, endpoint string) (*http.Request, *http.Response, error) {
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"vq","version":%q}}}`,
 		MCPProtocolVersion, userAgentVersion(c.opts.UserAgent))
@@ -146,6 +112,9 @@ func (c *Client) probe(ctx context.Context, hc *http.Client, endpoint string) (*
 	req.Header.Set("User-Agent", c.opts.UserAgent)
 	resp, err := hc.Do(req)
 	if err != nil {
+		if timedOut(err) {
+			return nil, nil, fmt.Errorf("cannot reach %s: %w", endpoint, ErrTimedOut)
+		}
 		msg, _ := describeTransportError(err)
 		return nil, nil, fmt.Errorf("cannot reach %s: %s", endpoint, msg)
 	}
@@ -157,8 +126,12 @@ func (c *Client) probe(ctx context.Context, hc *http.Client, endpoint string) (*
 		return nil, nil, fmt.Errorf("wrong path: the MCP server is at %s (got 404 from %s)", MCPPath, endpoint)
 	}
 	resp.Body.Close()
-	return nil, nil, fmt.Errorf("%s answered HTTP %d without asking for a sign-in: it needs no OAuth (an API key works with: vq auth login)", endpoint, resp.StatusCode)
+	return nil, nil, fmt.Errorf("%s answered HTTP %d without asking for a sign-in: %w", endpoint, resp.StatusCode, ErrNoOAuth)
 }
+
+// ErrNoOAuth is an MCP endpoint that answered without asking for a
+// sign-in: it takes an API key, or nothing.
+var ErrNoOAuth = errors.New("it needs no OAuth")
 
 // issuer names the authorization server the tokens came from, the key they
 // are stored under: from the protected-resource metadata, else the token
