@@ -48,6 +48,20 @@ func (q *Query) Run(ctx context.Context, out io.Writer, r *api.ToolResponse) err
 	if err != nil {
 		return err
 	}
+	return q.runDocument(ctx, out, doc)
+}
+
+// WriteDocument writes a JSON document that is not a ToolResponse (the
+// exit-code table, the version) as the output flags ask: filtered by the
+// query when there is one, else indented for a person when asked.
+func WriteDocument(ctx context.Context, out io.Writer, doc []byte, o Options) error {
+	if o.Query != nil {
+		return o.Query.runDocument(ctx, out, doc)
+	}
+	return textsafe.WriteJSON(out, doc, o.Indent)
+}
+
+func (q *Query) runDocument(ctx context.Context, out io.Writer, doc []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(doc))
 	dec.UseNumber()
 	var input any

@@ -1,7 +1,6 @@
 package exitcode
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -94,21 +93,11 @@ func Table() []Row {
 	)
 }
 
-// WriteTable prints the table: aligned text, or a JSON array of
-// {exit, code, recoverable, meaning} for scripts.
-func WriteTable(out io.Writer, asJSON bool) error {
-	rows := Table()
-	if asJSON {
-		b, err := json.MarshalIndent(rows, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(out, "%s\n", b)
-		return err
-	}
+// WriteTable prints the table as aligned text.
+func WriteTable(out io.Writer) error {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "EXIT\tCODE\tRECOVERABLE\tMEANING")
-	for _, r := range rows {
+	for _, r := range Table() {
 		recoverable := "-"
 		if r.Recoverable != nil {
 			recoverable = fmt.Sprint(*r.Recoverable)
