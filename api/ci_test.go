@@ -92,7 +92,7 @@ func TestRunAsJob(t *testing.T) {
 			t.Errorf("%s → %s, want %s", tc.run, got.Data, tc.job)
 		}
 	}
-	failed := RunAsJob(clientError(ToolRunStatus, CodeHTTPError, "HTTP 502", true))
+	failed := RunAsJob(ClientError(ToolRunStatus, CodeHTTPError, "HTTP 502", true))
 	if failed.ErrorCode() != CodeHTTPError || string(failed.Data) != "null" {
 		t.Errorf("a failed poll: %+v", failed)
 	}

@@ -114,7 +114,14 @@ func sameHostRedirects() resty.RedirectPolicy {
 }
 
 // InvokeURL is the invoke endpoint of the configured server.
-func (c *Client) InvokeURL() string { return c.opts.BaseURL + "/api/mcp/v1/invoke" }
+func (c *Client) InvokeURL() string { return c.opts.BaseURL + InvokePath }
+
+// InvokePath and CIPath are where a VisualQ server serves the invoke and
+// CI endpoints under its base URL.
+const (
+	InvokePath = "/api/mcp/v1/invoke"
+	CIPath     = "/api/ci/"
+)
 
 // Invoke calls a tool and always answers with a ToolResponse: failures of the
 // transport become client-made http_error or unauthorized responses. The

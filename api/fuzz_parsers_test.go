@@ -109,7 +109,7 @@ func FuzzCIResponse(f *testing.F) {
 	f.Add(404, []byte(`{"error":null,"recoverable":"yes"}`))
 	f.Fuzz(func(t *testing.T, status int, body []byte) {
 		status = 100 + int(uint(status)%500)
-		resp := ciResponse("run_vrt", status, http.Header{}, body)
+		resp := ciResponse("run_vrt", "http://127.0.0.1/api/ci/run_vrt", status, http.Header{}, body)
 		checkToolResponse(t, string(body), resp)
 		if resp.OK != (status >= 200 && status < 300 && json.Valid(bytes.TrimSpace(body))) {
 			t.Fatalf("HTTP %d %s: ok=%v", status, body, resp.OK)

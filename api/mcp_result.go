@@ -78,18 +78,18 @@ func (c *Client) mcpFailure(tool string, rec *httpRecord, err error) *ToolRespon
 		return rpcFailure(tool, rpcErr)
 	}
 	if err := rec.bodyError(); err != nil {
-		return transportFailure(tool, 0, err)
+		return transportFailure(tool, c.MCPEndpoint(), 0, err)
 	}
 	status, challenge := rec.get()
 	switch status {
 	case http.StatusUnauthorized:
 		return unauthorized(tool, challenge)
 	case http.StatusTooManyRequests:
-		r := clientError(tool, CodeRateLimit, "rate limited (HTTP 429 from "+c.MCPEndpoint()+")", true)
+		r := ClientError(tool, CodeRateLimit, "rate limited (HTTP 429 from "+c.MCPEndpoint()+")", true)
 		r.RetryAfterMs = rec.retryAfterMs()
 		return r
 	case http.StatusNotFound:
-		return clientError(tool, CodeHTTPError, fmt.Sprintf(
+		return ClientError(tool, CodeHTTPError, fmt.Sprintf(
 			"wrong path: the MCP server is at %s (got 404 from %s)", MCPPath, c.MCPEndpoint()), false)
 	}
 	if status != 0 {
@@ -97,12 +97,12 @@ func (c *Client) mcpFailure(tool string, rec *httpRecord, err error) *ToolRespon
 		if quoted := snippet(rec.failedBody()); quoted != "" {
 			msg += ": " + quoted // when the SDK read it at all
 		}
-		return httpError(tool, status, msg)
+		return httpError(tool, c.MCPEndpoint(), status, msg)
 	}
 	if strings.Contains(err.Error(), "terminated without response") || errors.Is(err, mcp.ErrConnectionClosed) {
-		return transportFailure(tool, 0, io.ErrUnexpectedEOF) // the connection was cut
+		return transportFailure(tool, c.MCPEndpoint(), 0, io.ErrUnexpectedEOF) // the connection was cut
 	}
-	return transportFailure(tool, 0, err)
+	return transportFailure(tool, c.MCPEndpoint(), 0, err)
 }
 
 // serverRPCError finds the JSON-RPC error object the server answered. The
@@ -129,9 +129,9 @@ func rpcFailure(tool string, e *jsonrpc.Error) *ToolResponse {
 	switch {
 	case e.Code == jsonrpc.CodeMethodNotFound,
 		e.Code == jsonrpc.CodeInvalidParams && strings.HasPrefix(strings.ToLower(msg), "unknown tool"):
-		return clientError(tool, CodeNotFound, msg, false)
+		return ClientError(tool, CodeNotFound, msg, false)
 	case e.Code == jsonrpc.CodeInvalidParams:
-		return clientError(tool, CodeValidation, msg, true)
+		return ClientError(tool, CodeValidation, msg, true)
 	}
-	return clientError(tool, CodeToolError, fmt.Sprintf("%s (JSON-RPC error %d)", msg, e.Code), true)
+	return ClientError(tool, CodeToolError, fmt.Sprintf("%s (JSON-RPC error %d)", msg, e.Code), true)
 }

@@ -115,7 +115,7 @@ func (c *Client) probe(ctx context.Context, hc *http.Client, endpoint string) (*
 		if timedOut(err) {
 			return nil, nil, fmt.Errorf("cannot reach %s: %w", endpoint, ErrTimedOut)
 		}
-		msg, _ := describeTransportError(err)
+		msg, _ := describeTransportError(endpoint, err)
 		return nil, nil, fmt.Errorf("cannot reach %s: %s", endpoint, msg)
 	}
 	switch resp.StatusCode {

@@ -39,11 +39,12 @@ type ToolResponse struct {
 	// transient marks client-made failures that may pass on their own
 	// (5xx, a cut connection): the class the contract retries once.
 	transient bool
-	// cause says why the client made a failure itself, and resourceMetadata
-	// is a 401 challenge's protected-resource metadata: what a caller needs
-	// to say what the user can do about it.
+	// cause says why the client made a failure itself, resourceMetadata is
+	// a 401 challenge's protected-resource metadata, and url the address
+	// that served nothing: what a caller needs to say what the user can do.
 	cause            failureCause
 	resourceMetadata string
+	url              string
 }
 
 // failureCause is why the client made a failed response itself, where the
@@ -55,6 +56,7 @@ const (
 	causeNoCredential                   // nothing was sent: no credential is configured
 	causeCredentialRefused              // the server answered HTTP 401
 	causeTimedOut                       // the request ran past its timeout
+	causeNotServed                      // HTTP 404 and no ToolResponse: nothing is served at url
 )
 
 // NextAction is a suggested follow-up call. It is sent back as exactly the
@@ -178,11 +180,19 @@ func (r *ToolResponse) CredentialRefused() (resourceMetadata string, refused boo
 // timeout (Options.Timeout) before a complete answer arrived.
 func (r *ToolResponse) TimedOut() bool { return r.cause == causeTimedOut }
 
+// NotServed reports the client-made failure of a request whose URL the
+// server does not serve (HTTP 404 without a ToolResponse): most often a
+// base URL that is not the server's root. url is the address tried.
+func (r *ToolResponse) NotServed() (url string, notServed bool) {
+	return r.url, r.cause == causeNotServed
+}
+
 func boolPtr(b bool) *bool { return &b }
 
-// clientError makes the ToolResponse the client reports for a failure that
-// did not come from a tool.
-func clientError(tool, code, message string, recoverable bool) *ToolResponse {
+// ClientError makes the ToolResponse the client reports for a failure that
+// did not come from a tool: one answer shape, even for a mistake found
+// before anything was sent.
+func ClientError(tool, code, message string, recoverable bool) *ToolResponse {
 	return &ToolResponse{
 		OK:          false,
 		Tool:        tool,

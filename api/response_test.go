@@ -31,7 +31,7 @@ func TestDerivedResponsesAreReadFromTheirOwnData(t *testing.T) {
 // WithErrorMessage changes the copy only; a summary that repeated the
 // message follows it, one of its own stays.
 func TestWithErrorMessage(t *testing.T) {
-	made := clientError("t", CodeUnauthorized, "no API key", false)
+	made := ClientError("t", CodeUnauthorized, "no API key", false)
 	hinted := made.WithErrorMessage("no API key: sign in")
 	if hinted.ErrorMessage() != "no API key: sign in" || hinted.Summary != "no API key: sign in" || hinted.ErrorCode() != CodeUnauthorized {
 		t.Errorf("hinted: %+v %+v", hinted, hinted.Error)

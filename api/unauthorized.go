@@ -8,7 +8,7 @@ import (
 // the same credential. It keeps where the challenge says an OAuth sign-in
 // starts (CredentialRefused), for the caller that says how to sign in.
 func unauthorized(tool, wwwAuthenticate string) *ToolResponse {
-	r := clientError(tool, CodeUnauthorized, "the server did not accept the credential (HTTP 401)", false)
+	r := ClientError(tool, CodeUnauthorized, "the server did not accept the credential (HTTP 401)", false)
 	r.cause, r.resourceMetadata = causeCredentialRefused, ResourceMetadata(wwwAuthenticate)
 	return r
 }
@@ -16,7 +16,7 @@ func unauthorized(tool, wwwAuthenticate string) *ToolResponse {
 // MissingCredential is the response for a call that was never sent because
 // no API key is configured (CredentialMissing).
 func MissingCredential(tool string) *ToolResponse {
-	r := clientError(tool, CodeUnauthorized, "no API key", false)
+	r := ClientError(tool, CodeUnauthorized, "no API key", false)
 	r.cause = causeNoCredential
 	return r
 }

@@ -142,7 +142,7 @@ type WatchTimeoutError struct {
 // (--json): code timeout, recoverable (watching again may see the end),
 // no data, since the job gave no final answer.
 func (e *WatchTimeoutError) Response() *ToolResponse {
-	return clientError(ToolJobStatus, CodeTimeout, e.Error()+"; it may still finish", true)
+	return ClientError(ToolJobStatus, CodeTimeout, e.Error()+"; it may still finish", true)
 }
 
 func (e *WatchTimeoutError) Error() string {

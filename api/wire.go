@@ -25,11 +25,12 @@ func (c *Client) postInvoke(ctx context.Context, body invokeBody) *ToolResponse 
 	var index objectIndex
 	var dataIndex *objectIndex
 	var ierr error
-	status, header, raw, err := c.post(ctx, c.InvokeURL(), body, func(r io.Reader) {
+	url := c.InvokeURL()
+	status, header, raw, err := c.post(ctx, url, body, func(r io.Reader) {
 		index, dataIndex, ierr = indexObject(r, "data")
 	})
 	if err != nil {
-		return transportFailure(body.Tool, status, err)
+		return transportFailure(body.Tool, url, status, err)
 	}
 	if status == http.StatusUnauthorized {
 		return unauthorized(body.Tool, header.Get("WWW-Authenticate"))
@@ -39,7 +40,7 @@ func (c *Client) postInvoke(ctx context.Context, body invokeBody) *ToolResponse 
 		resp, ierr = toolResponseOf(raw, index, dataIndex)
 	}
 	if ierr != nil {
-		return httpError(body.Tool, status, httpErrorMessage(status, raw))
+		return httpError(body.Tool, url, status, httpErrorMessage(status, raw))
 	}
 	if resp.RetryAfterMs == 0 && status == http.StatusTooManyRequests {
 		resp.RetryAfterMs = retryAfterHeader(header.Get("Retry-After"))
@@ -72,14 +73,14 @@ func (c *Client) post(ctx context.Context, url string, body any, decode func(io.
 	return res.StatusCode(), res.Header(), data, err
 }
 
-// transportFailure turns a request that got no complete answer into the
-// client-made http_error of the contract.
-func transportFailure(tool string, status int, err error) *ToolResponse {
-	msg, transient := describeTransportError(err)
+// transportFailure turns a request to url that got no complete answer into
+// the client-made http_error of the contract.
+func transportFailure(tool, url string, status int, err error) *ToolResponse {
+	msg, transient := describeTransportError(url, err)
 	if status != 0 {
 		msg = fmt.Sprintf("HTTP %d, then %s", status, msg)
 	}
-	r := clientError(tool, CodeHTTPError, msg, true)
+	r := ClientError(tool, CodeHTTPError, msg, true)
 	r.transient = transient
 	if timedOut(err) {
 		r.cause = causeTimedOut
@@ -87,12 +88,15 @@ func transportFailure(tool string, status int, err error) *ToolResponse {
 	return r
 }
 
-// httpError is the client-made http_error for an answer that came but was
-// no ToolResponse: recoverable, and retried once when the server failed
-// (5xx), as the contract retries unexpected failures.
-func httpError(tool string, status int, msg string) *ToolResponse {
-	r := clientError(tool, CodeHTTPError, msg, true)
+// httpError is the client-made http_error for an answer from url that came
+// but was no ToolResponse: recoverable, and retried once when the server
+// failed (5xx), as the contract retries unexpected failures.
+func httpError(tool, url string, status int, msg string) *ToolResponse {
+	r := ClientError(tool, CodeHTTPError, msg, true)
 	r.transient = status >= 500
+	if status == http.StatusNotFound {
+		r.cause, r.url = causeNotServed, url
+	}
 	return r
 }
 
@@ -106,10 +110,11 @@ func timedOut(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout()
 }
 
-// describeTransportError says what went wrong in words a user can act on,
-// and whether the failure is the kind that may pass on a second try. A
-// timeout is not retried: the server may still be doing the work.
-func describeTransportError(err error) (string, bool) {
+// describeTransportError says what went wrong with a request to target in
+// words a user can act on, and whether the failure is the kind that may
+// pass on a second try. A timeout is not retried: the server may still be
+// doing the work.
+func describeTransportError(target string, err error) (string, bool) {
 	var urlErr *url.Error
 	switch {
 	case errors.Is(err, errBodyTooLarge):
@@ -125,11 +130,11 @@ func describeTransportError(err error) (string, bool) {
 	if errors.As(err, &sysErr) {
 		// "connection refused", "connection reset by peer": the system's
 		// words without the syscall and addresses around them.
-		return "connection failed: " + sysErr.Err.Error(), true
+		return "connection to " + target + " failed: " + sysErr.Err.Error(), true
 	}
 	var opErr *net.OpError
 	if errors.As(err, &opErr) {
-		return fmt.Sprintf("connection failed: %s %s", opErr.Op, opErr.Err), true
+		return fmt.Sprintf("connection to %s failed: %s %s", target, opErr.Op, opErr.Err), true
 	}
 	if errors.As(err, &urlErr) {
 		// The method and URL are the user's own; what failed is inside.

@@ -236,6 +236,8 @@ func waitRun(ctx context.Context, p *Pipeline, runID string) error {
 // that call succeeded: changes found are a verdict, never a crash.
 func showVerdict(ctx context.Context, p *Pipeline, resp *api.ToolResponse) error {
 	run, isRun := api.ParseCIRun(resp)
+	// The summary holds the server's run ID: one line, whatever it holds.
+	summary := textsafe.SanitizeLine(run.Summary())
 	var verdict *exitcode.Error
 	switch {
 	case !isRun:
@@ -252,11 +254,11 @@ func showVerdict(ctx context.Context, p *Pipeline, resp *api.ToolResponse) error
 		if err := p.ShowCall(ctx, call, failures); err != nil && !errors.As(err, &shown) {
 			return err
 		}
-		return &exitcode.Error{Code: exitcode.RunFailed, Message: run.Summary() + "; to accept the changes as the new baseline: vq approve " + textsafe.ShellQuote(run.RunID)}
+		return &exitcode.Error{Code: exitcode.RunFailed, Message: summary + "; to accept the changes as the new baseline: vq approve " + textsafe.ShellQuote(run.RunID)}
 	case run.Status == api.RunError:
-		verdict = &exitcode.Error{Code: exitcode.RunError, Message: run.Summary()}
+		verdict = &exitcode.Error{Code: exitcode.RunError, Message: summary}
 	case run.Status == api.RunCancelled:
-		verdict = &exitcode.Error{Code: exitcode.RunCancelled, Message: run.Summary()}
+		verdict = &exitcode.Error{Code: exitcode.RunCancelled, Message: summary}
 	}
 	if err := p.Show(ctx, resp); err != nil || verdict == nil {
 		return err

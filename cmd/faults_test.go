@@ -339,7 +339,7 @@ func faults() []fault {
 		{
 			name:    "connection refused",
 			refused: true,
-			want:    every(httpError("connection failed: connection refused")),
+			want:    every(httpError("connection to http://127.0.0.1:", "failed: connection refused")),
 		},
 		{
 			name: "reset after headers",
@@ -349,7 +349,7 @@ func faults() []fault {
 					c.Close()
 				})
 			},
-			want: every(httpError("connection failed: connection reset by peer")),
+			want: every(httpError("connection to http://127.0.0.1:", "failed: connection reset by peer")),
 		},
 		{
 			name: "slow headers",

@@ -170,7 +170,21 @@ func (o *OutputOptions) writeDocument(ctx context.Context, io *IOStreams, v any)
 	}
 	opts := o.renderOptions()
 	opts.Indent = io.OutTTY
+	io.noteDocument()
 	return format.WriteDocument(ctx, io.Out, doc, opts)
+}
+
+// asksForJSON reports whether c's flags ask for one JSON document on
+// stdout, read from the flags themselves: a failure may come before the
+// command checked them.
+func asksForJSON(c *cobra.Command) bool {
+	flag := func(name string) string {
+		if f := c.Flags().Lookup(name); f != nil {
+			return f.Value.String()
+		}
+		return ""
+	}
+	return flag("json") == "true" || flag("format") == "json"
 }
 
 // DefaultWatchTimeout bounds a wait when --wait-timeout is not given: long

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/visualq/vq/api"
 )
@@ -16,6 +17,7 @@ func withHint(resp *api.ToolResponse) *api.ToolResponse {
 	}
 	var hint string
 	meta, refused := resp.CredentialRefused()
+	url, notServed := resp.NotServed()
 	switch {
 	case resp.CredentialMissing():
 		hint = ": run vq auth login, or set VQ_API_KEY"
@@ -25,6 +27,8 @@ func withHint(resp *api.ToolResponse) *api.ToolResponse {
 		hint = "; sign in with: vq auth login"
 	case resp.TimedOut():
 		hint = timeoutHint
+	case notServed:
+		hint = notServedHint(url)
 	default:
 		return resp
 	}
@@ -32,6 +36,26 @@ func withHint(resp *api.ToolResponse) *api.ToolResponse {
 }
 
 const timeoutHint = " (raise --timeout if the server is slow)"
+
+// notServedHint explains a 404 from vq's own paths: the base URL is most
+// often not the server's root (it ends in /api, say).
+func notServedHint(url string) string {
+	hint := "; nothing is served at " + url
+	base, isVQPath := strings.CutSuffix(url, api.InvokePath)
+	if !isVQPath {
+		if i := strings.LastIndex(url, api.CIPath); i >= 0 {
+			base, isVQPath = url[:i], true
+		}
+	}
+	if !isVQPath {
+		return hint
+	}
+	hint += ": --base-url must be the server's root"
+	if root, ok := strings.CutSuffix(base, "/api"); ok {
+		hint += ", e.g. --base-url " + root
+	}
+	return hint
+}
 
 // answerWithHint is withHint for the two results of a call.
 func answerWithHint(resp *api.ToolResponse, err error) (*api.ToolResponse, error) {

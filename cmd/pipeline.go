@@ -202,9 +202,15 @@ func (p *Pipeline) Show(ctx context.Context, resp *api.ToolResponse) error {
 	o := p.Output.renderOptions()
 	o.Indent, o.Getenv = io.OutTTY, p.f.Getenv
 	err := format.Render(ctx, io.Out, io.ErrOut, resp, o)
+	if p.Output.Structured() {
+		io.noteDocument()
+	}
 	p.remember(resp)
 	if err != nil && !closedPipe(err) {
 		return err
+	}
+	if resp.ErrorCode() == api.CodeConfirmRequired {
+		fmt.Fprintf(io.ErrOut, "vq: %s writes: to consent, run the command again with --yes\n", textsafe.SanitizeLine(resp.Tool))
 	}
 	// A reader that left early still gets the answer's exit code.
 	return shownError(resp)

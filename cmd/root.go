@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -44,7 +46,36 @@ func execute(ctx context.Context, f *Factory, args []string) error {
 		// count) come before any command runs: they are usage errors.
 		err = &exitcode.UsageError{Reason: err.Error(), Hint: "see: " + c.CommandPath() + " --help"}
 	}
+	if err != nil && !f.IO.documented && asksForJSON(c) {
+		writeFailureDocument(f.IO, c, err)
+	}
 	return err
+}
+
+// writeFailureDocument gives a script that asked for JSON its one document
+// when vq failed before any answer (a usage mistake, a bad config): a
+// ToolResponse vq makes, with the exit status's code. The person still
+// reads the error on stderr.
+func writeFailureDocument(io *IOStreams, c *cobra.Command, err error) {
+	exit := exitcode.Of(err)
+	_, usage := errors.AsType[*exitcode.UsageError](err)
+	resp := api.ClientError(toolOf(c), exitcode.CodeOf(exit), err.Error(), usage)
+	_ = format.JSON(io.Out, resp, io.OutTTY)
+}
+
+// toolOf is the tool a command calls: vq invoke's first argument, the
+// tool a task command fronts, or "" for the rest.
+func toolOf(c *cobra.Command) string {
+	if c.Name() == "invoke" {
+		return c.Flags().Arg(0)
+	}
+	path := strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")
+	for _, spec := range api.KnownTools() {
+		if spec.Command == path {
+			return spec.Name
+		}
+	}
+	return ""
 }
 
 // wireRuns wraps every command's RunE: it records that a command began, so

@@ -93,6 +93,17 @@ func Table() []Row {
 	)
 }
 
+// CodeOf is the code of an exit status's row: the name a client-made
+// answer gives a failure of vq's own ("usage", "internal", ...).
+func CodeOf(exit int) string {
+	for _, r := range Table() {
+		if r.Exit == exit {
+			return r.Code
+		}
+	}
+	return "internal"
+}
+
 // WriteTable prints the table as aligned text.
 func WriteTable(out io.Writer) error {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
