@@ -1,9 +1,12 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
@@ -27,8 +30,10 @@ type CIOptions struct {
 const ciJSONHelp = `CI tools answer plain JSON, not ToolResponses. vq wraps each answer in a
 ToolResponse (ok, tool, summary, data = the CI answer, error), so --json
 prints one ToolResponse document like every other command, also for HTTP
-failures, and --jq filters it: --jq .data.runId. When a waited run failed,
-that document is the get_run_failures answer, whose data also holds runId.`
+failures, and --jq filters it: --jq .data.runId. Whatever the verdict, a
+run's document has one shape: tool get_run_status, and .data with runId,
+status, url, failed and total; a failed run also nests its failing checks
+in .data.failures (--jq '.data.failures[].scenarioLabel').`
 
 const ciExitHelp = `Exit codes (vq exit-codes): 0 when the run passed (or was just started,
 without --wait); 8 (pending) when vq ci status finds it still queued or
@@ -247,11 +252,17 @@ func showVerdict(ctx context.Context, p *Pipeline, resp *api.ToolResponse) error
 		if err != nil {
 			return err
 		}
-		// Shown as vq failures shows it: on a terminal the TUI opens into
-		// triage. A failures call that itself failed has shown its error;
-		// the run's verdict is still the exit code.
-		var shown *exitcode.ResponseError
-		if err := p.ShowCall(ctx, call, failures); err != nil && !errors.As(err, &shown) {
+		// Shown as vq failures shows it (on a terminal the TUI opens into
+		// triage), in the run's own shape. Failures that could not be
+		// fetched leave the run's answer as it is and say why; the run's
+		// verdict is still the exit code.
+		shown := resp
+		if failures.OK {
+			shown = withFailures(resp, failures)
+		} else {
+			_ = format.WriteErrorLine(p.f.IO.ErrOut, failures)
+		}
+		if err := p.ShowCall(ctx, call, shown); err != nil {
 			return err
 		}
 		return &exitcode.Error{Code: exitcode.RunFailed, Message: summary + "; to accept the changes as the new baseline: vq approve " + textsafe.ShellQuote(run.RunID)}
@@ -264,6 +275,32 @@ func showVerdict(ctx context.Context, p *Pipeline, resp *api.ToolResponse) error
 		return err
 	}
 	return verdict
+}
+
+// withFailures is a failed run's answer with the failing checks of its
+// get_run_failures answer nested in data.failures, and that answer's
+// warnings and next actions: a script reads the same shape whatever the
+// verdict, and a person gets the actions that inspect each check.
+func withFailures(run, failures *api.ToolResponse) *api.ToolResponse {
+	var members map[string]json.RawMessage
+	var listed struct {
+		Failures json.RawMessage `json:"failures"`
+	}
+	if json.Unmarshal(run.Data, &members) != nil || members["failures"] != nil ||
+		json.Unmarshal(failures.Data, &listed) != nil || listed.Failures == nil {
+		return run
+	}
+	// Appended to the run's own bytes, so its members keep their order.
+	object := bytes.TrimSpace(run.Data)
+	merged := append(slices.Clip(object[:len(object)-1]), ',')
+	if len(members) == 0 {
+		merged = merged[:len(merged)-1]
+	}
+	merged = append(append(append(merged, `"failures":`...), listed.Failures...), '}')
+	out := run.WithData(merged)
+	out.Warnings = append(slices.Clone(run.Warnings), failures.Warnings...)
+	out.NextActions = failures.NextActions
+	return out
 }
 
 // showCIAnswer prints a CI answer as vq ci call does: the JSON the server

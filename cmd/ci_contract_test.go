@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/sandbox"
 )
@@ -100,6 +101,48 @@ func TestServerTextCannotForgeALine(t *testing.T) {
 	for _, line := range strings.Split(stderr, "\n") {
 		if strings.HasPrefix(line, "vq: all checks passed") {
 			t.Errorf("a server's newline forged a line:\n%s", stderr)
+		}
+	}
+}
+
+// vq ci ... --wait --json has one shape whatever the verdict: the same
+// tool, and .data carrying runId, status, url, failed and total, with the
+// failing checks nested in .data.failures when there are any. A script's
+// --jq does not change with the verdict.
+func TestCIWaitJSONHasOneShapeForEveryVerdict(t *testing.T) {
+	s := newCISandbox(t, time.Millisecond)
+	for _, tc := range []struct {
+		branch, status string
+		failures       bool
+	}{
+		{"main", "passed", false},
+		{"feature/new-header", "failed", true},
+		{"broken", "error", false},
+		{"cancelled", "cancelled", false},
+	} {
+		stdout, stderr, _ := runVQ(t, s.env(), "ci", "run-vrt", "branch="+tc.branch, "--wait", "--interval", "1ms", "--json")
+		var doc struct {
+			Tool string
+			Data map[string]json.RawMessage
+		}
+		if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+			t.Fatalf("%s: %v\n%s%s", tc.branch, err, stdout, stderr)
+		}
+		if doc.Tool != api.ToolRunStatus {
+			t.Errorf("%s: tool %q, want %s", tc.branch, doc.Tool, api.ToolRunStatus)
+		}
+		for _, key := range []string{"runId", "status", "url", "failed", "total"} {
+			if doc.Data[key] == nil {
+				t.Errorf("%s: .data lacks %s: %s", tc.branch, key, stdout)
+			}
+		}
+		if got := string(doc.Data["status"]); got != `"`+tc.status+`"` {
+			t.Errorf("%s: status %s, want %s", tc.branch, got, tc.status)
+		}
+		var failures []map[string]any
+		json.Unmarshal(doc.Data["failures"], &failures)
+		if (len(failures) > 0) != tc.failures {
+			t.Errorf("%s: %d failures nested, want some: %v", tc.branch, len(failures), tc.failures)
 		}
 	}
 }

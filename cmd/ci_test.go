@@ -106,10 +106,13 @@ func TestCIRunWaitFailedShowsTheFailures(t *testing.T) {
 	if exit != exitcode.RunFailed {
 		t.Fatalf("exit %d, want %d (run_failed)\nstderr: %s", exit, exitcode.RunFailed, stderr)
 	}
-	// Shown as vq failures shows them: the summary, the table, the follow-ups.
-	failures, _, _ := runVQ(t, s.env(), "failures", "run_ci_0001")
-	if stdout != failures || !strings.Contains(stdout, "Product page   desktop") {
-		t.Errorf("stdout:\n%s\nvq failures shows:\n%s", stdout, failures)
+	// The run, then its failing checks as vq failures shows them: the
+	// table and the follow-ups.
+	for _, want := range []string{"run run_ci_0001 failed: 3 of 12 checks\n", "status            failed\n", "failures (3):\n",
+		"Product page   desktop", "vq invoke get_diff_stats runId=run_ci_0001 'scenarioLabel=Product page' viewport=desktop"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
 	}
 	if !strings.Contains(stderr, "vq: run run_ci_0001 failed: 3 of 12 checks; to accept the changes as the new baseline: vq approve run_ci_0001\n") ||
 		strings.Contains(stderr, "error:") {
@@ -178,7 +181,7 @@ func TestCIFailedRunInCIFormats(t *testing.T) {
 			}
 		}
 		stdout := run(t, "--json")
-		if err := json.Unmarshal([]byte(stdout), &doc); err != nil || !doc.OK || doc.Tool != api.ToolRunFailures || doc.Data.RunID == "" || doc.Data.Failed != 3 {
+		if err := json.Unmarshal([]byte(stdout), &doc); err != nil || !doc.OK || doc.Tool != api.ToolRunStatus || doc.Data.RunID == "" || doc.Data.Failed != 3 {
 			t.Errorf("--json: %v\n%s", err, stdout)
 		}
 	})
