@@ -93,7 +93,7 @@ var (
 // GitHubData escapes the message of a workflow command. Escaping comes
 // before sanitizing, so line breaks survive as %0A while every other
 // control character is removed.
-func GitHubData(s string) string { return SanitizeLine(ghData.Replace(s)) }
+func GitHubData(s string) string { return textsafe.SanitizeLine(ghData.Replace(s)) }
 
 // GitHubProperty escapes a property value of a workflow command.
-func GitHubProperty(s string) string { return SanitizeLine(ghProperty.Replace(s)) }
+func GitHubProperty(s string) string { return textsafe.SanitizeLine(ghProperty.Replace(s)) }

@@ -157,7 +157,7 @@ func mdText(s string) string {
 
 // mdCode is text for inside a `code span`, where escapes do not work: a
 // backtick would end the span, so it becomes a quote.
-func mdCode(s string) string { return strings.ReplaceAll(SanitizeLine(s), "`", "'") }
+func mdCode(s string) string { return strings.ReplaceAll(textsafe.SanitizeLine(s), "`", "'") }
 
 func longestRun(s string, c byte) int {
 	best, run := 0, 0
