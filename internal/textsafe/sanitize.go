@@ -8,9 +8,10 @@ import (
 
 // Sanitize makes server text safe to write to a terminal: escape sequences
 // (CSI, OSC, DCS, ...) are removed with their parameters, other C0 controls
-// but newline and tab are dropped, C1 controls are dropped, and characters
-// that reorder or hide text (bidi overrides, zero-width) are made visible as
-// <U+XXXX> instead of being obeyed. Invalid UTF-8 becomes U+FFFD.
+// but newline and tab are dropped, C1 controls are dropped, line and
+// paragraph separators become newlines, and characters that reorder or hide
+// text (the invisible table) are made visible as <U+XXXX> instead of being
+// obeyed. Invalid UTF-8 becomes U+FFFD.
 func Sanitize(s string) string {
 	if isSafe(s, true) {
 		return s
@@ -57,15 +58,18 @@ func sanitize(s string, multiline bool) string {
 			// C1 introducers of CSI, OSC, DCS, PM, APC, SOS: drop the whole
 			// sequence as an ESC-based one would be.
 			size += controlStringLen(s[i+size:], r == 0x9b)
-		case r == '\n' || r == '\t':
-			if multiline {
-				b.WriteRune(r)
-			} else {
+		case r == '\n' || r == '\t' || r == lineSeparator || r == paragraphSeparator:
+			switch {
+			case !multiline:
 				b.WriteByte(' ')
+			case r == '\t':
+				b.WriteByte('\t')
+			default:
+				b.WriteByte('\n')
 			}
 		case r < ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0):
 			// dropped
-		case isInvisible(r):
+		case isInvisible(r) && !joinsEmoji(s, i, r, size):
 			fmt.Fprintf(&b, "<U+%04X>", r)
 		default:
 			b.WriteString(s[i : i+size])
@@ -129,15 +133,59 @@ func controlStringLen(s string, csi bool) int {
 	return len(s)
 }
 
-// isInvisible reports characters that change how surrounding text is shown
-// without being visible themselves: bidi controls and zero-width characters.
+const (
+	lineSeparator      = 0x2028
+	paragraphSeparator = 0x2029
+)
+
+// invisible is the one table of characters that change how the text around
+// them is shown, or break it, without being seen themselves: a server could
+// use them to hide or reorder what a person reads.
+var invisible = []struct{ lo, hi rune }{
+	{0x00ad, 0x00ad},   // soft hyphen
+	{0x034f, 0x034f},   // combining grapheme joiner
+	{0x061c, 0x061c},   // Arabic letter mark
+	{0x115f, 0x1160},   // Hangul choseong and jungseong fillers
+	{0x180e, 0x180e},   // Mongolian vowel separator
+	{0x200b, 0x200f},   // zero-width space and joiners, LRM, RLM
+	{0x2028, 0x2029},   // line and paragraph separators
+	{0x202a, 0x202e},   // bidi embeddings and overrides
+	{0x2060, 0x2064},   // word joiner, invisible operators
+	{0x2066, 0x2069},   // bidi isolates
+	{0x3164, 0x3164},   // Hangul filler
+	{0xfe00, 0xfe0f},   // variation selectors
+	{0xfeff, 0xfeff},   // zero-width no-break space
+	{0xffa0, 0xffa0},   // halfwidth Hangul filler
+	{0xe0000, 0xe007f}, // tags
+	{0xe0100, 0xe01ef}, // variation selectors supplement
+}
+
+// isInvisible reports a character of the invisible table.
 func isInvisible(r rune) bool {
-	switch {
-	case r >= 0x200b && r <= 0x200f, // zero-width space/joiners, LRM, RLM
-		r >= 0x202a && r <= 0x202e, // bidi embeddings and overrides
-		r >= 0x2066 && r <= 0x2069, // bidi isolates
-		r == 0x061c, r == 0x2060, r == 0xfeff:
-		return true
+	for _, span := range invisible {
+		if r >= span.lo && r <= span.hi {
+			return true
+		}
 	}
 	return false
+}
+
+// joinsEmoji reports the two invisible characters emoji are made of: a
+// variation selector right after an emoji (☺️) and a zero-width joiner
+// between two (👩‍💻). They are kept; anywhere else they are shown.
+func joinsEmoji(s string, i int, r rune, size int) bool {
+	if r != 0xfe0e && r != 0xfe0f && r != 0x200d {
+		return false
+	}
+	prev, _ := utf8.DecodeLastRuneInString(s[:i])
+	if r != 0x200d {
+		return isEmoji(prev)
+	}
+	next, _ := utf8.DecodeRuneInString(s[i+size:])
+	return (isEmoji(prev) || prev == 0xfe0f) && isEmoji(next)
+}
+
+// isEmoji is a coarse test for the pictographs emoji sequences join.
+func isEmoji(r rune) bool {
+	return r >= 0x1f000 && r <= 0x1faff || r >= 0x2600 && r <= 0x27bf || r >= 0x2300 && r <= 0x23ff || r >= 0x2b00 && r <= 0x2bff
 }
