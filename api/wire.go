@@ -76,7 +76,7 @@ func (c *Client) post(ctx context.Context, url string, body any, decode func(io.
 // transportFailure turns a request to url that got no complete answer into
 // the client-made http_error of the contract.
 func transportFailure(tool, url string, status int, err error) *ToolResponse {
-	msg, transient := describeTransportError(url, err)
+	msg, transient := describeTransportError(shownURL(url), err)
 	if status != 0 {
 		msg = fmt.Sprintf("HTTP %d, then %s", status, msg)
 	}
@@ -95,9 +95,18 @@ func httpError(tool, url string, status int, msg string) *ToolResponse {
 	r := ClientError(tool, CodeHTTPError, msg, true)
 	r.transient = status >= 500
 	if status == http.StatusNotFound {
-		r.cause, r.url = causeNotServed, url
+		r.cause, r.url = causeNotServed, shownURL(url)
 	}
 	return r
+}
+
+// shownURL is a URL as messages show it: a password it carries is masked.
+func shownURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return u.Redacted()
 }
 
 // ErrTimedOut is a request that ran past its timeout (Options.Timeout).
