@@ -18,6 +18,7 @@ const (
 	Timeout      = 5
 	RunError     = 6
 	RunCancelled = 7
+	NoClipboard  = 8
 	Interrupted  = 130
 	Terminated   = 143
 )
@@ -77,6 +78,7 @@ func Table() []Row {
 		{Timeout, codeTimeout, nil, "a wait ran past its --wait-timeout; the job or run may still finish"},
 		{RunError, "run_error", nil, "a CI run ended in error"},
 		{RunCancelled, "run_cancelled", nil, "a CI run was cancelled"},
+		{NoClipboard, "no_clipboard", nil, "--copy found no clipboard to copy to (no tmux, no display, no terminal)"},
 	}
 	for _, band := range []struct {
 		base        int
