@@ -22,6 +22,7 @@ var exampleExits = map[string]struct {
 	skip   string
 }{
 	"vq auth login":                 {skip: "asks for the URL and the key at a terminal"},
+	"vq prove BN-470 --copy":        {skip: "needs a clipboard: prove_test.go copies through tmux, OSC 52 and to none"},
 	"vq sandbox --addr 127.0.0.1:0": {serves: true},
 	"vq sandbox --addr 127.0.0.1:0 --latency 300ms --fail-rate 0.2": {serves: true},
 }
