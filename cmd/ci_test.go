@@ -109,7 +109,7 @@ func TestCIRunWaitFailedShowsTheFailures(t *testing.T) {
 	// The run, then its failing checks as vq failures shows them: the
 	// table and the follow-ups.
 	for _, want := range []string{"run run_ci_0001 failed: 3 of 12 checks\n", "status            failed\n", "failures (3):\n",
-		"Product page   desktop", "vq invoke get_diff_stats runId=run_ci_0001 'scenarioLabel=Product page' viewport=desktop"} {
+		"Product page   desktop", "vq diff run_ci_0001 --scenario 'Product page' --viewport desktop"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}

@@ -257,7 +257,7 @@ func TestPlainOutputIsSanitizedAndAligned(t *testing.T) {
 		"warning: baseline is old\n",
 		"runId   run_abc\nfailed  3\ntotal   12\n",
 		"failures (2):\n  scenarioLabel  viewport  mismatchPercent\n  Homepage       desktop               4.2\n  Cart red       mobile              12.75\n",
-		"  # Inspect Homepage desktop\n  vq invoke get_diff_stats runId=run_abc scenarioLabel=Homepage viewport=desktop\n",
+		"  # Inspect Homepage desktop\n  vq diff run_abc --scenario Homepage --viewport desktop\n",
 		"  # Controls <U+202E>evil\n",
 	} {
 		if !strings.Contains(stdout, want) {
@@ -266,9 +266,9 @@ func TestPlainOutputIsSanitizedAndAligned(t *testing.T) {
 	}
 }
 
-// TestPrintedNextActionsRunAsPrinted runs every printed vq invoke line
-// through a real shell and checks the server received exactly the
-// suggested arguments.
+// TestPrintedNextActionsRunAsPrinted runs every printed next-action line
+// (a task command or vq invoke) through a real shell and checks the
+// server received exactly the suggested arguments.
 func TestPrintedNextActionsRunAsPrinted(t *testing.T) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
@@ -289,7 +289,7 @@ func TestPrintedNextActionsRunAsPrinted(t *testing.T) {
 	}
 	var lines []string
 	for _, l := range strings.Split(stdout, "\n") {
-		if strings.HasPrefix(l, "  vq invoke ") {
+		if strings.HasPrefix(l, "  vq ") {
 			lines = append(lines, strings.TrimPrefix(l, "  "))
 		}
 	}

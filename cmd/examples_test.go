@@ -24,6 +24,7 @@ var exampleExits = map[string]struct {
 	"vq auth login": {skip: "asks for the URL and the key at a terminal"},
 	"vq sandbox":    {serves: true},
 	"vq sandbox --addr 127.0.0.1:8787 --latency 300ms --fail-rate 0.2": {serves: true},
+	"vq prove BN-470 --copy": {skip: "needs a clipboard: prove_test.go copies through tmux, OSC 52 and to none"},
 }
 
 // Every Example line of every command runs as printed, in bash, with the

@@ -29,6 +29,9 @@ type Pipeline struct {
 	Output OutputOptions
 	// Wait holds the command's wait flags; Wait.Wait false never waits.
 	Wait WaitOptions
+	// Resume, when set, is the command line that resumes the watch of the
+	// given jobs, printed when a watch stops early; else vq watch IDS.
+	Resume func(ids []string) string
 
 	client   *api.Client
 	settings Settings
@@ -336,16 +339,29 @@ func (p *Pipeline) watchJobs(ctx context.Context, jobs []watched) ([]jobOutcome,
 			outcomes[i] = jobOutcome{id: o.id, resp: timeout.Response()}
 		}
 		if o.err != nil {
-			unfinished = append(unfinished, textsafe.ShellQuote(o.id))
+			unfinished = append(unfinished, o.id)
 		}
 	}
 	if len(unfinished) > 0 {
-		fmt.Fprintf(p.f.IO.ErrOut, "vq: to resume: vq watch %s\n", strings.Join(unfinished, " "))
+		resume := p.Resume
+		if resume == nil {
+			resume = watchCommand
+		}
+		fmt.Fprintf(p.f.IO.ErrOut, "vq: to resume: %s\n", resume(unfinished))
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	return outcomes, nil
+}
+
+// watchCommand is the vq watch command line of the jobs.
+func watchCommand(ids []string) string {
+	words := []string{"vq", "watch"}
+	for _, id := range ids {
+		words = append(words, textsafe.ShellQuote(id))
+	}
+	return strings.Join(words, " ")
 }
 
 // waitBound is the bound of the whole wait (--wait-timeout).

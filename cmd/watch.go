@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/completions"
+	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -26,7 +27,9 @@ func NewCmdWatch(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 		Long: `Poll get_job_status for each job, concurrently, until it is completed,
 failed or cancelled, then print each job's final answer on stdout in the order
 given (with --json, one JSON document per job, each on its own line when
-stdout is not a terminal).
+stdout is not a terminal). A proof job's answer is shown as vq prove shows
+it: the OUI/NON headline first, the verdict, reasons, warnings, the JIRA
+comment as a block and the next steps.
 
 Progress goes to stderr: a live view on a terminal, else one line per change
 of status or progress. Polling starts at 1s and slows down to 10s while
@@ -77,7 +80,8 @@ func runWatch(ctx context.Context, opts *WatchOptions) error {
 		if len(outcomes) > 1 && !p.Output.Structured() {
 			fmt.Fprintf(p.f.IO.Out, "== job %s ==\n", textsafe.SanitizeLine(o.id))
 		}
-		errs = append(errs, p.Show(ctx, o.resp))
+		proof, isProof := format.ProofAnswer(o.resp, false)
+		errs = append(errs, showProofAnswer(ctx, p, o.resp, proof, isProof))
 	}
 	return worst(errs)
 }

@@ -2,6 +2,7 @@ package format
 
 import (
 	"bufio"
+	"encoding/json"
 	"io"
 	"strconv"
 	"strings"
@@ -96,6 +97,9 @@ func writeData(w *bufio.Writer, r *api.ToolResponse) error {
 	return nil
 }
 
+// writeNextActions prints each next action under its label as the command
+// line that runs it; one that no command line may carry is described in
+// words instead, after a warning.
 func writeNextActions(w *bufio.Writer, actions []api.NextAction) {
 	if len(actions) == 0 {
 		return
@@ -103,7 +107,13 @@ func writeNextActions(w *bufio.Writer, actions []api.NextAction) {
 	w.WriteString("\nNext actions:\n")
 	for _, a := range actions {
 		w.WriteString("  # " + textsafe.SanitizeLine(a.Label) + "\n")
-		w.WriteString("  " + InvokeCommand(a) + "\n")
+		if line, ok := ActionCommand(a); ok {
+			w.WriteString("  " + line + "\n")
+			continue
+		}
+		args, _ := json.Marshal(a.Args)
+		w.WriteString("  warning: not printed as a command: the suggested tool " + strconv.Quote(textsafe.SanitizeLine(a.Tool)) +
+			" starts with \"-\", which vq would read as a flag (args " + textsafe.SanitizeLine(string(args)) + ")\n")
 	}
 }
 

@@ -156,7 +156,7 @@ func TestProofMarkdownIsServedByteForByte(t *testing.T) {
 	if !ok {
 		t.Fatal("no markdown for BN-470")
 	}
-	for _, want := range []string{"payload  \n", "||Event||", "|add_to_cart|", "{code:json}", "`window.dataLayer.push`", "é", "✓", "—"} {
+	for _, want := range []string{"payload  \n", "||Event||", "|add_to_cart|", "{code:json}", "{{window.dataLayer.push}}", "é", "✓", "—"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("BN-470 markdown lacks %q", want)
 		}

@@ -18,6 +18,7 @@ const (
 	RunError     = 6
 	RunCancelled = 7
 	Pending      = 8
+	NoClipboard  = 9
 	Interrupted  = 130
 	Terminated   = 143
 )
@@ -78,6 +79,7 @@ func Table() []Row {
 		{RunError, "run_error", nil, "a CI run ended in error"},
 		{RunCancelled, "run_cancelled", nil, "a CI run was cancelled"},
 		{Pending, "pending", nil, "a CI run is still queued or running (vq ci status without --wait)"},
+		{NoClipboard, "no_clipboard", nil, "--copy found no clipboard to copy to (no tmux, no display, no terminal)"},
 	}
 	for _, band := range []struct {
 		base        int
