@@ -142,7 +142,7 @@ func TestCIFailedRunInCIFormats(t *testing.T) {
 	t.Run("github", func(t *testing.T) {
 		stdout := run(t, "--format", "github")
 		for _, want := range []string{
-			"::error title=Visual change%3A Homepage [desktop]::Homepage on desktop changed: 6.3%25 of pixels differ\n",
+			"::error title=Visual change%3A Homepage [desktop]::Homepage on desktop changed: 6.3%25 of pixels differ%0ADiff image: " + s.URL + "/sandbox/images/run_ci_0001/Homepage/desktop/diff.png%0ARun: " + s.URL + "/sandbox/runs/run_ci_0001\n",
 			"::error title=Visual change%3A Homepage [mobile]::",
 			"::error title=Visual change%3A Product page [desktop]::",
 		} {
