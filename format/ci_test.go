@@ -536,3 +536,21 @@ func TestMarkdownLinksOnlyWebAddresses(t *testing.T) {
 		t.Errorf("a javascript: address became a link:\n%s", out.String())
 	}
 }
+
+// Server text that names a person or a team notifies no one where the
+// report is pasted: the @ is followed by an invisible word joiner.
+func TestMarkdownNeutralisesMentions(t *testing.T) {
+	r := decodeResponse(t, `{"ok":true,"tool":"x","summary":"ping @octocat and @org/team","data":{"owner":"@admin"},"warnings":["cc @oncall"],"nextActions":[]}`)
+	var out bytes.Buffer
+	if err := Markdown(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	if regexp.MustCompile(`@[A-Za-z0-9]`).MatchString(out.String()) {
+		t.Errorf("a mention survives:\n%s", out.String())
+	}
+	for _, want := range []string{"ping @\u2060octocat and @\u2060org/team", "| owner | @\u2060admin |", "- cc @\u2060oncall"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("missing %q in:\n%s", want, out.String())
+		}
+	}
+}

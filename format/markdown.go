@@ -213,10 +213,13 @@ func writeMarkdownTable(w *bufio.Writer, t *layout.Table) {
 }
 
 // mdEscaper makes server text inert in Markdown: emphasis, code, links,
-// images, HTML, strikethrough and table pipes are all escaped.
+// images, HTML, strikethrough and table pipes are all escaped, and an @
+// gets an invisible word joiner after it, so "@team" notifies no one where
+// the report is pasted.
 var mdEscaper = strings.NewReplacer(
 	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
 	"<", "&lt;", ">", "&gt;", "&", "&amp;", "|", `\|`, "~", `\~`, "#", `\#`,
+	"@", "@\u2060",
 )
 
 // mdText is server text as inline Markdown on one line. Besides the inline
