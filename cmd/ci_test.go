@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -145,7 +147,7 @@ func TestCIFailedRunInCIFormats(t *testing.T) {
 	t.Run("github", func(t *testing.T) {
 		stdout := run(t, "--format", "github")
 		for _, want := range []string{
-			"::error title=Visual change%3A Homepage [desktop]::Homepage on desktop changed: 6.3%25 of pixels differ\n",
+			"::error title=Visual change%3A Homepage [desktop]::Homepage on desktop changed: 6.3%25 of pixels differ%0ADiff image: " + s.URL + "/sandbox/images/run_ci_0001/Homepage/desktop/diff.png%0ARun: " + s.URL + "/sandbox/runs/run_ci_0001\n",
 			"::error title=Visual change%3A Homepage [mobile]::",
 			"::error title=Visual change%3A Product page [desktop]::",
 		} {
@@ -357,5 +359,165 @@ func TestCIWithoutCredentialSendsNothing(t *testing.T) {
 	_, stderr, exit = runVQ(t, map[string]string{"VQ_BASE_URL": s.URL, "VQ_API_KEY": "wrong"}, "ci", "status", "run_1")
 	if exit != exitcode.Unauthorized || !strings.Contains(stderr, "vq auth login") {
 		t.Errorf("401: exit %d, stderr %s", exit, stderr)
+	}
+}
+
+// TestCIVerdictsInJUnit waits for a run of each kind with --format junit:
+// the report parses and its counts say what the run did; a run that ended
+// in error or was cancelled is never failures="0" errors="0", and the exit
+// codes stay as the table says.
+func TestCIVerdictsInJUnit(t *testing.T) {
+	s := newCISandbox(t, time.Millisecond)
+	type testcase struct {
+		Name    string `xml:"name,attr"`
+		Skipped *struct {
+			Message string `xml:"message,attr"`
+		} `xml:"skipped"`
+		Failure *struct {
+			Text string `xml:",chardata"`
+		} `xml:"failure"`
+		Error *struct {
+			Type string `xml:"type,attr"`
+		} `xml:"error"`
+		Properties []struct {
+			Name  string `xml:"name,attr"`
+			Value string `xml:"value,attr"`
+		} `xml:"properties>property"`
+	}
+	for i, tc := range []struct {
+		branch                           string
+		exit                             int
+		tests, failures, errors, skipped int
+		runError                         string
+	}{
+		{"main", 0, 12, 0, 0, 0, ""},
+		{"feature/new-header", exitcode.RunFailed, 12, 3, 0, 0, ""},
+		{"broken", exitcode.RunError, 13, 0, 1, 6, "run_error"},
+		{"cancelled", exitcode.RunCancelled, 13, 0, 1, 9, "run_cancelled"},
+	} {
+		t.Run(tc.branch, func(t *testing.T) {
+			stdout, stderr, exit := runVQ(t, s.env(), append([]string{"ci", "run-vrt", "branch=" + tc.branch, "--format", "junit"}, fastWait...)...)
+			if exit != tc.exit {
+				t.Fatalf("exit %d, want %d\nstderr: %s", exit, tc.exit, stderr)
+			}
+			var doc struct {
+				Tests    int        `xml:"tests,attr"`
+				Failures int        `xml:"failures,attr"`
+				Errors   int        `xml:"errors,attr"`
+				Skipped  int        `xml:"skipped,attr"`
+				Cases    []testcase `xml:"testsuite>testcase"`
+			}
+			if err := xml.Unmarshal([]byte(stdout), &doc); err != nil {
+				t.Fatalf("not XML: %v\n%s", err, stdout)
+			}
+			var failures, errors, skipped int
+			runID := fmt.Sprintf("run_ci_%04d", i+1)
+			for _, c := range doc.Cases {
+				switch {
+				case c.Failure != nil:
+					failures++
+					// Each failed check links its diff image and the run.
+					if len(c.Properties) != 1 || c.Properties[0].Name != "diffUrl" || !strings.HasPrefix(c.Properties[0].Value, s.URL+"/sandbox/images/"+runID+"/") ||
+						!strings.Contains(c.Failure.Text, "Diff image: "+c.Properties[0].Value+"\nRun: "+s.URL+"/sandbox/runs/"+runID+"\n") {
+						t.Errorf("failed case without its links: %+v", c)
+					}
+				case c.Error != nil:
+					errors++
+					if c.Name != "run "+runID || c.Error.Type != tc.runError {
+						t.Errorf("errored case %+v; want the run's, type %s", c, tc.runError)
+					}
+				case c.Skipped != nil:
+					skipped++
+				}
+			}
+			if doc.Tests != tc.tests || len(doc.Cases) != tc.tests || doc.Failures != tc.failures || doc.Errors != tc.errors || doc.Skipped != tc.skipped ||
+				failures != tc.failures || errors != tc.errors || skipped != tc.skipped {
+				t.Errorf("tests %d (%d cases), failures %d/%d, errors %d/%d, skipped %d/%d; want %d, %d, %d, %d\n%s",
+					doc.Tests, len(doc.Cases), doc.Failures, failures, doc.Errors, errors, doc.Skipped, skipped,
+					tc.tests, tc.failures, tc.errors, tc.skipped, stdout)
+			}
+		})
+	}
+}
+
+// TestCIVerdictsInGitHubAndMarkdown: --format github annotates an errored
+// run as ::error and a cancelled one as ::warning, both linking the run,
+// and writes the step summary; --format markdown states the verdict in its
+// first line.
+func TestCIVerdictsInGitHubAndMarkdown(t *testing.T) {
+	s := newCISandbox(t, time.Millisecond)
+	summary := t.TempDir() + "/summary.md"
+	env := s.env()
+	env["GITHUB_STEP_SUMMARY"] = summary
+	ci := func(t *testing.T, branch, format string, exit int) string {
+		t.Helper()
+		stdout, stderr, code := runVQ(t, env, append([]string{"ci", "run-vrt", "branch=" + branch, "--format", format}, fastWait...)...)
+		if code != exit {
+			t.Fatalf("branch=%s --format %s: exit %d, want %d\nstderr: %s", branch, format, code, exit, stderr)
+		}
+		return stdout
+	}
+	run := s.URL + "/sandbox/runs/"
+	if got, want := ci(t, "broken", "github", exitcode.RunError),
+		"::error title=vq get_run_status::run run_ci_0001 ended in error after 6 of 12 checks; 6 did not run%0ARun: "+run+"run_ci_0001\n"; got != want {
+		t.Errorf("errored run:\n got %q\nwant %q", got, want)
+	}
+	if got, want := ci(t, "cancelled", "github", exitcode.RunCancelled),
+		"::warning title=vq get_run_status::run run_ci_0002 was cancelled after 3 of 12 checks; 9 did not run%0ARun: "+run+"run_ci_0002\n"; got != want {
+		t.Errorf("cancelled run:\n got %q\nwant %q", got, want)
+	}
+	written, _ := os.ReadFile(summary)
+	if !strings.HasPrefix(string(written), "### ❌ vq get\\_run\\_status: run run\\_ci\\_0001 ended in error") ||
+		!strings.Contains(string(written), "\n### ⚠️ vq get\\_run\\_status: run run\\_ci\\_0002 was cancelled") {
+		t.Errorf("step summary:\n%s", written)
+	}
+
+	for _, tc := range []struct {
+		branch, first string
+		exit          int
+	}{
+		{"main", "### ✅ vq get\\_run\\_status: 12 checks passed\n", 0},
+		{"feature/new-header", "### ❌ vq get\\_run\\_failures: 3 of 12 checks failed\n", exitcode.RunFailed},
+		{"broken", "### ❌ vq get\\_run\\_status: run run\\_ci\\_0005 ended in error after 6 of 12 checks; 6 did not run\n", exitcode.RunError},
+		{"cancelled", "### ⚠️ vq get\\_run\\_status: run run\\_ci\\_0006 was cancelled after 3 of 12 checks; 9 did not run\n", exitcode.RunCancelled},
+	} {
+		if got := ci(t, tc.branch, "markdown", tc.exit); !strings.HasPrefix(got, tc.first) {
+			t.Errorf("branch=%s: markdown starts\n%.200s\nwant %q", tc.branch, got, tc.first)
+		}
+	}
+	// The failed run's report shows its diffs and links each row.
+	md := ci(t, "feature/new-header", "markdown", exitcode.RunFailed)
+	images := s.URL + "/sandbox/images/run_ci_0007/"
+	for _, want := range []string{
+		"in run [`run_ci_0007`](" + run + "run_ci_0007)\n",
+		"![diff of Homepage on mobile](" + images + "Homepage/mobile/diff.png)\n",
+		"| Product page | desktop | 3.4% | failed | [diff](" + images + "Product%20page/desktop/diff.png) |\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q in:\n%s", want, md)
+		}
+	}
+}
+
+// TestCIGitHubOf100kFailures: vq failures run_100k --format github writes
+// what GitHub shows (ten errors, one notice) and a step summary under 1 MiB.
+func TestCIGitHubOf100kFailures(t *testing.T) {
+	s := newCISandbox(t, time.Millisecond)
+	summary := t.TempDir() + "/summary.md"
+	env := s.env()
+	env["GITHUB_STEP_SUMMARY"] = summary
+	stdout, stderr, exit := runVQ(t, env, "failures", "run_100k", "--format", "github")
+	if exit != 0 {
+		t.Fatalf("exit %d\nstderr: %s", exit, stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	if len(lines) != 11 || strings.Count(stdout, "::error ") != 10 ||
+		!strings.HasPrefix(lines[10], "::notice title=vq get_run_failures::99990 more errors not annotated") ||
+		!strings.Contains(lines[10], s.URL+"/sandbox/runs/run_100k, vq failures run_100k") {
+		t.Errorf("%d lines:\n%.3000s", len(lines), stdout)
+	}
+	written, _ := os.ReadFile(summary)
+	if len(written) > 1<<20 || !strings.HasSuffix(string(written), "`vq failures run_100k`._\n") {
+		t.Errorf("step summary: %d bytes, ending %q", len(written), written[max(0, len(written)-200):])
 	}
 }

@@ -2,6 +2,7 @@ package format
 
 import (
 	"io"
+	"os"
 	"testing"
 
 	"github.com/visualq/vq/api"
@@ -10,7 +11,9 @@ import (
 
 // BenchmarkRender100k renders the 100k-failure answer as each output does:
 // the plain table a pipe gets, --json (the server's bytes, escaped where a
-// terminal could act on them), and the CI formats, which read the checks.
+// terminal could act on them), and the CI formats, which read the checks;
+// github writes its step summary to the null device, so the summary's
+// rendering (stopped at 1 MiB) is counted.
 func BenchmarkRender100k(b *testing.B) {
 	resp, err := api.DecodeToolResponse(fixture.RunFailures(100_000))
 	if err != nil {
@@ -24,6 +27,7 @@ func BenchmarkRender100k(b *testing.B) {
 		{"json", func(w io.Writer, r *api.ToolResponse) error { return JSON(w, r, false) }},
 		{"junit", JUnit},
 		{"markdown", Markdown},
+		{"github", func(w io.Writer, r *api.ToolResponse) error { return GitHub(w, r, os.DevNull) }},
 	} {
 		b.Run(out.name, func(b *testing.B) {
 			b.SetBytes(int64(len(resp.Raw())))

@@ -3,6 +3,7 @@ package format
 import (
 	"bufio"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/visualq/vq/api"
@@ -11,18 +12,22 @@ import (
 )
 
 // Markdown writes a response as a report to paste into a pull request or a
-// ticket: the outcome, the checks as a scenario × viewport × mismatch table
-// when the data holds check results (the data's fields otherwise), the
-// warnings, and the next steps as ready-to-run commands. Server text is
-// sanitized and its Markdown syntax escaped, so it reads as text.
+// ticket: the verdict in its first line, the largest changes as inline
+// diff images, the checks as a scenario × viewport × mismatch table with a
+// diff link per row when the data holds check results (the data's fields
+// otherwise), the warnings, and the next steps as ready-to-run commands.
+// Server text is sanitized and its Markdown syntax escaped, so it reads as
+// text; links are only web addresses.
 func Markdown(out io.Writer, r *api.ToolResponse) error {
+	checks, _ := layout.ChecksOf(r.Data)
+	return markdown(out, r, checks)
+}
+
+// markdown is Markdown with the checks already read (nil for none).
+func markdown(out io.Writer, r *api.ToolResponse, checks *layout.Checks) error {
 	w := bufio.NewWriter(out)
-	status := "✅"
-	checks, hasChecks := layout.ChecksOf(r.Data)
-	if !r.OK || hasChecks && checks.Failed > 0 {
-		status = "❌"
-	}
-	w.WriteString("### " + status + " vq " + mdText(r.Tool) + "\n\n")
+	hasChecks := checks != nil
+	w.WriteString("### " + markdownHeadline(r, checks) + "\n\n")
 	if layout.ShowsSummary(r.OK, r.Summary, r.ErrorMessage()) {
 		w.WriteString("**Summary:** " + mdText(r.Summary) + "\n\n")
 	}
@@ -57,25 +62,102 @@ func Markdown(out io.Writer, r *api.ToolResponse) error {
 	return w.Flush()
 }
 
-func writeMarkdownChecks(w *bufio.Writer, c *layout.Checks) {
-	w.WriteString("**Checks:** " + itoa(c.Failed) + " failed of " + itoa(c.Total))
-	if c.RunID != "" {
-		w.WriteString(" in run `" + mdCode(c.RunID) + "`")
+// markdownHeadline is the report's first line: an icon and the verdict of
+// the call, or of the run its data describes.
+func markdownHeadline(r *api.ToolResponse, c *layout.Checks) string {
+	tool := "vq " + mdText(r.Tool) + ": "
+	switch {
+	case !r.OK:
+		return "❌ " + tool + "error `" + mdCode(r.ErrorCode()) + "`"
+	case c == nil:
+		return "✅ " + tool + "ok"
 	}
-	w.WriteString("\n\n")
+	icon := map[string]string{
+		layout.VerdictPassed:    "✅",
+		layout.VerdictFailed:    "❌",
+		layout.VerdictError:     "❌",
+		layout.VerdictCancelled: "⚠️",
+		layout.VerdictPending:   "⏳",
+	}[c.Verdict()]
+	return icon + " " + tool + mdText(runVerdict(c))
+}
+
+// maxInlineImages bounds the diff images a report shows inline: a page of
+// them is what a reader looks at, and each row still links its own.
+const maxInlineImages = 10
+
+func writeMarkdownChecks(w *bufio.Writer, c *layout.Checks) {
+	run := ""
+	if c.RunID != "" {
+		run = "`" + mdCode(c.RunID) + "`"
+		if u := webURL(c.URL); u != "" {
+			run = "[" + run + "](" + u + ")"
+		}
+	}
+	switch {
+	case c.Total > 0:
+		w.WriteString("**Checks:** " + itoa(c.Failed) + " failed of " + itoa(c.Total))
+		if run != "" {
+			w.WriteString(" in run " + run)
+		}
+		w.WriteString("\n\n")
+	case run != "":
+		w.WriteString("**Run:** " + run + "\n\n") // no counts yet
+	}
+	writeMarkdownImages(w, c.Listed)
 	if len(c.Listed) > 0 {
-		w.WriteString("| Scenario | Viewport | Mismatch | Result |\n|---|---|---:|---|\n")
+		links := slices.ContainsFunc(c.Listed, func(ch layout.Check) bool { return webURL(ch.DiffURL) != "" })
+		w.WriteString("| Scenario | Viewport | Mismatch | Result |")
+		if links {
+			w.WriteString(" Diff |")
+		}
+		w.WriteString("\n|---|---|---:|---|")
+		if links {
+			w.WriteString("---|")
+		}
+		w.WriteString("\n")
 		for _, ch := range c.Listed {
 			mismatch, result := ch.MismatchText(), "passed"
 			if ch.Failed {
 				result = "failed"
 			}
-			w.WriteString("| " + mdText(ch.Scenario) + " | " + mdText(ch.Viewport) + " | " + mismatch + " | " + result + " |\n")
+			w.WriteString("| " + mdText(ch.Scenario) + " | " + mdText(ch.Viewport) + " | " + mismatch + " | " + result + " |")
+			if links {
+				if u := webURL(ch.DiffURL); u != "" {
+					w.WriteString(" [diff](" + u + ")")
+				}
+				w.WriteString(" |")
+			}
+			w.WriteString("\n")
 		}
 		w.WriteString("\n")
 	}
-	if passed, failed := c.Unlisted(); passed+failed > 0 {
-		w.WriteString("_Not itemized by the server: " + itoa(passed) + " passed, " + itoa(failed) + " failed._\n\n")
+	if passed, failed, notRun := c.Unlisted(); passed+failed+notRun > 0 {
+		w.WriteString("_Not itemized by the server: " + itoa(passed) + " passed, " + itoa(failed) + " failed")
+		if notRun > 0 {
+			w.WriteString(", " + itoa(notRun) + " not run")
+		}
+		w.WriteString("._\n\n")
+	}
+}
+
+// writeMarkdownImages shows the diff images of the largest changes inline,
+// so a pull-request comment or a step summary shows what changed.
+func writeMarkdownImages(w *bufio.Writer, listed []layout.Check) {
+	heading := "#### Largest changes\n\n"
+	for _, ch := range worstFailed(listed, maxInlineImages) {
+		u := webURL(ch.DiffURL)
+		if u == "" {
+			continue
+		}
+		w.WriteString(heading)
+		heading = ""
+		name := mdText(ch.Scenario) + " on " + mdText(ch.Viewport)
+		w.WriteString("**" + name + "**")
+		if ch.HasMismatch {
+			w.WriteString(": " + ch.MismatchText())
+		}
+		w.WriteString("\n\n![diff of " + name + "](" + u + ")\n\n")
 	}
 }
 
@@ -131,10 +213,13 @@ func writeMarkdownTable(w *bufio.Writer, t *layout.Table) {
 }
 
 // mdEscaper makes server text inert in Markdown: emphasis, code, links,
-// images, HTML, strikethrough and table pipes are all escaped.
+// images, HTML, strikethrough and table pipes are all escaped, and an @
+// gets an invisible word joiner after it, so "@team" notifies no one where
+// the report is pasted.
 var mdEscaper = strings.NewReplacer(
 	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
 	"<", "&lt;", ">", "&gt;", "&", "&amp;", "|", `\|`, "~", `\~`, "#", `\#`,
+	"@", "@\u2060",
 )
 
 // mdText is server text as inline Markdown on one line. Besides the inline
