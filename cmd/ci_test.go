@@ -477,7 +477,7 @@ func TestCIVerdictsInGitHubAndMarkdown(t *testing.T) {
 		exit          int
 	}{
 		{"main", "### ✅ vq get\\_run\\_status: 12 checks passed\n", 0},
-		{"feature/new-header", "### ❌ vq get\\_run\\_failures: 3 of 12 checks failed\n", exitcode.RunFailed},
+		{"feature/new-header", "### ❌ vq get\\_run\\_status: 3 of 12 checks failed\n", exitcode.RunFailed},
 		{"broken", "### ❌ vq get\\_run\\_status: run run\\_ci\\_0005 ended in error after 6 of 12 checks; 6 did not run\n", exitcode.RunError},
 		{"cancelled", "### ⚠️ vq get\\_run\\_status: run run\\_ci\\_0006 was cancelled after 3 of 12 checks; 9 did not run\n", exitcode.RunCancelled},
 	} {

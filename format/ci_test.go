@@ -14,6 +14,7 @@ import (
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/fixture"
+	"github.com/visualq/vq/internal/layout"
 )
 
 // failuresResponse is get_run_failures as the seed shows it: 2 of 12
@@ -351,12 +352,12 @@ func TestWebURL(t *testing.T) {
 }
 
 func TestWorstFailedKeepsTheLargestInOrder(t *testing.T) {
-	var listed []Check
+	var listed []layout.Check
 	for i, m := range []float64{3, 9, -1, 9, 1, 12, 0.5} {
-		ch := Check{Scenario: itoa(i), Failed: true, Mismatch: m, HasMismatch: m >= 0}
+		ch := layout.Check{Scenario: itoa(i), Failed: true, Mismatch: m, HasMismatch: m >= 0}
 		listed = append(listed, ch)
 	}
-	listed = append(listed, Check{Scenario: "passed", Mismatch: 50, HasMismatch: true})
+	listed = append(listed, layout.Check{Scenario: "passed", Mismatch: 50, HasMismatch: true})
 	var got []string
 	for _, ch := range worstFailed(listed, 4) {
 		got = append(got, ch.Scenario)
