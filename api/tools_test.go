@@ -143,3 +143,16 @@ func TestMustToolPanicsOnANameNotInTheRegistry(t *testing.T) {
 	}()
 	MustTool("no_such_tool")
 }
+
+// A server cannot consent for the person: a next action's confirm is not
+// part of the call it becomes, so consent is asked for as for any write.
+func TestANextActionsCallCarriesNoConsent(t *testing.T) {
+	a := NextAction{Tool: ToolApprove, Args: map[string]any{"runId": "run_abc", ArgConfirm: true}}
+	call := a.Call()
+	if _, set := call.Args[ArgConfirm]; set || call.Args["runId"] != "run_abc" {
+		t.Errorf("call args %v", call.Args)
+	}
+	if a.Args[ArgConfirm] != true {
+		t.Error("the action itself was changed")
+	}
+}

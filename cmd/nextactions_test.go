@@ -52,8 +52,8 @@ func TestPrintedTaskCommandsSendTheActionsArguments(t *testing.T) {
 			args["extra"] = "pair value"
 		}
 		a := api.NextAction{Tool: spec.Name, Args: args}
-		line, ok := format.ActionCommand(a)
-		if !ok || !strings.HasPrefix(line, "vq "+spec.Command+" ") {
+		line, why := format.ActionCommand(a)
+		if why != "" || !strings.HasPrefix(line, "vq "+spec.Command+" ") {
 			t.Errorf("%s printed as %q, want its command vq %s", spec.Name, line, spec.Command)
 			continue
 		}

@@ -83,3 +83,18 @@ func TestFlagMistakesSayWhatWasMeant(t *testing.T) {
 		t.Errorf("%d calls sent", n)
 	}
 }
+
+// vq invoke takes only a tool name MCP allows, so a pasted line cannot
+// smuggle a flag or a shell word in as the tool.
+func TestInvokeRefusesWhatIsNoToolName(t *testing.T) {
+	s := newToolServer(t, 200, runFailuresBody)
+	for _, args := range [][]string{{"invoke", "--", "--yes"}, {"invoke", "a b"}, {"invoke", "x;rm"}} {
+		_, stderr, exit := runVQ(t, s.env(), args...)
+		if exit != 2 || !strings.Contains(stderr, "is not a tool name") {
+			t.Errorf("%v: exit %d, stderr %q", args, exit, stderr)
+		}
+	}
+	if n := len(s.received()); n != 0 {
+		t.Errorf("%d calls sent", n)
+	}
+}

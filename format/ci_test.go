@@ -209,7 +209,7 @@ func TestMarkdownReport(t *testing.T) {
 		"| Cart \\| \\*promo\\* | mobile | 0.5% | failed |\n\n" +
 		"_Not itemized by the server: 10 passed, 0 failed._\n\n" +
 		"#### Warnings\n\n- baseline is 30 days old\n\n" +
-		"#### Next steps\n\n```sh\n# Inspect Homepage desktop\nvq invoke get_diff_stats runId=run_abc scenarioLabel=Homepage viewport=desktop\n```\n"
+		"#### Next steps\n\n```sh\n# Inspect Homepage desktop\nvq diff run_abc --scenario Homepage --viewport desktop\n```\n"
 	if out.String() != want {
 		t.Errorf("markdown:\n got %q\nwant %q", out.String(), want)
 	}

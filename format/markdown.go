@@ -54,7 +54,11 @@ func markdown(out io.Writer, r *api.ToolResponse, checks *layout.Checks) error {
 	if len(r.NextActions) > 0 {
 		var cmds strings.Builder
 		for _, a := range r.NextActions {
-			cmds.WriteString("# " + textsafe.SanitizeLine(a.Label) + "\n" + InvokeCommand(a) + "\n")
+			line, why := ActionCommand(a)
+			if why != "" {
+				line = "# not printed as a command: " + why
+			}
+			cmds.WriteString("# " + textsafe.SanitizeLine(a.Label) + "\n" + line + "\n")
 		}
 		fence := strings.Repeat("`", max(3, longestRun(cmds.String(), '`')+1))
 		w.WriteString("#### Next steps\n\n" + fence + "sh\n" + cmds.String() + fence + "\n")

@@ -2,7 +2,6 @@ package format
 
 import (
 	"bufio"
-	"encoding/json"
 	"io"
 	"strconv"
 	"strings"
@@ -107,13 +106,12 @@ func writeNextActions(w *bufio.Writer, actions []api.NextAction) {
 	w.WriteString("\nNext actions:\n")
 	for _, a := range actions {
 		w.WriteString("  # " + textsafe.SanitizeLine(a.Label) + "\n")
-		if line, ok := ActionCommand(a); ok {
+		line, why := ActionCommand(a)
+		if why == "" {
 			w.WriteString("  " + line + "\n")
 			continue
 		}
-		args, _ := json.Marshal(a.Args)
-		w.WriteString("  warning: not printed as a command: the suggested tool " + strconv.Quote(textsafe.SanitizeLine(a.Tool)) +
-			" starts with \"-\", which vq would read as a flag (args " + textsafe.SanitizeLine(string(args)) + ")\n")
+		w.WriteString("  warning: not printed as a command: " + why + "\n")
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/visualq/vq/api"
@@ -37,17 +38,43 @@ var commandArgs = map[string]struct {
 // arguments fit it (vq diff run_abc --scenario Homepage --viewport
 // desktop), else vq invoke. A consent the server put in the arguments is
 // left out: consent is the person's, given with --yes or at the prompt.
-// ok is false when no command line may carry the action: a tool name
-// starting with "-" would be read as a flag of vq.
-func ActionCommand(a api.NextAction) (line string, ok bool) {
-	if strings.HasPrefix(a.Tool, "-") {
-		return "", false
+// When no command line may carry the action, line is "" and why says so:
+// a tool name MCP does not allow (one starting with "-" would be read as a
+// flag of vq), or an argument holding a NUL byte, which no shell passes on.
+func ActionCommand(a api.NextAction) (line, why string) {
+	if !api.ValidToolName(a.Tool) {
+		return "", "the suggested tool " + strconv.Quote(textsafe.SanitizeLine(a.Tool)) + " is not a valid tool name"
+	}
+	if holdsNUL(a.Args) {
+		return "", "an argument holds a NUL byte, which a shell cannot pass on"
 	}
 	a.Args = withoutConsent(a.Args)
 	if line, ok := taskCommand(a); ok {
-		return line, true
+		return line, ""
 	}
-	return InvokeCommand(a), true
+	return InvokeCommand(a), ""
+}
+
+// holdsNUL reports a NUL byte anywhere in args: in a key, or in a string
+// value at any depth.
+func holdsNUL(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return strings.IndexByte(v, 0) >= 0
+	case map[string]any:
+		for k, x := range v {
+			if strings.IndexByte(k, 0) >= 0 || holdsNUL(x) {
+				return true
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if holdsNUL(x) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // withoutConsent is args without the confirm argument.

@@ -33,17 +33,31 @@ func TestActionCommandUsesTheFrontingCommandWhenTheArgumentsFit(t *testing.T) {
 		{api.ToolRunFailures, map[string]any{"runId": "run_abc", "limit": 5}, "vq invoke get_run_failures limit:=5 runId=run_abc"},
 		{api.ToolTrackingPlan, map[string]any{"--yes": "1"}, `vq invoke tracking_get_plan --args '{"--yes":"1"}'`},
 	} {
-		got, ok := ActionCommand(api.NextAction{Tool: c.tool, Args: c.args})
-		if !ok || got != c.want {
-			t.Errorf("%s %v:\n got %q (%v)\nwant %q", c.tool, c.args, got, ok, c.want)
+		got, why := ActionCommand(api.NextAction{Tool: c.tool, Args: c.args})
+		if why != "" || got != c.want {
+			t.Errorf("%s %v:\n got %q (%s)\nwant %q", c.tool, c.args, got, why, c.want)
 		}
 	}
 }
 
-func TestActionCommandRefusesAToolNamedLikeAFlag(t *testing.T) {
-	for _, tool := range []string{"-h", "--yes", "--base-url=http://evil"} {
-		if line, ok := ActionCommand(api.NextAction{Tool: tool}); ok {
-			t.Errorf("%s printed as %q", tool, line)
+// A next action that no command line may carry is described, never
+// printed as a command: a tool name MCP does not allow (one like a flag
+// would set vq's options when pasted), an argument with a NUL byte (which
+// a shell would cut short).
+func TestActionCommandRefusesWhatAShellCannotCarry(t *testing.T) {
+	for _, a := range []api.NextAction{
+		{Tool: "-h"}, {Tool: "--yes"}, {Tool: "--base-url=http://evil"}, {Tool: "--args=@~/.docker/config.json"},
+		{Tool: ""}, {Tool: "a b"}, {Tool: "x;rm"}, {Tool: strings.Repeat("t", 129)},
+		{Tool: "get_run_failures", Args: map[string]any{"runId": "run\x00abc"}},
+		{Tool: "t", Args: map[string]any{"deep": []any{map[string]any{"k": "v\x00"}}}},
+	} {
+		if line, why := ActionCommand(a); why == "" {
+			t.Errorf("%q %v printed as %q", a.Tool, a.Args, line)
+		}
+	}
+	for _, tool := range []string{"get_run_failures", "a.b-c_1", strings.Repeat("t", 128)} {
+		if _, why := ActionCommand(api.NextAction{Tool: tool}); why != "" {
+			t.Errorf("%s refused: %s", tool, why)
 		}
 	}
 	var out, errOut strings.Builder
@@ -51,7 +65,7 @@ func TestActionCommandRefusesAToolNamedLikeAFlag(t *testing.T) {
 	if err := Plain(&out, &errOut, r); err != nil {
 		t.Fatal(err)
 	}
-	want := "\nNext actions:\n  # Trap\n  warning: not printed as a command: the suggested tool \"--yes\" starts with \"-\", which vq would read as a flag (args {\"a\":\"\\u001b[2J\"})\n"
+	want := "\nNext actions:\n  # Trap\n  warning: not printed as a command: the suggested tool \"--yes\" is not a valid tool name\n"
 	if !strings.HasSuffix(out.String(), want) {
 		t.Errorf("plain output %q\nwant it to end %q", out.String(), want)
 	}
