@@ -175,6 +175,9 @@ func ciResponse(tool, url string, status int, header http.Header, raw []byte) *T
 	}
 	doc, isJSON := jsonDocument(raw)
 	if !isJSON {
+		if status == http.StatusTooManyRequests {
+			return rateLimited(tool, url, header)
+		}
 		return httpError(tool, url, status, httpErrorMessage(status, raw))
 	}
 	if status >= 200 && status < 300 {

@@ -66,11 +66,16 @@ func (r *ToolResponse) isUnexpected() bool {
 	return r.ErrorCode() == CodeToolError || r.transient
 }
 
+// maxRetryAfterMs clamps a server's wait: a day is past any budget, so a
+// wait that large (or one that would overflow a Duration) is simply more
+// than vq waits, never a negative "retry in -1ms".
+const maxRetryAfterMs = int64(24 * time.Hour / time.Millisecond)
+
 // retryAfter is how long a rate-limited call should wait, from the body's
-// retryAfterMs, else one second.
+// retryAfterMs (or Retry-After), else one second.
 func (r *ToolResponse) retryAfter() time.Duration {
 	if r.RetryAfterMs > 0 {
-		return time.Duration(r.RetryAfterMs) * time.Millisecond
+		return time.Duration(min(r.RetryAfterMs, maxRetryAfterMs)) * time.Millisecond
 	}
 	return time.Second
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -38,12 +39,18 @@ func (s JobStatus) Ended() bool {
 }
 
 // ParseJobStatus reads a response's data as a job status. ok is false when
-// the data is not an object with a status.
+// the data is not an object with a status. Progress that does not read as
+// numbers (1e400, "50%") is left out: it never turns a running job into an
+// answer that is no status.
 func ParseJobStatus(r *ToolResponse) (JobStatus, bool) {
 	var s JobStatus
 	data, isObject := r.dataMembers()
-	if !isObject || data.decodeFields(&s, "jobId", "status", "progress", "result") != nil || s.Status == "" {
+	if !isObject || data.decodeFields(&s, "jobId", "status", "result") != nil || s.Status == "" {
 		return JobStatus{}, false
+	}
+	var p JobProgress
+	if raw := data.get("progress"); raw != nil && json.Unmarshal(raw, &p) == nil && !math.IsInf(p.Current, 0) && !math.IsInf(p.Total, 0) {
+		s.Progress = &p
 	}
 	return s, true
 }
@@ -276,9 +283,18 @@ func Watch(ctx context.Context, jobID string, poll PollFunc, o WatchOptions) (*T
 			}
 			wait = policy.Next(false)
 			notify(JobUpdate{JobID: jobID, Status: last.Status, Failure: resp, RetryIn: wait})
+		case resp.OK:
+			// An ok answer that is no job status (no status at all) says
+			// nothing of the job's end: it is a failure, polled again like
+			// one, and never the job's outcome.
+			if failures++; failures >= o.MaxFailures {
+				final := ClientError(resp.Tool, CodeToolError, "the job status answer carries no status", true)
+				notify(JobUpdate{JobID: jobID, Status: last.Status, Final: final})
+				return final, nil
+			}
+			wait = policy.Next(false)
 		default:
-			// A refusal, or an ok answer that is no job status: polling again
-			// would get the same answer.
+			// A refusal: polling again would get the same answer.
 			notify(JobUpdate{JobID: jobID, Status: last.Status, Final: resp})
 			return resp, nil
 		}

@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // invokeBody is what the invoke endpoint takes: a Call plus the project
@@ -40,6 +42,9 @@ func (c *Client) postInvoke(ctx context.Context, body invokeBody) *ToolResponse 
 		resp, ierr = toolResponseOf(raw, index, dataIndex)
 	}
 	if ierr != nil {
+		if status == http.StatusTooManyRequests {
+			return rateLimited(body.Tool, url, header)
+		}
 		return httpError(body.Tool, url, status, httpErrorMessage(status, raw))
 	}
 	if resp.RetryAfterMs == 0 && status == http.StatusTooManyRequests {
@@ -198,9 +203,24 @@ func snippet(b []byte) string {
 }
 
 func retryAfterHeader(v string) int64 {
-	var secs int64
-	if _, err := fmt.Sscanf(v, "%d", &secs); err == nil && secs > 0 {
-		return secs * 1000
+	v = strings.TrimSpace(v)
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs <= 0 {
+			return 0
+		}
+		return min(secs, maxRetryAfterMs/1000) * 1000
+	}
+	if at, err := http.ParseTime(v); err == nil {
+		return max(0, min(time.Until(at).Milliseconds(), maxRetryAfterMs))
 	}
 	return 0
+}
+
+// rateLimited is the client-made rate_limit of a 429 that carried no
+// ToolResponse (a gateway's text or HTML): a rate limit all the same, so
+// it is waited out and retried as one, as long as Retry-After says.
+func rateLimited(tool, url string, header http.Header) *ToolResponse {
+	r := ClientError(tool, CodeRateLimit, "rate limited (HTTP 429 from "+shownURL(url)+")", true)
+	r.RetryAfterMs = retryAfterHeader(header.Get("Retry-After"))
+	return r
 }
