@@ -531,8 +531,9 @@ func (m *Model) answer(msg answerMsg) tea.Cmd {
 			m.status = "✗ " + textsafe.SanitizeLine(resp.ErrorCode()+": "+resp.ErrorMessage())
 			return nil
 		}
+		cmd := m.refresh()
 		m.status = "✓ " + textsafe.SanitizeLine(resp.Summary)
-		return m.refresh()
+		return cmd
 	}
 	s := newScreen(p.call, p.crumb, resp, m.writeTools)
 	s.origin = p.origin
