@@ -117,7 +117,7 @@ func (m *Model) paneFor(s *screen, head, foot []string, height int) int {
 // while rows have the focus, whose folded action line is separation
 // enough, so that 80×24 keeps ten rows in view.
 func (m *Model) footGap(s *screen, foot []string) bool {
-	return len(foot) > 0 && !(s.rowMode() && !m.done)
+	return len(foot) > 0 && !m.foldActions(s)
 }
 
 // head is the breadcrumb, the badge line, the summary, warnings and, for a
@@ -266,7 +266,28 @@ func (m *Model) gutter(t *table, pos int, selected bool) string {
 // foot is the image link and preview, the next actions (or the consent
 // dialog), the filter, a batch's progress or report, the status line and
 // the help line.
-func (m *Model) foot(s *screen) []string {
+func (m *Model) foot(s *screen) []string { return m.footLines(s, m.foldActions(s)) }
+
+// minRows is how many table rows a frame keeps in view when it can: the
+// next actions fold into one line rather than leave fewer.
+const minRows = 10
+
+// foldActions reports whether the next actions fold into one line: while
+// rows have the focus and listing them would leave fewer than minRows
+// rows in view (80×24 keeps ten).
+func (m *Model) foldActions(s *screen) bool {
+	if !s.rowMode() || m.done || len(s.resp.NextActions) == 0 || m.height <= 0 {
+		return false
+	}
+	room := m.height - 1 - len(m.head(s)) - 2 - len(m.footLines(s, false))
+	if room >= s.lineCount() {
+		return false
+	}
+	before := s.data.sections[s.sec].header + 1 - s.offset // lines above the rows
+	return room-1-max(before, 1) < minRows
+}
+
+func (m *Model) footLines(s *screen, fold bool) []string {
 	st := &m.styles
 	var lines []string
 	if s.images.diff != "" {
@@ -281,9 +302,7 @@ func (m *Model) foot(s *screen) []string {
 	switch {
 	case m.dialog != nil:
 		lines = append(lines, m.dialogLines(s)...)
-	case s.rowMode() && !m.done && len(s.resp.NextActions) > 0:
-		// Rows have the focus: the suggestions fold into one line, so
-		// that a small terminal keeps its room for rows.
+	case fold:
 		lines = append(lines, st.dim.Render(strconv.Itoa(len(s.resp.NextActions))+" next actions (tab shows them)"))
 	default:
 		lines = append(lines, m.actions(s)...)
