@@ -542,11 +542,6 @@ func (m *Model) answer(msg answerMsg) tea.Cmd {
 		s.inherit(m.top())
 		m.stack[len(m.stack)-1] = s
 		m.keepInView()
-		if len(m.stack) == 1 && !s.actionable() {
-			// Nothing left to act on (every failure approved): the answer
-			// is still shown until q, like any other.
-			s.focus = focusData
-		}
 	case replaceAnswer:
 		m.stack[len(m.stack)-1] = s
 	default:
@@ -602,7 +597,7 @@ func (m *Model) View() tea.View {
 	return tea.NewView(m.frame(m.height))
 }
 
-// rowNames names rows for dialogs and summaries by the values their
+// rowName names a row for dialogs and summaries by the values their
 // template takes from them ("Cart 3 tablet").
 func rowName(tp *rowTemplate, t *table, r int) string {
 	parts := make([]string, 0, len(tp.fromRow))

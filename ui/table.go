@@ -126,7 +126,7 @@ func (t *table) numbers(col int) []float64 {
 	return v
 }
 
-// sortOrder cycles s through the columns: the bar column first, then the
+// nextSort cycles s through the columns: the bar column first, then the
 // others left to right, then the server's order. A number column starts
 // descending (the largest change first), text ascending.
 func (t *table) nextSort() {
