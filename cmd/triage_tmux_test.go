@@ -46,7 +46,10 @@ func TestTriageInTmux(t *testing.T) {
 	}
 	p.keys("n")
 	p.waitFor("the next diff", shows("get_run_failures › Inspect Homepage 1 tablet"))
-	p.keys("n", "p")
+	// Keys wait while a call is out (the spinner says so): one at a time.
+	p.keys("n")
+	p.waitFor("the diff after it", shows("get_run_failures › Inspect Homepage 1 mobile"))
+	p.keys("p")
 	p.waitFor("the previous diff", shows("get_run_failures › Inspect Homepage 1 tablet"))
 	p.keys("q")
 	p.waitFor("vq's exit", shows("EXIT=0"))
