@@ -28,8 +28,18 @@ type Options struct {
 	// at run time the api client's FetchPublic. Nil shows no images.
 	Fetch func(ctx context.Context, link string, max int64) ([]byte, error)
 	// Getenv reads the environment for terminal detection (image
-	// protocols). Nil means os.Getenv.
+	// protocols) and $BROWSER. Nil means os.Getenv.
 	Getenv func(string) string
+	// Open shows a link in a browser (o). Nil means $BROWSER, else the
+	// desktop's opener.
+	Open func(url string) error
+}
+
+func (o Options) opener() func(string) error {
+	if o.Open != nil {
+		return o.Open
+	}
+	return openWith(o.getenv())
 }
 
 func (o Options) getenv() func(string) string {
