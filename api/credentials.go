@@ -17,8 +17,8 @@ const (
 
 const keyringService = "vq"
 
-// CredentialStore keeps API keys in the OS keyring when one answers, else in
-// the config file. Keys are stored per base URL.
+// CredentialStore keeps one entry per server in the config file, and each
+// server's API key in the OS keyring when one answers, else in its entry.
 type CredentialStore struct {
 	ConfigPath string
 	// UseKeyring is false where no keyring should be touched (VQ_NO_KEYRING).
@@ -28,13 +28,33 @@ type CredentialStore struct {
 	KeyringTimeout time.Duration
 }
 
-// Lookup finds the stored key for baseURL and says where it was. A keyring
-// that has not answered when ctx ends (a locked one waiting for its unlock
-// prompt) fails the lookup with ctx's error; one that does not answer
-// within KeyringTimeout is passed over for the config file.
+// Load reads the store's config file.
+func (s CredentialStore) Load() (Config, error) { return LoadConfig(s.ConfigPath) }
+
+// account is the keyring account of baseURL's key: the key its entry is
+// stored under, else baseURL itself (the keyring of a version that kept
+// one file entry may hold keys for other servers too).
+func account(c Config, baseURL string) (string, Server, bool) {
+	key, entry, found := c.Find(baseURL)
+	if !found {
+		return baseURL, entry, false
+	}
+	return key, entry, true
+}
+
+// Lookup finds the key stored for baseURL, and no other server's, and says
+// where it was. A keyring that has not answered when ctx ends (a locked
+// one waiting for its unlock prompt) fails the lookup with ctx's error;
+// one that does not answer within KeyringTimeout is passed over for the
+// config file.
 func (s CredentialStore) Lookup(ctx context.Context, baseURL string) (key, source string, err error) {
+	c, err := s.Load()
+	if err != nil {
+		return "", "", err
+	}
+	acct, entry, _ := account(c, baseURL)
 	if s.UseKeyring {
-		k, err := s.keyring(ctx, func() (string, error) { return keyringGet(keyringService, baseURL) })
+		k, err := s.keyring(ctx, func() (string, error) { return keyringGet(keyringService, acct) })
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return "", "", ctxErr
 		}
@@ -42,50 +62,88 @@ func (s CredentialStore) Lookup(ctx context.Context, baseURL string) (key, sourc
 			return k, SourceKeyring, nil
 		}
 	}
-	c, err := LoadConfig(s.ConfigPath)
-	if err != nil {
-		return "", "", err
-	}
-	if c.APIKey != "" && (c.BaseURL == "" || c.BaseURL == baseURL) {
-		return c.APIKey, SourceConfig + " " + s.ConfigPath, nil
+	if entry.APIKey != "" {
+		return entry.APIKey, SourceConfig + " " + s.ConfigPath, nil
 	}
 	return "", "", nil
 }
 
-// Save stores the key for baseURL together with the base URL itself, and
-// reports where the key went.
-func (s CredentialStore) Save(baseURL, key string) (string, error) {
-	c, err := LoadConfig(s.ConfigPath)
+// Save adds baseURL's entry or updates it with the fields set in entry,
+// leaving every other server's, and makes it the active one. A non-empty
+// key goes to the keyring when one answers, else into the entry; Save
+// reports where ("" when no key was given).
+func (s CredentialStore) Save(baseURL string, entry Server, key string) (string, error) {
+	c, err := s.Load()
 	if err != nil {
 		return "", err
 	}
-	c.BaseURL = baseURL
-	source := SourceConfig + " " + s.ConfigPath
-	c.APIKey = key
-	if s.UseKeyring {
-		if _, err := s.keyring(context.Background(), func() (string, error) { return "", keyring.Set(keyringService, baseURL, key) }); err == nil {
-			c.APIKey = ""
-			source = SourceKeyring
+	acct, stored, found := account(c, baseURL)
+	if !found {
+		acct = NormalizeBaseURL(baseURL)
+	}
+	stored.merge(entry)
+	where := ""
+	if key != "" {
+		stored.APIKey, where = key, SourceConfig+" "+s.ConfigPath
+		if s.UseKeyring {
+			if _, err := s.keyring(context.Background(), func() (string, error) { return "", keyring.Set(keyringService, acct, key) }); err == nil {
+				stored.APIKey, where = "", SourceKeyring
+			}
 		}
 	}
-	return source, SaveConfig(s.ConfigPath, c)
+	if c.Servers == nil {
+		c.Servers = map[string]Server{}
+	}
+	c.Servers[acct], c.Active = stored, acct
+	return where, SaveConfig(s.ConfigPath, c)
 }
 
-// Delete removes the key for baseURL from the keyring and the config file.
-func (s CredentialStore) Delete(baseURL string) error {
-	if s.UseKeyring {
-		_, _ = s.keyring(context.Background(), func() (string, error) { return "", keyring.Delete(keyringService, baseURL) })
+// merge sets the fields that from sets; the key is Save's.
+func (e *Server) merge(from Server) {
+	for dst, src := range map[*string]string{&e.Name: from.Name, &e.Project: from.Project, &e.Environment: from.Environment, &e.Transport: from.Transport, &e.Endpoint: from.Endpoint} {
+		if src != "" {
+			*dst = src
+		}
 	}
-	c, err := LoadConfig(s.ConfigPath)
+}
+
+// Delete removes baseURL's entry and its key from the keyring, leaving
+// every other server's, and reports whether anything was stored.
+func (s CredentialStore) Delete(baseURL string) (bool, error) {
+	c, err := s.Load()
 	if err != nil {
-		return err
+		return false, err
 	}
-	// The file keeps one server's key: only that server's logout removes it.
-	if c.APIKey == "" || (c.BaseURL != "" && c.BaseURL != baseURL) {
-		return nil
+	acct, _, found := account(c, baseURL)
+	removed := found
+	if s.UseKeyring {
+		if _, err := s.keyring(context.Background(), func() (string, error) { return "", keyring.Delete(keyringService, acct) }); err == nil {
+			removed = true
+		}
 	}
-	c.APIKey = ""
-	return SaveConfig(s.ConfigPath, c)
+	if !found {
+		return removed, nil
+	}
+	delete(c.Servers, acct)
+	if NormalizeBaseURL(c.Active) == NormalizeBaseURL(acct) {
+		c.Active = ""
+	}
+	return removed, SaveConfig(s.ConfigPath, c)
+}
+
+// Activate makes the entry ref names (its name or base URL) the active
+// one and returns its base URL; found is false when there is none.
+func (s CredentialStore) Activate(ref string) (baseURL string, found bool, err error) {
+	c, err := s.Load()
+	if err != nil {
+		return "", false, err
+	}
+	baseURL, _, found = c.Pick(ref)
+	if !found {
+		return "", false, nil
+	}
+	c.Active = baseURL
+	return baseURL, true, SaveConfig(s.ConfigPath, c)
 }
 
 var errKeyringTimeout = errors.New("the OS keyring did not answer in time")

@@ -126,11 +126,11 @@ func TestALockedKeyringTimesOutToTheConfigFile(t *testing.T) {
 func TestTheKeyringKeepsTheKey(t *testing.T) {
 	keyring.MockInit()
 	s := CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json"), UseKeyring: true}
-	if where, err := s.Save("https://vq.example", "vqs_kept"); where != SourceKeyring || err != nil {
+	if where, err := s.Save("https://vq.example", Server{}, "vqs_kept"); where != SourceKeyring || err != nil {
 		t.Fatalf("saved to %q: %v", where, err)
 	}
-	if c, err := LoadConfig(s.ConfigPath); c.APIKey != "" || err != nil {
-		t.Errorf("the config file holds key %q (%v)", c.APIKey, err)
+	if c, err := LoadConfig(s.ConfigPath); c.Servers["https://vq.example"].APIKey != "" || err != nil {
+		t.Errorf("the config file holds key %q (%v)", c.Servers["https://vq.example"].APIKey, err)
 	}
 	key, source, err := s.Lookup(context.Background(), "https://vq.example")
 	if key != "vqs_kept" || source != SourceKeyring || err != nil {
@@ -142,7 +142,7 @@ func TestTheKeyringKeepsTheKey(t *testing.T) {
 // key is saved to and read from the private config file only.
 func TestNoKeyringMeansTheConfigFile(t *testing.T) {
 	s := CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json")}
-	where, err := s.Save("https://vq.example", "vqs_stored")
+	where, err := s.Save("https://vq.example", Server{}, "vqs_stored")
 	if err != nil || !strings.HasPrefix(where, SourceConfig) {
 		t.Fatalf("saved to %q: %v", where, err)
 	}

@@ -37,8 +37,22 @@ type oauthSecrets struct {
 	RefreshToken string `json:"refreshToken,omitempty"`
 }
 
+// oauthFile keys each token by issuer and resource, and its keyring
+// account is that key: two servers signing in at one issuer keep a token
+// each. A file written before holds keys that are the issuer alone.
 type oauthFile struct {
 	Tokens map[string]OAuthToken `json:"tokens"`
+}
+
+// key is where t is kept: the key of the token stored for the same issuer
+// and resource, else a new one.
+func (f oauthFile) key(t OAuthToken) string {
+	for k, old := range f.Tokens {
+		if old.Issuer == t.Issuer && old.Resource == t.Resource {
+			return k
+		}
+	}
+	return t.Issuer + " " + t.Resource
 }
 
 const oauthKeyringService = "vq-oauth"
@@ -57,7 +71,7 @@ func (s CredentialStore) loadOAuth() (oauthFile, error) {
 	return f, err
 }
 
-// SaveOAuth stores t under its issuer, secrets in the keyring when one
+// SaveOAuth stores t under its issuer and resource, secrets in the keyring when one
 // answers, else all of it in the 0600 token file; it says where.
 func (s CredentialStore) SaveOAuth(t OAuthToken) (string, error) {
 	f, err := s.loadOAuth()
@@ -65,15 +79,16 @@ func (s CredentialStore) SaveOAuth(t OAuthToken) (string, error) {
 		return "", err
 	}
 	where := SourceConfig + " " + s.OAuthPath()
+	key := f.key(t)
 	stored := t
 	if s.UseKeyring {
 		secrets, _ := json.Marshal(oauthSecrets{ClientSecret: t.ClientSecret, AccessToken: t.AccessToken, RefreshToken: t.RefreshToken})
-		if _, err := s.keyring(context.Background(), func() (string, error) { return "", keyring.Set(oauthKeyringService, t.Issuer, string(secrets)) }); err == nil {
+		if _, err := s.keyring(context.Background(), func() (string, error) { return "", keyring.Set(oauthKeyringService, key, string(secrets)) }); err == nil {
 			stored.ClientSecret, stored.AccessToken, stored.RefreshToken = "", "", ""
 			where = SourceKeyring
 		}
 	}
-	f.Tokens[t.Issuer] = stored
+	f.Tokens[key] = stored
 	return where, writeJSONFile(s.OAuthPath(), f)
 }
 
@@ -85,12 +100,12 @@ func (s CredentialStore) LookupOAuth(ctx context.Context, resource string) (OAut
 	if err != nil {
 		return OAuthToken{}, false, err
 	}
-	for _, t := range f.Tokens {
+	for key, t := range f.Tokens {
 		if t.Resource != resource {
 			continue
 		}
 		if t.AccessToken == "" && t.RefreshToken == "" && s.UseKeyring {
-			raw, err := s.keyring(ctx, func() (string, error) { return keyringGet(oauthKeyringService, t.Issuer) })
+			raw, err := s.keyring(ctx, func() (string, error) { return keyringGet(oauthKeyringService, key) })
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				return OAuthToken{}, false, ctxErr
 			}
@@ -112,15 +127,15 @@ func (s CredentialStore) DeleteOAuth(resource string) ([]string, error) {
 		return nil, err
 	}
 	var removed []string
-	for issuer, t := range f.Tokens {
+	for key, t := range f.Tokens {
 		if t.Resource != resource {
 			continue
 		}
 		if s.UseKeyring {
-			_, _ = s.keyring(context.Background(), func() (string, error) { return "", keyring.Delete(oauthKeyringService, issuer) })
+			_, _ = s.keyring(context.Background(), func() (string, error) { return "", keyring.Delete(oauthKeyringService, key) })
 		}
-		delete(f.Tokens, issuer)
-		removed = append(removed, issuer)
+		delete(f.Tokens, key)
+		removed = append(removed, t.Issuer)
 	}
 	if len(removed) == 0 {
 		return nil, nil

@@ -16,6 +16,9 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkNameFree(f, opts.Name, s.BaseURL); err != nil {
+		return err
+	}
 	o := api.OAuthLoginOptions{
 		Notify:       func(msg string) { fmt.Fprintln(f.IO.ErrOut, textsafe.Sanitize(msg)) },
 		Headless:     f.Getenv("VQ_OAUTH_HEADLESS") != "",
@@ -40,6 +43,12 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 	if err != nil {
 		return err
 	}
+	if s.BaseURL != "" {
+		// The server gets its entry, and becomes the active one, as with a key.
+		if _, err := store.Save(s.BaseURL, loginEntry(f, opts), ""); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(f.IO.ErrOut, "Signed in to %s with OAuth (issuer %s); token stored in the %s.\n",
 		textsafe.SanitizeLine(client.MCPEndpoint()), textsafe.SanitizeLine(tok.Issuer), where)
 	if s.Transport != api.TransportMCP {
@@ -61,17 +70,28 @@ func logoutOAuth(f *Factory, store api.CredentialStore, s Settings) error {
 	return err
 }
 
-// showOAuthStatus adds the OAuth sign-in, if any, to vq auth status.
-func showOAuthStatus(f *Factory, s Settings) {
+// oauthStatus is the OAuth sign-in vq auth status shows for a server.
+type oauthStatus struct {
+	Endpoint    string    `json:"endpoint"`
+	Issuer      string    `json:"issuer"`
+	Expiry      time.Time `json:"expiry,omitzero"`
+	Refreshable bool      `json:"refreshable"`
+}
+
+func oauthStatusOf(s Settings) *oauthStatus {
 	if s.OAuth == nil {
-		return
+		return nil
 	}
+	return &oauthStatus{Endpoint: displayURL(s.MCPEndpoint()), Issuer: displayURL(s.OAuth.Issuer), Expiry: s.OAuth.Expiry, Refreshable: s.OAuth.RefreshToken != ""}
+}
+
+func (o *oauthStatus) String() string {
 	expiry := "no expiry"
-	if !s.OAuth.Expiry.IsZero() {
-		expiry = "expires " + s.OAuth.Expiry.Local().Format(time.RFC3339)
-		if s.OAuth.RefreshToken != "" {
+	if !o.Expiry.IsZero() {
+		expiry = "expires " + o.Expiry.Local().Format(time.RFC3339)
+		if o.Refreshable {
 			expiry += ", refreshable"
 		}
 	}
-	fmt.Fprintf(f.IO.Out, "oauth:   %s at issuer %s (%s)\n", textsafe.SanitizeLine(s.MCPEndpoint()), textsafe.SanitizeLine(s.OAuth.Issuer), expiry)
+	return fmt.Sprintf("%s at issuer %s (%s)", o.Endpoint, o.Issuer, expiry)
 }

@@ -20,6 +20,7 @@ import (
 // --yes refuse it (see refuses).
 type GlobalOptions struct {
 	BaseURL     string
+	Profile     string
 	Project     string
 	Environment string
 	Transport   string
@@ -34,10 +35,11 @@ type GlobalOptions struct {
 
 // connectionFlags are the global flags that only a command which calls a
 // server honours.
-var connectionFlags = []string{"base-url", "project", "environment", "transport", "endpoint", "timeout", "no-retry", "debug", "yes"}
+var connectionFlags = []string{"base-url", "profile", "project", "environment", "transport", "endpoint", "timeout", "no-retry", "debug", "yes"}
 
 func addGlobalFlags(fs *pflag.FlagSet, g *GlobalOptions) {
 	fs.StringVar(&g.BaseURL, "base-url", "", "VisualQ server URL (env VQ_BASE_URL)")
+	fs.StringVar(&g.Profile, "profile", "", "signed-in server to use, by its login --name or URL (env VQ_PROFILE)")
 	fs.StringVar(&g.Project, "project", "", "project sent with every call (env VQ_PROJECT)")
 	fs.StringVar(&g.Environment, "environment", "", "environment sent with every call (env VQ_ENVIRONMENT)")
 	fs.StringVar(&g.Transport, "transport", "", "endpoint to use: invoke or mcp (env VQ_TRANSPORT; default invoke)")
