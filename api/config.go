@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -161,9 +162,46 @@ func readJSONFile(path string, v any) error {
 		return err
 	}
 	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("%s is not valid JSON: %w", path, err)
+		return fmt.Errorf("%s %w: %v", path, ErrUnreadableFile, err)
 	}
 	return nil
+}
+
+// ErrUnreadableFile is one of vq's own files that is not valid JSON: the
+// error names the file, and only the commands that need it fail.
+var ErrUnreadableFile = errors.New("is not valid JSON")
+
+// withLock runs update, a read and rewrite of one of vq's files, holding an
+// exclusive lock beside it, so that two vq processes signing in at once
+// (to different servers, say) both keep what they wrote.
+func withLock(path string, update func() error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return err
+	}
+	defer lock.Close() // closing releases the lock
+	if err := lockFile(lock); err != nil {
+		return err
+	}
+	return update()
+}
+
+// ConfigDirWarning says what is wrong with the directory of vq's files
+// (path's, or its symlink's target) when others may write it: they could
+// replace the config and send the key elsewhere. "" when all is well.
+func ConfigDirWarning(path string) string {
+	dir := filepath.Dir(path)
+	info, err := os.Stat(dir)
+	if err != nil || runtime.GOOS == "windows" {
+		return ""
+	}
+	if mode := info.Mode().Perm(); mode&0o022 != 0 {
+		return fmt.Sprintf("%s is writable by others (mode %04o): anyone who can write it can change where your key is sent; run chmod 700 %s", dir, mode, dir)
+	}
+	return ""
 }
 
 // writeJSONFile writes v as one of vq's own files: indented, private and

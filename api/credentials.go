@@ -72,7 +72,15 @@ func (s CredentialStore) Lookup(ctx context.Context, baseURL string) (key, sourc
 // leaving every other server's, and makes it the active one. A non-empty
 // key goes to the keyring when one answers, else into the entry; Save
 // reports where ("" when no key was given).
-func (s CredentialStore) Save(baseURL string, entry Server, key string) (string, error) {
+func (s CredentialStore) Save(baseURL string, entry Server, key string) (where string, err error) {
+	err = withLock(s.ConfigPath, func() error {
+		where, err = s.save(baseURL, entry, key)
+		return err
+	})
+	return where, err
+}
+
+func (s CredentialStore) save(baseURL string, entry Server, key string) (string, error) {
 	c, err := s.Load()
 	if err != nil {
 		return "", err
@@ -109,7 +117,15 @@ func (e *Server) merge(from Server) {
 
 // Delete removes baseURL's entry and its key from the keyring, leaving
 // every other server's, and reports whether anything was stored.
-func (s CredentialStore) Delete(baseURL string) (bool, error) {
+func (s CredentialStore) Delete(baseURL string) (removed bool, err error) {
+	err = withLock(s.ConfigPath, func() error {
+		removed, err = s.delete(baseURL)
+		return err
+	})
+	return removed, err
+}
+
+func (s CredentialStore) delete(baseURL string) (bool, error) {
 	c, err := s.Load()
 	if err != nil {
 		return false, err
@@ -134,16 +150,18 @@ func (s CredentialStore) Delete(baseURL string) (bool, error) {
 // Activate makes the entry ref names (its name or base URL) the active
 // one and returns its base URL; found is false when there is none.
 func (s CredentialStore) Activate(ref string) (baseURL string, found bool, err error) {
-	c, err := s.Load()
-	if err != nil {
-		return "", false, err
-	}
-	baseURL, _, found = c.Pick(ref)
-	if !found {
-		return "", false, nil
-	}
-	c.Active = baseURL
-	return baseURL, true, SaveConfig(s.ConfigPath, c)
+	err = withLock(s.ConfigPath, func() error {
+		c, err := s.Load()
+		if err != nil {
+			return err
+		}
+		if baseURL, _, found = c.Pick(ref); !found {
+			return nil
+		}
+		c.Active = baseURL
+		return SaveConfig(s.ConfigPath, c)
+	})
+	return baseURL, found, err
 }
 
 var errKeyringTimeout = errors.New("the OS keyring did not answer in time")

@@ -73,7 +73,15 @@ func (s CredentialStore) loadOAuth() (oauthFile, error) {
 
 // SaveOAuth stores t under its issuer and resource, secrets in the keyring when one
 // answers, else all of it in the 0600 token file; it says where.
-func (s CredentialStore) SaveOAuth(t OAuthToken) (string, error) {
+func (s CredentialStore) SaveOAuth(t OAuthToken) (where string, err error) {
+	err = withLock(s.OAuthPath(), func() error {
+		where, err = s.saveOAuth(t)
+		return err
+	})
+	return where, err
+}
+
+func (s CredentialStore) saveOAuth(t OAuthToken) (string, error) {
 	f, err := s.loadOAuth()
 	if err != nil {
 		return "", err
@@ -121,7 +129,15 @@ func (s CredentialStore) LookupOAuth(ctx context.Context, resource string) (OAut
 
 // DeleteOAuth removes every token stored for an MCP endpoint and reports
 // the issuers it removed.
-func (s CredentialStore) DeleteOAuth(resource string) ([]string, error) {
+func (s CredentialStore) DeleteOAuth(resource string) (issuers []string, err error) {
+	err = withLock(s.OAuthPath(), func() error {
+		issuers, err = s.deleteOAuth(resource)
+		return err
+	})
+	return issuers, err
+}
+
+func (s CredentialStore) deleteOAuth(resource string) ([]string, error) {
 	f, err := s.loadOAuth()
 	if err != nil {
 		return nil, err

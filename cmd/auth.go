@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -124,8 +125,9 @@ func runLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 	}
 	in := bufio.NewReader(f.IO.In)
 	base, source := s.BaseURL, cmp.Or(s.PickedBy, "--base-url")
+	var key string
 	if !opts.WithToken && (base == "" || (f.Global.BaseURL == "" && f.Global.Profile == "")) { // ask unless a flag named it
-		if base, err = promptBaseURL(ctx, f, in, base); err != nil {
+		if base, key, err = promptBaseURL(ctx, f, in, base); err != nil {
 			return err
 		}
 		source = "the " + baseURLPrompt + " prompt's answer"
@@ -143,15 +145,17 @@ func runLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 	if err := checkNameFree(f, opts.Name, base); err != nil {
 		return err
 	}
-	var key string
-	if opts.WithToken {
+	switch {
+	case key != "":
+		fmt.Fprintln(f.IO.ErrOut, "API key: read from the same line as the URL (not shown)")
+	case opts.WithToken:
 		if key, err = readLine(ctx, in); err != nil {
 			return err
 		}
 		if key == "" {
 			return exitcode.Usagef("empty API key on stdin")
 		}
-	} else {
+	default:
 		fmt.Fprint(f.IO.ErrOut, "API key (input hidden): ")
 		key, err = readSecret(ctx, int(os.Stdin.Fd()))
 		fmt.Fprintln(f.IO.ErrOut)
@@ -223,17 +227,34 @@ func checkNameFree(f *Factory, name, base string) error {
 }
 
 // promptBaseURL asks for the server. A host typed without a scheme is
-// taken as https://, and the person is told so.
-func promptBaseURL(ctx context.Context, f *Factory, in *bufio.Reader, def string) (string, error) {
-	base, err := prompt(ctx, f, in, baseURLPrompt, def)
-	if err != nil || base == "" {
-		return base, err
+// taken as https://, and the person is told so. A line of two words is the
+// URL and the key pasted together: the key is returned, and on a terminal
+// it was never echoed.
+func promptBaseURL(ctx context.Context, f *Factory, in *bufio.Reader, def string) (base, key string, err error) {
+	label := baseURLPrompt
+	if def != "" {
+		label += " [" + def + "]"
 	}
+	fmt.Fprintf(f.IO.ErrOut, "%s: ", label)
+	var line string
+	if file, ok := f.IO.In.(*os.File); ok && f.IO.InTTY {
+		line, err = readLineHidingKey(ctx, file, int(file.Fd()), f.IO.ErrOut)
+	} else {
+		line, err = readLine(ctx, in)
+	}
+	if err != nil {
+		return "", "", err
+	}
+	fields := strings.Fields(line)
+	if len(fields) == 0 {
+		return def, "", nil
+	}
+	base, key = fields[0], strings.Join(fields[1:], " ")
 	if !strings.Contains(base, "://") {
 		base = "https://" + base
 		fmt.Fprintf(f.IO.ErrOut, "No scheme given: using %s\n", displayURL(base))
 	}
-	return base, nil
+	return base, key, nil
 }
 
 // verifyKey makes one cheap authenticated call with the key about to be
@@ -274,19 +295,6 @@ func verifyKey(ctx context.Context, f *Factory, base, key string) error {
 			"could not check the key with %s: %s; nothing was saved (--no-verify saves it unchecked)", displayURL(base), resp.ErrorMessage())}
 	}
 	return nil
-}
-
-func prompt(ctx context.Context, f *Factory, in *bufio.Reader, label, def string) (string, error) {
-	if def != "" {
-		fmt.Fprintf(f.IO.ErrOut, "%s [%s]: ", label, def)
-	} else {
-		fmt.Fprintf(f.IO.ErrOut, "%s: ", label)
-	}
-	line, err := readLine(ctx, in)
-	if err != nil || line == "" {
-		return def, err
-	}
-	return line, nil
 }
 
 func newCmdAuthLogout(f *Factory) *cobra.Command {
@@ -467,6 +475,12 @@ func collectStatus(ctx context.Context, f *Factory, s Settings) (authStatus, err
 	st := authStatus{Config: s.ConfigPath, Servers: []serverStatus{}}
 	if s.BaseURL != "" || s.Endpoint != "" {
 		st.Active, st.PickedBy = displayURL(cmp.Or(s.BaseURL, s.Endpoint)), s.PickedBy
+		if s.OAuth == nil {
+			// Settings leave it out when a key is there; status shows both.
+			if s.OAuth, err = storedOAuth(ctx, store, s); err != nil {
+				return st, err
+			}
+		}
 		st.Servers = append(st.Servers, serverStatusOf(s, true))
 	}
 	for _, base := range cfg.BaseURLs() {
@@ -478,16 +492,32 @@ func collectStatus(ctx context.Context, f *Factory, s Settings) (authStatus, err
 		if other.APIKey, other.KeySource, err = store.Lookup(ctx, base); err != nil {
 			return st, err
 		}
-		tok, found, err := store.LookupOAuth(ctx, other.MCPEndpoint())
-		if err != nil {
+		if other.OAuth, err = storedOAuth(ctx, store, other); err != nil {
 			return st, err
-		}
-		if found {
-			other.OAuth = &tok
 		}
 		st.Servers = append(st.Servers, serverStatusOf(other, false))
 	}
 	return st, nil
+}
+
+// storedOAuth is the token stored for s's MCP endpoint, or nil; a token
+// file that cannot be read shows as none, as status is how a person finds
+// out what is stored.
+func storedOAuth(ctx context.Context, store api.CredentialStore, s Settings) (*api.OAuthToken, error) {
+	endpoint := s.MCPEndpoint()
+	if endpoint == "" {
+		return nil, nil
+	}
+	tok, found, err := store.LookupOAuth(ctx, endpoint)
+	switch {
+	case errors.Is(err, api.ErrUnreadableFile):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case !found:
+		return nil, nil
+	}
+	return &tok, nil
 }
 
 func serverStatusOf(s Settings, active bool) serverStatus {

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -66,6 +67,12 @@ func logoutOAuth(f *Factory, store api.CredentialStore, s Settings) error {
 	issuers, err := store.DeleteOAuth(endpoint)
 	for _, issuer := range issuers {
 		fmt.Fprintf(f.IO.ErrOut, "Removed the OAuth token of %s (issuer %s).\n", textsafe.SanitizeLine(endpoint), textsafe.SanitizeLine(issuer))
+	}
+	if errors.Is(err, api.ErrUnreadableFile) {
+		// Signing out must work when the token file is broken: the key is
+		// gone, and the file is named for the person to remove.
+		fmt.Fprintf(f.IO.ErrOut, "vq: warning: no OAuth token removed: %s; delete it to remove the tokens it holds\n", textsafe.SanitizeLine(err.Error()))
+		return nil
 	}
 	return err
 }

@@ -3,6 +3,7 @@ package cmd
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -30,6 +31,9 @@ type Factory struct {
 	// clients are the API clients made by Client, closed (their MCP
 	// sessions ended) when the command is done.
 	clients []*api.Client
+	// configChecked: the config directory's permissions were checked (and
+	// warned about) once for this process.
+	configChecked bool
 }
 
 // NewFactory is the factory of the real process.
@@ -54,8 +58,10 @@ type Settings struct {
 	Endpoint    string
 	ConfigPath  string
 	// OAuth is the token vq auth login --oauth stored for the MCP endpoint,
-	// nil when there is none.
-	OAuth *api.OAuthToken
+	// nil when there is none; oauthErr says why a token file could not be
+	// read, for the calls that would have used it.
+	OAuth    *api.OAuthToken
+	oauthErr error
 }
 
 // MCPEndpoint is the MCP endpoint the settings name: --endpoint, else the
@@ -122,6 +128,12 @@ func (f *Factory) config() (api.CredentialStore, api.Config, error) {
 	if err != nil {
 		return store, api.Config{}, err
 	}
+	if !f.configChecked {
+		f.configChecked = true
+		if warning := api.ConfigDirWarning(store.ConfigPath); warning != "" {
+			fmt.Fprintln(f.IO.ErrOut, "vq: warning: "+warning)
+		}
+	}
 	cfg, err := store.Load()
 	return store, cfg, err
 }
@@ -161,8 +173,14 @@ func (f *Factory) settingsOf(ctx context.Context, store api.CredentialStore, cfg
 			return s, err
 		}
 	}
-	if endpoint := s.MCPEndpoint(); endpoint != "" {
+	// A token serves only a call without a key: an unreadable token file
+	// then breaks only the commands that would use it.
+	if endpoint := s.MCPEndpoint(); endpoint != "" && s.APIKey == "" {
 		tok, found, err := store.LookupOAuth(ctx, endpoint)
+		if errors.Is(err, api.ErrUnreadableFile) {
+			s.oauthErr = err
+			return s, nil
+		}
 		if err != nil {
 			return s, err
 		}
@@ -241,6 +259,9 @@ func (f *Factory) Client(ctx context.Context) (*api.Client, Settings, error) {
 	s, err := f.Settings(ctx)
 	if err != nil {
 		return nil, s, err
+	}
+	if s.oauthErr != nil && s.Transport == api.TransportMCP {
+		return nil, s, s.oauthErr
 	}
 	client, err := f.clientFor(&s)
 	return client, s, err

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"strings"
 
@@ -57,4 +58,55 @@ func await(ctx context.Context, read func() (string, error), undo func()) (strin
 		}
 		return "", ctx.Err()
 	}
+}
+
+// readLineHidingKey reads one line from the terminal fd, echoing it only
+// up to its first space or tab: a person who pastes "URL KEY" at the URL
+// prompt never sees the key on the screen (nor does anyone behind them).
+// Backspace edits; Ctrl-C ends it with ctx's error; Enter ends the line.
+func readLineHidingKey(ctx context.Context, in io.Reader, fd int, echo io.Writer) (string, error) {
+	state, err := term.MakeRaw(fd)
+	if err != nil {
+		return "", err
+	}
+	restore := func() { _ = term.Restore(fd, state) }
+	interrupted := errors.New("interrupted")
+	line, err := await(ctx, func() (string, error) {
+		defer restore()
+		var line []byte
+		shown := 0 // how many bytes of line were echoed
+		b := make([]byte, 1)
+		for {
+			if _, err := io.ReadFull(in, b); err != nil {
+				return string(line), err
+			}
+			switch c := b[0]; {
+			case c == '\r' || c == '\n':
+				io.WriteString(echo, "\r\n")
+				return strings.TrimSpace(string(line)), nil
+			case c == 3: // Ctrl-C
+				return "", interrupted
+			case c == 4 && len(line) == 0: // Ctrl-D
+				return "", io.EOF
+			case c == 0x7f || c == 8:
+				if len(line) > 0 {
+					if shown == len(line) {
+						io.WriteString(echo, "\b \b")
+						shown--
+					}
+					line = line[:len(line)-1]
+				}
+			case c == ' ' || c == '\t' || c >= 0x20 && c != 0x7f:
+				if shown == len(line) && !strings.ContainsAny(string(line)+string(c), " \t") {
+					echo.Write(b)
+					shown++
+				}
+				line = append(line, c)
+			}
+		}
+	}, restore)
+	if errors.Is(err, interrupted) {
+		return "", context.Canceled
+	}
+	return line, err
 }

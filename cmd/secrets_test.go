@@ -1,0 +1,90 @@
+package cmd
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/visualq/vq/sandbox"
+)
+
+// vq's directory is made private, and one others may write is warned about:
+// whoever can write it can change where the key is sent.
+func TestConfigDirectoryIsPrivateAndWarnedAbout(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "fresh", "vq")
+	env := map[string]string{"VQ_CONFIG": filepath.Join(dir, "config.json")}
+	vqRun{Env: env, Stdin: "vqs_key_1\n"}.run(t, "auth", "login", "--with-token", "--no-verify", "--base-url", "https://a.example")
+	info, err := os.Stat(dir)
+	if err != nil || info.Mode().Perm() != 0o700 {
+		t.Fatalf("config dir %v mode %v, want 0700", err, info.Mode().Perm())
+	}
+	os.Chmod(dir, 0o777)
+	defer os.Chmod(dir, 0o700)
+	_, stderr, _ := runVQ(t, env, "auth", "status")
+	if !strings.Contains(stderr, "vq: warning: "+dir+" is writable by others (mode 0777)") {
+		t.Errorf("no warning:\n%s", stderr)
+	}
+}
+
+// A token file that is not JSON names itself and breaks only what needs
+// it: calls with a key work, and signing out works.
+func TestCorruptTokenFileBreaksOnlyWhatNeedsIt(t *testing.T) {
+	ts := startSandbox(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "oauth.json"), []byte("{not json"), 0o600)
+	env := map[string]string{"VQ_CONFIG": filepath.Join(dir, "config.json"), "VQ_BASE_URL": ts.URL}
+	withKey := map[string]string{"VQ_API_KEY": sandbox.KeyAdmin}
+	for k, v := range env {
+		withKey[k] = v
+	}
+	if _, stderr, exit := runVQ(t, withKey, "--transport", "mcp", "failures", "run_abc"); exit != 0 {
+		t.Errorf("a call with a key: exit %d, %s", exit, stderr)
+	}
+	_, stderr, exit := runVQ(t, env, "--transport", "mcp", "failures", "run_abc")
+	if exit == 0 || !strings.Contains(stderr, filepath.Join(dir, "oauth.json")+" is not valid JSON") {
+		t.Errorf("a call that needs the token: exit %d, stderr %s", exit, stderr)
+	}
+	_, stderr, exit = runVQ(t, env, "auth", "logout")
+	if exit != 0 || !strings.Contains(stderr, "oauth.json is not valid JSON") {
+		t.Errorf("logout: exit %d, stderr %s", exit, stderr)
+	}
+}
+
+// Two sign-ins at once, to different servers, both survive.
+func TestConcurrentSignInsBothSurvive(t *testing.T) {
+	for round := range 5 {
+		env := map[string]string{"VQ_CONFIG": filepath.Join(t.TempDir(), "config.json")}
+		var wg sync.WaitGroup
+		for _, host := range []string{"https://a.example", "https://b.example"} {
+			wg.Go(func() {
+				vqRun{Env: env, Stdin: "vqs_key_" + host[8:9] + "\n"}.run(t, "auth", "login", "--with-token", "--no-verify", "--base-url", host)
+			})
+		}
+		wg.Wait()
+		stdout, _, _ := runVQ(t, env, "auth", "status", "--json")
+		if !strings.Contains(stdout, "a.example") || !strings.Contains(stdout, "b.example") {
+			t.Fatalf("round %d: a sign-in was lost:\n%s", round, stdout)
+		}
+	}
+}
+
+// Pasting "URL KEY" on one line at the interactive login's URL prompt
+// never shows the key on the screen, and signs in with it.
+func TestPastedURLAndKeyNeverEchoTheKey(t *testing.T) {
+	ts := startSandbox(t)
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	p := startTmux(t, 120, 20, map[string]string{"VQ_NO_KEYRING": "1", "VQ_CONFIG": cfg}, "true", "auth", "login")
+	p.waitFor("the URL prompt", shows("VisualQ base URL:"))
+	p.keys("-l", ts.URL+" "+sandbox.KeyAdmin)
+	p.waitFor("the URL echoed", shows(ts.URL))
+	p.keys("Enter")
+	screen := p.waitFor("vq's exit", shows("EXIT="))
+	if strings.Contains(screen, sandbox.KeyAdmin) || !strings.Contains(screen, "EXIT=0") || !strings.Contains(screen, "not shown") {
+		t.Errorf("screen:\n%s", screen)
+	}
+	if b, _ := os.ReadFile(cfg); !strings.Contains(string(b), sandbox.KeyAdmin) {
+		t.Errorf("the key was not saved: %s", b)
+	}
+}
