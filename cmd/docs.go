@@ -82,24 +82,31 @@ same in every format (vq exit-codes).
 
   text       the TUI on a terminal, plain text otherwise (the default)
   json       the ToolResponse as one JSON document (--json is short for it)
-  markdown   a report to paste into a pull request or a ticket: the outcome,
-             a scenario | viewport | mismatch table when the answer holds
-             check results (its fields otherwise), warnings, and the next
-             steps as vq commands
+  markdown   a report to paste into a pull request: the verdict on its
+             first line, a scenario | viewport | mismatch table with a link
+             to each diff when the answer holds check results (its fields
+             otherwise), the largest diffs as images, warnings, and the next
+             steps as vq commands; @mentions in server text notify no one.
+             Not vq prove --markdown, which prints the JIRA comment itself
   junit      JUnit XML with one test case per check, for CI test reports.
              It fits answers that hold check results: get_run_failures (vq
-             failures), get_diff_stats (vq diff) and jobs whose result lists
-             checks. Checks the server counted without naming them become
-             cases named "passed check N of M not itemized by the server".
-             A failed call is one errored case; any other answer is one
-             passing case named after the tool
-  github     GitHub Actions workflow commands: ::error for each failed check
-             and a failed call, ::warning for each warning, ::notice with the
-             summary otherwise; with GITHUB_STEP_SUMMARY set, the markdown
-             report is appended to that file
+             failures), get_diff_stats (vq diff), a CI run (vq ci ... --wait)
+             and jobs whose result lists checks. A failed check's <failure>
+             names its diff image and run. A run that ended in error or was
+             cancelled is an <error> case, with a <skipped> case for each
+             check that did not run; one still pending is skipped: never
+             "0 failures" for a run that did not pass. A failed call is one
+             errored case; any other answer is one passing case
+  github     GitHub Actions workflow commands: ::error for the 10 worst
+             failed checks (GitHub shows no more per step), each with its
+             diff and run links, then one ::notice saying how many more and
+             where; ::error for an errored run, ::warning for a cancelled or
+             pending one. With GITHUB_STEP_SUMMARY set, the markdown report
+             is appended to that file, cut below GitHub's 1 MiB with a line
+             saying so
 
-markdown, junit and github also write the error line of a failed call on
-stderr. Server text is sanitized in every format and escaped for Markdown,
+markdown, junit, github and json also write the error line of a failed call
+on stderr. Server text is sanitized in every format and escaped for Markdown,
 XML or workflow commands.`,
 		Example: `  vq failures run_abc --format junit > vq-junit.xml
   vq failures run_abc --format markdown >> pr-comment.md
