@@ -1,0 +1,63 @@
+package cmd
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"github.com/visualq/vq/internal/exitcode"
+)
+
+// MCPOptions are the global flags of MCP servers in general: a header of
+// their own, their log level, where their binary content goes.
+type MCPOptions struct {
+	HeaderLines []string
+	LogLevel    string
+	SaveDir     string
+
+	headers http.Header
+}
+
+// logLevels are the levels of MCP logging/setLevel, least severe first.
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+func addMCPFlags(fs *pflag.FlagSet, o *MCPOptions) {
+	fs.StringArrayVar(&o.HeaderLines, "header", nil, "'Name: value' sent with every MCP request (repeatable), for servers with a header of their own")
+	fs.StringVar(&o.LogLevel, "log-level", "", "ask an MCP server to log at this level and above: "+strings.Join(logLevels, ", "))
+	fs.StringVar(&o.SaveDir, "save-dir", "", "save images, audio and binary resources of an MCP answer into this directory")
+}
+
+// resolve checks the flags before anything is sent.
+func (o *MCPOptions) resolve() error {
+	if o.LogLevel != "" && !slices.Contains(logLevels, o.LogLevel) {
+		return &exitcode.UsageError{Reason: fmt.Sprintf("unknown --log-level %q", o.LogLevel), Hint: "use one of: " + strings.Join(logLevels, ", ")}
+	}
+	o.headers = nil
+	for _, line := range o.HeaderLines {
+		name, value, ok := strings.Cut(line, ":")
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if !ok || !validHeaderName(name) || strings.ContainsAny(value, "\r\n") {
+			return &exitcode.UsageError{Reason: fmt.Sprintf("--header %q is not 'Name: value'", line), Hint: "example: --header 'X-Api-Key: secret'"}
+		}
+		if o.headers == nil {
+			o.headers = http.Header{}
+		}
+		o.headers.Add(name, value)
+	}
+	return nil
+}
+
+// validHeaderName reports an HTTP token (RFC 9110).
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		if r > 0x7e || r <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) {
+			return false
+		}
+	}
+	return true
+}
