@@ -172,6 +172,7 @@ func (f *Factory) Client(ctx context.Context) (*api.Client, Settings, error) {
 		UserAgent:   "vq/" + versionString(),
 		Headers:     f.Global.MCP.headers,
 		LogLevel:    f.Global.MCP.LogLevel,
+		Elicit:      f.elicit,
 	}
 	// In the TUI a stderr line would tear the frame; the screen shows the
 	// outcome (a rate_limit screen shows its wait) instead.

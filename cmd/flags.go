@@ -30,7 +30,8 @@ type GlobalOptions struct {
 	Yes         bool
 	NoTUI       bool
 	NoColor     bool
-	// MCP: --header, --log-level, --save-dir (see mcp_flags.go).
+	// MCP: --header, --log-level, --save-dir, --elicit-defaults (see
+	// mcp_flags.go).
 	MCP MCPOptions
 	// timeoutGiven: --timeout was on the command line, so it bounds a
 	// whole MCP call instead of its idle time.
@@ -39,7 +40,7 @@ type GlobalOptions struct {
 
 // connectionFlags are the global flags that only a command which calls a
 // server honours.
-var connectionFlags = []string{"base-url", "project", "environment", "transport", "endpoint", "timeout", "no-retry", "debug", "yes", "header", "log-level", "save-dir"}
+var connectionFlags = []string{"base-url", "project", "environment", "transport", "endpoint", "timeout", "no-retry", "debug", "yes", "header", "log-level", "save-dir", "elicit-defaults"}
 
 func addGlobalFlags(fs *pflag.FlagSet, g *GlobalOptions) {
 	fs.StringVar(&g.BaseURL, "base-url", "", "VisualQ server URL (env VQ_BASE_URL)")

@@ -33,7 +33,8 @@ from @FILE, or from - (stdin); KEY pairs then override its members.`,
 		Example: `  vq invoke get_run_failures runId=run_abc
   vq invoke get_diff_stats runId=run_abc scenarioLabel=Homepage viewport=desktop
   vq invoke frt_find_scenarios query=checkout limit:=5 --json
-  echo '{"runId":"run_abc"}' | vq invoke get_run_failures --args -`,
+  echo '{"runId":"run_abc"}' | vq invoke get_run_failures --args -
+  vq invoke get_run_failures runId=run_abc --endpoint https://mcp.example.com/mcp --save-dir ./answers --log-level info`,
 		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: f.completeInvoke,
 		RunE: func(c *cobra.Command, args []string) error {

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/internal/exitcode"
 )
@@ -86,6 +87,16 @@ func newForeignServer(t *testing.T) *foreignServer {
 	})
 	add(&mcp.Tool{Name: "says_unknown"}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{IsError: true, Content: text("Tool frobnicate not found")}, nil
+	})
+	add(&mcp.Tool{Name: "ask"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Which colour?\x1b[2J", RequestedSchema: &jsonschema.Schema{
+			Type:       "object",
+			Properties: map[string]*jsonschema.Schema{"colour": {Type: "string", Enum: []any{"red", "blue"}, Default: json.RawMessage(`"blue"`)}},
+		}})
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: text(fmt.Sprint(res.Action, " ", res.Content["colour"]))}, nil
 	})
 	type addInput struct {
 		A     int      `json:"a"`
@@ -271,5 +282,19 @@ func TestAVisualQKeyStaysWithItsServer(t *testing.T) {
 	}
 	if _, errOut, exit := runVQ(t, nil, "--endpoint", s.URL+"/mcp", "invoke", "echo", "--header", "no colon"); exit != exitcode.Usage {
 		t.Errorf("--header without a colon: exit %d: %s", exit, errOut)
+	}
+}
+
+// A server's question is answered at once, never left hanging: declined,
+// or with --elicit-defaults accepted with the schema's defaults.
+func TestElicitationIsDeclinedOrAnsweredWithDefaults(t *testing.T) {
+	s := newForeignServer(t)
+	out, errOut, exit := runVQ(t, nil, "--endpoint", s.URL+"/mcp", "invoke", "ask")
+	if exit != 0 || out != "decline <nil>\n" || !strings.Contains(errOut, "vq: the server asks: Which colour?: declined (--elicit-defaults accepts the defaults)") {
+		t.Errorf("exit %d, stdout %q, stderr %q", exit, out, errOut)
+	}
+	out, errOut, exit = runVQ(t, nil, "--endpoint", s.URL+"/mcp", "invoke", "ask", "--elicit-defaults")
+	if exit != 0 || out != "accept blue\n" || !strings.Contains(errOut, "accepted with its defaults") {
+		t.Errorf("--elicit-defaults: exit %d, stdout %q, stderr %q", exit, out, errOut)
 	}
 }

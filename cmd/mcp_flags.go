@@ -1,13 +1,16 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
+	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // MCPOptions are the global flags of MCP servers in general: a header of
@@ -16,6 +19,9 @@ type MCPOptions struct {
 	HeaderLines []string
 	LogLevel    string
 	SaveDir     string
+	// ElicitDefaults accepts a server's elicitation with its schema's
+	// defaults instead of declining it.
+	ElicitDefaults bool
 
 	headers http.Header
 }
@@ -27,6 +33,7 @@ func addMCPFlags(fs *pflag.FlagSet, o *MCPOptions) {
 	fs.StringArrayVar(&o.HeaderLines, "header", nil, "'Name: value' sent with every MCP request (repeatable), for servers with a header of their own")
 	fs.StringVar(&o.LogLevel, "log-level", "", "ask an MCP server to log at this level and above: "+strings.Join(logLevels, ", "))
 	fs.StringVar(&o.SaveDir, "save-dir", "", "save images, audio and binary resources of an MCP answer into this directory")
+	fs.BoolVar(&o.ElicitDefaults, "elicit-defaults", false, "answer an MCP server's questions (elicitation) with their defaults instead of declining them")
 }
 
 // resolve checks the flags before anything is sent.
@@ -60,4 +67,23 @@ func validHeaderName(name string) bool {
 		}
 	}
 	return true
+}
+
+// elicit answers a server's elicitation. vq asks no one: it declines,
+// which the server hears at once, or with --elicit-defaults accepts the
+// schema's defaults (declining still when a required field has none). A
+// notice on stderr says what the server asked and what was answered.
+func (f *Factory) elicit(_ context.Context, e api.Elicitation) (api.ElicitAnswer, error) {
+	answer := api.ElicitAnswer{Action: api.ElicitDecline}
+	if f.Global.MCP.ElicitDefaults {
+		answer = api.DefaultsAnswer(e)
+	}
+	how := "declined (--elicit-defaults accepts the defaults)"
+	if answer.Action == api.ElicitAccept {
+		how = "accepted with its defaults"
+	} else if f.Global.MCP.ElicitDefaults {
+		how = "declined: a required field has no default"
+	}
+	fmt.Fprintf(f.IO.ErrOut, "vq: the server asks: %s: %s\n", textsafe.SanitizeLine(e.Message), how)
+	return answer, nil
 }
