@@ -23,8 +23,11 @@ type Options struct {
 	APIKey      string
 	Project     string
 	Environment string
-	// Timeout bounds each HTTP request, body included. Zero means 60s.
-	Timeout time.Duration
+	// Timeout bounds each HTTP request, body included. Zero means 60s. An
+	// MCP call is bounded as a whole: by Timeout without an answer or a
+	// progress notification, or, with CallBound, by Timeout in all.
+	Timeout   time.Duration
+	CallBound bool
 	// NoRetry disables the contract's automatic retries.
 	NoRetry bool
 	// Debug, when set, receives an HTTP trace with credentials redacted.
@@ -47,6 +50,17 @@ type Options struct {
 	// token is refreshed through this client's HTTP (its timeout, redirect
 	// policy and --debug tracer) and saved back to the store.
 	OAuth *StoredOAuth
+	// Headers are sent with every MCP request (--header), for servers
+	// with an authentication header of their own.
+	Headers http.Header
+	// LogLevel, when set, is sent as logging/setLevel to an MCP server that
+	// offers logging; its log messages reach Notify either way.
+	LogLevel string
+	// Elicit, when set, answers a server's elicitation requests (and vq
+	// declares the capability); without it they are refused at once.
+	Elicit func(context.Context, Elicitation) (ElicitAnswer, error)
+	// StdioStderr receives a stdio server's stderr; nil discards it.
+	StdioStderr io.Writer
 }
 
 // StoredOAuth is a token found in a credential store, with that store.

@@ -52,7 +52,7 @@ func FuzzMCPResult(f *testing.F) {
 		if err := json.Unmarshal(body, &res); err != nil {
 			return
 		}
-		resp := toolResponseFromMCP("t", &res)
+		resp := toolResponseFromMCP("t", &res, body, toolInfo{})
 		checkToolResponse(t, string(body), resp)
 		if resp.Tool == "" {
 			t.Fatalf("%s: mapped response names no tool", body)

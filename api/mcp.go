@@ -15,12 +15,22 @@ type Tool struct {
 	Name        string `json:"name"`
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
-	// ReadOnly and Destructive are the server's annotations (hints, not
-	// guarantees). Destructive is nil when the server did not say; MCP then
-	// presumes a tool that is not read-only may be destructive.
-	ReadOnly    bool      `json:"readOnly"`
-	Destructive *bool     `json:"destructive,omitempty"`
+	// ReadOnly, Destructive, Idempotent and OpenWorld are the server's
+	// annotations (hints, not guarantees). Destructive and OpenWorld are nil
+	// when the server did not say; MCP then presumes a tool that is not
+	// read-only may be destructive, and that any tool reaches the open world.
+	ReadOnly    bool  `json:"readOnly"`
+	Destructive *bool `json:"destructive,omitempty"`
+	Idempotent  bool  `json:"idempotent"`
+	OpenWorld   *bool `json:"openWorld,omitempty"`
+	// TaskSupport is the tool's execution.taskSupport (forbidden, optional
+	// or required), "" when the server did not say.
+	TaskSupport string    `json:"taskSupport,omitempty"`
 	Arguments   []ToolArg `json:"arguments"`
+	// InputSchema and OutputSchema are the schemas as the server sent them,
+	// byte for byte where vq saw the bytes ($schema, $defs, $ref and all).
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 }
 
 // ToolArg is one property of a tool's input schema.
@@ -29,6 +39,12 @@ type ToolArg struct {
 	Type        string `json:"type,omitempty"`
 	Required    bool   `json:"required"`
 	Description string `json:"description,omitempty"`
+	// Items is the item type of an array argument.
+	Items string `json:"items,omitempty"`
+	// Enum are the values the argument may take, each as JSON text.
+	Enum []string `json:"enum,omitempty"`
+	// Default is the schema's default, as JSON text.
+	Default string `json:"default,omitempty"`
 }
 
 // Writes reports whether the tool may change something: not annotated
@@ -74,27 +90,15 @@ func ToolListResponse(endpoint string, tools []Tool) *ToolResponse {
 // ToolResponse (tool "tools/list") so it renders and exits like any other;
 // err is non-nil only when ctx ended.
 func (c *Client) ListTools(ctx context.Context) ([]Tool, *ToolResponse, error) {
-	const method = MethodToolsList
 	var tools []Tool
 	var failure *ToolResponse
-	_, err := c.withRetries(ctx, method, func() *ToolResponse {
-		rec := &httpRecord{}
-		rctx := context.WithValue(ctx, httpRecordKey{}, rec)
+	_, err := c.withRetries(ctx, MethodToolsList, func() *ToolResponse {
 		tools, failure = nil, nil
-		err := c.withSession(rctx, func(s *mcp.ClientSession) error {
-			for t, err := range s.Tools(rctx, nil) {
-				if err != nil {
-					return err
-				}
-				tools = append(tools, toolFromMCP(t))
-			}
-			return nil
-		})
-		if err != nil {
-			failure = c.mcpFailure(method, rec, err)
+		tools, failure = c.sessionTools(ctx)
+		if failure != nil {
 			return failure
 		}
-		return &ToolResponse{OK: true, Tool: method}
+		return &ToolResponse{OK: true, Tool: MethodToolsList}
 	})
 	if err != nil {
 		return nil, failure, err
@@ -102,31 +106,191 @@ func (c *Client) ListTools(ctx context.Context) ([]Tool, *ToolResponse, error) {
 	return tools, failure, nil
 }
 
-func toolFromMCP(t *mcp.Tool) Tool {
-	out := Tool{Name: t.Name, Title: t.Title, Description: t.Description, Arguments: []ToolArg{}}
+// Bounds of one tools/list: a server that always answers with another
+// page (or the same cursor) cannot keep vq listing forever.
+const (
+	maxListPages = 100
+	maxListItems = 10000
+)
+
+// sessionTools is the session's tool list, asked for once per session: a
+// call reads the schema of its tool from it (argument types) and its
+// annotations (whether an error may be retried).
+func (c *Client) sessionTools(ctx context.Context) ([]Tool, *ToolResponse) {
+	c.mcp.mu.Lock()
+	cached := c.mcp.tools
+	c.mcp.mu.Unlock()
+	if cached != nil {
+		return cached, nil
+	}
+	rec := &httpRecord{}
+	rctx := context.WithValue(ctx, httpRecordKey{}, rec)
+	var listed []*mcp.Tool
+	var session *mcp.ClientSession
+	err := c.withSession(rctx, func(s *mcp.ClientSession) error {
+		listed, session = nil, s
+		return listPages(rctx, func(cursor string) (string, error) {
+			res, err := s.ListTools(rctx, &mcp.ListToolsParams{Cursor: cursor})
+			if err != nil {
+				return "", err
+			}
+			listed = append(listed, res.Tools...)
+			return res.NextCursor, nil
+		}, func() int { return len(listed) })
+	})
+	if err != nil {
+		return nil, c.mcpFailure(MethodToolsList, rec, err)
+	}
+	raw := rec.rawTools()
+	tools := make([]Tool, 0, len(listed))
+	for _, t := range listed {
+		tools = append(tools, toolFromMCP(t, raw[t.Name]))
+	}
+	c.mcp.mu.Lock()
+	if c.mcp.session == session {
+		c.mcp.tools = tools
+	}
+	c.mcp.mu.Unlock()
+	return tools, nil
+}
+
+// listPages asks for page after page (next gets a cursor and answers the
+// following one) until a page has no cursor, within maxListPages and
+// maxListItems (count says how many items have come), and never asking
+// twice with the same cursor.
+func listPages(ctx context.Context, next func(cursor string) (string, error), count func() int) error {
+	seen := map[string]bool{}
+	cursor := ""
+	for page := 0; ; page++ {
+		if page == maxListPages || count() >= maxListItems {
+			return fmt.Errorf("the server's list goes on past %d pages or %d items; stopped there", maxListPages, maxListItems)
+		}
+		c, err := next(cursor)
+		if err != nil {
+			return err
+		}
+		if c == "" {
+			return nil
+		}
+		if seen[c] {
+			return fmt.Errorf("the server's list repeats its cursor %q", c)
+		}
+		seen[c] = true
+		cursor = c
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+}
+
+// toolInfo is what the session's tool list says of one tool; nothing
+// (listed false) when the list cannot be had.
+func (c *Client) toolInfo(ctx context.Context, name string) toolInfo {
+	tools, failure := c.sessionTools(ctx)
+	if failure != nil {
+		return toolInfo{}
+	}
+	info := toolInfo{listed: true}
+	for _, t := range tools {
+		if t.Name == name {
+			info.known, info.repeatable = true, t.ReadOnly || t.Idempotent
+		}
+	}
+	return info
+}
+
+// ToolSchema is the listed tool's arguments as the server declares them,
+// for reading KEY=VALUE pairs as the types it expects; false when the
+// server does not list the tool (or the list cannot be had: the server
+// then judges the strings itself).
+func (c *Client) ToolSchema(ctx context.Context, name string) ([]ToolArg, bool) {
+	tools, failure := c.sessionTools(ctx)
+	if failure != nil {
+		return nil, false
+	}
+	for _, t := range tools {
+		if t.Name == name {
+			return t.Arguments, true
+		}
+	}
+	return nil, false
+}
+
+// rawToolMembers are the members of a listed tool vq keeps as sent.
+type rawToolMembers struct {
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"`
+	Execution    struct {
+		TaskSupport string `json:"taskSupport"`
+	} `json:"execution"`
+}
+
+// rawTools finds the listed tools in the recorded tools/list answers, by
+// name.
+func (r *httpRecord) rawTools() map[string]rawToolMembers {
+	out := map[string]rawToolMembers{}
+	r.eachMessage(func(doc []byte) {
+		var msg struct {
+			Result struct {
+				Tools []json.RawMessage `json:"tools"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(doc, &msg) != nil {
+			return
+		}
+		for _, t := range msg.Result.Tools {
+			var member struct {
+				Name string `json:"name"`
+				rawToolMembers
+			}
+			if json.Unmarshal(t, &member) == nil {
+				out[member.Name] = member.rawToolMembers
+			}
+		}
+	})
+	return out
+}
+
+func toolFromMCP(t *mcp.Tool, raw rawToolMembers) Tool {
+	out := Tool{Name: t.Name, Title: t.Title, Description: t.Description, Arguments: []ToolArg{},
+		InputSchema: raw.InputSchema, OutputSchema: raw.OutputSchema, TaskSupport: raw.Execution.TaskSupport}
+	if out.InputSchema == nil {
+		out.InputSchema, _ = json.Marshal(t.InputSchema) // decoded from JSON: encodes again
+	}
+	if out.OutputSchema == nil && t.OutputSchema != nil {
+		out.OutputSchema, _ = json.Marshal(t.OutputSchema)
+	}
 	if a := t.Annotations; a != nil {
-		out.ReadOnly = a.ReadOnlyHint
-		out.Destructive = a.DestructiveHint
+		out.ReadOnly, out.Destructive, out.Idempotent, out.OpenWorld = a.ReadOnlyHint, a.DestructiveHint, a.IdempotentHint, a.OpenWorldHint
 		if out.Title == "" {
 			out.Title = a.Title
 		}
 	}
+	type property struct {
+		Type        any               `json:"type"`
+		Description string            `json:"description"`
+		Enum        []json.RawMessage `json:"enum"`
+		Default     json.RawMessage   `json:"default"`
+		Items       struct {
+			Type any `json:"type"`
+		} `json:"items"`
+	}
 	var schema struct {
-		Properties map[string]struct {
-			Type        any    `json:"type"`
-			Description string `json:"description"`
-		} `json:"properties"`
-		Required []string `json:"required"`
+		Properties map[string]property `json:"properties"`
+		Required   []string            `json:"required"`
 	}
-	if b, err := json.Marshal(t.InputSchema); err == nil {
-		_ = json.Unmarshal(b, &schema)
-	}
+	_ = json.Unmarshal(out.InputSchema, &schema) // a schema vq cannot read lists no arguments
 	required := map[string]bool{}
 	for _, name := range schema.Required {
 		required[name] = true
 	}
 	for name, p := range schema.Properties {
-		out.Arguments = append(out.Arguments, ToolArg{Name: name, Type: schemaType(p.Type), Required: required[name], Description: p.Description})
+		arg := ToolArg{Name: name, Type: schemaType(p.Type), Required: required[name], Description: p.Description,
+			Items: schemaType(p.Items.Type), Default: string(p.Default)}
+		for _, v := range p.Enum {
+			arg.Enum = append(arg.Enum, string(v))
+		}
+		out.Arguments = append(out.Arguments, arg)
 	}
 	// Required arguments first, then by name: the order a person reads a
 	// usage line in.

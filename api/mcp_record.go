@@ -88,12 +88,20 @@ type mcpRoundTripper struct {
 func (t *mcpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
 	req.Header.Set("User-Agent", t.c.opts.UserAgent)
-	if token := t.c.bearer(); token != "" && sameOrigin(req.URL, t.c.MCPEndpoint()) {
+	endpoint := sameOrigin(req.URL, t.c.MCPEndpoint())
+	if token := t.c.bearer(); token != "" && endpoint {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if endpoint {
+		for name, values := range t.c.opts.Headers {
+			req.Header[name] = values
+		}
 	}
 	res, err := t.next.RoundTrip(req)
 	rec, ok := req.Context().Value(httpRecordKey{}).(*httpRecord)
-	if !ok || err != nil {
+	// A GET is the session's standalone stream, which outlives the request
+	// that opened it: what it carries is no call's answer.
+	if !ok || err != nil || req.Method == http.MethodGet {
 		return res, err
 	}
 	if res.StatusCode >= 400 {
@@ -161,29 +169,39 @@ func (r *httpRecord) get() (int, string) {
 	return r.status, r.wwwAuthenticate
 }
 
-// structuredContent finds the raw structuredContent of the last tools/call
-// result in the recorded bodies: a JSON body, or the data lines of an
-// event stream.
-func (r *httpRecord) structuredContent() json.RawMessage {
+// toolResult finds the raw result of the last tools/call answered in the
+// recorded bodies (a JSON body, or the data lines of an event stream): the
+// SDK decodes structuredContent into a map, losing the server's key order,
+// and drops members it does not know, while vq keeps both (columns and
+// --json follow the server's order; --json carries all it sent).
+func (r *httpRecord) toolResult() json.RawMessage {
+	var found json.RawMessage
+	r.eachMessage(func(doc []byte) {
+		var msg struct {
+			Result json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal(doc, &msg) != nil || len(msg.Result) == 0 {
+			return
+		}
+		var probe struct {
+			Content json.RawMessage `json:"content"`
+		}
+		if json.Unmarshal(msg.Result, &probe) == nil && len(probe.Content) > 0 {
+			found = msg.Result
+		}
+	})
+	return found
+}
+
+// eachMessage calls fn with every JSON-RPC message of the recorded bodies.
+func (r *httpRecord) eachMessage(fn func(doc []byte)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var found json.RawMessage
-	try := func(doc []byte) {
-		var msg struct {
-			Result struct {
-				StructuredContent json.RawMessage `json:"structuredContent"`
-			} `json:"result"`
-		}
-		if json.Unmarshal(doc, &msg) == nil && len(msg.Result.StructuredContent) > 0 && string(msg.Result.StructuredContent) != "null" {
-			found = msg.Result.StructuredContent
-		}
-	}
 	body := r.body.Bytes()
-	try(body)
+	fn(body)
 	for _, line := range bytes.Split(body, []byte("\n")) {
 		if data, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("data:")); ok {
-			try(bytes.TrimSpace(data))
+			fn(bytes.TrimSpace(data))
 		}
 	}
-	return found
 }

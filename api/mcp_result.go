@@ -13,56 +13,105 @@ import (
 )
 
 // toolResponseFromMCP maps a tools/call result to the contract. A VisualQ
-// server puts the whole ToolResponse in structuredContent; any other server
-// gets one built from its text content and isError. A failure that carries
-// no structured error is the contract's unexpected error (tool_error, worth one
-// retry), unless its text is the readiness lock, which is a refusal.
-func toolResponseFromMCP(tool string, res *mcp.CallToolResult) *ToolResponse {
-	var structured []byte
-	if res.StructuredContent != nil {
-		if b, err := json.Marshal(res.StructuredContent); err == nil {
-			structured = b
-			if resp, err := DecodeToolResponse(b); err == nil {
-				if resp.Tool == "" {
-					resp.Tool = tool
-				}
-				return resp
+// server puts the whole ToolResponse in structuredContent. Any other server
+// gets one made from its result: the result itself, as the server sent it
+// (raw, when recorded), is the data, so --json loses nothing; its content
+// is kept block by block for the renderers (Content); its first line of
+// text is the summary.
+func toolResponseFromMCP(tool string, res *mcp.CallToolResult, raw json.RawMessage, info toolInfo) *ToolResponse {
+	var structured json.RawMessage
+	if len(raw) > 0 {
+		var members struct {
+			StructuredContent json.RawMessage `json:"structuredContent"`
+		}
+		if json.Unmarshal(raw, &members) == nil && string(members.StructuredContent) != "null" {
+			structured = members.StructuredContent
+		}
+	} else if res.StructuredContent != nil {
+		structured, _ = json.Marshal(res.StructuredContent) // decoded from JSON: encodes again
+	}
+	if structured != nil {
+		if resp, err := DecodeToolResponse(structured); err == nil {
+			if resp.Tool == "" {
+				resp.Tool = tool
 			}
+			return resp
 		}
 	}
-	text := textContent(res.Content)
+	if len(raw) == 0 {
+		raw, _ = json.Marshal(res) // the SDK's own types: cannot fail
+	}
+	content := contentOf(res, structured)
 	resp := &ToolResponse{
 		OK:          !res.IsError,
 		Tool:        tool,
-		Summary:     firstLine(text),
-		Data:        json.RawMessage("null"),
+		Summary:     content.summary(),
+		Data:        raw,
 		Warnings:    []string{},
 		NextActions: []NextAction{},
-	}
-	if structured != nil {
-		resp.Data = structured
-	} else if !res.IsError && text != "" {
-		resp.Data, _ = json.Marshal(map[string]string{"text": text})
+		content:     content,
 	}
 	if res.IsError {
-		code := CodeToolError
-		if _, ok := parseReadiness(text); ok {
-			code = CodeProjectNotReady
+		text := content.text()
+		if text == "" {
+			text = resp.Summary
 		}
-		resp.Error = &ToolError{Code: code, Message: text}
-		resp.Recoverable = boolPtr(true)
+		classifyToolError(resp, text, info)
 	}
 	return resp
 }
 
-func textContent(content []mcp.Content) string {
-	var parts []string
-	for _, c := range content {
-		if t, ok := c.(*mcp.TextContent); ok && t.Text != "" {
-			parts = append(parts, t.Text)
+// toolInfo is what the server's tools/list said of a tool, for reading its
+// errors: whether the server lists it at all, and whether it may be sent
+// twice.
+type toolInfo struct {
+	listed, known bool
+	// repeatable: annotated read-only or idempotent.
+	repeatable bool
+}
+
+// classifyToolError reads an isError result that carries no ToolResponse.
+// Servers say "unknown tool" and "invalid arguments" in words, often with
+// the JSON-RPC code in them: those are not_found and validation_error. The
+// readiness lock is its own refusal. Anything else is the tool's failure,
+// which the contract retries once, but only for a tool the server says can
+// be repeated without harm: the failure may have come after a change.
+func classifyToolError(resp *ToolResponse, text string, info toolInfo) {
+	code, recoverable := CodeToolError, true
+	lower := strings.ToLower(text)
+	switch {
+	case info.listed && !info.known, unknownToolText(lower):
+		code, recoverable = CodeNotFound, false
+	case strings.HasPrefix(lower, `validating "arguments"`), strings.Contains(lower, "input validation error"),
+		strings.Contains(lower, "invalid arguments"), strings.Contains(lower, "-32602"):
+		code = CodeValidation
+	default:
+		if _, locked := parseReadiness(text); locked {
+			code = CodeProjectNotReady
 		}
 	}
-	return strings.Join(parts, "\n")
+	resp.Error = &ToolError{Code: code, Message: text}
+	resp.Recoverable = boolPtr(recoverable)
+	resp.repeatUnsafe = code == CodeToolError && !info.repeatable
+}
+
+// unknownToolText reports the words servers use for a tool they do not
+// have ("unknown tool x", "Tool x not found"), in lower case.
+func unknownToolText(lower string) bool {
+	if strings.Contains(lower, "unknown tool") {
+		return true
+	}
+	rest, ok := strings.CutPrefix(lower, "tool ")
+	if !ok {
+		if i := strings.Index(lower, ": tool "); i >= 0 {
+			rest, ok = lower[i+len(": tool "):], true
+		}
+	}
+	if !ok {
+		return false
+	}
+	name, _, _ := strings.Cut(rest, " ")
+	return strings.HasPrefix(rest[len(name):], " not found")
 }
 
 func firstLine(s string) string {
@@ -88,9 +137,21 @@ func (c *Client) mcpFailure(tool string, rec *httpRecord, err error) *ToolRespon
 		r := ClientError(tool, CodeRateLimit, "rate limited (HTTP 429 from "+c.MCPEndpoint()+")", true)
 		r.RetryAfterMs = rec.retryAfterMs()
 		return r
+	case http.StatusForbidden:
+		if scope, ok := insufficientScope(challenge); ok {
+			return scopeDenied(tool, c.MCPEndpoint(), scope)
+		}
 	case http.StatusNotFound:
-		return ClientError(tool, CodeHTTPError, fmt.Sprintf(
-			"wrong path: the MCP server is at %s (got 404 from %s)", MCPPath, c.MCPEndpoint()), false)
+		if c.opts.Endpoint == "" {
+			return ClientError(tool, CodeHTTPError, fmt.Sprintf(
+				"wrong path: the MCP server is at %s (got 404 from %s)", MCPPath, c.MCPEndpoint()), false)
+		}
+		// A server of another make: VisualQ's path means nothing there. The
+		// URL tried is the answer's (NotServed).
+		r := httpError(tool, c.MCPEndpoint(), status,
+			"HTTP 404 Not Found (vq speaks MCP over streamable HTTP, not the legacy HTTP+SSE transport)")
+		r.Recoverable = boolPtr(false) // no arguments make a wrong URL right
+		return r
 	}
 	if status != 0 {
 		msg := fmt.Sprintf("HTTP %d %s from %s", status, http.StatusText(status), c.MCPEndpoint())
@@ -134,4 +195,35 @@ func rpcFailure(tool string, e *jsonrpc.Error) *ToolResponse {
 		return ClientError(tool, CodeValidation, msg, true)
 	}
 	return ClientError(tool, CodeToolError, fmt.Sprintf("%s (JSON-RPC error %d)", msg, e.Code), true)
+}
+
+// insufficientScope reads a 403 challenge that says the token lacks a
+// scope (RFC 6750 error="insufficient_scope"), and the scope it names.
+func insufficientScope(challenge string) (string, bool) {
+	if authParam(challenge, "error") != "insufficient_scope" {
+		return "", false
+	}
+	return authParam(challenge, "scope"), true
+}
+
+// scopeDenied is the client-made refusal of a call whose token lacks a
+// scope: the contract's scope_denied, naming the scope, never retried
+// with the same token. Scope (ScopeNeeded) is what signing in again must
+// ask for.
+func scopeDenied(tool, endpoint, scope string) *ToolResponse {
+	msg := "the server needs more scope than the token has (HTTP 403 insufficient_scope from " + endpoint + ")"
+	if scope != "" {
+		msg = "the server needs the scope " + scope + " (HTTP 403 insufficient_scope from " + endpoint + ")"
+	}
+	r := ClientError(tool, CodeScopeDenied, msg, false)
+	r.scope = scope
+	r.url = endpoint
+	return r
+}
+
+// ScopeNeeded reports a call refused for want of an OAuth scope (HTTP 403
+// insufficient_scope), with the scope the server named ("" when it named
+// none).
+func (r *ToolResponse) ScopeNeeded() (scope string, denied bool) {
+	return r.scope, r.ErrorCode() == CodeScopeDenied && r.url != ""
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -39,6 +40,8 @@ type mcpState struct {
 	// them, by progress token.
 	progress   sync.Map // progress token (string) → func(JobUpdate)
 	progressID atomic.Int64
+	// tools is the session's tools/list, once asked for (sessionTools).
+	tools []Tool
 }
 
 // MCPEndpoint is the MCP endpoint the client uses: Options.Endpoint, else
@@ -63,16 +66,19 @@ func (c *Client) dropSessionLocked() error {
 		return nil
 	}
 	err := c.mcp.session.Close()
-	c.mcp.session = nil
+	c.mcp.session, c.mcp.tools = nil, nil
 	return err
 }
 
 // mcpHTTPClient is plainHTTPClient behind a round tripper that adds the
-// credential and records what the SDK does not report: the HTTP status and
-// the WWW-Authenticate challenge of a failed request.
+// credential and --header, and records what the SDK does not report: the
+// HTTP status and the WWW-Authenticate challenge of a failed request. It
+// has no timeout of its own: an event stream lasts as long as its call,
+// which callContext bounds.
 func (c *Client) mcpHTTPClient() *http.Client {
 	if c.mcp.http == nil {
 		c.mcp.http = c.plainHTTPClient()
+		c.mcp.http.Timeout = 0
 		c.mcp.http.Transport = &mcpRoundTripper{next: c.mcp.http.Transport, c: c}
 	}
 	return c.mcp.http
@@ -100,36 +106,55 @@ func sameOrigin(u *url.URL, endpoint string) bool {
 }
 
 // mcpSession returns the open session, connecting (initialize) first when
-// there is none.
+// there is none, within the request timeout.
 func (c *Client) mcpSession(ctx context.Context) (*mcp.ClientSession, error) {
 	c.mcp.mu.Lock()
 	defer c.mcp.mu.Unlock()
 	if c.mcp.session != nil {
 		return c.mcp.session, nil
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "vq", Version: userAgentVersion(c.opts.UserAgent)}, &mcp.ClientOptions{
-		// vq offers the server nothing to call back (no roots, sampling or
-		// elicitation): it is a command line, not an agent host.
+	opts := &mcp.ClientOptions{
+		// vq offers the server no roots or sampling: it is a command line,
+		// not an agent host. A request for them is answered with an error at
+		// once, so no call waits on one.
 		Capabilities:                &mcp.ClientCapabilities{},
 		ProgressNotificationHandler: c.onProgress,
-	})
-	connect := func(version string) (*mcp.ClientSession, error) {
-		transport := &mcp.StreamableClientTransport{
-			Endpoint:             c.MCPEndpoint(),
-			HTTPClient:           c.mcpHTTPClient(),
-			DisableStandaloneSSE: true,
-		}
-		return client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	}
-	session, err := connect(MCPProtocolVersion)
+	if c.opts.Elicit != nil {
+		opts.ElicitationHandler = c.onElicit
+	}
+	c.handleLogs(opts)
+	client := mcp.NewClient(&mcp.Implementation{Name: "vq", Version: userAgentVersion(c.opts.UserAgent)}, opts)
+	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
+	session, err := c.connect(ctx, client, MCPProtocolVersion)
 	if _, refused := serverRPCError(err); refused {
-		session, err = connect(mcpFallbackVersion)
+		session, err = c.connect(ctx, client, mcpFallbackVersion)
 	}
 	if err != nil {
 		return nil, err
 	}
+	c.setLogLevel(ctx, session)
 	c.mcp.session = session
 	return session, nil
+}
+
+// connect opens a session over the endpoint's transport: a child process
+// for a stdio: endpoint, else streamable HTTP, with the standalone stream
+// open so that requests the server makes outside a call (elicitation)
+// arrive.
+func (c *Client) connect(ctx context.Context, client *mcp.Client, version string) (*mcp.ClientSession, error) {
+	var transport mcp.Transport
+	if argv, ok := StdioCommand(c.MCPEndpoint()); ok {
+		t, err := c.stdioTransport(argv)
+		if err != nil {
+			return nil, err
+		}
+		transport = t
+	} else {
+		transport = &mcp.StreamableClientTransport{Endpoint: c.MCPEndpoint(), HTTPClient: c.mcpHTTPClient()}
+	}
+	return client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
 }
 
 // userAgentVersion is the version part of "vq/1.2.3", for the MCP
@@ -152,30 +177,70 @@ func (c *Client) forgetBrokenSession(s *mcp.ClientSession) {
 }
 
 // callMCP is one attempt of a tool call over MCP, always answered with a
-// ToolResponse.
+// ToolResponse. The call carries a progress token: progress keeps it alive
+// past the idle bound (callContext) and reaches the hook of WithProgress.
 func (c *Client) callMCP(ctx context.Context, call Call) *ToolResponse {
 	rec := &httpRecord{}
-	ctx = context.WithValue(ctx, httpRecordKey{}, rec)
+	ctx, touch, timedOut, done := c.callContext(context.WithValue(ctx, httpRecordKey{}, rec))
+	defer done()
 	params := &mcp.CallToolParams{Name: call.Tool, Arguments: nonNilArgs(call.Args), Meta: c.callMeta()}
-	if onProgress := progressHook(ctx); onProgress != nil {
-		token := fmt.Sprintf("vq-%d", c.mcp.progressID.Add(1))
-		c.mcp.progress.Store(token, onProgress)
-		defer c.mcp.progress.Delete(token)
-		params.SetProgressToken(token)
-	}
+	token := fmt.Sprintf("vq-%d", c.mcp.progressID.Add(1))
+	hook := progressHook(ctx)
+	c.mcp.progress.Store(token, func(u JobUpdate) {
+		touch()
+		if hook != nil {
+			hook(u)
+		}
+	})
+	defer c.mcp.progress.Delete(token)
+	params.SetProgressToken(token)
 	var result *mcp.CallToolResult
 	err := c.withSession(ctx, func(s *mcp.ClientSession) error {
 		var err error
 		result, err = s.CallTool(ctx, params)
 		return err
 	})
+	if timedOut() {
+		return c.timeoutFailure(call.Tool)
+	}
 	if err != nil {
 		return c.mcpFailure(call.Tool, rec, err)
 	}
-	if raw := rec.structuredContent(); raw != nil {
-		result.StructuredContent = raw
+	var info toolInfo
+	if result.IsError {
+		info = c.toolInfo(ctx, call.Tool)
 	}
-	return toolResponseFromMCP(call.Tool, result)
+	return toolResponseFromMCP(call.Tool, result, rec.toolResult(), info)
+}
+
+// callContext bounds one MCP call. With a wall bound (Options.CallBound)
+// the whole call ends at the timeout; otherwise the timeout is an idle
+// bound, which touch (a progress notification) starts again, so long work
+// that reports progress keeps going. timedOut reports that the bound ended
+// the call; done releases it.
+func (c *Client) callContext(parent context.Context) (ctx context.Context, touch func(), timedOut func() bool, done func()) {
+	if c.opts.CallBound {
+		ctx, cancel := context.WithTimeout(parent, c.opts.Timeout)
+		return ctx, func() {}, func() bool { return errors.Is(ctx.Err(), context.DeadlineExceeded) && parent.Err() == nil }, cancel
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	idle := time.AfterFunc(c.opts.Timeout, func() { cancel(errIdle) })
+	return ctx, func() { idle.Reset(c.opts.Timeout) },
+		func() bool { return errors.Is(context.Cause(ctx), errIdle) },
+		func() { idle.Stop(); cancel(nil) }
+}
+
+var errIdle = errors.New("no answer nor progress within the timeout")
+
+// timeoutFailure is the answer to a call its bound ended.
+func (c *Client) timeoutFailure(tool string) *ToolResponse {
+	msg := ErrTimedOut.Error()
+	if !c.opts.CallBound {
+		msg += ": no answer nor progress for " + c.opts.Timeout.String()
+	}
+	r := ClientError(tool, CodeHTTPError, msg, true)
+	r.cause = causeTimedOut
+	return r
 }
 
 // withSession runs op on the session. A session the server has forgotten

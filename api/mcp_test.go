@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -68,6 +69,9 @@ func newMCPServer(t *testing.T) *mcpServer {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hello\nworld"}}}, nil
 	})
 	add("broken", false, func(map[string]any) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "database unavailable"}}}, nil
+	})
+	add("broken_readonly", true, func(map[string]any) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "database unavailable"}}}, nil
 	})
 	add("locked", false, func(map[string]any) (*mcp.CallToolResult, error) {
@@ -199,20 +203,27 @@ func TestMCPTextContentBecomesAToolResponse(t *testing.T) {
 	m := newMCPServer(t)
 	c := mcpClient(t, m, api.Options{})
 	resp, _ := c.Invoke(context.Background(), api.Call{Tool: "plain", Args: map[string]any{"runId": "r"}})
-	if !resp.OK || resp.Summary != "hello" || string(resp.Data) != `{"text":"hello\nworld"}` {
+	content, ok := resp.Content()
+	if !resp.OK || resp.Summary != "hello" || string(resp.Data) != `{"content":[{"type":"text","text":"hello\nworld"}]}` ||
+		!ok || len(content.Blocks) != 1 || content.Blocks[0].Text != "hello\nworld" {
 		t.Fatalf("resp = %+v data %s", resp, resp.Data)
 	}
 }
 
-func TestMCPIsErrorWithoutStructureIsAToolErrorRetriedOnce(t *testing.T) {
+// A server that sends no ToolResponse does not say whether its failure
+// left a change behind: only a tool it annotates read-only (or idempotent)
+// is sent a second time.
+func TestMCPIsErrorWithoutStructureIsRetriedOnlyWhenRepeatable(t *testing.T) {
 	m := newMCPServer(t)
 	c := mcpClient(t, m, api.Options{})
-	resp, _ := c.Invoke(context.Background(), api.Call{Tool: "broken", Args: map[string]any{"runId": "r"}})
-	if resp.ErrorCode() != api.CodeToolError || resp.ErrorMessage() != "database unavailable" || !resp.IsRecoverable() {
-		t.Fatalf("resp = %+v", resp)
-	}
-	if got := m.count("broken"); got != 2 {
-		t.Errorf("server saw %d calls, want 2 (one retry of an unexpected error)", got)
+	for tool, want := range map[string]int{"broken": 1, "broken_readonly": 2} {
+		resp, _ := c.Invoke(context.Background(), api.Call{Tool: tool, Args: map[string]any{"runId": "r"}})
+		if resp.ErrorCode() != api.CodeToolError || resp.ErrorMessage() != "database unavailable" || !resp.IsRecoverable() {
+			t.Fatalf("%s: resp = %+v", tool, resp)
+		}
+		if got := m.count(tool); got != want {
+			t.Errorf("%s: server saw %d calls, want %d", tool, got, want)
+		}
 	}
 }
 
@@ -237,7 +248,7 @@ func TestMCPTransportFailures(t *testing.T) {
 		path, code, contains string
 	}{
 		{"/locked-out", api.CodeUnauthorized, "HTTP 401"},
-		{"/wrong", api.CodeHTTPError, "wrong path: the MCP server is at /api/mcp (got 404 from " + m.URL + "/wrong)"},
+		{"/wrong", api.CodeHTTPError, "HTTP 404 Not Found (vq speaks MCP over streamable HTTP"},
 		{"/cut", api.CodeHTTPError, "connection"},
 	}
 	for _, tc := range cases {
@@ -310,8 +321,8 @@ func TestListToolsReadsAnnotationsAndSchemas(t *testing.T) {
 	}
 	s := byName["structured"]
 	if s.Title != "Title of structured" || !s.ReadOnly || len(s.Arguments) != 2 ||
-		s.Arguments[0] != (api.ToolArg{Name: "runId", Type: "string", Required: true}) ||
-		s.Arguments[1] != (api.ToolArg{Name: "limit", Type: "integer|null"}) {
+		!reflect.DeepEqual(s.Arguments[0], api.ToolArg{Name: "runId", Type: "string", Required: true}) ||
+		!reflect.DeepEqual(s.Arguments[1], api.ToolArg{Name: "limit", Type: "integer|null"}) {
 		t.Errorf("structured = %+v", s)
 	}
 	writes := api.WriteTools(tools)

@@ -8,9 +8,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 )
@@ -28,6 +30,9 @@ type OAuthLoginOptions struct {
 	// ClientID and ClientSecret name a client registered with the issuer
 	// beforehand; without them vq registers itself (dynamic registration).
 	ClientID, ClientSecret string
+	// Scopes are asked for beyond those the server's challenge or metadata
+	// name: a server may want more (step-up) only for some calls.
+	Scopes []string
 }
 
 // LoginOAuth signs in to the MCP endpoint with OAuth 2.1: the endpoint's
@@ -83,11 +88,29 @@ func (c *Client) LoginOAuth(ctx context.Context, o OAuthLoginOptions) (OAuthToke
 			cfg.PreregisteredClient.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: o.ClientSecret}
 		}
 	}
+	if len(o.Scopes) > 0 {
+		cfg.ScopeFilter = func(discovered []string) []string {
+			out := slices.Clone(discovered)
+			for _, s := range o.Scopes {
+				if !slices.Contains(out, s) {
+					out = append(out, s)
+				}
+			}
+			return out
+		}
+	}
 	handler, err := auth.NewAuthorizationCodeHandler(cfg)
 	if err != nil {
 		return OAuthToken{}, err
 	}
-	if err := handler.Authorize(ctx, req, resp); err != nil {
+	if resp.StatusCode == http.StatusOK && len(o.Scopes) == 0 {
+		// initialize is open: the server may challenge only on its tools
+		// (step-up), which a session run through the handler finds out.
+		resp.Body.Close()
+		if err := c.stepUpProbe(ctx, hc, handler, endpoint); err != nil {
+			return OAuthToken{}, err
+		}
+	} else if err := handler.Authorize(ctx, req, resp); err != nil {
 		return OAuthToken{}, fmt.Errorf("sign-in failed: %w", err)
 	}
 	if rec.AccessToken == "" {
@@ -98,8 +121,9 @@ func (c *Client) LoginOAuth(ctx context.Context, o OAuthLoginOptions) (OAuthToke
 }
 
 // probe sends an unauthenticated initialize to learn how the endpoint wants
-// to be signed in to. Anything but a 401 (or a 403 challenge) means there is
-// no OAuth sign-in to run (ErrNoOAuth).
+// to be signed in to: a 401 (or a 403 challenge) starts the sign-in; a 200
+// may still hide one behind the tools (stepUpProbe). Any other answer means
+// there is no OAuth sign-in to run (ErrNoOAuth).
 func (c *Client) probe(ctx context.Context, hc *http.Client, endpoint string) (*http.Request, *http.Response, error) {
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"vq","version":%q}}}`,
 		MCPProtocolVersion, userAgentVersion(c.opts.UserAgent))
@@ -119,7 +143,7 @@ func (c *Client) probe(ctx context.Context, hc *http.Client, endpoint string) (*
 		return nil, nil, fmt.Errorf("cannot reach %s: %s", endpoint, msg)
 	}
 	switch resp.StatusCode {
-	case http.StatusUnauthorized, http.StatusForbidden:
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusOK:
 		return req, resp, nil
 	case http.StatusNotFound:
 		resp.Body.Close()
@@ -234,4 +258,42 @@ func followAuthorization(ctx context.Context, authURL string) error {
 		return fmt.Errorf("headless sign-in: the authorization server wants a person (HTTP %d at %s)", resp.StatusCode, resp.Request.URL.Redacted())
 	}
 	return nil
+}
+
+// stepUpProbe opens an SDK session whose transport signs in through handler
+// when challenged, and lists the tools: a server that lets initialize
+// through without a token asks for one there. No challenge at all means
+// the server needs no OAuth (ErrNoOAuth).
+func (c *Client) stepUpProbe(ctx context.Context, hc *http.Client, handler *auth.AuthorizationCodeHandler, endpoint string) error {
+	challenged := &challengeSpy{OAuthHandler: handler}
+	client := mcp.NewClient(&mcp.Implementation{Name: "vq", Version: userAgentVersion(c.opts.UserAgent)}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	transport := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, OAuthHandler: challenged, DisableStandaloneSSE: true}
+	session, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: MCPProtocolVersion})
+	if err == nil {
+		_, err = session.ListTools(ctx, nil)
+		session.Close()
+	}
+	switch {
+	case challenged.err != nil:
+		return fmt.Errorf("sign-in failed: %w", challenged.err)
+	case !challenged.called:
+		return fmt.Errorf("%s answered initialize and tools/list without asking for a sign-in: %w", endpoint, ErrNoOAuth)
+	case err != nil:
+		return fmt.Errorf("sign-in failed: %w", err)
+	}
+	return nil
+}
+
+// challengeSpy is the session's OAuth handler, noting whether the server
+// challenged and how the sign-in went.
+type challengeSpy struct {
+	auth.OAuthHandler
+	called bool
+	err    error
+}
+
+func (s *challengeSpy) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	s.called = true
+	s.err = s.OAuthHandler.Authorize(ctx, req, resp)
+	return s.err
 }

@@ -45,6 +45,15 @@ type ToolResponse struct {
 	cause            failureCause
 	resourceMetadata string
 	url              string
+	// content is the result of a general MCP server, block by block (see
+	// Content); nil for a ToolResponse.
+	content *Content
+	// scope is the OAuth scope a 403 insufficient_scope asked for.
+	scope string
+	// repeatUnsafe marks a tool failure the contract would retry but the
+	// tool may have changed something before failing: a general MCP
+	// server's error from a tool it does not say is read-only or idempotent.
+	repeatUnsafe bool
 }
 
 // failureCause is why the client made a failed response itself, where the
@@ -145,7 +154,7 @@ func (r *ToolResponse) derive() *ToolResponse {
 // a job status), which --json then prints instead of the server's bytes.
 func (r *ToolResponse) WithData(data json.RawMessage) *ToolResponse {
 	out := r.derive()
-	out.Data = data
+	out.Data, out.content = data, nil
 	return out
 }
 

@@ -58,12 +58,13 @@ func (c *Client) notify(msg string) {
 // isUnexpected is the failure class the contract retries once: a tool's
 // unexpected error, or a transport failure that may pass on its own. A
 // readiness lock is a refusal whatever code carries it: sending the call
-// again is the loop its message asks not to make.
+// again is the loop its message asks not to make. A tool failure that may
+// have left a change behind (repeatUnsafe) is never sent twice.
 func (r *ToolResponse) isUnexpected() bool {
 	if _, locked := ReadinessLock(r); locked {
 		return false
 	}
-	return r.ErrorCode() == CodeToolError || r.transient
+	return r.ErrorCode() == CodeToolError && !r.repeatUnsafe || r.transient
 }
 
 // maxRetryAfterMs clamps a server's wait: a day is past any budget, so a

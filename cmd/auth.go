@@ -53,6 +53,9 @@ type LoginOptions struct {
 	// OAuth signs in with OAuth at the MCP endpoint instead of an API key;
 	// NoBrowser prints the authorization URL instead of opening it.
 	OAuth, NoBrowser bool
+	// Scopes are OAuth scopes asked for beyond those the server names
+	// (--scope), for a server that asks for more only on some calls.
+	Scopes []string
 }
 
 func newCmdAuthLogin(f *Factory) *cobra.Command {
@@ -107,6 +110,7 @@ servers that need no person (tests).`,
 	c.Flags().BoolVar(&opts.NoVerify, "no-verify", false, "save the key without checking it with the server")
 	c.Flags().BoolVar(&opts.OAuth, "oauth", false, "sign in with OAuth at the MCP endpoint (browser; see vq auth login --help)")
 	c.Flags().BoolVar(&opts.NoBrowser, "no-browser", false, "with --oauth: print the sign-in URL instead of opening a browser")
+	c.Flags().StringSliceVar(&opts.Scopes, "scope", nil, "with --oauth: also ask for these scopes (a call refused with scope_denied names them)")
 	c.MarkFlagsMutuallyExclusive("oauth", "with-token")
 	c.MarkFlagsMutuallyExclusive("oauth", "no-verify")
 	return refuses(c, "yes")

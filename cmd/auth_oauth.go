@@ -25,6 +25,7 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 		Headless:     f.Getenv("VQ_OAUTH_HEADLESS") != "",
 		ClientID:     f.Getenv("VQ_OAUTH_CLIENT_ID"),
 		ClientSecret: f.Getenv("VQ_OAUTH_CLIENT_SECRET"),
+		Scopes:       opts.Scopes,
 	}
 	if !opts.NoBrowser {
 		o.OpenURL = f.openURL

@@ -284,14 +284,21 @@ func (f *Factory) clientFor(s *Settings) (*api.Client, error) {
 			return nil, err
 		}
 	}
+	if err := checkStdio(*s); err != nil {
+		return nil, err
+	}
 	opts := api.Options{
 		BaseURL:     s.BaseURL,
 		APIKey:      s.APIKey,
 		Project:     s.Project,
 		Environment: s.Environment,
 		Timeout:     f.Global.Timeout,
+		CallBound:   f.Global.timeoutGiven,
 		NoRetry:     f.Global.NoRetry,
 		UserAgent:   "vq/" + versionString(),
+		Headers:     f.Global.MCP.headers,
+		LogLevel:    f.Global.MCP.LogLevel,
+		Elicit:      f.elicit,
 	}
 	// In the TUI a stderr line would tear the frame; the screen shows the
 	// outcome (a rate_limit screen shows its wait) instead.
@@ -299,7 +306,7 @@ func (f *Factory) clientFor(s *Settings) (*api.Client, error) {
 		opts.Notify = func(msg string) { fmt.Fprintln(f.IO.ErrOut, "vq: "+textsafe.SanitizeLine(msg)) }
 	}
 	if f.Global.Debug {
-		opts.Debug = f.IO.ErrOut
+		opts.Debug, opts.StdioStderr = f.IO.ErrOut, f.IO.ErrOut
 	}
 	f.mcpOptions(&opts, s)
 	client := api.New(opts)
@@ -307,16 +314,18 @@ func (f *Factory) clientFor(s *Settings) (*api.Client, error) {
 	return client, nil
 }
 
-// mcpOptions sets the transport and picks the MCP credential. A stored API
-// key belongs to its base URL: it is never sent to an --endpoint on another
-// host (VQ_API_KEY, which the user set for this run, is). Without a key the
-// OAuth token stored for the endpoint is used, refreshed when it expires.
+// mcpOptions sets the transport and picks the MCP credential. A VisualQ
+// API key (stored or VQ_API_KEY) belongs to its server, the base URL's: it
+// is never sent to an --endpoint elsewhere, a stdio server included. To
+// send a credential to such a server, the user names it: --header
+// 'Authorization: Bearer ...'. Without a key the OAuth token stored for
+// the endpoint is used, refreshed when it expires.
 func (f *Factory) mcpOptions(opts *api.Options, s *Settings) {
 	opts.Transport, opts.Endpoint = s.Transport, s.Endpoint
 	if s.Transport != api.TransportMCP {
 		return
 	}
-	if s.APIKey != "" && s.KeySource != api.SourceEnv && !sameHost(s.MCPEndpoint(), s.BaseURL) {
+	if s.APIKey != "" && !sameHost(s.MCPEndpoint(), s.BaseURL) {
 		opts.APIKey, s.APIKey, s.KeySource = "", "", ""
 	}
 	if opts.APIKey == "" && s.OAuth != nil {
@@ -378,6 +387,9 @@ func checkServerURL(source, raw string) error {
 	if strings.HasPrefix(source, "--") {
 		example, https = "example: "+source+" https://visualq.example.com", "use an https:// "+source
 	}
+	if source == "--endpoint" && strings.HasPrefix(raw, api.StdioScheme) {
+		return nil // a command, checked by checkStdio
+	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return &exitcode.UsageError{Reason: fmt.Sprintf("%s %q is not an http(s) URL", source, displayURL(raw)), Hint: example}
@@ -394,4 +406,16 @@ func checkServerURL(source, raw string) error {
 func isLoopback(host string) bool {
 	ip := net.ParseIP(host)
 	return host == "localhost" || (ip != nil && ip.IsLoopback())
+}
+
+// checkStdio refuses a stdio: endpoint that names no command (or quotes
+// it wrongly).
+func checkStdio(s Settings) error {
+	if !strings.HasPrefix(s.Endpoint, api.StdioScheme) {
+		return nil
+	}
+	if err := api.CheckStdioEndpoint(s.Endpoint); err != nil {
+		return &exitcode.UsageError{Reason: fmt.Sprintf("--endpoint %q %s", s.Endpoint, err), Hint: "example: --endpoint 'stdio:npx -y @modelcontextprotocol/server-everything'"}
+	}
+	return nil
 }

@@ -419,8 +419,9 @@ func faults() []fault {
 			want: map[string]outcome{
 				colInvoke: httpError(`HTTP 200 OK: {"ok":"yes",`),
 				// Over MCP a structuredContent that is no ToolResponse is a general
-				// server's structured output: shown as data, ok by isError.
-				colMCP:   {exit: 0, stdout: "typed wrong\nnextActions  {}\nok           yes\nsummary      typed wrong\ntool         get_run_failures\n"},
+				// server's structured output, ok by isError: its text is shown
+				// (the structure is in --json), not said twice.
+				colMCP:   {exit: 0, stdout: "typed wrong\n"},
 				colWatch: httpError(`HTTP 200 OK: {"ok":"yes",`),
 			},
 		},
@@ -461,8 +462,11 @@ func faults() []fault {
 			everyRequest: true,
 			want: map[string]outcome{
 				colInvoke: httpError("HTTP 403 Forbidden: Forbidden <U+202E>gnp.exe"),
-				colMCP:    httpError("HTTP 403 Forbidden from ", "/api/mcp: Forbidden <U+202E>gnp.exe"),
-				colWatch:  httpError("HTTP 403 Forbidden: Forbidden <U+202E>gnp.exe"),
+				// Over MCP the challenge is read (RFC 6750): a token short of
+				// scope, whose unreadable scope is left unnamed.
+				colMCP: {exit: 33, stderr: []string{"error: scope_denied: the server needs more scope than the token has (HTTP 403 insufficient_scope from ",
+					"; sign in again to be granted it: vq auth login --oauth (not recoverable, exit 33)"}},
+				colWatch: httpError("HTTP 403 Forbidden: Forbidden <U+202E>gnp.exe"),
 			},
 		},
 	}

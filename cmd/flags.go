@@ -31,11 +31,17 @@ type GlobalOptions struct {
 	Yes         bool
 	NoTUI       bool
 	NoColor     bool
+	// MCP: --header, --log-level, --save-dir, --elicit-defaults (see
+	// mcp_flags.go).
+	MCP MCPOptions
+	// timeoutGiven: --timeout was on the command line, so it bounds a
+	// whole MCP call instead of its idle time.
+	timeoutGiven bool
 }
 
 // connectionFlags are the global flags that only a command which calls a
 // server honours.
-var connectionFlags = []string{"base-url", "profile", "project", "environment", "transport", "endpoint", "timeout", "no-retry", "debug", "yes"}
+var connectionFlags = []string{"base-url", "profile", "project", "environment", "transport", "endpoint", "timeout", "no-retry", "debug", "yes", "header", "log-level", "save-dir", "elicit-defaults"}
 
 func addGlobalFlags(fs *pflag.FlagSet, g *GlobalOptions) {
 	fs.StringVar(&g.BaseURL, "base-url", "", "VisualQ server URL (env VQ_BASE_URL)")
@@ -44,12 +50,13 @@ func addGlobalFlags(fs *pflag.FlagSet, g *GlobalOptions) {
 	fs.StringVar(&g.Environment, "environment", "", "environment sent with every call (env VQ_ENVIRONMENT)")
 	fs.StringVar(&g.Transport, "transport", "", "endpoint to use: invoke or mcp (env VQ_TRANSPORT; default invoke)")
 	fs.StringVar(&g.Endpoint, "endpoint", "", "full URL of an MCP endpoint; implies --transport mcp (env VQ_ENDPOINT)")
-	fs.DurationVar(&g.Timeout, "timeout", 60*time.Second, "timeout of each request")
+	fs.DurationVar(&g.Timeout, "timeout", 60*time.Second, "timeout of each request; over MCP, of a whole call (without it: 60s without an answer or progress)")
 	fs.BoolVar(&g.NoRetry, "no-retry", false, "disable automatic retries of rate limits and unexpected errors")
 	fs.BoolVar(&g.Debug, "debug", false, "trace HTTP on stderr, credentials redacted (env VQ_DEBUG)")
 	fs.BoolVar(&g.Yes, "yes", false, "consent to write tools: send confirm: true")
 	fs.BoolVar(&g.NoTUI, "no-tui", false, "plain output even on a terminal (env VQ_NO_TUI)")
 	fs.BoolVar(&g.NoColor, "no-color", false, "no colours (env NO_COLOR)")
+	addMCPFlags(fs, &g.MCP)
 }
 
 // resolve folds in the environment variables that stand in for flags (vq
@@ -60,6 +67,10 @@ func (g *GlobalOptions) resolve(c *cobra.Command, getenv func(string) string) er
 	g.Debug = g.Debug || getenv("VQ_DEBUG") != ""
 	if g.Timeout <= 0 {
 		return exitcode.Usagef("--timeout must be positive, got %s", g.Timeout)
+	}
+	g.timeoutGiven = c.Flags().Changed("timeout")
+	if err := g.MCP.resolve(); err != nil {
+		return err
 	}
 	if names := refusedFlags(c); len(names) > 0 {
 		return &exitcode.UsageError{

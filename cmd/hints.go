@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // withHint adds to a failure api describes what the user can do about it,
@@ -18,7 +19,12 @@ func withHint(resp *api.ToolResponse) *api.ToolResponse {
 	var hint string
 	meta, refused := resp.CredentialRefused()
 	url, notServed := resp.NotServed()
+	scope, scopeDenied := resp.ScopeNeeded()
 	switch {
+	case scopeDenied && scope != "":
+		hint = "; sign in again to be granted it: vq auth login --oauth --scope " + textsafe.ShellQuote(scope)
+	case scopeDenied:
+		hint = "; sign in again to be granted it: vq auth login --oauth"
 	case resp.CredentialMissing():
 		hint = ": run vq auth login, or set VQ_API_KEY"
 	case refused && meta != "":

@@ -25,7 +25,7 @@ func TestToolsSaysHowToSignIn(t *testing.T) {
 func TestOAuthLoginWhereNoneIsNeededPointsAtTheAPIKey(t *testing.T) {
 	s := newToolServer(t, 200, `{"jsonrpc":"2.0","id":1,"result":{}}`)
 	_, stderr, exit := runVQ(t, map[string]string{"VQ_OAUTH_HEADLESS": "1"}, "auth", "login", "--oauth", "--endpoint", s.URL+"/api/mcp")
-	if exit != exitcode.Unauthorized || !strings.Contains(stderr, "answered HTTP 200 without asking for a sign-in: it needs no OAuth (an API key works with: vq auth login)") {
+	if exit != exitcode.Unauthorized || !strings.Contains(stderr, "without asking for a sign-in: it needs no OAuth (an API key works with: vq auth login)") {
 		t.Errorf("exit %d, stderr %s", exit, stderr)
 	}
 }

@@ -27,12 +27,16 @@ func NewCmdInvoke(f *Factory, runF func(context.Context, *InvokeOptions) error) 
 		Long: `Call any VisualQ tool with arguments.
 
 KEY=VALUE sends a string and KEY:=JSON a raw JSON value (number, boolean,
-array, object), as HTTPie does. --args gives a whole JSON object, inline,
+array, object), as HTTPie does. Over MCP, KEY=VALUE is converted to the type
+the tool's input schema declares (number, integer, boolean, array as a,b,c
+or JSON, object as JSON), as the MCP Inspector does; a value that does not
+convert is a usage error. --args gives a whole JSON object, inline,
 from @FILE, or from - (stdin); KEY pairs then override its members.`,
 		Example: `  vq invoke get_run_failures runId=run_abc
   vq invoke get_diff_stats runId=run_abc scenarioLabel=Homepage viewport=desktop
   vq invoke frt_find_scenarios query=checkout limit:=5 --json
-  echo '{"runId":"run_abc"}' | vq invoke get_run_failures --args -`,
+  echo '{"runId":"run_abc"}' | vq invoke get_run_failures --args -
+  vq invoke get_run_failures runId=run_abc --endpoint https://mcp.example.com/mcp --save-dir ./answers --log-level info`,
 		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: f.completeInvoke,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -60,5 +64,9 @@ func runInvoke(ctx context.Context, f *Factory, opts *InvokeOptions) error {
 	if err != nil {
 		return err
 	}
-	return opts.Pipeline.Run(ctx, api.Call{Tool: opts.Tool, Args: args})
+	call := api.Call{Tool: opts.Tool, Args: args}
+	if err := opts.Pipeline.typeArgs(ctx, call, opts.Pairs); err != nil {
+		return err
+	}
+	return opts.Pipeline.Run(ctx, call)
 }

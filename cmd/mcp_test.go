@@ -58,12 +58,14 @@ func TestMCPWithoutCredentialIs401WithSignInHint(t *testing.T) {
 	}
 }
 
+// An --endpoint is any server's: the 404 names the URL tried, not
+// VisualQ's path.
 func TestMCPWrongPathSaysWhereTheServerIs(t *testing.T) {
 	ts := startSandbox(t)
 	env := map[string]string{"VQ_API_KEY": sandbox.KeyAdmin}
 	_, errOut, exit := runVQ(t, env, "--endpoint", ts.URL+"/mcp", "failures", "run_abc")
 	if exit != exitcode.Of(exitcode.Shown(&api.ToolResponse{Error: &api.ToolError{Code: api.CodeHTTPError}})) ||
-		!strings.Contains(errOut, "wrong path: the MCP server is at /api/mcp (got 404 from "+ts.URL+"/mcp)") {
+		!strings.Contains(errOut, "HTTP 404 Not Found (vq speaks MCP over streamable HTTP, not the legacy HTTP+SSE transport); nothing is served at "+ts.URL+"/mcp") {
 		t.Errorf("exit %d, stderr:\n%s", exit, errOut)
 	}
 }

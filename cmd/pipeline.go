@@ -201,6 +201,9 @@ func (p *Pipeline) SendCI(ctx context.Context, tool string, args map[string]any)
 // error that carries its exit code.
 func (p *Pipeline) Show(ctx context.Context, resp *api.ToolResponse) error {
 	io := p.f.IO
+	if err := p.saveContent(resp); err != nil {
+		return err
+	}
 	io.PrepareOutput(len(resp.Raw()))
 	o := p.Output.renderOptions()
 	o.Indent, o.Getenv = io.OutTTY, p.f.Getenv

@@ -18,6 +18,12 @@ import (
 // error line on errOut. All server text is sanitized.
 func Plain(out, errOut io.Writer, r *api.ToolResponse) error {
 	w := bufio.NewWriterSize(out, 64<<10)
+	if c, ok := r.Content(); ok {
+		if err := writeContent(w, r, c); err != nil {
+			return err
+		}
+		return finish(w, errOut, r)
+	}
 	if layout.ShowsSummary(r.OK, r.Summary, r.ErrorMessage()) {
 		w.WriteString(textsafe.Sanitize(r.Summary))
 		w.WriteByte('\n')

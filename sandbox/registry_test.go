@@ -32,6 +32,7 @@ func argFacts(args []api.ToolArg) []string {
 func TestToolsListIsTheRegistrysInvokeTools(t *testing.T) {
 	ts := testServer(t, Options{})
 	client := api.New(api.Options{BaseURL: ts.URL, APIKey: KeyAdmin, Transport: api.TransportMCP, NoRetry: true})
+	defer client.Close() // ends the session's standalone stream before the server closes
 	listed, failure, err := client.ListTools(context.Background())
 	if err != nil || failure != nil {
 		t.Fatalf("tools/list: %v %+v", err, failure)

@@ -29,7 +29,7 @@ case "$scenario" in
     mcp invoke test_reconnection ;;
   elicitation-sep1034-client-defaults)
     mcp tools
-    mcp invoke test_client_elicitation_defaults ;;
+    mcp invoke test_client_elicitation_defaults --elicit-defaults ;;
   auth/*)
     if [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ]; then
       VQ_OAUTH_CLIENT_ID="$(printf '%s' "$MCP_CONFORMANCE_CONTEXT" | sed -n 's/.*"client_id" *: *"\([^"]*\)".*/\1/p')"

@@ -1,0 +1,78 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/textsafe"
+)
+
+// saveContent writes the binary blocks of a general MCP server's answer
+// (images, audio, blob resources) into --save-dir, one file each, and says
+// where on stderr. The names are vq's own (tool-N.ext, the extension from
+// a fixed table of MIME types): nothing the server sends names a file.
+// Without --save-dir a person is told the flag exists; --json carries the
+// bytes in base64 either way.
+func (p *Pipeline) saveContent(resp *api.ToolResponse) error {
+	content, ok := resp.Content()
+	if !ok {
+		return nil
+	}
+	errOut := p.f.IO.ErrOut
+	dir := p.f.Global.MCP.SaveDir
+	n := 0
+	for _, b := range content.Blocks {
+		if !b.Binary() {
+			continue
+		}
+		n++
+		if dir == "" {
+			continue
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("--save-dir: %w", err)
+		}
+		path := filepath.Join(dir, fmt.Sprintf("%s-%d%s", fileSafe(resp.Tool), n, extensionOf(b.MIMEType)))
+		if err := os.WriteFile(path, b.Data, 0o644); err != nil {
+			return fmt.Errorf("--save-dir: %w", err)
+		}
+		fmt.Fprintf(errOut, "vq: saved %s to %s\n", textsafe.SanitizeLine(b.Describe()), textsafe.SanitizeLine(path))
+	}
+	if n > 0 && dir == "" && !p.Output.Structured() {
+		fmt.Fprintf(errOut, "vq: the answer holds %d binary block(s); save them with --save-dir DIR\n", n)
+	}
+	return nil
+}
+
+// fileSafe keeps the letters, digits, dots, dashes and underscores of a
+// tool name, so it can start a file name.
+func fileSafe(name string) string {
+	safe := strings.Map(func(r rune) rune {
+		if r < 0x80 && (r == '-' || r == '_' || r == '.' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+			return r
+		}
+		return '_'
+	}, name)
+	if strings.Trim(safe, "._") == "" {
+		return "content"
+	}
+	return strings.TrimLeft(safe, ".")
+}
+
+// extensions name files by their MIME type; any other type is .bin.
+var extensions = map[string]string{
+	"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp", "image/svg+xml": ".svg",
+	"audio/wav": ".wav", "audio/x-wav": ".wav", "audio/mpeg": ".mp3", "audio/ogg": ".ogg", "audio/webm": ".webm",
+	"application/pdf": ".pdf", "application/json": ".json", "text/plain": ".txt", "application/zip": ".zip",
+}
+
+func extensionOf(mime string) string {
+	base, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(mime)), ";")
+	if ext, ok := extensions[strings.TrimSpace(base)]; ok {
+		return ext
+	}
+	return ".bin"
+}

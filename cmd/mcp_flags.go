@@ -1,0 +1,89 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/textsafe"
+)
+
+// MCPOptions are the global flags of MCP servers in general: a header of
+// their own, their log level, where their binary content goes.
+type MCPOptions struct {
+	HeaderLines []string
+	LogLevel    string
+	SaveDir     string
+	// ElicitDefaults accepts a server's elicitation with its schema's
+	// defaults instead of declining it.
+	ElicitDefaults bool
+
+	headers http.Header
+}
+
+// logLevels are the levels of MCP logging/setLevel, least severe first.
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+func addMCPFlags(fs *pflag.FlagSet, o *MCPOptions) {
+	fs.StringArrayVar(&o.HeaderLines, "header", nil, "'Name: value' sent with every MCP request (repeatable), for servers with a header of their own")
+	fs.StringVar(&o.LogLevel, "log-level", "", "ask an MCP server to log at this level and above: "+strings.Join(logLevels, ", "))
+	fs.StringVar(&o.SaveDir, "save-dir", "", "save images, audio and binary resources of an MCP answer into this directory")
+	fs.BoolVar(&o.ElicitDefaults, "elicit-defaults", false, "answer an MCP server's questions (elicitation) with their defaults instead of declining them")
+}
+
+// resolve checks the flags before anything is sent.
+func (o *MCPOptions) resolve() error {
+	if o.LogLevel != "" && !slices.Contains(logLevels, o.LogLevel) {
+		return &exitcode.UsageError{Reason: fmt.Sprintf("unknown --log-level %q", o.LogLevel), Hint: "use one of: " + strings.Join(logLevels, ", ")}
+	}
+	o.headers = nil
+	for _, line := range o.HeaderLines {
+		name, value, ok := strings.Cut(line, ":")
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if !ok || !validHeaderName(name) || strings.ContainsAny(value, "\r\n") {
+			return &exitcode.UsageError{Reason: fmt.Sprintf("--header %q is not 'Name: value'", line), Hint: "example: --header 'X-Api-Key: secret'"}
+		}
+		if o.headers == nil {
+			o.headers = http.Header{}
+		}
+		o.headers.Add(name, value)
+	}
+	return nil
+}
+
+// validHeaderName reports an HTTP token (RFC 9110).
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		if r > 0x7e || r <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// elicit answers a server's elicitation. vq asks no one: it declines,
+// which the server hears at once, or with --elicit-defaults accepts the
+// schema's defaults (declining still when a required field has none). A
+// notice on stderr says what the server asked and what was answered.
+func (f *Factory) elicit(_ context.Context, e api.Elicitation) (api.ElicitAnswer, error) {
+	answer := api.ElicitAnswer{Action: api.ElicitDecline}
+	if f.Global.MCP.ElicitDefaults {
+		answer = api.DefaultsAnswer(e)
+	}
+	how := "declined (--elicit-defaults accepts the defaults)"
+	if answer.Action == api.ElicitAccept {
+		how = "accepted with its defaults"
+	} else if f.Global.MCP.ElicitDefaults {
+		how = "declined: a required field has no default"
+	}
+	fmt.Fprintf(f.IO.ErrOut, "vq: the server asks: %s: %s\n", textsafe.SanitizeLine(e.Message), how)
+	return answer, nil
+}
