@@ -64,8 +64,9 @@ file). Logs and --debug traces go to stderr; stdout carries only MCP.`,
   # against the local sandbox (started with: vq sandbox)
   VQ_BASE_URL=http://127.0.0.1:8787 VQ_API_KEY=vqs_admin vq mcp serve
 
-  # the tools as an MCP client sees them
-  npx @modelcontextprotocol/inspector --cli vq mcp serve --method tools/list`,
+  # the sandbox's tools as an MCP client sees them (the MCP Inspector; Node 22 or later)
+  npx @modelcontextprotocol/inspector --cli -e VQ_BASE_URL=http://127.0.0.1:8787 -e VQ_API_KEY=vqs_admin \
+    vq mcp serve --method tools/list`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if c.Flags().Changed("interval") && opts.Interval <= 0 {
@@ -91,13 +92,8 @@ func runMCPServe(ctx context.Context, f *Factory, opts *ServeOptions) error {
 	if !ok {
 		in = io.NopCloser(f.IO.In)
 	}
-	err = s.server.Run(ctx, &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{f.IO.Out}})
-	if ctx.Err() == nil {
-		// The client closed the stream: the session is over, as it should
-		// end. (The SDK reports the closed stream as an error.)
-		return nil
-	}
-	return err
+	// The session ends when the client closes the stream (nil) or ctx ends.
+	return s.server.Run(ctx, &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{f.IO.Out}})
 }
 
 type nopWriteCloser struct{ io.Writer }
@@ -117,6 +113,8 @@ type agentServer struct {
 	server   *mcp.Server
 	pipeline *Pipeline
 	factory  *Factory // the pipeline's
+	client   *api.Client
+	settings Settings
 	opts     *ServeOptions
 	errOut   io.Writer
 
@@ -136,10 +134,14 @@ func startAgentServer(ctx context.Context, f *Factory, opts *ServeOptions) (*age
 	pf := serveFactory(f)
 	p := newPipeline(pf)
 	p.Wait = WaitOptions{Interval: opts.Interval, Timeout: DefaultWatchTimeout}
-	if _, _, err := p.connect(ctx); err != nil {
+	client, settings, err := p.connect(ctx)
+	if err != nil {
 		return nil, err
 	}
-	s := &agentServer{pipeline: p, factory: pf, opts: opts, errOut: f.IO.ErrOut, ready: make(chan struct{}), loaded: make(chan struct{})}
+	s := &agentServer{
+		pipeline: p, factory: pf, client: client, settings: settings, opts: opts, errOut: f.IO.ErrOut,
+		ready: make(chan struct{}), loaded: make(chan struct{}),
+	}
 	serverOpts := &mcp.ServerOptions{
 		Instructions: serveInstructions,
 		// The tool list is fixed for the process: no list_changed
@@ -174,10 +176,9 @@ func (s *agentServer) close() {
 // readiness lock) and --debug traces go to stderr.
 func serveFactory(f *Factory) *Factory {
 	return &Factory{
-		IO:      &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: f.IO.ErrOut},
-		Getenv:  f.Getenv,
-		OpenURL: f.OpenURL,
-		Global:  f.Global,
+		IO:     &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: f.IO.ErrOut},
+		Getenv: f.Getenv,
+		Global: f.Global,
 	}
 }
 
@@ -222,21 +223,21 @@ func (s *agentServer) load(ctx context.Context) {
 // offered are the tools of the server's hosted tool list when it has one,
 // else those of vq's registry, and where they came from.
 func (s *agentServer) offered(ctx context.Context) ([]*mcp.Tool, string) {
-	client, settings, _ := s.pipeline.connect(ctx)
-	if !settings.hasCredential() {
+	if !s.settings.hasCredential() {
 		s.logf("no API key: every call answers unauthorized until VQ_API_KEY is set or vq auth login has run")
 		return registryTools(), "vq's tool registry"
 	}
-	hosted, failure, err := client.ListTools(ctx)
+	endpoint := s.client.MCPEndpoint()
+	hosted, failure, err := s.client.ListTools(ctx)
 	switch {
 	case err != nil:
 		return nil, ""
 	case failure != nil:
-		s.logf("%s has no tool list for vq (%s): serving vq's own", client.MCPEndpoint(), format.SanitizeLine(failure.ErrorMessage()))
+		s.logf("%s has no tool list for vq (%s): serving vq's own", endpoint, format.SanitizeLine(failure.ErrorMessage()))
 	case len(hosted) == 0:
-		s.logf("%s lists no tools: serving vq's own", client.MCPEndpoint())
+		s.logf("%s lists no tools: serving vq's own", endpoint)
 	default:
-		return hostedTools(hosted), client.MCPEndpoint()
+		return hostedTools(hosted), endpoint
 	}
 	return registryTools(), "vq's tool registry"
 }

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -693,30 +694,32 @@ func TestMCPServeWithoutAServerIsAUsageError(t *testing.T) {
 	}
 }
 
-// initializeRequest is the first message an MCP client sends.
-const initializeRequest = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`
+// initializeRequest is the first message an MCP client sends;
+// toolsListRequest asks for the tools after it.
+const (
+	initializeRequest = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`
+	toolsListRequest  = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+)
 
 // BenchmarkMCPServe measures what an IDE agent waits for: a vq mcp serve
 // process from its start to the answer to initialize, and one tools/call
 // through a running one. Beside them: vq --version's whole run, the floor
 // of any vq process, and the same call sent by vq's API client directly,
 // as vq invoke sends it once started; tools-call less direct-invoke is
-// what serving adds to a call.
+// what serving adds to a call. The sandbox runs as a process of its own,
+// as a server does, so both calls cross to it alike.
 //
 //	go test ./cmd -run '^$' -bench MCPServe -count 5
 func BenchmarkMCPServe(b *testing.B) {
-	ts := httptest.NewServer(sandbox.New(sandbox.Options{Rate: -1}).Handler())
-	defer ts.Close()
 	vq := buildVQ(b)
-	env := []string{
-		"VQ_BASE_URL=" + ts.URL, "VQ_API_KEY=" + sandbox.KeyAdmin, "VQ_NO_KEYRING=1",
-		"VQ_CONFIG=" + filepath.Join(b.TempDir(), "config.json"), "HOME=" + b.TempDir(),
-	}
+	env := []string{"VQ_NO_KEYRING=1", "VQ_CONFIG=" + filepath.Join(b.TempDir(), "config.json"), "HOME=" + b.TempDir()}
 	command := func(args ...string) *exec.Cmd {
 		c := exec.Command(vq, args...)
 		c.Env = env
 		return c
 	}
+	base := startSandboxProcess(b, command("sandbox", "--addr", "127.0.0.1:0", "--rate", "-1"))
+	env = append(env, "VQ_BASE_URL="+base, "VQ_API_KEY="+sandbox.KeyAdmin)
 	call := api.RunFailuresCall("run_abc")
 
 	b.Run("version", func(b *testing.B) {
@@ -735,11 +738,18 @@ func BenchmarkMCPServe(b *testing.B) {
 				b.Fatal(err)
 			}
 			io.WriteString(stdin, initializeRequest+"\n")
-			line, err := bufio.NewReader(stdout).ReadString('\n')
+			answers := bufio.NewReader(stdout)
+			line, err := answers.ReadString('\n')
 			if err != nil || !strings.Contains(line, `"id":1,"result"`) {
 				b.Fatalf("initialize: %v %s", err, line)
 			}
 			b.StopTimer()
+			// The tool list is loaded by then: the server's MCP session,
+			// which it opened for it, is ended properly.
+			io.WriteString(stdin, toolsListRequest+"\n")
+			if line, err := answers.ReadString('\n'); err != nil || !strings.Contains(line, `"id":2,"result"`) {
+				b.Fatalf("tools/list: %v %s", err, line)
+			}
 			stdin.Close()
 			c.Wait()
 			b.StartTimer()
@@ -760,11 +770,31 @@ func BenchmarkMCPServe(b *testing.B) {
 		}
 	})
 	b.Run("direct-invoke", func(b *testing.B) {
-		client := api.New(api.Options{BaseURL: ts.URL, APIKey: sandbox.KeyAdmin})
+		client := api.New(api.Options{BaseURL: base, APIKey: sandbox.KeyAdmin})
 		for b.Loop() {
 			if resp, err := client.Invoke(context.Background(), call); err != nil || !resp.OK {
 				b.Fatal(err, resp)
 			}
 		}
 	})
+}
+
+// startSandboxProcess starts vq sandbox and answers its base URL; it is
+// stopped when the benchmark ends.
+func startSandboxProcess(b *testing.B, c *exec.Cmd) string {
+	b.Helper()
+	stdout, _ := c.StdoutPipe()
+	if err := c.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		c.Process.Signal(os.Interrupt)
+		c.Wait()
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	base, ok := strings.CutPrefix(strings.TrimSpace(line), "VisualQ sandbox listening on ")
+	if err != nil || !ok {
+		b.Fatalf("vq sandbox: %v %q", err, line)
+	}
+	return base
 }
