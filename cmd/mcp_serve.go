@@ -104,7 +104,7 @@ func (nopWriteCloser) Close() error { return nil }
 const serveInstructions = `VisualQ tools (visual-regression and functional tests), served by vq.
 Every answer is a ToolResponse in structuredContent: ok, summary, data, warnings, nextActions (follow-up calls), error {code, message}, recoverable.
 Write tools change a project and need confirm: true: ask your user first; a confirm_required answer means nothing was written.
-Async tools answer {jobId, status: queued}: send a progress token to get the job's result in the same call, or poll get_job_status.
+Async tools answer at once with a job (jobId) or started work (a token): send a progress token with the call to get the final result in the same call, else follow the answer's nextActions.
 A project_not_ready refusal ("3 of 5 sources analysed") must not be retried in a loop: wait, then call again.`
 
 // agentServer is vq mcp serve's MCP server: the tools it offers, each call
@@ -264,16 +264,17 @@ func registryTools() []*mcp.Tool {
 	return out
 }
 
-// hostedTools are a server's tools as vq offers them again. Their schemas
-// are rebuilt from what vq reads of them (each argument's name, type,
-// description and whether it is required), so whatever else a server puts
-// in a schema can neither reach the agent nor stop the tool from being
-// served.
+// hostedTools are a server's tools as vq offers them again, names
+// unchanged. Their schemas are rebuilt from what vq reads of them (each
+// argument's name, type, description and whether it is required), so
+// whatever else a server puts in a schema can neither reach the agent nor
+// stop the tool from being served; their text is sanitized, as agents show
+// it on terminals too.
 func hostedTools(tools []api.Tool) []*mcp.Tool {
 	out := make([]*mcp.Tool, len(tools))
 	for i, t := range tools {
 		out[i] = &mcp.Tool{
-			Name: t.Name, Title: t.Title, Description: t.Description,
+			Name: t.Name, Title: format.SanitizeLine(t.Title), Description: format.Sanitize(t.Description),
 			InputSchema: inputSchema(t.Arguments),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly, DestructiveHint: t.Destructive},
 		}
@@ -296,7 +297,7 @@ func inputSchema(args []api.ToolArg) map[string]any {
 			p["type"] = a.Type
 		}
 		if a.Description != "" {
-			p["description"] = a.Description
+			p["description"] = format.Sanitize(a.Description)
 		}
 		props[a.Name] = p
 		if a.Required {

@@ -683,6 +683,38 @@ func TestMCPServeSanitizesServerText(t *testing.T) {
 	}
 }
 
+// Any MCP server's tools are served again, through vq's MCP client: a
+// general server's text answer comes back as the ToolResponse vq makes of
+// it, and its text is sanitized on the way.
+func TestMCPServeServesAnyMCPServersTools(t *testing.T) {
+	hosted := mcp.NewServer(&mcp.Implementation{Name: "other", Version: "1"}, nil)
+	hosted.AddTool(&mcp.Tool{
+		Name: "echo", Title: "Echo\u202e", Description: "Echoes\x1b[2J\x1b]0;owned\x07 its message.",
+		InputSchema: map[string]any{"type": "object", "properties": map[string]any{
+			"msg": map[string]any{"type": "string", "description": "what\x1b[31m to say"}}, "required": []string{"msg"}},
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var args struct{ Msg string }
+		json.Unmarshal(req.Params.Arguments, &args)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "you said " + args.Msg + "\x1b[2J"}}}, nil
+	})
+	other := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return hosted }, nil))
+	t.Cleanup(other.Close)
+	s := serveVQ(t, map[string]string{"VQ_ENDPOINT": other.URL})
+	echo, ok := s.tools(t)["echo"]
+	if !ok {
+		t.Fatalf("echo not served:\n%s", s.stderr)
+	}
+	schema, _ := json.Marshal(echo.InputSchema)
+	if echo.Title != "Echo<U+202E>" || echo.Description != "Echoes its message." || !strings.Contains(string(schema), `"description":"what to say"`) || !echo.Annotations.ReadOnlyHint {
+		t.Errorf("served as %+v %s", echo, schema)
+	}
+	res, resp := s.call(t, "echo", map[string]any{"msg": "hi"})
+	if !resp.OK || resp.Summary != "you said hi\x1b[2J" || resultText(res) != "you said hi" {
+		t.Errorf("answer %+v, text %q", resp, resultText(res))
+	}
+}
+
 func TestMCPServeWithoutAServerIsAUsageError(t *testing.T) {
 	out, errOut, exit := runVQ(t, nil, "mcp", "serve")
 	if exit != format.ExitUsage || out != "" || !strings.Contains(errOut, "no VisualQ server configured") {
