@@ -510,8 +510,7 @@ func TestMCPServeReturnsTheReadinessLock(t *testing.T) {
 }
 
 func TestMCPServeFollowsAJobWithProgress(t *testing.T) {
-	ts := httptest.NewServer(sandbox.New(sandbox.Options{JobStep: 20 * time.Millisecond, Rate: -1}).Handler())
-	t.Cleanup(ts.Close)
+	ts := startSandboxWith(t, sandbox.Options{JobStep: 20 * time.Millisecond, Rate: -1})
 	for _, transport := range []string{api.TransportInvoke, api.TransportMCP} {
 		t.Run(transport, func(t *testing.T) {
 			env := adminEnv(ts)
@@ -649,13 +648,6 @@ func TestMCPServeRidesOutA429Storm(t *testing.T) {
 			t.Errorf("with --no-retry no rate limit came back: %+v", answers)
 		}
 	})
-}
-
-func startSandboxWith(t *testing.T, opts sandbox.Options) *httptest.Server {
-	t.Helper()
-	ts := httptest.NewServer(sandbox.New(opts).Handler())
-	t.Cleanup(ts.Close)
-	return ts
 }
 
 func TestMCPServeKeepsStdoutForMCP(t *testing.T) {
