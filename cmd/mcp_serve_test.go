@@ -209,6 +209,7 @@ func TestMCPServeOffersTheHostedToolList(t *testing.T) {
 		if got.Title != want.Title || got.Description != want.Description || a.ReadOnlyHint != want.ReadOnly || !equalBoolPtr(a.DestructiveHint, want.Destructive) {
 			t.Errorf("%s served as %+v %+v, listed as %+v", want.Name, got, a, want)
 		}
+		sortByName(want.Arguments)
 		if args := schemaArgs(t, got.InputSchema); !slices.Equal(args, want.Arguments) {
 			t.Errorf("%s arguments served %+v, listed %+v", want.Name, args, want.Arguments)
 		}
@@ -223,7 +224,8 @@ func TestMCPServeOffersTheHostedToolList(t *testing.T) {
 
 func equalBoolPtr(a, b *bool) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
-// schemaArgs reads a served input schema back as vq reads a listed one.
+// schemaArgs reads a served input schema back as vq reads a listed one,
+// in name order.
 func schemaArgs(t *testing.T, schema any) []api.ToolArg {
 	t.Helper()
 	raw, _ := json.Marshal(schema)
@@ -243,16 +245,12 @@ func schemaArgs(t *testing.T, schema any) []api.ToolArg {
 		typ, _ := p.Type.(string)
 		args = append(args, api.ToolArg{Name: name, Type: typ, Required: slices.Contains(s.Required, name), Description: p.Description})
 	}
-	slices.SortFunc(args, func(x, y api.ToolArg) int {
-		if x.Required != y.Required {
-			if x.Required {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(x.Name, y.Name)
-	})
+	sortByName(args)
 	return args
+}
+
+func sortByName(args []api.ToolArg) {
+	slices.SortFunc(args, func(x, y api.ToolArg) int { return strings.Compare(x.Name, y.Name) })
 }
 
 func TestMCPServeFallsBackToTheRegistry(t *testing.T) {
