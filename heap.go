@@ -9,11 +9,11 @@ import (
 
 // startingHeap lets the heap grow to size before the first collection,
 // then hands pacing back to the ordinary GOGC=100. A command that reads one
-// large answer and exits (8 MB for 100k failures) otherwise collects as
-// soon as the heap passes the runtime's 4 MB minimum, and that one
-// collection cost ~3 ms of a 24 ms `vq invoke … --json` here. The Go
-// compiler starts its heap the same way. A GOGC or GOMEMLIMIT the user set
-// is left alone.
+// large answer and exits otherwise collects as soon as the heap passes the
+// runtime's 4 MB minimum, a collection that is a visible part of a large
+// `vq invoke … --json` (BENCHMARKS.md, "One collection mid-read"). The Go compiler
+// starts its heap the same way. A GOGC or GOMEMLIMIT the user set is left
+// alone.
 func startingHeap(size int64) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return

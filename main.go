@@ -1,4 +1,8 @@
 // Command vq is the command-line client of VisualQ.
+//
+// Nothing vq is built from imports bench/: the benchmarks are not shipped.
+// arch_test.go holds every package to the import rule its doc comment
+// states.
 package main
 
 import (

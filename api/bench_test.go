@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/visualq/vq/bench/fixture"
+	"github.com/visualq/vq/internal/fixture"
 )
 
 // BenchmarkDecodeToolResponse100k decodes the ~8 MB answer of a run with

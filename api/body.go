@@ -21,8 +21,8 @@ func bodyTooLarge(size, limit int64) error {
 }
 
 // body is a response body read into memory within a cap, which a consumer
-// may read (as an io.Reader) while it is still arriving: an 8 MB answer is
-// then decoded on one core as it lands on the other, instead of after.
+// may read (as an io.Reader) while it is still arriving: a large answer is
+// then decoded as it lands, instead of after (see reader for which).
 //
 // It reads into chunks joined only at the end (one chunk when the length
 // was announced), so a body that runs past the cap never costs more than
@@ -110,9 +110,32 @@ func (b *body) bytes() ([]byte, error) {
 	return bytes.Join(b.chunks, nil), nil
 }
 
-// reader reads the body as it arrives. One reader at a time: the signal
-// that more has arrived wakes one waiter.
-func (b *body) reader() io.Reader { return &bodyReader{b: b} }
+// reader is the body for a decoder. A body announced at up to
+// streamDecodeMax bytes is read as it arrives; a larger one, or one of
+// unannounced length, once it is complete and in place (a *bytes.Buffer,
+// which the decoder does not copy). A decoder reading a stream holds a
+// copy of the value it is in the middle of, so a body that is one huge
+// string would cost twice the cap. One reader at a time: the signal that
+// more has arrived wakes one waiter.
+func (b *body) reader() io.Reader {
+	if 0 < b.announced && b.announced <= streamDecodeMax {
+		return &bodyReader{b: b}
+	}
+	data, err := b.bytes()
+	if err != nil {
+		return failedReader{err}
+	}
+	return bytes.NewBuffer(data)
+}
+
+// streamDecodeMax is the largest body read as it arrives: a page of a
+// large run's failures is, a body near the cap is not.
+const streamDecodeMax = 32 << 20
+
+// failedReader reads as a body that could not be read.
+type failedReader struct{ err error }
+
+func (r failedReader) Read([]byte) (int, error) { return 0, r.err }
 
 type bodyReader struct {
 	b      *body

@@ -12,9 +12,9 @@ import (
 )
 
 // CI tools are routed through POST {base}/api/ci/{tool} and answer plain
-// JSON, not ToolResponses (SPEC.md, "CI endpoint"). CallCI wraps each
-// answer in a ToolResponse so that the rest of vq (rendering, exit codes,
-// retries, watching) handles it like any other answer.
+// JSON, not ToolResponses. CallCI wraps each answer in a ToolResponse so
+// that the rest of vq (rendering, exit codes, retries, watching) handles it
+// like any other answer.
 
 // CI run statuses of get_run_status.
 const (
@@ -86,7 +86,7 @@ func count(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 // data, since the run gave no verdict yet.
 func RunTimeout(e *WatchTimeoutError) *ToolResponse {
 	msg := fmt.Sprintf("run %s has no verdict yet after %s; it may still finish", e.JobID, e.Timeout)
-	return clientError(ToolRunStatus, CodeTimeout, msg, true)
+	return ClientError(ToolRunStatus, CodeTimeout, msg, true)
 }
 
 // RunAsJob returns a get_run_status answer as Watch reads a job's status, so
@@ -97,11 +97,9 @@ func RunTimeout(e *WatchTimeoutError) *ToolResponse {
 // JSON) keeps data null, so Watch retries or ends on it as its error code
 // says.
 func RunAsJob(r *ToolResponse) *ToolResponse {
-	out := *r
-	out.Data = json.RawMessage("null")
 	run, ok := ParseCIRun(r)
 	if !ok {
-		return &out
+		return r.WithData(json.RawMessage("null"))
 	}
 	job := JobStatus{JobID: run.RunID, Status: run.Status, Progress: run.Progress}
 	verdict := ""
@@ -123,13 +121,13 @@ func RunAsJob(r *ToolResponse) *ToolResponse {
 		p.Message = verdict
 		job.Progress = &p
 	}
-	out.Data, _ = json.Marshal(job) // strings and numbers: it always encodes
-	return &out
+	data, _ := json.Marshal(job) // strings and numbers: it always encodes
+	return r.WithData(data)
 }
 
 // CIURL is the CI endpoint of one tool.
 func (c *Client) CIURL(tool string) string {
-	return c.opts.BaseURL + "/api/ci/" + url.PathEscape(tool)
+	return c.opts.BaseURL + CIPath + url.PathEscape(tool)
 }
 
 // CallCI calls a CI tool with args as the body (plus project and
@@ -148,11 +146,12 @@ func (c *Client) CallCI(ctx context.Context, tool string, args map[string]any) (
 		}
 	}
 	return c.withRetries(ctx, tool, func() *ToolResponse {
-		status, header, raw, err := c.post(ctx, c.CIURL(tool), body, nil)
+		url := c.CIURL(tool)
+		status, header, raw, err := c.post(ctx, url, body, nil)
 		if err != nil {
-			return transportFailure(tool, status, err)
+			return transportFailure(tool, url, status, err)
 		}
-		return ciResponse(tool, status, header, raw)
+		return ciResponse(tool, url, status, header, raw)
 	})
 }
 
@@ -170,13 +169,16 @@ type ciErrorBody struct {
 }
 
 // ciResponse wraps one complete CI answer.
-func ciResponse(tool string, status int, header http.Header, raw []byte) *ToolResponse {
+func ciResponse(tool, url string, status int, header http.Header, raw []byte) *ToolResponse {
 	if status == http.StatusUnauthorized {
 		return unauthorized(tool, header.Get("WWW-Authenticate"))
 	}
 	doc, isJSON := jsonDocument(raw)
 	if !isJSON {
-		return httpError(tool, status, httpErrorMessage(status, raw))
+		if status == http.StatusTooManyRequests {
+			return rateLimited(tool, url, header)
+		}
+		return httpError(tool, url, status, httpErrorMessage(status, raw))
 	}
 	if status >= 200 && status < 300 {
 		r := &ToolResponse{OK: true, Tool: tool, Summary: tool + " answered", Data: doc, Warnings: []string{}, NextActions: []NextAction{}}
@@ -214,7 +216,7 @@ func ciResponse(tool string, status int, header http.Header, raw []byte) *ToolRe
 		recoverable = boolPtr(code == CodeRateLimit || code == CodeHTTPError || code == CodeValidation)
 	}
 	// The body's error is all a failure carries: code and message above.
-	r := clientError(tool, code, message, *recoverable)
+	r := ClientError(tool, code, message, *recoverable)
 	r.transient = status >= 500
 	r.RetryAfterMs = retryAfterMs
 	if r.RetryAfterMs == 0 && code == CodeRateLimit {

@@ -35,7 +35,7 @@ func TestCIAnswersBecomeToolResponses(t *testing.T) {
 			false, CodeScopeDenied, true, "no", 1},
 		{"404 without a code", []reply{{404, `{"message":"nope"}`, nil}}, false, CodeNotFound, false, `HTTP 404 Not Found: {"message":"nope"}`, 1},
 		{"401", []reply{{401, `{"error":{"code":"unauthorized","message":"missing API key"}}`, map[string]string{"WWW-Authenticate": `Bearer realm="visualq"`}}},
-			false, CodeUnauthorized, false, "sign in with: vq auth login", 1},
+			false, CodeUnauthorized, false, "the server did not accept the credential (HTTP 401)", 1},
 		{"429 waits retryAfterMs", []reply{{429, `{"error":{"code":"rate_limit","message":"slow","retryAfterMs":5}}`, nil}, {200, `{"runId":"r","status":"passed","total":4}`, nil}},
 			true, "", false, "run r passed: 4 checks", 2},
 	} {
@@ -92,7 +92,7 @@ func TestRunAsJob(t *testing.T) {
 			t.Errorf("%s → %s, want %s", tc.run, got.Data, tc.job)
 		}
 	}
-	failed := RunAsJob(clientError(ToolRunStatus, CodeHTTPError, "HTTP 502", true))
+	failed := RunAsJob(ClientError(ToolRunStatus, CodeHTTPError, "HTTP 502", true))
 	if failed.ErrorCode() != CodeHTTPError || string(failed.Data) != "null" {
 		t.Errorf("a failed poll: %+v", failed)
 	}

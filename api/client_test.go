@@ -154,8 +154,8 @@ func TestTimeoutIsAnHTTPErrorAndNotRetried(t *testing.T) {
 	defer close(block)
 	c := New(Options{BaseURL: srv.URL, APIKey: "k", Timeout: 100 * time.Millisecond})
 	resp, _ := c.Invoke(context.Background(), Call{Tool: "t"})
-	if resp.ErrorCode() != CodeHTTPError || !strings.Contains(resp.Error.Message, "timed out") {
-		t.Fatalf("got %+v", resp.Error)
+	if resp.ErrorCode() != CodeHTTPError || !strings.Contains(resp.Error.Message, "timed out") || !resp.TimedOut() {
+		t.Fatalf("got %+v, timed out %v", resp.Error, resp.TimedOut())
 	}
 	if hits.Load() != 1 {
 		t.Errorf("%d requests; a timeout must not be retried", hits.Load())
@@ -261,8 +261,8 @@ func TestUnauthorizedIsNeverRetried(t *testing.T) {
 	if resp.ErrorCode() != CodeUnauthorized || s.hits.Load() != 1 {
 		t.Fatalf("code %q after %d requests", resp.ErrorCode(), s.hits.Load())
 	}
-	if !strings.Contains(resp.Error.Message, "vq auth login") || !strings.Contains(resp.Error.Message, "https://vq.example/.well-known/oauth-protected-resource") {
-		t.Errorf("message %q should say how to sign in and name the metadata", resp.Error.Message)
+	if meta, refused := resp.CredentialRefused(); !refused || meta != "https://vq.example/.well-known/oauth-protected-resource" {
+		t.Errorf("CredentialRefused = %q, %v; want the challenge's resource metadata", meta, refused)
 	}
 }
 

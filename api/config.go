@@ -6,17 +6,43 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"net/url"
 	"os"
 	"path/filepath"
-	"time"
-
-	"github.com/zalando/go-keyring"
+	"slices"
+	"strings"
 )
 
-// Config is the settings file under the user config directory. Flags and
+// Config is the settings file under the user config directory: one entry
+// per server, the active one, and defaults for every server. Flags and
 // environment variables override every field.
 type Config struct {
-	BaseURL     string `json:"baseUrl,omitempty"`
+	// Active is the base URL of the server calls go to when no flag or
+	// environment variable names one.
+	Active string `json:"active,omitempty"`
+	// Servers are keyed by base URL: the normalised one for entries vq
+	// auth login writes, a migrated file's own spelling (the keyring
+	// account of its key) otherwise. Entries are matched normalised.
+	Servers map[string]Server `json:"servers,omitempty"`
+	// Project, Environment, Transport and Endpoint apply to every server
+	// whose entry sets none of its own.
+	Project     string `json:"project,omitempty"`
+	Environment string `json:"environment,omitempty"`
+	Transport   string `json:"transport,omitempty"`
+	Endpoint    string `json:"endpoint,omitempty"`
+	// BaseURL is the one server of a file written before vq kept an entry
+	// per server; LoadConfig moves it, its key and its settings into
+	// Servers. An APIKey left here came without a base URL: it was stored
+	// for no server, so it is sent to none, and kept as the user wrote it.
+	BaseURL string `json:"baseUrl,omitempty"`
+	APIKey  string `json:"apiKey,omitempty"`
+}
+
+// Server is one server's entry.
+type Server struct {
+	// Name lets --profile, VQ_PROFILE and vq auth switch pick the entry.
+	Name        string `json:"name,omitempty"`
 	Project     string `json:"project,omitempty"`
 	Environment string `json:"environment,omitempty"`
 	Transport   string `json:"transport,omitempty"`
@@ -34,17 +60,94 @@ func DefaultConfigPath() (string, error) {
 	return filepath.Join(dir, "vq", "config.json"), nil
 }
 
-// LoadConfig reads the config file; a missing file is an empty config.
+// LoadConfig reads the config file; a missing file is an empty config. A
+// file of the single-server shape comes back as one entry, the active one.
 func LoadConfig(path string) (Config, error) {
 	var c Config
-	err := readJSONFile(path, &c)
-	return c, err
+	if err := readJSONFile(path, &c); err != nil {
+		return c, err
+	}
+	c.migrate()
+	return c, nil
+}
+
+// migrate moves a single-server file's server into Servers.
+func (c *Config) migrate() {
+	if c.BaseURL == "" {
+		return
+	}
+	if _, _, found := c.Find(c.BaseURL); !found {
+		if c.Servers == nil {
+			c.Servers = map[string]Server{}
+		}
+		c.Servers[c.BaseURL] = Server{Project: c.Project, Environment: c.Environment, Transport: c.Transport, Endpoint: c.Endpoint, APIKey: c.APIKey}
+		c.Project, c.Environment, c.Transport, c.Endpoint = "", "", "", ""
+	}
+	if c.Active == "" {
+		c.Active = c.BaseURL
+	}
+	c.BaseURL, c.APIKey = "", ""
 }
 
 // SaveConfig writes the config file with mode 0600 in a 0700 directory,
 // atomically: a crash leaves the old file or the new one, never half of one.
 func SaveConfig(path string, c Config) error {
 	return writeJSONFile(path, c)
+}
+
+// Find is the entry for baseURL, compared normalised, with the key it is
+// stored under.
+func (c Config) Find(baseURL string) (key string, s Server, found bool) {
+	want := NormalizeBaseURL(baseURL)
+	for k, s := range c.Servers {
+		if NormalizeBaseURL(k) == want {
+			return k, s, true
+		}
+	}
+	return "", Server{}, false
+}
+
+// Named is the entry called name.
+func (c Config) Named(name string) (key string, s Server, found bool) {
+	for k, s := range c.Servers {
+		if s.Name == name {
+			return k, s, true
+		}
+	}
+	return "", Server{}, false
+}
+
+// Pick is the entry a --profile, VQ_PROFILE or vq auth switch names: by
+// name, else by base URL.
+func (c Config) Pick(ref string) (key string, s Server, found bool) {
+	if key, s, found = c.Named(ref); found {
+		return key, s, found
+	}
+	return c.Find(ref)
+}
+
+// BaseURLs are the servers with an entry, sorted.
+func (c Config) BaseURLs() []string {
+	return slices.Sorted(maps.Keys(c.Servers))
+}
+
+// NormalizeBaseURL is the form a server's entry is kept under: scheme and
+// host lower case, no default port, no trailing slash, so that one server
+// spelt two ways has one entry. A string that is no URL is only trimmed.
+func NormalizeBaseURL(raw string) string {
+	raw = strings.TrimRight(raw, "/")
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return raw
+	}
+	u.Scheme, u.Host = strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	if port := u.Port(); (u.Scheme == "https" && port == "443") || (u.Scheme == "http" && port == "80") {
+		u.Host = u.Hostname()
+		if strings.Contains(u.Host, ":") {
+			u.Host = "[" + u.Host + "]" // an IPv6 literal keeps its brackets
+		}
+	}
+	return u.String()
 }
 
 // readJSONFile reads one of vq's own JSON files into v. A missing or empty
@@ -101,101 +204,4 @@ func WriteFileAtomic(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
-}
-
-// Where a credential came from, as vq auth status reports it.
-const (
-	SourceEnv     = "environment (VQ_API_KEY)"
-	SourceKeyring = "OS keyring"
-	SourceConfig  = "config file"
-)
-
-const keyringService = "vq"
-
-// CredentialStore keeps API keys in the OS keyring when one answers, else in
-// the config file. Keys are stored per base URL.
-type CredentialStore struct {
-	ConfigPath string
-	// UseKeyring is false where no keyring should be touched (VQ_NO_KEYRING).
-	UseKeyring bool
-	// KeyringTimeout bounds every keyring call: a locked or absent keyring
-	// must never hang vq. Zero means 3s.
-	KeyringTimeout time.Duration
-}
-
-// Lookup finds the stored key for baseURL and says where it was.
-func (s CredentialStore) Lookup(baseURL string) (key, source string, err error) {
-	if s.UseKeyring {
-		if k, err := s.keyring(func() (string, error) { return keyring.Get(keyringService, baseURL) }); err == nil && k != "" {
-			return k, SourceKeyring, nil
-		}
-	}
-	c, err := LoadConfig(s.ConfigPath)
-	if err != nil {
-		return "", "", err
-	}
-	if c.APIKey != "" && (c.BaseURL == "" || c.BaseURL == baseURL) {
-		return c.APIKey, SourceConfig + " " + s.ConfigPath, nil
-	}
-	return "", "", nil
-}
-
-// Save stores the key for baseURL together with the base URL itself, and
-// reports where the key went.
-func (s CredentialStore) Save(baseURL, key string) (string, error) {
-	c, err := LoadConfig(s.ConfigPath)
-	if err != nil {
-		return "", err
-	}
-	c.BaseURL = baseURL
-	source := SourceConfig + " " + s.ConfigPath
-	c.APIKey = key
-	if s.UseKeyring {
-		if _, err := s.keyring(func() (string, error) { return "", keyring.Set(keyringService, baseURL, key) }); err == nil {
-			c.APIKey = ""
-			source = SourceKeyring
-		}
-	}
-	return source, SaveConfig(s.ConfigPath, c)
-}
-
-// Delete removes the key for baseURL from the keyring and the config file.
-func (s CredentialStore) Delete(baseURL string) error {
-	if s.UseKeyring {
-		_, _ = s.keyring(func() (string, error) { return "", keyring.Delete(keyringService, baseURL) })
-	}
-	c, err := LoadConfig(s.ConfigPath)
-	if err != nil {
-		return err
-	}
-	// The file keeps one server's key: only that server's logout removes it.
-	if c.APIKey == "" || (c.BaseURL != "" && c.BaseURL != baseURL) {
-		return nil
-	}
-	c.APIKey = ""
-	return SaveConfig(s.ConfigPath, c)
-}
-
-var errKeyringTimeout = errors.New("the OS keyring did not answer in time")
-
-func (s CredentialStore) keyring(op func() (string, error)) (string, error) {
-	timeout := s.KeyringTimeout
-	if timeout <= 0 {
-		timeout = 3 * time.Second
-	}
-	type result struct {
-		v   string
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		v, err := op()
-		done <- result{v, err}
-	}()
-	select {
-	case r := <-done:
-		return r.v, r.err
-	case <-time.After(timeout):
-		return "", errKeyringTimeout
-	}
 }

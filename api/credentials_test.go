@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/zalando/go-keyring"
 )
 
 // TestWriteFileAtomicFailureKeepsTheOldFile fails a write halfway, the way
@@ -55,19 +58,83 @@ func TestWriteFileAtomicFailureKeepsTheOldFile(t *testing.T) {
 	}
 }
 
-// TestALockedKeyringTimesOut stands a keyring call that never answers (as a
-// locked keyring's unlock prompt does) in for the OS keyring: the OS one
-// cannot be faked, but the timeout around it is what keeps vq from hanging.
-func TestALockedKeyringTimesOut(t *testing.T) {
+// lockedKeyring stands a keyring that never answers, as a locked one
+// waiting on its unlock prompt does, in for the OS keyring's lookups until
+// the test ends.
+func lockedKeyring(t *testing.T) {
 	locked := make(chan struct{})
-	defer close(locked)
-	start := time.Now()
-	_, err := CredentialStore{KeyringTimeout: 50 * time.Millisecond}.keyring(func() (string, error) {
+	keyringGet = func(service, user string) (string, error) {
 		<-locked
 		return "", nil
+	}
+	t.Cleanup(func() {
+		keyringGet = keyring.Get
+		close(locked)
 	})
-	if !errors.Is(err, errKeyringTimeout) || time.Since(start) > 5*time.Second {
-		t.Fatalf("err %v after %s", err, time.Since(start))
+}
+
+// A locked keyring holds a lookup no longer than its context: completion's
+// short budget holds even when the keyring's own timeout is long.
+func TestALockedKeyringHonoursTheContext(t *testing.T) {
+	lockedKeyring(t)
+	dir := t.TempDir()
+	s := CredentialStore{ConfigPath: filepath.Join(dir, "config.json"), UseKeyring: true, KeyringTimeout: 10 * time.Second}
+	if err := SaveConfig(s.ConfigPath, Config{BaseURL: "https://vq.example", APIKey: "vqs_file"}); err != nil {
+		t.Fatal(err)
+	}
+	// Token secrets kept in the keyring: the file has none.
+	tokens := `{"tokens":{"https://issuer.example":{"issuer":"https://issuer.example","resource":"https://vq.example/api/mcp","clientId":"c","tokenUrl":"https://issuer.example/token"}}}`
+	if err := os.WriteFile(s.OAuthPath(), []byte(tokens), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, lookup := range map[string]func(context.Context) error{
+		"Lookup": func(ctx context.Context) error {
+			_, _, err := s.Lookup(ctx, "https://vq.example")
+			return err
+		},
+		"LookupOAuth": func(ctx context.Context) error {
+			_, _, err := s.LookupOAuth(ctx, "https://vq.example/api/mcp")
+			return err
+		},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		start := time.Now()
+		err := lookup(ctx)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
+			t.Errorf("%s: %v after %s, want the context's deadline", name, err, time.Since(start))
+		}
+	}
+}
+
+// A keyring that does not answer within KeyringTimeout is passed over: the
+// key in the config file is found.
+func TestALockedKeyringTimesOutToTheConfigFile(t *testing.T) {
+	lockedKeyring(t)
+	s := CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json"), UseKeyring: true, KeyringTimeout: 50 * time.Millisecond}
+	if err := SaveConfig(s.ConfigPath, Config{BaseURL: "https://vq.example", APIKey: "vqs_file"}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	key, source, err := s.Lookup(context.Background(), "https://vq.example")
+	if key != "vqs_file" || !strings.HasPrefix(source, SourceConfig) || err != nil || time.Since(start) > 5*time.Second {
+		t.Errorf("Lookup = %q, %q, %v after %s; want the file's key", key, source, err, time.Since(start))
+	}
+}
+
+// A keyring that answers keeps the key; the config file then holds none.
+func TestTheKeyringKeepsTheKey(t *testing.T) {
+	keyring.MockInit()
+	s := CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json"), UseKeyring: true}
+	if where, err := s.Save("https://vq.example", Server{}, "vqs_kept"); where != SourceKeyring || err != nil {
+		t.Fatalf("saved to %q: %v", where, err)
+	}
+	if c, err := LoadConfig(s.ConfigPath); c.Servers["https://vq.example"].APIKey != "" || err != nil {
+		t.Errorf("the config file holds key %q (%v)", c.Servers["https://vq.example"].APIKey, err)
+	}
+	key, source, err := s.Lookup(context.Background(), "https://vq.example")
+	if key != "vqs_kept" || source != SourceKeyring || err != nil {
+		t.Errorf("Lookup = %q, %q, %v", key, source, err)
 	}
 }
 
@@ -75,11 +142,11 @@ func TestALockedKeyringTimesOut(t *testing.T) {
 // key is saved to and read from the private config file only.
 func TestNoKeyringMeansTheConfigFile(t *testing.T) {
 	s := CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json")}
-	where, err := s.Save("https://vq.example", "vqs_stored")
+	where, err := s.Save("https://vq.example", Server{}, "vqs_stored")
 	if err != nil || !strings.HasPrefix(where, SourceConfig) {
 		t.Fatalf("saved to %q: %v", where, err)
 	}
-	key, source, err := s.Lookup("https://vq.example")
+	key, source, err := s.Lookup(context.Background(), "https://vq.example")
 	if key != "vqs_stored" || !strings.HasPrefix(source, SourceConfig) || err != nil {
 		t.Errorf("Lookup = %q, %q, %v", key, source, err)
 	}
@@ -92,13 +159,13 @@ func TestOAuthFileEmptyOrBroken(t *testing.T) {
 	if err := os.WriteFile(s.OAuthPath(), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, found, err := s.LookupOAuth("https://vq.example/api/mcp"); found || err != nil {
+	if _, found, err := s.LookupOAuth(context.Background(), "https://vq.example/api/mcp"); found || err != nil {
 		t.Errorf("empty token file: found %v, err %v; want nothing and no error", found, err)
 	}
 	if err := os.WriteFile(s.OAuthPath(), []byte("{"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.LookupOAuth("https://vq.example/api/mcp"); err == nil || !strings.Contains(err.Error(), s.OAuthPath()) {
+	if _, _, err := s.LookupOAuth(context.Background(), "https://vq.example/api/mcp"); err == nil || !strings.Contains(err.Error(), s.OAuthPath()) {
 		t.Errorf("broken token file: %v, want an error naming %s", err, s.OAuthPath())
 	}
 }

@@ -10,8 +10,8 @@ import (
 )
 
 // checkToolResponse fails the test when r breaks what every renderer relies
-// on: non-nil collections, a code on every failure, and a document that
-// encodes.
+// on: non-nil collections, a code on every failure, a document that
+// encodes, and server bytes and a data index that match Data.
 func checkToolResponse(t *testing.T, what string, r *ToolResponse) {
 	t.Helper()
 	if r == nil {
@@ -25,6 +25,16 @@ func checkToolResponse(t *testing.T, what string, r *ToolResponse) {
 	}
 	if _, err := json.Marshal(r); err != nil {
 		t.Fatalf("%s: does not encode: %v", what, err)
+	}
+	// --json prints the server's bytes when the response has them: they
+	// must say what Data says.
+	if raw := r.Raw(); raw != nil {
+		if served, err := DecodeToolResponse(raw); err != nil || !bytes.Equal(served.Data, r.Data) {
+			t.Fatalf("%s: --json would print %s, whose data is not %s", what, raw, r.Data)
+		}
+	}
+	if m, ok := r.dataMembers(); ok && !bytes.Equal(m.doc, r.Data) {
+		t.Fatalf("%s: data read as %s, but it is %s", what, m.doc, r.Data)
 	}
 }
 
@@ -99,7 +109,7 @@ func FuzzCIResponse(f *testing.F) {
 	f.Add(404, []byte(`{"error":null,"recoverable":"yes"}`))
 	f.Fuzz(func(t *testing.T, status int, body []byte) {
 		status = 100 + int(uint(status)%500)
-		resp := ciResponse("run_vrt", status, http.Header{}, body)
+		resp := ciResponse("run_vrt", "http://127.0.0.1/api/ci/run_vrt", status, http.Header{}, body)
 		checkToolResponse(t, string(body), resp)
 		if resp.OK != (status >= 200 && status < 300 && json.Valid(bytes.TrimSpace(body))) {
 			t.Fatalf("HTTP %d %s: ok=%v", status, body, resp.OK)

@@ -178,10 +178,8 @@ func (r *ToolResponse) dataMembers() (members, bool) {
 	if r == nil {
 		return members{}, false
 	}
-	// A copy of a response may have been given other data since it was
-	// indexed: the index counts only for the very bytes it was made from.
-	if m := r.data; m != nil && len(m.doc) == len(r.Data) && len(m.doc) > 0 && &m.doc[0] == &r.Data[0] {
-		return *m, true
+	if r.data != nil {
+		return *r.data, true
 	}
 	m, err := splitObject(r.Data)
 	return m, err == nil

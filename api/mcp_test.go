@@ -236,7 +236,7 @@ func TestMCPTransportFailures(t *testing.T) {
 	cases := []struct {
 		path, code, contains string
 	}{
-		{"/locked-out", api.CodeUnauthorized, "resource metadata: https://example.test/.well-known/oauth-protected-resource/api/mcp"},
+		{"/locked-out", api.CodeUnauthorized, "HTTP 401"},
 		{"/wrong", api.CodeHTTPError, "wrong path: the MCP server is at /api/mcp (got 404 from " + m.URL + "/wrong)"},
 		{"/cut", api.CodeHTTPError, "connection"},
 	}
@@ -249,6 +249,10 @@ func TestMCPTransportFailures(t *testing.T) {
 		}
 		if resp.ErrorCode() != tc.code || !strings.Contains(resp.ErrorMessage(), tc.contains) {
 			t.Errorf("%s: %s %q, want %s containing %q", tc.path, resp.ErrorCode(), resp.ErrorMessage(), tc.code, tc.contains)
+		}
+		if meta, refused := resp.CredentialRefused(); refused != (tc.code == api.CodeUnauthorized) ||
+			refused && meta != "https://example.test/.well-known/oauth-protected-resource/api/mcp" {
+			t.Errorf("%s: CredentialRefused = %q, %v", tc.path, meta, refused)
 		}
 	}
 }

@@ -37,8 +37,22 @@ type oauthSecrets struct {
 	RefreshToken string `json:"refreshToken,omitempty"`
 }
 
+// oauthFile keys each token by issuer and resource, and its keyring
+// account is that key: two servers signing in at one issuer keep a token
+// each. A file written before holds keys that are the issuer alone.
 type oauthFile struct {
 	Tokens map[string]OAuthToken `json:"tokens"`
+}
+
+// key is where t is kept: the key of the token stored for the same issuer
+// and resource, else a new one.
+func (f oauthFile) key(t OAuthToken) string {
+	for k, old := range f.Tokens {
+		if old.Issuer == t.Issuer && old.Resource == t.Resource {
+			return k
+		}
+	}
+	return t.Issuer + " " + t.Resource
 }
 
 const oauthKeyringService = "vq-oauth"
@@ -57,7 +71,7 @@ func (s CredentialStore) loadOAuth() (oauthFile, error) {
 	return f, err
 }
 
-// SaveOAuth stores t under its issuer, secrets in the keyring when one
+// SaveOAuth stores t under its issuer and resource, secrets in the keyring when one
 // answers, else all of it in the 0600 token file; it says where.
 func (s CredentialStore) SaveOAuth(t OAuthToken) (string, error) {
 	f, err := s.loadOAuth()
@@ -65,34 +79,39 @@ func (s CredentialStore) SaveOAuth(t OAuthToken) (string, error) {
 		return "", err
 	}
 	where := SourceConfig + " " + s.OAuthPath()
+	key := f.key(t)
 	stored := t
 	if s.UseKeyring {
 		secrets, _ := json.Marshal(oauthSecrets{ClientSecret: t.ClientSecret, AccessToken: t.AccessToken, RefreshToken: t.RefreshToken})
-		if _, err := s.keyring(func() (string, error) { return "", keyring.Set(oauthKeyringService, t.Issuer, string(secrets)) }); err == nil {
+		if _, err := s.keyring(context.Background(), func() (string, error) { return "", keyring.Set(oauthKeyringService, key, string(secrets)) }); err == nil {
 			stored.ClientSecret, stored.AccessToken, stored.RefreshToken = "", "", ""
 			where = SourceKeyring
 		}
 	}
-	f.Tokens[t.Issuer] = stored
+	f.Tokens[key] = stored
 	return where, writeJSONFile(s.OAuthPath(), f)
 }
 
-// LookupOAuth finds the token stored for an MCP endpoint.
-func (s CredentialStore) LookupOAuth(resource string) (OAuthToken, bool, error) {
+// LookupOAuth finds the token stored for an MCP endpoint. Its secrets in a
+// keyring that has not answered when ctx ends fail the lookup with ctx's
+// error, as Lookup's do.
+func (s CredentialStore) LookupOAuth(ctx context.Context, resource string) (OAuthToken, bool, error) {
 	f, err := s.loadOAuth()
 	if err != nil {
 		return OAuthToken{}, false, err
 	}
-	for _, t := range f.Tokens {
+	for key, t := range f.Tokens {
 		if t.Resource != resource {
 			continue
 		}
 		if t.AccessToken == "" && t.RefreshToken == "" && s.UseKeyring {
-			if raw, err := s.keyring(func() (string, error) { return keyring.Get(oauthKeyringService, t.Issuer) }); err == nil {
-				var sec oauthSecrets
-				if json.Unmarshal([]byte(raw), &sec) == nil {
-					t.ClientSecret, t.AccessToken, t.RefreshToken = sec.ClientSecret, sec.AccessToken, sec.RefreshToken
-				}
+			raw, err := s.keyring(ctx, func() (string, error) { return keyringGet(oauthKeyringService, key) })
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return OAuthToken{}, false, ctxErr
+			}
+			var sec oauthSecrets
+			if err == nil && json.Unmarshal([]byte(raw), &sec) == nil {
+				t.ClientSecret, t.AccessToken, t.RefreshToken = sec.ClientSecret, sec.AccessToken, sec.RefreshToken
 			}
 		}
 		return t, t.AccessToken != "" || t.RefreshToken != "", nil
@@ -108,15 +127,15 @@ func (s CredentialStore) DeleteOAuth(resource string) ([]string, error) {
 		return nil, err
 	}
 	var removed []string
-	for issuer, t := range f.Tokens {
+	for key, t := range f.Tokens {
 		if t.Resource != resource {
 			continue
 		}
 		if s.UseKeyring {
-			_, _ = s.keyring(func() (string, error) { return "", keyring.Delete(oauthKeyringService, issuer) })
+			_, _ = s.keyring(context.Background(), func() (string, error) { return "", keyring.Delete(oauthKeyringService, key) })
 		}
-		delete(f.Tokens, issuer)
-		removed = append(removed, issuer)
+		delete(f.Tokens, key)
+		removed = append(removed, t.Issuer)
 	}
 	if len(removed) == 0 {
 		return nil, nil

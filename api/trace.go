@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // traceBodyBytes is how much of each body --debug shows.
@@ -32,12 +36,8 @@ func (t *tracer) RoundTrip(req *http.Request) (*http.Response, error) {
 			rc.Close()
 		}
 	}
-	t.printf("> %s %s\n", req.Method, req.URL.Redacted())
-	for name, values := range req.Header {
-		for _, v := range values {
-			t.printf("> %s: %s\n", name, redactHeader(name, v))
-		}
-	}
+	t.printf("> %s %s\n", req.Method, t.redact([]byte(req.URL.Redacted())))
+	t.headers(">", req.Header)
 	if len(reqBody) > 0 {
 		t.printf("> %s\n", t.redact(reqBody))
 	}
@@ -47,7 +47,9 @@ func (t *tracer) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.printf("< error after %s: %s\n", elapsed, t.redact([]byte(err.Error())))
 		return nil, err
 	}
-	t.printf("< %s in %s\n", res.Status, elapsed)
+	// The reason phrase and the headers are the server's text too.
+	t.printf("< %s in %s\n", t.redact([]byte(res.Status)), elapsed)
+	t.headers("<", res.Header)
 	head, _ := io.ReadAll(io.LimitReader(res.Body, traceBodyBytes))
 	res.Body = readCloser{io.MultiReader(bytes.NewReader(head), res.Body), res.Body}
 	if len(head) > 0 {
@@ -58,6 +60,16 @@ func (t *tracer) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.printf("< %s%s\n", t.redact(head), more)
 	}
 	return res, nil
+}
+
+// headers traces each header, the name and the value made safe and any
+// credential redacted, in name order so traces compare.
+func (t *tracer) headers(dir string, h http.Header) {
+	for _, name := range slices.Sorted(maps.Keys(h)) {
+		for _, v := range h[name] {
+			t.printf("%s %s: %s\n", dir, t.redact([]byte(name)), t.redact([]byte(redactHeader(name, v))))
+		}
+	}
 }
 
 func (t *tracer) printf(format string, args ...any) {
@@ -73,7 +85,7 @@ type readCloser struct {
 
 func redactHeader(name, value string) string {
 	switch strings.ToLower(name) {
-	case "authorization", "cookie", "x-api-key", "proxy-authorization":
+	case "authorization", "cookie", "set-cookie", "x-api-key", "proxy-authorization", "mcp-session-id":
 		if scheme, _, ok := strings.Cut(value, " "); ok {
 			return scheme + " [redacted]"
 		}
@@ -82,8 +94,10 @@ func redactHeader(name, value string) string {
 	return value
 }
 
-// secretFields matches JSON members whose values are credentials.
-var secretFields = lazyRegexp(`(?i)("(?:[a-z_]*api_?key|[a-z_]*token|password|secret|client_secret|authorization|code_verifier)"\s*:\s*")[^"]*(")`)
+// secretFields matches JSON members whose values are credentials: also
+// inside a JSON string (escaped quotes), and a value the trace limit cut
+// before its closing quote.
+var secretFields = lazyRegexp(`(?i)(\\*"(?:[a-z_-]*api[_-]?key|[a-z_]*token|password|[a-z_]*secret|authorization|code_verifier|session_?id|cookie|credentials?|private_?key|bearer)\\*"\s*:\s*\\*")(?:[^"\\]|\\[^"])*`)
 
 // secretParams matches credentials in form-encoded bodies (OAuth token
 // requests): code=…, code_verifier=…, client_secret=…, refresh_token=….
@@ -94,21 +108,24 @@ var secretParams = lazyRegexp(`(?i)(^|[&?])((?:code|code_verifier|client_secret|
 var keyLike = lazyRegexp(`\b(?:vqs?_[A-Za-z0-9_]{4,}|sk-[A-Za-z0-9_-]{8,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_.-]+)`)
 
 // redact removes the configured secret and anything key-like from traced
-// bytes and makes control characters visible, so a trace is safe to paste.
+// bytes and sanitizes them as any server text, so a trace is safe on a
+// terminal and to paste.
 func (t *tracer) redact(b []byte) string {
 	s := string(b)
 	if t.secret != "" {
 		s = strings.ReplaceAll(s, t.secret, "[redacted]")
+		// A body cut at the trace limit may end in the secret's start.
+		for n := len(t.secret) - 1; n >= 3; n-- {
+			if cut, found := strings.CutSuffix(s, t.secret[:n]); found {
+				s = cut + "[redacted]"
+				break
+			}
+		}
 	}
-	s = secretFields().ReplaceAllString(s, "${1}[redacted]${2}")
+	s = secretFields().ReplaceAllString(s, "${1}[redacted]")
 	s = secretParams().ReplaceAllString(s, "${1}${2}[redacted]")
 	s = keyLike().ReplaceAllString(s, "[redacted]")
-	return strings.Map(func(r rune) rune {
-		if r < ' ' && r != '\n' && r != '\t' || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return '\uFFFD'
-		}
-		return r
-	}, s)
+	return textsafe.Sanitize(s)
 }
 
 // lazyRegexp compiles expr on first use: most runs never redact or read a

@@ -5,20 +5,20 @@ import (
 )
 
 // unauthorized is the client-made response for HTTP 401: never retried with
-// the same credential, and it tells the user how to sign in.
+// the same credential. It keeps where the challenge says an OAuth sign-in
+// starts (CredentialRefused), for the caller that says how to sign in.
 func unauthorized(tool, wwwAuthenticate string) *ToolResponse {
-	msg := "the server did not accept the credential (HTTP 401); sign in with: vq auth login"
-	if meta := ResourceMetadata(wwwAuthenticate); meta != "" {
-		msg += " (or vq auth login --oauth; resource metadata: " + meta + ")"
-	}
-	return clientError(tool, CodeUnauthorized, msg, false)
+	r := ClientError(tool, CodeUnauthorized, "the server did not accept the credential (HTTP 401)", false)
+	r.cause, r.resourceMetadata = causeCredentialRefused, ResourceMetadata(wwwAuthenticate)
+	return r
 }
 
 // MissingCredential is the response for a call that was never sent because
-// no API key is configured.
+// no API key is configured (CredentialMissing).
 func MissingCredential(tool string) *ToolResponse {
-	return clientError(tool, CodeUnauthorized,
-		"no API key: run vq auth login, or set VQ_API_KEY", false)
+	r := ClientError(tool, CodeUnauthorized, "no API key", false)
+	r.cause = causeNoCredential
+	return r
 }
 
 // ResourceMetadata extracts the resource_metadata parameter of a

@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 )
 
-// Job statuses of get_job_status (SPEC.md, "The wire").
+// Job statuses of get_job_status.
 const (
 	JobQueued    = "queued"
 	JobRunning   = "running"
@@ -38,12 +39,18 @@ func (s JobStatus) Ended() bool {
 }
 
 // ParseJobStatus reads a response's data as a job status. ok is false when
-// the data is not an object with a status.
+// the data is not an object with a status. Progress that does not read as
+// numbers (1e400, "50%") is left out: it never turns a running job into an
+// answer that is no status.
 func ParseJobStatus(r *ToolResponse) (JobStatus, bool) {
 	var s JobStatus
 	data, isObject := r.dataMembers()
-	if !isObject || data.decodeFields(&s, "jobId", "status", "progress", "result") != nil || s.Status == "" {
+	if !isObject || data.decodeFields(&s, "jobId", "status", "result") != nil || s.Status == "" {
 		return JobStatus{}, false
+	}
+	var p JobProgress
+	if raw := data.get("progress"); raw != nil && json.Unmarshal(raw, &p) == nil && !math.IsInf(p.Current, 0) && !math.IsInf(p.Total, 0) {
+		s.Progress = &p
 	}
 	return s, true
 }
@@ -142,7 +149,7 @@ type WatchTimeoutError struct {
 // (--json): code timeout, recoverable (watching again may see the end),
 // no data, since the job gave no final answer.
 func (e *WatchTimeoutError) Response() *ToolResponse {
-	return clientError(ToolJobStatus, CodeTimeout, e.Error()+"; it may still finish", true)
+	return ClientError(ToolJobStatus, CodeTimeout, e.Error()+"; it may still finish", true)
 }
 
 func (e *WatchTimeoutError) Error() string {
@@ -276,9 +283,18 @@ func Watch(ctx context.Context, jobID string, poll PollFunc, o WatchOptions) (*T
 			}
 			wait = policy.Next(false)
 			notify(JobUpdate{JobID: jobID, Status: last.Status, Failure: resp, RetryIn: wait})
+		case resp.OK:
+			// An ok answer that is no job status (no status at all) says
+			// nothing of the job's end: it is a failure, polled again like
+			// one, and never the job's outcome.
+			if failures++; failures >= o.MaxFailures {
+				final := ClientError(resp.Tool, CodeToolError, "the job status answer carries no status", true)
+				notify(JobUpdate{JobID: jobID, Status: last.Status, Final: final})
+				return final, nil
+			}
+			wait = policy.Next(false)
 		default:
-			// A refusal, or an ok answer that is no job status: polling again
-			// would get the same answer.
+			// A refusal: polling again would get the same answer.
 			notify(JobUpdate{JobID: jobID, Status: last.Status, Final: resp})
 			return resp, nil
 		}
@@ -304,4 +320,32 @@ func updateFrom(jobID string, s JobStatus) JobUpdate {
 		u.Current, u.Total, u.Message = s.Progress.Current, s.Progress.Total, s.Progress.Message
 	}
 	return u
+}
+
+// FollowUp says how to watch the work an answer started: an async tool's
+// job (get_job_status) or an MCP tool's token (the same call again). id is
+// what to show the user; ok is false when the answer started nothing.
+func (c *Client) FollowUp(call Call, resp *ToolResponse) (id string, poll PollFunc, ok bool) {
+	if lr, ok := ParseLongRunning(resp); ok {
+		return lr.Token, c.TokenPoll(call, lr.Token), true
+	}
+	if id, ok := AcceptedJob(resp); ok {
+		return id, c.JobStatusPoll(id), true
+	}
+	return "", nil, false
+}
+
+type progressKey struct{}
+
+// WithProgress asks for the progress notifications an MCP server sends
+// while a call made with ctx runs; each one reaches fn as a running
+// JobUpdate. The invoke transport has no notifications: fn is then never
+// called.
+func WithProgress(ctx context.Context, fn func(JobUpdate)) context.Context {
+	return context.WithValue(ctx, progressKey{}, fn)
+}
+
+func progressHook(ctx context.Context) func(JobUpdate) {
+	fn, _ := ctx.Value(progressKey{}).(func(JobUpdate))
+	return fn
 }

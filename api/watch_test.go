@@ -187,7 +187,6 @@ func TestWatchEndsOnARefusalAndOnAFailedJob(t *testing.T) {
 	for name, body := range map[string]string{
 		"unknown job": errBody(CodeNotFound, false),
 		"failed job":  jobBody(JobFailed, 2, 3, "no event"),
-		"not a job":   okBody("get_job_status"),
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := newServer(t, reply{200, body, nil})
@@ -259,5 +258,37 @@ func TestAcceptedJob(t *testing.T) {
 		if got, _ := AcceptedJob(r); got != want {
 			t.Errorf("AcceptedJob(%s) = %q, want %q", body, got, want)
 		}
+	}
+}
+
+// Malformed progress is not completion, and an ok answer without a status
+// is no outcome: the watch polls on (progress it cannot read is left out)
+// and never ends ok on a job that is still running.
+func TestMalformedJobStatusesNeverEndAWatchOK(t *testing.T) {
+	running := func(progress string) string {
+		return `{"ok":true,"tool":"get_job_status","summary":"s","data":{"jobId":"j","status":"running","progress":` + progress + `},"warnings":[],"nextActions":[]}`
+	}
+	for name, body := range map[string]string{
+		"progress out of range":  running(`{"current":1e400,"total":3}`),
+		"progress as text":       running(`{"current":"50%","total":"100%"}`),
+		"progress not an object": running(`"half"`),
+		"no status":              okBody("get_job_status"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := newServer(t, reply{200, body, nil})
+			resp, _, err := watchOnce(t, s, WatchOptions{Interval: time.Millisecond, Timeout: 200 * time.Millisecond, MaxFailures: 3})
+			var timeout *WatchTimeoutError
+			switch {
+			case errors.As(err, &timeout):
+				// Still running at the deadline: the timeout, not an ok end.
+			case err != nil:
+				t.Fatalf("err %v", err)
+			case resp.OK:
+				t.Fatalf("the watch ended ok on %s", body)
+			}
+			if n := s.hits.Load(); n < 2 {
+				t.Errorf("polled %d times: a malformed answer ended the watch at once", n)
+			}
+		})
 	}
 }

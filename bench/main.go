@@ -28,7 +28,7 @@ import (
 func main() {
 	quick := flag.Bool("quick", false, "few runs and a short watch job; goals are reported, not enforced")
 	runs := flag.Int("runs", 0, "runs of each command per comparison (default 20, 3 with -quick)")
-	only := flag.String("only", "", "comma-separated rows to run: version,help,floor,invoke,mcp,json100k,plain100k,tui,watch,size")
+	only := flag.String("only", "", "comma-separated rows to run: version,help,floor,invoke,mcp,json100k,plain100k,tui,batch,watch,size")
 	flag.Parse()
 	cfg := config{quick: *quick, runs: *runs, only: *only}
 	if cfg.runs <= 0 {
@@ -120,6 +120,7 @@ func run(cfg config) (missed, broken bool, err error) {
 		{"json100k", b.big100kJSON},
 		{"plain100k", b.big100kPlain},
 		{"tui", b.tui},
+		{"batch", b.batchApprove},
 		{"watch", b.watch},
 		{"size", b.binarySize},
 	} {

@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
 )
 
 // parseArgs builds a tool's args from --args (a JSON object given inline, as
@@ -22,7 +22,7 @@ func parseArgs(pairs []string, argsFlag string, stdin io.Reader) (map[string]any
 			return nil, err
 		}
 		if err := decodeJSON(src, &args); err != nil || args == nil {
-			return nil, &format.UsageError{
+			return nil, &exitcode.UsageError{
 				Reason: "--args must be a JSON object: " + errText(err, "got null"),
 				Hint:   `example: --args '{"runId": "run_abc"}'`,
 			}
@@ -49,7 +49,7 @@ func readArgsSource(flag string, stdin io.Reader) ([]byte, error) {
 	case strings.HasPrefix(flag, "@"):
 		b, err := os.ReadFile(flag[1:])
 		if err != nil {
-			return nil, &format.UsageError{Reason: "--args " + flag + ": " + err.Error()}
+			return nil, &exitcode.UsageError{Reason: "--args " + flag + ": " + err.Error()}
 		}
 		return b, nil
 	}
@@ -61,7 +61,7 @@ func readArgsSource(flag string, stdin io.Reader) ([]byte, error) {
 func parsePair(p string) (string, any, error) {
 	key, value, ok := strings.Cut(p, "=")
 	if !ok || key == "" || key == ":" {
-		return "", nil, &format.UsageError{
+		return "", nil, &exitcode.UsageError{
 			Reason: fmt.Sprintf("argument %q is not KEY=VALUE or KEY:=JSON", p),
 			Hint:   "examples: runId=run_abc (a string), limit:=5 (a number), tags:='[\"a\"]' (JSON)",
 		}
@@ -72,7 +72,7 @@ func parsePair(p string) (string, any, error) {
 	}
 	var v any
 	if err := decodeJSON([]byte(value), &v); err != nil {
-		return "", nil, &format.UsageError{
+		return "", nil, &exitcode.UsageError{
 			Reason: fmt.Sprintf("argument %s:= is not valid JSON: %v", raw, err),
 			Hint:   fmt.Sprintf("for a string use %s=VALUE; JSON strings need quotes: %s:='\"text\"'", raw, raw),
 		}

@@ -2,34 +2,53 @@ package cmd
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // NewCmdAuth groups credential management.
 func NewCmdAuth(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "auth",
-		Short: "Sign in, sign out, and see where the API key comes from",
-		Long: `Manage the API key vq sends. The key is looked up in this order:
-the VQ_API_KEY environment variable, the OS keyring, then the config file
-(written 0600). The key is never a flag, so it never shows in ps.`,
+		Short: "Sign in to servers, switch between them, and see where each key comes from",
+		Long: `Manage the servers vq is signed in to and the API key it sends each.
+
+vq keeps one entry per server (its base URL): the key or OAuth tokens, and
+optionally a name, a project, an environment and a transport. One server is
+active: the one calls go to when no --base-url, --profile, VQ_BASE_URL or
+VQ_PROFILE names another. A key is only ever sent to the server it was
+stored for.
+
+A server's key is looked up in this order: the VQ_API_KEY environment
+variable (for whichever server is picked), the OS keyring, then the config
+file (written 0600). The key is never a flag, so it never shows in ps.`,
 	}
-	for _, sub := range []*cobra.Command{newCmdAuthLogin(f), newCmdAuthLogout(f), newCmdAuthStatus(f)} {
-		c.AddCommand(refuses(sub, "yes", "project", "environment"))
-	}
+	c.AddCommand(
+		newCmdAuthLogin(f),
+		refuses(newCmdAuthLogout(f), "yes", "project", "environment"),
+		refuses(newCmdAuthStatus(f), "yes", "project", "environment"),
+		refuses(newCmdAuthSwitch(f), "yes", "project", "environment", "base-url", "profile", "transport", "endpoint"),
+	)
 	return c
 }
 
 // LoginOptions are the inputs of vq auth login.
 type LoginOptions struct {
 	WithToken bool
+	// Name is the entry's name, for --profile and vq auth switch.
+	Name string
+	// NoVerify saves the key without the call that checks it.
+	NoVerify bool
 	// OAuth signs in with OAuth at the MCP endpoint instead of an API key;
 	// NoBrowser prints the authorization URL instead of opening it.
 	OAuth, NoBrowser bool
@@ -39,25 +58,43 @@ func newCmdAuthLogin(f *Factory) *cobra.Command {
 	opts := &LoginOptions{}
 	c := &cobra.Command{
 		Use:   "login",
-		Short: "Store the server URL and an API key",
-		Long: `Store the server URL and an API key for later calls.
+		Short: "Sign in to a server: store its URL and an API key",
+		Long: `Sign in to one server: store its base URL and an API key for later calls,
+and make it the active server. Other servers' entries are kept; signing in
+again to the same server replaces its key.
 
 With --with-token the key is read from stdin (for scripts and CI). Otherwise
-vq asks for the base URL and the key, which is not echoed.
+vq asks for the base URL (https:// is assumed when none is typed) and the
+key, which is not echoed.
+
+Before saving, vq checks the key with one call to the server: a key the
+server rejects (exit unauthorized) or a server that does not answer is not
+saved. --no-verify saves without asking the server (offline setups).
+
+--name gives the entry a name for --profile, VQ_PROFILE and vq auth switch;
+--project, --environment and --transport given here are stored as that
+server's defaults (flags and environment variables still win).
 
 With --oauth vq signs in at the MCP endpoint (--endpoint, else
 {base-url}/api/mcp) instead: it follows the endpoint's 401 to its
 authorization server, opens the browser (--no-browser prints the URL) and
-receives the answer on a 127.0.0.1 port. Tokens are stored per issuer like
-keys (OS keyring, else a 0600 file), refreshed when they expire, removed by
-vq auth logout. VQ_OAUTH_CLIENT_ID / VQ_OAUTH_CLIENT_SECRET name a client
-registered beforehand; VQ_OAUTH_HEADLESS=1 makes vq follow the
-authorization URL itself, for servers that need no person (tests).`,
+receives the answer on a 127.0.0.1 port. Tokens are stored per server and
+issuer like keys (OS keyring, else a 0600 file), refreshed when they
+expire, removed by vq auth logout. VQ_OAUTH_CLIENT_ID /
+VQ_OAUTH_CLIENT_SECRET name a client registered beforehand;
+VQ_OAUTH_HEADLESS=1 makes vq follow the authorization URL itself, for
+servers that need no person (tests).`,
 		Example: `  echo "$VISUALQ_KEY" | vq auth login --base-url https://visualq.example.com --with-token
+  echo "$VISUALQ_KEY" | vq auth login --name prod --base-url https://visualq.example.com --project shop-web --with-token
+  vq --profile prod ci run-vrt branch=main
+  echo "$VISUALQ_KEY" | vq auth login --name staging --base-url https://staging.visualq.example.com --with-token --no-verify
   vq auth login
   vq auth login --oauth --base-url https://visualq.example.com`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if err := checkProfileName(opts.Name); err != nil {
+				return err
+			}
 			if opts.OAuth {
 				return runOAuthLogin(c.Context(), f, opts)
 			}
@@ -65,60 +102,177 @@ authorization URL itself, for servers that need no person (tests).`,
 		},
 	}
 	c.Flags().BoolVar(&opts.WithToken, "with-token", false, "read the API key from stdin")
+	c.Flags().StringVar(&opts.Name, "name", "", "name of this server's entry, for --profile and vq auth switch")
+	c.Flags().BoolVar(&opts.NoVerify, "no-verify", false, "save the key without checking it with the server")
 	c.Flags().BoolVar(&opts.OAuth, "oauth", false, "sign in with OAuth at the MCP endpoint (browser; see vq auth login --help)")
 	c.Flags().BoolVar(&opts.NoBrowser, "no-browser", false, "with --oauth: print the sign-in URL instead of opening a browser")
 	c.MarkFlagsMutuallyExclusive("oauth", "with-token")
-	return c
+	c.MarkFlagsMutuallyExclusive("oauth", "no-verify")
+	return refuses(c, "yes")
 }
+
+// The base URL prompt, named in the errors about its answer.
+const baseURLPrompt = "VisualQ base URL"
 
 func runLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 	s, err := f.Settings(ctx)
 	if err != nil {
 		return err
 	}
+	if !opts.WithToken && !f.IO.InTTY {
+		return &exitcode.UsageError{Reason: "stdin is not a terminal", Hint: "pipe the key in with: vq auth login --with-token"}
+	}
 	in := bufio.NewReader(f.IO.In)
-	base := s.BaseURL
+	base, source := s.BaseURL, cmp.Or(s.PickedBy, "--base-url")
+	if !opts.WithToken && (base == "" || (f.Global.BaseURL == "" && f.Global.Profile == "")) { // ask unless a flag named it
+		if base, err = promptBaseURL(ctx, f, in, base); err != nil {
+			return err
+		}
+		source = "the " + baseURLPrompt + " prompt's answer"
+		if base == "" {
+			return exitcode.Usagef("no base URL was entered at the %s prompt", baseURLPrompt)
+		}
+	}
+	base = strings.TrimRight(base, "/")
+	if base == "" {
+		return &exitcode.UsageError{Reason: "no base URL", Hint: "pass --base-url https://… or set VQ_BASE_URL"}
+	}
+	if err := checkServerURL(source, base); err != nil {
+		return err
+	}
+	if err := checkNameFree(f, opts.Name, base); err != nil {
+		return err
+	}
 	var key string
-	switch {
-	case opts.WithToken:
+	if opts.WithToken {
 		if key, err = readLine(ctx, in); err != nil {
 			return err
 		}
-	case f.IO.InTTY:
-		if base == "" || f.Global.BaseURL == "" { // ask unless --base-url named it
-			base, err = prompt(ctx, f, in, "VisualQ base URL", base)
-			if err != nil {
-				return err
-			}
+		if key == "" {
+			return exitcode.Usagef("empty API key on stdin")
 		}
+	} else {
 		fmt.Fprint(f.IO.ErrOut, "API key (input hidden): ")
 		key, err = readSecret(ctx, int(os.Stdin.Fd()))
 		fmt.Fprintln(f.IO.ErrOut)
 		if err != nil {
 			return err
 		}
-	default:
-		return &format.UsageError{Reason: "stdin is not a terminal", Hint: "pipe the key in with: vq auth login --with-token"}
+		if key == "" {
+			return exitcode.Usagef("no API key was entered at the API key prompt")
+		}
 	}
-	base = strings.TrimRight(base, "/")
-	if base == "" {
-		return &format.UsageError{Reason: "no base URL", Hint: "pass --base-url https://… or set VQ_BASE_URL"}
-	}
-	if err := checkServerURL("--base-url", base); err != nil {
-		return err
-	}
-	if key == "" {
-		return format.Usagef("empty API key")
+	if !opts.NoVerify {
+		if err := verifyKey(ctx, f, base, key); err != nil {
+			return err
+		}
 	}
 	store, err := f.Credentials()
 	if err != nil {
 		return err
 	}
-	where, err := store.Save(base, key)
+	where, err := store.Save(base, loginEntry(f, opts), key)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(f.IO.ErrOut, "Signed in to %s; key stored in the %s.\n", base, where)
+	checked := "checked with the server"
+	if opts.NoVerify {
+		checked = "not checked (--no-verify)"
+	}
+	fmt.Fprintf(f.IO.ErrOut, "Signed in to %s; key %s, stored in the %s.\n", describeServer(base, opts.Name), checked, where)
+	return nil
+}
+
+// loginEntry is what vq auth login stores besides the key: the name and
+// the defaults given as flags (a variable set for this run is not meant
+// to outlive it).
+func loginEntry(f *Factory, opts *LoginOptions) api.Server {
+	return api.Server{Name: opts.Name, Project: f.Global.Project, Environment: f.Global.Environment, Transport: f.Global.Transport, Endpoint: f.Global.Endpoint}
+}
+
+// profileName is what a --name may be: never a URL, so vq auth switch
+// and --profile can tell the two apart.
+var profileName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// checkProfileName refuses a --name that is no name, before anything is
+// asked or sent.
+func checkProfileName(name string) error {
+	if name != "" && !profileName.MatchString(name) {
+		return exitcode.Usagef("--name %q: use letters, digits, '.', '_' and '-'", name)
+	}
+	return nil
+}
+
+// checkNameFree refuses a --name another server's entry has: one name
+// picks one server.
+func checkNameFree(f *Factory, name, base string) error {
+	if name == "" {
+		return nil
+	}
+	_, cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	if owner, _, taken := cfg.Named(name); taken && api.NormalizeBaseURL(owner) != api.NormalizeBaseURL(base) {
+		return &exitcode.UsageError{
+			Reason: fmt.Sprintf("--name %s is already the name of %s", name, displayURL(owner)),
+			Hint:   "choose another name, or remove that entry first: vq auth logout --profile " + name,
+		}
+	}
+	return nil
+}
+
+// promptBaseURL asks for the server. A host typed without a scheme is
+// taken as https://, and the person is told so.
+func promptBaseURL(ctx context.Context, f *Factory, in *bufio.Reader, def string) (string, error) {
+	base, err := prompt(ctx, f, in, baseURLPrompt, def)
+	if err != nil || base == "" {
+		return base, err
+	}
+	if !strings.Contains(base, "://") {
+		base = "https://" + base
+		fmt.Fprintf(f.IO.ErrOut, "No scheme given: using %s\n", displayURL(base))
+	}
+	return base, nil
+}
+
+// verifyKey makes one cheap authenticated call with the key about to be
+// saved: MCP tools/list on the MCP transport, else an invoke of
+// get_job_status for a job that does not exist, which changes nothing. A
+// 401 is a key the server rejects; no answer at all (or none from a
+// VisualQ server) leaves the key unchecked; any other answer, even a
+// refusal, means the key got in.
+func verifyKey(ctx context.Context, f *Factory, base, key string) error {
+	s, err := f.SettingsFor(ctx, base)
+	if err != nil {
+		return err
+	}
+	s.APIKey, s.KeySource = key, "vq auth login"
+	client, err := f.clientFor(&s)
+	if err != nil {
+		return err
+	}
+	var resp *api.ToolResponse
+	if s.Transport == api.TransportMCP {
+		_, resp, err = client.ListTools(ctx)
+	} else {
+		resp, err = client.InvokeOnce(ctx, api.Call{Tool: api.ToolJobStatus, Args: map[string]any{"jobId": "vq-auth-login-check"}})
+	}
+	if err != nil {
+		return err
+	}
+	if resp == nil {
+		return nil
+	}
+	if _, refused := resp.CredentialRefused(); refused {
+		return &exitcode.Error{Code: exitcode.Unauthorized, Message: fmt.Sprintf(
+			"%s rejected the key (HTTP 401); nothing was saved. Check the key and that it belongs to this server", displayURL(base))}
+	}
+	if resp.ErrorCode() == api.CodeHTTPError {
+		resp = withHint(resp)
+		return &exitcode.Error{Code: exitcode.ForCode(resp.ErrorCode(), resp.IsRecoverable()), Message: fmt.Sprintf(
+			"could not check the key with %s: %s; nothing was saved (--no-verify saves it unchecked)", displayURL(base), resp.ErrorMessage())}
+	}
 	return nil
 }
 
@@ -137,59 +291,96 @@ func prompt(ctx context.Context, f *Factory, in *bufio.Reader, label, def string
 
 func newCmdAuthLogout(f *Factory) *cobra.Command {
 	return &cobra.Command{
-		Use:     "logout",
-		Short:   "Remove the stored API key for the server",
-		Example: "  vq auth logout\n  vq auth logout --base-url https://visualq.example.com",
+		Use:   "logout",
+		Short: "Remove one server's stored key and tokens",
+		Long: `Remove the entry of one server: the active one, or the one --base-url or
+--profile names. Every other server's entry is kept.`,
+		Example: "  vq auth logout --profile staging\n  vq auth logout --base-url https://staging.visualq.example.com",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			s, err := f.Settings(c.Context())
 			if err != nil {
 				return err
 			}
+			if s.BaseURL == "" && s.Endpoint == "" {
+				return &exitcode.UsageError{Reason: "no server to sign out of", Hint: "name one with --base-url or --profile (see vq auth status)"}
+			}
 			store, err := f.Credentials()
 			if err != nil {
 				return err
 			}
-			if err := store.Delete(s.BaseURL); err != nil {
-				return err
+			if s.BaseURL != "" {
+				removed, err := store.Delete(s.BaseURL)
+				if err != nil {
+					return err
+				}
+				if removed {
+					fmt.Fprintf(f.IO.ErrOut, "Signed out of %s: its entry and stored key are removed.\n", describeServer(s.BaseURL, s.Profile))
+				} else {
+					fmt.Fprintf(f.IO.ErrOut, "Nothing was stored for %s.\n", displayURL(s.BaseURL))
+				}
 			}
-			fmt.Fprintf(f.IO.ErrOut, "Removed the stored key for %s.\n", orNone(s.BaseURL))
 			if err := logoutOAuth(f, store, s); err != nil {
 				return err
 			}
 			if s.KeySource == api.SourceEnv {
 				fmt.Fprintln(f.IO.ErrOut, "VQ_API_KEY is still set in the environment.")
 			}
+			if cfg, err := store.Load(); err == nil && cfg.Active == "" && len(cfg.Servers) > 0 {
+				fmt.Fprintf(f.IO.ErrOut, "Still signed in to: %s; make one active with vq auth switch.\n", strings.Join(profileNames(cfg), ", "))
+			}
 			return nil
 		},
 	}
 }
 
-func newCmdAuthStatus(f *Factory) *cobra.Command {
+func newCmdAuthSwitch(f *Factory) *cobra.Command {
 	return &cobra.Command{
-		Use:     "status",
-		Short:   "Show the server and where the API key comes from (masked)",
-		Example: "  vq auth status",
-		Args:    cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			s, err := f.Settings(c.Context())
+		Use:   "switch URL|NAME",
+		Short: "Make another signed-in server the active one",
+		Long: `Make the server with this base URL or login --name the active one: the
+server calls go to when no --base-url, --profile, VQ_BASE_URL or
+VQ_PROFILE names another.`,
+		Example: "  vq auth switch prod\n  vq auth switch https://visualq.example.com",
+		Args:    cobra.ExactArgs(1),
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			_, cfg, err := f.config()
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return profileNames(cfg), cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			store, cfg, err := f.config()
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(f.IO.Out, "server:  %s\n", orNone(s.BaseURL))
-			fmt.Fprintf(f.IO.Out, "config:  %s\n", s.ConfigPath)
-			showOAuthStatus(f, s)
-			if s.APIKey == "" {
-				fmt.Fprintln(f.IO.Out, "api key: none")
-				if s.OAuth != nil {
-					return nil // signed in with OAuth
-				}
-				return &format.ExitError{Code: format.ExitUnauthorized, Message: "not signed in: run vq auth login, or set VQ_API_KEY"}
+			base, found, err := store.Activate(args[0])
+			if err != nil {
+				return err
 			}
-			fmt.Fprintf(f.IO.Out, "api key: %s (from %s)\n", mask(s.APIKey), s.KeySource)
+			if !found {
+				return unknownProfile("vq auth switch", args[0], cfg)
+			}
+			_, entry, _ := cfg.Find(base)
+			fmt.Fprintf(f.IO.ErrOut, "Active server: %s.\n", describeServer(base, entry.Name))
+			for _, name := range []string{"VQ_BASE_URL", "VQ_PROFILE"} {
+				if f.Getenv(name) != "" {
+					fmt.Fprintf(f.IO.ErrOut, "%s is set in the environment: it still picks the server while it is.\n", name)
+				}
+			}
 			return nil
 		},
 	}
+}
+
+// describeServer names a server for a person: its URL, and its entry's
+// name when it has one.
+func describeServer(base, name string) string {
+	if name == "" {
+		return displayURL(base)
+	}
+	return displayURL(base) + " (" + name + ")"
 }
 
 // mask shows just enough of a key to recognise it.
@@ -200,9 +391,148 @@ func mask(key string) string {
 	return key[:4] + strings.Repeat("*", 8) + key[len(key)-2:]
 }
 
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
+// authStatus is what vq auth status shows, as text or --json: every
+// server signed in to, and the active one. Keys are masked.
+type authStatus struct {
+	Config string `json:"config"`
+	// Active is the server calls go to, PickedBy what picked it.
+	Active   string         `json:"active,omitempty"`
+	PickedBy string         `json:"pickedBy,omitempty"`
+	Servers  []serverStatus `json:"servers"`
+}
+
+type serverStatus struct {
+	BaseURL     string       `json:"baseUrl"`
+	Name        string       `json:"name,omitempty"`
+	Active      bool         `json:"active"`
+	APIKey      string       `json:"apiKey,omitempty"`
+	KeySource   string       `json:"keySource,omitempty"`
+	Project     string       `json:"project,omitempty"`
+	Environment string       `json:"environment,omitempty"`
+	Transport   string       `json:"transport,omitempty"`
+	Endpoint    string       `json:"endpoint,omitempty"`
+	OAuth       *oauthStatus `json:"oauth,omitempty"`
+}
+
+func newCmdAuthStatus(f *Factory) *cobra.Command {
+	var out OutputOptions
+	c := &cobra.Command{
+		Use:   "status",
+		Short: "List the servers signed in to, the active one, and where each key comes from (masked)",
+		Long: `List every server vq is signed in to, mark the active one and say what
+picked it, and show where each server's key or OAuth token comes from,
+masked. The active server's settings are the ones a call would use, with
+flags and environment variables applied; VQ_API_KEY counts for it alone.
+It exits unauthorized when the active server has no credential.`,
+		Example: "  vq auth status\n  vq auth status --json",
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctx := c.Context()
+			s, err := f.Settings(ctx)
+			if err != nil {
+				return err
+			}
+			st, err := collectStatus(ctx, f, s)
+			if err != nil {
+				return err
+			}
+			if out.Structured() {
+				err = out.writeDocument(ctx, f.IO, st)
+			} else {
+				err = writeStatus(f.IO.Out, st)
+			}
+			if err != nil {
+				return err
+			}
+			switch {
+			case s.BaseURL == "" && s.Endpoint == "":
+				return &exitcode.Error{Code: exitcode.Unauthorized, Message: "no active server: run vq auth login, or pick one with vq auth switch or --profile"}
+			case s.APIKey == "" && s.OAuth == nil:
+				return &exitcode.Error{Code: exitcode.Unauthorized, Message: "not signed in to " + displayURL(s.BaseURL) + ": run vq auth login, or set VQ_API_KEY"}
+			}
+			return nil
+		},
 	}
-	return s
+	addOutputFlags(c, &out, "text", "json")
+	return c
+}
+
+// collectStatus lists the servers: the active one as s resolved it, every
+// other entry as stored.
+func collectStatus(ctx context.Context, f *Factory, s Settings) (authStatus, error) {
+	store, cfg, err := f.config()
+	if err != nil {
+		return authStatus{}, err
+	}
+	st := authStatus{Config: s.ConfigPath, Servers: []serverStatus{}}
+	if s.BaseURL != "" || s.Endpoint != "" {
+		st.Active, st.PickedBy = displayURL(cmp.Or(s.BaseURL, s.Endpoint)), s.PickedBy
+		st.Servers = append(st.Servers, serverStatusOf(s, true))
+	}
+	for _, base := range cfg.BaseURLs() {
+		if s.BaseURL != "" && api.NormalizeBaseURL(base) == api.NormalizeBaseURL(s.BaseURL) {
+			continue
+		}
+		entry := cfg.Servers[base]
+		other := Settings{BaseURL: base, Profile: entry.Name, Project: entry.Project, Environment: entry.Environment, Transport: entry.Transport, Endpoint: entry.Endpoint}
+		if other.APIKey, other.KeySource, err = store.Lookup(ctx, base); err != nil {
+			return st, err
+		}
+		tok, found, err := store.LookupOAuth(ctx, other.MCPEndpoint())
+		if err != nil {
+			return st, err
+		}
+		if found {
+			other.OAuth = &tok
+		}
+		st.Servers = append(st.Servers, serverStatusOf(other, false))
+	}
+	return st, nil
+}
+
+func serverStatusOf(s Settings, active bool) serverStatus {
+	ss := serverStatus{
+		BaseURL: displayURL(s.BaseURL), Name: s.Profile, Active: active, KeySource: s.KeySource,
+		Project: s.Project, Environment: s.Environment, Transport: s.Transport, Endpoint: displayURL(s.Endpoint),
+		OAuth: oauthStatusOf(s),
+	}
+	if s.APIKey != "" {
+		ss.APIKey = mask(s.APIKey)
+	}
+	return ss
+}
+
+// writeStatus is vq auth status as text: a block per server, the active
+// one marked with *.
+func writeStatus(out io.Writer, st authStatus) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "config: %s\n", st.Config)
+	if len(st.Servers) == 0 {
+		b.WriteString("no servers signed in\n")
+	}
+	for _, ss := range st.Servers {
+		marker := " "
+		if ss.Active {
+			marker = "*"
+		}
+		fmt.Fprintf(&b, "%s %s\n", marker, describeServer(cmp.Or(ss.BaseURL, ss.Endpoint), ss.Name))
+		key := "none"
+		if ss.APIKey != "" {
+			key = ss.APIKey + " (from " + ss.KeySource + ")"
+		}
+		fields := [][2]string{{"api key", key}, {"project", ss.Project}, {"environment", ss.Environment}, {"transport", ss.Transport}, {"endpoint", ss.Endpoint}}
+		if ss.OAuth != nil {
+			fields = append(fields, [2]string{"oauth", ss.OAuth.String()})
+		}
+		for _, field := range fields {
+			if field[1] != "" {
+				fmt.Fprintf(&b, "    %-12s %s\n", field[0]+":", textsafe.SanitizeLine(field[1]))
+			}
+		}
+	}
+	if st.PickedBy != "" {
+		fmt.Fprintf(&b, "* active: picked by %s\n", st.PickedBy)
+	}
+	_, err := io.WriteString(out, b.String())
+	return err
 }

@@ -6,7 +6,8 @@ import (
 	"time"
 
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // runOAuthLogin is vq auth login --oauth.
@@ -15,8 +16,11 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkNameFree(f, opts.Name, s.BaseURL); err != nil {
+		return err
+	}
 	o := api.OAuthLoginOptions{
-		Notify:       func(msg string) { fmt.Fprintln(f.IO.ErrOut, format.Sanitize(msg)) },
+		Notify:       func(msg string) { fmt.Fprintln(f.IO.ErrOut, textsafe.Sanitize(msg)) },
 		Headless:     f.Getenv("VQ_OAUTH_HEADLESS") != "",
 		ClientID:     f.Getenv("VQ_OAUTH_CLIENT_ID"),
 		ClientSecret: f.Getenv("VQ_OAUTH_CLIENT_SECRET"),
@@ -29,7 +33,7 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &format.ExitError{Code: format.ExitUnauthorized, Message: err.Error()}
+		return &exitcode.Error{Code: exitcode.Unauthorized, Message: err.Error() + loginHint(err)}
 	}
 	store, err := f.Credentials()
 	if err != nil {
@@ -39,8 +43,14 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 	if err != nil {
 		return err
 	}
+	if s.BaseURL != "" {
+		// The server gets its entry, and becomes the active one, as with a key.
+		if _, err := store.Save(s.BaseURL, loginEntry(f, opts), ""); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(f.IO.ErrOut, "Signed in to %s with OAuth (issuer %s); token stored in the %s.\n",
-		format.SanitizeLine(client.MCPEndpoint()), format.SanitizeLine(tok.Issuer), where)
+		textsafe.SanitizeLine(client.MCPEndpoint()), textsafe.SanitizeLine(tok.Issuer), where)
 	if s.Transport != api.TransportMCP {
 		fmt.Fprintln(f.IO.ErrOut, "The token serves the MCP transport: use --transport mcp (or VQ_TRANSPORT=mcp).")
 	}
@@ -55,22 +65,33 @@ func logoutOAuth(f *Factory, store api.CredentialStore, s Settings) error {
 	}
 	issuers, err := store.DeleteOAuth(endpoint)
 	for _, issuer := range issuers {
-		fmt.Fprintf(f.IO.ErrOut, "Removed the OAuth token of %s (issuer %s).\n", format.SanitizeLine(endpoint), format.SanitizeLine(issuer))
+		fmt.Fprintf(f.IO.ErrOut, "Removed the OAuth token of %s (issuer %s).\n", textsafe.SanitizeLine(endpoint), textsafe.SanitizeLine(issuer))
 	}
 	return err
 }
 
-// showOAuthStatus adds the OAuth sign-in, if any, to vq auth status.
-func showOAuthStatus(f *Factory, s Settings) {
+// oauthStatus is the OAuth sign-in vq auth status shows for a server.
+type oauthStatus struct {
+	Endpoint    string    `json:"endpoint"`
+	Issuer      string    `json:"issuer"`
+	Expiry      time.Time `json:"expiry,omitzero"`
+	Refreshable bool      `json:"refreshable"`
+}
+
+func oauthStatusOf(s Settings) *oauthStatus {
 	if s.OAuth == nil {
-		return
+		return nil
 	}
+	return &oauthStatus{Endpoint: displayURL(s.MCPEndpoint()), Issuer: displayURL(s.OAuth.Issuer), Expiry: s.OAuth.Expiry, Refreshable: s.OAuth.RefreshToken != ""}
+}
+
+func (o *oauthStatus) String() string {
 	expiry := "no expiry"
-	if !s.OAuth.Expiry.IsZero() {
-		expiry = "expires " + s.OAuth.Expiry.Local().Format(time.RFC3339)
-		if s.OAuth.RefreshToken != "" {
+	if !o.Expiry.IsZero() {
+		expiry = "expires " + o.Expiry.Local().Format(time.RFC3339)
+		if o.Refreshable {
 			expiry += ", refreshable"
 		}
 	}
-	fmt.Fprintf(f.IO.Out, "oauth:   %s at issuer %s (%s)\n", format.SanitizeLine(s.MCPEndpoint()), format.SanitizeLine(s.OAuth.Issuer), expiry)
+	return fmt.Sprintf("%s at issuer %s (%s)", o.Endpoint, o.Issuer, expiry)
 }

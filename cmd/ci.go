@@ -1,14 +1,19 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/completions"
 	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // CIOptions are the inputs of the vq ci commands: one CI tool and its args.
@@ -25,11 +30,14 @@ type CIOptions struct {
 const ciJSONHelp = `CI tools answer plain JSON, not ToolResponses. vq wraps each answer in a
 ToolResponse (ok, tool, summary, data = the CI answer, error), so --json
 prints one ToolResponse document like every other command, also for HTTP
-failures, and --jq filters it: --jq .data.runId. When a waited run failed,
-that document is the get_run_failures answer, whose data also holds runId.`
+failures, and --jq filters it: --jq .data.runId. Whatever the verdict, a
+run's document has one shape: tool get_run_status, and .data with runId,
+status, url, failed and total; a failed run also nests its failing checks
+in .data.failures (--jq '.data.failures[].scenarioLabel').`
 
-const ciExitHelp = `Exit codes (vq exit-codes): 0 when the run passed (or is still queued or
-running without --wait); 3 (run_failed) when it finished with visual changes,
+const ciExitHelp = `Exit codes (vq exit-codes): 0 when the run passed (or was just started,
+without --wait); 8 (pending) when vq ci status finds it still queued or
+running without --wait; 3 (run_failed) when it finished with visual changes,
 after showing the failed checks as vq failures RUN_ID does (so --format junit,
 github or markdown report them); 6 when it ended in error; 7 when it was
 cancelled; 5 (timeout) when --wait ran past --wait-timeout, the run may still
@@ -142,7 +150,7 @@ command's, the CI answer under .data.`,
   vq ci call run_vrt branch=main --args @ci-args.json`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return &format.UsageError{Reason: "vq ci call needs a TOOL", Hint: "usage: " + c.UseLine()}
+				return &exitcode.UsageError{Reason: "vq ci call needs a TOOL", Hint: "usage: " + c.UseLine()}
 			}
 			return nil
 		},
@@ -165,17 +173,25 @@ func runCI(ctx context.Context, opts *CIOptions) error {
 	if opts.Raw {
 		return showCIAnswer(ctx, p, resp)
 	}
-	if run, ok := api.ParseCIRun(resp); ok && !run.Ended() {
-		if p.Wait.Wait {
-			return waitRun(ctx, p, run.RunID)
-		}
-		defer fmt.Fprintf(p.f.IO.ErrOut, "vq: wait for its verdict with: %s\n", resumeRunWait(run.RunID))
+	run, isRun := api.ParseCIRun(resp)
+	if !isRun || run.Ended() {
+		return showVerdict(ctx, p, resp)
 	}
-	return showVerdict(ctx, p, resp)
+	if p.Wait.Wait {
+		return waitRun(ctx, p, run.RunID)
+	}
+	err = p.Show(ctx, resp)
+	fmt.Fprintf(p.f.IO.ErrOut, "vq: wait for its verdict with: %s\n", resumeRunWait(run.RunID))
+	if err == nil && opts.Tool == api.ToolRunStatus {
+		// Asked how a run is doing, "still going" is no verdict: a script
+		// must not read it as passed. A run just started is what was asked.
+		err = &exitcode.Error{Code: exitcode.Pending}
+	}
+	return err
 }
 
 func resumeRunWait(runID string) string {
-	return "vq ci status " + format.ShellQuote(runID) + " --wait"
+	return "vq ci status " + textsafe.ShellQuote(runID) + " --wait"
 }
 
 // waitRun polls get_run_status with the watch policy and display, then
@@ -202,13 +218,16 @@ func waitRun(ctx context.Context, p *Pipeline, runID string) error {
 	switch {
 	case errors.As(err, &timeout):
 		resp := api.RunTimeout(timeout)
-		fmt.Fprintf(errOut, "vq: %s\n", format.SanitizeLine(resp.ErrorMessage()))
-		fmt.Fprintf(errOut, "vq: to resume: %s\n", resumeRunWait(runID))
+		shown := error(&exitcode.Error{Code: exitcode.Timeout})
 		if p.Output.Structured() {
-			// A script still gets its one document (exit 5 comes with it).
-			return p.Show(ctx, resp)
+			// A script still gets its one document (exit 5 comes with it),
+			// and its error line.
+			shown = p.Show(ctx, resp)
+		} else {
+			fmt.Fprintf(errOut, "vq: %s\n", textsafe.SanitizeLine(resp.ErrorMessage()))
 		}
-		return &format.ExitError{Code: format.ExitTimeout}
+		fmt.Fprintf(errOut, "vq: to resume: %s\n", resumeRunWait(runID))
+		return shown
 	case err != nil:
 		fmt.Fprintf(errOut, "vq: to resume: %s\n", resumeRunWait(runID))
 		return err
@@ -222,7 +241,9 @@ func waitRun(ctx context.Context, p *Pipeline, runID string) error {
 // that call succeeded: changes found are a verdict, never a crash.
 func showVerdict(ctx context.Context, p *Pipeline, resp *api.ToolResponse) error {
 	run, isRun := api.ParseCIRun(resp)
-	var verdict *format.ExitError
+	// The summary holds the server's run ID: one line, whatever it holds.
+	summary := textsafe.SanitizeLine(run.Summary())
+	var verdict *exitcode.Error
 	switch {
 	case !isRun:
 	case run.Status == api.RunFailed:
@@ -231,23 +252,55 @@ func showVerdict(ctx context.Context, p *Pipeline, resp *api.ToolResponse) error
 		if err != nil {
 			return err
 		}
-		// Shown as vq failures shows it: on a terminal the TUI opens into
-		// triage. A failures call that itself failed has shown its error;
-		// the run's verdict is still the exit code.
-		var shown *format.ResponseError
-		if err := p.ShowCall(ctx, call, failures); err != nil && !errors.As(err, &shown) {
+		// Shown as vq failures shows it (on a terminal the TUI opens into
+		// triage), in the run's own shape. Failures that could not be
+		// fetched leave the run's answer as it is and say why; the run's
+		// verdict is still the exit code.
+		shown := resp
+		if failures.OK {
+			shown = withFailures(resp, failures)
+		} else {
+			_ = format.WriteErrorLine(p.f.IO.ErrOut, failures)
+		}
+		if err := p.ShowCall(ctx, call, shown); err != nil {
 			return err
 		}
-		return &format.ExitError{Code: format.ExitRunFailed, Message: run.Summary() + "; to accept the changes as the new baseline: vq approve " + format.ShellQuote(run.RunID)}
+		return &exitcode.Error{Code: exitcode.RunFailed, Message: summary + "; to accept the changes as the new baseline: vq approve " + textsafe.ShellQuote(run.RunID)}
 	case run.Status == api.RunError:
-		verdict = &format.ExitError{Code: format.ExitRunError, Message: run.Summary()}
+		verdict = &exitcode.Error{Code: exitcode.RunError, Message: summary}
 	case run.Status == api.RunCancelled:
-		verdict = &format.ExitError{Code: format.ExitRunCancelled, Message: run.Summary()}
+		verdict = &exitcode.Error{Code: exitcode.RunCancelled, Message: summary}
 	}
 	if err := p.Show(ctx, resp); err != nil || verdict == nil {
 		return err
 	}
 	return verdict
+}
+
+// withFailures is a failed run's answer with the failing checks of its
+// get_run_failures answer nested in data.failures, and that answer's
+// warnings and next actions: a script reads the same shape whatever the
+// verdict, and a person gets the actions that inspect each check.
+func withFailures(run, failures *api.ToolResponse) *api.ToolResponse {
+	var members map[string]json.RawMessage
+	var listed struct {
+		Failures json.RawMessage `json:"failures"`
+	}
+	if json.Unmarshal(run.Data, &members) != nil || members["failures"] != nil ||
+		json.Unmarshal(failures.Data, &listed) != nil || listed.Failures == nil {
+		return run
+	}
+	// Appended to the run's own bytes, so its members keep their order.
+	object := bytes.TrimSpace(run.Data)
+	merged := append(slices.Clip(object[:len(object)-1]), ',')
+	if len(members) == 0 {
+		merged = merged[:len(merged)-1]
+	}
+	merged = append(append(append(merged, `"failures":`...), listed.Failures...), '}')
+	out := run.WithData(merged)
+	out.Warnings = append(slices.Clone(run.Warnings), failures.Warnings...)
+	out.NextActions = failures.NextActions
+	return out
 }
 
 // showCIAnswer prints a CI answer as vq ci call does: the JSON the server
@@ -260,12 +313,12 @@ func showCIAnswer(ctx context.Context, p *Pipeline, resp *api.ToolResponse) erro
 	p.remember(resp)
 	io := p.f.IO
 	if string(resp.Data) != "null" {
-		if err := format.WriteJSON(io.Out, resp.Data, io.OutTTY); err != nil {
+		if err := textsafe.WriteJSON(io.Out, resp.Data, io.OutTTY); err != nil {
 			return err
 		}
 	}
 	if err := format.WriteErrorLine(io.ErrOut, resp); err != nil || resp.OK {
 		return err
 	}
-	return &format.ResponseError{Response: resp}
+	return exitcode.Shown(resp)
 }

@@ -4,16 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/sandbox"
 )
 
@@ -124,25 +126,28 @@ func TestCIRunWaitPassed(t *testing.T) {
 func TestCIRunWaitFailedShowsTheFailures(t *testing.T) {
 	s := newCISandbox(t, time.Millisecond)
 	stdout, stderr, exit := runVQ(t, s.env(), append([]string{"ci", "run-vrt", "branch=feature/new-header"}, fastWait...)...)
-	if exit != format.ExitRunFailed {
-		t.Fatalf("exit %d, want %d (run_failed)\nstderr: %s", exit, format.ExitRunFailed, stderr)
+	if exit != exitcode.RunFailed {
+		t.Fatalf("exit %d, want %d (run_failed)\nstderr: %s", exit, exitcode.RunFailed, stderr)
 	}
-	// Shown as vq failures shows them: the summary, the table, the follow-ups.
-	failures, _, _ := runVQ(t, s.env(), "failures", "run_ci_0001")
-	if stdout != failures || !strings.Contains(stdout, "Product page   desktop") {
-		t.Errorf("stdout:\n%s\nvq failures shows:\n%s", stdout, failures)
+	// The run, then its failing checks as vq failures shows them: the
+	// table and the follow-ups.
+	for _, want := range []string{"run run_ci_0001 failed: 3 of 12 checks\n", "status            failed\n", "failures (3):\n",
+		"Product page   desktop", "vq diff run_ci_0001 --scenario 'Product page' --viewport desktop"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
 	}
 	if !strings.Contains(stderr, "vq: run run_ci_0001 failed: 3 of 12 checks; to accept the changes as the new baseline: vq approve run_ci_0001\n") ||
 		strings.Contains(stderr, "error:") {
 		t.Errorf("stderr must give the verdict, not an error:\n%s", stderr)
 	}
-	if got := s.invokedTools(); got != "get_run_failures,get_run_failures" {
+	if got := s.invokedTools(); got != "get_run_failures" {
 		t.Errorf("invoke calls: %s", got)
 	}
 
 	// Asking again without --wait reports the same verdict.
 	again, _, exit := runVQ(t, s.env(), "ci", "status", "run_ci_0001")
-	if exit != format.ExitRunFailed || again != failures {
+	if exit != exitcode.RunFailed || again != stdout {
 		t.Errorf("vq ci status: exit %d\n%s", exit, again)
 	}
 }
@@ -155,7 +160,7 @@ func TestCIFailedRunInCIFormats(t *testing.T) {
 		t.Helper()
 		args := append([]string{"ci", "run-vrt", "branch=feature/new-header"}, fastWait...)
 		stdout, stderr, exit := runVQ(t, s.env(), append(args, flags...)...)
-		if exit != format.ExitRunFailed {
+		if exit != exitcode.RunFailed {
 			t.Fatalf("exit %d\nstderr: %s", exit, stderr)
 		}
 		return stdout
@@ -163,7 +168,7 @@ func TestCIFailedRunInCIFormats(t *testing.T) {
 	t.Run("github", func(t *testing.T) {
 		stdout := run(t, "--format", "github")
 		for _, want := range []string{
-			"::error title=Visual change%3A Homepage [desktop]::Homepage on desktop changed: 6.3%25 of pixels differ\n",
+			"::error title=Visual change%3A Homepage [desktop]::Homepage on desktop changed: 6.3%25 of pixels differ%0ADiff image: " + s.URL + "/sandbox/images/run_ci_0001/Homepage/desktop/diff.png%0ARun: " + s.URL + "/sandbox/runs/run_ci_0001\n",
 			"::error title=Visual change%3A Homepage [mobile]::",
 			"::error title=Visual change%3A Product page [desktop]::",
 		} {
@@ -199,7 +204,7 @@ func TestCIFailedRunInCIFormats(t *testing.T) {
 			}
 		}
 		stdout := run(t, "--json")
-		if err := json.Unmarshal([]byte(stdout), &doc); err != nil || !doc.OK || doc.Tool != api.ToolRunFailures || doc.Data.RunID == "" || doc.Data.Failed != 3 {
+		if err := json.Unmarshal([]byte(stdout), &doc); err != nil || !doc.OK || doc.Tool != api.ToolRunStatus || doc.Data.RunID == "" || doc.Data.Failed != 3 {
 			t.Errorf("--json: %v\n%s", err, stdout)
 		}
 	})
@@ -212,8 +217,8 @@ func TestCIRunVerdictsHaveTheirExitCodes(t *testing.T) {
 		exit                int
 		says                string
 	}{
-		{"run-vrt", "broken", "error", format.ExitRunError, "vq: run run_ci_0001 ended in error\n"},
-		{"run-perf", "cancelled", "cancelled", format.ExitRunCancelled, "vq: run run_ci_0002 cancelled\n"},
+		{"run-vrt", "broken", "error", exitcode.RunError, "vq: run run_ci_0001 ended in error\n"},
+		{"run-perf", "cancelled", "cancelled", exitcode.RunCancelled, "vq: run run_ci_0002 cancelled\n"},
 	} {
 		stdout, stderr, exit := runVQ(t, s.env(), append([]string{"ci", tc.cmd, "branch=" + tc.branch}, fastWait...)...)
 		if exit != tc.exit || !strings.HasSuffix(stderr, tc.says) || !strings.Contains(stdout, "status            "+tc.status+"\n") {
@@ -230,8 +235,8 @@ func TestCIRunVerdictsHaveTheirExitCodes(t *testing.T) {
 func TestCIWaitTimeout(t *testing.T) {
 	s := newCISandbox(t, time.Hour)
 	stdout, stderr, exit := runVQ(t, s.env(), "ci", "run-vrt", "branch=feature/new-header", "--wait", "--interval", "5ms", "--wait-timeout", "300ms")
-	if exit != format.ExitTimeout {
-		t.Fatalf("exit %d, want %d\nstderr: %s", exit, format.ExitTimeout, stderr)
+	if exit != exitcode.Timeout {
+		t.Fatalf("exit %d, want %d\nstderr: %s", exit, exitcode.Timeout, stderr)
 	}
 	if !strings.HasSuffix(stderr, "vq: to resume: vq ci status run_ci_0001 --wait\n") || !strings.Contains(stderr, "it may still finish") {
 		t.Errorf("stderr:\n%s", stderr)
@@ -246,8 +251,8 @@ func TestCIWaitTimeout(t *testing.T) {
 func TestCIWaitTimeoutJSON(t *testing.T) {
 	s := newCISandbox(t, time.Hour)
 	stdout, stderr, exit := runVQ(t, s.env(), "ci", "run-vrt", "branch=feature/new-header", "--wait", "--interval", "5ms", "--wait-timeout", "300ms", "--json")
-	if exit != format.ExitTimeout {
-		t.Fatalf("exit %d, want %d\nstderr: %s", exit, format.ExitTimeout, stderr)
+	if exit != exitcode.Timeout {
+		t.Fatalf("exit %d, want %d\nstderr: %s", exit, exitcode.Timeout, stderr)
 	}
 	var doc struct {
 		OK          bool   `json:"ok"`
@@ -280,7 +285,7 @@ func TestCIWaitInterrupted(t *testing.T) {
 		return false
 	}
 	_, stderr, exit := vqRun{Env: s.env(), Ctx: ctx}.run(t, "ci", "run-vrt", "--wait", "--interval", "5ms")
-	if exit != format.ExitInterrupted {
+	if exit != exitcode.Interrupted {
 		t.Fatalf("exit %d, want 130\nstderr: %s", exit, stderr)
 	}
 	if !strings.HasSuffix(stderr, "vq: to resume: vq ci status run_ci_0001 --wait\nvq: interrupted\n") {
@@ -315,7 +320,7 @@ func TestCIAnswerThatIsNotJSONIsAnHTTPError(t *testing.T) {
 		io.WriteString(w, "<html><body>Welcome to nginx!</body></html>")
 		return true
 	}
-	want := format.ForResponse(&api.ToolResponse{Error: &api.ToolError{Code: api.CodeHTTPError}, Recoverable: new(true)})
+	want := exitcode.Of(exitcode.Shown(&api.ToolResponse{Error: &api.ToolError{Code: api.CodeHTTPError}, Recoverable: new(true)}))
 	stdout, stderr, exit := runVQ(t, s.env(), "ci", "run-vrt", "--wait")
 	if exit != want || stdout != "" || !strings.Contains(stderr, "error: http_error: HTTP 200 OK: Welcome to nginx! (recoverable, exit ") {
 		t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", exit, want, stdout, stderr)
@@ -342,13 +347,13 @@ func TestCICallPrintsTheAnswer(t *testing.T) {
 		t.Errorf("--jq sees the CI answer under .data: exit %d, %q", exit, stdout)
 	}
 
-	notFound := format.ForResponse(&api.ToolResponse{Error: &api.ToolError{Code: api.CodeNotFound}, Recoverable: new(false)})
+	notFound := exitcode.Of(exitcode.Shown(&api.ToolResponse{Error: &api.ToolError{Code: api.CodeNotFound}, Recoverable: new(false)}))
 	stdout, stderr, exit = runVQ(t, s.env(), "ci", "call", "run_everything")
 	if exit != notFound || stdout != "" || !strings.HasPrefix(stderr, `error: not_found: unknown CI tool "run_everything"`) {
 		t.Errorf("unknown tool: exit %d, want %d\nstdout: %s\nstderr: %s", exit, notFound, stdout, stderr)
 	}
 	_, stderr, exit = runVQ(t, s.env(), "ci", "call", "get_run_status", "--wait")
-	if exit != format.ExitUsage {
+	if exit != exitcode.Usage {
 		t.Errorf("vq ci call --wait: exit %d, stderr %s", exit, stderr)
 	}
 }
@@ -369,11 +374,171 @@ func TestCIRunWithoutWaitSaysHowToWait(t *testing.T) {
 func TestCIWithoutCredentialSendsNothing(t *testing.T) {
 	s := newCISandbox(t, time.Millisecond)
 	_, stderr, exit := runVQ(t, map[string]string{"VQ_BASE_URL": s.URL}, "ci", "run-vrt", "--wait")
-	if exit != format.ExitUnauthorized || !strings.Contains(stderr, "no API key") || len(s.received(api.ToolRunVRT)) != 0 {
+	if exit != exitcode.Unauthorized || !strings.Contains(stderr, "no API key") || len(s.received(api.ToolRunVRT)) != 0 {
 		t.Errorf("exit %d, stderr %s", exit, stderr)
 	}
 	_, stderr, exit = runVQ(t, map[string]string{"VQ_BASE_URL": s.URL, "VQ_API_KEY": "wrong"}, "ci", "status", "run_1")
-	if exit != format.ExitUnauthorized || !strings.Contains(stderr, "vq auth login") {
+	if exit != exitcode.Unauthorized || !strings.Contains(stderr, "vq auth login") {
 		t.Errorf("401: exit %d, stderr %s", exit, stderr)
+	}
+}
+
+// TestCIVerdictsInJUnit waits for a run of each kind with --format junit:
+// the report parses and its counts say what the run did; a run that ended
+// in error or was cancelled is never failures="0" errors="0", and the exit
+// codes stay as the table says.
+func TestCIVerdictsInJUnit(t *testing.T) {
+	s := newCISandbox(t, time.Millisecond)
+	type testcase struct {
+		Name    string `xml:"name,attr"`
+		Skipped *struct {
+			Message string `xml:"message,attr"`
+		} `xml:"skipped"`
+		Failure *struct {
+			Text string `xml:",chardata"`
+		} `xml:"failure"`
+		Error *struct {
+			Type string `xml:"type,attr"`
+		} `xml:"error"`
+		Properties []struct {
+			Name  string `xml:"name,attr"`
+			Value string `xml:"value,attr"`
+		} `xml:"properties>property"`
+	}
+	for i, tc := range []struct {
+		branch                           string
+		exit                             int
+		tests, failures, errors, skipped int
+		runError                         string
+	}{
+		{"main", 0, 12, 0, 0, 0, ""},
+		{"feature/new-header", exitcode.RunFailed, 12, 3, 0, 0, ""},
+		{"broken", exitcode.RunError, 13, 0, 1, 6, "run_error"},
+		{"cancelled", exitcode.RunCancelled, 13, 0, 1, 9, "run_cancelled"},
+	} {
+		t.Run(tc.branch, func(t *testing.T) {
+			stdout, stderr, exit := runVQ(t, s.env(), append([]string{"ci", "run-vrt", "branch=" + tc.branch, "--format", "junit"}, fastWait...)...)
+			if exit != tc.exit {
+				t.Fatalf("exit %d, want %d\nstderr: %s", exit, tc.exit, stderr)
+			}
+			var doc struct {
+				Tests    int        `xml:"tests,attr"`
+				Failures int        `xml:"failures,attr"`
+				Errors   int        `xml:"errors,attr"`
+				Skipped  int        `xml:"skipped,attr"`
+				Cases    []testcase `xml:"testsuite>testcase"`
+			}
+			if err := xml.Unmarshal([]byte(stdout), &doc); err != nil {
+				t.Fatalf("not XML: %v\n%s", err, stdout)
+			}
+			var failures, errors, skipped int
+			runID := fmt.Sprintf("run_ci_%04d", i+1)
+			for _, c := range doc.Cases {
+				switch {
+				case c.Failure != nil:
+					failures++
+					// Each failed check links its diff image and the run.
+					if len(c.Properties) != 1 || c.Properties[0].Name != "diffUrl" || !strings.HasPrefix(c.Properties[0].Value, s.URL+"/sandbox/images/"+runID+"/") ||
+						!strings.Contains(c.Failure.Text, "Diff image: "+c.Properties[0].Value+"\nRun: "+s.URL+"/sandbox/runs/"+runID+"\n") {
+						t.Errorf("failed case without its links: %+v", c)
+					}
+				case c.Error != nil:
+					errors++
+					if c.Name != "run "+runID || c.Error.Type != tc.runError {
+						t.Errorf("errored case %+v; want the run's, type %s", c, tc.runError)
+					}
+				case c.Skipped != nil:
+					skipped++
+				}
+			}
+			if doc.Tests != tc.tests || len(doc.Cases) != tc.tests || doc.Failures != tc.failures || doc.Errors != tc.errors || doc.Skipped != tc.skipped ||
+				failures != tc.failures || errors != tc.errors || skipped != tc.skipped {
+				t.Errorf("tests %d (%d cases), failures %d/%d, errors %d/%d, skipped %d/%d; want %d, %d, %d, %d\n%s",
+					doc.Tests, len(doc.Cases), doc.Failures, failures, doc.Errors, errors, doc.Skipped, skipped,
+					tc.tests, tc.failures, tc.errors, tc.skipped, stdout)
+			}
+		})
+	}
+}
+
+// TestCIVerdictsInGitHubAndMarkdown: --format github annotates an errored
+// run as ::error and a cancelled one as ::warning, both linking the run,
+// and writes the step summary; --format markdown states the verdict in its
+// first line.
+func TestCIVerdictsInGitHubAndMarkdown(t *testing.T) {
+	s := newCISandbox(t, time.Millisecond)
+	summary := t.TempDir() + "/summary.md"
+	env := s.env()
+	env["GITHUB_STEP_SUMMARY"] = summary
+	ci := func(t *testing.T, branch, format string, exit int) string {
+		t.Helper()
+		stdout, stderr, code := runVQ(t, env, append([]string{"ci", "run-vrt", "branch=" + branch, "--format", format}, fastWait...)...)
+		if code != exit {
+			t.Fatalf("branch=%s --format %s: exit %d, want %d\nstderr: %s", branch, format, code, exit, stderr)
+		}
+		return stdout
+	}
+	run := s.URL + "/sandbox/runs/"
+	if got, want := ci(t, "broken", "github", exitcode.RunError),
+		"::error title=vq get_run_status::run run_ci_0001 ended in error after 6 of 12 checks; 6 did not run%0ARun: "+run+"run_ci_0001\n"; got != want {
+		t.Errorf("errored run:\n got %q\nwant %q", got, want)
+	}
+	if got, want := ci(t, "cancelled", "github", exitcode.RunCancelled),
+		"::warning title=vq get_run_status::run run_ci_0002 was cancelled after 3 of 12 checks; 9 did not run%0ARun: "+run+"run_ci_0002\n"; got != want {
+		t.Errorf("cancelled run:\n got %q\nwant %q", got, want)
+	}
+	written, _ := os.ReadFile(summary)
+	if !strings.HasPrefix(string(written), "### ❌ vq get\\_run\\_status: run run\\_ci\\_0001 ended in error") ||
+		!strings.Contains(string(written), "\n### ⚠️ vq get\\_run\\_status: run run\\_ci\\_0002 was cancelled") {
+		t.Errorf("step summary:\n%s", written)
+	}
+
+	for _, tc := range []struct {
+		branch, first string
+		exit          int
+	}{
+		{"main", "### ✅ vq get\\_run\\_status: 12 checks passed\n", 0},
+		{"feature/new-header", "### ❌ vq get\\_run\\_status: 3 of 12 checks failed\n", exitcode.RunFailed},
+		{"broken", "### ❌ vq get\\_run\\_status: run run\\_ci\\_0005 ended in error after 6 of 12 checks; 6 did not run\n", exitcode.RunError},
+		{"cancelled", "### ⚠️ vq get\\_run\\_status: run run\\_ci\\_0006 was cancelled after 3 of 12 checks; 9 did not run\n", exitcode.RunCancelled},
+	} {
+		if got := ci(t, tc.branch, "markdown", tc.exit); !strings.HasPrefix(got, tc.first) {
+			t.Errorf("branch=%s: markdown starts\n%.200s\nwant %q", tc.branch, got, tc.first)
+		}
+	}
+	// The failed run's report shows its diffs and links each row.
+	md := ci(t, "feature/new-header", "markdown", exitcode.RunFailed)
+	images := s.URL + "/sandbox/images/run_ci_0007/"
+	for _, want := range []string{
+		"in run [`run_ci_0007`](" + run + "run_ci_0007)\n",
+		"![diff of Homepage on mobile](" + images + "Homepage/mobile/diff.png)\n",
+		"| Product page | desktop | 3.4% | failed | [diff](" + images + "Product%20page/desktop/diff.png) |\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q in:\n%s", want, md)
+		}
+	}
+}
+
+// TestCIGitHubOf100kFailures: vq failures run_100k --format github writes
+// what GitHub shows (ten errors, one notice) and a step summary under 1 MiB.
+func TestCIGitHubOf100kFailures(t *testing.T) {
+	s := newCISandbox(t, time.Millisecond)
+	summary := t.TempDir() + "/summary.md"
+	env := s.env()
+	env["GITHUB_STEP_SUMMARY"] = summary
+	stdout, stderr, exit := runVQ(t, env, "failures", "run_100k", "--format", "github")
+	if exit != 0 {
+		t.Fatalf("exit %d\nstderr: %s", exit, stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	if len(lines) != 11 || strings.Count(stdout, "::error ") != 10 ||
+		!strings.HasPrefix(lines[10], "::notice title=vq get_run_failures::99990 more errors not annotated") ||
+		!strings.Contains(lines[10], s.URL+"/sandbox/runs/run_100k, vq failures run_100k") {
+		t.Errorf("%d lines:\n%.3000s", len(lines), stdout)
+	}
+	written, _ := os.ReadFile(summary)
+	if len(written) > 1<<20 || !strings.HasSuffix(string(written), "`vq failures run_100k`._\n") {
+		t.Errorf("step summary: %d bytes, ending %q", len(written), written[max(0, len(written)-200):])
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/completions"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/layout"
 )
 
 // completionBudget bounds every network call made while completing: a TAB
@@ -174,7 +174,7 @@ func (f *Factory) completeCheckFlag(key, otherFlag string) cobra.CompletionFunc 
 // checkValues are the distinct scenario labels (key scenarioLabel) or
 // viewports (key viewport) of checks, keeping those whose other field is
 // other when other is set.
-func checkValues(checks []format.Check, key, other string) []string {
+func checkValues(checks []layout.Check, key, other string) []string {
 	var values []string
 	for _, ch := range checks {
 		value, otherValue := ch.Scenario, ch.Viewport
@@ -197,7 +197,7 @@ func appendNew(values []string, v string) []string {
 
 // failedChecks asks the server for a run's failures within ctx; any
 // failure (no server, no key, timeout) means nothing to offer.
-func (f *Factory) failedChecks(ctx context.Context, runID string) []format.Check {
+func (f *Factory) failedChecks(ctx context.Context, runID string) []layout.Check {
 	if runID == "" {
 		return nil
 	}
@@ -209,11 +209,11 @@ func (f *Factory) failedChecks(ctx context.Context, runID string) []format.Check
 	if err != nil || !resp.OK {
 		return nil
 	}
-	checks, ok := format.ChecksOf(resp)
+	checks, ok := layout.ChecksOf(resp.Data)
 	if !ok {
 		return nil
 	}
-	return slices.DeleteFunc(checks.Listed, func(ch format.Check) bool {
+	return slices.DeleteFunc(checks.Listed, func(ch layout.Check) bool {
 		return !completions.OneLine(ch.Scenario) || !completions.OneLine(ch.Viewport)
 	})
 }

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
 )
 
 // toolServer is an invoke endpoint that answers every call with one fixed
@@ -98,11 +98,11 @@ func TestEveryErrorCodeHasItsExitCode(t *testing.T) {
 
 func TestExitCodesJSONMatchesWhatVQExitsWith(t *testing.T) {
 	stdout, _, exit := runVQ(t, nil, "exit-codes", "--json")
-	var rows []format.ExitCode
+	var rows []exitcode.Row
 	if err := json.Unmarshal([]byte(stdout), &rows); err != nil || exit != 0 {
 		t.Fatalf("exit %d, %v: %s", exit, err, stdout)
 	}
-	byCode := map[string][]format.ExitCode{}
+	byCode := map[string][]exitcode.Row{}
 	for _, r := range rows {
 		byCode[r.Code] = append(byCode[r.Code], r)
 	}
@@ -138,7 +138,7 @@ func TestUnknownErrorCodeExitsUnknown(t *testing.T) {
 func TestNoCredentialSendsNothing(t *testing.T) {
 	s := newToolServer(t, 200, `{"ok":true}`)
 	stdout, stderr, exit := runVQ(t, map[string]string{"VQ_BASE_URL": s.URL}, "failures", "run_abc")
-	if exit != format.ExitUnauthorized || len(s.received()) != 0 {
+	if exit != exitcode.Unauthorized || len(s.received()) != 0 {
 		t.Fatalf("exit %d after %d calls", exit, len(s.received()))
 	}
 	if stdout != "" || !strings.Contains(stderr, "vq auth login") {
@@ -162,8 +162,8 @@ func TestUsageErrorsSendNothing(t *testing.T) {
 		{"nosuchcommand"},
 	} {
 		_, stderr, exit := runVQ(t, s.env(), args...)
-		if exit != format.ExitUsage {
-			t.Errorf("%q: exit %d, want %d", args, exit, format.ExitUsage)
+		if exit != exitcode.Usage {
+			t.Errorf("%q: exit %d, want %d", args, exit, exitcode.Usage)
 		}
 		if lines := strings.Count(strings.TrimSpace(stderr), "\n") + 1; !strings.HasPrefix(stderr, "vq: ") || lines > 2 {
 			t.Errorf("%q: want a one-line reason and a hint, got %q", args, stderr)
@@ -257,7 +257,7 @@ func TestPlainOutputIsSanitizedAndAligned(t *testing.T) {
 		"warning: baseline is old\n",
 		"runId   run_abc\nfailed  3\ntotal   12\n",
 		"failures (2):\n  scenarioLabel  viewport  mismatchPercent\n  Homepage       desktop               4.2\n  Cart red       mobile              12.75\n",
-		"  # Inspect Homepage desktop\n  vq invoke get_diff_stats runId=run_abc scenarioLabel=Homepage viewport=desktop\n",
+		"  # Inspect Homepage desktop\n  vq diff run_abc --scenario Homepage --viewport desktop\n",
 		"  # Controls <U+202E>evil\n",
 	} {
 		if !strings.Contains(stdout, want) {
@@ -266,9 +266,9 @@ func TestPlainOutputIsSanitizedAndAligned(t *testing.T) {
 	}
 }
 
-// TestPrintedNextActionsRunAsPrinted runs every printed vq invoke line
-// through a real shell and checks the server received exactly the
-// suggested arguments.
+// TestPrintedNextActionsRunAsPrinted runs every printed next-action line
+// (a task command or vq invoke) through a real shell and checks the
+// server received exactly the suggested arguments.
 func TestPrintedNextActionsRunAsPrinted(t *testing.T) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
@@ -289,7 +289,7 @@ func TestPrintedNextActionsRunAsPrinted(t *testing.T) {
 	}
 	var lines []string
 	for _, l := range strings.Split(stdout, "\n") {
-		if strings.HasPrefix(l, "  vq invoke ") {
+		if strings.HasPrefix(l, "  vq ") {
 			lines = append(lines, strings.TrimPrefix(l, "  "))
 		}
 	}
@@ -342,7 +342,7 @@ func TestLoginWritesAPrivateConfigFile(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "vq", "config.json")
 	env := map[string]string{"VQ_CONFIG": cfg}
-	_, stderr, exit := vqRun{Env: env, Stdin: "vqs_admin\n"}.run(t, "auth", "login", "--base-url", "http://127.0.0.1:9", "--with-token")
+	_, stderr, exit := vqRun{Env: env, Stdin: "vqs_admin\n"}.run(t, "auth", "login", "--base-url", "http://127.0.0.1:9", "--with-token", "--no-verify")
 	if exit != 0 {
 		t.Fatalf("exit %d: %s", exit, stderr)
 	}
@@ -363,14 +363,14 @@ func TestLoginWritesAPrivateConfigFile(t *testing.T) {
 		t.Errorf("a key stored for one server was sent to another")
 	}
 	_, _, exit = vqRun{Env: env}.run(t, "auth", "logout")
-	if _, _, after := (vqRun{Env: env}).run(t, "auth", "status"); exit != 0 || after != format.ExitUnauthorized {
+	if _, _, after := (vqRun{Env: env}).run(t, "auth", "status"); exit != 0 || after != exitcode.Unauthorized {
 		t.Errorf("logout exit %d, status after %d", exit, after)
 	}
 }
 
 func TestPlainHTTPToARemoteHostIsRefused(t *testing.T) {
 	_, stderr, exit := runVQ(t, map[string]string{"VQ_API_KEY": "k"}, "failures", "r", "--base-url", "http://visualq.example.com")
-	if exit != format.ExitUsage || !strings.Contains(stderr, "--base-url") {
+	if exit != exitcode.Usage || !strings.Contains(stderr, "--base-url") {
 		t.Errorf("exit %d stderr %q", exit, stderr)
 	}
 }
@@ -382,7 +382,7 @@ func TestConfirmPromptOnATerminal(t *testing.T) {
 		env := map[string]string{"VQ_BASE_URL": s.URL, "VQ_API_KEY": "k", "VQ_NO_KEYRING": "1", "VQ_CONFIG": t.TempDir() + "/c.json"}
 		f := &Factory{IO: &IOStreams{In: stdin, Out: &out, ErrOut: &errOut, InTTY: true, ErrTTY: true}, Getenv: func(k string) string { return env[k] }}
 		err := execute(ctx, f, []string{"invoke", "write_tool", "--no-tui"})
-		return errOut.String(), format.Exit(err)
+		return errOut.String(), exitcode.Of(err)
 	}
 	stderr, _ := run(context.Background(), strings.NewReader("y\n"))
 	calls := s.received()
@@ -394,7 +394,7 @@ func TestConfirmPromptOnATerminal(t *testing.T) {
 	defer time.AfterFunc(200*time.Millisecond, cancel).Stop()
 	never, w := io.Pipe()
 	start := time.Now()
-	if _, exit := run(ctx, never); exit != format.ExitInterrupted || time.Since(start) > 5*time.Second {
+	if _, exit := run(ctx, never); exit != exitcode.Interrupted || time.Since(start) > 5*time.Second {
 		t.Errorf("interrupted prompt: exit %d after %s", exit, time.Since(start))
 	}
 	w.Close() // ends the abandoned read (the process's exit would)
@@ -403,7 +403,7 @@ func TestConfirmPromptOnATerminal(t *testing.T) {
 	}
 }
 
-// The task commands send the tools and argument names of SPEC.md's table.
+// The task commands send the tools and argument names the registry holds.
 func TestTaskCommandsSendTheSpecArguments(t *testing.T) {
 	answer := `{"ok":true,"tool":"t","summary":"done","data":null,"warnings":[],"nextActions":[]}`
 	type taskCase struct {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
 )
 
 func TestDebugTraceRedactsTheKey(t *testing.T) {
@@ -35,7 +35,7 @@ func TestPlainHTTPIsRefusedForEveryRemoteEndpoint(t *testing.T) {
 		{"watch", "job_1", "--base-url", "http://10.0.0.1:8080"},
 	} {
 		_, stderr, exit := runVQ(t, env, args...)
-		if exit != format.ExitUsage || !strings.Contains(stderr, "plain http") {
+		if exit != exitcode.Usage || !strings.Contains(stderr, "plain http") {
 			t.Errorf("%v: exit %d, stderr %q", args, exit, stderr)
 		}
 		if strings.Contains(stderr, secretKey) {

@@ -17,8 +17,8 @@ func TestDemoInAPipeListsTheFailures(t *testing.T) {
 	}
 	for _, want := range []string{
 		"3 of 12 checks failed.\n",
-		"  Homepage       desktop               4.2\n",
-		"  vq invoke get_diff_stats runId=run_abc scenarioLabel=Homepage viewport=desktop\n",
+		"  Homepage       desktop               4.2  http://127.0.0.1:",
+		"  vq diff run_abc --scenario Homepage --viewport desktop\n",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, stdout)

@@ -1,7 +1,9 @@
 // Package cmd is vq's command tree: cobra commands that parse flags into an
-// Options struct each, call api, and hand the one ToolResponse to format
-// (scripts) or ui (people). Commands stay thin; Main is the one place where
+// Options struct each and hand their calls to the one Pipeline, which sends
+// them through api and gives the one ToolResponse to format (scripts) or ui
+// (people). Commands stay thin; execute and Main are the one place where
 // errors become exit codes.
 //
-// cmd may import api, format, ui and sandbox; nothing imports cmd.
+// cmd may import api, format, ui, completions, sandbox and the internal
+// leaves; nothing imports cmd, and cmd imports nothing of bench.
 package cmd

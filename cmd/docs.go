@@ -14,9 +14,15 @@ func NewCmdEnvironment() *cobra.Command {
 		Long: `Settings are resolved flag > environment variable > config file.
 
 VisualQ
-  VQ_BASE_URL      the VisualQ server, e.g. https://visualq.example.com (--base-url)
-  VQ_API_KEY       the API key; never a flag, so it never shows in ps. When
-                   unset, the key saved by vq auth login is used
+  VQ_BASE_URL      the VisualQ server, e.g. https://visualq.example.com
+                   (--base-url); the key stored for it is used
+  VQ_PROFILE       a signed-in server by its vq auth login --name or URL
+                   (--profile). The server is --base-url, else --profile,
+                   else VQ_BASE_URL, else VQ_PROFILE, else the active one
+                   (vq auth switch)
+  VQ_API_KEY       the API key of the server picked; never a flag, so it
+                   never shows in ps. When unset, the key vq auth login
+                   stored for that server, and no other, is used
   VQ_PROJECT       project sent with every call (--project)
   VQ_ENVIRONMENT   environment sent with every call (--environment)
   VQ_TRANSPORT     invoke (default) or mcp (--transport)
@@ -49,14 +55,17 @@ Files
   XDG_CONFIG_HOME   the config file is $XDG_CONFIG_HOME/vq/config.json
                     (default ~/.config/vq/config.json; on macOS
                     ~/Library/Application Support/vq, on Windows %AppData%\vq).
-                    It holds baseUrl, project, environment, transport and
-                    endpoint, and apiKey only where no keyring exists; it is
-                    written with mode 0600
+                    It holds an entry per server signed in to (name,
+                    project, environment, transport, endpoint, and apiKey
+                    only where no keyring exists) and the active one; it is
+                    written with mode 0600. A file of the old single
+                    baseUrl/apiKey shape is read as one entry
   XDG_CACHE_HOME    completion's cache is $XDG_CACHE_HOME/vq (default
                     ~/.cache/vq): recently seen run and job IDs and the
                     server's tool list (trusted for 10 minutes). Deleting it
                     is always safe`,
-		Example: `  VQ_BASE_URL=https://visualq.example.com VQ_API_KEY=... vq failures run_abc
+		Example: `  VQ_BASE_URL=https://visualq.example.com VQ_API_KEY="$VISUALQ_KEY" vq failures run_abc
+  VQ_PROFILE=prod vq failures run_abc
   NO_COLOR=1 vq demo
   HTTPS_PROXY=http://proxy.internal:3128 vq failures run_abc`,
 	}

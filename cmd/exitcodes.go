@@ -4,26 +4,29 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
 )
 
 // NewCmdExitCodes prints the exit-code table, generated from the same
 // constants vq exits with.
 func NewCmdExitCodes(f *Factory) *cobra.Command {
-	var asJSON bool
+	var out OutputOptions
 	c := &cobra.Command{
 		Use:   "exit-codes",
 		Short: "Print the exit-code table (what each exit status means)",
 		Long: `Print the exit-code table. Every contract error code has two exit codes at
 the same offset: 10+n when the server said recoverable (other arguments may
 succeed) and 30+n when it did not. The table never changes meaning.`,
-		Example: "  vq exit-codes\n  vq exit-codes --json | jq '.[] | select(.code==\"rate_limit\")'",
+		Example: "  vq exit-codes\n  vq exit-codes --json | jq '.[] | select(.code==\"rate_limit\")'\n  vq exit-codes --jq '.[] | select(.exit==8) | .meaning'",
 		Args:    cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			return format.WriteExitCodes(f.IO.Out, asJSON)
+		RunE: func(c *cobra.Command, _ []string) error {
+			if out.Structured() {
+				return out.writeDocument(c.Context(), f.IO, exitcode.Table())
+			}
+			return exitcode.WriteTable(f.IO.Out)
 		},
 	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print the table as a JSON array of {exit, code, recoverable, meaning}")
+	addOutputFlags(c, &out, "text", "json")
 	return callsNoServer(c)
 }
 
@@ -33,5 +36,5 @@ func exitCodeSummary() string {
 	return fmt.Sprintf(`Exit codes: %d ok; %d usage; %d unauthorized; %d watch timeout; %d CI run
 failed; 10+n a contract error the server called recoverable, 30+n one it did
 not; %d interrupted. The full table: vq exit-codes`,
-		format.ExitOK, format.ExitUsage, format.ExitUnauthorized, format.ExitTimeout, format.ExitRunFailed, format.ExitInterrupted)
+		exitcode.OK, exitcode.Usage, exitcode.Unauthorized, exitcode.Timeout, exitcode.RunFailed, exitcode.Interrupted)
 }

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -9,7 +10,8 @@ import (
 	"strings"
 
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/textsafe"
 	"github.com/visualq/vq/ui"
 )
 
@@ -35,9 +37,15 @@ func NewFactory() *Factory {
 	return &Factory{IO: SystemIO(), Getenv: os.Getenv, OpenURL: ui.OpenURL}
 }
 
-// Settings are the global options resolved flag > environment > config file.
+// Settings are the global options resolved flag > environment > config
+// file, for the one server the call goes to.
 type Settings struct {
-	BaseURL     string
+	BaseURL string
+	// Profile is the name of BaseURL's entry in the config file, if any;
+	// PickedBy says what chose the server: a flag, a variable or the
+	// config file's active entry.
+	Profile     string
+	PickedBy    string
 	APIKey      string
 	KeySource   string
 	Project     string
@@ -82,49 +90,79 @@ func (f *Factory) Credentials() (api.CredentialStore, error) {
 	return api.CredentialStore{ConfigPath: path, UseKeyring: f.Getenv("VQ_NO_KEYRING") == ""}, nil
 }
 
-// Settings resolves the global settings. It reads the config file and, only
-// when VQ_API_KEY is unset, the keyring, which may be slow or locked: the
-// lookup ends with ctx.
+// Settings resolves the global settings for the server the flags, the
+// environment or the config file pick (see server). It reads the config
+// file and, only when VQ_API_KEY is unset, the keyring, which may be slow
+// or locked: the lookup ends with ctx.
 func (f *Factory) Settings(ctx context.Context) (Settings, error) {
+	store, cfg, err := f.config()
+	if err != nil {
+		return Settings{}, err
+	}
+	base, pickedBy, err := f.server(cfg)
+	if err != nil {
+		return Settings{}, err
+	}
+	s, err := f.settingsOf(ctx, store, cfg, base)
+	s.PickedBy = pickedBy
+	return s, err
+}
+
+// SettingsFor resolves the settings as Settings does, for baseURL.
+func (f *Factory) SettingsFor(ctx context.Context, baseURL string) (Settings, error) {
+	store, cfg, err := f.config()
+	if err != nil {
+		return Settings{}, err
+	}
+	return f.settingsOf(ctx, store, cfg, baseURL)
+}
+
+func (f *Factory) config() (api.CredentialStore, api.Config, error) {
 	store, err := f.Credentials()
 	if err != nil {
-		return Settings{}, err
+		return store, api.Config{}, err
 	}
-	cfg, err := api.LoadConfig(store.ConfigPath)
-	if err != nil {
-		return Settings{}, err
-	}
-	pick := func(flag, env, file string) string {
+	cfg, err := store.Load()
+	return store, cfg, err
+}
+
+// settingsOf resolves every setting for base: a flag, else its variable,
+// else base's entry, else the file's default. The key is VQ_API_KEY, else
+// the one stored for base and no other server.
+func (f *Factory) settingsOf(ctx context.Context, store api.CredentialStore, cfg api.Config, base string) (Settings, error) {
+	_, entry, _ := cfg.Find(base)
+	pick := func(flag, env, stored, fallback string) string {
 		if flag != "" {
 			return flag
 		}
 		if v := f.Getenv(env); v != "" {
 			return v
 		}
-		return file
+		return cmp.Or(stored, fallback)
 	}
 	g := f.Global
 	s := Settings{
-		BaseURL:     strings.TrimRight(pick(g.BaseURL, "VQ_BASE_URL", cfg.BaseURL), "/"),
-		Project:     pick(g.Project, "VQ_PROJECT", cfg.Project),
-		Environment: pick(g.Environment, "VQ_ENVIRONMENT", cfg.Environment),
-		Transport:   pick(g.Transport, "VQ_TRANSPORT", cfg.Transport),
-		Endpoint:    pick(g.Endpoint, "VQ_ENDPOINT", cfg.Endpoint),
+		BaseURL:     strings.TrimRight(base, "/"),
+		Profile:     entry.Name,
+		Project:     pick(g.Project, "VQ_PROJECT", entry.Project, cfg.Project),
+		Environment: pick(g.Environment, "VQ_ENVIRONMENT", entry.Environment, cfg.Environment),
+		Transport:   pick(g.Transport, "VQ_TRANSPORT", entry.Transport, cfg.Transport),
+		Endpoint:    strings.TrimRight(pick(g.Endpoint, "VQ_ENDPOINT", entry.Endpoint, cfg.Endpoint), "/"),
 		ConfigPath:  store.ConfigPath,
 	}
-	s.Endpoint = strings.TrimRight(s.Endpoint, "/")
 	if s.Endpoint != "" && s.Transport == "" {
 		s.Transport = api.TransportMCP
 	}
+	var err error
 	if s.APIKey = f.Getenv("VQ_API_KEY"); s.APIKey != "" {
 		s.KeySource = api.SourceEnv
 	} else if s.BaseURL != "" {
-		if s.APIKey, s.KeySource, err = store.Lookup(s.BaseURL); err != nil {
+		if s.APIKey, s.KeySource, err = store.Lookup(ctx, s.BaseURL); err != nil {
 			return s, err
 		}
 	}
 	if endpoint := s.MCPEndpoint(); endpoint != "" {
-		tok, found, err := store.LookupOAuth(endpoint)
+		tok, found, err := store.LookupOAuth(ctx, endpoint)
 		if err != nil {
 			return s, err
 		}
@@ -135,6 +173,67 @@ func (f *Factory) Settings(ctx context.Context) (Settings, error) {
 	return s, nil
 }
 
+// server picks the server calls go to: --base-url, else --profile, else
+// VQ_BASE_URL, else VQ_PROFILE, else the config file's active entry, and
+// says which did. A profile is an entry's name or base URL; a profile and
+// a base URL given together must name one server.
+func (f *Factory) server(cfg api.Config) (base, pickedBy string, err error) {
+	for _, level := range []struct{ base, profile, baseName, profileName string }{
+		{f.Global.BaseURL, f.Global.Profile, "--base-url", "--profile"},
+		{f.Getenv("VQ_BASE_URL"), f.Getenv("VQ_PROFILE"), "VQ_BASE_URL", "VQ_PROFILE"},
+	} {
+		switch {
+		case level.profile == "" && level.base == "":
+			continue
+		case level.profile == "":
+			return level.base, level.baseName, nil
+		}
+		key, _, found := cfg.Pick(level.profile)
+		if !found {
+			return "", "", unknownProfile(level.profileName, level.profile, cfg)
+		}
+		if level.base != "" && api.NormalizeBaseURL(level.base) != api.NormalizeBaseURL(key) {
+			return "", "", &exitcode.UsageError{
+				Reason: fmt.Sprintf("%s %s and %s %s name different servers", level.profileName, level.profile, level.baseName, displayURL(level.base)),
+				Hint:   "give one of them",
+			}
+		}
+		return key, level.profileName, nil
+	}
+	if cfg.Active == "" {
+		return "", "", nil
+	}
+	return cfg.Active, "the config file's active server", nil
+}
+
+// unknownProfile is the usage error of a profile no entry answers to.
+func unknownProfile(flag, name string, cfg api.Config) error {
+	hint := "sign in first: vq auth login --name " + name + " --base-url https://…"
+	if known := profileNames(cfg); len(known) > 0 {
+		hint = "signed in: " + strings.Join(known, ", ") + "\n" + hint
+	}
+	return &exitcode.UsageError{Reason: fmt.Sprintf("%s %q: no server is signed in under that name or URL", flag, name), Hint: hint}
+}
+
+// profileNames are the names --profile accepts: each entry's name, else
+// its base URL.
+func profileNames(cfg api.Config) []string {
+	var names []string
+	for _, base := range cfg.BaseURLs() {
+		names = append(names, cmp.Or(cfg.Servers[base].Name, displayURL(base)))
+	}
+	return names
+}
+
+// displayURL is a server URL as vq prints it: without a password, and
+// without terminal controls.
+func displayURL(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		raw = u.Redacted()
+	}
+	return textsafe.SanitizeLine(raw)
+}
+
 // Client builds the API client for the resolved settings. A missing server
 // is a usage error; a missing key is reported by the caller as the
 // unauthorized response, before anything is sent.
@@ -143,18 +242,25 @@ func (f *Factory) Client(ctx context.Context) (*api.Client, Settings, error) {
 	if err != nil {
 		return nil, s, err
 	}
-	if err := checkTransport(s); err != nil {
-		return nil, s, err
+	client, err := f.clientFor(&s)
+	return client, s, err
+}
+
+// clientFor builds the API client for s, and drops from s a stored key
+// the client will not send (mcpOptions).
+func (f *Factory) clientFor(s *Settings) (*api.Client, error) {
+	if err := checkTransport(*s); err != nil {
+		return nil, err
 	}
 	if s.BaseURL == "" && s.Endpoint == "" {
-		return nil, s, &format.UsageError{
+		return nil, &exitcode.UsageError{
 			Reason: "no VisualQ server configured",
-			Hint:   "set --base-url or VQ_BASE_URL (or --endpoint for an MCP server), run vq auth login, or try vq demo",
+			Hint:   "set --base-url or VQ_BASE_URL (or --endpoint for an MCP server), run vq auth login, pick a signed-in server with --profile, or try vq demo",
 		}
 	}
 	for flag, u := range map[string]string{"--base-url": s.BaseURL, "--endpoint": s.Endpoint} {
 		if err := checkServerURL(flag, u); u != "" && err != nil {
-			return nil, s, err
+			return nil, err
 		}
 	}
 	opts := api.Options{
@@ -169,15 +275,15 @@ func (f *Factory) Client(ctx context.Context) (*api.Client, Settings, error) {
 	// In the TUI a stderr line would tear the frame; the screen shows the
 	// outcome (a rate_limit screen shows its wait) instead.
 	if !f.terminalUI() {
-		opts.Notify = func(msg string) { fmt.Fprintln(f.IO.ErrOut, "vq: "+format.SanitizeLine(msg)) }
+		opts.Notify = func(msg string) { fmt.Fprintln(f.IO.ErrOut, "vq: "+textsafe.SanitizeLine(msg)) }
 	}
 	if f.Global.Debug {
 		opts.Debug = f.IO.ErrOut
 	}
-	f.mcpOptions(&opts, &s)
+	f.mcpOptions(&opts, s)
 	client := api.New(opts)
 	f.clients = append(f.clients, client)
-	return client, s, nil
+	return client, nil
 }
 
 // mcpOptions sets the transport and picks the MCP credential. A stored API
@@ -228,10 +334,10 @@ func checkTransport(s Settings) error {
 	switch s.Transport {
 	case "", api.TransportInvoke, api.TransportMCP:
 	default:
-		return &format.UsageError{Reason: fmt.Sprintf("unknown --transport %q", s.Transport), Hint: "use invoke or mcp"}
+		return &exitcode.UsageError{Reason: fmt.Sprintf("unknown --transport %q", s.Transport), Hint: "use invoke or mcp"}
 	}
 	if s.Endpoint != "" && s.Transport == api.TransportInvoke {
-		return &format.UsageError{Reason: "--endpoint names an MCP endpoint; it cannot be used with --transport invoke", Hint: "drop --transport, or use --transport mcp"}
+		return &exitcode.UsageError{Reason: "--endpoint names an MCP endpoint; it cannot be used with --transport invoke", Hint: "drop --transport, or use --transport mcp"}
 	}
 	return nil
 }
@@ -242,18 +348,23 @@ func sameHost(a, b string) bool {
 	return errA == nil && errB == nil && strings.EqualFold(ua.Host, ub.Host) && ua.Scheme == ub.Scheme
 }
 
-// checkServerURL refuses a server URL (given by flag, or its environment
-// variable) that is not http(s), and plain http to a host other than
-// loopback, where the key would cross the network in clear.
-func checkServerURL(flag, raw string) error {
+// checkServerURL refuses a server URL that is not http(s), and plain http
+// to a host other than loopback, where the key would cross the network in
+// clear. source names where the URL came from, as the user gave it: a flag,
+// its variable, or a prompt's answer.
+func checkServerURL(source, raw string) error {
+	example, https := "example: https://visualq.example.com", "use an https:// URL"
+	if strings.HasPrefix(source, "--") {
+		example, https = "example: "+source+" https://visualq.example.com", "use an https:// "+source
+	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return &format.UsageError{Reason: fmt.Sprintf("%s %q is not an http(s) URL", flag, raw), Hint: "example: " + flag + " https://visualq.example.com"}
+		return &exitcode.UsageError{Reason: fmt.Sprintf("%s %q is not an http(s) URL", source, displayURL(raw)), Hint: example}
 	}
 	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
-		return &format.UsageError{
-			Reason: fmt.Sprintf("refusing to send the API key over plain http to %s", u.Host),
-			Hint:   "use an https:// " + flag + " (plain http is allowed only for localhost)",
+		return &exitcode.UsageError{
+			Reason: fmt.Sprintf("refusing to send the API key over plain http to %s", textsafe.SanitizeLine(u.Host)),
+			Hint:   https + " (plain http is allowed only for localhost)",
 		}
 	}
 	return nil

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
 )
 
 // The fault-injection matrix (docs/reliability.md): each fault is one way a
@@ -272,8 +272,8 @@ func faults() []fault {
 	}
 	cut := httpError("connection cut before the answer was complete")
 	timedOut := httpError("request timed out (raise --timeout if the server is slow)")
-	watchTimedOut := outcome{exit: format.ExitTimeout, stderr: []string{"job job_1 still unfinished after 2s; it may still finish", "to resume: vq watch job_1"}}
-	unauthorized := outcome{exit: format.ExitUnauthorized, stderr: []string{"error: unauthorized: the server did not accept the credential (HTTP 401); sign in with: vq auth login"}}
+	watchTimedOut := outcome{exit: exitcode.Timeout, stderr: []string{"job job_1 still unfinished after 2s; it may still finish", "to resume: vq watch job_1"}}
+	unauthorized := outcome{exit: exitcode.Unauthorized, stderr: []string{"error: unauthorized: the server did not accept the credential (HTTP 401); sign in with: vq auth login"}}
 	odd401 := func(name string, headers ...string) fault {
 		return fault{
 			name: name,
@@ -339,7 +339,7 @@ func faults() []fault {
 		{
 			name:    "connection refused",
 			refused: true,
-			want:    every(httpError("connection failed: connection refused")),
+			want:    every(httpError("connection to http://127.0.0.1:", "failed: connection refused")),
 		},
 		{
 			name: "reset after headers",
@@ -349,7 +349,7 @@ func faults() []fault {
 					c.Close()
 				})
 			},
-			want: every(httpError("connection failed: connection reset by peer")),
+			want: every(httpError("connection to http://127.0.0.1:", "failed: connection reset by peer")),
 		},
 		{
 			name: "slow headers",

@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
 )
 
 // GlobalOptions are the flags every command shares (persistent on the
@@ -17,6 +20,7 @@ import (
 // --yes refuse it (see refuses).
 type GlobalOptions struct {
 	BaseURL     string
+	Profile     string
 	Project     string
 	Environment string
 	Transport   string
@@ -31,10 +35,11 @@ type GlobalOptions struct {
 
 // connectionFlags are the global flags that only a command which calls a
 // server honours.
-var connectionFlags = []string{"base-url", "project", "environment", "transport", "endpoint", "timeout", "no-retry", "debug", "yes"}
+var connectionFlags = []string{"base-url", "profile", "project", "environment", "transport", "endpoint", "timeout", "no-retry", "debug", "yes"}
 
 func addGlobalFlags(fs *pflag.FlagSet, g *GlobalOptions) {
 	fs.StringVar(&g.BaseURL, "base-url", "", "VisualQ server URL (env VQ_BASE_URL)")
+	fs.StringVar(&g.Profile, "profile", "", "signed-in server to use, by its login --name or URL (env VQ_PROFILE)")
 	fs.StringVar(&g.Project, "project", "", "project sent with every call (env VQ_PROJECT)")
 	fs.StringVar(&g.Environment, "environment", "", "environment sent with every call (env VQ_ENVIRONMENT)")
 	fs.StringVar(&g.Transport, "transport", "", "endpoint to use: invoke or mcp (env VQ_TRANSPORT; default invoke)")
@@ -54,10 +59,10 @@ func (g *GlobalOptions) resolve(c *cobra.Command, getenv func(string) string) er
 	g.NoColor = g.NoColor || getenv("NO_COLOR") != ""
 	g.Debug = g.Debug || getenv("VQ_DEBUG") != ""
 	if g.Timeout <= 0 {
-		return format.Usagef("--timeout must be positive, got %s", g.Timeout)
+		return exitcode.Usagef("--timeout must be positive, got %s", g.Timeout)
 	}
 	if names := refusedFlags(c); len(names) > 0 {
-		return &format.UsageError{
+		return &exitcode.UsageError{
 			Reason: fmt.Sprintf("%s does not apply to %s", strings.Join(names, ", "), c.CommandPath()),
 			Hint:   "see: " + c.CommandPath() + " --help",
 		}
@@ -122,14 +127,14 @@ func addOutputFlags(c *cobra.Command, o *OutputOptions, formats ...string) {
 // resolve checks the output flags before anything is sent.
 func (o *OutputOptions) resolve(formats []string) error {
 	if o.Format != "" && !slices.Contains(formats, o.Format) {
-		return &format.UsageError{Reason: fmt.Sprintf("unknown --format %q", o.Format), Hint: "use one of: " + strings.Join(formats, ", ")}
+		return &exitcode.UsageError{Reason: fmt.Sprintf("unknown --format %q", o.Format), Hint: "use one of: " + strings.Join(formats, ", ")}
 	}
 	if o.JQ != "" && format.IsCI(o.Format) {
-		return format.Usagef("--jq filters the JSON output; it does not combine with --format %s", o.Format)
+		return exitcode.Usagef("--jq filters the JSON output; it does not combine with --format %s", o.Format)
 	}
 	if o.JSON {
 		if o.Format != "" && o.Format != "json" {
-			return format.Usagef("--json and --format %s contradict each other", o.Format)
+			return exitcode.Usagef("--json and --format %s contradict each other", o.Format)
 		}
 		o.Format = "json"
 	}
@@ -156,6 +161,32 @@ func (o *OutputOptions) renderOptions() format.Options {
 		return format.Options{}
 	}
 	return format.Options{Format: o.Format, Query: o.query}
+}
+
+// writeDocument writes v, a JSON document that is no ToolResponse (the
+// exit-code table, the version), as the output flags ask.
+func (o *OutputOptions) writeDocument(ctx context.Context, io *IOStreams, v any) error {
+	doc, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	opts := o.renderOptions()
+	opts.Indent = io.OutTTY
+	io.noteDocument()
+	return format.WriteDocument(ctx, io.Out, doc, opts)
+}
+
+// asksForJSON reports whether c's flags ask for one JSON document on
+// stdout, read from the flags themselves: a failure may come before the
+// command checked them.
+func asksForJSON(c *cobra.Command) bool {
+	flag := func(name string) string {
+		if f := c.Flags().Lookup(name); f != nil {
+			return f.Value.String()
+		}
+		return ""
+	}
+	return flag("json") == "true" || flag("format") == "json"
 }
 
 // DefaultWatchTimeout bounds a wait when --wait-timeout is not given: long
@@ -193,10 +224,10 @@ func addWaitFlags(c *cobra.Command, w *WaitOptions, optional bool) {
 func (w *WaitOptions) resolve(c *cobra.Command) error {
 	fs := c.Flags()
 	if fs.Changed("interval") && w.Interval <= 0 {
-		return format.Usagef("--interval must be positive, got %s", w.Interval)
+		return exitcode.Usagef("--interval must be positive, got %s", w.Interval)
 	}
 	if w.Timeout <= 0 {
-		return format.Usagef("--wait-timeout must be positive, got %s", w.Timeout)
+		return exitcode.Usagef("--wait-timeout must be positive, got %s", w.Timeout)
 	}
 	w.timeoutGiven = fs.Changed("wait-timeout")
 	if !w.timeoutGiven && fs.Changed("timeout") {

@@ -77,7 +77,8 @@ func TestFlagParsing(t *testing.T) {
 		wantErr string
 	}{
 		{invoke, []string{"get_run", "runId=r1", "n:=2", "--args", `{"x":true}`}, `&{Tool:get_run Pairs:[runId=r1 n:=2] ArgsJSON:{"x":true} Pipeline:<nil>}`, ""},
-		{prove, []string{"BN-470", "--copy", "--markdown"}, `&{Ticket:BN-470 Copy:true Markdown:true NoWait:false Pipeline:<nil>}`, ""},
+		{prove, []string{"BN-470", "--copy", "--markdown"}, `&{Ticket:BN-470 Copy:true Markdown:true NoWait:false Job: Pipeline:<nil>}`, ""},
+		{prove, []string{"BN-470", "--job", "job_7"}, `&{Ticket:BN-470 Copy:false Markdown:false NoWait:false Job:job_7 Pipeline:<nil>}`, ""},
 		{prove, []string{"BN-470", "--no-wait", "--markdown"}, "", "markdown"},
 		{watch, []string{"job_1", "job_2"}, `&{JobIDs:[job_1 job_2] Pipeline:<nil>}`, ""},
 		{watch, nil, "", "JOB_ID"},

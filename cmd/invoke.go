@@ -2,9 +2,11 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/exitcode"
 )
 
 // InvokeOptions are the inputs of vq invoke.
@@ -48,6 +50,12 @@ from @FILE, or from - (stdin); KEY pairs then override its members.`,
 }
 
 func runInvoke(ctx context.Context, f *Factory, opts *InvokeOptions) error {
+	if !api.ValidToolName(opts.Tool) {
+		return &exitcode.UsageError{
+			Reason: fmt.Sprintf("%q is not a tool name: 1 to 128 letters, digits, '_', '-' or '.', not starting with '-'", opts.Tool),
+			Hint:   "list the server's tools with: vq tools",
+		}
+	}
 	args, err := parseArgs(opts.Pairs, opts.ArgsJSON, f.IO.In)
 	if err != nil {
 		return err

@@ -15,6 +15,10 @@ type IOStreams struct {
 	ErrOut io.Writer
 
 	InTTY, OutTTY, ErrTTY bool
+
+	// documented is set once a document for programs (--json, --jq, a CI
+	// format) was written on Out: a failure after it needs no other.
+	documented bool
 }
 
 // SystemIO is the real standard streams.
@@ -30,3 +34,6 @@ func SystemIO() *IOStreams {
 // PrepareOutput tells the streams that about size bytes are coming on Out,
 // so that a pipe there can make room for them (see growPipe).
 func (s *IOStreams) PrepareOutput(size int) { growPipe(s.Out, size) }
+
+// noteDocument records that a document for programs was written on Out.
+func (s *IOStreams) noteDocument() { s.documented = true }

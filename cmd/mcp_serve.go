@@ -15,7 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // ServeOptions are the inputs of vq mcp serve.
@@ -65,12 +66,11 @@ file). Logs and --debug traces go to stderr; stdout carries only MCP.`,
   VQ_BASE_URL=http://127.0.0.1:8787 VQ_API_KEY=vqs_admin vq mcp serve
 
   # the sandbox's tools as an MCP client sees them (the MCP Inspector; Node 22 or later)
-  npx @modelcontextprotocol/inspector --cli -e VQ_BASE_URL=http://127.0.0.1:8787 -e VQ_API_KEY=vqs_admin \
-    vq mcp serve --method tools/list`,
+  npx @modelcontextprotocol/inspector --cli -e VQ_BASE_URL=http://127.0.0.1:8787 -e VQ_API_KEY=vqs_admin vq mcp serve --method tools/list`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if c.Flags().Changed("interval") && opts.Interval <= 0 {
-				return format.Usagef("--interval must be positive, got %s", opts.Interval)
+				return exitcode.Usagef("--interval must be positive, got %s", opts.Interval)
 			}
 			return runMCPServe(c.Context(), f, opts)
 		},
@@ -233,7 +233,7 @@ func (s *agentServer) offered(ctx context.Context) ([]*mcp.Tool, string) {
 	case err != nil:
 		return nil, ""
 	case failure != nil:
-		s.logf("%s has no tool list for vq (%s): serving vq's own", endpoint, format.SanitizeLine(failure.ErrorMessage()))
+		s.logf("%s has no tool list for vq (%s): serving vq's own", endpoint, textsafe.SanitizeLine(failure.ErrorMessage()))
 	case len(hosted) == 0:
 		s.logf("%s lists no tools: serving vq's own", endpoint)
 	default:
@@ -274,7 +274,7 @@ func hostedTools(tools []api.Tool) []*mcp.Tool {
 	out := make([]*mcp.Tool, len(tools))
 	for i, t := range tools {
 		out[i] = &mcp.Tool{
-			Name: t.Name, Title: format.SanitizeLine(t.Title), Description: format.Sanitize(t.Description),
+			Name: t.Name, Title: textsafe.SanitizeLine(t.Title), Description: textsafe.Sanitize(t.Description),
 			InputSchema: inputSchema(t.Arguments),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly, DestructiveHint: t.Destructive},
 		}
@@ -297,7 +297,7 @@ func inputSchema(args []api.ToolArg) map[string]any {
 			p["type"] = a.Type
 		}
 		if a.Description != "" {
-			p["description"] = format.Sanitize(a.Description)
+			p["description"] = textsafe.Sanitize(a.Description)
 		}
 		props[a.Name] = p
 		if a.Required {
@@ -360,7 +360,7 @@ func (s *agentServer) progressNotifier(ctx context.Context, req *mcp.CallToolReq
 		case u.Final != nil:
 			return // the call's answer says it
 		case u.Failure != nil:
-			s.logf("%s: %s; asking again in %s", format.SanitizeLine(u.JobID), format.SanitizeLine(u.Failure.ErrorMessage()), u.RetryIn)
+			s.logf("%s: %s; asking again in %s", textsafe.SanitizeLine(u.JobID), textsafe.SanitizeLine(u.Failure.ErrorMessage()), u.RetryIn)
 			return
 		}
 		mu.Lock()
@@ -378,7 +378,7 @@ func (s *agentServer) progressNotifier(ctx context.Context, req *mcp.CallToolReq
 			message = u.Status
 		}
 		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
-			ProgressToken: token, Progress: progress, Total: total, Message: format.SanitizeLine(message),
+			ProgressToken: token, Progress: progress, Total: total, Message: textsafe.SanitizeLine(message),
 		})
 	}
 }
@@ -397,7 +397,7 @@ func toolResult(resp *api.ToolResponse) (*mcp.CallToolResult, error) {
 	}
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: responseText(resp)}},
-		StructuredContent: json.RawMessage(format.EscapeJSON(bytes.TrimSpace(doc))),
+		StructuredContent: json.RawMessage(textsafe.EscapeJSON(bytes.TrimSpace(doc))),
 		IsError:           !resp.OK,
 	}, nil
 }
@@ -434,5 +434,5 @@ func responseText(r *api.ToolResponse) string {
 	if len(lines) == 0 {
 		lines = append(lines, r.Tool+": ok")
 	}
-	return format.Sanitize(strings.Join(lines, "\n"))
+	return textsafe.Sanitize(strings.Join(lines, "\n"))
 }

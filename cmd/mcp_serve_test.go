@@ -21,7 +21,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/sandbox"
 )
 
@@ -707,11 +707,11 @@ func TestMCPServeServesAnyMCPServersTools(t *testing.T) {
 
 func TestMCPServeWithoutAServerIsAUsageError(t *testing.T) {
 	out, errOut, exit := runVQ(t, nil, "mcp", "serve")
-	if exit != format.ExitUsage || out != "" || !strings.Contains(errOut, "no VisualQ server configured") {
+	if exit != exitcode.Usage || out != "" || !strings.Contains(errOut, "no VisualQ server configured") {
 		t.Errorf("exit %d, stdout %q, stderr:\n%s", exit, out, errOut)
 	}
 	_, errOut, exit = runVQ(t, map[string]string{"VQ_BASE_URL": "http://127.0.0.1:1"}, "mcp", "serve", "--yes")
-	if exit != format.ExitUsage || !strings.Contains(errOut, "--yes does not apply") {
+	if exit != exitcode.Usage || !strings.Contains(errOut, "--yes does not apply") {
 		t.Errorf("--yes: exit %d, stderr:\n%s", exit, errOut)
 	}
 }

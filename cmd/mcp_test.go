@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"net/http/httptest"
 	"os"
@@ -10,7 +11,7 @@ import (
 	"time"
 
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/sandbox"
 )
 
@@ -52,8 +53,8 @@ func TestMCPTransportAnswersLikeInvoke(t *testing.T) {
 func TestMCPWithoutCredentialIs401WithSignInHint(t *testing.T) {
 	ts := startSandbox(t)
 	_, errOut, exit := runVQ(t, nil, "--endpoint", ts.URL+"/api/mcp", "failures", "run_abc")
-	if exit != format.ExitUnauthorized {
-		t.Errorf("exit %d, want %d", exit, format.ExitUnauthorized)
+	if exit != exitcode.Unauthorized {
+		t.Errorf("exit %d, want %d", exit, exitcode.Unauthorized)
 	}
 	for _, want := range []string{"vq auth login --oauth", "resource metadata: " + ts.URL + "/.well-known/oauth-protected-resource/api/mcp"} {
 		if !strings.Contains(errOut, want) {
@@ -66,7 +67,7 @@ func TestMCPWrongPathSaysWhereTheServerIs(t *testing.T) {
 	ts := startSandbox(t)
 	env := map[string]string{"VQ_API_KEY": sandbox.KeyAdmin}
 	_, errOut, exit := runVQ(t, env, "--endpoint", ts.URL+"/mcp", "failures", "run_abc")
-	if exit != format.Exit(&format.ResponseError{Response: &api.ToolResponse{Error: &api.ToolError{Code: api.CodeHTTPError}}}) ||
+	if exit != exitcode.Of(exitcode.Shown(&api.ToolResponse{Error: &api.ToolError{Code: api.CodeHTTPError}})) ||
 		!strings.Contains(errOut, "wrong path: the MCP server is at /api/mcp (got 404 from "+ts.URL+"/mcp)") {
 		t.Errorf("exit %d, stderr:\n%s", exit, errOut)
 	}
@@ -74,7 +75,7 @@ func TestMCPWrongPathSaysWhereTheServerIs(t *testing.T) {
 
 func TestUnknownTransportIsAUsageError(t *testing.T) {
 	_, errOut, exit := runVQ(t, map[string]string{"VQ_BASE_URL": "http://127.0.0.1:1", "VQ_API_KEY": "k"}, "--transport", "grpc", "failures", "run_abc")
-	if exit != format.ExitUsage || !strings.Contains(errOut, `unknown --transport "grpc"`) {
+	if exit != exitcode.Usage || !strings.Contains(errOut, `unknown --transport "grpc"`) {
 		t.Errorf("exit %d, stderr:\n%s", exit, errOut)
 	}
 }
@@ -186,7 +187,7 @@ func TestOAuthSignInEndToEnd(t *testing.T) {
 		"VQ_CONFIG": filepath.Join(dir, "config.json"), "VQ_BASE_URL": ts.URL,
 		"VQ_TRANSPORT": "mcp", "VQ_OAUTH_HEADLESS": "1",
 	}
-	if _, errOut, exit := runVQ(t, env, "failures", "run_abc"); exit != format.ExitUnauthorized {
+	if _, errOut, exit := runVQ(t, env, "failures", "run_abc"); exit != exitcode.Unauthorized {
 		t.Fatalf("before sign-in: exit %d: %s", exit, errOut)
 	}
 	_, errOut, exit := runVQ(t, env, "auth", "login", "--oauth")
@@ -209,7 +210,7 @@ func TestOAuthSignInEndToEnd(t *testing.T) {
 
 	// An expired token is refreshed at the issuer and stored again.
 	store := api.CredentialStore{ConfigPath: env["VQ_CONFIG"]}
-	tok, found, err := store.LookupOAuth(ts.URL + "/api/mcp")
+	tok, found, err := store.LookupOAuth(context.Background(), ts.URL+"/api/mcp")
 	if err != nil || !found {
 		t.Fatal(found, err)
 	}
@@ -220,14 +221,14 @@ func TestOAuthSignInEndToEnd(t *testing.T) {
 	if _, errOut, exit := runVQ(t, env, "failures", "run_abc"); exit != 0 {
 		t.Fatalf("expired token not refreshed: exit %d: %s", exit, errOut)
 	}
-	if refreshed, _, _ := store.LookupOAuth(ts.URL + "/api/mcp"); refreshed.AccessToken == tok.AccessToken {
+	if refreshed, _, _ := store.LookupOAuth(context.Background(), ts.URL+"/api/mcp"); refreshed.AccessToken == tok.AccessToken {
 		t.Error("the refreshed token was not stored")
 	}
 
 	if _, errOut, exit := runVQ(t, env, "auth", "logout"); exit != 0 || !strings.Contains(errOut, "Removed the OAuth token") {
 		t.Fatalf("logout: exit %d: %s", exit, errOut)
 	}
-	if _, _, exit := runVQ(t, env, "failures", "run_abc"); exit != format.ExitUnauthorized {
-		t.Errorf("after logout: exit %d, want %d", exit, format.ExitUnauthorized)
+	if _, _, exit := runVQ(t, env, "failures", "run_abc"); exit != exitcode.Unauthorized {
+		t.Errorf("after logout: exit %d, want %d", exit, exitcode.Unauthorized)
 	}
 }

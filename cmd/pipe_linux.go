@@ -10,7 +10,7 @@ import (
 // growPipe lets a pipe on out hold 1 MiB before the writer has to wait for
 // the reader, instead of Linux's 64 KiB, when a large output is coming: an
 // 8 MB answer then wakes the reader a few times rather than a hundred and
-// more, which halves the write (6 ms to 3 ms here, measured into cat). A
+// more, which roughly halves the write (BENCHMARKS.md, "The pipe"). A
 // file, a terminal, a larger pipe, or a user at their limit of pipe memory
 // keep things as they were: the request is only a hint.
 func growPipe(out io.Writer, size int) {

@@ -13,6 +13,8 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/textsafe"
 	"github.com/visualq/vq/ui"
 	"golang.org/x/term"
 )
@@ -27,6 +29,9 @@ type Pipeline struct {
 	Output OutputOptions
 	// Wait holds the command's wait flags; Wait.Wait false never waits.
 	Wait WaitOptions
+	// Resume, when set, is the command line that resumes the watch of the
+	// given jobs, printed when a watch stops early; else vq watch IDS.
+	Resume func(ids []string) string
 
 	client   *api.Client
 	settings Settings
@@ -98,12 +103,12 @@ func (p *Pipeline) consented(ctx context.Context, call api.Call, yes bool) (*api
 		return nil, err
 	}
 	if !s.hasCredential() {
-		return api.MissingCredential(call.Tool), nil
+		return withHint(api.MissingCredential(call.Tool)), nil
 	}
 	if yes && api.KnownWriteTool(call.Tool) {
 		call = call.WithConfirm()
 	}
-	resp, err := client.Invoke(ctx, call)
+	resp, err := answerWithHint(client.Invoke(ctx, call))
 	if err != nil || resp.ErrorCode() != api.CodeConfirmRequired || call.Args["confirm"] == true {
 		return resp, err
 	}
@@ -115,7 +120,7 @@ func (p *Pipeline) consented(ctx context.Context, call api.Call, yes bool) (*api
 			return resp, err
 		}
 	}
-	return client.Invoke(ctx, call.WithConfirm())
+	return answerWithHint(client.Invoke(ctx, call.WithConfirm()))
 }
 
 // promptConfirm asks on the terminal whether to resend a write call with
@@ -127,7 +132,7 @@ func (p *Pipeline) promptConfirm(ctx context.Context, call api.Call, resp *api.T
 		return false, nil
 	}
 	fmt.Fprintf(io.ErrOut, "%s\nSend %s again with confirm: true? [y/N] ",
-		format.SanitizeLine(resp.ErrorMessage()), format.SanitizeLine(call.Tool))
+		textsafe.SanitizeLine(resp.ErrorMessage()), textsafe.SanitizeLine(call.Tool))
 	line, err := readLine(ctx, bufio.NewReader(io.In))
 	answer := strings.ToLower(line)
 	return answer == "y" || answer == "yes", err
@@ -143,7 +148,7 @@ func (p *Pipeline) awaitReadiness(ctx context.Context, call api.Call, resp *api.
 		return resp, nil
 	}
 	errOut := p.f.IO.ErrOut
-	tool := format.SanitizeLine(call.Tool)
+	tool := textsafe.SanitizeLine(call.Tool)
 	if !p.Wait.Wait {
 		fmt.Fprintf(errOut, "vq: %s: the project's first import is being analysed (%s); not retried: run it again later, or add --wait\n",
 			tool, readinessProgress(state))
@@ -184,12 +189,12 @@ func (p *Pipeline) SendCI(ctx context.Context, tool string, args map[string]any)
 	// The CI endpoint lives under the base URL (an MCP --endpoint alone
 	// does not name it) and takes the API key only (no OAuth token).
 	if s.BaseURL == "" {
-		return nil, &format.UsageError{Reason: "vq ci needs the VisualQ server", Hint: "set --base-url or VQ_BASE_URL"}
+		return nil, &exitcode.UsageError{Reason: "vq ci needs the VisualQ server", Hint: "set --base-url or VQ_BASE_URL"}
 	}
 	if s.APIKey == "" {
-		return api.MissingCredential(tool), nil
+		return withHint(api.MissingCredential(tool)), nil
 	}
-	return client.CallCI(ctx, tool, args)
+	return answerWithHint(client.CallCI(ctx, tool, args))
 }
 
 // Show hands one response to the renderer the flags chose and returns the
@@ -200,17 +205,24 @@ func (p *Pipeline) Show(ctx context.Context, resp *api.ToolResponse) error {
 	o := p.Output.renderOptions()
 	o.Indent, o.Getenv = io.OutTTY, p.f.Getenv
 	err := format.Render(ctx, io.Out, io.ErrOut, resp, o)
+	if p.Output.Structured() {
+		io.noteDocument()
+	}
 	p.remember(resp)
-	if err != nil {
+	if err != nil && !closedPipe(err) {
 		return err
 	}
+	if resp.ErrorCode() == api.CodeConfirmRequired {
+		fmt.Fprintf(io.ErrOut, "vq: %s writes: to consent, run the command again with --yes\n", textsafe.SanitizeLine(resp.Tool))
+	}
+	// A reader that left early still gets the answer's exit code.
 	return shownError(resp)
 }
 
 // shownError is the error that carries a shown response's exit code.
 func shownError(resp *api.ToolResponse) error {
 	if !resp.OK {
-		return &format.ResponseError{Response: resp}
+		return exitcode.Shown(resp)
 	}
 	return nil
 }
@@ -324,7 +336,7 @@ func (p *Pipeline) jobPolls(ctx context.Context, ids []string) ([]watched, error
 
 // watchJobs watches every job at once with the progress display on stderr.
 // A job still running at the deadline gets a timeout outcome (exit code
-// format.ExitTimeout); Ctrl-C ends the whole watch with ctx's error. Both
+// exitcode.Timeout); Ctrl-C ends the whole watch with ctx's error. Both
 // print the command that resumes the watch.
 func (p *Pipeline) watchJobs(ctx context.Context, jobs []watched) ([]jobOutcome, error) {
 	ids := make([]string, len(jobs))
@@ -336,7 +348,7 @@ func (p *Pipeline) watchJobs(ctx context.Context, jobs []watched) ([]jobOutcome,
 	var wg sync.WaitGroup
 	for i, j := range jobs {
 		wg.Go(func() {
-			resp, err := api.Watch(ctx, j.id, j.poll, opts)
+			resp, err := api.Watch(ctx, j.id, hinted(j.poll), opts)
 			outcomes[i] = jobOutcome{id: j.id, resp: resp, err: err}
 		})
 	}
@@ -352,16 +364,29 @@ func (p *Pipeline) watchJobs(ctx context.Context, jobs []watched) ([]jobOutcome,
 			outcomes[i] = jobOutcome{id: o.id, resp: timeout.Response()}
 		}
 		if o.err != nil {
-			unfinished = append(unfinished, format.ShellQuote(o.id))
+			unfinished = append(unfinished, o.id)
 		}
 	}
 	if len(unfinished) > 0 {
-		fmt.Fprintf(p.f.IO.ErrOut, "vq: to resume: vq watch %s\n", strings.Join(unfinished, " "))
+		resume := p.Resume
+		if resume == nil {
+			resume = watchCommand
+		}
+		fmt.Fprintf(p.f.IO.ErrOut, "vq: to resume: %s\n", resume(unfinished))
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	return outcomes, nil
+}
+
+// watchCommand is the vq watch command line of the jobs.
+func watchCommand(ids []string) string {
+	words := []string{"vq", "watch"}
+	for _, id := range ids {
+		words = append(words, textsafe.ShellQuote(id))
+	}
+	return strings.Join(words, " ")
 }
 
 // waitBound is the bound of the whole wait (--wait-timeout).

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -58,12 +59,12 @@ func TestFlagsACommandCannotHonourAreRefused(t *testing.T) {
 	}{
 		{[]string{"failures", "run_abc", "--wait"}, "unknown flag: --wait"},
 		{[]string{"failures", "run_abc", "--interval", "1s"}, "unknown flag: --interval"},
-		{[]string{"version", "--json"}, "unknown flag: --json"},
+		{[]string{"version", "--wait"}, "unknown flag: --wait"},
 		{[]string{"version", "--base-url", s.URL}, "--base-url does not apply to vq version"},
 		{[]string{"--yes", "exit-codes"}, "--yes does not apply to vq exit-codes"},
 		{[]string{"watch", "job_1", "--yes"}, "--yes does not apply to vq watch"},
 		{[]string{"ci", "call", "get_run_status", "--wait"}, "unknown flag: --wait"},
-		{[]string{"exit-codes", "--format", "junit"}, "unknown flag: --format"},
+		{[]string{"exit-codes", "--format", "junit"}, `unknown --format "junit"`},
 		{[]string{"demo", "--base-url", s.URL}, "--base-url does not apply to vq demo"},
 		{[]string{"invoke", "t", "--format", "yaml"}, `unknown --format "yaml"`},
 		{[]string{"invoke", "t", "--wait-timeout", "0s"}, "--wait-timeout must be positive"},
@@ -112,5 +113,28 @@ func TestTimeoutStillBoundsAWaitWithADeprecationNote(t *testing.T) {
 	_, stderr, exit = runVQ(t, s.env(), "watch", "job_1", "--interval", "2ms", "--timeout", "30s", "--wait-timeout", "60ms")
 	if exit != 5 || strings.Contains(stderr, "deprecated") {
 		t.Errorf("with --wait-timeout: exit %d, stderr:\n%s", exit, stderr)
+	}
+}
+
+// The commands that print documents of their own honour the output flags
+// they accept.
+func TestDocumentCommandsHonourTheirOutputFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"exit-codes", "--jq", ".[] | select(.exit==8) | .code"}, "pending\n"},
+		{[]string{"exit-codes", "--json", "--jq", "length > 20"}, "true\n"},
+		{[]string{"version", "--jq", ".version"}, "dev\n"},
+	} {
+		stdout, stderr, exit := runVQ(t, nil, tc.args...)
+		if exit != 0 || stdout != tc.want {
+			t.Errorf("%v: exit %d, stdout %q (stderr %q), want %q", tc.args, exit, stdout, stderr, tc.want)
+		}
+	}
+	stdout, _, _ := runVQ(t, nil, "version", "--json")
+	var v map[string]string
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil || v["version"] == "" || v["commit"] == "" {
+		t.Errorf("version --json: %q (%v)", stdout, err)
 	}
 }

@@ -16,7 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/sandbox"
 )
 
 // Tests here run the built vq binary, for what only a real process shows:
@@ -119,7 +120,7 @@ func TestSignalsCancelTheRequestAndExit(t *testing.T) {
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		exit int
-	}{{syscall.SIGINT, format.ExitInterrupted}, {syscall.SIGTERM, format.ExitTerminated}} {
+	}{{syscall.SIGINT, exitcode.Interrupted}, {syscall.SIGTERM, exitcode.Terminated}} {
 		for _, args := range [][]string{
 			{"invoke", "get_run_failures", "runId=r"},
 			{"invoke", "get_run_failures", "runId=r", "--transport", "mcp"},
@@ -215,7 +216,37 @@ func TestHugeBodyHitsTheCapWithBoundedMemory(t *testing.T) {
 
 func TestTheAPIKeyIsNeverAFlag(t *testing.T) {
 	_, stderr, exit := runVQ(t, nil, "invoke", "t", "--api-key", secretKey)
-	if exit != format.ExitUsage || strings.Contains(stderr, secretKey) {
+	if exit != exitcode.Usage || strings.Contains(stderr, secretKey) {
 		t.Errorf("exit %d, stderr %q", exit, stderr)
+	}
+}
+
+// A reader that stops early (vq failures run_100k | head -1) ends vq
+// quietly: no error on stderr, and the exit code is the answer's, as if
+// the whole answer had been read.
+func TestClosedPipeEndsQuietlyWithTheAnswersCode(t *testing.T) {
+	ts := startSandbox(t)
+	for _, args := range [][]string{{"failures", "run_100k"}, {"failures", "run_100k", "--json"}} {
+		cmd := vqCommand(t, ts.URL, args...)
+		cmd.Env = append(cmd.Env, "VQ_API_KEY="+sandbox.KeyAdmin)
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		io.ReadFull(stdout, make([]byte, 16))
+		stdout.Close()
+		err = cmd.Wait()
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatal(err)
+		}
+		if code := cmd.ProcessState.ExitCode(); code != 0 || stderr.Len() != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want 0 and nothing", args, code, stderr.String())
+		}
 	}
 }

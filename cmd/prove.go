@@ -2,13 +2,18 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/clipboard"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // ProveOptions are the inputs of vq prove.
@@ -17,6 +22,9 @@ type ProveOptions struct {
 	Copy     bool
 	Markdown bool
 	NoWait   bool
+	// Job is a proof job already started (by an earlier vq prove of
+	// Ticket) to watch instead of starting one.
+	Job      string
 	Pipeline *Pipeline
 }
 
@@ -25,18 +33,39 @@ type ProveOptions struct {
 func NewCmdProve(f *Factory, runF func(context.Context, *ProveOptions) error) *cobra.Command {
 	opts := &ProveOptions{Pipeline: newPipeline(f)}
 	c := &cobra.Command{
-		Use:   "prove TICKET [--copy] [--markdown] [--no-wait]",
+		Use:   "prove TICKET [--copy] [--markdown] [--no-wait] [--job JOB_ID]",
 		Short: "Prove a JIRA tracking ticket (tracking_prove_jira_ticket)",
 		Long: `Prove that the tracking a JIRA ticket asks for fires: start the proof job,
-watch it (progress on stderr; --wait-timeout bounds the wait), then show the headline (OUI/NON), the verdict,
-its reasons and warnings, the JIRA comment in markdown and the next actions as
-commands to run.
+watch it (progress on stderr; --wait-timeout bounds the wait), then show the
+headline (OUI/NON) first, the verdict, its reasons and warnings, the JIRA
+comment as a block and the next steps as commands to run. A job that fails
+before a verdict still answers: a NON headline says the check could not run
+and why. A watch stopped by Ctrl-C or --wait-timeout prints the vq prove
+TICKET --job JOB_ID command that resumes it; vq watch JOB_ID shows a proof
+job the same way.
 
---markdown prints only the JIRA comment, byte for byte as the server wrote it,
-so a pipe to the clipboard is exact. --copy puts it on the clipboard through
-the terminal (OSC 52, which works over SSH and in tmux). A failed proof still
-prints everything, since its markdown is the failure comment, and exits with
-the proof_failed code (see vq exit-codes).`,
+Two markdowns, two flags:
+  --markdown         only the JIRA comment, in JIRA wiki markup, byte for byte
+                     as the server wrote it (no newline added): paste it into
+                     the ticket. A job that could not run and wrote no comment
+                     prints nothing, says why on stderr and exits with the
+                     proof_failed code.
+  --format markdown  a report of the answer in GitHub markdown, for a pull
+                     request or a CI summary; not for JIRA.
+
+--copy puts the JIRA comment on a clipboard and says which way it went:
+inside tmux a tmux buffer (tmux load-buffer -w, which tmux forwards to the
+outer terminal's clipboard when its set-clipboard option allows), on a
+desktop the platform's clipboard (wl-copy, xclip or xsel, pbcopy, clip), else
+the terminal's clipboard through OSC 52 (works over SSH when the terminal
+allows it; vq cannot check that it did). With none of these (a pipe, no
+display, no terminal) vq says so, sends nothing and exits 9 (no_clipboard).
+
+Exit codes: 0 proven; the proof_failed code (see vq exit-codes) when the
+proof failed, which still prints everything since its markdown is the
+failure comment; a job that could not run exits with the code of its error
+(tool_error when the audit broke); 8 when --copy found no clipboard and the
+answer was ok.`,
 		Example: `  vq prove BN-470
   vq prove BN-470 --markdown | pbcopy
   vq prove BN-470 --copy
@@ -45,7 +74,7 @@ the proof_failed code (see vq exit-codes).`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Ticket = args[0]
 			if opts.Markdown && opts.Pipeline.Output.Structured() {
-				return format.Usagef("--markdown prints only the markdown: it cannot be combined with --json, --format or --jq")
+				return exitcode.Usagef("--markdown prints only the JIRA comment: it cannot be combined with --json, --format or --jq (--format markdown is a report for pull requests, not the comment)")
 			}
 			if runF != nil {
 				return runF(c.Context(), opts)
@@ -53,11 +82,13 @@ the proof_failed code (see vq exit-codes).`,
 			return runProve(c.Context(), f, opts)
 		},
 	}
-	c.Flags().BoolVar(&opts.Copy, "copy", false, "copy the JIRA markdown to the clipboard (OSC 52)")
-	c.Flags().BoolVar(&opts.Markdown, "markdown", false, "print only the JIRA markdown, byte for byte")
+	c.Flags().BoolVar(&opts.Copy, "copy", false, "copy the JIRA comment to a clipboard (tmux, desktop or OSC 52; says which)")
+	c.Flags().BoolVar(&opts.Markdown, "markdown", false, "print only the JIRA comment (JIRA wiki markup), byte for byte")
 	c.Flags().BoolVar(&opts.NoWait, "no-wait", false, "print the queued job and exit instead of watching it")
+	c.Flags().StringVar(&opts.Job, "job", "", "watch this proof job, started by an earlier vq prove TICKET, instead of starting one")
 	c.MarkFlagsMutuallyExclusive("no-wait", "markdown")
 	c.MarkFlagsMutuallyExclusive("no-wait", "copy")
+	c.MarkFlagsMutuallyExclusive("no-wait", "job")
 	addOutputFlags(c, &opts.Pipeline.Output)
 	addWaitFlags(c, &opts.Pipeline.Wait, false)
 	return c
@@ -66,9 +97,30 @@ the proof_failed code (see vq exit-codes).`,
 func runProve(ctx context.Context, f *Factory, opts *ProveOptions) error {
 	p := opts.Pipeline
 	p.Wait.Wait = !opts.NoWait
-	resp, err := p.Call(ctx, api.Call{Tool: api.ToolProve, Args: map[string]any{"ticket": opts.Ticket}})
-	if err != nil {
-		return err
+	p.Resume = func(ids []string) string { return resumeProof(opts, ids[0]) }
+	if opts.Copy {
+		// Known before the proof runs: a copy that cannot happen is not
+		// worth waiting for.
+		if methods, reasons := clipboard.Candidates(clipboardEnv(f)); len(methods) == 0 {
+			return noClipboard(&clipboard.UnavailableError{Reasons: reasons})
+		}
+	}
+	var resp *api.ToolResponse
+	if opts.Job != "" {
+		jobs, err := p.jobPolls(ctx, []string{opts.Job})
+		if err != nil {
+			return err
+		}
+		outcomes, err := p.watchJobs(ctx, jobs)
+		if err != nil {
+			return err
+		}
+		resp = outcomes[0].resp
+	} else {
+		var err error
+		if resp, err = p.Call(ctx, api.Call{Tool: api.ToolProve, Args: map[string]any{"ticket": opts.Ticket}}); err != nil {
+			return err
+		}
 	}
 	if opts.NoWait {
 		return p.Show(ctx, resp) // the queued job, to watch later
@@ -76,64 +128,115 @@ func runProve(ctx context.Context, f *Factory, opts *ProveOptions) error {
 	return showProof(ctx, f, resp, opts)
 }
 
+// resumeProof is the vq prove command line that resumes the watch of job,
+// with the flags that shape what it shows.
+func resumeProof(opts *ProveOptions, job string) string {
+	words := []string{"vq", "prove", textsafe.ShellQuote(opts.Ticket), "--job", textsafe.ShellQuote(job)}
+	if opts.Markdown {
+		words = append(words, "--markdown")
+	}
+	if opts.Copy {
+		words = append(words, "--copy")
+	}
+	return strings.Join(words, " ")
+}
+
 // showProof shows a finished proof as the flags ask; a failed proof is
 // shown in full and still exits with its code.
 func showProof(ctx context.Context, f *Factory, resp *api.ToolResponse, opts *ProveOptions) error {
-	proof, isProof := format.ParseProof(resp)
+	proof, isProof := format.ProofAnswer(resp, true)
 	hasMarkdown := isProof && proof.HasMarkdown
-	var err error
+	var shown error
 	switch {
-	case opts.Markdown && !hasMarkdown:
-		if resp.OK {
-			return &format.ExitError{Code: format.ExitInternal, Message: "the proof answer carries no jiraMarkdown"}
-		}
-		err = format.WriteErrorLine(f.IO.ErrOut, resp)
-	case opts.Markdown:
+	case opts.Markdown && hasMarkdown:
 		// Byte for byte: no sanitizing and no added newline, so a pipe to
 		// the clipboard gets exactly the comment the server wrote.
-		if _, err := io.WriteString(f.IO.Out, proof.Markdown); err != nil {
+		if _, err := io.WriteString(f.IO.Out, proof.Markdown); err != nil && !closedPipe(err) {
 			return err
 		}
-		err = format.WriteErrorLine(f.IO.ErrOut, resp)
-	case !isProof || opts.Pipeline.Output.Structured():
-		err = opts.Pipeline.Show(ctx, resp)
+		shown = errors.Join(format.WriteErrorLine(f.IO.ErrOut, resp), shownError(resp))
+	case opts.Markdown && isProof:
+		// A job that could not run and wrote no comment: no comment is
+		// what the ticket gets, and the exit code says the proof failed.
+		return &exitcode.Error{
+			Code:    exitcode.ForCode(api.CodeProofFailed, resp.IsRecoverable()),
+			Message: "no JIRA comment to print: " + textsafe.SanitizeLine(proof.Headline),
+		}
+	case opts.Markdown:
+		if resp.OK {
+			return &exitcode.Error{Code: exitcode.Internal, Message: "the proof answer carries no jiraMarkdown"}
+		}
+		shown = errors.Join(format.WriteErrorLine(f.IO.ErrOut, resp), shownError(resp))
 	default:
-		err = format.WriteProof(f.IO.Out, f.IO.ErrOut, resp, proof)
+		shown = showProofAnswer(ctx, opts.Pipeline, resp, proof, isProof)
 	}
 	if opts.Copy {
-		markdown := ""
-		if hasMarkdown {
-			markdown = proof.Markdown
+		if copyErr := copyComment(ctx, f, proof, hasMarkdown); copyErr != nil {
+			// The answer's own failure says more than the copy's: a copy
+			// that failed gets the clipboard's code after an ok answer only.
+			if shown == nil {
+				return copyErr
+			}
+			fmt.Fprintln(f.IO.ErrOut, "vq: "+copyErr.Error())
 		}
-		copyToClipboard(f, markdown, hasMarkdown)
 	}
-	if err == nil {
-		err = shownError(resp)
-	}
-	return err
+	return shown
 }
 
-// copyToClipboard sends the proof's markdown to the terminal's clipboard
-// with OSC 52: through stderr when it is the terminal, else /dev/tty. ok is
-// false when the answer had no markdown to copy.
-func copyToClipboard(f *Factory, markdown string, ok bool) {
-	if !ok {
-		fmt.Fprintln(f.IO.ErrOut, "vq: nothing copied: the answer carries no jiraMarkdown")
-		return
+// showProofAnswer shows a proof job's answer as vq prove does (headline
+// first, verdict, reasons, warnings, the comment as a block, next steps),
+// unless the flags ask for another rendering or it carries no proof; the
+// error carries its exit code.
+func showProofAnswer(ctx context.Context, p *Pipeline, resp *api.ToolResponse, proof *format.Proof, isProof bool) error {
+	if !isProof || p.Output.Structured() {
+		return p.Show(ctx, resp)
 	}
-	w := f.IO.ErrOut
-	if !f.IO.ErrTTY {
-		tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)
-		if err != nil {
-			fmt.Fprintln(f.IO.ErrOut, "vq: could not copy: no terminal to send the clipboard to (try --markdown | pbcopy)")
-			return
-		}
-		defer tty.Close()
-		w = tty
+	p.remember(resp)
+	if err := format.WriteProof(p.f.IO.Out, p.f.IO.ErrOut, resp, proof); err != nil && !closedPipe(err) {
+		return err
 	}
-	if _, err := io.WriteString(w, format.ClipboardSequence(markdown, f.Getenv("TMUX") != "")); err != nil {
-		fmt.Fprintln(f.IO.ErrOut, "vq: could not copy: "+err.Error())
-		return
-	}
-	fmt.Fprintf(f.IO.ErrOut, "vq: JIRA markdown copied to the clipboard (%d bytes, OSC 52; the terminal must allow clipboard access)\n", len(markdown))
+	return shownError(resp)
 }
+
+// copyComment puts the proof's JIRA comment on a clipboard and says on
+// stderr which way it went; the error says that nothing was copied and why.
+func copyComment(ctx context.Context, f *Factory, proof *format.Proof, hasMarkdown bool) error {
+	if !hasMarkdown {
+		fmt.Fprintln(f.IO.ErrOut, "vq: nothing copied: the answer carries no JIRA comment")
+		return nil
+	}
+	m, err := clipboard.Copy(ctx, proof.Markdown, clipboardEnv(f))
+	if err != nil {
+		return noClipboard(err)
+	}
+	note := ""
+	if m.Unconfirmed {
+		note = "; vq cannot check that the terminal took it: it must allow OSC 52 clipboard writes"
+	}
+	fmt.Fprintf(f.IO.ErrOut, "vq: JIRA comment (%d bytes) copied to %s%s\n", len(proof.Markdown), m.Name, note)
+	return nil
+}
+
+// noClipboard is the exit of a --copy that had nowhere to copy to.
+func noClipboard(err error) error {
+	return &exitcode.Error{Code: exitcode.NoClipboard, Message: "--copy: nothing copied: " + err.Error() + " (use --markdown > FILE instead)"}
+}
+
+// clipboardEnv is where --copy may copy to: vq's environment, and the
+// terminal on stderr or, when stderr is redirected, the controlling one.
+func clipboardEnv(f *Factory) clipboard.Env {
+	return clipboard.Env{
+		Getenv: f.Getenv,
+		Terminal: func() (io.WriteCloser, error) {
+			if f.IO.ErrTTY {
+				return nopCloser{f.IO.ErrOut}, nil
+			}
+			return os.OpenFile("/dev/tty", os.O_WRONLY, 0)
+		},
+	}
+}
+
+// nopCloser is a writer vq does not own, such as stderr.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }

@@ -6,10 +6,15 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // Main runs vq with the process's arguments and returns its exit code.
@@ -19,11 +24,11 @@ func Main() int {
 	defer stop()
 	f := NewFactory()
 	err := execute(ctx, f, os.Args[1:])
-	if errors.Is(context.Cause(ctx), format.ErrTerminated) {
-		err = format.ErrTerminated
+	if errors.Is(context.Cause(ctx), exitcode.ErrTerminated) {
+		err = exitcode.ErrTerminated
 	}
 	report(f.IO, err)
-	return format.Exit(err)
+	return exitcode.Of(err)
 }
 
 // execute runs the command tree once and returns its typed error.
@@ -31,14 +36,46 @@ func execute(ctx context.Context, f *Factory, args []string) error {
 	root := NewRootCmd(f)
 	root.SetArgs(args)
 	started := wireRuns(root, f)
-	err := root.ExecuteContext(ctx)
+	c, err := root.ExecuteContextC(ctx)
 	f.closeClients()
+	if closedPipe(err) {
+		return nil // the reader left; what it read was right
+	}
 	if err != nil && !*started && !typed(err) {
-		// cobra's own complaints (unknown command, missing required flag)
-		// come before any command runs: they are usage errors.
-		err = &format.UsageError{Reason: err.Error(), Hint: "see: vq --help"}
+		// cobra's own complaints (a missing required flag, a bad argument
+		// count) come before any command runs: they are usage errors.
+		err = &exitcode.UsageError{Reason: err.Error(), Hint: "see: " + c.CommandPath() + " --help"}
+	}
+	if err != nil && !f.IO.documented && asksForJSON(c) {
+		writeFailureDocument(f.IO, c, err)
 	}
 	return err
+}
+
+// writeFailureDocument gives a script that asked for JSON its one document
+// when vq failed before any answer (a usage mistake, a bad config): a
+// ToolResponse vq makes, with the exit status's code. The person still
+// reads the error on stderr.
+func writeFailureDocument(io *IOStreams, c *cobra.Command, err error) {
+	exit := exitcode.Of(err)
+	_, usage := errors.AsType[*exitcode.UsageError](err)
+	resp := api.ClientError(toolOf(c), exitcode.CodeOf(exit), err.Error(), usage)
+	_ = format.JSON(io.Out, resp, io.OutTTY)
+}
+
+// toolOf is the tool a command calls: vq invoke's first argument, the
+// tool a task command fronts, or "" for the rest.
+func toolOf(c *cobra.Command) string {
+	if c.Name() == "invoke" {
+		return c.Flags().Arg(0)
+	}
+	path := strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")
+	for _, spec := range api.KnownTools() {
+		if spec.Command == path {
+			return spec.Name
+		}
+	}
+	return ""
 }
 
 // wireRuns wraps every command's RunE: it records that a command began, so
@@ -49,6 +86,9 @@ func wireRuns(c *cobra.Command, f *Factory) *bool {
 	started := new(bool)
 	var wrap func(*cobra.Command)
 	wrap = func(c *cobra.Command) {
+		if c.HasSubCommands() && c.RunE == nil {
+			c.Args, c.RunE = cobra.ArbitraryArgs, runGroup
+		}
 		if run := c.RunE; run != nil {
 			c.RunE = func(c *cobra.Command, args []string) error {
 				*started = true
@@ -66,25 +106,99 @@ func wireRuns(c *cobra.Command, f *Factory) *bool {
 	return started
 }
 
+// closedPipe reports a write to a reader that left: nothing of vq failed.
+func closedPipe(err error) bool { return errors.Is(err, syscall.EPIPE) }
+
+// runGroup is what a command that groups others does: alone, it shows its
+// help; with anything else, it is an unknown command, never a silent exit 0.
+func runGroup(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return c.Help()
+	}
+	return unknownCommand(c, args[0])
+}
+
+func unknownCommand(c *cobra.Command, name string) error {
+	hint := "see: " + c.CommandPath() + " --help"
+	c.SuggestionsMinimumDistance = 2
+	if s := c.SuggestionsFor(name); len(s) > 0 {
+		hint = "did you mean " + strings.Join(s, " or ") + "?\n" + hint
+	}
+	return &exitcode.UsageError{Reason: fmt.Sprintf("unknown command %q for %q", name, c.CommandPath()), Hint: hint}
+}
+
+// flagError makes cobra's flag complaints usage errors that say what to
+// do: the command that was meant when a group got a flag after a word that
+// names no command, the flag that was meant when one is misspelt.
+func flagError(c *cobra.Command, err error) error {
+	if rest := c.Flags().Args(); c.HasSubCommands() && len(rest) > 0 {
+		return unknownCommand(c, rest[0])
+	}
+	hint := "see: " + c.CommandPath() + " --help"
+	if name, ok := strings.CutPrefix(err.Error(), "unknown flag: --"); ok {
+		if meant := closestFlag(c, name); meant != "" {
+			hint = "did you mean --" + meant + "?\n" + hint
+		}
+	}
+	return &exitcode.UsageError{Reason: err.Error(), Hint: hint}
+}
+
+// closestFlag is the flag of c (its own or inherited) nearest to name, when
+// it is near enough to be a typo.
+func closestFlag(c *cobra.Command, name string) string {
+	best, bestDistance := "", 3
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if d := editDistance(name, f.Name); d < bestDistance {
+			best, bestDistance = f.Name, d
+		}
+	})
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b, counting bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
 func typed(err error) bool {
-	return format.Exit(err) != format.ExitInternal
+	return exitcode.Of(err) != exitcode.Internal
 }
 
 // report prints an error that the command did not already show.
 func report(io *IOStreams, err error) {
-	if err == nil || format.Silent(err) {
+	if err == nil || exitcode.Silent(err) {
 		return
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, format.ErrTerminated) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, exitcode.ErrTerminated) {
 		fmt.Fprintln(io.ErrOut, "vq: interrupted")
 		return
 	}
-	fmt.Fprintln(io.ErrOut, "vq: "+format.Sanitize(err.Error()))
+	fmt.Fprintln(io.ErrOut, "vq: "+textsafe.Sanitize(err.Error()))
 }
 
 // signalContext is cancelled by SIGINT (cause context.Canceled) or SIGTERM
-// (cause format.ErrTerminated), so in-flight requests stop at once.
+// (cause exitcode.ErrTerminated), so in-flight requests stop at once.
+// SIGPIPE is ignored, so a reader that leaves early (vq ... | head -1) makes
+// writes fail with EPIPE, which ends vq quietly (see closedPipe), instead of
+// killing it with a signal's exit status.
 func signalContext() (context.Context, func()) {
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
@@ -92,7 +206,7 @@ func signalContext() (context.Context, func()) {
 		select {
 		case sig := <-ch:
 			if sig == syscall.SIGTERM {
-				cancel(format.ErrTerminated)
+				cancel(exitcode.ErrTerminated)
 			} else {
 				cancel(context.Canceled)
 			}
@@ -123,9 +237,7 @@ Try it with no account: vq demo
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	root.SetVersionTemplate("vq {{.Version}}\n")
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &format.UsageError{Reason: err.Error(), Hint: "see: " + c.CommandPath() + " --help"}
-	})
+	root.SetFlagErrorFunc(flagError)
 	addGlobalFlags(root.PersistentFlags(), &f.Global)
 	_ = root.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions([]string{"invoke", "mcp"}, cobra.ShellCompDirectiveNoFileComp))
 

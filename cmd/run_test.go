@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
 )
 
 // vqRun describes one in-process run of vq: the environment it sees, its
@@ -50,5 +50,5 @@ func (r vqRun) run(t *testing.T, args ...string) (string, string, int) {
 	}
 	err := execute(ctx, f, args)
 	report(f.IO, err)
-	return out.String(), errOut.String(), format.Exit(err)
+	return out.String(), errOut.String(), exitcode.Of(err)
 }

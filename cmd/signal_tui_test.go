@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
 )
 
 // TestSIGTERMRestoresTheTerminal runs the TUI in a tmux pane (a real
@@ -25,8 +25,8 @@ func TestSIGTERMRestoresTheTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	after := p.waitFor("the shell after vq", shows("EXIT=", "speed"))
-	if !strings.Contains(after, fmt.Sprintf("EXIT=%d", format.ExitTerminated)) {
-		t.Errorf("vq did not exit %d:\n%s", format.ExitTerminated, after)
+	if !strings.Contains(after, fmt.Sprintf("EXIT=%d", exitcode.Terminated)) {
+		t.Errorf("vq did not exit %d:\n%s", exitcode.Terminated, after)
 	}
 	for _, mode := range []string{"icanon", "echo"} {
 		// stty -a lists a cleared flag as -flag.

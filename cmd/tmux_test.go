@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // tmuxPane is a command running in a detached tmux session of its own
@@ -34,11 +34,11 @@ func startTmux(t *testing.T, width, height int, env map[string]string, then stri
 	p := &tmuxPane{t: t, tmux: tmux, socket: fmt.Sprintf("vqtest-%d-%d", os.Getpid(), tmuxSessions.Add(1))}
 	words := []string{"env", "-u", "NO_COLOR", "-u", "VQ_NO_TUI"}
 	for k, v := range env {
-		words = append(words, format.ShellQuote(k+"="+v))
+		words = append(words, textsafe.ShellQuote(k+"="+v))
 	}
-	words = append(words, format.ShellQuote(buildVQ(t)))
+	words = append(words, textsafe.ShellQuote(buildVQ(t)))
 	for _, a := range args {
-		words = append(words, format.ShellQuote(a))
+		words = append(words, textsafe.ShellQuote(a))
 	}
 	script := strings.Join(words, " ") + "; echo EXIT=$?; " + then + "; sleep 60"
 	p.run("new-session", "-d", "-s", "vq", "-x", fmt.Sprint(width), "-y", fmt.Sprint(height), script)

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // NewCmdTools lists the tools the server offers. runF replaces the
@@ -45,20 +46,20 @@ func runTools(ctx context.Context, f *Factory, p *Pipeline) error {
 		return err
 	}
 	if !s.hasCredential() {
-		return p.Show(ctx, api.MissingCredential(api.MethodToolsList))
+		return p.Show(ctx, withHint(api.MissingCredential(api.MethodToolsList)))
 	}
 	tools, failure, err := client.ListTools(ctx)
 	if err != nil {
 		return err
 	}
 	if failure != nil {
-		return p.Show(ctx, failure)
+		return p.Show(ctx, withHint(failure))
 	}
 	if p.Output.Structured() {
 		return p.Show(ctx, api.ToolListResponse(client.MCPEndpoint(), tools))
 	}
 	if len(tools) == 0 {
-		fmt.Fprintf(f.IO.ErrOut, "%s offers no tools.\n", format.SanitizeLine(client.MCPEndpoint()))
+		fmt.Fprintf(f.IO.ErrOut, "%s offers no tools.\n", textsafe.SanitizeLine(client.MCPEndpoint()))
 		return nil
 	}
 	return format.Tools(f.IO.Out, tools)

@@ -55,14 +55,21 @@ func buildInfo() (v, c, d string) {
 
 // NewCmdVersion prints the version, commit and build date.
 func NewCmdVersion(f *Factory) *cobra.Command {
-	return callsNoServer(&cobra.Command{
+	var out OutputOptions
+	c := &cobra.Command{
 		Use:     "version",
 		Short:   "Print vq's version, commit and build date",
-		Example: "  vq version\n  vq --version",
+		Example: "  vq version\n  vq --version\n  vq version --jq .version",
 		Args:    cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(c *cobra.Command, _ []string) error {
+			if out.Structured() {
+				v, commit, date := buildInfo()
+				return out.writeDocument(c.Context(), f.IO, map[string]string{"version": v, "commit": commit, "date": date})
+			}
 			_, err := fmt.Fprintf(f.IO.Out, "vq %s\n", versionString())
 			return err
 		},
-	})
+	}
+	addOutputFlags(c, &out, "text", "json")
+	return callsNoServer(c)
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/completions"
 	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // WatchOptions are the inputs of vq watch.
@@ -25,7 +27,9 @@ func NewCmdWatch(f *Factory, runF func(context.Context, *WatchOptions) error) *c
 		Long: `Poll get_job_status for each job, concurrently, until it is completed,
 failed or cancelled, then print each job's final answer on stdout in the order
 given (with --json, one JSON document per job, each on its own line when
-stdout is not a terminal).
+stdout is not a terminal). A proof job's answer is shown as vq prove shows
+it: the OUI/NON headline first, the verdict, reasons, warnings, the JIRA
+comment as a block and the next steps.
 
 Progress goes to stderr: a live view on a terminal, else one line per change
 of status or progress. Polling starts at 1s and slows down to 10s while
@@ -41,7 +45,7 @@ makes it non-zero; 5 (timeout) when a job is still running at the deadline,
   vq watch job_123 job_456 --wait-timeout 10m --json`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return &format.UsageError{Reason: "vq watch needs at least one JOB_ID", Hint: "usage: " + c.UseLine()}
+				return &exitcode.UsageError{Reason: "vq watch needs at least one JOB_ID", Hint: "usage: " + c.UseLine()}
 			}
 			return nil
 		},
@@ -74,9 +78,10 @@ func runWatch(ctx context.Context, opts *WatchOptions) error {
 	var errs []error
 	for _, o := range outcomes {
 		if len(outcomes) > 1 && !p.Output.Structured() {
-			fmt.Fprintf(p.f.IO.Out, "== job %s ==\n", format.SanitizeLine(o.id))
+			fmt.Fprintf(p.f.IO.Out, "== job %s ==\n", textsafe.SanitizeLine(o.id))
 		}
-		errs = append(errs, p.Show(ctx, o.resp))
+		proof, isProof := format.ProofAnswer(o.resp, false)
+		errs = append(errs, showProofAnswer(ctx, p, o.resp, proof, isProof))
 	}
 	return worst(errs)
 }
@@ -86,7 +91,7 @@ func runWatch(ctx context.Context, opts *WatchOptions) error {
 func worst(errs []error) error {
 	var w error
 	for _, err := range errs {
-		if format.Exit(err) > format.Exit(w) {
+		if exitcode.Of(err) > exitcode.Of(w) {
 			w = err
 		}
 	}

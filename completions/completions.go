@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // Tool is a tool vq can call and the names of its arguments.
@@ -228,7 +228,7 @@ func completable(id string) bool {
 // line break (the separators of cobra's completion protocol) and nothing a
 // terminal would obey.
 func OneLine(s string) bool {
-	return format.SanitizeLine(s) == s
+	return textsafe.SanitizeLine(s) == s
 }
 
 // Recent are the IDs of a kind (RunID, JobID) seen lately, newest first.

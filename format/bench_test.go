@@ -2,16 +2,18 @@ package format
 
 import (
 	"io"
-	"strings"
+	"os"
 	"testing"
 
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/bench/fixture"
+	"github.com/visualq/vq/internal/fixture"
 )
 
 // BenchmarkRender100k renders the 100k-failure answer as each output does:
 // the plain table a pipe gets, --json (the server's bytes, escaped where a
-// terminal could act on them), and the CI formats, which read the checks.
+// terminal could act on them), and the CI formats, which read the checks;
+// github writes its step summary to the null device, so the summary's
+// rendering (stopped at 1 MiB) is counted.
 func BenchmarkRender100k(b *testing.B) {
 	resp, err := api.DecodeToolResponse(fixture.RunFailures(100_000))
 	if err != nil {
@@ -25,6 +27,7 @@ func BenchmarkRender100k(b *testing.B) {
 		{"json", func(w io.Writer, r *api.ToolResponse) error { return JSON(w, r, false) }},
 		{"junit", JUnit},
 		{"markdown", Markdown},
+		{"github", func(w io.Writer, r *api.ToolResponse) error { return GitHub(w, r, os.DevNull) }},
 	} {
 		b.Run(out.name, func(b *testing.B) {
 			b.SetBytes(int64(len(resp.Raw())))
@@ -35,35 +38,6 @@ func BenchmarkRender100k(b *testing.B) {
 				}
 			}
 		})
-	}
-}
-
-// sanitizeInputs are a typical cell (safe ASCII: the fast path), typical
-// non-ASCII text, and hostile text full of escapes, controls and bidi
-// overrides (the slow path).
-var sanitizeInputs = []struct{ name, text string }{
-	{"ascii", "Checkout 12 on mobile: 4.2% of pixels differ from the baseline"},
-	{"unicode", "Café Größe — 見出し: 4,2 % der Pixel weichen ab"},
-	{"hostile", "\x1b[31mred\x1b[0m \x1b]8;;https://evil.example\x07link\x1b]8;;\x07 \u202eevil\u202c\x00\x07\x9b2J tab\there\r\nnext line\xff"},
-	{"long-ascii", strings.Repeat("scenario label with a long description ", 100)},
-}
-
-// BenchmarkSanitize measures both sanitizers on every input:
-// Sanitize/<input> and SanitizeLine/<input>.
-func BenchmarkSanitize(b *testing.B) {
-	for _, fn := range []struct {
-		name     string
-		sanitize func(string) string
-	}{{"Sanitize", Sanitize}, {"SanitizeLine", SanitizeLine}} {
-		for _, in := range sanitizeInputs {
-			b.Run(fn.name+"/"+in.name, func(b *testing.B) {
-				b.SetBytes(int64(len(in.text)))
-				b.ReportAllocs()
-				for b.Loop() {
-					fn.sanitize(in.text)
-				}
-			})
-		}
 	}
 }
 

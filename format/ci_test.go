@@ -6,10 +6,15 @@ import (
 	"encoding/xml"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/fixture"
+	"github.com/visualq/vq/internal/layout"
 )
 
 // failuresResponse is get_run_failures as the seed shows it: 2 of 12
@@ -39,21 +44,37 @@ type parsedSuites struct {
 	Tests    int `xml:"tests,attr"`
 	Failures int `xml:"failures,attr"`
 	Errors   int `xml:"errors,attr"`
+	Skipped  int `xml:"skipped,attr"`
 	Suites   []struct {
-		Tests    int `xml:"tests,attr"`
-		Failures int `xml:"failures,attr"`
-		Errors   int `xml:"errors,attr"`
-		Cases    []struct {
-			Name    string `xml:"name,attr"`
-			Failure *struct {
-				Message string `xml:"message,attr"`
-				Text    string `xml:",chardata"`
-			} `xml:"failure"`
-			Error *struct {
-				Type string `xml:"type,attr"`
-			} `xml:"error"`
-		} `xml:"testcase"`
+		Tests      int              `xml:"tests,attr"`
+		Failures   int              `xml:"failures,attr"`
+		Errors     int              `xml:"errors,attr"`
+		Skipped    int              `xml:"skipped,attr"`
+		Properties []parsedProperty `xml:"properties>property"`
+		Cases      []parsedCase     `xml:"testcase"`
 	} `xml:"testsuite"`
+}
+
+type parsedProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type parsedCase struct {
+	Name       string           `xml:"name,attr"`
+	Properties []parsedProperty `xml:"properties>property"`
+	Failure    *struct {
+		Message string `xml:"message,attr"`
+		Text    string `xml:",chardata"`
+	} `xml:"failure"`
+	Error *struct {
+		Type    string `xml:"type,attr"`
+		Message string `xml:"message,attr"`
+		Text    string `xml:",chardata"`
+	} `xml:"error"`
+	Skipped *struct {
+		Message string `xml:"message,attr"`
+	} `xml:"skipped"`
 }
 
 func parseJUnit(t *testing.T, doc []byte) parsedSuites {
@@ -180,7 +201,7 @@ func TestMarkdownReport(t *testing.T) {
 	if err := Markdown(&out, failuresResponse(t)); err != nil {
 		t.Fatal(err)
 	}
-	want := "### ❌ vq get\\_run\\_failures\n\n" +
+	want := "### ❌ vq get\\_run\\_failures: 2 of 12 checks failed\n\n" +
 		"**Summary:** 2 of 12 checks failed.\n\n" +
 		"**Checks:** 2 failed of 12 in run `run_abc`\n\n" +
 		"| Scenario | Viewport | Mismatch | Result |\n|---|---|---:|---|\n" +
@@ -188,7 +209,7 @@ func TestMarkdownReport(t *testing.T) {
 		"| Cart \\| \\*promo\\* | mobile | 0.5% | failed |\n\n" +
 		"_Not itemized by the server: 10 passed, 0 failed._\n\n" +
 		"#### Warnings\n\n- baseline is 30 days old\n\n" +
-		"#### Next steps\n\n```sh\n# Inspect Homepage desktop\nvq invoke get_diff_stats runId=run_abc scenarioLabel=Homepage viewport=desktop\n```\n"
+		"#### Next steps\n\n```sh\n# Inspect Homepage desktop\nvq diff run_abc --scenario Homepage --viewport desktop\n```\n"
 	if out.String() != want {
 		t.Errorf("markdown:\n got %q\nwant %q", out.String(), want)
 	}
@@ -208,6 +229,327 @@ func TestMarkdownEscapesServerText(t *testing.T) {
 		"- 1\\. not a list\n",
 		"**Error** `tool_error`: a\\`b (not recoverable, exit 37)\n",
 	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("missing %q in:\n%s", want, out.String())
+		}
+	}
+}
+
+// runStatus is a get_run_status answer as vq wraps it: the CI JSON in data.
+func runStatus(t *testing.T, status string, ran, failed int) *api.ToolResponse {
+	t.Helper()
+	return decodeResponse(t, `{"ok":true,"tool":"get_run_status","summary":"run run_9 `+status+`","data":{"runId":"run_9","status":"`+status+`",
+		"progress":{"current":`+itoa(ran)+`,"total":12},"failed":`+itoa(failed)+`,"total":12,"url":"https://vq.example/runs/run_9"},"warnings":[],"nextActions":[]}`)
+}
+
+// linkedFailures is get_run_failures with the links a server gives: the
+// run's page and a diff image per failure.
+func linkedFailures(t *testing.T) *api.ToolResponse {
+	t.Helper()
+	return decodeResponse(t, `{"ok":true,"tool":"get_run_failures","summary":"2 of 12 checks failed.",
+		"data":{"runId":"run_9","failed":2,"total":12,"url":"https://vq.example/runs/run_9","failures":[
+			{"scenarioLabel":"Homepage","viewport":"desktop","mismatchPercent":4.2,"diffUrl":"https://vq.example/img/home%20page/diff.png"},
+			{"scenarioLabel":"Cart","viewport":"mobile","mismatchPercent":9.5,"diffUrl":"https://vq.example/img/cart/diff.png"}]},
+		"warnings":[],"nextActions":[]}`)
+}
+
+// A run that ended in error or was cancelled is never a green report: an
+// errored case for the run, the checks it got through as they ended, and
+// a skipped case per check it did not run. One without a verdict yet
+// skips; a passed and a failed run are their checks.
+func TestJUnitOfEachVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		name                                    string
+		resp                                    *api.ToolResponse
+		tests, failures, errors, skipped, cases int
+		runCase                                 string // the run case's error type, "skipped" or "" for none
+	}{
+		{"passed", runStatus(t, "passed", 12, 0), 12, 0, 0, 0, 12, ""},
+		{"failed", linkedFailures(t), 12, 2, 0, 0, 12, ""},
+		{"error", runStatus(t, "error", 6, 0), 13, 0, 1, 6, 13, "run_error"},
+		{"cancelled", runStatus(t, "cancelled", 3, 1), 13, 1, 1, 9, 13, "run_cancelled"},
+		{"running", runStatus(t, "running", 3, 0), 13, 0, 0, 10, 13, "skipped"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			if err := JUnit(&out, tc.resp); err != nil {
+				t.Fatal(err)
+			}
+			s := parseJUnit(t, out.Bytes())
+			suite := s.Suites[0]
+			if s.Tests != tc.tests || s.Failures != tc.failures || s.Errors != tc.errors || s.Skipped != tc.skipped ||
+				suite.Tests != tc.tests || suite.Failures != tc.failures || suite.Errors != tc.errors || suite.Skipped != tc.skipped || len(suite.Cases) != tc.cases {
+				t.Fatalf("counts %d/%d/%d/%d (suite %d/%d/%d/%d), %d cases; want %d tests, %d failures, %d errors, %d skipped\n%s",
+					s.Tests, s.Failures, s.Errors, s.Skipped, suite.Tests, suite.Failures, suite.Errors, suite.Skipped, len(suite.Cases),
+					tc.tests, tc.failures, tc.errors, tc.skipped, out.String())
+			}
+			// Counted from the cases themselves, so the attributes cannot
+			// disagree with what a publisher lists.
+			var failures, errors, skipped int
+			for _, c := range suite.Cases {
+				failures += count(c.Failure != nil)
+				errors += count(c.Error != nil)
+				skipped += count(c.Skipped != nil)
+			}
+			if failures != tc.failures || errors != tc.errors || skipped != tc.skipped {
+				t.Errorf("cases: %d failures, %d errors, %d skipped", failures, errors, skipped)
+			}
+			run := slices.IndexFunc(suite.Cases, func(c parsedCase) bool { return c.Name == "run run_9" })
+			switch {
+			case tc.runCase == "" && run >= 0:
+				t.Errorf("a finished run needs no case of its own: %+v", suite.Cases[run])
+			case tc.runCase == "skipped" && (run < 0 || suite.Cases[run].Skipped == nil || !strings.Contains(suite.Cases[run].Skipped.Message, "no verdict yet")):
+				t.Errorf("a running run is a skipped case saying so:\n%s", out.String())
+			case tc.runCase != "" && tc.runCase != "skipped" && (run < 0 || suite.Cases[run].Error == nil || suite.Cases[run].Error.Type != tc.runCase ||
+				!strings.Contains(suite.Cases[run].Error.Text, "Run: https://vq.example/runs/run_9")):
+				t.Errorf("want an errored run case of type %s with the run's link:\n%s", tc.runCase, out.String())
+			}
+		})
+	}
+}
+
+func count(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func TestJUnitCarriesTheLinks(t *testing.T) {
+	var out bytes.Buffer
+	if err := JUnit(&out, linkedFailures(t)); err != nil {
+		t.Fatal(err)
+	}
+	suite := parseJUnit(t, out.Bytes()).Suites[0]
+	if !slices.Contains(suite.Properties, parsedProperty{"url", "https://vq.example/runs/run_9"}) {
+		t.Errorf("suite properties %+v lack the run's url", suite.Properties)
+	}
+	home := suite.Cases[0]
+	if home.Name != "Homepage [desktop]" || !slices.Equal(home.Properties, []parsedProperty{{"diffUrl", "https://vq.example/img/home%20page/diff.png"}}) ||
+		home.Failure == nil || !strings.HasPrefix(home.Failure.Text, "Diff image: https://vq.example/img/home%20page/diff.png\nRun: https://vq.example/runs/run_9\n") {
+		t.Errorf("first case %+v", home)
+	}
+}
+
+// Only web addresses become links, written so that no report syntax ends
+// them early; anything else is left out rather than made clickable.
+func TestWebURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://vq.example/a/diff.png":           "https://vq.example/a/diff.png",
+		"HTTP://vq.example/a b":                   "http://vq.example/a%20b",
+		"https://vq.example/x)](javascript:1)|<>": "https://vq.example/x%29%5D%28javascript:1%29%7C%3C%3E",
+		"javascript:alert(1)":                     "",
+		"data:image/png;base64,AAAA":              "",
+		"https://github.com@evil.example/":        "",
+		"/relative/diff.png":                      "",
+		"https://vq.example/\x1b[2J":              "",
+		"":                                        "",
+	} {
+		if got := webURL(in); got != want {
+			t.Errorf("webURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestWorstFailedKeepsTheLargestInOrder(t *testing.T) {
+	var listed []layout.Check
+	for i, m := range []float64{3, 9, -1, 9, 1, 12, 0.5} {
+		ch := layout.Check{Scenario: itoa(i), Failed: true, Mismatch: m, HasMismatch: m >= 0}
+		listed = append(listed, ch)
+	}
+	listed = append(listed, layout.Check{Scenario: "passed", Mismatch: 50, HasMismatch: true})
+	var got []string
+	for _, ch := range worstFailed(listed, 4) {
+		got = append(got, ch.Scenario)
+	}
+	if want := []string{"5", "1", "3", "0"}; !slices.Equal(got, want) {
+		t.Errorf("worst 4 = %v, want %v (largest first, ties in server order, passed checks never)", got, want)
+	}
+	if all := worstFailed(listed, 10); len(all) != 7 || all[6].Scenario != "2" {
+		t.Errorf("a check without a mismatch comes last: %+v", all)
+	}
+}
+
+func TestGitHubOfEachVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		resp *api.ToolResponse
+		want string
+	}{
+		{"passed", runStatus(t, "passed", 12, 0), "::notice title=vq get_run_status::run run_9 passed\n"},
+		{"error", runStatus(t, "error", 6, 0), "::error title=vq get_run_status::run run_9 ended in error after 6 of 12 checks; 6 did not run%0ARun: https://vq.example/runs/run_9\n"},
+		{"cancelled", runStatus(t, "cancelled", 3, 0), "::warning title=vq get_run_status::run run_9 was cancelled after 3 of 12 checks; 9 did not run%0ARun: https://vq.example/runs/run_9\n"},
+		{"running", runStatus(t, "running", 3, 0), "::warning title=vq get_run_status::run run_9 has no verdict yet (running, 3 of 12 checks done)%0ARun: https://vq.example/runs/run_9\n"},
+		{"failed", linkedFailures(t), "::error title=Visual change%3A Cart [mobile]::Cart on mobile changed: 9.5%25 of pixels differ%0ADiff image: https://vq.example/img/cart/diff.png%0ARun: https://vq.example/runs/run_9\n" +
+			"::error title=Visual change%3A Homepage [desktop]::Homepage on desktop changed: 4.2%25 of pixels differ%0ADiff image: https://vq.example/img/home%2520page/diff.png%0ARun: https://vq.example/runs/run_9\n"},
+	} {
+		var out bytes.Buffer
+		if err := GitHub(&out, tc.resp, ""); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, out.String(), tc.want)
+		}
+	}
+}
+
+// 100,000 failures give what GitHub shows: the ten worst as errors, one
+// notice saying how many more and where, and a step summary under 1 MiB
+// that says it was cut, after what an earlier command of the step wrote.
+func TestGitHubOf100kFailuresIsBounded(t *testing.T) {
+	r, err := api.DecodeToolResponse(fixture.RunFailures(100_000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "summary.md")
+	earlier := strings.Repeat("an earlier command's report\n", 1000)
+	if err := os.WriteFile(path, []byte(earlier), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := GitHub(&out, r, path); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != maxAnnotations+1 {
+		t.Fatalf("%d lines, want %d errors and one notice:\n%s", len(lines), maxAnnotations, out.String())
+	}
+	last := 100.0
+	for _, line := range lines[:maxAnnotations] {
+		m := regexp.MustCompile(`changed: ([0-9.]+)%25 of pixels differ%0ADiff image: https://visualq\.example/\S+%0ARun: https://visualq\.example/runs/run_100k$`).FindStringSubmatch(line)
+		if !strings.HasPrefix(line, "::error ") || m == nil {
+			t.Fatalf("not a linked check annotation: %s", line)
+		}
+		mismatch, _ := strconv.ParseFloat(m[1], 64)
+		if mismatch > last {
+			t.Errorf("annotations not worst first: %v after %v", mismatch, last)
+		}
+		last = mismatch
+	}
+	if last != 24.9 { // the fixture's mismatches reach 24.9%, far more than ten times
+		t.Errorf("the tenth annotation is %v%%, not among the worst", last)
+	}
+	wantNotice := "::notice title=vq get_run_failures::99990 more errors not annotated (GitHub shows 10 of each per step); all of them: https://visualq.example/runs/run_100k, vq failures run_100k, the job's step summary"
+	if lines[maxAnnotations] != wantNotice {
+		t.Errorf("notice:\n got %s\nwant %s", lines[maxAnnotations], wantNotice)
+	}
+
+	summary, _ := os.ReadFile(path)
+	if len(summary) > stepSummaryLimit || len(summary) < stepSummaryLimit-4<<10 {
+		t.Errorf("step summary is %d bytes; want just under %d", len(summary), stepSummaryLimit)
+	}
+	report := strings.TrimPrefix(string(summary), earlier)
+	if len(report) == len(summary) {
+		t.Fatal("the earlier content of the step summary is gone")
+	}
+	if !strings.HasPrefix(report, "### ❌ vq get\\_run\\_failures: 100000 of 120000 checks failed\n") ||
+		strings.Count(report, "![diff of ") != maxInlineImages {
+		t.Errorf("step summary starts:\n%.600s", report)
+	}
+	wantEnd := "|\n\n_Report cut here: GitHub shows 1 MiB of a step's summary. The rest is on [the run's page](https://visualq.example/runs/run_100k) or with `vq failures run_100k`._\n"
+	if !strings.HasSuffix(report, wantEnd) {
+		t.Errorf("step summary ends:\n%s", report[len(report)-300:])
+	}
+}
+
+// A cut inside the next steps' fence goes back to before it, so the note
+// after the cut is not read as code.
+func TestCutAtLineLeavesNoFenceOpen(t *testing.T) {
+	for in, want := range map[string]string{
+		"| a |\n| b":                             "| a |\n",
+		"text\n\n````sh\n# x\nvq ```\n":          "text\n\n",
+		"text\n```sh\nvq x\n```\nmore\n| partia": "text\n```sh\nvq x\n```\nmore\n",
+		"no newline at all":                      "",
+	} {
+		if got := string(cutAtLine([]byte(in))); got != want {
+			t.Errorf("cutAtLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// Whatever the verdict, the first line of a Markdown report states it.
+func TestMarkdownFirstLineStatesTheVerdict(t *testing.T) {
+	failedCall := decodeResponse(t, `{"ok":false,"tool":"get_run_failures","summary":"","data":null,"warnings":[],"nextActions":[],
+		"error":{"code":"validation_error","message":"no such run"},"recoverable":true}`)
+	for _, tc := range []struct {
+		resp *api.ToolResponse
+		want string
+	}{
+		{runStatus(t, "passed", 12, 0), "### ✅ vq get\\_run\\_status: 12 checks passed"},
+		{linkedFailures(t), "### ❌ vq get\\_run\\_failures: 2 of 12 checks failed"},
+		{runStatus(t, "error", 6, 0), "### ❌ vq get\\_run\\_status: run run\\_9 ended in error after 6 of 12 checks; 6 did not run"},
+		{runStatus(t, "cancelled", 3, 0), "### ⚠️ vq get\\_run\\_status: run run\\_9 was cancelled after 3 of 12 checks; 9 did not run"},
+		{runStatus(t, "queued", 0, 0), "### ⏳ vq get\\_run\\_status: run run\\_9 has no verdict yet (queued, 0 of 12 checks done)"},
+		{failedCall, "### ❌ vq get\\_run\\_failures: error `validation_error`"},
+	} {
+		var out bytes.Buffer
+		if err := Markdown(&out, tc.resp); err != nil {
+			t.Fatal(err)
+		}
+		if first, _, _ := strings.Cut(out.String(), "\n"); first != tc.want {
+			t.Errorf("first line:\n got %s\nwant %s", first, tc.want)
+		}
+	}
+}
+
+// A report links the run, links every row's diff and shows the largest
+// changes' diffs inline, so a pull-request comment shows them.
+func TestMarkdownLinksEveryDiff(t *testing.T) {
+	var out bytes.Buffer
+	if err := Markdown(&out, linkedFailures(t)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"**Checks:** 2 failed of 12 in run [`run_9`](https://vq.example/runs/run_9)\n\n" +
+			"#### Largest changes\n\n" +
+			"**Cart on mobile**: 9.5%\n\n![diff of Cart on mobile](https://vq.example/img/cart/diff.png)\n\n" +
+			"**Homepage on desktop**: 4.2%\n\n![diff of Homepage on desktop](https://vq.example/img/home%20page/diff.png)\n\n" +
+			"| Scenario | Viewport | Mismatch | Result | Diff |\n|---|---|---:|---|---|\n" +
+			"| Homepage | desktop | 4.2% | failed | [diff](https://vq.example/img/home%20page/diff.png) |\n" +
+			"| Cart | mobile | 9.5% | failed | [diff](https://vq.example/img/cart/diff.png) |\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("missing\n%s\nin:\n%s", want, out.String())
+		}
+	}
+}
+
+// A diff address that is no web address is shown as no link at all, and
+// the row keeps its cells.
+func TestMarkdownLinksOnlyWebAddresses(t *testing.T) {
+	r := decodeResponse(t, `{"ok":true,"tool":"get_run_failures","summary":"s","data":{"runId":"r","failed":2,"total":2,"url":"javascript:alert(1)","failures":[
+		{"scenarioLabel":"A","viewport":"d","mismatchPercent":1,"diffUrl":"javascript:alert(1)"},
+		{"scenarioLabel":"B","viewport":"d","mismatchPercent":2,"diffUrl":"https://vq.example/b|c)d"}]},"warnings":[],"nextActions":[]}`)
+	var out bytes.Buffer
+	if err := Markdown(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"in run `r`\n",
+		"| A | d | 1% | failed | |\n",
+		"| B | d | 2% | failed | [diff](https://vq.example/b%7Cc%29d) |\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("missing %q in:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "javascript") {
+		t.Errorf("a javascript: address became a link:\n%s", out.String())
+	}
+}
+
+// Server text that names a person or a team notifies no one where the
+// report is pasted: the @ is followed by an invisible word joiner.
+func TestMarkdownNeutralisesMentions(t *testing.T) {
+	r := decodeResponse(t, `{"ok":true,"tool":"x","summary":"ping @octocat and @org/team","data":{"owner":"@admin"},"warnings":["cc @oncall"],"nextActions":[]}`)
+	var out bytes.Buffer
+	if err := Markdown(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	if regexp.MustCompile(`@[A-Za-z0-9]`).MatchString(out.String()) {
+		t.Errorf("a mention survives:\n%s", out.String())
+	}
+	for _, want := range []string{"ping @\u2060octocat and @\u2060org/team", "| owner | @\u2060admin |", "- cc @\u2060oncall"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("missing %q in:\n%s", want, out.String())
 		}

@@ -1,7 +1,10 @@
 // Package format turns one api.ToolResponse into bytes for a script or a
-// plain terminal (text, JSON, jq, and the CI formats) and owns the exit-code
-// table every command exits through. It also holds the one sanitizer that
-// makes server text safe for a terminal.
+// plain terminal: plain text, JSON, jq, the CI formats (Markdown, JUnit,
+// GitHub workflow commands), the proof report, the tool list, and next
+// actions as shell command lines. It draws the arrangement internal/layout
+// makes, makes server text safe with internal/textsafe and ends error lines
+// with the exit code internal/exitcode gives.
 //
-// format may import api; it must not import cmd or ui.
+// format may import api and the internal leaves; it must not import cmd,
+// ui, completions or sandbox.
 package format

@@ -3,51 +3,12 @@ package format
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"slices"
-	"strings"
 	"testing"
-	"unicode/utf8"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/layout"
+	"github.com/visualq/vq/internal/textsafe"
 )
-
-// terminalUnsafe reports what Sanitize promises never to let through.
-func terminalUnsafe(s string, multiline bool) string {
-	if !utf8.ValidString(s) {
-		return "invalid UTF-8"
-	}
-	for _, r := range s {
-		switch {
-		case (r == '\n' || r == '\t') && multiline:
-		case r < ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			return "control character"
-		case isInvisible(r):
-			return "invisible character"
-		}
-	}
-	return ""
-}
-
-func FuzzSanitize(f *testing.F) {
-	for _, s := range []string{"plain", "\x1b[31mred\x1b[0m", "\x1b]0;title\x07", "\x1b]52;c;Zm9v\x1b\\", "\u009b31m", "a\u202eb\u200bc", "\xff\xfe", "line\nnext\ttab\r", "\x1bP+q\x1b\\"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		out := Sanitize(s)
-		if why := terminalUnsafe(out, true); why != "" {
-			t.Fatalf("Sanitize(%q) = %q: %s", s, out, why)
-		}
-		if again := Sanitize(out); again != out {
-			t.Fatalf("not idempotent: %q → %q → %q", s, out, again)
-		}
-		line := SanitizeLine(s)
-		if why := terminalUnsafe(line, false); why != "" {
-			t.Fatalf("SanitizeLine(%q) = %q: %s", s, line, why)
-		}
-	})
-}
 
 func FuzzRenderResponse(f *testing.F) {
 	f.Add([]byte(`{"ok":true,"tool":"t","summary":"s","data":{"runId":"r","failures":[{"a":1},{"b":"\u001b[2J"}]},"warnings":["w"],"nextActions":[{"label":"l","tool":"t","args":{"k":"v'q","n":1}}]}`))
@@ -61,89 +22,16 @@ func FuzzRenderResponse(f *testing.F) {
 		var out, errOut bytes.Buffer
 		Plain(&out, &errOut, resp)
 		for _, s := range []string{out.String(), errOut.String()} {
-			if why := terminalUnsafe(s, true); why != "" {
-				t.Fatalf("plain output of %q has a %s: %q", body, why, s)
+			if textsafe.Sanitize(s) != s {
+				t.Fatalf("plain output of %q holds text a terminal would obey or hide: %q", body, s)
 			}
 		}
 		var js bytes.Buffer
 		if err := JSON(&js, resp, false); err != nil {
 			t.Fatalf("JSON: %v", err)
 		}
-		if why := terminalUnsafe(js.String(), true); why != "" {
-			t.Fatalf("JSON output of %q has a %s", body, why)
-		}
-		ForResponse(resp)
-	})
-}
-
-func FuzzShellQuote(f *testing.F) {
-	for _, s := range []string{"", "plain", "it's", "a b", "$HOME", "\x1b[31m", "\u202e", "é"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		q := ShellQuote(s)
-		if why := terminalUnsafe(q, false); why != "" && utf8.ValidString(s) {
-			t.Fatalf("ShellQuote(%q) = %q shows a %s", s, q, why)
-		}
-		if strings.HasPrefix(q, "'") {
-			// Single-quoted: only the '\'' escapes may hold quotes inside.
-			inner := strings.ReplaceAll(q, `'\''`, "")
-			if len(inner) < 2 || !strings.HasSuffix(inner, "'") || strings.Contains(inner[1:len(inner)-1], "'") {
-				t.Fatalf("ShellQuote(%q) = %q is not one quoted word", s, q)
-			}
-		}
-	})
-}
-
-func TestPlainASCIIPrefixFindsTheFirstByteToEscape(t *testing.T) {
-	for n := 0; n < 20; n++ {
-		for at := 0; at <= n; at++ {
-			for _, special := range []byte{0x7f, 0x80, 0xc2, 0xff} {
-				b := bytes.Repeat([]byte{'a'}, n)
-				want := n
-				if at < n {
-					b[at], want = special, at
-				}
-				if got := plainASCIIPrefix(b); got != want {
-					t.Fatalf("len %d, %#x at %d: prefix %d, want %d", n, special, at, got, want)
-				}
-			}
-		}
-	}
-}
-
-// FuzzRecordsScan holds the fast record scanner to what a JSON tokenizer
-// reads from the same valid bytes.
-func FuzzRecordsScan(f *testing.F) {
-	for _, s := range []string{`[{"a":1,"b":"x"},{"b":"y\"z","c":[1,{"d":"]"}]}]`, `[ { "a" : "\\" } , { } ]`, `[{"a":1},2]`, `[]`, `[{"k":"\\\"}"},{"k":{"n":"{"}}]`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, doc []byte) {
-		if !jsontext.Value(doc).IsValid(jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)) {
-			return
-		}
-		var got []string
-		rows, ok := Records(doc).scan(func(row, _ int, name, value jsontext.Value) {
-			got = append(got, fmt.Sprintf("%d %s %s", row, name, value))
-		})
-		var want []string
-		wantRows, wantOK := 0, false
-		dec := newDecoder(doc)
-		if tok, _ := dec.ReadToken(); tok.Kind() == '[' {
-			for ; dec.PeekKind() == '{'; wantRows++ {
-				dec.ReadToken()
-				for dec.PeekKind() != '}' {
-					name, _ := dec.ReadValue()
-					n := string(name)
-					value, _ := dec.ReadValue()
-					want = append(want, fmt.Sprintf("%d %s %s", wantRows, n, value))
-				}
-				dec.ReadToken()
-			}
-			wantOK = wantRows > 0 && dec.PeekKind() == ']'
-		}
-		if ok != wantOK || (ok && (rows != wantRows || !slices.Equal(got, want))) {
-			t.Fatalf("%s: scan %v %d %q, tokenizer %v %d %q", doc, ok, rows, got, wantOK, wantRows, want)
+		if textsafe.Sanitize(js.String()) != js.String() {
+			t.Fatalf("JSON output of %q holds text a terminal would obey or hide: %q", body, js.String())
 		}
 	})
 }
@@ -158,8 +46,8 @@ func FuzzLayoutResponse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		fromIndex, err1 := LayoutResponse(resp)
-		fromBytes, err2 := LayoutData(resp.Data)
+		fromIndex, err1 := layout.Response(resp.Data, resp.DataMembers)
+		fromBytes, err2 := layout.Data(resp.Data)
 		if (err1 == nil) != (err2 == nil) {
 			t.Fatalf("errors differ: %v / %v", err1, err2)
 		}
@@ -174,7 +62,7 @@ func FuzzLayoutResponse(f *testing.F) {
 	})
 }
 
-func layoutSummary(l *Layout) []any {
+func layoutSummary(l *layout.Layout) []any {
 	out := []any{l.Lines}
 	for _, f := range l.Fields {
 		out = append(out, f.Key, f.Value)
@@ -201,9 +89,5 @@ func TestRecordsInAnyMemberOrderLineUp(t *testing.T) {
 		"    z   \n"
 	if out.String() != want {
 		t.Errorf("got:\n%q\nwant:\n%q", out.String(), want)
-	}
-	if got := Records(`[{"a":1,"b":"x"},{"b":"yy","a":22},{"c":true}]`).Table(); !slices.Equal(got.Columns, []string{"a", "b", "c"}) ||
-		!slices.Equal(got.Rows[1], []string{"22", "yy", ""}) || !slices.Equal(got.Rows[2], []string{"", "", "true"}) || !got.Numeric[0] || got.Numeric[1] {
-		t.Errorf("Table() = %+v", got)
 	}
 }

@@ -2,71 +2,196 @@ package format
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/layout"
+	"github.com/visualq/vq/internal/textsafe"
+)
+
+// GitHub shows at most maxAnnotations error and as many warning
+// annotations of a step, and stepSummaryLimit bytes of its summary; what
+// is written beyond either is lost, so vq writes no more than that.
+const (
+	maxAnnotations   = 10
+	stepSummaryLimit = 1 << 20
 )
 
 // GitHub writes a response as GitHub Actions workflow commands: an ::error
-// annotation per failed check and for a failed call, a ::warning per
-// warning, and a ::notice with the summary when nothing failed. When
+// annotation for a failed call, for a run that ended in error and per failed
+// check (the worst first, each with its diff image and run links), a
+// ::warning for a cancelled run, one without a verdict yet and per warning,
+// and a ::notice with the summary when nothing failed. What GitHub would
+// not show is one ::notice saying how much more there is and where. When
 // stepSummary (the path in $GITHUB_STEP_SUMMARY) is set, the Markdown
-// report is appended to it, so it shows on the run's summary page.
+// report is appended to it, cut to fit, so it shows on the run's summary
+// page.
 func GitHub(out io.Writer, r *api.ToolResponse, stepSummary string) error {
-	var b strings.Builder
+	var a annotations
 	title := "vq " + r.Tool
 	failed := !r.OK
 	if !r.OK {
-		annotate(&b, "error", title+": "+r.ErrorCode(), r.ErrorMessage())
+		a.add("error", title+": "+r.ErrorCode(), r.ErrorMessage())
 	}
-	if checks, ok := ChecksOf(r); ok {
-		for _, ch := range checks.Listed {
-			if !ch.Failed {
-				continue
-			}
-			msg := ch.Scenario + " on " + ch.Viewport + " changed"
-			if ch.HasMismatch {
-				msg += ": " + ch.MismatchText() + " of pixels differ"
-			}
-			annotate(&b, "error", "Visual change: "+ch.Scenario+" ["+ch.Viewport+"]", msg)
+	checks, hasChecks := layout.ChecksOf(r.Data)
+	if hasChecks {
+		switch checks.Verdict() {
+		case layout.VerdictError:
+			a.add("error", title, withLinks(runVerdict(checks), "", webURL(checks.URL)))
+		case layout.VerdictCancelled, layout.VerdictPending:
+			a.add("warning", title, withLinks(runVerdict(checks), "", webURL(checks.URL)))
 		}
-		if _, unnamed := checks.Unlisted(); unnamed > 0 {
-			hint := "not itemized here"
-			if checks.RunID != "" {
-				hint += "; run vq failures " + ShellQuote(checks.RunID)
-			}
-			annotate(&b, "error", title, fmt.Sprintf("%d of %d checks failed (%s)", checks.Failed, checks.Total, hint))
-		}
-		failed = failed || checks.Failed > 0
+		annotateChecks(&a, title, checks)
+		failed = failed || !checks.Complete() || checks.Failed > 0
 	}
 	for _, warn := range r.Warnings {
-		annotate(&b, "warning", title, warn)
+		a.add("warning", title, warn)
+	}
+	if a.dropped[0]+a.dropped[1] > 0 {
+		a.notice(title, a.overflow(checks))
 	}
 	if !failed && r.Summary != "" {
-		annotate(&b, "notice", title, r.Summary)
+		a.notice(title, r.Summary)
 	}
-	if _, err := io.WriteString(out, b.String()); err != nil {
+	if _, err := io.WriteString(out, a.b.String()); err != nil {
 		return err
 	}
 	if stepSummary == "" {
 		return nil
 	}
-	return appendStepSummary(stepSummary, r)
+	return appendStepSummary(stepSummary, r, checks)
 }
 
-func appendStepSummary(path string, r *api.ToolResponse) error {
-	var report bytes.Buffer
-	if err := Markdown(&report, r); err != nil {
+// annotateChecks adds one error for failures counted but not named, then
+// one per failed check, the worst first as far as GitHub shows them.
+func annotateChecks(a *annotations, title string, checks *layout.Checks) {
+	if _, unnamed, _ := checks.Unlisted(); unnamed > 0 {
+		hint := "not itemized here"
+		if checks.RunID != "" {
+			hint += "; run vq failures " + textsafe.ShellQuote(checks.RunID)
+		}
+		a.add("error", title, fmt.Sprintf("%d of %d checks failed (%s)", checks.Failed, checks.Total, hint))
+	}
+	listedFailed := 0
+	for _, ch := range checks.Listed {
+		if ch.Failed {
+			listedFailed++
+		}
+	}
+	worst := worstFailed(checks.Listed, a.room("error"))
+	run := webURL(checks.URL)
+	for _, ch := range worst {
+		msg := ch.Scenario + " on " + ch.Viewport + " changed"
+		if ch.HasMismatch {
+			msg += ": " + ch.MismatchText() + " of pixels differ"
+		}
+		a.add("error", "Visual change: "+ch.Scenario+" ["+ch.Viewport+"]", withLinks(msg, webURL(ch.DiffURL), run))
+	}
+	a.dropped[0] += listedFailed - len(worst)
+}
+
+// withLinks is an annotation's message followed by its links (see
+// linkLines), one a line.
+func withLinks(msg, diff, run string) string {
+	if links := linkLines(diff, run); links != "" {
+		return msg + "\n" + strings.TrimSuffix(links, "\n")
+	}
+	return msg
+}
+
+// annotations are workflow commands as GitHub shows them: up to
+// maxAnnotations errors and warnings each; the rest are counted.
+type annotations struct {
+	b       strings.Builder
+	written [2]int // errors, warnings
+	dropped [2]int
+}
+
+func levelIndex(level string) int {
+	if level == "error" {
+		return 0
+	}
+	return 1
+}
+
+// room is how many more annotations of level GitHub would show.
+func (a *annotations) room(level string) int {
+	return maxAnnotations - a.written[levelIndex(level)]
+}
+
+func (a *annotations) add(level, title, message string) {
+	i := levelIndex(level)
+	if a.written[i] == maxAnnotations {
+		a.dropped[i]++
+		return
+	}
+	a.written[i]++
+	annotate(&a.b, level, title, message)
+}
+
+func (a *annotations) notice(title, message string) { annotate(&a.b, "notice", title, message) }
+
+// overflow says how many annotations were left out and where the whole
+// account is: the run's page, vq failures, the step summary.
+func (a *annotations) overflow(checks *layout.Checks) string {
+	var parts []string
+	if n := a.dropped[0]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d more %s", n, plural(n, "error", "errors")))
+	}
+	if n := a.dropped[1]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d more %s", n, plural(n, "warning", "warnings")))
+	}
+	msg := strings.Join(parts, " and ") + fmt.Sprintf(" not annotated (GitHub shows %d of each per step)", maxAnnotations)
+	var where []string
+	if checks != nil {
+		if run := webURL(checks.URL); run != "" {
+			where = append(where, run)
+		}
+		if checks.RunID != "" {
+			where = append(where, "vq failures "+textsafe.ShellQuote(checks.RunID))
+		}
+	}
+	where = append(where, "the job's step summary")
+	return msg + "; all of them: " + strings.Join(where, ", ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// appendStepSummary appends the Markdown report to the step summary file,
+// cut at a line so that the file stays within what GitHub shows, with a
+// line saying where the rest is. Rendering stops at the cut, so a 100k
+// report costs no more than the part kept.
+func appendStepSummary(path string, r *api.ToolResponse, checks *layout.Checks) error {
+	used := int64(0)
+	if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
+		used = info.Size()
+	}
+	note := summaryCutNote(checks)
+	report := &cappedBuffer{limit: int(max(0, stepSummaryLimit-used-int64(len(note))-1))}
+	if err := markdown(report, r, checks); err != nil && !errors.Is(err, errSummaryFull) {
 		return err
+	}
+	text := append(report.buf, '\n')
+	if report.full {
+		text = append(cutAtLine(report.buf), note...)
+	}
+	if int64(len(text)) > stepSummaryLimit-used {
+		return nil // an earlier step filled the summary: there is no room even to say so
 	}
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
 	}
-	_, err = f.Write(append(report.Bytes(), '\n'))
+	_, err = f.Write(text)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -74,6 +199,67 @@ func appendStepSummary(path string, r *api.ToolResponse) error {
 		return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
 	}
 	return nil
+}
+
+// summaryCutNote is the line that ends a cut step summary.
+func summaryCutNote(checks *layout.Checks) string {
+	where := ""
+	if checks != nil {
+		if run := webURL(checks.URL); run != "" {
+			where += " on [the run's page](" + run + ")"
+		}
+		if checks.RunID != "" {
+			if where != "" {
+				where += " or"
+			}
+			where += " with `vq failures " + mdCode(textsafe.ShellQuote(checks.RunID)) + "`"
+		}
+	}
+	if where == "" {
+		where = " in the job's log"
+	}
+	return "\n_Report cut here: GitHub shows 1 MiB of a step's summary. The rest is" + where + "._\n"
+}
+
+// cutAtLine is a cut report ending at its last whole line and before a
+// code fence the cut left open, so the note after it reads as text.
+func cutAtLine(md []byte) []byte {
+	md = md[:bytes.LastIndexByte(md, '\n')+1]
+	fence, fenceAt, at := "", 0, 0
+	for line := range bytes.Lines(md) {
+		text := bytes.TrimSuffix(line, []byte("\n"))
+		switch {
+		case fence == "" && bytes.HasPrefix(text, []byte("```")):
+			fence, fenceAt = string(text[:len(text)-len(bytes.TrimLeft(text, "`"))]), at
+		case fence != "" && string(text) == fence:
+			fence = ""
+		}
+		at += len(line)
+	}
+	if fence != "" {
+		return md[:fenceAt]
+	}
+	return md
+}
+
+var errSummaryFull = errors.New("step summary full")
+
+// cappedBuffer keeps the first limit bytes written to it and refuses the
+// rest, which makes the renderer writing to it stop.
+type cappedBuffer struct {
+	buf   []byte
+	limit int
+	full  bool
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if room := c.limit - len(c.buf); len(p) > room {
+		c.buf = append(c.buf, p[:room]...)
+		c.full = true
+		return room, errSummaryFull
+	}
+	c.buf = append(c.buf, p...)
+	return len(p), nil
 }
 
 // annotate writes one workflow command, ::level title=T::message, escaped
@@ -91,7 +277,7 @@ var (
 // GitHubData escapes the message of a workflow command. Escaping comes
 // before sanitizing, so line breaks survive as %0A while every other
 // control character is removed.
-func GitHubData(s string) string { return SanitizeLine(ghData.Replace(s)) }
+func GitHubData(s string) string { return textsafe.SanitizeLine(ghData.Replace(s)) }
 
 // GitHubProperty escapes a property value of a workflow command.
-func GitHubProperty(s string) string { return SanitizeLine(ghProperty.Replace(s)) }
+func GitHubProperty(s string) string { return textsafe.SanitizeLine(ghProperty.Replace(s)) }

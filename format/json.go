@@ -1,111 +1,27 @@
 package format
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
-	"unicode/utf8"
 
 	"github.com/itchyny/gojq"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // JSON writes exactly one ToolResponse document: the server's own bytes
 // when it sent them, else the client-made response. Characters a terminal
 // could act on or hide are written as \u escapes; nothing else changes.
 func JSON(out io.Writer, r *api.ToolResponse, indent bool) error {
-	doc, err := documentBytes(r)
+	doc, err := r.Document()
 	if err != nil {
 		return err
 	}
-	return WriteJSON(out, doc, indent)
-}
-
-// WriteJSON writes one JSON document (indented for a person when asked),
-// escaped as JSON does it, and ends it with a newline.
-func WriteJSON(out io.Writer, doc []byte, indent bool) error {
-	if indent {
-		var buf bytes.Buffer
-		if err := json.Indent(&buf, doc, "", "  "); err == nil {
-			doc = buf.Bytes()
-		}
-	}
-	w := bufio.NewWriterSize(out, 64<<10)
-	writeEscaped(w, doc)
-	if len(doc) == 0 || doc[len(doc)-1] != '\n' {
-		w.WriteByte('\n')
-	}
-	return w.Flush()
-}
-
-func documentBytes(r *api.ToolResponse) ([]byte, error) {
-	if raw := r.Raw(); raw != nil {
-		return bytes.TrimSpace(raw), nil
-	}
-	return json.Marshal(r)
-}
-
-// EscapeJSON rewrites, inside valid JSON, the runes a terminal could obey
-// (DEL, C1 controls, bidi controls, zero-width characters) and invalid UTF-8 as
-// \u escapes. Outside strings JSON is ASCII, so a byte-level pass is safe.
-func EscapeJSON(doc []byte) []byte {
-	if plainASCIIPrefix(doc) == len(doc) {
-		return doc
-	}
-	out := bytes.NewBuffer(make([]byte, 0, len(doc)+64))
-	w := bufio.NewWriter(out)
-	writeEscaped(w, doc)
-	w.Flush()
-	return out.Bytes()
-}
-
-// writeEscaped writes doc as EscapeJSON returns it, plain ASCII a piece
-// at a time: one piece is on its way to the reader while the next is
-// scanned, so an 8 MB answer costs no pass of its own before its first
-// byte is written. Write errors stay in w, for its Flush to report.
-func writeEscaped(w *bufio.Writer, doc []byte) {
-	const piece = 256 << 10
-	for len(doc) > 0 {
-		if n := plainASCIIPrefix(doc[:min(len(doc), piece)]); n > 0 {
-			w.Write(doc[:n])
-			doc = doc[n:]
-			continue
-		}
-		r, size := utf8.DecodeRune(doc)
-		switch {
-		case r == utf8.RuneError && size == 1:
-			w.WriteString(`\ufffd`)
-		case r < 0xa0 || isInvisible(r):
-			fmt.Fprintf(w, `\u%04x`, r)
-		default:
-			w.Write(doc[:size])
-		}
-		doc = doc[size:]
-	}
-}
-
-// plainASCIIPrefix is how many leading bytes of b are ASCII other than DEL,
-// the bytes EscapeJSON passes through. It tests eight bytes at a time: an
-// 8 MB answer is scanned on every --json.
-func plainASCIIPrefix(b []byte) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		// A byte ≥ 0x80 has its high bit set; adding one sets it for 0x7f
-		// too (a carry out of 0xff only follows a byte already caught).
-		if (w|(w+ones))&highs != 0 {
-			break
-		}
-	}
-	for i < len(b) && b[i] < 0x7f {
-		i++
-	}
-	return i
+	return textsafe.WriteJSON(out, doc, indent)
 }
 
 // Query is a compiled --jq expression.
@@ -116,11 +32,11 @@ type Query struct{ code *gojq.Code }
 func CompileJQ(expr string) (*Query, error) {
 	q, err := gojq.Parse(expr)
 	if err != nil {
-		return nil, &UsageError{Reason: "invalid --jq expression: " + err.Error(), Hint: `example: --jq '.data.failures[].scenarioLabel'`}
+		return nil, &exitcode.UsageError{Reason: "invalid --jq expression: " + err.Error(), Hint: `example: --jq '.data.failures[].scenarioLabel'`}
 	}
 	code, err := gojq.Compile(q)
 	if err != nil {
-		return nil, &UsageError{Reason: "invalid --jq expression: " + err.Error()}
+		return nil, &exitcode.UsageError{Reason: "invalid --jq expression: " + err.Error()}
 	}
 	return &Query{code: code}, nil
 }
@@ -128,10 +44,24 @@ func CompileJQ(expr string) (*Query, error) {
 // Run filters the response's JSON document and writes each result on its
 // own line: strings raw (as jq -r) but sanitized, other values as JSON.
 func (q *Query) Run(ctx context.Context, out io.Writer, r *api.ToolResponse) error {
-	doc, err := documentBytes(r)
+	doc, err := r.Document()
 	if err != nil {
 		return err
 	}
+	return q.runDocument(ctx, out, doc)
+}
+
+// WriteDocument writes a JSON document that is not a ToolResponse (the
+// exit-code table, the version) as the output flags ask: filtered by the
+// query when there is one, else indented for a person when asked.
+func WriteDocument(ctx context.Context, out io.Writer, doc []byte, o Options) error {
+	if o.Query != nil {
+		return o.Query.runDocument(ctx, out, doc)
+	}
+	return textsafe.WriteJSON(out, doc, o.Indent)
+}
+
+func (q *Query) runDocument(ctx context.Context, out io.Writer, doc []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(doc))
 	dec.UseNumber()
 	var input any
@@ -152,13 +82,13 @@ func (q *Query) Run(ctx context.Context, out io.Writer, r *api.ToolResponse) err
 		}
 		var line string
 		if s, isStr := v.(string); isStr {
-			line = Sanitize(s)
+			line = textsafe.Sanitize(s)
 		} else {
 			b, err := gojq.Marshal(v)
 			if err != nil {
 				return err
 			}
-			line = string(EscapeJSON(b))
+			line = string(textsafe.EscapeJSON(b))
 		}
 		if _, err := io.WriteString(out, line+"\n"); err != nil {
 			return err

@@ -3,30 +3,37 @@ package format
 import (
 	"bufio"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/layout"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // Markdown writes a response as a report to paste into a pull request or a
-// ticket: the outcome, the checks as a scenario × viewport × mismatch table
-// when the data holds check results (the data's fields otherwise), the
-// warnings, and the next steps as ready-to-run commands. Server text is
-// sanitized and its Markdown syntax escaped, so it reads as text.
+// ticket: the verdict in its first line, the largest changes as inline
+// diff images, the checks as a scenario × viewport × mismatch table with a
+// diff link per row when the data holds check results (the data's fields
+// otherwise), the warnings, and the next steps as ready-to-run commands.
+// Server text is sanitized and its Markdown syntax escaped, so it reads as
+// text; links are only web addresses.
 func Markdown(out io.Writer, r *api.ToolResponse) error {
+	checks, _ := layout.ChecksOf(r.Data)
+	return markdown(out, r, checks)
+}
+
+// markdown is Markdown with the checks already read (nil for none).
+func markdown(out io.Writer, r *api.ToolResponse, checks *layout.Checks) error {
 	w := bufio.NewWriter(out)
-	status := "✅"
-	checks, hasChecks := ChecksOf(r)
-	if !r.OK || hasChecks && checks.Failed > 0 {
-		status = "❌"
-	}
-	w.WriteString("### " + status + " vq " + mdText(r.Tool) + "\n\n")
-	if ShowsSummary(r) {
+	hasChecks := checks != nil
+	w.WriteString("### " + markdownHeadline(r, checks) + "\n\n")
+	if layout.ShowsSummary(r.OK, r.Summary, r.ErrorMessage()) {
 		w.WriteString("**Summary:** " + mdText(r.Summary) + "\n\n")
 	}
 	if !r.OK {
 		w.WriteString("**Error** `" + mdCode(r.ErrorCode()) + "`: " + mdText(r.ErrorMessage()) +
-			" (" + RecoverableText(r) + ", exit " + itoa(ForResponse(r)) + ")\n\n")
+			" (" + exitNote(r) + ")\n\n")
 	}
 	if hasChecks {
 		writeMarkdownChecks(w, checks)
@@ -47,7 +54,11 @@ func Markdown(out io.Writer, r *api.ToolResponse) error {
 	if len(r.NextActions) > 0 {
 		var cmds strings.Builder
 		for _, a := range r.NextActions {
-			cmds.WriteString("# " + SanitizeLine(a.Label) + "\n" + InvokeCommand(a) + "\n")
+			line, why := ActionCommand(a)
+			if why != "" {
+				line = "# not printed as a command: " + why
+			}
+			cmds.WriteString("# " + textsafe.SanitizeLine(a.Label) + "\n" + line + "\n")
 		}
 		fence := strings.Repeat("`", max(3, longestRun(cmds.String(), '`')+1))
 		w.WriteString("#### Next steps\n\n" + fence + "sh\n" + cmds.String() + fence + "\n")
@@ -55,36 +66,113 @@ func Markdown(out io.Writer, r *api.ToolResponse) error {
 	return w.Flush()
 }
 
-func writeMarkdownChecks(w *bufio.Writer, c *Checks) {
-	w.WriteString("**Checks:** " + itoa(c.Failed) + " failed of " + itoa(c.Total))
-	if c.RunID != "" {
-		w.WriteString(" in run `" + mdCode(c.RunID) + "`")
+// markdownHeadline is the report's first line: an icon and the verdict of
+// the call, or of the run its data describes.
+func markdownHeadline(r *api.ToolResponse, c *layout.Checks) string {
+	tool := "vq " + mdText(r.Tool) + ": "
+	switch {
+	case !r.OK:
+		return "❌ " + tool + "error `" + mdCode(r.ErrorCode()) + "`"
+	case c == nil:
+		return "✅ " + tool + "ok"
 	}
-	w.WriteString("\n\n")
+	icon := map[string]string{
+		layout.VerdictPassed:    "✅",
+		layout.VerdictFailed:    "❌",
+		layout.VerdictError:     "❌",
+		layout.VerdictCancelled: "⚠️",
+		layout.VerdictPending:   "⏳",
+	}[c.Verdict()]
+	return icon + " " + tool + mdText(runVerdict(c))
+}
+
+// maxInlineImages bounds the diff images a report shows inline: a page of
+// them is what a reader looks at, and each row still links its own.
+const maxInlineImages = 10
+
+func writeMarkdownChecks(w *bufio.Writer, c *layout.Checks) {
+	run := ""
+	if c.RunID != "" {
+		run = "`" + mdCode(c.RunID) + "`"
+		if u := webURL(c.URL); u != "" {
+			run = "[" + run + "](" + u + ")"
+		}
+	}
+	switch {
+	case c.Total > 0:
+		w.WriteString("**Checks:** " + itoa(c.Failed) + " failed of " + itoa(c.Total))
+		if run != "" {
+			w.WriteString(" in run " + run)
+		}
+		w.WriteString("\n\n")
+	case run != "":
+		w.WriteString("**Run:** " + run + "\n\n") // no counts yet
+	}
+	writeMarkdownImages(w, c.Listed)
 	if len(c.Listed) > 0 {
-		w.WriteString("| Scenario | Viewport | Mismatch | Result |\n|---|---|---:|---|\n")
+		links := slices.ContainsFunc(c.Listed, func(ch layout.Check) bool { return webURL(ch.DiffURL) != "" })
+		w.WriteString("| Scenario | Viewport | Mismatch | Result |")
+		if links {
+			w.WriteString(" Diff |")
+		}
+		w.WriteString("\n|---|---|---:|---|")
+		if links {
+			w.WriteString("---|")
+		}
+		w.WriteString("\n")
 		for _, ch := range c.Listed {
 			mismatch, result := ch.MismatchText(), "passed"
 			if ch.Failed {
 				result = "failed"
 			}
-			w.WriteString("| " + mdText(ch.Scenario) + " | " + mdText(ch.Viewport) + " | " + mismatch + " | " + result + " |\n")
+			w.WriteString("| " + mdText(ch.Scenario) + " | " + mdText(ch.Viewport) + " | " + mismatch + " | " + result + " |")
+			if links {
+				if u := webURL(ch.DiffURL); u != "" {
+					w.WriteString(" [diff](" + u + ")")
+				}
+				w.WriteString(" |")
+			}
+			w.WriteString("\n")
 		}
 		w.WriteString("\n")
 	}
-	if passed, failed := c.Unlisted(); passed+failed > 0 {
-		w.WriteString("_Not itemized by the server: " + itoa(passed) + " passed, " + itoa(failed) + " failed._\n\n")
+	if passed, failed, notRun := c.Unlisted(); passed+failed+notRun > 0 {
+		w.WriteString("_Not itemized by the server: " + itoa(passed) + " passed, " + itoa(failed) + " failed")
+		if notRun > 0 {
+			w.WriteString(", " + itoa(notRun) + " not run")
+		}
+		w.WriteString("._\n\n")
+	}
+}
+
+// writeMarkdownImages shows the diff images of the largest changes inline,
+// so a pull-request comment or a step summary shows what changed.
+func writeMarkdownImages(w *bufio.Writer, listed []layout.Check) {
+	heading := "#### Largest changes\n\n"
+	for _, ch := range worstFailed(listed, maxInlineImages) {
+		u := webURL(ch.DiffURL)
+		if u == "" {
+			continue
+		}
+		w.WriteString(heading)
+		heading = ""
+		name := mdText(ch.Scenario) + " on " + mdText(ch.Viewport)
+		w.WriteString("**" + name + "**")
+		if ch.HasMismatch {
+			w.WriteString(": " + ch.MismatchText())
+		}
+		w.WriteString("\n\n![diff of " + name + "](" + u + ")\n\n")
 	}
 }
 
 // writeMarkdownData shows data that holds no check results: its fields as
 // a two-column table, plain lines as text, and each record list as a table.
 func writeMarkdownData(w *bufio.Writer, r *api.ToolResponse) error {
-	l, err := LayoutResponse(r)
+	l, err := layout.Response(r.Data, r.DataMembers)
 	if err != nil {
 		return err
 	}
-	fields := &Table{Columns: []string{"Field", "Value"}}
+	fields := &layout.Table{Columns: []string{"Field", "Value"}}
 	for _, f := range l.Fields {
 		fields.Rows = append(fields.Rows, []string{f.Key, f.Value})
 	}
@@ -101,7 +189,7 @@ func writeMarkdownData(w *bufio.Writer, r *api.ToolResponse) error {
 	return nil
 }
 
-func writeMarkdownTable(w *bufio.Writer, t *Table) {
+func writeMarkdownTable(w *bufio.Writer, t *layout.Table) {
 	if len(t.Rows) == 0 {
 		return
 	}
@@ -129,17 +217,20 @@ func writeMarkdownTable(w *bufio.Writer, t *Table) {
 }
 
 // mdEscaper makes server text inert in Markdown: emphasis, code, links,
-// images, HTML, strikethrough and table pipes are all escaped.
+// images, HTML, strikethrough and table pipes are all escaped, and an @
+// gets an invisible word joiner after it, so "@team" notifies no one where
+// the report is pasted.
 var mdEscaper = strings.NewReplacer(
 	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
 	"<", "&lt;", ">", "&gt;", "&", "&amp;", "|", `\|`, "~", `\~`, "#", `\#`,
+	"@", "@\u2060",
 )
 
 // mdText is server text as inline Markdown on one line. Besides the inline
 // syntax, a start that would open a list ("- ", "1. ") is escaped, since a
 // list item may begin with it; # is escaped everywhere.
 func mdText(s string) string {
-	s = mdEscaper.Replace(SanitizeLine(s))
+	s = mdEscaper.Replace(textsafe.SanitizeLine(s))
 	if s != "" && strings.IndexByte("-+=", s[0]) >= 0 {
 		return `\` + s
 	}
@@ -155,7 +246,7 @@ func mdText(s string) string {
 
 // mdCode is text for inside a `code span`, where escapes do not work: a
 // backtick would end the span, so it becomes a quote.
-func mdCode(s string) string { return strings.ReplaceAll(SanitizeLine(s), "`", "'") }
+func mdCode(s string) string { return strings.ReplaceAll(textsafe.SanitizeLine(s), "`", "'") }
 
 func longestRun(s string, c byte) int {
 	best, run := 0, 0

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"io"
 	"strconv"
-	"unicode/utf8"
+	"strings"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/layout"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // Plain writes a response for a script or a non-TUI terminal: summary,
@@ -16,12 +18,12 @@ import (
 // error line on errOut. All server text is sanitized.
 func Plain(out, errOut io.Writer, r *api.ToolResponse) error {
 	w := bufio.NewWriterSize(out, 64<<10)
-	if ShowsSummary(r) {
-		w.WriteString(Sanitize(r.Summary))
+	if layout.ShowsSummary(r.OK, r.Summary, r.ErrorMessage()) {
+		w.WriteString(textsafe.Sanitize(r.Summary))
 		w.WriteByte('\n')
 	}
 	for _, warn := range r.Warnings {
-		w.WriteString("warning: " + SanitizeLine(warn) + "\n")
+		w.WriteString("warning: " + textsafe.SanitizeLine(warn) + "\n")
 	}
 	if err := writeData(w, r); err != nil {
 		return err
@@ -39,12 +41,6 @@ func finish(w *bufio.Writer, errOut io.Writer, r *api.ToolResponse) error {
 	return WriteErrorLine(errOut, r)
 }
 
-// ShowsSummary reports whether a rendering shows the summary line: not
-// when it only repeats the error message shown with the error.
-func ShowsSummary(r *api.ToolResponse) bool {
-	return r.Summary != "" && (r.OK || r.Summary != r.ErrorMessage())
-}
-
 // WriteErrorLine writes a failed response's ErrorLine on errOut (stderr);
 // for a success it writes nothing.
 func WriteErrorLine(errOut io.Writer, r *api.ToolResponse) error {
@@ -57,33 +53,31 @@ func WriteErrorLine(errOut io.Writer, r *api.ToolResponse) error {
 
 // ErrorLine is the one-line account of a failed response, for stderr.
 func ErrorLine(r *api.ToolResponse) string {
-	return "error: " + SanitizeLine(r.ErrorCode()) + ": " + SanitizeLine(r.ErrorMessage()) + " (" + RecoverableText(r) + ", exit " + itoa(ForResponse(r)) + ")"
+	return "error: " + textsafe.SanitizeLine(r.ErrorCode()) + ": " + textsafe.SanitizeLine(r.ErrorMessage()) + " (" + exitNote(r) + ")"
 }
 
-// RecoverableText says whether trying other arguments may help.
-func RecoverableText(r *api.ToolResponse) string {
-	if r.IsRecoverable() {
-		return "recoverable"
-	}
-	return "not recoverable"
+// exitNote is the recoverable flag and the exit code of a failed
+// response, as error lines end: "recoverable, exit 11".
+func exitNote(r *api.ToolResponse) string {
+	return exitcode.RecoverableText(r.IsRecoverable()) + ", exit " + itoa(exitcode.ForCode(r.ErrorCode(), r.IsRecoverable()))
 }
 
 // writeData prints the data's layout: aligned "key  value" fields, plain
 // lines, then each record list as a table (titled and indented when it is
 // a member of the data rather than the data itself).
 func writeData(w *bufio.Writer, r *api.ToolResponse) error {
-	l, err := LayoutResponse(r)
+	l, err := layout.Response(r.Data, r.DataMembers)
 	if err != nil {
 		return err
 	}
 	width := 0
 	for _, f := range l.Fields {
-		width = max(width, DisplayWidth(f.Key))
+		width = max(width, textsafe.DisplayWidth(f.Key))
 	}
 	for _, f := range l.Fields {
 		w.WriteString(f.Key)
 		if f.Value != "" {
-			pad(w, width-DisplayWidth(f.Key)+2)
+			w.WriteString(strings.Repeat(" ", width-textsafe.DisplayWidth(f.Key)+2))
 			w.WriteString(f.Value)
 		}
 		w.WriteByte('\n')
@@ -93,45 +87,32 @@ func writeData(w *bufio.Writer, r *api.ToolResponse) error {
 	}
 	for _, t := range l.Tables {
 		if t.Title == "" {
-			t.Records.write(w, "", t.shape)
+			t.WriteText(w, "")
 			continue
 		}
 		w.WriteString("\n" + t.Title + " (" + itoa(t.Count) + "):\n")
-		t.Records.write(w, "  ", t.shape)
+		t.WriteText(w, "  ")
 	}
 	return nil
 }
 
+// writeNextActions prints each next action under its label as the command
+// line that runs it; one that no command line may carry is described in
+// words instead, after a warning.
 func writeNextActions(w *bufio.Writer, actions []api.NextAction) {
 	if len(actions) == 0 {
 		return
 	}
 	w.WriteString("\nNext actions:\n")
 	for _, a := range actions {
-		w.WriteString("  # " + SanitizeLine(a.Label) + "\n")
-		w.WriteString("  " + InvokeCommand(a) + "\n")
-	}
-}
-
-const spaces = "                                                                "
-
-func pad(w *bufio.Writer, n int) {
-	for n > 0 {
-		k := min(n, len(spaces))
-		w.WriteString(spaces[:k])
-		n -= k
-	}
-}
-
-// DisplayWidth is the terminal width of sanitized text, measured as the TUI
-// (lipgloss) measures it, so plain tables and the TUI align alike.
-func DisplayWidth(s string) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return ansi.StringWidth(s)
+		w.WriteString("  # " + textsafe.SanitizeLine(a.Label) + "\n")
+		line, why := ActionCommand(a)
+		if why == "" {
+			w.WriteString("  " + line + "\n")
+			continue
 		}
+		w.WriteString("  warning: not printed as a command: " + why + "\n")
 	}
-	return len(s)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -3,17 +3,17 @@ package format
 import (
 	"bufio"
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"io"
 	"slices"
 	"strings"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Proof is the result of a tracking_prove_jira_ticket job
-// (seeds/response-contract.txt, "proof fields").
+// Proof is the result of a tracking_prove_jira_ticket job: its verdict,
+// the outcome's headline and reasons, and the JIRA comment to paste.
 type Proof struct {
 	Verdict  string
 	Headline string
@@ -64,6 +64,41 @@ func ParseProof(r *api.ToolResponse) (*Proof, bool) {
 	return p, true
 }
 
+// ProofAnswer is the proof an answer to a proof job shows: the proof it
+// carries, or, for a job that ended (failed or cancelled) before a
+// verdict, a proof whose NON headline says that the check could not run
+// and why, keeping any comment and next actions the answer has. proofJob
+// says the answer is known to be a proof job's (vq prove asked for it);
+// otherwise a job that ended before a verdict counts as a proof job when
+// a next action proves a ticket again, as a proof's do. ok is false for
+// any other answer, e.g. a refused call or a watch that timed out while
+// the job still runs.
+func ProofAnswer(r *api.ToolResponse, proofJob bool) (*Proof, bool) {
+	p, isProof := ParseProof(r)
+	if isProof && p.Verdict != "" {
+		return p, true
+	}
+	var job struct {
+		Status string `json:"status"`
+	}
+	json.Unmarshal(r.Data, &job)
+	ended := !r.OK && (job.Status == "failed" || job.Status == "cancelled")
+	if !ended || !(proofJob || isProof || slices.ContainsFunc(r.NextActions, func(a api.NextAction) bool { return a.Tool == api.ToolProve })) {
+		return p, isProof
+	}
+	if !isProof {
+		p = &Proof{Warnings: r.Warnings, NextActions: r.NextActions}
+	}
+	why := r.ErrorMessage()
+	if why == "" {
+		why = "the proof job was " + job.Status
+	}
+	p.Verdict = "not run"
+	p.Headline = "NON — the check could not run: " + why
+	p.Reasons = append([]string{"the proof job " + job.Status + " (" + r.ErrorCode() + ") before it reached a verdict"}, p.Reasons...)
+	return p, true
+}
+
 // appendNew appends to a the items of b whose key is not already there.
 func appendNew[T any](a, b []T, key func(T) string) []T {
 	seen := make(map[string]bool, len(a)+len(b))
@@ -85,25 +120,25 @@ func appendNew[T any](a, b []T, key func(T) string) []T {
 func WriteProof(out, errOut io.Writer, r *api.ToolResponse, p *Proof) error {
 	w := bufio.NewWriter(out)
 	if p.Headline != "" {
-		w.WriteString("> " + SanitizeLine(p.Headline) + "\n\n")
+		w.WriteString("> " + textsafe.SanitizeLine(p.Headline) + "\n\n")
 	}
 	verdict := p.Verdict
 	if verdict == "" {
 		verdict = "unknown"
 	}
-	w.WriteString("verdict: " + SanitizeLine(verdict) + "\n")
+	w.WriteString("verdict: " + textsafe.SanitizeLine(verdict) + "\n")
 	if len(p.Reasons) > 0 {
 		w.WriteString("reasons:\n")
 		for _, reason := range p.Reasons {
-			w.WriteString("  - " + SanitizeLine(reason) + "\n")
+			w.WriteString("  - " + textsafe.SanitizeLine(reason) + "\n")
 		}
 	}
 	for _, warn := range p.Warnings {
-		w.WriteString("warning: " + SanitizeLine(warn) + "\n")
+		w.WriteString("warning: " + textsafe.SanitizeLine(warn) + "\n")
 	}
 	if p.HasMarkdown {
 		w.WriteString("\nJIRA comment (paste verbatim; --markdown prints it alone, --copy copies it):\n")
-		md := Sanitize(p.Markdown)
+		md := textsafe.Sanitize(p.Markdown)
 		w.WriteString(md)
 		if !strings.HasSuffix(md, "\n") {
 			w.WriteByte('\n')
@@ -111,15 +146,4 @@ func WriteProof(out, errOut io.Writer, r *api.ToolResponse, p *Proof) error {
 	}
 	writeNextActions(w, p.NextActions)
 	return finish(w, errOut, r)
-}
-
-// ClipboardSequence is the OSC 52 sequence asking a terminal to put text on
-// the clipboard, which works over SSH. Inside tmux it is wrapped in tmux's
-// passthrough (every ESC doubled) so that it reaches the outer terminal.
-func ClipboardSequence(text string, tmux bool) string {
-	seq := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(text)) + "\a"
-	if tmux {
-		seq = "\x1bPtmux;" + strings.ReplaceAll(seq, "\x1b", "\x1b\x1b") + "\x1b\\"
-	}
-	return seq
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/exitcode"
 )
 
 // Options say how Render writes a response.
@@ -28,7 +29,9 @@ type renderer func(out, errOut io.Writer, r *api.ToolResponse, o Options) error
 // a renderer here.
 var renderers = map[string]renderer{
 	"text": func(out, errOut io.Writer, r *api.ToolResponse, _ Options) error { return Plain(out, errOut, r) },
-	"json": func(out, _ io.Writer, r *api.ToolResponse, o Options) error { return JSON(out, r, o.Indent) },
+	"json": func(out, errOut io.Writer, r *api.ToolResponse, o Options) error {
+		return withErrorLine(errOut, r, JSON(out, r, o.Indent))
+	},
 	"markdown": func(out, errOut io.Writer, r *api.ToolResponse, _ Options) error {
 		return withErrorLine(errOut, r, Markdown(out, r))
 	},
@@ -57,7 +60,7 @@ func IsCI(name string) bool { return slices.Contains(ciFormats, name) }
 // ToolResponse becomes bytes.
 func Render(ctx context.Context, out, errOut io.Writer, r *api.ToolResponse, o Options) error {
 	if o.Query != nil {
-		return o.Query.Run(ctx, out, r)
+		return withErrorLine(errOut, r, o.Query.Run(ctx, out, r))
 	}
 	name := o.Format
 	if name == "" {
@@ -65,13 +68,14 @@ func Render(ctx context.Context, out, errOut io.Writer, r *api.ToolResponse, o O
 	}
 	render, ok := renderers[name]
 	if !ok {
-		return Usagef("unknown format %q", name)
+		return exitcode.Usagef("unknown format %q", name)
 	}
 	return render(out, errOut, r, o)
 }
 
-// withErrorLine adds a failed call's error line on errOut after a CI
-// rendering, for the person reading the CI log.
+// withErrorLine adds a failed call's error line on errOut after a rendering
+// for programs, so the person reading a CI log learns what went wrong even
+// when stdout is a document.
 func withErrorLine(errOut io.Writer, r *api.ToolResponse, err error) error {
 	if err != nil {
 		return err

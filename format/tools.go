@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // Tools writes a server's tool list as a table: name, access (from the
@@ -19,7 +20,7 @@ func Tools(out io.Writer, tools []api.Tool) error {
 		if t.Title != "" {
 			desc = t.Title + ": " + desc
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", SanitizeLine(t.Name), access(t), SanitizeLine(argSummary(t.Arguments)), SanitizeLine(desc))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", textsafe.SanitizeLine(t.Name), access(t), textsafe.SanitizeLine(argSummary(t.Arguments)), textsafe.SanitizeLine(desc))
 	}
 	return w.Flush()
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -16,8 +17,8 @@ import (
 
 // The CI endpoint, POST /api/ci/{tool}: tools a pipeline calls to start a
 // run and follow it. They answer plain JSON, not ToolResponses, and fail
-// with an HTTP status and {"error": {"code", "message"}} (SPEC.md, "CI
-// endpoint").
+// with an HTTP status and {"error": {"code", "message"}} (docs/contract.md,
+// "The CI endpoint").
 
 // ciToolNames are the CI endpoint's tools.
 var ciToolNames = []string{api.ToolRunStatus, api.ToolRunPerf, api.ToolRunVRT}
@@ -186,7 +187,7 @@ func (s *Server) startCIRun(r *http.Request, a args) reply {
 	s.ci.runs[id] = &ciRun{id: id, started: time.Now(), end: end}
 	s.runs[id] = &run{id: id, total: ciRunChecks, checks: slices.Clone(end.checks)}
 	s.ci.mu.Unlock()
-	return ciOK(ciStarted{RunID: id, Status: api.RunQueued, URL: ciRunURL(r, id)})
+	return ciOK(ciStarted{RunID: id, Status: api.RunQueued, URL: runURL(baseURL(r), id)})
 }
 
 func (s *Server) ciRunStatus(r *http.Request, a args) reply {
@@ -203,7 +204,7 @@ func (s *Server) ciRunStatus(r *http.Request, a args) reply {
 		return ciFailure(refuse(api.CodeValidation, "runId %q is not a CI run of this sandbox; start one with run_vrt", id))
 	}
 	step := int(time.Since(cr.started) / s.opts.JobStep)
-	st := ciStatus{RunID: id, Status: api.RunRunning, Total: ciRunChecks, URL: ciRunURL(r, id)}
+	st := ciStatus{RunID: id, Status: api.RunRunning, Total: ciRunChecks, URL: runURL(baseURL(r), id)}
 	switch {
 	case step == 0:
 		st.Status = api.RunQueued
@@ -219,17 +220,17 @@ func (s *Server) ciRunStatus(r *http.Request, a args) reply {
 	return ciOK(st)
 }
 
-// ciRunURL is where a person would look at the run; the sandbox has no web
-// pages, so it is informational.
-func ciRunURL(r *http.Request, id string) string {
-	return baseURL(r) + "/sandbox/runs/" + id
+// runURL is where a person would look at a run, under base; the sandbox
+// has no web pages, so it is informational.
+func runURL(base, id string) string {
+	return base + "/sandbox/runs/" + url.PathEscape(id)
 }
 
 func ciOK(v any) reply {
 	return reply{status: http.StatusOK, body: mustEncode(v)}
 }
 
-// ciFailure is a CI error: the status the seed gives the code, and the
+// ciFailure is a CI error: the status the contract gives the code, and the
 // error object (anything but a refusal is a tool_error).
 func ciFailure(err error) reply {
 	ref := refusalResponse("", err).Error

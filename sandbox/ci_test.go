@@ -24,7 +24,7 @@ func ciPost(t *testing.T, ts *httptest.Server, key, tool, body string) answer {
 	return do(t, r)
 }
 
-// ciAnswer is get_run_status' answer, every field the SPEC names.
+// ciAnswer is get_run_status' answer, every field the contract names.
 type ciAnswer struct {
 	RunID    string
 	Status   string
@@ -54,7 +54,7 @@ func followRun(t *testing.T, ts *httptest.Server, runID string) ciAnswer {
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		st := decodeCI(t, ciPost(t, ts, KeyAdmin, "get_run_status", `{"runId":"`+runID+`"}`))
 		if st.RunID != runID || st.Progress == nil || st.Failed == nil || st.Total == nil || st.URL == "" {
-			t.Fatalf("get_run_status misses SPEC fields: %+v", st)
+			t.Fatalf("get_run_status misses contract fields: %+v", st)
 		}
 		if st.Progress.Total != *st.Total || st.Progress.Current < lastCurrent {
 			t.Fatalf("progress went from %d to %+v", lastCurrent, *st.Progress)

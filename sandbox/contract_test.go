@@ -105,7 +105,7 @@ func jsonDiff(path string, want, have any) []string {
 	}
 }
 
-// TestContract checks each tool and gate against the seed's shapes and the
+// TestContract checks each tool and gate against the contract's shapes (docs/contract.md) and the
 // HTTP status table, one fresh sandbox per case.
 func TestContract(t *testing.T) {
 	tests := []struct {

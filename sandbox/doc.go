@@ -7,6 +7,7 @@
 // `vq sandbox` and `vq demo` start it, and vq's tests use it as the real
 // server. State lives per Server, so tests can run many side by side.
 //
-// sandbox speaks only the wire: it may import api (the contract types) but
-// must not import cmd, format or ui.
+// sandbox speaks only the wire: it may import api (the contract types) and
+// the internal leaves (internal/fixture generates its large runs); it must
+// not import cmd, completions, format, ui or bench.
 package sandbox

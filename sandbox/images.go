@@ -9,6 +9,7 @@ import (
 	"image/png"
 	"math"
 	"net/http"
+	"net/url"
 )
 
 // Viewport sizes in CSS pixels, the size of the rendered screenshots.
@@ -155,6 +156,13 @@ func (m mockup) diff() (*image.RGBA, int) {
 // changedBounds is the one region that differs.
 func (m mockup) changedBounds() image.Rectangle {
 	return m.change.before.Union(m.change.after)
+}
+
+// imageURL is where serveImage answers with one picture of a check
+// (baseline.png, test.png or diff.png), under base, the scheme and host
+// the client used.
+func imageURL(base, runID string, ch check, file string) string {
+	return base + "/sandbox/images/" + url.PathEscape(runID) + "/" + url.PathEscape(ch.ScenarioLabel) + "/" + url.PathEscape(ch.Viewport) + "/" + file
 }
 
 // serveImage renders a check's baseline, test or diff PNG. The links in

@@ -2,11 +2,13 @@ package sandbox
 
 import (
 	"bytes"
+	"encoding/json"
 	"image"
 	"image/draw"
 	"image/png"
 	"math"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -100,4 +102,27 @@ func rgba(img image.Image) *image.RGBA {
 	out := image.NewRGBA(img.Bounds())
 	draw.Draw(out, out.Rect, img, image.Point{}, draw.Src)
 	return out
+}
+
+// TestFailuresLinkTheirImages: get_run_failures gives the run's page (the
+// url its CI start answered) and a diff image per failure that opens
+// without a key, for the host the client used.
+func TestFailuresLinkTheirImages(t *testing.T) {
+	ts := testServer(t, Options{})
+	var started ciStarted
+	if err := json.Unmarshal(ciPost(t, ts, KeyAdmin, "run_vrt", `{"branch":"feature/new-header"}`).body, &started); err != nil {
+		t.Fatal(err)
+	}
+	data := decodeData[runFailures](t, callTool(t, ts, http.StatusOK, "get_run_failures", map[string]any{"runId": started.RunID}))
+	if data.URL != started.URL || len(data.Failures) != 3 {
+		t.Fatalf("url %q (started at %q), %d failures", data.URL, started.URL, len(data.Failures))
+	}
+	for _, f := range data.Failures {
+		if !strings.HasPrefix(f.DiffURL, ts.URL+"/") {
+			t.Errorf("diffUrl %q is not on the host the client used", f.DiffURL)
+		}
+		if img := fetchPNG(t, f.DiffURL); img.Bounds().Size() != viewportSizes[f.Viewport] {
+			t.Errorf("%s: image is %v, want the %s viewport", f.DiffURL, img.Bounds().Size(), f.Viewport)
+		}
+	}
 }

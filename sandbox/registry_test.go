@@ -93,14 +93,13 @@ func TestToolsBehaveAsTheRegistrySays(t *testing.T) {
 		api.ToolJobStatus:      {"jobId": job},
 		api.ToolRunFailures:    {"runId": "run_abc"},
 		api.ToolRunStatus:      {"runId": run.RunID},
-		api.ToolRunPerf:        {},
-		api.ToolRunTracking:    {},
-		api.ToolRunVRT:         {},
-		api.ToolTrackingPlan:   {},
 		api.ToolProve:          {"ticket": "BN-470"},
 	}
 	for _, spec := range api.KnownTools() {
 		sample, ok := samples[spec.Name]
+		if !ok && !slices.ContainsFunc(spec.Args, func(a api.ToolArg) bool { return a.Required }) {
+			sample, ok = map[string]any{}, true
+		}
 		if !ok {
 			t.Errorf("%s: no sample arguments for it in this test", spec.Name)
 			continue

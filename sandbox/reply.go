@@ -62,13 +62,13 @@ func refuse(code, format string, a ...any) *refusal {
 	return &refusal{code: code, message: fmt.Sprintf(format, a...), recoverable: recoverableCodes[code]}
 }
 
-// statusFor is the seed's HTTP status mapping.
+// statusFor is the contract's HTTP status mapping (docs/contract.md).
 func statusFor(code string) int {
 	switch code {
 	case "":
 		return http.StatusOK
 	case api.CodeValidation, api.CodeConfirmRequired:
-		return http.StatusBadRequest // the seed: "Validation or confirm gate"
+		return http.StatusBadRequest // validation and the confirm gate
 	case api.CodeScopeDenied, api.CodePlanGate:
 		return http.StatusForbidden
 	case api.CodeNotFound:

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/bench/fixture"
+	"github.com/visualq/vq/internal/fixture"
 )
 
 // check is one failed visual check of a run: a scenario on a viewport.
@@ -29,9 +29,11 @@ type run struct {
 	// generate makes the checks of a large run on first use; nil afterwards.
 	generate func() []check
 	checks   []check
-	// failures is the encoded get_run_failures answer, dropped by an
-	// approval: run_100k's ~8 MB is encoded once, not per call.
-	failures []byte
+	// failures is the encoded get_run_failures answer for failuresBase
+	// (its links are absolute), dropped by an approval: run_100k's
+	// ~16 MB is encoded once, not per call.
+	failures     []byte
+	failuresBase string
 }
 
 func seedRuns() map[string]*run {

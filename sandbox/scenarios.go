@@ -97,15 +97,13 @@ func (st *scenarioStore) rank(want map[string]bool) []scenarioMatch {
 }
 
 // resolveOrAdd is create_frt_scenario's resolve-first: the scenario that
-// already covers goal (at least two words, and three in five of the goal's),
-// or the one newScenario makes, added under its new id. Both happen under
+// already covers goal, or the one newScenario makes, added under its new id. Both happen under
 // one lock, so the same goal sent twice at once creates one scenario.
 func (st *scenarioStore) resolveOrAdd(goal string, newScenario func(id string) (scenario, error)) (s scenario, existing bool, err error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	want := words(goal)
-	if best := st.rank(want); len(best) > 0 && best[0].Score >= 2 && 5*best[0].Score >= 3*len(want) {
-		return best[0].scenario, true, nil
+	if s, ok := st.coveringLocked(goal); ok {
+		return s, true, nil
 	}
 	s, err = newScenario(fmt.Sprintf("scn_%d", 101+st.created))
 	if err != nil {
@@ -114,6 +112,23 @@ func (st *scenarioStore) resolveOrAdd(goal string, newScenario func(id string) (
 	st.created++
 	st.list = append(st.list, s)
 	return s, false, nil
+}
+
+// covering is the scenario that covers goal, as create_frt_scenario
+// resolves it: at least two words, and three in five of the goal's.
+func (st *scenarioStore) covering(goal string) (scenario, bool) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return st.coveringLocked(goal)
+}
+
+// coveringLocked is covering with st.mu held.
+func (st *scenarioStore) coveringLocked(goal string) (scenario, bool) {
+	want := words(goal)
+	if best := st.rank(want); len(best) > 0 && best[0].Score >= 2 && 5*best[0].Score >= 3*len(want) {
+		return best[0].scenario, true
+	}
+	return scenario{}, false
 }
 
 var stopWords = map[string]bool{

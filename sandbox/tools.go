@@ -19,7 +19,7 @@ type tool struct {
 	about mcpTool
 }
 
-// tools are every invoke tool the seed names, plus get_job_status.
+// tools are every invoke tool of the contract, plus get_job_status.
 var tools = map[string]tool{
 	"get_run_failures": {run: (*Server).getRunFailures,
 		about: mcpTool{title: "Run failures", description: "The failed checks of a visual-regression run.",

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -19,10 +18,18 @@ const mismatchThreshold = 0.1
 
 // runFailures is get_run_failures' data; field order is display order.
 type runFailures struct {
-	RunID    string  `json:"runId"`
-	Failed   int     `json:"failed"`
-	Total    int     `json:"total"`
-	Failures []check `json:"failures"`
+	RunID    string          `json:"runId"`
+	Failed   int             `json:"failed"`
+	Total    int             `json:"total"`
+	URL      string          `json:"url"`
+	Failures []listedFailure `json:"failures"`
+}
+
+// listedFailure is a failed check as get_run_failures lists it: with the
+// link to its diff image, which CI reports put next to it.
+type listedFailure struct {
+	check
+	DiffURL string `json:"diffUrl"`
 }
 
 // lookupRun reads runId and finds the run. An unknown run is a refusal
@@ -46,13 +53,13 @@ func (s *Server) getRunFailures(c *call) reply {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.failures != nil {
+	if r.failures != nil && r.failuresBase == c.baseURL {
 		return reply{status: http.StatusOK, body: r.failures}
 	}
-	data := runFailures{RunID: r.id, Total: r.total, Failures: []check{}}
+	data := runFailures{RunID: r.id, Total: r.total, URL: runURL(c.baseURL, r.id), Failures: []listedFailure{}}
 	for _, ch := range r.loaded() {
 		if !ch.approved {
-			data.Failures = append(data.Failures, ch)
+			data.Failures = append(data.Failures, listedFailure{ch, imageURL(c.baseURL, r.id, ch, "diff.png")})
 		}
 	}
 	data.Failed = len(data.Failures)
@@ -62,7 +69,7 @@ func (s *Server) getRunFailures(c *call) reply {
 			map[string]any{"runId": r.id, "scenarioLabel": ch.ScenarioLabel, "viewport": ch.Viewport}))
 	}
 	rp := c.ok(fmt.Sprintf("%d of %d checks failed.", data.Failed, data.Total), data, next...)
-	r.failures = rp.body
+	r.failures, r.failuresBase = rp.body, c.baseURL
 	return rp
 }
 
@@ -110,7 +117,6 @@ func (s *Server) getDiffStats(c *call) reply {
 	m := newMockup(ch)
 	_, changed := m.diff()
 	bounds := m.changedBounds()
-	images := fmt.Sprintf("%s/sandbox/images/%s/%s/%s/", c.baseURL, url.PathEscape(r.id), url.PathEscape(scenario), url.PathEscape(viewport))
 	data := diffStats{
 		RunID:            r.id,
 		ScenarioLabel:    scenario,
@@ -122,9 +128,9 @@ func (s *Server) getDiffStats(c *call) reply {
 		MismatchPercent:  ch.MismatchPercent,
 		Threshold:        mismatchThreshold,
 		Regions:          []region{{X: bounds.Min.X, Y: bounds.Min.Y, Width: bounds.Dx(), Height: bounds.Dy()}},
-		BaselineImageURL: images + "baseline.png",
-		TestImageURL:     images + "test.png",
-		DiffImageURL:     images + "diff.png",
+		BaselineImageURL: imageURL(c.baseURL, r.id, ch, "baseline.png"),
+		TestImageURL:     imageURL(c.baseURL, r.id, ch, "test.png"),
+		DiffImageURL:     imageURL(c.baseURL, r.id, ch, "diff.png"),
 	}
 	summary := fmt.Sprintf("%s on %s: %d pixels changed (%.1f%%), 1 region %s.", scenario, viewport, changed, ch.MismatchPercent, data.Change)
 	checkArgs := map[string]any{"runId": r.id, "scenarioLabel": scenario, "viewport": viewport}

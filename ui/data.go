@@ -2,11 +2,13 @@ package ui
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/layout"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // field is one "key  value" line of an object's scalar members.
@@ -42,9 +44,9 @@ type section struct {
 // from it.
 func parseData(resp *api.ToolResponse) (*dataView, imageURLs) {
 	d := &dataView{}
-	l, err := format.LayoutResponse(resp)
+	l, err := layout.Response(resp.Data, resp.DataMembers)
 	if err != nil {
-		d.plain = []string{format.SanitizeLine(err.Error())}
+		d.plain = []string{textsafe.SanitizeLine(err.Error())}
 		d.index()
 		return d, imageURLs{}
 	}
@@ -55,28 +57,25 @@ func parseData(resp *api.ToolResponse) (*dataView, imageURLs) {
 			row.isBar = true
 		}
 		d.fields = append(d.fields, row)
-		d.keyWidth = max(d.keyWidth, format.DisplayWidth(row.key))
+		d.keyWidth = max(d.keyWidth, textsafe.DisplayWidth(row.key))
 	}
 	d.plain = l.Lines
 	for _, t := range l.Tables {
-		title := t.Title
-		if title != "" {
-			title += " (" + strconv.Itoa(t.Count) + ")"
-		}
-		d.tables = append(d.tables, newTable(title, t.Records.Table()))
+		d.tables = append(d.tables, newTable(t.Title, t.Records.Table()))
 	}
 	d.index()
 	return d, findImageURLs(l.Fields)
 }
 
 func (d *dataView) index() {
+	d.sections = d.sections[:0]
 	line := len(d.fields) + len(d.plain)
 	for _, t := range d.tables {
 		s := section{t: t, start: line}
 		if line > 0 {
 			line++ // blank separator
 		}
-		if t.title != "" {
+		if t.name != "" {
 			line++
 		}
 		s.header = line
@@ -86,8 +85,9 @@ func (d *dataView) index() {
 	d.total = line
 }
 
-// line draws virtual line i.
-func (d *dataView) line(i int, st *styles, order sortOrder) string {
+// line draws virtual line i; gutter draws the mark and review state of a
+// table row (see Model.gutter).
+func (d *dataView) line(i int, st *styles, gutter func(t *table, pos int) string) string {
 	if i < len(d.fields) {
 		f := d.fields[i]
 		s := st.fieldKey.Render(fit(f.key, d.keyWidth, false)) + columnGap + f.value
@@ -108,11 +108,11 @@ func (d *dataView) line(i int, st *styles, order sortOrder) string {
 		case i < s.start:
 			continue
 		case i > s.header:
-			return s.t.line(i-s.header-1, st, order)
+			return s.t.line(i-s.header-1, st, gutter(s.t, i-s.header-1))
 		case i == s.header:
-			return s.t.header(st, order)
-		case s.t.title != "" && i == s.header-1:
-			return st.sectionTitle.Render(s.t.title)
+			return s.t.header(st)
+		case s.t.name != "" && i == s.header-1:
+			return st.sectionTitle.Render(s.t.title())
 		}
 		return ""
 	}
@@ -121,36 +121,73 @@ func (d *dataView) line(i int, st *styles, order sortOrder) string {
 
 // stickyHeader is the header to keep on top when the view starting at
 // line first has scrolled past it inside a table's rows.
-func (d *dataView) stickyHeader(first int, st *styles, order sortOrder) (string, bool) {
+func (d *dataView) stickyHeader(first int, st *styles) (string, bool) {
 	for k := len(d.sections) - 1; k >= 0; k-- {
 		s := d.sections[k]
 		if first < s.start {
 			continue
 		}
-		return s.t.header(st, order), first > s.header
+		return s.t.header(st), first > s.header
 	}
 	return "", false
 }
 
-func (d *dataView) sortable() bool {
-	for _, t := range d.tables {
-		if t.bar >= 0 {
-			return true
+// rowAt is the table row at virtual line i: its section and position in
+// the table's view.
+func (d *dataView) rowAt(i int) (sec, pos int, ok bool) {
+	for k := len(d.sections) - 1; k >= 0; k-- {
+		s := d.sections[k]
+		if i < s.start {
+			continue
 		}
+		if i > s.header && i-s.header-1 < s.t.len() {
+			return k, i - s.header - 1, true
+		}
+		return 0, 0, false
 	}
-	return false
+	return 0, 0, false
+}
+
+// rowLine is the virtual line of the row at pos in section sec.
+func (d *dataView) rowLine(sec, pos int) int { return d.sections[sec].header + 1 + pos }
+
+// setFilter filters every table; the virtual lines are laid out again.
+func (d *dataView) setFilter(q string) {
+	for _, t := range d.tables {
+		t.setFilter(q)
+	}
+	d.index()
+}
+
+// rows counts the rows of every table, filter aside: a filter or a sort
+// of fewer than two rows would change nothing.
+func (d *dataView) rows() int {
+	n := 0
+	for _, t := range d.tables {
+		n += len(t.t.Rows)
+	}
+	return n
+}
+
+// actionable reports whether any table's rows can be acted on.
+func (d *dataView) actionable() bool {
+	return slices.ContainsFunc(d.tables, (*table).actionable)
 }
 
 // rawLines is the response as indented JSON, one sanitized line each, for
 // the raw toggle.
 func rawLines(resp *api.ToolResponse) []string {
 	var buf bytes.Buffer
-	if err := format.JSON(&buf, resp, true); err != nil {
-		return []string{format.SanitizeLine(err.Error())}
+	doc, err := resp.Document()
+	if err == nil {
+		err = textsafe.WriteJSON(&buf, doc, true)
+	}
+	if err != nil {
+		return []string{textsafe.SanitizeLine(err.Error())}
 	}
 	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
 	for i, l := range lines {
-		lines[i] = format.SanitizeLine(l)
+		lines[i] = textsafe.SanitizeLine(l)
 	}
 	return lines
 }
@@ -158,18 +195,29 @@ func rawLines(resp *api.ToolResponse) []string {
 // imageURLs are the screenshot links an answer carries at the top of its
 // data.
 type imageURLs struct {
-	diff string
+	baseline, test, diff string
 }
 
-func findImageURLs(fields []format.Field) imageURLs {
+// all are the links present, baseline first.
+func (u imageURLs) all() []string {
+	var links []string
+	for _, l := range []string{u.baseline, u.test, u.diff} {
+		if l != "" {
+			links = append(links, l)
+		}
+	}
+	return links
+}
+
+func findImageURLs(fields []layout.Field) imageURLs {
 	get := func(k string) string {
 		for _, f := range fields {
 			// Top-level string members only: a nested key is dotted.
 			if f.Key == f.Name && f.Name == k && f.Node.Kind == '"' {
-				return format.SanitizeLine(f.Node.Text)
+				return textsafe.SanitizeLine(f.Node.Text)
 			}
 		}
 		return ""
 	}
-	return imageURLs{diff: get("diffImageUrl")}
+	return imageURLs{baseline: get("baselineImageUrl"), test: get("testImageUrl"), diff: get("diffImageUrl")}
 }

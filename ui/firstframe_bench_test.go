@@ -9,7 +9,7 @@ import (
 
 // BenchmarkFirstFrame100k measures the first frame after a 100,000-row
 // answer arrived: building the model from the decoded response, the
-// terminal's size message and the first View. Goal: under 150 ms.
+// terminal's size message and the first View. Goal: under 100 ms.
 func BenchmarkFirstFrame100k(b *testing.B) {
 	s := triageServer(b, 100_000)
 	client := s.client()

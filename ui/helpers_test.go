@@ -204,6 +204,9 @@ func keyMsg(k string) tea.KeyPressMsg {
 	if code, ok := special[k]; ok {
 		return tea.KeyPressMsg{Code: code}
 	}
+	if k == "space" {
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	}
 	if k == "ctrl+c" {
 		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
 	}

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"image"
 	_ "image/png" // the diff images are PNG
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // imageProtocol is how the terminal can show a picture inline.
@@ -24,7 +26,7 @@ const (
 
 // detectImageProtocol reads the environment only: asking the terminal
 // would cost a round trip at start-up. Inside tmux the sequences would need
-// passthrough, so images are off there.
+// passthrough, so tmux gets the half-block preview instead.
 func detectImageProtocol(getenv func(string) string) imageProtocol {
 	switch {
 	case getenv("TMUX") != "":
@@ -40,22 +42,117 @@ func detectImageProtocol(getenv func(string) string) imageProtocol {
 // maxImageBytes bounds a downloaded diff image.
 const maxImageBytes = 16 << 20
 
-// imageMsg carries a fetched diff image for the screen with that URL.
+// imageMsg carries a fetched screenshot: the PNG, decoded when it is to
+// be drawn in half-blocks (decoding is the slow part, done off the
+// update loop).
 type imageMsg struct {
 	url string
 	png []byte
+	img image.Image
 	err error
 }
 
 // fetchImage downloads a screenshot, an http(s) link only (it is server
-// text).
-func fetchImage(ctx context.Context, fetch func(context.Context, string, int64) ([]byte, error), link string) tea.Cmd {
+// text), and decodes it when decode is set.
+func fetchImage(ctx context.Context, fetch func(context.Context, string, int64) ([]byte, error), link string, decode bool) tea.Cmd {
 	return func() tea.Msg {
 		if err := checkWebURL(link); err != nil {
 			return imageMsg{url: link, err: err}
 		}
-		png, err := fetch(ctx, link, maxImageBytes)
-		return imageMsg{url: link, png: png, err: err}
+		data, err := fetch(ctx, link, maxImageBytes)
+		msg := imageMsg{url: link, png: data, err: err}
+		if err == nil && decode {
+			msg.img, _, msg.err = image.Decode(bytes.NewReader(data))
+		}
+		return msg
+	}
+}
+
+// askImage fetches the current screen's screenshots once: the diff for a
+// terminal that shows images, else all three for the half-block preview.
+func (m *Model) askImage() tea.Cmd {
+	s := m.top()
+	if m.fetch == nil || s.images.diff == "" || s.imageAsked {
+		return nil
+	}
+	s.imageAsked = true
+	if m.images != noImages {
+		return fetchImage(m.ctx, m.fetch, s.images.diff, false)
+	}
+	var cmds []tea.Cmd
+	for _, link := range s.images.all() {
+		cmds = append(cmds, fetchImage(m.ctx, m.fetch, link, true))
+	}
+	return tea.Batch(cmds...)
+}
+
+// showImage prints a fetched diff image above the screen, where it stays
+// in the scrollback, or keeps a decoded one for the half-block preview.
+func (m *Model) showImage(msg imageMsg) tea.Cmd {
+	s := m.top()
+	if !slices.Contains(s.images.all(), msg.url) {
+		return nil // it arrived after the person left its screen
+	}
+	if msg.err != nil {
+		m.status = "diff image not shown: " + textsafe.SanitizeLine(msg.err.Error())
+		return nil
+	}
+	if msg.img != nil {
+		if s.pictures == nil {
+			s.pictures = map[string]image.Image{}
+		}
+		s.pictures[msg.url] = msg.img
+		m.drawPreview(s)
+		return nil
+	}
+	seq, err := inlineImage(m.images, msg.png, min(m.width-1, 100), max(m.height/2, 4))
+	if err != nil {
+		m.status = "diff image not shown: " + textsafe.SanitizeLine(err.Error())
+		return nil
+	}
+	return tea.Println(seq)
+}
+
+// drawPreview lays the screen's screenshots side by side in half-blocks,
+// sized to the terminal: baseline, test and diff, each a third of the
+// width, together at most a third of the height.
+func (m *Model) drawPreview(s *screen) {
+	s.preview = nil
+	if len(s.pictures) == 0 {
+		return
+	}
+	names := []string{"baseline", "test", "diff"}
+	links := []string{s.images.baseline, s.images.test, s.images.diff}
+	const gap = 2
+	cols := max((m.width-1-2*gap)/3, 4)
+	rows := max(m.height/3-1, 3)
+	var panels [][]string
+	var titles []string
+	for i, link := range links {
+		img, ok := s.pictures[link]
+		if !ok {
+			continue
+		}
+		panels = append(panels, halfBlocks(img, cols, rows))
+		titles = append(titles, fit(names[i], cols, false))
+	}
+	spacer := strings.Repeat(" ", gap)
+	s.preview = []string{m.styles.dim.Render(strings.TrimRight(strings.Join(titles, spacer), " "))}
+	for y := 0; ; y++ {
+		var parts []string
+		more := false
+		for _, p := range panels {
+			if y < len(p) {
+				parts = append(parts, p[y])
+				more = true
+			} else {
+				parts = append(parts, strings.Repeat(" ", cols))
+			}
+		}
+		if !more {
+			break
+		}
+		s.preview = append(s.preview, strings.Join(parts, spacer))
 	}
 }
 
@@ -105,9 +202,9 @@ type openedMsg struct {
 	err error
 }
 
-// openInBrowser hands an image link to the desktop's opener.
-func openInBrowser(link string) tea.Cmd {
+// openInBrowser hands an image link to the opener.
+func openInBrowser(open func(string) error, link string) tea.Cmd {
 	return func() tea.Msg {
-		return openedMsg{url: link, err: OpenURL(link)}
+		return openedMsg{url: link, err: open(link)}
 	}
 }

@@ -41,8 +41,8 @@ func TestEnterRunsSelectedActionAndEscGoesBackWithoutCalling(t *testing.T) {
 	if strings.Contains(text, "›  Inspect") || strings.Contains(text, "get_run_failures › ") {
 		t.Errorf("breadcrumb still shows the popped screen:\n%s", text)
 	}
-	if m.top().cursor != 1 {
-		t.Errorf("going back lost the selection: cursor %d, want 1", m.top().cursor)
+	if m.top().pos != 1 {
+		t.Errorf("going back lost the selection: row %d, want 1", m.top().pos)
 	}
 }
 
@@ -82,7 +82,7 @@ func TestConfirmYesResendsWithConfirm(t *testing.T) {
 	m := start(t, s, failuresCall)
 	press(m, "enter", "1") // into the diff, then its approve action
 
-	if !m.confirming {
+	if !(m.dialog != nil) {
 		t.Fatalf("confirm_required did not open the dialog:\n%s", plainText(m))
 	}
 	mustContain(t, plainText(m), "approve_vrt_results changes your project",
@@ -122,7 +122,7 @@ func TestConfirmNoSendsNothing(t *testing.T) {
 		t.Errorf("dialog still open:\n%s", text)
 	}
 	press(m, "c") // reopens
-	if !m.confirming {
+	if !(m.dialog != nil) {
 		t.Error("c did not reopen the dialog")
 	}
 }
@@ -130,7 +130,7 @@ func TestConfirmNoSendsNothing(t *testing.T) {
 func TestFirstAnswerConfirmRequiredOpensTheDialog(t *testing.T) {
 	s := triageServer(t, 1)
 	m := start(t, s, api.Call{Tool: "approve_vrt_results", Args: map[string]any{"runId": "run_abc"}})
-	if !m.top().actionable() || !m.confirming {
+	if !m.top().actionable() || !(m.dialog != nil) {
 		t.Fatal("a confirm_required first answer must wait in the dialog")
 	}
 	press(m, "y")
@@ -162,7 +162,7 @@ func TestResizeRedrawsWithinTheWindow(t *testing.T) {
 		}
 	}
 	update(m, tea.WindowSizeMsg{Width: 120, Height: 40})
-	if !strings.Contains(plainText(m), "lines 1–") {
+	if !strings.Contains(plainText(m), "rows 1–") {
 		t.Errorf("no scroll position on a long table:\n%s", plainText(m))
 	}
 }
@@ -170,10 +170,9 @@ func TestResizeRedrawsWithinTheWindow(t *testing.T) {
 func TestScrollAndSortOnlyDrawVisibleRows(t *testing.T) {
 	s := triageServer(t, 1000)
 	m := start(t, s, failuresCall)
-	press(m, "tab", "G")
+	press(m, "G")
 	text := plainText(m)
-	// 3 fields, a blank line, the title, the header and 1000 rows.
-	mustContain(t, text, "Page 1000 ", "of 1006", "scenarioLabel") // sticky header
+	mustContain(t, text, "Page 1000 ", "of 1000", "scenarioLabel") // sticky header
 	if strings.Contains(text, "Page 1      ") {
 		t.Errorf("bottom of the table still shows the first row:\n%s", text)
 	}
@@ -186,8 +185,13 @@ func TestScrollAndSortOnlyDrawVisibleRows(t *testing.T) {
 	if !strings.Contains(first, "Page 28 ") || !strings.Contains(first, "9.99 ██████████") {
 		t.Errorf("descending sort starts with %q, want Page 28 at 9.99 with a full bar", first)
 	}
-	press(m, "s")
+	press(m, "S")
 	mustContain(t, plainText(m), "mismatchPercent ▲")
+	press(m, "s")
+	mustContain(t, plainText(m), "scenarioLabel ▲")
+	if first := rowOf(plainText(m), "Page "); !strings.Contains(first, "Page 1 ") {
+		t.Errorf("sort by label starts with %q, want Page 1", first)
+	}
 }
 
 func rowOf(text, prefix string) string {

@@ -1,10 +1,14 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"os/exec"
 	"runtime"
+	"slices"
+	"strings"
 )
 
 // checkWebURL refuses links that are not http(s): the link is server text,
@@ -17,13 +21,56 @@ func checkWebURL(link string) error {
 	return nil
 }
 
-// OpenURL starts the desktop's URL opener (open, xdg-open, or the Windows
-// URL handler) without waiting for it. Only http(s) links are opened: the
-// links vq opens (diff images, OAuth sign-in pages) come from a server.
-func OpenURL(url string) error {
-	if err := checkWebURL(url); err != nil {
+// OpenURL starts $BROWSER, else the desktop's URL opener (open, xdg-open,
+// or the Windows URL handler), without waiting for it. Only http(s) links
+// are opened: the links vq opens (diff images, OAuth sign-in pages) come
+// from a server.
+func OpenURL(url string) error { return openWith(os.Getenv)(url) }
+
+// openWith is OpenURL reading the environment through getenv. $BROWSER is
+// a colon-separated list of commands, tried in turn, each given the link
+// in place of %s or as its last argument (the convention of xdg-utils and
+// Python's webbrowser). The commands run without a shell: the link is
+// server text.
+func openWith(getenv func(string) string) func(string) error {
+	return func(url string) error {
+		if err := checkWebURL(url); err != nil {
+			return err
+		}
+		var errs []error
+		for _, entry := range strings.Split(getenv("BROWSER"), ":") {
+			argv := strings.Fields(entry)
+			if len(argv) == 0 {
+				continue
+			}
+			if i := slices.IndexFunc(argv, func(a string) bool { return strings.Contains(a, "%s") }); i >= 0 {
+				argv[i] = strings.ReplaceAll(argv[i], "%s", url)
+			} else {
+				argv = append(argv, url)
+			}
+			err := startOpener(exec.Command(argv[0], argv[1:]...))
+			if err == nil {
+				return nil
+			}
+			errs = append(errs, err)
+		}
+		if len(errs) > 0 {
+			return errors.Join(errs...)
+		}
+		return startOpener(desktopOpener(url))
+	}
+}
+
+// startOpener runs an opener without waiting for it.
+func startOpener(c *exec.Cmd) error {
+	if err := c.Start(); err != nil {
 		return err
 	}
+	go c.Wait() //nolint:errcheck // reap the opener; its status says nothing about the page
+	return nil
+}
+
+func desktopOpener(url string) *exec.Cmd {
 	var c *exec.Cmd
 	switch runtime.GOOS {
 	case "darwin":
@@ -33,9 +80,5 @@ func OpenURL(url string) error {
 	default:
 		c = exec.Command("xdg-open", url)
 	}
-	if err := c.Start(); err != nil {
-		return err
-	}
-	go c.Wait() //nolint:errcheck // reap the opener; its status says nothing about the page
-	return nil
+	return c
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // JobProgress shows watched jobs on stderr. Live (a terminal), it redraws one
@@ -215,9 +215,9 @@ func (p *JobProgress) liveLine(r *jobRow) string {
 	if u.Status == "" {
 		u.Status = "waiting"
 	}
-	parts := append([]string{format.SanitizeLine(r.id), p.bar.ViewAs(pct)}, progressParts(u)...)
+	parts := append([]string{textsafe.SanitizeLine(r.id), p.bar.ViewAs(pct)}, progressParts(u)...)
 	if f := r.failure; f != nil {
-		parts = append(parts, p.styles.warn.Render("poll failed ("+format.SanitizeLine(f.Failure.ErrorCode())+"), retrying"))
+		parts = append(parts, p.styles.warn.Render("poll failed ("+textsafe.SanitizeLine(f.Failure.ErrorCode())+"), retrying"))
 	}
 	parts = append(parts, p.styles.dim.Render(elapsed(u.Elapsed)))
 	return strings.Join(parts, "  ")
@@ -238,17 +238,17 @@ func (p *JobProgress) summaryMark(u api.JobUpdate) string {
 // will retry, a final answer with an error names it.
 func jobLine(u api.JobUpdate) string {
 	var b strings.Builder
-	b.WriteString(format.SanitizeLine(u.JobID))
+	b.WriteString(textsafe.SanitizeLine(u.JobID))
 	switch {
 	case u.Failure != nil:
-		fmt.Fprintf(&b, " poll failed: %s: %s; retrying in %s", format.SanitizeLine(u.Failure.ErrorCode()),
-			format.SanitizeLine(u.Failure.ErrorMessage()), retryDelay(u.RetryIn))
+		fmt.Fprintf(&b, " poll failed: %s: %s; retrying in %s", textsafe.SanitizeLine(u.Failure.ErrorCode()),
+			textsafe.SanitizeLine(u.Failure.ErrorMessage()), retryDelay(u.RetryIn))
 	default:
 		for _, part := range progressParts(u) {
 			b.WriteString(" " + part)
 		}
 		if u.Final != nil && !u.Final.OK {
-			b.WriteString(": " + format.SanitizeLine(u.Final.ErrorCode()) + ": " + format.SanitizeLine(u.Final.ErrorMessage()))
+			b.WriteString(": " + textsafe.SanitizeLine(u.Final.ErrorCode()) + ": " + textsafe.SanitizeLine(u.Final.ErrorMessage()))
 		}
 	}
 	b.WriteString(" (" + elapsed(u.Elapsed) + ")")
@@ -260,13 +260,13 @@ func jobLine(u api.JobUpdate) string {
 func progressParts(u api.JobUpdate) []string {
 	var parts []string
 	if u.Status != "" {
-		parts = append(parts, format.SanitizeLine(u.Status))
+		parts = append(parts, textsafe.SanitizeLine(u.Status))
 	}
 	if u.HasProgress {
 		parts = append(parts, count(u.Current)+"/"+count(u.Total))
 	}
 	if u.Message != "" {
-		parts = append(parts, format.SanitizeLine(u.Message))
+		parts = append(parts, textsafe.SanitizeLine(u.Message))
 	}
 	return parts
 }

@@ -1,8 +1,3 @@
-// Package ui is vq's triage TUI: one answer per screen (summary, warnings,
-// data as fields or a scrollable table, next actions), chaining into the
-// actions the server suggests, with Esc going back along the chain. It is
-// built on the Charm v2 line (bubbletea, lipgloss, bubbles) and renders
-// inline, so the last screen stays in the scrollback.
 package ui
 
 import (
@@ -33,8 +28,18 @@ type Options struct {
 	// at run time the api client's FetchPublic. Nil shows no images.
 	Fetch func(ctx context.Context, link string, max int64) ([]byte, error)
 	// Getenv reads the environment for terminal detection (image
-	// protocols). Nil means os.Getenv.
+	// protocols) and $BROWSER. Nil means os.Getenv.
 	Getenv func(string) string
+	// Open shows a link in a browser (o). Nil means $BROWSER, else the
+	// desktop's opener.
+	Open func(url string) error
+}
+
+func (o Options) opener() func(string) error {
+	if o.Open != nil {
+		return o.Open
+	}
+	return openWith(o.getenv())
 }
 
 func (o Options) getenv() func(string) string {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/textinput"
 	"charm.land/lipgloss/v2"
 )
 
@@ -25,6 +26,7 @@ type styles struct {
 	dialog              lipgloss.Style
 	spinner             lipgloss.Style
 	help                help.Styles
+	input               textinput.Styles
 }
 
 func newStyles(isDark bool) styles {
@@ -53,5 +55,14 @@ func newStyles(isDark bool) styles {
 		dialog:       lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(amber).Padding(0, 1),
 		spinner:      lipgloss.NewStyle().Foreground(accent),
 		help:         help.DefaultStyles(isDark),
+		input:        inputStyles(isDark),
 	}
+}
+
+// inputStyles are the filter's: a steady cursor, as a blinking one would
+// redraw the frame twice a second for nothing.
+func inputStyles(isDark bool) textinput.Styles {
+	s := textinput.DefaultStyles(isDark)
+	s.Cursor.Blink = false
+	return s
 }

@@ -7,11 +7,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/layout"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
-// barColumn is the column that gets an inline bar and can be sorted: the
-// number a person triaging a run compares at a glance.
+// barColumn is the column that gets an inline bar, and the first one s
+// sorts by: the number a person triaging a run compares at a glance.
 const barColumn = "mismatchPercent"
 
 const (
@@ -20,113 +21,275 @@ const (
 	maxCellWidth = 40
 	barWidth     = 10
 	columnGap    = "  "
+	// gutterWidth is the mark and review state drawn before the cells of
+	// a table whose rows can be acted on.
+	gutterWidth = 3
 )
 
-// sortOrder is how rows of a table with a bar column are ordered.
-type sortOrder int
+// sortKey is how rows are ordered: by column col (-1: as the server sent
+// them), descending or not.
+type sortKey struct {
+	col  int
+	desc bool
+}
 
-const (
-	serverOrder sortOrder = iota
-	descending
-	ascending
-)
+var serverOrder = sortKey{col: -1}
 
-func (o sortOrder) next() sortOrder { return (o + 1) % 3 }
-
-// table is a format.Table prepared for windowed rendering: widths and bar
+// table is a layout.Table prepared for windowed rendering: widths and bar
 // values are measured once, so drawing a frame costs only the visible rows,
-// whatever the number of records.
+// whatever the number of records. Sorting and filtering produce view, the
+// rows shown, as indexes into t.Rows: a row keeps its index whatever the
+// view, which is what marks and row actions refer to.
 type table struct {
-	title  string
-	t      *format.Table
+	// name is the member that holds the list ("" for the data itself);
+	// title is what the screen shows above it.
+	name   string
+	t      *layout.Table
 	widths []int
 	// bar is the index of the bar column, -1 without one.
 	bar      int
 	values   []float64
 	maxValue float64
-	// byValue is the row order by descending bar value, computed on the
-	// first sort.
-	byValue []int
+
+	order sortKey
+	// byColumn caches each column's ascending order, built on its first
+	// sort: cycling through the columns again costs nothing.
+	byColumn map[int][]int
+	// query is the lower-cased filter; match holds which rows pass it
+	// (nil: every row) and haystack each row's lower-cased cells, built
+	// on the first filter keystroke.
+	query    string
+	match    []bool
+	matches  int
+	haystack []string
+	view     []int
+
+	// templates are the row actions (see rowaction.go); marked the rows
+	// space or * marked.
+	templates []*rowTemplate
+	marked    map[int]bool
 }
 
-func newTable(title string, records *format.Table) *table {
-	t := &table{title: title, t: records, bar: -1}
+func newTable(name string, records *layout.Table) *table {
+	t := &table{name: name, t: records, bar: -1, order: serverOrder}
 	t.widths = make([]int, len(t.t.Columns))
 	for i, c := range t.t.Columns {
-		t.widths[i] = min(format.DisplayWidth(c), maxCellWidth)
+		t.widths[i] = min(textsafe.DisplayWidth(c), maxCellWidth)
 		if c == barColumn && t.t.Numeric[i] {
 			t.bar = i
 		}
 	}
 	for _, row := range t.t.Rows {
 		for i, cell := range row {
-			t.widths[i] = max(t.widths[i], min(format.DisplayWidth(cell), maxCellWidth))
+			t.widths[i] = max(t.widths[i], min(textsafe.DisplayWidth(cell), maxCellWidth))
 		}
 	}
 	if t.bar >= 0 {
-		t.values = make([]float64, len(t.t.Rows))
-		for r, row := range t.t.Rows {
-			v, _ := strconv.ParseFloat(row[t.bar], 64)
-			t.values[r] = v
+		t.values = t.numbers(t.bar)
+		for _, v := range t.values {
 			t.maxValue = max(t.maxValue, v)
 		}
-		// Room for the sort arrow in the header.
-		t.widths[t.bar] = max(t.widths[t.bar], format.DisplayWidth(barColumn)+2)
 	}
+	t.marked = map[int]bool{}
+	t.rebuild()
 	return t
 }
 
-func (t *table) len() int { return len(t.t.Rows) }
-
-// row is the index in t.t.Rows of the i-th row shown in the given order.
-func (t *table) row(i int, order sortOrder) int {
-	if t.bar < 0 || order == serverOrder {
-		return i
+// title is the table's heading: the member's name and how many rows
+// show, "12 of 350" while a filter hides some.
+func (t *table) title() string {
+	if t.name == "" {
+		return ""
 	}
-	if t.byValue == nil {
-		t.byValue = make([]int, len(t.values))
-		for r := range t.byValue {
-			t.byValue[r] = r
+	count := strconv.Itoa(len(t.t.Rows))
+	if t.match != nil {
+		count = strconv.Itoa(t.matches) + " of " + count
+	}
+	return t.name + " (" + count + ")"
+}
+
+// len is the number of rows shown.
+func (t *table) len() int { return len(t.view) }
+
+// row is the index in t.t.Rows of the i-th row shown.
+func (t *table) row(i int) int { return t.view[i] }
+
+// actionable reports whether rows have an action: only then can they be
+// selected and marked.
+func (t *table) actionable() bool { return len(t.templates) > 0 }
+
+func (t *table) numbers(col int) []float64 {
+	v := make([]float64, len(t.t.Rows))
+	for r, row := range t.t.Rows {
+		v[r], _ = strconv.ParseFloat(row[col], 64)
+	}
+	return v
+}
+
+// nextSort cycles s through the columns: the bar column first, then the
+// others left to right, then the server's order. A number column starts
+// descending (the largest change first), text ascending.
+func (t *table) nextSort() {
+	cycle := make([]int, 0, len(t.t.Columns))
+	if t.bar >= 0 {
+		cycle = append(cycle, t.bar)
+	}
+	for c := range t.t.Columns {
+		if c != t.bar {
+			cycle = append(cycle, c)
 		}
-		slices.SortStableFunc(t.byValue, func(a, b int) int {
+	}
+	next := serverOrder
+	i := slices.Index(cycle, t.order.col)
+	if i+1 < len(cycle) {
+		c := cycle[i+1]
+		next = sortKey{col: c, desc: t.t.Numeric[c]}
+	}
+	t.order = next
+	t.rebuild()
+}
+
+// reverseSort flips the direction of the current sort.
+func (t *table) reverseSort() {
+	if t.order.col < 0 {
+		return
+	}
+	t.order.desc = !t.order.desc
+	t.rebuild()
+}
+
+// ascending is the rows in col's ascending order, numbers by value, ties
+// in the server's order.
+func (t *table) ascending(col int) []int {
+	if perm, ok := t.byColumn[col]; ok {
+		return perm
+	}
+	perm := make([]int, len(t.t.Rows))
+	for r := range perm {
+		perm[r] = r
+	}
+	if t.t.Numeric[col] {
+		v := t.numbers(col)
+		slices.SortStableFunc(perm, func(a, b int) int {
 			switch {
-			case t.values[a] > t.values[b]:
+			case v[a] < v[b]:
 				return -1
-			case t.values[a] < t.values[b]:
+			case v[a] > v[b]:
 				return 1
 			}
 			return 0
 		})
+	} else {
+		rows := t.t.Rows
+		slices.SortStableFunc(perm, func(a, b int) int { return strings.Compare(rows[a][col], rows[b][col]) })
 	}
-	if order == descending {
-		return t.byValue[i]
+	if t.byColumn == nil {
+		t.byColumn = map[int][]int{}
 	}
-	return t.byValue[len(t.byValue)-1-i]
+	t.byColumn[col] = perm
+	return perm
 }
 
-func (t *table) header(st *styles, order sortOrder) string {
-	cells := make([]string, len(t.t.Columns))
-	for i, c := range t.t.Columns {
-		if i == t.bar {
-			switch order {
-			case descending:
-				c += " ▼"
-			case ascending:
-				c += " ▲"
+// setFilter shows only the rows that contain q in any cell, ignoring
+// case. A query that extends the last one searches only its matches.
+func (t *table) setFilter(q string) {
+	q = strings.ToLower(q)
+	if q == t.query {
+		return
+	}
+	switch {
+	case q == "":
+		t.match, t.matches = nil, len(t.t.Rows)
+	default:
+		if t.haystack == nil {
+			t.haystack = make([]string, len(t.t.Rows))
+			for r, row := range t.t.Rows {
+				t.haystack[r] = strings.ToLower(strings.Join(row, "\x00"))
 			}
 		}
-		cell := fit(c, t.widths[i], false)
-		if i == t.bar {
-			cell += " " + strings.Repeat(" ", barWidth)
+		narrowing := t.match != nil && strings.HasPrefix(q, t.query)
+		if !narrowing {
+			t.match = make([]bool, len(t.t.Rows))
 		}
-		cells[i] = cell
+		t.matches = 0
+		for r, hay := range t.haystack {
+			if narrowing && !t.match[r] {
+				continue
+			}
+			t.match[r] = strings.Contains(hay, q)
+			if t.match[r] {
+				t.matches++
+			}
+		}
 	}
-	return st.tableHeader.Render(strings.TrimRight(strings.Join(cells, columnGap), " "))
+	t.query = q
+	t.rebuild()
 }
 
-func (t *table) line(i int, st *styles, order sortOrder) string {
-	r := t.row(i, order)
+// rebuild makes the view from the order and the filter.
+func (t *table) rebuild() {
+	var order []int
+	if t.order.col >= 0 {
+		order = t.ascending(t.order.col)
+	}
+	n := len(t.t.Rows)
+	if t.match != nil {
+		n = t.matches
+	}
+	view := make([]int, 0, n)
+	for i := range len(t.t.Rows) {
+		r := i
+		switch {
+		case order == nil:
+		case t.order.desc:
+			r = order[len(order)-1-i]
+		default:
+			r = order[i]
+		}
+		if t.match == nil || t.match[r] {
+			view = append(view, r)
+		}
+	}
+	t.view = view
+}
+
+// position is where row r shows in the view, -1 when the filter hides it.
+func (t *table) position(r int) int { return slices.Index(t.view, r) }
+
+// header is the column names; the sorted one has an arrow, which may
+// take the gap after it.
+func (t *table) header(st *styles) string {
 	var b strings.Builder
+	if t.actionable() {
+		b.WriteString(strings.Repeat(" ", gutterWidth))
+	}
+	var head strings.Builder
+	gap := ""
+	for i, c := range t.t.Columns {
+		head.WriteString(gap)
+		width := t.widths[i]
+		if i == t.bar {
+			width += 1 + barWidth
+		}
+		gap = columnGap
+		if i == t.order.col {
+			c += map[bool]string{true: " ▼", false: " ▲"}[t.order.desc]
+			extra := min(max(0, textsafe.DisplayWidth(c)-width), len(columnGap))
+			width += extra
+			gap = columnGap[extra:]
+		}
+		head.WriteString(fit(c, width, false))
+	}
+	b.WriteString(st.tableHeader.Render(strings.TrimRight(head.String(), " ")))
+	return b.String()
+}
+
+// line draws the i-th row shown; gutter is its mark and state, drawn only
+// for a table whose rows can be acted on.
+func (t *table) line(i int, st *styles, gutter string) string {
+	r := t.row(i)
+	var b strings.Builder
+	b.WriteString(gutter)
 	for c, cell := range t.t.Rows[r] {
 		if c > 0 {
 			b.WriteString(columnGap)
@@ -142,7 +305,7 @@ func (t *table) line(i int, st *styles, order sortOrder) string {
 
 // fit pads or cuts a sanitized cell to exactly width columns.
 func fit(s string, width int, right bool) string {
-	w := format.DisplayWidth(s)
+	w := textsafe.DisplayWidth(s)
 	if w > width {
 		return ansi.Truncate(s, width, "…")
 	}

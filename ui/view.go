@@ -9,12 +9,18 @@ import (
 	"charm.land/bubbles/v2/help"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/layout"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // maxSummaryLines bounds a long summary or error message so the data keeps
 // its room on a small terminal.
 const maxSummaryLines = 3
+
+// maxWarnings bounds the warning lines the same way; the rest are
+// counted on the last.
+const maxWarnings = 3
 
 // frame draws the current screen in at most height lines; height 0 means
 // no limit (the one-shot print of a screen with nothing to act on).
@@ -26,10 +32,10 @@ func (m *Model) frame(height int) string {
 		lines = append(lines, "")
 		lines = append(lines, m.pane(s, pane)...)
 	}
-	if len(foot) > 0 {
+	if m.footGap(s, foot) {
 		lines = append(lines, "")
-		lines = append(lines, foot...)
 	}
+	lines = append(lines, foot...)
 	// Never taller than the terminal: a taller frame scrolls it, and the
 	// renderer's redraws then pile copies into the scrollback.
 	if height > 1 && len(lines) > height-1 {
@@ -68,7 +74,7 @@ func (m *Model) window(s *screen, rows int) (header string, first, content int) 
 	if s.showRaw || rows < 2 {
 		return "", first, rows
 	}
-	if _, sticky := s.data.stickyHeader(first, &m.styles, s.order); !sticky {
+	if _, sticky := s.data.stickyHeader(first, &m.styles); !sticky {
 		return "", first, rows
 	}
 	content = rows - 1
@@ -76,7 +82,7 @@ func (m *Model) window(s *screen, rows int) (header string, first, content int) 
 	if s.offset >= total-rows {
 		first = max(0, total-content) // scrolled to the end: keep the last line in view
 	}
-	header, sticky := s.data.stickyHeader(first, &m.styles, s.order)
+	header, sticky := s.data.stickyHeader(first, &m.styles)
 	if !sticky {
 		return "", first, rows
 	}
@@ -101,10 +107,17 @@ func (m *Model) paneFor(s *screen, head, foot []string, height int) int {
 		return n
 	}
 	room := height - 1 - len(head) - 1 - len(foot)
-	if len(foot) > 0 {
+	if m.footGap(s, foot) {
 		room--
 	}
 	return min(n, max(room, 1))
+}
+
+// footGap reports the blank line between the data and the foot: not
+// while rows have the focus, whose folded action line is separation
+// enough, so that 80×24 keeps ten rows in view.
+func (m *Model) footGap(s *screen, foot []string) bool {
+	return len(foot) > 0 && !m.foldActions(s)
 }
 
 // head is the breadcrumb, the badge line, the summary, warnings and, for a
@@ -117,16 +130,20 @@ func (m *Model) head(s *screen) []string {
 	if !r.OK {
 		badge = st.errBadge.Render("✗ error")
 	}
-	lines = append(lines, badge+"  "+st.tool.Render(format.SanitizeLine(r.Tool)))
-	if format.ShowsSummary(r) {
-		lines = append(lines, m.wrap(format.Sanitize(r.Summary))...)
+	lines = append(lines, badge+"  "+st.tool.Render(textsafe.SanitizeLine(r.Tool)))
+	if layout.ShowsSummary(r.OK, r.Summary, r.ErrorMessage()) {
+		lines = append(lines, m.wrap(textsafe.Sanitize(r.Summary))...)
 	}
-	for _, w := range r.Warnings {
-		lines = append(lines, st.warning.Render("⚠ warning: "+format.SanitizeLine(w)))
+	for i, w := range r.Warnings {
+		if i == maxWarnings-1 && len(r.Warnings) > maxWarnings {
+			lines = append(lines, st.warning.Render("⚠ +"+strconv.Itoa(len(r.Warnings)-i)+" more warnings (v shows them all)"))
+			break
+		}
+		lines = append(lines, st.warning.Render("⚠ warning: "+textsafe.SanitizeLine(w)))
 	}
 	if !r.OK {
-		lines = append(lines, m.wrap(st.errorCode.Render(format.SanitizeLine(r.ErrorCode()))+": "+format.Sanitize(r.ErrorMessage()))...)
-		lines = append(lines, st.dim.Render(format.RecoverableText(r)+" · vq exits "+strconv.Itoa(format.ForResponse(r))))
+		lines = append(lines, m.wrap(st.errorCode.Render(textsafe.SanitizeLine(r.ErrorCode()))+": "+textsafe.Sanitize(r.ErrorMessage()))...)
+		lines = append(lines, st.dim.Render(exitcode.RecoverableText(r.IsRecoverable())+" · vq exits "+strconv.Itoa(exitcode.ForCode(r.ErrorCode(), r.IsRecoverable()))))
 		if r.ErrorCode() == api.CodeRateLimit && r.RetryAfterMs > 0 {
 			wait := time.Duration(r.RetryAfterMs) * time.Millisecond
 			lines = append(lines, st.warning.Render("rate limited: wait "+wait.String()+" before calling again (r re-runs)"))
@@ -152,10 +169,10 @@ func (m *Model) breadcrumb() string {
 	sep := " › "
 	last := len(m.stack) - 1
 	current := st.crumbCurrent.Render(m.stack[last].crumb)
-	width := format.DisplayWidth(m.stack[last].crumb)
+	width := textsafe.DisplayWidth(m.stack[last].crumb)
 	parts := []string{current}
 	for i := last - 1; i >= 0; i-- {
-		w := format.DisplayWidth(m.stack[i].crumb) + len(sep)
+		w := textsafe.DisplayWidth(m.stack[i].crumb) + len(sep)
 		if width+w > m.width-2 {
 			parts = append(parts, st.crumb.Render("…"))
 			break
@@ -171,7 +188,8 @@ func (m *Model) breadcrumb() string {
 
 // pane draws height lines of the data (or of the raw JSON) from the
 // screen's offset: only these lines are ever rendered. When the content is
-// longer, the last line says where the view is.
+// longer, the last line says where the view is, in table rows when it
+// shows a table.
 func (m *Model) pane(s *screen, height int) []string {
 	st := &m.styles
 	total := s.lineCount()
@@ -181,49 +199,169 @@ func (m *Model) pane(s *screen, height int) []string {
 	if header != "" {
 		lines = append(lines, header)
 	}
+	selected := -1
+	if s.rowMode() && !m.done && s.selRow() >= 0 {
+		selected = s.data.rowLine(s.sec, s.pos)
+	}
+	gutter := func(t *table, pos int) string { return m.gutter(t, pos, false) }
 	for i := first; i < first+content && i < total; i++ {
-		if s.showRaw {
+		switch {
+		case s.showRaw:
 			lines = append(lines, s.raw[i])
-		} else {
-			lines = append(lines, s.data.line(i, st, s.order))
+		case i == selected:
+			sc := s.data.sections[s.sec]
+			line := sc.t.line(s.pos, st, m.gutter(sc.t, s.pos, true))
+			lines = append(lines, st.selected.Render(ansi.Strip(line)))
+		default:
+			lines = append(lines, s.data.line(i, st, gutter))
 		}
 	}
 	if rows < height {
 		end := min(first+content, total)
-		lines = append(lines, st.dim.Render("lines "+strconv.Itoa(first+1)+"–"+strconv.Itoa(end)+" of "+strconv.Itoa(total)))
+		lines = append(lines, st.dim.Render(position(s, first, end)))
 	}
 	return lines
 }
 
-// foot is the image link, the next actions (or the confirm dialog), the
-// status line and the help line.
-func (m *Model) foot(s *screen) []string {
+// position says which part of the content shows: table rows when the
+// view ends inside a table, lines otherwise.
+func position(s *screen, first, end int) string {
+	if !s.showRaw {
+		if sec, last, ok := s.data.rowAt(end - 1); ok {
+			from := 0
+			if fsec, fpos, ok := s.data.rowAt(first); ok && fsec == sec {
+				from = fpos
+			}
+			return "rows " + strconv.Itoa(from+1) + "–" + strconv.Itoa(last+1) + " of " + strconv.Itoa(s.data.sections[sec].t.len())
+		}
+	}
+	return "lines " + strconv.Itoa(first+1) + "–" + strconv.Itoa(end) + " of " + strconv.Itoa(s.lineCount())
+}
+
+// gutter is the start of an actionable table's row: the selection, the
+// mark and what this session's writes did to it.
+func (m *Model) gutter(t *table, pos int, selected bool) string {
+	if !t.actionable() {
+		return ""
+	}
+	r := t.row(pos)
+	g := []rune("   ")
+	if selected {
+		g[0] = '›'
+	}
+	if t.marked[r] && !m.done {
+		g[1] = '●'
+	}
+	switch m.rowState(t, r) {
+	case reviewPending:
+		g[2] = '…'
+	case reviewDone:
+		g[2] = '✓'
+	case reviewRefused:
+		g[2] = '✗'
+	}
+	return string(g)
+}
+
+// foot is the image link and preview, the next actions (or the consent
+// dialog), the filter, a batch's progress or report, the status line and
+// the help line.
+func (m *Model) foot(s *screen) []string { return m.footLines(s, m.foldActions(s)) }
+
+// minRows is how many table rows a frame keeps in view when it can: the
+// next actions fold into one line rather than leave fewer.
+const minRows = 10
+
+// foldActions reports whether the next actions fold into one line: while
+// rows have the focus and listing them would leave fewer than minRows
+// rows in view (80×24 keeps ten).
+func (m *Model) foldActions(s *screen) bool {
+	if !s.rowMode() || m.done || len(s.resp.NextActions) == 0 || m.height <= 0 {
+		return false
+	}
+	room := m.height - 1 - len(m.head(s)) - 2 - len(m.footLines(s, false))
+	if room >= s.lineCount() {
+		return false
+	}
+	before := s.data.sections[s.sec].header + 1 - s.offset // lines above the rows
+	return room-1-max(before, 1) < minRows
+}
+
+func (m *Model) footLines(s *screen, fold bool) []string {
 	st := &m.styles
 	var lines []string
-	if s.images.diff != "" && !m.done {
-		lines = append(lines, st.fieldKey.Render("diff image ")+s.images.diff+st.dim.Render("  (o opens it)"))
+	if s.images.diff != "" {
+		lines = append(lines, s.preview...)
+		if !m.done {
+			// The whole link, wrapped: a person can always read or select
+			// it, whatever the data pane scrolled to.
+			lines = append(lines, st.fieldKey.Render("diff image")+st.dim.Render("  (o opens it, y copies it)"))
+			lines = append(lines, strings.Split(ansi.Hardwrap(s.images.diff, max(m.width-1, 20), false), "\n")...)
+		}
 	}
-	if m.confirming {
-		lines = append(lines, m.dialog(s)...)
-	} else {
+	switch {
+	case m.dialog != nil:
+		lines = append(lines, m.dialogLines(s)...)
+	case fold:
+		lines = append(lines, st.dim.Render(strconv.Itoa(len(s.resp.NextActions))+" next actions (tab shows them)"))
+	default:
 		lines = append(lines, m.actions(s)...)
 	}
 	if m.done {
 		return lines
 	}
 	switch {
+	case m.filtering:
+		lines = append(lines, m.input.View()+st.dim.Render("  "+m.filterCount(s)))
+	case s.filter != "":
+		lines = append(lines, st.dim.Render("filter "+strconv.Quote(s.filter)+": "+m.filterCount(s)))
+	}
+	switch {
+	case m.batch != nil:
+		b := m.batch
+		line := m.spinner.View() + " " + textsafe.SanitizeLine(b.tool) + ": " + strconv.Itoa(b.finished) + " of " + strconv.Itoa(b.total) + " answered"
+		if b.refused > 0 {
+			line += ", " + strconv.Itoa(b.refused) + " refused"
+		}
+		if b.stopped {
+			line += " · stopping (nothing more is sent)"
+		}
+		lines = append(lines, line)
 	case m.pending != nil:
-		lines = append(lines, m.spinner.View()+" calling "+format.SanitizeLine(m.pending.call.Tool)+"…")
+		lines = append(lines, m.spinner.View()+" calling "+textsafe.SanitizeLine(m.pending.call.Tool)+"…")
+	case len(m.report) > 0:
+		for _, l := range m.report {
+			lines = append(lines, st.dim.Render(l))
+		}
 	case m.status != "":
 		lines = append(lines, st.dim.Render(m.status))
 	}
 	var keys help.KeyMap = m.activeKeys()
-	if m.confirming {
+	switch {
+	case m.dialog != nil:
 		keys = m.confirmKeys
+	case m.filtering:
+		keys = m.filterKeys
 	}
 	// The full help (?) is several lines: each counts toward the frame.
 	lines = append(lines, strings.Split(m.help.View(keys), "\n")...)
 	return lines
+}
+
+// filterCount is how many rows the filter shows: "12 of 350", summed
+// over the screen's tables, and how many are marked.
+func (m *Model) filterCount(s *screen) string {
+	shown, all, marked := 0, 0, 0
+	for _, t := range s.data.tables {
+		shown += t.len()
+		all += len(t.t.Rows)
+		marked += len(t.marked)
+	}
+	text := strconv.Itoa(shown) + " of " + strconv.Itoa(all)
+	if marked > 0 {
+		text += " · " + strconv.Itoa(marked) + " marked"
+	}
+	return text
 }
 
 // actions lists the next actions: number, label, tool and a write mark. A
@@ -236,7 +374,7 @@ func (m *Model) actions(s *screen) []string {
 	}
 	labelWidth := 0
 	for _, a := range acts {
-		labelWidth = max(labelWidth, format.DisplayWidth(format.SanitizeLine(a.Label)))
+		labelWidth = max(labelWidth, textsafe.DisplayWidth(textsafe.SanitizeLine(a.Label)))
 	}
 	labelWidth = min(labelWidth, m.width/2)
 	show := min(len(acts), max(3, m.height/4))
@@ -248,7 +386,7 @@ func (m *Model) actions(s *screen) []string {
 		if i < 9 {
 			number = strconv.Itoa(i + 1)
 		}
-		line := number + "  " + fit(format.SanitizeLine(a.Label), labelWidth, false) + "  " + format.SanitizeLine(a.Tool)
+		line := number + "  " + fit(textsafe.SanitizeLine(a.Label), labelWidth, false) + "  " + textsafe.SanitizeLine(a.Tool)
 		if m.writeTools(a.Tool) {
 			line += "  " + st.writeBadge.Render("[write]")
 		}
@@ -270,22 +408,40 @@ func (m *Model) actions(s *screen) []string {
 	return lines
 }
 
-// dialog asks whether to resend a refused write call with confirm: true,
-// naming the tool and the arguments that would be sent.
-func (m *Model) dialog(s *screen) []string {
+// dialogLines asks for consent, naming the tool and what would be sent:
+// the arguments of one call, or the count and the first rows of a batch.
+func (m *Model) dialogLines(s *screen) []string {
 	st := &m.styles
-	args, err := json.Marshal(s.call.Args)
-	if err != nil {
-		args = []byte(err.Error())
+	d := m.dialog
+	tool, calls, question := s.call.Tool, []api.Call{s.call}, "Send it again with confirm: true? [y/N]"
+	if !d.resend {
+		tool, calls, question = d.tool, d.calls, "Send it with confirm: true? [y/N]"
 	}
+	body := []string{st.writeBadge.Render(textsafe.SanitizeLine(tool)) + " changes your project and needs your consent."}
+	if d.table == nil {
+		args, err := json.Marshal(calls[0].Args)
+		if err != nil {
+			args = []byte(err.Error())
+		}
+		body = append(body, "args "+textsafe.SanitizeLine(string(args)))
+	} else {
+		n := strconv.Itoa(len(calls))
+		body = append(body, n+" calls, one per marked row:")
+		for _, name := range d.names[:min(len(d.names), maxDialogRows)] {
+			body = append(body, "  "+textsafe.SanitizeLine(name))
+		}
+		if len(d.names) > maxDialogRows {
+			body = append(body, "  … and "+strconv.Itoa(len(d.names)-maxDialogRows)+" more")
+		}
+		question = "Send all " + n + " with confirm: true? [y/N]"
+	}
+	body = append(body, question)
 	inner := max(m.width-4, 20)
-	body := []string{
-		st.writeBadge.Render(format.SanitizeLine(s.call.Tool)) + " changes your project and needs your consent.",
-		"args " + format.SanitizeLine(string(args)),
-		"Send it again with confirm: true? [y/N]",
-	}
 	for i, l := range body {
 		body[i] = ansi.Truncate(l, inner, "…")
 	}
 	return strings.Split(st.dialog.Render(strings.Join(body, "\n")), "\n")
 }
+
+// maxDialogRows is how many rows a batch's dialog names.
+const maxDialogRows = 3

@@ -1,0 +1,49 @@
+package api
+
+// Call is one tool invocation: exactly the body POSTed to the invoke
+// endpoint, minus project and environment which the client adds.
+type Call struct {
+	Tool string         `json:"tool"`
+	Args map[string]any `json:"args"`
+}
+
+// Call turns a suggested action into the request it describes, but for
+// consent: a server cannot consent for the person, so a confirm it put in
+// the arguments is left out and asked for as for any write.
+func (a NextAction) Call() Call {
+	args := cloneArgs(a.Args)
+	delete(args, ArgConfirm)
+	return Call{Tool: a.Tool, Args: args}
+}
+
+// ValidToolName reports a name MCP allows for a tool: 1 to 128 letters,
+// digits, '_', '-' and '.', not starting with '-' (which a command line
+// would read as a flag).
+func ValidToolName(name string) bool {
+	if name == "" || len(name) > 128 || name[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// WithConfirm returns the call with confirm: true, the consent a write tool
+// needs. The original is left untouched.
+func (c Call) WithConfirm() Call {
+	args := cloneArgs(c.Args)
+	args[ArgConfirm] = true
+	return Call{Tool: c.Tool, Args: args}
+}
+
+func cloneArgs(in map[string]any) map[string]any {
+	out := make(map[string]any, len(in)+1)
+	for k, v := range in {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,189 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// cappedBody is an MCP response body as the SDK reads it. The SDK reads
+// whole bodies into memory, so the body cap is enforced here; and it
+// reports a body it could not read only as text, so the reason is kept in
+// the record for mcpFailure to describe like the invoke transport does.
+type cappedBody struct {
+	io.ReadCloser
+	// ctx is the request's: its deadline is the --timeout, and the
+	// transport below reports a read it cut short only as "canceled".
+	ctx                  context.Context
+	rec                  *httpRecord
+	contentLength, limit int64
+	read                 int64
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.contentLength > b.limit {
+		return 0, b.fail(bodyTooLarge(b.contentLength, b.limit))
+	}
+	if room := b.limit + 1 - b.read; int64(len(p)) > room {
+		p = p[:room]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.read += int64(n)
+	if b.read > b.limit {
+		return n, b.fail(bodyTooLarge(0, b.limit))
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		b.fail(b.cause(err))
+	}
+	return n, err
+}
+
+// cause names a failed read by the request's context when that ended it.
+// http.Client's own timer cuts the read at the deadline, possibly an
+// instant before the context reports it: a read failing at or past the
+// deadline timed out.
+func (b *cappedBody) cause(err error) error {
+	if ctxErr := b.ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
+	if deadline, ok := b.ctx.Deadline(); ok && !time.Now().Before(deadline) {
+		return context.DeadlineExceeded
+	}
+	return err
+}
+
+func (b *cappedBody) fail(err error) error {
+	b.rec.mu.Lock()
+	defer b.rec.mu.Unlock()
+	if b.rec.bodyErr == nil {
+		b.rec.bodyErr = err
+	}
+	return err
+}
+
+// bodyError is why a response body of the request could not be read, or nil.
+func (r *httpRecord) bodyError() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.bodyErr
+}
+
+// retryAfterMs is the Retry-After of a failed response, in milliseconds.
+func (r *httpRecord) retryAfterMs() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return retryAfterHeader(r.retryAfter)
+}
+
+type mcpRoundTripper struct {
+	next http.RoundTripper
+	c    *Client
+}
+
+func (t *mcpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Set("User-Agent", t.c.opts.UserAgent)
+	if token := t.c.bearer(); token != "" && sameOrigin(req.URL, t.c.MCPEndpoint()) {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := t.next.RoundTrip(req)
+	rec, ok := req.Context().Value(httpRecordKey{}).(*httpRecord)
+	if !ok || err != nil {
+		return res, err
+	}
+	if res.StatusCode >= 400 {
+		rec.set(res.StatusCode, res.Header)
+	}
+	body := &cappedBody{ReadCloser: res.Body, ctx: req.Context(), rec: rec, contentLength: res.ContentLength, limit: t.c.opts.MaxBodyBytes}
+	res.Body = readCloser{io.TeeReader(body, bodyRecorder{rec: rec, limit: t.c.opts.MaxBodyBytes}), res.Body}
+	return res, nil
+}
+
+// bodyRecorder appends what the SDK reads to the record, up to limit
+// bytes; the SDK reads on its own goroutines, hence the lock.
+type bodyRecorder struct {
+	rec   *httpRecord
+	limit int64
+}
+
+func (w bodyRecorder) Write(p []byte) (int, error) {
+	w.rec.mu.Lock()
+	defer w.rec.mu.Unlock()
+	if room := w.limit - int64(w.rec.body.Len()); room > 0 {
+		w.rec.body.Write(p[:min(int64(len(p)), room)])
+	}
+	return len(p), nil
+}
+
+// httpRecord keeps the last failed HTTP status seen while one MCP request
+// was carried out, so a transport error can be reported as 401 or 404.
+type httpRecord struct {
+	mu              sync.Mutex
+	status          int
+	wwwAuthenticate string
+	retryAfter      string
+	// bodyErr is why a response body could not be read (cut, timed out,
+	// past the cap).
+	bodyErr error
+	// failedAt is where the failed response's body starts in body.
+	failedAt int
+	// body is every response body read for the request: the SDK decodes
+	// structuredContent into a map, losing the server's key order, which
+	// vq keeps (columns and --json follow it), so it is read again here.
+	body bytes.Buffer
+}
+
+type httpRecordKey struct{}
+
+func (r *httpRecord) set(status int, header http.Header) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.status, r.wwwAuthenticate, r.retryAfter = status, header.Get("WWW-Authenticate"), header.Get("Retry-After")
+	r.failedAt = r.body.Len()
+}
+
+// failedBody is what was read of the failed response's body, to quote in
+// an http_error as the invoke transport does.
+func (r *httpRecord) failedBody() []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return bytes.Clone(r.body.Bytes()[min(r.failedAt, r.body.Len()):])
+}
+
+func (r *httpRecord) get() (int, string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.status, r.wwwAuthenticate
+}
+
+// structuredContent finds the raw structuredContent of the last tools/call
+// result in the recorded bodies: a JSON body, or the data lines of an
+// event stream.
+func (r *httpRecord) structuredContent() json.RawMessage {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var found json.RawMessage
+	try := func(doc []byte) {
+		var msg struct {
+			Result struct {
+				StructuredContent json.RawMessage `json:"structuredContent"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(doc, &msg) == nil && len(msg.Result.StructuredContent) > 0 && string(msg.Result.StructuredContent) != "null" {
+			found = msg.Result.StructuredContent
+		}
+	}
+	body := r.body.Bytes()
+	try(body)
+	for _, line := range bytes.Split(body, []byte("\n")) {
+		if data, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("data:")); ok {
+			try(bytes.TrimSpace(data))
+		}
+	}
+	return found
+}

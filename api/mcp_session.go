@@ -1,0 +1,246 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// MCPPath is where a VisualQ server serves MCP under its base URL.
+const MCPPath = "/api/mcp"
+
+// MCPProtocolVersion is the MCP revision vq asks for in initialize. The
+// server answers with the revision it speaks and the SDK accepts any it
+// knows, so an older server (2025-06-18, 2025-03-26) still works; vq pins
+// this revision rather than the SDK's newest because hosted servers and the
+// conformance suite speak it, and the newer discover handshake would cost an
+// extra round trip on every session.
+const MCPProtocolVersion = "2025-11-25"
+
+// mcpFallbackVersion is asked for when a server refuses initialize outright
+// instead of offering its own revision: the first revision with streamable
+// HTTP, which every such server speaks.
+const mcpFallbackVersion = "2025-03-26"
+
+// mcpState is the Client's one MCP session, made on first use and reused by
+// every call until Close, or until the connection breaks.
+type mcpState struct {
+	mu      sync.Mutex
+	session *mcp.ClientSession
+	http    *http.Client
+	// progress routes notifications/progress to the call that asked for
+	// them, by progress token.
+	progress   sync.Map // progress token (string) → func(JobUpdate)
+	progressID atomic.Int64
+}
+
+// MCPEndpoint is the MCP endpoint the client uses: Options.Endpoint, else
+// {BaseURL}/api/mcp.
+func (c *Client) MCPEndpoint() string {
+	if c.opts.Endpoint != "" {
+		return c.opts.Endpoint
+	}
+	return c.opts.BaseURL + MCPPath
+}
+
+// Close ends the MCP session, if one was opened. Invoke-only clients have
+// nothing to close; Close is always safe to call.
+func (c *Client) Close() error {
+	c.mcp.mu.Lock()
+	defer c.mcp.mu.Unlock()
+	return c.dropSessionLocked()
+}
+
+func (c *Client) dropSessionLocked() error {
+	if c.mcp.session == nil {
+		return nil
+	}
+	err := c.mcp.session.Close()
+	c.mcp.session = nil
+	return err
+}
+
+// mcpHTTPClient is plainHTTPClient behind a round tripper that adds the
+// credential and records what the SDK does not report: the HTTP status and
+// the WWW-Authenticate challenge of a failed request.
+func (c *Client) mcpHTTPClient() *http.Client {
+	if c.mcp.http == nil {
+		c.mcp.http = c.plainHTTPClient()
+		c.mcp.http.Transport = &mcpRoundTripper{next: c.mcp.http.Transport, c: c}
+	}
+	return c.mcp.http
+}
+
+// bearer is the credential of the MCP transport: the API key, else an
+// OAuth access token (refreshed by the token source when it has expired).
+// A token source that fails yields no header: the server's 401 then tells
+// the user to sign in again.
+func (c *Client) bearer() string {
+	if c.opts.APIKey != "" {
+		return c.opts.APIKey
+	}
+	if c.oauth != nil {
+		if tok, err := c.oauth.Token(); err == nil {
+			return tok.AccessToken
+		}
+	}
+	return ""
+}
+
+func sameOrigin(u *url.URL, endpoint string) bool {
+	e, err := url.Parse(endpoint)
+	return err == nil && strings.EqualFold(u.Scheme, e.Scheme) && strings.EqualFold(u.Host, e.Host)
+}
+
+// mcpSession returns the open session, connecting (initialize) first when
+// there is none.
+func (c *Client) mcpSession(ctx context.Context) (*mcp.ClientSession, error) {
+	c.mcp.mu.Lock()
+	defer c.mcp.mu.Unlock()
+	if c.mcp.session != nil {
+		return c.mcp.session, nil
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "vq", Version: userAgentVersion(c.opts.UserAgent)}, &mcp.ClientOptions{
+		// vq offers the server nothing to call back (no roots, sampling or
+		// elicitation): it is a command line, not an agent host.
+		Capabilities:                &mcp.ClientCapabilities{},
+		ProgressNotificationHandler: c.onProgress,
+	})
+	connect := func(version string) (*mcp.ClientSession, error) {
+		transport := &mcp.StreamableClientTransport{
+			Endpoint:             c.MCPEndpoint(),
+			HTTPClient:           c.mcpHTTPClient(),
+			DisableStandaloneSSE: true,
+		}
+		return client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	}
+	session, err := connect(MCPProtocolVersion)
+	if _, refused := serverRPCError(err); refused {
+		session, err = connect(mcpFallbackVersion)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.mcp.session = session
+	return session, nil
+}
+
+// userAgentVersion is the version part of "vq/1.2.3", for the MCP
+// clientInfo; "dev" when there is none.
+func userAgentVersion(ua string) string {
+	if _, v, ok := strings.Cut(ua, "/"); ok && v != "" {
+		return v
+	}
+	return "dev"
+}
+
+// forgetBrokenSession drops a session after a transport failure, so the
+// next attempt (the contract's one retry) connects afresh.
+func (c *Client) forgetBrokenSession(s *mcp.ClientSession) {
+	c.mcp.mu.Lock()
+	defer c.mcp.mu.Unlock()
+	if c.mcp.session == s {
+		_ = c.dropSessionLocked()
+	}
+}
+
+// callMCP is one attempt of a tool call over MCP, always answered with a
+// ToolResponse.
+func (c *Client) callMCP(ctx context.Context, call Call) *ToolResponse {
+	rec := &httpRecord{}
+	ctx = context.WithValue(ctx, httpRecordKey{}, rec)
+	params := &mcp.CallToolParams{Name: call.Tool, Arguments: nonNilArgs(call.Args), Meta: c.callMeta()}
+	if onProgress := progressHook(ctx); onProgress != nil {
+		token := fmt.Sprintf("vq-%d", c.mcp.progressID.Add(1))
+		c.mcp.progress.Store(token, onProgress)
+		defer c.mcp.progress.Delete(token)
+		params.SetProgressToken(token)
+	}
+	var result *mcp.CallToolResult
+	err := c.withSession(ctx, func(s *mcp.ClientSession) error {
+		var err error
+		result, err = s.CallTool(ctx, params)
+		return err
+	})
+	if err != nil {
+		return c.mcpFailure(call.Tool, rec, err)
+	}
+	if raw := rec.structuredContent(); raw != nil {
+		result.StructuredContent = raw
+	}
+	return toolResponseFromMCP(call.Tool, result)
+}
+
+// withSession runs op on the session. A session the server has forgotten
+// (404 with a session id) is replaced once; any other transport failure
+// drops the session for the next attempt. JSON-RPC errors keep it: the
+// connection is fine, the request was refused.
+func (c *Client) withSession(ctx context.Context, op func(*mcp.ClientSession) error) error {
+	for attempt := 0; ; attempt++ {
+		s, err := c.mcpSession(ctx)
+		if err != nil {
+			return err
+		}
+		err = op(s)
+		if _, refused := serverRPCError(err); err == nil || refused {
+			return err
+		}
+		c.forgetBrokenSession(s)
+		if !errors.Is(err, mcp.ErrSessionMissing) || attempt > 0 {
+			return err
+		}
+	}
+}
+
+// callMeta carries the project and environment, which the invoke transport
+// sends beside the tool name, in the request's _meta: a general MCP server
+// ignores unknown _meta keys, while unknown arguments could fail its schema.
+func (c *Client) callMeta() mcp.Meta {
+	meta := mcp.Meta{}
+	if c.opts.Project != "" {
+		meta[MetaProject] = c.opts.Project
+	}
+	if c.opts.Environment != "" {
+		meta[MetaEnvironment] = c.opts.Environment
+	}
+	if len(meta) == 0 {
+		return nil
+	}
+	return meta
+}
+
+// The _meta keys of a tools/call that carry vq's --project and
+// --environment.
+const (
+	MetaProject     = "visualq/project"
+	MetaEnvironment = "visualq/environment"
+)
+
+func nonNilArgs(a map[string]any) map[string]any {
+	if a == nil {
+		return map[string]any{}
+	}
+	return a
+}
+
+// onProgress routes notifications/progress to the call that asked.
+func (c *Client) onProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	p := req.Params
+	if p == nil {
+		return
+	}
+	token, ok := p.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	if fn, ok := c.mcp.progress.Load(token); ok {
+		fn.(func(JobUpdate))(JobUpdate{Status: JobRunning, HasProgress: true, Current: p.Progress, Total: p.Total, Message: p.Message})
+	}
+}

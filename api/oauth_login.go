@@ -1,0 +1,237 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/oauth2"
+)
+
+// OAuthLoginOptions drive vq auth login --oauth.
+type OAuthLoginOptions struct {
+	// OpenURL shows the person the authorization URL (a browser); nil
+	// means the URL is only announced through Notify (--no-browser).
+	OpenURL func(string) error
+	// Headless makes vq follow the authorization URL itself, for servers
+	// that authorize without a person (tests, the sandbox, conformance).
+	Headless bool
+	// Notify receives the lines a person needs: the URL to open, progress.
+	Notify func(string)
+	// ClientID and ClientSecret name a client registered with the issuer
+	// beforehand; without them vq registers itself (dynamic registration).
+	ClientID, ClientSecret string
+}
+
+// LoginOAuth signs in to the MCP endpoint with OAuth 2.1: the endpoint's
+// 401 names its protected-resource metadata, which names the authorization
+// server; vq registers (or uses ClientID), sends the person to authorize
+// with PKCE S256, receives the code on a loopback listener and exchanges it.
+// The SDK's AuthorizationCodeHandler does discovery, registration, PKCE and
+// the exchange; vq supplies the listener and keeps the tokens.
+func (c *Client) LoginOAuth(ctx context.Context, o OAuthLoginOptions) (OAuthToken, error) {
+	endpoint := c.MCPEndpoint()
+	hc := c.plainHTTPClient()
+	req, resp, err := c.probe(ctx, hc, endpoint)
+	if err != nil {
+		return OAuthToken{}, err
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return OAuthToken{}, fmt.Errorf("no loopback port for the sign-in redirect: %w", err)
+	}
+	redirect := "http://" + ln.Addr().String() + "/callback"
+	callbacks := make(chan callbackResult, 1)
+	srv := &http.Server{Handler: callbackHandler(callbacks)}
+	go srv.Serve(ln) //nolint:errcheck // ends with ErrServerClosed on Close.
+	defer srv.Close()
+
+	var rec OAuthToken
+	cfg := &auth.AuthorizationCodeHandlerConfig{
+		RedirectURL: redirect,
+		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
+			RedirectURIs:            []string{redirect},
+			ClientName:              "vq",
+			GrantTypes:              []string{"authorization_code", "refresh_token"},
+			ResponseTypes:           []string{"code"},
+			TokenEndpointAuthMethod: "none",
+		}},
+		RequestRefreshToken: true,
+		Client:              hc,
+		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+			return fetchCode(ctx, args.URL, o, callbacks)
+		},
+		NewTokenSource: func(ctx context.Context, cfg *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
+			rec = OAuthToken{
+				Resource: endpoint, ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret,
+				TokenURL: cfg.Endpoint.TokenURL, AuthStyle: int(cfg.Endpoint.AuthStyle),
+			}.with(tok)
+			return cfg.TokenSource(ctx, tok), nil
+		},
+	}
+	if o.ClientID != "" {
+		cfg.PreregisteredClient = &oauthex.ClientCredentials{ClientID: o.ClientID}
+		if o.ClientSecret != "" {
+			cfg.PreregisteredClient.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: o.ClientSecret}
+		}
+	}
+	handler, err := auth.NewAuthorizationCodeHandler(cfg)
+	if err != nil {
+		return OAuthToken{}, err
+	}
+	if err := handler.Authorize(ctx, req, resp); err != nil {
+		return OAuthToken{}, fmt.Errorf("sign-in failed: %w", err)
+	}
+	if rec.AccessToken == "" {
+		return OAuthToken{}, errors.New("sign-in failed: the authorization server issued no access token")
+	}
+	rec.Issuer = c.issuer(ctx, hc, resp.Header.Get("WWW-Authenticate"), endpoint, rec.TokenURL)
+	return rec, nil
+}
+
+// probe sends an unauthenticated initialize to learn how the endpoint wants
+// to be signed in to. Anything but a 401 (or a 403 challenge) means there is
+// no OAuth sign-in to run (ErrNoOAuth).
+func (c *Client) probe(ctx context.Context, hc *http.Client, endpoint string) (*http.Request, *http.Response, error) {
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"vq","version":%q}}}`,
+		MCPProtocolVersion, userAgentVersion(c.opts.UserAgent))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body))
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("User-Agent", c.opts.UserAgent)
+	resp, err := hc.Do(req)
+	if err != nil {
+		if timedOut(err) {
+			return nil, nil, fmt.Errorf("cannot reach %s: %w", endpoint, ErrTimedOut)
+		}
+		msg, _ := describeTransportError(endpoint, err)
+		return nil, nil, fmt.Errorf("cannot reach %s: %s", endpoint, msg)
+	}
+	switch resp.StatusCode {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return req, resp, nil
+	case http.StatusNotFound:
+		resp.Body.Close()
+		return nil, nil, fmt.Errorf("wrong path: the MCP server is at %s (got 404 from %s)", MCPPath, endpoint)
+	}
+	resp.Body.Close()
+	return nil, nil, fmt.Errorf("%s answered HTTP %d without asking for a sign-in: %w", endpoint, resp.StatusCode, ErrNoOAuth)
+}
+
+// ErrNoOAuth is an MCP endpoint that answered without asking for a
+// sign-in: it takes an API key, or nothing.
+var ErrNoOAuth = errors.New("it needs no OAuth")
+
+// issuer names the authorization server the tokens came from, the key they
+// are stored under: from the protected-resource metadata, else the token
+// endpoint's origin.
+func (c *Client) issuer(ctx context.Context, hc *http.Client, challenge, endpoint, tokenURL string) string {
+	if meta := ResourceMetadata(challenge); meta != "" {
+		if prm, err := oauthex.GetProtectedResourceMetadata(ctx, meta, endpoint, hc); err == nil && prm != nil && len(prm.AuthorizationServers) > 0 {
+			return prm.AuthorizationServers[0]
+		}
+	}
+	if u, err := url.Parse(tokenURL); err == nil {
+		return u.Scheme + "://" + u.Host
+	}
+	return tokenURL
+}
+
+type callbackResult struct {
+	code, state, iss string
+	err              error
+}
+
+// callbackHandler receives the authorization server's redirect on the
+// loopback listener.
+func callbackHandler(out chan<- callbackResult) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/callback" {
+			http.NotFound(w, r)
+			return
+		}
+		q := r.URL.Query()
+		res := callbackResult{code: q.Get("code"), state: q.Get("state"), iss: q.Get("iss")}
+		if e := q.Get("error"); e != "" {
+			res.err = fmt.Errorf("the authorization server refused: %s %s", e, q.Get("error_description"))
+		} else if res.code == "" {
+			res.err = errors.New("the authorization server sent no code")
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if res.err != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintln(w, "vq: sign-in failed; see the terminal.")
+		} else {
+			fmt.Fprintln(w, "vq: signed in. You can close this tab.")
+		}
+		select {
+		case out <- res:
+		default: // a second redirect (reload): the first one counts.
+		}
+	})
+}
+
+// fetchCode sends the person (or, headless, vq itself) to the
+// authorization URL and waits for the redirect to the listener.
+func fetchCode(ctx context.Context, authURL string, o OAuthLoginOptions, callbacks <-chan callbackResult) (*auth.AuthorizationResult, error) {
+	notify := func(s string) {
+		if o.Notify != nil {
+			o.Notify(s)
+		}
+	}
+	switch {
+	case o.Headless:
+		if err := followAuthorization(ctx, authURL); err != nil {
+			return nil, err
+		}
+	case o.OpenURL != nil:
+		notify("Opening the browser to sign in. If it does not open, visit:\n  " + authURL)
+		if err := o.OpenURL(authURL); err != nil {
+			notify("Could not open a browser (" + err.Error() + "); open the URL above yourself.")
+		}
+	default:
+		notify("Open this URL in a browser to sign in:\n  " + authURL)
+	}
+	notify("Waiting for the sign-in to finish (Ctrl-C to give up)…")
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case res := <-callbacks:
+		if res.err != nil {
+			return nil, res.err
+		}
+		return &auth.AuthorizationResult{Code: res.code, State: res.state, Iss: res.iss}, nil
+	}
+}
+
+// followAuthorization is the headless browser: GET the authorization URL
+// and follow its redirects, the last of which reaches the loopback
+// listener. It carries no credential, so following redirects anywhere is
+// safe.
+func followAuthorization(ctx context.Context, authURL string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("headless sign-in: %w", err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	if resp.Request.URL.Path != "/callback" {
+		return fmt.Errorf("headless sign-in: the authorization server wants a person (HTTP %d at %s)", resp.StatusCode, resp.Request.URL.Redacted())
+	}
+	return nil
+}

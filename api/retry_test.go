@@ -1,0 +1,50 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// A 429 that carries no ToolResponse (a gateway's text or HTML) is still a
+// rate limit: waited out as Retry-After says, then retried.
+func TestA429WithoutAToolResponseIsARateLimit(t *testing.T) {
+	s := newServer(t,
+		reply{429, "<html>slow down</html>", map[string]string{"Retry-After": "0", "Content-Type": "text/html"}},
+		reply{200, `{"ok":true,"tool":"t","summary":"done","data":null,"warnings":[],"nextActions":[]}`, nil},
+	)
+	resp, err := s.client(Options{}).Invoke(context.Background(), Call{Tool: "t"})
+	if err != nil || !resp.OK || s.hits.Load() != 2 {
+		t.Fatalf("resp %+v err %v after %d calls; want ok after a retry", resp, err, s.hits.Load())
+	}
+	s = newServer(t, reply{429, "Too Many Requests", map[string]string{"Retry-After": "2"}})
+	resp, _ = s.client(Options{NoRetry: true}).Invoke(context.Background(), Call{Tool: "t"})
+	if resp.ErrorCode() != CodeRateLimit || resp.RetryAfterMs != 2000 || !resp.IsRecoverable() {
+		t.Errorf("got %s, retryAfterMs %d", resp.ErrorCode(), resp.RetryAfterMs)
+	}
+}
+
+// Retry-After as an HTTP date is honoured; one so large it would overflow
+// is clamped, so it is more than vq waits, never a negative wait.
+func TestRetryAfterDatesAndOverflow(t *testing.T) {
+	at := time.Now().Add(10 * time.Second).UTC().Format(http.TimeFormat)
+	if ms := retryAfterHeader(at); ms < 8000 || ms > 10000 {
+		t.Errorf("Retry-After %s: %d ms", at, ms)
+	}
+	for _, v := range []string{"99999999999999999", "9223372036854775807", "-5", "soon", ""} {
+		if ms := retryAfterHeader(v); ms < 0 || ms > maxRetryAfterMs {
+			t.Errorf("Retry-After %q: %d ms", v, ms)
+		}
+	}
+	r := &ToolResponse{RetryAfterMs: 1<<63 - 1}
+	if d := r.retryAfter(); d <= 0 || d > 24*time.Hour {
+		t.Errorf("retryAfterMs max int64 waits %s", d)
+	}
+	s := newServer(t, reply{429, errBodyWithRetry(1<<62 - 1), nil})
+	start := time.Now()
+	resp, _ := s.client(Options{RateLimitBudget: time.Second}).Invoke(context.Background(), Call{Tool: "t"})
+	if resp.ErrorCode() != CodeRateLimit || s.hits.Load() != 1 || time.Since(start) > 5*time.Second {
+		t.Errorf("a wait past the budget: %s after %d calls in %s", resp.ErrorCode(), s.hits.Load(), time.Since(start))
+	}
+}

@@ -1,0 +1,226 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// invokeBody is what the invoke endpoint takes: a Call plus the project
+// and environment of every call.
+type invokeBody struct {
+	Tool        string         `json:"tool"`
+	Args        map[string]any `json:"args"`
+	Project     string         `json:"project,omitempty"`
+	Environment string         `json:"environment,omitempty"`
+}
+
+func (c *Client) postInvoke(ctx context.Context, body invokeBody) *ToolResponse {
+	var index objectIndex
+	var dataIndex *objectIndex
+	var ierr error
+	url := c.InvokeURL()
+	status, header, raw, err := c.post(ctx, url, body, func(r io.Reader) {
+		index, dataIndex, ierr = indexObject(r, "data")
+	})
+	if err != nil {
+		return transportFailure(body.Tool, url, status, err)
+	}
+	if status == http.StatusUnauthorized {
+		return unauthorized(body.Tool, header.Get("WWW-Authenticate"))
+	}
+	var resp *ToolResponse
+	if ierr == nil {
+		resp, ierr = toolResponseOf(raw, index, dataIndex)
+	}
+	if ierr != nil {
+		if status == http.StatusTooManyRequests {
+			return rateLimited(body.Tool, url, header)
+		}
+		return httpError(body.Tool, url, status, httpErrorMessage(status, raw))
+	}
+	if resp.RetryAfterMs == 0 && status == http.StatusTooManyRequests {
+		resp.RetryAfterMs = retryAfterHeader(header.Get("Retry-After"))
+	}
+	return resp
+}
+
+// post sends a JSON body and reads the answer within the body cap. A non-nil
+// error means no complete answer arrived; status is then 0 unless headers
+// came before the failure. A non-nil decode reads the answer on this
+// goroutine while another one receives it (body.reader says when it reads
+// as the answer arrives).
+func (c *Client) post(ctx context.Context, url string, body any, decode func(io.Reader)) (int, http.Header, []byte, error) {
+	req := c.http.R().SetContext(ctx).SetBody(body).SetHeader("Content-Type", "application/json").SetHeader("Accept", "application/json")
+	if c.opts.APIKey != "" {
+		req.SetAuthToken(c.opts.APIKey)
+	}
+	res, err := req.Post(url)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	raw := res.RawBody()
+	defer raw.Close()
+	answer := newBody(res.RawResponse.ContentLength, c.opts.MaxBodyBytes)
+	go answer.fill(raw)
+	if decode != nil {
+		decode(answer.reader())
+	}
+	data, err := answer.bytes()
+	return res.StatusCode(), res.Header(), data, err
+}
+
+// transportFailure turns a request to url that got no complete answer into
+// the client-made http_error of the contract.
+func transportFailure(tool, url string, status int, err error) *ToolResponse {
+	msg, transient := describeTransportError(shownURL(url), err)
+	if status != 0 {
+		msg = fmt.Sprintf("HTTP %d, then %s", status, msg)
+	}
+	r := ClientError(tool, CodeHTTPError, msg, true)
+	r.transient = transient
+	if timedOut(err) {
+		r.cause = causeTimedOut
+	}
+	return r
+}
+
+// httpError is the client-made http_error for an answer from url that came
+// but was no ToolResponse: recoverable, and retried once when the server
+// failed (5xx), as the contract retries unexpected failures.
+func httpError(tool, url string, status int, msg string) *ToolResponse {
+	r := ClientError(tool, CodeHTTPError, msg, true)
+	r.transient = status >= 500
+	if status == http.StatusNotFound {
+		r.cause, r.url = causeNotServed, shownURL(url)
+	}
+	return r
+}
+
+// shownURL is a URL as messages show it: a password it carries is masked.
+func shownURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return u.Redacted()
+}
+
+// ErrTimedOut is a request that ran past its timeout (Options.Timeout).
+var ErrTimedOut = errors.New("request timed out")
+
+// timedOut reports a request that failed at its deadline: the context's,
+// or a connection's (which os.ErrDeadlineExceeded, a net.Error, reports).
+func timedOut(err error) bool {
+	var netErr net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout()
+}
+
+// describeTransportError says what went wrong with a request to target in
+// words a user can act on, and whether the failure is the kind that may
+// pass on a second try. A timeout is not retried: the server may still be
+// doing the work.
+func describeTransportError(target string, err error) (string, bool) {
+	var urlErr *url.Error
+	switch {
+	case errors.Is(err, errBodyTooLarge):
+		return err.Error(), false
+	case timedOut(err):
+		return ErrTimedOut.Error(), false
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return "connection cut before the answer was complete", true
+	case errors.As(err, &urlErr) && strings.Contains(urlErr.Err.Error(), "redirect"):
+		return urlErr.Err.Error(), false
+	}
+	var sysErr *os.SyscallError
+	if errors.As(err, &sysErr) {
+		// "connection refused", "connection reset by peer": the system's
+		// words without the syscall and addresses around them.
+		return "connection to " + target + " failed: " + sysErr.Err.Error(), true
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) {
+		return fmt.Sprintf("connection to %s failed: %s %s", target, opErr.Op, opErr.Err), true
+	}
+	if errors.As(err, &urlErr) {
+		// The method and URL are the user's own; what failed is inside.
+		err = urlErr.Err
+	}
+	return "request failed: " + snippet([]byte(err.Error())), true
+}
+
+// httpErrorMessage names the status and quotes a short, single-line,
+// printable snippet of a body that was not a ToolResponse.
+func httpErrorMessage(status int, body []byte) string {
+	msg := fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
+	if s := snippet(body); s != "" {
+		return msg + ": " + s
+	}
+	return msg + " with an empty body"
+}
+
+const snippetRunes = 120
+
+// snippet keeps the first printable words of a body: markup tags and control
+// characters dropped, whitespace collapsed, invalid UTF-8 replaced.
+func snippet(b []byte) string {
+	var out strings.Builder
+	inTag, space, n := false, false, 0
+	for _, r := range strings.ToValidUTF8(string(b[:min(len(b), 4096)]), "\uFFFD") {
+		switch {
+		case r == '<':
+			inTag = true
+			continue
+		case r == '>' && inTag:
+			inTag = false
+			space = true
+			continue
+		case inTag:
+			continue
+		case r <= ' ' || (r >= 0x7f && r < 0xa0):
+			space = true
+			continue
+		}
+		if space && out.Len() > 0 {
+			out.WriteByte(' ')
+		}
+		space = false
+		out.WriteRune(r)
+		if n++; n >= snippetRunes {
+			out.WriteString("…")
+			break
+		}
+	}
+	return out.String()
+}
+
+func retryAfterHeader(v string) int64 {
+	v = strings.TrimSpace(v)
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs <= 0 {
+			return 0
+		}
+		return min(secs, maxRetryAfterMs/1000) * 1000
+	}
+	if at, err := http.ParseTime(v); err == nil {
+		return max(0, min(time.Until(at).Milliseconds(), maxRetryAfterMs))
+	}
+	return 0
+}
+
+// rateLimited is the client-made rate_limit of a 429 that carried no
+// ToolResponse (a gateway's text or HTML): a rate limit all the same, so
+// it is waited out and retried as one, as long as Retry-After says.
+func rateLimited(tool, url string, header http.Header) *ToolResponse {
+	r := ClientError(tool, CodeRateLimit, "rate limited (HTTP 429 from "+shownURL(url)+")", true)
+	r.RetryAfterMs = retryAfterHeader(header.Get("Retry-After"))
+	return r
+}

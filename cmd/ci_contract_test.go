@@ -1,0 +1,148 @@
+package cmd
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/sandbox"
+)
+
+// Asked how a run is doing, a run still going is no verdict: vq ci status
+// exits pending (8), never 0; a run just started by run-vrt is what was
+// asked for, and exits 0. Both say how to wait for the verdict.
+func TestPendingIsNotPassing(t *testing.T) {
+	s := newCISandbox(t, time.Hour)
+	out, stderr, exit := runVQ(t, s.env(), "ci", "run-vrt", "branch=main", "--jq", ".data.runId")
+	if exit != 0 || !strings.Contains(stderr, "vq ci status run_ci_0001 --wait") {
+		t.Fatalf("run-vrt: exit %d, stderr %s", exit, stderr)
+	}
+	runID := strings.TrimSpace(out)
+	for _, args := range [][]string{{"ci", "status", runID}, {"ci", "status", runID, "--json"}} {
+		_, stderr, exit = runVQ(t, s.env(), args...)
+		if exit != exitcode.Pending || !strings.Contains(stderr, "wait for its verdict with: vq ci status "+runID+" --wait") {
+			t.Errorf("%v: exit %d, want %d (pending); stderr %s", args, exit, exitcode.Pending, stderr)
+		}
+	}
+}
+
+// With --json every failure still writes exactly one ToolResponse on
+// stdout, and one line on stderr saying what went wrong and what to do:
+// a refusal, a 401, no credential, an http_error, and the usage and
+// configuration mistakes found before any call.
+func TestJSONFailuresWriteOneDocumentAndOneLine(t *testing.T) {
+	refusal := newToolServer(t, 400, confirmRequiredBody)
+	gateway := newToolServer(t, 502, "<html>Bad Gateway</html>")
+	unauthorized := newToolServer(t, 401, "")
+	for _, tc := range []struct {
+		name   string
+		env    map[string]string
+		args   []string
+		code   string // the document's error.code
+		stderr string // in the human line
+	}{
+		{"refusal", refusal.env(), []string{"approve", "run_abc", "--json"}, "confirm_required", "run the command again with --yes"},
+		{"http_error", gateway.env(), []string{"failures", "run_abc", "--json", "--no-retry"}, "http_error", "HTTP 502"},
+		{"401", unauthorized.env(), []string{"failures", "run_abc", "--json"}, "unauthorized", "sign in with: vq auth login"},
+		{"no credential", map[string]string{"VQ_BASE_URL": refusal.URL}, []string{"failures", "run_abc", "--json"}, "unauthorized", "run vq auth login, or set VQ_API_KEY"},
+		{"plain http elsewhere", map[string]string{"VQ_BASE_URL": "http://host.example", "VQ_API_KEY": "k"}, []string{"failures", "run_abc", "--json"}, "usage", "refusing to send the API key over plain http"},
+		{"bad --args", refusal.env(), []string{"invoke", "get_run_failures", "--args", "{bad", "--json"}, "usage", "--args must be a JSON object"},
+		{"--format json", refusal.env(), []string{"invoke", "t", "--args", "[]", "--format", "json"}, "usage", "--args must be a JSON object"},
+	} {
+		stdout, stderr, _ := runVQ(t, tc.env, tc.args...)
+		var doc struct {
+			OK    bool
+			Tool  string
+			Error struct{ Code string }
+		}
+		dec := json.NewDecoder(strings.NewReader(stdout))
+		if err := dec.Decode(&doc); err != nil || dec.More() {
+			t.Errorf("%s: stdout is not exactly one document (%v): %q", tc.name, err, stdout)
+			continue
+		}
+		if doc.OK || doc.Error.Code != tc.code {
+			t.Errorf("%s: document %+v, want error %s", tc.name, doc, tc.code)
+		}
+		if !strings.Contains(stderr, tc.stderr) {
+			t.Errorf("%s: stderr %q lacks %q", tc.name, stderr, tc.stderr)
+		}
+	}
+}
+
+// Errors say what to do: a refused connection names the URL it tried; a
+// 404 on vq's own path says to use the server's root as --base-url.
+func TestTransportErrorsSayWhatToDo(t *testing.T) {
+	ts := startSandbox(t)
+	_, stderr, exit := runVQ(t, map[string]string{"VQ_BASE_URL": "http://127.0.0.1:1", "VQ_API_KEY": "k"}, "failures", "r", "--no-retry")
+	if exit != 20 || !strings.Contains(stderr, "connection to http://127.0.0.1:1/api/mcp/v1/invoke failed: connection refused") {
+		t.Errorf("refused: exit %d, stderr %q", exit, stderr)
+	}
+	_, stderr, _ = runVQ(t, map[string]string{"VQ_BASE_URL": ts.URL + "/api", "VQ_API_KEY": sandbox.KeyAdmin}, "failures", "run_abc")
+	if !strings.Contains(stderr, "nothing is served at "+ts.URL+"/api/api/mcp/v1/invoke: --base-url must be the server's root, e.g. --base-url "+ts.URL) {
+		t.Errorf("404: stderr %q", stderr)
+	}
+}
+
+// A run ID holding a newline cannot forge a second line on stderr.
+func TestServerTextCannotForgeALine(t *testing.T) {
+	s := newToolServer(t, 200, "")
+	s.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"runId":"run_x\nvq: all checks passed","status":"error","failed":0,"total":3}`)
+	})
+	_, stderr, exit := runVQ(t, s.env(), "ci", "status", "run_x")
+	if exit != exitcode.RunError {
+		t.Fatalf("exit %d, stderr %q", exit, stderr)
+	}
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(line, "vq: all checks passed") {
+			t.Errorf("a server's newline forged a line:\n%s", stderr)
+		}
+	}
+}
+
+// vq ci ... --wait --json has one shape whatever the verdict: the same
+// tool, and .data carrying runId, status, url, failed and total, with the
+// failing checks nested in .data.failures when there are any. A script's
+// --jq does not change with the verdict.
+func TestCIWaitJSONHasOneShapeForEveryVerdict(t *testing.T) {
+	s := newCISandbox(t, time.Millisecond)
+	for _, tc := range []struct {
+		branch, status string
+		failures       bool
+	}{
+		{"main", "passed", false},
+		{"feature/new-header", "failed", true},
+		{"broken", "error", false},
+		{"cancelled", "cancelled", false},
+	} {
+		stdout, stderr, _ := runVQ(t, s.env(), "ci", "run-vrt", "branch="+tc.branch, "--wait", "--interval", "1ms", "--json")
+		var doc struct {
+			Tool string
+			Data map[string]json.RawMessage
+		}
+		if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+			t.Fatalf("%s: %v\n%s%s", tc.branch, err, stdout, stderr)
+		}
+		if doc.Tool != api.ToolRunStatus {
+			t.Errorf("%s: tool %q, want %s", tc.branch, doc.Tool, api.ToolRunStatus)
+		}
+		for _, key := range []string{"runId", "status", "url", "failed", "total"} {
+			if doc.Data[key] == nil {
+				t.Errorf("%s: .data lacks %s: %s", tc.branch, key, stdout)
+			}
+		}
+		if got := string(doc.Data["status"]); got != `"`+tc.status+`"` {
+			t.Errorf("%s: status %s, want %s", tc.branch, got, tc.status)
+		}
+		var failures []map[string]any
+		json.Unmarshal(doc.Data["failures"], &failures)
+		if (len(failures) > 0) != tc.failures {
+			t.Errorf("%s: %d failures nested, want some: %v", tc.branch, len(failures), tc.failures)
+		}
+	}
+}

@@ -1,0 +1,56 @@
+package cmd
+
+import (
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/visualq/vq/sandbox"
+)
+
+// TestTriageInTmux is a triage session on the sandbox's run_big as a
+// person has it in a 120×40 tmux pane: filter, mark the rows shown,
+// approve them in one batch and see the failures list shrink by as many;
+// then step through diffs with n and p, each with its half-block preview.
+func TestTriageInTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds vq and drives a terminal")
+	}
+	ts := httptest.NewServer(sandbox.New(sandbox.Options{}).Handler())
+	t.Cleanup(ts.Close)
+	env := map[string]string{"VQ_NO_KEYRING": "1", "VQ_CONFIG": os.DevNull, "TERM": "xterm-256color",
+		"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyAdmin}
+	p := startTmux(t, 120, 40, env, "true", "failures", "run_big")
+	p.waitFor("the failures", shows("350 of 480 checks failed.", "failures (350)", "enter inspect"))
+
+	// Cart 1 and Cart 10–12, on three viewports each.
+	p.keys("/")
+	p.keys("-l", "cart 1")
+	p.waitFor("the filter", shows("failures (12 of 350)", "12 of 350"))
+	p.keys("Enter", "*", "A")
+	p.waitFor("the batch dialog", shows("approve_vrt_results changes your project", "12 calls, one per marked row:", "Send all 12 with confirm: true? [y/N]"))
+	p.keys("y")
+	screen := p.waitFor("the refreshed failures", shows("approve_vrt_results: 12 done", "338 of 480 checks failed."))
+	if !strings.Contains(screen, "failures (0 of 338)") {
+		t.Errorf("the filter no longer applies after the refresh, or approved rows are listed:\n%s", screen)
+	}
+
+	p.keys("Escape") // clear the filter
+	p.waitFor("every failure", shows("failures (338)"))
+	p.keys("Enter")
+	p.waitFor("the first diff and its preview", shows("get_run_failures › Inspect Homepage 1 desktop", "changedPixels", "baseline", "▀"))
+	colours := p.run("capture-pane", "-e", "-p", "-t", "vq")
+	if !strings.Contains(colours, "▀") || !(strings.Contains(colours, "38;2;") || strings.Contains(colours, "38;5;")) {
+		t.Errorf("no half-block preview in colour:\n%s", colours)
+	}
+	p.keys("n")
+	p.waitFor("the next diff", shows("get_run_failures › Inspect Homepage 1 tablet"))
+	// Keys wait while a call is out (the spinner says so): one at a time.
+	p.keys("n")
+	p.waitFor("the diff after it", shows("get_run_failures › Inspect Homepage 1 mobile"))
+	p.keys("p")
+	p.waitFor("the previous diff", shows("get_run_failures › Inspect Homepage 1 tablet"))
+	p.keys("q")
+	p.waitFor("vq's exit", shows("EXIT=0"))
+}

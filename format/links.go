@@ -1,0 +1,112 @@
+package format
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/visualq/vq/internal/layout"
+)
+
+// urlEscaper percent-encodes what would end or break a link in the
+// reports: a Markdown link destination ends at a space or parenthesis, a
+// table cell at a pipe, an HTML attribute at a quote.
+var urlEscaper = strings.NewReplacer(
+	" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E", "[", "%5B", "]", "%5D",
+	"`", "%60", `"`, "%22", "'", "%27", `\`, "%5C", "|", "%7C",
+)
+
+// webURL is a server-sent address fit to click: an absolute http or https
+// URL without user information (which can make a link read as another
+// host), written so no report syntax can end it early. Anything else is
+// "": a report shows no link rather than a javascript: one.
+func webURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User != nil || u.Host == "" {
+		return ""
+	}
+	if scheme := strings.ToLower(u.Scheme); scheme != "http" && scheme != "https" {
+		return ""
+	}
+	return urlEscaper.Replace(u.String())
+}
+
+// linkLines are a check's diff image and its run's page, each as webURL
+// made it ("" for none), as the lines of a text body ("Diff image: URL").
+func linkLines(diff, run string) string {
+	lines := ""
+	if diff != "" {
+		lines += "Diff image: " + diff + "\n"
+	}
+	if run != "" {
+		lines += "Run: " + run + "\n"
+	}
+	return lines
+}
+
+// worstFailed are the k failed checks of listed with the largest
+// mismatch, largest first; checks that give none come last, and ties keep
+// the server's order. It costs O(len(listed)·k), linear for the small k
+// of the reports.
+func worstFailed(listed []layout.Check, k int) []layout.Check {
+	worst := make([]layout.Check, 0, k)
+	rank := func(ch layout.Check) float64 {
+		if !ch.HasMismatch {
+			return -1
+		}
+		return ch.Mismatch
+	}
+	for _, ch := range listed {
+		if !ch.Failed || k == 0 {
+			continue
+		}
+		i := len(worst)
+		for i > 0 && rank(worst[i-1]) < rank(ch) {
+			i--
+		}
+		if i == k {
+			continue
+		}
+		if len(worst) < k {
+			worst = append(worst, layout.Check{})
+		}
+		copy(worst[i+1:], worst[i:])
+		worst[i] = ch
+	}
+	return worst
+}
+
+// runVerdict is one sentence saying what a run's checks add up to, for the
+// first line of a report and the annotation of a run that did not pass.
+func runVerdict(c *layout.Checks) string {
+	run := "the run"
+	if c.RunID != "" {
+		run = "run " + c.RunID
+	}
+	_, _, notRun := c.Unlisted()
+	ran := c.Total - notRun
+	progress := ""
+	switch {
+	case notRun == 0:
+	case c.HasRan:
+		progress = " after " + itoa(ran) + " of " + itoa(c.Total) + " checks; " + itoa(notRun) + " did not run"
+	default:
+		progress = "; " + itoa(notRun) + " of " + itoa(c.Total) + " checks have no result"
+	}
+	switch c.Verdict() {
+	case layout.VerdictError:
+		return run + " ended in error" + progress
+	case layout.VerdictCancelled:
+		return run + " was cancelled" + progress
+	case layout.VerdictPending:
+		if c.Total == 0 {
+			return run + " has no verdict yet (" + c.Status + ")"
+		}
+		return run + " has no verdict yet (" + c.Status + ", " + itoa(ran) + " of " + itoa(c.Total) + " checks done)"
+	case layout.VerdictFailed:
+		return itoa(c.Failed) + " of " + itoa(c.Total) + " checks failed"
+	}
+	if c.Total == 0 {
+		return run + " passed"
+	}
+	return itoa(c.Total) + " checks passed"
+}

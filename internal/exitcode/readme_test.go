@@ -1,0 +1,42 @@
+package exitcode
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestREADMEExitCodeTable keeps the README's table identical to the one vq
+// exits with: a release can never document one code and exit another.
+func TestREADMEExitCodeTable(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "<!-- exit-codes:start -->\n")
+	documented, _, ok2 := strings.Cut(rest, "<!-- exit-codes:end -->")
+	if !ok || !ok2 {
+		t.Fatal("README.md lacks the exit-codes markers")
+	}
+	var b strings.Builder
+	b.WriteString("| exit | code | recoverable | meaning |\n|---|---|---|---|\n")
+	rows := Table()
+	unrecoverable := map[string]int{}
+	for _, r := range rows {
+		if r.Recoverable != nil && !*r.Recoverable {
+			unrecoverable[r.Code] = r.Exit
+		}
+	}
+	for _, r := range rows {
+		switch {
+		case r.Recoverable == nil:
+			fmt.Fprintf(&b, "| %d | %s | - | %s |\n", r.Exit, r.Code, r.Meaning)
+		case *r.Recoverable:
+			fmt.Fprintf(&b, "| %d / %d | %s | true / false | %s |\n", r.Exit, unrecoverable[r.Code], r.Code, r.Meaning)
+		}
+	}
+	if documented != b.String() {
+		t.Errorf("README.md's exit-code table differs from exitcode.Table(); replace it with:\n%s", b.String())
+	}
+}

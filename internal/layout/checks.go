@@ -1,0 +1,204 @@
+package layout
+
+import "strconv"
+
+// Check is one visual check (a scenario on a viewport) as a response
+// describes it. Fields hold every member the server sent, in its order, for
+// reports that show the diff summary.
+type Check struct {
+	Scenario string
+	Viewport string
+	// Mismatch is the percentage of differing pixels; HasMismatch is false
+	// when the server did not say.
+	Mismatch    float64
+	HasMismatch bool
+	Failed      bool
+	// DiffURL is the check's diff image (diffUrl, or diffImageUrl as
+	// get_diff_stats names it), as the server sent it: reports link it
+	// only after checking it is a web address.
+	DiffURL string
+	Fields  *Node
+}
+
+// MismatchText is the mismatch as reports print it ("4.2%"), or "" when the
+// server did not say.
+func (c Check) MismatchText() string {
+	if !c.HasMismatch {
+		return ""
+	}
+	return strconv.FormatFloat(c.Mismatch, 'f', -1, 64) + "%"
+}
+
+// Checks is what a response tells about the checks of a run. The server
+// may list only the failed checks (get_run_failures), one check
+// (get_diff_stats) or only counts (a CI run status): Listed holds what was
+// listed, Total and Failed the counts, so a report can say what it does not
+// know instead of inventing it.
+type Checks struct {
+	RunID  string
+	Total  int
+	Failed int
+	Listed []Check
+	// Status is the run's status where the answer gives one (a CI run:
+	// queued, running, passed, failed, error, cancelled); "" otherwise.
+	Status string
+	// Ran is how many checks the run got through (progress.current);
+	// HasRan is false when the answer did not say.
+	Ran    int
+	HasRan bool
+	// URL is the run's page, as the server sent it.
+	URL string
+}
+
+// Verdicts of a run, as Verdict reports them.
+const (
+	VerdictPassed    = "passed"
+	VerdictFailed    = "failed"
+	VerdictError     = "error"
+	VerdictCancelled = "cancelled"
+	// VerdictPending is a run without a verdict yet: queued, running, or a
+	// status vq does not know, which must not read as passed either.
+	VerdictPending = "pending"
+)
+
+// Verdict is what the checks add up to. A run that ended in error or was
+// cancelled has that verdict even when it found failures first; any other
+// status but passed and failed is pending.
+func (c *Checks) Verdict() string {
+	switch c.Status {
+	case "error":
+		return VerdictError
+	case "cancelled":
+		return VerdictCancelled
+	case "", "passed", "failed":
+		if c.Failed > 0 {
+			return VerdictFailed
+		}
+		return VerdictPassed
+	}
+	return VerdictPending
+}
+
+// Complete reports whether every counted check ran: the run passed or
+// failed, rather than stopping (error, cancelled) or still going.
+func (c *Checks) Complete() bool {
+	v := c.Verdict()
+	return v == VerdictPassed || v == VerdictFailed
+}
+
+// Unlisted are the checks counted but not itemized: passed ones, failed
+// ones the server did not name, and, for a run that is not complete, the
+// ones that did not run. Of an incomplete run only the checks it got
+// through (Ran) can have passed: without progress none is known to have.
+func (c *Checks) Unlisted() (passed, failed, notRun int) {
+	listedFailed := 0
+	for _, ch := range c.Listed {
+		if ch.Failed {
+			listedFailed++
+		}
+	}
+	failed = max(0, c.Failed-listedFailed)
+	known := len(c.Listed) + failed
+	rest := max(0, c.Total-known)
+	if c.Complete() {
+		return rest, failed, 0
+	}
+	ran := known
+	if c.HasRan {
+		ran = max(known, min(c.Ran, c.Total))
+	}
+	passed = ran - known
+	return passed, failed, rest - passed
+}
+
+// ChecksOf reads the check results in a response's data (or in data.result,
+// where a finished job carries them). ok is false when the data holds none.
+func ChecksOf(data []byte) (*Checks, bool) {
+	if len(data) == 0 {
+		return nil, false
+	}
+	n, err := ParseNode(data)
+	if err != nil || n.Kind != '{' {
+		return nil, false
+	}
+	if c, ok := checksIn(n); ok {
+		return c, true
+	}
+	if res := n.Get("result"); res != nil && res.Kind == '{' {
+		return checksIn(res)
+	}
+	return nil, false
+}
+
+func checksIn(n *Node) (*Checks, bool) {
+	c := &Checks{RunID: textOf(n.Get("runId")), Status: textOf(n.Get("status")), URL: textOf(n.Get("url"))}
+	if p := n.Get("progress"); p != nil && p.Kind == '{' {
+		c.Ran, c.HasRan = intOf(p.Get("current"))
+	}
+	total, hasTotal := intOf(n.Get("total"))
+	failed, hasFailed := intOf(n.Get("failed"))
+	switch failures := n.Get("failures"); {
+	case failures != nil && failures.Kind == '[':
+		for _, f := range failures.Items {
+			if f.Kind == '{' {
+				ch := checkOf(f)
+				ch.Failed = true
+				c.Listed = append(c.Listed, ch)
+			}
+		}
+	case n.Get("scenarioLabel") != nil && n.Get("viewport") != nil:
+		ch := checkOf(n)
+		threshold, _ := floatOf(n.Get("threshold"))
+		approved := n.Get("approved")
+		ch.Failed = (approved == nil || approved.Kind != 't') && ch.Mismatch > threshold
+		c.Listed = []Check{ch}
+	case (!hasTotal || !hasFailed) && (c.RunID == "" || c.Status == ""):
+		// Counts alone are check results only when they say how many
+		// failed: {analysed, total} of a readiness lock is no run. A run
+		// with a status and no counts yet (just queued) is one.
+		return nil, false
+	}
+	for _, ch := range c.Listed {
+		if ch.Failed {
+			c.Failed++
+		}
+	}
+	if hasFailed {
+		c.Failed = max(failed, c.Failed)
+	}
+	c.Total = max(total, c.Failed, len(c.Listed))
+	return c, true
+}
+
+func checkOf(n *Node) Check {
+	ch := Check{Scenario: textOf(n.Get("scenarioLabel")), Viewport: textOf(n.Get("viewport")), Fields: n}
+	ch.DiffURL = textOf(n.Get("diffUrl"))
+	if ch.DiffURL == "" {
+		ch.DiffURL = textOf(n.Get("diffImageUrl"))
+	}
+	ch.Mismatch, ch.HasMismatch = floatOf(n.Get("mismatchPercent"))
+	return ch
+}
+
+func textOf(n *Node) string {
+	if n == nil || !n.IsScalar() {
+		return ""
+	}
+	return n.String()
+}
+
+func intOf(n *Node) (int, bool) {
+	if n == nil || n.Kind != '0' {
+		return 0, false
+	}
+	v, err := strconv.Atoi(n.Text)
+	return v, err == nil
+}
+
+func floatOf(n *Node) (float64, bool) {
+	if n == nil || n.Kind != '0' {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(n.Text, 64)
+	return v, err == nil
+}

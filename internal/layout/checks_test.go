@@ -1,0 +1,50 @@
+package layout
+
+import "testing"
+
+// The checks a run did not get to are never counted as passed: without
+// progress an incomplete run has none known to have passed.
+func TestChecksOfRuns(t *testing.T) {
+	for _, tc := range []struct {
+		data                   string
+		verdict                string
+		passed, failed, notRun int
+	}{
+		{`{"runId":"r","status":"passed","failed":0,"total":12}`, VerdictPassed, 12, 0, 0},
+		{`{"runId":"r","failed":3,"total":12,"failures":[{"scenarioLabel":"a","viewport":"d"}]}`, VerdictFailed, 9, 2, 0},
+		{`{"runId":"r","status":"error","progress":{"current":6,"total":12},"failed":1,"total":12}`, VerdictError, 5, 1, 6},
+		{`{"runId":"r","status":"error","failed":1,"total":12}`, VerdictError, 0, 1, 11},
+		{`{"runId":"r","status":"cancelled","progress":{"current":40,"total":12},"failed":0,"total":12}`, VerdictCancelled, 12, 0, 0},
+		{`{"runId":"r","status":"running","progress":{"current":3,"total":12},"failed":0,"total":12}`, VerdictPending, 3, 0, 9},
+		{`{"runId":"r","status":"exploded","failed":0,"total":2}`, VerdictPending, 0, 0, 2},
+		{`{"runId":"r","status":"queued","url":"u"}`, VerdictPending, 0, 0, 0},
+	} {
+		c, ok := ChecksOf([]byte(tc.data))
+		if !ok {
+			t.Errorf("%s: no checks", tc.data)
+			continue
+		}
+		passed, failed, notRun := c.Unlisted()
+		if c.Verdict() != tc.verdict || passed != tc.passed || failed != tc.failed || notRun != tc.notRun {
+			t.Errorf("%s: %s, %d passed, %d failed, %d not run; want %s, %d, %d, %d",
+				tc.data, c.Verdict(), passed, failed, notRun, tc.verdict, tc.passed, tc.failed, tc.notRun)
+		}
+	}
+	for _, data := range []string{`{"analysed":3,"total":5}`, `{"status":"running"}`, `{"runId":"r"}`} {
+		if _, ok := ChecksOf([]byte(data)); ok {
+			t.Errorf("%s read as a run", data)
+		}
+	}
+}
+
+func TestCheckDiffURL(t *testing.T) {
+	for data, want := range map[string]string{
+		`{"runId":"r","failed":1,"total":1,"failures":[{"scenarioLabel":"a","viewport":"d","diffUrl":"https://x/d.png"}]}`:      "https://x/d.png",
+		`{"runId":"r","scenarioLabel":"a","viewport":"d","mismatchPercent":2,"threshold":0.1,"diffImageUrl":"https://x/i.png"}`: "https://x/i.png",
+	} {
+		c, ok := ChecksOf([]byte(data))
+		if !ok || len(c.Listed) != 1 || c.Listed[0].DiffURL != want {
+			t.Errorf("%s: %+v", data, c)
+		}
+	}
+}

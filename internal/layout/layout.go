@@ -1,0 +1,159 @@
+package layout
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/visualq/vq/internal/textsafe"
+)
+
+// Layout is a response's data arranged for display, the one arrangement
+// that plain text, Markdown and the TUI all draw: scalar fields first
+// (nested objects flattened to dotted keys), then plain lines (a list of
+// scalars, or one scalar), then each record list as a titled table.
+type Layout struct {
+	Fields []Field
+	Lines  []string
+	Tables []TitledTable
+}
+
+// Field is one "key  value" line.
+type Field struct {
+	// Key is the sanitized dotted path; Name is the member's own key as
+	// sent (the last segment of Key), for renderers that treat some fields
+	// specially.
+	Key, Name string
+	// Value is the sanitized one-line rendering of Node.
+	Value string
+	Node  *Node
+}
+
+// TitledTable is a record list and where it was: Title is the sanitized
+// dotted path of the member holding it, "" when the data itself is the list.
+type TitledTable struct {
+	Title   string
+	Count   int
+	Records Records
+	// shape is the records measured while the data was laid out.
+	shape *shape
+}
+
+// Data arranges raw data. null or empty data gives an empty layout.
+// Record lists are kept as the bytes they are, so that a renderer can
+// stream them (TitledTable.WriteText) or decode them (Records.Table) as it
+// needs.
+func Data(raw []byte) (*Layout, error) {
+	l := &Layout{}
+	if len(raw) == 0 || string(raw) == "null" {
+		return l, nil
+	}
+	dec := newDecoder(raw)
+	var err error
+	if dec.PeekKind() == '{' {
+		// The common case, read in one pass: members are placed as they come.
+		err = l.object(dec, "")
+	} else {
+		var value jsontext.Value
+		if value, err = dec.ReadValue(); err == nil {
+			err = l.add("", "", value)
+		}
+	}
+	if err == nil {
+		if _, end := dec.ReadToken(); end != io.EOF {
+			err = errors.New("trailing data after the JSON value")
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("data is not valid JSON: %w", err)
+	}
+	return l, nil
+}
+
+// Response is Data for a tool answer's data whose top-level members were
+// found while the answer was read: members (api.ToolResponse.DataMembers)
+// lists them, values being views into data, or reports that data is not an
+// object. They are placed as given, so data is not scanned a second time.
+func Response(data []byte, members func() (names []string, values [][]byte, isObject bool)) (*Layout, error) {
+	names, values, isObject := members()
+	if !isObject {
+		return Data(data)
+	}
+	l := &Layout{}
+	for i, name := range names {
+		if err := l.add(name, name, values[i]); err != nil {
+			return nil, fmt.Errorf("data is not valid JSON: %w", err)
+		}
+	}
+	return l, nil
+}
+
+// ShowsSummary reports whether a rendering of an answer shows its summary
+// line: not when it only repeats the error message shown with the error.
+func ShowsSummary(ok bool, summary, errorMessage string) bool {
+	return summary != "" && (ok || summary != errorMessage)
+}
+
+// add places one value: a non-empty object is flattened into dotted keys,
+// a record list becomes a table, anything else a field — or, for the data
+// itself (no name), plain lines.
+func (l *Layout) add(name, key string, value jsontext.Value) error {
+	switch value.Kind() {
+	case '{':
+		if !emptyObject(value) {
+			return l.object(newDecoder(value), name+".")
+		}
+	case '[':
+		if sh, ok := Records(value).measure(); ok {
+			l.Tables = append(l.Tables, TitledTable{Title: textsafe.SanitizeLine(name), Count: sh.rows, Records: Records(value), shape: sh})
+			return nil
+		}
+	}
+	node, err := ParseNode(value)
+	if err != nil {
+		return err
+	}
+	switch {
+	case name != "":
+		l.Fields = append(l.Fields, Field{Key: textsafe.SanitizeLine(name), Name: key, Value: textsafe.SanitizeLine(node.String()), Node: node})
+	case node.Kind == '[':
+		for _, it := range node.Items {
+			l.Lines = append(l.Lines, textsafe.SanitizeLine(it.String()))
+		}
+	default:
+		l.Lines = strings.Split(textsafe.Sanitize(node.String()), "\n")
+	}
+	return nil
+}
+
+// object reads the object at the decoder and places each member; prefix
+// is the dotted path so far ("" at the top, else ending in a dot).
+func (l *Layout) object(dec *jsontext.Decoder, prefix string) error {
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		key := tok.String()
+		member, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		if err := l.add(prefix+key, key, member); err != nil {
+			return err
+		}
+	}
+	_, err := dec.ReadToken()
+	return err
+}
+
+// emptyObject reports {}: shown as a field, not flattened into nothing.
+func emptyObject(v jsontext.Value) bool {
+	return len(bytes.TrimSpace(v[1:len(v)-1])) == 0
+}

@@ -1,0 +1,190 @@
+package layout
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// FuzzRecordsScan holds the fast record scanner to what a JSON tokenizer
+// reads from the same valid bytes.
+func FuzzRecordsScan(f *testing.F) {
+	for _, s := range []string{`[{"a":1,"b":"x"},{"b":"y\"z","c":[1,{"d":"]"}]}]`, `[ { "a" : "\\" } , { } ]`, `[{"a":1},2]`, `[]`, `[{"k":"\\\"}"},{"k":{"n":"{"}}]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		if !jsontext.Value(doc).IsValid(jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)) {
+			return
+		}
+		var got []string
+		rows, ok := Records(doc).scan(func(row, _ int, name, value jsontext.Value) {
+			got = append(got, fmt.Sprintf("%d %s %s", row, name, value))
+		})
+		var want []string
+		wantRows, wantOK := 0, false
+		dec := newDecoder(doc)
+		if tok, _ := dec.ReadToken(); tok.Kind() == '[' {
+			for ; dec.PeekKind() == '{'; wantRows++ {
+				dec.ReadToken()
+				for dec.PeekKind() != '}' {
+					name, _ := dec.ReadValue()
+					n := string(name)
+					value, _ := dec.ReadValue()
+					want = append(want, fmt.Sprintf("%d %s %s", wantRows, n, value))
+				}
+				dec.ReadToken()
+			}
+			wantOK = wantRows > 0 && dec.PeekKind() == ']'
+		}
+		if ok != wantOK || (ok && (rows != wantRows || !slices.Equal(got, want))) {
+			t.Fatalf("%s: scan %v %d %q, tokenizer %v %d %q", doc, ok, rows, got, wantOK, wantRows, want)
+		}
+	})
+}
+
+// Records in any member order line up in one column each, members first
+// seen late get a column of their own, and numbers-only columns are marked.
+func TestRecordsTableLinesUpMembersInAnyOrder(t *testing.T) {
+	if got := Records(`[{"a":1,"b":"x"},{"b":"yy","a":22},{"c":true}]`).Table(); !slices.Equal(got.Columns, []string{"a", "b", "c"}) ||
+		!slices.Equal(got.Rows[1], []string{"22", "yy", ""}) || !slices.Equal(got.Rows[2], []string{"", "", "true"}) || !got.Numeric[0] || got.Numeric[1] {
+		t.Errorf("Table() = %+v", got)
+	}
+}
+
+// A large record list is printed by two goroutines, one a half; the table
+// must be the one a single pass prints, whatever the second half holds:
+// members in another order, a missing member, a column first seen there,
+// text that needs sanitizing.
+func TestLargeRecordListPrintsAsOnePass(t *testing.T) {
+	var doc strings.Builder
+	doc.WriteString("[\n")
+	const n = 40_000
+	for i := range n {
+		switch {
+		case i == n-5:
+			fmt.Fprintf(&doc, `{"b": %d, "a": "swapped"}`, i)
+		case i == n-4:
+			fmt.Fprintf(&doc, `{"a":"only a"}`)
+		case i == n-3:
+			fmt.Fprintf(&doc, `{"a":"late","b":%d,"c":"new column"}`, i)
+		case i == n-2:
+			fmt.Fprintf(&doc, `{"a":"\u001b[31mred\u202e","b":%d}`, i)
+		default:
+			fmt.Fprintf(&doc, `{"a":"label %d","b":%d.5}`, i, i)
+		}
+		if i < n-1 {
+			doc.WriteString(",\n  ")
+		}
+	}
+	doc.WriteString("]")
+	r := Records(doc.String())
+	sh, ok := r.measure()
+	if !ok || sh.half.at == 0 {
+		t.Fatalf("measure: ok %v, split at %d: a %d-byte list should split", ok, sh.half.at, len(r))
+	}
+	render := func(sh *shape) string {
+		var out bytes.Buffer
+		w := bufio.NewWriter(&out)
+		r.write(w, "  ", sh)
+		w.Flush()
+		return out.String()
+	}
+	split := render(sh)
+	whole := *sh
+	whole.half.row, whole.half.at = 0, 0
+	if one := render(&whole); split != one {
+		t.Fatalf("split output (%d bytes) differs from one pass (%d bytes)", len(split), len(one))
+	}
+	if lines := strings.Count(split, "\n"); lines != n+1 {
+		t.Errorf("%d lines, want a header and %d rows", lines, n)
+	}
+	for _, want := range []string{"  a            b        c\n", "  swapped        39995  \n", "  late           39997  new column\n", "  red<U+202E>    39998  \n"} {
+		if !strings.Contains(split, want) {
+			t.Errorf("no line %q in the table", want)
+		}
+	}
+	if strings.ContainsAny(split, "\x1b\u202e") {
+		t.Error("a control sequence reached the table")
+	}
+}
+
+// One wide cell pads every row of the table: a list whose second half
+// would make a large table is printed in one pass, never held in memory.
+func TestWideRecordListIsPrintedInOnePass(t *testing.T) {
+	var doc strings.Builder
+	doc.WriteString("[")
+	for i := range 45_000 {
+		if i > 0 {
+			doc.WriteString(",")
+		}
+		fmt.Fprintf(&doc, `{"a":"label %d","b":%d}`, i, i)
+	}
+	fmt.Fprintf(&doc, `,{"a":"%s","b":0}]`, strings.Repeat("w", 20_000))
+	if doc.Len() < splitFrom {
+		t.Fatalf("the list is %d bytes, not large enough to split", doc.Len())
+	}
+	sh, ok := Records(doc.String()).measure()
+	if !ok || sh.half.at != 0 {
+		t.Errorf("measure: ok %v, split at %d; a table of %d-wide rows should not split", ok, sh.half.at, sh.widths[0])
+	}
+}
+
+// FuzzSplitTable prints a large list made of any record list's records,
+// its second half in another order, split and in one pass: the two tables
+// must be the same bytes.
+func FuzzSplitTable(f *testing.F) {
+	f.Add([]byte(`[{"a":1,"b":"x"},{"b":"y\"z","c":[1,{"d":"]"}]},{"a":"\u00e9\u202e"}]`), uint8(1))
+	f.Add([]byte(`[ { "k" : "\\" } , { } ]`), uint8(0))
+	f.Fuzz(func(t *testing.T, doc []byte, turn uint8) {
+		if !jsontext.Value(doc).IsValid(jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)) {
+			return
+		}
+		var records []string
+		dec := newDecoder(doc)
+		if tok, _ := dec.ReadToken(); tok.Kind() != '[' {
+			return
+		}
+		for dec.PeekKind() == '{' {
+			v, _ := dec.ReadValue()
+			records = append(records, string(v))
+		}
+		if len(records) == 0 || dec.PeekKind() != ']' {
+			return
+		}
+		var list strings.Builder
+		list.WriteString("[")
+		for i := 0; list.Len() < splitFrom+len(doc); i++ {
+			if i > 0 {
+				list.WriteString(",\n")
+			}
+			k := i % len(records)
+			if list.Len() > splitFrom/2 {
+				k = (i + int(turn)) % len(records) // the second half in another order
+			}
+			list.WriteString(records[k])
+		}
+		list.WriteString("]")
+		r := Records(list.String())
+		sh, ok := r.measure()
+		if !ok {
+			t.Fatalf("a list of records is not one: %.200s", list.String())
+		}
+		render := func(sh *shape) string {
+			var out bytes.Buffer
+			w := bufio.NewWriter(&out)
+			r.write(w, "", sh)
+			w.Flush()
+			return out.String()
+		}
+		whole := *sh
+		whole.half.row, whole.half.at = 0, 0
+		if split, one := render(sh), render(&whole); split != one {
+			t.Fatalf("records %q: the split table (%d bytes) differs from one pass (%d bytes)", records, len(split), len(one))
+		}
+	})
+}

@@ -1,0 +1,8 @@
+// Package textsafe makes text from a server safe to show: the sanitizer
+// that strips what a terminal would obey or hide, JSON escaping of the same
+// characters, POSIX shell quoting that stays exact and displayable, and the
+// display width the TUI and plain tables align by.
+//
+// textsafe is a leaf: it imports the standard library and third-party
+// modules only, never a vq package outside internal/.
+package textsafe

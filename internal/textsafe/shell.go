@@ -1,0 +1,54 @@
+package textsafe
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ShellQuote quotes s for a POSIX shell. Plain words stay bare; others are
+// single-quoted. A word holding characters a terminal would act on or hide
+// (controls, bidi overrides) uses $'...' with escapes instead, which bash,
+// zsh and ksh read back to the same bytes, so the printed line is both safe
+// to display and exact when run.
+func ShellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	if isShellSafe(s) {
+		return s
+	}
+	if SanitizeLine(s) != s {
+		return ansiCQuote(s)
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func isShellSafe(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_@%+=:,./-", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func ansiCQuote(s string) string {
+	var b strings.Builder
+	b.WriteString("$'")
+	for _, r := range s {
+		switch {
+		case r == '\'' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < ' ' || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r >= 0x80 && r < 0xa0 || isInvisible(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
+}

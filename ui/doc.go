@@ -1,0 +1,9 @@
+// Package ui is vq's triage TUI: one answer per screen (summary, warnings,
+// data as fields or a scrollable table, next actions), chaining into the
+// actions the server suggests, with Esc going back along the chain. It is
+// built on the Charm v2 line (bubbletea, lipgloss, bubbles) and renders
+// inline, so the last screen stays in the scrollback.
+//
+// ui may import api and the internal leaves (layout, textsafe, exitcode);
+// it must not import cmd, completions, format, sandbox or bench.
+package ui

@@ -1,0 +1,229 @@
+package ui
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/textsafe"
+)
+
+// Row actions are derived from the answer itself, for any tool and any
+// table. A next action is a template for a table when some of its
+// arguments are named like the table's columns and one row holds exactly
+// those values: get_diff_stats {runId, scenarioLabel, viewport} next to a
+// failures table whose Homepage/desktop row has scenarioLabel Homepage and
+// viewport desktop. Every row then gets that action with its own values in
+// those arguments; the other arguments (runId) are kept as sent.
+//
+// An answer reached from a row teaches its table more templates: the
+// approve_vrt_results action of a diff reached from the Homepage/desktop
+// row names that row the same way, so it becomes a template for every row
+// of the failures table (what batch actions over marked rows run).
+//
+// A row's values are sent as the table shows them, sanitized: a value the
+// server sent with control characters in it comes back without them, and
+// the server refuses it as naming no row rather than acting on another.
+
+// rowTemplate is a next action with some arguments taken from a row.
+type rowTemplate struct {
+	action api.NextAction
+	// fromRow pairs each argument taken from a row with its column, in
+	// argument-name order.
+	fromRow []rowArg
+	write   bool
+}
+
+type rowArg struct {
+	name string
+	col  int
+}
+
+// key identifies a template by its tool and the arguments rows fill in,
+// so that the five "Inspect …" actions of one answer give one template.
+func (tp *rowTemplate) key() string {
+	var b strings.Builder
+	b.WriteString(tp.action.Tool)
+	for _, a := range tp.fromRow {
+		b.WriteString("\x00" + a.name)
+	}
+	return b.String()
+}
+
+// argText is an argument value as a cell would show it; ok is false for
+// values no cell holds (objects, arrays, null).
+func argText(v any) (string, bool) {
+	switch v := v.(type) {
+	case string:
+		return textsafe.SanitizeLine(v), true
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64), true
+	case bool:
+		return strconv.FormatBool(v), true
+	case json.Number:
+		return v.String(), true
+	}
+	return "", false
+}
+
+// templateFor makes a template of a when its column-named arguments match
+// the cells of a row: row r only, or any row when r is -1. It is nil when
+// no argument is named like a column or no row matches.
+func templateFor(a api.NextAction, t *table, r int, writes func(string) bool) *rowTemplate {
+	tp := &rowTemplate{action: a, write: writes(a.Tool)}
+	var want []string
+	names := make([]string, 0, len(a.Args))
+	for name := range a.Args {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if name == api.ArgConfirm {
+			continue
+		}
+		col := slices.Index(t.t.Columns, textsafe.SanitizeLine(name))
+		text, scalar := argText(a.Args[name])
+		if col < 0 || !scalar {
+			continue
+		}
+		tp.fromRow = append(tp.fromRow, rowArg{name: name, col: col})
+		want = append(want, text)
+	}
+	if len(tp.fromRow) == 0 {
+		return nil
+	}
+	matches := func(row []string) bool {
+		for i, arg := range tp.fromRow {
+			if row[arg.col] != want[i] {
+				return false
+			}
+		}
+		return true
+	}
+	if r >= 0 {
+		if matches(t.t.Rows[r]) {
+			return tp
+		}
+		return nil
+	}
+	if slices.ContainsFunc(t.t.Rows, matches) {
+		return tp
+	}
+	return nil
+}
+
+// addTemplates adds the templates among actions to the table (row r only
+// or any row, as for templateFor), skipping those it has.
+func (t *table) addTemplates(actions []api.NextAction, r int, writes func(string) bool) {
+	for _, a := range actions {
+		tp := templateFor(a, t, r, writes)
+		if tp == nil || slices.ContainsFunc(t.templates, func(o *rowTemplate) bool { return o.key() == tp.key() }) {
+			continue
+		}
+		t.templates = append(t.templates, tp)
+	}
+}
+
+// rowAction is what Enter runs on a row: the first template that only
+// reads, else the first one.
+func (t *table) rowAction() *rowTemplate {
+	for _, tp := range t.templates {
+		if !tp.write {
+			return tp
+		}
+	}
+	if len(t.templates) > 0 {
+		return t.templates[0]
+	}
+	return nil
+}
+
+// writeAction is the first template that changes the project: what a
+// batch over marked rows runs.
+func (t *table) writeAction() *rowTemplate {
+	for _, tp := range t.templates {
+		if tp.write {
+			return tp
+		}
+	}
+	return nil
+}
+
+// call is the template's call for row r. A value keeps the type the
+// template's argument had (a number stays a number). A confirm the
+// server put in the action is dropped: consent is the person's to give.
+func (tp *rowTemplate) call(t *table, r int) api.Call {
+	c := tp.action.Call()
+	delete(c.Args, api.ArgConfirm)
+	row := t.t.Rows[r]
+	for _, arg := range tp.fromRow {
+		cell := row[arg.col]
+		switch tp.action.Args[arg.name].(type) {
+		case float64:
+			if v, err := strconv.ParseFloat(cell, 64); err == nil {
+				c.Args[arg.name] = v
+				continue
+			}
+		case bool:
+			if v, err := strconv.ParseBool(cell); err == nil {
+				c.Args[arg.name] = v
+				continue
+			}
+		}
+		c.Args[arg.name] = cell
+	}
+	return c
+}
+
+// label is the template's label with the values of the row it came from
+// replaced by row r's ("Inspect Homepage desktop" → "Inspect Cart 3
+// tablet"), or the tool when the label names none of them.
+func (tp *rowTemplate) label(t *table, r int) string {
+	label := textsafe.SanitizeLine(tp.action.Label)
+	var pairs []string
+	for _, arg := range tp.fromRow {
+		if old, _ := argText(tp.action.Args[arg.name]); old != "" {
+			pairs = append(pairs, old, t.t.Rows[r][arg.col])
+		}
+	}
+	if label == "" || len(pairs) == 0 {
+		return tp.action.Tool
+	}
+	return strings.NewReplacer(pairs...).Replace(label)
+}
+
+// callKey identifies a call by its tool and arguments, confirm aside: the
+// key under which the review state of what a call did is kept, so that it
+// outlives the screens that showed it.
+func callKey(c api.Call) string {
+	args := make(map[string]any, len(c.Args))
+	for k, v := range c.Args {
+		if k != api.ArgConfirm {
+			args[k] = v
+		}
+	}
+	b, err := json.Marshal(args) // map keys sorted: one key per call
+	if err != nil {
+		return c.Tool
+	}
+	return c.Tool + "\x00" + string(b)
+}
+
+// rowOf is the first row of t whose cells hold the values a gives the
+// template's arguments, -1 when none does (or a fills other arguments).
+func (tp *rowTemplate) rowOf(t *table, a api.NextAction) int {
+	other := templateFor(a, t, -1, func(string) bool { return tp.write })
+	if other == nil || other.key() != tp.key() {
+		return -1
+	}
+	return slices.IndexFunc(t.t.Rows, func(row []string) bool {
+		for _, arg := range tp.fromRow {
+			if text, _ := argText(a.Args[arg.name]); row[arg.col] != text {
+				return false
+			}
+		}
+		return true
+	})
+}

@@ -1,0 +1,345 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"image/color"
+	"strings"
+	"sync"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/layout"
+)
+
+// reviewServer is a run whose failures can be approved one by one: the
+// failures list leaves approved checks out, as VisualQ's does. Every
+// third approval is first refused by the rate limit, and the checks in
+// refuse are refused for good.
+type reviewServer struct {
+	*server
+	mu       sync.Mutex
+	approved map[string]int // label → approvals carried out
+	limited  int
+}
+
+func newReviewServer(t *testing.T, n int, refuse map[string]bool) *reviewServer {
+	rs := &reviewServer{approved: map[string]int{}}
+	rs.server = newServer(t, map[string]func(map[string]any) answer{
+		"get_run_failures": func(args map[string]any) answer {
+			rs.mu.Lock()
+			defer rs.mu.Unlock()
+			var failures []map[string]any
+			var next []api.NextAction
+			for i := range n {
+				label := fmt.Sprintf("Page %d", i+1)
+				if rs.approved[label] > 0 {
+					continue
+				}
+				failures = append(failures, map[string]any{"scenarioLabel": label, "viewport": "desktop", "mismatchPercent": float64(i%7) + 0.5})
+				if len(next) < 5 {
+					next = append(next, api.NextAction{Label: "Inspect " + label + " desktop", Tool: "get_diff_stats",
+						Args: map[string]any{"runId": "run_abc", "scenarioLabel": label, "viewport": "desktop"}})
+				}
+			}
+			return answer{200, success("get_run_failures", fmt.Sprintf("%d of %d checks failed.", len(failures), n+10),
+				map[string]any{"runId": "run_abc", "failed": len(failures), "total": n + 10, "failures": failures}, next...)}
+		},
+		"get_diff_stats": func(args map[string]any) answer {
+			rs.mu.Lock()
+			defer rs.mu.Unlock()
+			a := diffAnswer(args)
+			if rs.approved[fmt.Sprint(args["scenarioLabel"])] > 0 {
+				a["nextActions"] = a["nextActions"].([]api.NextAction)[1:]
+			}
+			return answer{200, a}
+		},
+		"approve_vrt_results": func(args map[string]any) answer {
+			rs.mu.Lock()
+			defer rs.mu.Unlock()
+			if args["confirm"] != true {
+				return answer{400, failure("approve_vrt_results", "confirm_required", "confirm must be true", true)}
+			}
+			label := fmt.Sprint(args["scenarioLabel"])
+			if refuse[label] {
+				return answer{422, failure("approve_vrt_results", "validation_error", label+" has no baseline to replace", true)}
+			}
+			if rs.limited++; rs.limited%3 == 0 {
+				r := failure("approve_vrt_results", "rate_limit", "too many calls", true)
+				r["retryAfterMs"] = 5
+				return answer{429, r}
+			}
+			rs.approved[label]++
+			return answer{200, success("approve_vrt_results", "Approved 1 check in run_abc.", map[string]any{"approved": 1})}
+		},
+	})
+	return rs
+}
+
+func (rs *reviewServer) approvals() map[string]int {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range rs.approved {
+		out[k] = v
+	}
+	return out
+}
+
+func TestRowsGetTheActionTheirTemplateNames(t *testing.T) {
+	s := triageServer(t, 40)
+	m := start(t, s, failuresCall)
+	if !m.top().rowMode() {
+		t.Fatalf("a failures table with inspect actions is not selectable:\n%s", plainText(m))
+	}
+	mustContain(t, plainText(m), "enter inspect")
+
+	// Row 12 has no suggested action of its own: the template gives it one.
+	press(m, "G", "k", "k", "enter")
+	calls := s.received()
+	want := received{Tool: "get_diff_stats", Args: map[string]any{"runId": "run_abc", "scenarioLabel": "Page 38", "viewport": "desktop"}}
+	if len(calls) != 2 || fmt.Sprint(calls[1]) != fmt.Sprint(want) {
+		t.Fatalf("calls = %+v, want %+v", calls, want)
+	}
+	mustContain(t, plainText(m), "get_run_failures › Inspect Page 38 desktop")
+}
+
+func TestRowsWithoutATemplateAreNotActionable(t *testing.T) {
+	s := newServer(t, map[string]func(map[string]any) answer{
+		"frt_find_scenarios": func(map[string]any) answer {
+			return answer{200, success("frt_find_scenarios", "2 scenarios found.",
+				[]map[string]any{{"id": "frt_1", "name": "Checkout"}, {"id": "frt_2", "name": "Cart"}},
+				// Named like no column: a suggestion, not a row template.
+				api.NextAction{Label: "Create one", Tool: "create_frt_scenario", Args: map[string]any{"goal": "checkout"}})}
+		},
+	})
+	m := start(t, s, api.Call{Tool: "frt_find_scenarios", Args: map[string]any{"query": "c"}})
+	if m.top().data.actionable() {
+		t.Fatal("rows got an action from a next action that names none of them")
+	}
+	text := plainText(m)
+	if strings.Contains(text, "inspect") || strings.Contains(text, "mark") || strings.Contains(text, "›  ") {
+		t.Errorf("help or rows offer row actions:\n%s", text)
+	}
+	mustContain(t, text, "› 1  Create one", "enter run")
+}
+
+func TestTemplateKeepsArgumentTypesAndDropsServerConsent(t *testing.T) {
+	tb := newTable("checks", &layout.Table{
+		Columns: []string{"id", "attempt"}, Numeric: []bool{false, true}, Rows: [][]string{{"a", "1"}, {"b", "2"}},
+	})
+	tb.addTemplates([]api.NextAction{{Tool: "retry", Args: map[string]any{"id": "a", "attempt": float64(1), "confirm": true, "mode": "full"}}}, -1, api.KnownWriteTool)
+	if len(tb.templates) != 1 {
+		t.Fatalf("templates = %d, want 1", len(tb.templates))
+	}
+	c := tb.templates[0].call(tb, 1)
+	if c.Args["id"] != "b" || c.Args["attempt"] != float64(2) || c.Args["mode"] != "full" {
+		t.Errorf("row call = %+v", c.Args)
+	}
+	if _, ok := c.Args["confirm"]; ok {
+		t.Errorf("the server's confirm: true was kept: %+v", c.Args)
+	}
+}
+
+func TestFilterShowsTheCountAndEscClears(t *testing.T) {
+	s := triageServer(t, 350)
+	m := start(t, s, failuresCall)
+	press(m, "/", "P", "A", "g", "e", " ", "3", "4")
+	// Page 34 and Page 340–349: eleven rows, case ignored.
+	mustContain(t, plainText(m), "failures (11 of 350)", "11 of 350", "Page 34 ", "Page 347")
+	if strings.Contains(plainText(m), "Page 35 ") {
+		t.Errorf("the filter shows Page 35:\n%s", plainText(m))
+	}
+	press(m, "backspace")
+	// Page 3, 30–39, 300–350.
+	mustContain(t, plainText(m), "failures (62 of 350)")
+	press(m, "enter") // keep the filter, back to the rows
+	press(m, "enter")
+	if calls := s.received(); calls[len(calls)-1].Args["scenarioLabel"] != "Page 3" {
+		t.Errorf("enter on the first filtered row sent %+v", calls[len(calls)-1])
+	}
+	press(m, "esc", "esc")
+	mustContain(t, plainText(m), "failures (350)")
+	if len(m.stack) != 1 {
+		t.Errorf("Esc with a filter went back past the table")
+	}
+}
+
+func TestMarksAndABatchWithRateLimitsAndARefusal(t *testing.T) {
+	rs := newReviewServer(t, 30, map[string]bool{"Page 12": true})
+	m := start(t, rs.server, failuresCall)
+	press(m, "/", "p", "a", "g", "e", " ", "1")
+	press(m, "enter") // 11 rows: Page 1, 10–19
+	press(m, "*")
+	press(m, "esc") // the filter goes, the marks stay
+	press(m, "G", "space")
+	if got := len(m.top().selTable().marked); got != 12 {
+		t.Fatalf("%d rows marked, want 12 (the filter's 11 and Page 30)", got)
+	}
+	press(m, "A")
+	if m.dialog == nil || m.dialog.table == nil {
+		t.Fatalf("A opened no batch dialog:\n%s", plainText(m))
+	}
+	mustContain(t, plainText(m), "approve_vrt_results changes your project", "12 calls, one per marked row:",
+		"Page 1 desktop", "… and 9 more", "Send all 12 with confirm: true? [y/N]")
+	press(m, "y")
+
+	approvals := rs.approvals()
+	if len(approvals) != 11 || approvals["Page 12"] != 0 || approvals["Page 30"] != 1 {
+		t.Errorf("approved %v, want the 12 marked rows but Page 12", approvals)
+	}
+	for label, n := range approvals {
+		if n != 1 {
+			t.Errorf("%s approved %d times", label, n)
+		}
+	}
+	text := plainText(m)
+	mustContain(t, text, "approve_vrt_results: 11 done, 1 refused", "refused Page 12 desktop: validation_error: Page 12 has no baseline",
+		"19 of 40 checks failed.")
+	if strings.Contains(text, "Page 13 ") {
+		t.Errorf("the refreshed list still shows an approved check:\n%s", text)
+	}
+	if marked := m.top().selTable().marked; len(marked) != 1 {
+		t.Errorf("after the batch %d rows are marked, want Page 12 alone", len(marked))
+	}
+}
+
+func TestStoppedBatchSendsNothingMoreAndSaysWhat(t *testing.T) {
+	s := triageServer(t, 20)
+	m := start(t, s, failuresCall)
+	press(m, "enter", "esc") // learn the approve template from a diff
+	press(m, "*", "A")
+	_, cmd := m.Update(keyMsg("y"))
+	m.batch.stop() // before any answer is read: ctrl+c
+	drain(m, cmd)
+	text := plainText(m)
+	mustContain(t, text, "approve_vrt_results: ")
+	if !strings.Contains(text, "not sent") && !strings.Contains(text, "20 done") {
+		t.Errorf("no summary of what was not sent:\n%s", text)
+	}
+}
+
+func TestApproveFromTheDiffRefreshesAndEscShowsItApproved(t *testing.T) {
+	rs := newReviewServer(t, 6, nil)
+	m := start(t, rs.server, failuresCall)
+	press(m, "j", "enter") // Page 2
+	press(m, "a")
+	mustContain(t, plainText(m), "approve_vrt_results changes your project", `"scenarioLabel":"Page 2"`, "Send it with confirm: true?")
+	press(m, "y")
+	if rs.approvals()["Page 2"] != 1 {
+		t.Fatalf("approvals = %v", rs.approvals())
+	}
+	text := plainText(m)
+	mustContain(t, text, "✓ Approved 1 check in run_abc.", "Back to the failures")
+	if strings.Contains(text, "Approve Page 2") {
+		t.Errorf("the diff was not refreshed after its approval:\n%s", text)
+	}
+	before := len(rs.received())
+	press(m, "esc")
+	if len(rs.received()) != before+1 || rs.received()[before].Tool != "get_run_failures" {
+		t.Errorf("returning to the stale failures did not fetch them again")
+	}
+	mustContain(t, plainText(m), "failures (5)", "Page 3 ")
+	if strings.Contains(plainText(m), "Page 2 ") {
+		t.Errorf("Esc shows the approved check as failing:\n%s", plainText(m))
+	}
+}
+
+func TestNextAndPreviousStepThroughTheTable(t *testing.T) {
+	s := triageServer(t, 10)
+	m := start(t, s, failuresCall)
+	press(m, "S")           // ascending mismatch: Page 1, 2, 3…
+	press(m, "j", "enter")  // Page 2
+	press(m, "n", "n", "p") // Page 3, Page 4, back to Page 3
+	calls := s.received()
+	var labels []any
+	for _, c := range calls[1:] {
+		labels = append(labels, c.Args["scenarioLabel"])
+	}
+	if fmt.Sprint(labels) != "[Page 2 Page 3 Page 4 Page 3]" {
+		t.Errorf("diffs opened for %v", labels)
+	}
+	if len(m.stack) != 2 {
+		t.Errorf("n/p pushed screens: depth %d", len(m.stack))
+	}
+	mustContain(t, plainText(m), "get_run_failures › Inspect Page 3 desktop")
+	press(m, "esc")
+	if m.top().selRow() != 2 {
+		t.Errorf("back on the table the selection is row %d, want Page 3's", m.top().selRow())
+	}
+}
+
+func TestServerConsentInAnActionStillAsks(t *testing.T) {
+	s := triageServer(t, 1)
+	m := start(t, s, failuresCall)
+	m.top().resp.NextActions = []api.NextAction{{Label: "Approve all", Tool: "approve_vrt_results",
+		Args: map[string]any{"runId": "run_abc", "confirm": true}}}
+	press(m, "tab", "enter")
+	calls := s.received()
+	if last := calls[len(calls)-1]; last.Args["confirm"] != nil {
+		t.Errorf("the server's confirm: true was sent: %+v", last)
+	}
+	if m.dialog == nil {
+		t.Errorf("no consent dialog:\n%s", plainText(m))
+	}
+}
+
+func TestLongWarningListsCollapse(t *testing.T) {
+	s := newServer(t, map[string]func(map[string]any) answer{
+		"noisy": func(map[string]any) answer {
+			r := success("noisy", "done", nil, api.NextAction{Label: "again", Tool: "noisy"})
+			r["warnings"] = []string{"w1", "w2", "w3", "w4", "w5", "w6"}
+			return answer{200, r}
+		},
+	})
+	m := start(t, s, api.Call{Tool: "noisy", Args: map[string]any{}})
+	text := plainText(m)
+	mustContain(t, text, "warning: w1", "warning: w2", "+4 more warnings")
+	if strings.Contains(text, "w3") {
+		t.Errorf("warnings not collapsed:\n%s", text)
+	}
+}
+
+func TestHalfBlocksKeepAspectAndColour(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 1280, 800))
+	for y := range 800 {
+		for x := range 1280 {
+			c := color.RGBA{0xff, 0xff, 0xff, 0xff}
+			if x >= 640 {
+				c = color.RGBA{0xff, 0, 0xff, 0xff}
+			}
+			img.SetRGBA(x, y, c)
+		}
+	}
+	lines := halfBlocks(img, 40, 100)
+	if len(lines) != 13 { // 40 columns × 25 pixels, two a line
+		t.Errorf("%d lines, want 13", len(lines))
+	}
+	if !strings.Contains(lines[0], "\x1b[38;2;255;0;255m") || !strings.HasPrefix(lines[0], "\x1b[38;2;255;255;255m") {
+		t.Errorf("colours lost: %q", lines[0])
+	}
+	if n := strings.Count(lines[0], "▀"); n != 40 {
+		t.Errorf("%d cells, want 40", n)
+	}
+	if short := halfBlocks(img, 40, 4); len(short) != 4 {
+		t.Errorf("a 4-line bound gave %d lines", len(short))
+	}
+}
+
+func TestDiffPreviewInHalfBlocksWithoutAnImageProtocol(t *testing.T) {
+	s := triageServer(t, 2)
+	png := testPNG(t, 64, 40)
+	client := s.client()
+	first, _ := client.Invoke(t.Context(), failuresCall)
+	m := newModel(t.Context(), Options{Invoke: client.Invoke, Getenv: func(k string) string { return map[string]string{"TMUX": "1"}[k] },
+		Fetch: func(_ context.Context, link string, _ int64) ([]byte, error) { return png, nil }}, failuresCall, first)
+	update(m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	press(m, "enter")
+	content := m.View().Content
+	if !strings.Contains(content, "▀") || !strings.Contains(content, "38;2;") {
+		t.Errorf("no half-block preview:\n%s", plainText(m))
+	}
+	mustContain(t, plainText(m), "baseline", "test", "diff", "http://vq.test/images/run_abc/Page 1/diff.png")
+}
