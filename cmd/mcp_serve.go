@@ -54,18 +54,15 @@ notifications, when the call carries a progress token; without one the
 queued answer is returned as it is.
 
 The server, credential, project and environment are vq's own settings
-(flags, VQ_BASE_URL, VQ_API_KEY and the other VQ_* variables, the config
-file). Logs and --debug traces go to stderr; stdout carries only MCP.`,
-		Example: `  # what an IDE agent starts
-  vq mcp serve
+(flags, --profile, VQ_BASE_URL, VQ_API_KEY and the other VQ_* variables,
+the config file). Logs and --debug traces go to stderr; stdout carries only MCP.
 
-  # only the tools that read
+The examples serve the configured server, only its tools that read, and
+the sandbox (vq sandbox); the last lists the sandbox's tools as an MCP
+client sees them, with the MCP Inspector's CLI (Node 22 or later).`,
+		Example: `  vq mcp serve
   vq mcp serve --read-only
-
-  # against the local sandbox (started with: vq sandbox)
   VQ_BASE_URL=http://127.0.0.1:8787 VQ_API_KEY=vqs_admin vq mcp serve
-
-  # the sandbox's tools as an MCP client sees them (the MCP Inspector; Node 22 or later)
   npx @modelcontextprotocol/inspector --cli -e VQ_BASE_URL=http://127.0.0.1:8787 -e VQ_API_KEY=vqs_admin vq mcp serve --method tools/list`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
