@@ -385,16 +385,13 @@ func (s *agentServer) progressNotifier(ctx context.Context, req *mcp.CallToolReq
 // them, as --json prints them), the summary, error, warnings and next
 // actions as text, isError when it is not ok.
 func toolResult(resp *api.ToolResponse) (*mcp.CallToolResult, error) {
-	doc := resp.Raw()
-	if doc == nil {
-		var err error
-		if doc, err = json.Marshal(resp); err != nil {
-			return nil, err
-		}
+	doc, err := resp.Document()
+	if err != nil {
+		return nil, err
 	}
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: responseText(resp)}},
-		StructuredContent: json.RawMessage(textsafe.EscapeJSON(bytes.TrimSpace(doc))),
+		StructuredContent: json.RawMessage(textsafe.EscapeJSON(doc)),
 		IsError:           !resp.OK,
 	}, nil
 }
