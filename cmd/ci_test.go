@@ -19,22 +19,27 @@ import (
 	"github.com/visualq/vq/sandbox"
 )
 
-// ciSandbox is a sandbox that records what it received: the body of each
-// CI call by tool, and each tool called on the invoke endpoint. hook, when
+// recordingSandbox is a sandbox that records what it received: the body
+// of each CI call by tool, and each call of the invoke endpoint. hook, when
 // set, sees each CI call first (n counts that tool's calls from 1) and may
 // answer it itself by returning true.
-type ciSandbox struct {
+type recordingSandbox struct {
 	*httptest.Server
 	mu      sync.Mutex
 	ci      map[string][]string
-	invoked []string
+	invoked []api.Call
 	hook    func(w http.ResponseWriter, tool string, n int) bool
 }
 
-func newCISandbox(t *testing.T, step time.Duration) *ciSandbox {
+func newCISandbox(t *testing.T, step time.Duration) *recordingSandbox {
 	t.Helper()
-	s := &ciSandbox{ci: map[string][]string{}}
-	next := sandbox.New(sandbox.Options{JobStep: step, Rate: -1}).Handler()
+	return newRecordingSandbox(t, sandbox.Options{JobStep: step, Rate: -1})
+}
+
+func newRecordingSandbox(t *testing.T, opts sandbox.Options) *recordingSandbox {
+	t.Helper()
+	s := &recordingSandbox{ci: map[string][]string{}}
+	next := sandbox.New(opts).Handler()
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(strings.NewReader(string(body)))
@@ -42,10 +47,10 @@ func newCISandbox(t *testing.T, step time.Duration) *ciSandbox {
 		tool, isCI := strings.CutPrefix(r.URL.Path, "/api/ci/")
 		if isCI {
 			s.ci[tool] = append(s.ci[tool], string(body))
-		} else {
+		} else if r.URL.Path == "/api/mcp/v1/invoke" {
 			var call api.Call
 			json.Unmarshal(body, &call)
-			s.invoked = append(s.invoked, call.Tool)
+			s.invoked = append(s.invoked, call)
 		}
 		n, hook := len(s.ci[tool]), s.hook
 		s.mu.Unlock()
@@ -58,20 +63,36 @@ func newCISandbox(t *testing.T, step time.Duration) *ciSandbox {
 	return s
 }
 
-func (s *ciSandbox) env() map[string]string {
+func (s *recordingSandbox) env() map[string]string {
 	return map[string]string{"VQ_BASE_URL": s.URL, "VQ_API_KEY": sandbox.KeyAdmin}
 }
 
-func (s *ciSandbox) received(tool string) []string {
+func (s *recordingSandbox) received(tool string) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.ci[tool]...)
 }
 
-func (s *ciSandbox) invokedTools() string {
+func (s *recordingSandbox) invokedTools() string {
+	var names []string
+	for _, c := range s.invokedCalls("") {
+		names = append(names, c.Tool)
+	}
+	return strings.Join(names, ",")
+}
+
+// invokedCalls are the invoke endpoint's calls of tool, or all of them
+// for "".
+func (s *recordingSandbox) invokedCalls(tool string) []api.Call {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return strings.Join(s.invoked, ",")
+	var calls []api.Call
+	for _, c := range s.invoked {
+		if tool == "" || c.Tool == tool {
+			calls = append(calls, c)
+		}
+	}
+	return calls
 }
 
 // fastWait polls often, so a sandbox run with a short JobStep is followed

@@ -25,6 +25,8 @@ var exampleExits = map[string]struct {
 	"vq sandbox":    {serves: true},
 	"vq sandbox --addr 127.0.0.1:8787 --latency 300ms --fail-rate 0.2": {serves: true},
 	"vq prove BN-470 --copy": {skip: "needs a clipboard: prove_test.go copies through tmux, OSC 52 and to none"},
+	"npx @modelcontextprotocol/inspector --cli -e VQ_BASE_URL=http://127.0.0.1:8787 -e VQ_API_KEY=vqs_admin vq mcp serve --method tools/list": {
+		skip: "needs the MCP Inspector from npm and Node 22: .ci/run runs it against vq mcp serve"},
 }
 
 // Every Example line of every command runs as printed, in bash, with the

@@ -17,7 +17,12 @@ import (
 
 func startSandbox(t *testing.T) *httptest.Server {
 	t.Helper()
-	ts := httptest.NewServer(sandbox.New(sandbox.Options{JobStep: time.Millisecond, Rate: -1}).Handler())
+	return startSandboxWith(t, sandbox.Options{JobStep: time.Millisecond, Rate: -1})
+}
+
+func startSandboxWith(t *testing.T, opts sandbox.Options) *httptest.Server {
+	t.Helper()
+	ts := httptest.NewServer(sandbox.New(opts).Handler())
 	t.Cleanup(ts.Close)
 	return ts
 }

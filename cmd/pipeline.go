@@ -280,6 +280,31 @@ func (p *Pipeline) ShowCall(ctx context.Context, call api.Call, resp *api.ToolRe
 	return shownError(last)
 }
 
+// Follow watches the work an answer started (an async tool's job, or MCP
+// token work) until it ends and answers its final response; each change of
+// status or progress on the way reaches onUpdate. An answer that started
+// nothing is returned as it is. Follow shows nothing: it serves callers
+// that report progress their own way (vq mcp serve's progress
+// notifications), where Call's --wait draws the progress display. A
+// watch past the wait's bound answers the client-made timeout response;
+// err is non-nil only when ctx ended.
+func (p *Pipeline) Follow(ctx context.Context, call api.Call, resp *api.ToolResponse, onUpdate func(api.JobUpdate)) (*api.ToolResponse, error) {
+	client, _, err := p.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id, poll, ok := client.FollowUp(call, resp)
+	if !ok {
+		return resp, nil
+	}
+	final, err := api.Watch(ctx, id, poll, p.watchOptions(onUpdate))
+	var timeout *api.WatchTimeoutError
+	if errors.As(err, &timeout) {
+		return timeout.Response(), nil
+	}
+	return final, err
+}
+
 // watched is one job to watch: its id and how to ask after it (a
 // get_job_status poll, or the call that follows MCP token work).
 type watched struct {
@@ -373,10 +398,16 @@ func (p *Pipeline) waitBound() time.Duration {
 }
 
 // watchSetup starts the progress display for the watched IDs and gives
-// the options every watch shares: --interval and the wait's bound.
+// the watch options that report to it.
 func (p *Pipeline) watchSetup(ids []string) (*ui.JobProgress, api.WatchOptions) {
 	display := ui.NewJobProgress(p.f.IO.ErrOut, ids, p.progressOptions())
-	return display, api.WatchOptions{Interval: p.Wait.Interval, Timeout: p.waitBound(), OnUpdate: display.Update}
+	return display, p.watchOptions(display.Update)
+}
+
+// watchOptions are the options every watch shares, --interval and the
+// wait's bound, with the listener of its updates.
+func (p *Pipeline) watchOptions(onUpdate func(api.JobUpdate)) api.WatchOptions {
+	return api.WatchOptions{Interval: p.Wait.Interval, Timeout: p.waitBound(), OnUpdate: onUpdate}
 }
 
 // progressOptions picks the live view for a terminal on stderr (unless

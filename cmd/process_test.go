@@ -31,7 +31,7 @@ var vqBinary struct {
 }
 
 // buildVQ builds vq once per test binary; TestMain removes it.
-func buildVQ(t *testing.T) string {
+func buildVQ(t testing.TB) string {
 	t.Helper()
 	vqBinary.once.Do(func() {
 		vqBinary.dir, vqBinary.err = os.MkdirTemp("", "vq-bin-")

@@ -253,6 +253,7 @@ Try it with no account: vq demo
 		NewCmdCI(f, nil),
 		NewCmdAuth(f),
 		NewCmdTools(f, nil),
+		NewCmdMCP(f),
 		NewCmdExitCodes(f),
 		NewCmdVersion(f),
 		NewCmdSandbox(f, nil),

@@ -1,0 +1,15 @@
+package cmd
+
+import "github.com/spf13/cobra"
+
+// NewCmdMCP groups the commands that speak MCP for their own sake rather
+// than as a transport of the task commands. A new one is one more entry
+// in its AddCommand.
+func NewCmdMCP(f *Factory) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "mcp",
+		Short: "Model Context Protocol: serve VisualQ's tools to IDE agents",
+	}
+	c.AddCommand(newCmdMCPServe(f))
+	return c
+}

@@ -1,0 +1,432 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/textsafe"
+)
+
+// ServeOptions are the inputs of vq mcp serve.
+type ServeOptions struct {
+	// ReadOnly offers only the tools that read: the others are neither
+	// listed nor callable.
+	ReadOnly bool
+	// Interval is the poll interval of a job followed for a progress
+	// token; zero is the adaptive schedule of every watch.
+	Interval time.Duration
+}
+
+func newCmdMCPServe(f *Factory) *cobra.Command {
+	opts := &ServeOptions{}
+	c := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve VisualQ's tools to an IDE agent over MCP on stdio",
+		Long: `Serve VisualQ's tools over MCP on stdin and stdout, for an IDE agent
+(Claude Code, Claude Desktop, Cursor, VS Code, ...) that starts vq as its
+MCP server.
+
+The tools are those of the server's hosted MCP tool list when it has one,
+else vq's own tool registry, with their arguments and read-only or
+destructive hints. Each tools/call goes through the pipeline vq invoke
+uses: rate limits are waited out, an unexpected failure is retried once,
+and the answer is the ToolResponse (structuredContent; the summary,
+warnings and next actions as text; isError when it is not ok).
+
+vq never consents for the agent: a write tool runs only when the agent
+sends confirm: true itself, and a confirm_required answer comes back as it
+is, for the agent to ask its user. A project still analysing its first
+import refuses writes ("3 of 5 sources analysed"); the refusal is returned,
+never retried. An async tool's job is followed to its end, with progress
+notifications, when the call carries a progress token; without one the
+queued answer is returned as it is.
+
+The server, credential, project and environment are vq's own settings
+(flags, --profile, VQ_BASE_URL, VQ_API_KEY and the other VQ_* variables,
+the config file). Logs and --debug traces go to stderr; stdout carries only MCP.
+
+The examples serve the configured server, only its tools that read, and
+the sandbox (vq sandbox); the last lists the sandbox's tools as an MCP
+client sees them, with the MCP Inspector's CLI (Node 22 or later).`,
+		Example: `  vq mcp serve
+  vq mcp serve --read-only
+  VQ_BASE_URL=http://127.0.0.1:8787 VQ_API_KEY=vqs_admin vq mcp serve
+  npx @modelcontextprotocol/inspector --cli -e VQ_BASE_URL=http://127.0.0.1:8787 -e VQ_API_KEY=vqs_admin vq mcp serve --method tools/list`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if c.Flags().Changed("interval") && opts.Interval <= 0 {
+				return exitcode.Usagef("--interval must be positive, got %s", opts.Interval)
+			}
+			return runMCPServe(c.Context(), f, opts)
+		},
+	}
+	fs := c.Flags()
+	fs.BoolVar(&opts.ReadOnly, "read-only", false, "offer only the tools that read: write tools are neither listed nor callable")
+	fs.DurationVar(&opts.Interval, "interval", 0, "poll interval of a job followed for a progress token (default: adaptive, 1s growing to 10s)")
+	// Consent is the agent's to give, call by call (confirm: true).
+	return refuses(c, "yes")
+}
+
+func runMCPServe(ctx context.Context, f *Factory, opts *ServeOptions) error {
+	s, err := startAgentServer(ctx, f, opts)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	in, ok := f.IO.In.(io.ReadCloser)
+	if !ok {
+		in = io.NopCloser(f.IO.In)
+	}
+	// The session ends when the client closes the stream (nil) or ctx ends.
+	return s.server.Run(ctx, &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{f.IO.Out}})
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// serveInstructions tell the agent what the tools' answers mean for it.
+const serveInstructions = `VisualQ tools (visual-regression and functional tests), served by vq.
+Every answer is a ToolResponse in structuredContent: ok, summary, data, warnings, nextActions (follow-up calls), error {code, message}, recoverable.
+Write tools change a project and need confirm: true: ask your user first; a confirm_required answer means nothing was written.
+Async tools answer at once with a job (jobId) or started work (a token): send a progress token with the call to get the final result in the same call, else follow the answer's nextActions.
+A project_not_ready refusal ("3 of 5 sources analysed") must not be retried in a loop: wait, then call again.`
+
+// agentServer is vq mcp serve's MCP server: the tools it offers, each call
+// forwarded to the call pipeline.
+type agentServer struct {
+	server   *mcp.Server
+	pipeline *Pipeline
+	factory  *Factory // the pipeline's
+	client   *api.Client
+	settings Settings
+	opts     *ServeOptions
+	errOut   io.Writer
+
+	// ready is closed once the tools are registered: tools/list and
+	// tools/call wait for it, while initialize is answered at once.
+	ready chan struct{}
+	// stopLoad ends the loading of the tools; loaded is closed when it has
+	// ended.
+	stopLoad context.CancelFunc
+	loaded   chan struct{}
+}
+
+// startAgentServer connects the pipeline and starts loading the tools to
+// offer. A missing or invalid server setting is the usage error it is for
+// every command, before anything is served.
+func startAgentServer(ctx context.Context, f *Factory, opts *ServeOptions) (*agentServer, error) {
+	pf := serveFactory(f)
+	p := newPipeline(pf)
+	p.Wait = WaitOptions{Interval: opts.Interval, Timeout: DefaultWatchTimeout}
+	client, settings, err := p.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &agentServer{
+		pipeline: p, factory: pf, client: client, settings: settings, opts: opts, errOut: f.IO.ErrOut,
+		ready: make(chan struct{}), loaded: make(chan struct{}),
+	}
+	serverOpts := &mcp.ServerOptions{
+		Instructions: serveInstructions,
+		// The tool list is fixed for the process: no list_changed
+		// notifications, and no logging capability (logs go to stderr).
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+	}
+	if f.Global.Debug {
+		serverOpts.Logger = slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	s.server = mcp.NewServer(&mcp.Implementation{Name: "vq", Title: "VisualQ", Version: Version()}, serverOpts)
+	s.server.AddReceivingMiddleware(s.awaitTools)
+	var loadCtx context.Context
+	loadCtx, s.stopLoad = context.WithCancel(ctx)
+	go func() {
+		defer close(s.loaded)
+		s.load(loadCtx)
+	}()
+	return s, nil
+}
+
+// close stops the loading of the tools and ends the pipeline's sessions.
+func (s *agentServer) close() {
+	s.stopLoad()
+	<-s.loaded
+	s.factory.closeClients()
+}
+
+// serveFactory is f as the pipeline of vq mcp serve sees it. stdin and
+// stdout carry the MCP stream, so the pipeline gets neither: with no
+// terminal it never prompts for consent nor opens the TUI, and nothing it
+// could print reaches the stream. Its notices (rate-limit waits, the
+// readiness lock) and --debug traces go to stderr.
+func serveFactory(f *Factory) *Factory {
+	return &Factory{
+		IO:     &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: f.IO.ErrOut},
+		Getenv: f.Getenv,
+		Global: f.Global,
+	}
+}
+
+// awaitTools holds tools/list and tools/call until the tools are
+// registered.
+func (s *agentServer) awaitTools(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/list" || method == "tools/call" {
+			select {
+			case <-s.ready:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// load registers the tools to offer; with --read-only only those that
+// read. A tool not registered is refused by the SDK as an unknown tool.
+func (s *agentServer) load(ctx context.Context) {
+	defer close(s.ready)
+	tools, source := s.offered(ctx)
+	if ctx.Err() != nil {
+		return
+	}
+	n := 0
+	for _, t := range tools {
+		if s.opts.ReadOnly && !t.Annotations.ReadOnlyHint {
+			continue
+		}
+		s.server.AddTool(t, s.call)
+		n++
+	}
+	only := ""
+	if s.opts.ReadOnly {
+		only = " (read-only)"
+	}
+	s.logf("serving %d tools%s from %s", n, only, source)
+}
+
+// offered are the tools of the server's hosted tool list when it has one,
+// else those of vq's registry, and where they came from.
+func (s *agentServer) offered(ctx context.Context) ([]*mcp.Tool, string) {
+	if !s.settings.hasCredential() {
+		s.logf("no API key: every call answers unauthorized until VQ_API_KEY is set or vq auth login has run")
+		return registryTools(), "vq's tool registry"
+	}
+	endpoint := s.client.MCPEndpoint()
+	hosted, failure, err := s.client.ListTools(ctx)
+	switch {
+	case err != nil:
+		return nil, ""
+	case failure != nil:
+		s.logf("%s has no tool list for vq (%s): serving vq's own", endpoint, textsafe.SanitizeLine(failure.ErrorMessage()))
+	case len(hosted) == 0:
+		s.logf("%s lists no tools: serving vq's own", endpoint)
+	default:
+		return hostedTools(hosted), endpoint
+	}
+	return registryTools(), "vq's tool registry"
+}
+
+func (s *agentServer) logf(msg string, args ...any) {
+	fmt.Fprintf(s.errOut, "vq mcp serve: "+msg+"\n", args...)
+}
+
+// registryTools are the invoke tools of vq's registry (CI tools answer no
+// ToolResponse, so they are not offered).
+func registryTools() []*mcp.Tool {
+	var out []*mcp.Tool
+	for _, t := range api.KnownTools() {
+		if t.CI {
+			continue
+		}
+		a := &mcp.ToolAnnotations{ReadOnlyHint: !t.Write}
+		if t.Write {
+			destructive := true
+			a.DestructiveHint = &destructive
+		}
+		out = append(out, &mcp.Tool{Name: t.Name, Description: t.Summary, InputSchema: inputSchema(t.InputArgs()), Annotations: a})
+	}
+	return out
+}
+
+// hostedTools are a server's tools as vq offers them again, names
+// unchanged. Their schemas are rebuilt from what vq reads of them (each
+// argument's name, type, description and whether it is required), so
+// whatever else a server puts in a schema can neither reach the agent nor
+// stop the tool from being served; their text is sanitized, as agents show
+// it on terminals too.
+func hostedTools(tools []api.Tool) []*mcp.Tool {
+	out := make([]*mcp.Tool, len(tools))
+	for i, t := range tools {
+		out[i] = &mcp.Tool{
+			Name: t.Name, Title: textsafe.SanitizeLine(t.Title), Description: textsafe.Sanitize(t.Description),
+			InputSchema: inputSchema(t.Arguments),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly, DestructiveHint: t.Destructive},
+		}
+	}
+	return out
+}
+
+// inputSchema is the JSON Schema of a tool's arguments. It leaves further
+// properties allowed, as the servers take them (KEY=VALUE pairs, a
+// long-running tool's token).
+func inputSchema(args []api.ToolArg) map[string]any {
+	props := make(map[string]any, len(args))
+	var required []string
+	for _, a := range args {
+		p := map[string]any{}
+		// api.Tool writes a list of types as "string|null".
+		if types := strings.Split(a.Type, "|"); len(types) > 1 {
+			p["type"] = types
+		} else if a.Type != "" {
+			p["type"] = a.Type
+		}
+		if a.Description != "" {
+			p["description"] = textsafe.Sanitize(a.Description)
+		}
+		props[a.Name] = p
+		if a.Required {
+			required = append(required, a.Name)
+		}
+	}
+	schema := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		schema["required"] = required
+	}
+	return schema
+}
+
+// call forwards one tools/call through the pipeline, without consent of
+// vq's own: the agent's arguments are sent as they are. With a progress
+// token, the job the tool starts is followed to its end.
+func (s *agentServer) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	args, err := callArgs(req.Params.Arguments)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+	}
+	call := api.Call{Tool: req.Params.Name, Args: args}
+	resp, err := s.pipeline.Send(ctx, call)
+	if err == nil && req.Params.GetProgressToken() != nil {
+		resp, err = s.pipeline.Follow(ctx, call, resp, s.progressNotifier(ctx, req))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return toolResult(resp)
+}
+
+// callArgs decodes a call's arguments with numbers kept exact, as vq
+// sends them on.
+func callArgs(raw json.RawMessage) (map[string]any, error) {
+	args := map[string]any{}
+	if len(raw) == 0 || string(raw) == "null" {
+		return args, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&args); err != nil {
+		return nil, fmt.Errorf("arguments must be a JSON object: %v", err)
+	}
+	return args, nil
+}
+
+// progressNotifier turns the updates of a followed job into
+// notifications/progress for the call's token. MCP wants the progress
+// value to grow with each notification: an update that does not move it
+// on is not sent, and a job that reports no figures counts its changes.
+// Updates come from the polls and from a hosted server's own
+// notifications at once, hence the lock, which also keeps them in order.
+func (s *agentServer) progressNotifier(ctx context.Context, req *mcp.CallToolRequest) func(api.JobUpdate) {
+	token := req.Params.GetProgressToken()
+	var mu sync.Mutex
+	sent := -1.0
+	return func(u api.JobUpdate) {
+		switch {
+		case u.Final != nil:
+			return // the call's answer says it
+		case u.Failure != nil:
+			s.logf("%s: %s; asking again in %s", textsafe.SanitizeLine(u.JobID), textsafe.SanitizeLine(u.Failure.ErrorMessage()), u.RetryIn)
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		progress, total := sent+1, 0.0
+		if u.HasProgress {
+			progress, total = u.Current, u.Total
+		}
+		if progress <= sent {
+			return
+		}
+		sent = progress
+		message := u.Message
+		if message == "" {
+			message = u.Status
+		}
+		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+			ProgressToken: token, Progress: progress, Total: total, Message: textsafe.SanitizeLine(message),
+		})
+	}
+}
+
+// toolResult is a ToolResponse as an MCP tool answers it: the whole
+// response as structuredContent (the server's own bytes when it sent
+// them, as --json prints them), the summary, error, warnings and next
+// actions as text, isError when it is not ok.
+func toolResult(resp *api.ToolResponse) (*mcp.CallToolResult, error) {
+	doc, err := resp.Document()
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: responseText(resp)}},
+		StructuredContent: json.RawMessage(textsafe.EscapeJSON(doc)),
+		IsError:           !resp.OK,
+	}, nil
+}
+
+// responseText is what an agent reads of an answer that has no eye for
+// structuredContent. Server text is sanitized: clients show it on
+// terminals too.
+func responseText(r *api.ToolResponse) string {
+	var lines []string
+	if r.Summary != "" {
+		lines = append(lines, r.Summary)
+	}
+	if !r.OK {
+		e := "error: " + r.ErrorCode()
+		if msg := r.ErrorMessage(); msg != r.Summary {
+			e += ": " + msg
+		}
+		if r.IsRecoverable() {
+			e += " (recoverable)"
+		}
+		lines = append(lines, e)
+	}
+	for _, w := range r.Warnings {
+		lines = append(lines, "warning: "+w)
+	}
+	for _, a := range r.NextActions {
+		line := fmt.Sprintf("next action: %s: %s", a.Label, a.Tool)
+		if len(a.Args) > 0 {
+			args, _ := json.Marshal(a.Args) // decoded from JSON: cannot fail
+			line += " " + string(args)
+		}
+		lines = append(lines, line)
+	}
+	if len(lines) == 0 {
+		lines = append(lines, r.Tool+": ok")
+	}
+	return textsafe.Sanitize(strings.Join(lines, "\n"))
+}

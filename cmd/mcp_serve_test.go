@@ -1,0 +1,822 @@
+package cmd
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/sandbox"
+)
+
+// servedVQ is vq mcp serve run in-process as an IDE agent runs it: the
+// command tree's stdin and stdout are pipes to the SDK's MCP client.
+type servedVQ struct {
+	session  *mcp.ClientSession
+	stderr   *lockedBuffer
+	progress chan *mcp.ProgressNotificationParams
+}
+
+// serveRun describes one vq mcp serve: the environment it sees, and
+// whether its streams pretend to be terminals (a person started it).
+type serveRun struct {
+	Env map[string]string
+	TTY bool
+}
+
+func serveVQ(t *testing.T, env map[string]string, args ...string) *servedVQ {
+	t.Helper()
+	return serveRun{Env: env}.start(t, args...)
+}
+
+func (r serveRun) start(t *testing.T, args ...string) *servedVQ {
+	t.Helper()
+	env := map[string]string{"VQ_CONFIG": filepath.Join(t.TempDir(), "config.json"), "VQ_NO_KEYRING": "1"}
+	maps.Copy(env, r.Env)
+	serverIn, clientOut := io.Pipe()
+	clientIn, serverOut := io.Pipe()
+	s := &servedVQ{stderr: &lockedBuffer{}, progress: make(chan *mcp.ProgressNotificationParams, 1000)}
+	f := &Factory{
+		IO:     &IOStreams{In: serverIn, Out: serverOut, ErrOut: s.stderr, InTTY: r.TTY, OutTTY: r.TTY, ErrTTY: r.TTY},
+		Getenv: func(k string) string { return env[k] },
+	}
+	done := make(chan error, 1)
+	go func() {
+		err := execute(context.Background(), f, append([]string{"mcp", "serve"}, args...))
+		serverOut.Close()
+		done <- err
+	}()
+	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			select {
+			case s.progress <- req.Params:
+			default:
+				t.Error("more progress notifications than any test expects")
+			}
+		},
+	})
+	session, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
+	if err != nil {
+		t.Fatalf("initialize: %v\nstderr: %s", err, s.stderr)
+	}
+	s.session = session
+	t.Cleanup(func() {
+		session.Close()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("vq mcp serve ended with %v\nstderr: %s", err, s.stderr)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("vq mcp serve still running after its client left")
+		}
+	})
+	return s
+}
+
+// callTimeout bounds a test's call, so that a call vq mcp serve never
+// answers fails its test rather than hanging the package.
+const callTimeout = 30 * time.Second
+
+// call makes one tools/call and reads its structuredContent.
+func (s *servedVQ) call(t *testing.T, tool string, args map[string]any) (*mcp.CallToolResult, api.ToolResponse) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	res, err := s.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v\nstderr: %s", tool, err, s.stderr)
+	}
+	return res, structured(t, res)
+}
+
+func (s *servedVQ) tools(t *testing.T) map[string]*mcp.Tool {
+	t.Helper()
+	res, err := s.session.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v\nstderr: %s", err, s.stderr)
+	}
+	tools := map[string]*mcp.Tool{}
+	for _, tool := range res.Tools {
+		tools[tool.Name] = tool
+	}
+	return tools
+}
+
+// structured is a result's structuredContent as the ToolResponse it must
+// be, whose ok is the opposite of the result's isError.
+func structured(t *testing.T, res *mcp.CallToolResult) api.ToolResponse {
+	t.Helper()
+	var resp api.ToolResponse
+	raw, err := json.Marshal(res.StructuredContent)
+	if err == nil {
+		err = json.Unmarshal(raw, &resp)
+	}
+	if err != nil || resp.Tool == "" {
+		t.Fatalf("structuredContent is no ToolResponse (%v): %s", err, raw)
+	}
+	if res.IsError == resp.OK {
+		t.Errorf("isError %v for ok %v", res.IsError, resp.OK)
+	}
+	return resp
+}
+
+func resultText(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if text, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, text.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// sameJSON reports whether two JSON documents hold the same values.
+func sameJSON(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var va, vb any
+	if err := json.Unmarshal(a, &va); err != nil {
+		t.Fatalf("%v: %s", err, a)
+	}
+	if err := json.Unmarshal(b, &vb); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	ja, _ := json.Marshal(va)
+	jb, _ := json.Marshal(vb)
+	return bytes.Equal(ja, jb)
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func adminEnv(ts *httptest.Server) map[string]string {
+	return map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyAdmin}
+}
+
+func TestMCPServeOffersTheHostedToolList(t *testing.T) {
+	ts := startSandbox(t)
+	s := serveVQ(t, adminEnv(ts))
+	served := s.tools(t)
+
+	// What vq reads of the hosted list is what it serves again.
+	out, errOut, exit := runVQ(t, adminEnv(ts), "tools", "--json")
+	var listed struct {
+		Data api.ToolList `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(out), &listed); err != nil || exit != 0 || len(listed.Data.Tools) == 0 {
+		t.Fatalf("vq tools --json: exit %d %v\n%s%s", exit, err, out, errOut)
+	}
+	if len(served) != len(listed.Data.Tools) {
+		t.Errorf("served %d tools, the server lists %d", len(served), len(listed.Data.Tools))
+	}
+	for _, want := range listed.Data.Tools {
+		got, ok := served[want.Name]
+		if !ok {
+			t.Errorf("%s not served", want.Name)
+			continue
+		}
+		a := got.Annotations
+		if got.Title != want.Title || got.Description != want.Description || a.ReadOnlyHint != want.ReadOnly || !equalBoolPtr(a.DestructiveHint, want.Destructive) {
+			t.Errorf("%s served as %+v %+v, listed as %+v", want.Name, got, a, want)
+		}
+		sortByName(want.Arguments)
+		if args := schemaArgs(t, got.InputSchema); !slices.Equal(args, want.Arguments) {
+			t.Errorf("%s arguments served %+v, listed %+v", want.Name, args, want.Arguments)
+		}
+	}
+	if a := served[api.ToolApprove].Annotations; a.ReadOnlyHint || a.DestructiveHint == nil || !*a.DestructiveHint {
+		t.Errorf("approve_vrt_results is not marked destructive: %+v", a)
+	}
+	if !strings.Contains(s.stderr.String(), "serving 9 tools from "+ts.URL+"/api/mcp") {
+		t.Errorf("stderr does not say where the tools came from:\n%s", s.stderr)
+	}
+}
+
+func equalBoolPtr(a, b *bool) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+// schemaArgs reads a served input schema back as vq reads a listed one,
+// in name order.
+func schemaArgs(t *testing.T, schema any) []api.ToolArg {
+	t.Helper()
+	raw, _ := json.Marshal(schema)
+	var s struct {
+		Type       string `json:"type"`
+		Properties map[string]struct {
+			Type        any    `json:"type"`
+			Description string `json:"description"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if err := json.Unmarshal(raw, &s); err != nil || s.Type != "object" {
+		t.Fatalf("input schema %s (%v)", raw, err)
+	}
+	var args []api.ToolArg
+	for name, p := range s.Properties {
+		typ, _ := p.Type.(string)
+		args = append(args, api.ToolArg{Name: name, Type: typ, Required: slices.Contains(s.Required, name), Description: p.Description})
+	}
+	sortByName(args)
+	return args
+}
+
+func sortByName(args []api.ToolArg) {
+	slices.SortFunc(args, func(x, y api.ToolArg) int { return strings.Compare(x.Name, y.Name) })
+}
+
+func TestMCPServeFallsBackToTheRegistry(t *testing.T) {
+	next := sandbox.New(sandbox.Options{JobStep: time.Millisecond, Rate: -1}).Handler()
+	// A server that serves the invoke endpoint only.
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == api.MCPPath {
+			http.NotFound(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	s := serveVQ(t, adminEnv(ts))
+	served := s.tools(t)
+	var want []string
+	for _, spec := range api.KnownTools() {
+		if spec.CI {
+			if _, ok := served[spec.Name]; ok {
+				t.Errorf("CI tool %s served: it answers no ToolResponse", spec.Name)
+			}
+			continue
+		}
+		want = append(want, spec.Name)
+		tool, ok := served[spec.Name]
+		if !ok {
+			t.Errorf("%s not served", spec.Name)
+			continue
+		}
+		if tool.Annotations.ReadOnlyHint == spec.Write || (spec.Write && (tool.Annotations.DestructiveHint == nil || !*tool.Annotations.DestructiveHint)) {
+			t.Errorf("%s annotations %+v for write %v", spec.Name, tool.Annotations, spec.Write)
+		}
+		if got, want := requiredNames(schemaArgs(t, tool.InputSchema)), requiredNames(spec.InputArgs()); !slices.Equal(got, want) {
+			t.Errorf("%s requires %v, the registry %v", spec.Name, got, want)
+		}
+	}
+	if len(served) != len(want) {
+		t.Errorf("served %d tools, want %v", len(served), want)
+	}
+	if !strings.Contains(s.stderr.String(), "serving vq's own") {
+		t.Errorf("stderr does not say why the registry is served:\n%s", s.stderr)
+	}
+	if res, resp := s.call(t, api.ToolRunFailures, map[string]any{"runId": "run_abc"}); !resp.OK {
+		t.Errorf("call: %s", resultText(res))
+	}
+}
+
+func requiredNames(args []api.ToolArg) []string {
+	var names []string
+	for _, a := range args {
+		if a.Required {
+			names = append(names, a.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+func TestMCPServeReadOnlyHidesAndRefusesWriteTools(t *testing.T) {
+	ts := newRecordingSandbox(t, sandbox.Options{JobStep: time.Millisecond, Rate: -1})
+	s := serveVQ(t, ts.env(), "--read-only")
+	served := s.tools(t)
+	for name, tool := range served {
+		if !tool.Annotations.ReadOnlyHint {
+			t.Errorf("--read-only serves %s, which writes", name)
+		}
+	}
+	if _, ok := served[api.ToolRunFailures]; !ok || len(served) == 0 {
+		t.Errorf("--read-only hides read tools too: %v", slices.Collect(maps.Keys(served)))
+	}
+	_, err := s.session.CallTool(context.Background(), &mcp.CallToolParams{
+		Name: api.ToolApprove, Arguments: map[string]any{"runId": "run_abc", "confirm": true}})
+	if err == nil || !strings.Contains(err.Error(), "unknown tool") {
+		t.Errorf("a hidden write tool was callable: %v", err)
+	}
+	if calls := ts.invokedCalls(api.ToolApprove); len(calls) != 0 {
+		t.Errorf("the server received %v", calls)
+	}
+	if !strings.Contains(s.stderr.String(), "(read-only)") {
+		t.Errorf("stderr does not say the tools are read-only:\n%s", s.stderr)
+	}
+}
+
+func TestMCPServeAnswersWhatVQInvokeAnswers(t *testing.T) {
+	ts := startSandbox(t)
+	for _, transport := range []string{api.TransportInvoke, api.TransportMCP} {
+		t.Run(transport, func(t *testing.T) {
+			env := adminEnv(ts)
+			env["VQ_TRANSPORT"] = transport
+			s := serveVQ(t, env)
+			for _, c := range []api.Call{
+				api.RunFailuresCall("run_abc"),
+				{Tool: api.ToolDiffStats, Args: map[string]any{"runId": "run_abc", "scenarioLabel": "Nope", "viewport": "desktop"}},
+				{Tool: api.ToolFindScenarios, Args: map[string]any{"query": "checkout", "limit": 2}},
+			} {
+				res, resp := s.call(t, c.Tool, c.Args)
+				argsJSON, _ := json.Marshal(c.Args)
+				want, _, _ := runVQ(t, env, "invoke", c.Tool, "--args", string(argsJSON), "--json")
+				if got, _ := json.Marshal(res.StructuredContent); !sameJSON(t, got, []byte(want)) {
+					t.Errorf("%s served:\n%s\nvq invoke --json:\n%s", c.Tool, got, want)
+				}
+				text := resultText(res)
+				if !strings.HasPrefix(text, resp.Summary) {
+					t.Errorf("%s text does not start with the summary: %q", c.Tool, text)
+				}
+				for _, a := range resp.NextActions {
+					if !strings.Contains(text, "next action: "+a.Label+": "+a.Tool) {
+						t.Errorf("%s text lacks next action %q: %q", c.Tool, a.Label, text)
+					}
+				}
+				if !resp.OK && !strings.Contains(text, "error: "+resp.ErrorCode()) {
+					t.Errorf("%s text lacks its error code: %q", c.Tool, text)
+				}
+			}
+		})
+	}
+}
+
+// The MCP client of vq talks to vq's own server. The server is put behind
+// streamable HTTP, the transport vq's client speaks; what vq prints must
+// be what it prints talking to VisualQ directly.
+func TestVQIsAClientOfItsOwnServer(t *testing.T) {
+	ts := startSandbox(t)
+	env := adminEnv(ts)
+	f := &Factory{
+		IO:     &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: &lockedBuffer{}},
+		Getenv: func(k string) string { return env[k] },
+	}
+	f.Global.NoTUI = true
+	s, err := startAgentServer(context.Background(), f, &ServeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.close)
+	front := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.server }, nil))
+	t.Cleanup(front.Close)
+	viaServe := map[string]string{"VQ_ENDPOINT": front.URL}
+	for _, args := range [][]string{
+		{"failures", "run_abc"},
+		{"failures", "run_abc", "--json"},
+		{"diff", "run_abc", "--scenario", "Homepage", "--viewport", "desktop"},
+		{"invoke", "approve_vrt_results", "runId=run_abc"},
+		{"failures", "run_nope"},
+	} {
+		wantOut, wantErr, wantExit := runVQ(t, env, args...)
+		out, errOut, exit := runVQ(t, viaServe, args...)
+		if out != wantOut || errOut != wantErr || exit != wantExit {
+			t.Errorf("vq %v through vq mcp serve:\n%s%s(exit %d)\ndirectly:\n%s%s(exit %d)", args, out, errOut, exit, wantOut, wantErr, wantExit)
+		}
+	}
+}
+
+func TestMCPServeMapsErrorsToToolResponses(t *testing.T) {
+	ts := startSandbox(t)
+	key := func(k string) map[string]string { return map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": k} }
+	for _, c := range []struct {
+		name string
+		env  map[string]string
+		call api.Call
+		code string
+	}{
+		{"bad argument", key(sandbox.KeyAdmin), api.RunFailuresCall("run_nope"), api.CodeValidation},
+		{"read scope", key(sandbox.KeyReadOnly), api.Call{Tool: api.ToolApprove, Args: map[string]any{"runId": "run_abc", "confirm": true}}, api.CodeScopeDenied},
+		{"free plan", key(sandbox.KeyFree), api.Call{Tool: api.ToolTrackingPlan}, api.CodePlanGate},
+		{"no key", map[string]string{"VQ_BASE_URL": ts.URL}, api.RunFailuresCall("run_abc"), api.CodeUnauthorized},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := serveVQ(t, c.env)
+			res, resp := s.call(t, c.call.Tool, c.call.Args)
+			if resp.OK || resp.ErrorCode() != c.code || !strings.Contains(resultText(res), "error: "+c.code) {
+				t.Errorf("answer %+v, text %q; want code %s", resp, resultText(res), c.code)
+			}
+		})
+	}
+}
+
+func TestMCPServeReturnsClientMadeHTTPErrors(t *testing.T) {
+	var mu sync.Mutex
+	invokes := 0
+	gateway := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/mcp/v1/invoke" {
+			mu.Lock()
+			invokes++
+			mu.Unlock()
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		io.WriteString(w, "<html><body><h1>502 Bad Gateway</h1></body></html>")
+	}))
+	t.Cleanup(gateway.Close)
+	s := serveVQ(t, map[string]string{"VQ_BASE_URL": gateway.URL, "VQ_API_KEY": sandbox.KeyAdmin})
+	res, resp := s.call(t, api.ToolRunFailures, map[string]any{"runId": "run_abc"})
+	if resp.ErrorCode() != api.CodeHTTPError || !resp.IsRecoverable() || !strings.Contains(resp.ErrorMessage(), "HTTP 502 Bad Gateway: 502 Bad Gateway") {
+		t.Errorf("answer %+v", resp)
+	}
+	if text := resultText(res); !strings.HasPrefix(text, "HTTP 502 Bad Gateway") || !strings.Contains(text, "\nerror: http_error (recoverable)") {
+		t.Errorf("text %q", resultText(res))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if invokes != 2 {
+		t.Errorf("the gateway got %d calls; an unexpected failure is retried once", invokes)
+	}
+}
+
+func TestMCPServeNeverConsentsForTheAgent(t *testing.T) {
+	ts := newRecordingSandbox(t, sandbox.Options{JobStep: time.Millisecond, Rate: -1})
+	// Started by a person at a terminal who wants no TUI, where any other
+	// command asks for consent: vq must not, since its stdin is the agent's
+	// stream.
+	env := ts.env()
+	env["VQ_NO_TUI"] = "1"
+	s := serveRun{Env: env, TTY: true}.start(t)
+	res, resp := s.call(t, api.ToolApprove, map[string]any{"runId": "run_abc"})
+	want, _, exit := runVQ(t, ts.env(), "invoke", api.ToolApprove, "runId=run_abc", "--json")
+	if got, _ := json.Marshal(res.StructuredContent); resp.ErrorCode() != api.CodeConfirmRequired || exit == 0 || !sameJSON(t, got, []byte(want)) {
+		t.Errorf("without confirm, served:\n%s\nvq invoke --json:\n%s", got, want)
+	}
+	calls := ts.invokedCalls(api.ToolApprove)
+	if len(calls) != 2 || calls[0].Args[api.ArgConfirm] != nil {
+		t.Fatalf("the server received %v: the agent's call once, as sent (then vq invoke's)", calls)
+	}
+	if strings.Contains(s.stderr.String(), "[y/N]") {
+		t.Errorf("vq mcp serve asked for consent:\n%s", s.stderr)
+	}
+
+	if res, resp := s.call(t, api.ToolApprove, map[string]any{"runId": "run_abc", "confirm": true}); !resp.OK {
+		t.Errorf("with the agent's confirm: %s", resultText(res))
+	}
+	if calls := ts.invokedCalls(api.ToolApprove); len(calls) != 3 || calls[2].Args[api.ArgConfirm] != true {
+		t.Errorf("the server received %v", calls)
+	}
+}
+
+func TestMCPServeReturnsTheReadinessLock(t *testing.T) {
+	ts := startSandbox(t)
+	env := adminEnv(ts)
+	env["VQ_TRANSPORT"], env["VQ_PROJECT"] = api.TransportMCP, sandbox.ReadinessProject
+	s := serveVQ(t, env)
+	args := map[string]any{"goal": "Checkout works", "startPath": "/checkout", "confirm": true}
+	// The sandbox's analysis moves on one source per refused call: "4 of 5"
+	// on the second call proves the first was sent once, not retried.
+	for _, want := range []string{"3 of 5 sources analysed", "4 of 5 sources analysed"} {
+		res, resp := s.call(t, api.ToolCreateScenario, args)
+		if resp.ErrorCode() != api.CodeProjectNotReady || !strings.Contains(resultText(res), want) {
+			t.Fatalf("answer %+v, text %q; want the lock at %s", resp, resultText(res), want)
+		}
+	}
+	if res, resp := s.call(t, api.ToolCreateScenario, args); !resp.OK {
+		t.Errorf("once analysed: %s", resultText(res))
+	}
+	if !strings.Contains(s.stderr.String(), "(3 of 5 sources analysed); not retried") {
+		t.Errorf("stderr:\n%s", s.stderr)
+	}
+}
+
+func TestMCPServeFollowsAJobWithProgress(t *testing.T) {
+	ts := startSandboxWith(t, sandbox.Options{JobStep: 20 * time.Millisecond, Rate: -1})
+	for _, transport := range []string{api.TransportInvoke, api.TransportMCP} {
+		t.Run(transport, func(t *testing.T) {
+			env := adminEnv(ts)
+			env["VQ_TRANSPORT"] = transport
+			s := serveVQ(t, env, "--interval", "1ms")
+
+			// Without a progress token the tool's first answer is returned.
+			_, first := s.call(t, api.ToolRunTracking, nil)
+			if _, accepted := api.AcceptedJob(&first); !accepted {
+				if _, started := api.ParseLongRunning(&first); !started {
+					t.Errorf("without a token: %s", first.Data)
+				}
+			}
+
+			params := &mcp.CallToolParams{Name: api.ToolRunTracking, Arguments: map[string]any{}}
+			params.SetProgressToken("p-1")
+			res, err := s.session.CallTool(context.Background(), params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			final := structured(t, res)
+			if status, ok := api.ParseJobStatus(&final); !ok || status.Status != api.JobCompleted || !strings.Contains(string(status.Result), `"eventStatus":"pass"`) {
+				t.Errorf("final answer: %s", final.Data)
+			}
+			var got []float64
+			for len(s.progress) > 0 {
+				p := <-s.progress
+				if p.ProgressToken != "p-1" || p.Total != 4 {
+					t.Errorf("notification %+v", p)
+				}
+				got = append(got, p.Progress)
+			}
+			increasing := len(got) >= 2
+			for i := 1; i < len(got); i++ {
+				increasing = increasing && got[i] > got[i-1]
+			}
+			if !increasing {
+				t.Errorf("progress %v: want at least two, each larger than the last", got)
+			}
+		})
+	}
+}
+
+func TestMCPServeCancellationStopsThePolling(t *testing.T) {
+	ts := newRecordingSandbox(t, sandbox.Options{JobStep: time.Hour, Rate: -1})
+	s := serveVQ(t, ts.env(), "--interval", "1ms")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	params := &mcp.CallToolParams{Name: api.ToolRunTracking, Arguments: map[string]any{}}
+	params.SetProgressToken(7)
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.session.CallTool(ctx, params)
+		done <- err
+	}()
+	select {
+	case <-s.progress:
+	case err := <-done:
+		t.Fatalf("the call ended before any progress: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no progress notification")
+	}
+	polls := func() int { return len(ts.invokedCalls(api.ToolJobStatus)) }
+	for deadline := time.Now().Add(5 * time.Second); polls() < 3; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d polls: the job is not being followed", polls())
+		}
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled call: %v", err)
+	}
+	// The polls stop: once the count has held still for a while, at a 1ms
+	// interval it would have moved on by many if they had not.
+	last := polls()
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		time.Sleep(50 * time.Millisecond)
+		n := polls()
+		if n == last {
+			break
+		}
+		if last = n; time.Now().After(deadline) {
+			t.Fatalf("still polling after the cancellation: %d polls", n)
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	if n := polls(); n != last {
+		t.Errorf("%d polls after the cancellation", n-last)
+	}
+}
+
+func TestMCPServeRidesOutA429Storm(t *testing.T) {
+	storm := func(t *testing.T, args ...string) (*servedVQ, []api.ToolResponse) {
+		// One call a 50ms, no burst: calls made together are refused with
+		// 429 but the first.
+		ts := startSandboxWith(t, sandbox.Options{JobStep: time.Millisecond, Rate: 20, Burst: 1})
+		s := serveVQ(t, adminEnv(ts), args...)
+		s.tools(t) // the tool list's own calls are over before the storm
+		results := make([]*mcp.CallToolResult, 5)
+		errs := make([]error, len(results))
+		var wg sync.WaitGroup
+		for i := range results {
+			wg.Go(func() {
+				results[i], errs[i] = s.session.CallTool(context.Background(), &mcp.CallToolParams{
+					Name: api.ToolRunFailures, Arguments: map[string]any{"runId": "run_abc"}})
+			})
+		}
+		wg.Wait()
+		answers := make([]api.ToolResponse, len(results))
+		for i, res := range results {
+			if errs[i] != nil {
+				t.Fatal(errs[i])
+			}
+			answers[i] = structured(t, res)
+		}
+		return s, answers
+	}
+	t.Run("retried", func(t *testing.T) {
+		s, answers := storm(t)
+		for _, resp := range answers {
+			if !resp.OK {
+				t.Errorf("answer %+v", resp)
+			}
+		}
+		if !strings.Contains(s.stderr.String(), "get_run_failures: rate limited, retrying in") {
+			t.Errorf("no rate limit was waited out:\n%s", s.stderr)
+		}
+	})
+	t.Run("no-retry", func(t *testing.T) {
+		_, answers := storm(t, "--no-retry")
+		limited := slices.IndexFunc(answers, func(r api.ToolResponse) bool {
+			return r.ErrorCode() == api.CodeRateLimit && r.RetryAfterMs > 0
+		})
+		if limited < 0 {
+			t.Errorf("with --no-retry no rate limit came back: %+v", answers)
+		}
+	})
+}
+
+func TestMCPServeKeepsStdoutForMCP(t *testing.T) {
+	ts := startSandbox(t)
+	s := serveVQ(t, adminEnv(ts), "--debug")
+	// A trace line on stdout would break the client's stream.
+	if res, resp := s.call(t, api.ToolRunFailures, map[string]any{"runId": "run_abc"}); !resp.OK {
+		t.Fatalf("call: %s", resultText(res))
+	}
+	errOut := s.stderr.String()
+	if !strings.Contains(errOut, "/api/mcp/v1/invoke") || strings.Contains(errOut, sandbox.KeyAdmin) {
+		t.Errorf("stderr does not hold the redacted --debug trace:\n%s", errOut)
+	}
+}
+
+func TestMCPServeSanitizesServerText(t *testing.T) {
+	body := `{"ok":true,"tool":"get_run_failures","summary":"done\u001b]52;c;cHduZWQ=\u0007\u001b[2J","data":null,` +
+		`"warnings":["bidi\u202eevil"],"nextActions":[{"label":"again\u001b[31m","tool":"get_run_failures","args":{"runId":"run_abc"}}]}`
+	srv := newToolServer(t, http.StatusOK, body)
+	s := serveVQ(t, srv.env())
+	res, _ := s.call(t, api.ToolRunFailures, map[string]any{"runId": "run_abc"})
+	text := resultText(res)
+	if strings.ContainsAny(text, "\x1b\x07\u202e") || !strings.HasPrefix(text, "done") || !strings.Contains(text, "next action: again") {
+		t.Errorf("text %q", text)
+	}
+}
+
+// Any MCP server's tools are served again, through vq's MCP client: a
+// general server's text answer comes back as the ToolResponse vq makes of
+// it, and its text is sanitized on the way.
+func TestMCPServeServesAnyMCPServersTools(t *testing.T) {
+	hosted := mcp.NewServer(&mcp.Implementation{Name: "other", Version: "1"}, nil)
+	hosted.AddTool(&mcp.Tool{
+		Name: "echo", Title: "Echo\u202e", Description: "Echoes\x1b[2J\x1b]0;owned\x07 its message.",
+		InputSchema: map[string]any{"type": "object", "properties": map[string]any{
+			"msg": map[string]any{"type": "string", "description": "what\x1b[31m to say"}}, "required": []string{"msg"}},
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var args struct{ Msg string }
+		json.Unmarshal(req.Params.Arguments, &args)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "you said " + args.Msg + "\x1b[2J"}}}, nil
+	})
+	other := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return hosted }, nil))
+	t.Cleanup(other.Close)
+	s := serveVQ(t, map[string]string{"VQ_ENDPOINT": other.URL})
+	echo, ok := s.tools(t)["echo"]
+	if !ok {
+		t.Fatalf("echo not served:\n%s", s.stderr)
+	}
+	schema, _ := json.Marshal(echo.InputSchema)
+	if echo.Title != "Echo<U+202E>" || echo.Description != "Echoes its message." || !strings.Contains(string(schema), `"description":"what to say"`) || !echo.Annotations.ReadOnlyHint {
+		t.Errorf("served as %+v %s", echo, schema)
+	}
+	res, resp := s.call(t, "echo", map[string]any{"msg": "hi"})
+	if !resp.OK || resp.Summary != "you said hi\x1b[2J" || resultText(res) != "you said hi" {
+		t.Errorf("answer %+v, text %q", resp, resultText(res))
+	}
+}
+
+func TestMCPServeWithoutAServerIsAUsageError(t *testing.T) {
+	out, errOut, exit := runVQ(t, nil, "mcp", "serve")
+	if exit != exitcode.Usage || out != "" || !strings.Contains(errOut, "no VisualQ server configured") {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s", exit, out, errOut)
+	}
+	_, errOut, exit = runVQ(t, map[string]string{"VQ_BASE_URL": "http://127.0.0.1:1"}, "mcp", "serve", "--yes")
+	if exit != exitcode.Usage || !strings.Contains(errOut, "--yes does not apply") {
+		t.Errorf("--yes: exit %d, stderr:\n%s", exit, errOut)
+	}
+}
+
+// initializeRequest is the first message an MCP client sends;
+// toolsListRequest asks for the tools after it.
+const (
+	initializeRequest = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`
+	toolsListRequest  = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+)
+
+// BenchmarkMCPServe measures what an IDE agent waits for: a vq mcp serve
+// process from its start to the answer to initialize, and one tools/call
+// through a running one. Beside them: vq --version's whole run, the floor
+// of any vq process, and the same call sent by vq's API client directly,
+// as vq invoke sends it once started; tools-call less direct-invoke is
+// what serving adds to a call. The sandbox runs as a process of its own,
+// as a server does, so both calls cross to it alike.
+//
+//	go test ./cmd -run '^$' -bench MCPServe -count 5
+func BenchmarkMCPServe(b *testing.B) {
+	vq := buildVQ(b)
+	env := []string{"VQ_NO_KEYRING=1", "VQ_CONFIG=" + filepath.Join(b.TempDir(), "config.json"), "HOME=" + b.TempDir()}
+	command := func(args ...string) *exec.Cmd {
+		c := exec.Command(vq, args...)
+		c.Env = env
+		return c
+	}
+	base := startSandboxProcess(b, command("sandbox", "--addr", "127.0.0.1:0", "--rate", "-1"))
+	env = append(env, "VQ_BASE_URL="+base, "VQ_API_KEY="+sandbox.KeyAdmin)
+	call := api.RunFailuresCall("run_abc")
+
+	b.Run("version", func(b *testing.B) {
+		for b.Loop() {
+			if err := command("--version").Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("start-to-initialize", func(b *testing.B) {
+		for range b.N {
+			c := command("mcp", "serve")
+			stdin, _ := c.StdinPipe()
+			stdout, _ := c.StdoutPipe()
+			if err := c.Start(); err != nil {
+				b.Fatal(err)
+			}
+			io.WriteString(stdin, initializeRequest+"\n")
+			answers := bufio.NewReader(stdout)
+			line, err := answers.ReadString('\n')
+			if err != nil || !strings.Contains(line, `"id":1,"result"`) {
+				b.Fatalf("initialize: %v %s", err, line)
+			}
+			b.StopTimer()
+			// The tool list is loaded by then: the server's MCP session,
+			// which it opened for it, is ended properly.
+			io.WriteString(stdin, toolsListRequest+"\n")
+			if line, err := answers.ReadString('\n'); err != nil || !strings.Contains(line, `"id":2,"result"`) {
+				b.Fatalf("tools/list: %v %s", err, line)
+			}
+			stdin.Close()
+			c.Wait()
+			b.StartTimer()
+		}
+	})
+	b.Run("tools-call", func(b *testing.B) {
+		client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+		session, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: command("mcp", "serve")}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer session.Close()
+		params := &mcp.CallToolParams{Name: call.Tool, Arguments: call.Args}
+		for b.Loop() {
+			if res, err := session.CallTool(context.Background(), params); err != nil || res.IsError {
+				b.Fatal(err, res)
+			}
+		}
+	})
+	b.Run("direct-invoke", func(b *testing.B) {
+		client := api.New(api.Options{BaseURL: base, APIKey: sandbox.KeyAdmin})
+		for b.Loop() {
+			if resp, err := client.Invoke(context.Background(), call); err != nil || !resp.OK {
+				b.Fatal(err, resp)
+			}
+		}
+	})
+}
+
+// startSandboxProcess starts vq sandbox and answers its base URL; it is
+// stopped when the benchmark ends.
+func startSandboxProcess(b *testing.B, c *exec.Cmd) string {
+	b.Helper()
+	stdout, _ := c.StdoutPipe()
+	if err := c.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		c.Process.Signal(os.Interrupt)
+		c.Wait()
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	base, ok := strings.CutPrefix(strings.TrimSpace(line), "VisualQ sandbox listening on ")
+	if err != nil || !ok {
+		b.Fatalf("vq sandbox: %v %q", err, line)
+	}
+	return base
+}
