@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"maps"
@@ -50,16 +49,55 @@ func (t *tracer) RoundTrip(req *http.Request) (*http.Response, error) {
 	// The reason phrase and the headers are the server's text too.
 	t.printf("< %s in %s\n", t.redact([]byte(res.Status)), elapsed)
 	t.headers("<", res.Header)
-	head, _ := io.ReadAll(io.LimitReader(res.Body, traceBodyBytes))
-	res.Body = readCloser{io.MultiReader(bytes.NewReader(head), res.Body), res.Body}
-	if len(head) > 0 {
-		more := ""
-		if len(head) == traceBodyBytes {
-			more = " …"
-		}
-		t.printf("< %s%s\n", t.redact(head), more)
-	}
+	res.Body = &tracedBody{ReadCloser: res.Body, t: t}
 	return res, nil
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// tracedBody traces the start of a body as its reader reads it: reading
+// ahead would hold an event stream (MCP's) until the trace limit filled.
+// The trace is written once the limit is reached, the body ends, or it is
+// closed.
+type tracedBody struct {
+	io.ReadCloser
+	t       *tracer
+	head    []byte
+	written bool
+}
+
+func (b *tracedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if !b.written {
+		b.head = append(b.head, p[:min(n, traceBodyBytes-len(b.head))]...)
+		if len(b.head) == traceBodyBytes || err != nil {
+			b.write()
+		}
+	}
+	return n, err
+}
+
+func (b *tracedBody) Close() error {
+	b.write()
+	return b.ReadCloser.Close()
+}
+
+func (b *tracedBody) write() {
+	if b.written {
+		return
+	}
+	b.written = true
+	if len(b.head) == 0 {
+		return
+	}
+	more := ""
+	if len(b.head) == traceBodyBytes {
+		more = " …"
+	}
+	b.t.printf("< %s%s\n", b.t.redact(b.head), more)
 }
 
 // headers traces each header, the name and the value made safe and any
@@ -76,11 +114,6 @@ func (t *tracer) printf(format string, args ...any) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	fmt.Fprintf(t.w, format, args...)
-}
-
-type readCloser struct {
-	io.Reader
-	io.Closer
 }
 
 func redactHeader(name, value string) string {
