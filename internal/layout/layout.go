@@ -120,7 +120,7 @@ func (l *Layout) add(name, key string, value jsontext.Value) error {
 			return nil
 		}
 	}
-	node, err := ParseNode(value)
+	node, err := valueNode(value)
 	if err != nil {
 		return err
 	}
