@@ -12,62 +12,21 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/fixture"
 )
 
-// answerShape is a tool answer whose data is n records laid out one way.
-type answerShape struct {
+// answerShapes are the layouts a record list can take (see fixture):
+// dense, sparse (every key its own record, the list that once printed
+// rows × columns), very wide (one record of n keys) and dense with one
+// long cell.
+var answerShapes = []struct {
 	name string
 	body func(n int) []byte
-}
-
-// answerShapes are the layouts a record list can take: dense (every
-// record the same keys), sparse (every key its own record, the list that
-// once printed rows × columns), very wide (one record of n keys), and
-// dense with one cell as long as the rest of the list.
-var answerShapes = []answerShape{
-	{"dense", func(n int) []byte {
-		return answerOf(n, func(b *strings.Builder, i int) {
-			fmt.Fprintf(b, `{"id":"item_%d","name":"Product page %d","status":"passed","score":%d.5}`, i, i/3, i%97)
-		})
-	}},
-	{"sparse", func(n int) []byte {
-		return answerOf(n, func(b *strings.Builder, i int) { fmt.Fprintf(b, `{"key_%06d":%d}`, i, i) })
-	}},
-	{"wide", func(n int) []byte {
-		var b strings.Builder
-		b.WriteString(`{"ok":true,"tool":"list_items","summary":"one record","data":{"items":[{`)
-		for i := range n {
-			if i > 0 {
-				b.WriteString(",")
-			}
-			fmt.Fprintf(&b, `"key_%06d":%d`, i, i)
-		}
-		b.WriteString("}]}}")
-		return []byte(b.String())
-	}},
-	{"long-cell", func(n int) []byte {
-		return answerOf(n, func(b *strings.Builder, i int) {
-			name := fmt.Sprintf("Product page %d", i)
-			if i == 0 {
-				name = strings.Repeat("long ", 4*n)
-			}
-			fmt.Fprintf(b, `{"id":"item_%d","name":%q,"score":%d}`, i, name, i%97)
-		})
-	}},
-}
-
-// answerOf is an ok answer listing n records, each written by record.
-func answerOf(n int, record func(b *strings.Builder, i int)) []byte {
-	var b strings.Builder
-	b.WriteString(`{"ok":true,"tool":"list_items","summary":"items","data":{"items":[`)
-	for i := range n {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		record(&b, i)
-	}
-	b.WriteString("]}}")
-	return []byte(b.String())
+}{
+	{"dense", fixture.Dense},
+	{"sparse", fixture.Sparse},
+	{"wide", fixture.Wide},
+	{"long-cell", fixture.LongCell},
 }
 
 // output is one rendering vq writes, as every byte it writes: github's
@@ -132,7 +91,7 @@ func TestListsThatAreNoTableShowAsFields(t *testing.T) {
 		want []string
 	}{
 		{`{"ok":true,"data":{"items":[{"a":1},{"b":"x"},{"c":true},{"d":null}]}}`, []string{"items[0].a  1\n", "items[1].b  x\n", "items[2].c  true\n", "items[3].d\n"}},
-		{string(answerShapes[2].body(100)), []string{"items[0].key_000000  0\n", "items[0].key_000099  99\n"}},
+		{string(fixture.Wide(100)), []string{"items[0].key_000000  0\n", "items[0].key_000099  99\n"}},
 	} {
 		resp, err := api.DecodeToolResponse([]byte(c.body))
 		if err != nil {
