@@ -28,7 +28,7 @@ import (
 func main() {
 	quick := flag.Bool("quick", false, "few runs and a short watch job; goals are reported, not enforced")
 	runs := flag.Int("runs", 0, "runs of each command per comparison (default 20, 3 with -quick)")
-	only := flag.String("only", "", "comma-separated rows to run: version,help,floor,invoke,mcp,json100k,plain100k,tui,batch,watch,size")
+	only := flag.String("only", "", "comma-separated rows to run: version,help,floor,invoke,mcp,json100k,plain100k,sparse,wide,tui,batch,watch,size")
 	flag.Parse()
 	cfg := config{quick: *quick, runs: *runs, only: *only}
 	if cfg.runs <= 0 {
@@ -119,6 +119,8 @@ func run(cfg config) (missed, broken bool, err error) {
 		{"mcp", b.mcp},
 		{"json100k", b.big100kJSON},
 		{"plain100k", b.big100kPlain},
+		{"sparse", func() row { return b.shape("bench_sparse") }},
+		{"wide", func() row { return b.shape("bench_wide") }},
 		{"tui", b.tui},
 		{"batch", b.batchApprove},
 		{"watch", b.watch},
@@ -211,7 +213,12 @@ func (b *bench) vqCmd(args ...string) command {
 
 // curlInvoke is curl doing the POST vq sends for get_run_failures.
 func (b *bench) curlInvoke(runID string) command {
-	body := fmt.Sprintf(`{"tool":"get_run_failures","args":{"runId":%q}}`, runID)
+	return b.curlCall("get_run_failures", fmt.Sprintf(`{"runId":%q}`, runID))
+}
+
+// curlCall is curl doing the POST vq sends for tool with args (JSON).
+func (b *bench) curlCall(tool, args string) command {
+	body := fmt.Sprintf(`{"tool":%q,"args":%s}`, tool, args)
 	return command{label: "curl", env: b.env, argv: []string{"curl", "-s", "-f", "-X", "POST",
 		"-H", "Authorization: Bearer " + sandbox.KeyAdmin, "-H", "Content-Type: application/json",
 		"-d", body, b.srv.url + "/api/mcp/v1/invoke"}}

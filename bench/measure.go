@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -20,11 +19,17 @@ type command struct {
 	dir   string
 }
 
-// sample is one finished run: wall time from start to exit, output drained
-// through a pipe.
+// sample is one finished run: wall time from start to exit, and the bytes
+// of its output, drained through a pipe.
 type sample struct {
 	wall time.Duration
+	out  int64
 }
+
+// byteCounter counts what is written to it.
+type byteCounter int64
+
+func (c *byteCounter) Write(p []byte) (int, error) { *c += byteCounter(len(p)); return len(p), nil }
 
 // run executes the command once, its stdout drained through a pipe, and
 // fails when it exits non-zero so a broken command is never timed.
@@ -32,7 +37,8 @@ func (c command) run() (sample, error) {
 	cmd := exec.Command(c.argv[0], c.argv[1:]...)
 	cmd.Env = c.env
 	cmd.Dir = c.dir
-	cmd.Stdout = io.Discard // not an *os.File: exec makes a pipe and drains it
+	var out byteCounter
+	cmd.Stdout = &out // not an *os.File: exec makes a pipe and drains it
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()
@@ -41,7 +47,7 @@ func (c command) run() (sample, error) {
 	if err != nil {
 		return sample{}, fmt.Errorf("%s: %v: %s", c.label, err, firstLine(stderr.String()))
 	}
-	return sample{wall: wall}, nil
+	return sample{wall: wall, out: int64(out)}, nil
 }
 
 // gnuTime is GNU time, which reports a command's peak RSS.

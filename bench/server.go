@@ -29,7 +29,8 @@ type server struct {
 }
 
 // startServer serves a sandbox with its rate limiter off (the bench calls
-// far faster than any person) and the given job step.
+// far faster than any person) and the given job step, and the answers of
+// shapeAnswers.
 func startServer(jobStep time.Duration) (*server, error) {
 	sb := sandbox.New(sandbox.Options{Rate: -1, JobStep: jobStep})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -37,7 +38,7 @@ func startServer(jobStep time.Duration) (*server, error) {
 		return nil, err
 	}
 	s := &server{url: "http://" + ln.Addr().String(), polls: map[string]int{}}
-	s.http = &http.Server{Handler: s.counting(sb.Handler()), ReadHeaderTimeout: 10 * time.Second}
+	s.http = &http.Server{Handler: s.counting(shapes(sb.Handler())), ReadHeaderTimeout: 10 * time.Second}
 	go s.http.Serve(ln) //nolint:errcheck // Serve ends with ErrServerClosed on close.
 	return s, nil
 }

@@ -184,7 +184,11 @@ func writeMarkdownData(w *bufio.Writer, r *api.ToolResponse) error {
 		if t.Title != "" {
 			w.WriteString("**" + mdText(t.Title) + "** (" + itoa(t.Count) + ")\n\n")
 		}
-		writeMarkdownTable(w, t.Records.Table())
+		table := t.Table()
+		writeMarkdownTable(w, table)
+		if note := layout.MoreColumnsNote(table.More); note != "" {
+			w.WriteString("_" + mdText(note) + "_\n\n")
+		}
 	}
 	return nil
 }

@@ -76,14 +76,11 @@ func writeData(w *bufio.Writer, r *api.ToolResponse) error {
 	if err != nil {
 		return err
 	}
-	width := 0
-	for _, f := range l.Fields {
-		width = max(width, textsafe.DisplayWidth(f.Key))
-	}
+	width := l.KeyWidth()
 	for _, f := range l.Fields {
 		w.WriteString(f.Key)
 		if f.Value != "" {
-			w.WriteString(strings.Repeat(" ", width-textsafe.DisplayWidth(f.Key)+2))
+			w.WriteString(strings.Repeat(" ", max(0, width-textsafe.DisplayWidth(f.Key))+2))
 			w.WriteString(f.Value)
 		}
 		w.WriteByte('\n')

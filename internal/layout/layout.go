@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/visualq/vq/internal/textsafe"
@@ -14,7 +16,10 @@ import (
 // Layout is a response's data arranged for display, the one arrangement
 // that plain text, Markdown and the TUI all draw: scalar fields first
 // (nested objects flattened to dotted keys), then plain lines (a list of
-// scalars, or one scalar), then each record list as a titled table.
+// scalars, or one scalar), then each record list as a titled table of a
+// bounded set of columns. A record list that makes no table (its records
+// share few keys, or one has too many: see choose) is fields instead, its
+// records flattened as objects at name[i].
 type Layout struct {
 	Fields []Field
 	Lines  []string
@@ -108,17 +113,20 @@ func (l *Layout) add(name, key string, value jsontext.Value) error {
 		}
 	case '[':
 		if sh, ok := Records(value).measure(); ok {
-			l.Tables = append(l.Tables, TitledTable{Title: textsafe.SanitizeLine(name), Count: sh.rows, Records: Records(value), shape: sh})
+			if !sh.table {
+				return l.records(name, key, value)
+			}
+			l.Tables = append(l.Tables, TitledTable{Title: shownKey(name), Count: sh.rows, Records: Records(value), shape: sh})
 			return nil
 		}
 	}
-	node, err := ParseNode(value)
+	node, err := valueNode(value)
 	if err != nil {
 		return err
 	}
 	switch {
 	case name != "":
-		l.Fields = append(l.Fields, Field{Key: textsafe.SanitizeLine(name), Name: key, Value: textsafe.SanitizeLine(node.String()), Node: node})
+		l.Fields = append(l.Fields, Field{Key: shownKey(name), Name: key, Value: textsafe.SanitizeLine(node.String()), Node: node})
 	case node.Kind == '[':
 		for _, it := range node.Items {
 			l.Lines = append(l.Lines, textsafe.SanitizeLine(it.String()))
@@ -127,6 +135,89 @@ func (l *Layout) add(name, key string, value jsontext.Value) error {
 		l.Lines = strings.Split(textsafe.Sanitize(node.String()), "\n")
 	}
 	return nil
+}
+
+// records places a record list that is no table (see choose) as fields:
+// each record as the object at name[i] would be.
+func (l *Layout) records(name, key string, list jsontext.Value) error {
+	dec := newDecoder(list)
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	for i := 0; dec.PeekKind() != ']'; i++ {
+		record, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		if err := l.add(name+"["+strconv.Itoa(i)+"]", key, record); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// KeyWidth is the width the fields' keys are aligned to (see span).
+func (l *Layout) KeyWidth() int {
+	var keys span
+	for _, f := range l.Fields {
+		keys.add(textsafe.DisplayWidth(f.Key))
+	}
+	return keys.width(len(l.Fields))
+}
+
+// alignSlack is how many times its mean width (see span) a column may be
+// padded to.
+const alignSlack = 4
+
+// span measures a column of cells for alignment: its widest cell, the
+// widest narrower than that, and the sum of their widths.
+type span struct{ widest, second, total int }
+
+func (s *span) add(w int) {
+	s.total += w
+	switch {
+	case w > s.widest:
+		s.second, s.widest = s.widest, w
+	case w < s.widest && w > s.second:
+		s.second = w
+	}
+}
+
+// width is what a column of n cells is padded to: its widest cell, unless
+// that is more than alignSlack times the mean width of its cells; then the
+// next widest, or else that bound. Padding every cell then costs at most
+// alignSlack times the column's own text: one long cell overflows its
+// column instead of padding thousands of short ones to its width.
+func (s span) width(n int) int {
+	if n == 0 {
+		return s.widest
+	}
+	limit := (alignSlack*s.total + n - 1) / n
+	switch {
+	case s.widest <= limit:
+		return s.widest
+	case s.second <= limit:
+		return s.second
+	}
+	return limit
+}
+
+// maxKeyRunes bounds a shown key or title. A dotted path repeats its
+// prefix for every member below it, so an answer could otherwise make each
+// of its members print a long path: a longer one keeps its start and its
+// end (the member's own name), with … between.
+const maxKeyRunes = 48
+
+// shownKey is a dotted path as shown: sanitized, and shortened past
+// maxKeyRunes.
+func shownKey(path string) string {
+	s := textsafe.SanitizeLine(path)
+	if utf8.RuneCountInString(s) <= maxKeyRunes {
+		return s
+	}
+	runes := []rune(s)
+	head := maxKeyRunes / 3
+	return string(runes[:head]) + "…" + string(runes[len(runes)-(maxKeyRunes-head-1):])
 }
 
 // object reads the object at the decoder and places each member; prefix

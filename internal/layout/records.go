@@ -3,8 +3,10 @@ package layout
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"slices"
+	"strconv"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/visualq/vq/internal/textsafe"
@@ -140,6 +142,11 @@ type columns struct {
 	atPosition []int
 	// seenNumber and notNumber decide numeric: every non-empty cell a number.
 	seenNumber, notNumber []bool
+	// present counts the records holding each column (see choose).
+	present []int
+	// show is each column's position in the table, -1 for one left out;
+	// shown lists the columns of the table in order.
+	show, shown []int
 }
 
 // column is the column of the member at position member named name. The
@@ -160,6 +167,7 @@ func (c *columns) column(member int, name jsontext.Value) int {
 		c.quoted = append(c.quoted, name)
 		c.seenNumber = append(c.seenNumber, false)
 		c.notNumber = append(c.notNumber, false)
+		c.present = append(c.present, 0)
 	}
 	for len(c.atPosition) <= member {
 		c.atPosition = append(c.atPosition, col)
@@ -169,6 +177,7 @@ func (c *columns) column(member int, name jsontext.Value) int {
 }
 
 func (c *columns) see(col int, kind jsontext.Kind) {
+	c.present[col]++
 	switch kind {
 	case '0':
 		c.seenNumber[col] = true
@@ -178,45 +187,111 @@ func (c *columns) see(col int, kind jsontext.Kind) {
 	}
 }
 
-func (c *columns) finish() {
-	c.numeric = make([]bool, len(c.names))
-	for i := range c.names {
-		c.numeric[i] = c.seenNumber[i] && !c.notNumber[i]
+// maxColumns bounds the columns of a table: past a screen's width a table
+// reads no better than fields do, and each column costs every row.
+const maxColumns = 32
+
+// choose picks the columns a list of rows records shows as a table and
+// reports whether it is one. A table shows the most frequent columns, as
+// many as keep it at least half full (every column shown is held by half
+// the records on average) and at most maxColumns, in first-seen order;
+// the rest are counted, not shown. The list is a table when those columns
+// hold at least half of its members; otherwise its records share too few
+// keys to line up (or one record has too many) and it is laid out as
+// fields, one per member.
+//
+// These rules bound the printing: the cells of a half-full table are at
+// most twice the members it shows, so its separators and empty cells cost
+// a few bytes per member of the answer, whatever the number of distinct
+// keys.
+func (c *columns) choose(rows int) (table bool) {
+	byCount := make([]int, len(c.names))
+	members := 0
+	for col := range c.names {
+		byCount[col] = col
+		members += c.present[col]
 	}
+	slices.SortStableFunc(byCount, func(a, b int) int { return cmp.Compare(c.present[b], c.present[a]) })
+	held, k := 0, 0
+	for ; k < len(byCount) && k < maxColumns && 2*(held+c.present[byCount[k]]) >= rows*(k+1); k++ {
+		held += c.present[byCount[k]]
+	}
+	c.shown = slices.Sorted(slices.Values(byCount[:k]))
+	c.numeric = make([]bool, len(c.names))
+	c.show = make([]int, len(c.names))
+	for col := range c.names {
+		c.numeric[col] = c.seenNumber[col] && !c.notNumber[col]
+		c.show[col] = -1
+	}
+	for pos, col := range c.shown {
+		c.show[col] = pos
+	}
+	return 2*held >= members
 }
 
-// Table decodes the records into a Table (every cell a sanitized string),
-// for renderers that keep the rows: the TUI scrolls and sorts them.
-func (r Records) Table() *Table {
-	cols := &columns{index: map[string]int{}}
-	var rows [][]string
-	_, _ = r.scan(func(row, member int, name, value jsontext.Value) {
-		col := cols.column(member, name)
-		cols.see(col, value.Kind())
-		for len(rows) <= row {
-			rows = append(rows, nil)
-		}
-		for len(rows[row]) < len(cols.names) {
-			rows[row] = append(rows[row], "")
-		}
-		rows[row][col] = textsafe.SanitizeLine(string(cellText(value)))
-	})
-	cols.finish()
-	for i, row := range rows {
-		for len(row) < len(cols.names) {
-			row = append(row, "")
-		}
-		rows[i] = row
+// more is how many columns the table leaves out.
+func (c *columns) more() int { return len(c.names) - len(c.shown) }
+
+// MoreColumnsNote is the line a rendering adds, once, under a table that
+// leaves n columns out ("" for none).
+func MoreColumnsNote(n int) string {
+	if n == 0 {
+		return ""
 	}
-	return &Table{Columns: cols.names, Numeric: cols.numeric, Rows: rows}
+	noun := "columns"
+	if n == 1 {
+		noun = "column"
+	}
+	return "+" + strconv.Itoa(n) + " more " + noun + " (--json shows every member)"
+}
+
+// Table decodes the records into a Table (every cell a sanitized string)
+// of the columns a table of them shows (see choose), for renderers that
+// keep the rows: the TUI scrolls and sorts them.
+func (r Records) Table() *Table {
+	sh, ok := r.measure()
+	if !ok {
+		return &Table{}
+	}
+	return sh.decode(r)
+}
+
+// Table is the records' Table, as measured when the data was laid out.
+func (t TitledTable) Table() *Table { return t.shape.decode(t.Records) }
+
+// decode reads the shown cells of the records into a Table.
+func (sh *shape) decode(r Records) *Table {
+	cols := *sh.cols
+	cols.atPosition = slices.Clone(cols.atPosition)
+	n := len(cols.shown)
+	cells := make([]string, sh.rows*n)
+	rows := make([][]string, sh.rows)
+	for i := range rows {
+		rows[i] = cells[i*n : (i+1)*n : (i+1)*n]
+	}
+	_, _ = r.scan(func(row, member int, name, value jsontext.Value) {
+		if pos := cols.show[cols.column(member, name)]; pos >= 0 {
+			rows[row][pos] = textsafe.SanitizeLine(string(cellText(value)))
+		}
+	})
+	t := &Table{Rows: rows, More: cols.more()}
+	for _, col := range cols.shown {
+		t.Columns = append(t.Columns, cols.names[col])
+		t.Numeric = append(t.Numeric, cols.numeric[col])
+	}
+	return t
 }
 
 // shape is what printing a record list needs to know before its first
-// row: the columns, their widths and how many records there are.
+// row: the columns shown, their widths and how many records there are.
 type shape struct {
-	cols   *columns
-	widths []int
-	rows   int
+	cols *columns
+	// table is false for a list laid out as fields (see choose).
+	table bool
+	// widths and numeric are those of the columns shown, in order.
+	widths  []int
+	numeric []bool
+	rows    int
 	// half is the first record starting in the second half of a large
 	// list (its number and offset), where printing splits in two.
 	half struct{ row, at int }
@@ -236,13 +311,14 @@ const (
 // element that is not an object).
 func (r Records) measure() (*shape, bool) {
 	sh := &shape{cols: &columns{index: map[string]int{}}}
+	var spans []span
 	rows, ok := r.scan(func(row, member int, name, value jsontext.Value) {
 		col := sh.cols.column(member, name)
 		sh.cols.see(col, value.Kind())
-		for len(sh.widths) < len(sh.cols.names) {
-			sh.widths = append(sh.widths, textsafe.DisplayWidth(sh.cols.names[len(sh.widths)]))
+		for len(spans) < len(sh.cols.names) {
+			spans = append(spans, span{})
 		}
-		sh.widths[col] = max(sh.widths[col], cellWidth(cellText(value)))
+		spans[col].add(cellWidth(cellText(value)))
 		if member == 0 && sh.half.at == 0 && len(r) >= splitFrom {
 			// The record's brace is the first byte before its first name
 			// that is not space (name is a view into r).
@@ -255,14 +331,17 @@ func (r Records) measure() (*shape, bool) {
 			}
 		}
 	})
-	sh.cols.finish()
 	sh.rows = rows
-	// The second half is held whole while the first is written: split only
-	// when that stays small, since one wide cell pads every row to it.
-	rowBytes := 2*len(sh.widths) + 1
-	for _, w := range sh.widths {
-		rowBytes += w
+	sh.table = sh.cols.choose(rows)
+	rowBytes := 1
+	for _, col := range sh.cols.shown {
+		w := max(textsafe.DisplayWidth(sh.cols.names[col]), spans[col].width(rows))
+		sh.widths = append(sh.widths, w)
+		sh.numeric = append(sh.numeric, sh.cols.numeric[col])
+		rowBytes += w + 2
 	}
+	// The second half is held whole while the first is written: split only
+	// when that stays small, since one wide column pads every row to it.
 	if (rows-sh.half.row)*rowBytes > splitBufferMax {
 		sh.half.row, sh.half.at = 0, 0
 	}
@@ -270,10 +349,14 @@ func (r Records) measure() (*shape, bool) {
 }
 
 // WriteText prints the records as an aligned table, each line after
-// indent: the header, then one row a record, numbers on the right. It is
-// the second pass over the records, measured when the data was laid out.
+// indent: the header, then one row a record, numbers on the right, and
+// the note of the columns left out. It is the second pass over the
+// records, measured when the data was laid out.
 func (t TitledTable) WriteText(w *bufio.Writer, indent string) {
 	t.Records.write(w, indent, t.shape)
+	if note := MoreColumnsNote(t.shape.cols.more()); note != "" {
+		w.WriteString(indent + note + "\n")
+	}
 }
 
 // write prints the records as an aligned table: one row at a time, the
@@ -281,9 +364,9 @@ func (t TitledTable) WriteText(w *bufio.Writer, indent string) {
 // goroutine. Cells that need no sanitizing are copied straight from the
 // answer.
 func (r Records) write(w *bufio.Writer, indent string, sh *shape) {
-	header := make([][]byte, len(sh.cols.names))
-	for i, name := range sh.cols.names {
-		header[i] = []byte(name)
+	header := make([][]byte, len(sh.cols.shown))
+	for i, col := range sh.cols.shown {
+		header[i] = []byte(sh.cols.names[col])
 	}
 	writeRow(w, indent, sh.widths, header, make([]bool, len(header)))
 	start := skipSpace(r, skipSpace(r, 0)+1) // the first record
@@ -311,24 +394,27 @@ func (r Records) writeRows(w *bufio.Writer, indent string, sh *shape, i, row, st
 	// only the position cache changes, and each half keeps its own.
 	cols := *sh.cols
 	cols.atPosition = slices.Clone(cols.atPosition)
-	cells := make([][]byte, len(cols.names))
+	cells := make([][]byte, len(cols.shown))
 	current := -1
 	_, _ = r.scanRows(i, row, stop, func(row, member int, name, value jsontext.Value) {
 		if row != current {
 			if current >= 0 {
-				writeRow(w, indent, sh.widths, cells, sh.cols.numeric)
+				writeRow(w, indent, sh.widths, cells, sh.numeric)
 			}
 			clear(cells)
 			current = row
 		}
-		cells[cols.column(member, name)] = cellText(value)
+		if pos := cols.show[cols.column(member, name)]; pos >= 0 {
+			cells[pos] = cellText(value)
+		}
 	})
 	if current >= 0 {
-		writeRow(w, indent, sh.widths, cells, sh.cols.numeric)
+		writeRow(w, indent, sh.widths, cells, sh.numeric)
 	}
 }
 
-// writeRow prints one row of cells padded to widths, numbers on the right.
+// writeRow prints one row of cells padded to widths, numbers on the right;
+// a cell wider than its column (see span) pushes the rest along.
 func writeRow(w *bufio.Writer, indent string, widths []int, cells [][]byte, numeric []bool) {
 	w.WriteString(indent)
 	last := len(cells) - 1

@@ -113,9 +113,9 @@ func TestLargeRecordListPrintsAsOnePass(t *testing.T) {
 	}
 }
 
-// One wide cell pads every row of the table: a list whose second half
-// would make a large table is printed in one pass, never held in memory.
-func TestWideRecordListIsPrintedInOnePass(t *testing.T) {
+// One wide cell does not pad every row of the table to its width: it
+// overflows its column, and the table stays about the size of the list.
+func TestWideCellOverflowsItsColumn(t *testing.T) {
 	var doc strings.Builder
 	doc.WriteString("[")
 	for i := range 45_000 {
@@ -124,13 +124,24 @@ func TestWideRecordListIsPrintedInOnePass(t *testing.T) {
 		}
 		fmt.Fprintf(&doc, `{"a":"label %d","b":%d}`, i, i)
 	}
-	fmt.Fprintf(&doc, `,{"a":"%s","b":0}]`, strings.Repeat("w", 20_000))
-	if doc.Len() < splitFrom {
-		t.Fatalf("the list is %d bytes, not large enough to split", doc.Len())
+	wide := strings.Repeat("w", 20_000)
+	fmt.Fprintf(&doc, `,{"a":"%s","b":0}]`, wide)
+	r := Records(doc.String())
+	sh, ok := r.measure()
+	if !ok {
+		t.Fatal("not a record list")
 	}
-	sh, ok := Records(doc.String()).measure()
-	if !ok || sh.half.at != 0 {
-		t.Errorf("measure: ok %v, split at %d; a table of %d-wide rows should not split", ok, sh.half.at, sh.widths[0])
+	var out bytes.Buffer
+	w := bufio.NewWriter(&out)
+	r.write(w, "", sh)
+	w.Flush()
+	if out.Len() > 2*doc.Len() {
+		t.Errorf("the table is %d bytes for a %d-byte list: the wide cell padded the rows", out.Len(), doc.Len())
+	}
+	for _, want := range []string{"\nlabel 44999  44999\n", "\n" + wide + "      0\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no line ending %.40q in the table", want)
+		}
 	}
 }
 

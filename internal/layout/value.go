@@ -30,12 +30,29 @@ func ParseNode(raw []byte) (*Node, error) {
 	p := &parser{
 		dec:   jsontext.NewDecoder(bytes.NewBuffer(raw), jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)),
 		names: map[string]string{},
+		room:  len(raw)/2 + 1,
 	}
 	n, err := p.readNode(0)
 	if err != nil {
 		return nil, fmt.Errorf("data is not valid JSON: %w", err)
 	}
 	return n, nil
+}
+
+// valueNode is ParseNode for a value already read as valid JSON. The
+// usual field value, a number or a plain string, is made here without a
+// decoder, which costs more than such a field: a list laid out as fields
+// has one for every member.
+func valueNode(v jsontext.Value) (*Node, error) {
+	switch k := v.Kind(); {
+	case k == '0':
+		return &Node{Kind: k, Text: string(v)}, nil
+	case k == '"' && plainASCII(v[1:len(v)-1]):
+		return &Node{Kind: k, Text: string(v[1 : len(v)-1])}, nil
+	case k == 't' || k == 'f' || k == 'n':
+		return &Node{Kind: k}, nil
+	}
+	return ParseNode(v)
 }
 
 // parser builds a Node tree. A large answer is mostly a list of records
@@ -46,13 +63,18 @@ type parser struct {
 	dec   *jsontext.Decoder
 	names map[string]string
 	block []Node
+	// room is at most how many nodes are still to come: every value but
+	// the last takes two bytes or more, so a small document (a field's
+	// value) gets a block no larger than it needs.
+	room int
 }
 
 const nodeBlock = 256
 
 func (p *parser) newNode(kind jsontext.Kind) *Node {
 	if len(p.block) == 0 {
-		p.block = make([]Node, nodeBlock)
+		p.block = make([]Node, max(1, min(nodeBlock, p.room)))
+		p.room -= len(p.block)
 	}
 	n := &p.block[0]
 	p.block = p.block[1:]
