@@ -211,7 +211,7 @@ func (m *Model) activeKeys() screenKeys {
 	k.Confirm.SetEnabled(idle && s.needsConfirm())
 	k.Open.SetEnabled(idle && s.images.diff != "")
 	k.Copy.SetEnabled(s.images.diff != "")
-	tables := !s.showRaw && s.data.rows() > 1
+	tables := s.view == viewData && s.data.rows() > 1
 	k.Filter.SetEnabled(idle && tables)
 	k.ClearFilter.SetEnabled(idle && s.filter != "")
 	k.Sort.SetEnabled(idle && tables)
@@ -227,6 +227,7 @@ func (m *Model) activeKeys() screenKeys {
 	k.Next.SetEnabled(idle && s.origin != nil)
 	k.Prev.SetEnabled(idle && s.origin != nil)
 	k.Raw.SetEnabled(idle)
+	k.Warnings.SetEnabled(idle && len(s.resp.Warnings) > maxWarnings)
 	k.CancelCall.SetEnabled(m.pending != nil)
 	k.StopBatch.SetEnabled(m.batch != nil)
 	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom} {
@@ -290,11 +291,9 @@ func (m *Model) screenKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Reverse):
 		m.sortTable().reverseSort()
 	case key.Matches(msg, k.Raw):
-		s.showRaw = !s.showRaw
-		if s.showRaw && s.raw == nil {
-			s.raw = rawLines(s.resp)
-		}
-		s.offset = 0
+		s.toggle(viewRaw)
+	case key.Matches(msg, k.Warnings):
+		s.toggle(viewWarnings)
 	case key.Matches(msg, k.Focus):
 		s.focus = 1 - s.focus
 	case key.Matches(msg, k.Mark):
