@@ -110,3 +110,22 @@ func (k filterKeys) ShortHelp() []key.Binding { return []key.Binding{k.Apply, k.
 
 // FullHelp is the same: the filter has two keys.
 func (k filterKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
+
+// loadingKeys are the keys while the first call is out, before there is
+// a screen: giving the call up.
+type loadingKeys struct {
+	Cancel, Quit key.Binding
+}
+
+func newLoadingKeys() loadingKeys {
+	return loadingKeys{
+		Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		Quit:   key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+	}
+}
+
+// ShortHelp is the help line while the first call is out.
+func (k loadingKeys) ShortHelp() []key.Binding { return []key.Binding{k.Cancel, k.Quit} }
+
+// FullHelp is the same: there are two keys.
+func (k loadingKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }

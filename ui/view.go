@@ -43,17 +43,12 @@ func clip(s string, n int) string {
 // frame draws the current screen in at most height lines; height 0 means
 // no limit (the one-shot print of a screen with nothing to act on).
 func (m *Model) frame(height int) string {
-	s := m.top()
-	head, foot := m.head(s), m.foot(s)
-	lines := append([]string{}, head...)
-	if pane := m.paneFor(s, head, foot, height); pane > 0 {
-		lines = append(lines, "")
-		lines = append(lines, m.pane(s, pane)...)
+	var lines []string
+	if m.loading() {
+		lines = m.loadingLines()
+	} else {
+		lines = m.screenLines(height)
 	}
-	if m.footGap(s, foot) {
-		lines = append(lines, "")
-	}
-	lines = append(lines, foot...)
 	// Never taller than the terminal: a taller frame scrolls it, and the
 	// renderer's redraws then pile copies into the scrollback.
 	if height > 1 && len(lines) > height-1 {
@@ -71,6 +66,47 @@ func (m *Model) frame(height int) string {
 		lines = append(lines, "")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// screenLines are the current screen's lines for a frame of that height.
+func (m *Model) screenLines(height int) []string {
+	s := m.top()
+	head, foot := m.head(s), m.foot(s)
+	lines := append([]string{}, head...)
+	if pane := m.paneFor(s, head, foot, height); pane > 0 {
+		lines = append(lines, "")
+		lines = append(lines, m.pane(s, pane)...)
+	}
+	if m.footGap(s, foot) {
+		lines = append(lines, "")
+	}
+	return append(lines, foot...)
+}
+
+// loadingLines are the frame before the first answer: the call and a
+// spinner, from the first frame on, so that a slow server shows vq at
+// work rather than a blank terminal.
+func (m *Model) loadingLines() []string {
+	if m.pending == nil {
+		return nil // given up: the session is ending
+	}
+	return []string{m.styles.crumbCurrent.Render(textsafe.SanitizeLine(clip(m.pending.crumb, maxLineBytes))), "",
+		m.callingLine(), "", m.help.View(m.loadingKeys)}
+}
+
+// callingLine is the spinner line of the call in flight.
+func (m *Model) callingLine() string {
+	return m.spinner.View() + " calling " + textsafe.SanitizeLine(clip(m.pending.call.Tool, maxLineBytes)) + "…" +
+		m.ignoredNote("the answer", "esc cancels")
+}
+
+// ignoredNote names the last key pressed while vq was busy, which did
+// nothing: until when, and what does work meanwhile.
+func (m *Model) ignoredNote(until, instead string) string {
+	if m.ignored == "" {
+		return ""
+	}
+	return m.styles.dim.Render("  (" + textsafe.SanitizeLine(clip(m.ignored, maxLineBytes)) + " ignored until " + until + "; " + instead + ")")
 }
 
 // pageSize is how many content lines the data pane shows in the current
@@ -347,9 +383,10 @@ func (m *Model) footLines(s *screen, fold bool) []string {
 		if b.stopped {
 			line += " · stopping (nothing more is sent)"
 		}
+		line += m.ignoredNote("it ends", "ctrl+c stops it")
 		lines = append(lines, line)
 	case m.pending != nil:
-		lines = append(lines, m.spinner.View()+" calling "+textsafe.SanitizeLine(clip(m.pending.call.Tool, maxLineBytes))+"…")
+		lines = append(lines, m.callingLine())
 	case len(m.report) > 0:
 		for _, l := range m.report {
 			lines = append(lines, st.dim.Render(clip(l, maxLineBytes)))
