@@ -5,13 +5,24 @@ import (
 	"os"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"go.uber.org/goleak"
 )
 
 // TestMain removes the vq binary the process tests built, and fails the
 // package when a goroutine outlives the tests: a command must end every
-// request, watch and session it started.
+// request, watch and session it started. With asPanickyVQ set, the test
+// binary is vq instead, with a TUI that panics on P (see
+// TestTUIPanicInTmux).
 func TestMain(m *testing.M) {
+	if os.Getenv(asPanickyVQ) != "" {
+		tuiProbe = func(msg tea.Msg) {
+			if k, ok := msg.(tea.KeyPressMsg); ok && k.Text == "P" {
+				panic("injected by the test\nsecond line")
+			}
+		}
+		os.Exit(Main())
+	}
 	code := m.Run()
 	if vqBinary.dir != "" {
 		os.RemoveAll(vqBinary.dir)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/format"
@@ -53,8 +54,13 @@ func (p *Pipeline) connect(ctx context.Context) (*api.Client, Settings, error) {
 }
 
 // Run is the whole life of a simple command: send the call, with --wait
-// follow the job it starts, then show the answer.
+// follow the job it starts, then show the answer. On a person's terminal,
+// without --wait (whose progress has a display of its own), the TUI opens
+// first and sends the call, so that a slow server shows its spinner.
 func (p *Pipeline) Run(ctx context.Context, call api.Call) error {
+	if p.useTUI() && !p.Wait.Wait {
+		return p.ShowCall(ctx, call, nil)
+	}
 	resp, err := p.Call(ctx, call)
 	if err != nil {
 		return err
@@ -241,13 +247,15 @@ func (p *Pipeline) useTUI() bool {
 }
 
 // ShowCall is Show for the answer to call. On a person's terminal it opens
-// the TUI, which sends the calls chained from there with consent; the last
-// answer shown gives the exit code.
+// the TUI, which sends the calls chained from there with consent, and the
+// call itself when resp is nil; the last answer shown gives the exit code.
 func (p *Pipeline) ShowCall(ctx context.Context, call api.Call, resp *api.ToolResponse) error {
 	if !p.useTUI() {
 		return p.Show(ctx, resp)
 	}
-	p.remember(resp)
+	if resp != nil {
+		p.remember(resp)
+	}
 	client, s, err := p.connect(ctx)
 	if err != nil {
 		return err
@@ -270,6 +278,7 @@ func (p *Pipeline) ShowCall(ctx context.Context, call api.Call, resp *api.ToolRe
 		Fetch:      client.FetchPublic,
 		Getenv:     p.f.Getenv,
 		WriteTools: writeTools,
+		Probe:      tuiProbe,
 	}, call, resp)
 	if err != nil {
 		return err
@@ -304,6 +313,10 @@ func (p *Pipeline) Follow(ctx context.Context, call api.Call, resp *api.ToolResp
 	}
 	return final, err
 }
+
+// tuiProbe is ui.Options.Probe for the TUIs this process opens: set only
+// by tests, to make the TUI fail on cue.
+var tuiProbe func(tea.Msg)
 
 // watched is one job to watch: its id and how to ask after it (a
 // get_job_status poll, or the call that follows MCP token work).

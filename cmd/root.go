@@ -27,7 +27,7 @@ func Main() int {
 	if errors.Is(context.Cause(ctx), exitcode.ErrTerminated) {
 		err = exitcode.ErrTerminated
 	}
-	report(f.IO, err)
+	report(f, err)
 	return exitcode.Of(err)
 }
 
@@ -36,12 +36,13 @@ func execute(ctx context.Context, f *Factory, args []string) error {
 	root := NewRootCmd(f)
 	root.SetArgs(args)
 	started := wireRuns(root, f)
-	c, err := root.ExecuteContextC(ctx)
+	c, err := executeRecovering(ctx, root)
 	f.closeClients()
 	if closedPipe(err) {
 		return nil // the reader left; what it read was right
 	}
-	if err != nil && !*started && !typed(err) {
+	_, panicked := errors.AsType[*exitcode.PanicError](err)
+	if err != nil && !*started && !typed(err) && !panicked {
 		// cobra's own complaints (a missing required flag, a bad argument
 		// count) come before any command runs: they are usage errors.
 		err = &exitcode.UsageError{Reason: err.Error(), Hint: "see: " + c.CommandPath() + " --help"}
@@ -50,6 +51,19 @@ func execute(ctx context.Context, f *Factory, args []string) error {
 		writeFailureDocument(f.IO, c, err)
 	}
 	return err
+}
+
+// executeRecovering runs the command tree. A panic in it is a bug in vq:
+// it becomes an error, so that vq exits with the internal code and a
+// one-line report rather than the Go runtime's stack dump and exit 2,
+// which scripts would read as a usage error.
+func executeRecovering(ctx context.Context, root *cobra.Command) (c *cobra.Command, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c, err = root, exitcode.Recovered(r)
+		}
+	}()
+	return root.ExecuteContextC(ctx)
 }
 
 // writeFailureDocument gives a script that asked for JSON its one document
@@ -180,9 +194,19 @@ func typed(err error) bool {
 	return exitcode.Of(err) != exitcode.Internal
 }
 
-// report prints an error that the command did not already show.
-func report(io *IOStreams, err error) {
+// report prints an error that the command did not already show; a
+// recovered panic's stack only under --debug (or VQ_DEBUG, read here too
+// as the panic may have come before the flags were resolved).
+func report(f *Factory, err error) {
+	io := f.IO
 	if err == nil || exitcode.Silent(err) {
+		return
+	}
+	if p, ok := errors.AsType[*exitcode.PanicError](err); ok {
+		fmt.Fprintln(io.ErrOut, "vq: "+textsafe.SanitizeLine(p.Error()))
+		if f.Global.Debug || f.Getenv != nil && f.Getenv("VQ_DEBUG") != "" {
+			fmt.Fprintf(io.ErrOut, "panic: %s\n\n%s\n", textsafe.Sanitize(fmt.Sprint(p.Value)), p.Stack)
+		}
 		return
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, exitcode.ErrTerminated) {

@@ -49,6 +49,6 @@ func (r vqRun) run(t *testing.T, args ...string) (string, string, int) {
 		ctx = context.Background()
 	}
 	err := execute(ctx, f, args)
-	report(f.IO, err)
+	report(f, err)
 	return out.String(), errOut.String(), exitcode.Of(err)
 }

@@ -27,6 +27,12 @@ var tmuxSessions atomic.Int32
 // and stays. It skips without tmux.
 func startTmux(t *testing.T, width, height int, env map[string]string, then string, args ...string) *tmuxPane {
 	t.Helper()
+	return startTmuxBinary(t, buildVQ(t), width, height, env, then, args...)
+}
+
+// startTmuxBinary is startTmux with another binary as vq.
+func startTmuxBinary(t *testing.T, bin string, width, height int, env map[string]string, then string, args ...string) *tmuxPane {
+	t.Helper()
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		t.Skip("tmux not installed")
@@ -36,7 +42,7 @@ func startTmux(t *testing.T, width, height int, env map[string]string, then stri
 	for k, v := range env {
 		words = append(words, textsafe.ShellQuote(k+"="+v))
 	}
-	words = append(words, textsafe.ShellQuote(buildVQ(t)))
+	words = append(words, textsafe.ShellQuote(bin))
 	for _, a := range args {
 		words = append(words, textsafe.ShellQuote(a))
 	}

@@ -51,7 +51,7 @@ func parseData(resp *api.ToolResponse) (*dataView, imageURLs) {
 		return d, imageURLs{}
 	}
 	for _, f := range l.Fields {
-		row := field{key: f.Key, value: f.Value}
+		row := field{key: clip(f.Key, maxLineBytes), value: clip(f.Value, maxLineBytes)}
 		if f.Name == barColumn && f.Node.Kind == '0' {
 			row.percent, _ = strconv.ParseFloat(f.Node.Text, 64)
 			row.isBar = true
@@ -59,7 +59,10 @@ func parseData(resp *api.ToolResponse) (*dataView, imageURLs) {
 		d.fields = append(d.fields, row)
 		d.keyWidth = max(d.keyWidth, textsafe.DisplayWidth(row.key))
 	}
-	d.plain = l.Lines
+	d.plain = make([]string, len(l.Lines))
+	for i, line := range l.Lines {
+		d.plain[i] = clip(line, maxLineBytes)
+	}
 	for _, t := range l.Tables {
 		d.tables = append(d.tables, newTable(t.Title, t.Records.Table()))
 	}
@@ -85,9 +88,9 @@ func (d *dataView) index() {
 	d.total = line
 }
 
-// line draws virtual line i; gutter draws the mark and review state of a
-// table row (see Model.gutter).
-func (d *dataView) line(i int, st *styles, gutter func(t *table, pos int) string) string {
+// line draws virtual line i, a table's up to width columns; gutter draws
+// the mark and review state of a table row (see Model.gutter).
+func (d *dataView) line(i int, st *styles, width int, gutter func(t *table, pos int) string) string {
 	if i < len(d.fields) {
 		f := d.fields[i]
 		s := st.fieldKey.Render(fit(f.key, d.keyWidth, false)) + columnGap + f.value
@@ -108,9 +111,9 @@ func (d *dataView) line(i int, st *styles, gutter func(t *table, pos int) string
 		case i < s.start:
 			continue
 		case i > s.header:
-			return s.t.line(i-s.header-1, st, gutter(s.t, i-s.header-1))
+			return s.t.line(i-s.header-1, st, width, gutter(s.t, i-s.header-1))
 		case i == s.header:
-			return s.t.header(st)
+			return s.t.header(st, width)
 		case s.t.name != "" && i == s.header-1:
 			return st.sectionTitle.Render(s.t.title())
 		}
@@ -119,15 +122,16 @@ func (d *dataView) line(i int, st *styles, gutter func(t *table, pos int) string
 	return ""
 }
 
-// stickyHeader is the header to keep on top when the view starting at
-// line first has scrolled past it inside a table's rows.
-func (d *dataView) stickyHeader(first int, st *styles) (string, bool) {
+// stickyHeader is the header to keep on top, up to width columns, when
+// the view starting at line first has scrolled past it inside a table's
+// rows.
+func (d *dataView) stickyHeader(first int, st *styles, width int) (string, bool) {
 	for k := len(d.sections) - 1; k >= 0; k-- {
 		s := d.sections[k]
 		if first < s.start {
 			continue
 		}
-		return s.t.header(st), first > s.header
+		return s.t.header(st, width), first > s.header
 	}
 	return "", false
 }
@@ -174,8 +178,9 @@ func (d *dataView) actionable() bool {
 	return slices.ContainsFunc(d.tables, (*table).actionable)
 }
 
-// rawLines is the response as indented JSON, one sanitized line each, for
-// the raw toggle.
+// rawLines is the response as indented JSON, one line each, for the raw
+// toggle; a line is sanitized when drawn, so that the toggle costs one
+// pass over the answer, whatever its size.
 func rawLines(resp *api.ToolResponse) []string {
 	var buf bytes.Buffer
 	doc, err := resp.Document()
@@ -183,13 +188,9 @@ func rawLines(resp *api.ToolResponse) []string {
 		err = textsafe.WriteJSON(&buf, doc, true)
 	}
 	if err != nil {
-		return []string{textsafe.SanitizeLine(err.Error())}
+		return []string{err.Error()}
 	}
-	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
-	for i, l := range lines {
-		lines[i] = textsafe.SanitizeLine(l)
-	}
-	return lines
+	return strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
 }
 
 // imageURLs are the screenshot links an answer carries at the top of its

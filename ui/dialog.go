@@ -223,7 +223,7 @@ func (m *Model) batchDone(msg batchDoneMsg) tea.Cmd {
 	if b == nil {
 		return nil
 	}
-	m.batch = nil
+	m.batch, m.ignored = nil, ""
 	b.cancel()
 	for _, o := range msg.outcomes {
 		if o.State == BatchNotSent || o.State == BatchInterrupted {

@@ -12,6 +12,7 @@ type screenKeys struct {
 	Back, Rerun         key.Binding
 	Filter, ClearFilter key.Binding
 	Sort, Reverse, Raw  key.Binding
+	Warnings            key.Binding
 	Mark, MarkAll       key.Binding
 	Write, Batch        key.Binding
 	Next, Prev          key.Binding
@@ -39,6 +40,7 @@ func newScreenKeys() screenKeys {
 		Sort:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort column")),
 		Reverse:     key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "reverse sort")),
 		Raw:         key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "raw JSON")),
+		Warnings:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "all warnings")),
 		Mark:        key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "mark")),
 		MarkAll:     key.NewBinding(key.WithKeys("*"), key.WithHelp("*", "mark all shown")),
 		Write:       key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "write")),
@@ -67,7 +69,7 @@ func (k screenKeys) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.Focus, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Run, k.RunNumber, k.Back, k.Rerun, k.Confirm, k.Write, k.Next, k.Prev},
 		{k.Filter, k.ClearFilter, k.Sort, k.Reverse, k.Mark, k.MarkAll, k.Batch},
-		{k.Raw, k.Open, k.Copy, k.CancelCall, k.StopBatch, k.Help, k.Quit},
+		{k.Raw, k.Warnings, k.Open, k.Copy, k.CancelCall, k.StopBatch, k.Help, k.Quit},
 	}
 }
 
@@ -108,3 +110,22 @@ func (k filterKeys) ShortHelp() []key.Binding { return []key.Binding{k.Apply, k.
 
 // FullHelp is the same: the filter has two keys.
 func (k filterKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
+
+// loadingKeys are the keys while the first call is out, before there is
+// a screen: giving the call up.
+type loadingKeys struct {
+	Cancel, Quit key.Binding
+}
+
+func newLoadingKeys() loadingKeys {
+	return loadingKeys{
+		Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		Quit:   key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+	}
+}
+
+// ShortHelp is the help line while the first call is out.
+func (k loadingKeys) ShortHelp() []key.Binding { return []key.Binding{k.Cancel, k.Quit} }
+
+// FullHelp is the same: there are two keys.
+func (k loadingKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }

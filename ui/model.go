@@ -28,6 +28,7 @@ type Model struct {
 	keys        screenKeys
 	confirmKeys confirmKeys
 	filterKeys  filterKeys
+	loadingKeys loadingKeys
 	help        help.Model
 	spinner     spinner.Model
 	input       textinput.Model
@@ -46,6 +47,17 @@ type Model struct {
 	// a browser that would not start); report is a batch's summary.
 	status string
 	report []string
+	// ignored is the last key pressed while a call was out, which does
+	// nothing then: the spinner line names it, so that it is not lost
+	// without a word.
+	ignored string
+	// first is the first call, sent from Init when the session opened
+	// before its answer (the stack is empty until it comes); firstErr is
+	// why it ended without one, and printAfter is set when the answer
+	// offers nothing to act on, to be printed once after the program.
+	first      tea.Cmd
+	firstErr   error
+	printAfter bool
 	// done is set when the session ends: the frame drawn then stays in the
 	// scrollback, without key help or selection.
 	done bool
@@ -99,6 +111,12 @@ type answerMsg struct {
 	err  error
 }
 
+// defaultWidth and defaultHeight are the frame's size until the terminal
+// tells its own.
+const defaultWidth, defaultHeight = 80, 24
+
+// newModel builds the model on the first answer, or, with first nil, on
+// the first call, which Init sends.
 func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolResponse) *Model {
 	m := &Model{
 		ctx:         ctx,
@@ -111,12 +129,13 @@ func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolR
 		keys:        newScreenKeys(),
 		confirmKeys: newConfirmKeys(),
 		filterKeys:  newFilterKeys(),
+		loadingKeys: newLoadingKeys(),
 		help:        help.New(),
 		spinner:     spinner.New(spinner.WithSpinner(spinner.Dot)),
 		input:       textinput.New(),
 		reviewed:    map[string]reviewState{},
-		width:       80,
-		height:      24,
+		width:       defaultWidth,
+		height:      defaultHeight,
 	}
 	if m.writeTools == nil {
 		m.writeTools = api.KnownWriteTool
@@ -125,6 +144,10 @@ func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolR
 	m.input.Placeholder = "filter rows"
 	m.applyStyles()
 	m.help.SetWidth(m.width)
+	if first == nil {
+		m.first = m.start(call, call.Tool, pushAnswer, nil)
+		return m
+	}
 	m.stack = []*screen{newScreen(call, call.Tool, first, m.writeTools)}
 	if m.top().needsConfirm() {
 		m.dialog = &dialog{resend: true}
@@ -144,13 +167,23 @@ func (m *Model) top() *screen { return m.stack[len(m.stack)-1] }
 func (m *Model) idle() bool { return m.pending == nil && m.batch == nil }
 
 // Init asks the terminal for its background, to pick light or dark colours,
-// and fetches the first screen's diff image.
+// and sends the first call or fetches the first screen's diff image.
 func (m *Model) Init() tea.Cmd {
+	if m.loading() {
+		return tea.Batch(tea.RequestBackgroundColor, m.first)
+	}
 	return tea.Batch(tea.RequestBackgroundColor, m.askImage())
 }
 
+// loading reports that the first answer has not come yet: there is no
+// screen.
+func (m *Model) loading() bool { return len(m.stack) == 0 }
+
 // Update implements tea.Model.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if m.loading() {
+		return m, m.updateLoading(msg)
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -192,6 +225,46 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// updateLoading is Update before the first answer: the spinner turns, q
+// and esc give up the call, and the answer opens the first screen, or
+// ends the session when it offers nothing to act on (it is printed then).
+func (m *Model) updateLoading(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.help.SetWidth(msg.Width)
+	case tea.BackgroundColorMsg:
+		m.styles = newStyles(msg.IsDark())
+		m.applyStyles()
+	case spinner.TickMsg:
+		var cmd tea.Cmd
+		m.spinner, cmd = m.spinner.Update(msg)
+		return cmd
+	case answerMsg:
+		if m.pending == nil || msg.seq != m.pending.seq {
+			return nil
+		}
+		if msg.err != nil {
+			m.pending.cancel()
+			m.pending, m.firstErr = nil, msg.err
+			return m.quit()
+		}
+		cmd := m.answer(msg)
+		if !m.top().actionable() {
+			m.printAfter = true
+			return m.quit()
+		}
+		return cmd
+	case tea.KeyPressMsg:
+		if key.Matches(msg, m.loadingKeys.Cancel, m.loadingKeys.Quit) {
+			m.firstErr = context.Canceled
+			return m.quit()
+		}
+		m.ignored = msg.String()
+	}
+	return nil
+}
+
 // activeKeys is the keymap of the current screen, with what does not apply
 // there disabled.
 func (m *Model) activeKeys() screenKeys {
@@ -211,7 +284,7 @@ func (m *Model) activeKeys() screenKeys {
 	k.Confirm.SetEnabled(idle && s.needsConfirm())
 	k.Open.SetEnabled(idle && s.images.diff != "")
 	k.Copy.SetEnabled(s.images.diff != "")
-	tables := !s.showRaw && s.data.rows() > 1
+	tables := s.view == viewData && s.data.rows() > 1
 	k.Filter.SetEnabled(idle && tables)
 	k.ClearFilter.SetEnabled(idle && s.filter != "")
 	k.Sort.SetEnabled(idle && tables)
@@ -227,6 +300,7 @@ func (m *Model) activeKeys() screenKeys {
 	k.Next.SetEnabled(idle && s.origin != nil)
 	k.Prev.SetEnabled(idle && s.origin != nil)
 	k.Raw.SetEnabled(idle)
+	k.Warnings.SetEnabled(idle && len(s.resp.Warnings) > maxWarnings)
 	k.CancelCall.SetEnabled(m.pending != nil)
 	k.StopBatch.SetEnabled(m.batch != nil)
 	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom} {
@@ -290,11 +364,9 @@ func (m *Model) screenKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Reverse):
 		m.sortTable().reverseSort()
 	case key.Matches(msg, k.Raw):
-		s.showRaw = !s.showRaw
-		if s.showRaw && s.raw == nil {
-			s.raw = rawLines(s.resp)
-		}
-		s.offset = 0
+		s.toggle(viewRaw)
+	case key.Matches(msg, k.Warnings):
+		s.toggle(viewWarnings)
 	case key.Matches(msg, k.Focus):
 		s.focus = 1 - s.focus
 	case key.Matches(msg, k.Mark):
@@ -329,6 +401,8 @@ func (m *Model) screenKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.moveSelection(-s.lineCount())
 	case key.Matches(msg, k.Bottom):
 		m.moveSelection(s.lineCount())
+	case !m.idle():
+		m.ignored = msg.String()
 	}
 	return nil
 }
@@ -486,7 +560,7 @@ func (m *Model) start(call api.Call, crumb string, kind answerKind, from *origin
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.seq++
 	m.pending = &pending{seq: m.seq, call: call, crumb: crumb, kind: kind, origin: from, cancel: cancel}
-	m.status = ""
+	m.status, m.ignored = "", ""
 	invoke, seq := m.invoke, m.seq
 	return tea.Batch(m.spinner.Tick, func() tea.Msg {
 		resp, err := invoke(ctx, call)
@@ -499,7 +573,7 @@ func (m *Model) answer(msg answerMsg) tea.Cmd {
 	if p == nil || msg.seq != p.seq {
 		return nil
 	}
-	m.pending = nil
+	m.pending, m.ignored = nil, ""
 	p.cancel()
 	if msg.err != nil {
 		m.status = "call stopped: " + textsafe.SanitizeLine(msg.err.Error())
@@ -594,6 +668,11 @@ func (m *Model) quit() tea.Cmd {
 // View implements tea.Model. It is inline, not the alternate screen, so the
 // last frame stays in the scrollback after q.
 func (m *Model) View() tea.View {
+	if m.done && (m.loading() || m.printAfter) {
+		// Nothing stays of the spinner: an answer to print is printed
+		// after the program, whole.
+		return tea.NewView("")
+	}
 	return tea.NewView(m.frame(m.height))
 }
 

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"os"
@@ -33,6 +34,9 @@ type Options struct {
 	// Open shows a link in a browser (o). Nil means $BROWSER, else the
 	// desktop's opener.
 	Open func(url string) error
+	// Probe, when set, sees every message before the TUI handles it, in
+	// the same guard: tests use it to make the TUI fail on cue.
+	Probe func(tea.Msg)
 }
 
 func (o Options) opener() func(string) error {
@@ -62,24 +66,36 @@ func Environ(getenv func(string) string) []string {
 }
 
 // Run shows first, the answer to call, and lets the person chain through
-// its next actions until they quit. It returns the last answer shown, whose
-// exit code is the session's. A screen that offers nothing to act on is
-// printed once, without waiting for a key.
+// its next actions until they quit. With first nil, the TUI opens at once
+// and sends call itself through opts.Invoke, showing a spinner until the
+// answer comes. It returns the last answer shown, whose exit code is the
+// session's; with none (the first call failed or was given up) the error
+// says why. A screen that offers nothing to act on is printed once,
+// without waiting for a key. A panic in the TUI restores the terminal and
+// comes back as an *exitcode.PanicError.
 func Run(ctx context.Context, opts Options, call api.Call, first *api.ToolResponse) (*api.ToolResponse, error) {
 	m := newModel(ctx, opts, call, first)
-	if !m.top().actionable() {
+	if !m.loading() && !m.top().actionable() {
 		return first, printOnce(opts, m)
 	}
-	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(opts.In), tea.WithOutput(opts.Out),
+	pctx, kill := context.WithCancel(ctx)
+	defer kill()
+	g := &guard{m: m, probe: opts.Probe, kill: kill}
+	popts := []tea.ProgramOption{tea.WithContext(pctx), tea.WithInput(opts.In), tea.WithOutput(opts.Out),
 		tea.WithEnvironment(Environ(opts.getenv()))}
 	if opts.NoColor {
 		popts = append(popts, tea.WithColorProfile(colorprofile.ASCII))
 	}
-	final, err := tea.NewProgram(m, popts...).Run()
-	if fm, ok := final.(*Model); ok {
-		return fm.top().resp, err
+	_, err := tea.NewProgram(g, popts...).Run()
+	switch {
+	case g.panicked() != nil:
+		return nil, g.panicked()
+	case m.loading():
+		return nil, cmp.Or(err, m.firstErr, context.Canceled)
+	case m.printAfter:
+		return m.top().resp, printOnce(opts, m)
 	}
-	return first, err
+	return m.top().resp, err
 }
 
 // printOnce writes the screen as its final frame, all of its data, in the
@@ -88,6 +104,9 @@ func printOnce(opts Options, m *Model) error {
 	w := colorprofile.NewWriter(opts.Out, Environ(opts.getenv()))
 	if opts.NoColor {
 		w.Profile = min(w.Profile, colorprofile.ASCII) // never more styling than the output takes
+	}
+	if m.width <= 0 {
+		m.width = defaultWidth // an output that is no terminal reported none
 	}
 	if f, ok := opts.Out.(interface{ Fd() uintptr }); ok {
 		if width, _, err := term.GetSize(int(f.Fd())); err == nil && width > 0 {

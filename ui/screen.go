@@ -26,12 +26,13 @@ type screen struct {
 	resp   *api.ToolResponse
 	data   *dataView
 	images imageURLs
-	// raw holds the response as JSON lines once the raw view was asked for.
-	raw     []string
-	showRaw bool
-	offset  int
-	cursor  int
-	focus   focus
+	// view is what the data pane shows; raw holds the response as JSON
+	// lines once the raw view was asked for.
+	view   paneView
+	raw    []string
+	offset int
+	cursor int
+	focus  focus
 	// sec and pos are the selected row (section, position in its table's
 	// view) while the data has rows to act on.
 	sec, pos int
@@ -45,10 +46,38 @@ type screen struct {
 	// imageAsked is set once the diff image was requested, so that
 	// popping back to the screen does not fetch it again.
 	imageAsked bool
+	// labels are the next actions' labels, sanitized once, and
+	// labelWidth the widest: a frame draws only the few in view.
+	labels     []string
+	labelWidth int
 	// pictures are the decoded screenshots by link, and preview them
 	// drawn in half-blocks at the terminal's size.
 	pictures map[string]image.Image
 	preview  []string
+}
+
+// paneView is what a screen's data pane shows.
+type paneView int
+
+const (
+	viewData paneView = iota
+	// viewRaw is the whole response as indented JSON (v).
+	viewRaw
+	// viewWarnings is every warning, one a line (w), where the head
+	// shows only the first few.
+	viewWarnings
+)
+
+// toggle switches the pane to v, or back to the data when it shows v.
+func (s *screen) toggle(v paneView) {
+	if s.view == v {
+		v = viewData
+	}
+	s.view = v
+	if v == viewRaw && s.raw == nil {
+		s.raw = rawLines(s.resp)
+	}
+	s.offset = 0
 }
 
 // origin is the table row a screen was opened for, and the template that
@@ -60,8 +89,13 @@ type origin struct {
 }
 
 func newScreen(call api.Call, crumb string, resp *api.ToolResponse, writes func(string) bool) *screen {
-	s := &screen{call: call, crumb: textsafe.SanitizeLine(crumb), resp: resp}
+	s := &screen{call: call, crumb: textsafe.SanitizeLine(clip(crumb, maxLineBytes)), resp: resp}
 	s.data, s.images = parseData(resp)
+	s.labels = make([]string, len(resp.NextActions))
+	for i, a := range resp.NextActions {
+		s.labels[i] = textsafe.SanitizeLine(clip(a.Label, maxLineBytes))
+		s.labelWidth = max(s.labelWidth, textsafe.DisplayWidth(s.labels[i]))
+	}
 	for _, t := range s.data.tables {
 		t.addTemplates(resp.NextActions, -1, writes)
 	}
@@ -85,7 +119,7 @@ func (s *screen) firstRows() (sec, pos int) {
 // rowMode reports whether the arrow keys move a row selection: the data
 // pane has focus and shows a table whose rows can be acted on.
 func (s *screen) rowMode() bool {
-	if s.focus != focusData || s.showRaw || len(s.data.sections) == 0 {
+	if s.focus != focusData || s.view != viewData || len(s.data.sections) == 0 {
 		return false
 	}
 	return s.selTable().actionable()
@@ -152,8 +186,11 @@ func (s *screen) follow(content int) {
 
 // lineCount is the number of lines of the data pane's content.
 func (s *screen) lineCount() int {
-	if s.showRaw {
+	switch s.view {
+	case viewRaw:
 		return len(s.raw)
+	case viewWarnings:
+		return len(s.resp.Warnings)
 	}
 	return s.data.total
 }
@@ -200,9 +237,9 @@ func (s *screen) writeAction(writes func(string) bool) (api.NextAction, bool) {
 // (a refresh of the same call): filter, sort, focus, selection, marks and
 // the templates learned from answers reached from its rows.
 func (s *screen) inherit(old *screen) {
-	s.focus, s.showRaw, s.raw, s.cursor = old.focus, old.showRaw, nil, min(old.cursor, max(len(s.resp.NextActions)-1, 0))
-	if s.showRaw {
-		s.raw = rawLines(s.resp)
+	s.focus, s.cursor = old.focus, min(old.cursor, max(len(s.resp.NextActions)-1, 0))
+	if old.view != viewData {
+		s.toggle(old.view)
 	}
 	for _, ot := range old.data.tables {
 		for _, t := range s.data.tables {

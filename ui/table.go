@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -81,13 +82,17 @@ func newTable(name string, records *layout.Table) *table {
 	}
 	for _, row := range t.t.Rows {
 		for i, cell := range row {
-			t.widths[i] = max(t.widths[i], min(textsafe.DisplayWidth(cell), maxCellWidth))
+			t.widths[i] = max(t.widths[i], min(textsafe.DisplayWidth(clip(cell, maxLineBytes)), maxCellWidth))
 		}
 	}
 	if t.bar >= 0 {
 		t.values = t.numbers(t.bar)
 		for _, v := range t.values {
-			t.maxValue = max(t.maxValue, v)
+			if !math.IsInf(v, 0) {
+				// A number past float64 (1e999) draws a full bar; as the
+				// scale it would flatten every other bar.
+				t.maxValue = max(t.maxValue, v)
+			}
 		}
 	}
 	t.marked = map[int]bool{}
@@ -256,16 +261,22 @@ func (t *table) rebuild() {
 // position is where row r shows in the view, -1 when the filter hides it.
 func (t *table) position(r int) int { return slices.Index(t.view, r) }
 
-// header is the column names; the sorted one has an arrow, which may
-// take the gap after it.
-func (t *table) header(st *styles) string {
+// header is the column names, as many as start within width columns; the
+// sorted one has an arrow, which may take the gap after it.
+func (t *table) header(st *styles, width int) string {
 	var b strings.Builder
+	drawn := 0
 	if t.actionable() {
 		b.WriteString(strings.Repeat(" ", gutterWidth))
+		drawn = gutterWidth
 	}
 	var head strings.Builder
 	gap := ""
 	for i, c := range t.t.Columns {
+		if drawn >= width {
+			break // the frame cuts the line there: the columns past it cost nothing
+		}
+		drawn += len(gap) + t.widths[i]
 		head.WriteString(gap)
 		width := t.widths[i]
 		if i == t.bar {
@@ -284,15 +295,28 @@ func (t *table) header(st *styles) string {
 	return b.String()
 }
 
-// line draws the i-th row shown; gutter is its mark and state, drawn only
-// for a table whose rows can be acted on.
-func (t *table) line(i int, st *styles, gutter string) string {
+// line draws the i-th row shown, the cells that start within width
+// columns; gutter is its mark and state, drawn only for a table whose rows
+// can be acted on.
+func (t *table) line(i int, st *styles, width int, gutter string) string {
 	r := t.row(i)
 	var b strings.Builder
 	b.WriteString(gutter)
+	drawn := 0
+	if gutter != "" {
+		drawn = gutterWidth
+	}
 	for c, cell := range t.t.Rows[r] {
+		if drawn >= width {
+			break // the frame cuts the line there: the cells past it cost nothing
+		}
 		if c > 0 {
 			b.WriteString(columnGap)
+			drawn += len(columnGap)
+		}
+		drawn += t.widths[c]
+		if c == t.bar {
+			drawn += 1 + barWidth
 		}
 		b.WriteString(fit(cell, t.widths[c], t.t.Numeric[c]))
 		if c == t.bar {
@@ -305,6 +329,7 @@ func (t *table) line(i int, st *styles, gutter string) string {
 
 // fit pads or cuts a sanitized cell to exactly width columns.
 func fit(s string, width int, right bool) string {
+	s = clip(s, maxLineBytes)
 	w := textsafe.DisplayWidth(s)
 	if w > width {
 		return ansi.Truncate(s, width, "…")
@@ -320,12 +345,15 @@ func fit(s string, width int, right bool) string {
 // case for mismatch percentages, still show.
 var barEighths = []string{"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"}
 
-// bar is value/full as a barWidth-wide bar, padded with spaces.
+// bar is value/full as a barWidth-wide bar, padded with spaces; a value
+// past the scale (or infinite) fills it, and one that is no positive
+// number (NaN, whatever it was parsed from) draws none.
 func bar(value, full float64) string {
-	if full <= 0 || value <= 0 {
+	ratio := value / full
+	if !(full > 0 && value > 0 && ratio >= 0) {
 		return strings.Repeat(" ", barWidth)
 	}
-	eighths := int(min(value/full, 1)*barWidth*8 + 0.5)
+	eighths := int(min(ratio, 1)*barWidth*8 + 0.5)
 	if eighths == 0 {
 		eighths = 1 // a non-zero value never looks like zero
 	}

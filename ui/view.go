@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/help"
 	"github.com/charmbracelet/x/ansi"
@@ -22,20 +23,32 @@ const maxSummaryLines = 3
 // counted on the last.
 const maxWarnings = 3
 
+// maxLineBytes bounds each piece of server text drawn on one line, before
+// it is measured or sanitized: a frame then costs the same for a 20 MB
+// summary or cell as for a short one. No terminal line is this wide.
+const maxLineBytes = 4096
+
+// clip cuts s to at most n bytes, at a rune's start, marking the cut with
+// an ellipsis.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
 // frame draws the current screen in at most height lines; height 0 means
 // no limit (the one-shot print of a screen with nothing to act on).
 func (m *Model) frame(height int) string {
-	s := m.top()
-	head, foot := m.head(s), m.foot(s)
-	lines := append([]string{}, head...)
-	if pane := m.paneFor(s, head, foot, height); pane > 0 {
-		lines = append(lines, "")
-		lines = append(lines, m.pane(s, pane)...)
+	var lines []string
+	if m.loading() {
+		lines = m.loadingLines()
+	} else {
+		lines = m.screenLines(height)
 	}
-	if m.footGap(s, foot) {
-		lines = append(lines, "")
-	}
-	lines = append(lines, foot...)
 	// Never taller than the terminal: a taller frame scrolls it, and the
 	// renderer's redraws then pile copies into the scrollback.
 	if height > 1 && len(lines) > height-1 {
@@ -55,6 +68,47 @@ func (m *Model) frame(height int) string {
 	return strings.Join(lines, "\n")
 }
 
+// screenLines are the current screen's lines for a frame of that height.
+func (m *Model) screenLines(height int) []string {
+	s := m.top()
+	head, foot := m.head(s), m.foot(s)
+	lines := append([]string{}, head...)
+	if pane := m.paneFor(s, head, foot, height); pane > 0 {
+		lines = append(lines, "")
+		lines = append(lines, m.pane(s, pane)...)
+	}
+	if m.footGap(s, foot) {
+		lines = append(lines, "")
+	}
+	return append(lines, foot...)
+}
+
+// loadingLines are the frame before the first answer: the call and a
+// spinner, from the first frame on, so that a slow server shows vq at
+// work rather than a blank terminal.
+func (m *Model) loadingLines() []string {
+	if m.pending == nil {
+		return nil // given up: the session is ending
+	}
+	return []string{m.styles.crumbCurrent.Render(textsafe.SanitizeLine(clip(m.pending.crumb, maxLineBytes))), "",
+		m.callingLine(), "", m.help.View(m.loadingKeys)}
+}
+
+// callingLine is the spinner line of the call in flight.
+func (m *Model) callingLine() string {
+	return m.spinner.View() + " calling " + textsafe.SanitizeLine(clip(m.pending.call.Tool, maxLineBytes)) + "…" +
+		m.ignoredNote("the answer", "esc cancels")
+}
+
+// ignoredNote names the last key pressed while vq was busy, which did
+// nothing: until when, and what does work meanwhile.
+func (m *Model) ignoredNote(until, instead string) string {
+	if m.ignored == "" {
+		return ""
+	}
+	return m.styles.dim.Render("  (" + textsafe.SanitizeLine(clip(m.ignored, maxLineBytes)) + " ignored until " + until + "; " + instead + ")")
+}
+
 // pageSize is how many content lines the data pane shows in the current
 // frame: the unit of scrolling.
 func (m *Model) pageSize() int {
@@ -71,10 +125,10 @@ func (m *Model) pageSize() int {
 func (m *Model) window(s *screen, rows int) (header string, first, content int) {
 	total := s.lineCount()
 	first = max(0, min(s.offset, total-rows))
-	if s.showRaw || rows < 2 {
+	if s.view != viewData || rows < 2 {
 		return "", first, rows
 	}
-	if _, sticky := s.data.stickyHeader(first, &m.styles); !sticky {
+	if _, sticky := s.data.stickyHeader(first, &m.styles, m.width); !sticky {
 		return "", first, rows
 	}
 	content = rows - 1
@@ -82,7 +136,7 @@ func (m *Model) window(s *screen, rows int) (header string, first, content int) 
 	if s.offset >= total-rows {
 		first = max(0, total-content) // scrolled to the end: keep the last line in view
 	}
-	header, sticky := s.data.stickyHeader(first, &m.styles)
+	header, sticky := s.data.stickyHeader(first, &m.styles, m.width)
 	if !sticky {
 		return "", first, rows
 	}
@@ -130,19 +184,20 @@ func (m *Model) head(s *screen) []string {
 	if !r.OK {
 		badge = st.errBadge.Render("✗ error")
 	}
-	lines = append(lines, badge+"  "+st.tool.Render(textsafe.SanitizeLine(r.Tool)))
+	lines = append(lines, badge+"  "+st.tool.Render(textsafe.SanitizeLine(clip(r.Tool, maxLineBytes))))
 	if layout.ShowsSummary(r.OK, r.Summary, r.ErrorMessage()) {
-		lines = append(lines, m.wrap(textsafe.Sanitize(r.Summary))...)
+		lines = append(lines, m.wrap(textsafe.Sanitize(clip(r.Summary, maxSummaryLines*maxLineBytes)))...)
 	}
 	for i, w := range r.Warnings {
 		if i == maxWarnings-1 && len(r.Warnings) > maxWarnings {
-			lines = append(lines, st.warning.Render("⚠ +"+strconv.Itoa(len(r.Warnings)-i)+" more warnings (v shows them all)"))
+			lines = append(lines, st.warning.Render("⚠ +"+strconv.Itoa(len(r.Warnings)-i)+" more warnings (w shows them all)"))
 			break
 		}
-		lines = append(lines, st.warning.Render("⚠ warning: "+textsafe.SanitizeLine(w)))
+		lines = append(lines, st.warning.Render("⚠ warning: "+textsafe.SanitizeLine(clip(w, maxLineBytes))))
 	}
 	if !r.OK {
-		lines = append(lines, m.wrap(st.errorCode.Render(textsafe.SanitizeLine(r.ErrorCode()))+": "+textsafe.Sanitize(r.ErrorMessage()))...)
+		code := textsafe.SanitizeLine(clip(r.ErrorCode(), maxLineBytes))
+		lines = append(lines, m.wrap(st.errorCode.Render(code)+": "+textsafe.Sanitize(clip(r.ErrorMessage(), maxSummaryLines*maxLineBytes)))...)
 		lines = append(lines, st.dim.Render(exitcode.RecoverableText(r.IsRecoverable())+" · vq exits "+strconv.Itoa(exitcode.ForCode(r.ErrorCode(), r.IsRecoverable()))))
 		if r.ErrorCode() == api.CodeRateLimit && r.RetryAfterMs > 0 {
 			wait := time.Duration(r.RetryAfterMs) * time.Millisecond
@@ -206,14 +261,16 @@ func (m *Model) pane(s *screen, height int) []string {
 	gutter := func(t *table, pos int) string { return m.gutter(t, pos, false) }
 	for i := first; i < first+content && i < total; i++ {
 		switch {
-		case s.showRaw:
-			lines = append(lines, s.raw[i])
+		case s.view == viewRaw:
+			lines = append(lines, textsafe.SanitizeLine(clip(s.raw[i], maxLineBytes)))
+		case s.view == viewWarnings:
+			lines = append(lines, st.warning.Render("⚠ "+textsafe.SanitizeLine(clip(s.resp.Warnings[i], maxLineBytes))))
 		case i == selected:
 			sc := s.data.sections[s.sec]
-			line := sc.t.line(s.pos, st, m.gutter(sc.t, s.pos, true))
+			line := sc.t.line(s.pos, st, m.width, m.gutter(sc.t, s.pos, true))
 			lines = append(lines, st.selected.Render(ansi.Strip(line)))
 		default:
-			lines = append(lines, s.data.line(i, st, gutter))
+			lines = append(lines, s.data.line(i, st, m.width, gutter))
 		}
 	}
 	if rows < height {
@@ -226,7 +283,7 @@ func (m *Model) pane(s *screen, height int) []string {
 // position says which part of the content shows: table rows when the
 // view ends inside a table, lines otherwise.
 func position(s *screen, first, end int) string {
-	if !s.showRaw {
+	if s.view == viewData {
 		if sec, last, ok := s.data.rowAt(end - 1); ok {
 			from := 0
 			if fsec, fpos, ok := s.data.rowAt(first); ok && fsec == sec {
@@ -296,7 +353,7 @@ func (m *Model) footLines(s *screen, fold bool) []string {
 			// The whole link, wrapped: a person can always read or select
 			// it, whatever the data pane scrolled to.
 			lines = append(lines, st.fieldKey.Render("diff image")+st.dim.Render("  (o opens it, y copies it)"))
-			lines = append(lines, strings.Split(ansi.Hardwrap(s.images.diff, max(m.width-1, 20), false), "\n")...)
+			lines = append(lines, strings.Split(ansi.Hardwrap(clip(s.images.diff, maxLineBytes), max(m.width-1, 20), false), "\n")...)
 		}
 	}
 	switch {
@@ -326,15 +383,16 @@ func (m *Model) footLines(s *screen, fold bool) []string {
 		if b.stopped {
 			line += " · stopping (nothing more is sent)"
 		}
+		line += m.ignoredNote("it ends", "ctrl+c stops it")
 		lines = append(lines, line)
 	case m.pending != nil:
-		lines = append(lines, m.spinner.View()+" calling "+textsafe.SanitizeLine(m.pending.call.Tool)+"…")
+		lines = append(lines, m.callingLine())
 	case len(m.report) > 0:
 		for _, l := range m.report {
-			lines = append(lines, st.dim.Render(l))
+			lines = append(lines, st.dim.Render(clip(l, maxLineBytes)))
 		}
 	case m.status != "":
-		lines = append(lines, st.dim.Render(m.status))
+		lines = append(lines, st.dim.Render(clip(m.status, maxLineBytes)))
 	}
 	var keys help.KeyMap = m.activeKeys()
 	switch {
@@ -372,11 +430,7 @@ func (m *Model) actions(s *screen) []string {
 	if len(acts) == 0 {
 		return nil
 	}
-	labelWidth := 0
-	for _, a := range acts {
-		labelWidth = max(labelWidth, textsafe.DisplayWidth(textsafe.SanitizeLine(a.Label)))
-	}
-	labelWidth = min(labelWidth, m.width/2)
+	labelWidth := min(s.labelWidth, m.width/2)
 	show := min(len(acts), max(3, m.height/4))
 	first := max(0, min(s.cursor-show/2, len(acts)-show))
 	lines := []string{st.sectionTitle.Render("Next actions")}
@@ -386,7 +440,7 @@ func (m *Model) actions(s *screen) []string {
 		if i < 9 {
 			number = strconv.Itoa(i + 1)
 		}
-		line := number + "  " + fit(textsafe.SanitizeLine(a.Label), labelWidth, false) + "  " + textsafe.SanitizeLine(a.Tool)
+		line := number + "  " + fit(s.labels[i], labelWidth, false) + "  " + textsafe.SanitizeLine(clip(a.Tool, maxLineBytes))
 		if m.writeTools(a.Tool) {
 			line += "  " + st.writeBadge.Render("[write]")
 		}

@@ -1,0 +1,121 @@
+package ui
+
+import (
+	"context"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/visualq/vq/internal/exitcode"
+)
+
+// guard runs the root model so that a panic in it (Update, View, or a
+// command in its goroutine) ends the session as a bug report: the program
+// shuts down the normal way, which restores the terminal, and Run returns
+// the panic as an *exitcode.PanicError. Bubbletea's own recovery stays
+// on behind it, for what the guard cannot reach, but it prints a Go stack
+// dump, which a person should not get for a bug of vq's.
+type guard struct {
+	m *Model
+	// probe, when set, sees each message before the model does (see
+	// Options.Probe).
+	probe func(tea.Msg)
+	// kill ends the program from View, which cannot return a command.
+	kill context.CancelFunc
+
+	mu     sync.Mutex
+	failed *exitcode.PanicError
+	// last is the last frame drawn whole: the one left on the terminal
+	// after a panic.
+	last tea.View
+}
+
+// panicMsg tells Update that a command panicked.
+type panicMsg struct{}
+
+// catch records a panic recovered in the caller's deferred call, the
+// first one only.
+func (g *guard) catch(r any) {
+	p := exitcode.Recovered(r)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.failed == nil {
+		g.failed = p
+	}
+}
+
+// panicked is the recorded panic, nil when there was none.
+func (g *guard) panicked() *exitcode.PanicError {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.failed
+}
+
+// Init implements tea.Model.
+func (g *guard) Init() (cmd tea.Cmd) {
+	defer func() {
+		if r := recover(); r != nil {
+			g.catch(r)
+			cmd = tea.Quit
+		}
+	}()
+	return g.wrap(g.m.Init())
+}
+
+// Update implements tea.Model: after a panic, the model (whose state may
+// be half changed) is left alone and the program quits.
+func (g *guard) Update(msg tea.Msg) (model tea.Model, cmd tea.Cmd) {
+	defer func() {
+		if r := recover(); r != nil {
+			g.catch(r)
+			model, cmd = g, tea.Quit
+		}
+	}()
+	if _, ok := msg.(panicMsg); ok || g.panicked() != nil {
+		return g, tea.Quit
+	}
+	if g.probe != nil {
+		g.probe(msg)
+	}
+	_, cmd = g.m.Update(msg)
+	return g, g.wrap(cmd)
+}
+
+// View implements tea.Model.
+func (g *guard) View() (v tea.View) {
+	defer func() {
+		if r := recover(); r != nil {
+			g.catch(r)
+			g.kill()
+			v = g.last
+		}
+	}()
+	if g.panicked() != nil {
+		return g.last
+	}
+	g.last = g.m.View()
+	return g.last
+}
+
+// wrap runs cmd under the guard: a panic becomes a panicMsg, and the
+// commands of a batch it returns are wrapped in turn, as bubbletea runs
+// each in a goroutine of its own.
+func (g *guard) wrap(cmd tea.Cmd) tea.Cmd {
+	if cmd == nil {
+		return nil
+	}
+	return func() (msg tea.Msg) {
+		defer func() {
+			if r := recover(); r != nil {
+				g.catch(r)
+				msg = panicMsg{}
+			}
+		}()
+		msg = cmd()
+		if batch, ok := msg.(tea.BatchMsg); ok {
+			for i, c := range batch {
+				batch[i] = g.wrap(c)
+			}
+		}
+		return msg
+	}
+}
