@@ -54,7 +54,8 @@ func (s CredentialStore) Lookup(ctx context.Context, baseURL string) (key, sourc
 	}
 	acct, entry, _ := account(c, baseURL)
 	if s.UseKeyring {
-		k, err := s.keyring(ctx, func() (string, error) { return keyringGet(keyringService, acct) })
+		get := keyringGet // read here: the lookup may outlive its caller
+		k, err := s.keyring(ctx, func() (string, error) { return get(keyringService, acct) })
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return "", "", ctxErr
 		}

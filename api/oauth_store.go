@@ -113,7 +113,8 @@ func (s CredentialStore) LookupOAuth(ctx context.Context, resource string) (OAut
 			continue
 		}
 		if t.AccessToken == "" && t.RefreshToken == "" && s.UseKeyring {
-			raw, err := s.keyring(ctx, func() (string, error) { return keyringGet(oauthKeyringService, key) })
+			get := keyringGet // read here: the lookup may outlive its caller
+			raw, err := s.keyring(ctx, func() (string, error) { return get(oauthKeyringService, key) })
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				return OAuthToken{}, false, ctxErr
 			}
