@@ -555,3 +555,33 @@ func TestMarkdownNeutralisesMentions(t *testing.T) {
 		}
 	}
 }
+
+// A few bytes that count many checks without naming them never become a
+// case per check: past maxUnnamedCases one case stands for them all.
+func TestJUnitOfCountedChecksStaysBounded(t *testing.T) {
+	r := &api.ToolResponse{OK: true, Tool: "get_run_failures", Summary: "s",
+		Data: []byte(`{"runId":"r","failed":200000,"total":300000}`)}
+	var out bytes.Buffer
+	if err := JUnit(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	if out.Len() > 64<<10 {
+		t.Fatalf("%d bytes of JUnit for a %d-byte answer", out.Len(), len(r.Data))
+	}
+	var doc struct {
+		Cases []struct {
+			Name    string    `xml:"name,attr"`
+			Failure *struct{} `xml:"failure"`
+		} `xml:"testsuite>testcase"`
+	}
+	if err := xml.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	names := []string{}
+	for _, c := range doc.Cases {
+		names = append(names, c.Name)
+	}
+	if want := []string{"200000 failed checks not itemized by the server", "100000 passed checks not itemized by the server"}; !slices.Equal(names, want) || doc.Cases[0].Failure == nil {
+		t.Errorf("cases %q, want %q (the first failed)", names, want)
+	}
+}

@@ -128,7 +128,7 @@ func JUnit(out io.Writer, r *api.ToolResponse) error {
 
 func checkCases(c *layout.Checks, class string) []junitCase {
 	passed, failed, notRun := c.Unlisted()
-	cases := make([]junitCase, 0, len(c.Listed)+passed+failed+notRun+1)
+	cases := make([]junitCase, 0, len(c.Listed)+min(passed+failed+notRun, 3*maxUnnamedCases)+1)
 	run := webURL(c.URL)
 	for _, ch := range c.Listed {
 		tc := junitCase{Name: textsafe.SanitizeLine(ch.Scenario) + " [" + textsafe.SanitizeLine(ch.Viewport) + "]", ClassName: class}
@@ -148,26 +148,37 @@ func checkCases(c *layout.Checks, class string) []junitCase {
 	if tc, ok := runCase(c, class, run); ok {
 		cases = append(cases, tc)
 	}
-	for i := range failed {
-		cases = append(cases, junitCase{
-			Name:      "failed check " + itoa(i+1) + " of " + itoa(failed) + " not itemized by the server",
-			ClassName: class,
-			Failure:   &junitProblem{Message: "counted as failed; the server did not name it", Type: "visual_change"},
-		})
-	}
-	for i := range passed {
-		cases = append(cases, junitCase{
-			Name:      "passed check " + itoa(i+1) + " of " + itoa(passed) + " not itemized by the server",
-			ClassName: class,
-		})
-	}
+	cases = appendUnnamed(cases, failed, "failed check", "failed checks", func(tc *junitCase) {
+		tc.Failure = &junitProblem{Message: "counted as failed; the server did not name it", Type: "visual_change"}
+	}, class, "not itemized by the server")
+	cases = appendUnnamed(cases, passed, "passed check", "passed checks", nil, class, "not itemized by the server")
 	why := &junitSkipped{Message: "not run: " + textsafe.SanitizeLine(runVerdict(c))}
-	for i := range notRun {
-		cases = append(cases, junitCase{
-			Name:      "check " + itoa(i+1) + " of " + itoa(notRun) + " that did not run",
-			ClassName: class,
-			Skipped:   why,
-		})
+	cases = appendUnnamed(cases, notRun, "check", "checks", func(tc *junitCase) { tc.Skipped = why }, class, "that did not run")
+	return cases
+}
+
+// maxUnnamedCases bounds the cases made for checks a server counted but did
+// not name: past it, one case stands for them all, so a few bytes saying
+// "300000 passed" never become 300,000 cases.
+const maxUnnamedCases = 1000
+
+// appendUnnamed adds the cases of n checks the answer counts without naming
+// them: one case each (named "passed check 3 of 12 ..."), or past
+// maxUnnamedCases one case for all n ("300000 passed checks ...").
+func appendUnnamed(cases []junitCase, n int, one, many string, mark func(*junitCase), class, what string) []junitCase {
+	add := func(name string) {
+		tc := junitCase{Name: name + " " + what, ClassName: class}
+		if mark != nil {
+			mark(&tc)
+		}
+		cases = append(cases, tc)
+	}
+	if n > maxUnnamedCases {
+		add(itoa(n) + " " + many)
+		return cases
+	}
+	for i := range n {
+		add(one + " " + itoa(i+1) + " of " + itoa(n))
 	}
 	return cases
 }
