@@ -99,7 +99,7 @@ func New(opts Options) *Client {
 		SetHeader("User-Agent", opts.UserAgent).
 		SetDoNotParseResponse(true)
 	if opts.Debug != nil {
-		hc.SetTransport(&tracer{next: hc.GetClient().Transport, w: opts.Debug, secret: opts.APIKey})
+		hc.SetTransport(&tracer{next: hc.GetClient().Transport, w: opts.Debug, secrets: traceSecrets(opts)})
 	}
 	c := &Client{opts: opts, http: hc}
 	if opts.OAuth != nil {
@@ -125,6 +125,22 @@ func sameHostRedirects() resty.RedirectPolicy {
 		}
 		return nil
 	})
+}
+
+// traceSecrets are what --debug redacts wherever it appears: the key, and
+// each --header value with and without its auth scheme.
+func traceSecrets(opts Options) []string {
+	secrets := []string{opts.APIKey}
+	for _, values := range opts.Headers {
+		for _, v := range values {
+			_, token, hasScheme := strings.Cut(v, " ")
+			secrets = append(secrets, v)
+			if hasScheme {
+				secrets = append(secrets, token)
+			}
+		}
+	}
+	return secrets
 }
 
 // InvokeURL is the invoke endpoint of the configured server.

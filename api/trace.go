@@ -20,10 +20,12 @@ const traceBodyBytes = 4096
 // tracer is the --debug round tripper: method, URL, status, timing and the
 // start of each body, with every credential redacted before it is written.
 type tracer struct {
-	next   http.RoundTripper
-	w      io.Writer
-	secret string
-	mu     sync.Mutex
+	next http.RoundTripper
+	w    io.Writer
+	// secrets are the credentials vq was given: the API key and the values
+	// of --header, which name a server's own credentials.
+	secrets []string
+	mu      sync.Mutex
 }
 
 func (t *tracer) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -145,11 +147,14 @@ var keyLike = lazyRegexp(`\b(?:vqs?_[A-Za-z0-9_]{4,}|sk-[A-Za-z0-9_-]{8,}|eyJ[A-
 // terminal and to paste.
 func (t *tracer) redact(b []byte) string {
 	s := string(b)
-	if t.secret != "" {
-		s = strings.ReplaceAll(s, t.secret, "[redacted]")
+	for _, secret := range t.secrets {
+		if secret == "" {
+			continue
+		}
+		s = strings.ReplaceAll(s, secret, "[redacted]")
 		// A body cut at the trace limit may end in the secret's start.
-		for n := len(t.secret) - 1; n >= 3; n-- {
-			if cut, found := strings.CutSuffix(s, t.secret[:n]); found {
+		for n := len(secret) - 1; n >= 3; n-- {
+			if cut, found := strings.CutSuffix(s, secret[:n]); found {
 				s = cut + "[redacted]"
 				break
 			}

@@ -71,7 +71,7 @@ func TestDebugTraceSanitizesServerText(t *testing.T) {
 // every credential name, members inside an escaped JSON string, a value the
 // trace limit cut before its end, and the configured key cut the same way.
 func TestDebugRedactionCoversEveryForm(t *testing.T) {
-	tr := &tracer{secret: "my-very-secret-key"}
+	tr := &tracer{secrets: []string{"my-very-secret-key"}}
 	for _, tc := range []struct{ in, secret string }{
 		{`{"sessionId":"s3ss10n"}`, "s3ss10n"},
 		{`{"cookie":"c00kie"}`, "c00kie"},
@@ -101,5 +101,15 @@ func TestURLPasswordIsNeverPrinted(t *testing.T) {
 	resp, _ := c.Invoke(context.Background(), Call{Tool: "t"})
 	if strings.Contains(trace.String(), "hunter2") || strings.Contains(resp.ErrorMessage(), "hunter2") {
 		t.Errorf("password shown:\ntrace: %s\nerror: %s", trace.String(), resp.ErrorMessage())
+	}
+}
+
+// A credential given with --header is a credential too: --debug never
+// shows its value, with or without its scheme, whatever the header's name.
+func TestDebugRedactsHeaderCredentials(t *testing.T) {
+	tr := &tracer{secrets: traceSecrets(Options{Headers: http.Header{"X-Token": {"t0k3n-value"}, "Proxy-Auth": {"Bearer b34rer-value"}}})}
+	out := tr.redact([]byte(`> X-Token: t0k3n-value` + "\n" + `{"echo":"b34rer-value"}`))
+	if strings.Contains(out, "t0k3n-value") || strings.Contains(out, "b34rer-value") {
+		t.Errorf("trace shows a header's credential:\n%s", out)
 	}
 }
