@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -100,14 +101,20 @@ func TestEveryHelpExampleRuns(t *testing.T) {
 			"VQ_NO_KEYRING=1", "VQ_BASE_URL=" + ts.URL, "VQ_API_KEY=" + sandbox.KeyAdmin, "VISUALQ_KEY=" + sandbox.KeyAdmin,
 			"CI_BRANCH=main", "CI_SHA=abc123", "VQ_OAUTH_HEADLESS=1", "XDG_CACHE_HOME=" + filepath.Join(dir, "cache"),
 		}
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
 		if want.serves {
 			// A server runs until Ctrl-C: it gets one once it is up.
-			go func() { time.Sleep(500 * time.Millisecond); cmd.Process.Signal(os.Interrupt) }()
+			time.Sleep(500 * time.Millisecond)
+			cmd.Process.Signal(os.Interrupt)
 		}
-		out, _ := cmd.CombinedOutput()
+		cmd.Wait()
 		cancel()
 		if code := cmd.ProcessState.ExitCode(); code != want.exit {
-			t.Errorf("%s\n  (ran: %s)\n  exit %d, want %d\n%s", line, script, code, want.exit, out)
+			t.Errorf("%s\n  (ran: %s)\n  exit %d, want %d\n%s", line, script, code, want.exit, out.String())
 		}
 	}
 }
