@@ -193,12 +193,21 @@ func (r *httpRecord) toolResult() json.RawMessage {
 	return found
 }
 
-// eachMessage calls fn with every JSON-RPC message of the recorded bodies.
+// eachMessage calls fn with every JSON-RPC message of the recorded bodies:
+// JSON bodies one after the other (a session opened within the request
+// records initialize's answer before the request's own), and the data
+// lines of event streams.
 func (r *httpRecord) eachMessage(fn func(doc []byte)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	body := r.body.Bytes()
-	fn(body)
+	for dec := json.NewDecoder(bytes.NewReader(body)); ; {
+		var doc json.RawMessage
+		if dec.Decode(&doc) != nil {
+			break // the end, or an event stream's first line
+		}
+		fn(doc)
+	}
 	for _, line := range bytes.Split(body, []byte("\n")) {
 		if data, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("data:")); ok {
 			fn(bytes.TrimSpace(data))
