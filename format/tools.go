@@ -10,8 +10,11 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Tools writes a server's tool list as a table: name, access (from the
-// annotations), arguments (* required, :type) and description.
+// Tools writes a server's tool list: a table to scan (name, access from
+// the annotations, arguments with * for required ones and :type, and
+// description), then one block per tool with what the table has no room
+// for: every annotation hint, task support, each argument's description,
+// allowed values and default, and the properties the tool returns.
 func Tools(out io.Writer, tools []api.Tool) error {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tACCESS\tARGUMENTS\tDESCRIPTION")
@@ -21,6 +24,16 @@ func Tools(out io.Writer, tools []api.Tool) error {
 			desc = t.Title + ": " + desc
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", textsafe.SanitizeLine(t.Name), access(t), textsafe.SanitizeLine(argSummary(t.Arguments)), textsafe.SanitizeLine(desc))
+	}
+	// Lines without a tab end tabwriter's column blocks, so each tool's
+	// argument lines line up among themselves, not with the table's.
+	for _, t := range tools {
+		fmt.Fprintf(w, "\n%s:\n  hints: %s\n", textsafe.SanitizeLine(t.Name), hints(t))
+		if t.TaskSupport != "" {
+			fmt.Fprintf(w, "  task support: %s\n", textsafe.SanitizeLine(t.TaskSupport))
+		}
+		writeArgs(w, "arguments", t.Arguments)
+		writeArgs(w, "returns", t.Returns)
 	}
 	return w.Flush()
 }
@@ -35,6 +48,78 @@ func access(t api.Tool) string {
 		return "write"
 	default:
 		return "destructive"
+	}
+}
+
+// hints renders every annotation hint, saying which are MCP's presumptions
+// because the server said nothing: a tool not read-only may be
+// destructive, and any tool may reach the open world. Destructive and
+// idempotent mean something only of a tool that writes.
+func hints(t api.Tool) string {
+	parts := []string{"read-only"}
+	if !t.ReadOnly {
+		parts = []string{"writes", stated(t.Destructive, "destructive", "not destructive"), "not idempotent"}
+		if t.Idempotent {
+			parts[2] = "idempotent"
+		}
+	}
+	parts = append(parts, stated(t.OpenWorld, "open world", "closed world"))
+	return strings.Join(parts, ", ")
+}
+
+// stated renders a hint MCP presumes true when the server does not say.
+func stated(hint *bool, yes, no string) string {
+	switch {
+	case hint == nil:
+		return yes + " (presumed)"
+	case *hint:
+		return yes
+	}
+	return no
+}
+
+// maxEnumShown bounds the values listed of one argument: a server may
+// send thousands.
+const maxEnumShown = 20
+
+// writeArgs writes one line per argument under a heading: name (* when
+// required), type, then description, allowed values and default.
+func writeArgs(w io.Writer, heading string, args []api.ToolArg) {
+	if len(args) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  %s:\n", heading)
+	for _, a := range args {
+		name := a.Name
+		if a.Required {
+			name += "*"
+		}
+		typ := a.Type
+		if a.Items != "" {
+			typ += " of " + a.Items
+		}
+		var facts []string
+		if a.Description != "" {
+			facts = append(facts, a.Description)
+		}
+		if len(a.Enum) > 0 {
+			shown := a.Enum[:min(len(a.Enum), maxEnumShown)]
+			values := "one of " + strings.Join(shown, ", ")
+			if more := len(a.Enum) - len(shown); more > 0 {
+				values += fmt.Sprintf(" and %d more", more)
+			}
+			facts = append(facts, values)
+		}
+		if a.Default != "" {
+			facts = append(facts, "default "+a.Default)
+		}
+		line := "    " + textsafe.SanitizeLine(name) + "\t" + textsafe.SanitizeLine(typ)
+		if len(facts) > 0 {
+			// Only a cell a tab ends is padded: a line without facts
+			// ends at its type.
+			line += "\t" + textsafe.SanitizeLine(strings.Join(facts, "; "))
+		}
+		fmt.Fprintln(w, line)
 	}
 }
 
