@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -157,6 +158,10 @@ func (c *Client) sessionTools(ctx context.Context) ([]Tool, *ToolResponse) {
 	return tools, nil
 }
 
+// errEndlessList is a list listPages stopped: the server's fault, which
+// asking again would repeat.
+var errEndlessList = errors.New("the server's list has no end")
+
 // listPages asks for page after page (next gets a cursor and answers the
 // following one) until a page has no cursor, within maxListPages and
 // maxListItems (count says how many items have come), and never asking
@@ -166,7 +171,7 @@ func listPages(ctx context.Context, next func(cursor string) (string, error), co
 	cursor := ""
 	for page := 0; ; page++ {
 		if page == maxListPages || count() >= maxListItems {
-			return fmt.Errorf("the server's list goes on past %d pages or %d items; stopped there", maxListPages, maxListItems)
+			return fmt.Errorf("%w: it goes on past %d pages or %d items; stopped there", errEndlessList, maxListPages, maxListItems)
 		}
 		c, err := next(cursor)
 		if err != nil {
@@ -176,7 +181,7 @@ func listPages(ctx context.Context, next func(cursor string) (string, error), co
 			return nil
 		}
 		if seen[c] {
-			return fmt.Errorf("the server's list repeats its cursor %q", c)
+			return fmt.Errorf("%w: it repeats its cursor %q", errEndlessList, c)
 		}
 		seen[c] = true
 		cursor = c
