@@ -174,7 +174,11 @@ func (r *httpRecord) get() (int, string) {
 // SDK decodes structuredContent into a map, losing the server's key order,
 // and drops members it does not know, while vq keeps both (columns and
 // --json follow the server's order; --json carries all it sent).
-func (r *httpRecord) toolResult() json.RawMessage {
+func (r *httpRecord) toolResult() json.RawMessage { return r.resultWith("content") }
+
+// resultWith is the raw result of the last answer recorded whose result
+// has the member (content for tools/call, contents for resources/read).
+func (r *httpRecord) resultWith(member string) json.RawMessage {
 	var found json.RawMessage
 	r.eachMessage(func(doc []byte) {
 		var msg struct {
@@ -183,10 +187,8 @@ func (r *httpRecord) toolResult() json.RawMessage {
 		if json.Unmarshal(doc, &msg) != nil || len(msg.Result) == 0 {
 			return
 		}
-		var probe struct {
-			Content json.RawMessage `json:"content"`
-		}
-		if json.Unmarshal(msg.Result, &probe) == nil && len(probe.Content) > 0 {
+		var probe map[string]json.RawMessage
+		if json.Unmarshal(msg.Result, &probe) == nil && len(probe[member]) > 0 {
 			found = msg.Result
 		}
 	})
