@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -23,7 +24,7 @@ func Tools(out io.Writer, tools []api.Tool) error {
 		if t.Title != "" {
 			desc = t.Title + ": " + desc
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", textsafe.SanitizeLine(t.Name), access(t), textsafe.SanitizeLine(argSummary(t.Arguments)), textsafe.SanitizeLine(desc))
+		writeRow(w, t.Name, access(t), argSummary(t.Arguments), desc)
 	}
 	// Lines without a tab end tabwriter's column blocks, so each tool's
 	// argument lines line up among themselves, not with the table's.
@@ -113,13 +114,7 @@ func writeArgs(w io.Writer, heading string, args []api.ToolArg) {
 		if a.Default != "" {
 			facts = append(facts, "default "+a.Default)
 		}
-		line := "    " + textsafe.SanitizeLine(name) + "\t" + textsafe.SanitizeLine(typ)
-		if len(facts) > 0 {
-			// Only a cell a tab ends is padded: a line without facts
-			// ends at its type.
-			line += "\t" + textsafe.SanitizeLine(strings.Join(facts, "; "))
-		}
-		fmt.Fprintln(w, line)
+		writeRow(w, "    "+name, typ, strings.Join(facts, "; "))
 	}
 }
 
@@ -139,4 +134,71 @@ func argSummary(args []api.ToolArg) string {
 		parts[i] = p
 	}
 	return strings.Join(parts, " ")
+}
+
+// Resources writes a server's resources and resource templates as two
+// tables: URI (or URI template), name, MIME type and description.
+func Resources(out io.Writer, list api.ResourceList) error {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	if len(list.Resources) > 0 {
+		fmt.Fprintln(w, "URI\tNAME\tMIME TYPE\tDESCRIPTION")
+		for _, r := range list.Resources {
+			writeRow(w, r.URI, titled(r.Name, r.Title), r.MIMEType, r.Description)
+		}
+	}
+	if len(list.Templates) > 0 {
+		if len(list.Resources) > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w, "URI TEMPLATE\tNAME\tMIME TYPE\tDESCRIPTION")
+		for _, r := range list.Templates {
+			writeRow(w, r.URITemplate, titled(r.Name, r.Title), r.MIMEType, r.Description)
+		}
+	}
+	return w.Flush()
+}
+
+// Prompts writes a server's prompts as tools are written: a table (name,
+// arguments with * for required ones, description), then a block per
+// prompt that takes arguments, each with its description.
+func Prompts(out io.Writer, prompts []*mcp.Prompt) error {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "NAME\tARGUMENTS\tDESCRIPTION")
+	args := make([][]api.ToolArg, len(prompts))
+	for i, p := range prompts {
+		for _, a := range p.Arguments {
+			args[i] = append(args[i], api.ToolArg{Name: a.Name, Required: a.Required, Type: "string", Description: titled(a.Description, a.Title)})
+		}
+		writeRow(w, p.Name, argSummary(args[i]), titled(p.Description, p.Title))
+	}
+	for i, p := range prompts {
+		if len(args[i]) > 0 {
+			fmt.Fprintf(w, "\n%s:\n", textsafe.SanitizeLine(p.Name))
+			writeArgs(w, "arguments", args[i])
+		}
+	}
+	return w.Flush()
+}
+
+// titled puts a title, when there is one, before the text.
+func titled(text, title string) string {
+	if title == "" || title == text {
+		return text
+	}
+	if text == "" {
+		return title
+	}
+	return title + ": " + text
+}
+
+// writeRow writes server text as one table row, each cell sanitized. Empty
+// cells at the end are left out: tabwriter pads every cell a tab ends.
+func writeRow(w io.Writer, cells ...string) {
+	for i, c := range cells {
+		cells[i] = textsafe.SanitizeLine(c)
+	}
+	for len(cells) > 1 && cells[len(cells)-1] == "" {
+		cells = cells[:len(cells)-1]
+	}
+	fmt.Fprintln(w, strings.Join(cells, "\t"))
 }
