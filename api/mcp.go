@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -31,6 +32,9 @@ type Tool struct {
 	// byte for byte where vq saw the bytes ($schema, $defs, $ref and all).
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	// Returns are the properties of OutputSchema, read as Arguments are,
+	// for the text view; --json carries the schema itself.
+	Returns []ToolArg `json:"-"`
 }
 
 // ToolArg is one property of a tool's input schema.
@@ -154,6 +158,10 @@ func (c *Client) sessionTools(ctx context.Context) ([]Tool, *ToolResponse) {
 	return tools, nil
 }
 
+// errEndlessList is a list listPages stopped: the server's fault, which
+// asking again would repeat.
+var errEndlessList = errors.New("the server's list has no end")
+
 // listPages asks for page after page (next gets a cursor and answers the
 // following one) until a page has no cursor, within maxListPages and
 // maxListItems (count says how many items have come), and never asking
@@ -163,7 +171,7 @@ func listPages(ctx context.Context, next func(cursor string) (string, error), co
 	cursor := ""
 	for page := 0; ; page++ {
 		if page == maxListPages || count() >= maxListItems {
-			return fmt.Errorf("the server's list goes on past %d pages or %d items; stopped there", maxListPages, maxListItems)
+			return fmt.Errorf("%w: it goes on past %d pages or %d items; stopped there", errEndlessList, maxListPages, maxListItems)
 		}
 		c, err := next(cursor)
 		if err != nil {
@@ -173,7 +181,7 @@ func listPages(ctx context.Context, next func(cursor string) (string, error), co
 			return nil
 		}
 		if seen[c] {
-			return fmt.Errorf("the server's list repeats its cursor %q", c)
+			return fmt.Errorf("%w: it repeats its cursor %q", errEndlessList, c)
 		}
 		seen[c] = true
 		cursor = c
@@ -252,7 +260,7 @@ func (r *httpRecord) rawTools() map[string]rawToolMembers {
 }
 
 func toolFromMCP(t *mcp.Tool, raw rawToolMembers) Tool {
-	out := Tool{Name: t.Name, Title: t.Title, Description: t.Description, Arguments: []ToolArg{},
+	out := Tool{Name: t.Name, Title: t.Title, Description: t.Description,
 		InputSchema: raw.InputSchema, OutputSchema: raw.OutputSchema, TaskSupport: raw.Execution.TaskSupport}
 	if out.InputSchema == nil {
 		out.InputSchema, _ = json.Marshal(t.InputSchema) // decoded from JSON: encodes again
@@ -266,35 +274,45 @@ func toolFromMCP(t *mcp.Tool, raw rawToolMembers) Tool {
 			out.Title = a.Title
 		}
 	}
+	out.Arguments = schemaArgs(out.InputSchema)
+	out.Returns = schemaArgs(out.OutputSchema)
+	return out
+}
+
+// schemaArgs reads the properties of an object schema, required ones
+// first, then by name: the order a person reads a usage line in. A schema
+// vq cannot read has no properties.
+func schemaArgs(raw json.RawMessage) []ToolArg {
 	type property struct {
 		Type        any               `json:"type"`
+		Ref         string            `json:"$ref"`
 		Description string            `json:"description"`
 		Enum        []json.RawMessage `json:"enum"`
 		Default     json.RawMessage   `json:"default"`
 		Items       struct {
-			Type any `json:"type"`
+			Type any    `json:"type"`
+			Ref  string `json:"$ref"`
 		} `json:"items"`
 	}
 	var schema struct {
 		Properties map[string]property `json:"properties"`
 		Required   []string            `json:"required"`
 	}
-	_ = json.Unmarshal(out.InputSchema, &schema) // a schema vq cannot read lists no arguments
+	_ = json.Unmarshal(raw, &schema)
 	required := map[string]bool{}
 	for _, name := range schema.Required {
 		required[name] = true
 	}
+	args := []ToolArg{}
 	for name, p := range schema.Properties {
-		arg := ToolArg{Name: name, Type: schemaType(p.Type), Required: required[name], Description: p.Description,
-			Items: schemaType(p.Items.Type), Default: string(p.Default)}
+		arg := ToolArg{Name: name, Type: schemaType(p.Type, p.Ref), Required: required[name], Description: p.Description,
+			Items: schemaType(p.Items.Type, p.Items.Ref), Default: string(p.Default)}
 		for _, v := range p.Enum {
 			arg.Enum = append(arg.Enum, string(v))
 		}
-		out.Arguments = append(out.Arguments, arg)
+		args = append(args, arg)
 	}
-	// Required arguments first, then by name: the order a person reads a
-	// usage line in.
-	slices.SortFunc(out.Arguments, func(x, y ToolArg) int {
+	slices.SortFunc(args, func(x, y ToolArg) int {
 		if x.Required != y.Required {
 			if x.Required {
 				return -1
@@ -303,12 +321,13 @@ func toolFromMCP(t *mcp.Tool, raw rawToolMembers) Tool {
 		}
 		return strings.Compare(x.Name, y.Name)
 	})
-	return out
+	return args
 }
 
 // schemaType renders a JSON Schema type, which may be a list
-// (["string","null"]).
-func schemaType(v any) string {
+// (["string","null"]), or the name of the definition a $ref points to
+// (#/$defs/Point is Point) when it has no type.
+func schemaType(v any, ref string) string {
 	switch t := v.(type) {
 	case string:
 		return t
@@ -320,6 +339,9 @@ func schemaType(v any) string {
 			}
 		}
 		return strings.Join(parts, "|")
+	}
+	if ref != "" {
+		return ref[strings.LastIndex(ref, "/")+1:]
 	}
 	return ""
 }

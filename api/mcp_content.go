@@ -114,31 +114,47 @@ func byteSize(n int64) string {
 func contentOf(res *mcp.CallToolResult, structured json.RawMessage) *Content {
 	out := &Content{Blocks: make([]ContentBlock, 0, len(res.Content)), Structured: structured}
 	for _, c := range res.Content {
-		b := ContentBlock{Size: -1}
-		switch c := c.(type) {
-		case *mcp.TextContent:
-			b.Type, b.Text, b.Annotations = BlockText, c.Text, c.Annotations
-		case *mcp.ImageContent:
-			b.Type, b.MIMEType, b.Data, b.Annotations = BlockImage, c.MIMEType, c.Data, c.Annotations
-		case *mcp.AudioContent:
-			b.Type, b.MIMEType, b.Data, b.Annotations = BlockAudio, c.MIMEType, c.Data, c.Annotations
-		case *mcp.ResourceLink:
-			b.Type, b.URI, b.Name, b.Title, b.Description, b.MIMEType, b.Annotations =
-				BlockResourceLink, c.URI, c.Name, c.Title, c.Description, c.MIMEType, c.Annotations
-			if c.Size != nil {
-				b.Size = *c.Size
-			}
-		case *mcp.EmbeddedResource:
-			b.Type, b.Annotations = BlockResource, c.Annotations
-			if rc := c.Resource; rc != nil {
-				b.URI, b.MIMEType, b.Text, b.Data = rc.URI, rc.MIMEType, rc.Text, rc.Blob
-			}
-		default:
-			continue
+		if b, ok := blockOf(c); ok {
+			out.Blocks = append(out.Blocks, b)
 		}
-		out.Blocks = append(out.Blocks, b)
 	}
 	return out
+}
+
+// blockOf reads one of the SDK's content blocks into vq's; false for a
+// type vq does not show.
+func blockOf(c mcp.Content) (ContentBlock, bool) {
+	b := ContentBlock{Size: -1}
+	switch c := c.(type) {
+	case *mcp.TextContent:
+		b.Type, b.Text, b.Annotations = BlockText, c.Text, c.Annotations
+	case *mcp.ImageContent:
+		b.Type, b.MIMEType, b.Data, b.Annotations = BlockImage, c.MIMEType, c.Data, c.Annotations
+	case *mcp.AudioContent:
+		b.Type, b.MIMEType, b.Data, b.Annotations = BlockAudio, c.MIMEType, c.Data, c.Annotations
+	case *mcp.ResourceLink:
+		b.Type, b.URI, b.Name, b.Title, b.Description, b.MIMEType, b.Annotations =
+			BlockResourceLink, c.URI, c.Name, c.Title, c.Description, c.MIMEType, c.Annotations
+		if c.Size != nil {
+			b.Size = *c.Size
+		}
+	case *mcp.EmbeddedResource:
+		b = resourceBlock(c.Resource)
+		b.Annotations = c.Annotations
+	default:
+		return b, false
+	}
+	return b, true
+}
+
+// resourceBlock is a resource's contents as a block: its text, or its
+// blob as bytes.
+func resourceBlock(rc *mcp.ResourceContents) ContentBlock {
+	b := ContentBlock{Type: BlockResource, Size: -1}
+	if rc != nil {
+		b.URI, b.MIMEType, b.Text, b.Data = rc.URI, rc.MIMEType, rc.Text, rc.Blob
+	}
+	return b
 }
 
 // summary is the one line that stands for the content where a line is

@@ -174,7 +174,11 @@ func (r *httpRecord) get() (int, string) {
 // SDK decodes structuredContent into a map, losing the server's key order,
 // and drops members it does not know, while vq keeps both (columns and
 // --json follow the server's order; --json carries all it sent).
-func (r *httpRecord) toolResult() json.RawMessage {
+func (r *httpRecord) toolResult() json.RawMessage { return r.resultWith("content") }
+
+// resultWith is the raw result of the last answer recorded whose result
+// has the member (content for tools/call, contents for resources/read).
+func (r *httpRecord) resultWith(member string) json.RawMessage {
 	var found json.RawMessage
 	r.eachMessage(func(doc []byte) {
 		var msg struct {
@@ -183,22 +187,29 @@ func (r *httpRecord) toolResult() json.RawMessage {
 		if json.Unmarshal(doc, &msg) != nil || len(msg.Result) == 0 {
 			return
 		}
-		var probe struct {
-			Content json.RawMessage `json:"content"`
-		}
-		if json.Unmarshal(msg.Result, &probe) == nil && len(probe.Content) > 0 {
+		var probe map[string]json.RawMessage
+		if json.Unmarshal(msg.Result, &probe) == nil && len(probe[member]) > 0 {
 			found = msg.Result
 		}
 	})
 	return found
 }
 
-// eachMessage calls fn with every JSON-RPC message of the recorded bodies.
+// eachMessage calls fn with every JSON-RPC message of the recorded bodies:
+// JSON bodies one after the other (a session opened within the request
+// records initialize's answer before the request's own), and the data
+// lines of event streams.
 func (r *httpRecord) eachMessage(fn func(doc []byte)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	body := r.body.Bytes()
-	fn(body)
+	for dec := json.NewDecoder(bytes.NewReader(body)); ; {
+		var doc json.RawMessage
+		if dec.Decode(&doc) != nil {
+			break // the end, or an event stream's first line
+		}
+		fn(doc)
+	}
 	for _, line := range bytes.Split(body, []byte("\n")) {
 		if data, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("data:")); ok {
 			fn(bytes.TrimSpace(data))

@@ -126,6 +126,9 @@ func (c *Client) mcpFailure(tool string, rec *httpRecord, err error) *ToolRespon
 	if rpcErr, ok := serverRPCError(err); ok {
 		return rpcFailure(tool, rpcErr)
 	}
+	if errors.Is(err, errEndlessList) {
+		return ClientError(tool, CodeHTTPError, fmt.Sprintf("%v (from %s)", err, c.MCPEndpoint()), false)
+	}
 	if err := rec.bodyError(); err != nil {
 		return transportFailure(tool, c.MCPEndpoint(), 0, err)
 	}

@@ -1,12 +1,15 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -100,5 +103,55 @@ func (c *Client) stdioTransport(argv []string) (mcp.Transport, error) {
 	}
 	cmd := exec.Command(path, argv[1:]...)
 	cmd.Stderr = c.opts.StdioStderr
-	return &mcp.CommandTransport{Command: cmd, TerminateDuration: stdioGrace}, nil
+	return recordingTransport{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: stdioGrace}, limit: c.opts.MaxBodyBytes}, nil
+}
+
+// recordingTransport keeps a stdio server's answers as mcpRoundTripper
+// keeps HTTP bodies: the SDK decodes results lossily (structuredContent's
+// key order, members it does not know), so the answer to each request
+// sent with an httpRecord in its context is appended to that record, up to
+// limit bytes.
+type recordingTransport struct {
+	mcp.Transport
+	limit int64
+}
+
+func (t recordingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &recordingConn{Connection: conn, limit: t.limit, pending: map[jsonrpc.ID]*httpRecord{}}, nil
+}
+
+type recordingConn struct {
+	mcp.Connection
+	limit   int64
+	mu      sync.Mutex
+	pending map[jsonrpc.ID]*httpRecord // request id → its record, until answered
+}
+
+func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+		if rec, ok := ctx.Value(httpRecordKey{}).(*httpRecord); ok {
+			c.mu.Lock()
+			c.pending[req.ID] = rec
+			c.mu.Unlock()
+		}
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.mu.Lock()
+		rec := c.pending[resp.ID]
+		delete(c.pending, resp.ID)
+		c.mu.Unlock()
+		if doc, encErr := jsonrpc.EncodeMessage(resp); rec != nil && encErr == nil {
+			bodyRecorder{rec: rec, limit: c.limit}.Write(doc)
+		}
+	}
+	return msg, err
 }

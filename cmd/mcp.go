@@ -8,8 +8,8 @@ import "github.com/spf13/cobra"
 func NewCmdMCP(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "mcp",
-		Short: "Model Context Protocol: serve VisualQ's tools to IDE agents",
+		Short: "Model Context Protocol: serve VisualQ's tools to IDE agents; read a server's resources and prompts",
 	}
-	c.AddCommand(newCmdMCPServe(f))
+	c.AddCommand(newCmdMCPServe(f), newCmdMCPResources(f), newCmdMCPPrompts(f))
 	return c
 }

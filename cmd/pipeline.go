@@ -71,9 +71,12 @@ func (p *Pipeline) Run(ctx context.Context, call api.Call) error {
 // Call sends a call through consent and the readiness lock and, when the
 // command waits and the tool started a job (or MCP token work), follows
 // it: the answer is then the job's final one, or the client-made timeout
-// answer past the wait's bound.
+// answer past the wait's bound. The progress an MCP server reports while
+// it answers is drawn as a job's is.
 func (p *Pipeline) Call(ctx context.Context, call api.Call) (*api.ToolResponse, error) {
-	resp, err := p.Send(ctx, call)
+	sendCtx, endProgress := p.callProgress(ctx, call.Tool)
+	resp, err := p.Send(sendCtx, call)
+	endProgress()
 	if err != nil {
 		return nil, err
 	}
@@ -408,6 +411,37 @@ func watchCommand(ids []string) string {
 // waitBound is the bound of the whole wait (--wait-timeout).
 func (p *Pipeline) waitBound() time.Duration {
 	return p.Wait.bound(func(note string) { fmt.Fprintln(p.f.IO.ErrOut, "vq: "+note) })
+}
+
+// callProgress asks for the progress notifications of the calls made with
+// the returned context and shows them in the jobs' progress display, under
+// the tool's name, from the first one on: a call that reports no progress
+// shows nothing. end closes the display.
+func (p *Pipeline) callProgress(ctx context.Context, tool string) (_ context.Context, end func()) {
+	var mu sync.Mutex
+	var display *ui.JobProgress
+	ended := false // a notification may come after the answer: dropped
+	start := time.Now()
+	ctx = api.WithProgress(ctx, func(u api.JobUpdate) {
+		mu.Lock()
+		defer mu.Unlock()
+		if ended {
+			return
+		}
+		if display == nil {
+			display = ui.NewJobProgress(p.f.IO.ErrOut, []string{tool}, p.progressOptions())
+		}
+		u.JobID, u.Elapsed = tool, time.Since(start)
+		display.Update(u)
+	})
+	return ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		ended = true
+		if display != nil {
+			display.Close()
+		}
+	}
 }
 
 // watchSetup starts the progress display for the watched IDs and gives

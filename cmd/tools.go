@@ -17,13 +17,17 @@ func NewCmdTools(f *Factory, runF func(context.Context, *Pipeline) error) *cobra
 	c := &cobra.Command{
 		Use:   "tools",
 		Short: "List the tools the server offers (MCP tools/list)",
-		Long: `List the server's tools with their title, description, whether they only
-read or may change things (the server's read-only and destructive hints) and
-their arguments (* marks a required one), from MCP tools/list.
+		Long: `List the server's tools, from MCP tools/list: a table of each tool's name,
+access (the read-only and destructive hints), arguments (* marks a required
+one) and description, then a block per tool with every annotation hint
+(read-only, destructive, idempotent, open world; "presumed" where the server
+did not say), its task support, each argument's type, description, allowed
+values and default, and what it returns (its output schema's properties).
 
 tools/list exists only on the MCP endpoint, so vq tools always speaks MCP: at
 --endpoint when given, else at {base-url}/api/mcp, whatever --transport says.
-With --json it prints one ToolResponse whose data is {"endpoint", "tools": [...]}.`,
+With --json it prints one ToolResponse whose data is {"endpoint", "tools": [...]},
+each tool's inputSchema and outputSchema as the server sent them.`,
 		Example: `  vq tools
   vq tools --jq '.data.tools[] | select(.readOnly | not) | .name'
   vq tools --endpoint https://mcp.example.com/mcp`,

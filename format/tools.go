@@ -6,12 +6,16 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Tools writes a server's tool list as a table: name, access (from the
-// annotations), arguments (* required, :type) and description.
+// Tools writes a server's tool list: a table to scan (name, access from
+// the annotations, arguments with * for required ones and :type, and
+// description), then one block per tool with what the table has no room
+// for: every annotation hint, task support, each argument's description,
+// allowed values and default, and the properties the tool returns.
 func Tools(out io.Writer, tools []api.Tool) error {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tACCESS\tARGUMENTS\tDESCRIPTION")
@@ -20,7 +24,17 @@ func Tools(out io.Writer, tools []api.Tool) error {
 		if t.Title != "" {
 			desc = t.Title + ": " + desc
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", textsafe.SanitizeLine(t.Name), access(t), textsafe.SanitizeLine(argSummary(t.Arguments)), textsafe.SanitizeLine(desc))
+		writeRow(w, t.Name, access(t), argSummary(t.Arguments), desc)
+	}
+	// Lines without a tab end tabwriter's column blocks, so each tool's
+	// argument lines line up among themselves, not with the table's.
+	for _, t := range tools {
+		fmt.Fprintf(w, "\n%s:\n  hints: %s\n", textsafe.SanitizeLine(t.Name), hints(t))
+		if t.TaskSupport != "" {
+			fmt.Fprintf(w, "  task support: %s\n", textsafe.SanitizeLine(t.TaskSupport))
+		}
+		writeArgs(w, "arguments", t.Arguments)
+		writeArgs(w, "returns", t.Returns)
 	}
 	return w.Flush()
 }
@@ -35,6 +49,72 @@ func access(t api.Tool) string {
 		return "write"
 	default:
 		return "destructive"
+	}
+}
+
+// hints renders every annotation hint, saying which are MCP's presumptions
+// because the server said nothing: a tool not read-only may be
+// destructive, and any tool may reach the open world. Destructive and
+// idempotent mean something only of a tool that writes.
+func hints(t api.Tool) string {
+	parts := []string{"read-only"}
+	if !t.ReadOnly {
+		parts = []string{"writes", stated(t.Destructive, "destructive", "not destructive"), "not idempotent"}
+		if t.Idempotent {
+			parts[2] = "idempotent"
+		}
+	}
+	parts = append(parts, stated(t.OpenWorld, "open world", "closed world"))
+	return strings.Join(parts, ", ")
+}
+
+// stated renders a hint MCP presumes true when the server does not say.
+func stated(hint *bool, yes, no string) string {
+	switch {
+	case hint == nil:
+		return yes + " (presumed)"
+	case *hint:
+		return yes
+	}
+	return no
+}
+
+// maxEnumShown bounds the values listed of one argument: a server may
+// send thousands.
+const maxEnumShown = 20
+
+// writeArgs writes one line per argument under a heading: name (* when
+// required), type, then description, allowed values and default.
+func writeArgs(w io.Writer, heading string, args []api.ToolArg) {
+	if len(args) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  %s:\n", heading)
+	for _, a := range args {
+		name := a.Name
+		if a.Required {
+			name += "*"
+		}
+		typ := a.Type
+		if a.Items != "" {
+			typ += " of " + a.Items
+		}
+		var facts []string
+		if a.Description != "" {
+			facts = append(facts, a.Description)
+		}
+		if len(a.Enum) > 0 {
+			shown := a.Enum[:min(len(a.Enum), maxEnumShown)]
+			values := "one of " + strings.Join(shown, ", ")
+			if more := len(a.Enum) - len(shown); more > 0 {
+				values += fmt.Sprintf(" and %d more", more)
+			}
+			facts = append(facts, values)
+		}
+		if a.Default != "" {
+			facts = append(facts, "default "+a.Default)
+		}
+		writeRow(w, "    "+name, typ, strings.Join(facts, "; "))
 	}
 }
 
@@ -54,4 +134,71 @@ func argSummary(args []api.ToolArg) string {
 		parts[i] = p
 	}
 	return strings.Join(parts, " ")
+}
+
+// Resources writes a server's resources and resource templates as two
+// tables: URI (or URI template), name, MIME type and description.
+func Resources(out io.Writer, list api.ResourceList) error {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	if len(list.Resources) > 0 {
+		fmt.Fprintln(w, "URI\tNAME\tMIME TYPE\tDESCRIPTION")
+		for _, r := range list.Resources {
+			writeRow(w, r.URI, titled(r.Name, r.Title), r.MIMEType, r.Description)
+		}
+	}
+	if len(list.Templates) > 0 {
+		if len(list.Resources) > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w, "URI TEMPLATE\tNAME\tMIME TYPE\tDESCRIPTION")
+		for _, r := range list.Templates {
+			writeRow(w, r.URITemplate, titled(r.Name, r.Title), r.MIMEType, r.Description)
+		}
+	}
+	return w.Flush()
+}
+
+// Prompts writes a server's prompts as tools are written: a table (name,
+// arguments with * for required ones, description), then a block per
+// prompt that takes arguments, each with its description.
+func Prompts(out io.Writer, prompts []*mcp.Prompt) error {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "NAME\tARGUMENTS\tDESCRIPTION")
+	args := make([][]api.ToolArg, len(prompts))
+	for i, p := range prompts {
+		for _, a := range p.Arguments {
+			args[i] = append(args[i], api.ToolArg{Name: a.Name, Required: a.Required, Type: "string", Description: titled(a.Description, a.Title)})
+		}
+		writeRow(w, p.Name, argSummary(args[i]), titled(p.Description, p.Title))
+	}
+	for i, p := range prompts {
+		if len(args[i]) > 0 {
+			fmt.Fprintf(w, "\n%s:\n", textsafe.SanitizeLine(p.Name))
+			writeArgs(w, "arguments", args[i])
+		}
+	}
+	return w.Flush()
+}
+
+// titled puts a title, when there is one, before the text.
+func titled(text, title string) string {
+	if title == "" || title == text {
+		return text
+	}
+	if text == "" {
+		return title
+	}
+	return title + ": " + text
+}
+
+// writeRow writes server text as one table row, each cell sanitized. Empty
+// cells at the end are left out: tabwriter pads every cell a tab ends.
+func writeRow(w io.Writer, cells ...string) {
+	for i, c := range cells {
+		cells[i] = textsafe.SanitizeLine(c)
+	}
+	for len(cells) > 1 && cells[len(cells)-1] == "" {
+		cells = cells[:len(cells)-1]
+	}
+	fmt.Fprintln(w, strings.Join(cells, "\t"))
 }

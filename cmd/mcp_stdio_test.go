@@ -1,0 +1,80 @@
+//go:build unix
+
+package cmd
+
+import (
+	"bytes"
+	"errors"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/visualq/vq/internal/textsafe"
+	"github.com/visualq/vq/sandbox"
+)
+
+// runBuilt runs the built vq against the sandbox with the admin key, as a
+// process: a stdio server is a child of a real process, which inherits
+// its environment.
+func runBuilt(t *testing.T, base string, args ...string) (stdout, stderr string, exit int) {
+	t.Helper()
+	cmd := vqCommand(t, base, args...)
+	cmd.Env = append(cmd.Env, "VQ_API_KEY="+sandbox.KeyAdmin)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exitErr *exec.ExitError
+	if err != nil && !errors.As(err, &exitErr) {
+		t.Fatal(err)
+	}
+	return out.String(), errOut.String(), cmd.ProcessState.ExitCode()
+}
+
+// stdioServe is the stdio: endpoint of the built vq's own MCP server.
+func stdioServe(t *testing.T) string {
+	return stdioEndpoint(textsafe.ShellQuote(buildVQ(t)) + " mcp serve")
+}
+
+func stdioEndpoint(command string) string { return "stdio:" + command }
+
+func TestVQIsAClientOfItsOwnServerOverStdio(t *testing.T) {
+	ts := startSandbox(t)
+	endpoint := stdioServe(t)
+	for _, args := range [][]string{
+		{"failures", "run_abc"},
+		{"failures", "run_abc", "--json"},
+		{"failures", "run_nope"},
+	} {
+		wantOut, wantErr, wantExit := runBuilt(t, ts.URL, args...)
+		out, errOut, exit := runBuilt(t, ts.URL, append([]string{"--endpoint", endpoint}, args...)...)
+		if out != wantOut || errOut != wantErr || exit != wantExit {
+			t.Errorf("vq %v through stdio vq mcp serve:\n%s%s(exit %d)\ndirectly:\n%s%s(exit %d)", args, out, errOut, exit, wantOut, wantErr, wantExit)
+		}
+	}
+}
+
+// The child's stderr reaches vq's only under --debug, and the child is
+// gone by the time vq has exited: vq ends it and waits for it.
+func TestStdioServerStderrUnderDebugAndEndedCleanly(t *testing.T) {
+	ts := startSandbox(t)
+	// The shell says its pid, then becomes vq mcp serve under that pid.
+	endpoint := stdioEndpoint("sh -c " + textsafe.ShellQuote(`echo "stdio child $$" >&2; exec "$0" mcp serve`) + " " + textsafe.ShellQuote(buildVQ(t)))
+
+	out, errOut, exit := runBuilt(t, ts.URL, "--endpoint", endpoint, "failures", "run_abc")
+	if exit != 0 || out == "" || strings.Contains(errOut, "stdio child") {
+		t.Errorf("without --debug: exit %d, stdout %q, stderr %q", exit, out, errOut)
+	}
+
+	_, errOut, exit = runBuilt(t, ts.URL, "--endpoint", endpoint, "failures", "run_abc", "--debug")
+	m := regexp.MustCompile(`stdio child (\d+)\n`).FindStringSubmatch(errOut)
+	if exit != 0 || m == nil {
+		t.Fatalf("with --debug: exit %d, stderr lacks the child's line:\n%s", exit, errOut)
+	}
+	pid, _ := strconv.Atoi(m[1])
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("the stdio child %d outlived vq (kill -0: %v)", pid, err)
+	}
+}

@@ -1,0 +1,116 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// richSchema is an input schema with every part vq tools must keep or
+// show: $schema, $defs and a $ref, descriptions, an enum, defaults, array
+// items, a type list and additionalProperties.
+const richSchema = `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",` +
+	`"$defs":{"Viewport":{"type":"string","enum":["desktop","mobile"]}},` +
+	`"properties":{` +
+	`"runId":{"type":"string","description":"The run to compare"},` +
+	`"viewport":{"$ref":"#/$defs/Viewport","description":"Which viewport"},` +
+	`"mode":{"type":"string","enum":["fast","thorough"],"default":"fast","description":"How hard to look\u001b[2J"},` +
+	`"tags":{"type":"array","items":{"type":"integer"},"description":"Tag ids"},` +
+	`"threshold":{"type":["number","null"],"default":0.1}},` +
+	`"required":["runId"],"additionalProperties":false}`
+
+const richOutputSchema = `{"type":"object","properties":{"changed":{"type":"integer","description":"Pixels changed"}},"required":["changed"]}`
+
+// richToolServer lists a tool with richSchema and every annotation hint,
+// and a read-only tool that states none. The SDK's Tool has no execution
+// member, so the list is given one on the way out (task support), as a
+// server of a newer revision sends it.
+func richToolServer(t *testing.T) string {
+	t.Helper()
+	server := mcp.NewServer(&mcp.Implementation{Name: "rich", Version: "1"}, nil)
+	no, answer := false, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+	}
+	server.AddTool(&mcp.Tool{
+		Name: "compare", Title: "Compare", Description: "Compare a run with its baseline.",
+		InputSchema: json.RawMessage(richSchema), OutputSchema: json.RawMessage(richOutputSchema),
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: &no, IdempotentHint: true, OpenWorldHint: &no},
+	}, answer)
+	server.AddTool(&mcp.Tool{Name: "peek", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, answer)
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{JSONResponse: true})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			handler.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		handler.ServeHTTP(rec, r)
+		body := bytes.Replace(rec.Body.Bytes(), []byte(`"name":"compare"`), []byte(`"execution":{"taskSupport":"optional"},"name":"compare"`), 1)
+		for k, v := range rec.Header() {
+			if k != "Content-Length" {
+				w.Header()[k] = v
+			}
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(body)
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+func TestToolsShowsEveryFactOfTheSchemaAndAnnotations(t *testing.T) {
+	endpoint := richToolServer(t)
+	out, errOut, exit := runVQ(t, nil, "--endpoint", endpoint, "tools")
+	if exit != 0 {
+		t.Fatalf("exit %d: %s", exit, errOut)
+	}
+	for _, want := range []string{
+		"compare  write      runId*:string mode:string tags:array threshold:number|null viewport:Viewport  Compare: Compare a run with its baseline.\n",
+		"\ncompare:\n" +
+			"  hints: writes, not destructive, idempotent, closed world\n" +
+			"  task support: optional\n" +
+			"  arguments:\n" +
+			"    runId*     string            The run to compare\n" +
+			"    mode       string            How hard to look; one of \"fast\", \"thorough\"; default \"fast\"\n" +
+			"    tags       array of integer  Tag ids\n" +
+			"    threshold  number|null       default 0.1\n" +
+			"    viewport   Viewport          Which viewport\n" +
+			"  returns:\n" +
+			"    changed*  integer  Pixels changed\n",
+		"\npeek:\n  hints: read-only, open world (presumed)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("vq tools lacks\n%s\nin\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\x1b") {
+		t.Errorf("server text reached the terminal raw:\n%q", out)
+	}
+
+	out, errOut, exit = runVQ(t, nil, "--endpoint", endpoint, "tools", "--json")
+	var resp struct {
+		Data struct {
+			Tools []struct {
+				Name         string          `json:"name"`
+				InputSchema  json.RawMessage `json:"inputSchema"`
+				OutputSchema json.RawMessage `json:"outputSchema"`
+				TaskSupport  string          `json:"taskSupport"`
+			} `json:"tools"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(out), &resp); err != nil || exit != 0 || len(resp.Data.Tools) != 2 {
+		t.Fatalf("--json: exit %d %v\n%s%s", exit, err, out, errOut)
+	}
+	compare := resp.Data.Tools[0]
+	if compare.Name != "compare" || !sameJSON(t, compare.InputSchema, []byte(richSchema)) || !sameJSON(t, compare.OutputSchema, []byte(richOutputSchema)) || compare.TaskSupport != "optional" {
+		t.Errorf("--json tool = %s %s %s %q; want the server's schemas unchanged", compare.Name, compare.InputSchema, compare.OutputSchema, compare.TaskSupport)
+	}
+}
