@@ -536,6 +536,11 @@ func TestMCPServeFollowsAJobWithProgress(t *testing.T) {
 			if status, ok := api.ParseJobStatus(&final); !ok || status.Status != api.JobCompleted || !strings.Contains(string(status.Result), `"eventStatus":"pass"`) {
 				t.Errorf("final answer: %s", final.Data)
 			}
+			// The client may handle the last notifications after the answer:
+			// wait a bounded time for the two the test needs.
+			for deadline := time.Now().Add(5 * time.Second); len(s.progress) < 2 && time.Now().Before(deadline); {
+				time.Sleep(10 * time.Millisecond)
+			}
 			var got []float64
 			for len(s.progress) > 0 {
 				p := <-s.progress
