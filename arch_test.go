@@ -19,6 +19,9 @@ var importRules = []struct {
 	pkg    string
 	banned []string
 }{
+	// The tests' fake server and ToolResponse builders: a leaf, so that
+	// the tests of every package, api's included, can use it.
+	{"internal/testkit", []string{"", "api", "cmd/...", "completions", "format", "sandbox", "ui", "bench/..."}},
 	// The leaves import nothing of vq but other leaves.
 	{"internal/...", []string{"", "api", "cmd/...", "completions", "format", "sandbox", "ui", "bench/..."}},
 	{"api", []string{"cmd/...", "completions", "format", "sandbox", "ui", "bench/..."}},
@@ -27,8 +30,9 @@ var importRules = []struct {
 	{"completions", []string{"cmd/...", "format", "sandbox", "ui", "bench/..."}},
 	{"sandbox", []string{"cmd/...", "completions", "format", "ui", "bench/..."}},
 	{"cmd/...", []string{"bench/..."}},
-	// Nothing shipped imports the benchmarks: vq is main's dependencies.
-	{"", []string{"bench/..."}},
+	// Nothing shipped imports the benchmarks or the test kit: vq is
+	// main's dependencies.
+	{"", []string{"bench/...", "internal/testkit"}},
 	{"bench/...", nil},
 }
 
@@ -88,7 +92,7 @@ func vqImports(t *testing.T) map[string][]string {
 			}
 		}
 	}
-	for _, want := range []string{"", "api", "cmd", "format", "internal/textsafe"} {
+	for _, want := range []string{"", "api", "cmd", "format", "internal/textsafe", "internal/testkit"} {
 		if _, ok := imports[want]; !ok {
 			t.Fatalf("go list did not report %s: %s", show(want), stderr.String())
 		}
