@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // TestCIAnswersBecomeToolResponses drives CallCI against each kind of CI
@@ -13,35 +15,35 @@ import (
 func TestCIAnswersBecomeToolResponses(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
-		replies     []reply
+		replies     []testkit.Reply
 		ok          bool
 		code        string
 		recoverable bool
 		summary     string
-		hits        int32
+		hits        int
 	}{
-		{"run started", []reply{{200, `{"runId":"run_1","status":"queued","url":"https://x/runs/run_1"}`, nil}},
+		{"run started", []testkit.Reply{testkit.Answer(200, `{"runId":"run_1","status":"queued","url":"https://x/runs/run_1"}`)},
 			true, "", false, "run run_1 queued", 1},
-		{"failed run", []reply{{200, `{"runId":"run_1","status":"failed","progress":{"current":12,"total":12},"failed":3,"total":12}`, nil}},
+		{"failed run", []testkit.Reply{testkit.Answer(200, `{"runId":"run_1","status":"failed","progress":{"current":12,"total":12},"failed":3,"total":12}`)},
 			true, "", false, "run run_1 failed: 3 of 12 checks", 1},
-		{"any other JSON", []reply{{200, ` [1, 2] `, nil}}, true, "", false, "list_things answered", 1},
-		{"HTML with 200", []reply{{200, `<html>hi</html>`, nil}}, false, CodeHTTPError, true, "HTTP 200 OK: hi", 1},
-		{"empty 502, retried once", []reply{{502, ``, nil}}, false, CodeHTTPError, true, "HTTP 502 Bad Gateway with an empty body", 2},
-		{"5xx JSON is an http_error whatever its code", []reply{{503, `{"error":{"code":"internal","message":"db down"}}`, nil}},
+		{"any other JSON", []testkit.Reply{testkit.Answer(200, ` [1, 2] `)}, true, "", false, "list_things answered", 1},
+		{"HTML with 200", []testkit.Reply{testkit.Answer(200, `<html>hi</html>`)}, false, CodeHTTPError, true, "HTTP 200 OK: hi", 1},
+		{"empty 502, retried once", []testkit.Reply{testkit.Answer(502, ``)}, false, CodeHTTPError, true, "HTTP 502 Bad Gateway with an empty body", 2},
+		{"5xx JSON is an http_error whatever its code", []testkit.Reply{testkit.Answer(503, `{"error":{"code":"internal","message":"db down"}}`)},
 			false, CodeHTTPError, true, "HTTP 503 Service Unavailable: ", 2},
-		{"the body's code", []reply{{400, `{"error":{"code":"validation_error","message":"runId is required"}}`, nil}},
+		{"the body's code", []testkit.Reply{testkit.Answer(400, `{"error":{"code":"validation_error","message":"runId is required"}}`)},
 			false, CodeValidation, true, "runId is required", 1},
-		{"the body's recoverable flag", []reply{{403, `{"error":{"code":"scope_denied","message":"no","recoverable":true}}`, nil}},
+		{"the body's recoverable flag", []testkit.Reply{testkit.Answer(403, `{"error":{"code":"scope_denied","message":"no","recoverable":true}}`)},
 			false, CodeScopeDenied, true, "no", 1},
-		{"404 without a code", []reply{{404, `{"message":"nope"}`, nil}}, false, CodeNotFound, false, `HTTP 404 Not Found: {"message":"nope"}`, 1},
-		{"401", []reply{{401, `{"error":{"code":"unauthorized","message":"missing API key"}}`, map[string]string{"WWW-Authenticate": `Bearer realm="visualq"`}}},
+		{"404 without a code", []testkit.Reply{testkit.Answer(404, `{"message":"nope"}`)}, false, CodeNotFound, false, `HTTP 404 Not Found: {"message":"nope"}`, 1},
+		{"401", []testkit.Reply{{Status: 401, Body: `{"error":{"code":"unauthorized","message":"missing API key"}}`, Header: map[string]string{"WWW-Authenticate": `Bearer realm="visualq"`}}},
 			false, CodeUnauthorized, false, "the server did not accept the credential (HTTP 401)", 1},
-		{"429 waits retryAfterMs", []reply{{429, `{"error":{"code":"rate_limit","message":"slow","retryAfterMs":5}}`, nil}, {200, `{"runId":"r","status":"passed","total":4}`, nil}},
+		{"429 waits retryAfterMs", []testkit.Reply{testkit.Answer(429, `{"error":{"code":"rate_limit","message":"slow","retryAfterMs":5}}`), testkit.Answer(200, `{"runId":"r","status":"passed","total":4}`)},
 			true, "", false, "run r passed: 4 checks", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newServer(t, tc.replies...)
-			resp, err := s.client(Options{}).CallCI(context.Background(), "list_things", map[string]any{"runId": "run_1"})
+			s := testkit.NewServer(t, testkit.Script(tc.replies...))
+			resp, err := newClient(s, Options{}).CallCI(context.Background(), "list_things", map[string]any{"runId": "run_1"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,11 +53,11 @@ func TestCIAnswersBecomeToolResponses(t *testing.T) {
 			if !tc.ok && resp.IsRecoverable() != tc.recoverable {
 				t.Errorf("recoverable=%v", resp.IsRecoverable())
 			}
-			if got := s.hits.Load(); got != tc.hits {
+			if got := s.Count(); got != tc.hits {
 				t.Errorf("%d requests, want %d", got, tc.hits)
 			}
-			if body, _ := s.lastReq.Load().([]byte); string(body) != `{"runId":"run_1"}` || s.auth.Load() != "Bearer vqs_secret_key" {
-				t.Errorf("sent %s with %v; want the args object and the key", body, s.auth.Load())
+			if body := s.Last().Raw; string(body) != `{"runId":"run_1"}` || s.Last().Header.Get("Authorization") != "Bearer vqs_secret_key" {
+				t.Errorf("sent %s with %v; want the args object and the key", body, s.Last().Header.Get("Authorization"))
 			}
 		})
 	}
@@ -63,16 +65,16 @@ func TestCIAnswersBecomeToolResponses(t *testing.T) {
 
 func TestCIDataIsTheAnswer(t *testing.T) {
 	answer := `{"runId":"run_1","status":"running","extra":{"b":1,"a":2}}`
-	s := newServer(t, reply{200, "\n" + answer + "\n", nil})
-	resp, _ := s.client(Options{Project: "shop-web"}).CallCI(context.Background(), ToolRunStatus, map[string]any{"runId": "run_1", "environment": "mine"})
+	s := testkit.NewServer(t, testkit.Always(200, "\n"+answer+"\n"))
+	resp, _ := newClient(s, Options{Project: "shop-web"}).CallCI(context.Background(), ToolRunStatus, map[string]any{"runId": "run_1", "environment": "mine"})
 	if string(resp.Data) != answer {
 		t.Errorf("data %s, want the answer as sent", resp.Data)
 	}
-	if body, _ := s.lastReq.Load().([]byte); string(body) != `{"environment":"mine","project":"shop-web","runId":"run_1"}` {
+	if body := s.Last().Raw; string(body) != `{"environment":"mine","project":"shop-web","runId":"run_1"}` {
 		t.Errorf("sent %s: the configured project joins the args, which win", body)
 	}
-	if s.client(Options{}).CIURL("a b/c") != s.URL+"/api/ci/a%20b%2Fc" {
-		t.Errorf("CIURL %s", s.client(Options{}).CIURL("a b/c"))
+	if newClient(s, Options{}).CIURL("a b/c") != s.URL+"/api/ci/a%20b%2Fc" {
+		t.Errorf("CIURL %s", newClient(s, Options{}).CIURL("a b/c"))
 	}
 }
 

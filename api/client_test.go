@@ -3,7 +3,6 @@ package api
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -13,43 +12,13 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/visualq/vq/internal/testkit"
 )
 
-// server answers each request with the next reply in order (the last one
-// repeats) and counts the requests it received.
-type server struct {
-	*httptest.Server
-	hits    atomic.Int32
-	lastReq atomic.Value // the body of the last request
-	auth    atomic.Value // its Authorization header
-}
-
-type reply struct {
-	status int
-	body   string
-	header map[string]string
-}
-
-func newServer(t *testing.T, replies ...reply) *server {
-	t.Helper()
-	s := &server{}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := int(s.hits.Add(1))
-		b, _ := io.ReadAll(r.Body)
-		s.lastReq.Store(b)
-		s.auth.Store(r.Header.Get("Authorization"))
-		rep := replies[min(n, len(replies))-1]
-		for k, v := range rep.header {
-			w.Header().Set(k, v)
-		}
-		w.WriteHeader(rep.status)
-		io.WriteString(w, rep.body)
-	}))
-	t.Cleanup(s.Close)
-	return s
-}
-
-func (s *server) client(opts Options) *Client {
+// newClient is a client of the fake server s with a key of its own,
+// unless opts give one.
+func newClient(s *testkit.Server, opts Options) *Client {
 	opts.BaseURL = s.URL
 	if opts.APIKey == "" {
 		opts.APIKey = "vqs_secret_key"
@@ -57,28 +26,18 @@ func (s *server) client(opts Options) *Client {
 	return New(opts)
 }
 
-func okBody(tool string) string {
-	return `{"ok":true,"tool":"` + tool + `","summary":"done","data":{"n":1},"warnings":[],"nextActions":[]}`
-}
-
-func errBody(code string, recoverable bool) string {
-	b, _ := json.Marshal(map[string]any{"ok": false, "tool": "t", "summary": code, "data": nil, "warnings": []string{}, "nextActions": []any{},
-		"error": map[string]string{"code": code, "message": "msg " + code}, "recoverable": recoverable})
-	return string(b)
-}
-
 func TestInvokeSendsTheContractRequest(t *testing.T) {
-	s := newServer(t, reply{200, okBody("get_run_failures"), nil})
-	c := s.client(Options{Project: "shop-web"})
+	s := testkit.NewServer(t, testkit.Always(200, testkit.OK("get_run_failures", "done", map[string]any{"n": 1})))
+	c := newClient(s, Options{Project: "shop-web"})
 	resp, err := c.Invoke(context.Background(), Call{Tool: "get_run_failures", Args: map[string]any{"runId": "run_abc"}})
 	if err != nil || !resp.OK || resp.Summary != "done" {
 		t.Fatalf("resp %+v err %v", resp, err)
 	}
-	if got := s.auth.Load(); got != "Bearer vqs_secret_key" {
+	if got := s.Last().Header.Get("Authorization"); got != "Bearer vqs_secret_key" {
 		t.Errorf("Authorization = %q", got)
 	}
 	want := `{"tool":"get_run_failures","args":{"runId":"run_abc"},"project":"shop-web"}`
-	if got := string(s.lastReq.Load().([]byte)); got != want {
+	if got := string(s.Last().Raw); got != want {
 		t.Errorf("body = %s, want %s", got, want)
 	}
 }
@@ -88,10 +47,10 @@ func TestEveryContractStatusDecodesAToolResponse(t *testing.T) {
 		status int
 		code   string
 	}{{400, "validation_error"}, {400, "confirm_required"}, {403, "scope_denied"}, {403, "plan_gate"}, {404, "not_found"}, {422, "proof_failed"}} {
-		s := newServer(t, reply{tc.status, errBody(tc.code, true), nil})
-		resp, _ := s.client(Options{}).Invoke(context.Background(), Call{Tool: "t"})
-		if resp.ErrorCode() != tc.code || s.hits.Load() != 1 {
-			t.Errorf("HTTP %d: code %q after %d calls, want %q after 1 (refusals are never retried)", tc.status, resp.ErrorCode(), s.hits.Load(), tc.code)
+		s := testkit.NewServer(t, testkit.Always(tc.status, testkit.Failure("t", tc.code, "msg "+tc.code, true, testkit.Summary(tc.code))))
+		resp, _ := newClient(s, Options{}).Invoke(context.Background(), Call{Tool: "t"})
+		if resp.ErrorCode() != tc.code || s.Count() != 1 {
+			t.Errorf("HTTP %d: code %q after %d calls, want %q after 1 (refusals are never retried)", tc.status, resp.ErrorCode(), s.Count(), tc.code)
 		}
 		if resp.Raw() == nil {
 			t.Errorf("HTTP %d: the server's bytes were not kept", tc.status)
@@ -104,7 +63,7 @@ func TestBodiesThatAreNotToolResponsesBecomeHTTPErrors(t *testing.T) {
 		name, body string
 		status     int
 		wantMsg    string
-		wantHits   int32
+		wantHits   int
 	}{
 		{"gateway html", "<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>", 502, "HTTP 502 Bad Gateway: 502 Bad Gateway nginx", 2},
 		{"empty 502", "", 502, "HTTP 502 Bad Gateway with an empty body", 2},
@@ -114,16 +73,16 @@ func TestBodiesThatAreNotToolResponsesBecomeHTTPErrors(t *testing.T) {
 		{"control chars", "\x1b[31mred\x1b]0;title\x07", 500, "HTTP 500 Internal Server Error: [31mred ]0;title", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newServer(t, reply{tc.status, tc.body, nil})
-			resp, _ := s.client(Options{}).Invoke(context.Background(), Call{Tool: "t"})
+			s := testkit.NewServer(t, testkit.Always(tc.status, tc.body))
+			resp, _ := newClient(s, Options{}).Invoke(context.Background(), Call{Tool: "t"})
 			if resp.ErrorCode() != CodeHTTPError || !resp.IsRecoverable() || resp.Raw() != nil {
 				t.Fatalf("got %+v", resp)
 			}
 			if resp.Error.Message != tc.wantMsg {
 				t.Errorf("message %q, want %q", resp.Error.Message, tc.wantMsg)
 			}
-			if s.hits.Load() != tc.wantHits {
-				t.Errorf("%d requests, want %d (5xx is retried once)", s.hits.Load(), tc.wantHits)
+			if s.Count() != tc.wantHits {
+				t.Errorf("%d requests, want %d (5xx is retried once)", s.Count(), tc.wantHits)
 			}
 		})
 	}
@@ -174,7 +133,7 @@ func TestCutConnectionIsRetriedOnce(t *testing.T) {
 			conn.Close()
 			return
 		}
-		io.WriteString(w, okBody("t"))
+		io.WriteString(w, testkit.OK("t", "done", map[string]any{"n": 1}))
 	}))
 	defer srv.Close()
 	resp, _ := New(Options{BaseURL: srv.URL, APIKey: "k"}).Invoke(context.Background(), Call{Tool: "t"})
@@ -184,17 +143,15 @@ func TestCutConnectionIsRetriedOnce(t *testing.T) {
 }
 
 func TestRateLimitWaitsRetryAfterThenSucceeds(t *testing.T) {
-	s := newServer(t,
-		reply{429, `{"ok":false,"tool":"t","summary":"slow down","data":null,"warnings":[],"nextActions":[],"error":{"code":"rate_limit","message":"slow down"},"recoverable":true,"retryAfterMs":300}`, nil},
-		reply{200, okBody("t"), nil})
+	s := testkit.NewServer(t, testkit.Script(testkit.Answer(429, testkit.RateLimit("t", "slow down", 300)), testkit.Answer(200, testkit.OK("t", "done", map[string]any{"n": 1}))))
 	var notices []string
 	start := time.Now()
-	resp, _ := s.client(Options{Notify: func(m string) { notices = append(notices, m) }}).Invoke(context.Background(), Call{Tool: "t"})
+	resp, _ := newClient(s, Options{Notify: func(m string) { notices = append(notices, m) }}).Invoke(context.Background(), Call{Tool: "t"})
 	if elapsed := time.Since(start); elapsed < 300*time.Millisecond {
 		t.Errorf("retried after %s, before retryAfterMs (300ms)", elapsed)
 	}
-	if !resp.OK || s.hits.Load() != 2 {
-		t.Fatalf("ok=%v after %d requests", resp.OK, s.hits.Load())
+	if !resp.OK || s.Count() != 2 {
+		t.Fatalf("ok=%v after %d requests", resp.OK, s.Count())
 	}
 	if len(notices) != 1 || !strings.Contains(notices[0], "rate limited, retrying in 300ms") {
 		t.Errorf("notices %q", notices)
@@ -202,64 +159,56 @@ func TestRateLimitWaitsRetryAfterThenSucceeds(t *testing.T) {
 }
 
 func TestRateLimitForeverStopsWithinTheBudget(t *testing.T) {
-	s := newServer(t, reply{429, errBodyWithRetry(100), nil})
-	resp, _ := s.client(Options{RateLimitBudget: 350 * time.Millisecond}).Invoke(context.Background(), Call{Tool: "t"})
+	s := testkit.NewServer(t, testkit.Always(429, testkit.RateLimit("t", "msg rate_limit", 100, testkit.Summary("rate_limit"))))
+	resp, _ := newClient(s, Options{RateLimitBudget: 350 * time.Millisecond}).Invoke(context.Background(), Call{Tool: "t"})
 	if resp.ErrorCode() != CodeRateLimit {
 		t.Fatalf("code %q", resp.ErrorCode())
 	}
-	if got := s.hits.Load(); got != 4 {
+	if got := s.Count(); got != 4 {
 		t.Errorf("%d requests; a 350ms budget of 100ms waits allows 1+3", got)
 	}
 }
 
-func errBodyWithRetry(ms int) string {
-	var m map[string]any
-	json.Unmarshal([]byte(errBody("rate_limit", true)), &m)
-	m["retryAfterMs"] = ms
-	b, _ := json.Marshal(m)
-	return string(b)
-}
-
 func TestRetryAfterHeaderIsTheFallback(t *testing.T) {
-	s := newServer(t, reply{429, errBody("rate_limit", true), map[string]string{"Retry-After": "7"}})
-	resp, _ := s.client(Options{NoRetry: true}).Invoke(context.Background(), Call{Tool: "t"})
+	s := testkit.NewServer(t, testkit.Script(testkit.Reply{Status: 429, Body: testkit.Failure("t", "rate_limit", "msg rate_limit", true, testkit.Summary("rate_limit")), Header: map[string]string{"Retry-After": "7"}}))
+	resp, _ := newClient(s, Options{NoRetry: true}).Invoke(context.Background(), Call{Tool: "t"})
 	if resp.RetryAfterMs != 7000 {
 		t.Errorf("RetryAfterMs = %d, want 7000 from Retry-After", resp.RetryAfterMs)
 	}
 }
 
 func TestToolErrorRetriedOnceThenReported(t *testing.T) {
-	s := newServer(t, reply{422, errBody("tool_error", true), nil})
-	resp, _ := s.client(Options{}).Invoke(context.Background(), Call{Tool: "t"})
-	if resp.ErrorCode() != CodeToolError || s.hits.Load() != 2 {
-		t.Fatalf("code %q after %d requests, want tool_error after 2", resp.ErrorCode(), s.hits.Load())
+	s := testkit.NewServer(t, testkit.Always(422, testkit.Failure("t", "tool_error", "msg tool_error", true, testkit.Summary("tool_error"))))
+	resp, _ := newClient(s, Options{}).Invoke(context.Background(), Call{Tool: "t"})
+	if resp.ErrorCode() != CodeToolError || s.Count() != 2 {
+		t.Fatalf("code %q after %d requests, want tool_error after 2", resp.ErrorCode(), s.Count())
 	}
 }
 
 // A readiness lock is a refusal even when a server words it as a
 // tool_error: the call is sent once, not again.
 func TestReadinessLockIsNotRetriedWhateverItsCode(t *testing.T) {
-	body := strings.Replace(errBody("tool_error", true), "msg tool_error", "Project shop-web is still being analysed: 3 of 5 sources analysed", 1)
-	s := newServer(t, reply{422, body, nil})
-	resp, _ := s.client(Options{}).Invoke(context.Background(), Call{Tool: "approve_vrt_results"})
-	if resp.ErrorCode() != CodeToolError || s.hits.Load() != 1 {
-		t.Fatalf("code %q after %d requests, want the refusal after 1", resp.ErrorCode(), s.hits.Load())
+	body := strings.Replace(testkit.Failure("t", "tool_error", "msg tool_error", true, testkit.Summary("tool_error")), "msg tool_error", "Project shop-web is still being analysed: 3 of 5 sources analysed", 1)
+	s := testkit.NewServer(t, testkit.Always(422, body))
+	resp, _ := newClient(s, Options{}).Invoke(context.Background(), Call{Tool: "approve_vrt_results"})
+	if resp.ErrorCode() != CodeToolError || s.Count() != 1 {
+		t.Fatalf("code %q after %d requests, want the refusal after 1", resp.ErrorCode(), s.Count())
 	}
 }
 
 func TestNoRetryMeansOneRequest(t *testing.T) {
-	s := newServer(t, reply{422, errBody("tool_error", true), nil})
-	s.client(Options{NoRetry: true}).Invoke(context.Background(), Call{Tool: "t"})
-	if s.hits.Load() != 1 {
-		t.Fatalf("%d requests with NoRetry", s.hits.Load())
+	s := testkit.NewServer(t, testkit.Always(422, testkit.Failure("t", "tool_error", "msg tool_error", true, testkit.Summary("tool_error"))))
+	newClient(s, Options{NoRetry: true}).Invoke(context.Background(), Call{Tool: "t"})
+	if s.Count() != 1 {
+		t.Fatalf("%d requests with NoRetry", s.Count())
 	}
 }
 
 func TestUnauthorizedIsNeverRetried(t *testing.T) {
-	s := newServer(t, reply{401, "", map[string]string{"WWW-Authenticate": `Bearer realm="vq", resource_metadata="https://vq.example/.well-known/oauth-protected-resource"`}})
-	resp, _ := s.client(Options{}).Invoke(context.Background(), Call{Tool: "t"})
-	if resp.ErrorCode() != CodeUnauthorized || s.hits.Load() != 1 {
-		t.Fatalf("code %q after %d requests", resp.ErrorCode(), s.hits.Load())
+	s := testkit.NewServer(t, testkit.Script(testkit.Reply{Status: 401, Body: "", Header: map[string]string{"WWW-Authenticate": `Bearer realm="vq", resource_metadata="https://vq.example/.well-known/oauth-protected-resource"`}}))
+	resp, _ := newClient(s, Options{}).Invoke(context.Background(), Call{Tool: "t"})
+	if resp.ErrorCode() != CodeUnauthorized || s.Count() != 1 {
+		t.Fatalf("code %q after %d requests", resp.ErrorCode(), s.Count())
 	}
 	if meta, refused := resp.CredentialRefused(); !refused || meta != "https://vq.example/.well-known/oauth-protected-resource" {
 		t.Errorf("CredentialRefused = %q, %v; want the challenge's resource metadata", meta, refused)
@@ -268,8 +217,8 @@ func TestUnauthorizedIsNeverRetried(t *testing.T) {
 
 func TestBodyCap(t *testing.T) {
 	big := `{"ok":true,"tool":"t","summary":"` + strings.Repeat("x", 5000) + `"}`
-	s := newServer(t, reply{200, big, nil})
-	resp, _ := s.client(Options{MaxBodyBytes: 1024}).Invoke(context.Background(), Call{Tool: "t"})
+	s := testkit.NewServer(t, testkit.Always(200, big))
+	resp, _ := newClient(s, Options{MaxBodyBytes: 1024}).Invoke(context.Background(), Call{Tool: "t"})
 	if resp.ErrorCode() != CodeHTTPError || !strings.Contains(resp.Error.Message, "response body too large") {
 		t.Fatalf("got %+v", resp.Error)
 	}
@@ -279,13 +228,13 @@ func TestCrossHostRedirectDoesNotCarryTheKey(t *testing.T) {
 	var leaked atomic.Value
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		leaked.Store(r.Header.Get("Authorization"))
-		io.WriteString(w, okBody("t"))
+		io.WriteString(w, testkit.OK("t", "done", map[string]any{"n": 1}))
 	}))
 	defer other.Close()
 	// "localhost" and "127.0.0.1" are different hosts to the client.
 	target := strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
-	s := newServer(t, reply{307, "", map[string]string{"Location": target + "/api/mcp/v1/invoke"}})
-	resp, _ := s.client(Options{}).Invoke(context.Background(), Call{Tool: "t"})
+	s := testkit.NewServer(t, testkit.Script(testkit.Reply{Status: 307, Body: "", Header: map[string]string{"Location": target + "/api/mcp/v1/invoke"}}))
+	resp, _ := newClient(s, Options{}).Invoke(context.Background(), Call{Tool: "t"})
 	if v, _ := leaked.Load().(string); v != "" {
 		t.Fatalf("the other host received Authorization %q", v)
 	}
@@ -295,9 +244,9 @@ func TestCrossHostRedirectDoesNotCarryTheKey(t *testing.T) {
 }
 
 func TestDebugTraceRedactsCredentials(t *testing.T) {
-	s := newServer(t, reply{200, `{"ok":true,"tool":"t","summary":"token is vqs_admin_leak","data":{"apiKey":"sekret-value","access_token":"abc"},"warnings":[],"nextActions":[]}`, nil})
+	s := testkit.NewServer(t, testkit.Always(200, `{"ok":true,"tool":"t","summary":"token is vqs_admin_leak","data":{"apiKey":"sekret-value","access_token":"abc"},"warnings":[],"nextActions":[]}`))
 	var trace bytes.Buffer
-	c := s.client(Options{APIKey: "my-very-secret-key", Debug: &trace})
+	c := newClient(s, Options{APIKey: "my-very-secret-key", Debug: &trace})
 	c.Invoke(context.Background(), Call{Tool: "t", Args: map[string]any{"password": "hunter2", "note": "my-very-secret-key"}})
 	out := trace.String()
 	for _, secret := range []string{"my-very-secret-key", "vqs_admin_leak", "sekret-value", "hunter2", `"access_token":"abc"`} {
@@ -313,11 +262,11 @@ func TestDebugTraceRedactsCredentials(t *testing.T) {
 }
 
 func TestCancelledContextStopsAWait(t *testing.T) {
-	s := newServer(t, reply{429, errBodyWithRetry(10_000), nil})
+	s := testkit.NewServer(t, testkit.Always(429, testkit.RateLimit("t", "msg rate_limit", 10_000, testkit.Summary("rate_limit"))))
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := s.client(Options{}).Invoke(ctx, Call{Tool: "t"})
+	_, err := newClient(s, Options{}).Invoke(ctx, Call{Tool: "t"})
 	if err == nil || time.Since(start) > 5*time.Second {
 		t.Fatalf("err %v after %s", err, time.Since(start))
 	}

@@ -5,21 +5,22 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // A 429 that carries no ToolResponse (a gateway's text or HTML) is still a
 // rate limit: waited out as Retry-After says, then retried.
 func TestA429WithoutAToolResponseIsARateLimit(t *testing.T) {
-	s := newServer(t,
-		reply{429, "<html>slow down</html>", map[string]string{"Retry-After": "0", "Content-Type": "text/html"}},
-		reply{200, `{"ok":true,"tool":"t","summary":"done","data":null,"warnings":[],"nextActions":[]}`, nil},
-	)
-	resp, err := s.client(Options{}).Invoke(context.Background(), Call{Tool: "t"})
-	if err != nil || !resp.OK || s.hits.Load() != 2 {
-		t.Fatalf("resp %+v err %v after %d calls; want ok after a retry", resp, err, s.hits.Load())
+	s := testkit.NewServer(t, testkit.Script(testkit.Reply{Status: 429, Body: "<html>slow down</html>", Header: map[string]string{"Retry-After": "0", "Content-Type": "text/html"}},
+		testkit.Answer(200, `{"ok":true,"tool":"t","summary":"done","data":null,"warnings":[],"nextActions":[]}`),
+	))
+	resp, err := newClient(s, Options{}).Invoke(context.Background(), Call{Tool: "t"})
+	if err != nil || !resp.OK || s.Count() != 2 {
+		t.Fatalf("resp %+v err %v after %d calls; want ok after a retry", resp, err, s.Count())
 	}
-	s = newServer(t, reply{429, "Too Many Requests", map[string]string{"Retry-After": "2"}})
-	resp, _ = s.client(Options{NoRetry: true}).Invoke(context.Background(), Call{Tool: "t"})
+	s = testkit.NewServer(t, testkit.Script(testkit.Reply{Status: 429, Body: "Too Many Requests", Header: map[string]string{"Retry-After": "2"}}))
+	resp, _ = newClient(s, Options{NoRetry: true}).Invoke(context.Background(), Call{Tool: "t"})
 	if resp.ErrorCode() != CodeRateLimit || resp.RetryAfterMs != 2000 || !resp.IsRecoverable() {
 		t.Errorf("got %s, retryAfterMs %d", resp.ErrorCode(), resp.RetryAfterMs)
 	}
@@ -41,10 +42,10 @@ func TestRetryAfterDatesAndOverflow(t *testing.T) {
 	if d := r.retryAfter(); d <= 0 || d > 24*time.Hour {
 		t.Errorf("retryAfterMs max int64 waits %s", d)
 	}
-	s := newServer(t, reply{429, errBodyWithRetry(1<<62 - 1), nil})
+	s := testkit.NewServer(t, testkit.Always(429, testkit.RateLimit("t", "msg rate_limit", 1<<62-1, testkit.Summary("rate_limit"))))
 	start := time.Now()
-	resp, _ := s.client(Options{RateLimitBudget: time.Second}).Invoke(context.Background(), Call{Tool: "t"})
-	if resp.ErrorCode() != CodeRateLimit || s.hits.Load() != 1 || time.Since(start) > 5*time.Second {
-		t.Errorf("a wait past the budget: %s after %d calls in %s", resp.ErrorCode(), s.hits.Load(), time.Since(start))
+	resp, _ := newClient(s, Options{RateLimitBudget: time.Second}).Invoke(context.Background(), Call{Tool: "t"})
+	if resp.ErrorCode() != CodeRateLimit || s.Count() != 1 || time.Since(start) > 5*time.Second {
+		t.Errorf("a wait past the budget: %s after %d calls in %s", resp.ErrorCode(), s.Count(), time.Since(start))
 	}
 }

@@ -4,38 +4,32 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/visualq/vq/internal/testkit"
 )
 
-// jobBody is a get_job_status answer.
+// jobBody is job_1's get_job_status answer; a job that finished has the
+// result {"answer": 42}, and a failed one is a recoverable proof_failed.
 func jobBody(status string, current, total int, message string) string {
-	data := map[string]any{"jobId": "job_1", "status": status}
-	if total > 0 {
-		data["progress"] = map[string]any{"current": current, "total": total, "message": message}
-	}
-	ok := status != JobFailed
-	body := map[string]any{"ok": ok, "tool": ToolJobStatus, "summary": "job " + status, "data": data, "warnings": []string{}, "nextActions": []any{}}
+	opts := []testkit.Option{testkit.Summary("job " + status)}
 	if status == JobCompleted || status == JobFailed {
-		data["result"] = map[string]any{"answer": 42}
+		opts = append(opts, testkit.Result(map[string]any{"answer": 42}))
 	}
-	if !ok {
-		body["error"] = map[string]string{"code": CodeProofFailed, "message": "the proof failed"}
-		body["recoverable"] = true
+	if status == JobFailed {
+		opts = append(opts, testkit.Failed(CodeProofFailed, "the proof failed", true))
 	}
-	b, _ := json.Marshal(body)
-	return string(b)
+	return testkit.JobStatus("job_1", status, current, total, message, opts...)
 }
 
 // fast is a policy small enough for tests: the schedule is checked on its
 // own in TestPolicySchedule.
 var fast = WatchOptions{MinInterval: time.Millisecond, MaxInterval: 4 * time.Millisecond}
 
-func watchOnce(t *testing.T, s *server, o WatchOptions) (*ToolResponse, []JobUpdate, error) {
+func watchOnce(t *testing.T, s *testkit.Server, o WatchOptions) (*ToolResponse, []JobUpdate, error) {
 	t.Helper()
 	var mu sync.Mutex
 	var updates []JobUpdate
@@ -44,7 +38,7 @@ func watchOnce(t *testing.T, s *server, o WatchOptions) (*ToolResponse, []JobUpd
 		updates = append(updates, u)
 		mu.Unlock()
 	}
-	c := s.client(Options{NoRetry: true})
+	c := newClient(s, Options{NoRetry: true})
 	resp, err := Watch(context.Background(), "job_1", c.JobStatusPoll("job_1"), o)
 	return resp, updates, err
 }
@@ -97,19 +91,18 @@ func TestPolicySchedule(t *testing.T) {
 }
 
 func TestWatchQueuedToCompletedReportsOnlyChanges(t *testing.T) {
-	s := newServer(t,
-		reply{200, jobBody(JobQueued, 0, 0, ""), nil},
-		reply{200, jobBody(JobQueued, 0, 0, ""), nil},
-		reply{200, jobBody(JobRunning, 1, 3, "Loading page"), nil},
-		reply{200, jobBody(JobRunning, 1, 3, "Loading page"), nil},
-		reply{200, jobBody(JobRunning, 2, 3, "Comparing screenshots"), nil},
-		reply{200, jobBody(JobCompleted, 3, 3, "Done"), nil},
-	)
+	s := testkit.NewServer(t, testkit.Script(testkit.Answer(200, jobBody(JobQueued, 0, 0, "")),
+		testkit.Answer(200, jobBody(JobQueued, 0, 0, "")),
+		testkit.Answer(200, jobBody(JobRunning, 1, 3, "Loading page")),
+		testkit.Answer(200, jobBody(JobRunning, 1, 3, "Loading page")),
+		testkit.Answer(200, jobBody(JobRunning, 2, 3, "Comparing screenshots")),
+		testkit.Answer(200, jobBody(JobCompleted, 3, 3, "Done")),
+	))
 	resp, updates, err := watchOnce(t, s, fast)
 	if err != nil || !resp.OK || !strings.Contains(string(resp.Data), `"answer":42`) {
 		t.Fatalf("resp %+v err %v", resp, err)
 	}
-	if n := s.hits.Load(); n != 6 {
+	if n := s.Count(); n != 6 {
 		t.Errorf("polled %d times, want 6 (one per scripted answer, none after the end)", n)
 	}
 	var lines []string
@@ -124,20 +117,19 @@ func TestWatchQueuedToCompletedReportsOnlyChanges(t *testing.T) {
 		t.Errorf("last update %+v", last)
 	}
 	var body map[string]any
-	json.Unmarshal(s.lastReq.Load().([]byte), &body)
+	json.Unmarshal(s.Last().Raw, &body)
 	if body["tool"] != ToolJobStatus || body["args"].(map[string]any)["jobId"] != "job_1" {
 		t.Errorf("poll request %v", body)
 	}
 }
 
 func TestWatchGoesOnThroughTransientFailures(t *testing.T) {
-	s := newServer(t,
-		reply{200, jobBody(JobRunning, 1, 2, ""), nil},
-		reply{502, "<html>Bad Gateway</html>", nil},
-		reply{503, "", nil},
-		reply{200, errBody(CodeToolError, true), nil},
-		reply{200, jobBody(JobCompleted, 2, 2, ""), nil},
-	)
+	s := testkit.NewServer(t, testkit.Script(testkit.Answer(200, jobBody(JobRunning, 1, 2, "")),
+		testkit.Answer(502, "<html>Bad Gateway</html>"),
+		testkit.Answer(503, ""),
+		testkit.Answer(200, testkit.Failure("t", CodeToolError, "msg "+CodeToolError, true, testkit.Summary(CodeToolError))),
+		testkit.Answer(200, jobBody(JobCompleted, 2, 2, "")),
+	))
 	resp, updates, err := watchOnce(t, s, fast)
 	if err != nil || !resp.OK {
 		t.Fatalf("resp %+v err %v", resp, err)
@@ -157,23 +149,22 @@ func TestWatchGoesOnThroughTransientFailures(t *testing.T) {
 }
 
 func TestWatchGivesUpAfterTheFailureBudget(t *testing.T) {
-	s := newServer(t, reply{502, "bad gateway", nil})
+	s := testkit.NewServer(t, testkit.Always(502, "bad gateway"))
 	o := fast
 	o.MaxFailures = 4
 	resp, _, err := watchOnce(t, s, o)
 	if err != nil || resp.ErrorCode() != CodeHTTPError || !strings.Contains(resp.ErrorMessage(), "502") {
 		t.Fatalf("resp %+v err %v", resp, err)
 	}
-	if n := s.hits.Load(); n != 4 {
+	if n := s.Count(); n != 4 {
 		t.Errorf("polled %d times, want 4", n)
 	}
 }
 
 func TestWatchWaitsOutARateLimitThatGotThrough(t *testing.T) {
-	s := newServer(t,
-		reply{429, errBodyWithRetry(20), nil},
-		reply{200, jobBody(JobCompleted, 1, 1, ""), nil},
-	)
+	s := testkit.NewServer(t, testkit.Script(testkit.Answer(429, testkit.RateLimit("t", "msg rate_limit", 20, testkit.Summary("rate_limit"))),
+		testkit.Answer(200, jobBody(JobCompleted, 1, 1, "")),
+	))
 	resp, updates, err := watchOnce(t, s, fast)
 	if err != nil || !resp.OK {
 		t.Fatalf("resp %+v err %v", resp, err)
@@ -185,16 +176,16 @@ func TestWatchWaitsOutARateLimitThatGotThrough(t *testing.T) {
 
 func TestWatchEndsOnARefusalAndOnAFailedJob(t *testing.T) {
 	for name, body := range map[string]string{
-		"unknown job": errBody(CodeNotFound, false),
+		"unknown job": testkit.Failure("t", CodeNotFound, "msg "+CodeNotFound, false, testkit.Summary(CodeNotFound)),
 		"failed job":  jobBody(JobFailed, 2, 3, "no event"),
 	} {
 		t.Run(name, func(t *testing.T) {
-			s := newServer(t, reply{200, body, nil})
+			s := testkit.NewServer(t, testkit.Always(200, body))
 			resp, updates, err := watchOnce(t, s, fast)
 			if err != nil || resp == nil || string(resp.Raw()) != body {
 				t.Fatalf("resp %+v err %v", resp, err)
 			}
-			if n := s.hits.Load(); n != 1 {
+			if n := s.Count(); n != 1 {
 				t.Errorf("polled %d times, want 1", n)
 			}
 			if len(updates) != 1 || updates[0].Final != resp {
@@ -205,7 +196,7 @@ func TestWatchEndsOnARefusalAndOnAFailedJob(t *testing.T) {
 }
 
 func TestWatchTimeoutReportsTheLastStatus(t *testing.T) {
-	s := newServer(t, reply{200, jobBody(JobRunning, 1, 5, "slow"), nil})
+	s := testkit.NewServer(t, testkit.Always(200, jobBody(JobRunning, 1, 5, "slow")))
 	o := fast
 	o.Timeout = 30 * time.Millisecond
 	resp, _, err := watchOnce(t, s, o)
@@ -224,14 +215,13 @@ func TestWatchTimeoutReportsTheLastStatus(t *testing.T) {
 func TestWatchStopsWhenTheContextIsCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	polls := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s := testkit.NewServer(t, func(testkit.Call) testkit.Reply {
 		if polls++; polls == 3 {
 			cancel()
 		}
-		w.Write([]byte(jobBody(JobRunning, polls, 10, "")))
-	}))
-	defer srv.Close()
-	c := New(Options{BaseURL: srv.URL, APIKey: "k"})
+		return testkit.Answer(200, jobBody(JobRunning, polls, 10, ""))
+	})
+	c := newClient(s, Options{})
 	resp, err := Watch(ctx, "job_1", c.JobStatusPoll("job_1"), fast)
 	if !errors.Is(err, context.Canceled) || resp != nil {
 		t.Fatalf("resp %+v err %v", resp, err)
@@ -272,10 +262,10 @@ func TestMalformedJobStatusesNeverEndAWatchOK(t *testing.T) {
 		"progress out of range":  running(`{"current":1e400,"total":3}`),
 		"progress as text":       running(`{"current":"50%","total":"100%"}`),
 		"progress not an object": running(`"half"`),
-		"no status":              okBody("get_job_status"),
+		"no status":              testkit.OK("get_job_status", "done", map[string]any{"n": 1}),
 	} {
 		t.Run(name, func(t *testing.T) {
-			s := newServer(t, reply{200, body, nil})
+			s := testkit.NewServer(t, testkit.Always(200, body))
 			resp, _, err := watchOnce(t, s, WatchOptions{Interval: time.Millisecond, Timeout: 200 * time.Millisecond, MaxFailures: 3})
 			var timeout *WatchTimeoutError
 			switch {
@@ -286,9 +276,22 @@ func TestMalformedJobStatusesNeverEndAWatchOK(t *testing.T) {
 			case resp.OK:
 				t.Fatalf("the watch ended ok on %s", body)
 			}
-			if n := s.hits.Load(); n < 2 {
+			if n := s.Count(); n < 2 {
 				t.Errorf("polled %d times: a malformed answer ended the watch at once", n)
 			}
 		})
+	}
+}
+
+// The fakes of every package's tests speak the contract by the names api
+// gives it.
+func TestTestkitNamesAreTheContracts(t *testing.T) {
+	for got, want := range map[string]string{
+		testkit.ToolJobStatus: ToolJobStatus, testkit.CodeNotFound: CodeNotFound,
+		testkit.CodeRateLimit: CodeRateLimit, testkit.JobCompleted: JobCompleted,
+	} {
+		if got != want {
+			t.Errorf("testkit says %q where api says %q", got, want)
+		}
 	}
 }
