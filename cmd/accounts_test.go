@@ -8,44 +8,36 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/testkit"
 	"github.com/visualq/vq/sandbox"
 	"github.com/zalando/go-keyring"
 )
 
-// loggedSandbox is a sandbox with a server-side request log: the key
-// (bearer token) each request carried.
+// loggedSandbox is a sandbox that records the key (bearer token) each
+// request carried.
 type loggedSandbox struct {
-	*httptest.Server
-	mu   sync.Mutex
-	keys []string
+	*testkit.Server
+	seen int // the calls took has returned
 }
 
 func startLoggedSandbox(t *testing.T) *loggedSandbox {
 	t.Helper()
-	h := sandbox.New(sandbox.Options{JobStep: time.Millisecond, Rate: -1}).Handler()
-	ls := &loggedSandbox{}
-	ls.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ls.mu.Lock()
-		ls.keys = append(ls.keys, strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
-		ls.mu.Unlock()
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(ls.Close)
-	return ls
+	return &loggedSandbox{Server: testkit.Wrap(t, sandbox.New(sandbox.Options{JobStep: time.Millisecond, Rate: -1}).Handler())}
 }
 
 // took returns the keys received since the last call, and forgets them.
 func (ls *loggedSandbox) took() []string {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	keys := slices.Compact(ls.keys)
-	ls.keys = nil
-	return keys
+	calls := ls.Calls()
+	var keys []string
+	for _, c := range calls[ls.seen:] {
+		keys = append(keys, strings.TrimPrefix(c.Header.Get("Authorization"), "Bearer "))
+	}
+	ls.seen = len(calls)
+	return slices.Compact(keys)
 }
 
 // accountsEnv is the environment of one user's vq: a config file of its

@@ -10,6 +10,7 @@ import (
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/testkit"
 	"github.com/visualq/vq/sandbox"
 )
 
@@ -18,13 +19,13 @@ import (
 // asked for, and exits 0. Both say how to wait for the verdict.
 func TestPendingIsNotPassing(t *testing.T) {
 	s := newCISandbox(t, time.Hour)
-	out, stderr, exit := runVQ(t, s.env(), "ci", "run-vrt", "branch=main", "--jq", ".data.runId")
+	out, stderr, exit := runVQ(t, s.Env(), "ci", "run-vrt", "branch=main", "--jq", ".data.runId")
 	if exit != 0 || !strings.Contains(stderr, "vq ci status run_ci_0001 --wait") {
 		t.Fatalf("run-vrt: exit %d, stderr %s", exit, stderr)
 	}
 	runID := strings.TrimSpace(out)
 	for _, args := range [][]string{{"ci", "status", runID}, {"ci", "status", runID, "--json"}} {
-		_, stderr, exit = runVQ(t, s.env(), args...)
+		_, stderr, exit = runVQ(t, s.Env(), args...)
 		if exit != exitcode.Pending || !strings.Contains(stderr, "wait for its verdict with: vq ci status "+runID+" --wait") {
 			t.Errorf("%v: exit %d, want %d (pending); stderr %s", args, exit, exitcode.Pending, stderr)
 		}
@@ -36,9 +37,9 @@ func TestPendingIsNotPassing(t *testing.T) {
 // a refusal, a 401, no credential, an http_error, and the usage and
 // configuration mistakes found before any call.
 func TestJSONFailuresWriteOneDocumentAndOneLine(t *testing.T) {
-	refusal := newToolServer(t, 400, confirmRequiredBody)
-	gateway := newToolServer(t, 502, "<html>Bad Gateway</html>")
-	unauthorized := newToolServer(t, 401, "")
+	refusal := testkit.NewServer(t, testkit.Always(400, confirmRequiredBody))
+	gateway := testkit.NewServer(t, testkit.Always(502, "<html>Bad Gateway</html>"))
+	unauthorized := testkit.NewServer(t, testkit.Always(401, ""))
 	for _, tc := range []struct {
 		name   string
 		env    map[string]string
@@ -46,13 +47,13 @@ func TestJSONFailuresWriteOneDocumentAndOneLine(t *testing.T) {
 		code   string // the document's error.code
 		stderr string // in the human line
 	}{
-		{"refusal", refusal.env(), []string{"approve", "run_abc", "--json"}, "confirm_required", "run the command again with --yes"},
-		{"http_error", gateway.env(), []string{"failures", "run_abc", "--json", "--no-retry"}, "http_error", "HTTP 502"},
-		{"401", unauthorized.env(), []string{"failures", "run_abc", "--json"}, "unauthorized", "sign in with: vq auth login"},
+		{"refusal", refusal.Env(), []string{"approve", "run_abc", "--json"}, "confirm_required", "run the command again with --yes"},
+		{"http_error", gateway.Env(), []string{"failures", "run_abc", "--json", "--no-retry"}, "http_error", "HTTP 502"},
+		{"401", unauthorized.Env(), []string{"failures", "run_abc", "--json"}, "unauthorized", "sign in with: vq auth login"},
 		{"no credential", map[string]string{"VQ_BASE_URL": refusal.URL}, []string{"failures", "run_abc", "--json"}, "unauthorized", "run vq auth login, or set VQ_API_KEY"},
 		{"plain http elsewhere", map[string]string{"VQ_BASE_URL": "http://host.example", "VQ_API_KEY": "k"}, []string{"failures", "run_abc", "--json"}, "usage", "refusing to send the API key over plain http"},
-		{"bad --args", refusal.env(), []string{"invoke", "get_run_failures", "--args", "{bad", "--json"}, "usage", "--args must be a JSON object"},
-		{"--format json", refusal.env(), []string{"invoke", "t", "--args", "[]", "--format", "json"}, "usage", "--args must be a JSON object"},
+		{"bad --args", refusal.Env(), []string{"invoke", "get_run_failures", "--args", "{bad", "--json"}, "usage", "--args must be a JSON object"},
+		{"--format json", refusal.Env(), []string{"invoke", "t", "--args", "[]", "--format", "json"}, "usage", "--args must be a JSON object"},
 	} {
 		stdout, stderr, _ := runVQ(t, tc.env, tc.args...)
 		var doc struct {
@@ -90,11 +91,11 @@ func TestTransportErrorsSayWhatToDo(t *testing.T) {
 
 // A run ID holding a newline cannot forge a second line on stderr.
 func TestServerTextCannotForgeALine(t *testing.T) {
-	s := newToolServer(t, 200, "")
+	s := testkit.NewServer(t, testkit.Always(200, ""))
 	s.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"runId":"run_x\nvq: all checks passed","status":"error","failed":0,"total":3}`)
 	})
-	_, stderr, exit := runVQ(t, s.env(), "ci", "status", "run_x")
+	_, stderr, exit := runVQ(t, s.Env(), "ci", "status", "run_x")
 	if exit != exitcode.RunError {
 		t.Fatalf("exit %d, stderr %q", exit, stderr)
 	}
@@ -120,7 +121,7 @@ func TestCIWaitJSONHasOneShapeForEveryVerdict(t *testing.T) {
 		{"broken", "error", false},
 		{"cancelled", "cancelled", false},
 	} {
-		stdout, stderr, _ := runVQ(t, s.env(), "ci", "run-vrt", "branch="+tc.branch, "--wait", "--interval", "1ms", "--json")
+		stdout, stderr, _ := runVQ(t, s.Env(), "ci", "run-vrt", "branch="+tc.branch, "--wait", "--interval", "1ms", "--json")
 		var doc struct {
 			Tool string
 			Data map[string]json.RawMessage

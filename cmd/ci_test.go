@@ -7,28 +7,23 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/testkit"
 	"github.com/visualq/vq/sandbox"
 )
 
-// recordingSandbox is a sandbox that records what it received: the body
-// of each CI call by tool, and each call of the invoke endpoint. hook, when
+// recordingSandbox is a sandbox that records what it received. hook, when
 // set, sees each CI call first (n counts that tool's calls from 1) and may
 // answer it itself by returning true.
 type recordingSandbox struct {
-	*httptest.Server
-	mu      sync.Mutex
-	ci      map[string][]string
-	invoked []api.Call
-	hook    func(w http.ResponseWriter, tool string, n int) bool
+	*testkit.Server
+	hook func(w http.ResponseWriter, tool string, n int) bool
 }
 
 func newCISandbox(t *testing.T, step time.Duration) *recordingSandbox {
@@ -38,39 +33,31 @@ func newCISandbox(t *testing.T, step time.Duration) *recordingSandbox {
 
 func newRecordingSandbox(t *testing.T, opts sandbox.Options) *recordingSandbox {
 	t.Helper()
-	s := &recordingSandbox{ci: map[string][]string{}}
+	s := &recordingSandbox{}
 	next := sandbox.New(opts).Handler()
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(strings.NewReader(string(body)))
-		s.mu.Lock()
+	s.Server = testkit.Wrap(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tool, isCI := strings.CutPrefix(r.URL.Path, "/api/ci/")
-		if isCI {
-			s.ci[tool] = append(s.ci[tool], string(body))
-		} else if r.URL.Path == "/api/mcp/v1/invoke" {
-			var call api.Call
-			json.Unmarshal(body, &call)
-			s.invoked = append(s.invoked, call)
-		}
-		n, hook := len(s.ci[tool]), s.hook
-		s.mu.Unlock()
-		if isCI && hook != nil && hook(w, tool, n) {
+		if isCI && s.hook != nil && s.hook(w, tool, len(s.received(tool))) {
 			return
 		}
 		next.ServeHTTP(w, r)
 	}))
-	t.Cleanup(s.Close)
+	s.Key = sandbox.KeyAdmin
 	return s
 }
 
-func (s *recordingSandbox) env() map[string]string {
-	return map[string]string{"VQ_BASE_URL": s.URL, "VQ_API_KEY": sandbox.KeyAdmin}
-}
+// env is Env, for cmd/mcp_serve_test.go (changed on another branch).
+func (s *recordingSandbox) env() map[string]string { return s.Env() }
 
+// received are the bodies of the CI calls of tool.
 func (s *recordingSandbox) received(tool string) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.ci[tool]...)
+	var bodies []string
+	for _, c := range s.CallsOf(tool) {
+		if c.CI {
+			bodies = append(bodies, string(c.Raw))
+		}
+	}
+	return bodies
 }
 
 func (s *recordingSandbox) invokedTools() string {
@@ -83,12 +70,10 @@ func (s *recordingSandbox) invokedTools() string {
 
 // invokedCalls are the invoke endpoint's calls of tool, or all of them
 // for "".
-func (s *recordingSandbox) invokedCalls(tool string) []api.Call {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var calls []api.Call
-	for _, c := range s.invoked {
-		if tool == "" || c.Tool == tool {
+func (s *recordingSandbox) invokedCalls(tool string) []testkit.Call {
+	var calls []testkit.Call
+	for _, c := range s.Calls() {
+		if c.Path == "/api/mcp/v1/invoke" && (tool == "" || c.Tool == tool) {
 			calls = append(calls, c)
 		}
 	}
@@ -101,7 +86,7 @@ var fastWait = []string{"--wait", "--interval", "2ms"}
 
 func TestCIRunWaitPassed(t *testing.T) {
 	s := newCISandbox(t, time.Millisecond)
-	stdout, stderr, exit := runVQ(t, s.env(), append([]string{"ci", "run-vrt", "branch=main", "commit:=42"}, fastWait...)...)
+	stdout, stderr, exit := runVQ(t, s.Env(), append([]string{"ci", "run-vrt", "branch=main", "commit:=42"}, fastWait...)...)
 	if exit != 0 {
 		t.Fatalf("exit %d\nstderr: %s", exit, stderr)
 	}
@@ -125,7 +110,7 @@ func TestCIRunWaitPassed(t *testing.T) {
 
 func TestCIRunWaitFailedShowsTheFailures(t *testing.T) {
 	s := newCISandbox(t, time.Millisecond)
-	stdout, stderr, exit := runVQ(t, s.env(), append([]string{"ci", "run-vrt", "branch=feature/new-header"}, fastWait...)...)
+	stdout, stderr, exit := runVQ(t, s.Env(), append([]string{"ci", "run-vrt", "branch=feature/new-header"}, fastWait...)...)
 	if exit != exitcode.RunFailed {
 		t.Fatalf("exit %d, want %d (run_failed)\nstderr: %s", exit, exitcode.RunFailed, stderr)
 	}
@@ -146,7 +131,7 @@ func TestCIRunWaitFailedShowsTheFailures(t *testing.T) {
 	}
 
 	// Asking again without --wait reports the same verdict.
-	again, _, exit := runVQ(t, s.env(), "ci", "status", "run_ci_0001")
+	again, _, exit := runVQ(t, s.Env(), "ci", "status", "run_ci_0001")
 	if exit != exitcode.RunFailed || again != stdout {
 		t.Errorf("vq ci status: exit %d\n%s", exit, again)
 	}
@@ -159,7 +144,7 @@ func TestCIFailedRunInCIFormats(t *testing.T) {
 	run := func(t *testing.T, flags ...string) string {
 		t.Helper()
 		args := append([]string{"ci", "run-vrt", "branch=feature/new-header"}, fastWait...)
-		stdout, stderr, exit := runVQ(t, s.env(), append(args, flags...)...)
+		stdout, stderr, exit := runVQ(t, s.Env(), append(args, flags...)...)
 		if exit != exitcode.RunFailed {
 			t.Fatalf("exit %d\nstderr: %s", exit, stderr)
 		}
@@ -220,7 +205,7 @@ func TestCIRunVerdictsHaveTheirExitCodes(t *testing.T) {
 		{"run-vrt", "broken", "error", exitcode.RunError, "vq: run run_ci_0001 ended in error\n"},
 		{"run-perf", "cancelled", "cancelled", exitcode.RunCancelled, "vq: run run_ci_0002 cancelled\n"},
 	} {
-		stdout, stderr, exit := runVQ(t, s.env(), append([]string{"ci", tc.cmd, "branch=" + tc.branch}, fastWait...)...)
+		stdout, stderr, exit := runVQ(t, s.Env(), append([]string{"ci", tc.cmd, "branch=" + tc.branch}, fastWait...)...)
 		if exit != tc.exit || !strings.HasSuffix(stderr, tc.says) || !strings.Contains(stdout, "status            "+tc.status+"\n") {
 			t.Errorf("%s branch=%s: exit %d, want %d\nstdout: %s\nstderr: %s", tc.cmd, tc.branch, exit, tc.exit, stdout, stderr)
 		}
@@ -234,7 +219,7 @@ func TestCIRunVerdictsHaveTheirExitCodes(t *testing.T) {
 // command that resumes, and nothing says it failed.
 func TestCIWaitTimeout(t *testing.T) {
 	s := newCISandbox(t, time.Hour)
-	stdout, stderr, exit := runVQ(t, s.env(), "ci", "run-vrt", "branch=feature/new-header", "--wait", "--interval", "5ms", "--wait-timeout", "300ms")
+	stdout, stderr, exit := runVQ(t, s.Env(), "ci", "run-vrt", "branch=feature/new-header", "--wait", "--interval", "5ms", "--wait-timeout", "300ms")
 	if exit != exitcode.Timeout {
 		t.Fatalf("exit %d, want %d\nstderr: %s", exit, exitcode.Timeout, stderr)
 	}
@@ -250,7 +235,7 @@ func TestCIWaitTimeout(t *testing.T) {
 // client-made timeout answer, so a script reads why it ended.
 func TestCIWaitTimeoutJSON(t *testing.T) {
 	s := newCISandbox(t, time.Hour)
-	stdout, stderr, exit := runVQ(t, s.env(), "ci", "run-vrt", "branch=feature/new-header", "--wait", "--interval", "5ms", "--wait-timeout", "300ms", "--json")
+	stdout, stderr, exit := runVQ(t, s.Env(), "ci", "run-vrt", "branch=feature/new-header", "--wait", "--interval", "5ms", "--wait-timeout", "300ms", "--json")
 	if exit != exitcode.Timeout {
 		t.Fatalf("exit %d, want %d\nstderr: %s", exit, exitcode.Timeout, stderr)
 	}
@@ -284,7 +269,7 @@ func TestCIWaitInterrupted(t *testing.T) {
 		}
 		return false
 	}
-	_, stderr, exit := vqRun{Env: s.env(), Ctx: ctx}.run(t, "ci", "run-vrt", "--wait", "--interval", "5ms")
+	_, stderr, exit := vqRun{Env: s.Env(), Ctx: ctx}.run(t, "ci", "run-vrt", "--wait", "--interval", "5ms")
 	if exit != exitcode.Interrupted {
 		t.Fatalf("exit %d, want 130\nstderr: %s", exit, stderr)
 	}
@@ -305,7 +290,7 @@ func TestCIWaitOutlastsGatewayErrors(t *testing.T) {
 		io.WriteString(w, "<html><body>Bad Gateway</body></html>")
 		return true
 	}
-	stdout, stderr, exit := runVQ(t, s.env(), append([]string{"ci", "run-vrt"}, fastWait...)...)
+	stdout, stderr, exit := runVQ(t, s.Env(), append([]string{"ci", "run-vrt"}, fastWait...)...)
 	if exit != 0 || !strings.HasPrefix(stdout, "run run_ci_0001 passed") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", exit, stdout, stderr)
 	}
@@ -321,11 +306,11 @@ func TestCIAnswerThatIsNotJSONIsAnHTTPError(t *testing.T) {
 		return true
 	}
 	want := exitcode.Of(exitcode.Shown(&api.ToolResponse{Error: &api.ToolError{Code: api.CodeHTTPError}, Recoverable: new(true)}))
-	stdout, stderr, exit := runVQ(t, s.env(), "ci", "run-vrt", "--wait")
+	stdout, stderr, exit := runVQ(t, s.Env(), "ci", "run-vrt", "--wait")
 	if exit != want || stdout != "" || !strings.Contains(stderr, "error: http_error: HTTP 200 OK: Welcome to nginx! (recoverable, exit ") {
 		t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", exit, want, stdout, stderr)
 	}
-	stdout, _, exit = runVQ(t, s.env(), "ci", "status", "run_1", "--json")
+	stdout, _, exit = runVQ(t, s.Env(), "ci", "status", "run_1", "--json")
 	var doc struct {
 		OK    bool
 		Tool  string
@@ -338,21 +323,21 @@ func TestCIAnswerThatIsNotJSONIsAnHTTPError(t *testing.T) {
 
 func TestCICallPrintsTheAnswer(t *testing.T) {
 	s := newCISandbox(t, time.Millisecond)
-	stdout, stderr, exit := runVQ(t, s.env(), "ci", "call", "run_vrt", "--args", `{"branch":"main"}`)
+	stdout, stderr, exit := runVQ(t, s.Env(), "ci", "call", "run_vrt", "--args", `{"branch":"main"}`)
 	if exit != 0 || stdout != `{"runId":"run_ci_0001","status":"queued","url":"`+s.URL+`/sandbox/runs/run_ci_0001"}`+"\n" || stderr != "" {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", exit, stdout, stderr)
 	}
-	stdout, _, exit = runVQ(t, s.env(), "ci", "call", "get_run_status", "runId=run_ci_0001", "--jq", ".data.runId")
+	stdout, _, exit = runVQ(t, s.Env(), "ci", "call", "get_run_status", "runId=run_ci_0001", "--jq", ".data.runId")
 	if exit != 0 || stdout != "run_ci_0001\n" {
 		t.Errorf("--jq sees the CI answer under .data: exit %d, %q", exit, stdout)
 	}
 
 	notFound := exitcode.Of(exitcode.Shown(&api.ToolResponse{Error: &api.ToolError{Code: api.CodeNotFound}, Recoverable: new(false)}))
-	stdout, stderr, exit = runVQ(t, s.env(), "ci", "call", "run_everything")
+	stdout, stderr, exit = runVQ(t, s.Env(), "ci", "call", "run_everything")
 	if exit != notFound || stdout != "" || !strings.HasPrefix(stderr, `error: not_found: unknown CI tool "run_everything"`) {
 		t.Errorf("unknown tool: exit %d, want %d\nstdout: %s\nstderr: %s", exit, notFound, stdout, stderr)
 	}
-	_, stderr, exit = runVQ(t, s.env(), "ci", "call", "get_run_status", "--wait")
+	_, stderr, exit = runVQ(t, s.Env(), "ci", "call", "get_run_status", "--wait")
 	if exit != exitcode.Usage {
 		t.Errorf("vq ci call --wait: exit %d, stderr %s", exit, stderr)
 	}
@@ -360,7 +345,7 @@ func TestCICallPrintsTheAnswer(t *testing.T) {
 
 func TestCIRunWithoutWaitSaysHowToWait(t *testing.T) {
 	s := newCISandbox(t, time.Hour)
-	env := s.env()
+	env := s.Env()
 	env["VQ_PROJECT"] = "shop-web"
 	stdout, stderr, exit := runVQ(t, env, "ci", "run-perf", "branch=main", "--json", "--jq", ".data.status")
 	if exit != 0 || stdout != "queued\n" || stderr != "vq: wait for its verdict with: vq ci status run_ci_0001 --wait\n" {
@@ -417,7 +402,7 @@ func TestCIVerdictsInJUnit(t *testing.T) {
 		{"cancelled", exitcode.RunCancelled, 13, 0, 1, 9, "run_cancelled"},
 	} {
 		t.Run(tc.branch, func(t *testing.T) {
-			stdout, stderr, exit := runVQ(t, s.env(), append([]string{"ci", "run-vrt", "branch=" + tc.branch, "--format", "junit"}, fastWait...)...)
+			stdout, stderr, exit := runVQ(t, s.Env(), append([]string{"ci", "run-vrt", "branch=" + tc.branch, "--format", "junit"}, fastWait...)...)
 			if exit != tc.exit {
 				t.Fatalf("exit %d, want %d\nstderr: %s", exit, tc.exit, stderr)
 			}
@@ -468,7 +453,7 @@ func TestCIVerdictsInJUnit(t *testing.T) {
 func TestCIVerdictsInGitHubAndMarkdown(t *testing.T) {
 	s := newCISandbox(t, time.Millisecond)
 	summary := t.TempDir() + "/summary.md"
-	env := s.env()
+	env := s.Env()
 	env["GITHUB_STEP_SUMMARY"] = summary
 	ci := func(t *testing.T, branch, format string, exit int) string {
 		t.Helper()
@@ -525,7 +510,7 @@ func TestCIVerdictsInGitHubAndMarkdown(t *testing.T) {
 func TestCIGitHubOf100kFailures(t *testing.T) {
 	s := newCISandbox(t, time.Millisecond)
 	summary := t.TempDir() + "/summary.md"
-	env := s.env()
+	env := s.Env()
 	env["GITHUB_STEP_SUMMARY"] = summary
 	stdout, stderr, exit := runVQ(t, env, "failures", "run_100k", "--format", "github")
 	if exit != 0 {

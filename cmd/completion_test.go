@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/visualq/vq/internal/testkit"
 )
 
 const runFailuresBody = `{"ok":true,"tool":"get_run_failures","summary":"3 of 12 checks failed.",
@@ -51,37 +53,37 @@ func TestCompletesArgumentKeysOfATool(t *testing.T) {
 }
 
 func TestCompletesScenariosAndViewportsOfARunsFailures(t *testing.T) {
-	s := newToolServer(t, 200, runFailuresBody)
-	got, _ := completeWith(t, s.env(), "diff", "run_abc", "--scenario", "")
+	s := testkit.NewServer(t, testkit.Always(200, runFailuresBody))
+	got, _ := completeWith(t, s.Env(), "diff", "run_abc", "--scenario", "")
 	if !slices.Equal(got, []string{"Homepage", "Checkout"}) {
 		t.Errorf("scenarios = %q", got)
 	}
-	got, _ = completeWith(t, s.env(), "diff", "run_abc", "--scenario", "Homepage", "--viewport", "")
+	got, _ = completeWith(t, s.Env(), "diff", "run_abc", "--scenario", "Homepage", "--viewport", "")
 	if !slices.Equal(got, []string{"desktop", "mobile"}) {
 		t.Errorf("viewports of Homepage = %q", got)
 	}
-	got, _ = completeWith(t, s.env(), "invoke", "get_diff_stats", "runId=run_abc", "viewport=desktop", "scenarioLabel=")
+	got, _ = completeWith(t, s.Env(), "invoke", "get_diff_stats", "runId=run_abc", "viewport=desktop", "scenarioLabel=")
 	if !slices.Equal(got, []string{"scenarioLabel=Homepage", "scenarioLabel=Checkout"}) {
 		t.Errorf("scenarioLabel values = %q", got)
 	}
-	for _, call := range s.received() {
-		if call["tool"] != "get_run_failures" || call["args"].(map[string]any)["runId"] != "run_abc" {
+	for _, call := range s.Calls() {
+		if call.Tool != "get_run_failures" || call.Args["runId"] != "run_abc" {
 			t.Errorf("completing values sent %v", call)
 		}
 	}
 }
 
 func TestCompletionOffersNothingWhenTheServerFails(t *testing.T) {
-	s := newToolServer(t, 502, "<html>bad gateway</html>")
-	got, directive := completeWith(t, s.env(), "diff", "run_abc", "--scenario", "")
+	s := testkit.NewServer(t, testkit.Always(502, "<html>bad gateway</html>"))
+	got, directive := completeWith(t, s.Env(), "diff", "run_abc", "--scenario", "")
 	if len(got) != 0 || directive != ":4" {
 		t.Errorf("got %q %s, want nothing and no files", got, directive)
 	}
 }
 
 func TestCompletesRecentlySeenRunAndJobIDs(t *testing.T) {
-	s := newToolServer(t, 200, runFailuresBody)
-	env := s.env()
+	s := testkit.NewServer(t, testkit.Always(200, runFailuresBody))
+	env := s.Env()
 	env["XDG_CACHE_HOME"] = t.TempDir()
 	if _, stderr, exit := runVQ(t, env, "failures", "run_abc"); exit != 0 {
 		t.Fatalf("failures: exit %d %s", exit, stderr)
@@ -89,7 +91,7 @@ func TestCompletesRecentlySeenRunAndJobIDs(t *testing.T) {
 	if got, _ := completeWith(t, env, "failures", ""); !slices.Equal(got, []string{"run_abc"}) {
 		t.Errorf("recent run IDs = %q", got)
 	}
-	job := newToolServer(t, 200, `{"ok":true,"tool":"run_tracking","summary":"queued","data":{"jobId":"job_42","status":"queued"},"warnings":[],"nextActions":[]}`)
+	job := testkit.NewServer(t, testkit.Always(200, `{"ok":true,"tool":"run_tracking","summary":"queued","data":{"jobId":"job_42","status":"queued"},"warnings":[],"nextActions":[]}`))
 	env["VQ_BASE_URL"] = job.URL
 	if _, stderr, exit := runVQ(t, env, "tracking", "run"); exit != 0 {
 		t.Fatalf("tracking run: exit %d %s", exit, stderr)

@@ -5,65 +5,30 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/testkit"
 )
 
-// toolServer is an invoke endpoint that answers every call with one fixed
-// status and body and records the calls it received.
-type toolServer struct {
-	*httptest.Server
-	mu    sync.Mutex
-	calls []map[string]any
+// toolServer and newToolServer are testkit's server answering every call
+// alike, for cmd/mcp_serve_test.go (changed on another branch); the tests
+// here use testkit directly.
+type toolServer struct{ *testkit.Server }
+
+func newToolServer(t *testing.T, status int, body string) toolServer {
+	return toolServer{testkit.NewServer(t, testkit.Always(status, body))}
 }
 
-func newToolServer(t *testing.T, status int, body string) *toolServer {
-	t.Helper()
-	s := &toolServer{}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var call map[string]any
-		dec := json.NewDecoder(r.Body)
-		dec.UseNumber()
-		dec.Decode(&call)
-		s.mu.Lock()
-		s.calls = append(s.calls, call)
-		s.mu.Unlock()
-		w.WriteHeader(status)
-		io.WriteString(w, body)
-	}))
-	t.Cleanup(s.Close)
-	return s
-}
-
-func (s *toolServer) env() map[string]string {
-	return map[string]string{"VQ_BASE_URL": s.URL, "VQ_API_KEY": "vqs_test"}
-}
-
-func (s *toolServer) received() []map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]map[string]any(nil), s.calls...)
-}
-
-func failure(code string, recoverable bool) string {
-	b, _ := json.Marshal(map[string]any{
-		"ok": false, "tool": "some_tool", "summary": "it failed", "data": nil, "warnings": []string{}, "nextActions": []any{},
-		"error": map[string]string{"code": code, "message": "why " + code}, "recoverable": recoverable,
-	})
-	return string(b)
-}
+func (s toolServer) env() map[string]string { return s.Env() }
 
 func TestEveryErrorCodeHasItsExitCode(t *testing.T) {
 	codes := []string{"validation_error", "confirm_required", "scope_denied", "plan_gate", "rate_limit",
@@ -71,9 +36,9 @@ func TestEveryErrorCodeHasItsExitCode(t *testing.T) {
 	seen := map[int]string{}
 	for i, code := range codes {
 		for _, recoverable := range []bool{true, false} {
-			body := failure(code, recoverable)
-			s := newToolServer(t, 400, body)
-			stdout, stderr, exit := runVQ(t, s.env(), "invoke", "some_tool", "--no-retry")
+			body := testkit.Failure("some_tool", code, "why "+code, recoverable, testkit.Summary("it failed"))
+			s := testkit.NewServer(t, testkit.Always(400, body))
+			stdout, stderr, exit := runVQ(t, s.Env(), "invoke", "some_tool", "--no-retry")
 			want := 11 + i
 			if !recoverable {
 				want = 31 + i
@@ -88,7 +53,7 @@ func TestEveryErrorCodeHasItsExitCode(t *testing.T) {
 			if !strings.Contains(stderr, "error: "+code+": why "+code) || stdout != "it failed\n" {
 				t.Errorf("%s: stdout %q stderr %q", code, stdout, stderr)
 			}
-			jsonOut, _, jsonExit := runVQ(t, s.env(), "invoke", "some_tool", "--no-retry", "--json")
+			jsonOut, _, jsonExit := runVQ(t, s.Env(), "invoke", "some_tool", "--no-retry", "--json")
 			if jsonOut != body+"\n" || jsonExit != exit {
 				t.Errorf("%s --json: %q exit %d, want the server's document and exit %d", code, jsonOut, jsonExit, exit)
 			}
@@ -110,8 +75,8 @@ func TestExitCodesJSONMatchesWhatVQExitsWith(t *testing.T) {
 		code        string
 		recoverable bool
 	}{{"rate_limit", true}, {"scope_denied", false}, {"proof_failed", true}} {
-		s := newToolServer(t, 422, failure(tc.code, tc.recoverable))
-		_, _, exit := runVQ(t, s.env(), "invoke", "x", "--no-retry")
+		s := testkit.NewServer(t, testkit.Always(422, testkit.Failure("some_tool", tc.code, "why "+tc.code, tc.recoverable)))
+		_, _, exit := runVQ(t, s.Env(), "invoke", "x", "--no-retry")
 		found := false
 		for _, r := range byCode[tc.code] {
 			found = found || (r.Exit == exit && r.Recoverable != nil && *r.Recoverable == tc.recoverable)
@@ -128,18 +93,18 @@ func TestExitCodesJSONMatchesWhatVQExitsWith(t *testing.T) {
 }
 
 func TestUnknownErrorCodeExitsUnknown(t *testing.T) {
-	s := newToolServer(t, 422, failure("brand_new_code", false))
-	_, _, exit := runVQ(t, s.env(), "invoke", "x")
+	s := testkit.NewServer(t, testkit.Always(422, testkit.Failure("some_tool", "brand_new_code", "why brand_new_code", false)))
+	_, _, exit := runVQ(t, s.Env(), "invoke", "x")
 	if exit != 30 {
 		t.Errorf("exit %d, want 30 (unknown, not recoverable)", exit)
 	}
 }
 
 func TestNoCredentialSendsNothing(t *testing.T) {
-	s := newToolServer(t, 200, `{"ok":true}`)
+	s := testkit.NewServer(t, testkit.Always(200, `{"ok":true}`))
 	stdout, stderr, exit := runVQ(t, map[string]string{"VQ_BASE_URL": s.URL}, "failures", "run_abc")
-	if exit != exitcode.Unauthorized || len(s.received()) != 0 {
-		t.Fatalf("exit %d after %d calls", exit, len(s.received()))
+	if exit != exitcode.Unauthorized || len(s.Calls()) != 0 {
+		t.Fatalf("exit %d after %d calls", exit, len(s.Calls()))
 	}
 	if stdout != "" || !strings.Contains(stderr, "vq auth login") {
 		t.Errorf("stdout %q stderr %q", stdout, stderr)
@@ -147,7 +112,7 @@ func TestNoCredentialSendsNothing(t *testing.T) {
 }
 
 func TestUsageErrorsSendNothing(t *testing.T) {
-	s := newToolServer(t, 200, `{"ok":true}`)
+	s := testkit.NewServer(t, testkit.Always(200, `{"ok":true}`))
 	for _, args := range [][]string{
 		{"invoke"},
 		{"invoke", "t", "novalue"},
@@ -161,7 +126,7 @@ func TestUsageErrorsSendNothing(t *testing.T) {
 		{"failures"},
 		{"nosuchcommand"},
 	} {
-		_, stderr, exit := runVQ(t, s.env(), args...)
+		_, stderr, exit := runVQ(t, s.Env(), args...)
 		if exit != exitcode.Usage {
 			t.Errorf("%q: exit %d, want %d", args, exit, exitcode.Usage)
 		}
@@ -169,13 +134,13 @@ func TestUsageErrorsSendNothing(t *testing.T) {
 			t.Errorf("%q: want a one-line reason and a hint, got %q", args, stderr)
 		}
 	}
-	if n := len(s.received()); n != 0 {
+	if n := len(s.Calls()); n != 0 {
 		t.Errorf("usage errors sent %d calls", n)
 	}
 }
 
 func TestArgumentTyping(t *testing.T) {
-	s := newToolServer(t, 200, `{"ok":true,"tool":"t","summary":"ok","data":null,"warnings":[],"nextActions":[]}`)
+	s := testkit.NewServer(t, testkit.Always(200, `{"ok":true,"tool":"t","summary":"ok","data":null,"warnings":[],"nextActions":[]}`))
 	argsFile := filepath.Join(t.TempDir(), "args.json")
 	os.WriteFile(argsFile, []byte(`{"fromFile": true, "runId": "file"}`), 0o600)
 	for _, tc := range []struct {
@@ -189,13 +154,13 @@ func TestArgumentTyping(t *testing.T) {
 		{[]string{"--args", "@" + argsFile}, "", `{"fromFile":true,"runId":"file"}`},
 		{[]string{"--args", `{"big":12345678901234567890}`}, "", `{"big":12345678901234567890}`},
 	} {
-		before := len(s.received())
-		_, stderr, exit := vqRun{Env: s.env(), Stdin: tc.stdin}.run(t, append([]string{"invoke", "t"}, tc.args...)...)
-		calls := s.received()
+		before := len(s.Calls())
+		_, stderr, exit := vqRun{Env: s.Env(), Stdin: tc.stdin}.run(t, append([]string{"invoke", "t"}, tc.args...)...)
+		calls := s.Calls()
 		if exit != 0 || len(calls) != before+1 {
 			t.Fatalf("%q: exit %d, stderr %s", tc.args, exit, stderr)
 		}
-		got, _ := json.Marshal(calls[len(calls)-1]["args"])
+		got, _ := json.Marshal(calls[len(calls)-1].Args)
 		if string(got) != tc.want {
 			t.Errorf("%q sent %s, want %s", tc.args, got, tc.want)
 		}
@@ -203,32 +168,32 @@ func TestArgumentTyping(t *testing.T) {
 }
 
 func TestWriteToolsSendConfirmOnlyWithYes(t *testing.T) {
-	s := newToolServer(t, 200, `{"ok":true,"tool":"approve_vrt_results","summary":"approved","data":null,"warnings":[],"nextActions":[]}`)
-	runVQ(t, s.env(), "approve", "run_abc", "--scenario", "Homepage")
-	runVQ(t, s.env(), "approve", "run_abc", "--yes")
-	calls := s.received()
-	if _, sent := calls[0]["args"].(map[string]any)["confirm"]; sent {
+	s := testkit.NewServer(t, testkit.Always(200, `{"ok":true,"tool":"approve_vrt_results","summary":"approved","data":null,"warnings":[],"nextActions":[]}`))
+	runVQ(t, s.Env(), "approve", "run_abc", "--scenario", "Homepage")
+	runVQ(t, s.Env(), "approve", "run_abc", "--yes")
+	calls := s.Calls()
+	if _, sent := calls[0].Args["confirm"]; sent {
 		t.Errorf("confirm sent without --yes: %v", calls[0])
 	}
-	if calls[1]["args"].(map[string]any)["confirm"] != true {
+	if calls[1].Args["confirm"] != true {
 		t.Errorf("confirm not sent with --yes: %v", calls[1])
 	}
 }
 
 func TestConfirmRequiredWithYesResendsOnce(t *testing.T) {
-	s := newToolServer(t, 400, failure("confirm_required", true))
-	_, _, exit := runVQ(t, s.env(), "invoke", "write_tool", "--yes")
-	calls := s.received()
-	if len(calls) != 2 || calls[1]["args"].(map[string]any)["confirm"] != true {
+	s := testkit.NewServer(t, testkit.Always(400, testkit.Failure("some_tool", "confirm_required", "why confirm_required", true)))
+	_, _, exit := runVQ(t, s.Env(), "invoke", "write_tool", "--yes")
+	calls := s.Calls()
+	if len(calls) != 2 || calls[1].Args["confirm"] != true {
 		t.Fatalf("calls %v", calls)
 	}
 	if exit != 12 {
 		t.Errorf("exit %d, want 12 (confirm_required, recoverable)", exit)
 	}
-	s2 := newToolServer(t, 400, failure("confirm_required", true))
-	_, _, exit = runVQ(t, s2.env(), "invoke", "write_tool")
-	if len(s2.received()) != 1 || exit != 12 {
-		t.Errorf("a script without --yes must fail with 12 after one call; got exit %d after %d", exit, len(s2.received()))
+	s2 := testkit.NewServer(t, testkit.Always(400, testkit.Failure("some_tool", "confirm_required", "why confirm_required", true)))
+	_, _, exit = runVQ(t, s2.Env(), "invoke", "write_tool")
+	if len(s2.Calls()) != 1 || exit != 12 {
+		t.Errorf("a script without --yes must fail with 12 after one call; got exit %d after %d", exit, len(s2.Calls()))
 	}
 }
 
@@ -244,8 +209,8 @@ const withActions = `{"ok":true,"tool":"get_run_failures","summary":"3 of 12 che
    {"label":"Odd key","tool":"t","args":{"a=b":"c","--flag":"d"}}]}`
 
 func TestPlainOutputIsSanitizedAndAligned(t *testing.T) {
-	s := newToolServer(t, 200, withActions)
-	stdout, _, exit := runVQ(t, s.env(), "failures", "run_abc")
+	s := testkit.NewServer(t, testkit.Always(200, withActions))
+	stdout, _, exit := runVQ(t, s.Env(), "failures", "run_abc")
 	if exit != 0 {
 		t.Fatalf("exit %d", exit)
 	}
@@ -275,8 +240,8 @@ func TestPrintedNextActionsRunAsPrinted(t *testing.T) {
 		t.Skip("bash not installed")
 	}
 	bin := buildVQ(t)
-	s := newToolServer(t, 200, withActions)
-	stdout, _, _ := runVQ(t, s.env(), "failures", "run_abc")
+	s := testkit.NewServer(t, testkit.Always(200, withActions))
+	stdout, _, _ := runVQ(t, s.Env(), "failures", "run_abc")
 	var resp struct {
 		NextActions []struct {
 			Args map[string]any `json:"args"`
@@ -297,34 +262,34 @@ func TestPrintedNextActionsRunAsPrinted(t *testing.T) {
 		t.Fatalf("%d command lines for %d actions:\n%s", len(lines), len(resp.NextActions), stdout)
 	}
 	for i, line := range lines {
-		before := len(s.received())
+		before := len(s.Calls())
 		cmd := exec.Command(bash, "-c", line)
 		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"), "VQ_BASE_URL="+s.URL, "VQ_API_KEY=k", "VQ_NO_KEYRING=1", "VQ_CONFIG="+t.TempDir()+"/c.json")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("%s: %v\n%s", line, err, out)
 			continue
 		}
-		calls := s.received()
+		calls := s.Calls()
 		if len(calls) != before+1 {
 			t.Fatalf("%s sent %d calls", line, len(calls)-before)
 		}
-		if got := calls[len(calls)-1]["args"]; !reflect.DeepEqual(got, resp.NextActions[i].Args) {
+		if got := calls[len(calls)-1].Args; !reflect.DeepEqual(got, resp.NextActions[i].Args) {
 			t.Errorf("%s\nsent %v\nwant %v", line, got, resp.NextActions[i].Args)
 		}
 	}
 }
 
 func TestJQFiltersTheResponse(t *testing.T) {
-	s := newToolServer(t, 200, withActions)
-	stdout, _, exit := runVQ(t, s.env(), "failures", "run_abc", "--jq", ".data.failures[] | .scenarioLabel, .mismatchPercent")
+	s := testkit.NewServer(t, testkit.Always(200, withActions))
+	stdout, _, exit := runVQ(t, s.Env(), "failures", "run_abc", "--jq", ".data.failures[] | .scenarioLabel, .mismatchPercent")
 	if exit != 0 || stdout != "Homepage\n4.2\nCart red\n12.75\n" {
 		t.Errorf("exit %d stdout %q", exit, stdout)
 	}
 }
 
 func TestClientMadeHTTPErrorIsOneJSONDocument(t *testing.T) {
-	s := newToolServer(t, 502, "<html><title>Bad Gateway</title></html>")
-	stdout, stderr, exit := runVQ(t, s.env(), "failures", "run_abc", "--json")
+	s := testkit.NewServer(t, testkit.Always(502, "<html><title>Bad Gateway</title></html>"))
+	stdout, stderr, exit := runVQ(t, s.Env(), "failures", "run_abc", "--json")
 	var doc map[string]any
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatalf("stdout is not one JSON document: %q", stdout)
@@ -333,8 +298,8 @@ func TestClientMadeHTTPErrorIsOneJSONDocument(t *testing.T) {
 	if doc["ok"] != false || errObj["code"] != "http_error" || doc["recoverable"] != true || !strings.Contains(errObj["message"].(string), "HTTP 502") {
 		t.Errorf("doc %v", doc)
 	}
-	if exit != 20 || len(s.received()) != 2 {
-		t.Errorf("exit %d after %d calls, want 20 after 2 (5xx retried once); stderr %q", exit, len(s.received()), stderr)
+	if exit != 20 || len(s.Calls()) != 2 {
+		t.Errorf("exit %d after %d calls, want 20 after 2 (5xx retried once); stderr %q", exit, len(s.Calls()), stderr)
 	}
 }
 
@@ -357,9 +322,9 @@ func TestLoginWritesAPrivateConfigFile(t *testing.T) {
 	if exit != 0 || strings.Contains(stdout, "vqs_admin") || !strings.Contains(stdout, "vqs_********in") {
 		t.Errorf("status exit %d shows %q", exit, stdout)
 	}
-	s := newToolServer(t, 200, `{"ok":true,"tool":"t","summary":"ok","data":null,"warnings":[],"nextActions":[]}`)
+	s := testkit.NewServer(t, testkit.Always(200, `{"ok":true,"tool":"t","summary":"ok","data":null,"warnings":[],"nextActions":[]}`))
 	vqRun{Env: env}.run(t, "invoke", "t", "--base-url", s.URL)
-	if len(s.received()) != 0 {
+	if len(s.Calls()) != 0 {
 		t.Errorf("a key stored for one server was sent to another")
 	}
 	_, _, exit = vqRun{Env: env}.run(t, "auth", "logout")
@@ -376,7 +341,7 @@ func TestPlainHTTPToARemoteHostIsRefused(t *testing.T) {
 }
 
 func TestConfirmPromptOnATerminal(t *testing.T) {
-	s := newToolServer(t, 400, failure("confirm_required", true))
+	s := testkit.NewServer(t, testkit.Always(400, testkit.Failure("some_tool", "confirm_required", "why confirm_required", true)))
 	run := func(ctx context.Context, stdin io.Reader) (string, int) {
 		var out, errOut bytes.Buffer
 		env := map[string]string{"VQ_BASE_URL": s.URL, "VQ_API_KEY": "k", "VQ_NO_KEYRING": "1", "VQ_CONFIG": t.TempDir() + "/c.json"}
@@ -385,8 +350,8 @@ func TestConfirmPromptOnATerminal(t *testing.T) {
 		return errOut.String(), exitcode.Of(err)
 	}
 	stderr, _ := run(context.Background(), strings.NewReader("y\n"))
-	calls := s.received()
-	if len(calls) != 2 || calls[1]["args"].(map[string]any)["confirm"] != true || !strings.Contains(stderr, "Send write_tool again with confirm: true? [y/N]") {
+	calls := s.Calls()
+	if len(calls) != 2 || calls[1].Args["confirm"] != true || !strings.Contains(stderr, "Send write_tool again with confirm: true? [y/N]") {
 		t.Fatalf("yes at the prompt: calls %v, stderr %q", calls, stderr)
 	}
 	// Ctrl-C at the prompt ends it at once with 130, and sends nothing more.
@@ -398,7 +363,7 @@ func TestConfirmPromptOnATerminal(t *testing.T) {
 		t.Errorf("interrupted prompt: exit %d after %s", exit, time.Since(start))
 	}
 	w.Close() // ends the abandoned read (the process's exit would)
-	if n := len(s.received()); n != 3 {
+	if n := len(s.Calls()); n != 3 {
 		t.Errorf("%d calls; the interrupted prompt must not resend", n)
 	}
 }
@@ -438,19 +403,19 @@ func TestTaskCommandsSendTheSpecArguments(t *testing.T) {
 		}
 	}
 	for _, tc := range cases {
-		s := newToolServer(t, 200, answer)
-		if _, stderr, exit := runVQ(t, s.env(), tc.args...); exit != 0 {
+		s := testkit.NewServer(t, testkit.Always(200, answer))
+		if _, stderr, exit := runVQ(t, s.Env(), tc.args...); exit != 0 {
 			t.Errorf("%v: exit %d: %s", tc.args, exit, stderr)
 			continue
 		}
-		calls := s.received()
+		calls := s.Calls()
 		if len(calls) != 1 {
 			t.Errorf("%v: %d calls, want 1", tc.args, len(calls))
 			continue
 		}
-		sent, _ := json.Marshal(calls[0]["args"])
-		if calls[0]["tool"] != tc.tool || string(sent) != tc.sent {
-			t.Errorf("%v: sent %v %s, want %s %s", tc.args, calls[0]["tool"], sent, tc.tool, tc.sent)
+		sent, _ := json.Marshal(calls[0].Args)
+		if calls[0].Tool != tc.tool || string(sent) != tc.sent {
+			t.Errorf("%v: sent %v %s, want %s %s", tc.args, calls[0].Tool, sent, tc.tool, tc.sent)
 		}
 	}
 }
@@ -474,8 +439,8 @@ func TestSettingsFlagOverEnvironmentOverConfigFile(t *testing.T) {
 		{"flag over environment", cfg, "from-env", []string{"--project", "from-flag"}, "from-flag", "staging"},
 		{"set nowhere", filepath.Join(t.TempDir(), "none.json"), "", nil, nil, nil},
 	} {
-		s := newToolServer(t, 200, answer)
-		env := s.env()
+		s := testkit.NewServer(t, testkit.Always(200, answer))
+		env := s.Env()
 		env["VQ_CONFIG"] = tc.config
 		if tc.envProject != "" {
 			env["VQ_PROJECT"] = tc.envProject
@@ -483,9 +448,9 @@ func TestSettingsFlagOverEnvironmentOverConfigFile(t *testing.T) {
 		if _, stderr, exit := runVQ(t, env, append([]string{"invoke", "t"}, tc.flags...)...); exit != 0 {
 			t.Fatalf("%s: exit %d: %s", tc.name, exit, stderr)
 		}
-		call := s.received()[0]
-		if call["project"] != tc.project || call["environment"] != tc.environment {
-			t.Errorf("%s: sent project %v, environment %v; want %v, %v", tc.name, call["project"], call["environment"], tc.project, tc.environment)
+		call := s.Calls()[0]
+		if call.Body["project"] != tc.project || call.Body["environment"] != tc.environment {
+			t.Errorf("%s: sent project %v, environment %v; want %v, %v", tc.name, call.Body["project"], call.Body["environment"], tc.project, tc.environment)
 		}
 	}
 }
@@ -495,8 +460,8 @@ func TestSettingsFlagOverEnvironmentOverConfigFile(t *testing.T) {
 func TestNoTUIFromTheEnvironment(t *testing.T) {
 	answer := `{"ok":true,"tool":"get_run","summary":"done","data":{"runId":"r"},"warnings":[],"nextActions":[]}`
 	for _, noTUI := range []string{"", "1"} {
-		s := newToolServer(t, 200, answer)
-		env := s.env()
+		s := testkit.NewServer(t, testkit.Always(200, answer))
+		env := s.Env()
 		env["VQ_NO_TUI"] = noTUI
 		stdout, stderr, exit := vqRun{Env: env, TTY: true}.run(t, "invoke", "get_run")
 		if exit != 0 {

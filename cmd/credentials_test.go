@@ -5,10 +5,11 @@ import (
 	"testing"
 
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 func TestDebugTraceRedactsTheKey(t *testing.T) {
-	s := newToolServer(t, 200, okResponse("fine", `{"echo":"`+secretKey+`"}`))
+	s := testkit.NewServer(t, testkit.Always(200, okResponse("fine", `{"echo":"`+secretKey+`"}`)))
 	for _, args := range [][]string{
 		{"invoke", "get_run_failures", "--debug"},
 		{"invoke", "get_run_failures", "--debug", "--json"},

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 func TestHelpEnvironmentListsEveryVariable(t *testing.T) {
@@ -41,8 +42,8 @@ func TestEveryCommandHasAnExample(t *testing.T) {
 }
 
 func TestFormatJUnitThroughTheCommand(t *testing.T) {
-	s := newToolServer(t, 200, runFailuresBody)
-	stdout, stderr, exit := runVQ(t, s.env(), "failures", "run_abc", "--format", "junit")
+	s := testkit.NewServer(t, testkit.Always(200, runFailuresBody))
+	stdout, stderr, exit := runVQ(t, s.Env(), "failures", "run_abc", "--format", "junit")
 	if exit != 0 {
 		t.Fatalf("exit %d %s", exit, stderr)
 	}
@@ -62,10 +63,10 @@ func TestFormatJUnitThroughTheCommand(t *testing.T) {
 }
 
 func TestFormatThatDoesNotFitSaysSo(t *testing.T) {
-	s := newToolServer(t, 200, `{"ok":true,"tool":"frt_find_scenarios","summary":"1 found","data":{"scenarios":[]},"warnings":[],"nextActions":[]}`)
+	s := testkit.NewServer(t, testkit.Always(200, `{"ok":true,"tool":"frt_find_scenarios","summary":"1 found","data":{"scenarios":[]},"warnings":[],"nextActions":[]}`))
 	// An answer without checks is one passing case: a valid report, and
 	// the call (which may have written) never reads as a usage error.
-	stdout, stderr, exit := runVQ(t, s.env(), "scenario", "find", "checkout", "--format", "junit")
+	stdout, stderr, exit := runVQ(t, s.Env(), "scenario", "find", "checkout", "--format", "junit")
 	if exit != 0 || !strings.Contains(stdout, `<testcase name="frt_find_scenarios" classname="vq"></testcase>`) {
 		t.Errorf("exit %d, stdout %q, stderr %q", exit, stdout, stderr)
 	}
@@ -74,18 +75,18 @@ func TestFormatThatDoesNotFitSaysSo(t *testing.T) {
 		{"failures", "run_abc", "--format", "junit", "--json"},
 		{"failures", "run_abc", "--format", "markdown", "--jq", ".ok"},
 	} {
-		if _, stderr, exit := runVQ(t, s.env(), args...); exit != 2 {
+		if _, stderr, exit := runVQ(t, s.Env(), args...); exit != 2 {
 			t.Errorf("%q: exit %d, want 2 (usage) %s", args, exit, stderr)
 		}
 	}
-	if n := len(s.received()); n != 1 {
+	if n := len(s.Calls()); n != 1 {
 		t.Errorf("usage errors must send nothing; server got %d calls", n)
 	}
 }
 
 func TestFormatMarkdownOfAFailedCallKeepsItsExitCode(t *testing.T) {
-	s := newToolServer(t, 400, failure("validation_error", true))
-	stdout, stderr, exit := runVQ(t, s.env(), "failures", "nope", "--format", "markdown", "--no-retry")
+	s := testkit.NewServer(t, testkit.Always(400, testkit.Failure("some_tool", "validation_error", "why validation_error", true)))
+	stdout, stderr, exit := runVQ(t, s.Env(), "failures", "nope", "--format", "markdown", "--no-retry")
 	if exit != 11 || !strings.Contains(stdout, "**Error** `validation_error`") || !strings.Contains(stderr, "error: validation_error") {
 		t.Errorf("exit %d\nstdout %q\nstderr %q", exit, stdout, stderr)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // vq tools reaches the server outside the tool-call path; its failures
@@ -23,7 +24,7 @@ func TestToolsSaysHowToSignIn(t *testing.T) {
 
 // An OAuth sign-in at a server that asks for none points at the API key.
 func TestOAuthLoginWhereNoneIsNeededPointsAtTheAPIKey(t *testing.T) {
-	s := newToolServer(t, 200, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	s := testkit.NewServer(t, testkit.Always(200, `{"jsonrpc":"2.0","id":1,"result":{}}`))
 	_, stderr, exit := runVQ(t, map[string]string{"VQ_OAUTH_HEADLESS": "1"}, "auth", "login", "--oauth", "--endpoint", s.URL+"/api/mcp")
 	if exit != exitcode.Unauthorized || !strings.Contains(stderr, "without asking for a sign-in: it needs no OAuth (an API key works with: vq auth login)") {
 		t.Errorf("exit %d, stderr %s", exit, stderr)

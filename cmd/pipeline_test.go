@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/visualq/vq/internal/testkit"
 )
 
 const confirmRequiredBody = `{"ok":false,"tool":"approve_vrt_results","summary":"confirm must be true","data":null,"warnings":[],"nextActions":[],
@@ -17,14 +19,14 @@ func TestYesSendsAKnownWriteToolOnceWithConfirm(t *testing.T) {
 		{"approve", "run_abc", "--yes"},
 		{"--yes", "approve", "run_abc"},
 	} {
-		s := newToolServer(t, 200, `{"ok":true,"tool":"approve_vrt_results","summary":"approved","data":null,"warnings":[],"nextActions":[]}`)
-		_, stderr, exit := runVQ(t, s.env(), args...)
-		calls := s.received()
+		s := testkit.NewServer(t, testkit.Always(200, `{"ok":true,"tool":"approve_vrt_results","summary":"approved","data":null,"warnings":[],"nextActions":[]}`))
+		_, stderr, exit := runVQ(t, s.Env(), args...)
+		calls := s.Calls()
 		if exit != 0 || len(calls) != 1 {
 			t.Fatalf("%v: exit %d, %d calls, want 0 and 1; stderr %s", args, exit, len(calls), stderr)
 		}
-		if a, _ := calls[0]["args"].(map[string]any); a["confirm"] != true || a["runId"] != "run_abc" {
-			t.Errorf("%v: sent args %v, want runId and confirm: true", args, calls[0]["args"])
+		if a := calls[0].Args; a["confirm"] != true || a["runId"] != "run_abc" {
+			t.Errorf("%v: sent args %v, want runId and confirm: true", args, calls[0].Args)
 		}
 	}
 }
@@ -32,16 +34,16 @@ func TestYesSendsAKnownWriteToolOnceWithConfirm(t *testing.T) {
 // A tool vq does not know to write is sent as it is; when the server asks
 // for consent, --yes gives it and the call is sent again once.
 func TestYesAnswersTheConfirmGateOfAnUnknownTool(t *testing.T) {
-	s := newToolServer(t, 400, confirmRequiredBody)
-	_, _, exit := runVQ(t, s.env(), "invoke", "custom_write", "--yes", "--no-retry")
-	calls := s.received()
+	s := testkit.NewServer(t, testkit.Always(400, confirmRequiredBody))
+	_, _, exit := runVQ(t, s.Env(), "invoke", "custom_write", "--yes", "--no-retry")
+	calls := s.Calls()
 	if len(calls) != 2 {
 		t.Fatalf("%d calls, want 2 (as it is, then with confirm)", len(calls))
 	}
-	if a, _ := calls[0]["args"].(map[string]any); a["confirm"] != nil {
+	if a := calls[0].Args; a["confirm"] != nil {
 		t.Errorf("first call carried confirm: %v", a)
 	}
-	if a, _ := calls[1]["args"].(map[string]any); a["confirm"] != true {
+	if a := calls[1].Args; a["confirm"] != true {
 		t.Errorf("second call lacks confirm: %v", a)
 	}
 	if exit != 11+1 { // confirm_required, recoverable: the server refused again
@@ -52,7 +54,7 @@ func TestYesAnswersTheConfirmGateOfAnUnknownTool(t *testing.T) {
 // Flags live on the commands that honour them: one that cannot is refused
 // with the usage code before anything is sent, never accepted and ignored.
 func TestFlagsACommandCannotHonourAreRefused(t *testing.T) {
-	s := newToolServer(t, 200, runFailuresBody)
+	s := testkit.NewServer(t, testkit.Always(200, runFailuresBody))
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -69,12 +71,12 @@ func TestFlagsACommandCannotHonourAreRefused(t *testing.T) {
 		{[]string{"invoke", "t", "--format", "yaml"}, `unknown --format "yaml"`},
 		{[]string{"invoke", "t", "--wait-timeout", "0s"}, "--wait-timeout must be positive"},
 	} {
-		_, stderr, exit := runVQ(t, s.env(), tc.args...)
+		_, stderr, exit := runVQ(t, s.Env(), tc.args...)
 		if exit != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, exit, stderr, tc.want)
 		}
 	}
-	if n := len(s.received()); n != 0 {
+	if n := len(s.Calls()); n != 0 {
 		t.Errorf("%d calls sent by refused command lines", n)
 	}
 }
@@ -102,15 +104,15 @@ func TestWaitFlagsWhereACallMayBeWaitedFor(t *testing.T) {
 // --timeout given without --wait-timeout still bounds the whole wait, as
 // before --wait-timeout existed, and says it is deprecated.
 func TestTimeoutStillBoundsAWaitWithADeprecationNote(t *testing.T) {
-	s := newJobServer(t, step{}, map[string][]step{"job_1": {jobStep("job_1", "running", 1, 3, "")}})
-	_, stderr, exit := runVQ(t, s.env(), "watch", "job_1", "--interval", "2ms", "--timeout", "60ms")
+	s := testkit.NewJobServer(t, testkit.Reply{}, map[string][]testkit.Reply{"job_1": {testkit.JobStep("job_1", "running", 1, 3, "")}})
+	_, stderr, exit := runVQ(t, s.Env(), "watch", "job_1", "--interval", "2ms", "--timeout", "60ms")
 	if exit != 5 {
 		t.Errorf("exit %d, want 5 (timeout)", exit)
 	}
 	if !strings.Contains(stderr, "vq: --timeout bounding the whole wait is deprecated; use --wait-timeout 60ms\n") {
 		t.Errorf("no deprecation note:\n%s", stderr)
 	}
-	_, stderr, exit = runVQ(t, s.env(), "watch", "job_1", "--interval", "2ms", "--timeout", "30s", "--wait-timeout", "60ms")
+	_, stderr, exit = runVQ(t, s.Env(), "watch", "job_1", "--interval", "2ms", "--timeout", "30s", "--wait-timeout", "60ms")
 	if exit != 5 || strings.Contains(stderr, "deprecated") {
 		t.Errorf("with --wait-timeout: exit %d, stderr:\n%s", exit, stderr)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/testkit"
 	"github.com/visualq/vq/sandbox"
 )
 
@@ -23,7 +24,7 @@ const trickyMarkdown = "h3. Preuve de tracking — BN-470 ✓ (日本語, émoji
 	"\ttabbed line, trailing spaces  "
 
 // proofStep is the final get_job_status answer of a proof job.
-func proofStep(proven bool, markdown string) step {
+func proofStep(proven bool, markdown string) testkit.Reply {
 	result := map[string]any{
 		"proofVerdict": "proven",
 		"proofOutcome": map[string]any{"proven": true, "headline": "OUI — add_to_cart fires with the product payload",
@@ -34,9 +35,8 @@ func proofStep(proven bool, markdown string) step {
 		"warnings":     []string{"intent-only proof: the scenario is generic"},
 		"nextActions":  []any{},
 	}
-	resp := map[string]any{"ok": true, "tool": api.ToolJobStatus, "summary": "BN-470 proven.",
-		"data":     map[string]any{"jobId": "job_p", "status": "completed", "result": result},
-		"warnings": []string{"intent-only proof: the scenario is generic", "reused audit cache from 2h ago"}}
+	data := map[string]any{"jobId": "job_p", "status": "completed", "result": result}
+	warnings := testkit.Warnings("intent-only proof: the scenario is generic", "reused audit cache from 2h ago")
 	if !proven {
 		result["proofVerdict"] = "failed"
 		result["proofOutcome"] = map[string]any{"proven": false, "headline": "NON — add_to_cart never fired",
@@ -48,23 +48,22 @@ func proofStep(proven bool, markdown string) step {
 			map[string]any{"label": "Inspect the proof job", "tool": "get_job_status", "args": map[string]any{"jobId": "job_p"}},
 		}
 		result["nextActions"] = actions
-		resp["nextActions"] = actions
-		resp["ok"], resp["summary"], resp["recoverable"] = false, "BN-470 not proven.", true
-		resp["error"] = map[string]string{"code": "proof_failed", "message": "BN-470 not proven: add_to_cart never fired"}
+		return testkit.Answer(200, testkit.OK(api.ToolJobStatus, "BN-470 not proven.", data, warnings, testkit.NextActions(actions...),
+			testkit.Failed("proof_failed", "BN-470 not proven: add_to_cart never fired", true)))
 	}
-	return step{200, toolJSON(resp)}
+	return testkit.Answer(200, testkit.OK(api.ToolJobStatus, "BN-470 proven.", data, warnings))
 }
 
-func proveServer(t *testing.T, final step) *jobServer {
-	return newJobServer(t, queued(api.ToolProve, "job_p"), map[string][]step{"job_p": {
-		jobStep("job_p", "running", 1, 3, "Replaying the scenario"), final,
+func proveServer(t *testing.T, final testkit.Reply) *testkit.JobServer {
+	return testkit.NewJobServer(t, testkit.Answer(200, testkit.Queued(api.ToolProve, "job_p")), map[string][]testkit.Reply{"job_p": {
+		testkit.JobStep("job_p", "running", 1, 3, "Replaying the scenario"), final,
 	}})
 }
 
 func TestProveMarkdownIsByteForByte(t *testing.T) {
 	for _, proven := range []bool{true, false} {
 		s := proveServer(t, proofStep(proven, trickyMarkdown))
-		stdout, stderr, exit := runVQ(t, s.env(), "prove", "BN-470", "--markdown", "--interval", "1ms")
+		stdout, stderr, exit := runVQ(t, s.Env(), "prove", "BN-470", "--markdown", "--interval", "1ms")
 		if stdout != trickyMarkdown {
 			t.Errorf("proven=%v: stdout\n%q\nwant\n%q", proven, stdout, trickyMarkdown)
 		}
@@ -79,7 +78,7 @@ func TestProveMarkdownIsByteForByte(t *testing.T) {
 
 func TestProveShowsEverythingInOrder(t *testing.T) {
 	s := proveServer(t, proofStep(false, "h3. NON\n|| a || b ||\n\x1b]0;pwned\x07done"))
-	stdout, stderr, exit := runVQ(t, s.env(), "prove", "BN-470", "--interval", "1ms")
+	stdout, stderr, exit := runVQ(t, s.Env(), "prove", "BN-470", "--interval", "1ms")
 	if exit != 22 { // proof_failed, recoverable
 		t.Errorf("exit %d, want 22", exit)
 	}
@@ -107,34 +106,34 @@ func TestProveShowsEverythingInOrder(t *testing.T) {
 	if !strings.HasSuffix(stderr, "error: proof_failed: BN-470 not proven: add_to_cart never fired (recoverable, exit 22)\n") {
 		t.Errorf("stderr:\n%s", stderr)
 	}
-	if got := strings.Join(s.tools, " "); got != "tracking_prove_jira_ticket get_job_status get_job_status" {
+	if got := strings.Join(s.Tools(), " "); got != "tracking_prove_jira_ticket get_job_status get_job_status" {
 		t.Errorf("calls: %s", got)
 	}
 }
 
 func TestProveJSONIsTheFinalResponse(t *testing.T) {
 	s := proveServer(t, proofStep(true, trickyMarkdown))
-	stdout, _, exit := runVQ(t, s.env(), "prove", "BN-470", "--json", "--interval", "1ms")
-	if exit != 0 || !strings.HasPrefix(stdout, `{"data":{"jobId":"job_p","result":{`) || strings.Count(stdout, "\n") != 1 {
+	stdout, _, exit := runVQ(t, s.Env(), "prove", "BN-470", "--json", "--interval", "1ms")
+	if exit != 0 || !strings.HasPrefix(stdout, `{"ok":true,"tool":"get_job_status","summary":"BN-470 proven.","data":{"jobId":"job_p","result":{`) || strings.Count(stdout, "\n") != 1 {
 		t.Errorf("exit %d, stdout %s", exit, stdout)
 	}
 }
 
 func TestProveNoWaitPrintsTheQueuedJob(t *testing.T) {
 	s := proveServer(t, proofStep(true, trickyMarkdown))
-	stdout, stderr, exit := runVQ(t, s.env(), "prove", "BN-470", "--no-wait")
+	stdout, stderr, exit := runVQ(t, s.Env(), "prove", "BN-470", "--no-wait")
 	if exit != 0 || !strings.HasPrefix(stdout, "Job job_p queued.\n") || stderr != "" {
 		t.Errorf("exit %d\nstdout %q\nstderr %q", exit, stdout, stderr)
 	}
-	if len(s.tools) != 1 {
-		t.Errorf("calls %v, want only the proof", s.tools)
+	if len(s.Tools()) != 1 {
+		t.Errorf("calls %v, want only the proof", s.Tools())
 	}
-	if _, stderr, exit := runVQ(t, s.env(), "prove", "BN-470", "--no-wait", "--markdown"); exit != 2 {
+	if _, stderr, exit := runVQ(t, s.Env(), "prove", "BN-470", "--no-wait", "--markdown"); exit != 2 {
 		t.Errorf("--no-wait --markdown: exit %d, want 2 (usage): %s", exit, stderr)
 	}
 	// --markdown is the markdown alone: no other rendering is asked with it.
 	for _, other := range [][]string{{"--json"}, {"--jq", ".ok"}, {"--format", "junit"}, {"--format", "markdown"}} {
-		if _, stderr, exit := runVQ(t, s.env(), append([]string{"prove", "BN-470", "--markdown"}, other...)...); exit != 2 {
+		if _, stderr, exit := runVQ(t, s.Env(), append([]string{"prove", "BN-470", "--markdown"}, other...)...); exit != 2 {
 			t.Errorf("--markdown %v: exit %d, want 2 (usage): %s", other, exit, stderr)
 		}
 	}
@@ -144,7 +143,7 @@ func TestProveNoWaitPrintsTheQueuedJob(t *testing.T) {
 // through OSC 52, and says vq cannot check that it did.
 func TestProveCopyToTheTerminalWithOSC52(t *testing.T) {
 	s := proveServer(t, proofStep(true, trickyMarkdown))
-	stdout, stderr, exit := vqRun{Env: s.env(), TTY: true}.run(t, "prove", "BN-470", "--copy", "--markdown", "--interval", "1ms")
+	stdout, stderr, exit := vqRun{Env: s.Env(), TTY: true}.run(t, "prove", "BN-470", "--copy", "--markdown", "--interval", "1ms")
 	if exit != 0 || stdout != trickyMarkdown {
 		t.Errorf("exit %d, stdout %q", exit, stdout)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // hostile is server text that would retitle the window, clear the screen,
@@ -24,14 +25,12 @@ func assertTerminalSafe(t *testing.T, what, out string) {
 }
 
 func TestServerTextIsSafeOnEveryTerminalPath(t *testing.T) {
-	body := toolJSON(map[string]any{
-		"ok": false, "tool": "get_run_failures", "summary": "summary " + hostile,
-		"data":        map[string]any{"label " + hostile: hostile, "rows": []map[string]any{{"scenario": hostile}}},
-		"warnings":    []string{"warn " + hostile},
-		"nextActions": []map[string]any{{"label": "next " + hostile, "tool": "get_diff_stats", "args": map[string]any{"scenarioLabel": hostile}}},
-		"error":       map[string]string{"code": "tool_error", "message": "message " + hostile}, "recoverable": false,
-	})
-	s := newToolServer(t, 500, body)
+	body := testkit.OK("get_run_failures", "summary "+hostile,
+		map[string]any{"label " + hostile: hostile, "rows": []map[string]any{{"scenario": hostile}}},
+		testkit.Warnings("warn "+hostile),
+		testkit.NextActions(map[string]any{"label": "next " + hostile, "tool": "get_diff_stats", "args": map[string]any{"scenarioLabel": hostile}}),
+		testkit.Failed("tool_error", "message "+hostile, false))
+	s := testkit.NewServer(t, testkit.Always(500, body))
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -46,7 +45,7 @@ func TestServerTextIsSafeOnEveryTerminalPath(t *testing.T) {
 		{"--json", []string{"--json"}, []string{`\u202ec\u200bd`}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			stdout, stderr, exit := runVQ(t, s.env(), append([]string{"invoke", "get_run_failures", "--no-retry"}, tc.args...)...)
+			stdout, stderr, exit := runVQ(t, s.Env(), append([]string{"invoke", "get_run_failures", "--no-retry"}, tc.args...)...)
 			if exit != 37 {
 				t.Errorf("exit %d, want 37 (tool_error, not recoverable)", exit)
 			}
@@ -67,13 +66,12 @@ func TestServerTextIsSafeOnEveryTerminalPath(t *testing.T) {
 }
 
 func TestWatchProgressLinesAreSafe(t *testing.T) {
-	s := newJobServer(t, step{}, map[string][]step{"job_1": {
-		jobStep("job_1", "running", 1, 2, "message "+hostile),
-		{200, toolJSON(map[string]any{"ok": false, "tool": api.ToolJobStatus, "summary": "failed " + hostile,
-			"data":  map[string]any{"jobId": "job_1", "status": api.JobFailed},
-			"error": map[string]string{"code": "tool_error", "message": "why " + hostile}, "recoverable": false})},
+	s := testkit.NewJobServer(t, testkit.Reply{}, map[string][]testkit.Reply{"job_1": {
+		testkit.JobStep("job_1", "running", 1, 2, "message "+hostile),
+		testkit.Answer(200, testkit.Failure(api.ToolJobStatus, "tool_error", "why "+hostile, false, testkit.Summary("failed "+hostile),
+			testkit.Set("data", map[string]any{"jobId": "job_1", "status": api.JobFailed}))),
 	}})
-	stdout, stderr, exit := runVQ(t, s.env(), "watch", "job_1", "--interval", "1ms")
+	stdout, stderr, exit := runVQ(t, s.Env(), "watch", "job_1", "--interval", "1ms")
 	if exit != 37 {
 		t.Errorf("exit %d, want 37", exit)
 	}

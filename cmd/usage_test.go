@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // A misspelt subcommand fails at every level of the tree: the usage code,
 // the command that was meant, and nothing sent. Each group is tried with a
 // typo of each of its subcommands.
 func TestUnknownSubcommandsFailAtEveryLevel(t *testing.T) {
-	s := newToolServer(t, 200, runFailuresBody)
+	s := testkit.NewServer(t, testkit.Always(200, runFailuresBody))
 	root := NewRootCmd(&Factory{IO: &IOStreams{}, Getenv: func(string) string { return "" }})
 	var groups []*cobra.Command
 	var walk func(*cobra.Command)
@@ -40,14 +41,14 @@ func TestUnknownSubcommandsFailAtEveryLevel(t *testing.T) {
 				typo = name[:len(name)-1] + "x"
 			}
 			args := append(append([]string{}, path...), typo, "x")
-			_, stderr, exit := runVQ(t, s.env(), args...)
+			_, stderr, exit := runVQ(t, s.Env(), args...)
 			wantReason := fmt.Sprintf("unknown command %q for %q", typo, g.CommandPath())
 			if exit != 2 || !strings.Contains(stderr, wantReason) || !strings.Contains(stderr, "did you mean "+name) {
 				t.Errorf("vq %s: exit %d, stderr %q; want 2, %s and did you mean %s", strings.Join(args, " "), exit, stderr, wantReason, name)
 			}
 		}
 	}
-	if n := len(s.received()); n != 0 {
+	if n := len(s.Calls()); n != 0 {
 		t.Errorf("%d calls sent by mistyped commands", n)
 	}
 }
@@ -64,7 +65,7 @@ func TestAGroupAloneShowsItsHelp(t *testing.T) {
 // word before a flag names the command, not the flag; a missing required
 // flag points at its own command's help.
 func TestFlagMistakesSayWhatWasMeant(t *testing.T) {
-	s := newToolServer(t, 200, runFailuresBody)
+	s := testkit.NewServer(t, testkit.Always(200, runFailuresBody))
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -74,12 +75,12 @@ func TestFlagMistakesSayWhatWasMeant(t *testing.T) {
 		{[]string{"diff", "run_abc", "--scenario", "Home"}, "required flag(s) \"viewport\" not set\nsee: vq diff --help"},
 		{[]string{"prove", "BN-470", "--no-wiat"}, "did you mean --no-wait?"},
 	} {
-		_, stderr, exit := runVQ(t, s.env(), tc.args...)
+		_, stderr, exit := runVQ(t, s.Env(), tc.args...)
 		if exit != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, exit, stderr, tc.want)
 		}
 	}
-	if n := len(s.received()); n != 0 {
+	if n := len(s.Calls()); n != 0 {
 		t.Errorf("%d calls sent", n)
 	}
 }
@@ -87,14 +88,14 @@ func TestFlagMistakesSayWhatWasMeant(t *testing.T) {
 // vq invoke takes only a tool name MCP allows, so a pasted line cannot
 // smuggle a flag or a shell word in as the tool.
 func TestInvokeRefusesWhatIsNoToolName(t *testing.T) {
-	s := newToolServer(t, 200, runFailuresBody)
+	s := testkit.NewServer(t, testkit.Always(200, runFailuresBody))
 	for _, args := range [][]string{{"invoke", "--", "--yes"}, {"invoke", "a b"}, {"invoke", "x;rm"}} {
-		_, stderr, exit := runVQ(t, s.env(), args...)
+		_, stderr, exit := runVQ(t, s.Env(), args...)
 		if exit != 2 || !strings.Contains(stderr, "is not a tool name") {
 			t.Errorf("%v: exit %d, stderr %q", args, exit, stderr)
 		}
 	}
-	if n := len(s.received()); n != 0 {
+	if n := len(s.Calls()); n != 0 {
 		t.Errorf("%d calls sent", n)
 	}
 }

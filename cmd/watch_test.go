@@ -3,124 +3,25 @@ package cmd
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/testkit"
 )
 
-// step is one scripted answer of jobServer.
-type step struct {
-	status int
-	body   string
-}
-
-// jobServer is an invoke endpoint with scripted jobs: get_job_status {jobId}
-// answers that job's steps in order (the last one repeats); any other tool
-// answers start. It records the tools called and the polls of each job.
-type jobServer struct {
-	*httptest.Server
-	mu     sync.Mutex
-	start  step
-	jobs   map[string][]step
-	polls  map[string]int
-	tools  []string
-	onPoll func(jobID string, n int) // called before a poll is answered
-}
-
-func newJobServer(t *testing.T, start step, jobs map[string][]step) *jobServer {
-	t.Helper()
-	s := &jobServer{start: start, jobs: jobs, polls: map[string]int{}}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var call struct {
-			Tool string `json:"tool"`
-			Args struct {
-				JobID string `json:"jobId"`
-			} `json:"args"`
-		}
-		json.NewDecoder(r.Body).Decode(&call)
-		s.mu.Lock()
-		s.tools = append(s.tools, call.Tool)
-		answer := s.start
-		var n int
-		if call.Tool == api.ToolJobStatus {
-			s.polls[call.Args.JobID]++
-			n = s.polls[call.Args.JobID]
-			steps, ok := s.jobs[call.Args.JobID]
-			answer = step{404, jobFailure(api.CodeNotFound, false, "no job "+call.Args.JobID)}
-			if ok {
-				answer = steps[min(n, len(steps))-1]
-			}
-		}
-		hook := s.onPoll
-		s.mu.Unlock()
-		if hook != nil && call.Tool == api.ToolJobStatus {
-			hook(call.Args.JobID, n)
-		}
-		w.WriteHeader(answer.status)
-		io.WriteString(w, answer.body)
-	}))
-	t.Cleanup(s.Close)
-	return s
-}
-
-func (s *jobServer) env() map[string]string {
-	return map[string]string{"VQ_BASE_URL": s.URL, "VQ_API_KEY": "vqs_test"}
-}
-
-func (s *jobServer) pollCount(jobID string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.polls[jobID]
-}
-
-// jobStep is a get_job_status answer; total 0 means no progress reported.
-func jobStep(id, status string, current, total int, message string) step {
-	data := map[string]any{"jobId": id, "status": status}
-	if total > 0 {
-		data["progress"] = map[string]any{"current": current, "total": total, "message": message}
-	}
-	if status == api.JobCompleted {
-		data["result"] = map[string]any{"checked": total}
-	}
-	return step{200, toolJSON(map[string]any{"ok": true, "tool": api.ToolJobStatus, "summary": "Job " + id + " " + status + ".", "data": data})}
-}
-
-func jobFailure(code string, recoverable bool, message string) string {
-	return toolJSON(map[string]any{"ok": false, "tool": api.ToolJobStatus, "summary": message, "data": nil,
-		"error": map[string]string{"code": code, "message": message}, "recoverable": recoverable})
-}
-
-// toolJSON completes a ToolResponse with empty warnings and nextActions.
-func toolJSON(fields map[string]any) string {
-	r := map[string]any{"warnings": []string{}, "nextActions": []any{}}
-	for k, v := range fields {
-		r[k] = v
-	}
-	b, _ := json.Marshal(r)
-	return string(b)
-}
-
-func queued(tool, id string) step {
-	return step{200, toolJSON(map[string]any{"ok": true, "tool": tool, "summary": "Job " + id + " queued.", "data": map[string]any{"jobId": id, "status": "queued"}})}
-}
-
-var gateway502 = step{502, "<html><body>Bad Gateway</body></html>"}
+var gateway502 = testkit.Answer(502, "<html><body>Bad Gateway</body></html>")
 
 func TestWatchQueuedToCompleted(t *testing.T) {
-	s := newJobServer(t, step{}, map[string][]step{"job_1": {
-		jobStep("job_1", "queued", 0, 0, ""),
-		jobStep("job_1", "queued", 0, 0, ""),
-		jobStep("job_1", "running", 1, 3, "Loading page"),
-		jobStep("job_1", "running", 1, 3, "Loading page"),
-		jobStep("job_1", "running", 2, 3, "Comparing \x1b[31mscreenshots"),
-		jobStep("job_1", "completed", 3, 3, "Done"),
+	s := testkit.NewJobServer(t, testkit.Reply{}, map[string][]testkit.Reply{"job_1": {
+		testkit.JobStep("job_1", "queued", 0, 0, ""),
+		testkit.JobStep("job_1", "queued", 0, 0, ""),
+		testkit.JobStep("job_1", "running", 1, 3, "Loading page"),
+		testkit.JobStep("job_1", "running", 1, 3, "Loading page"),
+		testkit.JobStep("job_1", "running", 2, 3, "Comparing \x1b[31mscreenshots"),
+		testkit.JobStep("job_1", "completed", 3, 3, "Done"),
 	}})
-	stdout, stderr, exit := runVQ(t, s.env(), "watch", "job_1", "--interval", "1ms")
+	stdout, stderr, exit := runVQ(t, s.Env(), "watch", "job_1", "--interval", "1ms")
 	if exit != 0 {
 		t.Fatalf("exit %d\nstderr: %s", exit, stderr)
 	}
@@ -135,18 +36,18 @@ func TestWatchQueuedToCompleted(t *testing.T) {
 	if !strings.HasPrefix(stdout, "Job job_1 completed.\n") || !strings.Contains(stdout, "result.checked") {
 		t.Errorf("stdout:\n%s", stdout)
 	}
-	if n := s.pollCount("job_1"); n != 6 {
+	if n := s.Polls("job_1"); n != 6 {
 		t.Errorf("%d polls, want 6: one per scripted answer and none after the end", n)
 	}
 }
 
 func TestWatchGoesOnThrough502s(t *testing.T) {
-	s := newJobServer(t, step{}, map[string][]step{"job_1": {
-		jobStep("job_1", "running", 1, 2, ""),
+	s := testkit.NewJobServer(t, testkit.Reply{}, map[string][]testkit.Reply{"job_1": {
+		testkit.JobStep("job_1", "running", 1, 2, ""),
 		gateway502, gateway502, gateway502, gateway502, // polls skip the client's retry: the watch backs off itself
-		jobStep("job_1", "completed", 2, 2, ""),
+		testkit.JobStep("job_1", "completed", 2, 2, ""),
 	}})
-	stdout, stderr, exit := runVQ(t, s.env(), "watch", "job_1", "--interval", "1ms")
+	stdout, stderr, exit := runVQ(t, s.Env(), "watch", "job_1", "--interval", "1ms")
 	if exit != 0 {
 		t.Fatalf("exit %d\nstderr: %s", exit, stderr)
 	}
@@ -159,11 +60,10 @@ func TestWatchGoesOnThrough502s(t *testing.T) {
 }
 
 func TestWatchFailedJobExitsWithItsCode(t *testing.T) {
-	failed := toolJSON(map[string]any{"ok": false, "tool": api.ToolJobStatus, "summary": "Job job_1 failed.",
-		"data":  map[string]any{"jobId": "job_1", "status": "failed", "result": map[string]any{"reason": "no event"}},
-		"error": map[string]string{"code": "tool_error", "message": "executor crashed"}, "recoverable": false})
-	s := newJobServer(t, step{}, map[string][]step{"job_1": {jobStep("job_1", "running", 1, 2, ""), {200, failed}}})
-	stdout, stderr, exit := runVQ(t, s.env(), "watch", "job_1", "--interval", "1ms")
+	failed := testkit.Failure(api.ToolJobStatus, "tool_error", "executor crashed", false, testkit.Summary("Job job_1 failed."),
+		testkit.Set("data", map[string]any{"jobId": "job_1", "status": "failed", "result": map[string]any{"reason": "no event"}}))
+	s := testkit.NewJobServer(t, testkit.Reply{}, map[string][]testkit.Reply{"job_1": {testkit.JobStep("job_1", "running", 1, 2, ""), testkit.Answer(200, failed)}})
+	stdout, stderr, exit := runVQ(t, s.Env(), "watch", "job_1", "--interval", "1ms")
 	if exit != 37 { // tool_error, not recoverable
 		t.Errorf("exit %d, want 37", exit)
 	}
@@ -177,22 +77,22 @@ func TestWatchFailedJobExitsWithItsCode(t *testing.T) {
 }
 
 func TestWatchUnknownJobIsARefusal(t *testing.T) {
-	s := newJobServer(t, step{}, nil)
-	_, stderr, exit := runVQ(t, s.env(), "watch", "job_nope", "--interval", "1ms")
+	s := testkit.NewJobServer(t, testkit.Reply{}, nil)
+	_, stderr, exit := runVQ(t, s.Env(), "watch", "job_nope", "--interval", "1ms")
 	if exit != 41 { // not_found, not recoverable
 		t.Errorf("exit %d, want 41\n%s", exit, stderr)
 	}
 	if !strings.Contains(stderr, "error: not_found: no job job_nope") {
 		t.Errorf("stderr:\n%s", stderr)
 	}
-	if n := s.pollCount("job_nope"); n != 1 {
+	if n := s.Polls("job_nope"); n != 1 {
 		t.Errorf("%d polls, want 1: a refusal is not polled again", n)
 	}
 }
 
 func TestWatchTimeoutExitsWithTheTimeoutCodeAndHowToResume(t *testing.T) {
-	s := newJobServer(t, step{}, map[string][]step{"job 1": {jobStep("job 1", "running", 1, 9, "slow")}})
-	stdout, stderr, exit := runVQ(t, s.env(), "watch", "job 1", "--interval", "2ms", "--wait-timeout", "80ms")
+	s := testkit.NewJobServer(t, testkit.Reply{}, map[string][]testkit.Reply{"job 1": {testkit.JobStep("job 1", "running", 1, 9, "slow")}})
+	stdout, stderr, exit := runVQ(t, s.Env(), "watch", "job 1", "--interval", "2ms", "--wait-timeout", "80ms")
 	if exit != 5 {
 		t.Errorf("exit %d, want 5 (timeout)", exit)
 	}
@@ -213,33 +113,32 @@ func TestWatchTimeoutExitsWithTheTimeoutCodeAndHowToResume(t *testing.T) {
 func TestWatchInterruptedExits130WithHowToResume(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s := newJobServer(t, step{}, map[string][]step{"job_1": {jobStep("job_1", "running", 1, 9, "")}})
-	s.onPoll = func(_ string, n int) {
+	s := testkit.NewJobServer(t, testkit.Reply{}, map[string][]testkit.Reply{"job_1": {testkit.JobStep("job_1", "running", 1, 9, "")}})
+	s.OnPoll = func(_ string, n int) {
 		if n == 3 {
 			cancel() // Ctrl-C while the third poll is in flight
 		}
 	}
-	stdout, stderr, exit := vqRun{Env: s.env(), Ctx: ctx}.run(t, "watch", "job_1", "--interval", "1ms")
+	stdout, stderr, exit := vqRun{Env: s.Env(), Ctx: ctx}.run(t, "watch", "job_1", "--interval", "1ms")
 	if exit != 130 {
 		t.Errorf("exit %d, want 130", exit)
 	}
 	if stdout != "" || !strings.Contains(stderr, "vq: to resume: vq watch job_1\n") || !strings.HasSuffix(stderr, "vq: interrupted\n") {
 		t.Errorf("stdout %q\nstderr %q", stdout, stderr)
 	}
-	if n := s.pollCount("job_1"); n != 3 {
+	if n := s.Polls("job_1"); n != 3 {
 		t.Errorf("%d polls, want none after the interrupt", n)
 	}
 }
 
 func TestWatchSeveralJobsExitsWithTheWorst(t *testing.T) {
-	proofFailed := toolJSON(map[string]any{"ok": false, "tool": api.ToolJobStatus, "summary": "Job job_b failed.",
-		"data":  map[string]any{"jobId": "job_b", "status": "failed"},
-		"error": map[string]string{"code": "proof_failed", "message": "not proven"}, "recoverable": true})
-	s := newJobServer(t, step{}, map[string][]step{
-		"job_a": {jobStep("job_a", "running", 1, 2, ""), jobStep("job_a", "completed", 2, 2, "")},
-		"job_b": {jobStep("job_b", "running", 1, 2, ""), {200, proofFailed}},
+	proofFailed := testkit.Failure(api.ToolJobStatus, "proof_failed", "not proven", true, testkit.Summary("Job job_b failed."),
+		testkit.Set("data", map[string]any{"jobId": "job_b", "status": "failed"}))
+	s := testkit.NewJobServer(t, testkit.Reply{}, map[string][]testkit.Reply{
+		"job_a": {testkit.JobStep("job_a", "running", 1, 2, ""), testkit.JobStep("job_a", "completed", 2, 2, "")},
+		"job_b": {testkit.JobStep("job_b", "running", 1, 2, ""), testkit.Answer(200, proofFailed)},
 	})
-	stdout, stderr, exit := runVQ(t, s.env(), "watch", "job_a", "job_b", "--interval", "1ms")
+	stdout, stderr, exit := runVQ(t, s.Env(), "watch", "job_a", "job_b", "--interval", "1ms")
 	if exit != 22 { // proof_failed, recoverable: larger than job_a's 0
 		t.Errorf("exit %d, want 22\n%s", exit, stderr)
 	}
@@ -249,7 +148,7 @@ func TestWatchSeveralJobsExitsWithTheWorst(t *testing.T) {
 
 	// Headers are for a person: output for a program has none.
 	for _, asked := range [][]string{{"--json"}, {"--jq", ".tool"}, {"--format", "junit"}, {"--format", "github"}} {
-		stdout, _, _ = runVQ(t, s.env(), append([]string{"watch", "job_a", "job_b", "--interval", "1ms"}, asked...)...)
+		stdout, _, _ = runVQ(t, s.Env(), append([]string{"watch", "job_a", "job_b", "--interval", "1ms"}, asked...)...)
 		if strings.Contains(stdout, "== job") {
 			t.Errorf("%v: a header in output for a program:\n%s", asked, stdout)
 		}
@@ -257,7 +156,7 @@ func TestWatchSeveralJobsExitsWithTheWorst(t *testing.T) {
 
 	// An unknown job (not_found, 41) is worse still; --json prints one
 	// document per job, in the order given, one per line.
-	stdout, _, exit = runVQ(t, s.env(), "watch", "job_a", "job_x", "job_b", "--interval", "1ms", "--json")
+	stdout, _, exit = runVQ(t, s.Env(), "watch", "job_a", "job_x", "job_b", "--interval", "1ms", "--json")
 	if exit != 41 {
 		t.Errorf("exit %d, want 41", exit)
 	}
@@ -273,26 +172,26 @@ func TestWatchSeveralJobsExitsWithTheWorst(t *testing.T) {
 }
 
 func TestWaitWatchesTheJobAnAsyncToolReturns(t *testing.T) {
-	jobs := map[string][]step{"job_7": {jobStep("job_7", "running", 1, 2, "Replaying"), jobStep("job_7", "completed", 2, 2, "")}}
+	jobs := map[string][]testkit.Reply{"job_7": {testkit.JobStep("job_7", "running", 1, 2, "Replaying"), testkit.JobStep("job_7", "completed", 2, 2, "")}}
 	for _, args := range [][]string{
 		{"invoke", "run_tracking", "scenarioId=scn_1", "--wait"},
 		{"tracking", "run", "--scenario", "scn_1", "--wait"},
 	} {
-		s := newJobServer(t, queued("run_tracking", "job_7"), jobs)
-		stdout, stderr, exit := runVQ(t, s.env(), append(args, "--interval", "1ms")...)
+		s := testkit.NewJobServer(t, testkit.Answer(200, testkit.Queued("run_tracking", "job_7")), jobs)
+		stdout, stderr, exit := runVQ(t, s.Env(), append(args, "--interval", "1ms")...)
 		if exit != 0 || !strings.HasPrefix(stdout, "Job job_7 completed.\n") || !strings.Contains(stderr, "job_7 running 1/2 Replaying (0s)\n") {
 			t.Errorf("%v: exit %d\nstdout %q\nstderr %q", args, exit, stdout, stderr)
 		}
-		if got := strings.Join(s.tools, " "); got != "run_tracking get_job_status get_job_status" {
+		if got := strings.Join(s.Tools(), " "); got != "run_tracking get_job_status get_job_status" {
 			t.Errorf("%v: calls %s", args, got)
 		}
 	}
 
 	// Without --wait the queued job is the answer.
-	s := newJobServer(t, queued("run_tracking", "job_7"), jobs)
-	stdout, _, exit := runVQ(t, s.env(), "tracking", "run", "--scenario", "scn_1")
-	if exit != 0 || !strings.HasPrefix(stdout, "Job job_7 queued.\n") || len(s.tools) != 1 {
-		t.Errorf("exit %d, calls %v, stdout %q", exit, s.tools, stdout)
+	s := testkit.NewJobServer(t, testkit.Answer(200, testkit.Queued("run_tracking", "job_7")), jobs)
+	stdout, _, exit := runVQ(t, s.Env(), "tracking", "run", "--scenario", "scn_1")
+	if exit != 0 || !strings.HasPrefix(stdout, "Job job_7 queued.\n") || len(s.Tools()) != 1 {
+		t.Errorf("exit %d, calls %v, stdout %q", exit, s.Tools(), stdout)
 	}
 }
 
@@ -304,8 +203,8 @@ func TestWatchNeedsAJobID(t *testing.T) {
 }
 
 func TestWatchTimeoutPrintsOneJSONDocument(t *testing.T) {
-	s := newJobServer(t, step{}, map[string][]step{"job_1": {jobStep("job_1", "running", 1, 9, "slow")}})
-	stdout, _, exit := runVQ(t, s.env(), "watch", "job_1", "--interval", "2ms", "--wait-timeout", "50ms", "--json")
+	s := testkit.NewJobServer(t, testkit.Reply{}, map[string][]testkit.Reply{"job_1": {testkit.JobStep("job_1", "running", 1, 9, "slow")}})
+	stdout, _, exit := runVQ(t, s.Env(), "watch", "job_1", "--interval", "2ms", "--wait-timeout", "50ms", "--json")
 	var doc map[string]any
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || exit != 5 {
 		t.Fatalf("exit %d, stdout %q is not one JSON document", exit, stdout)

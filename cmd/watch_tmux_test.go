@@ -3,15 +3,17 @@ package cmd
 import (
 	"strings"
 	"testing"
+
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // TestWatchLiveViewInTmux runs the real binary in a tmux pane (a real
 // terminal) and reads the screen: one bar line per job redrawn in place while
 // the jobs run, then a one-line summary per job and the answers below.
 func TestWatchLiveViewInTmux(t *testing.T) {
-	s := newJobServer(t, step{}, map[string][]step{
-		"job_t1": {jobStep("job_t1", "queued", 0, 0, ""), jobStep("job_t1", "running", 3, 10, "Comparing screenshots")},
-		"job_t2": {jobStep("job_t2", "running", 1, 2, ""), jobStep("job_t2", "completed", 2, 2, "")},
+	s := testkit.NewJobServer(t, testkit.Reply{}, map[string][]testkit.Reply{
+		"job_t1": {testkit.JobStep("job_t1", "queued", 0, 0, ""), testkit.JobStep("job_t1", "running", 3, 10, "Comparing screenshots")},
+		"job_t2": {testkit.JobStep("job_t2", "running", 1, 2, ""), testkit.JobStep("job_t2", "completed", 2, 2, "")},
 	})
 	p := startTmux(t, 100, 30, map[string]string{"VQ_BASE_URL": s.URL, "VQ_API_KEY": "k", "VQ_NO_KEYRING": "1", "VQ_CONFIG": t.TempDir() + "/c.json", "TERM": "xterm-256color"},
 		"true", "watch", "job_t1", "job_t2", "--interval", "20ms")
@@ -33,9 +35,7 @@ func TestWatchLiveViewInTmux(t *testing.T) {
 		t.Errorf("job_t1 shows on %d lines, want 1 (redrawn in place):\n%s", n, live)
 	}
 
-	s.mu.Lock()
-	s.jobs["job_t1"] = []step{jobStep("job_t1", "completed", 10, 10, "Done")}
-	s.mu.Unlock()
+	s.SetSteps("job_t1", testkit.JobStep("job_t1", "completed", 10, 10, "Done"))
 	final := p.waitFor("the end of the watch", shows("EXIT="))
 	lines := strings.Split(strings.TrimRight(final, "\n"), "\n")
 	if !strings.HasPrefix(lines[0], "✓ job_t1 completed 10/10 Done (") || !strings.HasPrefix(lines[1], "✓ job_t2 completed 2/2 (") {
