@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"encoding/json"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -11,9 +10,7 @@ import (
 )
 
 func sandboxEnv(t *testing.T) map[string]string {
-	ts := httptest.NewServer(sandbox.New(sandbox.Options{Rate: -1}).Handler())
-	t.Cleanup(ts.Close)
-	return map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyAdmin}
+	return newRecordingSandbox(t, sandbox.Options{Rate: -1}).Env()
 }
 
 // failing is how many checks of the run still fail.

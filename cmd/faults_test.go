@@ -8,13 +8,12 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // The fault-injection matrix (docs/reliability.md): each fault is one way a
@@ -117,8 +116,8 @@ func TestFaultMatrix(t *testing.T) {
 						t.Errorf("terminal control characters reached the user: %q", s)
 					}
 				}
-				if other != nil && other.Load() != 0 {
-					t.Errorf("the other host received %d requests", other.Load())
+				if other != nil && other.Count() != 0 {
+					t.Errorf("the other host received %d requests", other.Count())
 				}
 			})
 		}
@@ -126,8 +125,8 @@ func TestFaultMatrix(t *testing.T) {
 }
 
 // faultServer serves the fault for one column and returns its base URL,
-// and for the redirect fault the count of requests the other host got.
-func faultServer(t *testing.T, fl fault, mcp bool) (string, *atomic.Int32) {
+// and the other host a redirect may point to.
+func faultServer(t *testing.T, fl fault, mcp bool) (string, *testkit.Server) {
 	t.Helper()
 	if fl.refused {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -138,27 +137,21 @@ func faultServer(t *testing.T, fl fault, mcp bool) (string, *atomic.Int32) {
 		l.Close()
 		return "http://" + addr, nil
 	}
-	var otherHits atomic.Int32
-	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		otherHits.Add(1)
-	}))
-	t.Cleanup(other.Close)
+	other := testkit.NewServer(t, testkit.Always(200, ""))
 	// The other host is the same loopback under another name and port, as a
 	// redirect to an attacker's host would be.
 	otherURL := strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
-	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// testkit reads the request first: only then does the server notice a
+	// client that hangs up, which ends the slow faults.
+	s := testkit.Wrap(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r = r.WithContext(context.WithValue(r.Context(), otherKey{}, otherURL))
 		if !mcp {
-			// Read the request first: only then does the server notice a
-			// client that hangs up, which ends the slow faults.
-			io.Copy(io.Discard, r.Body)
 			fl.answer(w, r, func(tr string) string { return tr })
 			return
 		}
 		serveMCPStub(w, r, fl)
 	}))
-	t.Cleanup(s.Close)
-	return s.URL, &otherHits
+	return s.URL, other
 }
 
 // serveMCPStub speaks just enough MCP (initialize, notifications, session
@@ -239,17 +232,12 @@ func trickle(w http.ResponseWriter, r *http.Request, b string) {
 
 // okResponse is a successful answer whose summary and data hold s.
 func okResponse(summary string, data string) string {
-	s, _ := json.Marshal(summary)
-	return `{"ok":true,"tool":"get_run_failures","summary":` + string(s) + `,"data":` + data + `,"warnings":[],"nextActions":[]}`
+	return testkit.OK("get_run_failures", summary, json.RawMessage(data))
 }
 
 // jobDone is get_job_status of a completed job, for the watch column.
 func jobDone(summary string) string {
 	return okResponse(summary, `{"jobId":"job_1","status":"completed"}`)
-}
-
-func rateLimited() string {
-	return `{"ok":false,"tool":"get_run_failures","summary":"slow down","data":null,"warnings":[],"nextActions":[],"error":{"code":"rate_limit","message":"slow down"},"recoverable":true,"retryAfterMs":20}`
 }
 
 // errLine is the error line a response failure ends with.
@@ -379,7 +367,7 @@ func faults() []fault {
 				if strings.HasSuffix(r.URL.Path, "/invoke") {
 					status = http.StatusTooManyRequests
 				}
-				answerJSON(w, status, wrap(rateLimited()))
+				answerJSON(w, status, wrap(testkit.RateLimit("get_run_failures", "slow down", 20)))
 			},
 			want: map[string]outcome{
 				colInvoke: {exit: 15, stderr: []string{"get_run_failures: rate limited, retrying in 20ms", "error: rate_limit: slow down (recoverable, exit 15)"}, stdout: ""},

@@ -1,18 +1,14 @@
 package cmd
 
 import (
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os/exec"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // Every tool a command fronts is printed as that command, and the printed
@@ -23,20 +19,7 @@ func TestPrintedTaskCommandsSendTheActionsArguments(t *testing.T) {
 	if err != nil {
 		t.Skip("bash not installed")
 	}
-	var mu sync.Mutex
-	var got []map[string]any
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body map[string]any
-		json.NewDecoder(r.Body).Decode(&body)
-		if tool, ok := strings.CutPrefix(r.URL.Path, "/api/ci/"); ok {
-			body = map[string]any{"tool": tool, "args": body}
-		}
-		mu.Lock()
-		got = append(got, body)
-		mu.Unlock()
-		io.WriteString(w, `{"ok":true,"tool":"t","summary":"done","data":{"jobId":"job_1","status":"completed","runId":"run_1"}}`)
-	}))
-	defer srv.Close()
+	srv := testkit.NewServer(t, testkit.Always(200, `{"ok":true,"tool":"t","summary":"done","data":{"jobId":"job_1","status":"completed","runId":"run_1"}}`))
 
 	fronted := 0
 	for _, spec := range api.KnownTools() {
@@ -62,17 +45,13 @@ func TestPrintedTaskCommandsSendTheActionsArguments(t *testing.T) {
 			t.Fatalf("bash could not split %q: %v", line, err)
 		}
 		words := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
-		mu.Lock()
-		got = nil
-		mu.Unlock()
-		runVQ(t, map[string]string{"VQ_BASE_URL": srv.URL, "VQ_API_KEY": "k"}, append(words, "--no-tui")...)
-		mu.Lock()
-		if len(got) == 0 {
+		before := srv.Count()
+		runVQ(t, srv.Env(), append(words, "--no-tui")...)
+		if got := srv.Calls()[before:]; len(got) == 0 {
 			t.Errorf("%s: nothing sent", line)
-		} else if want := map[string]any{"tool": spec.Name, "args": args}; got[0]["tool"] != want["tool"] || !reflect.DeepEqual(got[0]["args"], want["args"]) {
-			t.Errorf("%s\nsent %v\nwant %v", line, got[0], want)
+		} else if got[0].Tool != spec.Name || !reflect.DeepEqual(got[0].Args, args) {
+			t.Errorf("%s\nsent %s %v\nwant %s %v", line, got[0].Tool, got[0].Args, spec.Name, args)
 		}
-		mu.Unlock()
 	}
 	if fronted < 10 {
 		t.Errorf("only %d fronted tools in the registry", fronted)

@@ -2,12 +2,11 @@ package cmd
 
 import (
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/visualq/vq/internal/testkit"
 	"golang.org/x/sys/unix"
 )
 
@@ -27,10 +26,7 @@ func TestLargeOutputGrowsThePipe(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := `{"ok":true,"tool":"t","summary":"s","data":{"blob":"` + strings.Repeat("a", tc.blob) + `"}}`
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				io.WriteString(w, body)
-			}))
-			defer srv.Close()
+			srv := testkit.NewServer(t, testkit.Always(200, body))
 
 			r, w, err := os.Pipe()
 			if err != nil {

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,9 +16,7 @@ import (
 // the environment vq talks to it with.
 func proofSandbox(t *testing.T, step time.Duration) map[string]string {
 	t.Helper()
-	ts := httptest.NewServer(sandbox.New(sandbox.Options{JobStep: step, Rate: -1}).Handler())
-	t.Cleanup(ts.Close)
-	return map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyAdmin}
+	return newCISandbox(t, step).Env()
 }
 
 // privateTmux starts a tmux server of the test's own with the given

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"net/http/httptest"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,8 +14,7 @@ import (
 // terminal), --copy says nothing could be copied, sends no proof and
 // exits 9 (no_clipboard).
 func TestProveCopyWithNoClipboardExits9(t *testing.T) {
-	ts := httptest.NewServer(sandbox.New(sandbox.Options{JobStep: time.Millisecond, Rate: -1}).Handler())
-	defer ts.Close()
+	ts := newCISandbox(t, time.Millisecond)
 	cmd := vqCommand(t, ts.URL, "prove", "BN-470", "--copy")
 	cmd.Env = append(cmd.Env, "VQ_API_KEY="+sandbox.KeyAdmin)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // no controlling terminal: /dev/tty cannot open

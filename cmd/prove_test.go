@@ -3,7 +3,6 @@ package cmd
 import (
 	"encoding/base64"
 	"fmt"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -157,9 +156,7 @@ func TestProveCopyToTheTerminalWithOSC52(t *testing.T) {
 // The sandbox's own proofs, end to end: BN-470 (trailing spaces, no final
 // newline) byte for byte, BN-471 a failed proof.
 func TestProveAgainstTheSandbox(t *testing.T) {
-	ts := httptest.NewServer(sandbox.New(sandbox.Options{JobStep: 5 * time.Millisecond, Rate: -1}).Handler())
-	defer ts.Close()
-	env := map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyAdmin}
+	env := newCISandbox(t, 5*time.Millisecond).Env()
 
 	stdout, stderr, exit := runVQ(t, env, "prove", "BN-470", "--markdown", "--interval", "5ms")
 	if want, _ := sandbox.ProofMarkdown("BN-470"); exit != 0 || stdout != want {

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -17,10 +16,8 @@ func TestTriageInTmux(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds vq and drives a terminal")
 	}
-	ts := httptest.NewServer(sandbox.New(sandbox.Options{}).Handler())
-	t.Cleanup(ts.Close)
-	env := map[string]string{"VQ_NO_KEYRING": "1", "VQ_CONFIG": os.DevNull, "TERM": "xterm-256color",
-		"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyAdmin}
+	env := newRecordingSandbox(t, sandbox.Options{}).Env()
+	env["VQ_NO_KEYRING"], env["VQ_CONFIG"], env["TERM"] = "1", os.DevNull, "xterm-256color"
 	p := startTmux(t, 120, 40, env, "true", "failures", "run_big")
 	p.waitFor("the failures", shows("350 of 480 checks failed.", "failures (350)", "enter inspect"))
 

@@ -3,7 +3,6 @@ package cmd
 import (
 	"bytes"
 	"context"
-	"net/http/httptest"
 	"os"
 	"regexp"
 	"strings"
@@ -119,7 +118,5 @@ func TestSpinnerBeforeASlowAnswerInTmux(t *testing.T) {
 // sandboxServer serves a sandbox with those options for the test; it
 // returns the base URL.
 func sandboxServer(t *testing.T, o sandbox.Options) string {
-	ts := httptest.NewServer(sandbox.New(o).Handler())
-	t.Cleanup(ts.Close)
-	return ts.URL
+	return newRecordingSandbox(t, o).URL
 }
