@@ -6,30 +6,25 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/testkit"
 )
 
-// received is one request the test server got.
+// received is one call the test server got.
 type received struct {
 	Tool string         `json:"tool"`
 	Args map[string]any `json:"args"`
 }
 
-// server is a VisualQ invoke endpoint answering from per-tool handlers, and
-// recording every call it receives.
-type server struct {
-	*httptest.Server
-	mu    sync.Mutex
-	calls []received
-}
+// server is a VisualQ invoke endpoint answering from per-tool handlers
+// (an unknown tool is not_found), recording every call it receives.
+type server struct{ *testkit.Server }
 
 // answer is a handler's reply: an HTTP status and a ToolResponse body.
 type answer struct {
@@ -39,39 +34,36 @@ type answer struct {
 
 func newServer(t testing.TB, tools map[string]func(args map[string]any) answer) *server {
 	t.Helper()
-	s := &server{}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/api/mcp/v1/invoke" {
-			http.NotFound(w, r)
-			return
+	return &server{testkit.NewServer(t, func(c testkit.Call) testkit.Reply {
+		if c.Path != "/api/mcp/v1/invoke" {
+			return testkit.Answer(http.StatusNotFound, "404 page not found\n")
 		}
-		var req received
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
+		if c.Body == nil {
+			return testkit.Answer(http.StatusBadRequest, "the body is not a JSON object\n")
 		}
-		s.mu.Lock()
-		s.calls = append(s.calls, req)
-		s.mu.Unlock()
-		h, ok := tools[req.Tool]
+		h, ok := tools[c.Tool]
 		if !ok {
 			h = func(map[string]any) answer {
-				return answer{404, failure(req.Tool, "not_found", "unknown tool", false)}
+				return answer{404, failure(c.Tool, "not_found", "unknown tool", false)}
 			}
 		}
-		a := h(req.Args)
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(a.status)
-		json.NewEncoder(w).Encode(a.body) //nolint:errcheck
-	}))
-	t.Cleanup(s.Close)
-	return s
+		a := h(c.Args)
+		body, err := json.Marshal(a.body)
+		if err != nil {
+			t.Errorf("answer of %s: %v", c.Tool, err)
+		}
+		return testkit.Reply{Status: a.status, Header: map[string]string{"Content-Type": "application/json"}, Body: string(body) + "\n"}
+	})}
 }
 
 func (s *server) received() []received {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]received(nil), s.calls...)
+	var calls []received
+	for _, c := range s.Calls() {
+		if c.Path == "/api/mcp/v1/invoke" && c.Body != nil {
+			calls = append(calls, received{Tool: c.Tool, Args: c.Args})
+		}
+	}
+	return calls
 }
 
 func (s *server) client() *api.Client {
