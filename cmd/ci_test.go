@@ -46,9 +46,6 @@ func newRecordingSandbox(t *testing.T, opts sandbox.Options) *recordingSandbox {
 	return s
 }
 
-// env is Env, for cmd/mcp_serve_test.go (changed on another branch).
-func (s *recordingSandbox) env() map[string]string { return s.Env() }
-
 // received are the bodies of the CI calls of tool.
 func (s *recordingSandbox) received(tool string) []string {
 	var bodies []string

@@ -19,17 +19,6 @@ import (
 	"github.com/visualq/vq/internal/testkit"
 )
 
-// toolServer and newToolServer are testkit's server answering every call
-// alike, for cmd/mcp_serve_test.go (changed on another branch); the tests
-// here use testkit directly.
-type toolServer struct{ *testkit.Server }
-
-func newToolServer(t *testing.T, status int, body string) toolServer {
-	return toolServer{testkit.NewServer(t, testkit.Always(status, body))}
-}
-
-func (s toolServer) env() map[string]string { return s.Env() }
-
 func TestEveryErrorCodeHasItsExitCode(t *testing.T) {
 	codes := []string{"validation_error", "confirm_required", "scope_denied", "plan_gate", "rate_limit",
 		"project_resolution_error", "tool_error", "pipeline_blocked", "save_failed", "http_error", "not_found", "proof_failed"}

@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/testkit"
 	"github.com/visualq/vq/sandbox"
 )
 
@@ -314,7 +315,7 @@ func requiredNames(args []api.ToolArg) []string {
 
 func TestMCPServeReadOnlyHidesAndRefusesWriteTools(t *testing.T) {
 	ts := newRecordingSandbox(t, sandbox.Options{JobStep: time.Millisecond, Rate: -1})
-	s := serveVQ(t, ts.env(), "--read-only")
+	s := serveVQ(t, ts.Env(), "--read-only")
 	served := s.tools(t)
 	for name, tool := range served {
 		if !tool.Annotations.ReadOnlyHint {
@@ -464,11 +465,11 @@ func TestMCPServeNeverConsentsForTheAgent(t *testing.T) {
 	// Started by a person at a terminal who wants no TUI, where any other
 	// command asks for consent: vq must not, since its stdin is the agent's
 	// stream.
-	env := ts.env()
+	env := ts.Env()
 	env["VQ_NO_TUI"] = "1"
 	s := serveRun{Env: env, TTY: true}.start(t)
 	res, resp := s.call(t, api.ToolApprove, map[string]any{"runId": "run_abc"})
-	want, _, exit := runVQ(t, ts.env(), "invoke", api.ToolApprove, "runId=run_abc", "--json")
+	want, _, exit := runVQ(t, ts.Env(), "invoke", api.ToolApprove, "runId=run_abc", "--json")
 	if got, _ := json.Marshal(res.StructuredContent); resp.ErrorCode() != api.CodeConfirmRequired || exit == 0 || !sameJSON(t, got, []byte(want)) {
 		t.Errorf("without confirm, served:\n%s\nvq invoke --json:\n%s", got, want)
 	}
@@ -562,7 +563,7 @@ func TestMCPServeFollowsAJobWithProgress(t *testing.T) {
 
 func TestMCPServeCancellationStopsThePolling(t *testing.T) {
 	ts := newRecordingSandbox(t, sandbox.Options{JobStep: time.Hour, Rate: -1})
-	s := serveVQ(t, ts.env(), "--interval", "1ms")
+	s := serveVQ(t, ts.Env(), "--interval", "1ms")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	params := &mcp.CallToolParams{Name: api.ToolRunTracking, Arguments: map[string]any{}}
@@ -672,8 +673,8 @@ func TestMCPServeKeepsStdoutForMCP(t *testing.T) {
 func TestMCPServeSanitizesServerText(t *testing.T) {
 	body := `{"ok":true,"tool":"get_run_failures","summary":"done\u001b]52;c;cHduZWQ=\u0007\u001b[2J","data":null,` +
 		`"warnings":["bidi\u202eevil"],"nextActions":[{"label":"again\u001b[31m","tool":"get_run_failures","args":{"runId":"run_abc"}}]}`
-	srv := newToolServer(t, http.StatusOK, body)
-	s := serveVQ(t, srv.env())
+	srv := testkit.NewServer(t, testkit.Always(http.StatusOK, body))
+	s := serveVQ(t, srv.Env())
 	res, _ := s.call(t, api.ToolRunFailures, map[string]any{"runId": "run_abc"})
 	text := resultText(res)
 	if strings.ContainsAny(text, "\x1b\x07\u202e") || !strings.HasPrefix(text, "done") || !strings.Contains(text, "next action: again") {
