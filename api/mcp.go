@@ -133,14 +133,13 @@ func (c *Client) sessionTools(ctx context.Context) ([]Tool, *ToolResponse) {
 	var session *mcp.ClientSession
 	err := c.withSession(rctx, func(s *mcp.ClientSession) error {
 		listed, session = nil, s
-		return listPages(rctx, func(cursor string) (string, error) {
+		return listPages(rctx, &listed, func(cursor string) ([]*mcp.Tool, string, error) {
 			res, err := s.ListTools(rctx, &mcp.ListToolsParams{Cursor: cursor})
 			if err != nil {
-				return "", err
+				return nil, "", err
 			}
-			listed = append(listed, res.Tools...)
-			return res.NextCursor, nil
-		}, func() int { return len(listed) })
+			return res.Tools, res.NextCursor, nil
+		})
 	})
 	if err != nil {
 		return nil, c.mcpFailure(MethodToolsList, rec, err)
@@ -162,21 +161,22 @@ func (c *Client) sessionTools(ctx context.Context) ([]Tool, *ToolResponse) {
 // asking again would repeat.
 var errEndlessList = errors.New("the server's list has no end")
 
-// listPages asks for page after page (next gets a cursor and answers the
-// following one) until a page has no cursor, within maxListPages and
-// maxListItems (count says how many items have come), and never asking
-// twice with the same cursor.
-func listPages(ctx context.Context, next func(cursor string) (string, error), count func() int) error {
+// listPages appends to items page after page (page gets a cursor and
+// answers a page's items and the next cursor) until a page has no cursor,
+// within maxListPages and maxListItems, and never asking twice with the
+// same cursor.
+func listPages[T any](ctx context.Context, items *[]T, page func(cursor string) ([]T, string, error)) error {
 	seen := map[string]bool{}
 	cursor := ""
-	for page := 0; ; page++ {
-		if page == maxListPages || count() >= maxListItems {
+	for n := 0; ; n++ {
+		if n == maxListPages || len(*items) >= maxListItems {
 			return fmt.Errorf("%w: it goes on past %d pages or %d items; stopped there", errEndlessList, maxListPages, maxListItems)
 		}
-		c, err := next(cursor)
+		got, c, err := page(cursor)
 		if err != nil {
 			return err
 		}
+		*items = append(*items, got...)
 		if c == "" {
 			return nil
 		}

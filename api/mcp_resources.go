@@ -42,25 +42,23 @@ func (c *Client) ListResources(ctx context.Context) (*ToolResponse, ResourceList
 		if caps := s.InitializeResult().Capabilities; caps == nil || caps.Resources == nil {
 			return nil
 		}
-		err := listPages(ctx, func(cursor string) (string, error) {
+		err := listPages(ctx, &list.Resources, func(cursor string) ([]*mcp.Resource, string, error) {
 			res, err := s.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
 			if err != nil {
-				return "", err
+				return nil, "", err
 			}
-			list.Resources = append(list.Resources, res.Resources...)
-			return res.NextCursor, nil
-		}, func() int { return len(list.Resources) })
+			return res.Resources, res.NextCursor, nil
+		})
 		if err != nil {
 			return err
 		}
-		return listPages(ctx, func(cursor string) (string, error) {
+		return listPages(ctx, &list.Templates, func(cursor string) ([]*mcp.ResourceTemplate, string, error) {
 			res, err := s.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
 			if err != nil {
-				return "", err
+				return nil, "", err
 			}
-			list.Templates = append(list.Templates, res.ResourceTemplates...)
-			return res.NextCursor, nil
-		}, func() int { return len(list.Templates) })
+			return res.ResourceTemplates, res.NextCursor, nil
+		})
 	})
 	if failure != nil || err != nil {
 		return failure, list, err
@@ -78,14 +76,13 @@ func (c *Client) ListPrompts(ctx context.Context) (*ToolResponse, PromptList, er
 		if caps := s.InitializeResult().Capabilities; caps == nil || caps.Prompts == nil {
 			return nil
 		}
-		return listPages(ctx, func(cursor string) (string, error) {
+		return listPages(ctx, &list.Prompts, func(cursor string) ([]*mcp.Prompt, string, error) {
 			res, err := s.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
 			if err != nil {
-				return "", err
+				return nil, "", err
 			}
-			list.Prompts = append(list.Prompts, res.Prompts...)
-			return res.NextCursor, nil
-		}, func() int { return len(list.Prompts) })
+			return res.Prompts, res.NextCursor, nil
+		})
 	})
 	if failure != nil || err != nil {
 		return failure, list, err

@@ -184,6 +184,11 @@ func hugeServer(t *testing.T) string {
 }
 
 func TestHugeBodyHitsTheCapWithBoundedMemory(t *testing.T) {
+	if raceDetector {
+		// A peak RSS is a measurement, and the race run starves the vq it
+		// measures; the plain go test run holds the bound.
+		t.Skip("peak memory is measured in the run without the race detector")
+	}
 	base := hugeServer(t)
 	for _, tc := range []struct {
 		args []string
