@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 )
 
@@ -233,4 +234,30 @@ func jsonDocument(raw []byte) (json.RawMessage, bool) {
 		return nil, false
 	}
 	return json.RawMessage(doc), true
+}
+
+// WithFailures is a failed CI run's answer (r) with the failing checks of
+// its get_run_failures answer nested in data.failures, and that answer's
+// warnings and next actions: a script reads the same shape whatever the
+// verdict, and a person gets the actions that inspect each check.
+func (r *ToolResponse) WithFailures(failures *ToolResponse) *ToolResponse {
+	var members map[string]json.RawMessage
+	var listed struct {
+		Failures json.RawMessage `json:"failures"`
+	}
+	if json.Unmarshal(r.Data, &members) != nil || members["failures"] != nil ||
+		json.Unmarshal(failures.Data, &listed) != nil || listed.Failures == nil {
+		return r
+	}
+	// Appended to the run's own bytes, so its members keep their order.
+	object := bytes.TrimSpace(r.Data)
+	merged := append(slices.Clip(object[:len(object)-1]), ',')
+	if len(members) == 0 {
+		merged = merged[:len(merged)-1]
+	}
+	merged = append(append(append(merged, `"failures":`...), listed.Failures...), '}')
+	out := r.WithData(merged)
+	out.Warnings = append(slices.Clone(r.Warnings), failures.Warnings...)
+	out.NextActions = failures.NextActions
+	return out
 }

@@ -99,3 +99,32 @@ func TestRunAsJob(t *testing.T) {
 		t.Errorf("a failed poll: %+v", failed)
 	}
 }
+
+// A failed run's answer carries its failing checks in data.failures, after
+// the run's own members in the server's order, with the failures answer's
+// warnings and next actions; a run whose data already holds failures, or
+// a failures answer without them, leaves the run as it is.
+func TestWithFailuresNestsTheChecksInTheRunsShape(t *testing.T) {
+	run := &ToolResponse{OK: true, Tool: ToolRunStatus, Data: []byte(`{"status":"failed","runId":"r","total":3}`), Warnings: []string{"w1"}}
+	failures := &ToolResponse{OK: true, Tool: ToolRunFailures, Data: []byte(`{"runId":"r","failures":[{"scenarioLabel":"Home"}]}`),
+		Warnings: []string{"w2"}, NextActions: []NextAction{{Label: "Inspect", Tool: ToolDiffStats}}}
+	got := run.WithFailures(failures)
+	if string(got.Data) != `{"status":"failed","runId":"r","total":3,"failures":[{"scenarioLabel":"Home"}]}` {
+		t.Errorf("data %s", got.Data)
+	}
+	if got.Tool != ToolRunStatus || len(got.Warnings) != 2 || len(got.NextActions) != 1 || len(run.Warnings) != 1 {
+		t.Errorf("got %+v (run now %+v)", got, run)
+	}
+	if doc, _ := got.Document(); !strings.Contains(string(doc), `"failures":[{"scenarioLabel":"Home"}]`) {
+		t.Errorf("--json prints %s", doc)
+	}
+	for _, data := range []string{`{"failures":[],"status":"failed"}`} {
+		r := &ToolResponse{OK: true, Tool: ToolRunStatus, Data: []byte(data)}
+		if r.WithFailures(failures) != r {
+			t.Errorf("%s: rewritten", data)
+		}
+	}
+	if run.WithFailures(&ToolResponse{OK: true, Data: []byte(`{"runId":"r"}`)}) != run {
+		t.Error("a failures answer without failures changed the run")
+	}
+}

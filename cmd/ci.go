@@ -1,12 +1,9 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
@@ -258,7 +255,7 @@ func showVerdict(ctx context.Context, p *Pipeline, resp *api.ToolResponse) error
 		// verdict is still the exit code.
 		shown := resp
 		if failures.OK {
-			shown = withFailures(resp, failures)
+			shown = resp.WithFailures(failures)
 		} else {
 			_ = format.WriteErrorLine(p.f.IO.ErrOut, failures)
 		}
@@ -275,32 +272,6 @@ func showVerdict(ctx context.Context, p *Pipeline, resp *api.ToolResponse) error
 		return err
 	}
 	return verdict
-}
-
-// withFailures is a failed run's answer with the failing checks of its
-// get_run_failures answer nested in data.failures, and that answer's
-// warnings and next actions: a script reads the same shape whatever the
-// verdict, and a person gets the actions that inspect each check.
-func withFailures(run, failures *api.ToolResponse) *api.ToolResponse {
-	var members map[string]json.RawMessage
-	var listed struct {
-		Failures json.RawMessage `json:"failures"`
-	}
-	if json.Unmarshal(run.Data, &members) != nil || members["failures"] != nil ||
-		json.Unmarshal(failures.Data, &listed) != nil || listed.Failures == nil {
-		return run
-	}
-	// Appended to the run's own bytes, so its members keep their order.
-	object := bytes.TrimSpace(run.Data)
-	merged := append(slices.Clip(object[:len(object)-1]), ',')
-	if len(members) == 0 {
-		merged = merged[:len(merged)-1]
-	}
-	merged = append(append(append(merged, `"failures":`...), listed.Failures...), '}')
-	out := run.WithData(merged)
-	out.Warnings = append(slices.Clone(run.Warnings), failures.Warnings...)
-	out.NextActions = failures.NextActions
-	return out
 }
 
 // showCIAnswer prints a CI answer as vq ci call does: the JSON the server

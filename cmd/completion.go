@@ -128,7 +128,7 @@ func (f *Factory) completeInvoke(c *cobra.Command, args []string, toComplete str
 		if _, done := given[arg]; done {
 			continue
 		}
-		if arg == "confirm" {
+		if arg == api.ArgConfirm {
 			keys = append(keys, "confirm:=true")
 		} else {
 			keys = append(keys, arg+"=")

@@ -118,7 +118,7 @@ func (p *Pipeline) consented(ctx context.Context, call api.Call, yes bool) (*api
 		call = call.WithConfirm()
 	}
 	resp, err := answerWithHint(client.Invoke(ctx, call))
-	if err != nil || resp.ErrorCode() != api.CodeConfirmRequired || call.Args["confirm"] == true {
+	if err != nil || resp.ErrorCode() != api.CodeConfirmRequired || call.Args[api.ArgConfirm] == true {
 		return resp, err
 	}
 	if !yes {
