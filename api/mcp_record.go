@@ -97,7 +97,24 @@ func (t *mcpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			req.Header[name] = values
 		}
 	}
+	var endNotice context.CancelFunc
+	if isCancelNotice(req) {
+		// A call's cancellation is best-effort and sent after the call has
+		// ended (the SDK gives it five seconds of its own): a server that
+		// hangs must not hold vq's exit, or the failure of a timed-out
+		// handshake, past the call's own bound.
+		var ctx context.Context
+		ctx, endNotice = context.WithTimeout(req.Context(), cancelNoticeBudget)
+		req = req.WithContext(ctx)
+	}
 	res, err := t.next.RoundTrip(req)
+	if endNotice != nil {
+		if err != nil {
+			endNotice()
+			return res, err
+		}
+		res.Body = afterClose{ReadCloser: res.Body, then: endNotice}
+	}
 	rec, ok := req.Context().Value(httpRecordKey{}).(*httpRecord)
 	// A GET is the session's standalone stream, which outlives the request
 	// that opened it: what it carries is no call's answer.
@@ -110,6 +127,35 @@ func (t *mcpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	body := &cappedBody{ReadCloser: res.Body, ctx: req.Context(), rec: rec, contentLength: res.ContentLength, limit: t.c.opts.MaxBodyBytes}
 	res.Body = readCloser{io.TeeReader(body, bodyRecorder{rec: rec, limit: t.c.opts.MaxBodyBytes}), res.Body}
 	return res, nil
+}
+
+// cancelNoticeBudget bounds the sending of a call's cancellation.
+const cancelNoticeBudget = 500 * time.Millisecond
+
+// isCancelNotice reports the POST of a notifications/cancelled message,
+// which is small: its body is read again from GetBody.
+func isCancelNotice(req *http.Request) bool {
+	if req.Method != http.MethodPost || req.GetBody == nil || req.ContentLength <= 0 || req.ContentLength > 1024 {
+		return false
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return false
+	}
+	defer body.Close()
+	data, _ := io.ReadAll(body)
+	return bytes.Contains(data, []byte(`"method":"notifications/cancelled"`))
+}
+
+// afterClose calls then once the body is closed.
+type afterClose struct {
+	io.ReadCloser
+	then func()
+}
+
+func (b afterClose) Close() error {
+	defer b.then()
+	return b.ReadCloser.Close()
 }
 
 // bodyRecorder appends what the SDK reads to the record, up to limit

@@ -17,13 +17,11 @@ import (
 // MCPPath is where a VisualQ server serves MCP under its base URL.
 const MCPPath = "/api/mcp"
 
-// MCPProtocolVersion is the MCP revision vq asks for in initialize. The
-// server answers with the revision it speaks and the SDK accepts any it
-// knows, so an older server (2025-06-18, 2025-03-26) still works; vq pins
-// this revision rather than the SDK's newest because hosted servers and the
-// conformance suite speak it, and the newer discover handshake would cost an
-// extra round trip on every session.
-const MCPProtocolVersion = "2025-11-25"
+// MCPProtocolVersion is the newest MCP revision vq asks for: the SDK opens
+// it with server/discover and, when the server does not speak it, falls
+// back to initialize with the newest earlier revision, whose answer names
+// the revision the server speaks (2025-06-18, 2025-03-26 still work).
+const MCPProtocolVersion = "2026-07-28"
 
 // mcpFallbackVersion is asked for when a server refuses initialize outright
 // instead of offering its own revision: the first revision with streamable

@@ -47,6 +47,8 @@ func TestVQIsAClientOfItsOwnServerOverStdio(t *testing.T) {
 		{"failures", "run_abc"},
 		{"failures", "run_abc", "--json"},
 		{"failures", "run_nope"},
+		// An answer past the SDK's own stdio line cap (16 MiB).
+		{"failures", "run_100k", "--json"},
 	} {
 		wantOut, wantErr, wantExit := runBuilt(t, ts.URL, args...)
 		out, errOut, exit := runBuilt(t, ts.URL, append([]string{"--endpoint", endpoint}, args...)...)

@@ -215,7 +215,13 @@ func (p *JobProgress) liveLine(r *jobRow) string {
 	if u.Status == "" {
 		u.Status = "waiting"
 	}
-	parts := append([]string{textsafe.SanitizeLine(r.id), p.bar.ViewAs(pct)}, progressParts(u)...)
+	parts := []string{textsafe.SanitizeLine(r.id)}
+	if !u.HasProgress || u.Total > 0 {
+		// Progress without a total (MCP allows it) fills no bar: its
+		// count says how far it got.
+		parts = append(parts, p.bar.ViewAs(pct))
+	}
+	parts = append(parts, progressParts(u)...)
 	if f := r.failure; f != nil {
 		parts = append(parts, p.styles.warn.Render("poll failed ("+textsafe.SanitizeLine(f.Failure.ErrorCode())+"), retrying"))
 	}
@@ -256,14 +262,18 @@ func jobLine(u api.JobUpdate) string {
 }
 
 // progressParts are what an update says of a job's progress, as shown:
-// its status, count (3/10) and message, each when it has one.
+// its status, count (3/10, or 3 so far when the total is not known) and
+// message, each when it has one.
 func progressParts(u api.JobUpdate) []string {
 	var parts []string
 	if u.Status != "" {
 		parts = append(parts, textsafe.SanitizeLine(u.Status))
 	}
-	if u.HasProgress {
+	switch {
+	case u.HasProgress && u.Total > 0:
 		parts = append(parts, count(u.Current)+"/"+count(u.Total))
+	case u.HasProgress:
+		parts = append(parts, count(u.Current)+" so far")
 	}
 	if u.Message != "" {
 		parts = append(parts, textsafe.SanitizeLine(u.Message))

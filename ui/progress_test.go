@@ -78,3 +78,24 @@ func TestPlainLinesOnePerUpdateNoEscapes(t *testing.T) {
 		t.Errorf("got:\n%q\nwant:\n%q", buf.String(), want)
 	}
 }
+
+// MCP progress may come without a total: it is counted, never shown as
+// "3/0" or drawn as an empty bar.
+func TestProgressWithoutATotalIsCounted(t *testing.T) {
+	var plain bytes.Buffer
+	p := NewJobProgress(&plain, []string{"call"}, ProgressOptions{})
+	p.Update(api.JobUpdate{JobID: "call", Status: api.JobRunning, HasProgress: true, Current: 3, Message: "pages read", Elapsed: time.Second})
+	p.Close()
+	if want := "call running 3 so far pages read (1s)\n"; plain.String() != want {
+		t.Errorf("plain: got %q, want %q", plain.String(), want)
+	}
+
+	var live bytes.Buffer
+	p = NewJobProgress(&live, []string{"call"}, ProgressOptions{Live: true, Width: 60, Profile: colorprofile.ANSI256, Refresh: time.Hour})
+	p.Update(api.JobUpdate{JobID: "call", Status: api.JobRunning, HasProgress: true, Current: 3})
+	p.Close()
+	shown := ansi.Strip(live.String())
+	if !strings.Contains(shown, "call  running  3 so far  0s") || strings.Contains(shown, "running  ░") {
+		t.Errorf("live view: got %q", shown)
+	}
+}

@@ -1,0 +1,68 @@
+package api_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/api"
+)
+
+// vq asks for the newest MCP revision and falls back: a server that speaks
+// only the newest works, and so does one that speaks only an older one.
+// The revision a call was made in is the MCP-Protocol-Version header the
+// server received with tools/call.
+func TestCallsUseTheNewestRevisionTheServerSpeaks(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		stateless bool
+		speaks    []string
+		expected  string
+	}{
+		// The SDK serves 2026-07-28 only from a stateless handler.
+		{"every revision", true, nil, "2026-07-28"},
+		{"only the newest", true, []string{"2026-07-28"}, "2026-07-28"},
+		{"sessions, every revision before the newest", false, nil, "2025-11-25"},
+		{"only 2025-06-18", false, []string{"2025-06-18"}, "2025-06-18"},
+		{"only 2025-03-26", false, []string{"2025-03-26"}, "2025-03-26"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			server := mcp.NewServer(&mcp.Implementation{Name: "revision", Version: "1"}, &mcp.ServerOptions{SupportedProtocolVersions: tc.speaks})
+			server.AddTool(&mcp.Tool{Name: "echo", InputSchema: map[string]any{"type": "object"}},
+				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echoed"}}}, nil
+				})
+			handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: tc.stateless})
+			var mu sync.Mutex
+			var revisions []string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodPost && strings.Contains(peekMethod(r), `"tools/call"`) {
+					mu.Lock()
+					revisions = append(revisions, r.Header.Get("MCP-Protocol-Version"))
+					mu.Unlock()
+				}
+				handler.ServeHTTP(w, r)
+			}))
+			t.Cleanup(srv.Close)
+			c := api.New(api.Options{Endpoint: srv.URL, Transport: api.TransportMCP})
+			t.Cleanup(func() { c.Close() })
+
+			resp, err := c.Invoke(context.Background(), api.Call{Tool: "echo"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !resp.OK || resp.Summary != "echoed" {
+				t.Fatalf("call failed: %+v", resp)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(revisions) != 1 || revisions[0] != tc.expected {
+				t.Fatalf("tools/call was sent in revisions %q, want one in %s", revisions, tc.expected)
+			}
+		})
+	}
+}
