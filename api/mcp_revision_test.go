@@ -66,3 +66,40 @@ func TestCallsUseTheNewestRevisionTheServerSpeaks(t *testing.T) {
 		})
 	}
 }
+
+// In 2026-07-28 the arguments a tool's schema marks x-mcp-header travel in
+// Mcp-Param-* headers too (SEP-2243): vq lists the tools before the call,
+// whose schema the headers are built from.
+func TestArgumentsMarkedForHeadersAreMirrored(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "headers", Version: "1"}, nil)
+	server.AddTool(&mcp.Tool{Name: "deploy", InputSchema: map[string]any{"type": "object", "properties": map[string]any{
+		"region": map[string]any{"type": "string", "x-mcp-header": "Region"},
+		"note":   map[string]any{"type": "string"},
+	}}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deployed"}}}, nil
+	})
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true})
+	var mu sync.Mutex
+	var calls []http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && strings.Contains(peekMethod(r), `"tools/call"`) {
+			mu.Lock()
+			calls = append(calls, r.Header.Clone())
+			mu.Unlock()
+		}
+		handler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	c := api.New(api.Options{Endpoint: srv.URL, Transport: api.TransportMCP})
+	t.Cleanup(func() { c.Close() })
+
+	resp, err := c.Invoke(context.Background(), api.Call{Tool: "deploy", Args: map[string]any{"region": "eu-west1", "note": "n"}})
+	if err != nil || !resp.OK {
+		t.Fatalf("call failed: %v %+v", err, resp)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(calls) != 1 || calls[0].Get("Mcp-Param-Region") != "eu-west1" || calls[0].Get("Mcp-Param-Note") != "" {
+		t.Fatalf("tools/call headers: %v", calls)
+	}
+}

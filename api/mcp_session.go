@@ -192,6 +192,7 @@ func (c *Client) callMCP(ctx context.Context, call Call) *ToolResponse {
 	})
 	defer c.mcp.progress.Delete(token)
 	params.SetProgressToken(token)
+	c.listToolsForHeaders(ctx)
 	var result *mcp.CallToolResult
 	err := c.withSession(ctx, func(s *mcp.ClientSession) error {
 		var err error
@@ -209,6 +210,23 @@ func (c *Client) callMCP(ctx context.Context, call Call) *ToolResponse {
 		info = c.toolInfo(ctx, call.Tool)
 	}
 	return toolResponseFromMCP(call.Tool, result, rec.toolResult(), info)
+}
+
+// listToolsForHeaders lists the session's tools before a call, once per
+// session, when the session speaks 2026-07-28 over HTTP: in that revision
+// the arguments a tool's schema marks x-mcp-header travel in Mcp-Param-*
+// headers too (SEP-2243), which the SDK builds from the session's
+// tools/list. A list that fails leaves the call without them, for the
+// server to judge.
+func (c *Client) listToolsForHeaders(ctx context.Context) {
+	if _, stdio := StdioCommand(c.MCPEndpoint()); stdio {
+		return
+	}
+	s, err := c.mcpSession(ctx)
+	if err != nil || s.InitializeResult() == nil || s.InitializeResult().ProtocolVersion < MCPProtocolVersion {
+		return
+	}
+	c.sessionTools(ctx)
 }
 
 // callContext bounds one MCP call. With a wall bound (Options.CallBound)

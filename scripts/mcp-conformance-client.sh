@@ -30,6 +30,34 @@ case "$scenario" in
   elicitation-sep1034-client-defaults)
     mcp tools
     mcp invoke test_client_elicitation_defaults --elicit-defaults ;;
+  request-metadata | json-schema-ref-no-deref)
+    mcp tools ;;
+  json-schema-2020-12-preservation)
+    # The focal tool's schema, as vq tools --json carries it, echoed back.
+    schema="$(mcp tools --jq '.data.tools[] | select(.name == "json_schema_2020_12_tool") | .inputSchema | tojson')"
+    mcp invoke json_schema_echo "schema:=$schema" ;;
+  sep-2322-client-request-state)
+    for tool in test_mrtr_echo_state test_mrtr_no_state test_mrtr_unrelated test_mrtr_no_result_type; do
+      mcp invoke "$tool" --elicit-defaults || true
+    done ;;
+  http-standard-headers)
+    tool="$(mcp tools --jq '.data.tools[0].name')"
+    mcp invoke "$tool" || true
+    uri="$(mcp mcp resources --jq '.data.resources[0].uri')"
+    mcp mcp resource "$uri" || true
+    prompt="$(mcp mcp prompts --jq '.data.prompts[0].name')"
+    mcp mcp prompt "$prompt" || true ;;
+  http-custom-headers)
+    # The runner names the calls to make in MCP_CONFORMANCE_CONTEXT.
+    mcp tools >/dev/null
+    while IFS= read -r call; do
+      [ -n "$call" ] || continue
+      mcp invoke "${call%% *}" --args "${call#* }" || true
+    done < <(printf '%s' "${MCP_CONFORMANCE_CONTEXT:-{\}}" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{for(const c of (JSON.parse(s).toolCalls||[]))console.log(c.name+" "+JSON.stringify(c.arguments||{}))})') ;;
+  http-invalid-tool-headers)
+    for tool in $(mcp tools --jq '.data.tools[].name'); do
+      mcp invoke "$tool" region=us-west1 || true
+    done ;;
   auth/*)
     if [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ]; then
       VQ_OAUTH_CLIENT_ID="$(printf '%s' "$MCP_CONFORMANCE_CONTEXT" | sed -n 's/.*"client_id" *: *"\([^"]*\)".*/\1/p')"
