@@ -201,7 +201,7 @@ func (c *Client) toolInfo(ctx context.Context, name string) toolInfo {
 	info := toolInfo{listed: true}
 	for _, t := range tools {
 		if t.Name == name {
-			info.known, info.repeatable = true, t.ReadOnly || t.Idempotent
+			info.known, info.repeatable, info.taskRequired = true, t.ReadOnly || t.Idempotent, t.TaskSupport == "required"
 		}
 	}
 	return info

@@ -68,6 +68,8 @@ type toolInfo struct {
 	listed, known bool
 	// repeatable: annotated read-only or idempotent.
 	repeatable bool
+	// taskRequired: the tool runs only as a task (execution.taskSupport).
+	taskRequired bool
 }
 
 // classifyToolError reads an isError result that carries no ToolResponse.

@@ -23,6 +23,11 @@ const MCPPath = "/api/mcp"
 // the revision the server speaks (2025-06-18, 2025-03-26 still work).
 const MCPProtocolVersion = "2026-07-28"
 
+// mcpInitializeVersion is the newest revision opened with initialize,
+// which a request made without the SDK (the sign-in probe) speaks: a
+// server refuses an initialize in 2026-07-28, opened with server/discover.
+const mcpInitializeVersion = "2025-11-25"
+
 // mcpFallbackVersion is asked for when a server refuses initialize outright
 // instead of offering its own revision: the first revision with streamable
 // HTTP, which every such server speaks.
@@ -202,12 +207,16 @@ func (c *Client) callMCP(ctx context.Context, call Call) *ToolResponse {
 	if timedOut() {
 		return c.timeoutFailure(call.Tool)
 	}
+	var info toolInfo
+	if _, refused := serverRPCError(err); refused || err == nil && result.IsError {
+		if info = c.toolInfo(ctx, call.Tool); info.taskRequired {
+			r := ClientError(call.Tool, CodeToolError, call.Tool+" runs only as an MCP task (its execution.taskSupport is required), which vq cannot run yet: the MCP Go SDK it is built on has no tasks", false)
+			r.repeatUnsafe = true // asking again gets the same refusal
+			return r
+		}
+	}
 	if err != nil {
 		return c.mcpFailure(call.Tool, rec, err)
-	}
-	var info toolInfo
-	if result.IsError {
-		info = c.toolInfo(ctx, call.Tool)
 	}
 	return toolResponseFromMCP(call.Tool, result, rec.toolResult(), info)
 }

@@ -126,7 +126,7 @@ func (c *Client) LoginOAuth(ctx context.Context, o OAuthLoginOptions) (OAuthToke
 // there is no OAuth sign-in to run (ErrNoOAuth).
 func (c *Client) probe(ctx context.Context, hc *http.Client, endpoint string) (*http.Request, *http.Response, error) {
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"vq","version":%q}}}`,
-		MCPProtocolVersion, userAgentVersion(c.opts.UserAgent))
+		mcpInitializeVersion, userAgentVersion(c.opts.UserAgent))
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body))
 	if err != nil {
 		return nil, nil, err

@@ -7,9 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/exitcode"
 )
 
 // richSchema is an input schema with every part vq tools must keep or
@@ -112,5 +116,45 @@ func TestToolsShowsEveryFactOfTheSchemaAndAnnotations(t *testing.T) {
 	compare := resp.Data.Tools[0]
 	if compare.Name != "compare" || !sameJSON(t, compare.InputSchema, []byte(richSchema)) || !sameJSON(t, compare.OutputSchema, []byte(richOutputSchema)) || compare.TaskSupport != "optional" {
 		t.Errorf("--json tool = %s %s %s %q; want the server's schemas unchanged", compare.Name, compare.InputSchema, compare.OutputSchema, compare.TaskSupport)
+	}
+}
+
+// A tool that runs only as an MCP task is refused by the server when
+// called without one; vq says why instead of the server's bare refusal.
+func TestATaskOnlyToolSaysVQCannotRunTasks(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "tasks", Version: "1"}, nil)
+	var calls atomic.Int32
+	server.AddTool(&mcp.Tool{Name: "render", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			calls.Add(1)
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "render requires task augmentation"}
+		})
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{JSONResponse: true})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			handler.ServeHTTP(w, r)
+			return
+		}
+		// The SDK's Tool has no execution member: the list is given one.
+		rec := httptest.NewRecorder()
+		handler.ServeHTTP(rec, r)
+		body := bytes.Replace(rec.Body.Bytes(), []byte(`"name":"render"`), []byte(`"execution":{"taskSupport":"required"},"name":"render"`), 1)
+		for k, v := range rec.Header() {
+			if k != "Content-Length" {
+				w.Header()[k] = v
+			}
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(body)
+	}))
+	t.Cleanup(ts.Close)
+
+	_, errOut, exit := runVQ(t, nil, "--endpoint", ts.URL, "invoke", "render")
+	if exit != exitcode.ForCode(api.CodeToolError, false) || !strings.Contains(errOut, "render runs only as an MCP task (its execution.taskSupport is required), which vq cannot run yet") {
+		t.Errorf("exit %d, stderr %q", exit, errOut)
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("render was called %d times, want once", n)
 	}
 }
