@@ -188,8 +188,9 @@ func serverRPCError(err error) (*jsonrpc.Error, bool) {
 }
 
 // rpcFailure maps a JSON-RPC error object to the contract: an unknown tool
-// is not_found, bad arguments are a validation_error, anything else is the
-// tool's unexpected error.
+// is not_found, bad arguments are a validation_error, a capability vq does
+// not offer is a tool_error never retried, anything else is the tool's
+// unexpected error.
 func rpcFailure(tool string, e *jsonrpc.Error) *ToolResponse {
 	msg := e.Message
 	switch {
@@ -198,6 +199,10 @@ func rpcFailure(tool string, e *jsonrpc.Error) *ToolResponse {
 		return ClientError(tool, CodeNotFound, msg, false)
 	case e.Code == jsonrpc.CodeInvalidParams:
 		return ClientError(tool, CodeValidation, msg, true)
+	case e.Code == mcp.CodeMissingRequiredClientCapabilities:
+		r := ClientError(tool, CodeToolError, msg+": vq offers no sampling or roots (a command line, not an agent host)", false)
+		r.repeatUnsafe = true // asking again gets the same refusal
+		return r
 	}
 	return ClientError(tool, CodeToolError, fmt.Sprintf("%s (JSON-RPC error %d)", msg, e.Code), true)
 }

@@ -81,6 +81,9 @@ func newMCPServer(t *testing.T) *mcpServer {
 	add("picky", false, func(map[string]any) (*mcp.CallToolResult, error) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "runId must look like run_…"}
 	})
+	add("needs_sampling", true, func(map[string]any) (*mcp.CallToolResult, error) {
+		return nil, &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities, Message: "sampling capability required"}
+	})
 	var polls atomic.Int32
 	add("render", false, func(args map[string]any) (*mcp.CallToolResult, error) {
 		token, _ := args["token"].(string)
@@ -230,15 +233,18 @@ func TestMCPIsErrorWithoutStructureIsRetriedOnlyWhenRepeatable(t *testing.T) {
 func TestMCPJSONRPCErrors(t *testing.T) {
 	m := newMCPServer(t)
 	c := mcpClient(t, m, api.Options{})
-	cases := map[string]string{"no_such_tool": api.CodeNotFound, "picky": api.CodeValidation}
+	cases := map[string]string{"no_such_tool": api.CodeNotFound, "picky": api.CodeValidation, "needs_sampling": api.CodeToolError}
 	for tool, want := range cases {
 		resp, _ := c.Invoke(context.Background(), api.Call{Tool: tool})
 		if resp.ErrorCode() != want {
 			t.Errorf("%s: code %q, want %q (%s)", tool, resp.ErrorCode(), want, resp.ErrorMessage())
 		}
 	}
-	if got := m.count("picky"); got != 1 {
-		t.Errorf("a refusal was sent %d times, want 1", got)
+	// A refusal, even of a read-only tool, is not asked again.
+	for _, tool := range []string{"picky", "needs_sampling"} {
+		if got := m.count(tool); got != 1 {
+			t.Errorf("%s: a refusal was sent %d times, want 1", tool, got)
+		}
 	}
 }
 
