@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/go-resty/resty/v2"
-	"golang.org/x/oauth2"
 )
 
 // MaxBodyBytes caps how much of a response vq will read into memory.
@@ -67,6 +66,11 @@ type Options struct {
 type StoredOAuth struct {
 	Token OAuthToken
 	Store CredentialStore
+	// SignIn, when set, is how to sign in again when the server refuses
+	// the token of a request (401, or 403 insufficient_scope): a person at
+	// a terminal, or headless. The new token is stored and the request
+	// sent again. Without it the refusal is the answer, as in a script.
+	SignIn *OAuthLoginOptions
 }
 
 // Client calls VisualQ tools. It is safe for concurrent use.
@@ -74,7 +78,7 @@ type Client struct {
 	opts  Options
 	http  *resty.Client
 	mcp   mcpState
-	oauth oauth2.TokenSource // from opts.OAuth
+	oauth *oauthCredential // from opts.OAuth
 }
 
 // New builds a client. It does not touch the network.
@@ -103,7 +107,7 @@ func New(opts Options) *Client {
 	}
 	c := &Client{opts: opts, http: hc}
 	if opts.OAuth != nil {
-		c.oauth = opts.OAuth.Store.oauthTokenSource(opts.OAuth.Token, c.plainHTTPClient())
+		c.oauth = newOAuthCredential(c, opts.OAuth)
 	}
 	return c
 }

@@ -38,7 +38,13 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 		return n, b.fail(bodyTooLarge(0, b.limit))
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
-		b.fail(b.cause(err))
+		// A read cut because the request's owner cancelled it is no fault
+		// of the body, and the owner knows why: a session's initialize
+		// stream drained after the connect that opened it returned, an
+		// interrupt, or the idle bound (callMCP asks it first).
+		if cause := b.cause(err); !errors.Is(cause, context.Canceled) {
+			b.fail(cause)
+		}
 	}
 	return n, err
 }
@@ -199,6 +205,16 @@ func (r *httpRecord) set(status int, header http.Header) {
 	defer r.mu.Unlock()
 	r.status, r.wwwAuthenticate, r.retryAfter = status, header.Get("WWW-Authenticate"), header.Get("Retry-After")
 	r.failedAt = r.body.Len()
+}
+
+// forgetFailure drops the failed response recorded last, and its body: a
+// sign-in again answered it, and what the request is answered now is the
+// record's (its status, its result).
+func (r *httpRecord) forgetFailure() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.body.Truncate(r.failedAt)
+	r.status, r.wwwAuthenticate, r.retryAfter = 0, "", ""
 }
 
 // failedBody is what was read of the failed response's body, to quote in

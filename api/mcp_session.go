@@ -155,7 +155,7 @@ func (c *Client) connect(ctx context.Context, client *mcp.Client, version string
 		}
 		transport = t
 	} else {
-		transport = &mcp.StreamableClientTransport{Endpoint: c.MCPEndpoint(), HTTPClient: c.mcpHTTPClient()}
+		transport = &mcp.StreamableClientTransport{Endpoint: c.MCPEndpoint(), HTTPClient: c.mcpHTTPClient(), OAuthHandler: c.oauthHandler()}
 	}
 	return client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
 }
@@ -250,6 +250,8 @@ func (c *Client) callContext(parent context.Context) (ctx context.Context, touch
 	}
 	ctx, cancel := context.WithCancelCause(parent)
 	idle := time.AfterFunc(c.opts.Timeout, func() { cancel(errIdle) })
+	// A sign-in again within the call is no silence of the server's.
+	ctx = withBoundHold(ctx, func() func() { idle.Stop(); return func() { idle.Reset(c.opts.Timeout) } })
 	return ctx, func() { idle.Reset(c.opts.Timeout) },
 		func() bool { return errors.Is(context.Cause(ctx), errIdle) },
 		func() { idle.Stop(); cancel(nil) }

@@ -17,7 +17,8 @@ import (
 	"golang.org/x/oauth2"
 )
 
-// OAuthLoginOptions drive vq auth login --oauth.
+// OAuthLoginOptions drive an OAuth sign-in: vq auth login --oauth, and
+// the sign-in again of a call the server refused (StoredOAuth.SignIn).
 type OAuthLoginOptions struct {
 	// OpenURL shows the person the authorization URL (a browser); nil
 	// means the URL is only announced through Notify (--no-browser).
@@ -30,6 +31,12 @@ type OAuthLoginOptions struct {
 	// ClientID and ClientSecret name a client registered with the issuer
 	// beforehand; without them vq registers itself (dynamic registration).
 	ClientID, ClientSecret string
+	// ClientMetadataURL is vq's client id as a Client ID Metadata Document
+	// (an https URL serving the client's metadata), used where the
+	// authorization server advertises client_id_metadata_document_supported;
+	// elsewhere ClientID or dynamic registration serve. The token keeps it,
+	// for the sign-ins after (CheckClientMetadataURL says which URLs do).
+	ClientMetadataURL string
 	// Scopes are asked for beyond those the server's challenge or metadata
 	// name: a server may want more (step-up) only for some calls.
 	Scopes []string
@@ -39,8 +46,6 @@ type OAuthLoginOptions struct {
 // 401 names its protected-resource metadata, which names the authorization
 // server; vq registers (or uses ClientID), sends the person to authorize
 // with PKCE S256, receives the code on a loopback listener and exchanges it.
-// The SDK's AuthorizationCodeHandler does discovery, registration, PKCE and
-// the exchange; vq supplies the listener and keeps the tokens.
 func (c *Client) LoginOAuth(ctx context.Context, o OAuthLoginOptions) (OAuthToken, error) {
 	endpoint := c.MCPEndpoint()
 	hc := c.plainHTTPClient()
@@ -48,18 +53,49 @@ func (c *Client) LoginOAuth(ctx context.Context, o OAuthLoginOptions) (OAuthToke
 	if err != nil {
 		return OAuthToken{}, err
 	}
+	flow, err := c.newSignIn(o)
+	if err != nil {
+		resp.Body.Close()
+		return OAuthToken{}, err
+	}
+	defer flow.close()
+	if resp.StatusCode == http.StatusOK && len(o.Scopes) == 0 {
+		// initialize is open: the server may challenge only on its tools
+		// (step-up), which a session run through the handler finds out.
+		resp.Body.Close()
+		if err := c.stepUpProbe(ctx, hc, flow.handler, endpoint); err != nil {
+			return OAuthToken{}, err
+		}
+	} else if err := flow.handler.Authorize(ctx, req, resp); err != nil {
+		return OAuthToken{}, fmt.Errorf("sign-in failed: %w", err)
+	}
+	return flow.result(ctx, resp.Header.Get("WWW-Authenticate"))
+}
 
+// signIn is one OAuth authorization-code flow as vq runs it, for a login
+// and a sign-in again alike: a loopback listener for the redirect, and the
+// SDK's handler configured from the options, which does discovery,
+// registration (a Client ID Metadata Document, else the client given, else
+// dynamic), PKCE and the exchange. token records what it was issued.
+type signIn struct {
+	c       *Client
+	hc      *http.Client
+	handler *auth.AuthorizationCodeHandler
+	srv     *http.Server
+	token   OAuthToken
+}
+
+func (c *Client) newSignIn(o OAuthLoginOptions) (*signIn, error) {
+	endpoint := c.MCPEndpoint()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return OAuthToken{}, fmt.Errorf("no loopback port for the sign-in redirect: %w", err)
+		return nil, fmt.Errorf("no loopback port for the sign-in redirect: %w", err)
 	}
 	redirect := "http://" + ln.Addr().String() + "/callback"
 	callbacks := make(chan callbackResult, 1)
-	srv := &http.Server{Handler: callbackHandler(callbacks)}
-	go srv.Serve(ln) //nolint:errcheck // ends with ErrServerClosed on Close.
-	defer srv.Close()
+	s := &signIn{c: c, hc: c.plainHTTPClient(), srv: &http.Server{Handler: callbackHandler(callbacks)}}
+	go s.srv.Serve(ln) //nolint:errcheck // ends with ErrServerClosed on Close.
 
-	var rec OAuthToken
 	cfg := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL: redirect,
 		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
@@ -70,17 +106,21 @@ func (c *Client) LoginOAuth(ctx context.Context, o OAuthLoginOptions) (OAuthToke
 			TokenEndpointAuthMethod: "none",
 		}},
 		RequestRefreshToken: true,
-		Client:              hc,
+		Client:              s.hc,
 		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
 			return fetchCode(ctx, args.URL, o, callbacks)
 		},
 		NewTokenSource: func(ctx context.Context, cfg *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
-			rec = OAuthToken{
+			s.token = OAuthToken{
 				Resource: endpoint, ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret,
 				TokenURL: cfg.Endpoint.TokenURL, AuthStyle: int(cfg.Endpoint.AuthStyle),
+				ClientMetadataURL: o.ClientMetadataURL, Scopes: grantedScopes(tok, cfg.Scopes),
 			}.with(tok)
 			return cfg.TokenSource(ctx, tok), nil
 		},
+	}
+	if o.ClientMetadataURL != "" {
+		cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: o.ClientMetadataURL}
 	}
 	if o.ClientID != "" {
 		cfg.PreregisteredClient = &oauthex.ClientCredentials{ClientID: o.ClientID}
@@ -99,25 +139,55 @@ func (c *Client) LoginOAuth(ctx context.Context, o OAuthLoginOptions) (OAuthToke
 			return out
 		}
 	}
-	handler, err := auth.NewAuthorizationCodeHandler(cfg)
-	if err != nil {
-		return OAuthToken{}, err
+	if s.handler, err = auth.NewAuthorizationCodeHandler(cfg); err != nil {
+		s.close()
+		return nil, err
 	}
-	if resp.StatusCode == http.StatusOK && len(o.Scopes) == 0 {
-		// initialize is open: the server may challenge only on its tools
-		// (step-up), which a session run through the handler finds out.
-		resp.Body.Close()
-		if err := c.stepUpProbe(ctx, hc, handler, endpoint); err != nil {
-			return OAuthToken{}, err
-		}
-	} else if err := handler.Authorize(ctx, req, resp); err != nil {
-		return OAuthToken{}, fmt.Errorf("sign-in failed: %w", err)
-	}
-	if rec.AccessToken == "" {
+	return s, nil
+}
+
+func (s *signIn) close() { s.srv.Close() }
+
+// result is the token the flow was issued, with the issuer it is stored
+// under; challenge is the WWW-Authenticate that started the flow.
+func (s *signIn) result(ctx context.Context, challenge string) (OAuthToken, error) {
+	if s.token.AccessToken == "" {
 		return OAuthToken{}, errors.New("sign-in failed: the authorization server issued no access token")
 	}
-	rec.Issuer = c.issuer(ctx, hc, resp.Header.Get("WWW-Authenticate"), endpoint, rec.TokenURL)
-	return rec, nil
+	tok := s.token
+	tok.Issuer = s.c.issuer(ctx, s.hc, challenge, tok.Resource, tok.TokenURL)
+	return tok, nil
+}
+
+// grantedScopes are the scopes a token response says it grants, else
+// (RFC 6749 5.1: the scope is omitted when it is the one requested) those
+// asked for.
+func grantedScopes(tok *oauth2.Token, requested []string) []string {
+	if granted, ok := tok.Extra("scope").(string); ok && granted != "" {
+		return strings.Fields(granted)
+	}
+	return slices.Clone(requested)
+}
+
+// CheckClientMetadataURL says whether raw can be a client id of a Client ID
+// Metadata Document: an https URL with a path other than the root, without
+// a fragment, credentials or dot segments (draft-ietf-oauth-client-id-
+// metadata-document, section 3).
+func CheckClientMetadataURL(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || u.Scheme != "https" || u.Host == "":
+		return errors.New("is not an https:// URL")
+	case u.Path == "" || u.Path == "/":
+		return errors.New("has no path: the document is served at a path, such as /oauth/client.json")
+	case strings.Contains(raw, "#"):
+		return errors.New("has a fragment (#…), which a client id may not")
+	case u.User != nil:
+		return errors.New("carries a user name or password, which a client id may not")
+	case slices.ContainsFunc(strings.Split(u.Path, "/"), func(seg string) bool { return seg == "." || seg == ".." }):
+		return errors.New("has a . or .. path segment, which a client id may not")
+	}
+	return nil
 }
 
 // probe sends an unauthenticated initialize to learn how the endpoint wants

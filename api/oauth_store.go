@@ -27,6 +27,12 @@ type OAuthToken struct {
 	RefreshToken string    `json:"refreshToken,omitempty"`
 	TokenType    string    `json:"tokenType,omitempty"`
 	Expiry       time.Time `json:"expiry,omitzero"`
+	// Scopes are those granted; a sign-in again asks for them too, so
+	// that a step-up keeps what was granted before.
+	Scopes []string `json:"scopes,omitempty"`
+	// ClientMetadataURL is the Client ID Metadata Document the sign-in
+	// offered (--client-metadata-url), offered again by the sign-ins after.
+	ClientMetadataURL string `json:"clientMetadataUrl,omitempty"`
 }
 
 // oauthSecrets are the fields that go to the keyring when one answers; the

@@ -56,6 +56,10 @@ type LoginOptions struct {
 	// Scopes are OAuth scopes asked for beyond those the server names
 	// (--scope), for a server that asks for more only on some calls.
 	Scopes []string
+	// ClientMetadataURL is vq's client id as a Client ID Metadata
+	// Document (--client-metadata-url), for authorization servers that
+	// take one instead of a registration.
+	ClientMetadataURL string
 }
 
 func newCmdAuthLogin(f *Factory) *cobra.Command {
@@ -86,17 +90,32 @@ receives the answer on a 127.0.0.1 port. Tokens are stored per server and
 issuer like keys (OS keyring, else a 0600 file), refreshed when they
 expire, removed by vq auth logout. VQ_OAUTH_CLIENT_ID /
 VQ_OAUTH_CLIENT_SECRET name a client registered beforehand;
+--client-metadata-url names a Client ID Metadata Document you host (an
+https URL with a path), which vq offers as its client id where the
+authorization server advertises client_id_metadata_document_supported,
+and registers otherwise; the sign-ins after offer it again.
 VQ_OAUTH_HEADLESS=1 makes vq follow the authorization URL itself, for
-servers that need no person (tests).`,
+servers that need no person (tests).
+
+When the server later refuses the token of a call (401, or 403
+insufficient_scope when a tool needs more scope), vq at a terminal, or
+with VQ_OAUTH_HEADLESS=1, signs in again for the larger scope, stores the
+new token and sends the call again; once per refusal, never in a loop. A
+script gets exit unauthorized or scope_denied, with the vq auth login
+--oauth --scope S that grants it.`,
 		Example: `  echo "$VISUALQ_KEY" | vq auth login --base-url https://visualq.example.com --with-token
   echo "$VISUALQ_KEY" | vq auth login --name prod --base-url https://visualq.example.com --project shop-web --with-token
   vq --profile prod ci run-vrt branch=main
   echo "$VISUALQ_KEY" | vq auth login --name staging --base-url https://staging.visualq.example.com --with-token --no-verify
   vq auth login
-  vq auth login --oauth --base-url https://visualq.example.com`,
+  vq auth login --oauth --base-url https://visualq.example.com
+  vq auth login --oauth --base-url https://visualq.example.com --client-metadata-url https://vq.example.com/oauth/client.json`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := checkProfileName(opts.Name); err != nil {
+				return err
+			}
+			if err := checkClientMetadataURL(opts); err != nil {
 				return err
 			}
 			if opts.OAuth {
@@ -111,6 +130,7 @@ servers that need no person (tests).`,
 	c.Flags().BoolVar(&opts.OAuth, "oauth", false, "sign in with OAuth at the MCP endpoint (browser; see vq auth login --help)")
 	c.Flags().BoolVar(&opts.NoBrowser, "no-browser", false, "with --oauth: print the sign-in URL instead of opening a browser")
 	c.Flags().StringSliceVar(&opts.Scopes, "scope", nil, "with --oauth: also ask for these scopes (a call refused with scope_denied names them)")
+	c.Flags().StringVar(&opts.ClientMetadataURL, "client-metadata-url", "", "with --oauth: the https URL of a Client ID Metadata Document to use as vq's client id where the authorization server accepts one")
 	c.MarkFlagsMutuallyExclusive("oauth", "with-token")
 	c.MarkFlagsMutuallyExclusive("oauth", "no-verify")
 	return refuses(c, "yes")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/visualq/vq/api"
@@ -20,15 +21,14 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 	if err := checkNameFree(f, opts.Name, s.BaseURL); err != nil {
 		return err
 	}
-	o := api.OAuthLoginOptions{
-		Notify:       func(msg string) { fmt.Fprintln(f.IO.ErrOut, textsafe.Sanitize(msg)) },
-		Headless:     f.Getenv("VQ_OAUTH_HEADLESS") != "",
-		ClientID:     f.Getenv("VQ_OAUTH_CLIENT_ID"),
-		ClientSecret: f.Getenv("VQ_OAUTH_CLIENT_SECRET"),
-		Scopes:       opts.Scopes,
-	}
-	if !opts.NoBrowser {
-		o.OpenURL = f.openURL
+	o := f.oauthSignIn(!opts.NoBrowser)
+	// --scope 'a b' names two, as a challenge (and the hint of a refused
+	// call) does.
+	o.Scopes, o.ClientMetadataURL = strings.Fields(strings.Join(opts.Scopes, " ")), opts.ClientMetadataURL
+	if o.ClientMetadataURL == "" && s.OAuth != nil {
+		// Signing in again (the hint of a refused call) offers the
+		// document the stored sign-in did.
+		o.ClientMetadataURL = s.OAuth.ClientMetadataURL
 	}
 	tok, err := client.LoginOAuth(ctx, o)
 	if err != nil {
@@ -55,6 +55,52 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 		textsafe.SanitizeLine(client.MCPEndpoint()), textsafe.SanitizeLine(tok.Issuer), where)
 	if s.Transport != api.TransportMCP {
 		fmt.Fprintln(f.IO.ErrOut, "The token serves the MCP transport: use --transport mcp (or VQ_TRANSPORT=mcp).")
+	}
+	return nil
+}
+
+// oauthSignIn is how this process signs in with OAuth, for vq auth login
+// --oauth and for the sign-in again of a refused call: the browser (when
+// browser; else the URL is printed), or vq itself with VQ_OAUTH_HEADLESS;
+// the person's notices on stderr; a client registered beforehand from
+// VQ_OAUTH_CLIENT_ID and VQ_OAUTH_CLIENT_SECRET.
+func (f *Factory) oauthSignIn(browser bool) api.OAuthLoginOptions {
+	o := api.OAuthLoginOptions{
+		Notify:       func(msg string) { fmt.Fprintln(f.IO.ErrOut, textsafe.Sanitize(msg)) },
+		Headless:     f.oauthHeadless(),
+		ClientID:     f.Getenv("VQ_OAUTH_CLIENT_ID"),
+		ClientSecret: f.Getenv("VQ_OAUTH_CLIENT_SECRET"),
+	}
+	if browser {
+		o.OpenURL = f.openURL
+	}
+	return o
+}
+
+func (f *Factory) oauthHeadless() bool { return f.Getenv("VQ_OAUTH_HEADLESS") != "" }
+
+// canSignInAgain reports whether a call the server refuses for its OAuth
+// token may sign in again: a person at the terminal sees the notices and
+// the browser, and headless vq needs none. A script gets the refusal and
+// the hint naming vq auth login --oauth.
+func (f *Factory) canSignInAgain() bool {
+	return f.oauthHeadless() || (f.IO.InTTY && f.IO.ErrTTY)
+}
+
+// checkClientMetadataURL is the usage check of --client-metadata-url,
+// made before anything is sent.
+func checkClientMetadataURL(opts *LoginOptions) error {
+	if opts.ClientMetadataURL == "" {
+		return nil
+	}
+	if !opts.OAuth {
+		return &exitcode.UsageError{Reason: "--client-metadata-url is a client id for OAuth", Hint: "add --oauth"}
+	}
+	if err := api.CheckClientMetadataURL(opts.ClientMetadataURL); err != nil {
+		return &exitcode.UsageError{
+			Reason: fmt.Sprintf("--client-metadata-url %q %s", displayURL(opts.ClientMetadataURL), err),
+			Hint:   "example: --client-metadata-url https://vq.example.com/oauth/client.json",
+		}
 	}
 	return nil
 }

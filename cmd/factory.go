@@ -319,7 +319,8 @@ func (f *Factory) clientFor(s *Settings) (*api.Client, error) {
 // is never sent to an --endpoint elsewhere, a stdio server included. To
 // send a credential to such a server, the user names it: --header
 // 'Authorization: Bearer ...'. Without a key the OAuth token stored for
-// the endpoint is used, refreshed when it expires.
+// the endpoint is used, refreshed when it expires, and signed in again
+// for when the server refuses it where a person (or headless vq) can.
 func (f *Factory) mcpOptions(opts *api.Options, s *Settings) {
 	opts.Transport, opts.Endpoint = s.Transport, s.Endpoint
 	if s.Transport != api.TransportMCP {
@@ -332,6 +333,10 @@ func (f *Factory) mcpOptions(opts *api.Options, s *Settings) {
 		store, err := f.Credentials()
 		if err == nil {
 			opts.OAuth = &api.StoredOAuth{Token: *s.OAuth, Store: store}
+			if f.canSignInAgain() {
+				signIn := f.oauthSignIn(true)
+				opts.OAuth.SignIn = &signIn
+			}
 		}
 	}
 }

@@ -16,6 +16,9 @@ type vqRun struct {
 	Stdin string
 	TTY   bool // stdin, stdout and stderr all terminals
 	Ctx   context.Context
+	// OpenURL stands in for the browser; nil is ui.OpenURL's, which a test
+	// at a "terminal" that signs in must not reach.
+	OpenURL func(string) error
 }
 
 // runVQ runs the command tree in-process as Main would and returns what a
@@ -42,7 +45,8 @@ func (r vqRun) run(t *testing.T, args ...string) (string, string, int) {
 			In: strings.NewReader(r.Stdin), Out: &out, ErrOut: &errOut,
 			InTTY: r.TTY, OutTTY: r.TTY, ErrTTY: r.TTY,
 		},
-		Getenv: func(k string) string { return env[k] },
+		Getenv:  func(k string) string { return env[k] },
+		OpenURL: r.OpenURL,
 	}
 	ctx := r.Ctx
 	if ctx == nil {
