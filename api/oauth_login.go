@@ -59,9 +59,11 @@ func (c *Client) LoginOAuth(ctx context.Context, o OAuthLoginOptions) (OAuthToke
 		return OAuthToken{}, err
 	}
 	defer flow.close()
-	if resp.StatusCode == http.StatusOK && len(o.Scopes) == 0 {
+	if resp.StatusCode == http.StatusOK && len(o.Scopes) == 0 || resp.StatusCode == http.StatusBadRequest {
 		// initialize is open: the server may challenge only on its tools
 		// (step-up), which a session run through the handler finds out.
+		// A server of 2026-07-28 refuses initialize (it opens with
+		// server/discover), which the session speaks.
 		resp.Body.Close()
 		if err := c.stepUpProbe(ctx, hc, flow.handler, endpoint); err != nil {
 			return OAuthToken{}, err
@@ -192,8 +194,9 @@ func CheckClientMetadataURL(raw string) error {
 
 // probe sends an unauthenticated initialize to learn how the endpoint wants
 // to be signed in to: a 401 (or a 403 challenge) starts the sign-in; a 200
-// may still hide one behind the tools (stepUpProbe). Any other answer means
-// there is no OAuth sign-in to run (ErrNoOAuth).
+// may still hide one behind the tools, and a 400 behind a newer handshake
+// (stepUpProbe). Any other answer means there is no OAuth sign-in to run
+// (ErrNoOAuth).
 func (c *Client) probe(ctx context.Context, hc *http.Client, endpoint string) (*http.Request, *http.Response, error) {
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"vq","version":%q}}}`,
 		mcpInitializeVersion, userAgentVersion(c.opts.UserAgent))
@@ -213,7 +216,7 @@ func (c *Client) probe(ctx context.Context, hc *http.Client, endpoint string) (*
 		return nil, nil, fmt.Errorf("cannot reach %s: %s", endpoint, msg)
 	}
 	switch resp.StatusCode {
-	case http.StatusUnauthorized, http.StatusForbidden, http.StatusOK:
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusOK, http.StatusBadRequest:
 		return req, resp, nil
 	case http.StatusNotFound:
 		resp.Body.Close()

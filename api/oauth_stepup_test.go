@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -57,41 +58,47 @@ func signedIn(t *testing.T, s *testkit.OAuthServer, login OAuthLoginOptions, sig
 	return c, store
 }
 
+// The same whether the server opens with initialize or, speaking only
+// 2026-07-28, refuses it for server/discover.
 func TestRefusedCallSignsInAgainForTheLargerScopeAndProceeds(t *testing.T) {
-	s := testkit.NewOAuthServer(t, testkit.OAuthOptions{Needs: stepUpNeeds})
-	var told notices
-	c, store := signedIn(t, s, OAuthLoginOptions{}, &OAuthLoginOptions{Headless: true, Notify: told.add})
-	if got := s.Authorizations(); len(got) != 1 || got[0].Get("scope") != "mcp:basic" {
-		t.Fatalf("the login's authorization requests: %v", got)
-	}
+	for _, newestOnly := range []bool{false, true} {
+		t.Run(fmt.Sprintf("newest only %v", newestOnly), func(t *testing.T) {
+			s := testkit.NewOAuthServer(t, testkit.OAuthOptions{Needs: stepUpNeeds, NewestOnly: newestOnly})
+			var told notices
+			c, store := signedIn(t, s, OAuthLoginOptions{}, &OAuthLoginOptions{Headless: true, Notify: told.add})
+			if got := s.Authorizations(); len(got) != 1 || got[0].Get("scope") != "mcp:basic" {
+				t.Fatalf("the login's authorization requests: %v", got)
+			}
 
-	resp, err := c.Invoke(context.Background(), Call{Tool: testkit.OAuthTool})
-	if err != nil || !resp.OK || resp.Summary != testkit.OAuthToolAnswer {
-		t.Fatalf("the call after signing in again: %+v, %v", resp, err)
-	}
-	auths := s.Authorizations()
-	if len(auths) != 2 || !sameScopes(auths[1].Get("scope"), "mcp:basic mcp:write") {
-		t.Fatalf("authorization requests: %v, want a second one for mcp:basic mcp:write", auths)
-	}
-	if n := s.Answered("tools/call"); n != 1 {
-		t.Errorf("tools/call answered %d times, want 1", n)
-	}
-	for _, want := range []string{
-		s.Endpoint + " needs the scope mcp:basic mcp:write (HTTP 403 insufficient_scope): signing in again.",
-		"Signed in again (issuer " + s.URL + "); token stored in the config file " + store.OAuthPath() + ".",
-	} {
-		if !strings.Contains(told.String(), want) {
-			t.Errorf("notices lack %q:\n%s", want, told.String())
-		}
-	}
-	stored, found, err := store.LookupOAuth(context.Background(), s.Endpoint)
-	if err != nil || !found || !sameScopes(strings.Join(stored.Scopes, " "), "mcp:basic mcp:write") || stored.AccessToken != "access-code-2" {
-		t.Errorf("stored token: %+v (found %v, %v), want the second sign-in's", stored, found, err)
-	}
+			resp, err := c.Invoke(context.Background(), Call{Tool: testkit.OAuthTool})
+			if err != nil || !resp.OK || resp.Summary != testkit.OAuthToolAnswer {
+				t.Fatalf("the call after signing in again: %+v, %v", resp, err)
+			}
+			auths := s.Authorizations()
+			if len(auths) != 2 || !sameScopes(auths[1].Get("scope"), "mcp:basic mcp:write") {
+				t.Fatalf("authorization requests: %v, want a second one for mcp:basic mcp:write", auths)
+			}
+			if n := s.Answered("tools/call"); n != 1 {
+				t.Errorf("tools/call answered %d times, want 1", n)
+			}
+			for _, want := range []string{
+				s.Endpoint + " needs the scope mcp:basic mcp:write (HTTP 403 insufficient_scope): signing in again.",
+				"Signed in again (issuer " + s.URL + "); token stored in the config file " + store.OAuthPath() + ".",
+			} {
+				if !strings.Contains(told.String(), want) {
+					t.Errorf("notices lack %q:\n%s", want, told.String())
+				}
+			}
+			stored, found, err := store.LookupOAuth(context.Background(), s.Endpoint)
+			if err != nil || !found || !sameScopes(strings.Join(stored.Scopes, " "), "mcp:basic mcp:write") || stored.AccessToken != "access-code-2" {
+				t.Errorf("stored token: %+v (found %v, %v), want the second sign-in's", stored, found, err)
+			}
 
-	// The new token serves the calls after: no sign-in more.
-	if resp, _ := c.Invoke(context.Background(), Call{Tool: testkit.OAuthTool}); !resp.OK || len(s.Authorizations()) != 2 || s.Answered("tools/call") != 2 {
-		t.Errorf("second call: %+v, %d authorizations, tools/call answered %d times", resp, len(s.Authorizations()), s.Answered("tools/call"))
+			// The new token serves the calls after: no sign-in more.
+			if resp, _ := c.Invoke(context.Background(), Call{Tool: testkit.OAuthTool}); !resp.OK || len(s.Authorizations()) != 2 || s.Answered("tools/call") != 2 {
+				t.Errorf("second call: %+v, %d authorizations, tools/call answered %d times", resp, len(s.Authorizations()), s.Answered("tools/call"))
+			}
+		})
 	}
 }
 

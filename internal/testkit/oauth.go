@@ -30,6 +30,10 @@ type OAuthOptions struct {
 	// Withhold are scopes the authorization server never grants, however
 	// often it is asked: a step-up that cannot succeed.
 	Withhold []string
+	// NewestOnly makes the MCP server speak only revision 2026-07-28
+	// (stateless, opened with server/discover): it refuses initialize
+	// with HTTP 400.
+	NewestOnly bool
 }
 
 // OAuthServer is an MCP server behind OAuth 2.1, its authorization server
@@ -64,12 +68,18 @@ const (
 func NewOAuthServer(t testing.TB, opts OAuthOptions) *OAuthServer {
 	t.Helper()
 	s := &OAuthServer{opts: opts, grants: map[string][]string{}, answered: map[string]int{}}
-	server := mcp.NewServer(&mcp.Implementation{Name: "oauth-fake", Version: "1"}, nil)
+	var serverOpts *mcp.ServerOptions
+	var handlerOpts *mcp.StreamableHTTPOptions
+	if opts.NewestOnly {
+		serverOpts = &mcp.ServerOptions{SupportedProtocolVersions: []string{"2026-07-28"}}
+		handlerOpts = &mcp.StreamableHTTPOptions{Stateless: true}
+	}
+	server := mcp.NewServer(&mcp.Implementation{Name: "oauth-fake", Version: "1"}, serverOpts)
 	server.AddTool(&mcp.Tool{Name: OAuthTool, InputSchema: map[string]any{"type": "object"}},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: OAuthToolAnswer}}}, nil
 		})
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, handlerOpts)
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
@@ -137,6 +147,11 @@ func NewOAuthServer(t testing.TB, opts OAuthOptions) *OAuthServer {
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		method := s.challenge(w, r)
 		if method == "" {
+			return
+		}
+		if method == "initialize" && s.opts.NewestOnly {
+			// As the conformance suite's servers of 2026-07-28 do.
+			http.Error(w, "initialize is not a method of 2026-07-28", http.StatusBadRequest)
 			return
 		}
 		s.mu.Lock()
