@@ -56,7 +56,9 @@ type Options struct {
 	// offers logging; its log messages reach Notify either way.
 	LogLevel string
 	// Elicit, when set, answers a server's elicitation requests (and vq
-	// declares the capability); without it they are refused at once.
+	// declares the capability); without it they are refused at once. Its
+	// context ends when the calls in flight as the question came have
+	// ended: it must answer then, with ElicitCancel.
 	Elicit func(context.Context, Elicitation) (ElicitAnswer, error)
 	// StdioStderr receives a stdio server's stderr; nil discards it.
 	StdioStderr io.Writer
@@ -79,6 +81,9 @@ type Client struct {
 	http  *resty.Client
 	mcp   mcpState
 	oauth *oauthCredential // from opts.OAuth
+	// inFlight are the MCP tool calls being sent, which bound the
+	// server's questions (onElicit).
+	inFlight callsInFlight
 }
 
 // New builds a client. It does not touch the network.

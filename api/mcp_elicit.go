@@ -1,9 +1,11 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"slices"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -19,14 +21,33 @@ type Elicitation struct {
 // ElicitField is one field of an elicitation's requested schema.
 type ElicitField struct {
 	Name, Title, Description string
-	// Type is string, number, integer or boolean.
+	// Type is string, number, integer or boolean; any other (an array to
+	// pick several from, a property vq could not read) cannot be asked.
 	Type     string
 	Required bool
 	// Enum are the choices of a string field, EnumNames their labels when
-	// the server gave them (one per choice).
+	// the server gave them (one per choice): its enumNames, or the titles
+	// of a titled enum (oneOf const and title).
 	Enum, EnumNames []string
+	// Minimum and Maximum bound a number, MinLength and MaxLength the
+	// characters of a string; nil where the schema sets no bound.
+	Minimum, Maximum     *float64
+	MinLength, MaxLength *int
 	// Default is the schema's default, nil when there is none.
 	Default any
+}
+
+// Askable reports whether a person can answer every field: each is of a
+// kind vq asks for.
+func (e Elicitation) Askable() bool {
+	for _, f := range e.Fields {
+		switch f.Type {
+		case "string", "number", "integer", "boolean":
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // The actions an elicitation is answered with.
@@ -42,6 +63,18 @@ const (
 type ElicitAnswer struct {
 	Action  string
 	Content map[string]any
+}
+
+// Outcome is the answer as vq reports it: accepted, declined or
+// cancelled.
+func (a ElicitAnswer) Outcome() string {
+	switch a.Action {
+	case ElicitAccept:
+		return "accepted"
+	case ElicitCancel:
+		return "cancelled"
+	}
+	return "declined"
 }
 
 // DefaultsAnswer accepts an elicitation with the schema's defaults, which
@@ -61,34 +94,88 @@ func DefaultsAnswer(e Elicitation) ElicitAnswer {
 	return ElicitAnswer{Action: ElicitAccept, Content: content}
 }
 
-// onElicit answers an elicitation request through Options.Elicit. A URL
-// elicitation asks the user to visit a page the server names: vq declines
-// it rather than send anyone to a server's link.
+// callsInFlight are the MCP tool calls being sent. A server asks its
+// questions while it answers a call, but the request does not say which
+// call it belongs to, and the SDK does not end the handler's context when
+// the call ends: each question is bound to the calls in flight when it
+// came instead, and ends once their contexts all have (answered, timed
+// out, given up). No question outlives the call waiting on it, and the
+// session's Close after a timed-out call, which waits for the handlers,
+// never waits on a person.
+type callsInFlight struct {
+	mu     sync.Mutex
+	lastID int
+	calls  map[int]<-chan struct{} // by id: each call's ctx.Done()
+}
+
+// start records a call in flight, bounded by ctx; end records its end.
+func (f *callsInFlight) start(ctx context.Context) (end func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.calls == nil {
+		f.calls = map[int]<-chan struct{}{}
+	}
+	f.lastID++
+	id := f.lastID
+	f.calls[id] = ctx.Done()
+	return func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		delete(f.calls, id)
+	}
+}
+
+// bound is ctx, ended also once every call in flight now has ended; ok is
+// false when none is.
+func (f *callsInFlight) bound(ctx context.Context) (_ context.Context, cancel context.CancelFunc, ok bool) {
+	f.mu.Lock()
+	calls := make([]<-chan struct{}, 0, len(f.calls))
+	for _, done := range f.calls {
+		calls = append(calls, done)
+	}
+	f.mu.Unlock()
+	if len(calls) == 0 {
+		return ctx, func() {}, false
+	}
+	ctx, cancel = context.WithCancel(ctx)
+	go func() {
+		defer cancel()
+		for _, done := range calls {
+			select {
+			case <-done:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return ctx, cancel, true
+}
+
+// onElicit answers an elicitation request through Options.Elicit, within
+// the life of the calls in flight (callsInFlight). A question asked while
+// no call is in flight has no one waiting on its answer: it is declined,
+// as is a URL elicitation, which asks the user to visit a page the server
+// names: vq sends no one to a server's link.
 func (c *Client) onElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	p := req.Params
 	if p == nil || p.Mode == "url" {
 		return &mcp.ElicitResult{Action: ElicitDecline}, nil
 	}
+	ctx, cancel, inCall := c.inFlight.bound(ctx)
+	defer cancel()
+	if !inCall {
+		return &mcp.ElicitResult{Action: ElicitDecline}, nil
+	}
 	e := Elicitation{Message: p.Message}
 	var schema struct {
-		Properties map[string]struct {
-			Type        string   `json:"type"`
-			Title       string   `json:"title"`
-			Description string   `json:"description"`
-			Enum        []string `json:"enum"`
-			EnumNames   []string `json:"enumNames"`
-			Default     any      `json:"default"`
-		} `json:"properties"`
-		Required []string `json:"required"`
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
 	}
 	if b, err := json.Marshal(p.RequestedSchema); err == nil {
 		_ = json.Unmarshal(b, &schema) // a schema vq cannot read asks for no fields
 	}
-	for name, prop := range schema.Properties {
-		e.Fields = append(e.Fields, ElicitField{
-			Name: name, Title: prop.Title, Description: prop.Description, Type: prop.Type,
-			Required: slices.Contains(schema.Required, name), Enum: prop.Enum, EnumNames: prop.EnumNames, Default: prop.Default,
-		})
+	for name, raw := range schema.Properties {
+		e.Fields = append(e.Fields, elicitField(name, raw, slices.Contains(schema.Required, name)))
 	}
 	slices.SortFunc(e.Fields, func(a, b ElicitField) int {
 		switch {
@@ -104,4 +191,40 @@ func (c *Client) onElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Eli
 		return nil, err
 	}
 	return &mcp.ElicitResult{Action: answer.Action, Content: answer.Content}, nil
+}
+
+// elicitField reads one property of a requested schema. A property vq
+// cannot read has no type, so that it is not asked.
+func elicitField(name string, raw json.RawMessage, required bool) ElicitField {
+	var prop struct {
+		Type        string   `json:"type"`
+		Title       string   `json:"title"`
+		Description string   `json:"description"`
+		Enum        []string `json:"enum"`
+		EnumNames   []string `json:"enumNames"`
+		OneOf       []struct {
+			Const string `json:"const"`
+			Title string `json:"title"`
+		} `json:"oneOf"`
+		Minimum   *float64 `json:"minimum"`
+		Maximum   *float64 `json:"maximum"`
+		MinLength *int     `json:"minLength"`
+		MaxLength *int     `json:"maxLength"`
+		Default   any      `json:"default"`
+	}
+	if err := json.Unmarshal(raw, &prop); err != nil {
+		return ElicitField{Name: name, Required: required}
+	}
+	f := ElicitField{
+		Name: name, Title: prop.Title, Description: prop.Description, Type: prop.Type, Required: required,
+		Enum: prop.Enum, EnumNames: prop.EnumNames, Default: prop.Default,
+		Minimum: prop.Minimum, Maximum: prop.Maximum, MinLength: prop.MinLength, MaxLength: prop.MaxLength,
+	}
+	if len(f.Enum) == 0 && len(prop.OneOf) > 0 {
+		for _, c := range prop.OneOf {
+			f.Enum = append(f.Enum, c.Const)
+			f.EnumNames = append(f.EnumNames, cmp.Or(c.Title, c.Const))
+		}
+	}
+	return f
 }

@@ -186,6 +186,7 @@ func (c *Client) callMCP(ctx context.Context, call Call) *ToolResponse {
 	rec := &httpRecord{}
 	ctx, touch, timedOut, done := c.callContext(context.WithValue(ctx, httpRecordKey{}, rec))
 	defer done()
+	defer c.inFlight.start(ctx)()
 	params := &mcp.CallToolParams{Name: call.Tool, Arguments: nonNilArgs(call.Args), Meta: c.callMeta()}
 	token := fmt.Sprintf("vq-%d", c.mcp.progressID.Add(1))
 	hook := progressHook(ctx)

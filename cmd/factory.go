@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/exitcode"
@@ -34,6 +35,10 @@ type Factory struct {
 	// configChecked: the config directory's permissions were checked (and
 	// warned about) once for this process.
 	configChecked bool
+	// asker carries the servers' questions into the TUI while it runs;
+	// asking lets one question at a time be asked on stderr instead.
+	asker  ui.Asker
+	asking sync.Mutex
 }
 
 // NewFactory is the factory of the real process.

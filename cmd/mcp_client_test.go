@@ -290,7 +290,7 @@ func TestAVisualQKeyStaysWithItsServer(t *testing.T) {
 func TestElicitationIsDeclinedOrAnsweredWithDefaults(t *testing.T) {
 	s := newForeignServer(t)
 	out, errOut, exit := runVQ(t, nil, "--endpoint", s.URL+"/mcp", "invoke", "ask")
-	if exit != 0 || out != "decline <nil>\n" || !strings.Contains(errOut, "vq: the server asks: Which colour?: declined (--elicit-defaults accepts the defaults)") {
+	if exit != 0 || out != "decline <nil>\n" || !strings.Contains(errOut, "vq: the server asks: Which colour?: declined (on a terminal vq asks; --elicit-defaults accepts the defaults)") {
 		t.Errorf("exit %d, stdout %q, stderr %q", exit, out, errOut)
 	}
 	out, errOut, exit = runVQ(t, nil, "--endpoint", s.URL+"/mcp", "invoke", "ask", "--elicit-defaults")

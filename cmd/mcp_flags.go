@@ -11,6 +11,7 @@ import (
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
+	"github.com/visualq/vq/ui"
 )
 
 // MCPOptions are the global flags of MCP servers in general: a header of
@@ -33,7 +34,7 @@ func addMCPFlags(fs *pflag.FlagSet, o *MCPOptions) {
 	fs.StringArrayVar(&o.HeaderLines, "header", nil, "'Name: value' sent with every MCP request (repeatable), for servers with a header of their own")
 	fs.StringVar(&o.LogLevel, "log-level", "", "ask an MCP server to log at this level and above: "+strings.Join(logLevels, ", "))
 	fs.StringVar(&o.SaveDir, "save-dir", "", "save images, audio and binary resources of an MCP answer into this directory")
-	fs.BoolVar(&o.ElicitDefaults, "elicit-defaults", false, "answer an MCP server's questions (elicitation) with their defaults instead of declining them")
+	fs.BoolVar(&o.ElicitDefaults, "elicit-defaults", false, "answer an MCP server's questions (elicitation) with their schema's defaults without asking; otherwise vq asks with a form on a terminal and declines in a script")
 }
 
 // resolve checks the flags before anything is sent.
@@ -69,21 +70,55 @@ func validHeaderName(name string) bool {
 	return true
 }
 
-// elicit answers a server's elicitation. vq asks no one: it declines,
-// which the server hears at once, or with --elicit-defaults accepts the
-// schema's defaults (declining still when a required field has none). A
-// notice on stderr says what the server asked and what was answered.
-func (f *Factory) elicit(_ context.Context, e api.Elicitation) (api.ElicitAnswer, error) {
-	answer := api.ElicitAnswer{Action: api.ElicitDecline}
-	if f.Global.MCP.ElicitDefaults {
+// elicit answers a server's question (MCP elicitation, form mode). With
+// --elicit-defaults it accepts the schema's defaults without asking
+// (declining still when a required field has none). Otherwise a person at
+// a terminal is asked with a form: inside the TUI while it runs, which
+// owns the terminal, else on stderr. A script declines at once, as vq
+// does a question it has no form for. Outside the TUI, whose screen says
+// it, a notice on stderr tells what the server asked and what was
+// answered.
+func (f *Factory) elicit(ctx context.Context, e api.Elicitation) (api.ElicitAnswer, error) {
+	if !f.Global.MCP.ElicitDefaults && e.Askable() {
+		if answer, asked := f.asker.Ask(ctx, e); asked {
+			return answer, nil
+		}
+	}
+	var answer api.ElicitAnswer
+	var how string
+	switch {
+	case f.Global.MCP.ElicitDefaults:
 		answer = api.DefaultsAnswer(e)
-	}
-	how := "declined (--elicit-defaults accepts the defaults)"
-	if answer.Action == api.ElicitAccept {
 		how = "accepted with its defaults"
-	} else if f.Global.MCP.ElicitDefaults {
-		how = "declined: a required field has no default"
+		if answer.Action != api.ElicitAccept {
+			how = "declined: a required field has no default"
+		}
+	case !f.canAsk():
+		answer = api.ElicitAnswer{Action: api.ElicitDecline}
+		how = "declined (on a terminal vq asks; --elicit-defaults accepts the defaults)"
+	case !e.Askable():
+		answer = api.ElicitAnswer{Action: api.ElicitDecline}
+		how = "declined: vq has no form for a field it asks for"
+	default:
+		answer = f.askOnTerminal(ctx, e)
+		how = answer.Outcome()
 	}
-	fmt.Fprintf(f.IO.ErrOut, "vq: the server asks: %s: %s\n", textsafe.SanitizeLine(e.Message), how)
+	if !f.asker.Running() {
+		fmt.Fprintf(f.IO.ErrOut, "vq: the server asks: %s: %s\n", textsafe.SanitizeLine(e.Message), how)
+	}
 	return answer, nil
+}
+
+// canAsk reports whether a person can answer a form: stdin and stderr are
+// a terminal that draws one.
+func (f *Factory) canAsk() bool {
+	return f.IO.InTTY && f.IO.ErrTTY && f.Getenv("TERM") != "dumb"
+}
+
+// askOnTerminal asks with a form on stderr, one question at a time: the
+// server may ask several at once, over concurrent calls.
+func (f *Factory) askOnTerminal(ctx context.Context, e api.Elicitation) api.ElicitAnswer {
+	f.asking.Lock()
+	defer f.asking.Unlock()
+	return ui.Elicit(ctx, ui.Options{In: f.IO.In, Out: f.IO.ErrOut, NoColor: f.Global.NoColor, Getenv: f.Getenv}, e)
 }

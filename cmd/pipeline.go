@@ -282,6 +282,7 @@ func (p *Pipeline) ShowCall(ctx context.Context, call api.Call, resp *api.ToolRe
 		Getenv:     p.f.Getenv,
 		WriteTools: writeTools,
 		Probe:      tuiProbe,
+		Asker:      &p.f.asker,
 	}, call, resp)
 	if err != nil {
 		return err

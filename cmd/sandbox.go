@@ -82,11 +82,12 @@ quit with q), plain output in a pipe.`,
 			}
 			defer srv.Close()
 			fmt.Fprintf(f.IO.ErrOut, "vq demo: sandbox at %s (key %s); vq failures %s\n", srv.URL(), sandbox.KeyAdmin, demoRun)
-			demo := *f
+			// A factory of its own, for the sandbox: the user's flags with
+			// its server, and none of the user's settings.
+			demo := &Factory{IO: f.IO, Getenv: demoEnv(f.Getenv, sandbox.KeyAdmin), OpenURL: f.OpenURL, Global: f.Global}
 			demo.Global.BaseURL = srv.URL()
-			demo.Getenv = demoEnv(f.Getenv, sandbox.KeyAdmin)
 			defer demo.closeClients()
-			return newPipeline(&demo).Run(c.Context(), api.RunFailuresCall(demoRun))
+			return newPipeline(demo).Run(c.Context(), api.RunFailuresCall(demoRun))
 		},
 	}, "base-url", "endpoint")
 }

@@ -2,7 +2,9 @@
 // data as fields or a scrollable table, next actions), chaining into the
 // actions the server suggests, with Esc going back along the chain. It is
 // built on the Charm v2 line (bubbletea, lipgloss, bubbles) and renders
-// inline, so the last screen stays in the scrollback.
+// inline, so the last screen stays in the scrollback. A server's question
+// (MCP elicitation) is asked with a form (huh), inside the TUI or on a
+// terminal of its own.
 //
 // ui may import api and the internal leaves (layout, textsafe, exitcode);
 // it must not import cmd, completions, format, sandbox or bench.

@@ -129,3 +129,16 @@ func (k loadingKeys) ShortHelp() []key.Binding { return []key.Binding{k.Cancel, 
 
 // FullHelp is the same: there are two keys.
 func (k loadingKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
+
+// questionKeys are the keys a server's question adds to its form's own:
+// the two ways of not answering it.
+type questionKeys struct {
+	Decline, Cancel key.Binding
+}
+
+func newQuestionKeys() questionKeys {
+	return questionKeys{
+		Decline: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "decline")),
+		Cancel:  key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel")),
+	}
+}

@@ -40,6 +40,9 @@ type Model struct {
 	dialog        *dialog
 	batch         *batchRun
 	filtering     bool
+	// questions are the server's questions (MCP elicitation) waiting for
+	// the person, in the order they came: the first is on screen.
+	questions []*question
 	// reviewed is what each write call sent from this session did, by
 	// callKey: rows show it, whatever screen or refresh they are on.
 	reviewed map[string]reviewState
@@ -159,6 +162,9 @@ func (m *Model) applyStyles() {
 	m.help.Styles = m.styles.help
 	m.spinner.Style = m.styles.spinner
 	m.input.SetStyles(m.styles.input)
+	if len(m.questions) > 0 {
+		m.questions[0].form.restyle(&m.styles)
+	}
 }
 
 func (m *Model) top() *screen { return m.stack[len(m.stack)-1] }
@@ -179,10 +185,20 @@ func (m *Model) Init() tea.Cmd {
 // screen.
 func (m *Model) loading() bool { return len(m.stack) == 0 }
 
-// Update implements tea.Model.
+// Update implements tea.Model: the server's questions first, then the
+// screens.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	asked, taken := m.updateQuestion(msg)
+	if taken {
+		return m, asked
+	}
+	return m, tea.Batch(asked, m.update(msg))
+}
+
+// update is Update for the screens, or for the spinner before the first.
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	if m.loading() {
-		return m, m.updateLoading(msg)
+		return m.updateLoading(msg)
 	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -197,16 +213,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if !m.idle() {
 			var cmd tea.Cmd
 			m.spinner, cmd = m.spinner.Update(msg)
-			return m, cmd
+			return cmd
 		}
 	case answerMsg:
-		return m, m.answer(msg)
+		return m.answer(msg)
 	case imageMsg:
-		return m, m.showImage(msg)
+		return m.showImage(msg)
 	case batchEventMsg:
-		return m, m.batchEvent(msg)
+		return m.batchEvent(msg)
 	case batchDoneMsg:
-		return m, m.batchDone(msg)
+		return m.batchDone(msg)
 	case openedMsg:
 		m.status = "opened the diff image in the browser"
 		if msg.err != nil {
@@ -215,17 +231,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		switch {
 		case m.dialog != nil:
-			return m, m.dialogKey(msg)
+			return m.dialogKey(msg)
 		case m.filtering:
-			return m, m.filterKey(msg)
+			return m.filterKey(msg)
 		}
 		m.report = nil
-		return m, m.screenKey(msg)
+		return m.screenKey(msg)
 	}
-	return m, nil
+	return nil
 }
 
-// updateLoading is Update before the first answer: the spinner turns, q
+// updateLoading is update before the first answer: the spinner turns, q
 // and esc give up the call, and the answer opens the first screen, or
 // ends the session when it offers nothing to act on (it is printed then).
 func (m *Model) updateLoading(msg tea.Msg) tea.Cmd {
@@ -659,6 +675,10 @@ func (m *Model) quit() tea.Cmd {
 		m.pending = nil
 	}
 	m.batch.stop()
+	for _, q := range m.questions {
+		q.reply <- api.ElicitAnswer{Action: api.ElicitCancel}
+	}
+	m.questions = nil
 	m.dialog = nil
 	m.filtering = false
 	m.done = true

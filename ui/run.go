@@ -37,6 +37,9 @@ type Options struct {
 	// Probe, when set, sees every message before the TUI handles it, in
 	// the same guard: tests use it to make the TUI fail on cue.
 	Probe func(tea.Msg)
+	// Asker, when set, brings the server's questions into the session
+	// while it runs: the TUI asks them, as it owns the terminal.
+	Asker *Asker
 }
 
 func (o Options) opener() func(string) error {
@@ -81,12 +84,9 @@ func Run(ctx context.Context, opts Options, call api.Call, first *api.ToolRespon
 	pctx, kill := context.WithCancel(ctx)
 	defer kill()
 	g := &guard{m: m, probe: opts.Probe, kill: kill}
-	popts := []tea.ProgramOption{tea.WithContext(pctx), tea.WithInput(opts.In), tea.WithOutput(opts.Out),
-		tea.WithEnvironment(Environ(opts.getenv()))}
-	if opts.NoColor {
-		popts = append(popts, tea.WithColorProfile(colorprofile.ASCII))
-	}
-	_, err := tea.NewProgram(g, popts...).Run()
+	p := tea.NewProgram(g, opts.programOptions(pctx)...)
+	defer opts.Asker.attach(p)()
+	_, err := p.Run()
 	switch {
 	case g.panicked() != nil:
 		return nil, g.panicked()
@@ -96,6 +96,16 @@ func Run(ctx context.Context, opts Options, call api.Call, first *api.ToolRespon
 		return m.top().resp, printOnce(opts, m)
 	}
 	return m.top().resp, err
+}
+
+// programOptions connect a program to the terminal of o until ctx ends.
+func (o Options) programOptions(ctx context.Context) []tea.ProgramOption {
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(o.In), tea.WithOutput(o.Out),
+		tea.WithEnvironment(Environ(o.getenv()))}
+	if o.NoColor {
+		popts = append(popts, tea.WithColorProfile(colorprofile.ASCII))
+	}
+	return popts
 }
 
 // printOnce writes the screen as its final frame, all of its data, in the

@@ -1,8 +1,11 @@
 package ui
 
 import (
+	"image/color"
+
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/textinput"
+	"charm.land/huh/v2"
 	"charm.land/lipgloss/v2"
 )
 
@@ -27,6 +30,8 @@ type styles struct {
 	spinner             lipgloss.Style
 	help                help.Styles
 	input               textinput.Styles
+	// accent and failure are the colours formTheme draws with.
+	accent, failure color.Color
 }
 
 func newStyles(isDark bool) styles {
@@ -56,7 +61,32 @@ func newStyles(isDark bool) styles {
 		spinner:      lipgloss.NewStyle().Foreground(accent),
 		help:         help.DefaultStyles(isDark),
 		input:        inputStyles(isDark),
+		accent:       accent,
+		failure:      red,
 	}
+}
+
+// formTheme is the look of a server's question (a huh form) in these
+// styles: the focused field is marked by its border, not by colour alone.
+// It is built when a question opens, as most sessions never see one.
+func (s *styles) formTheme() *huh.Styles {
+	t := huh.ThemeBase(false) // its looks are the same on either background
+	for _, f := range []*huh.FieldStyles{&t.Focused, &t.Blurred} {
+		f.Title = s.sectionTitle
+		f.Description = s.dim
+		f.ErrorIndicator = f.ErrorIndicator.Foreground(s.failure)
+		f.ErrorMessage = f.ErrorMessage.Foreground(s.failure)
+		f.SelectedOption = s.sectionTitle
+		f.TextInput.Placeholder = s.dim
+	}
+	f := &t.Focused
+	f.Base = f.Base.BorderForeground(s.accent)
+	f.Title = f.Title.Foreground(s.accent)
+	f.SelectSelector = f.SelectSelector.Foreground(s.accent)
+	f.TextInput.Cursor = f.TextInput.Cursor.Foreground(s.accent)
+	f.TextInput.Prompt = f.TextInput.Prompt.Foreground(s.accent)
+	t.Help = s.help
+	return t
 }
 
 // inputStyles are the filter's: a steady cursor, as a blinking one would

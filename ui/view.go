@@ -44,9 +44,12 @@ func clip(s string, n int) string {
 // no limit (the one-shot print of a screen with nothing to act on).
 func (m *Model) frame(height int) string {
 	var lines []string
-	if m.loading() {
+	switch {
+	case len(m.questions) > 0:
+		lines = m.questions[0].form.lines()
+	case m.loading():
 		lines = m.loadingLines()
-	} else {
+	default:
 		lines = m.screenLines(height)
 	}
 	// Never taller than the terminal: a taller frame scrolls it, and the
@@ -208,11 +211,15 @@ func (m *Model) head(s *screen) []string {
 }
 
 // wrap breaks text to the width, keeping at most maxSummaryLines.
-func (m *Model) wrap(text string) []string {
-	lines := strings.Split(ansi.Wrap(text, m.width, ""), "\n")
-	if len(lines) > maxSummaryLines {
-		lines = lines[:maxSummaryLines]
-		lines[maxSummaryLines-1] = ansi.Truncate(lines[maxSummaryLines-1], m.width-1, "") + "…"
+func (m *Model) wrap(text string) []string { return wrapLines(text, m.width, maxSummaryLines) }
+
+// wrapLines breaks text to width, keeping at most most lines, the last
+// marked with an ellipsis when some were left out.
+func wrapLines(text string, width, most int) []string {
+	lines := strings.Split(ansi.Wrap(text, width, ""), "\n")
+	if len(lines) > most {
+		lines = lines[:most]
+		lines[most-1] = ansi.Truncate(lines[most-1], width-1, "") + "…"
 	}
 	return lines
 }

@@ -1,0 +1,141 @@
+package api_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/api"
+)
+
+// askServer is an MCP server whose tool ask puts a question to the client
+// while it answers, and whose tool later asks one after it has answered;
+// the server's side of each question's answer reaches asked.
+func askServer(t *testing.T) (endpoint string, asked chan string) {
+	t.Helper()
+	asked = make(chan string, 2)
+	question := &mcp.ElicitParams{Message: "Which colour?", RequestedSchema: map[string]any{
+		"type": "object", "properties": map[string]any{"colour": map[string]any{"type": "string"}}}}
+	elicit := func(ctx context.Context, s *mcp.ServerSession) {
+		res, err := s.Elicit(ctx, question)
+		if err != nil {
+			asked <- "error: " + err.Error()
+			return
+		}
+		asked <- res.Action
+	}
+	server := mcp.NewServer(&mcp.Implementation{Name: "asks", Version: "1"}, nil)
+	server.AddTool(&mcp.Tool{Name: "ask", InputSchema: map[string]any{"type": "object"}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			elicit(ctx, req.Session)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "asked"}}}, nil
+		})
+	server.AddTool(&mcp.Tool{Name: "later", InputSchema: map[string]any{"type": "object"}},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			go func() {
+				time.Sleep(50 * time.Millisecond) // the call's answer is on its way
+				elicit(context.Background(), req.Session)
+			}()
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "answered"}}}, nil
+		})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	t.Cleanup(ts.Close)
+	return ts.URL, asked
+}
+
+// A question nobody answers ends with the call it came with: the call's
+// idle bound ends it, the handler hears it, and the call returns its
+// timeout answer rather than waiting on the person.
+func TestElicitationEndsWithItsCall(t *testing.T) {
+	endpoint, _ := askServer(t)
+	ended := make(chan bool, 1)
+	c := api.New(api.Options{Transport: api.TransportMCP, Endpoint: endpoint, Timeout: 300 * time.Millisecond, NoRetry: true,
+		Elicit: func(ctx context.Context, e api.Elicitation) (api.ElicitAnswer, error) {
+			select {
+			case <-ctx.Done():
+				ended <- true
+			case <-time.After(20 * time.Second): // bounds a broken run only
+				ended <- false
+			}
+			return api.ElicitAnswer{Action: api.ElicitCancel}, nil
+		}})
+	defer c.Close()
+	resp, err := c.Invoke(context.Background(), api.Call{Tool: "ask"})
+	if err != nil || resp.OK || resp.ErrorCode() != api.CodeHTTPError {
+		t.Fatalf("a call whose question is never answered: %+v, %v", resp, err)
+	}
+	if !<-ended {
+		t.Error("the question's context outlived its call")
+	}
+}
+
+// A question asked when no call is in flight has no one waiting on its
+// answer: it is declined without being put to anyone.
+func TestElicitationOutsideACallIsDeclined(t *testing.T) {
+	endpoint, asked := askServer(t)
+	c := api.New(api.Options{Transport: api.TransportMCP, Endpoint: endpoint, NoRetry: true,
+		Elicit: func(context.Context, api.Elicitation) (api.ElicitAnswer, error) {
+			t.Error("a question outside any call was put to the person")
+			return api.ElicitAnswer{Action: api.ElicitAccept}, nil
+		}})
+	defer c.Close()
+	if resp, err := c.Invoke(context.Background(), api.Call{Tool: "later"}); err != nil || !resp.OK {
+		t.Fatalf("later: %+v, %v", resp, err)
+	}
+	if got := <-asked; got != api.ElicitDecline {
+		t.Errorf("the server heard %q, want decline", got)
+	}
+}
+
+// The requested schema is read field by field, as the form asks it: a
+// titled enum (oneOf) is a choice labelled by its titles, bounds are kept,
+// and a field vq cannot ask for (an array to pick several from) makes the
+// question one it cannot put to a person.
+func TestElicitationSchemaIsReadAsTheFormAsks(t *testing.T) {
+	one, ten, three := 1.0, 10.0, 3
+	server := mcp.NewServer(&mcp.Implementation{Name: "kinds", Version: "1"}, nil)
+	ask := func(name string, schema map[string]any) {
+		server.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}},
+			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				_, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: name, RequestedSchema: schema})
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "asked"}}}, err
+			})
+	}
+	ask("kinds", map[string]any{"type": "object", "properties": map[string]any{
+		"size": map[string]any{"type": "string", "oneOf": []any{map[string]any{"const": "s", "title": "Small"}, map[string]any{"const": "l", "title": "Large"}}},
+		"n":    map[string]any{"type": "integer", "minimum": 1, "maximum": 10},
+		"name": map[string]any{"type": "string", "minLength": 3},
+	}, "required": []any{"n"}})
+	ask("tags", map[string]any{"type": "object", "properties": map[string]any{
+		"tags": map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": []any{"a", "b"}}},
+	}})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	t.Cleanup(ts.Close)
+	got := map[string]api.Elicitation{}
+	c := api.New(api.Options{Transport: api.TransportMCP, Endpoint: ts.URL, NoRetry: true,
+		Elicit: func(_ context.Context, e api.Elicitation) (api.ElicitAnswer, error) {
+			got[e.Message] = e
+			return api.ElicitAnswer{Action: api.ElicitDecline}, nil
+		}})
+	defer c.Close()
+	for _, tool := range []string{"kinds", "tags"} {
+		if _, err := c.Invoke(context.Background(), api.Call{Tool: tool}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []api.ElicitField{
+		{Name: "n", Type: "integer", Required: true, Minimum: &one, Maximum: &ten},
+		{Name: "name", Type: "string", MinLength: &three},
+		{Name: "size", Type: "string", Enum: []string{"s", "l"}, EnumNames: []string{"Small", "Large"}},
+	}
+	if kinds := got["kinds"]; !reflect.DeepEqual(kinds.Fields, want) || !kinds.Askable() {
+		t.Errorf("fields %+v (askable %v), want %+v", kinds.Fields, kinds.Askable(), want)
+	}
+	if tags := got["tags"]; len(tags.Fields) != 1 || tags.Askable() {
+		t.Errorf("a list to pick several from can be asked: %+v", tags)
+	}
+}

@@ -1,0 +1,92 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// signupSchema asks for every kind of field vq has a form for: a string,
+// an integer with a default, an enum with labels and a boolean.
+var signupSchema = map[string]any{"type": "object", "properties": map[string]any{
+	"name":   map[string]any{"type": "string", "title": "Your name", "description": "as on your badge"},
+	"count":  map[string]any{"type": "integer", "title": "How many", "default": 3},
+	"colour": map[string]any{"type": "string", "title": "Colour", "enum": []any{"red", "green", "blue"}, "enumNames": []any{"Red", "Green", "Blue"}},
+	"notify": map[string]any{"type": "boolean", "title": "Notify me"},
+}, "required": []any{"name", "colour"}}
+
+// questionServer is an MCP server whose tool signup asks the person the
+// schema's question while it answers. What it heard back, the action and
+// the content as JSON, reaches heard and is its answer.
+func questionServer(t *testing.T, schema map[string]any) (endpoint string, heard chan string) {
+	t.Helper()
+	heard = make(chan string, 1)
+	server := mcp.NewServer(&mcp.Implementation{Name: "signup", Version: "1"}, nil)
+	server.AddTool(&mcp.Tool{Name: "signup", InputSchema: map[string]any{"type": "object"}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Sign up for the run\x1b[2J", RequestedSchema: schema})
+			if err != nil {
+				return nil, err
+			}
+			content, err := json.Marshal(res.Content)
+			if err != nil {
+				return nil, err
+			}
+			heard <- res.Action + " " + string(content)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "heard " + res.Action + " " + string(content)}}}, nil
+		})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	t.Cleanup(func() {
+		// A session vq has not ended yet (its DELETE on the way) is ended
+		// here, so that no goroutine of it outlives the tests.
+		for ss := range server.Sessions() {
+			ss.Close()
+		}
+		ts.Close()
+	})
+	return ts.URL, heard
+}
+
+// On a terminal a question is answered without a form when no form can
+// answer it: --elicit-defaults answers with the defaults, a terminal that
+// draws no form (TERM=dumb) and a field vq has no form for decline.
+func TestElicitationOnATerminalWithoutAForm(t *testing.T) {
+	tags := map[string]any{"type": "object", "properties": map[string]any{
+		"tags": map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": []any{"a", "b"}}},
+	}}
+	withDefaults := map[string]any{"type": "object", "properties": map[string]any{
+		"count": map[string]any{"type": "integer", "default": 3},
+	}}
+	for _, tc := range []struct {
+		name   string
+		schema map[string]any
+		term   string
+		args   []string
+		heard  string
+		notice string
+	}{
+		{"--elicit-defaults", withDefaults, "xterm-256color", []string{"--elicit-defaults"}, `accept {"count":3}`, "accepted with its defaults"},
+		{"TERM=dumb", signupSchema, "dumb", nil, "decline null", "declined (on a terminal vq asks; --elicit-defaults accepts the defaults)"},
+		{"a list to pick from", tags, "xterm-256color", nil, "decline null", "declined: vq has no form for a field it asks for"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			endpoint, heard := questionServer(t, tc.schema)
+			run := vqRun{TTY: true, Env: map[string]string{"TERM": tc.term}}
+			// --json keeps the TUI closed; stdin, a reader that ends at
+			// once, would answer no form.
+			out, errOut, exit := run.run(t, append([]string{"--endpoint", endpoint, "invoke", "signup", "--json"}, tc.args...)...)
+			if got := <-heard; got != tc.heard {
+				t.Errorf("the server heard %s, want %s", got, tc.heard)
+			}
+			if exit != 0 || !strings.Contains(out, "heard "+strings.ReplaceAll(tc.heard, `"`, `\"`)) ||
+				!strings.Contains(errOut, "vq: the server asks: Sign up for the run: "+tc.notice) || strings.Contains(errOut, "The server asks") {
+				t.Errorf("exit %d, stdout %q, stderr %q", exit, out, errOut)
+			}
+		})
+	}
+}

@@ -1,0 +1,486 @@
+package ui
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/huh/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/textsafe"
+)
+
+// questionForm is a server's question (MCP elicitation, form mode) as a
+// form: the server's message, one field per requested field, and the help
+// line. It is pure UI, shown by the TUI's root model while the session
+// runs, or by Elicit on a terminal of its own; whoever shows it reads its
+// answer once it has one.
+type questionForm struct {
+	form    *huh.Form
+	message []string // sanitized, unwrapped lines
+	fields  []*formField
+	// accept is the answer to a question without fields: it asks whether
+	// to accept, which enter does.
+	accept bool
+	keys   questionKeys
+	help   help.Model
+	st     *styles
+	width  int
+	// answer is set once the person answered: submitted, declined (esc)
+	// or cancelled (ctrl+c).
+	answer *api.ElicitAnswer
+}
+
+// formField is one requested field and the value the form binds to it:
+// the text typed, or the choice made among an enum's values (a boolean's
+// being yes and no).
+type formField struct {
+	api.ElicitField
+	text string
+	// choices are the values offered, and choice the index of the one
+	// picked, or noChoice.
+	choices []any
+	choice  int
+}
+
+// noChoice is the choice that leaves an optional field out of the
+// answer, offered first when the field has no default.
+const noChoice = -1
+
+// maxMessageLines bounds the server's message above the fields, so that
+// a long one leaves the fields their room.
+const maxMessageLines = 6
+
+// newQuestionForm builds the form of e in the TUI's styles.
+func newQuestionForm(e api.Elicitation, st *styles) *questionForm {
+	q := &questionForm{keys: newQuestionKeys(), help: help.New()}
+	if msg := textsafe.Sanitize(clip(e.Message, maxMessageLines*maxLineBytes)); msg != "" {
+		q.message = strings.Split(msg, "\n")
+	}
+	fields := make([]huh.Field, 0, len(e.Fields))
+	for _, f := range e.Fields {
+		ff := &formField{ElicitField: f}
+		q.fields = append(q.fields, ff)
+		fields = append(fields, ff.field())
+	}
+	if len(fields) == 0 {
+		q.accept = true
+		fields = append(fields, huh.NewConfirm().Title("Accept?").Affirmative("Accept").Negative("Decline").Value(&q.accept))
+	}
+	// esc and ctrl+c are the question's (decline and cancel), not the
+	// form's: a select's filter, which esc would end, is not offered.
+	km := huh.NewDefaultKeyMap()
+	km.Quit.SetEnabled(false)
+	km.Select.Filter.SetEnabled(false)
+	q.form = huh.NewForm(huh.NewGroup(fields...)).WithKeyMap(km).WithShowHelp(false)
+	q.restyle(st)
+	q.resize(defaultWidth, defaultHeight) // until the terminal tells its size
+	return q
+}
+
+// field is the form's field for f: a select among an enum's values or
+// yes and no, else a text input that checks what is typed.
+func (f *formField) field() huh.Field {
+	title := textsafe.SanitizeLine(clip(cmp.Or(f.Title, f.Name), maxLineBytes))
+	if f.Required {
+		title += " (required)"
+	}
+	desc := textsafe.Sanitize(clip(f.Description, maxSummaryLines*maxLineBytes))
+	values, labels := f.Enum, f.EnumNames
+	if f.Type == "boolean" {
+		values, labels = []string{"true", "false"}, []string{"yes", "no"}
+	}
+	if len(values) == 0 {
+		f.text = textsafe.SanitizeLine(clip(defaultText(f.Default), maxLineBytes))
+		return huh.NewInput().Title(title).Description(desc).Placeholder(placeholders[f.Type]).
+			Value(&f.text).Validate(func(s string) error { _, err := f.parse(s); return err })
+	}
+	if len(labels) != len(values) {
+		labels = values
+	}
+	var options []huh.Option[int]
+	f.choice = noChoice
+	if !f.Required && f.Default == nil {
+		options = append(options, huh.NewOption("(no answer)", noChoice))
+	}
+	for i, v := range values {
+		value := any(v)
+		if f.Type == "boolean" {
+			value = v == "true"
+		}
+		if f.choice == noChoice && f.Default != nil && fmt.Sprint(f.Default) == v {
+			f.choice = i
+		}
+		options = append(options, huh.NewOption(textsafe.SanitizeLine(clip(labels[i], maxLineBytes)), i))
+		f.choices = append(f.choices, value)
+	}
+	if f.choice == noChoice && f.Required {
+		f.choice = 0
+	}
+	return huh.NewSelect[int]().Title(title).Description(desc).Options(options...).Value(&f.choice)
+}
+
+// placeholders hint at what a number field takes.
+var placeholders = map[string]string{"number": "a number", "integer": "a whole number"}
+
+// defaultText is a default as the input shows it: a JSON number without
+// an exponent or trailing zeros.
+func defaultText(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
+
+// parse is the value typed as the answer carries it (float64 for a
+// number, int64 for an integer), nil for an optional field left empty.
+// Its error is what the form says under the field.
+func (f *formField) parse(s string) (any, error) {
+	trimmed := strings.TrimSpace(s)
+	if trimmed == "" {
+		if f.Required {
+			return nil, errors.New("an answer is required")
+		}
+		return nil, nil
+	}
+	switch f.Type {
+	case "number":
+		v, err := strconv.ParseFloat(trimmed, 64)
+		if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+			return nil, errors.New("not a number")
+		}
+		return v, inBounds(v, f.Minimum, f.Maximum, "")
+	case "integer":
+		v, err := strconv.ParseInt(trimmed, 10, 64)
+		if err != nil {
+			return nil, errors.New("not a whole number")
+		}
+		return v, inBounds(float64(v), f.Minimum, f.Maximum, "")
+	}
+	return s, inBounds(float64(utf8.RuneCountInString(s)), asFloat(f.MinLength), asFloat(f.MaxLength), " characters")
+}
+
+// inBounds says what v breaks of the schema's bounds, unit naming what v
+// counts.
+func inBounds(v float64, least, most *float64, unit string) error {
+	switch {
+	case least != nil && v < *least:
+		return errors.New("at least " + strconv.FormatFloat(*least, 'f', -1, 64) + unit)
+	case most != nil && v > *most:
+		return errors.New("at most " + strconv.FormatFloat(*most, 'f', -1, 64) + unit)
+	}
+	return nil
+}
+
+func asFloat(n *int) *float64 {
+	if n == nil {
+		return nil
+	}
+	v := float64(*n)
+	return &v
+}
+
+// value is the field's answer; ok is false when it is left out.
+func (f *formField) value() (v any, ok bool) {
+	if f.choices != nil {
+		if f.choice == noChoice {
+			return nil, false
+		}
+		return f.choices[f.choice], true
+	}
+	v, err := f.parse(f.text)
+	return v, err == nil && v != nil
+}
+
+// restyle draws the form in st (a terminal's background became known).
+func (q *questionForm) restyle(st *styles) {
+	q.st = st
+	q.help.Styles = st.help
+	theme := st.formTheme()
+	q.form.WithTheme(huh.ThemeFunc(func(bool) *huh.Styles { return theme }))
+}
+
+// init is the form's first command.
+func (q *questionForm) init() tea.Cmd { return q.form.Init() }
+
+// resize fits the form into a terminal of width×height: the fields get
+// the rows left by the head, the blank and help lines below, the two a
+// field's error adds, and the line an inline frame keeps free. An output
+// that is no terminal reports no size: the form keeps the one it has.
+func (q *questionForm) resize(width, height int) {
+	if width <= 0 || height <= 0 {
+		return
+	}
+	q.width = width
+	q.help.SetWidth(width)
+	room := height - len(q.head()) - 2 - 2 - 1
+	q.form.Update(tea.WindowSizeMsg{Width: width, Height: max(room, 3)})
+}
+
+// update hands msg to the form, first taking esc and ctrl+c, and records
+// the answer once there is one.
+func (q *questionForm) update(msg tea.Msg) tea.Cmd {
+	if q.answer != nil {
+		return nil
+	}
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch {
+		case key.Matches(k, q.keys.Decline):
+			q.answer = &api.ElicitAnswer{Action: api.ElicitDecline}
+			return nil
+		case key.Matches(k, q.keys.Cancel):
+			q.answer = &api.ElicitAnswer{Action: api.ElicitCancel}
+			return nil
+		}
+	}
+	_, cmd := q.form.Update(msg)
+	if q.form.State == huh.StateCompleted {
+		q.answer = q.submitted()
+		return nil
+	}
+	return cmd
+}
+
+// submitted is the answer of the submitted form: its values, or a
+// question without fields declined.
+func (q *questionForm) submitted() *api.ElicitAnswer {
+	if len(q.fields) == 0 && !q.accept {
+		return &api.ElicitAnswer{Action: api.ElicitDecline}
+	}
+	content := map[string]any{}
+	for _, f := range q.fields {
+		if v, ok := f.value(); ok {
+			content[f.Name] = v
+		}
+	}
+	return &api.ElicitAnswer{Action: api.ElicitAccept, Content: content}
+}
+
+// answered is the answer, once the person gave one.
+func (q *questionForm) answered() (api.ElicitAnswer, bool) {
+	if q.answer == nil {
+		return api.ElicitAnswer{}, false
+	}
+	return *q.answer, true
+}
+
+// head is the title and the server's message, wrapped to the width.
+func (q *questionForm) head() []string {
+	lines := []string{q.st.writeBadge.Render("The server asks")}
+	for _, l := range q.message {
+		lines = append(lines, wrapLines(l, q.width, maxMessageLines)...)
+	}
+	return append(lines[:min(len(lines), 1+maxMessageLines)], "")
+}
+
+// lines are the form's frame, no wider than the terminal: the head, the
+// fields, the help line, which says first how not to answer.
+func (q *questionForm) lines() []string {
+	lines := q.head()
+	lines = append(lines, strings.Split(q.form.View(), "\n")...)
+	lines = append(lines, "", q.help.ShortHelpView(append([]key.Binding{q.keys.Decline, q.keys.Cancel}, q.form.KeyBinds()...)))
+	for i, l := range lines {
+		lines[i] = ansi.Truncate(l, q.width, "…")
+	}
+	return lines
+}
+
+// Elicit asks a server's question on a terminal no TUI owns: the form is
+// drawn inline on opts.Out (stderr, so that stdout stays the answer) and
+// read from opts.In, in the colours opts.NoColor and opts.Getenv allow.
+// The answer is the person's: accept with the values,
+// decline (esc), cancel (ctrl+c, or ctx ended: the call waiting on it is
+// over). A form that cannot run declines.
+func Elicit(ctx context.Context, opts Options, e api.Elicitation) api.ElicitAnswer {
+	s := &questionSession{st: newStyles(true)}
+	s.form = newQuestionForm(e, &s.st)
+	if _, err := tea.NewProgram(s, opts.programOptions(ctx)...).Run(); err != nil && ctx.Err() == nil {
+		return api.ElicitAnswer{Action: api.ElicitDecline}
+	}
+	if answer, ok := s.form.answered(); ok {
+		return answer
+	}
+	return api.ElicitAnswer{Action: api.ElicitCancel}
+}
+
+// questionSession is a question as a program of its own, which ends
+// when the question is answered.
+type questionSession struct {
+	form *questionForm
+	st   styles
+}
+
+func (s *questionSession) Init() tea.Cmd {
+	return tea.Batch(tea.RequestBackgroundColor, s.form.init())
+}
+
+func (s *questionSession) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.BackgroundColorMsg:
+		s.st = newStyles(msg.IsDark())
+		s.form.restyle(&s.st)
+	case tea.WindowSizeMsg:
+		s.form.resize(msg.Width, msg.Height)
+		return s, nil
+	}
+	cmd := s.form.update(msg)
+	if _, ok := s.form.answered(); ok {
+		return s, tea.Quit
+	}
+	return s, cmd
+}
+
+// View is the form, and nothing once answered: the caller reports the
+// answer in a line of its own.
+func (s *questionSession) View() tea.View {
+	if _, ok := s.form.answered(); ok {
+		return tea.NewView("")
+	}
+	return tea.NewView(strings.Join(s.form.lines(), "\n"))
+}
+
+// question is a server's question brought into a running session by an
+// Asker, and where its answer goes: reply holds one answer, so that the
+// session never waits on the asker.
+type question struct {
+	ctx   context.Context
+	e     api.Elicitation
+	reply chan api.ElicitAnswer
+	form  *questionForm
+}
+
+// questionMsg brings a question into the session; questionEndedMsg says
+// that its context ended (the call it came with is over).
+type (
+	questionMsg      struct{ q *question }
+	questionEndedMsg struct{ q *question }
+)
+
+// Asker carries a server's questions into a running TUI session, which
+// owns the terminal: each is asked there, as a screen of its own, in
+// turn, and its answer comes back to the caller. Its zero value is ready;
+// Run connects it to the session while it runs (Options.Asker).
+type Asker struct {
+	mu      sync.Mutex
+	program *tea.Program
+	ended   chan struct{}
+}
+
+// attach connects the asker to the session p runs until detach.
+func (a *Asker) attach(p *tea.Program) (detach func()) {
+	if a == nil {
+		return func() {}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ended := make(chan struct{})
+	a.program, a.ended = p, ended
+	return func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.program = nil
+		close(ended)
+	}
+}
+
+// Running reports whether a session is connected.
+func (a *Asker) Running() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.program != nil
+}
+
+// Ask asks e in the running session and waits for the answer; asked is
+// false when no session runs, and the caller asks some other way. The
+// question ends, answered ElicitCancel, when ctx ends or the session does.
+func (a *Asker) Ask(ctx context.Context, e api.Elicitation) (answer api.ElicitAnswer, asked bool) {
+	a.mu.Lock()
+	p, ended := a.program, a.ended
+	a.mu.Unlock()
+	if p == nil {
+		return api.ElicitAnswer{}, false
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends the session's wait on ctx too
+	q := &question{ctx: ctx, e: e, reply: make(chan api.ElicitAnswer, 1)}
+	p.Send(questionMsg{q}) // returns at once once the session has ended
+	select {
+	case answer = <-q.reply:
+		return answer, true
+	case <-ctx.Done():
+	case <-ended:
+	}
+	return api.ElicitAnswer{Action: api.ElicitCancel}, true
+}
+
+// updateQuestion routes msg while questions are asked: a new question is
+// queued, one whose context ended is dropped, and the keys go to the
+// question on screen, which sees every other message too (its fields'
+// own), beside the screens. taken reports that the root has nothing more
+// to do with msg.
+func (m *Model) updateQuestion(msg tea.Msg) (cmd tea.Cmd, taken bool) {
+	switch msg := msg.(type) {
+	case questionMsg:
+		m.questions = append(m.questions, msg.q)
+		wait := func() tea.Msg { <-msg.q.ctx.Done(); return questionEndedMsg(msg) }
+		if len(m.questions) > 1 {
+			return wait, true
+		}
+		return tea.Batch(wait, m.openQuestion()), true
+	case questionEndedMsg:
+		return m.endQuestion(msg.q, api.ElicitAnswer{Action: api.ElicitCancel}), true
+	}
+	if len(m.questions) == 0 {
+		return nil, false
+	}
+	q := m.questions[0]
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		q.form.resize(msg.Width, msg.Height)
+		return nil, false
+	case tea.KeyPressMsg, tea.PasteMsg:
+		taken = true
+	}
+	cmd = q.form.update(msg)
+	if answer, ok := q.form.answered(); ok {
+		m.status = "the server's question: " + answer.Outcome()
+		return m.endQuestion(q, answer), taken
+	}
+	return cmd, taken
+}
+
+// openQuestion shows the first queued question.
+func (m *Model) openQuestion() tea.Cmd {
+	q := m.questions[0]
+	q.form = newQuestionForm(q.e, &m.styles)
+	q.form.resize(m.width, m.height)
+	return q.form.init()
+}
+
+// endQuestion answers q, drops it, and shows the next question, if any.
+func (m *Model) endQuestion(q *question, answer api.ElicitAnswer) tea.Cmd {
+	i := slices.Index(m.questions, q)
+	if i < 0 {
+		return nil
+	}
+	q.reply <- answer
+	m.questions = slices.Delete(m.questions, i, i+1)
+	if i > 0 || len(m.questions) == 0 {
+		return nil
+	}
+	return m.openQuestion()
+}
