@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -105,7 +106,16 @@ func DefaultsAnswer(e Elicitation) ElicitAnswer {
 type callsInFlight struct {
 	mu     sync.Mutex
 	lastID int
-	calls  map[int]<-chan struct{} // by id: each call's ctx.Done()
+	calls  map[int]*callInFlight
+}
+
+// callInFlight is one call a server's questions may belong to.
+type callInFlight struct {
+	ctx context.Context
+	// refused are the questions declined or cancelled during the call
+	// (questionKey): a server that asks one again gets an error, not
+	// the person asked in a loop.
+	refused map[string]bool
 }
 
 // start records a call in flight, bounded by ctx; end records its end.
@@ -113,11 +123,11 @@ func (f *callsInFlight) start(ctx context.Context) (end func()) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.calls == nil {
-		f.calls = map[int]<-chan struct{}{}
+		f.calls = map[int]*callInFlight{}
 	}
 	f.lastID++
 	id := f.lastID
-	f.calls[id] = ctx.Done()
+	f.calls[id] = &callInFlight{ctx: ctx, refused: map[string]bool{}}
 	return func() {
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -125,30 +135,74 @@ func (f *callsInFlight) start(ctx context.Context) (end func()) {
 	}
 }
 
-// bound is ctx, ended also once every call in flight now has ended; ok is
-// false when none is.
-func (f *callsInFlight) bound(ctx context.Context) (_ context.Context, cancel context.CancelFunc, ok bool) {
+// now are the calls in flight.
+func (f *callsInFlight) now() []*callInFlight {
 	f.mu.Lock()
-	calls := make([]<-chan struct{}, 0, len(f.calls))
-	for _, done := range f.calls {
-		calls = append(calls, done)
+	defer f.mu.Unlock()
+	calls := make([]*callInFlight, 0, len(f.calls))
+	for _, call := range f.calls {
+		calls = append(calls, call)
 	}
-	f.mu.Unlock()
-	if len(calls) == 0 {
-		return ctx, func() {}, false
-	}
-	ctx, cancel = context.WithCancel(ctx)
+	return calls
+}
+
+// bound is ctx, ended also once every one of calls has ended.
+func bound(ctx context.Context, calls []*callInFlight) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
 	go func() {
 		defer cancel()
-		for _, done := range calls {
+		for _, call := range calls {
 			select {
-			case <-done:
+			case <-call.ctx.Done():
 			case <-ctx.Done():
 				return
 			}
 		}
 	}()
-	return ctx, cancel, true
+	return ctx, cancel
+}
+
+// refusedBefore reports a question one of calls has declined or cancelled.
+func (f *callsInFlight) refusedBefore(calls []*callInFlight, key string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.ContainsFunc(calls, func(call *callInFlight) bool { return call.refused[key] })
+}
+
+func (f *callsInFlight) refuse(calls []*callInFlight, key string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, call := range calls {
+		call.refused[key] = true
+	}
+}
+
+// holdBounds pauses the idle bound of calls while a person answers (the
+// wall bound of --timeout holds), and returns what starts them again.
+func holdBounds(calls []*callInFlight) (release func()) {
+	releases := make([]func(), 0, len(calls))
+	for _, call := range calls {
+		releases = append(releases, holdBound(call.ctx))
+	}
+	return func() {
+		for _, r := range releases {
+			r()
+		}
+	}
+}
+
+// askedAgainError is a server that asked again a question vq had declined
+// or cancelled during the same call.
+type askedAgainError struct{ question string }
+
+func (e *askedAgainError) Error() string {
+	return fmt.Sprintf("the server asked %q again after vq refused it", e.question)
+}
+
+// questionKey tells one question from another: its message and schema.
+func questionKey(p *mcp.ElicitParams) string {
+	schema, _ := json.Marshal(p.RequestedSchema)
+	return p.Message + "\x00" + string(schema)
 }
 
 // onElicit answers an elicitation request through Options.Elicit, within
@@ -161,11 +215,17 @@ func (c *Client) onElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Eli
 	if p == nil || p.Mode == "url" {
 		return &mcp.ElicitResult{Action: ElicitDecline}, nil
 	}
-	ctx, cancel, inCall := c.inFlight.bound(ctx)
-	defer cancel()
-	if !inCall {
+	calls := c.inFlight.now()
+	if len(calls) == 0 {
 		return &mcp.ElicitResult{Action: ElicitDecline}, nil
 	}
+	key := questionKey(p)
+	if c.inFlight.refusedBefore(calls, key) {
+		return nil, &askedAgainError{question: p.Message}
+	}
+	ctx, cancel := bound(ctx, calls)
+	defer cancel()
+	defer holdBounds(calls)()
 	e := Elicitation{Message: p.Message}
 	var schema struct {
 		Properties map[string]json.RawMessage `json:"properties"`
@@ -189,6 +249,9 @@ func (c *Client) onElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Eli
 	answer, err := c.opts.Elicit(ctx, e)
 	if err != nil {
 		return nil, err
+	}
+	if answer.Action != ElicitAccept {
+		c.inFlight.refuse(calls, key)
 	}
 	return &mcp.ElicitResult{Action: answer.Action, Content: answer.Content}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -48,12 +49,12 @@ func askServer(t *testing.T) (endpoint string, asked chan string) {
 }
 
 // A question nobody answers ends with the call it came with: the call's
-// idle bound ends it, the handler hears it, and the call returns its
-// timeout answer rather than waiting on the person.
+// bound (--timeout, a wall bound) ends it, the handler hears it, and the
+// call returns its timeout answer rather than waiting on the person.
 func TestElicitationEndsWithItsCall(t *testing.T) {
 	endpoint, _ := askServer(t)
 	ended := make(chan bool, 1)
-	c := api.New(api.Options{Transport: api.TransportMCP, Endpoint: endpoint, Timeout: 300 * time.Millisecond, NoRetry: true,
+	c := api.New(api.Options{Transport: api.TransportMCP, Endpoint: endpoint, Timeout: 300 * time.Millisecond, CallBound: true, NoRetry: true,
 		Elicit: func(ctx context.Context, e api.Elicitation) (api.ElicitAnswer, error) {
 			select {
 			case <-ctx.Done():
@@ -137,5 +138,63 @@ func TestElicitationSchemaIsReadAsTheFormAsks(t *testing.T) {
 	}
 	if tags := got["tags"]; len(tags.Fields) != 1 || tags.Askable() {
 		t.Errorf("a list to pick several from can be asked: %+v", tags)
+	}
+}
+
+// Without --timeout a call's bound is the server's silence: a person
+// taking longer than it to answer is not the server idling, and the
+// answer goes through.
+func TestAPersonAnsweringIsNotTheServerIdling(t *testing.T) {
+	endpoint, asked := askServer(t)
+	c := api.New(api.Options{Transport: api.TransportMCP, Endpoint: endpoint, Timeout: 200 * time.Millisecond, NoRetry: true,
+		Elicit: func(ctx context.Context, e api.Elicitation) (api.ElicitAnswer, error) {
+			select {
+			case <-time.After(600 * time.Millisecond): // three idle bounds
+			case <-ctx.Done():
+				return api.ElicitAnswer{Action: api.ElicitCancel}, nil
+			}
+			return api.ElicitAnswer{Action: api.ElicitAccept, Content: map[string]any{"colour": "green"}}, nil
+		}})
+	defer c.Close()
+	resp, err := c.Invoke(context.Background(), api.Call{Tool: "ask"})
+	if err != nil || !resp.OK {
+		t.Fatalf("the call: %+v, %v", resp, err)
+	}
+	if got := <-asked; got != api.ElicitAccept {
+		t.Errorf("the server heard %q, want accept", got)
+	}
+}
+
+// A server of 2026-07-28 asks within the call's answer (an input-required
+// result) and, refused, may ask the same again: vq puts a question to the
+// person once per call, and the call ends saying so, not sent again.
+func TestAQuestionAskedAgainAfterARefusalEndsTheCall(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "insists", Version: "1"}, nil)
+	var rounds atomic.Int32
+	server.AddTool(&mcp.Tool{Name: "insist", InputSchema: map[string]any{"type": "object"}},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			rounds.Add(1)
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"name": &mcp.ElicitParams{
+				Message: "What is your name?", RequestedSchema: map[string]any{"type": "object",
+					"properties": map[string]any{"name": map[string]any{"type": "string"}}, "required": []any{"name"}}}}}, nil
+		})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true}))
+	t.Cleanup(ts.Close)
+	var asked atomic.Int32
+	c := api.New(api.Options{Transport: api.TransportMCP, Endpoint: ts.URL,
+		Elicit: func(context.Context, api.Elicitation) (api.ElicitAnswer, error) {
+			asked.Add(1)
+			return api.ElicitAnswer{Action: api.ElicitDecline}, nil
+		}})
+	defer c.Close()
+	resp, err := c.Invoke(context.Background(), api.Call{Tool: "insist"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.OK || resp.ErrorCode() != api.CodeToolError || resp.ErrorMessage() != `the server asked "What is your name?" again after vq refused it; vq answers a question once per call` {
+		t.Errorf("got %s: %s", resp.ErrorCode(), resp.ErrorMessage())
+	}
+	if asked.Load() != 1 || rounds.Load() != 2 {
+		t.Errorf("the person was asked %d times over %d rounds, want once over 2", asked.Load(), rounds.Load())
 	}
 }

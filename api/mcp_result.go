@@ -128,6 +128,11 @@ func (c *Client) mcpFailure(tool string, rec *httpRecord, err error) *ToolRespon
 	if rpcErr, ok := serverRPCError(err); ok {
 		return rpcFailure(tool, rpcErr)
 	}
+	if asked := (*askedAgainError)(nil); errors.As(err, &asked) {
+		r := ClientError(tool, CodeToolError, asked.Error()+"; vq answers a question once per call", false)
+		r.repeatUnsafe = true // asking again gets the same question
+		return r
+	}
 	if errors.Is(err, errEndlessList) {
 		return ClientError(tool, CodeHTTPError, fmt.Sprintf("%v (from %s)", err, c.MCPEndpoint()), false)
 	}
