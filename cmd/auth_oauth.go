@@ -66,7 +66,13 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 // VQ_OAUTH_CLIENT_ID and VQ_OAUTH_CLIENT_SECRET.
 func (f *Factory) oauthSignIn(browser bool) api.OAuthLoginOptions {
 	o := api.OAuthLoginOptions{
-		Notify:       func(msg string) { fmt.Fprintln(f.IO.ErrOut, textsafe.Sanitize(msg)) },
+		Notify: func(msg string) {
+			// In the TUI a stderr line would tear the frame: it shows the
+			// notice under the call instead.
+			if !f.asker.Tell(msg) {
+				fmt.Fprintln(f.IO.ErrOut, textsafe.Sanitize(msg))
+			}
+		},
 		Headless:     f.oauthHeadless(),
 		ClientID:     f.Getenv("VQ_OAUTH_CLIENT_ID"),
 		ClientSecret: f.Getenv("VQ_OAUTH_CLIENT_SECRET"),

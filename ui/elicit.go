@@ -404,6 +404,24 @@ func (a *Asker) Running() bool {
 	return a.program != nil
 }
 
+// noticeMsg is a line vq tells the person while the session runs (a
+// sign-in again's progress), which stderr would tear the frame with.
+type noticeMsg string
+
+// Tell shows msg in the running session, under the call in flight (else
+// as the status line); told is false when no session runs, and the caller
+// tells some other way.
+func (a *Asker) Tell(msg string) (told bool) {
+	a.mu.Lock()
+	p := a.program
+	a.mu.Unlock()
+	if p == nil {
+		return false
+	}
+	p.Send(noticeMsg(msg))
+	return true
+}
+
 // Ask asks e in the running session and waits for the answer; asked is
 // false when no session runs, and the caller asks some other way. The
 // question ends, answered ElicitCancel, when ctx ends or the session does.

@@ -104,3 +104,21 @@ func TestKeysWhileACallIsOutAreNamed(t *testing.T) {
 		t.Errorf("the note outlived the call:\n%s", text)
 	}
 }
+
+// What vq tells of a call in flight (a sign-in again inside it) is shown
+// under the call, sanitized, instead of written over the frame on stderr;
+// the answer takes it away.
+func TestNoticeOfTheCallInFlightIsShownUnderIt(t *testing.T) {
+	s := triageServer(t, 3)
+	m := loadingModel(t, s.client().Invoke)
+	update(m, noticeMsg("https://mcp.example.com needs the scope mcp:write: signing in again.\nOpen this URL:\n  https://auth.example.com/authorize?x=1\x1b]0;owned\a"))
+	text := plainText(m)
+	mustContain(t, text, "calling get_run_failures…", "signing in again.", "Open this URL:", "https://auth.example.com/authorize?x=1")
+	if strings.Contains(m.View().Content, "\x1b]0;") {
+		t.Errorf("the notice's escape reached the terminal:\n%q", m.View().Content)
+	}
+	drain(m, m.Init())
+	if text := plainText(m); strings.Contains(text, "signing in again") {
+		t.Errorf("the notice outlived its call:\n%s", text)
+	}
+}

@@ -104,6 +104,9 @@ type pending struct {
 	kind   answerKind
 	origin *origin
 	cancel context.CancelFunc
+	// note is what vq tells the person of the call meanwhile (a sign-in
+	// again), shown under it; server text in it is sanitized when drawn.
+	note []string
 }
 
 // answerMsg is the answer to the call with that sequence number; answers to
@@ -188,6 +191,14 @@ func (m *Model) loading() bool { return len(m.stack) == 0 }
 // Update implements tea.Model: the server's questions first, then the
 // screens.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if msg, ok := msg.(noticeMsg); ok {
+		if m.pending != nil {
+			m.pending.note = strings.Split(string(msg), "\n")
+		} else {
+			m.status = textsafe.SanitizeLine(string(msg))
+		}
+		return m, nil
+	}
 	asked, taken := m.updateQuestion(msg)
 	if taken {
 		return m, asked

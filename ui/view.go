@@ -93,8 +93,18 @@ func (m *Model) loadingLines() []string {
 	if m.pending == nil {
 		return nil // given up: the session is ending
 	}
-	return []string{m.styles.crumbCurrent.Render(textsafe.SanitizeLine(clip(m.pending.crumb, maxLineBytes))), "",
-		m.callingLine(), "", m.help.View(m.loadingKeys)}
+	lines := []string{m.styles.crumbCurrent.Render(textsafe.SanitizeLine(clip(m.pending.crumb, maxLineBytes))), "", m.callingLine()}
+	lines = append(lines, m.pendingNote()...)
+	return append(lines, "", m.help.View(m.loadingKeys))
+}
+
+// pendingNote are the lines of what vq tells of the call in flight.
+func (m *Model) pendingNote() []string {
+	lines := make([]string, 0, len(m.pending.note))
+	for _, l := range m.pending.note {
+		lines = append(lines, m.styles.dim.Render("  "+textsafe.SanitizeLine(clip(l, maxLineBytes))))
+	}
+	return lines
 }
 
 // callingLine is the spinner line of the call in flight.
@@ -393,7 +403,7 @@ func (m *Model) footLines(s *screen, fold bool) []string {
 		line += m.ignoredNote("it ends", "ctrl+c stops it")
 		lines = append(lines, line)
 	case m.pending != nil:
-		lines = append(lines, m.callingLine())
+		lines = append(append(lines, m.callingLine()), m.pendingNote()...)
 	case len(m.report) > 0:
 		for _, l := range m.report {
 			lines = append(lines, st.dim.Render(clip(l, maxLineBytes)))
