@@ -31,10 +31,8 @@ const richSchema = `{"$schema":"https://json-schema.org/draft/2020-12/schema","t
 
 const richOutputSchema = `{"type":"object","properties":{"changed":{"type":"integer","description":"Pixels changed"}},"required":["changed"]}`
 
-// richToolServer lists a tool with richSchema and every annotation hint,
-// and a read-only tool that states none. The SDK's Tool has no execution
-// member, so the list is given one on the way out (task support), as a
-// server of a newer revision sends it.
+// richToolServer lists a tool with richSchema and every annotation hint
+// (task support optional), and a read-only tool that states none.
 func richToolServer(t *testing.T) string {
 	t.Helper()
 	server := mcp.NewServer(&mcp.Implementation{Name: "rich", Version: "1"}, nil)
@@ -48,8 +46,18 @@ func richToolServer(t *testing.T) string {
 	}, answer)
 	server.AddTool(&mcp.Tool{Name: "peek", InputSchema: json.RawMessage(`{"type":"object"}`),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, answer)
+	return serveWithTaskSupport(t, server, "compare", "optional")
+}
+
+// serveWithTaskSupport serves server with the tool's execution.taskSupport
+// added to its listing: the SDK's Tool has no execution member, so the
+// list is given one on the way out, as a server of a newer revision
+// sends it.
+func serveWithTaskSupport(t *testing.T, server *mcp.Server, tool, support string) string {
+	t.Helper()
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 		&mcp.StreamableHTTPOptions{JSONResponse: true})
+	name := []byte(`"name":"` + tool + `"`)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			handler.ServeHTTP(w, r)
@@ -57,7 +65,7 @@ func richToolServer(t *testing.T) string {
 		}
 		rec := httptest.NewRecorder()
 		handler.ServeHTTP(rec, r)
-		body := bytes.Replace(rec.Body.Bytes(), []byte(`"name":"compare"`), []byte(`"execution":{"taskSupport":"optional"},"name":"compare"`), 1)
+		body := bytes.Replace(rec.Body.Bytes(), name, append([]byte(`"execution":{"taskSupport":"`+support+`"},`), name...), 1)
 		for k, v := range rec.Header() {
 			if k != "Content-Length" {
 				w.Header()[k] = v
@@ -129,28 +137,9 @@ func TestATaskOnlyToolSaysVQCannotRunTasks(t *testing.T) {
 			calls.Add(1)
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "render requires task augmentation"}
 		})
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
-		&mcp.StreamableHTTPOptions{JSONResponse: true})
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			handler.ServeHTTP(w, r)
-			return
-		}
-		// The SDK's Tool has no execution member: the list is given one.
-		rec := httptest.NewRecorder()
-		handler.ServeHTTP(rec, r)
-		body := bytes.Replace(rec.Body.Bytes(), []byte(`"name":"render"`), []byte(`"execution":{"taskSupport":"required"},"name":"render"`), 1)
-		for k, v := range rec.Header() {
-			if k != "Content-Length" {
-				w.Header()[k] = v
-			}
-		}
-		w.WriteHeader(rec.Code)
-		w.Write(body)
-	}))
-	t.Cleanup(ts.Close)
+	endpoint := serveWithTaskSupport(t, server, "render", "required")
 
-	_, errOut, exit := runVQ(t, nil, "--endpoint", ts.URL, "invoke", "render")
+	_, errOut, exit := runVQ(t, nil, "--endpoint", endpoint, "invoke", "render")
 	if exit != exitcode.ForCode(api.CodeToolError, false) || !strings.Contains(errOut, "render runs only as an MCP task (its execution.taskSupport is required), which vq cannot run yet") {
 		t.Errorf("exit %d, stderr %q", exit, errOut)
 	}
