@@ -39,6 +39,9 @@ type Factory struct {
 	// asking lets one question at a time be asked on stderr instead.
 	asker  ui.Asker
 	asking sync.Mutex
+	// drawing are the live progress views on stderr, which a form there
+	// holds while it asks.
+	drawing progressViews
 }
 
 // NewFactory is the factory of the real process.

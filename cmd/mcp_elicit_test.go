@@ -29,6 +29,10 @@ func questionServer(t *testing.T, schema map[string]any) (endpoint string, heard
 	server := mcp.NewServer(&mcp.Implementation{Name: "signup", Version: "1"}, nil)
 	server.AddTool(&mcp.Tool{Name: "signup", InputSchema: map[string]any{"type": "object"}},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			// Progress first: its live view must leave the form alone.
+			if token := req.Params.GetProgressToken(); token != nil {
+				req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1, Total: 2, Message: "preparing"})
+			}
 			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Sign up for the run\x1b[2J", RequestedSchema: schema})
 			if err != nil {
 				return nil, err

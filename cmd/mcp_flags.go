@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/pflag"
 	"github.com/visualq/vq/api"
@@ -120,5 +121,39 @@ func (f *Factory) canAsk() bool {
 func (f *Factory) askOnTerminal(ctx context.Context, e api.Elicitation) api.ElicitAnswer {
 	f.asking.Lock()
 	defer f.asking.Unlock()
+	defer f.drawing.hold()()
 	return ui.Elicit(ctx, ui.Options{In: f.IO.In, Out: f.IO.ErrOut, NoColor: f.Global.NoColor, Getenv: f.Getenv}, e)
+}
+
+// progressViews are the live progress views drawn on stderr.
+type progressViews struct {
+	mu    sync.Mutex
+	views []*ui.JobProgress
+}
+
+func (v *progressViews) add(p *ui.JobProgress) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.views = append(v.views, p)
+}
+
+func (v *progressViews) remove(p *ui.JobProgress) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.views = slices.DeleteFunc(v.views, func(q *ui.JobProgress) bool { return q == p })
+}
+
+// hold stops every view drawing until release.
+func (v *progressViews) hold() (release func()) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	releases := make([]func(), 0, len(v.views))
+	for _, p := range v.views {
+		releases = append(releases, p.Hold())
+	}
+	return func() {
+		for _, r := range releases {
+			r()
+		}
+	}
 }

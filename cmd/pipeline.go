@@ -431,6 +431,7 @@ func (p *Pipeline) callProgress(ctx context.Context, tool string) (_ context.Con
 		}
 		if display == nil {
 			display = ui.NewJobProgress(p.f.IO.ErrOut, []string{tool}, p.progressOptions())
+			p.f.drawing.add(display)
 		}
 		u.JobID, u.Elapsed = tool, time.Since(start)
 		display.Update(u)
@@ -440,6 +441,7 @@ func (p *Pipeline) callProgress(ctx context.Context, tool string) (_ context.Con
 		defer mu.Unlock()
 		ended = true
 		if display != nil {
+			p.f.drawing.remove(display)
 			display.Close()
 		}
 	}

@@ -30,6 +30,10 @@ type JobProgress struct {
 	styles progressStyles
 	jobs   []*jobRow
 	drawn  int // lines the last live frame drew
+	// held stops the view writing while something else has the terminal
+	// (a form asking the server's question): a plain view prints the
+	// next change after.
+	held   bool
 	closed bool
 	stop   chan struct{}
 	done   chan struct{}
@@ -146,7 +150,7 @@ func (p *JobProgress) Update(u api.JobUpdate) {
 		row.last, row.failure = u, nil
 	}
 	row.ended = u.Final != nil
-	if !p.live {
+	if !p.live && !p.held {
 		state := u
 		state.Elapsed = 0
 		if line := jobLine(state); u.Failure != nil || line != row.printed {
@@ -155,7 +159,9 @@ func (p *JobProgress) Update(u api.JobUpdate) {
 		}
 		return
 	}
-	p.redraw()
+	if p.live {
+		p.redraw()
+	}
 }
 
 func (p *JobProgress) row(id string) *jobRow {
@@ -186,9 +192,29 @@ func (p *JobProgress) Close() {
 	}
 }
 
+// Hold stops the view writing until release: a live view then draws
+// afresh below whatever was written meanwhile (a form on the same
+// terminal), a plain one prints its next change.
+func (p *JobProgress) Hold() (release func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.held = true
+	return func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.held, p.drawn = false, 0
+		if p.live && !p.closed {
+			p.redraw()
+		}
+	}
+}
+
 // redraw moves back over the last frame and draws the current one, each
 // line cut to the terminal width so no wrap throws the count off.
 func (p *JobProgress) redraw() {
+	if p.held {
+		return
+	}
 	var b strings.Builder
 	if p.drawn > 0 {
 		b.WriteString("\r" + ansi.CursorUp(p.drawn))

@@ -99,3 +99,39 @@ func TestProgressWithoutATotalIsCounted(t *testing.T) {
 		t.Errorf("live view: got %q", shown)
 	}
 }
+
+// While a form has the terminal the live view draws nothing; released, it
+// draws afresh below the form instead of moving up over it.
+func TestHeldLiveViewDrawsNothingThenAfresh(t *testing.T) {
+	var buf bytes.Buffer
+	p := NewJobProgress(&buf, []string{"call"}, ProgressOptions{Live: true, Width: 60, Profile: colorprofile.ANSI256, Refresh: time.Hour})
+	p.Update(api.JobUpdate{JobID: "call", Status: api.JobRunning, HasProgress: true, Current: 1, Total: 4})
+	release := p.Hold()
+	before := buf.Len()
+	p.Update(api.JobUpdate{JobID: "call", Status: api.JobRunning, HasProgress: true, Current: 2, Total: 4})
+	if buf.Len() != before {
+		t.Fatalf("a held view drew: %q", buf.String()[before:])
+	}
+	buf.WriteString("form\n")
+	release()
+	after := buf.String()[before+len("form\n"):]
+	if strings.Contains(after, ansi.CursorUp(1)) || !strings.Contains(ansi.Strip(after), "running  2/4") {
+		t.Errorf("released, the view drew %q", after)
+	}
+	p.Close()
+
+	// A plain view, one line per change, prints none while held.
+	var plain bytes.Buffer
+	p = NewJobProgress(&plain, []string{"call"}, ProgressOptions{})
+	release = p.Hold()
+	p.Update(api.JobUpdate{JobID: "call", Status: api.JobRunning, HasProgress: true, Current: 2, Total: 4})
+	if plain.Len() != 0 {
+		t.Errorf("a held plain view printed %q", plain.String())
+	}
+	release()
+	p.Update(api.JobUpdate{JobID: "call", Status: api.JobRunning, HasProgress: true, Current: 3, Total: 4})
+	p.Close()
+	if want := "call running 3/4 (0s)\n"; plain.String() != want {
+		t.Errorf("released, the plain view printed %q, want %q", plain.String(), want)
+	}
+}
