@@ -22,18 +22,22 @@ type Elicitation struct {
 // ElicitField is one field of an elicitation's requested schema.
 type ElicitField struct {
 	Name, Title, Description string
-	// Type is string, number, integer or boolean; any other (an array to
-	// pick several from, a property vq could not read) cannot be asked.
+	// Type is string, number, integer, boolean, or array: several of Enum
+	// picked (a multi-select). Any other (an array of free values, a
+	// property vq could not read) cannot be asked.
 	Type     string
 	Required bool
-	// Enum are the choices of a string field, EnumNames their labels when
-	// the server gave them (one per choice): its enumNames, or the titles
-	// of a titled enum (oneOf const and title).
+	// Enum are the choices of a string field (of an array's items),
+	// EnumNames their labels when the server gave them (one per choice):
+	// its enumNames, or the titles of a titled enum (oneOf or anyOf const
+	// and title).
 	Enum, EnumNames []string
 	// Minimum and Maximum bound a number, MinLength and MaxLength the
 	// characters of a string; nil where the schema sets no bound.
 	Minimum, Maximum     *float64
 	MinLength, MaxLength *int
+	// MinItems and MaxItems bound how many an array picks.
+	MinItems, MaxItems *int
 	// Default is the schema's default, nil when there is none.
 	Default any
 }
@@ -42,8 +46,9 @@ type ElicitField struct {
 // kind vq asks for.
 func (e Elicitation) Askable() bool {
 	for _, f := range e.Fields {
-		switch f.Type {
-		case "string", "number", "integer", "boolean":
+		switch {
+		case f.Type == "string", f.Type == "number", f.Type == "integer", f.Type == "boolean":
+		case f.Type == "array" && len(f.Enum) > 0:
 		default:
 			return false
 		}
@@ -259,20 +264,27 @@ func (c *Client) onElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Eli
 // elicitField reads one property of a requested schema. A property vq
 // cannot read has no type, so that it is not asked.
 func elicitField(name string, raw json.RawMessage, required bool) ElicitField {
+	type titled struct {
+		Const string `json:"const"`
+		Title string `json:"title"`
+	}
 	var prop struct {
 		Type        string   `json:"type"`
 		Title       string   `json:"title"`
 		Description string   `json:"description"`
 		Enum        []string `json:"enum"`
 		EnumNames   []string `json:"enumNames"`
-		OneOf       []struct {
-			Const string `json:"const"`
-			Title string `json:"title"`
-		} `json:"oneOf"`
+		OneOf       []titled `json:"oneOf"`
+		Items       struct {
+			Enum  []string `json:"enum"`
+			AnyOf []titled `json:"anyOf"`
+		} `json:"items"`
 		Minimum   *float64 `json:"minimum"`
 		Maximum   *float64 `json:"maximum"`
 		MinLength *int     `json:"minLength"`
 		MaxLength *int     `json:"maxLength"`
+		MinItems  *int     `json:"minItems"`
+		MaxItems  *int     `json:"maxItems"`
 		Default   any      `json:"default"`
 	}
 	if err := json.Unmarshal(raw, &prop); err != nil {
@@ -282,9 +294,14 @@ func elicitField(name string, raw json.RawMessage, required bool) ElicitField {
 		Name: name, Title: prop.Title, Description: prop.Description, Type: prop.Type, Required: required,
 		Enum: prop.Enum, EnumNames: prop.EnumNames, Default: prop.Default,
 		Minimum: prop.Minimum, Maximum: prop.Maximum, MinLength: prop.MinLength, MaxLength: prop.MaxLength,
+		MinItems: prop.MinItems, MaxItems: prop.MaxItems,
 	}
-	if len(f.Enum) == 0 && len(prop.OneOf) > 0 {
-		for _, c := range prop.OneOf {
+	choices := prop.OneOf
+	if f.Type == "array" {
+		f.Enum, f.EnumNames, choices = prop.Items.Enum, nil, prop.Items.AnyOf
+	}
+	if len(f.Enum) == 0 {
+		for _, c := range choices {
 			f.Enum = append(f.Enum, c.Const)
 			f.EnumNames = append(f.EnumNames, cmp.Or(c.Title, c.Const))
 		}

@@ -94,8 +94,8 @@ func TestElicitationOutsideACallIsDeclined(t *testing.T) {
 
 // The requested schema is read field by field, as the form asks it: a
 // titled enum (oneOf) is a choice labelled by its titles, bounds are kept,
-// and a field vq cannot ask for (an array to pick several from) makes the
-// question one it cannot put to a person.
+// and an array of choices (items.enum, or titled items.anyOf) is a
+// multi-select with its bounds.
 func TestElicitationSchemaIsReadAsTheFormAsks(t *testing.T) {
 	one, ten, three := 1.0, 10.0, 3
 	server := mcp.NewServer(&mcp.Implementation{Name: "kinds", Version: "1"}, nil)
@@ -112,7 +112,10 @@ func TestElicitationSchemaIsReadAsTheFormAsks(t *testing.T) {
 		"name": map[string]any{"type": "string", "minLength": 3},
 	}, "required": []any{"n"}})
 	ask("tags", map[string]any{"type": "object", "properties": map[string]any{
-		"tags": map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": []any{"a", "b"}}},
+		"tags": map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": []any{"a", "b"}}, "maxItems": 2},
+	}})
+	ask("sizes", map[string]any{"type": "object", "properties": map[string]any{
+		"sizes": map[string]any{"type": "array", "items": map[string]any{"anyOf": []any{map[string]any{"const": "s", "title": "Small"}, map[string]any{"const": "l", "title": "Large"}}}},
 	}})
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 	t.Cleanup(ts.Close)
@@ -123,7 +126,7 @@ func TestElicitationSchemaIsReadAsTheFormAsks(t *testing.T) {
 			return api.ElicitAnswer{Action: api.ElicitDecline}, nil
 		}})
 	defer c.Close()
-	for _, tool := range []string{"kinds", "tags"} {
+	for _, tool := range []string{"kinds", "tags", "sizes"} {
 		if _, err := c.Invoke(context.Background(), api.Call{Tool: tool}); err != nil {
 			t.Fatal(err)
 		}
@@ -136,8 +139,14 @@ func TestElicitationSchemaIsReadAsTheFormAsks(t *testing.T) {
 	if kinds := got["kinds"]; !reflect.DeepEqual(kinds.Fields, want) || !kinds.Askable() {
 		t.Errorf("fields %+v (askable %v), want %+v", kinds.Fields, kinds.Askable(), want)
 	}
-	if tags := got["tags"]; len(tags.Fields) != 1 || tags.Askable() {
-		t.Errorf("a list to pick several from can be asked: %+v", tags)
+	two := 2
+	for name, want := range map[string]api.ElicitField{
+		"tags":  {Name: "tags", Type: "array", Enum: []string{"a", "b"}, MaxItems: &two},
+		"sizes": {Name: "sizes", Type: "array", Enum: []string{"s", "l"}, EnumNames: []string{"Small", "Large"}},
+	} {
+		if e := got[name]; len(e.Fields) != 1 || !reflect.DeepEqual(e.Fields[0], want) || !e.Askable() {
+			t.Errorf("%s: %+v (askable %v), want a multi-select %+v", name, e.Fields, e.Askable(), want)
+		}
 	}
 }
 

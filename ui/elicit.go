@@ -49,9 +49,10 @@ type formField struct {
 	api.ElicitField
 	text string
 	// choices are the values offered, and choice the index of the one
-	// picked, or noChoice.
+	// picked, or noChoice; picks are the indexes a multi-select picked.
 	choices []any
 	choice  int
+	picks   []int
 }
 
 // noChoice is the choice that leaves an optional field out of the
@@ -83,6 +84,7 @@ func newQuestionForm(e api.Elicitation, st *styles) *questionForm {
 	km := huh.NewDefaultKeyMap()
 	km.Quit.SetEnabled(false)
 	km.Select.Filter.SetEnabled(false)
+	km.MultiSelect.Filter.SetEnabled(false)
 	q.form = huh.NewForm(huh.NewGroup(fields...)).WithKeyMap(km).WithShowHelp(false)
 	q.restyle(st)
 	q.resize(defaultWidth, defaultHeight) // until the terminal tells its size
@@ -109,6 +111,9 @@ func (f *formField) field() huh.Field {
 	if len(labels) != len(values) {
 		labels = values
 	}
+	if f.Type == "array" {
+		return f.multiSelect(title, desc, values, labels)
+	}
 	var options []huh.Option[int]
 	f.choice = noChoice
 	if !f.Required && f.Default == nil {
@@ -129,6 +134,37 @@ func (f *formField) field() huh.Field {
 		f.choice = 0
 	}
 	return huh.NewSelect[int]().Title(title).Description(desc).Options(options...).Value(&f.choice)
+}
+
+// multiSelect is the field of an array of choices: several picked (x or
+// space), as many as its bounds allow, the default's picked at first.
+func (f *formField) multiSelect(title, desc string, values, labels []string) huh.Field {
+	picked, _ := f.Default.([]any)
+	options := make([]huh.Option[int], 0, len(values))
+	for i, v := range values {
+		on := slices.ContainsFunc(picked, func(d any) bool { return fmt.Sprint(d) == v })
+		options = append(options, huh.NewOption(textsafe.SanitizeLine(clip(labels[i], maxLineBytes)), i).Selected(on))
+		f.choices = append(f.choices, v)
+	}
+	least := f.MinItems
+	if least == nil && f.Required {
+		one := 1
+		least = &one
+	}
+	// Every choice in view: huh counts the title within a height it
+	// measures from the choices alone.
+	height := len(values) + 1
+	if desc != "" {
+		height += strings.Count(desc, "\n") + 1
+	}
+	field := huh.NewMultiSelect[int]().Title(title).Description(desc).Options(options...).Filterable(false).Height(height).Value(&f.picks).
+		Validate(func(picks []int) error {
+			return inBounds(float64(len(picks)), asFloat(least), asFloat(f.MaxItems), " picked")
+		})
+	if f.MaxItems != nil && *f.MaxItems > 0 {
+		field.Limit(*f.MaxItems)
+	}
+	return field
 }
 
 // placeholders hint at what a number field takes.
@@ -196,6 +232,13 @@ func asFloat(n *int) *float64 {
 
 // value is the field's answer; ok is false when it is left out.
 func (f *formField) value() (v any, ok bool) {
+	if f.Type == "array" {
+		picked := make([]any, 0, len(f.picks))
+		for _, i := range slices.Sorted(slices.Values(f.picks)) {
+			picked = append(picked, f.choices[i])
+		}
+		return picked, len(picked) > 0 || f.Required
+	}
 	if f.choices != nil {
 		if f.choice == noChoice {
 			return nil, false

@@ -344,3 +344,35 @@ func TestQuestionFitsASmallTerminal(t *testing.T) {
 	}
 	mustContain(t, plainText(m), "not a whole number")
 }
+
+// An array of choices is a multi-select: x picks, the default's choices
+// are picked at first, the answer lists the picks in the schema's order,
+// and its bounds are held.
+func TestQuestionPicksSeveral(t *testing.T) {
+	two := 2
+	tags := api.ElicitField{Name: "tags", Title: "Tags", Type: "array", Required: true, Enum: []string{"a", "b", "c"},
+		EnumNames: []string{"Alpha", "Beta", "Gamma"}, MaxItems: &two, Default: []any{"b"}}
+	q := openForm(api.Elicitation{Fields: []api.ElicitField{tags}})
+	mustContain(t, formText(q), "Tags (required)", "Alpha", "Beta", "Gamma")
+	answerKeys(q, "up", "x", "enter") // Alpha too (the cursor starts on the first picked)
+	answer, ok := q.answered()
+	if want := []any{"a", "b"}; !ok || answer.Action != api.ElicitAccept || !reflect.DeepEqual(answer.Content["tags"], want) {
+		t.Fatalf("answer %+v (answered %v), want tags %v\n%s", answer, ok, want, formText(q))
+	}
+
+	// None picked of a required multi-select is refused; an optional one
+	// left empty stays out of the answer.
+	tags.Default = nil
+	q = openForm(api.Elicitation{Fields: []api.ElicitField{tags}})
+	answerKeys(q, "enter")
+	if answer, ok := q.answered(); ok {
+		t.Errorf("nothing picked was sent: %+v", answer)
+	}
+	mustContain(t, formText(q), "at least 1 picked")
+	tags.Required = false
+	q = openForm(api.Elicitation{Fields: []api.ElicitField{tags}})
+	answerKeys(q, "enter")
+	if answer, ok := q.answered(); !ok || len(answer.Content) != 0 {
+		t.Errorf("an optional multi-select left empty: %+v (answered %v)", answer, ok)
+	}
+}
