@@ -97,7 +97,6 @@ func (c *Client) ListTools(ctx context.Context) ([]Tool, *ToolResponse, error) {
 	var tools []Tool
 	var failure *ToolResponse
 	_, err := c.withRetries(ctx, MethodToolsList, func() *ToolResponse {
-		tools, failure = nil, nil
 		tools, failure = c.sessionTools(ctx)
 		if failure != nil {
 			return failure
@@ -127,24 +126,24 @@ func (c *Client) sessionTools(ctx context.Context) ([]Tool, *ToolResponse) {
 	if cached != nil {
 		return cached, nil
 	}
-	rec := &httpRecord{}
-	rctx := context.WithValue(ctx, httpRecordKey{}, rec)
 	var listed []*mcp.Tool
 	var session *mcp.ClientSession
-	err := c.withSession(rctx, func(s *mcp.ClientSession) error {
+	var raw map[string]rawToolMembers
+	failure := c.mcpAttempt(ctx, MethodToolsList, func(ctx context.Context, s *mcp.ClientSession, rec *httpRecord) error {
 		listed, session = nil, s
-		return listPages(rctx, &listed, func(cursor string) ([]*mcp.Tool, string, error) {
-			res, err := s.ListTools(rctx, &mcp.ListToolsParams{Cursor: cursor})
+		err := listPages(ctx, &listed, func(cursor string) ([]*mcp.Tool, string, error) {
+			res, err := s.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 			if err != nil {
 				return nil, "", err
 			}
 			return res.Tools, res.NextCursor, nil
 		})
+		raw = rec.rawTools()
+		return err
 	})
-	if err != nil {
-		return nil, c.mcpFailure(MethodToolsList, rec, err)
+	if failure != nil {
+		return nil, failure
 	}
-	raw := rec.rawTools()
 	tools := make([]Tool, 0, len(listed))
 	for _, t := range listed {
 		tools = append(tools, toolFromMCP(t, raw[t.Name]))
@@ -194,17 +193,23 @@ func listPages[T any](ctx context.Context, items *[]T, page func(cursor string) 
 // toolInfo is what the session's tool list says of one tool; nothing
 // (listed false) when the list cannot be had.
 func (c *Client) toolInfo(ctx context.Context, name string) toolInfo {
+	t, known, listed := c.listedTool(ctx, name)
+	return toolInfo{listed: listed, known: known, repeatable: t.ReadOnly || t.Idempotent, taskRequired: t.TaskSupport == "required"}
+}
+
+// listedTool is the session's tools/list entry of name; known is false
+// when the list has none, listed false when the list cannot be had.
+func (c *Client) listedTool(ctx context.Context, name string) (t Tool, known, listed bool) {
 	tools, failure := c.sessionTools(ctx)
 	if failure != nil {
-		return toolInfo{}
+		return Tool{}, false, false
 	}
-	info := toolInfo{listed: true}
 	for _, t := range tools {
 		if t.Name == name {
-			info.known, info.repeatable, info.taskRequired = true, t.ReadOnly || t.Idempotent, t.TaskSupport == "required"
+			return t, true, true
 		}
 	}
-	return info
+	return Tool{}, false, true
 }
 
 // ToolSchema is the listed tool's arguments as the server declares them,
@@ -212,16 +217,8 @@ func (c *Client) toolInfo(ctx context.Context, name string) toolInfo {
 // server does not list the tool (or the list cannot be had: the server
 // then judges the strings itself).
 func (c *Client) ToolSchema(ctx context.Context, name string) ([]ToolArg, bool) {
-	tools, failure := c.sessionTools(ctx)
-	if failure != nil {
-		return nil, false
-	}
-	for _, t := range tools {
-		if t.Name == name {
-			return t.Arguments, true
-		}
-	}
-	return nil, false
+	t, known, _ := c.listedTool(ctx, name)
+	return t.Arguments, known
 }
 
 // rawToolMembers are the members of a listed tool vq keeps as sent.

@@ -162,15 +162,23 @@ func contentResponse(method string, res any, raw json.RawMessage, content *Conte
 func (c *Client) mcpRead(ctx context.Context, method string, op func(context.Context, *mcp.ClientSession, *httpRecord) error) (*ToolResponse, error) {
 	var failure *ToolResponse
 	_, err := c.withRetries(ctx, method, func() *ToolResponse {
-		rec := &httpRecord{}
-		rctx, cancel := context.WithTimeout(context.WithValue(ctx, httpRecordKey{}, rec), c.opts.Timeout)
-		defer cancel()
-		failure = nil
-		if err := c.withSession(rctx, func(s *mcp.ClientSession) error { return op(rctx, s, rec) }); err != nil {
-			failure = c.mcpFailure(method, rec, err)
+		if failure = c.mcpAttempt(ctx, method, op); failure != nil {
 			return failure
 		}
 		return &ToolResponse{OK: true, Tool: method}
 	})
 	return failure, err
+}
+
+// mcpAttempt runs op once on the session within the request timeout, with
+// the record of what the server answered; a failure is method's
+// client-made answer, nil when op succeeded.
+func (c *Client) mcpAttempt(ctx context.Context, method string, op func(context.Context, *mcp.ClientSession, *httpRecord) error) *ToolResponse {
+	rec := &httpRecord{}
+	rctx, cancel := context.WithTimeout(context.WithValue(ctx, httpRecordKey{}, rec), c.opts.Timeout)
+	defer cancel()
+	if err := c.withSession(rctx, func(s *mcp.ClientSession) error { return op(rctx, s, rec) }); err != nil {
+		return c.mcpFailure(method, rec, err)
+	}
+	return nil
 }

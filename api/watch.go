@@ -252,6 +252,12 @@ func Watch(ctx context.Context, jobID string, poll PollFunc, o WatchOptions) (*T
 		}
 		var wait time.Duration
 		status, isStatus := ParseJobStatus(resp)
+		if resp.OK && !isStatus {
+			// An ok answer that is no job status (no status at all) says
+			// nothing of the job's end: it is a failure, polled again like
+			// one, and never the job's outcome.
+			resp = ClientError(resp.Tool, CodeToolError, "the job status answer carries no status", true)
+		}
 		switch {
 		case isStatus && status.Ended(), isStatus && resp.OK:
 			failures, rateLimited = 0, 0
@@ -283,16 +289,6 @@ func Watch(ctx context.Context, jobID string, poll PollFunc, o WatchOptions) (*T
 			}
 			wait = policy.Next(false)
 			notify(JobUpdate{JobID: jobID, Status: last.Status, Failure: resp, RetryIn: wait})
-		case resp.OK:
-			// An ok answer that is no job status (no status at all) says
-			// nothing of the job's end: it is a failure, polled again like
-			// one, and never the job's outcome.
-			if failures++; failures >= o.MaxFailures {
-				final := ClientError(resp.Tool, CodeToolError, "the job status answer carries no status", true)
-				notify(JobUpdate{JobID: jobID, Status: last.Status, Final: final})
-				return final, nil
-			}
-			wait = policy.Next(false)
 		default:
 			// A refusal: polling again would get the same answer.
 			notify(JobUpdate{JobID: jobID, Status: last.Status, Final: resp})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -266,7 +267,7 @@ func TestMalformedJobStatusesNeverEndAWatchOK(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := testkit.NewServer(t, testkit.Always(200, body))
-			resp, _, err := watchOnce(t, s, WatchOptions{Interval: time.Millisecond, Timeout: 200 * time.Millisecond, MaxFailures: 3})
+			resp, updates, err := watchOnce(t, s, WatchOptions{Interval: time.Millisecond, Timeout: 200 * time.Millisecond, MaxFailures: 3})
 			var timeout *WatchTimeoutError
 			switch {
 			case errors.As(err, &timeout):
@@ -278,6 +279,10 @@ func TestMalformedJobStatusesNeverEndAWatchOK(t *testing.T) {
 			}
 			if n := s.Count(); n < 2 {
 				t.Errorf("polled %d times: a malformed answer ended the watch at once", n)
+			}
+			// An answer without a status is a failed poll, told as one.
+			if name == "no status" && !slices.ContainsFunc(updates, func(u JobUpdate) bool { return u.Failure != nil && u.RetryIn > 0 }) {
+				t.Errorf("no failed poll was told: %+v", updates)
 			}
 		})
 	}
