@@ -86,7 +86,7 @@ func FuzzJobStatus(f *testing.F) {
 		if state, ok := ReadinessLock(resp); ok && resp.OK {
 			t.Fatalf("%s: an ok answer read as the readiness lock %+v", body, state)
 		}
-		if resp.retryAfter() <= 0 {
+		if resp.RetryAfter() <= 0 {
 			t.Fatalf("%s: a non-positive retry wait", body)
 		}
 		polled := asJobStatus("tk", resp)

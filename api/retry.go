@@ -28,8 +28,10 @@ func (c *Client) withRetries(ctx context.Context, tool string, attempt func() *T
 		}
 		var wait time.Duration
 		switch {
+		case resp.ErrorCode() == CodeRateLimit && rateLimitsWaitedElsewhere(ctx):
+			return resp, nil
 		case resp.ErrorCode() == CodeRateLimit:
-			wait = resp.retryAfter()
+			wait = resp.RetryAfter()
 			if waited+wait > c.opts.RateLimitBudget || rateLimited >= MaxRateLimitRetries {
 				return resp, nil
 			}
@@ -72,9 +74,25 @@ func (r *ToolResponse) isUnexpected() bool {
 // than vq waits, never a negative "retry in -1ms".
 const maxRetryAfterMs = int64(24 * time.Hour / time.Millisecond)
 
-// retryAfter is how long a rate-limited call should wait, from the body's
-// retryAfterMs (or Retry-After), else one second.
-func (r *ToolResponse) retryAfter() time.Duration {
+type rateLimitsKey struct{}
+
+// WaitRateLimitsElsewhere marks the calls of ctx as sent by a caller that
+// waits out rate limits itself (a batch, whose calls share one limit and
+// hold off together): the client answers a rate limit at once instead of
+// waiting it out per call, which would wait twice.
+func WaitRateLimitsElsewhere(ctx context.Context) context.Context {
+	return context.WithValue(ctx, rateLimitsKey{}, true)
+}
+
+func rateLimitsWaitedElsewhere(ctx context.Context) bool {
+	elsewhere, _ := ctx.Value(rateLimitsKey{}).(bool)
+	return elsewhere
+}
+
+// RetryAfter is how long a rate-limited call should wait, from the body's
+// retryAfterMs (or Retry-After), else one second; a day at most, so that
+// no wait overflows.
+func (r *ToolResponse) RetryAfter() time.Duration {
 	if r.RetryAfterMs > 0 {
 		return time.Duration(min(r.RetryAfterMs, maxRetryAfterMs)) * time.Millisecond
 	}

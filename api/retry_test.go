@@ -39,7 +39,7 @@ func TestRetryAfterDatesAndOverflow(t *testing.T) {
 		}
 	}
 	r := &ToolResponse{RetryAfterMs: 1<<63 - 1}
-	if d := r.retryAfter(); d <= 0 || d > 24*time.Hour {
+	if d := r.RetryAfter(); d <= 0 || d > 24*time.Hour {
 		t.Errorf("retryAfterMs max int64 waits %s", d)
 	}
 	s := testkit.NewServer(t, testkit.Always(429, testkit.RateLimit("t", "msg rate_limit", 1<<62-1, testkit.Summary("rate_limit"))))

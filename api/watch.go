@@ -281,7 +281,7 @@ func Watch(ctx context.Context, jobID string, poll PollFunc, o WatchOptions) (*T
 				notify(JobUpdate{JobID: jobID, Status: last.Status, Final: resp})
 				return resp, nil
 			}
-			wait = resp.retryAfter()
+			wait = resp.RetryAfter()
 		case resp.ErrorCode() == CodeHTTPError || resp.ErrorCode() == CodeToolError:
 			if failures++; failures >= o.MaxFailures {
 				notify(JobUpdate{JobID: jobID, Status: last.Status, Final: resp})

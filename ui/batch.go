@@ -113,7 +113,9 @@ func sendOne(ctx context.Context, call api.Call, send func(context.Context, api.
 			o.State = BatchNotSent
 			return o
 		}
-		resp, err := send(ctx, call)
+		// The batch waits out rate limits, all workers together: the
+		// client answers them at once.
+		resp, err := send(api.WaitRateLimitsElsewhere(ctx), call)
 		o.Resp, o.Err = resp, err
 		switch {
 		case ctx.Err() != nil && (err != nil || resp == nil || resp.ErrorCode() == api.CodeHTTPError):
@@ -129,19 +131,12 @@ func sendOne(ctx context.Context, call api.Call, send func(context.Context, api.
 			o.State = BatchDone
 			return o
 		case resp.ErrorCode() == api.CodeRateLimit && waits < maxRateWaits:
-			gate.hold(retryAfter(resp))
+			gate.hold(resp.RetryAfter())
 			continue
 		}
 		o.State = BatchRefused
 		return o
 	}
-}
-
-func retryAfter(resp *api.ToolResponse) time.Duration {
-	if resp.RetryAfterMs > 0 {
-		return time.Duration(resp.RetryAfterMs) * time.Millisecond
-	}
-	return time.Second
 }
 
 // rateGate holds every worker of a batch until a rate limit's wait is
