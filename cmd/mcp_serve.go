@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -334,9 +333,7 @@ func callArgs(raw json.RawMessage) (map[string]any, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return args, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&args); err != nil {
+	if err := decodeJSON(raw, &args); err != nil {
 		return nil, fmt.Errorf("arguments must be a JSON object: %v", err)
 	}
 	return args, nil

@@ -48,7 +48,7 @@ func ActionCommand(a api.NextAction) (line, why string) {
 	if holdsNUL(a.Args) {
 		return "", "an argument holds a NUL byte, which a shell cannot pass on"
 	}
-	a.Args = withoutConsent(a.Args)
+	a.Args = a.Call().Args // a server cannot consent for the person
 	if line, ok := taskCommand(a); ok {
 		return line, ""
 	}
@@ -75,20 +75,6 @@ func holdsNUL(v any) bool {
 		}
 	}
 	return false
-}
-
-// withoutConsent is args without the confirm argument.
-func withoutConsent(args map[string]any) map[string]any {
-	if _, set := args[api.ArgConfirm]; !set {
-		return args
-	}
-	out := make(map[string]any, len(args))
-	for k, v := range args {
-		if k != api.ArgConfirm {
-			out[k] = v
-		}
-	}
-	return out
 }
 
 // taskCommand is a as its fronting command, when the tool has one and
@@ -151,7 +137,7 @@ func taskCommand(a api.NextAction) (string, bool) {
 // it. Keys that the pair syntax cannot carry (containing = or :, or
 // looking like a flag) fall back to --args JSON.
 func InvokeCommand(a api.NextAction) string {
-	a.Args = withoutConsent(a.Args)
+	a.Args = a.Call().Args
 	parts := []string{"vq", "invoke", textsafe.ShellQuote(a.Tool)}
 	pairs, ok := pairWords(a.Args, sortedKeys(a.Args))
 	if !ok {

@@ -20,11 +20,7 @@ func Tools(out io.Writer, tools []api.Tool) error {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tACCESS\tARGUMENTS\tDESCRIPTION")
 	for _, t := range tools {
-		desc := t.Description
-		if t.Title != "" {
-			desc = t.Title + ": " + desc
-		}
-		writeRow(w, t.Name, access(t), argSummary(t.Arguments), desc)
+		writeRow(w, t.Name, access(t), argSummary(t.Arguments), titled(t.Description, t.Title))
 	}
 	// Lines without a tab end tabwriter's column blocks, so each tool's
 	// argument lines line up among themselves, not with the table's.

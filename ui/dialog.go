@@ -67,7 +67,6 @@ func (m *Model) askWrite() tea.Cmd {
 	}
 	a, _ := s.writeAction(m.writeTools)
 	call := a.Call()
-	delete(call.Args, api.ArgConfirm)
 	name := a.Label
 	if name == "" {
 		name = a.Tool

@@ -514,7 +514,6 @@ func (m *Model) runAction(i int) tea.Cmd {
 		crumb = a.Tool
 	}
 	call := a.Call()
-	delete(call.Args, api.ArgConfirm)
 	return m.start(call, crumb, pushAnswer, s.originOf(a))
 }
 

@@ -153,10 +153,10 @@ func (t *table) writeAction() *rowTemplate {
 
 // call is the template's call for row r. A value keeps the type the
 // template's argument had (a number stays a number). A confirm the
-// server put in the action is dropped: consent is the person's to give.
+// server put in the action is dropped (NextAction.Call): consent is the
+// person's to give.
 func (tp *rowTemplate) call(t *table, r int) api.Call {
 	c := tp.action.Call()
-	delete(c.Args, api.ArgConfirm)
 	row := t.t.Rows[r]
 	for _, arg := range tp.fromRow {
 		cell := row[arg.col]
