@@ -1,10 +1,10 @@
 package format
 
 import (
-	"net/url"
 	"strings"
 
 	"github.com/visualq/vq/internal/layout"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // urlEscaper percent-encodes what would end or break a link in the
@@ -15,16 +15,12 @@ var urlEscaper = strings.NewReplacer(
 	"`", "%60", `"`, "%22", "'", "%27", `\`, "%5C", "|", "%7C",
 )
 
-// webURL is a server-sent address fit to click: an absolute http or https
-// URL without user information (which can make a link read as another
-// host), written so no report syntax can end it early. Anything else is
+// webURL is a server-sent address fit to click (textsafe.WebURL),
+// written so no report syntax can end it early. Anything else is
 // "": a report shows no link rather than a javascript: one.
 func webURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User != nil || u.Host == "" {
-		return ""
-	}
-	if scheme := strings.ToLower(u.Scheme); scheme != "http" && scheme != "https" {
+	u, ok := textsafe.WebURL(s)
+	if !ok {
 		return ""
 	}
 	return urlEscaper.Replace(u.String())

@@ -3,19 +3,19 @@ package ui
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"os/exec"
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/visualq/vq/internal/textsafe"
 )
 
-// checkWebURL refuses links that are not http(s): the link is server text,
-// and an opener given file: or an option-like argument would do other work.
+// checkWebURL refuses links that are not fit to open (textsafe.WebURL):
+// the link is server text.
 func checkWebURL(link string) error {
-	u, err := url.Parse(link)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if _, ok := textsafe.WebURL(link); !ok {
 		return fmt.Errorf("not an http(s) link: %q", link)
 	}
 	return nil
