@@ -176,10 +176,7 @@ func ciResponse(tool, url string, status int, header http.Header, raw []byte) *T
 	}
 	doc, isJSON := jsonDocument(raw)
 	if !isJSON {
-		if status == http.StatusTooManyRequests {
-			return rateLimited(tool, url, header)
-		}
-		return httpError(tool, url, status, httpErrorMessage(status, raw))
+		return notAToolResponse(tool, url, status, header, raw)
 	}
 	if status >= 200 && status < 300 {
 		r := &ToolResponse{OK: true, Tool: tool, Summary: tool + " answered", Data: doc, Warnings: []string{}, NextActions: []NextAction{}}

@@ -79,11 +79,11 @@ func (r *httpRecord) bodyError() error {
 	return r.bodyErr
 }
 
-// retryAfterMs is the Retry-After of a failed response, in milliseconds.
-func (r *httpRecord) retryAfterMs() int64 {
+// retryAfterHeader is the Retry-After of the failed response.
+func (r *httpRecord) retryAfterHeader() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return retryAfterHeader(r.retryAfter)
+	return r.retryAfter
 }
 
 type mcpRoundTripper struct {

@@ -144,9 +144,7 @@ func (c *Client) mcpFailure(tool string, rec *httpRecord, err error) *ToolRespon
 	case http.StatusUnauthorized:
 		return unauthorized(tool, challenge)
 	case http.StatusTooManyRequests:
-		r := ClientError(tool, CodeRateLimit, "rate limited (HTTP 429 from "+c.MCPEndpoint()+")", true)
-		r.RetryAfterMs = rec.retryAfterMs()
-		return r
+		return rateLimited(tool, c.MCPEndpoint(), rec.retryAfterHeader())
 	case http.StatusForbidden:
 		if scope, ok := insufficientScope(challenge); ok {
 			return scopeDenied(tool, c.MCPEndpoint(), scope)

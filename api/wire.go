@@ -42,10 +42,7 @@ func (c *Client) postInvoke(ctx context.Context, body invokeBody) *ToolResponse 
 		resp, ierr = toolResponseOf(raw, index, dataIndex)
 	}
 	if ierr != nil {
-		if status == http.StatusTooManyRequests {
-			return rateLimited(body.Tool, url, header)
-		}
-		return httpError(body.Tool, url, status, httpErrorMessage(status, raw))
+		return notAToolResponse(body.Tool, url, status, header, raw)
 	}
 	if resp.RetryAfterMs == 0 && status == http.StatusTooManyRequests {
 		resp.RetryAfterMs = retryAfterHeader(header.Get("Retry-After"))
@@ -216,11 +213,21 @@ func retryAfterHeader(v string) int64 {
 	return 0
 }
 
-// rateLimited is the client-made rate_limit of a 429 that carried no
-// ToolResponse (a gateway's text or HTML): a rate limit all the same, so
-// it is waited out and retried as one, as long as Retry-After says.
-func rateLimited(tool, url string, header http.Header) *ToolResponse {
+// notAToolResponse is the client-made answer to a response that carried
+// no ToolResponse (a gateway's text or HTML): a 429 is a rate limit all
+// the same, anything else an http_error quoting the body.
+func notAToolResponse(tool, url string, status int, header http.Header, raw []byte) *ToolResponse {
+	if status == http.StatusTooManyRequests {
+		return rateLimited(tool, url, header.Get("Retry-After"))
+	}
+	return httpError(tool, url, status, httpErrorMessage(status, raw))
+}
+
+// rateLimited is the client-made rate_limit of a 429 without a
+// ToolResponse, waited out and retried as one, as long as Retry-After
+// says.
+func rateLimited(tool, url, retryAfter string) *ToolResponse {
 	r := ClientError(tool, CodeRateLimit, "rate limited (HTTP 429 from "+shownURL(url)+")", true)
-	r.RetryAfterMs = retryAfterHeader(header.Get("Retry-After"))
+	r.RetryAfterMs = retryAfterHeader(retryAfter)
 	return r
 }
