@@ -321,6 +321,49 @@ func schemaArgs(raw json.RawMessage) []ToolArg {
 	return args
 }
 
+// SchemaTypes are the JSON Schema types a ToolArg's Type or Items names
+// (schemaType writes a list as "string|null"); none for "".
+func SchemaTypes(t string) []string {
+	if t == "" {
+		return nil
+	}
+	return strings.Split(t, "|")
+}
+
+// Schema is the argument's JSON Schema as vq read it: its type (or list
+// of types), item type, allowed values and default; the description is
+// left to the caller, which shows server text its own way.
+func (a ToolArg) Schema() map[string]any {
+	p := map[string]any{}
+	typeValue := func(t string) any {
+		if types := SchemaTypes(t); len(types) > 1 {
+			return types
+		}
+		return t
+	}
+	if a.Type != "" {
+		p["type"] = typeValue(a.Type)
+	}
+	if a.Items != "" {
+		p["items"] = map[string]any{"type": typeValue(a.Items)}
+	}
+	var enum []any
+	for _, e := range a.Enum {
+		var v any
+		if json.Unmarshal([]byte(e), &v) == nil {
+			enum = append(enum, v)
+		}
+	}
+	if len(enum) > 0 {
+		p["enum"] = enum
+	}
+	var def any
+	if a.Default != "" && json.Unmarshal([]byte(a.Default), &def) == nil {
+		p["default"] = def
+	}
+	return p
+}
+
 // schemaType renders a JSON Schema type, which may be a list
 // (["string","null"]), or the name of the definition a $ref points to
 // (#/$defs/Point is Point) when it has no type.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/visualq/vq/api"
@@ -72,11 +73,9 @@ func stringPairKeys(pairs []string) map[string]bool {
 // type that admits a string keeps the string; false when no type takes the
 // value.
 func convertArg(value, types, items string) (any, bool) {
-	kinds := strings.Split(types, "|")
-	for _, kind := range kinds {
-		if kind == "string" || kind == "" {
-			return value, true
-		}
+	kinds := api.SchemaTypes(types)
+	if len(kinds) == 0 || slices.Contains(kinds, "string") {
+		return value, true
 	}
 	for _, kind := range kinds {
 		if v, ok := convertScalar(value, kind, items); ok {

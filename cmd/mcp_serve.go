@@ -262,7 +262,8 @@ func registryTools() []*mcp.Tool {
 
 // hostedTools are a server's tools as vq offers them again, names
 // unchanged. Their schemas are rebuilt from what vq reads of them (each
-// argument's name, type, description and whether it is required), so
+// argument's name, type, item type, allowed values, default, description
+// and whether it is required: api.ToolArg.Schema), so
 // whatever else a server puts in a schema can neither reach the agent nor
 // stop the tool from being served; their text is sanitized, as agents show
 // it on terminals too.
@@ -285,13 +286,7 @@ func inputSchema(args []api.ToolArg) map[string]any {
 	props := make(map[string]any, len(args))
 	var required []string
 	for _, a := range args {
-		p := map[string]any{}
-		// api.Tool writes a list of types as "string|null".
-		if types := strings.Split(a.Type, "|"); len(types) > 1 {
-			p["type"] = types
-		} else if a.Type != "" {
-			p["type"] = a.Type
-		}
+		p := a.Schema()
 		if a.Description != "" {
 			p["description"] = textsafe.Sanitize(a.Description)
 		}

@@ -690,7 +690,9 @@ func TestMCPServeServesAnyMCPServersTools(t *testing.T) {
 	hosted.AddTool(&mcp.Tool{
 		Name: "echo", Title: "Echo\u202e", Description: "Echoes\x1b[2J\x1b]0;owned\x07 its message.",
 		InputSchema: map[string]any{"type": "object", "properties": map[string]any{
-			"msg": map[string]any{"type": "string", "description": "what\x1b[31m to say"}}, "required": []string{"msg"}},
+			"msg":   map[string]any{"type": "string", "description": "what\x1b[31m to say"},
+			"times": map[string]any{"type": "array", "items": map[string]any{"type": "integer"}},
+			"tone":  map[string]any{"type": "string", "enum": []any{"calm", "loud"}, "default": "calm"}}, "required": []string{"msg"}},
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args struct{ Msg string }
@@ -707,6 +709,13 @@ func TestMCPServeServesAnyMCPServersTools(t *testing.T) {
 	schema, _ := json.Marshal(echo.InputSchema)
 	if echo.Title != "Echo<U+202E>" || echo.Description != "Echoes its message." || !strings.Contains(string(schema), `"description":"what to say"`) || !echo.Annotations.ReadOnlyHint {
 		t.Errorf("served as %+v %s", echo, schema)
+	}
+	// An array's item type, the allowed values and the default are served
+	// on, so the agent (and vq's KEY=VALUE typing) sees them.
+	for _, want := range []string{`"times":{"items":{"type":"integer"},"type":"array"}`, `"tone":{"default":"calm","enum":["calm","loud"],"type":"string"}`} {
+		if !strings.Contains(string(schema), want) {
+			t.Errorf("served schema lacks %s:\n%s", want, schema)
+		}
 	}
 	res, resp := s.call(t, "echo", map[string]any{"msg": "hi"})
 	if !resp.OK || resp.Summary != "you said hi\x1b[2J" || resultText(res) != "you said hi" {
