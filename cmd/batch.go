@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -105,12 +104,6 @@ func (p *Pipeline) Approve(ctx context.Context, runID string, checks []check, dr
 	return p.sendBatch(ctx, runID, calls)
 }
 
-// canPrompt reports whether a person can be asked on the terminal.
-func (p *Pipeline) canPrompt() bool {
-	io := p.f.IO
-	return io.InTTY && io.ErrTTY && !p.Output.Structured()
-}
-
 // promptApprove asks once for the whole approval, saying how many checks
 // it approves: the filters that name one check each count themselves,
 // others are counted on the run's failures (a read) when the server
@@ -131,11 +124,8 @@ func (p *Pipeline) promptApprove(ctx context.Context, runID string, checks []che
 	if len(checks) > 3 {
 		names = append(names, fmt.Sprintf("and %d more", len(checks)-3))
 	}
-	fmt.Fprintf(p.f.IO.ErrOut, "approve_vrt_results approves %s of %s as the new baseline (%s).\nApprove %s? [y/N] ",
-		count, textsafe.SanitizeLine(runID), textsafe.SanitizeLine(strings.Join(names, ", ")), count)
-	line, err := readLine(ctx, bufio.NewReader(p.f.IO.In))
-	answer := strings.ToLower(line)
-	return answer == "y" || answer == "yes", err
+	return p.askYesNo(ctx, fmt.Sprintf("approve_vrt_results approves %s of %s as the new baseline (%s).\nApprove %s?",
+		count, textsafe.SanitizeLine(runID), textsafe.SanitizeLine(strings.Join(names, ", ")), count))
 }
 
 // countFailing counts the run's failing checks that the filters match.

@@ -136,13 +136,23 @@ func (p *Pipeline) consented(ctx context.Context, call api.Call, yes bool) (*api
 // confirm: true. Scripts (no terminal) are never asked: they get the
 // confirm_required exit code unless they passed --yes.
 func (p *Pipeline) promptConfirm(ctx context.Context, call api.Call, resp *api.ToolResponse) (bool, error) {
-	io := p.f.IO
-	if !io.InTTY || !io.ErrTTY || p.Output.Structured() {
+	if !p.canPrompt() {
 		return false, nil
 	}
-	fmt.Fprintf(io.ErrOut, "%s\nSend %s again with confirm: true? [y/N] ",
-		textsafe.SanitizeLine(resp.ErrorMessage()), textsafe.SanitizeLine(call.Tool))
-	line, err := readLine(ctx, bufio.NewReader(io.In))
+	return p.askYesNo(ctx, fmt.Sprintf("%s\nSend %s again with confirm: true?",
+		textsafe.SanitizeLine(resp.ErrorMessage()), textsafe.SanitizeLine(call.Tool)))
+}
+
+// canPrompt reports whether a person can be asked on the terminal.
+func (p *Pipeline) canPrompt() bool {
+	io := p.f.IO
+	return io.InTTY && io.ErrTTY && !p.Output.Structured()
+}
+
+// askYesNo asks question on the terminal; only y or yes is a yes.
+func (p *Pipeline) askYesNo(ctx context.Context, question string) (bool, error) {
+	fmt.Fprint(p.f.IO.ErrOut, question+" [y/N] ")
+	line, err := readLine(ctx, bufio.NewReader(p.f.IO.In))
 	answer := strings.ToLower(line)
 	return answer == "y" || answer == "yes", err
 }
