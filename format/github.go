@@ -76,12 +76,6 @@ func annotateChecks(a *annotations, title string, checks *layout.Checks) {
 		}
 		a.add("error", title, fmt.Sprintf("%d of %d checks failed (%s)", checks.Failed, checks.Total, hint))
 	}
-	listedFailed := 0
-	for _, ch := range checks.Listed {
-		if ch.Failed {
-			listedFailed++
-		}
-	}
 	worst := worstFailed(checks.Listed, a.room("error"))
 	run := webURL(checks.URL)
 	for _, ch := range worst {
@@ -91,7 +85,7 @@ func annotateChecks(a *annotations, title string, checks *layout.Checks) {
 		}
 		a.add("error", "Visual change: "+ch.Scenario+" ["+ch.Viewport+"]", withLinks(msg, webURL(ch.DiffURL), run))
 	}
-	a.dropped[0] += listedFailed - len(worst)
+	a.dropped[0] += checks.ListedFailed() - len(worst)
 }
 
 // withLinks is an annotation's message followed by its links (see

@@ -86,18 +86,23 @@ func (c *Checks) Complete() bool {
 	return v == VerdictPassed || v == VerdictFailed
 }
 
+// ListedFailed is how many of the listed checks failed.
+func (c *Checks) ListedFailed() int {
+	n := 0
+	for _, ch := range c.Listed {
+		if ch.Failed {
+			n++
+		}
+	}
+	return n
+}
+
 // Unlisted are the checks counted but not itemized: passed ones, failed
 // ones the server did not name, and, for a run that is not complete, the
 // ones that did not run. Of an incomplete run only the checks it got
 // through (Ran) can have passed: without progress none is known to have.
 func (c *Checks) Unlisted() (passed, failed, notRun int) {
-	listedFailed := 0
-	for _, ch := range c.Listed {
-		if ch.Failed {
-			listedFailed++
-		}
-	}
-	failed = max(0, c.Failed-listedFailed)
+	failed = max(0, c.Failed-c.ListedFailed())
 	known := len(c.Listed) + failed
 	rest := max(0, c.Total-known)
 	if c.Complete() {
