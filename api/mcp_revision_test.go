@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
@@ -101,5 +102,36 @@ func TestArgumentsMarkedForHeadersAreMirrored(t *testing.T) {
 	defer mu.Unlock()
 	if len(calls) != 1 || calls[0].Get("Mcp-Param-Region") != "eu-west1" || calls[0].Get("Mcp-Param-Note") != "" {
 		t.Fatalf("tools/call headers: %v", calls)
+	}
+}
+
+// tools/list is bounded as every MCP request is: a server that opens the
+// session and never answers the list ends the listing at the timeout.
+func TestAToolListThatNeverComesEndsAtTheTimeout(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "mute", Version: "1"}, nil)
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{JSONResponse: true})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && strings.Contains(peekMethod(r), `"tools/list"`) {
+			<-r.Context().Done() // never answers
+			return
+		}
+		handler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	c := api.New(api.Options{Endpoint: srv.URL, Transport: api.TransportMCP, Timeout: 300 * time.Millisecond, NoRetry: true})
+	t.Cleanup(func() { c.Close() })
+
+	done := make(chan *api.ToolResponse, 1)
+	go func() {
+		_, failure, _ := c.ListTools(context.Background())
+		done <- failure
+	}()
+	select {
+	case failure := <-done:
+		if failure == nil || failure.ErrorCode() != api.CodeHTTPError || !strings.Contains(failure.ErrorMessage(), "timed out") {
+			t.Errorf("the listing ended with %+v", failure)
+		}
+	case <-time.After(20 * time.Second): // bounds a hung run only
+		t.Fatal("the listing never ended")
 	}
 }
