@@ -28,8 +28,6 @@ func (c *Client) withRetries(ctx context.Context, tool string, attempt func() *T
 		}
 		var wait time.Duration
 		switch {
-		case resp.ErrorCode() == CodeRateLimit && rateLimitsWaitedElsewhere(ctx):
-			return resp, nil
 		case resp.ErrorCode() == CodeRateLimit:
 			wait = resp.RetryAfter()
 			if waited+wait > c.opts.RateLimitBudget || rateLimited >= MaxRateLimitRetries {
@@ -73,21 +71,6 @@ func (r *ToolResponse) isUnexpected() bool {
 // wait that large (or one that would overflow a Duration) is simply more
 // than vq waits, never a negative "retry in -1ms".
 const maxRetryAfterMs = int64(24 * time.Hour / time.Millisecond)
-
-type rateLimitsKey struct{}
-
-// WaitRateLimitsElsewhere marks the calls of ctx as sent by a caller that
-// waits out rate limits itself (a batch, whose calls share one limit and
-// hold off together): the client answers a rate limit at once instead of
-// waiting it out per call, which would wait twice.
-func WaitRateLimitsElsewhere(ctx context.Context) context.Context {
-	return context.WithValue(ctx, rateLimitsKey{}, true)
-}
-
-func rateLimitsWaitedElsewhere(ctx context.Context) bool {
-	elsewhere, _ := ctx.Value(rateLimitsKey{}).(bool)
-	return elsewhere
-}
 
 // RetryAfter is how long a rate-limited call should wait, from the body's
 // retryAfterMs (or Retry-After), else one second; a day at most, so that

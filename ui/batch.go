@@ -113,9 +113,7 @@ func sendOne(ctx context.Context, call api.Call, send func(context.Context, api.
 			o.State = BatchNotSent
 			return o
 		}
-		// The batch waits out rate limits, all workers together: the
-		// client answers them at once.
-		resp, err := send(api.WaitRateLimitsElsewhere(ctx), call)
+		resp, err := send(ctx, call)
 		o.Resp, o.Err = resp, err
 		switch {
 		case ctx.Err() != nil && (err != nil || resp == nil || resp.ErrorCode() == api.CodeHTTPError):
