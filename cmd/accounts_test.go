@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/testkit"
 	"github.com/visualq/vq/sandbox"
@@ -93,7 +94,7 @@ func TestTwoServersSideBySide(t *testing.T) {
 			}
 
 			out, stderr, exit := runVQ(t, env, "auth", "status", "--json")
-			var st authStatus
+			var st format.AuthStatus
 			if err := json.Unmarshal([]byte(out), &st); err != nil || exit != 0 {
 				t.Fatalf("status --json: exit %d %v: %s%s", exit, err, out, stderr)
 			}

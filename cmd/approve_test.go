@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/testkit"
 	"github.com/visualq/vq/sandbox"
 )
 
@@ -94,5 +95,23 @@ func TestApprovePromptSaysHowManyChecks(t *testing.T) {
 	}
 	if n := failing(t, env, "run_big"); n != 350-117 {
 		t.Errorf("a declined approval was sent: %d still fail", n)
+	}
+}
+
+// The calls of a batch go through the sender of a single call: a refusal
+// says what to do about it in the same words.
+func TestApproveBatchRefusalsCarryTheSingleCallsHint(t *testing.T) {
+	s := testkit.NewServer(t, testkit.Always(401, ""))
+	single, _, _ := runVQ(t, s.Env(), "approve", "run_abc", "--scenario", "A", "--viewport", "d", "--yes", "--jq", ".error.message")
+	out, _, exit := runVQ(t, s.Env(), "approve", "run_abc", "--scenario", "A", "--viewport", "d", "--scenario", "B", "--viewport", "d",
+		"--yes", "--jq", ".data.results[].error")
+	want := strings.TrimSpace(single)
+	if !strings.Contains(want, "sign in with: vq auth login") || exit != exitcode.Unauthorized {
+		t.Fatalf("single call: %s; batch exit %d", single, exit)
+	}
+	for _, row := range strings.Split(strings.TrimSpace(out), "\n") {
+		if row != "unauthorized: "+want {
+			t.Errorf("batch row %s, want the single call's %s", row, want)
+		}
 	}
 }

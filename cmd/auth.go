@@ -6,15 +6,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
-	"github.com/visualq/vq/internal/textsafe"
 )
 
 // NewCmdAuth groups credential management.
@@ -144,14 +143,15 @@ func runLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 	if err != nil {
 		return err
 	}
-	if !opts.WithToken && !f.IO.InTTY {
+	t := f.Terminal()
+	if !opts.WithToken && !t.typing {
 		return &exitcode.UsageError{Reason: "stdin is not a terminal", Hint: "pipe the key in with: vq auth login --with-token"}
 	}
 	in := bufio.NewReader(f.IO.In)
 	base, source := s.BaseURL, cmp.Or(s.PickedBy, "--base-url")
 	var key string
 	if !opts.WithToken && (base == "" || (f.Global.BaseURL == "" && f.Global.Profile == "")) { // ask unless a flag named it
-		if base, key, err = promptBaseURL(ctx, f, in, base); err != nil {
+		if base, key, err = promptBaseURL(ctx, t, in, base); err != nil {
 			return err
 		}
 		source = "the " + baseURLPrompt + " prompt's answer"
@@ -171,7 +171,7 @@ func runLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 	}
 	switch {
 	case key != "":
-		fmt.Fprintln(f.IO.ErrOut, "API key: read from the same line as the URL (not shown)")
+		t.Print.Say("API key: read from the same line as the URL (not shown)")
 	case opts.WithToken:
 		if key, err = readLine(ctx, in); err != nil {
 			return err
@@ -180,9 +180,9 @@ func runLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 			return exitcode.Usagef("empty API key on stdin")
 		}
 	default:
-		fmt.Fprint(f.IO.ErrOut, "API key (input hidden): ")
+		t.Print.Prompt("API key (input hidden):")
 		key, err = readSecret(ctx, int(os.Stdin.Fd()))
-		fmt.Fprintln(f.IO.ErrOut)
+		t.Print.Say("")
 		if err != nil {
 			return err
 		}
@@ -207,7 +207,7 @@ func runLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 	if opts.NoVerify {
 		checked = "not checked (--no-verify)"
 	}
-	fmt.Fprintf(f.IO.ErrOut, "Signed in to %s; key %s, stored in the %s.\n", describeServer(base, opts.Name), checked, where)
+	t.Print.Say(fmt.Sprintf("Signed in to %s; key %s, stored in the %s.", describeServer(base, opts.Name), checked, where))
 	return nil
 }
 
@@ -254,15 +254,15 @@ func checkNameFree(f *Factory, name, base string) error {
 // taken as https://, and the person is told so. A line of two words is the
 // URL and the key pasted together: the key is returned, and on a terminal
 // it was never echoed.
-func promptBaseURL(ctx context.Context, f *Factory, in *bufio.Reader, def string) (base, key string, err error) {
+func promptBaseURL(ctx context.Context, t *Terminal, in *bufio.Reader, def string) (base, key string, err error) {
 	label := baseURLPrompt
 	if def != "" {
 		label += " [" + def + "]"
 	}
-	fmt.Fprintf(f.IO.ErrOut, "%s: ", label)
+	t.Print.Prompt(label + ":")
 	var line string
-	if file, ok := f.IO.In.(*os.File); ok && f.IO.InTTY {
-		line, err = readLineHidingKey(ctx, file, int(file.Fd()), f.IO.ErrOut)
+	if file, ok := t.io.In.(*os.File); ok && t.typing {
+		line, err = readLineHidingKey(ctx, file, int(file.Fd()), t.io.ErrOut)
 	} else {
 		line, err = readLine(ctx, in)
 	}
@@ -276,7 +276,7 @@ func promptBaseURL(ctx context.Context, f *Factory, in *bufio.Reader, def string
 	base, key = fields[0], strings.Join(fields[1:], " ")
 	if !strings.Contains(base, "://") {
 		base = "https://" + base
-		fmt.Fprintf(f.IO.ErrOut, "No scheme given: using %s\n", displayURL(base))
+		t.Print.Say("No scheme given: using " + displayURL(base))
 	}
 	return base, key, nil
 }
@@ -341,25 +341,26 @@ func newCmdAuthLogout(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			print := f.Terminal().Print
 			if s.BaseURL != "" {
 				removed, err := store.Delete(s.BaseURL)
 				if err != nil {
 					return err
 				}
 				if removed {
-					fmt.Fprintf(f.IO.ErrOut, "Signed out of %s: its entry and stored key are removed.\n", describeServer(s.BaseURL, s.Profile))
+					print.Say("Signed out of " + describeServer(s.BaseURL, s.Profile) + ": its entry and stored key are removed.")
 				} else {
-					fmt.Fprintf(f.IO.ErrOut, "Nothing was stored for %s.\n", displayURL(s.BaseURL))
+					print.Say("Nothing was stored for " + displayURL(s.BaseURL) + ".")
 				}
 			}
 			if err := logoutOAuth(f, store, s); err != nil {
 				return err
 			}
 			if s.KeySource == api.SourceEnv {
-				fmt.Fprintln(f.IO.ErrOut, "VQ_API_KEY is still set in the environment.")
+				print.Say("VQ_API_KEY is still set in the environment.")
 			}
 			if cfg, err := store.Load(); err == nil && cfg.Active == "" && len(cfg.Servers) > 0 {
-				fmt.Fprintf(f.IO.ErrOut, "Still signed in to: %s; make one active with vq auth switch.\n", strings.Join(profileNames(cfg), ", "))
+				print.Say("Still signed in to: " + strings.Join(profileNames(cfg), ", ") + "; make one active with vq auth switch.")
 			}
 			return nil
 		},
@@ -395,10 +396,11 @@ VQ_PROFILE names another.`,
 				return unknownProfile("vq auth switch", args[0], cfg)
 			}
 			_, entry, _ := cfg.Find(base)
-			fmt.Fprintf(f.IO.ErrOut, "Active server: %s.\n", describeServer(base, entry.Name))
+			print := f.Terminal().Print
+			print.Say("Active server: " + describeServer(base, entry.Name) + ".")
 			for _, name := range []string{"VQ_BASE_URL", "VQ_PROFILE"} {
 				if f.Getenv(name) != "" {
-					fmt.Fprintf(f.IO.ErrOut, "%s is set in the environment: it still picks the server while it is.\n", name)
+					print.Say(name + " is set in the environment: it still picks the server while it is.")
 				}
 			}
 			return nil
@@ -421,29 +423,6 @@ func mask(key string) string {
 		return strings.Repeat("*", len(key))
 	}
 	return key[:4] + strings.Repeat("*", 8) + key[len(key)-2:]
-}
-
-// authStatus is what vq auth status shows, as text or --json: every
-// server signed in to, and the active one. Keys are masked.
-type authStatus struct {
-	Config string `json:"config"`
-	// Active is the server calls go to, PickedBy what picked it.
-	Active   string         `json:"active,omitempty"`
-	PickedBy string         `json:"pickedBy,omitempty"`
-	Servers  []serverStatus `json:"servers"`
-}
-
-type serverStatus struct {
-	BaseURL     string       `json:"baseUrl"`
-	Name        string       `json:"name,omitempty"`
-	Active      bool         `json:"active"`
-	APIKey      string       `json:"apiKey,omitempty"`
-	KeySource   string       `json:"keySource,omitempty"`
-	Project     string       `json:"project,omitempty"`
-	Environment string       `json:"environment,omitempty"`
-	Transport   string       `json:"transport,omitempty"`
-	Endpoint    string       `json:"endpoint,omitempty"`
-	OAuth       *oauthStatus `json:"oauth,omitempty"`
 }
 
 func newCmdAuthStatus(f *Factory) *cobra.Command {
@@ -469,9 +448,9 @@ It exits unauthorized when the active server has no credential.`,
 				return err
 			}
 			if out.Structured() {
-				err = out.writeDocument(ctx, f.IO, st)
+				err = showDocument(ctx, f, &out, st)
 			} else {
-				err = writeStatus(f.IO.Out, st)
+				err = f.Terminal().Print.AuthStatus(st)
 			}
 			if err != nil {
 				return err
@@ -491,12 +470,12 @@ It exits unauthorized when the active server has no credential.`,
 
 // collectStatus lists the servers: the active one as s resolved it, every
 // other entry as stored.
-func collectStatus(ctx context.Context, f *Factory, s Settings) (authStatus, error) {
+func collectStatus(ctx context.Context, f *Factory, s Settings) (format.AuthStatus, error) {
 	store, cfg, err := f.config()
 	if err != nil {
-		return authStatus{}, err
+		return format.AuthStatus{}, err
 	}
-	st := authStatus{Config: s.ConfigPath, Servers: []serverStatus{}}
+	st := format.AuthStatus{Config: s.ConfigPath, Servers: []format.ServerStatus{}}
 	if s.BaseURL != "" || s.Endpoint != "" {
 		st.Active, st.PickedBy = displayURL(cmp.Or(s.BaseURL, s.Endpoint)), s.PickedBy
 		if s.OAuth == nil {
@@ -544,8 +523,8 @@ func storedOAuth(ctx context.Context, store api.CredentialStore, s Settings) (*a
 	return &tok, nil
 }
 
-func serverStatusOf(s Settings, active bool) serverStatus {
-	ss := serverStatus{
+func serverStatusOf(s Settings, active bool) format.ServerStatus {
+	ss := format.ServerStatus{
 		BaseURL: displayURL(s.BaseURL), Name: s.Profile, Active: active, KeySource: s.KeySource,
 		Project: s.Project, Environment: s.Environment, Transport: s.Transport, Endpoint: displayURL(s.Endpoint),
 		OAuth: oauthStatusOf(s),
@@ -554,39 +533,4 @@ func serverStatusOf(s Settings, active bool) serverStatus {
 		ss.APIKey = mask(s.APIKey)
 	}
 	return ss
-}
-
-// writeStatus is vq auth status as text: a block per server, the active
-// one marked with *.
-func writeStatus(out io.Writer, st authStatus) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "config: %s\n", st.Config)
-	if len(st.Servers) == 0 {
-		b.WriteString("no servers signed in\n")
-	}
-	for _, ss := range st.Servers {
-		marker := " "
-		if ss.Active {
-			marker = "*"
-		}
-		fmt.Fprintf(&b, "%s %s\n", marker, describeServer(cmp.Or(ss.BaseURL, ss.Endpoint), ss.Name))
-		key := "none"
-		if ss.APIKey != "" {
-			key = ss.APIKey + " (from " + ss.KeySource + ")"
-		}
-		fields := [][2]string{{"api key", key}, {"project", ss.Project}, {"environment", ss.Environment}, {"transport", ss.Transport}, {"endpoint", ss.Endpoint}}
-		if ss.OAuth != nil {
-			fields = append(fields, [2]string{"oauth", ss.OAuth.String()})
-		}
-		for _, field := range fields {
-			if field[1] != "" {
-				fmt.Fprintf(&b, "    %-12s %s\n", field[0]+":", textsafe.SanitizeLine(field[1]))
-			}
-		}
-	}
-	if st.PickedBy != "" {
-		fmt.Fprintf(&b, "* active: picked by %s\n", st.PickedBy)
-	}
-	_, err := io.WriteString(out, b.String())
-	return err
 }

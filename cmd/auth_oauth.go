@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
+	"github.com/visualq/vq/ui"
 )
 
 // runOAuthLogin is vq auth login --oauth.
@@ -21,7 +22,7 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 	if err := checkNameFree(f, opts.Name, s.BaseURL); err != nil {
 		return err
 	}
-	o := f.oauthSignIn(!opts.NoBrowser)
+	o := newOAuthSignIn(f).options(!opts.NoBrowser)
 	// --scope 'a b' names two, as a challenge (and the hint of a refused
 	// call) does.
 	o.Scopes, o.ClientMetadataURL = strings.Fields(strings.Join(opts.Scopes, " ")), opts.ClientMetadataURL
@@ -51,47 +52,58 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 			return err
 		}
 	}
-	fmt.Fprintf(f.IO.ErrOut, "Signed in to %s with OAuth (issuer %s); token stored in the %s.\n",
-		textsafe.SanitizeLine(client.MCPEndpoint()), textsafe.SanitizeLine(tok.Issuer), where)
+	print := f.Terminal().Print
+	print.Say(fmt.Sprintf("Signed in to %s with OAuth (issuer %s); token stored in the %s.",
+		textsafe.SanitizeLine(client.MCPEndpoint()), textsafe.SanitizeLine(tok.Issuer), where))
 	if s.Transport != api.TransportMCP {
-		fmt.Fprintln(f.IO.ErrOut, "The token serves the MCP transport: use --transport mcp (or VQ_TRANSPORT=mcp).")
+		print.Say("The token serves the MCP transport: use --transport mcp (or VQ_TRANSPORT=mcp).")
 	}
 	return nil
 }
 
 // oauthSignIn is how this process signs in with OAuth, for vq auth login
-// --oauth and for the sign-in again of a refused call: the browser (when
-// browser; else the URL is printed), or vq itself with VQ_OAUTH_HEADLESS;
-// the person's notices on stderr; a client registered beforehand from
+// --oauth and for the sign-in again of a refused call: the browser (or the
+// URL printed), or vq itself with VQ_OAUTH_HEADLESS; the person's notices
+// where they see them; a client registered beforehand from
 // VQ_OAUTH_CLIENT_ID and VQ_OAUTH_CLIENT_SECRET.
-func (f *Factory) oauthSignIn(browser bool) api.OAuthLoginOptions {
-	o := api.OAuthLoginOptions{
-		Notify: func(msg string) {
-			// In the TUI a stderr line would tear the frame: it shows the
-			// notice under the call instead.
-			if !f.asker.Tell(msg) {
-				fmt.Fprintln(f.IO.ErrOut, textsafe.Sanitize(msg))
-			}
-		},
-		Headless:     f.oauthHeadless(),
-		ClientID:     f.Getenv("VQ_OAUTH_CLIENT_ID"),
-		ClientSecret: f.Getenv("VQ_OAUTH_CLIENT_SECRET"),
+type oauthSignIn struct {
+	term   *Terminal
+	getenv func(string) string
+	// open opens a link in the browser; nil is ui.OpenURL.
+	open func(string) error
+}
+
+func newOAuthSignIn(f *Factory) oauthSignIn {
+	return oauthSignIn{term: f.Terminal(), getenv: f.Getenv, open: f.OpenURL}
+}
+
+// options are the sign-in's options; browser opens the authorization URL
+// (else it is only printed).
+func (o oauthSignIn) options(browser bool) api.OAuthLoginOptions {
+	opts := api.OAuthLoginOptions{
+		// In the TUI a stderr line would tear the frame: it shows the
+		// notice under the call instead.
+		Notify:       o.term.tell,
+		Headless:     o.headless(),
+		ClientID:     o.getenv("VQ_OAUTH_CLIENT_ID"),
+		ClientSecret: o.getenv("VQ_OAUTH_CLIENT_SECRET"),
 	}
 	if browser {
-		o.OpenURL = f.openURL
+		opts.OpenURL = o.open
+		if o.open == nil {
+			opts.OpenURL = ui.OpenURL
+		}
 	}
-	return o
+	return opts
 }
 
-func (f *Factory) oauthHeadless() bool { return f.Getenv("VQ_OAUTH_HEADLESS") != "" }
+func (o oauthSignIn) headless() bool { return o.getenv("VQ_OAUTH_HEADLESS") != "" }
 
-// canSignInAgain reports whether a call the server refuses for its OAuth
-// token may sign in again: a person at the terminal sees the notices and
-// the browser, and headless vq needs none. A script gets the refusal and
-// the hint naming vq auth login --oauth.
-func (f *Factory) canSignInAgain() bool {
-	return f.oauthHeadless() || (f.IO.InTTY && f.IO.ErrTTY)
-}
+// again reports whether a call the server refuses for its OAuth token may
+// sign in again: a person at the terminal sees the notices and the
+// browser, and headless vq needs none. A script (and an agent) gets the
+// refusal and the hint naming vq auth login --oauth.
+func (o oauthSignIn) again() bool { return o.headless() || o.term.person }
 
 // checkClientMetadataURL is the usage check of --client-metadata-url,
 // made before anything is sent.
@@ -118,40 +130,23 @@ func logoutOAuth(f *Factory, store api.CredentialStore, s Settings) error {
 		return nil
 	}
 	issuers, err := store.DeleteOAuth(endpoint)
+	print := f.Terminal().Print
 	for _, issuer := range issuers {
-		fmt.Fprintf(f.IO.ErrOut, "Removed the OAuth token of %s (issuer %s).\n", textsafe.SanitizeLine(endpoint), textsafe.SanitizeLine(issuer))
+		print.Say(fmt.Sprintf("Removed the OAuth token of %s (issuer %s).", textsafe.SanitizeLine(endpoint), textsafe.SanitizeLine(issuer)))
 	}
 	if errors.Is(err, api.ErrUnreadableFile) {
 		// Signing out must work when the token file is broken: the key is
 		// gone, and the file is named for the person to remove.
-		fmt.Fprintf(f.IO.ErrOut, "vq: warning: no OAuth token removed: %s; delete it to remove the tokens it holds\n", textsafe.SanitizeLine(err.Error()))
+		print.Warning("no OAuth token removed: " + textsafe.SanitizeLine(err.Error()) + "; delete it to remove the tokens it holds")
 		return nil
 	}
 	return err
 }
 
-// oauthStatus is the OAuth sign-in vq auth status shows for a server.
-type oauthStatus struct {
-	Endpoint    string    `json:"endpoint"`
-	Issuer      string    `json:"issuer"`
-	Expiry      time.Time `json:"expiry,omitzero"`
-	Refreshable bool      `json:"refreshable"`
-}
-
-func oauthStatusOf(s Settings) *oauthStatus {
+// oauthStatusOf is the OAuth sign-in vq auth status shows for s.
+func oauthStatusOf(s Settings) *format.OAuthStatus {
 	if s.OAuth == nil {
 		return nil
 	}
-	return &oauthStatus{Endpoint: displayURL(s.MCPEndpoint()), Issuer: displayURL(s.OAuth.Issuer), Expiry: s.OAuth.Expiry, Refreshable: s.OAuth.RefreshToken != ""}
-}
-
-func (o *oauthStatus) String() string {
-	expiry := "no expiry"
-	if !o.Expiry.IsZero() {
-		expiry = "expires " + o.Expiry.Local().Format(time.RFC3339)
-		if o.Refreshable {
-			expiry += ", refreshable"
-		}
-	}
-	return fmt.Sprintf("%s at issuer %s (%s)", o.Endpoint, o.Issuer, expiry)
+	return &format.OAuthStatus{Endpoint: displayURL(s.MCPEndpoint()), Issuer: displayURL(s.OAuth.Issuer), Expiry: s.OAuth.Expiry, Refreshable: s.OAuth.RefreshToken != ""}
 }

@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
@@ -125,7 +124,7 @@ it is also the command that resumes an interrupted wait.
 		Example: `  vq ci status run_123
   vq ci status run_123 --wait --wait-timeout 20m`,
 		Args:              exactArgs(1, "RUN_ID"),
-		ValidArgsFunction: firstArg(f.completeRecent(completions.RunID)),
+		ValidArgsFunction: firstArg(completeRecent(f, completions.RunID)),
 	}, true, func(args []string) (*CIOptions, error) {
 		return &CIOptions{Tool: api.ToolRunStatus, Args: map[string]any{"runId": args[0]}}, nil
 	}, runF)
@@ -178,7 +177,7 @@ func runCI(ctx context.Context, opts *CIOptions) error {
 		return waitRun(ctx, p, run.RunID)
 	}
 	err = p.Show(ctx, resp)
-	fmt.Fprintf(p.f.IO.ErrOut, "vq: wait for its verdict with: %s\n", resumeRunWait(run.RunID))
+	p.f.Terminal().Print.Hint("wait for its verdict with: " + resumeRunWait(run.RunID))
 	if err == nil && opts.Tool == api.ToolRunStatus {
 		// Asked how a run is doing, "still going" is no verdict: a script
 		// must not read it as passed. A run just started is what was asked.
@@ -195,7 +194,8 @@ func resumeRunWait(runID string) string {
 // shows the verdict. A timeout and Ctrl-C print the command that resumes;
 // neither ever reads as a failed run.
 func waitRun(ctx context.Context, p *Pipeline, runID string) error {
-	display, opts := p.watchSetup([]string{runID})
+	w := p.watch()
+	view, end := w.term.progress([]string{runID})
 	// Watch reads job statuses; it sees each answer translated, and the
 	// verdict is shown from the CI answer itself. Watch polls from one
 	// goroutine, so last needs no lock.
@@ -208,9 +208,9 @@ func waitRun(ctx context.Context, p *Pipeline, runID string) error {
 		last = resp
 		return api.RunAsJob(resp), nil
 	}
-	_, err := api.Watch(ctx, runID, poll, opts)
-	display.Close()
-	errOut := p.f.IO.ErrOut
+	_, err := api.Watch(ctx, runID, poll, w.options(view.Update))
+	end()
+	print := w.term.Print
 	var timeout *api.WatchTimeoutError
 	switch {
 	case errors.As(err, &timeout):
@@ -221,12 +221,12 @@ func waitRun(ctx context.Context, p *Pipeline, runID string) error {
 			// and its error line.
 			shown = p.Show(ctx, resp)
 		} else {
-			fmt.Fprintf(errOut, "vq: %s\n", textsafe.SanitizeLine(resp.ErrorMessage()))
+			print.Error(textsafe.SanitizeLine(resp.ErrorMessage()))
 		}
-		fmt.Fprintf(errOut, "vq: to resume: %s\n", resumeRunWait(runID))
+		print.Hint("to resume: " + resumeRunWait(runID))
 		return shown
 	case err != nil:
-		fmt.Fprintf(errOut, "vq: to resume: %s\n", resumeRunWait(runID))
+		print.Hint("to resume: " + resumeRunWait(runID))
 		return err
 	}
 	return showVerdict(ctx, p, last)
@@ -238,8 +238,6 @@ func waitRun(ctx context.Context, p *Pipeline, runID string) error {
 // that call succeeded: changes found are a verdict, never a crash.
 func showVerdict(ctx context.Context, p *Pipeline, resp *api.ToolResponse) error {
 	run, isRun := api.ParseCIRun(resp)
-	// The summary holds the server's run ID: one line, whatever it holds.
-	summary := textsafe.SanitizeLine(run.Summary())
 	var verdict *exitcode.Error
 	switch {
 	case !isRun:
@@ -257,16 +255,16 @@ func showVerdict(ctx context.Context, p *Pipeline, resp *api.ToolResponse) error
 		if failures.OK {
 			shown = resp.WithFailures(failures)
 		} else {
-			_ = format.WriteErrorLine(p.f.IO.ErrOut, failures)
+			_ = p.f.Terminal().Print.ErrorLine(failures)
 		}
 		if err := p.ShowCall(ctx, call, shown); err != nil {
 			return err
 		}
-		return &exitcode.Error{Code: exitcode.RunFailed, Message: summary + "; to accept the changes as the new baseline: vq approve " + textsafe.ShellQuote(run.RunID)}
+		return &exitcode.Error{Code: exitcode.RunFailed, Message: format.RunVerdict(run)}
 	case run.Status == api.RunError:
-		verdict = &exitcode.Error{Code: exitcode.RunError, Message: summary}
+		verdict = &exitcode.Error{Code: exitcode.RunError, Message: format.RunVerdict(run)}
 	case run.Status == api.RunCancelled:
-		verdict = &exitcode.Error{Code: exitcode.RunCancelled, Message: summary}
+		verdict = &exitcode.Error{Code: exitcode.RunCancelled, Message: format.RunVerdict(run)}
 	}
 	if err := p.Show(ctx, resp); err != nil || verdict == nil {
 		return err
@@ -281,14 +279,8 @@ func showCIAnswer(ctx context.Context, p *Pipeline, resp *api.ToolResponse) erro
 	if p.Output.Structured() {
 		return p.Show(ctx, resp)
 	}
-	p.remember(resp)
-	io := p.f.IO
-	if string(resp.Data) != "null" {
-		if err := textsafe.WriteJSON(io.Out, resp.Data, io.OutTTY); err != nil {
-			return err
-		}
-	}
-	if err := format.WriteErrorLine(io.ErrOut, resp); err != nil || resp.OK {
+	remember(p.f.Getenv, resp)
+	if err := p.f.Terminal().Print.CIAnswer(resp); err != nil || resp.OK {
 		return err
 	}
 	return exitcode.Shown(resp)

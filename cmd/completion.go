@@ -54,11 +54,35 @@ Install it once:
 	})
 }
 
+// completer completes command lines from what the cache and the server
+// know: tool names and their argument keys, recent run and job IDs, the
+// checks of a run's failures. Every server call it makes is a read within
+// completionBudget, and any failure means nothing to offer.
+type completer struct {
+	// client is the server's client as a command's would be.
+	client func(context.Context) (*api.Client, Settings, error)
+	cache  completions.Cache
+}
+
+func newCompleter(f *Factory) completer {
+	return completer{client: f.Client, cache: completions.Open(f.Getenv)}
+}
+
 // completeCheckFlags completes --scenario and --viewport of a command on
 // one run's checks from that run's failures.
 func completeCheckFlags(f *Factory, c *cobra.Command) {
-	_ = c.RegisterFlagCompletionFunc("scenario", f.completeCheckFlag("scenarioLabel", "viewport"))
-	_ = c.RegisterFlagCompletionFunc("viewport", f.completeCheckFlag("viewport", "scenario"))
+	_ = c.RegisterFlagCompletionFunc("scenario", newCompleter(f).checkFlag("scenarioLabel", "viewport"))
+	_ = c.RegisterFlagCompletionFunc("viewport", newCompleter(f).checkFlag("viewport", "scenario"))
+}
+
+// completeRecent completes the run or job IDs (kind) seen recently.
+func completeRecent(f *Factory, kind string) cobra.CompletionFunc {
+	return newCompleter(f).recent(kind)
+}
+
+// remember records the run and job IDs of a shown answer for completion.
+func remember(getenv func(string) string, resp *api.ToolResponse) {
+	completions.Open(getenv).Remember(resp)
 }
 
 // firstArg completes only the first positional argument.
@@ -71,18 +95,16 @@ func firstArg(fn cobra.CompletionFunc) cobra.CompletionFunc {
 	}
 }
 
-func (f *Factory) completionCache() completions.Cache { return completions.Open(f.Getenv) }
-
-func (f *Factory) completeRecent(kind string) cobra.CompletionFunc {
+func (cp completer) recent(kind string) cobra.CompletionFunc {
 	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return withPrefix(f.completionCache().Recent(kind), toComplete), cobra.ShellCompDirectiveNoFileComp
+		return withPrefix(cp.cache.Recent(kind), toComplete), cobra.ShellCompDirectiveNoFileComp
 	}
 }
 
 // tools is the catalogue completion offers: the server's tools/list
 // through the cache, or the built-in one when no server or key is configured.
-func (f *Factory) tools(ctx context.Context) []completions.Tool {
-	client, s, err := f.Client(ctx)
+func (cp completer) tools(ctx context.Context) []completions.Tool {
+	client, s, err := cp.client(ctx)
 	if err != nil || s.APIKey == "" {
 		return completions.BuiltinTools()
 	}
@@ -93,12 +115,12 @@ func (f *Factory) tools(ctx context.Context) []completions.Tool {
 		}
 		return completions.FromAPI(tools), err
 	}
-	return f.completionCache().Tools(ctx, s.BaseURL+" "+s.Endpoint, list)
+	return cp.cache.Tools(ctx, s.BaseURL+" "+s.Endpoint, list)
 }
 
-// completeInvoke completes vq invoke TOOL KEY=VALUE...: the tool name, then
-// the keys it takes (each once), then values the cache or the run knows.
-func (f *Factory) completeInvoke(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+// invoke completes vq invoke TOOL KEY=VALUE...: the tool name, then the
+// keys it takes (each once), then values the cache or the run knows.
+func (cp completer) invoke(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	ctx, cancel := context.WithTimeout(commandContext(c), completionBudget)
 	defer cancel()
 	given := map[string]string{}
@@ -108,13 +130,13 @@ func (f *Factory) completeInvoke(c *cobra.Command, args []string, toComplete str
 		}
 	}
 	if key, _, ok := strings.Cut(toComplete, "="); ok && len(args) > 0 {
-		values := f.argValues(ctx, key, given)
+		values := cp.argValues(ctx, key, given)
 		for i, v := range values {
 			values[i] = key + "=" + v
 		}
 		return withPrefix(values, toComplete), cobra.ShellCompDirectiveNoFileComp
 	}
-	tools := f.tools(ctx)
+	tools := cp.tools(ctx)
 	if len(args) == 0 {
 		var names []string
 		for _, t := range tools {
@@ -129,7 +151,7 @@ func (f *Factory) completeInvoke(c *cobra.Command, args []string, toComplete str
 			continue
 		}
 		if arg == api.ArgConfirm {
-			keys = append(keys, "confirm:=true")
+			keys = append(keys, "confirm:=true") // typed by the person: their consent
 		} else {
 			keys = append(keys, arg+"=")
 		}
@@ -145,21 +167,21 @@ func withPrefix(candidates []string, typed string) []string {
 
 // argValues are the values known for an argument: recent IDs, or the
 // scenarios and viewports failing in the run named by runId=.
-func (f *Factory) argValues(ctx context.Context, key string, given map[string]string) []string {
+func (cp completer) argValues(ctx context.Context, key string, given map[string]string) []string {
 	switch key {
 	case completions.RunID, completions.JobID:
-		return f.completionCache().Recent(key)
+		return cp.cache.Recent(key)
 	case "scenarioLabel", "viewport":
 		filter := map[string]string{"scenarioLabel": "viewport", "viewport": "scenarioLabel"}[key]
-		return checkValues(f.failedChecks(ctx, given[completions.RunID]), key, given[filter])
+		return checkValues(cp.failedChecks(ctx, given[completions.RunID]), key, given[filter])
 	}
 	return nil
 }
 
-// completeCheckFlag completes --scenario or --viewport of a run's command
-// (key names the argument it fills) from the run's failures, narrowed by
-// the other flag when that is set.
-func (f *Factory) completeCheckFlag(key, otherFlag string) cobra.CompletionFunc {
+// checkFlag completes --scenario or --viewport of a run's command (key
+// names the argument it fills) from the run's failures, narrowed by the
+// other flag when that is set.
+func (cp completer) checkFlag(key, otherFlag string) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if len(args) == 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
@@ -167,7 +189,7 @@ func (f *Factory) completeCheckFlag(key, otherFlag string) cobra.CompletionFunc 
 		ctx, cancel := context.WithTimeout(commandContext(c), completionBudget)
 		defer cancel()
 		other, _ := c.Flags().GetString(otherFlag)
-		return checkValues(f.failedChecks(ctx, args[0]), key, other), cobra.ShellCompDirectiveNoFileComp
+		return checkValues(cp.failedChecks(ctx, args[0]), key, other), cobra.ShellCompDirectiveNoFileComp
 	}
 }
 
@@ -195,13 +217,14 @@ func appendNew(values []string, v string) []string {
 	return append(values, v)
 }
 
-// failedChecks asks the server for a run's failures within ctx; any
-// failure (no server, no key, timeout) means nothing to offer.
-func (f *Factory) failedChecks(ctx context.Context, runID string) []layout.Check {
+// failedChecks asks the server for a run's failures within ctx, a read
+// sent as it is: completion never asks, retries past its budget or signs
+// in. Any failure (no server, no key, timeout) means nothing to offer.
+func (cp completer) failedChecks(ctx context.Context, runID string) []layout.Check {
 	if runID == "" {
 		return nil
 	}
-	client, s, err := f.Client(ctx)
+	client, s, err := cp.client(ctx)
 	if err != nil || s.APIKey == "" {
 		return nil
 	}

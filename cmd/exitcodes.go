@@ -21,9 +21,9 @@ succeed) and 30+n when it did not. The table never changes meaning.`,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if out.Structured() {
-				return out.writeDocument(c.Context(), f.IO, exitcode.Table())
+				return showDocument(c.Context(), f, &out, exitcode.Table())
 			}
-			return exitcode.WriteTable(f.IO.Out)
+			return f.Terminal().Print.ExitCodes()
 		},
 	}
 	addOutputFlags(c, &out, "text", "json")

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"sync"
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/exitcode"
@@ -18,9 +17,9 @@ import (
 )
 
 // Factory holds the dependencies every command may need, made lazily:
-// the streams, the environment, the global flags it resolves settings from,
-// the server's client and the browser opener. It holds no
-// behaviour of a call: that is the Pipeline's.
+// the streams and the terminal read from them, the environment, the
+// global flags it resolves settings from, the server's client and the
+// browser opener. It holds no behaviour of a call: that is the Pipeline's.
 type Factory struct {
 	IO     *IOStreams
 	Getenv func(string) string
@@ -29,19 +28,15 @@ type Factory struct {
 
 	Global GlobalOptions
 
+	// terminal is made by Terminal on first use, once the flags are
+	// resolved (vq mcp serve sets the agent's first).
+	terminal *Terminal
 	// clients are the API clients made by Client, closed (their MCP
 	// sessions ended) when the command is done.
 	clients []*api.Client
 	// configChecked: the config directory's permissions were checked (and
 	// warned about) once for this process.
 	configChecked bool
-	// asker carries the servers' questions into the TUI while it runs;
-	// asking lets one question at a time be asked on stderr instead.
-	asker  ui.Asker
-	asking sync.Mutex
-	// drawing are the live progress views on stderr, which a form there
-	// holds while it asks.
-	drawing progressViews
 }
 
 // NewFactory is the factory of the real process.
@@ -91,6 +86,15 @@ func (s Settings) hasCredential() bool {
 	return s.APIKey != "" || (s.Transport == api.TransportMCP && (s.OAuth != nil || s.Endpoint != ""))
 }
 
+// Terminal is what the streams and the display flags say about the
+// person at the other end, read once.
+func (f *Factory) Terminal() *Terminal {
+	if f.terminal == nil {
+		f.terminal = newTerminal(f.IO, f.Getenv, f.Global.NoTUI, f.Global.NoColor)
+	}
+	return f.terminal
+}
+
 // Credentials is the store of API keys this process uses.
 func (f *Factory) Credentials() (api.CredentialStore, error) {
 	path := f.Getenv("VQ_CONFIG")
@@ -113,11 +117,11 @@ func (f *Factory) Settings(ctx context.Context) (Settings, error) {
 	if err != nil {
 		return Settings{}, err
 	}
-	base, pickedBy, err := f.server(cfg)
+	base, pickedBy, err := pickServer(f.Global, f.Getenv, cfg)
 	if err != nil {
 		return Settings{}, err
 	}
-	s, err := f.settingsOf(ctx, store, cfg, base)
+	s, err := resolveSettings(ctx, f.Global, f.Getenv, store, cfg, base)
 	s.PickedBy = pickedBy
 	return s, err
 }
@@ -128,7 +132,7 @@ func (f *Factory) SettingsFor(ctx context.Context, baseURL string) (Settings, er
 	if err != nil {
 		return Settings{}, err
 	}
-	return f.settingsOf(ctx, store, cfg, baseURL)
+	return resolveSettings(ctx, f.Global, f.Getenv, store, cfg, baseURL)
 }
 
 func (f *Factory) config() (api.CredentialStore, api.Config, error) {
@@ -139,28 +143,27 @@ func (f *Factory) config() (api.CredentialStore, api.Config, error) {
 	if !f.configChecked {
 		f.configChecked = true
 		if warning := api.ConfigDirWarning(store.ConfigPath); warning != "" {
-			fmt.Fprintln(f.IO.ErrOut, "vq: warning: "+warning)
+			f.Terminal().Print.Warning(warning)
 		}
 	}
 	cfg, err := store.Load()
 	return store, cfg, err
 }
 
-// settingsOf resolves every setting for base: a flag, else its variable,
-// else base's entry, else the file's default. The key is VQ_API_KEY, else
-// the one stored for base and no other server.
-func (f *Factory) settingsOf(ctx context.Context, store api.CredentialStore, cfg api.Config, base string) (Settings, error) {
+// resolveSettings resolves every setting for base: a flag, else its
+// variable, else base's entry, else the file's default. The key is
+// VQ_API_KEY, else the one stored for base and no other server.
+func resolveSettings(ctx context.Context, g GlobalOptions, getenv func(string) string, store api.CredentialStore, cfg api.Config, base string) (Settings, error) {
 	_, entry, _ := cfg.Find(base)
 	pick := func(flag, env, stored, fallback string) string {
 		if flag != "" {
 			return flag
 		}
-		if v := f.Getenv(env); v != "" {
+		if v := getenv(env); v != "" {
 			return v
 		}
 		return cmp.Or(stored, fallback)
 	}
-	g := f.Global
 	s := Settings{
 		BaseURL:     strings.TrimRight(base, "/"),
 		Profile:     entry.Name,
@@ -174,7 +177,7 @@ func (f *Factory) settingsOf(ctx context.Context, store api.CredentialStore, cfg
 		s.Transport = api.TransportMCP
 	}
 	var err error
-	if s.APIKey = f.Getenv("VQ_API_KEY"); s.APIKey != "" {
+	if s.APIKey = getenv("VQ_API_KEY"); s.APIKey != "" {
 		s.KeySource = api.SourceEnv
 	} else if s.BaseURL != "" {
 		if s.APIKey, s.KeySource, err = store.Lookup(ctx, s.BaseURL); err != nil {
@@ -199,14 +202,14 @@ func (f *Factory) settingsOf(ctx context.Context, store api.CredentialStore, cfg
 	return s, nil
 }
 
-// server picks the server calls go to: --base-url, else --profile, else
-// VQ_BASE_URL, else VQ_PROFILE, else the config file's active entry, and
-// says which did. A profile is an entry's name or base URL; a profile and
-// a base URL given together must name one server.
-func (f *Factory) server(cfg api.Config) (base, pickedBy string, err error) {
+// pickServer picks the server calls go to: --base-url, else --profile,
+// else VQ_BASE_URL, else VQ_PROFILE, else the config file's active entry,
+// and says which did. A profile is an entry's name or base URL; a profile
+// and a base URL given together must name one server.
+func pickServer(g GlobalOptions, getenv func(string) string, cfg api.Config) (base, pickedBy string, err error) {
 	for _, level := range []struct{ base, profile, baseName, profileName string }{
-		{f.Global.BaseURL, f.Global.Profile, "--base-url", "--profile"},
-		{f.Getenv("VQ_BASE_URL"), f.Getenv("VQ_PROFILE"), "VQ_BASE_URL", "VQ_PROFILE"},
+		{g.BaseURL, g.Profile, "--base-url", "--profile"},
+		{getenv("VQ_BASE_URL"), getenv("VQ_PROFILE"), "VQ_BASE_URL", "VQ_PROFILE"},
 	} {
 		switch {
 		case level.profile == "" && level.base == "":
@@ -306,12 +309,8 @@ func (f *Factory) clientFor(s *Settings) (*api.Client, error) {
 		UserAgent:   "vq/" + versionString(),
 		Headers:     f.Global.MCP.headers,
 		LogLevel:    f.Global.MCP.LogLevel,
-		Elicit:      f.elicit,
-	}
-	// In the TUI a stderr line would tear the frame; the screen shows the
-	// outcome (a rate_limit screen shows its wait) instead.
-	if !f.terminalUI() {
-		opts.Notify = func(msg string) { fmt.Fprintln(f.IO.ErrOut, "vq: "+textsafe.SanitizeLine(msg)) }
+		Elicit:      elicitor{term: f.Terminal(), defaults: f.Global.MCP.ElicitDefaults}.answer,
+		Notify:      f.Terminal().notices(),
 	}
 	if f.Global.Debug {
 		opts.Debug, opts.StdioStderr = f.IO.ErrOut, f.IO.ErrOut
@@ -341,26 +340,12 @@ func (f *Factory) mcpOptions(opts *api.Options, s *Settings) {
 		store, err := f.Credentials()
 		if err == nil {
 			opts.OAuth = &api.StoredOAuth{Token: *s.OAuth, Store: store}
-			if f.canSignInAgain() {
-				signIn := f.oauthSignIn(true)
-				opts.OAuth.SignIn = &signIn
+			if signIn := newOAuthSignIn(f); signIn.again() {
+				o := signIn.options(true)
+				opts.OAuth.SignIn = &o
 			}
 		}
 	}
-}
-
-// terminalUI reports whether a person is at a terminal (stdin and stdout)
-// who did not ask for plain output: where the TUI may open.
-func (f *Factory) terminalUI() bool {
-	return f.IO.InTTY && f.IO.OutTTY && f.Getenv("TERM") != "dumb" && !f.Global.NoTUI
-}
-
-// openURL opens a link with the factory's opener.
-func (f *Factory) openURL(link string) error {
-	if f.OpenURL == nil {
-		return ui.OpenURL(link)
-	}
-	return f.OpenURL(link)
 }
 
 // closeClients ends the MCP sessions of every client this process made.
@@ -369,6 +354,13 @@ func (f *Factory) closeClients() {
 		_ = c.Close()
 	}
 	f.clients = nil
+}
+
+// showDocument writes v, a JSON document that is no ToolResponse (the
+// exit-code table, the version, vq auth status), as the output flags ask.
+func showDocument(ctx context.Context, f *Factory, out *OutputOptions, v any) error {
+	f.IO.noteDocument()
+	return f.Terminal().Print.Document(ctx, v, out.renderOptions())
 }
 
 // checkTransport refuses an unknown --transport, and --endpoint with

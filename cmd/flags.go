@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -172,19 +170,6 @@ func (o *OutputOptions) renderOptions() format.Options {
 		return format.Options{}
 	}
 	return format.Options{Format: o.Format, Query: o.query}
-}
-
-// writeDocument writes v, a JSON document that is no ToolResponse (the
-// exit-code table, the version), as the output flags ask.
-func (o *OutputOptions) writeDocument(ctx context.Context, io *IOStreams, v any) error {
-	doc, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	opts := o.renderOptions()
-	opts.Indent = io.OutTTY
-	io.noteDocument()
-	return format.WriteDocument(ctx, io.Out, doc, opts)
 }
 
 // asksForJSON reports whether c's flags ask for one JSON document on

@@ -65,7 +65,9 @@ func TestFlagParsing(t *testing.T) {
 	}
 	failures := func(f *Factory, got func(any)) *cobra.Command { return NewCmdFailures(f, recordCall(got)) }
 	diff := func(f *Factory, got func(any)) *cobra.Command { return NewCmdDiff(f, recordCall(got)) }
-	approve := func(f *Factory, got func(any)) *cobra.Command { return NewCmdApprove(f, recordCall(got)) }
+	approve := func(f *Factory, got func(any)) *cobra.Command {
+		return NewCmdApprove(f, recordOptions(got, func(o *ApproveOptions) **Pipeline { return &o.Pipeline }))
+	}
 	sb := func(f *Factory, got func(any)) *cobra.Command { return NewCmdSandbox(f, record[*SandboxOptions](got)) }
 	tools := func(f *Factory, got func(any)) *cobra.Command {
 		return NewCmdTools(f, func(context.Context, *Pipeline) error { got("tools/list"); return nil })
@@ -87,7 +89,7 @@ func TestFlagParsing(t *testing.T) {
 		{tools, nil, "tools/list", ""},
 		{diff, []string{"run_1", "--scenario", "Home", "--viewport", "mobile"}, `{Tool:get_diff_stats Args:map[runId:run_1 scenarioLabel:Home viewport:mobile]}`, ""},
 		{diff, []string{"run_1", "--scenario", "Home"}, "", "viewport"},
-		{approve, []string{"run_1", "--viewport", "desktop"}, `{Tool:approve_vrt_results Args:map[runId:run_1 viewport:desktop]}`, ""},
+		{approve, []string{"run_1", "--viewport", "desktop"}, `&{RunID:run_1 Checks:[viewport desktop] Calls:[{Tool:approve_vrt_results Args:map[runId:run_1 viewport:desktop]}] DryRun:false Pipeline:<nil>}`, ""},
 		{ci, []string{"run-vrt", "branch=main", "ci:=true"}, `&{Tool:run_vrt Args:map[branch:main ci:true] Raw:false Pipeline:<nil>}`, ""},
 		{ci, []string{"status", "run_9"}, `&{Tool:get_run_status Args:map[runId:run_9] Raw:false Pipeline:<nil>}`, ""},
 		{ci, []string{"call", "list_runs", "limit:=5"}, `&{Tool:list_runs Args:map[limit:5] Raw:true Pipeline:<nil>}`, ""},

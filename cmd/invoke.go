@@ -38,7 +38,7 @@ from @FILE, or from - (stdin); KEY pairs then override its members.`,
   echo '{"runId":"run_abc"}' | vq invoke get_run_failures --args -
   vq invoke get_run_failures runId=run_abc --endpoint https://mcp.example.com/mcp --save-dir ./answers --log-level info`,
 		Args:              cobra.MinimumNArgs(1),
-		ValidArgsFunction: f.completeInvoke,
+		ValidArgsFunction: newCompleter(f).invoke,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Tool, opts.Pairs = args[0], args[1:]
 			if runF != nil {
@@ -65,8 +65,15 @@ func runInvoke(ctx context.Context, f *Factory, opts *InvokeOptions) error {
 		return err
 	}
 	call := api.Call{Tool: opts.Tool, Args: args}
-	if err := opts.Pipeline.typeArgs(ctx, call, opts.Pairs); err != nil {
+	client, s, err := opts.Pipeline.connect(ctx)
+	if err != nil {
 		return err
+	}
+	// Over MCP a tool's listed schema types its KEY=VALUE strings.
+	if s.Transport == api.TransportMCP && s.hasCredential() {
+		if err := typeArgs(ctx, client.ToolSchema, call, opts.Pairs); err != nil {
+			return err
+		}
 	}
 	return opts.Pipeline.Run(ctx, call)
 }

@@ -19,16 +19,13 @@ import (
 // --args are the user's own JSON and stay as given; so do strings for an
 // argument the schema does not type, or a tool the server does not list.
 // A value that cannot convert is a usage error naming the argument.
-func (p *Pipeline) typeArgs(ctx context.Context, call api.Call, pairs []string) error {
+// schemaOf is the tool's listed input schema (ok false when it has none).
+func typeArgs(ctx context.Context, schemaOf func(context.Context, string) ([]api.ToolArg, bool), call api.Call, pairs []string) error {
 	keys := stringPairKeys(pairs)
 	if len(keys) == 0 {
 		return nil
 	}
-	client, s, err := p.connect(ctx)
-	if err != nil || s.Transport != api.TransportMCP || !s.hasCredential() {
-		return err
-	}
-	schema, ok := client.ToolSchema(ctx, call.Tool)
+	schema, ok := schemaOf(ctx, call.Tool)
 	if !ok {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -16,13 +17,12 @@ import (
 // a fixed table of MIME types): nothing the server sends names a file.
 // Without --save-dir a person is told the flag exists; --json carries the
 // bytes in base64 either way.
-func (p *Pipeline) saveContent(resp *api.ToolResponse) error {
+// structured says the output is for a program, which gets no hint.
+func saveContent(print format.Printer, dir string, structured bool, resp *api.ToolResponse) error {
 	content, ok := resp.Content()
 	if !ok {
 		return nil
 	}
-	errOut := p.f.IO.ErrOut
-	dir := p.f.Global.MCP.SaveDir
 	n := 0
 	for _, b := range content.Blocks {
 		if !b.Binary() {
@@ -39,10 +39,10 @@ func (p *Pipeline) saveContent(resp *api.ToolResponse) error {
 		if err := os.WriteFile(path, b.Data, 0o644); err != nil {
 			return fmt.Errorf("--save-dir: %w", err)
 		}
-		fmt.Fprintf(errOut, "vq: saved %s to %s\n", textsafe.SanitizeLine(b.Describe()), textsafe.SanitizeLine(path))
+		print.Note("saved " + textsafe.SanitizeLine(b.Describe()) + " to " + textsafe.SanitizeLine(path))
 	}
-	if n > 0 && dir == "" && !p.Output.Structured() {
-		fmt.Fprintf(errOut, "vq: the answer holds %d binary block(s); save them with --save-dir DIR\n", n)
+	if n > 0 && dir == "" && !structured {
+		print.Hint(fmt.Sprintf("the answer holds %d binary block(s); save them with --save-dir DIR", n))
 	}
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -49,10 +48,10 @@ the server sent them. vq mcp resource URI is the same command.`,
 		case p.Output.Structured() || !resp.OK:
 			return p.Show(ctx, withHint(resp))
 		case len(list.Resources) == 0 && len(list.Templates) == 0:
-			fmt.Fprintf(f.IO.ErrOut, "%s offers no resources.\n", textsafe.SanitizeLine(list.Endpoint))
+			f.Terminal().Print.Say(textsafe.SanitizeLine(list.Endpoint) + " offers no resources.")
 			return nil
 		}
-		return format.Resources(f.IO.Out, list)
+		return f.Terminal().Print.Resources(list)
 	})
 }
 
@@ -82,10 +81,10 @@ MCP result. vq mcp prompt NAME KEY=VALUE... is the same command.`,
 		case p.Output.Structured() || !resp.OK:
 			return p.Show(ctx, withHint(resp))
 		case len(list.Prompts) == 0:
-			fmt.Fprintf(f.IO.ErrOut, "%s offers no prompts.\n", textsafe.SanitizeLine(list.Endpoint))
+			f.Terminal().Print.Say(textsafe.SanitizeLine(list.Endpoint) + " offers no prompts.")
 			return nil
 		}
-		return format.Prompts(f.IO.Out, list.Prompts)
+		return f.Terminal().Print.Prompts(list)
 	})
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -112,7 +112,7 @@ type agentServer struct {
 	client   *api.Client
 	settings Settings
 	opts     *ServeOptions
-	errOut   io.Writer
+	print    format.Printer
 
 	// ready is closed once the tools are registered: tools/list and
 	// tools/call wait for it, while initialize is answered at once.
@@ -125,17 +125,21 @@ type agentServer struct {
 
 // startAgentServer connects the pipeline and starts loading the tools to
 // offer. A missing or invalid server setting is the usage error it is for
-// every command, before anything is served.
+// every command, before anything is served. stdin and stdout carry the
+// MCP stream: the process's terminal is the agent's, where nobody is
+// asked, nothing is drawn and vq consents to nothing; its notes
+// (rate-limit waits, the readiness lock) and --debug traces go to stderr.
 func startAgentServer(ctx context.Context, f *Factory, opts *ServeOptions) (*agentServer, error) {
-	pf := serveFactory(f)
-	p := newPipeline(pf)
+	f.terminal = newAgentTerminal(f.IO.ErrOut, f.Getenv)
+	p := newPipeline(f)
 	p.Wait = WaitOptions{Interval: opts.Interval, Timeout: DefaultWatchTimeout}
 	client, settings, err := p.connect(ctx)
 	if err != nil {
 		return nil, err
 	}
+	p.policies() // decided once, before the calls come concurrently
 	s := &agentServer{
-		pipeline: p, factory: pf, client: client, settings: settings, opts: opts, errOut: f.IO.ErrOut,
+		pipeline: p, factory: f, client: client, settings: settings, opts: opts, print: f.terminal.Print,
 		ready: make(chan struct{}), loaded: make(chan struct{}),
 	}
 	serverOpts := &mcp.ServerOptions{
@@ -163,19 +167,6 @@ func (s *agentServer) close() {
 	s.stopLoad()
 	<-s.loaded
 	s.factory.closeClients()
-}
-
-// serveFactory is f as the pipeline of vq mcp serve sees it. stdin and
-// stdout carry the MCP stream, so the pipeline gets neither: with no
-// terminal it never prompts for consent nor opens the TUI, and nothing it
-// could print reaches the stream. Its notices (rate-limit waits, the
-// readiness lock) and --debug traces go to stderr.
-func serveFactory(f *Factory) *Factory {
-	return &Factory{
-		IO:     &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: f.IO.ErrOut},
-		Getenv: f.Getenv,
-		Global: f.Global,
-	}
 }
 
 // awaitTools holds tools/list and tools/call until the tools are
@@ -239,7 +230,7 @@ func (s *agentServer) offered(ctx context.Context) ([]*mcp.Tool, string) {
 }
 
 func (s *agentServer) logf(msg string, args ...any) {
-	fmt.Fprintf(s.errOut, "vq mcp serve: "+msg+"\n", args...)
+	s.print.Say("vq mcp serve: " + fmt.Sprintf(msg, args...))
 }
 
 // registryTools are the invoke tools of vq's registry (CI tools answer no
@@ -382,43 +373,8 @@ func toolResult(resp *api.ToolResponse) (*mcp.CallToolResult, error) {
 		return nil, err
 	}
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: responseText(resp)}},
+		Content:           []mcp.Content{&mcp.TextContent{Text: format.AgentText(resp)}},
 		StructuredContent: json.RawMessage(textsafe.EscapeJSON(doc)),
 		IsError:           !resp.OK,
 	}, nil
-}
-
-// responseText is what an agent reads of an answer that has no eye for
-// structuredContent. Server text is sanitized: clients show it on
-// terminals too.
-func responseText(r *api.ToolResponse) string {
-	var lines []string
-	if r.Summary != "" {
-		lines = append(lines, r.Summary)
-	}
-	if !r.OK {
-		e := "error: " + r.ErrorCode()
-		if msg := r.ErrorMessage(); msg != r.Summary {
-			e += ": " + msg
-		}
-		if r.IsRecoverable() {
-			e += " (recoverable)"
-		}
-		lines = append(lines, e)
-	}
-	for _, w := range r.Warnings {
-		lines = append(lines, "warning: "+w)
-	}
-	for _, a := range r.NextActions {
-		line := fmt.Sprintf("next action: %s: %s", a.Label, a.Tool)
-		if len(a.Args) > 0 {
-			args, _ := json.Marshal(a.Args) // decoded from JSON: cannot fail
-			line += " " + string(args)
-		}
-		lines = append(lines, line)
-	}
-	if len(lines) == 0 {
-		lines = append(lines, r.Tool+": ok")
-	}
-	return textsafe.Sanitize(strings.Join(lines, "\n"))
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -111,7 +109,7 @@ func runProve(ctx context.Context, f *Factory, opts *ProveOptions) error {
 		if err != nil {
 			return err
 		}
-		outcomes, err := p.watchJobs(ctx, jobs)
+		outcomes, err := p.watch().jobs(ctx, jobs)
 		if err != nil {
 			return err
 		}
@@ -146,15 +144,14 @@ func resumeProof(opts *ProveOptions, job string) string {
 func showProof(ctx context.Context, f *Factory, resp *api.ToolResponse, opts *ProveOptions) error {
 	proof, isProof := format.ProofAnswer(resp, true)
 	hasMarkdown := isProof && proof.HasMarkdown
+	print := f.Terminal().Print
 	var shown error
 	switch {
 	case opts.Markdown && hasMarkdown:
-		// Byte for byte: no sanitizing and no added newline, so a pipe to
-		// the clipboard gets exactly the comment the server wrote.
-		if _, err := io.WriteString(f.IO.Out, proof.Markdown); err != nil && !closedPipe(err) {
+		if err := print.JIRAComment(proof.Markdown); err != nil && !closedPipe(err) {
 			return err
 		}
-		shown = errors.Join(format.WriteErrorLine(f.IO.ErrOut, resp), shownError(resp))
+		shown = errors.Join(print.ErrorLine(resp), shownError(resp))
 	case opts.Markdown && isProof:
 		// A job that could not run and wrote no comment: no comment is
 		// what the ticket gets, and the exit code says the proof failed.
@@ -166,7 +163,7 @@ func showProof(ctx context.Context, f *Factory, resp *api.ToolResponse, opts *Pr
 		if resp.OK {
 			return &exitcode.Error{Code: exitcode.Internal, Message: "the proof answer carries no jiraMarkdown"}
 		}
-		shown = errors.Join(format.WriteErrorLine(f.IO.ErrOut, resp), shownError(resp))
+		shown = errors.Join(print.ErrorLine(resp), shownError(resp))
 	default:
 		shown = showProofAnswer(ctx, opts.Pipeline, resp, proof, isProof)
 	}
@@ -177,7 +174,7 @@ func showProof(ctx context.Context, f *Factory, resp *api.ToolResponse, opts *Pr
 			if shown == nil {
 				return copyErr
 			}
-			fmt.Fprintln(f.IO.ErrOut, "vq: "+copyErr.Error())
+			print.Error(copyErr.Error())
 		}
 	}
 	return shown
@@ -191,8 +188,8 @@ func showProofAnswer(ctx context.Context, p *Pipeline, resp *api.ToolResponse, p
 	if !isProof || p.Output.Structured() {
 		return p.Show(ctx, resp)
 	}
-	p.remember(resp)
-	if err := format.WriteProof(p.f.IO.Out, p.f.IO.ErrOut, resp, proof); err != nil && !closedPipe(err) {
+	remember(p.f.Getenv, resp)
+	if err := p.f.Terminal().Print.Proof(resp, proof); err != nil && !closedPipe(err) {
 		return err
 	}
 	return shownError(resp)
@@ -201,8 +198,9 @@ func showProofAnswer(ctx context.Context, p *Pipeline, resp *api.ToolResponse, p
 // copyComment puts the proof's JIRA comment on a clipboard and says on
 // stderr which way it went; the error says that nothing was copied and why.
 func copyComment(ctx context.Context, f *Factory, proof *format.Proof, hasMarkdown bool) error {
+	print := f.Terminal().Print
 	if !hasMarkdown {
-		fmt.Fprintln(f.IO.ErrOut, "vq: nothing copied: the answer carries no JIRA comment")
+		print.Note("nothing copied: the answer carries no JIRA comment")
 		return nil
 	}
 	m, err := clipboard.Copy(ctx, proof.Markdown, clipboardEnv(f))
@@ -213,7 +211,7 @@ func copyComment(ctx context.Context, f *Factory, proof *format.Proof, hasMarkdo
 	if m.Unconfirmed {
 		note = "; vq cannot check that the terminal took it: it must allow OSC 52 clipboard writes"
 	}
-	fmt.Fprintf(f.IO.ErrOut, "vq: JIRA comment (%d bytes) copied to %s%s\n", len(proof.Markdown), m.Name, note)
+	print.Note(fmt.Sprintf("JIRA comment (%d bytes) copied to %s%s", len(proof.Markdown), m.Name, note))
 	return nil
 }
 
@@ -225,18 +223,5 @@ func noClipboard(err error) error {
 // clipboardEnv is where --copy may copy to: vq's environment, and the
 // terminal on stderr or, when stderr is redirected, the controlling one.
 func clipboardEnv(f *Factory) clipboard.Env {
-	return clipboard.Env{
-		Getenv: f.Getenv,
-		Terminal: func() (io.WriteCloser, error) {
-			if f.IO.ErrTTY {
-				return nopCloser{f.IO.ErrOut}, nil
-			}
-			return os.OpenFile("/dev/tty", os.O_WRONLY, 0)
-		},
-	}
+	return clipboard.Env{Getenv: f.Getenv, Terminal: f.Terminal().clipboard}
 }
-
-// nopCloser is a writer vq does not own, such as stderr.
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }

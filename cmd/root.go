@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -48,7 +47,7 @@ func execute(ctx context.Context, f *Factory, args []string) error {
 		err = &exitcode.UsageError{Reason: err.Error(), Hint: "see: " + c.CommandPath() + " --help"}
 	}
 	if err != nil && !f.IO.documented && asksForJSON(c) {
-		writeFailureDocument(f.IO, c, err)
+		writeFailureDocument(f, c, err)
 	}
 	return err
 }
@@ -70,11 +69,11 @@ func executeRecovering(ctx context.Context, root *cobra.Command) (c *cobra.Comma
 // when vq failed before any answer (a usage mistake, a bad config): a
 // ToolResponse vq makes, with the exit status's code. The person still
 // reads the error on stderr.
-func writeFailureDocument(io *IOStreams, c *cobra.Command, err error) {
+func writeFailureDocument(f *Factory, c *cobra.Command, err error) {
 	exit := exitcode.Of(err)
 	_, usage := errors.AsType[*exitcode.UsageError](err)
 	resp := api.ClientError(toolOf(c), exitcode.CodeOf(exit), err.Error(), usage)
-	_ = format.JSON(io.Out, resp, io.OutTTY)
+	_ = f.Terminal().Print.JSON(resp)
 }
 
 // toolOf is the tool a command calls: vq invoke's first argument, the
@@ -198,22 +197,22 @@ func typed(err error) bool {
 // recovered panic's stack only under --debug (or VQ_DEBUG, read here too
 // as the panic may have come before the flags were resolved).
 func report(f *Factory, err error) {
-	io := f.IO
 	if err == nil || exitcode.Silent(err) {
 		return
 	}
+	print := f.Terminal().Print
 	if p, ok := errors.AsType[*exitcode.PanicError](err); ok {
-		fmt.Fprintln(io.ErrOut, "vq: "+textsafe.SanitizeLine(p.Error()))
+		print.Error(textsafe.SanitizeLine(p.Error()))
 		if f.Global.Debug || f.Getenv != nil && f.Getenv("VQ_DEBUG") != "" {
-			fmt.Fprintf(io.ErrOut, "panic: %s\n\n%s\n", textsafe.Sanitize(fmt.Sprint(p.Value)), p.Stack)
+			print.Say(fmt.Sprintf("panic: %s\n\n%s", textsafe.Sanitize(fmt.Sprint(p.Value)), p.Stack))
 		}
 		return
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, exitcode.ErrTerminated) {
-		fmt.Fprintln(io.ErrOut, "vq: interrupted")
+		print.Error("interrupted")
 		return
 	}
-	fmt.Fprintln(io.ErrOut, "vq: "+textsafe.Sanitize(err.Error()))
+	print.Error(err.Error())
 }
 
 // signalContext is cancelled by SIGINT (cause context.Canceled) or SIGTERM

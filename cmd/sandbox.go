@@ -51,14 +51,16 @@ func runSandbox(ctx context.Context, f *Factory, opts *SandboxOptions) error {
 		return err
 	}
 	defer srv.Close()
-	out := f.IO.Out
-	fmt.Fprintf(out, "VisualQ sandbox listening on %s\n\nAPI keys:\n", srv.URL())
+	print := f.Terminal().Print
+	keys := make([][2]string, 0, len(sandbox.Keys()))
 	for _, k := range sandbox.Keys() {
-		fmt.Fprintf(out, "  %-14s %s\n", k.Token, k.Description)
+		keys = append(keys, [2]string{k.Token, k.Description})
 	}
-	fmt.Fprintf(out, "\nTry it:\n  export VQ_BASE_URL=%s VQ_API_KEY=%s\n  vq failures run_abc\n\nCtrl-C stops the sandbox.\n", srv.URL(), sandbox.KeyAdmin)
+	if err := print.Sandbox(srv.URL(), keys, sandbox.KeyAdmin); err != nil {
+		return err
+	}
 	<-ctx.Done()
-	fmt.Fprintln(f.IO.ErrOut, "sandbox stopped")
+	print.Say("sandbox stopped")
 	return nil
 }
 
@@ -81,7 +83,7 @@ quit with q), plain output in a pipe.`,
 				return err
 			}
 			defer srv.Close()
-			fmt.Fprintf(f.IO.ErrOut, "vq demo: sandbox at %s (key %s); vq failures %s\n", srv.URL(), sandbox.KeyAdmin, demoRun)
+			f.Terminal().Print.Say(fmt.Sprintf("vq demo: sandbox at %s (key %s); vq failures %s", srv.URL(), sandbox.KeyAdmin, demoRun))
 			// A factory of its own, for the sandbox: the user's flags with
 			// its server, and none of the user's settings.
 			demo := &Factory{IO: f.IO, Getenv: demoEnv(f.Getenv, sandbox.KeyAdmin), OpenURL: f.OpenURL, Global: f.Global}

@@ -70,7 +70,7 @@ func NewCmdFailures(f *Factory, runF func(context.Context, *TaskOptions) error) 
 	}, api.ToolRunFailures, func(args []string) (map[string]any, error) {
 		return map[string]any{"runId": args[0]}, nil
 	}, runF)
-	c.ValidArgsFunction = firstArg(f.completeRecent(completions.RunID))
+	c.ValidArgsFunction = firstArg(completeRecent(f, completions.RunID))
 	return c
 }
 
@@ -89,48 +89,6 @@ func NewCmdDiff(f *Factory, runF func(context.Context, *TaskOptions) error) *cob
 	c.Flags().StringVar(&viewport, "viewport", "", "viewport name (required)")
 	_ = c.MarkFlagRequired("scenario")
 	_ = c.MarkFlagRequired("viewport")
-	completeCheckFlags(f, c)
-	return c
-}
-
-// NewCmdApprove accepts a run's changes as the new baseline: all of them,
-// or the checks named by --scenario/--viewport pairs, asked for once.
-func NewCmdApprove(f *Factory, runF func(context.Context, *TaskOptions) error) *cobra.Command {
-	var scenarios, viewports []string
-	var checks []check
-	var dryRun bool
-	var runID string
-	run := runF
-	if run == nil {
-		run = func(ctx context.Context, o *TaskOptions) error { return o.Pipeline.Approve(ctx, runID, checks, dryRun) }
-	}
-	c := taskCmd(f, &cobra.Command{
-		Use:   "approve RUN_ID [--scenario LABEL --viewport NAME]... [--dry-run]",
-		Short: "Approve a run's visual changes as the new baseline (write)",
-		Long: `Approve a run's visual changes (approve_vrt_results): all of them, or the
-checks named by --scenario and --viewport. Repeat them to approve several checks
-at once: the n-th --scenario pairs with the n-th --viewport, and a single one of
-either applies to every one of the other. Several checks are sent as a batch (a
-few calls at a time, rate limits waited out, none sent twice); Ctrl-C stops it and
-says what was not sent.
-
-This writes: the server requires consent, given with --yes or, on a terminal, at
-a prompt that says how many checks it approves. --dry-run shows the calls and
-sends nothing.`,
-		Example: "  vq approve run_abc --scenario Homepage --viewport desktop --yes\n" +
-			"  vq approve run_abc --scenario Homepage --viewport desktop --scenario Checkout --viewport mobile --dry-run",
-		Args: exactArgs(1, "RUN_ID"),
-	}, api.ToolApprove, func(args []string) (map[string]any, error) {
-		var err error
-		if checks, err = pairChecks(scenarios, viewports); err != nil {
-			return nil, err
-		}
-		runID = args[0]
-		return approveArgs(runID, checks[0]), nil
-	}, run)
-	c.Flags().StringArrayVar(&scenarios, "scenario", nil, "scenario label; repeat for several checks")
-	c.Flags().StringArrayVar(&viewports, "viewport", nil, "viewport; repeat for several checks")
-	c.Flags().BoolVar(&dryRun, "dry-run", false, "show the calls that would be sent, send nothing")
 	completeCheckFlags(f, c)
 	return c
 }

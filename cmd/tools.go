@@ -2,11 +2,9 @@ package cmd
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -63,8 +61,8 @@ func runTools(ctx context.Context, f *Factory, p *Pipeline) error {
 		return p.Show(ctx, api.ToolListResponse(client.MCPEndpoint(), tools))
 	}
 	if len(tools) == 0 {
-		fmt.Fprintf(f.IO.ErrOut, "%s offers no tools.\n", textsafe.SanitizeLine(client.MCPEndpoint()))
+		f.Terminal().Print.Say(textsafe.SanitizeLine(client.MCPEndpoint()) + " offers no tools.")
 		return nil
 	}
-	return format.Tools(f.IO.Out, tools)
+	return f.Terminal().Print.Tools(tools)
 }

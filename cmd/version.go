@@ -64,10 +64,9 @@ func NewCmdVersion(f *Factory) *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error {
 			if out.Structured() {
 				v, commit, date := buildInfo()
-				return out.writeDocument(c.Context(), f.IO, map[string]string{"version": v, "commit": commit, "date": date})
+				return showDocument(c.Context(), f, &out, map[string]string{"version": v, "commit": commit, "date": date})
 			}
-			_, err := fmt.Fprintf(f.IO.Out, "vq %s\n", versionString())
-			return err
+			return f.Terminal().Print.Text("vq " + versionString())
 		},
 	}
 	addOutputFlags(c, &out, "text", "json")

@@ -2,13 +2,11 @@ package cmd
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/completions"
 	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
-	"github.com/visualq/vq/internal/textsafe"
 )
 
 // WatchOptions are the inputs of vq watch.
@@ -49,7 +47,7 @@ makes it non-zero; 5 (timeout) when a job is still running at the deadline,
 			}
 			return nil
 		},
-		ValidArgsFunction: f.completeRecent(completions.JobID),
+		ValidArgsFunction: completeRecent(f, completions.JobID),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.JobIDs = args
 			if runF != nil {
@@ -71,14 +69,15 @@ func runWatch(ctx context.Context, opts *WatchOptions) error {
 	if err != nil {
 		return err
 	}
-	outcomes, err := p.watchJobs(ctx, jobs)
+	outcomes, err := p.watch().jobs(ctx, jobs)
 	if err != nil {
 		return err
 	}
 	var errs []error
 	for _, o := range outcomes {
 		if len(outcomes) > 1 && !p.Output.Structured() {
-			fmt.Fprintf(p.f.IO.Out, "== job %s ==\n", textsafe.SanitizeLine(o.id))
+			// A reader that left early still gets the answers' exit code.
+			_ = p.f.Terminal().Print.Heading("job " + o.id)
 		}
 		proof, isProof := format.ProofAnswer(o.resp, false)
 		errs = append(errs, showProofAnswer(ctx, p, o.resp, proof, isProof))

@@ -1,0 +1,56 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/textsafe"
+)
+
+// elicitor answers a server's questions (MCP elicitation, form mode) on
+// the terminal of the command whose call the server asks them in.
+type elicitor struct {
+	term *Terminal
+	// defaults accepts a question with its schema's defaults, without
+	// asking (--elicit-defaults).
+	defaults bool
+}
+
+// answer answers e. With --elicit-defaults it accepts the schema's
+// defaults without asking (declining still when a required field has
+// none). Otherwise a person at a terminal is asked with a form: inside the
+// TUI while it runs, which owns the terminal, else on stderr. A script
+// (and an agent) declines at once, as vq does a question it has no form
+// for. Outside the TUI, whose screen says it, a note on stderr tells what
+// the server asked and what was answered.
+func (q elicitor) answer(ctx context.Context, e api.Elicitation) (api.ElicitAnswer, error) {
+	if !q.defaults && e.Askable() {
+		if answer, asked := q.term.session.Ask(ctx, e); asked {
+			return answer, nil
+		}
+	}
+	var answer api.ElicitAnswer
+	var how string
+	switch {
+	case q.defaults:
+		answer = api.DefaultsAnswer(e)
+		how = "accepted with its defaults"
+		if answer.Action != api.ElicitAccept {
+			how = "declined: a required field has no default"
+		}
+	case !q.term.forms:
+		answer = api.ElicitAnswer{Action: api.ElicitDecline}
+		how = "declined (on a terminal vq asks; --elicit-defaults accepts the defaults)"
+	case !e.Askable():
+		answer = api.ElicitAnswer{Action: api.ElicitDecline}
+		how = "declined: vq has no form for a field it asks for"
+	default:
+		answer = q.term.askForm(ctx, e)
+		how = answer.Outcome()
+	}
+	if !q.term.session.Running() {
+		q.term.Print.Note(fmt.Sprintf("the server asks: %s: %s", textsafe.SanitizeLine(e.Message), how))
+	}
+	return answer, nil
+}

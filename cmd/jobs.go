@@ -1,0 +1,104 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/textsafe"
+)
+
+// jobWatch follows jobs to their end for a command: the progress view on
+// its terminal, --interval and the whole wait's bound, and the command
+// line that resumes a watch stopped early.
+type jobWatch struct {
+	term *Terminal
+	wait WaitOptions
+	// resume is the command line that resumes the watch of the jobs; nil
+	// is vq watch IDS.
+	resume func(ids []string) string
+}
+
+// watched is one job to watch: its id and how to ask after it (a
+// get_job_status poll, or the call that follows MCP token work).
+type watched struct {
+	id   string
+	poll api.PollFunc
+}
+
+// jobOutcome is how the watch of one job ended: its final answer (a
+// client-made timeout answer past the deadline). err is Watch's own error,
+// read only while the outcomes are collected.
+type jobOutcome struct {
+	id   string
+	resp *api.ToolResponse
+	err  error
+}
+
+// bound is the bound of the whole wait (--wait-timeout).
+func (w jobWatch) bound() time.Duration { return w.wait.bound(w.term.Print.Note) }
+
+// options are the options every watch shares, --interval and the wait's
+// bound, with the listener of its updates.
+func (w jobWatch) options(onUpdate func(api.JobUpdate)) api.WatchOptions {
+	return api.WatchOptions{Interval: w.wait.Interval, Timeout: w.bound(), OnUpdate: onUpdate}
+}
+
+// jobs watches every job at once with the progress view on stderr. A job
+// still running at the deadline gets a timeout outcome (exit code
+// exitcode.Timeout); Ctrl-C ends the whole watch with ctx's error. Both
+// print the command that resumes the watch.
+func (w jobWatch) jobs(ctx context.Context, jobs []watched) ([]jobOutcome, error) {
+	ids := make([]string, len(jobs))
+	for i, j := range jobs {
+		ids[i] = j.id
+	}
+	view, end := w.term.progress(ids)
+	opts := w.options(view.Update)
+	outcomes := make([]jobOutcome, len(jobs))
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Go(func() {
+			resp, err := api.Watch(ctx, j.id, hinted(j.poll), opts)
+			outcomes[i] = jobOutcome{id: j.id, resp: resp, err: err}
+		})
+	}
+	wg.Wait()
+	end()
+
+	var unfinished []string
+	for i, o := range outcomes {
+		var timeout *api.WatchTimeoutError
+		if errors.As(o.err, &timeout) {
+			// Shown like any answer (the timeout code, exit 5), so --json
+			// still prints a document for the job.
+			outcomes[i] = jobOutcome{id: o.id, resp: timeout.Response()}
+		}
+		if o.err != nil {
+			unfinished = append(unfinished, o.id)
+		}
+	}
+	if len(unfinished) > 0 {
+		resume := w.resume
+		if resume == nil {
+			resume = watchCommand
+		}
+		w.term.Print.Hint("to resume: " + resume(unfinished))
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return outcomes, nil
+}
+
+// watchCommand is the vq watch command line of the jobs.
+func watchCommand(ids []string) string {
+	words := []string{"vq", "watch"}
+	for _, id := range ids {
+		words = append(words, textsafe.ShellQuote(id))
+	}
+	return strings.Join(words, " ")
+}

@@ -1,0 +1,283 @@
+package cmd
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/charmbracelet/colorprofile"
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/textsafe"
+	"github.com/visualq/vq/ui"
+	"golang.org/x/term"
+)
+
+// Terminal is what vq knows of the person at the other end of its
+// streams, read once from the streams and the display flags: whether
+// someone is there to answer, whether the TUI may open, what stderr can
+// draw. Commands get their policies from it (Display, Consent); nothing
+// else asks whether a stream is a terminal. It also holds what the
+// terminal is busy with: the TUI session that asks a server's questions
+// while it runs, the one question asked on stderr at a time, and the
+// progress views drawn there.
+type Terminal struct {
+	// Print writes every byte vq shows outside the TUI.
+	Print format.Printer
+
+	io      *IOStreams
+	getenv  func(string) string
+	noColor bool
+
+	// agent: the streams are an agent's MCP stream (vq mcp serve): nobody
+	// is there, nothing is drawn, and vq consents to nothing.
+	agent bool
+	// person: stdin and stderr are terminals, so someone can answer a
+	// question written on stderr; forms: and TERM draws a form there.
+	person, forms bool
+	// typing: stdin is a terminal, where a key is typed without echo;
+	// errTerminal: stderr is one, where OSC 52 reaches the clipboard.
+	typing, errTerminal bool
+	// tui: stdin and stdout are terminals that draw, and --no-tui is off.
+	tui bool
+	// live: stderr draws progress in place, in colour profile profile.
+	live    bool
+	profile colorprofile.Profile
+
+	// session carries a server's questions into the TUI while it runs.
+	session ui.Asker
+	// asking lets one question at a time be asked on stderr.
+	asking sync.Mutex
+	// drawing are the live progress views on stderr, which a form there
+	// holds while it asks.
+	drawing progressViews
+}
+
+// newTerminal reads the streams and the display settings once: --no-tui
+// (or VQ_NO_TUI), --no-color (or NO_COLOR) and the environment's TERM and
+// colour variables.
+func newTerminal(streams *IOStreams, getenv func(string) string, noTUI, noColor bool) *Terminal {
+	draws := getenv("TERM") != "dumb"
+	profile := colorprofile.Env(ui.Environ(getenv))
+	if noColor {
+		profile = min(profile, colorprofile.ASCII)
+	}
+	return &Terminal{
+		Print:       format.Printer{Out: streams.Out, ErrOut: streams.ErrOut, Indent: streams.OutTTY, Getenv: getenv},
+		io:          streams,
+		getenv:      getenv,
+		noColor:     noColor,
+		person:      streams.InTTY && streams.ErrTTY,
+		forms:       streams.InTTY && streams.ErrTTY && draws,
+		typing:      streams.InTTY,
+		errTerminal: streams.ErrTTY,
+		tui:         streams.InTTY && streams.OutTTY && draws && !noTUI,
+		live:        streams.ErrTTY && !noTUI && profile > colorprofile.NoTTY,
+		profile:     profile,
+	}
+}
+
+// newAgentTerminal is the terminal of vq mcp serve: stdin and stdout
+// carry the agent's MCP stream, which vq never reads or writes outside
+// the MCP server, and stderr takes vq's lines and --debug traces.
+func newAgentTerminal(errOut io.Writer, getenv func(string) string) *Terminal {
+	streams := &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: errOut}
+	return &Terminal{
+		Print: format.Printer{Out: io.Discard, ErrOut: errOut, Getenv: getenv},
+		io:    streams, getenv: getenv, agent: true, profile: colorprofile.NoTTY,
+	}
+}
+
+// Display is where a command's answers go.
+type Display int
+
+const (
+	// DisplayPlain: text or a document on stdout, vq's lines on stderr.
+	DisplayPlain Display = iota
+	// DisplayTUI: the TUI, on a person's terminal.
+	DisplayTUI
+	// DisplayAgent: nowhere but the answer of an agent's MCP call (vq mcp
+	// serve); vq's lines go to stderr.
+	DisplayAgent
+)
+
+// Display is the display of a command with the output flags out: the TUI
+// on a person's terminal unless they asked for another rendering.
+func (t *Terminal) Display(out *OutputOptions) Display {
+	switch {
+	case t.agent:
+		return DisplayAgent
+	case t.tui && (out == nil || out.Format == "" && out.query == nil):
+		return DisplayTUI
+	}
+	return DisplayPlain
+}
+
+// Consent is the consent policy of a command with --yes set as yes, the
+// display d and the output flags out: given by --yes; asked where a
+// person is there to answer (the TUI's dialog, or a prompt on stderr when
+// the output is for a person); else never, by vq: a script's calls and an
+// agent's go as they are, and the server's confirm gate answers.
+func (t *Terminal) Consent(yes bool, d Display, out *OutputOptions) Consent {
+	switch {
+	case t.agent:
+		return ConsentNever
+	case yes:
+		return ConsentGiven
+	case d == DisplayTUI || t.person && !out.Structured():
+		return ConsentAsk
+	}
+	return ConsentNever
+}
+
+// prompter is the y/N prompt on stderr when the output is for a person
+// who can answer it there, else nil: nobody to ask that way.
+func (t *Terminal) prompter(out *OutputOptions) yesNo {
+	if !t.person || out.Structured() {
+		return nil
+	}
+	return t.askYesNo
+}
+
+// askYesNo asks question on stderr; only y or yes is a yes.
+func (t *Terminal) askYesNo(ctx context.Context, question string) (bool, error) {
+	t.Print.Prompt(question + " [y/N]")
+	line, err := readLine(ctx, bufio.NewReader(t.io.In))
+	answer := strings.ToLower(line)
+	return answer == "y" || answer == "yes", err
+}
+
+// notices is where the client's notices go (a rate limit waited out, a
+// retry, a server's log line), each held to one line: stderr, except
+// where the TUI may open, whose frame a line would tear and whose screens
+// show the outcome instead.
+func (t *Terminal) notices() func(string) {
+	if t.tui {
+		return nil
+	}
+	return func(msg string) { t.Print.Note(textsafe.SanitizeLine(msg)) }
+}
+
+// tell shows a notice where the person sees it: in the TUI while it runs,
+// else on stderr.
+func (t *Terminal) tell(msg string) {
+	if !t.session.Tell(msg) {
+		t.Print.Say(msg)
+	}
+}
+
+// askForm asks a server's question with a form on stderr, one question at
+// a time (the server may ask several at once, over concurrent calls), the
+// progress views held meanwhile.
+func (t *Terminal) askForm(ctx context.Context, e api.Elicitation) api.ElicitAnswer {
+	t.asking.Lock()
+	defer t.asking.Unlock()
+	defer t.drawing.hold()()
+	return ui.Elicit(ctx, ui.Options{In: t.io.In, Out: t.io.ErrOut, NoColor: t.noColor, Getenv: t.getenv}, e)
+}
+
+// tuiOptions connect a TUI session to this terminal; the caller adds the
+// server's side.
+func (t *Terminal) tuiOptions() ui.Options {
+	return ui.Options{In: t.io.In, Out: t.io.Out, NoColor: t.noColor, Getenv: t.getenv, Probe: tuiProbe, Asker: &t.session}
+}
+
+// progress starts the progress view of the jobs on stderr: live on a
+// terminal that draws (unless --no-tui), else a line per change. end
+// closes it.
+func (t *Terminal) progress(ids []string) (view *ui.JobProgress, end func()) {
+	o := ui.ProgressOptions{Live: t.live, Profile: t.profile}
+	if file, ok := t.io.ErrOut.(*os.File); ok && t.live {
+		if w, _, err := term.GetSize(int(file.Fd())); err == nil {
+			o.Width = w
+		}
+	}
+	view = ui.NewJobProgress(t.io.ErrOut, ids, o)
+	t.drawing.add(view)
+	return view, func() {
+		t.drawing.remove(view)
+		view.Close()
+	}
+}
+
+// callProgress asks for the progress notifications of the calls made with
+// the returned context and shows them in a progress view, under the
+// tool's name, from the first one on: a call that reports no progress
+// shows nothing. end closes the view.
+func (t *Terminal) callProgress(ctx context.Context, tool string) (_ context.Context, end func()) {
+	var mu sync.Mutex
+	var view *ui.JobProgress
+	closeView := func() {}
+	ended := false // a notification may come after the answer: dropped
+	start := time.Now()
+	ctx = api.WithProgress(ctx, func(u api.JobUpdate) {
+		mu.Lock()
+		defer mu.Unlock()
+		if ended {
+			return
+		}
+		if view == nil {
+			view, closeView = t.progress([]string{tool})
+		}
+		u.JobID, u.Elapsed = tool, time.Since(start)
+		view.Update(u)
+	})
+	return ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		ended = true
+		closeView()
+	}
+}
+
+// clipboard is the terminal --copy may write OSC 52 to: stderr when it is
+// one, else the controlling terminal.
+func (t *Terminal) clipboard() (io.WriteCloser, error) {
+	if t.errTerminal {
+		return nopCloser{t.io.ErrOut}, nil
+	}
+	return os.OpenFile("/dev/tty", os.O_WRONLY, 0)
+}
+
+// nopCloser is a writer vq does not own, such as stderr.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// progressViews are the live progress views drawn on stderr.
+type progressViews struct {
+	mu    sync.Mutex
+	views []*ui.JobProgress
+}
+
+func (v *progressViews) add(p *ui.JobProgress) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.views = append(v.views, p)
+}
+
+func (v *progressViews) remove(p *ui.JobProgress) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.views = slices.DeleteFunc(v.views, func(q *ui.JobProgress) bool { return q == p })
+}
+
+// hold stops every view drawing until release.
+func (v *progressViews) hold() (release func()) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	releases := make([]func(), 0, len(v.views))
+	for _, p := range v.views {
+		releases = append(releases, p.Hold())
+	}
+	return func() {
+		for _, r := range releases {
+			r()
+		}
+	}
+}

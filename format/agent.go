@@ -1,0 +1,46 @@
+package format
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/textsafe"
+)
+
+// AgentText is what an agent reads of an answer vq mcp serve returns, for
+// a client that has no eye for its structuredContent: the summary, the
+// error, the warnings and each next action with its arguments. Server text
+// is sanitized: clients show it on terminals too.
+func AgentText(r *api.ToolResponse) string {
+	var lines []string
+	if r.Summary != "" {
+		lines = append(lines, r.Summary)
+	}
+	if !r.OK {
+		e := "error: " + r.ErrorCode()
+		if msg := r.ErrorMessage(); msg != r.Summary {
+			e += ": " + msg
+		}
+		if r.IsRecoverable() {
+			e += " (recoverable)"
+		}
+		lines = append(lines, e)
+	}
+	for _, w := range r.Warnings {
+		lines = append(lines, "warning: "+w)
+	}
+	for _, a := range r.NextActions {
+		line := fmt.Sprintf("next action: %s: %s", a.Label, a.Tool)
+		if len(a.Args) > 0 {
+			args, _ := json.Marshal(a.Args) // decoded from JSON: cannot fail
+			line += " " + string(args)
+		}
+		lines = append(lines, line)
+	}
+	if len(lines) == 0 {
+		lines = append(lines, r.Tool+": ok")
+	}
+	return textsafe.Sanitize(strings.Join(lines, "\n"))
+}

@@ -1,0 +1,148 @@
+package format
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/textsafe"
+)
+
+// Printer is the one door through which vq writes outside the TUI: answers
+// and documents on Out, and on ErrOut the lines vq says to a person, each
+// in its style (an error, a warning, a hint, a note). Every line it writes
+// on ErrOut is sanitized, whatever its caller did.
+type Printer struct {
+	Out, ErrOut io.Writer
+	// Indent indents JSON for a person: Out is a terminal.
+	Indent bool
+	// Getenv supplies GITHUB_STEP_SUMMARY to the github format.
+	Getenv func(string) string
+}
+
+// Response renders one answer as o asks (Render).
+func (p Printer) Response(ctx context.Context, r *api.ToolResponse, o Options) error {
+	o.Indent, o.Getenv = p.Indent, p.Getenv
+	return Render(ctx, p.Out, p.ErrOut, r, o)
+}
+
+// Document writes v, a JSON document that is no ToolResponse (the
+// exit-code table, the version, vq auth status), as o asks: JSON, or
+// filtered by o.Query.
+func (p Printer) Document(ctx context.Context, v any, o Options) error {
+	doc, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	o.Indent = p.Indent
+	return WriteDocument(ctx, p.Out, doc, o)
+}
+
+// JSON writes one answer as its JSON document and nothing else: the
+// document of a failure vq reports on its own.
+func (p Printer) JSON(r *api.ToolResponse) error { return JSON(p.Out, r, p.Indent) }
+
+// ErrorLine writes a failed answer's error line on ErrOut (WriteErrorLine).
+func (p Printer) ErrorLine(r *api.ToolResponse) error { return WriteErrorLine(p.ErrOut, r) }
+
+// Proof writes a proof as vq prove shows it (WriteProof).
+func (p Printer) Proof(r *api.ToolResponse, proof *Proof) error {
+	return WriteProof(p.Out, p.ErrOut, r, proof)
+}
+
+// JIRAComment writes a proof's JIRA comment byte for byte: no sanitizing
+// and no added newline, so a pipe to the clipboard gets exactly what the
+// server wrote (vq prove --markdown).
+func (p Printer) JIRAComment(markdown string) error {
+	_, err := io.WriteString(p.Out, markdown)
+	return err
+}
+
+// CIAnswer writes a CI answer as vq ci call does: the JSON the server sent
+// (terminal controls escaped), then a failure's error line.
+func (p Printer) CIAnswer(r *api.ToolResponse) error {
+	if string(r.Data) != "null" {
+		if err := textsafe.WriteJSON(p.Out, r.Data, p.Indent); err != nil {
+			return err
+		}
+	}
+	return p.ErrorLine(r)
+}
+
+// Tools writes a server's tool list (vq tools).
+func (p Printer) Tools(tools []api.Tool) error { return Tools(p.Out, tools) }
+
+// Resources writes a server's resources and templates (vq mcp resources).
+func (p Printer) Resources(list api.ResourceList) error { return Resources(p.Out, list) }
+
+// Prompts writes a server's prompts (vq mcp prompts).
+func (p Printer) Prompts(list api.PromptList) error { return Prompts(p.Out, list.Prompts) }
+
+// ExitCodes writes the exit-code table (vq exit-codes).
+func (p Printer) ExitCodes() error { return exitcode.WriteTable(p.Out) }
+
+// Heading writes the line that heads one of several answers on Out.
+func (p Printer) Heading(title string) error {
+	_, err := io.WriteString(p.Out, "== "+textsafe.SanitizeLine(title)+" ==\n")
+	return err
+}
+
+// Text writes lines of vq's own on Out as they are (vq version, the
+// sandbox's banner).
+func (p Printer) Text(lines ...string) error {
+	_, err := io.WriteString(p.Out, strings.Join(lines, "\n")+"\n")
+	return err
+}
+
+// The lines vq says to a person on ErrOut. A message of several lines
+// keeps its lines.
+
+// Error says that something failed.
+func (p Printer) Error(msg string) { p.say(errorPrefix, msg) }
+
+// Warning says that something is off, though vq carries on.
+func (p Printer) Warning(msg string) { p.say(warningPrefix, msg) }
+
+// Hint says what to do next: the command that resumes, consents, saves.
+func (p Printer) Hint(msg string) { p.say(hintPrefix, msg) }
+
+// Note says what vq is doing: a retry, a wait, a file saved.
+func (p Printer) Note(msg string) { p.say(notePrefix, msg) }
+
+// Say writes msg as it is: the messages of a person's own action (signed
+// in, signed out), and the lines of a server vq serves.
+func (p Printer) Say(msg string) { p.say("", msg) }
+
+// Prompt asks a question and leaves the cursor after it for the answer.
+func (p Printer) Prompt(question string) {
+	io.WriteString(p.ErrOut, textsafe.Sanitize(question)+" ")
+}
+
+// The styles of the lines vq says on stderr.
+const (
+	errorPrefix   = "vq: "
+	warningPrefix = "vq: warning: "
+	hintPrefix    = "vq: "
+	notePrefix    = "vq: "
+)
+
+func (p Printer) say(prefix, msg string) {
+	io.WriteString(p.ErrOut, prefix+textsafe.Sanitize(msg)+"\n")
+}
+
+// Sandbox writes vq sandbox's banner: where it listens, its API keys
+// (token and description), and how to try it with the key tryKey.
+func (p Printer) Sandbox(url string, keys [][2]string, tryKey string) error {
+	var b strings.Builder
+	b.WriteString("VisualQ sandbox listening on " + url + "\n\nAPI keys:\n")
+	for _, k := range keys {
+		fmt.Fprintf(&b, "  %-14s %s\n", k[0], k[1])
+	}
+	b.WriteString("\nTry it:\n  export VQ_BASE_URL=" + url + " VQ_API_KEY=" + tryKey + "\n  vq failures run_abc\n\nCtrl-C stops the sandbox.\n")
+	_, err := io.WriteString(p.Out, b.String())
+	return err
+}
