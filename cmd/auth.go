@@ -148,47 +148,16 @@ func runLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 		return &exitcode.UsageError{Reason: "stdin is not a terminal", Hint: "pipe the key in with: vq auth login --with-token"}
 	}
 	in := bufio.NewReader(f.IO.In)
-	base, source := s.BaseURL, cmp.Or(s.PickedBy, "--base-url")
-	var key string
-	if !opts.WithToken && (base == "" || (f.Global.BaseURL == "" && f.Global.Profile == "")) { // ask unless a flag named it
-		if base, key, err = promptBaseURL(ctx, t, in, base); err != nil {
-			return err
-		}
-		source = "the " + baseURLPrompt + " prompt's answer"
-		if base == "" {
-			return exitcode.Usagef("no base URL was entered at the %s prompt", baseURLPrompt)
-		}
-	}
-	base = strings.TrimRight(base, "/")
-	if base == "" {
-		return &exitcode.UsageError{Reason: "no base URL", Hint: "pass --base-url https://… or set VQ_BASE_URL"}
-	}
-	if err := checkServerURL(source, base); err != nil {
+	base, pasted, err := loginServer(ctx, f, in, s, opts.WithToken)
+	if err != nil {
 		return err
 	}
 	if err := checkNameFree(f, opts.Name, base); err != nil {
 		return err
 	}
-	switch {
-	case key != "":
-		t.Print.Say("API key: read from the same line as the URL (not shown)")
-	case opts.WithToken:
-		if key, err = readLine(ctx, in); err != nil {
-			return err
-		}
-		if key == "" {
-			return exitcode.Usagef("empty API key on stdin")
-		}
-	default:
-		t.Print.Prompt("API key (input hidden):")
-		key, err = readSecret(ctx, int(os.Stdin.Fd()))
-		t.Print.Say("")
-		if err != nil {
-			return err
-		}
-		if key == "" {
-			return exitcode.Usagef("no API key was entered at the API key prompt")
-		}
+	key, err := loginKey(ctx, t, in, pasted, opts.WithToken)
+	if err != nil {
+		return err
 	}
 	if !opts.NoVerify {
 		if err := verifyKey(ctx, f, base, key); err != nil {
@@ -209,6 +178,51 @@ func runLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 	}
 	t.Print.Say(fmt.Sprintf("Signed in to %s; key %s, stored in the %s.", describeServer(base, opts.Name), checked, where))
 	return nil
+}
+
+// loginServer is the server vq auth login signs in to, checked: the one a
+// flag names, else the base URL prompt's answer (offering the server the
+// settings pick), with the key when it was pasted on the same line.
+func loginServer(ctx context.Context, f *Factory, in *bufio.Reader, s Settings, withToken bool) (base, pasted string, err error) {
+	base, source := s.BaseURL, cmp.Or(s.PickedBy, "--base-url")
+	if !withToken && (base == "" || (f.Global.BaseURL == "" && f.Global.Profile == "")) { // ask unless a flag named it
+		if base, pasted, err = promptBaseURL(ctx, f.Terminal(), in, base); err != nil {
+			return "", "", err
+		}
+		source = "the " + baseURLPrompt + " prompt's answer"
+		if base == "" {
+			return "", "", exitcode.Usagef("no base URL was entered at the %s prompt", baseURLPrompt)
+		}
+	}
+	base = strings.TrimRight(base, "/")
+	if base == "" {
+		return "", "", &exitcode.UsageError{Reason: "no base URL", Hint: "pass --base-url https://… or set VQ_BASE_URL"}
+	}
+	return base, pasted, checkServerURL(source, base)
+}
+
+// loginKey is the API key to sign in with: the one pasted with the URL,
+// else stdin's first line with --with-token, else what is typed at the
+// hidden prompt.
+func loginKey(ctx context.Context, t *Terminal, in *bufio.Reader, pasted string, withToken bool) (string, error) {
+	switch {
+	case pasted != "":
+		t.Print.Say("API key: read from the same line as the URL (not shown)")
+		return pasted, nil
+	case withToken:
+		key, err := readLine(ctx, in)
+		if err == nil && key == "" {
+			err = exitcode.Usagef("empty API key on stdin")
+		}
+		return key, err
+	}
+	t.Print.Prompt("API key (input hidden):")
+	key, err := readSecret(ctx, int(os.Stdin.Fd()))
+	t.Print.Say("")
+	if err == nil && key == "" {
+		err = exitcode.Usagef("no API key was entered at the API key prompt")
+	}
+	return key, err
 }
 
 // loginEntry is what vq auth login stores besides the key: the name and

@@ -103,23 +103,7 @@ func convertScalar(value, kind, items string) (any, bool) {
 			return false, true
 		}
 	case "array":
-		if strings.HasPrefix(strings.TrimSpace(value), "[") {
-			var list []any
-			err := decodeJSON([]byte(value), &list)
-			return list, err == nil
-		}
-		list := []any{}
-		if value == "" {
-			return list, true
-		}
-		for _, part := range strings.Split(value, ",") {
-			v, ok := convertArg(strings.TrimSpace(part), items, "")
-			if !ok {
-				return nil, false
-			}
-			list = append(list, v)
-		}
-		return list, true
+		return convertArray(value, items)
 	case "object":
 		var obj map[string]any
 		err := decodeJSON([]byte(value), &obj)
@@ -130,4 +114,26 @@ func convertScalar(value, kind, items string) (any, bool) {
 		return value, true // a type vq does not know: the server judges
 	}
 	return nil, false
+}
+
+// convertArray reads value as an array: JSON, or a,b,c whose items are of
+// the type items.
+func convertArray(value, items string) (any, bool) {
+	if strings.HasPrefix(strings.TrimSpace(value), "[") {
+		var list []any
+		err := decodeJSON([]byte(value), &list)
+		return list, err == nil
+	}
+	list := []any{}
+	if value == "" {
+		return list, true
+	}
+	for _, part := range strings.Split(value, ",") {
+		v, ok := convertArg(strings.TrimSpace(part), items, "")
+		if !ok {
+			return nil, false
+		}
+		list = append(list, v)
+	}
+	return list, true
 }

@@ -70,43 +70,63 @@ func readLineHidingKey(ctx context.Context, in io.Reader, fd int, echo io.Writer
 		return "", err
 	}
 	restore := func() { _ = term.Restore(fd, state) }
-	interrupted := errors.New("interrupted")
 	line, err := await(ctx, func() (string, error) {
 		defer restore()
-		var line []byte
-		shown := 0 // how many bytes of line were echoed
+		l := hiddenLine{echo: echo}
 		b := make([]byte, 1)
 		for {
 			if _, err := io.ReadFull(in, b); err != nil {
-				return string(line), err
+				return string(l.line), err
 			}
-			switch c := b[0]; {
-			case c == '\r' || c == '\n':
-				io.WriteString(echo, "\r\n")
-				return strings.TrimSpace(string(line)), nil
-			case c == 3: // Ctrl-C
-				return "", interrupted
-			case c == 4 && len(line) == 0: // Ctrl-D
-				return "", io.EOF
-			case c == 0x7f || c == 8:
-				if len(line) > 0 {
-					if shown == len(line) {
-						io.WriteString(echo, "\b \b")
-						shown--
-					}
-					line = line[:len(line)-1]
-				}
-			case c == ' ' || c == '\t' || c >= 0x20 && c != 0x7f:
-				if shown == len(line) && !strings.ContainsAny(string(line)+string(c), " \t") {
-					echo.Write(b)
-					shown++
-				}
-				line = append(line, c)
+			if done, err := l.key(b[0]); done {
+				return strings.TrimSpace(string(l.line)), err
 			}
 		}
 	}, restore)
-	if errors.Is(err, interrupted) {
+	if errors.Is(err, errInterrupted) {
 		return "", context.Canceled
 	}
 	return line, err
+}
+
+// errInterrupted is Ctrl-C typed at a raw prompt.
+var errInterrupted = errors.New("interrupted")
+
+// hiddenLine is a line typed at a raw terminal, echoed up to its first
+// space or tab.
+type hiddenLine struct {
+	echo io.Writer
+	line []byte
+	// shown is how many bytes of line were echoed.
+	shown int
+}
+
+// key takes one typed byte; done says the line ended (Enter, or Ctrl-C
+// and Ctrl-D with their errors).
+func (l *hiddenLine) key(c byte) (done bool, err error) {
+	switch {
+	case c == '\r' || c == '\n':
+		io.WriteString(l.echo, "\r\n")
+		return true, nil
+	case c == 3: // Ctrl-C
+		l.line = nil
+		return true, errInterrupted
+	case c == 4 && len(l.line) == 0: // Ctrl-D
+		return true, io.EOF
+	case c == 0x7f || c == 8:
+		if len(l.line) > 0 {
+			if l.shown == len(l.line) {
+				io.WriteString(l.echo, "\b \b")
+				l.shown--
+			}
+			l.line = l.line[:len(l.line)-1]
+		}
+	case c == ' ' || c == '\t' || c >= 0x20:
+		if l.shown == len(l.line) && !strings.ContainsAny(string(l.line)+string(c), " \t") {
+			l.echo.Write([]byte{c})
+			l.shown++
+		}
+		l.line = append(l.line, c)
+	}
+	return false, nil
 }
