@@ -46,8 +46,8 @@ Two markdowns, two flags:
   --markdown         only the JIRA comment, in JIRA wiki markup, byte for byte
                      as the server wrote it (no newline added): paste it into
                      the ticket. A job that could not run and wrote no comment
-                     prints nothing, says why on stderr and exits with the
-                     proof_failed code.
+                     prints nothing, says why on stderr and exits as without
+                     --markdown: with the code of its error.
   --format markdown  a report of the answer in GitHub markdown, for a pull
                      request or a CI summary; not for JIRA.
 
@@ -62,8 +62,8 @@ display, no terminal) vq says so, sends nothing and exits 9 (no_clipboard).
 Exit codes: 0 proven; the proof_failed code (see vq exit-codes) when the
 proof failed, which still prints everything since its markdown is the
 failure comment; a job that could not run exits with the code of its error
-(tool_error when the audit broke); 8 when --copy found no clipboard and the
-answer was ok.`,
+(tool_error when the audit broke), with or without --markdown; 9
+(no_clipboard) when --copy found no clipboard and the answer was ok.`,
 		Example: `  vq prove BN-470
   vq prove BN-470 --markdown | pbcopy
   vq prove BN-470 --copy
@@ -154,11 +154,14 @@ func showProof(ctx context.Context, f *Factory, resp *api.ToolResponse, opts *Pr
 		shown = errors.Join(print.ErrorLine(resp), shownError(resp))
 	case opts.Markdown && isProof:
 		// A job that could not run and wrote no comment: no comment is
-		// what the ticket gets, and the exit code says the proof failed.
-		return &exitcode.Error{
-			Code:    exitcode.ForCode(api.CodeProofFailed, resp.IsRecoverable()),
-			Message: "no JIRA comment to print: " + textsafe.SanitizeLine(proof.Headline),
+		// what the ticket gets, and it exits as it does without
+		// --markdown, with its error's code. An ok answer without the
+		// comment it owes exits as a failed proof.
+		code := exitcode.ForCode(api.CodeProofFailed, resp.IsRecoverable())
+		if !resp.OK {
+			code = exitcode.ForCode(resp.ErrorCode(), resp.IsRecoverable())
 		}
+		return &exitcode.Error{Code: code, Message: "no JIRA comment to print: " + textsafe.SanitizeLine(proof.Headline)}
 	case opts.Markdown:
 		if resp.OK {
 			return &exitcode.Error{Code: exitcode.Internal, Message: "the proof answer carries no jiraMarkdown"}
