@@ -176,7 +176,7 @@ func runLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 	if opts.NoVerify {
 		checked = "not checked (--no-verify)"
 	}
-	t.Print.Say(fmt.Sprintf("Signed in to %s; key %s, stored in the %s.", describeServer(base, opts.Name), checked, where))
+	t.Print.Note(fmt.Sprintf("Signed in to %s; key %s, stored in the %s.", describeServer(base, opts.Name), checked, where))
 	return nil
 }
 
@@ -207,7 +207,7 @@ func loginServer(ctx context.Context, f *Factory, in *bufio.Reader, s Settings, 
 func loginKey(ctx context.Context, t *Terminal, in *bufio.Reader, pasted string, withToken bool) (string, error) {
 	switch {
 	case pasted != "":
-		t.Print.Say("API key: read from the same line as the URL (not shown)")
+		t.Print.Note("API key: read from the same line as the URL (not shown)")
 		return pasted, nil
 	case withToken:
 		key, err := readLine(ctx, in)
@@ -218,7 +218,7 @@ func loginKey(ctx context.Context, t *Terminal, in *bufio.Reader, pasted string,
 	}
 	t.Print.Prompt("API key (input hidden):")
 	key, err := readSecret(ctx, int(os.Stdin.Fd()))
-	t.Print.Say("")
+	t.Print.Note("")
 	if err == nil && key == "" {
 		err = exitcode.Usagef("no API key was entered at the API key prompt")
 	}
@@ -290,7 +290,7 @@ func promptBaseURL(ctx context.Context, t *Terminal, in *bufio.Reader, def strin
 	base, key = fields[0], strings.Join(fields[1:], " ")
 	if !strings.Contains(base, "://") {
 		base = "https://" + base
-		t.Print.Say("No scheme given: using " + displayURL(base))
+		t.Print.Note("No scheme given: using " + displayURL(base))
 	}
 	return base, key, nil
 }
@@ -362,19 +362,19 @@ func newCmdAuthLogout(f *Factory) *cobra.Command {
 					return err
 				}
 				if removed {
-					print.Say("Signed out of " + describeServer(s.BaseURL, s.Profile) + ": its entry and stored key are removed.")
+					print.Note("Signed out of " + describeServer(s.BaseURL, s.Profile) + ": its entry and stored key are removed.")
 				} else {
-					print.Say("Nothing was stored for " + displayURL(s.BaseURL) + ".")
+					print.Note("Nothing was stored for " + displayURL(s.BaseURL) + ".")
 				}
 			}
 			if err := logoutOAuth(f, store, s); err != nil {
 				return err
 			}
 			if s.KeySource == api.SourceEnv {
-				print.Say("VQ_API_KEY is still set in the environment.")
+				print.Note("VQ_API_KEY is still set in the environment.")
 			}
 			if cfg, err := store.Load(); err == nil && cfg.Active == "" && len(cfg.Servers) > 0 {
-				print.Say("Still signed in to: " + strings.Join(profileNames(cfg), ", ") + "; make one active with vq auth switch.")
+				print.Note("Still signed in to: " + strings.Join(profileNames(cfg), ", ") + "; make one active with vq auth switch.")
 			}
 			return nil
 		},
@@ -411,10 +411,10 @@ VQ_PROFILE names another.`,
 			}
 			_, entry, _ := cfg.Find(base)
 			print := f.Terminal().Print
-			print.Say("Active server: " + describeServer(base, entry.Name) + ".")
+			print.Note("Active server: " + describeServer(base, entry.Name) + ".")
 			for _, name := range []string{"VQ_BASE_URL", "VQ_PROFILE"} {
 				if f.Getenv(name) != "" {
-					print.Say(name + " is set in the environment: it still picks the server while it is.")
+					print.Note(name + " is set in the environment: it still picks the server while it is.")
 				}
 			}
 			return nil

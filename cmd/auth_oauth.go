@@ -53,10 +53,10 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 		}
 	}
 	print := f.Terminal().Print
-	print.Say(fmt.Sprintf("Signed in to %s with OAuth (issuer %s); token stored in the %s.",
+	print.Note(fmt.Sprintf("Signed in to %s with OAuth (issuer %s); token stored in the %s.",
 		textsafe.SanitizeLine(client.MCPEndpoint()), textsafe.SanitizeLine(tok.Issuer), where))
 	if s.Transport != api.TransportMCP {
-		print.Say("The token serves the MCP transport: use --transport mcp (or VQ_TRANSPORT=mcp).")
+		print.Note("The token serves the MCP transport: use --transport mcp (or VQ_TRANSPORT=mcp).")
 	}
 	return nil
 }
@@ -132,7 +132,7 @@ func logoutOAuth(f *Factory, store api.CredentialStore, s Settings) error {
 	issuers, err := store.DeleteOAuth(endpoint)
 	print := f.Terminal().Print
 	for _, issuer := range issuers {
-		print.Say(fmt.Sprintf("Removed the OAuth token of %s (issuer %s).", textsafe.SanitizeLine(endpoint), textsafe.SanitizeLine(issuer)))
+		print.Note(fmt.Sprintf("Removed the OAuth token of %s (issuer %s).", textsafe.SanitizeLine(endpoint), textsafe.SanitizeLine(issuer)))
 	}
 	if errors.Is(err, api.ErrUnreadableFile) {
 		// Signing out must work when the token file is broken: the key is

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/completions"
-	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -221,7 +220,9 @@ func waitRun(ctx context.Context, p *Pipeline, runID string) error {
 			// and its error line.
 			shown = p.Show(ctx, resp)
 		} else {
-			print.Error(textsafe.SanitizeLine(resp.ErrorMessage()))
+			// No verdict: a warning, never an error that reads as a
+			// failed run.
+			print.Warning(textsafe.SanitizeLine(resp.ErrorMessage()))
 		}
 		print.Hint("to resume: " + resumeRunWait(runID))
 		return shown
@@ -260,15 +261,17 @@ func showVerdict(ctx context.Context, p *Pipeline, resp *api.ToolResponse) error
 		if err := p.ShowCall(ctx, call, shown); err != nil {
 			return err
 		}
-		return &exitcode.Error{Code: exitcode.RunFailed, Message: format.RunVerdict(run)}
+		p.f.Terminal().Print.Verdict(run)
+		return &exitcode.Error{Code: exitcode.RunFailed}
 	case run.Status == api.RunError:
-		verdict = &exitcode.Error{Code: exitcode.RunError, Message: format.RunVerdict(run)}
+		verdict = &exitcode.Error{Code: exitcode.RunError}
 	case run.Status == api.RunCancelled:
-		verdict = &exitcode.Error{Code: exitcode.RunCancelled, Message: format.RunVerdict(run)}
+		verdict = &exitcode.Error{Code: exitcode.RunCancelled}
 	}
 	if err := p.Show(ctx, resp); err != nil || verdict == nil {
 		return err
 	}
+	p.f.Terminal().Print.Verdict(run)
 	return verdict
 }
 

@@ -93,14 +93,14 @@ func TestTransportErrorsSayWhatToDo(t *testing.T) {
 func TestServerTextCannotForgeALine(t *testing.T) {
 	s := testkit.NewServer(t, testkit.Always(200, ""))
 	s.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, `{"runId":"run_x\nvq: all checks passed","status":"error","failed":0,"total":3}`)
+		io.WriteString(w, `{"runId":"run_x\nhint: all checks passed","status":"error","failed":0,"total":3}`)
 	})
 	_, stderr, exit := runVQ(t, s.Env(), "ci", "status", "run_x")
 	if exit != exitcode.RunError {
 		t.Fatalf("exit %d, stderr %q", exit, stderr)
 	}
 	for _, line := range strings.Split(stderr, "\n") {
-		if strings.HasPrefix(line, "vq: all checks passed") {
+		if strings.HasPrefix(line, "hint: all checks passed") {
 			t.Errorf("a server's newline forged a line:\n%s", stderr)
 		}
 	}

@@ -119,7 +119,7 @@ func TestCIRunWaitFailedShowsTheFailures(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
 	}
-	if !strings.Contains(stderr, "vq: run run_ci_0001 failed: 3 of 12 checks; to accept the changes as the new baseline: vq approve run_ci_0001\n") ||
+	if !strings.Contains(stderr, "run run_ci_0001 failed: 3 of 12 checks\nhint: to accept the changes as the new baseline: vq approve run_ci_0001\n") ||
 		strings.Contains(stderr, "error:") {
 		t.Errorf("stderr must give the verdict, not an error:\n%s", stderr)
 	}
@@ -199,8 +199,8 @@ func TestCIRunVerdictsHaveTheirExitCodes(t *testing.T) {
 		exit                int
 		says                string
 	}{
-		{"run-vrt", "broken", "error", exitcode.RunError, "vq: run run_ci_0001 ended in error\n"},
-		{"run-perf", "cancelled", "cancelled", exitcode.RunCancelled, "vq: run run_ci_0002 cancelled\n"},
+		{"run-vrt", "broken", "error", exitcode.RunError, "\nrun run_ci_0001 ended in error\n"},
+		{"run-perf", "cancelled", "cancelled", exitcode.RunCancelled, "\nrun run_ci_0002 cancelled\n"},
 	} {
 		stdout, stderr, exit := runVQ(t, s.Env(), append([]string{"ci", tc.cmd, "branch=" + tc.branch}, fastWait...)...)
 		if exit != tc.exit || !strings.HasSuffix(stderr, tc.says) || !strings.Contains(stdout, "status            "+tc.status+"\n") {
@@ -220,7 +220,7 @@ func TestCIWaitTimeout(t *testing.T) {
 	if exit != exitcode.Timeout {
 		t.Fatalf("exit %d, want %d\nstderr: %s", exit, exitcode.Timeout, stderr)
 	}
-	if !strings.HasSuffix(stderr, "vq: to resume: vq ci status run_ci_0001 --wait\n") || !strings.Contains(stderr, "it may still finish") {
+	if !strings.HasSuffix(stderr, "hint: to resume: vq ci status run_ci_0001 --wait\n") || !strings.Contains(stderr, "it may still finish") {
 		t.Errorf("stderr:\n%s", stderr)
 	}
 	if out := strings.ToLower(stdout + stderr); strings.Contains(out, "fail") || strings.Contains(out, "error") {
@@ -249,7 +249,7 @@ func TestCIWaitTimeoutJSON(t *testing.T) {
 		doc.Error.Message != "run run_ci_0001 has no verdict yet after 300ms; it may still finish" {
 		t.Errorf("document: %+v", doc)
 	}
-	if !strings.HasSuffix(stderr, "vq: to resume: vq ci status run_ci_0001 --wait\n") {
+	if !strings.HasSuffix(stderr, "hint: to resume: vq ci status run_ci_0001 --wait\n") {
 		t.Errorf("stderr:\n%s", stderr)
 	}
 }
@@ -270,7 +270,7 @@ func TestCIWaitInterrupted(t *testing.T) {
 	if exit != exitcode.Interrupted {
 		t.Fatalf("exit %d, want 130\nstderr: %s", exit, stderr)
 	}
-	if !strings.HasSuffix(stderr, "vq: to resume: vq ci status run_ci_0001 --wait\nvq: interrupted\n") {
+	if !strings.HasSuffix(stderr, "hint: to resume: vq ci status run_ci_0001 --wait\nerror: interrupted\n") {
 		t.Errorf("stderr:\n%s", stderr)
 	}
 }
@@ -345,7 +345,7 @@ func TestCIRunWithoutWaitSaysHowToWait(t *testing.T) {
 	env := s.Env()
 	env["VQ_PROJECT"] = "shop-web"
 	stdout, stderr, exit := runVQ(t, env, "ci", "run-perf", "branch=main", "--json", "--jq", ".data.status")
-	if exit != 0 || stdout != "queued\n" || stderr != "vq: wait for its verdict with: vq ci status run_ci_0001 --wait\n" {
+	if exit != 0 || stdout != "queued\n" || stderr != "hint: wait for its verdict with: vq ci status run_ci_0001 --wait\n" {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", exit, stdout, stderr)
 	}
 	if got := s.received(api.ToolRunPerf); len(got) != 1 || got[0] != `{"branch":"main","project":"shop-web"}` {

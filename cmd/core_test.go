@@ -119,7 +119,7 @@ func TestUsageErrorsSendNothing(t *testing.T) {
 		if exit != exitcode.Usage {
 			t.Errorf("%q: exit %d, want %d", args, exit, exitcode.Usage)
 		}
-		if lines := strings.Count(strings.TrimSpace(stderr), "\n") + 1; !strings.HasPrefix(stderr, "vq: ") || lines > 2 {
+		if lines := strings.Count(strings.TrimSpace(stderr), "\n") + 1; !strings.HasPrefix(stderr, "error: ") || lines > 2 {
 			t.Errorf("%q: want a one-line reason and a hint, got %q", args, stderr)
 		}
 	}

@@ -22,8 +22,8 @@ func TestElicitationFormInTmux(t *testing.T) {
 		// after is what the screen shows once the server answered.
 		after []string
 	}{
-		{"plain", []string{"--no-tui"}, false, []string{"vq: the server asks: Sign up for the run: accepted", "heard " + accepted, "EXIT=0"}},
-		{"plain declined", []string{"--no-tui"}, true, []string{"vq: the server asks: Sign up for the run: declined", "heard decline null", "EXIT=0"}},
+		{"plain", []string{"--no-tui"}, false, []string{"the server asks: Sign up for the run: accepted", "heard " + accepted, "EXIT=0"}},
+		{"plain declined", []string{"--no-tui"}, true, []string{"the server asks: Sign up for the run: declined", "heard decline null", "EXIT=0"}},
 		{"TUI", nil, false, []string{"✓ ok  signup", "heard " + accepted, "EXIT=0"}},
 		{"TUI declined", nil, true, []string{"✓ ok  signup", "heard decline null", "EXIT=0"}},
 	} {

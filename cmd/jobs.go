@@ -39,7 +39,7 @@ type jobOutcome struct {
 }
 
 // bound is the bound of the whole wait (--wait-timeout).
-func (w jobWatch) bound() time.Duration { return w.wait.bound(w.term.Print.Note) }
+func (w jobWatch) bound() time.Duration { return w.wait.bound(w.term.Print.Warning) }
 
 // options are the options every watch shares, --interval and the wait's
 // bound, with the listener of its updates.

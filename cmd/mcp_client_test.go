@@ -156,7 +156,7 @@ func TestForeignResultsAreShownBlockByBlock(t *testing.T) {
 	if wav, err := os.ReadFile(filepath.Join(dir, "media-2.wav")); err != nil || string(wav) != "RIFF" {
 		t.Errorf("audio not saved: %q %v", wav, err)
 	}
-	if !strings.Contains(errOut, "vq: saved image image/png 9 bytes (audience user; priority 0.5) to "+filepath.Join(dir, "media-1.png")) {
+	if !strings.Contains(errOut, "saved image image/png 9 bytes (audience user; priority 0.5) to "+filepath.Join(dir, "media-1.png")) {
 		t.Errorf("stderr does not say where the image went:\n%s", errOut)
 	}
 	_, errOut, _ = runVQ(t, nil, "--endpoint", endpoint, "invoke", "media")
@@ -192,7 +192,7 @@ func TestServerLogsGoToStderrAtTheAskedLevel(t *testing.T) {
 	if exit != 0 || out != "done\n" {
 		t.Fatalf("exit %d, stdout %q", exit, out)
 	}
-	if !strings.Contains(errOut, "vq: server db [warning]: level warning") || strings.Contains(errOut, "level debug") || strings.Contains(errOut, "\x1b") {
+	if !strings.Contains(errOut, "server db [warning]: level warning") || strings.Contains(errOut, "level debug") || strings.Contains(errOut, "\x1b") {
 		t.Errorf("stderr:\n%q", errOut)
 	}
 	if _, errOut, exit := runVQ(t, nil, "--endpoint", s.URL+"/mcp", "invoke", "logs", "--log-level", "loud"); exit != exitcode.Usage {
@@ -290,7 +290,7 @@ func TestAVisualQKeyStaysWithItsServer(t *testing.T) {
 func TestElicitationIsDeclinedOrAnsweredWithDefaults(t *testing.T) {
 	s := newForeignServer(t)
 	out, errOut, exit := runVQ(t, nil, "--endpoint", s.URL+"/mcp", "invoke", "ask")
-	if exit != 0 || out != "decline <nil>\n" || !strings.Contains(errOut, "vq: the server asks: Which colour?: declined (on a terminal vq asks; --elicit-defaults accepts the defaults)") {
+	if exit != 0 || out != "decline <nil>\n" || !strings.Contains(errOut, "the server asks: Which colour?: declined (on a terminal vq asks; --elicit-defaults accepts the defaults)") {
 		t.Errorf("exit %d, stdout %q, stderr %q", exit, out, errOut)
 	}
 	out, errOut, exit = runVQ(t, nil, "--endpoint", s.URL+"/mcp", "invoke", "ask", "--elicit-defaults")

@@ -84,7 +84,7 @@ func TestElicitationOnATerminalWithoutAForm(t *testing.T) {
 				t.Errorf("the server heard %s, want %s", got, tc.heard)
 			}
 			if exit != 0 || !strings.Contains(out, "heard "+strings.ReplaceAll(tc.heard, `"`, `\"`)) ||
-				!strings.Contains(errOut, "vq: the server asks: Sign up for the run: "+tc.notice) || strings.Contains(errOut, "The server asks") {
+				!strings.Contains(errOut, "the server asks: Sign up for the run: "+tc.notice) || strings.Contains(errOut, "The server asks") {
 				t.Errorf("exit %d, stdout %q, stderr %q", exit, out, errOut)
 			}
 		})

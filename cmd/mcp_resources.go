@@ -48,7 +48,7 @@ the server sent them. vq mcp resource URI is the same command.`,
 		case p.Output.Structured() || !resp.OK:
 			return p.Show(ctx, withHint(resp))
 		case len(list.Resources) == 0 && len(list.Templates) == 0:
-			f.Terminal().Print.Say(textsafe.SanitizeLine(list.Endpoint) + " offers no resources.")
+			f.Terminal().Print.Note(textsafe.SanitizeLine(list.Endpoint) + " offers no resources.")
 			return nil
 		}
 		return f.Terminal().Print.Resources(list)
@@ -81,7 +81,7 @@ MCP result. vq mcp prompt NAME KEY=VALUE... is the same command.`,
 		case p.Output.Structured() || !resp.OK:
 			return p.Show(ctx, withHint(resp))
 		case len(list.Prompts) == 0:
-			f.Terminal().Print.Say(textsafe.SanitizeLine(list.Endpoint) + " offers no prompts.")
+			f.Terminal().Print.Note(textsafe.SanitizeLine(list.Endpoint) + " offers no prompts.")
 			return nil
 		}
 		return f.Terminal().Print.Prompts(list)

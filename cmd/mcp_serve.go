@@ -230,7 +230,7 @@ func (s *agentServer) offered(ctx context.Context) ([]*mcp.Tool, string) {
 }
 
 func (s *agentServer) logf(msg string, args ...any) {
-	s.print.Say("vq mcp serve: " + fmt.Sprintf(msg, args...))
+	s.print.Note("vq mcp serve: " + fmt.Sprintf(msg, args...))
 }
 
 // registryTools are the invoke tools of vq's registry (CI tools answer no

@@ -109,7 +109,7 @@ func TestTimeoutStillBoundsAWaitWithADeprecationNote(t *testing.T) {
 	if exit != 5 {
 		t.Errorf("exit %d, want 5 (timeout)", exit)
 	}
-	if !strings.Contains(stderr, "vq: --timeout bounding the whole wait is deprecated; use --wait-timeout 60ms\n") {
+	if !strings.Contains(stderr, "warning: --timeout bounding the whole wait is deprecated; use --wait-timeout 60ms\n") {
 		t.Errorf("no deprecation note:\n%s", stderr)
 	}
 	_, stderr, exit = runVQ(t, s.Env(), "watch", "job_1", "--interval", "2ms", "--timeout", "30s", "--wait-timeout", "60ms")

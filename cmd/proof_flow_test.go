@@ -72,7 +72,7 @@ func TestProveCopyInsideTmuxFillsATmuxBuffer(t *testing.T) {
 			if got := tmux("show-buffer"); got != want {
 				t.Errorf("tmux buffer\n%q\nwant what --markdown prints\n%q", got, want)
 			}
-			if !strings.HasSuffix(stderr, fmt.Sprintf("vq: JIRA comment (%d bytes) copied to a tmux buffer (tmux load-buffer -w -)\n", len(want))) {
+			if !strings.HasSuffix(stderr, fmt.Sprintf("JIRA comment (%d bytes) copied to a tmux buffer (tmux load-buffer -w -)\n", len(want))) {
 				t.Errorf("stderr does not say where the copy went:\n%s", stderr)
 			}
 		})
@@ -97,11 +97,11 @@ func TestWatchOfAProofJobShowsTheProof(t *testing.T) {
 func TestProveResumesAStartedProof(t *testing.T) {
 	env := proofSandbox(t, 30*time.Millisecond)
 	_, stderr, exit := runVQ(t, env, "prove", "BN-470", "--markdown", "--wait-timeout", "1ms", "--interval", "1ms")
-	const hint = "vq: to resume: vq prove BN-470 --job job_000001 --markdown\n"
+	const hint = "hint: to resume: vq prove BN-470 --job job_000001 --markdown\n"
 	if exit != 5 || !strings.Contains(stderr, hint) {
 		t.Fatalf("exit %d, stderr:\n%s", exit, stderr)
 	}
-	resume := strings.Fields(strings.TrimPrefix(hint, "vq: to resume: vq "))
+	resume := strings.Fields(strings.TrimPrefix(hint, "hint: to resume: vq "))
 	stdout, stderr, exit := runVQ(t, env, append(resume, "--interval", "5ms")...)
 	if md, _ := sandbox.ProofMarkdown("BN-470"); exit != 0 || stdout != md {
 		t.Errorf("exit %d\nstdout %q\nwant   %q\nstderr %s", exit, stdout, md, stderr)
@@ -119,7 +119,7 @@ func TestProofThatCouldNotRun(t *testing.T) {
 		t.Errorf("exit %d (want 17, tool_error)\nstdout:\n%s\nstderr:\n%s", exit, stdout, stderr)
 	}
 	stdout, stderr, exit = runVQ(t, env, "prove", "BN-474", "--markdown", "--interval", "1ms")
-	if exit != 17 || stdout != "" || !strings.HasSuffix(stderr, "vq: no JIRA comment to print: "+strings.TrimPrefix(headline, "> ")) {
+	if exit != 17 || stdout != "" || !strings.HasSuffix(stderr, "error: no JIRA comment to print: "+strings.TrimPrefix(headline, "> ")) {
 		t.Errorf("--markdown: exit %d (want 17, tool_error, as without it)\nstdout %q\nstderr:\n%s", exit, stdout, stderr)
 	}
 	job, _, _ := runVQ(t, env, "prove", "BN-474", "--no-wait", "--jq", ".data.jobId")

@@ -24,7 +24,7 @@ func TestProveCopyWithNoClipboardExits9(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != exitcode.NoClipboard || stdout.String() != "" {
 		t.Errorf("exit %d, stdout %q", code, stdout.String())
 	}
-	want := "vq: --copy: nothing copied: no clipboard to copy to: not inside tmux ($TMUX unset); no desktop display ($WAYLAND_DISPLAY and $DISPLAY unset); no terminal for OSC 52 (open /dev/tty: no such device or address) (use --markdown > FILE instead)\n"
+	want := "error: --copy: nothing copied: no clipboard to copy to: not inside tmux ($TMUX unset); no desktop display ($WAYLAND_DISPLAY and $DISPLAY unset); no terminal for OSC 52 (open /dev/tty: no such device or address) (use --markdown > FILE instead)\n"
 	if stderr.String() != want {
 		t.Errorf("stderr\n%q\nwant\n%q", stderr.String(), want)
 	}

@@ -147,7 +147,7 @@ func TestProveCopyToTheTerminalWithOSC52(t *testing.T) {
 		t.Errorf("exit %d, stdout %q", exit, stdout)
 	}
 	osc := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(trickyMarkdown)) + "\a"
-	want := osc + fmt.Sprintf("vq: JIRA comment (%d bytes) copied to the terminal's clipboard (OSC 52); vq cannot check that the terminal took it: it must allow OSC 52 clipboard writes\n", len(trickyMarkdown))
+	want := osc + fmt.Sprintf("JIRA comment (%d bytes) copied to the terminal's clipboard (OSC 52); vq cannot check that the terminal took it: it must allow OSC 52 clipboard writes\n", len(trickyMarkdown))
 	if !strings.HasSuffix(stderr, want) || strings.Count(stderr, "\x1b]52;") != 1 {
 		t.Errorf("stderr %q\nwant it to end %q", stderr, want)
 	}

@@ -204,12 +204,19 @@ func report(f *Factory, err error) {
 	if p, ok := errors.AsType[*exitcode.PanicError](err); ok {
 		print.Error(textsafe.SanitizeLine(p.Error()))
 		if f.Global.Debug || f.Getenv != nil && f.Getenv("VQ_DEBUG") != "" {
-			print.Say(fmt.Sprintf("panic: %s\n\n%s", textsafe.Sanitize(fmt.Sprint(p.Value)), p.Stack))
+			print.Note(fmt.Sprintf("panic: %s\n\n%s", textsafe.Sanitize(fmt.Sprint(p.Value)), p.Stack))
 		}
 		return
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, exitcode.ErrTerminated) {
 		print.Error("interrupted")
+		return
+	}
+	if usage, ok := errors.AsType[*exitcode.UsageError](err); ok {
+		print.Error(usage.Reason)
+		if usage.Hint != "" {
+			print.Hint(usage.Hint)
+		}
 		return
 	}
 	print.Error(err.Error())

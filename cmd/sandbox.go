@@ -60,7 +60,7 @@ func runSandbox(ctx context.Context, f *Factory, opts *SandboxOptions) error {
 		return err
 	}
 	<-ctx.Done()
-	print.Say("sandbox stopped")
+	print.Note("sandbox stopped")
 	return nil
 }
 
@@ -83,7 +83,7 @@ quit with q), plain output in a pipe.`,
 				return err
 			}
 			defer srv.Close()
-			f.Terminal().Print.Say(fmt.Sprintf("vq demo: sandbox at %s (key %s); vq failures %s", srv.URL(), sandbox.KeyAdmin, demoRun))
+			f.Terminal().Print.Note(fmt.Sprintf("vq demo: sandbox at %s (key %s); vq failures %s", srv.URL(), sandbox.KeyAdmin, demoRun))
 			// A factory of its own, for the sandbox: the user's flags with
 			// its server, and none of the user's settings.
 			demo := &Factory{IO: f.IO, Getenv: demoEnv(f.Getenv, sandbox.KeyAdmin), OpenURL: f.OpenURL, Global: f.Global}

@@ -23,7 +23,7 @@ func TestConfigDirectoryIsPrivateAndWarnedAbout(t *testing.T) {
 	os.Chmod(dir, 0o777)
 	defer os.Chmod(dir, 0o700)
 	_, stderr, _ := runVQ(t, env, "auth", "status")
-	if !strings.Contains(stderr, "vq: warning: "+dir+" is writable by others (mode 0777)") {
+	if !strings.Contains(stderr, "warning: "+dir+" is writable by others (mode 0777)") {
 		t.Errorf("no warning:\n%s", stderr)
 	}
 }

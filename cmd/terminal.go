@@ -167,7 +167,7 @@ func (t *Terminal) notices() func(string) {
 // else on stderr.
 func (t *Terminal) tell(msg string) {
 	if !t.session.Tell(msg) {
-		t.Print.Say(msg)
+		t.Print.Note(msg)
 	}
 }
 

@@ -61,7 +61,7 @@ func runTools(ctx context.Context, f *Factory, p *Pipeline) error {
 		return p.Show(ctx, api.ToolListResponse(client.MCPEndpoint(), tools))
 	}
 	if len(tools) == 0 {
-		f.Terminal().Print.Say(textsafe.SanitizeLine(client.MCPEndpoint()) + " offers no tools.")
+		f.Terminal().Print.Note(textsafe.SanitizeLine(client.MCPEndpoint()) + " offers no tools.")
 		return nil
 	}
 	return f.Terminal().Print.Tools(tools)

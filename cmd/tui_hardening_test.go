@@ -41,7 +41,7 @@ func TestPanicInACommandExitsInternal(t *testing.T) {
 			t.Errorf("debug %v: exit %d, want %d (internal)", debug, code, exitcode.Internal)
 		}
 		lines := strings.Split(strings.TrimRight(errOut.String(), "\n"), "\n")
-		if lines[0] != "vq: internal error: injected by the test (a bug in vq; --debug or VQ_DEBUG=1 shows where)" {
+		if lines[0] != "error: internal error: injected by the test (a bug in vq; --debug or VQ_DEBUG=1 shows where)" {
 			t.Errorf("debug %v: report %q", debug, lines[0])
 		}
 		if stack := strings.Contains(errOut.String(), "goroutine "); stack != debug || !debug && len(lines) != 1 {
@@ -71,7 +71,7 @@ func TestTUIPanicInTmux(t *testing.T) {
 	if !strings.Contains(after, "EXIT=1\n") {
 		t.Errorf("vq did not exit 1:\n%s", after)
 	}
-	report := regexp.MustCompile(`(?m)^vq: internal error: injected by the test \(a bug in vq; --debug or VQ_DEBUG=1 shows where\)\nEXIT=1$`)
+	report := regexp.MustCompile(`(?m)^error: internal error: injected by the test \(a bug in vq; --debug or VQ_DEBUG=1 shows where\)\nEXIT=1$`)
 	if !report.MatchString(after) {
 		t.Errorf("no one-line report right before the exit:\n%s", after)
 	}

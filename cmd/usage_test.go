@@ -70,9 +70,9 @@ func TestFlagMistakesSayWhatWasMeant(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"failures", "run_abc", "--josn"}, "unknown flag: --josn\ndid you mean --json?\nsee: vq failures --help"},
-		{[]string{"ci", "run-vtr", "--wait"}, "unknown command \"run-vtr\" for \"vq ci\"\ndid you mean run-vrt?"},
-		{[]string{"diff", "run_abc", "--scenario", "Home"}, "required flag(s) \"viewport\" not set\nsee: vq diff --help"},
+		{[]string{"failures", "run_abc", "--josn"}, "error: unknown flag: --josn\nhint: did you mean --json?\nhint: see: vq failures --help"},
+		{[]string{"ci", "run-vtr", "--wait"}, "error: unknown command \"run-vtr\" for \"vq ci\"\nhint: did you mean run-vrt?"},
+		{[]string{"diff", "run_abc", "--scenario", "Home"}, "error: required flag(s) \"viewport\" not set\nhint: see: vq diff --help"},
 		{[]string{"prove", "BN-470", "--no-wiat"}, "did you mean --no-wait?"},
 	} {
 		_, stderr, exit := runVQ(t, s.Env(), tc.args...)
@@ -97,5 +97,22 @@ func TestInvokeRefusesWhatIsNoToolName(t *testing.T) {
 	}
 	if n := len(s.Calls()); n != 0 {
 		t.Errorf("%d calls sent", n)
+	}
+}
+
+// vq's own lines on stderr have one style: error: for a failure, warning:
+// and hint:, never vq: vq ….
+func TestStderrHasOneStyle(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"failures"}, "error: vq failures needs RUN_ID\nhint: usage: vq failures RUN_ID [flags]\n"},
+		{[]string{"invoke", "t", "--format", "yaml"}, "error: unknown --format \"yaml\"\nhint: use one of: text, json, markdown, junit, github\n"},
+		{[]string{"failures", "run_abc"}, "error: no VisualQ server configured\nhint: set --base-url or VQ_BASE_URL (or --endpoint for an MCP server), run vq auth login, pick a signed-in server with --profile, or try vq demo\n"},
+	} {
+		if _, stderr, _ := runVQ(t, nil, tc.args...); stderr != tc.want {
+			t.Errorf("vq %v: stderr\n%s\nwant\n%s", tc.args, stderr, tc.want)
+		}
 	}
 }

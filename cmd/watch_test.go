@@ -102,7 +102,7 @@ func TestWatchTimeoutExitsWithTheTimeoutCodeAndHowToResume(t *testing.T) {
 	for _, want := range []string{
 		"job 1 running 1/9 slow (0s)\n",
 		"error: timeout: job job 1 still running after 80ms; it may still finish (recoverable, exit 5)\n",
-		"vq: to resume: vq watch 'job 1'\n",
+		"hint: to resume: vq watch 'job 1'\n",
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
@@ -123,7 +123,7 @@ func TestWatchInterruptedExits130WithHowToResume(t *testing.T) {
 	if exit != 130 {
 		t.Errorf("exit %d, want 130", exit)
 	}
-	if stdout != "" || !strings.Contains(stderr, "vq: to resume: vq watch job_1\n") || !strings.HasSuffix(stderr, "vq: interrupted\n") {
+	if stdout != "" || !strings.Contains(stderr, "hint: to resume: vq watch job_1\n") || !strings.HasSuffix(stderr, "error: interrupted\n") {
 		t.Errorf("stdout %q\nstderr %q", stdout, stderr)
 	}
 	if n := s.Polls("job_1"); n != 3 {

@@ -98,37 +98,32 @@ func (p Printer) Text(lines ...string) error {
 	return err
 }
 
-// The lines vq says to a person on ErrOut. A message of several lines
-// keeps its lines.
+// The lines vq says to a person on ErrOut, in one style: "error: " for a
+// failure, "warning: " for what is off though vq carries on, "hint: " for
+// what to do next, and no prefix for what vq is doing or did. A message of
+// several lines keeps its lines; a hint of several lines is several hints.
 
 // Error says that something failed.
-func (p Printer) Error(msg string) { p.say(errorPrefix, msg) }
+func (p Printer) Error(msg string) { p.say("error: ", msg) }
 
 // Warning says that something is off, though vq carries on.
-func (p Printer) Warning(msg string) { p.say(warningPrefix, msg) }
+func (p Printer) Warning(msg string) { p.say("warning: ", msg) }
 
 // Hint says what to do next: the command that resumes, consents, saves.
-func (p Printer) Hint(msg string) { p.say(hintPrefix, msg) }
+func (p Printer) Hint(msg string) {
+	for line := range strings.SplitSeq(msg, "\n") {
+		p.say("hint: ", line)
+	}
+}
 
-// Note says what vq is doing: a retry, a wait, a file saved.
-func (p Printer) Note(msg string) { p.say(notePrefix, msg) }
-
-// Say writes msg as it is: the messages of a person's own action (signed
-// in, signed out), and the lines of a server vq serves.
-func (p Printer) Say(msg string) { p.say("", msg) }
+// Note says what vq is doing or did: a retry, a wait, a file saved, a
+// person signed in.
+func (p Printer) Note(msg string) { p.say("", msg) }
 
 // Prompt asks a question and leaves the cursor after it for the answer.
 func (p Printer) Prompt(question string) {
 	io.WriteString(p.ErrOut, textsafe.Sanitize(question)+" ")
 }
-
-// The styles of the lines vq says on stderr.
-const (
-	errorPrefix   = "vq: "
-	warningPrefix = "vq: warning: "
-	hintPrefix    = "vq: "
-	notePrefix    = "vq: "
-)
 
 func (p Printer) say(prefix, msg string) {
 	io.WriteString(p.ErrOut, prefix+textsafe.Sanitize(msg)+"\n")
