@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -382,10 +383,6 @@ func TestCIVerdictsInJUnit(t *testing.T) {
 		Error *struct {
 			Type string `xml:"type,attr"`
 		} `xml:"error"`
-		Properties []struct {
-			Name  string `xml:"name,attr"`
-			Value string `xml:"value,attr"`
-		} `xml:"properties>property"`
 	}
 	for i, tc := range []struct {
 		branch                           string
@@ -407,21 +404,23 @@ func TestCIVerdictsInJUnit(t *testing.T) {
 				Tests    int        `xml:"tests,attr"`
 				Failures int        `xml:"failures,attr"`
 				Errors   int        `xml:"errors,attr"`
-				Skipped  int        `xml:"skipped,attr"`
-				Cases    []testcase `xml:"testsuite>testcase"`
+				Suite    struct {
+					Skipped int        `xml:"skipped,attr"`
+					Cases   []testcase `xml:"testcase"`
+				} `xml:"testsuite"`
 			}
 			if err := xml.Unmarshal([]byte(stdout), &doc); err != nil {
 				t.Fatalf("not XML: %v\n%s", err, stdout)
 			}
+			testkit.ValidJUnit(t, []byte(stdout))
 			var failures, errors, skipped int
 			runID := fmt.Sprintf("run_ci_%04d", i+1)
-			for _, c := range doc.Cases {
+			for _, c := range doc.Suite.Cases {
 				switch {
 				case c.Failure != nil:
 					failures++
 					// Each failed check links its diff image and the run.
-					if len(c.Properties) != 1 || c.Properties[0].Name != "diffUrl" || !strings.HasPrefix(c.Properties[0].Value, s.URL+"/sandbox/images/"+runID+"/") ||
-						!strings.Contains(c.Failure.Text, "Diff image: "+c.Properties[0].Value+"\nRun: "+s.URL+"/sandbox/runs/"+runID+"\n") {
+					if !regexp.MustCompile(`^Diff image: `+regexp.QuoteMeta(s.URL+"/sandbox/images/"+runID+"/")+`\S+/diff\.png\nRun: `+regexp.QuoteMeta(s.URL+"/sandbox/runs/"+runID)+"\n").MatchString(c.Failure.Text) {
 						t.Errorf("failed case without its links: %+v", c)
 					}
 				case c.Error != nil:
@@ -433,10 +432,10 @@ func TestCIVerdictsInJUnit(t *testing.T) {
 					skipped++
 				}
 			}
-			if doc.Tests != tc.tests || len(doc.Cases) != tc.tests || doc.Failures != tc.failures || doc.Errors != tc.errors || doc.Skipped != tc.skipped ||
+			if doc.Tests != tc.tests || len(doc.Suite.Cases) != tc.tests || doc.Failures != tc.failures || doc.Errors != tc.errors || doc.Suite.Skipped != tc.skipped ||
 				failures != tc.failures || errors != tc.errors || skipped != tc.skipped {
 				t.Errorf("tests %d (%d cases), failures %d/%d, errors %d/%d, skipped %d/%d; want %d, %d, %d, %d\n%s",
-					doc.Tests, len(doc.Cases), doc.Failures, failures, doc.Errors, errors, doc.Skipped, skipped,
+					doc.Tests, len(doc.Suite.Cases), doc.Failures, failures, doc.Errors, errors, doc.Suite.Skipped, skipped,
 					tc.tests, tc.failures, tc.errors, tc.skipped, stdout)
 			}
 		})

@@ -44,6 +44,7 @@ func taskCmd(f *Factory, c *cobra.Command, tool string, build func(args []string
 	spec := api.MustTool(tool)
 	p := newPipeline(f)
 	addOutputFlags(c, &p.Output)
+	addReportFlags(c, tool, &p.Reports)
 	if spec.Async || spec.Write {
 		addWaitFlags(c, &p.Wait, true)
 	}

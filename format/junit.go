@@ -1,8 +1,11 @@
 package format
 
 import (
+	"bufio"
 	"encoding/xml"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/visualq/vq/api"
@@ -217,4 +220,34 @@ func diffSummary(n *layout.Node) string {
 		b.WriteString(textsafe.SanitizeLine(k) + ": " + textsafe.SanitizeLine(n.Values[i].String()) + "\n")
 	}
 	return b.String()
+}
+
+// WriteJUnitFile writes the JUnit report of r to path (--junit), creating
+// its directory. The report is written beside path and renamed onto it,
+// so a reader never finds half a report, and a failed write leaves none.
+func WriteJUnitFile(path string, r *api.ToolResponse) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after the rename: nothing left to remove
+	w := bufio.NewWriter(tmp)
+	err = JUnit(w, r)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
