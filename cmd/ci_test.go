@@ -401,9 +401,9 @@ func TestCIVerdictsInJUnit(t *testing.T) {
 				t.Fatalf("exit %d, want %d\nstderr: %s", exit, tc.exit, stderr)
 			}
 			var doc struct {
-				Tests    int        `xml:"tests,attr"`
-				Failures int        `xml:"failures,attr"`
-				Errors   int        `xml:"errors,attr"`
+				Tests    int `xml:"tests,attr"`
+				Failures int `xml:"failures,attr"`
+				Errors   int `xml:"errors,attr"`
 				Suite    struct {
 					Skipped int        `xml:"skipped,attr"`
 					Cases   []testcase `xml:"testcase"`
@@ -420,7 +420,7 @@ func TestCIVerdictsInJUnit(t *testing.T) {
 				case c.Failure != nil:
 					failures++
 					// Each failed check links its diff image and the run.
-					if !regexp.MustCompile(`^Diff image: `+regexp.QuoteMeta(s.URL+"/sandbox/images/"+runID+"/")+`\S+/diff\.png\nRun: `+regexp.QuoteMeta(s.URL+"/sandbox/runs/"+runID)+"\n").MatchString(c.Failure.Text) {
+					if !regexp.MustCompile(`^Diff image: ` + regexp.QuoteMeta(s.URL+"/sandbox/images/"+runID+"/") + `\S+/diff\.png\nRun: ` + regexp.QuoteMeta(s.URL+"/sandbox/runs/"+runID) + "\n").MatchString(c.Failure.Text) {
 						t.Errorf("failed case without its links: %+v", c)
 					}
 				case c.Error != nil:
