@@ -41,7 +41,20 @@ github or markdown report them); 6 when it ended in error; 7 when it was
 cancelled; 5 (timeout) when --wait ran past --wait-timeout, the run may still
 finish (--json prints the timeout as its one document); 130 on Ctrl-C. Both of those print the command that resumes the wait:
 vq ci status RUN_ID --wait. HTTP failures exit as elsewhere (unauthorized,
-http_error, not_found).`
+http_error, not_found). A wait that stops before the verdict (a timeout,
+Ctrl-C, a failure) keeps the run in its document's .data (runId, url,
+status as last seen) and prints the command that resumes.`
+
+// ciReportsHelp is the account of what vq ci hands a pipeline beside
+// stdout, shared by the help of the commands that report a run.
+const ciReportsHelp = `In a pipeline: --junit PATH writes the run's JUnit report (one case per
+check) to PATH beside whatever stdout shows. Under GitHub Actions
+(GITHUB_ACTIONS=true) the default format is github (annotations, and the
+report in the step summary), and with GITHUB_OUTPUT set the step outputs
+run-id, url, status, failed, total and exit-code are appended to it
+whatever the format; an outputs file vq cannot write is a warning, never
+another exit code. The action visualq/vq@v1 and GitLab and Jenkins recipes:
+docs/ci in the repository.`
 
 // NewCmdCI groups the CI endpoint's commands. runF replaces the behaviour
 // of every subcommand in tests of flag parsing.
@@ -60,6 +73,8 @@ retried, up to 10 in a row. --wait-timeout bounds the whole wait (30m by
 default); --timeout bounds each request.
 
 ` + ciJSONHelp + `
+
+` + ciReportsHelp + `
 
 ` + ciExitHelp,
 	}
@@ -102,9 +117,12 @@ vq ci status RUN_ID --wait.
 
 ` + ciJSONHelp + `
 
+` + ciReportsHelp + `
+
 ` + ciExitHelp,
 		Example: `  vq ci ` + name + ` branch=main --wait
   vq ci ` + name + ` branch="$CI_BRANCH" commit="$CI_SHA" --wait --format junit > vq.xml
+  vq ci ` + name + ` branch="$CI_BRANCH" --wait --format github --junit vq-junit.xml
   vq ci ` + name + ` branch=main --json --jq .data.runId`,
 	}, true, func(pairs []string) (*CIOptions, error) {
 		args, err := parseArgs(pairs, "", nil)
@@ -123,9 +141,11 @@ it is also the command that resumes an interrupted wait.
 
 ` + ciJSONHelp + `
 
+` + ciReportsHelp + `
+
 ` + ciExitHelp,
 		Example: `  vq ci status run_123
-  vq ci status run_123 --wait --wait-timeout 20m`,
+  vq ci status run_123 --wait --wait-timeout 20m --junit vq-junit.xml`,
 		Args:              exactArgs(1, "RUN_ID"),
 		ValidArgsFunction: firstArg(f.completeRecent(completions.RunID)),
 	}, true, func(args []string) (*CIOptions, error) {

@@ -258,15 +258,7 @@ func TestCIWaitTimeoutJSON(t *testing.T) {
 // TestCIWaitInterrupted: Ctrl-C (the context cancelled mid-wait) exits 130
 // with the command that resumes.
 func TestCIWaitInterrupted(t *testing.T) {
-	s := newCISandbox(t, time.Hour)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	s.hook = func(_ http.ResponseWriter, tool string, n int) bool {
-		if tool == api.ToolRunStatus && n == 2 {
-			cancel()
-		}
-		return false
-	}
+	s, ctx := interruptedAtSecondPoll(t)
 	_, stderr, exit := vqRun{Env: s.Env(), Ctx: ctx}.run(t, "ci", "run-vrt", "--wait", "--interval", "5ms")
 	if exit != exitcode.Interrupted {
 		t.Fatalf("exit %d, want 130\nstderr: %s", exit, stderr)
@@ -274,6 +266,21 @@ func TestCIWaitInterrupted(t *testing.T) {
 	if !strings.HasSuffix(stderr, "vq: to resume: vq ci status run_ci_0001 --wait\nvq: interrupted\n") {
 		t.Errorf("stderr:\n%s", stderr)
 	}
+}
+
+// interruptedAtSecondPoll is a sandbox of runs that never end and the
+// context of a command that Ctrl-C ends at the run's second poll.
+func interruptedAtSecondPoll(t *testing.T) (*recordingSandbox, context.Context) {
+	s := newCISandbox(t, time.Hour)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	s.hook = func(_ http.ResponseWriter, tool string, n int) bool {
+		if tool == api.ToolRunStatus && n == 2 {
+			cancel()
+		}
+		return false
+	}
+	return s, ctx
 }
 
 // TestCIWaitOutlastsGatewayErrors: 502s while waiting are retried and

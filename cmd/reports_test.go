@@ -278,15 +278,7 @@ func TestCIFailedWaitKeepsTheHandle(t *testing.T) {
 		}
 	})
 	t.Run("interrupted", func(t *testing.T) {
-		s := newCISandbox(t, time.Hour)
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		s.hook = func(_ http.ResponseWriter, tool string, n int) bool {
-			if tool == api.ToolRunStatus && n == 2 {
-				cancel()
-			}
-			return false
-		}
+		s, ctx := interruptedAtSecondPoll(t)
 		stdout, stderr, exit := vqRun{Env: s.Env(), Ctx: ctx}.run(t, "ci", "run-vrt", "--wait", "--interval", "5ms", "--json")
 		data := jsonData(t, stdout)
 		if exit != exitcode.Interrupted || data["runId"] != "run_ci_0001" || data["url"] != s.URL+"/sandbox/runs/run_ci_0001" ||
