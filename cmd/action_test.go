@@ -296,6 +296,10 @@ func TestGitHubActionSaysWhyItCannotRun(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr:\n%s\nwant:\n%s", tc.inputs, exit, stderr, tc.says)
 		}
 	}
+	_, stderr, exit := r.step(t, map[string]string{"VQ_ACTION_ARGS": "ci run-vrt", "VQ_ACTION_VERSION": "9.9.9"})
+	if want := "vq action: cannot download " + releases.URL + "/visualq/vq/releases/download/v9.9.9/" + archiveName("9.9.9") + "\n"; exit != 1 || !strings.HasSuffix(stderr, want) {
+		t.Errorf("a release that does not exist: exit %d\n%s", exit, stderr)
+	}
 	if got := server.received(api.ToolRunVRT); len(got) != 0 {
 		t.Errorf("sent %q", got)
 	}
@@ -330,7 +334,7 @@ func TestGitHubActionPassesArgumentsAsWords(t *testing.T) {
 		t.Errorf("vq's environment: %q", env)
 	}
 	_, stderr, exit = r.step(t, map[string]string{"VQ_ACTION_ARGS": `ci run-vrt 'branch=x`, "VQ_ACTION_VERSION": "1.2.5"})
-	if exit != 1 || !strings.Contains(stderr, "vq action: cannot split the args input into words (an unmatched quote?)\n") {
+	if exit != 1 || !strings.HasSuffix(stderr, "from the tool cache\nvq action: cannot split the args input into words (an unmatched quote?)\n") {
 		t.Errorf("unmatched quote: exit %d\n%s", exit, stderr)
 	}
 }

@@ -53,6 +53,11 @@ platform() {
   echo "${os}_${arch}"
 }
 
+# Git Bash on a Windows runner: the runner's paths as this script's, and
+# this script's as the runner's; elsewhere they are the same.
+posix_path() { if command -v cygpath >/dev/null; then cygpath -u "$1"; else printf '%s\n' "$1"; fi; }
+runner_path() { if command -v cygpath >/dev/null; then cygpath -w "$1"; else printf '%s\n' "$1"; fi; }
+
 is_release() { [[ "$1" =~ ^v?[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.+-]+)?$ ]]; }
 
 # The release version to install: the version input, else the release tag
@@ -100,12 +105,12 @@ install() {
   ext=tar.gz
   [ "${platform%_*}" != windows ] || ext=zip
   archive="vq_${version}_${platform}.${ext}"
-  tmp="$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/vq-download.XXXXXX")"
+  tmp="$(mktemp -d "$temp/vq-download.XXXXXX")"
   local url="$github/$repository/releases/download/v$version"
   say "installing vq $version ($archive) from $url"
   for file in "$archive" checksums.txt; do
     curl --fail --silent --show-error --location --retry 3 --proto-redir '=https' \
-      --output "$tmp/$file" "$url/$file" || fail "cannot download $url/$file"
+      --output "$tmp/$file" "$url/$file" || { rm -rf "$tmp"; fail "cannot download $url/$file"; }
   done
   want="$(awk -v f="$archive" '$2 == f || $2 == "*"f { print $1 }' "$tmp/checksums.txt")"
   got="$(sha256 "$tmp/$archive")"
@@ -126,6 +131,7 @@ install() {
 }
 
 github="${VQ_ACTION_GITHUB_URL:-https://github.com}"
+temp="$(posix_path "${RUNNER_TEMP:-${TMPDIR:-/tmp}}")"
 repository="${VQ_ACTION_REPOSITORY:-visualq/vq}"
 [[ "${VQ_ACTION_ARGS:-}" =~ [^[:space:]] ]] || fail "the args input is empty (such as args: ci run-vrt branch=main --wait)"
 [ -n "${VQ_API_KEY:-}" ] || fail "the api-key input is empty (such as api-key: \${{ secrets.VQ_API_KEY }}; a pull request from a fork gets no secrets)"
@@ -137,7 +143,7 @@ binary=vq
 
 # The tool cache keeps one verified install per version and platform,
 # marked complete only once the binary is in place.
-cache="${RUNNER_TOOL_CACHE:-${RUNNER_TEMP:-${TMPDIR:-/tmp}}}/vq/$version/$platform"
+cache="$(posix_path "${RUNNER_TOOL_CACHE:-$temp}")/vq/$version/$platform"
 if [ ! -f "$cache.complete" ] || [ ! -x "$cache/$binary" ]; then
   rm -rf "$cache"
   install "$version" "$platform" "$cache"
@@ -145,13 +151,13 @@ if [ ! -f "$cache.complete" ] || [ ! -x "$cache/$binary" ]; then
 else
   say "vq $version from the tool cache"
 fi
-[ -z "${GITHUB_PATH:-}" ] || echo "$cache" >>"$GITHUB_PATH"
+[ -z "${GITHUB_PATH:-}" ] || runner_path "$cache" >>"$GITHUB_PATH"
 
 # The arguments, split into words as a shell would, without expanding or
 # running anything: xargs reads quotes and backslashes and prints the words.
-split="$(mktemp "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/vq-args.XXXXXX")"
-printf '%s' "$VQ_ACTION_ARGS" | xargs printf '%s\0' >"$split" ||
-  fail "cannot split the args input into words (an unmatched quote?)"
+split="$(mktemp "$temp/vq-args.XXXXXX")"
+printf '%s' "$VQ_ACTION_ARGS" | xargs printf '%s\0' >"$split" 2>/dev/null ||
+  { rm -f "$split"; fail "cannot split the args input into words (an unmatched quote?)"; }
 words=()
 while IFS= read -r -d '' word; do words+=("$word"); done <"$split"
 rm -f "$split"
