@@ -80,11 +80,6 @@ func completeRecent(f *Factory, kind string) cobra.CompletionFunc {
 	return newCompleter(f).recent(kind)
 }
 
-// remember records the run and job IDs of a shown answer for completion.
-func remember(getenv func(string) string, resp *api.ToolResponse) {
-	completions.Open(getenv).Remember(resp)
-}
-
 // firstArg completes only the first positional argument.
 func firstArg(fn cobra.CompletionFunc) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {

@@ -20,6 +20,10 @@ type jobWatch struct {
 	// resume is the command line that resumes the watch of the jobs; nil
 	// is vq watch IDS.
 	resume func(ids []string) string
+	// structured: the command prints documents for a script, one per job
+	// even for a watch stopped short, which show shows.
+	structured bool
+	show       func(context.Context, *api.ToolResponse) error
 }
 
 // watched is one job to watch: its id and how to ask after it (a
@@ -49,8 +53,9 @@ func (w jobWatch) options(onUpdate func(api.JobUpdate)) api.WatchOptions {
 
 // jobs watches every job at once with the progress view on stderr. A job
 // still running at the deadline gets a timeout outcome (exit code
-// exitcode.Timeout); Ctrl-C ends the whole watch with ctx's error. Both
-// print the command that resumes the watch.
+// exitcode.Timeout); Ctrl-C ends the whole watch with ctx's error. Both,
+// and a watch that a refusal or failures ended, keep the job's handle in
+// a script's document and print the command that resumes the watch.
 func (w jobWatch) jobs(ctx context.Context, jobs []watched) ([]jobOutcome, error) {
 	ids := make([]string, len(jobs))
 	for i, j := range jobs {
@@ -69,16 +74,28 @@ func (w jobWatch) jobs(ctx context.Context, jobs []watched) ([]jobOutcome, error
 	wg.Wait()
 	end()
 
-	var unfinished []string
+	var unfinished, interrupted []string
 	for i, o := range outcomes {
 		var timeout *api.WatchTimeoutError
-		if errors.As(o.err, &timeout) {
+		switch {
+		case errors.As(o.err, &timeout):
 			// Shown like any answer (the timeout code, exit 5), so --json
-			// still prints a document for the job.
-			outcomes[i] = jobOutcome{id: o.id, resp: timeout.Response()}
+			// still prints a document for the job, which keeps its ID.
+			outcomes[i] = jobOutcome{id: o.id, resp: withJobHandle(w.structured, timeout.Response(), o.id, timeout.Last.Status)}
+		case o.err != nil:
+			interrupted = append(interrupted, o.id)
+		case endedShort(o.resp):
+			outcomes[i].resp = withJobHandle(w.structured, o.resp, o.id, "")
 		}
-		if o.err != nil {
+		if o.err != nil || endedShort(o.resp) {
 			unfinished = append(unfinished, o.id)
+		}
+	}
+	if err := ctx.Err(); err != nil && w.structured {
+		// A script gets a document per job Ctrl-C stopped: the
+		// interrupted error with the job's handle.
+		for _, id := range interrupted {
+			_ = w.show(context.WithoutCancel(ctx), withJobHandle(true, interruptedAnswer(ctx, api.ToolJobStatus, "job "+id), id, ""))
 		}
 	}
 	if len(unfinished) > 0 {

@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/completions"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 	"github.com/visualq/vq/ui"
@@ -24,12 +25,17 @@ type Pipeline struct {
 	Output OutputOptions
 	// Wait holds the command's wait flags; Wait.Wait false never waits.
 	Wait WaitOptions
+	// Reports holds the command's --junit and --exit-status (see
+	// ReportOptions.finish).
+	Reports ReportOptions
 	// Resume, when set, is the command line that resumes the watch of the
 	// given jobs, printed when a watch stops early; else vq watch IDS.
 	Resume func(ids []string) string
 
 	client   *api.Client
 	settings Settings
+	// shown is the answer shown last, which the reports are of.
+	shown *api.ToolResponse
 
 	// decide makes display and consentPolicy, the command's policies,
 	// once: at its first call, when the flags are resolved.
@@ -54,12 +60,14 @@ func (p *Pipeline) connect(ctx context.Context) (*api.Client, Settings, error) {
 }
 
 // policies are the command's display and consent, decided from the
-// terminal and the command's flags.
+// terminal and the command's flags: output for a program or a file
+// (--json, --format, --jq, --junit) is printed, never the TUI.
 func (p *Pipeline) policies() (Display, Consent) {
 	p.decide.Do(func() {
 		t := p.f.Terminal()
-		p.display = t.Display(&p.Output)
-		p.consentPolicy = t.Consent(p.f.Global.Yes, p.display, &p.Output)
+		printed := p.Output.Format != "" || p.Output.query != nil || p.Reports.JUnit != ""
+		p.display = t.Display(printed)
+		p.consentPolicy = t.Consent(p.f.Global.Yes, p.display, p.Output.Structured())
 	})
 	return p.display, p.consentPolicy
 }
@@ -70,13 +78,15 @@ func (p *Pipeline) policies() (Display, Consent) {
 // first and sends the call, so that a slow server shows its spinner.
 func (p *Pipeline) Run(ctx context.Context, call api.Call) error {
 	if display, _ := p.policies(); display == DisplayTUI && !p.Wait.Wait {
-		return p.ShowCall(ctx, call, nil)
+		err := p.ShowCall(ctx, call, nil)
+		return p.Reports.finish(ctx, p.f, p.shown, err)
 	}
 	resp, err := p.Call(ctx, call)
 	if err != nil {
 		return err
 	}
-	return p.ShowCall(ctx, call, resp)
+	err = p.ShowCall(ctx, call, resp)
+	return p.Reports.finish(ctx, p.f, p.shown, err)
 }
 
 // Call sends a call through consent and the readiness lock and, when the
@@ -223,7 +233,7 @@ func (p *Pipeline) Show(ctx context.Context, resp *api.ToolResponse) error {
 	if p.Output.Structured() {
 		p.f.IO.noteDocument()
 	}
-	remember(p.f.Getenv, resp)
+	p.remember(resp)
 	if err != nil && !closedPipe(err) {
 		return err
 	}
@@ -232,6 +242,13 @@ func (p *Pipeline) Show(ctx context.Context, resp *api.ToolResponse) error {
 	}
 	// A reader that left early still gets the answer's exit code.
 	return shownError(resp)
+}
+
+// remember records a shown response: for the reports, and its run and job
+// IDs for completion.
+func (p *Pipeline) remember(resp *api.ToolResponse) {
+	p.shown = resp
+	completions.Open(p.f.Getenv).Remember(resp)
 }
 
 // shownError is the error that carries a shown response's exit code.
@@ -250,7 +267,7 @@ func (p *Pipeline) ShowCall(ctx context.Context, call api.Call, resp *api.ToolRe
 		return p.Show(ctx, resp)
 	}
 	if resp != nil {
-		remember(p.f.Getenv, resp)
+		p.remember(resp)
 	}
 	client, s, err := p.connect(ctx)
 	if err != nil {
@@ -275,7 +292,7 @@ func (p *Pipeline) ShowCall(ctx context.Context, call api.Call, resp *api.ToolRe
 		return err
 	}
 	if last != resp {
-		remember(p.f.Getenv, last)
+		p.remember(last)
 	}
 	return shownError(last)
 }
@@ -327,5 +344,5 @@ func (p *Pipeline) jobPolls(ctx context.Context, ids []string) ([]watched, error
 
 // watch is the command's watch of the jobs it follows.
 func (p *Pipeline) watch() jobWatch {
-	return jobWatch{term: p.f.Terminal(), wait: p.Wait, resume: p.Resume}
+	return jobWatch{term: p.f.Terminal(), wait: p.Wait, resume: p.Resume, structured: p.Output.Structured(), show: p.Show}
 }

@@ -191,7 +191,7 @@ func showProofAnswer(ctx context.Context, p *Pipeline, resp *api.ToolResponse, p
 	if !isProof || p.Output.Structured() {
 		return p.Show(ctx, resp)
 	}
-	remember(p.f.Getenv, resp)
+	p.remember(resp)
 	if err := p.f.Terminal().Print.Proof(resp, proof); err != nil && !closedPipe(err) {
 		return err
 	}

@@ -106,30 +106,32 @@ const (
 	DisplayAgent
 )
 
-// Display is the display of a command with the output flags out: the TUI
-// on a person's terminal unless they asked for another rendering.
-func (t *Terminal) Display(out *OutputOptions) Display {
+// Display is the display of a command: the TUI on a person's terminal
+// unless its flags asked for output printed (for a program, a CI system
+// or a file).
+func (t *Terminal) Display(printed bool) Display {
 	switch {
 	case t.agent:
 		return DisplayAgent
-	case t.tui && (out == nil || out.Format == "" && out.query == nil):
+	case t.tui && !printed:
 		return DisplayTUI
 	}
 	return DisplayPlain
 }
 
 // Consent is the consent policy of a command with --yes set as yes, the
-// display d and the output flags out: given by --yes; asked where a
-// person is there to answer (the TUI's dialog, or a prompt on stderr when
-// the output is for a person); else never, by vq: a script's calls and an
-// agent's go as they are, and the server's confirm gate answers.
-func (t *Terminal) Consent(yes bool, d Display, out *OutputOptions) Consent {
+// display d and output for a program (structured) or a person: given by
+// --yes; asked where a person is there to answer (the TUI's dialog, or a
+// prompt on stderr when the output is for a person); else never, by vq: a
+// script's calls and an agent's go as they are, and the server's confirm
+// gate answers.
+func (t *Terminal) Consent(yes bool, d Display, structured bool) Consent {
 	switch {
 	case t.agent:
 		return ConsentNever
 	case yes:
 		return ConsentGiven
-	case d == DisplayTUI || t.person && !out.Structured():
+	case d == DisplayTUI || t.person && !structured:
 		return ConsentAsk
 	}
 	return ConsentNever
