@@ -7,6 +7,8 @@ import (
 	"io"
 	"testing"
 	"time"
+
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // pieces writes doc to w in pieces of n bytes, then closes it.
@@ -42,6 +44,7 @@ func TestBodyReaderSeesWhatBytesReturns(t *testing.T) {
 // An answer is decoded as it arrives: a broken prefix is found while the
 // rest has not been sent.
 func TestBodyIsDecodedWhileItArrives(t *testing.T) {
+	ctx := testkit.Bound(t)
 	pr, pw := io.Pipe()
 	defer pw.Close()
 	b := newBody(1<<20, 1<<30)
@@ -59,13 +62,8 @@ func TestBodyIsDecodedWhileItArrives(t *testing.T) {
 	if _, err := pw.Write([]byte(`,{"a":]`)); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-decoded:
-		if err == nil {
-			t.Fatal("a broken answer decoded")
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the broken element was not found until the answer ended")
+	if err := testkit.Receive(t, ctx, decoded, "the broken element to be found before the answer ends"); err == nil {
+		t.Fatal("a broken answer decoded")
 	}
 }
 

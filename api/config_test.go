@@ -1,10 +1,11 @@
 package api
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/visualq/vq/internal/testkit"
 )
 
 func TestNormalizeBaseURL(t *testing.T) {
@@ -44,11 +45,12 @@ func TestLoadConfigMigratesTheSingleServerShape(t *testing.T) {
 // A key in a file without a base URL was stored for no server: it is sent
 // to none, and kept in the file as written.
 func TestAKeyWithoutAServerIsSentToNone(t *testing.T) {
+	ctx := testkit.Bound(t)
 	s := CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json")}
 	if err := os.WriteFile(s.ConfigPath, []byte(`{"apiKey": "vqs_nowhere", "project": "shop-web"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if key, _, err := s.Lookup(context.Background(), "https://visualq.example.com"); key != "" || err != nil {
+	if key, _, err := s.Lookup(ctx, "https://visualq.example.com"); key != "" || err != nil {
 		t.Errorf("Lookup = %q, %v; want no key", key, err)
 	}
 	if _, err := s.Save("https://other.example.com", Server{Name: "other"}, "vqs_other"); err != nil {
@@ -63,6 +65,7 @@ func TestAKeyWithoutAServerIsSentToNone(t *testing.T) {
 // Two servers signing in at one issuer keep a token each; a token stored
 // before, under the issuer alone, is still found and replaced in place.
 func TestOAuthTokensAreKeptPerServer(t *testing.T) {
+	ctx := testkit.Bound(t)
 	s := CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json")}
 	legacy := `{"tokens":{"https://issuer.example":{"issuer":"https://issuer.example","resource":"https://a.example/api/mcp","clientId":"c","tokenUrl":"https://issuer.example/token","accessToken":"at_a"}}}`
 	if err := os.WriteFile(s.OAuthPath(), []byte(legacy), 0o600); err != nil {
@@ -73,11 +76,11 @@ func TestOAuthTokensAreKeptPerServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	for resource, want := range map[string]string{"https://a.example/api/mcp": "at_a", "https://b.example/api/mcp": "at_b"} {
-		if tok, found, err := s.LookupOAuth(context.Background(), resource); !found || err != nil || tok.AccessToken != want {
+		if tok, found, err := s.LookupOAuth(ctx, resource); !found || err != nil || tok.AccessToken != want {
 			t.Errorf("%s: %q %v %v, want %q", resource, tok.AccessToken, found, err, want)
 		}
 	}
-	a, _, _ := s.LookupOAuth(context.Background(), "https://a.example/api/mcp")
+	a, _, _ := s.LookupOAuth(ctx, "https://a.example/api/mcp")
 	a.AccessToken = "at_a2"
 	if _, err := s.SaveOAuth(a); err != nil {
 		t.Fatal(err)

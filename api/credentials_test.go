@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/visualq/vq/internal/testkit"
 	"github.com/zalando/go-keyring"
 )
 
@@ -76,6 +77,7 @@ func lockedKeyring(t *testing.T) {
 // A locked keyring holds a lookup no longer than its context: completion's
 // short budget holds even when the keyring's own timeout is long.
 func TestALockedKeyringHonoursTheContext(t *testing.T) {
+	ctx := testkit.Bound(t)
 	lockedKeyring(t)
 	dir := t.TempDir()
 	s := CredentialStore{ConfigPath: filepath.Join(dir, "config.json"), UseKeyring: true, KeyringTimeout: 10 * time.Second}
@@ -97,7 +99,7 @@ func TestALockedKeyringHonoursTheContext(t *testing.T) {
 			return err
 		},
 	} {
-		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		ctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 		start := time.Now()
 		err := lookup(ctx)
 		cancel()
@@ -110,13 +112,14 @@ func TestALockedKeyringHonoursTheContext(t *testing.T) {
 // A keyring that does not answer within KeyringTimeout is passed over: the
 // key in the config file is found.
 func TestALockedKeyringTimesOutToTheConfigFile(t *testing.T) {
+	ctx := testkit.Bound(t)
 	lockedKeyring(t)
 	s := CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json"), UseKeyring: true, KeyringTimeout: 50 * time.Millisecond}
 	if err := SaveConfig(s.ConfigPath, Config{BaseURL: "https://vq.example", APIKey: "vqs_file"}); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	key, source, err := s.Lookup(context.Background(), "https://vq.example")
+	key, source, err := s.Lookup(ctx, "https://vq.example")
 	if key != "vqs_file" || !strings.HasPrefix(source, SourceConfig) || err != nil || time.Since(start) > 5*time.Second {
 		t.Errorf("Lookup = %q, %q, %v after %s; want the file's key", key, source, err, time.Since(start))
 	}
@@ -124,6 +127,7 @@ func TestALockedKeyringTimesOutToTheConfigFile(t *testing.T) {
 
 // A keyring that answers keeps the key; the config file then holds none.
 func TestTheKeyringKeepsTheKey(t *testing.T) {
+	ctx := testkit.Bound(t)
 	keyring.MockInit()
 	s := CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json"), UseKeyring: true}
 	if where, err := s.Save("https://vq.example", Server{}, "vqs_kept"); where != SourceKeyring || err != nil {
@@ -132,7 +136,7 @@ func TestTheKeyringKeepsTheKey(t *testing.T) {
 	if c, err := LoadConfig(s.ConfigPath); c.Servers["https://vq.example"].APIKey != "" || err != nil {
 		t.Errorf("the config file holds key %q (%v)", c.Servers["https://vq.example"].APIKey, err)
 	}
-	key, source, err := s.Lookup(context.Background(), "https://vq.example")
+	key, source, err := s.Lookup(ctx, "https://vq.example")
 	if key != "vqs_kept" || source != SourceKeyring || err != nil {
 		t.Errorf("Lookup = %q, %q, %v", key, source, err)
 	}
@@ -141,12 +145,13 @@ func TestTheKeyringKeepsTheKey(t *testing.T) {
 // TestNoKeyringMeansTheConfigFile: with UseKeyring false (VQ_NO_KEYRING) a
 // key is saved to and read from the private config file only.
 func TestNoKeyringMeansTheConfigFile(t *testing.T) {
+	ctx := testkit.Bound(t)
 	s := CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json")}
 	where, err := s.Save("https://vq.example", Server{}, "vqs_stored")
 	if err != nil || !strings.HasPrefix(where, SourceConfig) {
 		t.Fatalf("saved to %q: %v", where, err)
 	}
-	key, source, err := s.Lookup(context.Background(), "https://vq.example")
+	key, source, err := s.Lookup(ctx, "https://vq.example")
 	if key != "vqs_stored" || !strings.HasPrefix(source, SourceConfig) || err != nil {
 		t.Errorf("Lookup = %q, %q, %v", key, source, err)
 	}
@@ -155,17 +160,18 @@ func TestNoKeyringMeansTheConfigFile(t *testing.T) {
 // The token file reads as the config file does: empty is no tokens (every
 // command with a base URL looks tokens up), broken names the file.
 func TestOAuthFileEmptyOrBroken(t *testing.T) {
+	ctx := testkit.Bound(t)
 	s := CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json")}
 	if err := os.WriteFile(s.OAuthPath(), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, found, err := s.LookupOAuth(context.Background(), "https://vq.example/api/mcp"); found || err != nil {
+	if _, found, err := s.LookupOAuth(ctx, "https://vq.example/api/mcp"); found || err != nil {
 		t.Errorf("empty token file: found %v, err %v; want nothing and no error", found, err)
 	}
 	if err := os.WriteFile(s.OAuthPath(), []byte("{"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.LookupOAuth(context.Background(), "https://vq.example/api/mcp"); err == nil || !strings.Contains(err.Error(), s.OAuthPath()) {
+	if _, _, err := s.LookupOAuth(ctx, "https://vq.example/api/mcp"); err == nil || !strings.Contains(err.Error(), s.OAuthPath()) {
 		t.Errorf("broken token file: %v, want an error naming %s", err, s.OAuthPath())
 	}
 }

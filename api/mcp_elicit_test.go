@@ -5,29 +5,43 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // askServer is an MCP server whose tool ask puts a question to the client
-// while it answers, and whose tool later asks one after it has answered;
-// the server's side of each question's answer reaches asked.
-func askServer(t *testing.T) (endpoint string, asked chan string) {
+// while it answers, and whose tool later asks one once the test says so,
+// after the call has been answered; the server's side of each question's
+// answer (its action, or the error that ended it) reaches asked. Its
+// questions end by their request's context or with the test, so that a
+// question vq leaves open fails the test instead of hanging its Close.
+type askServer struct {
+	endpoint string
+	asked    chan string
+	askLater chan struct{}
+}
+
+func newAskServer(t *testing.T, ctx context.Context) askServer {
 	t.Helper()
-	asked = make(chan string, 2)
+	s := askServer{asked: make(chan string, 2), askLater: make(chan struct{})}
 	question := &mcp.ElicitParams{Message: "Which colour?", RequestedSchema: map[string]any{
 		"type": "object", "properties": map[string]any{"colour": map[string]any{"type": "string"}}}}
-	elicit := func(ctx context.Context, s *mcp.ServerSession) {
-		res, err := s.Elicit(ctx, question)
+	elicit := func(reqCtx context.Context, session *mcp.ServerSession) {
+		reqCtx, cancel := context.WithCancel(reqCtx)
+		defer cancel()
+		defer context.AfterFunc(ctx, cancel)()
+		res, err := session.Elicit(reqCtx, question)
 		if err != nil {
-			asked <- "error: " + err.Error()
+			s.asked <- "error: " + err.Error()
 			return
 		}
-		asked <- res.Action
+		s.asked <- res.Action
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "asks", Version: "1"}, nil)
 	server.AddTool(&mcp.Tool{Name: "ask", InputSchema: map[string]any{"type": "object"}},
@@ -38,56 +52,68 @@ func askServer(t *testing.T) (endpoint string, asked chan string) {
 	server.AddTool(&mcp.Tool{Name: "later", InputSchema: map[string]any{"type": "object"}},
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			go func() {
-				time.Sleep(50 * time.Millisecond) // the call's answer is on its way
-				elicit(context.Background(), req.Session)
+				select {
+				case <-s.askLater:
+					elicit(ctx, req.Session)
+				case <-ctx.Done():
+				}
 			}()
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "answered"}}}, nil
 		})
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 	t.Cleanup(ts.Close)
-	return ts.URL, asked
+	s.endpoint = ts.URL
+	return s
 }
 
 // A question nobody answers ends with the call it came with: the call's
-// bound (--timeout, a wall bound) ends it, the handler hears it, and the
-// call returns its timeout answer rather than waiting on the person.
+// bound (--timeout, a wall bound) ends it, the handler hears it, the call
+// returns its timeout answer rather than waiting on the person, and the
+// server hears the question's end (vq's cancel, or the call's
+// cancellation) before vq hangs up.
 func TestElicitationEndsWithItsCall(t *testing.T) {
-	endpoint, _ := askServer(t)
-	ended := make(chan bool, 1)
-	c := api.New(api.Options{Transport: api.TransportMCP, Endpoint: endpoint, Timeout: 300 * time.Millisecond, CallBound: true, NoRetry: true,
-		Elicit: func(ctx context.Context, e api.Elicitation) (api.ElicitAnswer, error) {
+	ctx := testkit.Bound(t)
+	s := newAskServer(t, ctx)
+	ended := make(chan struct{})
+	c := api.New(api.Options{Transport: api.TransportMCP, Endpoint: s.endpoint, Timeout: 300 * time.Millisecond, CallBound: true, NoRetry: true,
+		Elicit: func(qctx context.Context, e api.Elicitation) (api.ElicitAnswer, error) {
 			select {
+			case <-qctx.Done():
+				close(ended)
 			case <-ctx.Done():
-				ended <- true
-			case <-time.After(20 * time.Second): // bounds a broken run only
-				ended <- false
 			}
 			return api.ElicitAnswer{Action: api.ElicitCancel}, nil
 		}})
-	defer c.Close()
-	resp, err := c.Invoke(context.Background(), api.Call{Tool: "ask"})
+	resp, err := c.Invoke(ctx, api.Call{Tool: "ask"})
 	if err != nil || resp.OK || resp.ErrorCode() != api.CodeHTTPError {
 		t.Fatalf("a call whose question is never answered: %+v, %v", resp, err)
 	}
-	if !<-ended {
-		t.Error("the question's context outlived its call")
+	testkit.Receive(t, ctx, ended, "the question's context to end with its call")
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	heard := testkit.Receive(t, ctx, s.asked, "the server to hear its question end")
+	if heard != api.ElicitCancel && !strings.Contains(heard, "context canceled") {
+		t.Errorf("the server's question ended with %q, want vq's cancel or the call's cancellation", heard)
 	}
 }
 
 // A question asked when no call is in flight has no one waiting on its
 // answer: it is declined without being put to anyone.
 func TestElicitationOutsideACallIsDeclined(t *testing.T) {
-	endpoint, asked := askServer(t)
-	c := api.New(api.Options{Transport: api.TransportMCP, Endpoint: endpoint, NoRetry: true,
+	ctx := testkit.Bound(t)
+	s := newAskServer(t, ctx)
+	c := api.New(api.Options{Transport: api.TransportMCP, Endpoint: s.endpoint, NoRetry: true,
 		Elicit: func(context.Context, api.Elicitation) (api.ElicitAnswer, error) {
 			t.Error("a question outside any call was put to the person")
 			return api.ElicitAnswer{Action: api.ElicitAccept}, nil
 		}})
 	defer c.Close()
-	if resp, err := c.Invoke(context.Background(), api.Call{Tool: "later"}); err != nil || !resp.OK {
+	if resp, err := c.Invoke(ctx, api.Call{Tool: "later"}); err != nil || !resp.OK {
 		t.Fatalf("later: %+v, %v", resp, err)
 	}
-	if got := <-asked; got != api.ElicitDecline {
+	close(s.askLater)
+	if got := testkit.Receive(t, ctx, s.asked, "the server to hear its answer"); got != api.ElicitDecline {
 		t.Errorf("the server heard %q, want decline", got)
 	}
 }
@@ -97,6 +123,7 @@ func TestElicitationOutsideACallIsDeclined(t *testing.T) {
 // and an array of choices (items.enum, or titled items.anyOf) is a
 // multi-select with its bounds.
 func TestElicitationSchemaIsReadAsTheFormAsks(t *testing.T) {
+	ctx := testkit.Bound(t)
 	one, ten, three := 1.0, 10.0, 3
 	server := mcp.NewServer(&mcp.Implementation{Name: "kinds", Version: "1"}, nil)
 	ask := func(name string, schema map[string]any) {
@@ -127,7 +154,7 @@ func TestElicitationSchemaIsReadAsTheFormAsks(t *testing.T) {
 		}})
 	defer c.Close()
 	for _, tool := range []string{"kinds", "tags", "sizes"} {
-		if _, err := c.Invoke(context.Background(), api.Call{Tool: tool}); err != nil {
+		if _, err := c.Invoke(ctx, api.Call{Tool: tool}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -154,8 +181,9 @@ func TestElicitationSchemaIsReadAsTheFormAsks(t *testing.T) {
 // taking longer than it to answer is not the server idling, and the
 // answer goes through.
 func TestAPersonAnsweringIsNotTheServerIdling(t *testing.T) {
-	endpoint, asked := askServer(t)
-	c := api.New(api.Options{Transport: api.TransportMCP, Endpoint: endpoint, Timeout: 200 * time.Millisecond, NoRetry: true,
+	ctx := testkit.Bound(t)
+	s := newAskServer(t, ctx)
+	c := api.New(api.Options{Transport: api.TransportMCP, Endpoint: s.endpoint, Timeout: 200 * time.Millisecond, NoRetry: true,
 		Elicit: func(ctx context.Context, e api.Elicitation) (api.ElicitAnswer, error) {
 			select {
 			case <-time.After(600 * time.Millisecond): // three idle bounds
@@ -165,11 +193,11 @@ func TestAPersonAnsweringIsNotTheServerIdling(t *testing.T) {
 			return api.ElicitAnswer{Action: api.ElicitAccept, Content: map[string]any{"colour": "green"}}, nil
 		}})
 	defer c.Close()
-	resp, err := c.Invoke(context.Background(), api.Call{Tool: "ask"})
+	resp, err := c.Invoke(ctx, api.Call{Tool: "ask"})
 	if err != nil || !resp.OK {
 		t.Fatalf("the call: %+v, %v", resp, err)
 	}
-	if got := <-asked; got != api.ElicitAccept {
+	if got := testkit.Receive(t, ctx, s.asked, "the server to hear its answer"); got != api.ElicitAccept {
 		t.Errorf("the server heard %q, want accept", got)
 	}
 }
@@ -178,6 +206,7 @@ func TestAPersonAnsweringIsNotTheServerIdling(t *testing.T) {
 // result) and, refused, may ask the same again: vq puts a question to the
 // person once per call, and the call ends saying so, not sent again.
 func TestAQuestionAskedAgainAfterARefusalEndsTheCall(t *testing.T) {
+	ctx := testkit.Bound(t)
 	server := mcp.NewServer(&mcp.Implementation{Name: "insists", Version: "1"}, nil)
 	var rounds atomic.Int32
 	server.AddTool(&mcp.Tool{Name: "insist", InputSchema: map[string]any{"type": "object"}},
@@ -196,7 +225,7 @@ func TestAQuestionAskedAgainAfterARefusalEndsTheCall(t *testing.T) {
 			return api.ElicitAnswer{Action: api.ElicitDecline}, nil
 		}})
 	defer c.Close()
-	resp, err := c.Invoke(context.Background(), api.Call{Tool: "insist"})
+	resp, err := c.Invoke(ctx, api.Call{Tool: "insist"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // cappedBody is an MCP response body as the SDK reads it. The SDK reads
@@ -115,6 +117,9 @@ func (t *mcpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	res, err := t.next.RoundTrip(req)
 	if endNotice != nil {
+		if rec, ok := req.Context().Value(httpRecordKey{}).(*httpRecord); ok {
+			rec.cancelNoticeSent()
+		}
 		if err != nil {
 			endNotice()
 			return res, err
@@ -196,9 +201,40 @@ type httpRecord struct {
 	// structuredContent into a map, losing the server's key order, which
 	// vq keeps (columns and --json follow it), so it is read again here.
 	body bytes.Buffer
+	// noticed is closed once a cancellation of the request has been sent,
+	// or its sending has failed (awaitCancelNotice).
+	noticed    chan struct{}
+	noticeOnce sync.Once
 }
 
 type httpRecordKey struct{}
+
+func newHTTPRecord() *httpRecord { return &httpRecord{noticed: make(chan struct{})} }
+
+// cancelNoticeSent records that the transport has sent the request's
+// notifications/cancelled, or failed to.
+func (r *httpRecord) cancelNoticeSent() { r.noticeOnce.Do(func() { close(r.noticed) }) }
+
+// awaitCancelNotice waits until the server has been told of the request's
+// end, when err is the request giving up on ctx, which has ended (a
+// timeout, an interrupt). The SDK sends notifications/cancelled on a
+// goroutine of its own after the request has returned, and a session
+// closed before it has (withSession drops the session at once, and vq
+// closes it on its way out) never sends it: the server's handler, and any
+// question it waits on vq to answer, would run on with no one to end
+// them. A closed connection carries no notice, and the wait is bounded by
+// the notice's own budget.
+func (r *httpRecord) awaitCancelNotice(ctx context.Context, err error) {
+	if ctx.Err() == nil || err == nil || errors.Is(err, mcp.ErrConnectionClosed) {
+		return
+	}
+	budget := time.NewTimer(cancelNoticeBudget)
+	defer budget.Stop()
+	select {
+	case <-r.noticed:
+	case <-budget.C:
+	}
+}
 
 func (r *httpRecord) set(status int, header http.Header) {
 	r.mu.Lock()

@@ -174,10 +174,10 @@ func (c *Client) mcpRead(ctx context.Context, method string, op func(context.Con
 // the record of what the server answered; a failure is method's
 // client-made answer, nil when op succeeded.
 func (c *Client) mcpAttempt(ctx context.Context, method string, op func(context.Context, *mcp.ClientSession, *httpRecord) error) *ToolResponse {
-	rec := &httpRecord{}
+	rec := newHTTPRecord()
 	rctx, cancel := context.WithTimeout(context.WithValue(ctx, httpRecordKey{}, rec), c.opts.Timeout)
 	defer cancel()
-	if err := c.withSession(rctx, func(s *mcp.ClientSession) error { return op(rctx, s, rec) }); err != nil {
+	if err := c.withSession(rctx, rec, func(s *mcp.ClientSession) error { return op(rctx, s, rec) }); err != nil {
 		return c.mcpFailure(method, rec, err)
 	}
 	return nil

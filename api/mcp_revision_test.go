@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // vq asks for the newest MCP revision and falls back: a server that speaks
@@ -18,6 +19,7 @@ import (
 // The revision a call was made in is the MCP-Protocol-Version header the
 // server received with tools/call.
 func TestCallsUseTheNewestRevisionTheServerSpeaks(t *testing.T) {
+	ctx := testkit.Bound(t)
 	for _, tc := range []struct {
 		name      string
 		stateless bool
@@ -52,7 +54,7 @@ func TestCallsUseTheNewestRevisionTheServerSpeaks(t *testing.T) {
 			c := api.New(api.Options{Endpoint: srv.URL, Transport: api.TransportMCP})
 			t.Cleanup(func() { c.Close() })
 
-			resp, err := c.Invoke(context.Background(), api.Call{Tool: "echo"})
+			resp, err := c.Invoke(ctx, api.Call{Tool: "echo"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,6 +74,7 @@ func TestCallsUseTheNewestRevisionTheServerSpeaks(t *testing.T) {
 // Mcp-Param-* headers too (SEP-2243): vq lists the tools before the call,
 // whose schema the headers are built from.
 func TestArgumentsMarkedForHeadersAreMirrored(t *testing.T) {
+	ctx := testkit.Bound(t)
 	server := mcp.NewServer(&mcp.Implementation{Name: "headers", Version: "1"}, nil)
 	server.AddTool(&mcp.Tool{Name: "deploy", InputSchema: map[string]any{"type": "object", "properties": map[string]any{
 		"region": map[string]any{"type": "string", "x-mcp-header": "Region"},
@@ -94,7 +97,7 @@ func TestArgumentsMarkedForHeadersAreMirrored(t *testing.T) {
 	c := api.New(api.Options{Endpoint: srv.URL, Transport: api.TransportMCP})
 	t.Cleanup(func() { c.Close() })
 
-	resp, err := c.Invoke(context.Background(), api.Call{Tool: "deploy", Args: map[string]any{"region": "eu-west1", "note": "n"}})
+	resp, err := c.Invoke(ctx, api.Call{Tool: "deploy", Args: map[string]any{"region": "eu-west1", "note": "n"}})
 	if err != nil || !resp.OK {
 		t.Fatalf("call failed: %v %+v", err, resp)
 	}
@@ -108,6 +111,7 @@ func TestArgumentsMarkedForHeadersAreMirrored(t *testing.T) {
 // tools/list is bounded as every MCP request is: a server that opens the
 // session and never answers the list ends the listing at the timeout.
 func TestAToolListThatNeverComesEndsAtTheTimeout(t *testing.T) {
+	ctx := testkit.Bound(t)
 	server := mcp.NewServer(&mcp.Implementation{Name: "mute", Version: "1"}, nil)
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{JSONResponse: true})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -123,15 +127,11 @@ func TestAToolListThatNeverComesEndsAtTheTimeout(t *testing.T) {
 
 	done := make(chan *api.ToolResponse, 1)
 	go func() {
-		_, failure, _ := c.ListTools(context.Background())
+		_, failure, _ := c.ListTools(ctx)
 		done <- failure
 	}()
-	select {
-	case failure := <-done:
-		if failure == nil || failure.ErrorCode() != api.CodeHTTPError || !strings.Contains(failure.ErrorMessage(), "timed out") {
-			t.Errorf("the listing ended with %+v", failure)
-		}
-	case <-time.After(20 * time.Second): // bounds a hung run only
-		t.Fatal("the listing never ended")
+	failure := testkit.Receive(t, ctx, done, "the listing to end at its timeout")
+	if failure == nil || failure.ErrorCode() != api.CodeHTTPError || !strings.Contains(failure.ErrorMessage(), "timed out") {
+		t.Errorf("the listing ended with %+v", failure)
 	}
 }

@@ -183,7 +183,7 @@ func (c *Client) forgetBrokenSession(s *mcp.ClientSession) {
 // ToolResponse. The call carries a progress token: progress keeps it alive
 // past the idle bound (callContext) and reaches the hook of WithProgress.
 func (c *Client) callMCP(ctx context.Context, call Call) *ToolResponse {
-	rec := &httpRecord{}
+	rec := newHTTPRecord()
 	ctx, touch, timedOut, done := c.callContext(context.WithValue(ctx, httpRecordKey{}, rec))
 	defer done()
 	defer c.inFlight.start(ctx)()
@@ -200,7 +200,7 @@ func (c *Client) callMCP(ctx context.Context, call Call) *ToolResponse {
 	params.SetProgressToken(token)
 	c.listToolsForHeaders(ctx)
 	var result *mcp.CallToolResult
-	err := c.withSession(ctx, func(s *mcp.ClientSession) error {
+	err := c.withSession(ctx, rec, func(s *mcp.ClientSession) error {
 		var err error
 		result, err = s.CallTool(ctx, params)
 		return err
@@ -271,11 +271,13 @@ func (c *Client) timeoutFailure(tool string) *ToolResponse {
 	return r
 }
 
-// withSession runs op on the session. A session the server has forgotten
-// (404 with a session id) is replaced once; any other transport failure
-// drops the session for the next attempt. JSON-RPC errors keep it: the
-// connection is fine, the request was refused.
-func (c *Client) withSession(ctx context.Context, op func(*mcp.ClientSession) error) error {
+// withSession runs op on the session, rec recording its requests. A
+// session the server has forgotten (404 with a session id) is replaced
+// once; any other transport failure, a request given up on included,
+// drops the session for the next attempt, once the server has been told
+// of the request vq gave up (awaitCancelNotice). JSON-RPC errors keep it:
+// the connection is fine, the request was refused.
+func (c *Client) withSession(ctx context.Context, rec *httpRecord, op func(*mcp.ClientSession) error) error {
 	for attempt := 0; ; attempt++ {
 		s, err := c.mcpSession(ctx)
 		if err != nil {
@@ -285,6 +287,7 @@ func (c *Client) withSession(ctx context.Context, op func(*mcp.ClientSession) er
 		if _, refused := serverRPCError(err); err == nil || refused {
 			return err
 		}
+		rec.awaitCancelNotice(ctx, err)
 		c.forgetBrokenSession(s)
 		if !errors.Is(err, mcp.ErrSessionMissing) || attempt > 0 {
 			return err

@@ -239,14 +239,18 @@ type recordingConn struct {
 }
 
 func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
-		if rec, ok := ctx.Value(httpRecordKey{}).(*httpRecord); ok {
-			c.mu.Lock()
-			c.pending[req.ID] = rec
-			c.mu.Unlock()
-		}
+	req, isRequest := msg.(*jsonrpc.Request)
+	rec, recorded := ctx.Value(httpRecordKey{}).(*httpRecord)
+	if isRequest && recorded && req.IsCall() {
+		c.mu.Lock()
+		c.pending[req.ID] = rec
+		c.mu.Unlock()
 	}
-	return c.Connection.Write(ctx, msg)
+	err := c.Connection.Write(ctx, msg)
+	if isRequest && recorded && req.Method == "notifications/cancelled" {
+		rec.cancelNoticeSent()
+	}
+	return err
 }
 
 func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {

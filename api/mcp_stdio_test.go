@@ -3,18 +3,19 @@
 package api_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // A stdio server's message past the cap ends the call with the error an
 // HTTP answer past the cap has, not as a crash, and is not sent again.
 func TestStdioMessagePastTheCapIsTooLarge(t *testing.T) {
+	ctx := testkit.Bound(t)
 	dir := t.TempDir()
 	starts := filepath.Join(dir, "starts")
 	script := filepath.Join(dir, "endless.sh")
@@ -27,7 +28,7 @@ exec yes aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa 2>/dev/null | tr -d '\n' 2>/de
 	c := api.New(api.Options{Endpoint: "stdio:sh " + script + " " + starts, Transport: api.TransportMCP, MaxBodyBytes: 1 << 20})
 	t.Cleanup(func() { c.Close() })
 
-	resp, err := c.Invoke(context.Background(), api.Call{Tool: "anything"})
+	resp, err := c.Invoke(ctx, api.Call{Tool: "anything"})
 	if err != nil {
 		t.Fatal(err)
 	}

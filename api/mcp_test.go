@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // mcpServer is an in-process MCP server (the SDK's) whose tools record
@@ -164,11 +165,12 @@ func mcpClient(t *testing.T, m *mcpServer, opts api.Options) *api.Client {
 // A server that restarted has forgotten the session: the call opens a new
 // one and goes through, once, without the user seeing the hiccup.
 func TestMCPSessionForgottenByTheServerIsReopened(t *testing.T) {
+	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	c := mcpClient(t, m, api.Options{NoRetry: true})
 	call := api.Call{Tool: "structured", Args: map[string]any{"runId": "run_abc"}}
 	for i := range 2 {
-		resp, err := c.Invoke(context.Background(), call)
+		resp, err := c.Invoke(ctx, call)
 		if err != nil || !resp.OK {
 			t.Fatalf("call %d: %v %+v", i+1, err, resp)
 		}
@@ -180,10 +182,11 @@ func TestMCPSessionForgottenByTheServerIsReopened(t *testing.T) {
 }
 
 func TestMCPStructuredContentIsTheToolResponse(t *testing.T) {
+	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	c := mcpClient(t, m, api.Options{Project: "shop-web", Environment: "staging"})
 	for range 2 {
-		resp, err := c.Invoke(context.Background(), api.Call{Tool: "structured", Args: map[string]any{"runId": "run_abc"}})
+		resp, err := c.Invoke(ctx, api.Call{Tool: "structured", Args: map[string]any{"runId": "run_abc"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,9 +206,10 @@ func TestMCPStructuredContentIsTheToolResponse(t *testing.T) {
 }
 
 func TestMCPTextContentBecomesAToolResponse(t *testing.T) {
+	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	c := mcpClient(t, m, api.Options{})
-	resp, _ := c.Invoke(context.Background(), api.Call{Tool: "plain", Args: map[string]any{"runId": "r"}})
+	resp, _ := c.Invoke(ctx, api.Call{Tool: "plain", Args: map[string]any{"runId": "r"}})
 	content, ok := resp.Content()
 	if !resp.OK || resp.Summary != "hello" || string(resp.Data) != `{"content":[{"type":"text","text":"hello\nworld"}]}` ||
 		!ok || len(content.Blocks) != 1 || content.Blocks[0].Text != "hello\nworld" {
@@ -217,10 +221,11 @@ func TestMCPTextContentBecomesAToolResponse(t *testing.T) {
 // left a change behind: only a tool it annotates read-only (or idempotent)
 // is sent a second time.
 func TestMCPIsErrorWithoutStructureIsRetriedOnlyWhenRepeatable(t *testing.T) {
+	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	c := mcpClient(t, m, api.Options{})
 	for tool, want := range map[string]int{"broken": 1, "broken_readonly": 2} {
-		resp, _ := c.Invoke(context.Background(), api.Call{Tool: tool, Args: map[string]any{"runId": "r"}})
+		resp, _ := c.Invoke(ctx, api.Call{Tool: tool, Args: map[string]any{"runId": "r"}})
 		if resp.ErrorCode() != api.CodeToolError || resp.ErrorMessage() != "database unavailable" || !resp.IsRecoverable() {
 			t.Fatalf("%s: resp = %+v", tool, resp)
 		}
@@ -231,11 +236,12 @@ func TestMCPIsErrorWithoutStructureIsRetriedOnlyWhenRepeatable(t *testing.T) {
 }
 
 func TestMCPJSONRPCErrors(t *testing.T) {
+	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	c := mcpClient(t, m, api.Options{})
 	cases := map[string]string{"no_such_tool": api.CodeNotFound, "picky": api.CodeValidation, "needs_sampling": api.CodeToolError}
 	for tool, want := range cases {
-		resp, _ := c.Invoke(context.Background(), api.Call{Tool: tool})
+		resp, _ := c.Invoke(ctx, api.Call{Tool: tool})
 		if resp.ErrorCode() != want {
 			t.Errorf("%s: code %q, want %q (%s)", tool, resp.ErrorCode(), want, resp.ErrorMessage())
 		}
@@ -249,6 +255,7 @@ func TestMCPJSONRPCErrors(t *testing.T) {
 }
 
 func TestMCPTransportFailures(t *testing.T) {
+	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	cases := []struct {
 		path, code, contains string
@@ -259,7 +266,7 @@ func TestMCPTransportFailures(t *testing.T) {
 	}
 	for _, tc := range cases {
 		c := api.New(api.Options{Endpoint: m.URL + tc.path, Transport: api.TransportMCP, APIKey: "k", NoRetry: true})
-		resp, err := c.Invoke(context.Background(), api.Call{Tool: "structured"})
+		resp, err := c.Invoke(ctx, api.Call{Tool: "structured"})
 		c.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -275,9 +282,10 @@ func TestMCPTransportFailures(t *testing.T) {
 }
 
 func TestMCPReadinessLockIsARefusalSentOnce(t *testing.T) {
+	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	c := mcpClient(t, m, api.Options{})
-	resp, _ := c.Invoke(context.Background(), api.Call{Tool: "locked", Args: map[string]any{"runId": "r"}})
+	resp, _ := c.Invoke(ctx, api.Call{Tool: "locked", Args: map[string]any{"runId": "r"}})
 	state, locked := api.ReadinessLock(resp)
 	if !locked || resp.ErrorCode() != api.CodeProjectNotReady || state.Analysed != 3 || state.Total != 5 {
 		t.Fatalf("lock = %v %+v, resp %+v", locked, state, resp)
@@ -288,16 +296,17 @@ func TestMCPReadinessLockIsARefusalSentOnce(t *testing.T) {
 }
 
 func TestMCPTokenWorkWatchedToCompletion(t *testing.T) {
+	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	c := mcpClient(t, m, api.Options{})
 	call := api.Call{Tool: "render", Args: map[string]any{"runId": "r"}}
-	first, _ := c.Invoke(context.Background(), call)
+	first, _ := c.Invoke(ctx, call)
 	id, poll, ok := c.FollowUp(call, first)
 	if !ok || id != "tok1" {
 		t.Fatalf("FollowUp = %q %v for %s", id, ok, first.Data)
 	}
 	var updates []api.JobUpdate
-	final, err := api.Watch(context.Background(), id, poll, api.WatchOptions{Interval: time.Millisecond, OnUpdate: func(u api.JobUpdate) { updates = append(updates, u) }})
+	final, err := api.Watch(ctx, id, poll, api.WatchOptions{Interval: time.Millisecond, OnUpdate: func(u api.JobUpdate) { updates = append(updates, u) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,10 +323,11 @@ func TestMCPTokenWorkWatchedToCompletion(t *testing.T) {
 }
 
 func TestListToolsReadsAnnotationsAndSchemas(t *testing.T) {
+	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	c := api.New(api.Options{BaseURL: m.URL, APIKey: "k"}) // invoke transport: tools/list still speaks MCP
 	defer c.Close()
-	tools, failure, err := c.ListTools(context.Background())
+	tools, failure, err := c.ListTools(ctx)
 	if err != nil || failure != nil {
 		t.Fatal(err, failure)
 	}

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -45,7 +44,7 @@ func signedIn(t *testing.T, s *testkit.OAuthServer, login OAuthLoginOptions, sig
 	store := CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json")}
 	opts := Options{Endpoint: s.Endpoint, Transport: TransportMCP, Timeout: 10 * time.Second, NoRetry: true}
 	login.Headless = true
-	tok, err := New(opts).LoginOAuth(context.Background(), login)
+	tok, err := New(opts).LoginOAuth(testkit.Bound(t), login)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,6 +60,7 @@ func signedIn(t *testing.T, s *testkit.OAuthServer, login OAuthLoginOptions, sig
 // The same whether the server opens with initialize or, speaking only
 // 2026-07-28, refuses it for server/discover.
 func TestRefusedCallSignsInAgainForTheLargerScopeAndProceeds(t *testing.T) {
+	ctx := testkit.Bound(t)
 	for _, newestOnly := range []bool{false, true} {
 		t.Run(fmt.Sprintf("newest only %v", newestOnly), func(t *testing.T) {
 			s := testkit.NewOAuthServer(t, testkit.OAuthOptions{Needs: stepUpNeeds, NewestOnly: newestOnly})
@@ -70,7 +70,7 @@ func TestRefusedCallSignsInAgainForTheLargerScopeAndProceeds(t *testing.T) {
 				t.Fatalf("the login's authorization requests: %v", got)
 			}
 
-			resp, err := c.Invoke(context.Background(), Call{Tool: testkit.OAuthTool})
+			resp, err := c.Invoke(ctx, Call{Tool: testkit.OAuthTool})
 			if err != nil || !resp.OK || resp.Summary != testkit.OAuthToolAnswer {
 				t.Fatalf("the call after signing in again: %+v, %v", resp, err)
 			}
@@ -89,13 +89,13 @@ func TestRefusedCallSignsInAgainForTheLargerScopeAndProceeds(t *testing.T) {
 					t.Errorf("notices lack %q:\n%s", want, told.String())
 				}
 			}
-			stored, found, err := store.LookupOAuth(context.Background(), s.Endpoint)
+			stored, found, err := store.LookupOAuth(ctx, s.Endpoint)
 			if err != nil || !found || !sameScopes(strings.Join(stored.Scopes, " "), "mcp:basic mcp:write") || stored.AccessToken != "access-code-2" {
 				t.Errorf("stored token: %+v (found %v, %v), want the second sign-in's", stored, found, err)
 			}
 
 			// The new token serves the calls after: no sign-in more.
-			if resp, _ := c.Invoke(context.Background(), Call{Tool: testkit.OAuthTool}); !resp.OK || len(s.Authorizations()) != 2 || s.Answered("tools/call") != 2 {
+			if resp, _ := c.Invoke(ctx, Call{Tool: testkit.OAuthTool}); !resp.OK || len(s.Authorizations()) != 2 || s.Answered("tools/call") != 2 {
 				t.Errorf("second call: %+v, %d authorizations, tools/call answered %d times", resp, len(s.Authorizations()), s.Answered("tools/call"))
 			}
 		})
@@ -105,10 +105,11 @@ func TestRefusedCallSignsInAgainForTheLargerScopeAndProceeds(t *testing.T) {
 // A token the server no longer accepts (revoked, its refresh lapsed) is
 // refused at initialize, where a session starts: vq signs in again there.
 func TestStaleTokenSignsInAgainAtInitialize(t *testing.T) {
+	ctx := testkit.Bound(t)
 	s := testkit.NewOAuthServer(t, testkit.OAuthOptions{Needs: map[string][]string{"initialize": {"mcp:basic"}, "tools/call": {"mcp:basic"}}})
 	var told notices
 	store := CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json")}
-	tok, err := New(Options{Endpoint: s.Endpoint, Transport: TransportMCP}).LoginOAuth(context.Background(), OAuthLoginOptions{Headless: true})
+	tok, err := New(Options{Endpoint: s.Endpoint, Transport: TransportMCP}).LoginOAuth(ctx, OAuthLoginOptions{Headless: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestStaleTokenSignsInAgainAtInitialize(t *testing.T) {
 	c := New(Options{Endpoint: s.Endpoint, Transport: TransportMCP, NoRetry: true,
 		OAuth: &StoredOAuth{Token: tok, Store: store, SignIn: &OAuthLoginOptions{Headless: true, Notify: told.add}}})
 	defer c.Close()
-	resp, err := c.Invoke(context.Background(), Call{Tool: testkit.OAuthTool})
+	resp, err := c.Invoke(ctx, Call{Tool: testkit.OAuthTool})
 	if err != nil || !resp.OK {
 		t.Fatalf("call: %+v, %v\n%s", resp, err, told.String())
 	}
@@ -129,11 +130,12 @@ func TestStaleTokenSignsInAgainAtInitialize(t *testing.T) {
 // refusal, not a loop: the call is scope_denied, and so is the next one
 // with the same refusal, without another sign-in.
 func TestSignInAgainIsOncePerRefusal(t *testing.T) {
+	ctx := testkit.Bound(t)
 	s := testkit.NewOAuthServer(t, testkit.OAuthOptions{Needs: stepUpNeeds, Withhold: []string{"mcp:write"}})
 	var told notices
 	c, _ := signedIn(t, s, OAuthLoginOptions{}, &OAuthLoginOptions{Headless: true, Notify: told.add})
 	for i := range 2 {
-		resp, err := c.Invoke(context.Background(), Call{Tool: testkit.OAuthTool})
+		resp, err := c.Invoke(ctx, Call{Tool: testkit.OAuthTool})
 		if scope, denied := resp.ScopeNeeded(); err != nil || !denied || scope != "mcp:basic mcp:write" {
 			t.Fatalf("call %d: %+v %+v, %v; want scope_denied naming mcp:basic mcp:write\n%s", i, resp, resp.Error, err, told.String())
 		}
@@ -152,9 +154,10 @@ func TestSignInAgainIsOncePerRefusal(t *testing.T) {
 // Without SignIn (a script) the refusal is the answer, and nothing signs
 // in.
 func TestRefusedCallWithoutSignInIsScopeDenied(t *testing.T) {
+	ctx := testkit.Bound(t)
 	s := testkit.NewOAuthServer(t, testkit.OAuthOptions{Needs: stepUpNeeds})
 	c, _ := signedIn(t, s, OAuthLoginOptions{}, nil)
-	resp, err := c.Invoke(context.Background(), Call{Tool: testkit.OAuthTool})
+	resp, err := c.Invoke(ctx, Call{Tool: testkit.OAuthTool})
 	if scope, denied := resp.ScopeNeeded(); err != nil || !denied || scope != "mcp:basic mcp:write" || resp.Error.Message != "the server needs the scope mcp:basic mcp:write (HTTP 403 insufficient_scope from "+s.Endpoint+")" {
 		t.Fatalf("call: %+v, %v", resp, err)
 	}
@@ -166,33 +169,36 @@ func TestRefusedCallWithoutSignInIsScopeDenied(t *testing.T) {
 // A person may take longer to sign in than the call may stay silent: the
 // sign-in holds the call's idle bound.
 func TestSignInAgainHoldsTheCallsIdleBound(t *testing.T) {
+	ctx := testkit.Bound(t)
 	s := testkit.NewOAuthServer(t, testkit.OAuthOptions{Needs: stepUpNeeds})
 	var wg sync.WaitGroup
 	t.Cleanup(wg.Wait)
 	slowPerson := func(authURL string) error {
 		wg.Go(func() {
 			time.Sleep(600 * time.Millisecond)
-			if resp, err := http.Get(authURL); err == nil {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
+			if resp, err := http.DefaultClient.Do(req); err == nil {
 				resp.Body.Close()
 			}
 		})
 		return nil
 	}
 	store := CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json")}
-	tok, err := New(Options{Endpoint: s.Endpoint, Transport: TransportMCP}).LoginOAuth(context.Background(), OAuthLoginOptions{Headless: true})
+	tok, err := New(Options{Endpoint: s.Endpoint, Transport: TransportMCP}).LoginOAuth(ctx, OAuthLoginOptions{Headless: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := New(Options{Endpoint: s.Endpoint, Transport: TransportMCP, Timeout: 200 * time.Millisecond, NoRetry: true,
 		OAuth: &StoredOAuth{Token: tok, Store: store, SignIn: &OAuthLoginOptions{OpenURL: slowPerson}}})
 	defer c.Close()
-	resp, err := c.Invoke(context.Background(), Call{Tool: testkit.OAuthTool})
+	resp, err := c.Invoke(ctx, Call{Tool: testkit.OAuthTool})
 	if err != nil || !resp.OK {
 		t.Fatalf("call: %+v, %v", resp, err)
 	}
 }
 
 func TestLoginOffersTheClientMetadataDocumentWhereTheServerTakesOne(t *testing.T) {
+	ctx := testkit.Bound(t)
 	const doc = "https://vq.example.com/oauth/client.json"
 	for _, tc := range []struct {
 		cimd                bool
@@ -211,12 +217,12 @@ func TestLoginOffersTheClientMetadataDocumentWhereTheServerTakesOne(t *testing.T
 		if len(auths) != 1 || auths[0].Get("client_id") != tc.clientID || s.Registrations() != tc.registrations {
 			t.Errorf("CIMD %v: authorization requests %v, %d registrations; want client_id %s", tc.cimd, auths, s.Registrations(), tc.clientID)
 		}
-		tok, _, _ := store.LookupOAuth(context.Background(), s.Endpoint)
+		tok, _, _ := store.LookupOAuth(ctx, s.Endpoint)
 		if tok.ClientID != tc.clientID || tok.ClientMetadataURL != doc {
 			t.Errorf("CIMD %v: stored client %q, document %q", tc.cimd, tok.ClientID, tok.ClientMetadataURL)
 		}
 		// The sign-in again offers the stored document too.
-		if resp, err := c.Invoke(context.Background(), Call{Tool: testkit.OAuthTool}); err != nil || !resp.OK {
+		if resp, err := c.Invoke(ctx, Call{Tool: testkit.OAuthTool}); err != nil || !resp.OK {
 			t.Fatalf("CIMD %v: call: %+v, %v", tc.cimd, resp, err)
 		}
 		if auths := s.Authorizations(); len(auths) != 2 || (tc.cimd && auths[1].Get("client_id") != doc) {
