@@ -71,10 +71,10 @@ func TestBodyPastTheCapFailsReaderAndBytes(t *testing.T) {
 	for _, announced := range []int64{-1, 100, 5000} {
 		b := newBody(announced, 1000)
 		go b.fill(bytes.NewReader(make([]byte, 5000)))
-		if _, err := io.ReadAll(b.reader()); !errors.Is(err, errBodyTooLarge) {
+		if _, err := io.ReadAll(b.reader()); !errors.Is(err, ErrBodyTooLarge) {
 			t.Errorf("announced %d: reader: %v, want the cap's error", announced, err)
 		}
-		if got, err := b.bytes(); !errors.Is(err, errBodyTooLarge) || got != nil {
+		if got, err := b.bytes(); !errors.Is(err, ErrBodyTooLarge) || got != nil {
 			t.Errorf("announced %d: bytes: %d bytes, %v", announced, len(got), err)
 		}
 	}

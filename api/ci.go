@@ -146,11 +146,11 @@ func (c *Client) CallCI(ctx context.Context, tool string, args map[string]any) (
 			body[key] = value
 		}
 	}
-	return c.withRetries(ctx, tool, func() *ToolResponse {
+	return c.Retry(ctx, tool, func() *ToolResponse {
 		url := c.CIURL(tool)
 		status, header, raw, err := c.post(ctx, url, body, nil)
 		if err != nil {
-			return transportFailure(tool, url, status, err)
+			return TransportFailure(tool, url, status, err)
 		}
 		return ciResponse(tool, url, status, header, raw)
 	})
@@ -172,7 +172,7 @@ type ciErrorBody struct {
 // ciResponse wraps one complete CI answer.
 func ciResponse(tool, url string, status int, header http.Header, raw []byte) *ToolResponse {
 	if status == http.StatusUnauthorized {
-		return unauthorized(tool, header.Get("WWW-Authenticate"))
+		return Unauthorized(tool, header.Get("WWW-Authenticate"))
 	}
 	doc, isJSON := jsonDocument(raw)
 	if !isJSON {

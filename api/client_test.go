@@ -354,7 +354,7 @@ func TestFetchPublic(t *testing.T) {
 	if b, err := c.FetchPublic(ctx, srv.URL+"/small.png", 1000); err != nil || len(b) != 100 || auth.Load() != "" {
 		t.Errorf("small: %d bytes, %v, Authorization %q", len(b), err, auth.Load())
 	}
-	if _, err := c.FetchPublic(ctx, srv.URL+"/big.png", 1000); !errors.Is(err, errBodyTooLarge) {
+	if _, err := c.FetchPublic(ctx, srv.URL+"/big.png", 1000); !errors.Is(err, ErrBodyTooLarge) {
 		t.Errorf("past the cap: %v", err)
 	}
 	if _, err := c.FetchPublic(ctx, srv.URL+"/gone.png", 1000); err == nil || err.Error() != "HTTP 404" {

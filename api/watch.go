@@ -341,7 +341,9 @@ func WithProgress(ctx context.Context, fn func(JobUpdate)) context.Context {
 	return context.WithValue(ctx, progressKey{}, fn)
 }
 
-func progressHook(ctx context.Context) func(JobUpdate) {
+// ProgressHook is the function WithProgress gave ctx, nil when there is
+// none: what a transport with notifications calls.
+func ProgressHook(ctx context.Context) func(JobUpdate) {
 	fn, _ := ctx.Value(progressKey{}).(func(JobUpdate))
 	return fn
 }

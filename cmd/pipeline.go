@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/api/mcpclient"
 	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
@@ -34,14 +35,14 @@ type Pipeline struct {
 	// given jobs, printed when a watch stops early; else vq watch IDS.
 	Resume func(ids []string) string
 
-	client   *api.Client
+	client   *mcpclient.Client
 	settings Settings
 }
 
 func newPipeline(f *Factory) *Pipeline { return &Pipeline{f: f} }
 
 // connect builds the client once per command.
-func (p *Pipeline) connect(ctx context.Context) (*api.Client, Settings, error) {
+func (p *Pipeline) connect(ctx context.Context) (*mcpclient.Client, Settings, error) {
 	if p.client != nil {
 		return p.client, p.settings, nil
 	}

@@ -1,4 +1,4 @@
-package api
+package mcpclient
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/api"
 )
 
 // toolResponseFromMCP maps a tools/call result to the contract. A VisualQ
@@ -18,7 +19,7 @@ import (
 // (raw, when recorded), is the data, so --json loses nothing; its content
 // is kept block by block for the renderers (Content); its first line of
 // text is the summary.
-func toolResponseFromMCP(tool string, res *mcp.CallToolResult, raw json.RawMessage, info toolInfo) *ToolResponse {
+func toolResponseFromMCP(tool string, res *mcp.CallToolResult, raw json.RawMessage, info toolInfo) *api.ToolResponse {
 	var structured json.RawMessage
 	if len(raw) > 0 {
 		var members struct {
@@ -31,7 +32,7 @@ func toolResponseFromMCP(tool string, res *mcp.CallToolResult, raw json.RawMessa
 		structured, _ = json.Marshal(res.StructuredContent) // decoded from JSON: encodes again
 	}
 	if structured != nil {
-		if resp, err := DecodeToolResponse(structured); err == nil {
+		if resp, err := api.DecodeToolResponse(structured); err == nil {
 			if resp.Tool == "" {
 				resp.Tool = tool
 			}
@@ -42,21 +43,13 @@ func toolResponseFromMCP(tool string, res *mcp.CallToolResult, raw json.RawMessa
 		raw, _ = json.Marshal(res) // the SDK's own types: cannot fail
 	}
 	content := contentOf(res, structured)
-	resp := &ToolResponse{
-		OK:          !res.IsError,
-		Tool:        tool,
-		Summary:     content.summary(),
-		Data:        raw,
-		Warnings:    []string{},
-		NextActions: []NextAction{},
-		content:     content,
-	}
+	resp := api.ContentAnswer(tool, raw, content, summary(content))
 	if res.IsError {
-		text := content.text()
+		text := text(content)
 		if text == "" {
 			text = resp.Summary
 		}
-		classifyToolError(resp, text, info)
+		return classifyToolError(resp, text, info)
 	}
 	return resp
 }
@@ -72,29 +65,32 @@ type toolInfo struct {
 	taskRequired bool
 }
 
-// classifyToolError reads an isError result that carries no ToolResponse.
+// classifyToolError reads an isError result that carries no ToolResponse
+// (resp, made from its content) into its failure.
 // Servers say "unknown tool" and "invalid arguments" in words, often with
 // the JSON-RPC code in them: those are not_found and validation_error. The
 // readiness lock is its own refusal. Anything else is the tool's failure,
 // which the contract retries once, but only for a tool the server says can
 // be repeated without harm: the failure may have come after a change.
-func classifyToolError(resp *ToolResponse, text string, info toolInfo) {
-	code, recoverable := CodeToolError, true
+func classifyToolError(resp *api.ToolResponse, text string, info toolInfo) *api.ToolResponse {
+	code, recoverable := api.CodeToolError, true
 	lower := strings.ToLower(text)
 	switch {
 	case info.listed && !info.known, unknownToolText(lower):
-		code, recoverable = CodeNotFound, false
+		code, recoverable = api.CodeNotFound, false
 	case strings.HasPrefix(lower, `validating "arguments"`), strings.Contains(lower, "input validation error"),
 		strings.Contains(lower, "invalid arguments"), strings.Contains(lower, "-32602"):
-		code = CodeValidation
+		code = api.CodeValidation
 	default:
-		if _, locked := parseReadiness(text); locked {
-			code = CodeProjectNotReady
+		if _, locked := api.ParseReadiness(text); locked {
+			code = api.CodeProjectNotReady
 		}
 	}
-	resp.Error = &ToolError{Code: code, Message: text}
-	resp.Recoverable = boolPtr(recoverable)
-	resp.repeatUnsafe = code == CodeToolError && !info.repeatable
+	resp.OK, resp.Error, resp.Recoverable = false, &api.ToolError{Code: code, Message: text}, new(recoverable)
+	if code == api.CodeToolError && !info.repeatable {
+		return resp.NotRepeatable()
+	}
+	return resp
 }
 
 // unknownToolText reports the words servers use for a tool they do not
@@ -124,54 +120,53 @@ func firstLine(s string) string {
 // mcpFailure maps what went wrong below the tool: a JSON-RPC error to the
 // contract code it means, an HTTP failure to unauthorized, a wrong path, or
 // http_error.
-func (c *Client) mcpFailure(tool string, rec *httpRecord, err error) *ToolResponse {
+func (c *Client) mcpFailure(tool string, rec *httpRecord, err error) *api.ToolResponse {
 	if rpcErr, ok := serverRPCError(err); ok {
 		return rpcFailure(tool, rpcErr)
 	}
 	if asked := (*askedAgainError)(nil); errors.As(err, &asked) {
-		r := ClientError(tool, CodeToolError, asked.Error()+"; vq answers a question once per call", false)
-		r.repeatUnsafe = true // asking again gets the same question
-		return r
+		// Asking again gets the same question.
+		return api.ClientError(tool, api.CodeToolError, asked.Error()+"; vq answers a question once per call", false).NotRepeatable()
 	}
 	if errors.Is(err, errEndlessList) {
-		return ClientError(tool, CodeHTTPError, fmt.Sprintf("%v (from %s)", err, c.MCPEndpoint()), false)
+		return api.ClientError(tool, api.CodeHTTPError, fmt.Sprintf("%v (from %s)", err, c.MCPEndpoint()), false)
 	}
 	if err := rec.bodyError(); err != nil {
-		return transportFailure(tool, c.MCPEndpoint(), 0, err)
+		return api.TransportFailure(tool, c.MCPEndpoint(), 0, err)
 	}
 	status, challenge := rec.get()
 	switch status {
 	case http.StatusUnauthorized:
-		return unauthorized(tool, challenge)
+		return api.Unauthorized(tool, challenge)
 	case http.StatusTooManyRequests:
-		return rateLimited(tool, c.MCPEndpoint(), rec.retryAfterHeader())
+		return api.RateLimited(tool, c.MCPEndpoint(), rec.retryAfterHeader())
 	case http.StatusForbidden:
-		if scope, ok := insufficientScope(challenge); ok {
-			return scopeDenied(tool, c.MCPEndpoint(), scope)
+		if scope, ok := api.InsufficientScope(challenge); ok {
+			return api.ScopeDenied(tool, c.MCPEndpoint(), scope)
 		}
 	case http.StatusNotFound:
 		if c.opts.Endpoint == "" {
-			return ClientError(tool, CodeHTTPError, fmt.Sprintf(
-				"wrong path: the MCP server is at %s (got 404 from %s)", MCPPath, c.MCPEndpoint()), false)
+			return api.ClientError(tool, api.CodeHTTPError, fmt.Sprintf(
+				"wrong path: the MCP server is at %s (got 404 from %s)", api.MCPPath, c.MCPEndpoint()), false)
 		}
 		// A server of another make: VisualQ's path means nothing there. The
 		// URL tried is the answer's (NotServed).
-		r := httpError(tool, c.MCPEndpoint(), status,
+		r := api.HTTPFailure(tool, c.MCPEndpoint(), status,
 			"HTTP 404 Not Found (vq speaks MCP over streamable HTTP, not the legacy HTTP+SSE transport)")
-		r.Recoverable = boolPtr(false) // no arguments make a wrong URL right
+		r.Recoverable = new(false) // no arguments make a wrong URL right
 		return r
 	}
 	if status != 0 {
 		msg := fmt.Sprintf("HTTP %d %s from %s", status, http.StatusText(status), c.MCPEndpoint())
-		if quoted := snippet(rec.failedBody()); quoted != "" {
+		if quoted := api.Snippet(rec.failedBody()); quoted != "" {
 			msg += ": " + quoted // when the SDK read it at all
 		}
-		return httpError(tool, c.MCPEndpoint(), status, msg)
+		return api.HTTPFailure(tool, c.MCPEndpoint(), status, msg)
 	}
 	if strings.Contains(err.Error(), "terminated without response") || errors.Is(err, mcp.ErrConnectionClosed) {
-		return transportFailure(tool, c.MCPEndpoint(), 0, io.ErrUnexpectedEOF) // the connection was cut
+		return api.TransportFailure(tool, c.MCPEndpoint(), 0, io.ErrUnexpectedEOF) // the connection was cut
 	}
-	return transportFailure(tool, c.MCPEndpoint(), 0, err)
+	return api.TransportFailure(tool, c.MCPEndpoint(), 0, err)
 }
 
 // serverRPCError finds the JSON-RPC error object the server answered. The
@@ -194,49 +189,17 @@ func serverRPCError(err error) (*jsonrpc.Error, bool) {
 // is not_found, bad arguments are a validation_error, a capability vq does
 // not offer is a tool_error never retried, anything else is the tool's
 // unexpected error.
-func rpcFailure(tool string, e *jsonrpc.Error) *ToolResponse {
+func rpcFailure(tool string, e *jsonrpc.Error) *api.ToolResponse {
 	msg := e.Message
 	switch {
 	case e.Code == jsonrpc.CodeMethodNotFound,
 		e.Code == jsonrpc.CodeInvalidParams && strings.HasPrefix(strings.ToLower(msg), "unknown tool"):
-		return ClientError(tool, CodeNotFound, msg, false)
+		return api.ClientError(tool, api.CodeNotFound, msg, false)
 	case e.Code == jsonrpc.CodeInvalidParams:
-		return ClientError(tool, CodeValidation, msg, true)
+		return api.ClientError(tool, api.CodeValidation, msg, true)
 	case e.Code == mcp.CodeMissingRequiredClientCapabilities:
-		r := ClientError(tool, CodeToolError, msg+": vq offers no sampling or roots (a command line, not an agent host)", false)
-		r.repeatUnsafe = true // asking again gets the same refusal
-		return r
+		// Asking again gets the same refusal.
+		return api.ClientError(tool, api.CodeToolError, msg+": vq offers no sampling or roots (a command line, not an agent host)", false).NotRepeatable()
 	}
-	return ClientError(tool, CodeToolError, fmt.Sprintf("%s (JSON-RPC error %d)", msg, e.Code), true)
-}
-
-// insufficientScope reads a 403 challenge that says the token lacks a
-// scope (RFC 6750 error="insufficient_scope"), and the scope it names.
-func insufficientScope(challenge string) (string, bool) {
-	if authParam(challenge, "error") != "insufficient_scope" {
-		return "", false
-	}
-	return authParam(challenge, "scope"), true
-}
-
-// scopeDenied is the client-made refusal of a call whose token lacks a
-// scope: the contract's scope_denied, naming the scope, never retried
-// with the same token. Scope (ScopeNeeded) is what signing in again must
-// ask for.
-func scopeDenied(tool, endpoint, scope string) *ToolResponse {
-	msg := "the server needs more scope than the token has (HTTP 403 insufficient_scope from " + endpoint + ")"
-	if scope != "" {
-		msg = "the server needs the scope " + scope + " (HTTP 403 insufficient_scope from " + endpoint + ")"
-	}
-	r := ClientError(tool, CodeScopeDenied, msg, false)
-	r.scope = scope
-	r.url = endpoint
-	return r
-}
-
-// ScopeNeeded reports a call refused for want of an OAuth scope (HTTP 403
-// insufficient_scope), with the scope the server named ("" when it named
-// none).
-func (r *ToolResponse) ScopeNeeded() (scope string, denied bool) {
-	return r.scope, r.ErrorCode() == CodeScopeDenied && r.url != ""
+	return api.ClientError(tool, api.CodeToolError, fmt.Sprintf("%s (JSON-RPC error %d)", msg, e.Code), true)
 }

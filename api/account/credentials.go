@@ -1,10 +1,11 @@
-package api
+package account
 
 import (
 	"context"
 	"errors"
 	"time"
 
+	"github.com/visualq/vq/internal/privatefile"
 	"github.com/zalando/go-keyring"
 )
 
@@ -74,7 +75,7 @@ func (s CredentialStore) Lookup(ctx context.Context, baseURL string) (key, sourc
 // key goes to the keyring when one answers, else into the entry; Save
 // reports where ("" when no key was given).
 func (s CredentialStore) Save(baseURL string, entry Server, key string) (where string, err error) {
-	err = withLock(s.ConfigPath, func() error {
+	err = privatefile.Update(s.ConfigPath, func() error {
 		where, err = s.save(baseURL, entry, key)
 		return err
 	})
@@ -119,7 +120,7 @@ func (e *Server) merge(from Server) {
 // Delete removes baseURL's entry and its key from the keyring, leaving
 // every other server's, and reports whether anything was stored.
 func (s CredentialStore) Delete(baseURL string) (removed bool, err error) {
-	err = withLock(s.ConfigPath, func() error {
+	err = privatefile.Update(s.ConfigPath, func() error {
 		removed, err = s.delete(baseURL)
 		return err
 	})
@@ -151,7 +152,7 @@ func (s CredentialStore) delete(baseURL string) (bool, error) {
 // Activate makes the entry ref names (its name or base URL) the active
 // one and returns its base URL; found is false when there is none.
 func (s CredentialStore) Activate(ref string) (baseURL string, found bool, err error) {
-	err = withLock(s.ConfigPath, func() error {
+	err = privatefile.Update(s.ConfigPath, func() error {
 		c, err := s.Load()
 		if err != nil {
 			return err

@@ -1,4 +1,4 @@
-package api
+package account
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/visualq/vq/internal/privatefile"
 )
 
 // Config is the settings file under the user config directory: one entry
@@ -171,24 +173,6 @@ func readJSONFile(path string, v any) error {
 // error names the file, and only the commands that need it fail.
 var ErrUnreadableFile = errors.New("is not valid JSON")
 
-// withLock runs update, a read and rewrite of one of vq's files, holding an
-// exclusive lock beside it, so that two vq processes signing in at once
-// (to different servers, say) both keep what they wrote.
-func withLock(path string, update func() error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return err
-	}
-	defer lock.Close() // closing releases the lock
-	if err := lockFile(lock); err != nil {
-		return err
-	}
-	return update()
-}
-
 // ConfigDirWarning says what is wrong with the directory of vq's files
 // (path's, or its symlink's target) when others may write it: they could
 // replace the config and send the key elsewhere. "" when all is well.
@@ -205,41 +189,11 @@ func ConfigDirWarning(path string) string {
 }
 
 // writeJSONFile writes v as one of vq's own files: indented, private and
-// atomic (WriteFileAtomic).
+// atomic (privatefile.Write).
 func writeJSONFile(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, append(b, '\n'))
-}
-
-// WriteFileAtomic writes a private file (0600, directory 0700) through a
-// temporary file and a rename.
-func WriteFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return privatefile.Write(path, append(b, '\n'))
 }

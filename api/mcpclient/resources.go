@@ -1,4 +1,4 @@
-package api
+package mcpclient
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/api"
 )
 
 // The MCP methods behind vq mcp resources, resource, prompts and prompt,
@@ -35,7 +36,7 @@ type PromptList struct {
 // every page of each within the bounds of listPages. Like every answer it
 // is one ToolResponse (a failure is client-made); err is non-nil only when
 // ctx ended.
-func (c *Client) ListResources(ctx context.Context) (*ToolResponse, ResourceList, error) {
+func (c *Client) ListResources(ctx context.Context) (*api.ToolResponse, ResourceList, error) {
 	list := ResourceList{Endpoint: c.MCPEndpoint(), Resources: []*mcp.Resource{}, Templates: []*mcp.ResourceTemplate{}}
 	failure, err := c.mcpRead(ctx, MethodResourcesList, func(ctx context.Context, s *mcp.ClientSession, _ *httpRecord) error {
 		list.Resources, list.Templates = list.Resources[:0], list.Templates[:0]
@@ -69,7 +70,7 @@ func (c *Client) ListResources(ctx context.Context) (*ToolResponse, ResourceList
 
 // ListPrompts asks for the server's prompts, every page within the bounds
 // of listPages; as ListResources.
-func (c *Client) ListPrompts(ctx context.Context) (*ToolResponse, PromptList, error) {
+func (c *Client) ListPrompts(ctx context.Context) (*api.ToolResponse, PromptList, error) {
 	list := PromptList{Endpoint: c.MCPEndpoint(), Prompts: []*mcp.Prompt{}}
 	failure, err := c.mcpRead(ctx, MethodPromptsList, func(ctx context.Context, s *mcp.ClientSession, _ *httpRecord) error {
 		list.Prompts = list.Prompts[:0]
@@ -90,15 +91,15 @@ func (c *Client) ListPrompts(ctx context.Context) (*ToolResponse, PromptList, er
 	return listResponse(MethodPromptsList, fmt.Sprintf("%d prompts at %s", len(list.Prompts), list.Endpoint), list), list, nil
 }
 
-func listResponse(method, summary string, list any) *ToolResponse {
+func listResponse(method, summary string, list any) *api.ToolResponse {
 	data, _ := json.Marshal(list) // the SDK's own types: cannot fail
-	return &ToolResponse{OK: true, Tool: method, Summary: summary, Data: data, Warnings: []string{}, NextActions: []NextAction{}}
+	return &api.ToolResponse{OK: true, Tool: method, Summary: summary, Data: data, Warnings: []string{}, NextActions: []api.NextAction{}}
 }
 
 // ReadResource reads one resource: its contents are the answer's content
 // blocks (text shown, blobs saved or summarised), the result as the server
 // sent it its data.
-func (c *Client) ReadResource(ctx context.Context, uri string) (*ToolResponse, error) {
+func (c *Client) ReadResource(ctx context.Context, uri string) (*api.ToolResponse, error) {
 	var res *mcp.ReadResourceResult
 	var raw json.RawMessage
 	failure, err := c.mcpRead(ctx, MethodResourcesRead, func(ctx context.Context, s *mcp.ClientSession, rec *httpRecord) error {
@@ -110,16 +111,16 @@ func (c *Client) ReadResource(ctx context.Context, uri string) (*ToolResponse, e
 	if failure != nil || err != nil {
 		return failure, err
 	}
-	content := &Content{Blocks: make([]ContentBlock, 0, len(res.Contents))}
+	content := &api.Content{Blocks: make([]api.ContentBlock, 0, len(res.Contents))}
 	for _, rc := range res.Contents {
 		content.Blocks = append(content.Blocks, resourceBlock(rc))
 	}
-	return contentResponse(MethodResourcesRead, res, raw, content, content.summary()), nil
+	return contentResponse(MethodResourcesRead, res, raw, content, summary(content)), nil
 }
 
 // GetPrompt gets a prompt with its arguments: each message is a line
 // naming its role, then its content.
-func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string) (*ToolResponse, error) {
+func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string) (*api.ToolResponse, error) {
 	var res *mcp.GetPromptResult
 	var raw json.RawMessage
 	failure, err := c.mcpRead(ctx, MethodPromptsGet, func(ctx context.Context, s *mcp.ClientSession, rec *httpRecord) error {
@@ -131,9 +132,9 @@ func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]str
 	if failure != nil || err != nil {
 		return failure, err
 	}
-	content := &Content{Blocks: make([]ContentBlock, 0, 2*len(res.Messages))}
+	content := &api.Content{Blocks: make([]api.ContentBlock, 0, 2*len(res.Messages))}
 	for _, m := range res.Messages {
-		content.Blocks = append(content.Blocks, ContentBlock{Type: BlockText, Text: "[" + string(m.Role) + "]", Size: -1})
+		content.Blocks = append(content.Blocks, api.ContentBlock{Type: api.BlockText, Text: "[" + string(m.Role) + "]", Size: -1})
 		if b, ok := blockOf(m.Content); ok {
 			content.Blocks = append(content.Blocks, b)
 		}
@@ -147,25 +148,24 @@ func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]str
 
 // contentResponse is the answer made from a result shown block by block:
 // the result as the server sent it (raw, when recorded) is the data.
-func contentResponse(method string, res any, raw json.RawMessage, content *Content, summary string) *ToolResponse {
+func contentResponse(method string, res any, raw json.RawMessage, content *api.Content, summary string) *api.ToolResponse {
 	if len(raw) == 0 {
 		raw, _ = json.Marshal(res) // the SDK's own types: cannot fail
 	}
-	return &ToolResponse{OK: true, Tool: method, Summary: summary, Data: raw,
-		Warnings: []string{}, NextActions: []NextAction{}, content: content}
+	return api.ContentAnswer(method, raw, content, summary)
 }
 
 // mcpRead runs one read-only MCP request (op) on the session, with the
 // record of what the server answered, retried as the contract retries
 // unexpected failures: reading twice changes nothing. A failure comes back
 // as the client-made answer of method; err is non-nil only when ctx ended.
-func (c *Client) mcpRead(ctx context.Context, method string, op func(context.Context, *mcp.ClientSession, *httpRecord) error) (*ToolResponse, error) {
-	var failure *ToolResponse
-	_, err := c.withRetries(ctx, method, func() *ToolResponse {
+func (c *Client) mcpRead(ctx context.Context, method string, op func(context.Context, *mcp.ClientSession, *httpRecord) error) (*api.ToolResponse, error) {
+	var failure *api.ToolResponse
+	_, err := c.Retry(ctx, method, func() *api.ToolResponse {
 		if failure = c.mcpAttempt(ctx, method, op); failure != nil {
 			return failure
 		}
-		return &ToolResponse{OK: true, Tool: method}
+		return &api.ToolResponse{OK: true, Tool: method}
 	})
 	return failure, err
 }
@@ -173,7 +173,7 @@ func (c *Client) mcpRead(ctx context.Context, method string, op func(context.Con
 // mcpAttempt runs op once on the session within the request timeout, with
 // the record of what the server answered; a failure is method's
 // client-made answer, nil when op succeeded.
-func (c *Client) mcpAttempt(ctx context.Context, method string, op func(context.Context, *mcp.ClientSession, *httpRecord) error) *ToolResponse {
+func (c *Client) mcpAttempt(ctx context.Context, method string, op func(context.Context, *mcp.ClientSession, *httpRecord) error) *api.ToolResponse {
 	rec := newHTTPRecord()
 	rctx, cancel := context.WithTimeout(context.WithValue(ctx, httpRecordKey{}, rec), c.opts.Timeout)
 	defer cancel()

@@ -1,4 +1,4 @@
-package api_test
+package mcpclient_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/api/mcpclient"
 	"github.com/visualq/vq/internal/testkit"
 )
 
@@ -51,7 +52,7 @@ func TestCallsUseTheNewestRevisionTheServerSpeaks(t *testing.T) {
 				handler.ServeHTTP(w, r)
 			}))
 			t.Cleanup(srv.Close)
-			c := api.New(api.Options{Endpoint: srv.URL, Transport: api.TransportMCP})
+			c := mcpclient.New(mcpclient.Options{OverMCP: true, Endpoint: srv.URL})
 			t.Cleanup(func() { c.Close() })
 
 			resp, err := c.Invoke(ctx, api.Call{Tool: "echo"})
@@ -94,7 +95,7 @@ func TestArgumentsMarkedForHeadersAreMirrored(t *testing.T) {
 		handler.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	c := api.New(api.Options{Endpoint: srv.URL, Transport: api.TransportMCP})
+	c := mcpclient.New(mcpclient.Options{OverMCP: true, Endpoint: srv.URL})
 	t.Cleanup(func() { c.Close() })
 
 	resp, err := c.Invoke(ctx, api.Call{Tool: "deploy", Args: map[string]any{"region": "eu-west1", "note": "n"}})
@@ -122,7 +123,7 @@ func TestAToolListThatNeverComesEndsAtTheTimeout(t *testing.T) {
 		handler.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	c := api.New(api.Options{Endpoint: srv.URL, Transport: api.TransportMCP, Timeout: 300 * time.Millisecond, NoRetry: true})
+	c := mcpclient.New(mcpclient.Options{Options: api.Options{Timeout: 300 * time.Millisecond, NoRetry: true}, OverMCP: true, Endpoint: srv.URL})
 	t.Cleanup(func() { c.Close() })
 
 	done := make(chan *api.ToolResponse, 1)

@@ -1,4 +1,4 @@
-package api
+package mcpclient
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/api"
 )
 
 // StdioScheme starts an --endpoint that names a command instead of a URL:
@@ -149,7 +150,7 @@ func (t childTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	return framed.Connect(ctx)
 }
 
-// lineCap fails a stdio server's line past limit bytes with errBodyTooLarge,
+// lineCap fails a stdio server's line past limit bytes with api.ErrBodyTooLarge,
 // the error an HTTP answer past the cap has, so the user reads why. (The
 // SDK's own frame cap, which also holds, ends the session with an error of
 // its own that cannot be told from a crash.)
@@ -161,7 +162,7 @@ type lineCap struct {
 
 func (l *lineCap) Read(p []byte) (int, error) {
 	if l.line >= l.limit {
-		return 0, bodyTooLarge(0, l.limit)
+		return 0, api.BodyTooLarge(0, l.limit)
 	}
 	p = p[:min(int64(len(p)), l.limit-l.line)]
 	n, err := l.r.Read(p)
@@ -255,7 +256,7 @@ func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
-	if errors.Is(err, errBodyTooLarge) {
+	if errors.Is(err, api.ErrBodyTooLarge) {
 		// The session ends with the line: the calls waiting on it learn why.
 		c.mu.Lock()
 		for _, rec := range c.pending {

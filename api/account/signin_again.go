@@ -1,4 +1,4 @@
-package api
+package account
 
 import (
 	"context"
@@ -10,25 +10,38 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/visualq/vq/api"
 	"golang.org/x/oauth2"
 )
 
-// maxSignIns bounds the sign-ins again of one client: each answers a
+// StoredOAuth is a token found in a credential store, with that store.
+type StoredOAuth struct {
+	Token OAuthToken
+	Store CredentialStore
+	// SignIn, when set, is how to sign in again when the server refuses
+	// the token of a request (401, or 403 insufficient_scope): a person at
+	// a terminal, or headless. The new token is stored and the request
+	// sent again. Without it the refusal is the answer, as in a script.
+	SignIn *OAuthLoginOptions
+}
+
+// maxSignIns bounds the sign-ins again of one credential: each answers a
 // challenge not answered before, and a server that keeps naming new ones
 // cannot keep a person signing in (nor a headless vq looping).
 const maxSignIns = 3
 
-// oauthCredential is the OAuth sign-in the MCP transport sends (Options.
-// OAuth): the stored token's source, until a sign-in again replaces it.
+// Credential is the OAuth sign-in an MCP transport sends: the stored
+// token's source, until a sign-in again replaces it.
 //
-// With StoredOAuth.SignIn it is also the transport's OAuthHandler, which
-// the SDK asks to Authorize when the server refuses a request at the HTTP
-// layer (401, or 403 insufficient_scope), before the request ran: vq signs
-// in again for the scopes the challenge names plus those granted before,
-// stores the new token, and the SDK sends the request once more. Without
-// SignIn (a script) there is no handler, and the refusal is the answer.
-type oauthCredential struct {
-	c      *Client
+// With StoredOAuth.SignIn it is also the transport's OAuthHandler
+// (SignInAgain), which the SDK asks to Authorize when the server refuses
+// a request at the HTTP layer (401, or 403 insufficient_scope), before
+// the request ran: vq signs in again for the scopes the challenge names
+// plus those granted before, stores the new token, and the SDK sends the
+// request once more. Without SignIn (a script) there is no handler, and
+// the refusal is the answer.
+type Credential struct {
+	target Target
 	store  CredentialStore
 	signIn *OAuthLoginOptions
 
@@ -41,50 +54,52 @@ type oauthCredential struct {
 	answered map[string]bool
 }
 
-func newOAuthCredential(c *Client, stored *StoredOAuth) *oauthCredential {
-	return &oauthCredential{
-		c: c, store: stored.Store, signIn: stored.SignIn,
-		token: stored.Token, src: stored.Store.oauthTokenSource(stored.Token, c.plainHTTPClient()),
+// NewCredential is the stored sign-in as the transport to target sends
+// it; its token is refreshed through target's HTTP.
+func NewCredential(stored StoredOAuth, target Target) *Credential {
+	return &Credential{
+		target: target, store: stored.Store, signIn: stored.SignIn,
+		token: stored.Token, src: stored.Store.oauthTokenSource(stored.Token, target.HTTP),
 		answered: map[string]bool{},
 	}
 }
 
 // Token is the current access token, refreshed when it has expired.
-func (o *oauthCredential) Token() (*oauth2.Token, error) {
+func (o *Credential) Token() (*oauth2.Token, error) {
 	o.mu.Lock()
 	src := o.src
 	o.mu.Unlock()
 	return src.Token()
 }
 
-// oauthHandler is the transport's OAuthHandler: the credential when a
-// refused request may be answered with a sign-in again, else none (a nil
-// interface, not a nil pointer in one).
-func (c *Client) oauthHandler() auth.OAuthHandler {
-	if c.opts.APIKey != "" || c.oauth == nil || c.oauth.signIn == nil {
+// SignInAgain is the handler that answers a refused request with a sign-in
+// again: the credential, when it has SignIn; else none (a nil interface,
+// not a nil pointer in one).
+func (o *Credential) SignInAgain() auth.OAuthHandler {
+	if o.signIn == nil {
 		return nil
 	}
-	return c.oauth
+	return o
 }
 
-// TokenSource gives the SDK no token source: the round tripper adds the
-// bearer (Client.bearer) to every request, the standalone stream's too,
-// and sends none when the token cannot be refreshed, so that the server's
-// 401 leads to Authorize instead of a failed request.
-func (o *oauthCredential) TokenSource(context.Context) (oauth2.TokenSource, error) {
+// TokenSource gives the SDK no token source: the transport adds the
+// bearer (Token) to every request, the standalone stream's too, and sends
+// none when the token cannot be refreshed, so that the server's 401 leads
+// to Authorize instead of a failed request.
+func (o *Credential) TokenSource(context.Context) (oauth2.TokenSource, error) {
 	return nil, nil
 }
 
 // Authorize answers a refused request with a sign-in again, at most once
 // per challenge and maxSignIns in all; an error leaves the refusal as the
 // request's answer (unauthorized, or scope_denied with its hint).
-func (o *oauthCredential) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+func (o *Credential) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
 	defer resp.Body.Close()
-	// Read into the request's record, which quotes the body of a refusal
-	// that stays the answer.
+	// Read to its end: the transport's record of the request quotes the
+	// body of a refusal that stays the answer.
 	_, _ = io.Copy(io.Discard, resp.Body)
 	challenge := resp.Header.Get("WWW-Authenticate")
-	scope, insufficient := insufficientScope(challenge)
+	scope, insufficient := api.InsufficientScope(challenge)
 	if resp.StatusCode == http.StatusForbidden && !insufficient {
 		return errors.New("forbidden, for a reason other than a scope: no sign-in grants it")
 	}
@@ -98,7 +113,7 @@ func (o *oauthCredential) Authorize(ctx context.Context, req *http.Request, resp
 	}
 	key := fmt.Sprintf("%d %s", resp.StatusCode, scope)
 	if o.answered[key] || len(o.answered) == maxSignIns {
-		o.notify(fmt.Sprintf("%s refused the token again; vq signs in again once per refusal (%d times at most), so not this time.", o.c.MCPEndpoint(), maxSignIns))
+		o.notify(fmt.Sprintf("%s refused the token again; vq signs in again once per refusal (%d times at most), so not this time.", o.target.Endpoint, maxSignIns))
 		return errors.New("signed in again for this refusal already")
 	}
 	o.answered[key] = true
@@ -110,7 +125,7 @@ func (o *oauthCredential) Authorize(ctx context.Context, req *http.Request, resp
 			why = "needs the scope " + scope + " (HTTP 403 insufficient_scope)"
 		}
 	}
-	o.notify(fmt.Sprintf("%s %s: signing in again.", o.c.MCPEndpoint(), why))
+	o.notify(fmt.Sprintf("%s %s: signing in again.", o.target.Endpoint, why))
 	tok, err := o.signInAgain(ctx, req, resp)
 	if err != nil {
 		o.notify("Signing in again failed: " + err.Error())
@@ -124,30 +139,25 @@ func (o *oauthCredential) Authorize(ctx context.Context, req *http.Request, resp
 		stored += where
 	}
 	o.mu.Lock()
-	o.token, o.src = tok, o.store.oauthTokenSource(tok, o.c.plainHTTPClient())
+	o.token, o.src = tok, o.store.oauthTokenSource(tok, o.target.HTTP)
 	o.mu.Unlock()
-	if rec, ok := ctx.Value(httpRecordKey{}).(*httpRecord); ok {
-		rec.forgetFailure()
-	}
 	o.notify(fmt.Sprintf("Signed in again (issuer %s)%s.", tok.Issuer, stored))
 	return nil
 }
 
 // signInAgain runs the OAuth flow for the refused request: the options of
 // a login, offering the Client ID Metadata Document the token was got
-// with and asking again for the scopes it was granted. The call's bound
-// is held meanwhile: a person takes the time they take.
-func (o *oauthCredential) signInAgain(ctx context.Context, req *http.Request, resp *http.Response) (OAuthToken, error) {
+// with and asking again for the scopes it was granted.
+func (o *Credential) signInAgain(ctx context.Context, req *http.Request, resp *http.Response) (OAuthToken, error) {
 	o.mu.Lock()
 	opts := *o.signIn
 	opts.ClientMetadataURL, opts.Scopes = o.token.ClientMetadataURL, o.token.Scopes
 	o.mu.Unlock()
-	flow, err := o.c.newSignIn(opts)
+	flow, err := newSignIn(o.target, opts)
 	if err != nil {
 		return OAuthToken{}, err
 	}
 	defer flow.close()
-	defer holdBound(ctx)()
 	if err := flow.handler.Authorize(ctx, req, resp); err != nil {
 		return OAuthToken{}, err
 	}
@@ -164,32 +174,15 @@ func sentToken(resp *http.Response) string {
 
 // current is the access token requests are sent with now, "" when it
 // cannot be had.
-func (o *oauthCredential) current() string {
+func (o *Credential) current() string {
 	if tok, err := o.Token(); err == nil {
 		return tok.AccessToken
 	}
 	return ""
 }
 
-func (o *oauthCredential) notify(msg string) {
+func (o *Credential) notify(msg string) {
 	if o.signIn.Notify != nil {
 		o.signIn.Notify(msg)
 	}
-}
-
-type boundHoldKey struct{}
-
-// withBoundHold lets a sign-in within the call of ctx pause the call's
-// bound: hold stops it and returns what starts it again.
-func withBoundHold(ctx context.Context, hold func() (release func())) context.Context {
-	return context.WithValue(ctx, boundHoldKey{}, hold)
-}
-
-// holdBound pauses the bound of the call ctx belongs to, if it can be
-// paused, and returns what starts it again.
-func holdBound(ctx context.Context) (release func()) {
-	if hold, ok := ctx.Value(boundHoldKey{}).(func() func()); ok {
-		return hold()
-	}
-	return func() {}
 }

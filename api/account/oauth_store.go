@@ -1,4 +1,4 @@
-package api
+package account
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/visualq/vq/internal/privatefile"
 	"github.com/zalando/go-keyring"
 	"golang.org/x/oauth2"
 )
@@ -80,7 +81,7 @@ func (s CredentialStore) loadOAuth() (oauthFile, error) {
 // SaveOAuth stores t under its issuer and resource, secrets in the keyring when one
 // answers, else all of it in the 0600 token file; it says where.
 func (s CredentialStore) SaveOAuth(t OAuthToken) (where string, err error) {
-	err = withLock(s.OAuthPath(), func() error {
+	err = privatefile.Update(s.OAuthPath(), func() error {
 		where, err = s.saveOAuth(t)
 		return err
 	})
@@ -137,7 +138,7 @@ func (s CredentialStore) LookupOAuth(ctx context.Context, resource string) (OAut
 // DeleteOAuth removes every token stored for an MCP endpoint and reports
 // the issuers it removed.
 func (s CredentialStore) DeleteOAuth(resource string) (issuers []string, err error) {
-	err = withLock(s.OAuthPath(), func() error {
+	err = privatefile.Update(s.OAuthPath(), func() error {
 		issuers, err = s.deleteOAuth(resource)
 		return err
 	})

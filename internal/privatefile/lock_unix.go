@@ -1,6 +1,6 @@
 //go:build !windows
 
-package api
+package privatefile
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package api
+package mcpclient
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/api"
 )
 
 // cappedBody is an MCP response body as the SDK reads it. The SDK reads
@@ -29,7 +30,7 @@ type cappedBody struct {
 
 func (b *cappedBody) Read(p []byte) (int, error) {
 	if b.contentLength > b.limit {
-		return 0, b.fail(bodyTooLarge(b.contentLength, b.limit))
+		return 0, b.fail(api.BodyTooLarge(b.contentLength, b.limit))
 	}
 	if room := b.limit + 1 - b.read; int64(len(p)) > room {
 		p = p[:room]
@@ -37,7 +38,7 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	b.read += int64(n)
 	if b.read > b.limit {
-		return n, b.fail(bodyTooLarge(0, b.limit))
+		return n, b.fail(api.BodyTooLarge(0, b.limit))
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		// A read cut because the request's owner cancelled it is no fault
@@ -136,7 +137,10 @@ func (t *mcpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		rec.set(res.StatusCode, res.Header)
 	}
 	body := &cappedBody{ReadCloser: res.Body, ctx: req.Context(), rec: rec, contentLength: res.ContentLength, limit: t.c.opts.MaxBodyBytes}
-	res.Body = readCloser{io.TeeReader(body, bodyRecorder{rec: rec, limit: t.c.opts.MaxBodyBytes}), res.Body}
+	res.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.TeeReader(body, bodyRecorder{rec: rec, limit: t.c.opts.MaxBodyBytes}), res.Body}
 	return res, nil
 }
 

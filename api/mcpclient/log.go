@@ -3,7 +3,7 @@
 //
 //lint:file-ignore SA1019 vq shows the logs of servers that send them.
 
-package api
+package mcpclient
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package api_test
+package mcpclient_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/api/mcpclient"
 	"github.com/visualq/vq/internal/testkit"
 )
 
@@ -75,7 +76,7 @@ func TestElicitationEndsWithItsCall(t *testing.T) {
 	ctx := testkit.Bound(t)
 	s := newAskServer(t, ctx)
 	ended := make(chan struct{})
-	c := api.New(api.Options{Transport: api.TransportMCP, Endpoint: s.endpoint, Timeout: 300 * time.Millisecond, CallBound: true, NoRetry: true,
+	c := mcpclient.New(mcpclient.Options{Options: api.Options{Timeout: 300 * time.Millisecond, NoRetry: true}, OverMCP: true, Endpoint: s.endpoint, CallBound: true,
 		Elicit: func(qctx context.Context, e api.Elicitation) (api.ElicitAnswer, error) {
 			select {
 			case <-qctx.Done():
@@ -103,7 +104,7 @@ func TestElicitationEndsWithItsCall(t *testing.T) {
 func TestElicitationOutsideACallIsDeclined(t *testing.T) {
 	ctx := testkit.Bound(t)
 	s := newAskServer(t, ctx)
-	c := api.New(api.Options{Transport: api.TransportMCP, Endpoint: s.endpoint, NoRetry: true,
+	c := mcpclient.New(mcpclient.Options{Options: api.Options{NoRetry: true}, OverMCP: true, Endpoint: s.endpoint,
 		Elicit: func(context.Context, api.Elicitation) (api.ElicitAnswer, error) {
 			t.Error("a question outside any call was put to the person")
 			return api.ElicitAnswer{Action: api.ElicitAccept}, nil
@@ -147,7 +148,7 @@ func TestElicitationSchemaIsReadAsTheFormAsks(t *testing.T) {
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 	t.Cleanup(ts.Close)
 	got := map[string]api.Elicitation{}
-	c := api.New(api.Options{Transport: api.TransportMCP, Endpoint: ts.URL, NoRetry: true,
+	c := mcpclient.New(mcpclient.Options{Options: api.Options{NoRetry: true}, OverMCP: true, Endpoint: ts.URL,
 		Elicit: func(_ context.Context, e api.Elicitation) (api.ElicitAnswer, error) {
 			got[e.Message] = e
 			return api.ElicitAnswer{Action: api.ElicitDecline}, nil
@@ -183,7 +184,7 @@ func TestElicitationSchemaIsReadAsTheFormAsks(t *testing.T) {
 func TestAPersonAnsweringIsNotTheServerIdling(t *testing.T) {
 	ctx := testkit.Bound(t)
 	s := newAskServer(t, ctx)
-	c := api.New(api.Options{Transport: api.TransportMCP, Endpoint: s.endpoint, Timeout: 200 * time.Millisecond, NoRetry: true,
+	c := mcpclient.New(mcpclient.Options{Options: api.Options{Timeout: 200 * time.Millisecond, NoRetry: true}, OverMCP: true, Endpoint: s.endpoint,
 		Elicit: func(ctx context.Context, e api.Elicitation) (api.ElicitAnswer, error) {
 			select {
 			case <-time.After(600 * time.Millisecond): // three idle bounds
@@ -219,7 +220,7 @@ func TestAQuestionAskedAgainAfterARefusalEndsTheCall(t *testing.T) {
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true}))
 	t.Cleanup(ts.Close)
 	var asked atomic.Int32
-	c := api.New(api.Options{Transport: api.TransportMCP, Endpoint: ts.URL,
+	c := mcpclient.New(mcpclient.Options{OverMCP: true, Endpoint: ts.URL,
 		Elicit: func(context.Context, api.Elicitation) (api.ElicitAnswer, error) {
 			asked.Add(1)
 			return api.ElicitAnswer{Action: api.ElicitDecline}, nil

@@ -1,4 +1,4 @@
-package api
+package mcpclient
 
 import (
 	"cmp"
@@ -9,96 +9,8 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/api"
 )
-
-// Elicitation is a server's request for input from the user during a call
-// (MCP elicitation, form mode): a message and the flat fields it asks for.
-// All of it is server text: whoever shows it sanitizes it.
-type Elicitation struct {
-	Message string
-	Fields  []ElicitField
-}
-
-// ElicitField is one field of an elicitation's requested schema.
-type ElicitField struct {
-	Name, Title, Description string
-	// Type is string, number, integer, boolean, or array: several of Enum
-	// picked (a multi-select). Any other (an array of free values, a
-	// property vq could not read) cannot be asked.
-	Type     string
-	Required bool
-	// Enum are the choices of a string field (of an array's items),
-	// EnumNames their labels when the server gave them (one per choice):
-	// its enumNames, or the titles of a titled enum (oneOf or anyOf const
-	// and title).
-	Enum, EnumNames []string
-	// Minimum and Maximum bound a number, MinLength and MaxLength the
-	// characters of a string; nil where the schema sets no bound.
-	Minimum, Maximum     *float64
-	MinLength, MaxLength *int
-	// MinItems and MaxItems bound how many an array picks.
-	MinItems, MaxItems *int
-	// Default is the schema's default, nil when there is none.
-	Default any
-}
-
-// Askable reports whether a person can answer every field: each is of a
-// kind vq asks for.
-func (e Elicitation) Askable() bool {
-	for _, f := range e.Fields {
-		switch {
-		case f.Type == "string", f.Type == "number", f.Type == "integer", f.Type == "boolean":
-		case f.Type == "array" && len(f.Enum) > 0:
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// The actions an elicitation is answered with.
-const (
-	ElicitAccept  = "accept"
-	ElicitDecline = "decline"
-	ElicitCancel  = "cancel"
-)
-
-// ElicitAnswer is the user's answer: an action and, on accept, the values
-// by field name. Fields left out of an accepted answer take the schema's
-// default.
-type ElicitAnswer struct {
-	Action  string
-	Content map[string]any
-}
-
-// Outcome is the answer as vq reports it: accepted, declined or
-// cancelled.
-func (a ElicitAnswer) Outcome() string {
-	switch a.Action {
-	case ElicitAccept:
-		return "accepted"
-	case ElicitCancel:
-		return "cancelled"
-	}
-	return "declined"
-}
-
-// DefaultsAnswer accepts an elicitation with the schema's defaults, which
-// a script may ask for: it declines instead when a required field has no
-// default, as no answer vq could make up would be the user's.
-func DefaultsAnswer(e Elicitation) ElicitAnswer {
-	content := map[string]any{}
-	for _, f := range e.Fields {
-		if f.Default == nil {
-			if f.Required {
-				return ElicitAnswer{Action: ElicitDecline}
-			}
-			continue
-		}
-		content[f.Name] = f.Default
-	}
-	return ElicitAnswer{Action: ElicitAccept, Content: content}
-}
 
 // callsInFlight are the MCP tool calls being sent. A server asks its
 // questions while it answers a call, but the request does not say which
@@ -218,11 +130,11 @@ func questionKey(p *mcp.ElicitParams) string {
 func (c *Client) onElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	p := req.Params
 	if p == nil || p.Mode == "url" {
-		return &mcp.ElicitResult{Action: ElicitDecline}, nil
+		return &mcp.ElicitResult{Action: api.ElicitDecline}, nil
 	}
 	calls := c.inFlight.now()
 	if len(calls) == 0 {
-		return &mcp.ElicitResult{Action: ElicitDecline}, nil
+		return &mcp.ElicitResult{Action: api.ElicitDecline}, nil
 	}
 	key := questionKey(p)
 	if c.inFlight.refusedBefore(calls, key) {
@@ -231,7 +143,7 @@ func (c *Client) onElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Eli
 	ctx, cancel := bound(ctx, calls)
 	defer cancel()
 	defer holdBounds(calls)()
-	e := Elicitation{Message: p.Message}
+	e := api.Elicitation{Message: p.Message}
 	var schema struct {
 		Properties map[string]json.RawMessage `json:"properties"`
 		Required   []string                   `json:"required"`
@@ -242,7 +154,7 @@ func (c *Client) onElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Eli
 	for name, raw := range schema.Properties {
 		e.Fields = append(e.Fields, elicitField(name, raw, slices.Contains(schema.Required, name)))
 	}
-	slices.SortFunc(e.Fields, func(a, b ElicitField) int {
+	slices.SortFunc(e.Fields, func(a, b api.ElicitField) int {
 		switch {
 		case a.Name < b.Name:
 			return -1
@@ -255,7 +167,7 @@ func (c *Client) onElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Eli
 	if err != nil {
 		return nil, err
 	}
-	if answer.Action != ElicitAccept {
+	if answer.Action != api.ElicitAccept {
 		c.inFlight.refuse(calls, key)
 	}
 	return &mcp.ElicitResult{Action: answer.Action, Content: answer.Content}, nil
@@ -263,7 +175,7 @@ func (c *Client) onElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Eli
 
 // elicitField reads one property of a requested schema. A property vq
 // cannot read has no type, so that it is not asked.
-func elicitField(name string, raw json.RawMessage, required bool) ElicitField {
+func elicitField(name string, raw json.RawMessage, required bool) api.ElicitField {
 	type titled struct {
 		Const string `json:"const"`
 		Title string `json:"title"`
@@ -288,9 +200,9 @@ func elicitField(name string, raw json.RawMessage, required bool) ElicitField {
 		Default   any      `json:"default"`
 	}
 	if err := json.Unmarshal(raw, &prop); err != nil {
-		return ElicitField{Name: name, Required: required}
+		return api.ElicitField{Name: name, Required: required}
 	}
-	f := ElicitField{
+	f := api.ElicitField{
 		Name: name, Title: prop.Title, Description: prop.Description, Type: prop.Type, Required: required,
 		Enum: prop.Enum, EnumNames: prop.EnumNames, Default: prop.Default,
 		Minimum: prop.Minimum, Maximum: prop.Maximum, MinLength: prop.MinLength, MaxLength: prop.MaxLength,

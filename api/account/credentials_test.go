@@ -1,4 +1,4 @@
-package api
+package account
 
 import (
 	"context"
@@ -6,58 +6,16 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/testkit"
 	"github.com/zalando/go-keyring"
 )
-
-// TestWriteFileAtomicFailureKeepsTheOldFile fails a write halfway, the way
-// a full disk does: a child process limited to 1000-byte files writes 64
-// KiB. The old file must be untouched and no temporary file left behind.
-func TestWriteFileAtomicFailureKeepsTheOldFile(t *testing.T) {
-	if path := os.Getenv("VQ_TEST_ATOMIC_CHILD"); path != "" {
-		signal.Ignore(syscall.SIGXFSZ) // make the limit an error, not a kill
-		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 1000, Max: 1000}); err != nil {
-			t.Fatal(err)
-		}
-		err := WriteFileAtomic(path, []byte(strings.Repeat("n", 64<<10)))
-		if !errors.Is(err, syscall.EFBIG) {
-			t.Fatalf("WriteFileAtomic past the file size limit: %v, want EFBIG", err)
-		}
-		return
-	}
-	dir := filepath.Join(t.TempDir(), "vq")
-	path := filepath.Join(dir, "config.json")
-	old := []byte(`{"apiKey":"old"}` + "\n")
-	if err := WriteFileAtomic(path, old); err != nil {
-		t.Fatal(err)
-	}
-	child := exec.Command(os.Args[0], "-test.run=^TestWriteFileAtomicFailureKeepsTheOldFile$")
-	child.Env = append(os.Environ(), "VQ_TEST_ATOMIC_CHILD="+path)
-	if out, err := child.CombinedOutput(); err != nil {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
-	if got, err := os.ReadFile(path); err != nil || string(got) != string(old) {
-		t.Errorf("after a failed write the file holds %q (%v), want the old %q", got, err, old)
-	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
-		t.Errorf("the failed write left files behind: %v", entries)
-	}
-	for p, want := range map[string]os.FileMode{path: 0o600, dir: 0o700 | os.ModeDir} {
-		if fi, err := os.Stat(p); err != nil || fi.Mode() != want {
-			t.Errorf("%s: mode %v (%v), want %v", p, fi.Mode(), err, want)
-		}
-	}
-}
 
 // lockedKeyring stands a keyring that never answers, as a locked one
 // waiting on its unlock prompt does, in for the OS keyring's lookups until
@@ -186,11 +144,11 @@ func TestOAuthRefreshRefusesCrossHostRedirects(t *testing.T) {
 		http.Redirect(w, r, other.URL+"/token", http.StatusTemporaryRedirect)
 	}))
 	defer issuer.Close()
-	c := New(Options{OAuth: &StoredOAuth{
+	cred := NewCredential(StoredOAuth{
 		Token: OAuthToken{Issuer: issuer.URL, TokenURL: issuer.URL + "/token", ClientID: "c", AccessToken: "old", RefreshToken: "vq_rt_secret", Expiry: time.Now().Add(-time.Minute)},
 		Store: CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json")},
-	}})
-	if got := c.bearer(); got != "" || elsewhere.Load() != 0 {
-		t.Errorf("bearer %q, %d requests at the other host; want no token and none", got, elsewhere.Load())
+	}, Target{Endpoint: issuer.URL + "/api/mcp", HTTP: api.New(api.Options{}).HTTPClient()})
+	if tok, err := cred.Token(); err == nil || elsewhere.Load() != 0 {
+		t.Errorf("token %+v (%v), %d requests at the other host; want no token and none", tok, err, elsewhere.Load())
 	}
 }

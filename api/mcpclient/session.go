@@ -1,32 +1,17 @@
-package api
+package mcpclient
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/api"
 )
-
-// MCPPath is where a VisualQ server serves MCP under its base URL.
-const MCPPath = "/api/mcp"
-
-// MCPProtocolVersion is the newest MCP revision vq asks for: the SDK opens
-// it with server/discover and, when the server does not speak it, falls
-// back to initialize with the newest earlier revision, whose answer names
-// the revision the server speaks (2025-06-18, 2025-03-26 still work).
-const MCPProtocolVersion = "2026-07-28"
-
-// mcpInitializeVersion is the newest revision opened with initialize,
-// which a request made without the SDK (the sign-in probe) speaks: a
-// server refuses an initialize in 2026-07-28, opened with server/discover.
-const mcpInitializeVersion = "2025-11-25"
 
 // mcpFallbackVersion is asked for when a server refuses initialize outright
 // instead of offering its own revision: the first revision with streamable
@@ -44,68 +29,7 @@ type mcpState struct {
 	progress   sync.Map // progress token (string) → func(JobUpdate)
 	progressID atomic.Int64
 	// tools is the session's tools/list, once asked for (sessionTools).
-	tools []Tool
-}
-
-// MCPEndpoint is the MCP endpoint the client uses: Options.Endpoint, else
-// {BaseURL}/api/mcp.
-func (c *Client) MCPEndpoint() string {
-	if c.opts.Endpoint != "" {
-		return c.opts.Endpoint
-	}
-	return c.opts.BaseURL + MCPPath
-}
-
-// Close ends the MCP session, if one was opened. Invoke-only clients have
-// nothing to close; Close is always safe to call.
-func (c *Client) Close() error {
-	c.mcp.mu.Lock()
-	defer c.mcp.mu.Unlock()
-	return c.dropSessionLocked()
-}
-
-func (c *Client) dropSessionLocked() error {
-	if c.mcp.session == nil {
-		return nil
-	}
-	err := c.mcp.session.Close()
-	c.mcp.session, c.mcp.tools = nil, nil
-	return err
-}
-
-// mcpHTTPClient is plainHTTPClient behind a round tripper that adds the
-// credential and --header, and records what the SDK does not report: the
-// HTTP status and the WWW-Authenticate challenge of a failed request. It
-// has no timeout of its own: an event stream lasts as long as its call,
-// which callContext bounds.
-func (c *Client) mcpHTTPClient() *http.Client {
-	if c.mcp.http == nil {
-		c.mcp.http = c.plainHTTPClient()
-		c.mcp.http.Timeout = 0
-		c.mcp.http.Transport = &mcpRoundTripper{next: c.mcp.http.Transport, c: c}
-	}
-	return c.mcp.http
-}
-
-// bearer is the credential of the MCP transport: the API key, else an
-// OAuth access token (refreshed by the token source when it has expired).
-// A token source that fails yields no header: the server's 401 then tells
-// the user to sign in again.
-func (c *Client) bearer() string {
-	if c.opts.APIKey != "" {
-		return c.opts.APIKey
-	}
-	if c.oauth != nil {
-		if tok, err := c.oauth.Token(); err == nil {
-			return tok.AccessToken
-		}
-	}
-	return ""
-}
-
-func sameOrigin(u *url.URL, endpoint string) bool {
-	e, err := url.Parse(endpoint)
-	return err == nil && strings.EqualFold(u.Scheme, e.Scheme) && strings.EqualFold(u.Host, e.Host)
+	tools []api.Tool
 }
 
 // mcpSession returns the open session, connecting (initialize) first when
@@ -127,10 +51,10 @@ func (c *Client) mcpSession(ctx context.Context) (*mcp.ClientSession, error) {
 		opts.ElicitationHandler = c.onElicit
 	}
 	c.handleLogs(opts)
-	client := mcp.NewClient(&mcp.Implementation{Name: "vq", Version: userAgentVersion(c.opts.UserAgent)}, opts)
+	client := mcp.NewClient(&mcp.Implementation{Name: "vq", Version: api.UserAgentVersion(c.opts.UserAgent)}, opts)
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
-	session, err := c.connect(ctx, client, MCPProtocolVersion)
+	session, err := c.connect(ctx, client, api.MCPProtocolVersion)
 	if _, refused := serverRPCError(err); refused {
 		session, err = c.connect(ctx, client, mcpFallbackVersion)
 	}
@@ -160,15 +84,6 @@ func (c *Client) connect(ctx context.Context, client *mcp.Client, version string
 	return client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
 }
 
-// userAgentVersion is the version part of "vq/1.2.3", for the MCP
-// clientInfo; "dev" when there is none.
-func userAgentVersion(ua string) string {
-	if _, v, ok := strings.Cut(ua, "/"); ok && v != "" {
-		return v
-	}
-	return "dev"
-}
-
 // forgetBrokenSession drops a session after a transport failure, so the
 // next attempt (the contract's one retry) connects afresh.
 func (c *Client) forgetBrokenSession(s *mcp.ClientSession) {
@@ -182,15 +97,15 @@ func (c *Client) forgetBrokenSession(s *mcp.ClientSession) {
 // callMCP is one attempt of a tool call over MCP, always answered with a
 // ToolResponse. The call carries a progress token: progress keeps it alive
 // past the idle bound (callContext) and reaches the hook of WithProgress.
-func (c *Client) callMCP(ctx context.Context, call Call) *ToolResponse {
+func (c *Client) callMCP(ctx context.Context, call api.Call) *api.ToolResponse {
 	rec := newHTTPRecord()
 	ctx, touch, timedOut, done := c.callContext(context.WithValue(ctx, httpRecordKey{}, rec))
 	defer done()
 	defer c.inFlight.start(ctx)()
 	params := &mcp.CallToolParams{Name: call.Tool, Arguments: nonNilArgs(call.Args), Meta: c.callMeta()}
 	token := fmt.Sprintf("vq-%d", c.mcp.progressID.Add(1))
-	hook := progressHook(ctx)
-	c.mcp.progress.Store(token, func(u JobUpdate) {
+	hook := api.ProgressHook(ctx)
+	c.mcp.progress.Store(token, func(u api.JobUpdate) {
 		touch()
 		if hook != nil {
 			hook(u)
@@ -211,9 +126,8 @@ func (c *Client) callMCP(ctx context.Context, call Call) *ToolResponse {
 	var info toolInfo
 	if _, refused := serverRPCError(err); refused || err == nil && result.IsError {
 		if info = c.toolInfo(ctx, call.Tool); info.taskRequired {
-			r := ClientError(call.Tool, CodeToolError, call.Tool+" runs only as an MCP task (its execution.taskSupport is required), which vq cannot run yet: the MCP Go SDK it is built on has no tasks", false)
-			r.repeatUnsafe = true // asking again gets the same refusal
-			return r
+			// Asking again gets the same refusal.
+			return api.ClientError(call.Tool, api.CodeToolError, call.Tool+" runs only as an MCP task (its execution.taskSupport is required), which vq cannot run yet: the MCP Go SDK it is built on has no tasks", false).NotRepeatable()
 		}
 	}
 	if err != nil {
@@ -233,7 +147,7 @@ func (c *Client) listToolsForHeaders(ctx context.Context) {
 		return
 	}
 	s, err := c.mcpSession(ctx)
-	if err != nil || s.InitializeResult() == nil || s.InitializeResult().ProtocolVersion < MCPProtocolVersion {
+	if err != nil || s.InitializeResult() == nil || s.InitializeResult().ProtocolVersion < api.MCPProtocolVersion {
 		return
 	}
 	c.sessionTools(ctx)
@@ -260,15 +174,31 @@ func (c *Client) callContext(parent context.Context) (ctx context.Context, touch
 
 var errIdle = errors.New("no answer nor progress within the timeout")
 
-// timeoutFailure is the answer to a call its bound ended.
-func (c *Client) timeoutFailure(tool string) *ToolResponse {
-	msg := ErrTimedOut.Error()
-	if !c.opts.CallBound {
-		msg += ": no answer nor progress for " + c.opts.Timeout.String()
+type boundHoldKey struct{}
+
+// withBoundHold lets what runs within the call of ctx (a sign-in again, a
+// person answering a question) pause the call's bound: hold stops it and
+// returns what starts it again.
+func withBoundHold(ctx context.Context, hold func() (release func())) context.Context {
+	return context.WithValue(ctx, boundHoldKey{}, hold)
+}
+
+// holdBound pauses the bound of the call ctx belongs to, if it can be
+// paused, and returns what starts it again.
+func holdBound(ctx context.Context) (release func()) {
+	if hold, ok := ctx.Value(boundHoldKey{}).(func() func()); ok {
+		return hold()
 	}
-	r := ClientError(tool, CodeHTTPError, msg, true)
-	r.cause = causeTimedOut
-	return r
+	return func() {}
+}
+
+// timeoutFailure is the answer to a call its bound ended.
+func (c *Client) timeoutFailure(tool string) *api.ToolResponse {
+	r := api.TransportFailure(tool, c.MCPEndpoint(), 0, context.DeadlineExceeded)
+	if c.opts.CallBound {
+		return r
+	}
+	return r.WithErrorMessage(r.ErrorMessage() + ": no answer nor progress for " + c.opts.Timeout.String())
 }
 
 // withSession runs op on the session, rec recording its requests. A
@@ -295,29 +225,21 @@ func (c *Client) withSession(ctx context.Context, rec *httpRecord, op func(*mcp.
 	}
 }
 
-// callMeta carries the project and environment, which the invoke transport
-// sends beside the tool name, in the request's _meta: a general MCP server
-// ignores unknown _meta keys, while unknown arguments could fail its schema.
+// callMeta carries the project and environment in the request's _meta
+// (api.MetaProject).
 func (c *Client) callMeta() mcp.Meta {
 	meta := mcp.Meta{}
 	if c.opts.Project != "" {
-		meta[MetaProject] = c.opts.Project
+		meta[api.MetaProject] = c.opts.Project
 	}
 	if c.opts.Environment != "" {
-		meta[MetaEnvironment] = c.opts.Environment
+		meta[api.MetaEnvironment] = c.opts.Environment
 	}
 	if len(meta) == 0 {
 		return nil
 	}
 	return meta
 }
-
-// The _meta keys of a tools/call that carry vq's --project and
-// --environment.
-const (
-	MetaProject     = "visualq/project"
-	MetaEnvironment = "visualq/environment"
-)
 
 func nonNilArgs(a map[string]any) map[string]any {
 	if a == nil {
@@ -337,6 +259,6 @@ func (c *Client) onProgress(_ context.Context, req *mcp.ProgressNotificationClie
 		return
 	}
 	if fn, ok := c.mcp.progress.Load(token); ok {
-		fn.(func(JobUpdate))(JobUpdate{Status: JobRunning, HasProgress: true, Current: p.Progress, Total: p.Total, Message: p.Message})
+		fn.(func(api.JobUpdate))(api.JobUpdate{Status: api.JobRunning, HasProgress: true, Current: p.Progress, Total: p.Total, Message: p.Message})
 	}
 }

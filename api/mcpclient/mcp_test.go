@@ -1,6 +1,7 @@
-package api_test
+package mcpclient_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/api/mcpclient"
 	"github.com/visualq/vq/internal/testkit"
 )
 
@@ -150,14 +152,13 @@ type readCloser struct{ *strings.Reader }
 
 func (readCloser) Close() error { return nil }
 
-func mcpClient(t *testing.T, m *mcpServer, opts api.Options) *api.Client {
+func mcpClient(t *testing.T, m *mcpServer, opts api.Options) *mcpclient.Client {
 	t.Helper()
 	opts.BaseURL = m.URL
-	opts.Transport = api.TransportMCP
 	if opts.APIKey == "" {
 		opts.APIKey = "vqs_test_key"
 	}
-	c := api.New(opts)
+	c := mcpclient.New(mcpclient.Options{Options: opts, OverMCP: true})
 	t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -265,7 +266,7 @@ func TestMCPTransportFailures(t *testing.T) {
 		{"/cut", api.CodeHTTPError, "connection"},
 	}
 	for _, tc := range cases {
-		c := api.New(api.Options{Endpoint: m.URL + tc.path, Transport: api.TransportMCP, APIKey: "k", NoRetry: true})
+		c := mcpclient.New(mcpclient.Options{Options: api.Options{APIKey: "k", NoRetry: true}, OverMCP: true, Endpoint: m.URL + tc.path})
 		resp, err := c.Invoke(ctx, api.Call{Tool: "structured"})
 		c.Close()
 		if err != nil {
@@ -325,7 +326,7 @@ func TestMCPTokenWorkWatchedToCompletion(t *testing.T) {
 func TestListToolsReadsAnnotationsAndSchemas(t *testing.T) {
 	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
-	c := api.New(api.Options{BaseURL: m.URL, APIKey: "k"}) // invoke transport: tools/list still speaks MCP
+	c := mcpclient.New(mcpclient.Options{Options: api.Options{BaseURL: m.URL, APIKey: "k"}}) // invoke transport: tools/list still speaks MCP
 	defer c.Close()
 	tools, failure, err := c.ListTools(ctx)
 	if err != nil || failure != nil {
@@ -345,4 +346,46 @@ func TestListToolsReadsAnnotationsAndSchemas(t *testing.T) {
 	if writes("structured") || !writes("broken") || writes("unknown") {
 		t.Error("WriteTools misreads the read-only annotations")
 	}
+}
+
+// A credential given with --header is a credential too: --debug never
+// shows its value, with or without its scheme, whatever the header's name,
+// nor where the server echoes it.
+func TestDebugRedactsHeaderCredentials(t *testing.T) {
+	ctx := testkit.Bound(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Echo", "token b34rer-value")
+		http.Error(w, "no", http.StatusInternalServerError)
+	}))
+	t.Cleanup(srv.Close)
+	var trace syncBuffer
+	c := mcpclient.New(mcpclient.Options{Options: api.Options{Debug: &trace, NoRetry: true}, Endpoint: srv.URL,
+		Headers: http.Header{"X-Token": {"t0k3n-value"}, "Proxy-Auth": {"Bearer b34rer-value"}}})
+	if _, failure, err := c.ListTools(ctx); err != nil || failure == nil {
+		t.Fatalf("tools/list from a failing server: %+v, %v", failure, err)
+	}
+	c.Close()
+	out := trace.String()
+	if strings.Contains(out, "t0k3n-value") || strings.Contains(out, "b34rer-value") || !strings.Contains(out, "> X-Token: ") || !strings.Contains(out, "< X-Echo: ") {
+		t.Errorf("the trace shows a header's credential, or not the header:\n%s", out)
+	}
+}
+
+// syncBuffer is a trace the transport's goroutines write while the test
+// reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

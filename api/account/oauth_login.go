@@ -1,4 +1,4 @@
-package api
+package account
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"github.com/visualq/vq/api"
 	"golang.org/x/oauth2"
 )
 
@@ -42,18 +43,30 @@ type OAuthLoginOptions struct {
 	Scopes []string
 }
 
+// Target is the MCP endpoint a sign-in is for, and how vq reaches it.
+type Target struct {
+	Endpoint string
+	// HTTP carries no credential: the client's (api.Client.HTTPClient), with
+	// its timeout, redirect policy and --debug tracer.
+	HTTP      *http.Client
+	UserAgent string
+}
+
+// mcpInitializeVersion is the newest MCP revision opened with initialize,
+// which the probe, a request made without the SDK, speaks: a server
+// refuses an initialize in 2026-07-28, opened with server/discover.
+const mcpInitializeVersion = "2025-11-25"
+
 // LoginOAuth signs in to the MCP endpoint with OAuth 2.1: the endpoint's
 // 401 names its protected-resource metadata, which names the authorization
 // server; vq registers (or uses ClientID), sends the person to authorize
 // with PKCE S256, receives the code on a loopback listener and exchanges it.
-func (c *Client) LoginOAuth(ctx context.Context, o OAuthLoginOptions) (OAuthToken, error) {
-	endpoint := c.MCPEndpoint()
-	hc := c.plainHTTPClient()
-	req, resp, err := c.probe(ctx, hc, endpoint)
+func LoginOAuth(ctx context.Context, t Target, o OAuthLoginOptions) (OAuthToken, error) {
+	req, resp, err := t.probe(ctx)
 	if err != nil {
 		return OAuthToken{}, err
 	}
-	flow, err := c.newSignIn(o)
+	flow, err := newSignIn(t, o)
 	if err != nil {
 		resp.Body.Close()
 		return OAuthToken{}, err
@@ -65,7 +78,7 @@ func (c *Client) LoginOAuth(ctx context.Context, o OAuthLoginOptions) (OAuthToke
 		// A server of 2026-07-28 refuses initialize (it opens with
 		// server/discover), which the session speaks.
 		resp.Body.Close()
-		if err := c.stepUpProbe(ctx, hc, flow.handler, endpoint); err != nil {
+		if err := t.stepUpProbe(ctx, flow.handler); err != nil {
 			return OAuthToken{}, err
 		}
 	} else if err := flow.handler.Authorize(ctx, req, resp); err != nil {
@@ -80,22 +93,21 @@ func (c *Client) LoginOAuth(ctx context.Context, o OAuthLoginOptions) (OAuthToke
 // registration (a Client ID Metadata Document, else the client given, else
 // dynamic), PKCE and the exchange. token records what it was issued.
 type signIn struct {
-	c       *Client
 	hc      *http.Client
 	handler *auth.AuthorizationCodeHandler
 	srv     *http.Server
 	token   OAuthToken
 }
 
-func (c *Client) newSignIn(o OAuthLoginOptions) (*signIn, error) {
-	endpoint := c.MCPEndpoint()
+func newSignIn(t Target, o OAuthLoginOptions) (*signIn, error) {
+	endpoint := t.Endpoint
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("no loopback port for the sign-in redirect: %w", err)
 	}
 	redirect := "http://" + ln.Addr().String() + "/callback"
 	callbacks := make(chan callbackResult, 1)
-	s := &signIn{c: c, hc: c.plainHTTPClient(), srv: &http.Server{Handler: callbackHandler(callbacks)}}
+	s := &signIn{hc: t.HTTP, srv: &http.Server{Handler: callbackHandler(callbacks)}}
 	go s.srv.Serve(ln) //nolint:errcheck // ends with ErrServerClosed on Close.
 
 	cfg := &auth.AuthorizationCodeHandlerConfig{
@@ -157,7 +169,7 @@ func (s *signIn) result(ctx context.Context, challenge string) (OAuthToken, erro
 		return OAuthToken{}, errors.New("sign-in failed: the authorization server issued no access token")
 	}
 	tok := s.token
-	tok.Issuer = s.c.issuer(ctx, s.hc, challenge, tok.Resource, tok.TokenURL)
+	tok.Issuer = issuer(ctx, s.hc, challenge, tok.Resource, tok.TokenURL)
 	return tok, nil
 }
 
@@ -197,22 +209,23 @@ func CheckClientMetadataURL(raw string) error {
 // may still hide one behind the tools, and a 400 behind a newer handshake
 // (stepUpProbe). Any other answer means there is no OAuth sign-in to run
 // (ErrNoOAuth).
-func (c *Client) probe(ctx context.Context, hc *http.Client, endpoint string) (*http.Request, *http.Response, error) {
+func (t Target) probe(ctx context.Context) (*http.Request, *http.Response, error) {
+	endpoint := t.Endpoint
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"vq","version":%q}}}`,
-		mcpInitializeVersion, userAgentVersion(c.opts.UserAgent))
+		mcpInitializeVersion, api.UserAgentVersion(t.UserAgent))
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body))
 	if err != nil {
 		return nil, nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("User-Agent", c.opts.UserAgent)
-	resp, err := hc.Do(req)
+	req.Header.Set("User-Agent", t.UserAgent)
+	resp, err := t.HTTP.Do(req)
 	if err != nil {
-		if timedOut(err) {
-			return nil, nil, fmt.Errorf("cannot reach %s: %w", endpoint, ErrTimedOut)
+		if api.TimedOut(err) {
+			return nil, nil, fmt.Errorf("cannot reach %s: %w", endpoint, api.ErrTimedOut)
 		}
-		msg, _ := describeTransportError(endpoint, err)
+		msg, _ := api.DescribeTransportError(endpoint, err)
 		return nil, nil, fmt.Errorf("cannot reach %s: %s", endpoint, msg)
 	}
 	switch resp.StatusCode {
@@ -220,7 +233,7 @@ func (c *Client) probe(ctx context.Context, hc *http.Client, endpoint string) (*
 		return req, resp, nil
 	case http.StatusNotFound:
 		resp.Body.Close()
-		return nil, nil, fmt.Errorf("wrong path: the MCP server is at %s (got 404 from %s)", MCPPath, endpoint)
+		return nil, nil, fmt.Errorf("wrong path: the MCP server is at %s (got 404 from %s)", api.MCPPath, endpoint)
 	}
 	resp.Body.Close()
 	return nil, nil, fmt.Errorf("%s answered HTTP %d without asking for a sign-in: %w", endpoint, resp.StatusCode, ErrNoOAuth)
@@ -233,8 +246,8 @@ var ErrNoOAuth = errors.New("it needs no OAuth")
 // issuer names the authorization server the tokens came from, the key they
 // are stored under: from the protected-resource metadata, else the token
 // endpoint's origin.
-func (c *Client) issuer(ctx context.Context, hc *http.Client, challenge, endpoint, tokenURL string) string {
-	if meta := ResourceMetadata(challenge); meta != "" {
+func issuer(ctx context.Context, hc *http.Client, challenge, endpoint, tokenURL string) string {
+	if meta := api.ResourceMetadata(challenge); meta != "" {
 		if prm, err := oauthex.GetProtectedResourceMetadata(ctx, meta, endpoint, hc); err == nil && prm != nil && len(prm.AuthorizationServers) > 0 {
 			return prm.AuthorizationServers[0]
 		}
@@ -337,11 +350,12 @@ func followAuthorization(ctx context.Context, authURL string) error {
 // when challenged, and lists the tools: a server that lets initialize
 // through without a token asks for one there. No challenge at all means
 // the server needs no OAuth (ErrNoOAuth).
-func (c *Client) stepUpProbe(ctx context.Context, hc *http.Client, handler *auth.AuthorizationCodeHandler, endpoint string) error {
+func (t Target) stepUpProbe(ctx context.Context, handler *auth.AuthorizationCodeHandler) error {
+	endpoint := t.Endpoint
 	challenged := &challengeSpy{OAuthHandler: handler}
-	client := mcp.NewClient(&mcp.Implementation{Name: "vq", Version: userAgentVersion(c.opts.UserAgent)}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
-	transport := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, OAuthHandler: challenged, DisableStandaloneSSE: true}
-	session, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: MCPProtocolVersion})
+	client := mcp.NewClient(&mcp.Implementation{Name: "vq", Version: api.UserAgentVersion(t.UserAgent)}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	transport := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: t.HTTP, OAuthHandler: challenged, DisableStandaloneSSE: true}
+	session, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: api.MCPProtocolVersion})
 	if err == nil {
 		_, err = session.ListTools(ctx, nil)
 		session.Close()

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Content is the content of a tools/call result from a server that sent no
@@ -40,7 +38,16 @@ type ContentBlock struct {
 	Description string
 	// Size is the size a resource link announces, or -1.
 	Size        int64
-	Annotations *mcp.Annotations
+	Annotations *BlockAnnotations
+}
+
+// BlockAnnotations are a block's MCP annotations as vq shows them: whom
+// the block is for (its audience's roles), how much it matters, and when
+// it last changed. Server text: the caller sanitizes it.
+type BlockAnnotations struct {
+	Audience     []string
+	Priority     float64
+	LastModified string
 }
 
 // Content is the content of an answer made from a general MCP server's
@@ -80,11 +87,7 @@ func (b ContentBlock) Describe() string {
 	if a := b.Annotations; a != nil {
 		var notes []string
 		if len(a.Audience) > 0 {
-			roles := make([]string, len(a.Audience))
-			for i, role := range a.Audience {
-				roles[i] = string(role)
-			}
-			notes = append(notes, "audience "+strings.Join(roles, ","))
+			notes = append(notes, "audience "+strings.Join(a.Audience, ","))
 		}
 		if a.Priority != 0 {
 			notes = append(notes, fmt.Sprintf("priority %g", a.Priority))
@@ -109,79 +112,12 @@ func byteSize(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// contentOf reads the SDK's blocks into vq's. A block type the SDK does
-// not know never gets here: the SDK refuses the result.
-func contentOf(res *mcp.CallToolResult, structured json.RawMessage) *Content {
-	out := &Content{Blocks: make([]ContentBlock, 0, len(res.Content)), Structured: structured}
-	for _, c := range res.Content {
-		if b, ok := blockOf(c); ok {
-			out.Blocks = append(out.Blocks, b)
-		}
-	}
-	return out
-}
-
-// blockOf reads one of the SDK's content blocks into vq's; false for a
-// type vq does not show.
-func blockOf(c mcp.Content) (ContentBlock, bool) {
-	b := ContentBlock{Size: -1}
-	switch c := c.(type) {
-	case *mcp.TextContent:
-		b.Type, b.Text, b.Annotations = BlockText, c.Text, c.Annotations
-	case *mcp.ImageContent:
-		b.Type, b.MIMEType, b.Data, b.Annotations = BlockImage, c.MIMEType, c.Data, c.Annotations
-	case *mcp.AudioContent:
-		b.Type, b.MIMEType, b.Data, b.Annotations = BlockAudio, c.MIMEType, c.Data, c.Annotations
-	case *mcp.ResourceLink:
-		b.Type, b.URI, b.Name, b.Title, b.Description, b.MIMEType, b.Annotations =
-			BlockResourceLink, c.URI, c.Name, c.Title, c.Description, c.MIMEType, c.Annotations
-		if c.Size != nil {
-			b.Size = *c.Size
-		}
-	case *mcp.EmbeddedResource:
-		b = resourceBlock(c.Resource)
-		b.Annotations = c.Annotations
-	default:
-		return b, false
-	}
-	return b, true
-}
-
-// resourceBlock is a resource's contents as a block: its text, or its
-// blob as bytes.
-func resourceBlock(rc *mcp.ResourceContents) ContentBlock {
-	b := ContentBlock{Type: BlockResource, Size: -1}
-	if rc != nil {
-		b.URI, b.MIMEType, b.Text, b.Data = rc.URI, rc.MIMEType, rc.Text, rc.Blob
-	}
-	return b
-}
-
-// summary is the one line that stands for the content where a line is
-// wanted (the summary of --json, the TUI's header): the first line of its
-// first text, else an account of its first block, never empty.
-func (c *Content) summary() string {
-	for _, b := range c.Blocks {
-		if b.Type == BlockText && strings.TrimSpace(b.Text) != "" {
-			return firstLine(strings.TrimSpace(b.Text))
-		}
-	}
-	switch {
-	case len(c.Blocks) > 0:
-		return c.Blocks[0].Describe()
-	case len(c.Structured) > 0:
-		return "structured content only"
-	}
-	return "the tool returned no content"
-}
-
-// text is every text block, one after the other.
-func (c *Content) text() string {
-	var parts []string
-	for _, b := range c.Blocks {
-		if b.Type == BlockText && b.Text != "" {
-			parts = append(parts, b.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
+// ContentAnswer is the answer made from a result shown block by block (a
+// general MCP server's tool result, a resource, a prompt): ok, data the
+// result as the server sent it, content its blocks, and summary the line
+// that stands for it. A failed result is then given its Error and
+// Recoverable.
+func ContentAnswer(tool string, data json.RawMessage, content *Content, summary string) *ToolResponse {
+	return &ToolResponse{OK: true, Tool: tool, Summary: summary, Data: data,
+		Warnings: []string{}, NextActions: []NextAction{}, content: content}
 }

@@ -1,4 +1,4 @@
-package api
+package mcpclient_test
 
 import (
 	"fmt"
@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/api/account"
+	"github.com/visualq/vq/api/mcpclient"
 	"github.com/visualq/vq/internal/testkit"
 )
 
@@ -39,20 +42,20 @@ func (n *notices) String() string {
 // signedIn logs in headless to s as vq auth login --oauth does and
 // stores the token; the client then sends it, signing in again with
 // signIn when that is set.
-func signedIn(t *testing.T, s *testkit.OAuthServer, login OAuthLoginOptions, signIn *OAuthLoginOptions) (*Client, CredentialStore) {
+func signedIn(t *testing.T, s *testkit.OAuthServer, login account.OAuthLoginOptions, signIn *account.OAuthLoginOptions) (*mcpclient.Client, account.CredentialStore) {
 	t.Helper()
-	store := CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json")}
-	opts := Options{Endpoint: s.Endpoint, Transport: TransportMCP, Timeout: 10 * time.Second, NoRetry: true}
+	store := account.CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json")}
+	opts := mcpclient.Options{Options: api.Options{Timeout: 10 * time.Second, NoRetry: true}, OverMCP: true, Endpoint: s.Endpoint}
 	login.Headless = true
-	tok, err := New(opts).LoginOAuth(testkit.Bound(t), login)
+	tok, err := mcpclient.New(opts).LoginOAuth(testkit.Bound(t), login)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := store.SaveOAuth(tok); err != nil {
 		t.Fatal(err)
 	}
-	opts.OAuth = &StoredOAuth{Token: tok, Store: store, SignIn: signIn}
-	c := New(opts)
+	opts.OAuth = &account.StoredOAuth{Token: tok, Store: store, SignIn: signIn}
+	c := mcpclient.New(opts)
 	t.Cleanup(func() { c.Close() })
 	return c, store
 }
@@ -65,12 +68,12 @@ func TestRefusedCallSignsInAgainForTheLargerScopeAndProceeds(t *testing.T) {
 		t.Run(fmt.Sprintf("newest only %v", newestOnly), func(t *testing.T) {
 			s := testkit.NewOAuthServer(t, testkit.OAuthOptions{Needs: stepUpNeeds, NewestOnly: newestOnly})
 			var told notices
-			c, store := signedIn(t, s, OAuthLoginOptions{}, &OAuthLoginOptions{Headless: true, Notify: told.add})
+			c, store := signedIn(t, s, account.OAuthLoginOptions{}, &account.OAuthLoginOptions{Headless: true, Notify: told.add})
 			if got := s.Authorizations(); len(got) != 1 || got[0].Get("scope") != "mcp:basic" {
 				t.Fatalf("the login's authorization requests: %v", got)
 			}
 
-			resp, err := c.Invoke(ctx, Call{Tool: testkit.OAuthTool})
+			resp, err := c.Invoke(ctx, api.Call{Tool: testkit.OAuthTool})
 			if err != nil || !resp.OK || resp.Summary != testkit.OAuthToolAnswer {
 				t.Fatalf("the call after signing in again: %+v, %v", resp, err)
 			}
@@ -95,7 +98,7 @@ func TestRefusedCallSignsInAgainForTheLargerScopeAndProceeds(t *testing.T) {
 			}
 
 			// The new token serves the calls after: no sign-in more.
-			if resp, _ := c.Invoke(ctx, Call{Tool: testkit.OAuthTool}); !resp.OK || len(s.Authorizations()) != 2 || s.Answered("tools/call") != 2 {
+			if resp, _ := c.Invoke(ctx, api.Call{Tool: testkit.OAuthTool}); !resp.OK || len(s.Authorizations()) != 2 || s.Answered("tools/call") != 2 {
 				t.Errorf("second call: %+v, %d authorizations, tools/call answered %d times", resp, len(s.Authorizations()), s.Answered("tools/call"))
 			}
 		})
@@ -108,16 +111,16 @@ func TestStaleTokenSignsInAgainAtInitialize(t *testing.T) {
 	ctx := testkit.Bound(t)
 	s := testkit.NewOAuthServer(t, testkit.OAuthOptions{Needs: map[string][]string{"initialize": {"mcp:basic"}, "tools/call": {"mcp:basic"}}})
 	var told notices
-	store := CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json")}
-	tok, err := New(Options{Endpoint: s.Endpoint, Transport: TransportMCP}).LoginOAuth(ctx, OAuthLoginOptions{Headless: true})
+	store := account.CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json")}
+	tok, err := mcpclient.New(mcpclient.Options{OverMCP: true, Endpoint: s.Endpoint}).LoginOAuth(ctx, account.OAuthLoginOptions{Headless: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tok.AccessToken = "revoked"
-	c := New(Options{Endpoint: s.Endpoint, Transport: TransportMCP, NoRetry: true,
-		OAuth: &StoredOAuth{Token: tok, Store: store, SignIn: &OAuthLoginOptions{Headless: true, Notify: told.add}}})
+	c := mcpclient.New(mcpclient.Options{Options: api.Options{NoRetry: true}, OverMCP: true, Endpoint: s.Endpoint,
+		OAuth: &account.StoredOAuth{Token: tok, Store: store, SignIn: &account.OAuthLoginOptions{Headless: true, Notify: told.add}}})
 	defer c.Close()
-	resp, err := c.Invoke(ctx, Call{Tool: testkit.OAuthTool})
+	resp, err := c.Invoke(ctx, api.Call{Tool: testkit.OAuthTool})
 	if err != nil || !resp.OK {
 		t.Fatalf("call: %+v, %v\n%s", resp, err, told.String())
 	}
@@ -133,9 +136,9 @@ func TestSignInAgainIsOncePerRefusal(t *testing.T) {
 	ctx := testkit.Bound(t)
 	s := testkit.NewOAuthServer(t, testkit.OAuthOptions{Needs: stepUpNeeds, Withhold: []string{"mcp:write"}})
 	var told notices
-	c, _ := signedIn(t, s, OAuthLoginOptions{}, &OAuthLoginOptions{Headless: true, Notify: told.add})
+	c, _ := signedIn(t, s, account.OAuthLoginOptions{}, &account.OAuthLoginOptions{Headless: true, Notify: told.add})
 	for i := range 2 {
-		resp, err := c.Invoke(ctx, Call{Tool: testkit.OAuthTool})
+		resp, err := c.Invoke(ctx, api.Call{Tool: testkit.OAuthTool})
 		if scope, denied := resp.ScopeNeeded(); err != nil || !denied || scope != "mcp:basic mcp:write" {
 			t.Fatalf("call %d: %+v %+v, %v; want scope_denied naming mcp:basic mcp:write\n%s", i, resp, resp.Error, err, told.String())
 		}
@@ -156,8 +159,8 @@ func TestSignInAgainIsOncePerRefusal(t *testing.T) {
 func TestRefusedCallWithoutSignInIsScopeDenied(t *testing.T) {
 	ctx := testkit.Bound(t)
 	s := testkit.NewOAuthServer(t, testkit.OAuthOptions{Needs: stepUpNeeds})
-	c, _ := signedIn(t, s, OAuthLoginOptions{}, nil)
-	resp, err := c.Invoke(ctx, Call{Tool: testkit.OAuthTool})
+	c, _ := signedIn(t, s, account.OAuthLoginOptions{}, nil)
+	resp, err := c.Invoke(ctx, api.Call{Tool: testkit.OAuthTool})
 	if scope, denied := resp.ScopeNeeded(); err != nil || !denied || scope != "mcp:basic mcp:write" || resp.Error.Message != "the server needs the scope mcp:basic mcp:write (HTTP 403 insufficient_scope from "+s.Endpoint+")" {
 		t.Fatalf("call: %+v, %v", resp, err)
 	}
@@ -183,15 +186,15 @@ func TestSignInAgainHoldsTheCallsIdleBound(t *testing.T) {
 		})
 		return nil
 	}
-	store := CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json")}
-	tok, err := New(Options{Endpoint: s.Endpoint, Transport: TransportMCP}).LoginOAuth(ctx, OAuthLoginOptions{Headless: true})
+	store := account.CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json")}
+	tok, err := mcpclient.New(mcpclient.Options{OverMCP: true, Endpoint: s.Endpoint}).LoginOAuth(ctx, account.OAuthLoginOptions{Headless: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := New(Options{Endpoint: s.Endpoint, Transport: TransportMCP, Timeout: 200 * time.Millisecond, NoRetry: true,
-		OAuth: &StoredOAuth{Token: tok, Store: store, SignIn: &OAuthLoginOptions{OpenURL: slowPerson}}})
+	c := mcpclient.New(mcpclient.Options{Options: api.Options{Timeout: 200 * time.Millisecond, NoRetry: true}, OverMCP: true, Endpoint: s.Endpoint,
+		OAuth: &account.StoredOAuth{Token: tok, Store: store, SignIn: &account.OAuthLoginOptions{OpenURL: slowPerson}}})
 	defer c.Close()
-	resp, err := c.Invoke(ctx, Call{Tool: testkit.OAuthTool})
+	resp, err := c.Invoke(ctx, api.Call{Tool: testkit.OAuthTool})
 	if err != nil || !resp.OK {
 		t.Fatalf("call: %+v, %v", resp, err)
 	}
@@ -212,7 +215,7 @@ func TestLoginOffersTheClientMetadataDocumentWhereTheServerTakesOne(t *testing.T
 		{cimd: false, clientID: "registered-1", registrations: 1},
 	} {
 		s := testkit.NewOAuthServer(t, testkit.OAuthOptions{CIMD: tc.cimd, Needs: stepUpNeeds})
-		c, store := signedIn(t, s, OAuthLoginOptions{ClientMetadataURL: doc}, &OAuthLoginOptions{Headless: true})
+		c, store := signedIn(t, s, account.OAuthLoginOptions{ClientMetadataURL: doc}, &account.OAuthLoginOptions{Headless: true})
 		auths := s.Authorizations()
 		if len(auths) != 1 || auths[0].Get("client_id") != tc.clientID || s.Registrations() != tc.registrations {
 			t.Errorf("CIMD %v: authorization requests %v, %d registrations; want client_id %s", tc.cimd, auths, s.Registrations(), tc.clientID)
@@ -222,29 +225,11 @@ func TestLoginOffersTheClientMetadataDocumentWhereTheServerTakesOne(t *testing.T
 			t.Errorf("CIMD %v: stored client %q, document %q", tc.cimd, tok.ClientID, tok.ClientMetadataURL)
 		}
 		// The sign-in again offers the stored document too.
-		if resp, err := c.Invoke(ctx, Call{Tool: testkit.OAuthTool}); err != nil || !resp.OK {
+		if resp, err := c.Invoke(ctx, api.Call{Tool: testkit.OAuthTool}); err != nil || !resp.OK {
 			t.Fatalf("CIMD %v: call: %+v, %v", tc.cimd, resp, err)
 		}
 		if auths := s.Authorizations(); len(auths) != 2 || (tc.cimd && auths[1].Get("client_id") != doc) {
 			t.Errorf("CIMD %v: the sign-in again's authorization requests: %v", tc.cimd, auths)
-		}
-	}
-}
-
-func TestCheckClientMetadataURL(t *testing.T) {
-	for raw, ok := range map[string]bool{
-		"https://vq.example.com/oauth/client.json":   true,
-		"https://vq.example.com/client?v=2":          true,
-		"http://vq.example.com/oauth/client.json":    false,
-		"https://vq.example.com":                     false,
-		"https://vq.example.com/":                    false,
-		"https://vq.example.com/client.json#x":       false,
-		"https://user:pw@vq.example.com/client.json": false,
-		"https://vq.example.com/a/../client.json":    false,
-		"vq.example.com/client.json":                 false,
-	} {
-		if err := CheckClientMetadataURL(raw); (err == nil) != ok {
-			t.Errorf("CheckClientMetadataURL(%q) = %v", raw, err)
 		}
 	}
 }

@@ -64,7 +64,7 @@ func (c Call) WithToken(token string) Call {
 func (c *Client) TokenPoll(call Call, token string) PollFunc {
 	next := call.WithToken(token)
 	return func(ctx context.Context) (*ToolResponse, error) {
-		if hook := progressHook(ctx); hook != nil {
+		if hook := ProgressHook(ctx); hook != nil {
 			ctx = WithProgress(ctx, func(u JobUpdate) {
 				u.JobID = token
 				hook(u)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package api_test
+package mcpclient_test
 
 import (
 	"os"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/api/mcpclient"
 	"github.com/visualq/vq/internal/testkit"
 )
 
@@ -25,7 +26,7 @@ read line
 printf '{"jsonrpc":"2.0","id":1,"result":"'
 exec yes aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa 2>/dev/null | tr -d '\n' 2>/dev/null
 `), 0o644)
-	c := api.New(api.Options{Endpoint: "stdio:sh " + script + " " + starts, Transport: api.TransportMCP, MaxBodyBytes: 1 << 20})
+	c := mcpclient.New(mcpclient.Options{Options: api.Options{MaxBodyBytes: 1 << 20}, OverMCP: true, Endpoint: "stdio:sh " + script + " " + starts})
 	t.Cleanup(func() { c.Close() })
 
 	resp, err := c.Invoke(ctx, api.Call{Tool: "anything"})
