@@ -54,44 +54,54 @@ func CheckStdioEndpoint(endpoint string) error {
 }
 
 func splitWords(s string) ([]string, error) {
-	var words []string
-	var word strings.Builder
-	inWord := false
-	var quote rune
-	escaped := false
+	var w words
 	for _, r := range s {
-		switch {
-		case escaped:
-			word.WriteRune(r)
-			escaped = false
-		case r == '\\' && quote != '\'':
-			escaped, inWord = true, true
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			} else {
-				word.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote, inWord = r, true
-		case r == ' ' || r == '\t' || r == '\n':
-			if inWord {
-				words = append(words, word.String())
-				word.Reset()
-				inWord = false
-			}
-		default:
-			word.WriteRune(r)
-			inWord = true
-		}
+		w.add(r)
 	}
-	if quote != 0 || escaped {
+	if w.quote != 0 || w.escaped {
 		return nil, fmt.Errorf("has an unterminated quote or escape")
 	}
-	if inWord {
-		words = append(words, word.String())
+	w.end()
+	return w.list, nil
+}
+
+// words splits a command line as splitWords does, a rune at a time.
+type words struct {
+	list    []string
+	word    strings.Builder
+	inWord  bool
+	quote   rune // the quote open, or 0
+	escaped bool // a backslash came last
+}
+
+func (w *words) add(r rune) {
+	switch {
+	case w.escaped:
+		w.word.WriteRune(r)
+		w.escaped = false
+	case r == '\\' && w.quote != '\'':
+		w.escaped, w.inWord = true, true
+	case w.quote != 0 && r == w.quote:
+		w.quote = 0
+	case w.quote != 0:
+		w.word.WriteRune(r)
+	case r == '\'' || r == '"':
+		w.quote, w.inWord = r, true
+	case r == ' ' || r == '\t' || r == '\n':
+		w.end()
+	default:
+		w.word.WriteRune(r)
+		w.inWord = true
 	}
-	return words, nil
+}
+
+// end ends the word being read, if any.
+func (w *words) end() {
+	if w.inWord {
+		w.list = append(w.list, w.word.String())
+		w.word.Reset()
+		w.inWord = false
+	}
 }
 
 // stdioGrace is how long a stdio server may take to exit once its stdin is
