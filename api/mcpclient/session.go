@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -66,22 +67,30 @@ func (c *Client) mcpSession(ctx context.Context) (*mcp.ClientSession, error) {
 	return session, nil
 }
 
-// connect opens a session over the endpoint's transport: a child process
-// for a stdio: endpoint, else streamable HTTP, with the standalone stream
-// open so that requests the server makes outside a call (elicitation)
-// arrive.
+// connect opens a session over the transport the endpoint names: a child
+// process for a stdio: endpoint, else streamable HTTP, with the standalone
+// stream open so that requests the server makes outside a call
+// (elicitation) arrive.
 func (c *Client) connect(ctx context.Context, client *mcp.Client, version string) (*mcp.ClientSession, error) {
+	endpoint := c.MCPEndpoint()
 	var transport mcp.Transport
-	if argv, ok := StdioCommand(c.MCPEndpoint()); ok {
+	if argv, ok := StdioCommand(endpoint); ok {
 		t, err := c.stdioTransport(argv)
 		if err != nil {
 			return nil, err
 		}
 		transport = t
 	} else {
-		transport = &mcp.StreamableClientTransport{Endpoint: c.MCPEndpoint(), HTTPClient: c.mcpHTTPClient(), OAuthHandler: c.oauthHandler()}
+		transport = &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: c.mcpHTTPClient(), OAuthHandler: c.oauthHandler()}
 	}
 	return client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
+}
+
+// overHTTP reports an endpoint spoken to over streamable HTTP, rather than
+// over a local transport (stdio:).
+func overHTTP(endpoint string) bool {
+	u, err := url.Parse(endpoint)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https")
 }
 
 // forgetBrokenSession drops a session after a transport failure, so the
@@ -143,7 +152,7 @@ func (c *Client) callMCP(ctx context.Context, call api.Call) *api.ToolResponse {
 // tools/list. A list that fails leaves the call without them, for the
 // server to judge.
 func (c *Client) listToolsForHeaders(ctx context.Context) {
-	if _, stdio := StdioCommand(c.MCPEndpoint()); stdio {
+	if !overHTTP(c.MCPEndpoint()) {
 		return
 	}
 	s, err := c.mcpSession(ctx)
