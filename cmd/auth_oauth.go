@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/api/account"
 	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
@@ -79,8 +80,8 @@ func newOAuthSignIn(f *Factory) oauthSignIn {
 
 // options are the sign-in's options; browser opens the authorization URL
 // (else it is only printed).
-func (o oauthSignIn) options(browser bool) api.OAuthLoginOptions {
-	opts := api.OAuthLoginOptions{
+func (o oauthSignIn) options(browser bool) account.OAuthLoginOptions {
+	opts := account.OAuthLoginOptions{
 		// In the TUI a stderr line would tear the frame: it shows the
 		// notice under the call instead.
 		Notify:       o.term.tell,
@@ -114,7 +115,7 @@ func checkClientMetadataURL(opts *LoginOptions) error {
 	if !opts.OAuth {
 		return &exitcode.UsageError{Reason: "--client-metadata-url is a client id for OAuth", Hint: "add --oauth"}
 	}
-	if err := api.CheckClientMetadataURL(opts.ClientMetadataURL); err != nil {
+	if err := account.CheckClientMetadataURL(opts.ClientMetadataURL); err != nil {
 		return &exitcode.UsageError{
 			Reason: fmt.Sprintf("--client-metadata-url %q %s", displayURL(opts.ClientMetadataURL), err),
 			Hint:   "example: --client-metadata-url https://vq.example.com/oauth/client.json",
@@ -124,7 +125,7 @@ func checkClientMetadataURL(opts *LoginOptions) error {
 }
 
 // logoutOAuth removes the OAuth tokens stored for the MCP endpoint.
-func logoutOAuth(f *Factory, store api.CredentialStore, s Settings) error {
+func logoutOAuth(f *Factory, store account.CredentialStore, s Settings) error {
 	endpoint := s.MCPEndpoint()
 	if endpoint == "" {
 		return nil
@@ -134,7 +135,7 @@ func logoutOAuth(f *Factory, store api.CredentialStore, s Settings) error {
 	for _, issuer := range issuers {
 		print.Note(fmt.Sprintf("Removed the OAuth token of %s (issuer %s).", textsafe.SanitizeLine(endpoint), textsafe.SanitizeLine(issuer)))
 	}
-	if errors.Is(err, api.ErrUnreadableFile) {
+	if errors.Is(err, account.ErrUnreadableFile) {
 		// Signing out must work when the token file is broken: the key is
 		// gone, and the file is named for the person to remove.
 		print.Warning("no OAuth token removed: " + textsafe.SanitizeLine(err.Error()) + "; delete it to remove the tokens it holds")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/api/mcpclient"
 	"github.com/visualq/vq/completions"
 	"github.com/visualq/vq/internal/layout"
 )
@@ -60,7 +61,7 @@ Install it once:
 // completionBudget, and any failure means nothing to offer.
 type completer struct {
 	// client is the server's client as a command's would be.
-	client func(context.Context) (*api.Client, Settings, error)
+	client func(context.Context) (*mcpclient.Client, Settings, error)
 	cache  completions.Cache
 }
 

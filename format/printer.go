@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
@@ -77,10 +78,12 @@ func (p Printer) CIAnswer(r *api.ToolResponse) error {
 func (p Printer) Tools(tools []api.Tool) error { return Tools(p.Out, tools) }
 
 // Resources writes a server's resources and templates (vq mcp resources).
-func (p Printer) Resources(list api.ResourceList) error { return Resources(p.Out, list) }
+func (p Printer) Resources(resources []*mcp.Resource, templates []*mcp.ResourceTemplate) error {
+	return Resources(p.Out, resources, templates)
+}
 
 // Prompts writes a server's prompts (vq mcp prompts).
-func (p Printer) Prompts(list api.PromptList) error { return Prompts(p.Out, list.Prompts) }
+func (p Printer) Prompts(prompts []*mcp.Prompt) error { return Prompts(p.Out, prompts) }
 
 // ExitCodes writes the exit-code table (vq exit-codes).
 func (p Printer) ExitCodes() error { return exitcode.WriteTable(p.Out) }
