@@ -61,16 +61,6 @@ func completeCheckFlags(f *Factory, c *cobra.Command) {
 	_ = c.RegisterFlagCompletionFunc("viewport", f.completeCheckFlag("viewport", "scenario"))
 }
 
-// firstArg completes only the first positional argument.
-func firstArg(fn cobra.CompletionFunc) cobra.CompletionFunc {
-	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		if len(args) > 0 {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		return fn(c, args, toComplete)
-	}
-}
-
 func (f *Factory) completionCache() completions.Cache { return completions.Open(f.Getenv) }
 
 func (f *Factory) completeRecent(kind string) cobra.CompletionFunc {

@@ -169,9 +169,9 @@ func (o *OutputOptions) Structured() bool {
 // renderOptions are the format package's view of the flags.
 func (o *OutputOptions) renderOptions() format.Options {
 	if o == nil {
-		return format.Options{}
+		return format.Options{Commands: frontingLine}
 	}
-	return format.Options{Format: o.Format, Query: o.query}
+	return format.Options{Format: o.Format, Query: o.query, Commands: frontingLine}
 }
 
 // writeDocument writes v, a JSON document that is no ToolResponse (the

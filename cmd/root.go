@@ -84,9 +84,9 @@ func toolOf(c *cobra.Command) string {
 		return c.Flags().Arg(0)
 	}
 	path := strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")
-	for _, spec := range api.KnownTools() {
-		if spec.Command == path {
-			return spec.Name
+	for _, t := range taskCommands {
+		if t.Path == path {
+			return t.Tool
 		}
 	}
 	return ""
