@@ -78,7 +78,7 @@ func ciCmd(f *Factory, c *cobra.Command, waits bool, build func(args []string) (
 	if waits {
 		addWaitFlags(c, &p.Wait, true)
 	}
-	refuses(c, "yes")
+	callsServer(c, &f.Global)
 	return thin(c, func(args []string) (*CIOptions, error) {
 		o, err := build(args)
 		if o != nil {

@@ -20,7 +20,7 @@ const completionBudget = 900 * time.Millisecond
 // NewCmdCompletion prints a shell's completion script. It replaces cobra's
 // default completion command (a command of the same name suppresses it).
 func NewCmdCompletion(f *Factory) *cobra.Command {
-	return callsNoServer(&cobra.Command{
+	return &cobra.Command{
 		Use:   "completion bash|zsh|fish|powershell",
 		Short: "Print the shell completion script",
 		Long: `Print the completion script of a shell. Besides commands and flags, it
@@ -51,7 +51,7 @@ Install it once:
 				return root.GenPowerShellCompletionWithDesc(out)
 			}
 		},
-	})
+	}
 }
 
 // completeCheckFlags completes --scenario and --viewport of a command on

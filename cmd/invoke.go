@@ -50,7 +50,7 @@ from @FILE, or from - (stdin); KEY pairs then override its members.`,
 	c.Flags().StringVar(&opts.ArgsJSON, "args", "", "tool arguments as a JSON object, @FILE or - for stdin")
 	addOutputFlags(c, &opts.Pipeline.Output)
 	addWaitFlags(c, &opts.Pipeline.Wait, true)
-	return c
+	return callsTools(c, &f.Global)
 }
 
 func runInvoke(ctx context.Context, f *Factory, opts *InvokeOptions) error {

@@ -89,7 +89,7 @@ answer was ok.`,
 	c.MarkFlagsMutuallyExclusive("no-wait", "job")
 	addOutputFlags(c, &opts.Pipeline.Output)
 	addWaitFlags(c, &opts.Pipeline.Wait, false)
-	return c
+	return callsTools(c, &f.Global)
 }
 
 func runProve(ctx context.Context, f *Factory, opts *ProveOptions) error {

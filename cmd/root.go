@@ -47,7 +47,7 @@ func execute(ctx context.Context, f *Factory, args []string) error {
 		// count) come before any command runs: they are usage errors.
 		err = &exitcode.UsageError{Reason: err.Error(), Hint: "see: " + c.CommandPath() + " --help"}
 	}
-	if err != nil && !f.IO.documented && asksForJSON(c) {
+	if err != nil && !f.IO.documented && asksForJSON(c, args) {
 		writeFailureDocument(f.IO, c, err)
 	}
 	return err
@@ -143,18 +143,31 @@ func unknownCommand(c *cobra.Command, name string) error {
 
 // flagError makes cobra's flag complaints usage errors that say what to
 // do: the command that was meant when a group got a flag after a word that
-// names no command, the flag that was meant when one is misspelt.
+// names no command, that a shared flag does not apply to a command that
+// does not take it, the flag that was meant when one is misspelt.
 func flagError(c *cobra.Command, err error) error {
 	if rest := c.Flags().Args(); c.HasSubCommands() && len(rest) > 0 {
 		return unknownCommand(c, rest[0])
 	}
 	hint := "see: " + c.CommandPath() + " --help"
-	if name, ok := strings.CutPrefix(err.Error(), "unknown flag: --"); ok {
+	name, unknown := strings.CutPrefix(err.Error(), "unknown flag: --")
+	switch {
+	case unknown && isSharedFlag(c, name):
+		// One of vq's flags, which this command cannot honour.
+		return &exitcode.UsageError{Reason: fmt.Sprintf("--%s does not apply to %s", name, c.CommandPath()), Hint: hint}
+	case unknown:
 		if meant := closestFlag(c, name); meant != "" {
 			hint = "did you mean --" + meant + "?\n" + hint
 		}
 	}
 	return &exitcode.UsageError{Reason: err.Error(), Hint: hint}
+}
+
+// isSharedFlag reports whether name is one of vq's shared flags, all of
+// which the root takes.
+func isSharedFlag(c *cobra.Command, name string) bool {
+	f := c.Root().Flags().Lookup(name)
+	return f != nil && isShared(f)
 }
 
 // closestFlag is the flag of c (its own or inherited) nearest to name, when
@@ -262,8 +275,8 @@ Try it with no account: vq demo
 	root.SetErr(f.IO.ErrOut)
 	root.SetVersionTemplate("vq {{.Version}}\n")
 	root.SetFlagErrorFunc(flagError)
-	addGlobalFlags(root.PersistentFlags(), &f.Global)
-	_ = root.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions([]string{"invoke", "mcp"}, cobra.ShellCompDirectiveNoFileComp))
+	root.SetUsageFunc(usage)
+	root.PersistentFlags().AddFlagSet(f.Global.flagsOf(displayFlags))
 
 	root.AddCommand(
 		NewCmdInvoke(f, nil),
@@ -284,5 +297,20 @@ Try it with no account: vq demo
 		NewCmdDemo(f),
 	)
 	root.AddCommand(NewCmdCompletion(f), NewCmdEnvironment(), NewCmdFormats())
+	groupsTakeSharedFlags(root, &f.Global)
 	return root
+}
+
+// groupsTakeSharedFlags gives every group of the tree every shared flag,
+// so that one may stand before the name of the command that takes it (vq
+// --profile prod ci run-vrt): finding the command, cobra must know which
+// flags take a value. Alone, a group shows its help, as with any flag.
+func groupsTakeSharedFlags(c *cobra.Command, g *GlobalOptions) {
+	if !c.HasSubCommands() {
+		return
+	}
+	takesFlags(c, g, serverFlags, scopeFlags, connectionFlags, consentFlags)
+	for _, sub := range c.Commands() {
+		groupsTakeSharedFlags(sub, g)
+	}
 }

@@ -38,13 +38,13 @@ func thin[T any](c *cobra.Command, build func(args []string) (T, error), run, ru
 
 // taskCmd builds the task command at path from its row of taskCommands
 // (usage line, words, argument flags; more ends the usage line) and c's
-// help: output flags always; wait flags when the tool may start a job, or
+// help: the flags of a command that calls tools, output flags always; wait flags when the tool may start a job, or
 // writes, and so may be held by the readiness lock. Its behaviour is
 // "build this call and run it".
 func taskCmd(f *Factory, path string, c *cobra.Command, more string, runF func(context.Context, *TaskOptions) error) *cobra.Command {
 	row := taskRow(path)
 	spec := row.spec()
-	row.shape(f, c, more)
+	callsTools(row.shape(f, c, more), &f.Global)
 	p := newPipeline(f)
 	addOutputFlags(c, &p.Output)
 	if spec.Async || spec.Write {

@@ -51,7 +51,7 @@ makes it non-zero; 5 (timeout) when a job is still running at the deadline,
 	}, "")
 	addOutputFlags(c, &opts.Pipeline.Output)
 	addWaitFlags(c, &opts.Pipeline.Wait, false)
-	return refuses(c, "yes")
+	return callsServer(c, &f.Global)
 }
 
 // runWatch watches the jobs and shows each final answer; the error
