@@ -21,7 +21,8 @@ import (
 // arguments back (taskCommand.values), and prints a next action of its
 // tool as this command (frontingLine). The tool's wire facts (its
 // arguments, write, async, CI, whether it passes other pairs on) are the
-// registry's, in api/tools.go. A tool is fronted by one row at most.
+// registry's, in api/tools.go. A tool's first row is the command its next
+// actions print as.
 var taskCommands = []taskCommand{
 	{Path: "failures", Tool: api.ToolRunFailures, Positional: []string{"runId"}},
 	{Path: "diff", Tool: api.ToolDiffStats, Positional: []string{"runId"}, Flags: []argFlag{
@@ -83,7 +84,8 @@ func taskRow(path string) taskCommand {
 	return taskCommands[i]
 }
 
-// frontingRow is the row of the command that fronts tool, if one does.
+// frontingRow is the row of the command that fronts tool, if one does:
+// its first.
 func frontingRow(tool string) (taskCommand, bool) {
 	i := slices.IndexFunc(taskCommands, func(t taskCommand) bool { return t.Tool == tool })
 	if i < 0 {
