@@ -55,6 +55,16 @@ type ToolArg struct {
 // read-only. The TUI marks such tools before the server's confirm gate does.
 func (t Tool) Writes() bool { return !t.ReadOnly }
 
+// TakesOtherArguments reports whether the input schema lets a call carry
+// arguments it does not declare: unless additionalProperties is false, as
+// JSON Schema has it.
+func (t Tool) TakesOtherArguments() bool {
+	var schema struct {
+		AdditionalProperties json.RawMessage `json:"additionalProperties"`
+	}
+	return json.Unmarshal(t.InputSchema, &schema) != nil || string(schema.AdditionalProperties) != "false"
+}
+
 // WriteTools turns a tool list into the predicate the TUI needs; tools the
 // list does not name are not marked.
 func WriteTools(tools []Tool) func(tool string) bool {
@@ -212,13 +222,13 @@ func (c *Client) listedTool(ctx context.Context, name string) (t Tool, known, li
 	return Tool{}, false, true
 }
 
-// ToolSchema is the listed tool's arguments as the server declares them,
-// for reading KEY=VALUE pairs as the types it expects; false when the
-// server does not list the tool (or the list cannot be had: the server
-// then judges the strings itself).
-func (c *Client) ToolSchema(ctx context.Context, name string) ([]ToolArg, bool) {
+// ListedTool is the tool as the server lists it, for checking KEY=VALUE
+// pairs against the arguments it declares and reading them as the types it
+// expects; false when the server does not list the tool (or the list
+// cannot be had: the server then judges the arguments itself).
+func (c *Client) ListedTool(ctx context.Context, name string) (Tool, bool) {
 	t, known, _ := c.listedTool(ctx, name)
-	return t.Arguments, known
+	return t, known
 }
 
 // rawToolMembers are the members of a listed tool vq keeps as sent.

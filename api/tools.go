@@ -170,20 +170,23 @@ func (t ToolSpec) Call(values map[string]any) (Call, error) {
 			args[name] = v
 		}
 	}
-	known := t.InputArgs()
-	for _, a := range known {
+	for _, a := range t.InputArgs() {
 		if _, set := args[a.Name]; a.Required && !set {
 			return Call{}, &ArgError{Tool: t.Name, Arg: a.Name, Missing: true}
 		}
 	}
-	if !t.ExtraArgs {
-		for _, name := range slices.Sorted(maps.Keys(args)) {
-			if !slices.ContainsFunc(known, func(a ToolArg) bool { return a.Name == name }) {
-				return Call{}, &ArgError{Tool: t.Name, Arg: name}
-			}
+	for _, name := range slices.Sorted(maps.Keys(args)) {
+		if !t.TakesArg(name) {
+			return Call{}, &ArgError{Tool: t.Name, Arg: name}
 		}
 	}
 	return Call{Tool: t.Name, Args: args}, nil
+}
+
+// TakesArg reports whether a call of the tool may carry the argument
+// name: one of its InputArgs, or any for a tool with ExtraArgs.
+func (t ToolSpec) TakesArg(name string) bool {
+	return t.ExtraArgs || slices.ContainsFunc(t.InputArgs(), func(a ToolArg) bool { return a.Name == name })
 }
 
 // ArgError is a call that ToolSpec.Call refuses to build: a required

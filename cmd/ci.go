@@ -151,6 +151,9 @@ command's, the CI answer under .data.`,
 		},
 	}, false, func(args []string) (*CIOptions, error) {
 		pairs, err := parseArgs(args[1:], argsJSON, f.IO.In)
+		if err == nil {
+			err = checkKnownArgs(args[0], pairKeys(args[1:]))
+		}
 		return &CIOptions{Tool: args[0], Args: pairs, Raw: true}, err
 	}, runF)
 	c.Flags().StringVar(&argsJSON, "args", "", "tool arguments as a JSON object, @FILE or - for stdin")

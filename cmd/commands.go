@@ -215,15 +215,20 @@ func (t taskCommand) completeWords(f *Factory) cobra.CompletionFunc {
 // values are the tool's arguments as c was given them: the positional
 // words, the argument flags (a repeated one's first value: the first
 // check's call), and KEY=VALUE pairs for a tool that takes other
-// arguments, which an argument flag given overrides.
+// arguments, which an argument flag given overrides. A pair's key that is
+// a near miss of the tool's arguments is refused (checkKnownArgs).
 func (t taskCommand) values(c *cobra.Command, words []string) (map[string]any, error) {
 	values := map[string]any{}
 	if t.spec().ExtraArgs {
-		pairs, err := parseArgs(words[min(len(t.Positional), len(words)):], "", nil)
+		pairs := words[min(len(t.Positional), len(words)):]
+		parsed, err := parseArgs(pairs, "", nil)
 		if err != nil {
 			return nil, err
 		}
-		values = pairs
+		if err := checkKnownArgs(t.Tool, pairKeys(pairs)); err != nil {
+			return nil, err
+		}
+		values = parsed
 	}
 	for i, arg := range t.Positional {
 		if i < len(words) {

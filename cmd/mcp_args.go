@@ -12,26 +12,40 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// typeArgs converts the KEY=VALUE strings of a call to an MCP server into
-// the types the tool's input schema declares (number, integer, boolean, an
-// array or object of them), as the MCP Inspector's CLI does: a server
-// that validates its input would refuse limit="5". KEY:=JSON values and
-// --args are the user's own JSON and stay as given; so do strings for an
-// argument the schema does not type, or a tool the server does not list.
-// A value that cannot convert is a usage error naming the argument.
-func (p *Pipeline) typeArgs(ctx context.Context, call api.Call, pairs []string) error {
+// checkPairs checks the KEY=VALUE and KEY:=JSON pairs of a call before it
+// is sent. Over MCP, the tool the server lists says what it takes: a key
+// it does not take is refused (checkArgNames), and KEY=VALUE strings are
+// converted to the types its input schema declares (typeArgs). Otherwise,
+// and for a tool the server does not list, the registry says what a
+// VisualQ tool takes. --args is the user's own JSON and is never checked.
+func (p *Pipeline) checkPairs(ctx context.Context, call api.Call, pairs []string) error {
 	keys := stringPairKeys(pairs)
 	if len(keys) == 0 {
 		return nil
 	}
 	client, s, err := p.connect(ctx)
-	if err != nil || s.Transport != api.TransportMCP || !s.hasCredential() {
+	if err != nil {
 		return err
 	}
-	schema, ok := client.ToolSchema(ctx, call.Tool)
-	if !ok {
-		return nil
+	if s.Transport == api.TransportMCP && s.hasCredential() {
+		if tool, listed := client.ListedTool(ctx, call.Tool); listed {
+			if err := checkArgNames(call.Tool, pairKeys(pairs), argNames(tool.Arguments), tool.TakesOtherArguments()); err != nil {
+				return err
+			}
+			return typeArgs(call, keys, tool.Arguments)
+		}
 	}
+	return checkKnownArgs(call.Tool, pairKeys(pairs))
+}
+
+// typeArgs converts the KEY=VALUE strings (keys true) of a call to an MCP
+// server into the types the tool's input schema declares (number,
+// integer, boolean, an array or object of them), as the MCP Inspector's
+// CLI does: a server that validates its input would refuse limit="5".
+// KEY:=JSON values and --args are the user's own JSON and stay as given;
+// so do strings for an argument the schema does not type. A value that
+// cannot convert is a usage error naming the argument.
+func typeArgs(call api.Call, keys map[string]bool, schema []api.ToolArg) error {
 	for _, arg := range schema {
 		if !keys[arg.Name] {
 			continue
@@ -54,7 +68,8 @@ func (p *Pipeline) typeArgs(ctx context.Context, call api.Call, pairs []string) 
 	return nil
 }
 
-// stringPairKeys are the keys whose last pair is KEY=VALUE (a string).
+// stringPairKeys are the keys of the pairs, true for those whose last pair
+// is KEY=VALUE (a string).
 func stringPairKeys(pairs []string) map[string]bool {
 	keys := map[string]bool{}
 	for _, p := range pairs {
@@ -106,23 +121,7 @@ func convertScalar(value, kind, items string) (any, bool) {
 			return false, true
 		}
 	case "array":
-		if strings.HasPrefix(strings.TrimSpace(value), "[") {
-			var list []any
-			err := decodeJSON([]byte(value), &list)
-			return list, err == nil
-		}
-		list := []any{}
-		if value == "" {
-			return list, true
-		}
-		for _, part := range strings.Split(value, ",") {
-			v, ok := convertArg(strings.TrimSpace(part), items, "")
-			if !ok {
-				return nil, false
-			}
-			list = append(list, v)
-		}
-		return list, true
+		return convertArray(value, items)
 	case "object":
 		var obj map[string]any
 		err := decodeJSON([]byte(value), &obj)
@@ -133,4 +132,25 @@ func convertScalar(value, kind, items string) (any, bool) {
 		return value, true // a type vq does not know: the server judges
 	}
 	return nil, false
+}
+
+// convertArray reads value as an array of items: JSON, or a,b,c.
+func convertArray(value, items string) (any, bool) {
+	if strings.HasPrefix(strings.TrimSpace(value), "[") {
+		var list []any
+		err := decodeJSON([]byte(value), &list)
+		return list, err == nil
+	}
+	list := []any{}
+	if value == "" {
+		return list, true
+	}
+	for _, part := range strings.Split(value, ",") {
+		v, ok := convertArg(strings.TrimSpace(part), items, "")
+		if !ok {
+			return nil, false
+		}
+		list = append(list, v)
+	}
+	return list, true
 }

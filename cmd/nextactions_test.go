@@ -121,7 +121,7 @@ func TestFrontingLineWhenTheArgumentsFit(t *testing.T) {
 		{api.ToolRunFailures, map[string]any{"runId": "-rf"}, "vq invoke get_run_failures runId=-rf"},
 		{api.ToolRunFailures, map[string]any{"runId": ""}, "vq invoke get_run_failures runId="},
 		{api.ToolRunFailures, map[string]any{"runId": 5}, "vq invoke get_run_failures runId:=5"},
-		{api.ToolRunFailures, map[string]any{"runId": "run_abc", "limit": 5}, "vq invoke get_run_failures limit:=5 runId=run_abc"},
+		{api.ToolRunFailures, map[string]any{"runId": "run_abc", "limit": 5}, `vq invoke get_run_failures --args '{"limit":5,"runId":"run_abc"}'`},
 		{api.ToolTrackingPlan, map[string]any{"--yes": "1"}, `vq invoke tracking_get_plan --args '{"--yes":"1"}'`},
 	} {
 		got, why := format.ActionCommand(api.NextAction{Tool: c.tool, Args: c.args}, frontingLine)

@@ -67,12 +67,17 @@ func holdsNUL(v any) bool {
 // InvokeCommand is a suggested action as a vq invoke command line that a
 // POSIX shell runs as printed: string arguments as KEY=VALUE, others as
 // KEY:=JSON, each shell-quoted, consent left out as ActionCommand leaves
-// it. Keys that the pair syntax cannot carry (containing = or :, or
-// looking like a flag) fall back to --args JSON.
+// it. Arguments that the pair syntax cannot carry (a key containing = or
+// :, or looking like a flag) and those of a registry tool that vq does not
+// know (a newer server's, which vq invoke refuses as pairs) fall back to
+// --args JSON, which vq invoke sends as it is.
 func InvokeCommand(a api.NextAction) string {
 	a.Args = a.Call().Args
 	parts := []string{"vq", "invoke", textsafe.ShellQuote(a.Tool)}
 	pairs, ok := PairWords(a.Args, sortedKeys(a.Args))
+	if spec, known := api.LookupTool(a.Tool); known && ok {
+		ok = !slices.ContainsFunc(sortedKeys(a.Args), func(k string) bool { return !spec.TakesArg(k) })
+	}
 	if !ok {
 		b, _ := json.Marshal(a.Args)
 		return strings.Join(append(parts, "--args", textsafe.ShellQuote(string(b))), " ")

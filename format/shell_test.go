@@ -28,7 +28,10 @@ func TestActionCommandPrintsTheFrontingCommandElseInvoke(t *testing.T) {
 		{"get_magic", map[string]any{"confirm": true, "x": "y"}, front, "vq invoke get_magic x=y"},
 		{api.ToolRunFailures, map[string]any{"runId": 5}, nil, "vq invoke get_run_failures runId:=5"},
 		{api.ToolRunFailures, map[string]any{"runId": ""}, nil, "vq invoke get_run_failures runId="},
-		{api.ToolRunFailures, map[string]any{"runId": "run_abc", "limit": 5}, nil, "vq invoke get_run_failures limit:=5 runId=run_abc"},
+		{"get_magic", map[string]any{"runId": "run_abc", "limit": 5}, nil, "vq invoke get_magic limit:=5 runId=run_abc"},
+		// An argument the registry's tool does not take goes as JSON: vq
+		// invoke would refuse it as a pair.
+		{api.ToolRunFailures, map[string]any{"runId": "run_abc", "limit": 5}, nil, `vq invoke get_run_failures --args '{"limit":5,"runId":"run_abc"}'`},
 		{api.ToolTrackingPlan, map[string]any{"--yes": "1"}, front, `vq invoke tracking_get_plan --args '{"--yes":"1"}'`},
 	} {
 		got, why := ActionCommand(api.NextAction{Tool: c.tool, Args: c.args}, c.front)
