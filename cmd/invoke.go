@@ -55,6 +55,7 @@ override its members.`,
 	}
 	c.Flags().StringVar(&opts.ArgsJSON, "args", "", "tool arguments as a JSON object, @FILE or - for stdin")
 	addOutputFlags(c, &opts.Pipeline.Output)
+	addExitStatusFlag(c, &opts.Pipeline.Reports)
 	addWaitFlags(c, &opts.Pipeline.Wait, true)
 	return callsTools(c, &f.Global)
 }

@@ -47,6 +47,7 @@ func taskCmd(f *Factory, path string, c *cobra.Command, more string, runF func(c
 	callsTools(row.shape(f, c, more), &f.Global)
 	p := newPipeline(f)
 	addOutputFlags(c, &p.Output)
+	addReportFlags(c, row.Tool, &p.Reports)
 	if spec.Async || spec.Write {
 		addWaitFlags(c, &p.Wait, true)
 	}
@@ -66,8 +67,17 @@ func taskCmd(f *Factory, path string, c *cobra.Command, more string, runF func(c
 // NewCmdFailures lists the failed checks of a run.
 func NewCmdFailures(f *Factory, runF func(context.Context, *TaskOptions) error) *cobra.Command {
 	return taskCmd(f, "failures", &cobra.Command{
-		Short:   "List the failed checks of a run (get_run_failures)",
-		Example: "  vq failures run_abc\n  vq failures run_abc --json --jq '.data.failures[].scenarioLabel'",
+		Short: "List the failed checks of a run (get_run_failures)",
+		Long: `List the failed checks of a run (get_run_failures): on a terminal the TUI,
+to triage them; otherwise a table, or --json, --format markdown|junit|github.
+
+In a pipeline, --exit-status makes the read gate the step: exit 3
+(run_failed) when the run has failed checks, 0 when it has none (without it
+an answer is exit 0 whatever it lists). --junit PATH also writes the JUnit
+report to PATH beside what stdout shows (like --format, it prints the
+answer instead of opening the TUI).`,
+		Example: "  vq failures run_abc\n  vq failures run_abc --json --jq '.data.failures[].scenarioLabel'\n" +
+			"  vq failures run_abc --format github --exit-status --junit vq-junit.xml",
 	}, "", runF)
 }
 
