@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/api/mcpclient"
 	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
@@ -36,7 +37,7 @@ type Pipeline struct {
 	// given jobs, printed when a watch stops early; else vq watch IDS.
 	Resume func(ids []string) string
 
-	client   *api.Client
+	client   *mcpclient.Client
 	settings Settings
 	// shown is the answer shown last, which the reports are of.
 	shown *api.ToolResponse
@@ -45,7 +46,7 @@ type Pipeline struct {
 func newPipeline(f *Factory) *Pipeline { return &Pipeline{f: f} }
 
 // connect builds the client once per command.
-func (p *Pipeline) connect(ctx context.Context) (*api.Client, Settings, error) {
+func (p *Pipeline) connect(ctx context.Context) (*mcpclient.Client, Settings, error) {
 	if p.client != nil {
 		return p.client, p.settings, nil
 	}
