@@ -41,9 +41,9 @@ type GlobalOptions struct {
 	// timeoutGiven: --timeout was on the command line, so it bounds a
 	// whole MCP call instead of its idle time.
 	timeoutGiven bool
-	// defined are each set's flags, defined once: the commands that take
-	// a set share its flags (only the command that runs parses them), so
-	// a tree of commands costs no more to build than one.
+	// defined are each set's flags, defined once per tree: the commands
+	// that take a set share its flags, which only the command that runs
+	// parses.
 	defined [sharedSets]*pflag.FlagSet
 }
 
