@@ -51,6 +51,16 @@ type ToolArg struct {
 // read-only. The TUI marks such tools before the server's confirm gate does.
 func (t Tool) Writes() bool { return !t.ReadOnly }
 
+// TakesOtherArguments reports whether the input schema lets a call carry
+// arguments it does not declare: unless additionalProperties is false, as
+// JSON Schema has it.
+func (t Tool) TakesOtherArguments() bool {
+	var schema struct {
+		AdditionalProperties json.RawMessage `json:"additionalProperties"`
+	}
+	return json.Unmarshal(t.InputSchema, &schema) != nil || string(schema.AdditionalProperties) != "false"
+}
+
 // WriteTools turns a tool list into the predicate the TUI needs; tools the
 // list does not name are not marked.
 func WriteTools(tools []Tool) func(tool string) bool {

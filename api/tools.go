@@ -50,9 +50,6 @@ type ToolSpec struct {
 	// CI tools are called through POST {base}/api/ci/{tool} and answer plain
 	// JSON; the others go through the invoke endpoint.
 	CI bool
-	// Command is the vq command that fronts the tool, as typed after "vq"
-	// ("failures", "scenario create"); empty when only vq invoke calls it.
-	Command string
 }
 
 func requiredArg(name, description string) ToolArg {
@@ -71,47 +68,43 @@ var registry = []ToolSpec{
 			optionalArg("scenarioLabel", "only the checks of this scenario"),
 			optionalArg("viewport", "only the checks of this viewport"),
 		},
-		Write: true, Command: "approve"},
+		Write: true},
 	{Name: ToolCreateScenario, Summary: "Create a functional-test scenario from a plain-language goal, or reuse the one that matches.",
 		Args: []ToolArg{
 			requiredArg("goal", "what the scenario should do"),
 			optionalArg("startPath", "the path the scenario starts from, e.g. /checkout"),
 		},
-		Write: true, Command: "scenario create"},
+		Write: true},
 	{Name: ToolFindScenarios, Summary: "Search the functional-test scenarios.",
-		Args:    []ToolArg{requiredArg("query", "words the scenarios should match")},
-		Command: "scenario find"},
+		Args: []ToolArg{requiredArg("query", "words the scenarios should match")}},
 	{Name: ToolDiffStats, Summary: "How one scenario and viewport of a run differ from the baseline.",
 		Args: []ToolArg{
 			requiredArg("runId", "the run"),
 			requiredArg("scenarioLabel", "the scenario of the check"),
 			requiredArg("viewport", "the viewport of the check"),
-		},
-		Command: "diff"},
+		}},
 	{Name: ToolJobStatus, Summary: "How an async job is doing, and its result once it has ended.",
-		Args:    []ToolArg{requiredArg("jobId", "the job an async tool answered")},
-		Command: "watch"},
+		Args: []ToolArg{requiredArg("jobId", "the job an async tool answered")}},
 	{Name: ToolRunFailures, Summary: "The failed checks of a visual-regression run.",
-		Args:    []ToolArg{requiredArg("runId", "the run")},
-		Command: "failures"},
+		Args: []ToolArg{requiredArg("runId", "the run")}},
 	{Name: ToolRunStatus, Summary: "How a CI run is doing, and its verdict once it has one.",
 		Args: []ToolArg{requiredArg("runId", "the run run_vrt or run_perf started")},
-		CI:   true, Command: "ci status"},
+		CI:   true},
 	{Name: ToolRunPerf, Summary: "Start a performance run from a pipeline.",
 		Args:      []ToolArg{optionalArg("branch", "the branch the run checks")},
-		ExtraArgs: true, CI: true, Command: "ci run-perf"},
+		ExtraArgs: true, CI: true},
 	{Name: ToolRunTracking, Summary: "Run a scenario and capture the analytics events it sends.",
 		Args:      []ToolArg{optionalArg("scenarioId", "the scenario to run; the whole project without it")},
-		ExtraArgs: true, Async: true, Command: "tracking run"},
+		ExtraArgs: true, Async: true},
 	{Name: ToolRunVRT, Summary: "Start a visual-regression run from a pipeline.",
 		Args:      []ToolArg{optionalArg("branch", "the branch the run checks")},
-		ExtraArgs: true, CI: true, Command: "ci run-vrt"},
+		ExtraArgs: true, CI: true},
 	{Name: ToolTrackingPlan, Summary: "The analytics events a scenario, or the whole project, is expected to send.",
 		Args:      []ToolArg{optionalArg("scenarioId", "the scenario; the whole project's plan without it")},
-		ExtraArgs: true, Command: "tracking plan"},
+		ExtraArgs: true},
 	{Name: ToolProve, Summary: "Prove that the tracking a JIRA ticket asks for fires, with a comment to paste into the ticket.",
 		Args:  []ToolArg{requiredArg("ticket", "the JIRA ticket, e.g. BN-470")},
-		Async: true, Command: "prove"},
+		Async: true},
 }
 
 // KnownTools are the registry's tools in name order. They are copies:
@@ -177,20 +170,23 @@ func (t ToolSpec) Call(values map[string]any) (Call, error) {
 			args[name] = v
 		}
 	}
-	known := t.InputArgs()
-	for _, a := range known {
+	for _, a := range t.InputArgs() {
 		if _, set := args[a.Name]; a.Required && !set {
 			return Call{}, &ArgError{Tool: t.Name, Arg: a.Name, Missing: true}
 		}
 	}
-	if !t.ExtraArgs {
-		for _, name := range slices.Sorted(maps.Keys(args)) {
-			if !slices.ContainsFunc(known, func(a ToolArg) bool { return a.Name == name }) {
-				return Call{}, &ArgError{Tool: t.Name, Arg: name}
-			}
+	for _, name := range slices.Sorted(maps.Keys(args)) {
+		if !t.TakesArg(name) {
+			return Call{}, &ArgError{Tool: t.Name, Arg: name}
 		}
 	}
 	return Call{Tool: t.Name, Args: args}, nil
+}
+
+// TakesArg reports whether a call of the tool may carry the argument
+// name: one of its InputArgs, or any for a tool with ExtraArgs.
+func (t ToolSpec) TakesArg(name string) bool {
+	return t.ExtraArgs || slices.ContainsFunc(t.InputArgs(), func(a ToolArg) bool { return a.Name == name })
 }
 
 // ArgError is a call that ToolSpec.Call refuses to build: a required

@@ -9,29 +9,30 @@ import (
 )
 
 // fixedSurface is the part of vq's surface that users, scripts and the
-// service rely on: which command calls which tool, with which argument
-// names (a trailing ? marks an optional one), and what the tool is. It is
-// written out here rather than read from the registry so that a change to
-// the registry that breaks it fails.
+// service rely on: the tools the task commands call, with which argument
+// names (a trailing ? marks an optional one), and what each tool is
+// (which command fronts which tool is cmd's command table, held to the
+// spec by its own test). It is written out here rather than read from the
+// registry so that a change to the registry that breaks it fails.
 var fixedSurface = []struct {
-	command, tool string
-	args          []string
-	extra         bool // KEY=VALUE pairs pass through
-	write, async  bool
-	ci            bool
+	tool         string
+	args         []string
+	extra        bool // KEY=VALUE pairs pass through
+	write, async bool
+	ci           bool
 }{
-	{"failures", "get_run_failures", []string{"runId"}, false, false, false, false},
-	{"diff", "get_diff_stats", []string{"runId", "scenarioLabel", "viewport"}, false, false, false, false},
-	{"approve", "approve_vrt_results", []string{"runId", "scenarioLabel?", "viewport?"}, false, true, false, false},
-	{"scenario create", "create_frt_scenario", []string{"goal", "startPath?"}, false, true, false, false},
-	{"scenario find", "frt_find_scenarios", []string{"query"}, false, false, false, false},
-	{"tracking plan", "tracking_get_plan", []string{"scenarioId?"}, true, false, false, false},
-	{"tracking run", "run_tracking", []string{"scenarioId?"}, true, false, true, false},
-	{"prove", "tracking_prove_jira_ticket", []string{"ticket"}, false, false, true, false},
-	{"watch", "get_job_status", []string{"jobId"}, false, false, false, false},
-	{"ci run-vrt", "run_vrt", []string{"branch?"}, true, false, false, true},
-	{"ci run-perf", "run_perf", []string{"branch?"}, true, false, false, true},
-	{"ci status", "get_run_status", []string{"runId"}, false, false, false, true},
+	{"get_run_failures", []string{"runId"}, false, false, false, false},
+	{"get_diff_stats", []string{"runId", "scenarioLabel", "viewport"}, false, false, false, false},
+	{"approve_vrt_results", []string{"runId", "scenarioLabel?", "viewport?"}, false, true, false, false},
+	{"create_frt_scenario", []string{"goal", "startPath?"}, false, true, false, false},
+	{"frt_find_scenarios", []string{"query"}, false, false, false, false},
+	{"tracking_get_plan", []string{"scenarioId?"}, true, false, false, false},
+	{"run_tracking", []string{"scenarioId?"}, true, false, true, false},
+	{"tracking_prove_jira_ticket", []string{"ticket"}, false, false, true, false},
+	{"get_job_status", []string{"jobId"}, false, false, false, false},
+	{"run_vrt", []string{"branch?"}, true, false, false, true},
+	{"run_perf", []string{"branch?"}, true, false, false, true},
+	{"get_run_status", []string{"runId"}, false, false, false, true},
 }
 
 // Every tool of the fixed surface is in the registry as the surface says;
@@ -53,9 +54,9 @@ func TestRegistryIsTheFixedSurface(t *testing.T) {
 			}
 			args = append(args, a.Name)
 		}
-		got := fmt.Sprint(spec.Command, args, spec.ExtraArgs, spec.Write, spec.Async, spec.CI)
-		if w := fmt.Sprint(want.command, want.args, want.extra, want.write, want.async, want.ci); got != w {
-			t.Errorf("%s: command, args, extra, write, async, ci = %s, want %s", want.tool, got, w)
+		got := fmt.Sprint(args, spec.ExtraArgs, spec.Write, spec.Async, spec.CI)
+		if w := fmt.Sprint(want.args, want.extra, want.write, want.async, want.ci); got != w {
+			t.Errorf("%s: args, extra, write, async, ci = %s, want %s", want.tool, got, w)
 		}
 		if spec.Summary == "" || strings.Contains(spec.Summary, "\n") {
 			t.Errorf("%s: summary %q, want one line", spec.Name, spec.Summary)

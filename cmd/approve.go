@@ -29,10 +29,8 @@ type ApproveOptions struct {
 // or the checks named by --scenario/--viewport pairs, asked for once.
 // runF replaces the behaviour in tests of flag parsing.
 func NewCmdApprove(f *Factory, runF func(context.Context, *ApproveOptions) error) *cobra.Command {
-	var scenarios, viewports []string
 	opts := &ApproveOptions{Pipeline: newPipeline(f)}
 	c := &cobra.Command{
-		Use:   "approve RUN_ID [--scenario LABEL --viewport NAME]... [--dry-run]",
 		Short: "Approve a run's visual changes as the new baseline (write)",
 		Long: `Approve a run's visual changes (approve_vrt_results): all of them, or the
 checks named by --scenario and --viewport. Repeat them to approve several checks
@@ -46,9 +44,11 @@ a prompt that says how many checks it approves. --dry-run shows the calls and
 sends nothing.`,
 		Example: "  vq approve run_abc --scenario Homepage --viewport desktop --yes\n" +
 			"  vq approve run_abc --scenario Homepage --viewport desktop --scenario Checkout --viewport mobile --dry-run",
-		Args: exactArgs(1, "RUN_ID"),
 	}
+	callsTools(taskRow("approve").shape(f, c, "[--dry-run]"), &f.Global)
 	thin(c, func(args []string) (*ApproveOptions, error) {
+		scenarios, _ := c.Flags().GetStringArray("scenario")
+		viewports, _ := c.Flags().GetStringArray("viewport")
 		checks, err := pairChecks(scenarios, viewports)
 		if err != nil {
 			return nil, err
@@ -62,8 +62,6 @@ sends nothing.`,
 		}
 		return opts, nil
 	}, runApprove, runF)
-	c.Flags().StringArrayVar(&scenarios, "scenario", nil, "scenario label; repeat for several checks")
-	c.Flags().StringArrayVar(&viewports, "viewport", nil, "viewport; repeat for several checks")
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show the calls that would be sent, send nothing")
 	addOutputFlags(c, &opts.Pipeline.Output)
 	addWaitFlags(c, &opts.Pipeline.Wait, true)

@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
+	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // parseArgs builds a tool's args from --args (a JSON object given inline, as
@@ -98,4 +102,78 @@ func errText(err error, fallback string) string {
 		return err.Error()
 	}
 	return fallback
+}
+
+// checkArgNames refuses, before anything is sent, a key of a KEY=VALUE
+// pair that the tool does not take: known are the arguments it declares.
+// A tool that passes other arguments on (open: the registry's ExtraArgs,
+// an input schema that allows additional properties) takes any key, but
+// one that is a near miss of a known argument (brnch for branch, runid for
+// runId) is a typo, never sent: --args JSON (of vq invoke, or vq ci call
+// for a CI tool) sends it as it is.
+func checkArgNames(tool string, keys, known []string, open bool) error {
+	for _, key := range slices.Sorted(slices.Values(keys)) {
+		if slices.Contains(known, key) {
+			continue
+		}
+		meant := nearestName(key, known)
+		if open && meant == "" {
+			continue
+		}
+		reason := "unknown argument " + textsafe.SanitizeLine(key)
+		if meant != "" {
+			reason += "; did you mean " + textsafe.SanitizeLine(meant) + "?"
+		}
+		takes := "no arguments"
+		if len(known) > 0 {
+			takes = strings.Join(known, ", ")
+		}
+		raw := "vq invoke " + tool
+		if spec, ok := api.LookupTool(tool); ok && spec.CI {
+			raw = "vq ci call " + tool
+		}
+		return &exitcode.UsageError{Reason: reason, Hint: textsafe.SanitizeLine(fmt.Sprintf("%s takes %s; to send %s as it is: %s --args JSON", tool, takes, key, raw))}
+	}
+	return nil
+}
+
+// checkKnownArgs is checkArgNames against the registry, for a tool it
+// knows: the arguments a VisualQ or CI tool takes. A tool it does not
+// know is the server's to judge.
+func checkKnownArgs(tool string, keys []string) error {
+	spec, known := api.LookupTool(tool)
+	if !known {
+		return nil
+	}
+	return checkArgNames(tool, keys, argNames(spec.InputArgs()), spec.ExtraArgs)
+}
+
+func argNames(args []api.ToolArg) []string {
+	names := make([]string, len(args))
+	for i, a := range args {
+		names[i] = a.Name
+	}
+	return names
+}
+
+// nearestName is the name of names that key is a near miss of: the same
+// but for case, or one edit away (two for names longer than four bytes);
+// "" when none is.
+func nearestName(key string, names []string) string {
+	best, bestDistance := "", 0
+	for _, name := range names {
+		d := editDistance(strings.ToLower(key), strings.ToLower(name))
+		if limit := min(2, max(1, len(name)-3)); d > limit {
+			continue
+		}
+		if best == "" || d < bestDistance {
+			best, bestDistance = name, d
+		}
+	}
+	return best
+}
+
+// pairKeys are the keys of KEY=VALUE and KEY:=JSON pairs.
+func pairKeys(pairs []string) []string {
+	return slices.Collect(maps.Keys(stringPairKeys(pairs)))
 }

@@ -35,10 +35,10 @@ variable (for whichever server is picked), the OS keyring, then the config
 file (written 0600). The key is never a flag, so it never shows in ps.`,
 	}
 	c.AddCommand(
-		newCmdAuthLogin(f),
-		refuses(newCmdAuthLogout(f), "yes", "project", "environment"),
-		refuses(newCmdAuthStatus(f), "yes", "project", "environment"),
-		refuses(newCmdAuthSwitch(f), "yes", "project", "environment", "base-url", "profile", "transport", "endpoint"),
+		callsServer(newCmdAuthLogin(f), &f.Global),
+		takesFlags(newCmdAuthLogout(f), &f.Global, serverFlags, connectionFlags),
+		takesFlags(newCmdAuthStatus(f), &f.Global, serverFlags, connectionFlags),
+		newCmdAuthSwitch(f),
 	)
 	return c
 }
@@ -133,7 +133,7 @@ script gets exit unauthorized or scope_denied, with the vq auth login
 	c.Flags().StringVar(&opts.ClientMetadataURL, "client-metadata-url", "", "with --oauth: the https URL of a Client ID Metadata Document to use as vq's client id where the authorization server accepts one")
 	c.MarkFlagsMutuallyExclusive("oauth", "with-token")
 	c.MarkFlagsMutuallyExclusive("oauth", "no-verify")
-	return refuses(c, "yes")
+	return c
 }
 
 // The base URL prompt, named in the errors about its answer.

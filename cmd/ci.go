@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/completions"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -77,8 +76,8 @@ default); --timeout bounds each request.
 ` + ciExitHelp,
 	}
 	c.AddCommand(
-		newCmdCIRun(f, "run-vrt", api.ToolRunVRT, "visual-regression", runF),
-		newCmdCIRun(f, "run-perf", api.ToolRunPerf, "performance", runF),
+		newCmdCIRun(f, "run-vrt", "visual-regression", runF),
+		newCmdCIRun(f, "run-perf", "performance", runF),
 		newCmdCIStatus(f, runF),
 		newCmdCICall(f, runF),
 	)
@@ -94,7 +93,7 @@ func ciCmd(f *Factory, c *cobra.Command, waits bool, build func(args []string) (
 		addWaitFlags(c, &p.Wait, true)
 		addRunReports(c, f, p)
 	}
-	refuses(c, "yes")
+	callsServer(c, &f.Global)
 	return thin(c, func(args []string) (*CIOptions, error) {
 		o, err := build(args)
 		if o != nil {
@@ -107,9 +106,10 @@ func ciCmd(f *Factory, c *cobra.Command, waits bool, build func(args []string) (
 	}, runF)
 }
 
-func newCmdCIRun(f *Factory, name, tool, kind string, runF func(context.Context, *CIOptions) error) *cobra.Command {
-	return ciCmd(f, &cobra.Command{
-		Use:   name + " [KEY=VALUE | KEY:=JSON]... [--wait]",
+func newCmdCIRun(f *Factory, name, kind string, runF func(context.Context, *CIOptions) error) *cobra.Command {
+	row := taskRow("ci " + name)
+	tool := row.Tool
+	c := row.shape(f, &cobra.Command{
 		Short: "Start a " + kind + " run (" + tool + "); --wait for its verdict",
 		Long: `Start a ` + kind + ` run through the CI endpoint (` + tool + `) with the
 arguments given (KEY=VALUE sends a string, KEY:=JSON a raw JSON value).
@@ -125,15 +125,15 @@ vq ci status RUN_ID --wait.
   vq ci ` + name + ` branch="$CI_BRANCH" commit="$CI_SHA" --wait --format junit > vq.xml
   vq ci ` + name + ` branch="$CI_BRANCH" --wait --format github --junit vq-junit.xml
   vq ci ` + name + ` branch=main --json --jq .data.runId`,
-	}, true, func(pairs []string) (*CIOptions, error) {
-		args, err := parseArgs(pairs, "", nil)
+	}, "[--wait]")
+	return ciCmd(f, c, true, func(pairs []string) (*CIOptions, error) {
+		args, err := row.values(c, pairs)
 		return &CIOptions{Tool: tool, Args: args}, err
 	}, runF)
 }
 
 func newCmdCIStatus(f *Factory, runF func(context.Context, *CIOptions) error) *cobra.Command {
-	return ciCmd(f, &cobra.Command{
-		Use:   "status RUN_ID [--wait]",
+	return ciCmd(f, taskRow("ci status").shape(f, &cobra.Command{
 		Short: "Show a CI run's status (get_run_status); --wait for its verdict",
 		Long: `Show how a CI run is doing (get_run_status). A run that has its verdict
 is reported as vq ci run-vrt --wait would: a failed run shows its failed
@@ -147,9 +147,7 @@ it is also the command that resumes an interrupted wait.
 ` + ciExitHelp,
 		Example: `  vq ci status run_123
   vq ci status run_123 --wait --wait-timeout 20m --junit vq-junit.xml`,
-		Args:              exactArgs(1, "RUN_ID"),
-		ValidArgsFunction: firstArg(completeRecent(f, completions.RunID)),
-	}, true, func(args []string) (*CIOptions, error) {
+	}, "[--wait]"), true, func(args []string) (*CIOptions, error) {
 		return &CIOptions{Tool: api.ToolRunStatus, Args: map[string]any{"runId": args[0]}}, nil
 	}, runF)
 }
@@ -176,6 +174,9 @@ command's, the CI answer under .data.`,
 		},
 	}, false, func(args []string) (*CIOptions, error) {
 		pairs, err := parseArgs(args[1:], argsJSON, f.IO.In)
+		if err == nil {
+			err = checkKnownArgs(args[0], pairKeys(args[1:]))
+		}
 		return &CIOptions{Tool: args[0], Args: pairs, Raw: true}, err
 	}, runF)
 	c.Flags().StringVar(&argsJSON, "args", "", "tool arguments as a JSON object, @FILE or - for stdin")

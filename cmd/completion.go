@@ -21,7 +21,7 @@ const completionBudget = 900 * time.Millisecond
 // NewCmdCompletion prints a shell's completion script. It replaces cobra's
 // default completion command (a command of the same name suppresses it).
 func NewCmdCompletion(f *Factory) *cobra.Command {
-	return callsNoServer(&cobra.Command{
+	return &cobra.Command{
 		Use:   "completion bash|zsh|fish|powershell",
 		Short: "Print the shell completion script",
 		Long: `Print the completion script of a shell. Besides commands and flags, it
@@ -52,7 +52,7 @@ Install it once:
 				return root.GenPowerShellCompletionWithDesc(out)
 			}
 		},
-	})
+	}
 }
 
 // completer completes command lines from what the cache and the server
@@ -79,16 +79,6 @@ func completeCheckFlags(f *Factory, c *cobra.Command) {
 // completeRecent completes the run or job IDs (kind) seen recently.
 func completeRecent(f *Factory, kind string) cobra.CompletionFunc {
 	return newCompleter(f).recent(kind)
-}
-
-// firstArg completes only the first positional argument.
-func firstArg(fn cobra.CompletionFunc) cobra.CompletionFunc {
-	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		if len(args) > 0 {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		return fn(c, args, toComplete)
-	}
 }
 
 func (cp completer) recent(kind string) cobra.CompletionFunc {

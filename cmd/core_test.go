@@ -378,17 +378,17 @@ func TestTaskCommandsSendTheSpecArguments(t *testing.T) {
 		{[]string{"tracking", "run", "--scenario", "scn_1"}, "run_tracking", `{"scenarioId":"scn_1"}`},
 		{[]string{"prove", "BN-470", "--no-wait"}, "tracking_prove_jira_ticket", `{"ticket":"BN-470"}`},
 	}
-	// Every task command the registry names is among the cases, as the
-	// command that fronts its tool.
-	for _, spec := range api.KnownTools() {
-		if spec.Command == "" || spec.CI || spec.Name == api.ToolJobStatus {
+	// Every task command of the table is among the cases, as the command
+	// that fronts its tool.
+	for _, row := range taskCommands {
+		if row.spec().CI || row.Tool == api.ToolJobStatus {
 			continue
 		}
-		words := strings.Fields(spec.Command)
+		words := strings.Fields(row.Path)
 		if !slices.ContainsFunc(cases, func(tc taskCase) bool {
-			return tc.tool == spec.Name && len(tc.args) >= len(words) && slices.Equal(tc.args[:len(words)], words)
+			return tc.tool == row.Tool && len(tc.args) >= len(words) && slices.Equal(tc.args[:len(words)], words)
 		}) {
-			t.Errorf("no case runs vq %s, which the registry says fronts %s", spec.Command, spec.Name)
+			t.Errorf("no case runs vq %s, which the command table says fronts %s", row.Path, row.Tool)
 		}
 	}
 	for _, tc := range cases {

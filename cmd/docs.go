@@ -5,8 +5,10 @@ import (
 )
 
 // NewCmdEnvironment is the help topic "vq help environment": every
-// environment variable vq reads and the files it keeps. Having no RunE
-// makes it a topic that cobra lists under "Additional help topics".
+// environment variable vq reads, the files it keeps, and every shared flag
+// with its variable (a command's help shows only the few most used).
+// Having no RunE makes it a topic that cobra lists under "Additional help
+// topics".
 func NewCmdEnvironment() *cobra.Command {
 	return &cobra.Command{
 		Use:   "environment",
@@ -70,7 +72,25 @@ Files
   XDG_CACHE_HOME    completion's cache is $XDG_CACHE_HOME/vq (default
                     ~/.cache/vq): recently seen run and job IDs and the
                     server's tool list (trusted for 10 minutes). Deleting it
-                    is always safe`,
+                    is always safe
+
+Flags
+  The flags above and these are shared by the commands that call a server
+  (--no-tui and --no-color by every command). A command takes those it
+  acts on and refuses another; its --help shows the few most used. Each
+  may also stand before the command's name: vq --profile prod failures RUN.
+  These have no variable:
+  --timeout DUR       bound of each request; over MCP, of a whole call
+                      (without it: 60s without an answer or progress)
+  --no-retry          no automatic retries of rate limits and unexpected
+                      errors
+  --yes               consent to write tools: sends confirm: true
+  --header 'N: V'     MCP: a header sent with every request (repeatable)
+  --log-level LEVEL   MCP: ask the server to log at LEVEL and above
+  --save-dir DIR      MCP: save an answer's images, audio and binary
+                      resources into DIR
+  --elicit-defaults   MCP: answer a server's questions with their schema's
+                      defaults instead of asking (a script declines them)`,
 		Example: `  VQ_BASE_URL=https://visualq.example.com VQ_API_KEY="$VISUALQ_KEY" vq failures run_abc
   VQ_PROFILE=prod vq failures run_abc
   NO_COLOR=1 vq demo

@@ -27,7 +27,7 @@ succeed) and 30+n when it did not. The table never changes meaning.`,
 		},
 	}
 	addOutputFlags(c, &out, "text", "json")
-	return callsNoServer(c)
+	return c
 }
 
 // exitCodeSummary is the exit-code paragraph of vq --help, built from the

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -12,10 +13,13 @@ import (
 	"github.com/visualq/vq/internal/exitcode"
 )
 
-// GlobalOptions are the flags every command shares (persistent on the
-// root, so they may stand before the command's name): the connection, the
-// consent and the display. Commands that cannot honour a connection flag or
-// --yes refuse it (see refuses).
+// GlobalOptions are the flags many commands share: which server, what
+// every call carries, how vq talks to the server, the consent and the
+// display. Each command takes the sets it acts on (callsServer,
+// callsTools, takesFlags); the display flags are every command's
+// (persistent on the root). A group takes them all, so that they may
+// stand before a command's name (vq --profile prod failures run_abc); a
+// command given one it does not take refuses it (flagError).
 type GlobalOptions struct {
 	BaseURL     string
 	Profile     string
@@ -35,26 +39,100 @@ type GlobalOptions struct {
 	// timeoutGiven: --timeout was on the command line, so it bounds a
 	// whole MCP call instead of its idle time.
 	timeoutGiven bool
+	// defined are each set's flags, defined once per tree: the commands
+	// that take a set share its flags, which only the command that runs
+	// parses.
+	defined [sharedSets]*pflag.FlagSet
 }
 
-// connectionFlags are the global flags that only a command which calls a
-// server honours.
-var connectionFlags = []string{"base-url", "profile", "project", "environment", "transport", "endpoint", "timeout", "no-retry", "debug", "yes", "header", "log-level", "save-dir", "elicit-defaults"}
+// sharedSet is one set of the shared flags.
+type sharedSet int
 
-func addGlobalFlags(fs *pflag.FlagSet, g *GlobalOptions) {
-	fs.StringVar(&g.BaseURL, "base-url", "", "VisualQ server URL (env VQ_BASE_URL)")
-	fs.StringVar(&g.Profile, "profile", "", "signed-in server to use, by its login --name or URL (env VQ_PROFILE)")
-	fs.StringVar(&g.Project, "project", "", "project sent with every call (env VQ_PROJECT)")
-	fs.StringVar(&g.Environment, "environment", "", "environment sent with every call (env VQ_ENVIRONMENT)")
-	fs.StringVar(&g.Transport, "transport", "", "endpoint to use: invoke or mcp (env VQ_TRANSPORT; default invoke)")
-	fs.StringVar(&g.Endpoint, "endpoint", "", "full URL of an MCP endpoint; implies --transport mcp (env VQ_ENDPOINT)")
-	fs.DurationVar(&g.Timeout, "timeout", 60*time.Second, "timeout of each request; over MCP, of a whole call (without it: 60s without an answer or progress)")
-	fs.BoolVar(&g.NoRetry, "no-retry", false, "disable automatic retries of rate limits and unexpected errors")
-	fs.BoolVar(&g.Debug, "debug", false, "trace HTTP on stderr, credentials redacted (env VQ_DEBUG)")
-	fs.BoolVar(&g.Yes, "yes", false, "consent to write tools: send confirm: true")
-	fs.BoolVar(&g.NoTUI, "no-tui", false, "plain output even on a terminal (env VQ_NO_TUI)")
-	fs.BoolVar(&g.NoColor, "no-color", false, "no colours (env NO_COLOR)")
-	addMCPFlags(fs, &g.MCP)
+const (
+	// serverFlags name the server a command calls.
+	serverFlags sharedSet = iota
+	// scopeFlags are what every call carries.
+	scopeFlags
+	// connectionFlags say how vq talks to the server: its transport,
+	// bounds, retries and trace, and what an MCP server gets and may ask.
+	connectionFlags
+	// consentFlags give the consent of a command that sends tool calls.
+	consentFlags
+	// displayFlags are every command's, persistent on the root.
+	displayFlags
+	sharedSets
+)
+
+// defineShared defines each set's flags on fs, bound to g.
+var defineShared = [sharedSets]func(fs *pflag.FlagSet, g *GlobalOptions){
+	serverFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
+		fs.StringVar(&g.BaseURL, "base-url", "", "VisualQ server URL (env VQ_BASE_URL)")
+		fs.StringVar(&g.Profile, "profile", "", "signed-in server to use, by its login --name or URL (env VQ_PROFILE)")
+		fs.StringVar(&g.Endpoint, "endpoint", "", "full URL of an MCP endpoint; implies --transport mcp (env VQ_ENDPOINT)")
+	},
+	scopeFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
+		fs.StringVar(&g.Project, "project", "", "project sent with every call (env VQ_PROJECT)")
+		fs.StringVar(&g.Environment, "environment", "", "environment sent with every call (env VQ_ENVIRONMENT)")
+	},
+	connectionFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
+		fs.StringVar(&g.Transport, "transport", "", "endpoint to use: invoke or mcp (env VQ_TRANSPORT; default invoke)")
+		fs.DurationVar(&g.Timeout, "timeout", 60*time.Second, "timeout of each request; over MCP, of a whole call (without it: 60s without an answer or progress)")
+		fs.BoolVar(&g.NoRetry, "no-retry", false, "disable automatic retries of rate limits and unexpected errors")
+		fs.BoolVar(&g.Debug, "debug", false, "trace HTTP on stderr, credentials redacted (env VQ_DEBUG)")
+		addMCPFlags(fs, &g.MCP)
+	},
+	consentFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
+		fs.BoolVar(&g.Yes, "yes", false, "consent to write tools: send confirm: true")
+	},
+	displayFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
+		fs.BoolVar(&g.NoTUI, "no-tui", false, "plain output even on a terminal (env VQ_NO_TUI)")
+		fs.BoolVar(&g.NoColor, "no-color", false, "no colours (env NO_COLOR)")
+	},
+}
+
+// sharedAnnotation marks a flag as one of the shared ones, which help
+// lists apart from a command's own.
+const sharedAnnotation = "vq.shared"
+
+// flagsOf is the flag set of the shared flags of set, bound to g, each
+// marked shared.
+func (g *GlobalOptions) flagsOf(set sharedSet) *pflag.FlagSet {
+	if g.defined[set] == nil {
+		fs := pflag.NewFlagSet("shared", pflag.ContinueOnError)
+		defineShared[set](fs, g)
+		fs.VisitAll(func(f *pflag.Flag) { f.Annotations = map[string][]string{sharedAnnotation: nil} })
+		g.defined[set] = fs
+	}
+	return g.defined[set]
+}
+
+// takesFlags gives c the shared flags of sets, bound to g.
+func takesFlags(c *cobra.Command, g *GlobalOptions, sets ...sharedSet) *cobra.Command {
+	for _, set := range sets {
+		c.Flags().AddFlagSet(g.flagsOf(set))
+	}
+	if _, done := c.GetFlagCompletionFunc("transport"); !done && c.Flags().Lookup("transport") != nil {
+		_ = c.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions([]string{"invoke", "mcp"}, cobra.ShellCompDirectiveNoFileComp))
+	}
+	return c
+}
+
+// callsServer gives c the flags of a command that calls a server: which
+// server, what every call carries, and how vq talks to it.
+func callsServer(c *cobra.Command, g *GlobalOptions) *cobra.Command {
+	return takesFlags(c, g, serverFlags, scopeFlags, connectionFlags)
+}
+
+// callsTools gives c the flags of a command that sends tool calls through
+// the pipeline: callsServer's, and --yes, the consent a write needs.
+func callsTools(c *cobra.Command, g *GlobalOptions) *cobra.Command {
+	return takesFlags(c, g, serverFlags, scopeFlags, connectionFlags, consentFlags)
+}
+
+// isShared reports one of the shared flags.
+func isShared(f *pflag.Flag) bool {
+	_, shared := f.Annotations[sharedAnnotation]
+	return shared
 }
 
 // resolve folds in the environment variables that stand in for flags (vq
@@ -63,48 +141,11 @@ func (g *GlobalOptions) resolve(c *cobra.Command, getenv func(string) string) er
 	g.NoTUI = g.NoTUI || getenv("VQ_NO_TUI") != ""
 	g.NoColor = g.NoColor || getenv("NO_COLOR") != ""
 	g.Debug = g.Debug || getenv("VQ_DEBUG") != ""
-	if g.Timeout <= 0 {
+	if c.Flags().Lookup("timeout") != nil && g.Timeout <= 0 {
 		return exitcode.Usagef("--timeout must be positive, got %s", g.Timeout)
 	}
 	g.timeoutGiven = c.Flags().Changed("timeout")
-	if err := g.MCP.resolve(); err != nil {
-		return err
-	}
-	if names := refusedFlags(c); len(names) > 0 {
-		return &exitcode.UsageError{
-			Reason: fmt.Sprintf("%s does not apply to %s", strings.Join(names, ", "), c.CommandPath()),
-			Hint:   "see: " + c.CommandPath() + " --help",
-		}
-	}
-	return nil
-}
-
-// refusedAnnotation lists the global flags a command refuses rather than
-// accept and ignore (a command that calls no server cannot honour
-// --base-url).
-const refusedAnnotation = "vq.refuses"
-
-// refuses marks the global flags c cannot honour.
-func refuses(c *cobra.Command, flags ...string) *cobra.Command {
-	if c.Annotations == nil {
-		c.Annotations = map[string]string{}
-	}
-	c.Annotations[refusedAnnotation] = strings.Join(flags, ",")
-	return c
-}
-
-// callsNoServer marks c as a command that calls no server: it refuses every
-// connection flag.
-func callsNoServer(c *cobra.Command) *cobra.Command { return refuses(c, connectionFlags...) }
-
-func refusedFlags(c *cobra.Command) []string {
-	var names []string
-	for _, name := range strings.Split(c.Annotations[refusedAnnotation], ",") {
-		if name != "" && c.Flags().Changed(name) {
-			names = append(names, "--"+name)
-		}
-	}
-	return names
+	return g.MCP.resolve()
 }
 
 // OutputOptions are the output flags of a command that prints answers
@@ -167,22 +208,37 @@ func (o *OutputOptions) Structured() bool {
 // renderOptions are the format package's view of the flags.
 func (o *OutputOptions) renderOptions() format.Options {
 	if o == nil {
-		return format.Options{}
+		return format.Options{Commands: frontingLine}
 	}
-	return format.Options{Format: o.Format, Query: o.query}
+	return format.Options{Format: o.Format, Query: o.query, Commands: frontingLine}
 }
 
 // asksForJSON reports whether c's flags ask for one JSON document on
-// stdout, read from the flags themselves: a failure may come before the
+// stdout, read from the flags themselves, or from the words given (args)
+// when a flag error stopped their parsing: a failure may come before the
 // command checked them.
-func asksForJSON(c *cobra.Command) bool {
+func asksForJSON(c *cobra.Command, args []string) bool {
 	flag := func(name string) string {
 		if f := c.Flags().Lookup(name); f != nil {
 			return f.Value.String()
 		}
 		return ""
 	}
-	return flag("json") == "true" || flag("format") == "json"
+	if c.Flags().Lookup("json") == nil {
+		return false
+	}
+	if flag("json") == "true" || flag("format") == "json" {
+		return true
+	}
+	if end := slices.Index(args, "--"); end >= 0 {
+		args = args[:end]
+	}
+	for i, word := range args {
+		if word == "--json" || word == "--format=json" || word == "--format" && i+1 < len(args) && args[i+1] == "json" {
+			return true
+		}
+	}
+	return false
 }
 
 // DefaultWatchTimeout bounds a wait when --wait-timeout is not given: long
@@ -254,4 +310,118 @@ func chainPreRun(first, next func(*cobra.Command, []string) error) func(*cobra.C
 		}
 		return next(c, args)
 	}
+}
+
+// featuredFlags are the shared flags a command's help shows, the first
+// maxFeaturedFlags of them it takes in this order; it names the others,
+// which vq help environment lists with their variables.
+var featuredFlags = []string{"yes", "base-url", "profile", "project", "environment", "debug", "no-tui", "endpoint", "transport", "timeout", "no-color"}
+
+const maxFeaturedFlags = 6
+
+// usage writes c's usage as cobra does (usage line, aliases, examples,
+// subcommands, flags, help topics), with its own flags first and of the
+// shared ones only the featured.
+func usage(c *cobra.Command) error {
+	var b strings.Builder
+	b.WriteString("Usage:")
+	if c.Runnable() {
+		b.WriteString("\n  " + c.UseLine())
+	}
+	if c.HasAvailableSubCommands() {
+		b.WriteString("\n  " + c.CommandPath() + " [command]")
+	}
+	if len(c.Aliases) > 0 {
+		b.WriteString("\n\nAliases:\n  " + c.NameAndAliases())
+	}
+	if c.HasExample() {
+		b.WriteString("\n\nExamples:\n" + c.Example)
+	}
+	if c.HasAvailableSubCommands() {
+		b.WriteString("\n\nAvailable Commands:")
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() || sub.Name() == "help" {
+				fmt.Fprintf(&b, "\n  %-*s %s", sub.NamePadding(), sub.Name(), sub.Short)
+			}
+		}
+	}
+	writeFlagUsages(&b, c)
+	if c.HasHelpSubCommands() {
+		b.WriteString("\n\nAdditional help topics:")
+		for _, sub := range c.Commands() {
+			if sub.IsAdditionalHelpTopicCommand() {
+				fmt.Fprintf(&b, "\n  %-*s %s", sub.CommandPathPadding(), sub.CommandPath(), sub.Short)
+			}
+		}
+	}
+	if c.HasAvailableSubCommands() {
+		fmt.Fprintf(&b, "\n\nUse \"%s [command] --help\" for more information about a command.", c.CommandPath())
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(c.OutOrStderr(), b.String())
+	return err
+}
+
+// writeFlagUsages writes c's own flags, then the featured shared flags it
+// takes and the names of the others.
+func writeFlagUsages(b *strings.Builder, c *cobra.Command) {
+	own := pflag.NewFlagSet("own", pflag.ContinueOnError)
+	c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+		if !isShared(f) {
+			own.AddFlag(f)
+		}
+	})
+	if own.HasAvailableFlags() {
+		b.WriteString("\n\nFlags:\n" + strings.TrimRight(own.FlagUsages(), " \n"))
+	}
+	shown := featuredOf(c)
+	featured := pflag.NewFlagSet("featured", pflag.ContinueOnError)
+	var others []string
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		switch {
+		case !isShared(f) || f.Hidden:
+		case slices.Contains(shown, f.Name):
+			featured.AddFlag(f)
+		default:
+			others = append(others, "--"+f.Name)
+		}
+	})
+	if featured.HasAvailableFlags() {
+		b.WriteString("\n\nGlobal Flags:\n" + strings.TrimRight(featured.FlagUsages(), " \n"))
+	}
+	if len(others) > 0 {
+		words := strings.Fields("More global flags (vq help environment): " + strings.Join(others, ", "))
+		b.WriteString("\n" + wrap(words, 78, "  "))
+	}
+}
+
+// featuredOf are the shared flags c's help shows: the first
+// maxFeaturedFlags of featuredFlags that c takes.
+func featuredOf(c *cobra.Command) []string {
+	var names []string
+	for _, name := range featuredFlags {
+		if f := c.Flags().Lookup(name); f != nil && isShared(f) && len(names) < maxFeaturedFlags {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// wrap joins words into lines of at most width bytes (a longer word
+// stands alone), each starting with indent.
+func wrap(words []string, width int, indent string) string {
+	var b strings.Builder
+	line := indent
+	for _, word := range words {
+		if line != indent && len(line)+1+len(word) > width {
+			b.WriteString(line + "\n")
+			line = indent
+		}
+		if line != indent {
+			line += " "
+		}
+		line += word
+	}
+	b.WriteString(line)
+	return b.String()
 }

@@ -30,11 +30,17 @@ KEY=VALUE sends a string and KEY:=JSON a raw JSON value (number, boolean,
 array, object), as HTTPie does. Over MCP, KEY=VALUE is converted to the type
 the tool's input schema declares (number, integer, boolean, array as a,b,c
 or JSON, object as JSON), as the MCP Inspector does; a value that does not
-convert is a usage error. --args gives a whole JSON object, inline,
-from @FILE, or from - (stdin); KEY pairs then override its members.`,
+convert is a usage error. A KEY the tool does not take is a usage error
+that names the argument meant, and nothing is sent: the registry says what
+a VisualQ tool takes, over MCP the tool's input schema (any KEY when it
+allows additional properties, but a near miss of one it declares). --args
+gives a whole JSON object, inline, from @FILE, or from - (stdin), sent as it
+is (for arguments a newer server knows and vq does not); KEY pairs then
+override its members.`,
 		Example: `  vq invoke get_run_failures runId=run_abc
   vq invoke get_diff_stats runId=run_abc scenarioLabel=Homepage viewport=desktop
-  vq invoke frt_find_scenarios query=checkout limit:=5 --json
+  vq invoke frt_find_scenarios query=checkout --json
+  vq invoke frt_find_scenarios --args '{"query": "checkout", "limit": 5}'
   echo '{"runId":"run_abc"}' | vq invoke get_run_failures --args -
   vq invoke get_run_failures runId=run_abc --endpoint https://mcp.example.com/mcp --save-dir ./answers --log-level info`,
 		Args:              cobra.MinimumNArgs(1),
@@ -51,7 +57,7 @@ from @FILE, or from - (stdin); KEY pairs then override its members.`,
 	addOutputFlags(c, &opts.Pipeline.Output)
 	addExitStatusFlag(c, &opts.Pipeline.Reports)
 	addWaitFlags(c, &opts.Pipeline.Wait, true)
-	return c
+	return callsTools(c, &f.Global)
 }
 
 func runInvoke(ctx context.Context, f *Factory, opts *InvokeOptions) error {
@@ -70,11 +76,12 @@ func runInvoke(ctx context.Context, f *Factory, opts *InvokeOptions) error {
 	if err != nil {
 		return err
 	}
-	// Over MCP a tool's listed schema types its KEY=VALUE strings.
+	var listed func(context.Context, string) (api.Tool, bool)
 	if s.Transport == api.TransportMCP && s.hasCredential() {
-		if err := typeArgs(ctx, client.ToolSchema, call, opts.Pairs); err != nil {
-			return err
-		}
+		listed = client.ListedTool
+	}
+	if err := checkPairs(ctx, listed, call, opts.Pairs); err != nil {
+		return err
 	}
 	return opts.Pipeline.Run(ctx, call)
 }

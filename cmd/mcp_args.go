@@ -12,23 +12,37 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// typeArgs converts the KEY=VALUE strings of a call to an MCP server into
-// the types the tool's input schema declares (number, integer, boolean, an
-// array or object of them), as the MCP Inspector's CLI does: a server
-// that validates its input would refuse limit="5". KEY:=JSON values and
-// --args are the user's own JSON and stay as given; so do strings for an
-// argument the schema does not type, or a tool the server does not list.
-// A value that cannot convert is a usage error naming the argument.
-// schemaOf is the tool's listed input schema (ok false when it has none).
-func typeArgs(ctx context.Context, schemaOf func(context.Context, string) ([]api.ToolArg, bool), call api.Call, pairs []string) error {
+// checkPairs checks the KEY=VALUE and KEY:=JSON pairs of a call before it
+// is sent. Over MCP, the tool the server lists (listed, nil for a call
+// that does not go over MCP) says what it takes: a key it does not take is
+// refused (checkArgNames), and KEY=VALUE strings are converted to the
+// types its input schema declares (typeArgs). Otherwise, and for a tool
+// the server does not list, the registry says what a VisualQ tool takes.
+// --args is the user's own JSON and is never checked.
+func checkPairs(ctx context.Context, listed func(context.Context, string) (api.Tool, bool), call api.Call, pairs []string) error {
 	keys := stringPairKeys(pairs)
 	if len(keys) == 0 {
 		return nil
 	}
-	schema, ok := schemaOf(ctx, call.Tool)
-	if !ok {
-		return nil
+	if listed != nil {
+		if tool, ok := listed(ctx, call.Tool); ok {
+			if err := checkArgNames(call.Tool, pairKeys(pairs), argNames(tool.Arguments), tool.TakesOtherArguments()); err != nil {
+				return err
+			}
+			return typeArgs(call, keys, tool.Arguments)
+		}
 	}
+	return checkKnownArgs(call.Tool, pairKeys(pairs))
+}
+
+// typeArgs converts the KEY=VALUE strings (keys true) of a call to an MCP
+// server into the types the tool's input schema declares (number,
+// integer, boolean, an array or object of them), as the MCP Inspector's
+// CLI does: a server that validates its input would refuse limit="5".
+// KEY:=JSON values and --args are the user's own JSON and stay as given;
+// so do strings for an argument the schema does not type. A value that
+// cannot convert is a usage error naming the argument.
+func typeArgs(call api.Call, keys map[string]bool, schema []api.ToolArg) error {
 	for _, arg := range schema {
 		if !keys[arg.Name] {
 			continue
@@ -51,7 +65,8 @@ func typeArgs(ctx context.Context, schemaOf func(context.Context, string) ([]api
 	return nil
 }
 
-// stringPairKeys are the keys whose last pair is KEY=VALUE (a string).
+// stringPairKeys are the keys of the pairs, true for those whose last pair
+// is KEY=VALUE (a string).
 func stringPairKeys(pairs []string) map[string]bool {
 	keys := map[string]bool{}
 	for _, p := range pairs {
@@ -116,8 +131,7 @@ func convertScalar(value, kind, items string) (any, bool) {
 	return nil, false
 }
 
-// convertArray reads value as an array: JSON, or a,b,c whose items are of
-// the type items.
+// convertArray reads value as an array of items: JSON, or a,b,c.
 func convertArray(value, items string) (any, bool) {
 	if strings.HasPrefix(strings.TrimSpace(value), "[") {
 		var list []any

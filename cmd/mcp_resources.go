@@ -124,5 +124,5 @@ func mcpReadCommand(f *Factory, c *cobra.Command, run func(context.Context, *Fac
 		return run(ctx, f, p, client, args)
 	}
 	addOutputFlags(c, &p.Output)
-	return refuses(c, "yes")
+	return callsServer(c, &f.Global)
 }

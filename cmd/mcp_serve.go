@@ -76,7 +76,7 @@ client sees them, with the MCP Inspector's CLI (Node 22 or later).`,
 	fs.BoolVar(&opts.ReadOnly, "read-only", false, "offer only the tools that read: write tools are neither listed nor callable")
 	fs.DurationVar(&opts.Interval, "interval", 0, "poll interval of a job followed for a progress token (default: adaptive, 1s growing to 10s)")
 	// Consent is the agent's to give, call by call (confirm: true).
-	return refuses(c, "yes")
+	return callsServer(c, &f.Global)
 }
 
 func runMCPServe(ctx context.Context, f *Factory, opts *ServeOptions) error {

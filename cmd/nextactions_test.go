@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,7 +15,7 @@ import (
 
 // Every tool a command fronts is printed as that command, and the printed
 // line, split by bash and run, sends exactly the action's arguments: the
-// positional and flag mapping in format is held to the real commands.
+// printer and the commands come from the same row of the command table.
 func TestPrintedTaskCommandsSendTheActionsArguments(t *testing.T) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
@@ -22,10 +24,11 @@ func TestPrintedTaskCommandsSendTheActionsArguments(t *testing.T) {
 	srv := testkit.NewServer(t, testkit.Always(200, `{"ok":true,"tool":"t","summary":"done","data":{"jobId":"job_1","status":"completed","runId":"run_1"}}`))
 
 	fronted := 0
-	for _, spec := range api.KnownTools() {
-		if spec.Command == "" {
-			continue
+	for _, row := range taskCommands {
+		if front, _ := frontingRow(row.Tool); front.Path != row.Path {
+			continue // its tool prints as the command of its first row
 		}
+		spec := row.spec()
 		fronted++
 		args := map[string]any{}
 		for _, a := range spec.Args {
@@ -35,9 +38,9 @@ func TestPrintedTaskCommandsSendTheActionsArguments(t *testing.T) {
 			args["extra"] = "pair value"
 		}
 		a := api.NextAction{Tool: spec.Name, Args: args}
-		line, why := format.ActionCommand(a)
-		if why != "" || !strings.HasPrefix(line, "vq "+spec.Command+" ") {
-			t.Errorf("%s printed as %q, want its command vq %s", spec.Name, line, spec.Command)
+		line, why := format.ActionCommand(a, frontingLine)
+		if why != "" || !strings.HasPrefix(line, "vq "+row.Path+" ") {
+			t.Errorf("%s printed as %q, want its command vq %s", spec.Name, line, row.Path)
 			continue
 		}
 		out, err := exec.Command(bash, "-c", `printf '%s\0' `+strings.TrimPrefix(line, "vq ")).Output()
@@ -54,6 +57,107 @@ func TestPrintedTaskCommandsSendTheActionsArguments(t *testing.T) {
 		}
 	}
 	if fronted < 10 {
-		t.Errorf("only %d fronted tools in the registry", fronted)
+		t.Errorf("only %d fronted tools in the command table", fronted)
+	}
+}
+
+// frontedTools is which command fronts which tool, as the spec fixes it:
+// written out rather than read from the table, so that a change to the
+// table that breaks it fails.
+var frontedTools = map[string]string{
+	"failures": "get_run_failures", "diff": "get_diff_stats", "approve": "approve_vrt_results",
+	"scenario create": "create_frt_scenario", "scenario find": "frt_find_scenarios",
+	"tracking plan": "tracking_get_plan", "tracking run": "run_tracking",
+	"prove": "tracking_prove_jira_ticket", "watch": "get_job_status",
+	"ci run-vrt": "run_vrt", "ci run-perf": "run_perf", "ci status": "get_run_status",
+}
+
+// The table is the spec's: each command of the spec fronts its tool and is
+// the one its next actions print as, and each row names a command of the
+// tree whose flags are the row's argument flags.
+func TestTheCommandTableIsTheSpecs(t *testing.T) {
+	root := NewRootCmd(&Factory{IO: &IOStreams{}, Getenv: func(string) string { return "" }})
+	for path, tool := range frontedTools {
+		if row, fronted := frontingRow(tool); !fronted || row.Path != path {
+			t.Errorf("%s prints as vq %s, want vq %s", tool, row.Path, path)
+		}
+	}
+	for _, row := range taskCommands {
+		c, rest, err := root.Find(strings.Fields(row.Path))
+		if err != nil || len(rest) > 0 || c.CommandPath() != "vq "+row.Path {
+			t.Errorf("vq %s is no command of the tree: found %s %v %v", row.Path, c.CommandPath(), rest, err)
+			continue
+		}
+		for _, fl := range row.Flags {
+			if c.Flags().Lookup(fl.Name) == nil {
+				t.Errorf("vq %s has no flag --%s for %s", row.Path, fl.Name, fl.Arg)
+			}
+		}
+	}
+}
+
+// A next action is its fronting command when every argument fits it;
+// otherwise vq invoke, which carries anything.
+func TestFrontingLineWhenTheArgumentsFit(t *testing.T) {
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{api.ToolDiffStats, map[string]any{"runId": "run_abc", "scenarioLabel": "Product page", "viewport": "desktop"},
+			"vq diff run_abc --scenario 'Product page' --viewport desktop"},
+		{api.ToolProve, map[string]any{"ticket": "BN-471"}, "vq prove BN-471"},
+		{api.ToolJobStatus, map[string]any{"jobId": "job_1"}, "vq watch job_1"},
+		{api.ToolCreateScenario, map[string]any{"goal": "Subscribe to the newsletter", "startPath": "/"},
+			"vq scenario create --goal 'Subscribe to the newsletter' --start-path /"},
+		{api.ToolTrackingPlan, map[string]any{"scenarioId": "scn_1", "depth": 2.0}, "vq tracking plan --scenario scn_1 depth:=2"},
+		{api.ToolRunVRT, map[string]any{"branch": "main"}, "vq ci run-vrt branch=main"},
+		// A server's consent is never printed: the person gives it.
+		{api.ToolApprove, map[string]any{"runId": "run_abc", "confirm": true}, "vq approve run_abc"},
+		{"get_magic", map[string]any{"confirm": true, "x": "y"}, "vq invoke get_magic x=y"},
+		// What the command cannot carry goes through vq invoke.
+		{api.ToolDiffStats, map[string]any{"runId": "run_abc", "viewport": "desktop"},
+			"vq invoke get_diff_stats runId=run_abc viewport=desktop"}, // required scenarioLabel missing
+		{api.ToolRunFailures, map[string]any{"runId": "-rf"}, "vq invoke get_run_failures runId=-rf"},
+		{api.ToolRunFailures, map[string]any{"runId": ""}, "vq invoke get_run_failures runId="},
+		{api.ToolRunFailures, map[string]any{"runId": 5}, "vq invoke get_run_failures runId:=5"},
+		{api.ToolRunFailures, map[string]any{"runId": "run_abc", "limit": 5}, `vq invoke get_run_failures --args '{"limit":5,"runId":"run_abc"}'`},
+		{api.ToolTrackingPlan, map[string]any{"--yes": "1"}, `vq invoke tracking_get_plan --args '{"--yes":"1"}'`},
+	} {
+		got, why := format.ActionCommand(api.NextAction{Tool: c.tool, Args: c.args}, frontingLine)
+		if why != "" || got != c.want {
+			t.Errorf("%s %v:\n got %q (%s)\nwant %q", c.tool, c.args, got, why, c.want)
+		}
+	}
+}
+
+// Every output that prints next actions prints them as their fronting
+// commands: plain text, the markdown report, the GitHub step summary and
+// a proof.
+func TestEveryOutputPrintsTheFrontingCommand(t *testing.T) {
+	const failures = `{"ok":true,"tool":"get_run_failures","summary":"1 of 2 checks failed.",
+		"data":{"runId":"run_abc","failed":1,"total":2,"failures":[{"scenarioLabel":"Home page","viewport":"desktop","mismatchPercent":4.2}]},
+		"warnings":[],"nextActions":[{"label":"Inspect","tool":"get_diff_stats","args":{"runId":"run_abc","scenarioLabel":"Home page","viewport":"desktop"}}]}`
+	const want = "vq diff run_abc --scenario 'Home page' --viewport desktop"
+	s := testkit.NewServer(t, testkit.Always(200, failures))
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	env := s.Env()
+	env["GITHUB_STEP_SUMMARY"] = summary
+	for _, format := range []string{"text", "markdown", "github"} {
+		stdout, stderr, exit := runVQ(t, env, "failures", "run_abc", "--format", format)
+		if format == "github" {
+			b, _ := os.ReadFile(summary)
+			stdout = string(b)
+		}
+		if exit != 0 || !strings.Contains(stdout, "\n"+want+"\n") && !strings.Contains(stdout, "  "+want+"\n") {
+			t.Errorf("--format %s: exit %d, output %q (%s); want the line %s", format, exit, stdout, stderr, want)
+		}
+	}
+	proof := testkit.NewServer(t, testkit.Always(200, `{"ok":true,"tool":"tracking_prove_jira_ticket","summary":"proven",
+		"data":{"proofVerdict":"proven","proofOutcome":{"proven":true,"headline":"OUI","reasons":[]},"jiraMarkdown":"ok","warnings":[],
+		"nextActions":[{"label":"Prove again","tool":"tracking_prove_jira_ticket","args":{"ticket":"BN-471"}}]},"warnings":[],"nextActions":[]}`))
+	stdout, stderr, exit := runVQ(t, proof.Env(), "prove", "BN-470", "--no-tui")
+	if exit != 0 || !strings.Contains(stdout, "  vq prove BN-471\n") {
+		t.Errorf("vq prove: exit %d, stdout %q (%s); want the line vq prove BN-471", exit, stdout, stderr)
 	}
 }

@@ -30,8 +30,7 @@ type ProveOptions struct {
 // comment to paste. runF replaces the behaviour in tests of flag parsing.
 func NewCmdProve(f *Factory, runF func(context.Context, *ProveOptions) error) *cobra.Command {
 	opts := &ProveOptions{Pipeline: newPipeline(f)}
-	c := &cobra.Command{
-		Use:   "prove TICKET [--copy] [--markdown] [--no-wait] [--job JOB_ID]",
+	c := taskRow("prove").shape(f, &cobra.Command{
 		Short: "Prove a JIRA tracking ticket (tracking_prove_jira_ticket)",
 		Long: `Prove that the tracking a JIRA ticket asks for fires: start the proof job,
 watch it (progress on stderr; --wait-timeout bounds the wait), then show the
@@ -68,7 +67,6 @@ failure comment; a job that could not run exits with the code of its error
   vq prove BN-470 --markdown | pbcopy
   vq prove BN-470 --copy
   vq prove BN-470 --no-wait --json`,
-		Args: exactArgs(1, "TICKET"),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Ticket = args[0]
 			if opts.Markdown && opts.Pipeline.Output.Structured() {
@@ -79,7 +77,7 @@ failure comment; a job that could not run exits with the code of its error
 			}
 			return runProve(c.Context(), f, opts)
 		},
-	}
+	}, "[--copy] [--markdown] [--no-wait] [--job JOB_ID]")
 	c.Flags().BoolVar(&opts.Copy, "copy", false, "copy the JIRA comment to a clipboard (tmux, desktop or OSC 52; says which)")
 	c.Flags().BoolVar(&opts.Markdown, "markdown", false, "print only the JIRA comment (JIRA wiki markup), byte for byte")
 	c.Flags().BoolVar(&opts.NoWait, "no-wait", false, "print the queued job and exit instead of watching it")
@@ -89,7 +87,7 @@ failure comment; a job that could not run exits with the code of its error
 	c.MarkFlagsMutuallyExclusive("no-wait", "job")
 	addOutputFlags(c, &opts.Pipeline.Output)
 	addWaitFlags(c, &opts.Pipeline.Wait, false)
-	return c
+	return callsTools(c, &f.Global)
 }
 
 func runProve(ctx context.Context, f *Factory, opts *ProveOptions) error {

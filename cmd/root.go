@@ -31,6 +31,7 @@ func Main() int {
 func execute(ctx context.Context, f *Factory, args []string) error {
 	root := NewRootCmd(f)
 	root.SetArgs(args)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(c, err, args) })
 	started := wireRuns(root, f)
 	c, err := executeRecovering(ctx, root)
 	f.closeClients()
@@ -43,7 +44,7 @@ func execute(ctx context.Context, f *Factory, args []string) error {
 		// count) come before any command runs: they are usage errors.
 		err = &exitcode.UsageError{Reason: err.Error(), Hint: "see: " + c.CommandPath() + " --help"}
 	}
-	if err != nil && !f.IO.documented && asksForJSON(c) {
+	if err != nil && !f.IO.documented && asksForJSON(c, args) {
 		writeFailureDocument(f, c, err)
 	}
 	return err
@@ -80,9 +81,9 @@ func toolOf(c *cobra.Command) string {
 		return c.Flags().Arg(0)
 	}
 	path := strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")
-	for _, spec := range api.KnownTools() {
-		if spec.Command == path {
-			return spec.Name
+	for _, t := range taskCommands {
+		if t.Path == path {
+			return t.Tool
 		}
 	}
 	return ""
@@ -139,18 +140,80 @@ func unknownCommand(c *cobra.Command, name string) error {
 
 // flagError makes cobra's flag complaints usage errors that say what to
 // do: the command that was meant when a group got a flag after a word that
-// names no command, the flag that was meant when one is misspelt.
-func flagError(c *cobra.Command, err error) error {
+// names no command, that a shared flag does not apply to a command that
+// does not take it, the KEY=VALUE pair that was meant when the flag names
+// an argument of the command's tool, the flag that was meant when one is
+// misspelt. args are the words vq was given.
+func flagError(c *cobra.Command, err error, args []string) error {
 	if rest := c.Flags().Args(); c.HasSubCommands() && len(rest) > 0 {
 		return unknownCommand(c, rest[0])
 	}
 	hint := "see: " + c.CommandPath() + " --help"
-	if name, ok := strings.CutPrefix(err.Error(), "unknown flag: --"); ok {
+	name, unknown := strings.CutPrefix(err.Error(), "unknown flag: --")
+	switch {
+	case unknown && isSharedFlag(c, name):
+		// One of vq's flags, which this command cannot honour.
+		return &exitcode.UsageError{Reason: fmt.Sprintf("--%s does not apply to %s", name, c.CommandPath()), Hint: hint}
+	case !unknown:
+	case argumentOf(c, name) != "":
+		hint = "did you mean " + textsafe.ShellQuote(argumentOf(c, name)+"="+flagValue(args, name)) + "? " +
+			textsafe.SanitizeLine(calledTool(c)) + "'s arguments are KEY=VALUE pairs\n" + hint
+	default:
 		if meant := closestFlag(c, name); meant != "" {
 			hint = "did you mean --" + meant + "?\n" + hint
 		}
 	}
 	return &exitcode.UsageError{Reason: err.Error(), Hint: hint}
+}
+
+// calledTool is the tool c calls with KEY=VALUE pairs: vq invoke's or vq
+// ci call's first word, or the tool of a task command that passes pairs
+// on; "" for the rest.
+func calledTool(c *cobra.Command) string {
+	if c.Name() == "call" && c.HasParent() && c.Parent().Name() == "ci" {
+		return c.Flags().Arg(0)
+	}
+	tool := toolOf(c)
+	if spec, known := api.LookupTool(tool); c.Name() != "invoke" && (!known || !spec.ExtraArgs) {
+		return ""
+	}
+	return tool
+}
+
+// argumentOf is the argument of c's tool (in the registry) that name,
+// given as a flag, names but for case; "" when it names none.
+func argumentOf(c *cobra.Command, name string) string {
+	spec, known := api.LookupTool(calledTool(c))
+	if !known {
+		return ""
+	}
+	for _, a := range spec.InputArgs() {
+		if strings.EqualFold(a.Name, name) {
+			return a.Name
+		}
+	}
+	return ""
+}
+
+// flagValue is the value given to --name in args ("VALUE" when there is
+// none to show).
+func flagValue(args []string, name string) string {
+	for i, word := range args {
+		if value, ok := strings.CutPrefix(word, "--"+name+"="); ok {
+			return value
+		}
+		if word == "--"+name && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			return args[i+1]
+		}
+	}
+	return "VALUE"
+}
+
+// isSharedFlag reports whether name is one of vq's shared flags, all of
+// which the root takes.
+func isSharedFlag(c *cobra.Command, name string) bool {
+	f := c.Root().Flags().Lookup(name)
+	return f != nil && isShared(f)
 }
 
 // closestFlag is the flag of c (its own or inherited) nearest to name, when
@@ -264,9 +327,8 @@ Try it with no account: vq demo
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	root.SetVersionTemplate("vq {{.Version}}\n")
-	root.SetFlagErrorFunc(flagError)
-	addGlobalFlags(root.PersistentFlags(), &f.Global)
-	_ = root.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions([]string{"invoke", "mcp"}, cobra.ShellCompDirectiveNoFileComp))
+	root.SetUsageFunc(usage)
+	root.PersistentFlags().AddFlagSet(f.Global.flagsOf(displayFlags))
 
 	root.AddCommand(
 		NewCmdInvoke(f, nil),
@@ -287,5 +349,20 @@ Try it with no account: vq demo
 		NewCmdDemo(f),
 	)
 	root.AddCommand(NewCmdCompletion(f), NewCmdEnvironment(), NewCmdFormats())
+	groupsTakeSharedFlags(root, &f.Global)
 	return root
+}
+
+// groupsTakeSharedFlags gives every group of the tree every shared flag,
+// so that one may stand before the name of the command that takes it (vq
+// --profile prod ci run-vrt): finding the command, cobra must know which
+// flags take a value. Alone, a group shows its help, as with any flag.
+func groupsTakeSharedFlags(c *cobra.Command, g *GlobalOptions) {
+	if !c.HasSubCommands() {
+		return
+	}
+	takesFlags(c, g, serverFlags, scopeFlags, connectionFlags, consentFlags)
+	for _, sub := range c.Commands() {
+		groupsTakeSharedFlags(sub, g)
+	}
 }

@@ -42,7 +42,7 @@ Ctrl-C stops it.`,
 	fl.Float64Var(&opts.FailRate, "fail-rate", 0, "fraction (0..1) of requests answered 502 with an HTML body")
 	fl.Float64Var(&opts.Rate, "rate", 0, "requests per second per key before 429 (default 20; negative: no limit)")
 	fl.DurationVar(&opts.JobStep, "job-step", 0, "duration of each async job step (default 700ms)")
-	return callsNoServer(c)
+	return c
 }
 
 func runSandbox(ctx context.Context, f *Factory, opts *SandboxOptions) error {
@@ -69,7 +69,7 @@ const demoRun = "run_abc"
 
 // NewCmdDemo starts an in-process sandbox and shows a failed run from it.
 func NewCmdDemo(f *Factory) *cobra.Command {
-	return refuses(&cobra.Command{
+	return takesFlags(&cobra.Command{
 		Use:   "demo",
 		Short: "Try vq with no account: an embedded sandbox and a failed run",
 		Long: `Start the sandbox on a free loopback port and show the failures of one of
@@ -91,7 +91,7 @@ quit with q), plain output in a pipe.`,
 			defer demo.closeClients()
 			return newPipeline(demo).Run(c.Context(), api.RunFailuresCall(demoRun))
 		},
-	}, "base-url", "endpoint")
+	}, &f.Global, scopeFlags, connectionFlags, consentFlags)
 }
 
 // demoEnv hides the user's own key, settings and config file, which belong

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/completions"
 	"github.com/visualq/vq/internal/exitcode"
 )
 
@@ -37,19 +36,23 @@ func thin[T any](c *cobra.Command, build func(args []string) (T, error), run, ru
 	return c
 }
 
-// taskCmd builds a command whose behaviour is "build this call and run
-// it": output flags always; wait flags when the tool may start a job, or
-// writes, and so may be held by the readiness lock.
-func taskCmd(f *Factory, c *cobra.Command, tool string, build func(args []string) (map[string]any, error), runF func(context.Context, *TaskOptions) error) *cobra.Command {
-	spec := api.MustTool(tool)
+// taskCmd builds the task command at path from its row of taskCommands
+// (usage line, words, argument flags; more ends the usage line) and c's
+// help: the flags of a command that calls tools, output flags always; wait flags when the tool may start a job, or
+// writes, and so may be held by the readiness lock. Its behaviour is
+// "build this call and run it".
+func taskCmd(f *Factory, path string, c *cobra.Command, more string, runF func(context.Context, *TaskOptions) error) *cobra.Command {
+	row := taskRow(path)
+	spec := row.spec()
+	callsTools(row.shape(f, c, more), &f.Global)
 	p := newPipeline(f)
 	addOutputFlags(c, &p.Output)
-	addReportFlags(c, tool, &p.Reports)
+	addReportFlags(c, row.Tool, &p.Reports)
 	if spec.Async || spec.Write {
 		addWaitFlags(c, &p.Wait, true)
 	}
 	return thin(c, func(args []string) (*TaskOptions, error) {
-		values, err := build(args)
+		values, err := row.values(c, args)
 		if err != nil {
 			return nil, err
 		}
@@ -63,8 +66,7 @@ func taskCmd(f *Factory, c *cobra.Command, tool string, build func(args []string
 
 // NewCmdFailures lists the failed checks of a run.
 func NewCmdFailures(f *Factory, runF func(context.Context, *TaskOptions) error) *cobra.Command {
-	c := taskCmd(f, &cobra.Command{
-		Use:   "failures RUN_ID",
+	return taskCmd(f, "failures", &cobra.Command{
 		Short: "List the failed checks of a run (get_run_failures)",
 		Long: `List the failed checks of a run (get_run_failures): on a terminal the TUI,
 to triage them; otherwise a table, or --json, --format markdown|junit|github.
@@ -76,29 +78,15 @@ report to PATH beside what stdout shows (like --format, it prints the
 answer instead of opening the TUI).`,
 		Example: "  vq failures run_abc\n  vq failures run_abc --json --jq '.data.failures[].scenarioLabel'\n" +
 			"  vq failures run_abc --format github --exit-status --junit vq-junit.xml",
-		Args: exactArgs(1, "RUN_ID"),
-	}, api.ToolRunFailures, func(args []string) (map[string]any, error) {
-		return map[string]any{"runId": args[0]}, nil
-	}, runF)
-	c.ValidArgsFunction = firstArg(completeRecent(f, completions.RunID))
-	return c
+	}, "", runF)
 }
 
 // NewCmdDiff shows the diff statistics of one check.
 func NewCmdDiff(f *Factory, runF func(context.Context, *TaskOptions) error) *cobra.Command {
-	var scenario, viewport string
-	c := taskCmd(f, &cobra.Command{
-		Use:     "diff RUN_ID --scenario LABEL --viewport NAME",
+	c := taskCmd(f, "diff", &cobra.Command{
 		Short:   "Show the diff of one failed check (get_diff_stats)",
 		Example: "  vq diff run_abc --scenario Homepage --viewport desktop",
-		Args:    exactArgs(1, "RUN_ID"),
-	}, api.ToolDiffStats, func(args []string) (map[string]any, error) {
-		return map[string]any{"runId": args[0], "scenarioLabel": scenario, "viewport": viewport}, nil
-	}, runF)
-	c.Flags().StringVar(&scenario, "scenario", "", "scenario label (required)")
-	c.Flags().StringVar(&viewport, "viewport", "", "viewport name (required)")
-	_ = c.MarkFlagRequired("scenario")
-	_ = c.MarkFlagRequired("viewport")
+	}, "", runF)
 	completeCheckFlags(f, c)
 	return c
 }
@@ -111,63 +99,38 @@ func NewCmdScenario(f *Factory) *cobra.Command {
 }
 
 func newCmdScenarioCreate(f *Factory, runF func(context.Context, *TaskOptions) error) *cobra.Command {
-	var goal, startPath string
-	c := taskCmd(f, &cobra.Command{
-		Use:   "create --goal TEXT [--start-path PATH]",
+	return taskCmd(f, "scenario create", &cobra.Command{
 		Short: "Create an FRT scenario from a goal (write)",
 		Long: `Create a functional-test scenario from a plain-language goal
 (create_frt_scenario). An existing scenario that matches is reused rather than
 duplicated. This writes: consent with --yes or at the prompt.`,
 		Example: `  vq scenario create --goal "add a product to the cart" --start-path /products --yes`,
-		Args:    cobra.NoArgs,
-	}, api.ToolCreateScenario, func([]string) (map[string]any, error) {
-		return map[string]any{"goal": goal, "startPath": startPath}, nil
-	}, runF)
-	c.Flags().StringVar(&goal, "goal", "", "what the scenario should do (required)")
-	c.Flags().StringVar(&startPath, "start-path", "", "path the scenario starts from, e.g. /checkout")
-	_ = c.MarkFlagRequired("goal")
-	return c
+	}, "", runF)
 }
 
 func newCmdScenarioFind(f *Factory, runF func(context.Context, *TaskOptions) error) *cobra.Command {
-	return taskCmd(f, &cobra.Command{
-		Use:     "find QUERY",
+	return taskCmd(f, "scenario find", &cobra.Command{
 		Short:   "Find FRT scenarios (frt_find_scenarios)",
 		Example: `  vq scenario find "checkout"`,
-		Args:    exactArgs(1, "QUERY"),
-	}, api.ToolFindScenarios, func(args []string) (map[string]any, error) {
-		return map[string]any{"query": args[0]}, nil
-	}, runF)
+	}, "", runF)
 }
 
 // NewCmdTracking groups the tracking plan and run commands.
 func NewCmdTracking(f *Factory) *cobra.Command {
 	c := &cobra.Command{Use: "tracking", Short: "Tracking plans and tracking runs"}
 	c.AddCommand(
-		newCmdTrackingTool(f, "plan", api.ToolTrackingPlan, "Show the tracking plan of a scenario", nil),
-		newCmdTrackingTool(f, "run", api.ToolRunTracking, "Run tracking verification (async; --wait to watch it)", nil),
+		newCmdTrackingTool(f, "plan", "Show the tracking plan of a scenario", nil),
+		newCmdTrackingTool(f, "run", "Run tracking verification (async; --wait to watch it)", nil),
 	)
 	return c
 }
 
-func newCmdTrackingTool(f *Factory, name, tool, short string, runF func(context.Context, *TaskOptions) error) *cobra.Command {
-	var scenario string
-	c := taskCmd(f, &cobra.Command{
-		Use:     name + " [--scenario ID] [KEY=VALUE | KEY:=JSON]...",
-		Short:   short + " (" + tool + ")",
+func newCmdTrackingTool(f *Factory, name, short string, runF func(context.Context, *TaskOptions) error) *cobra.Command {
+	path := "tracking " + name
+	return taskCmd(f, path, &cobra.Command{
+		Short:   short + " (" + taskRow(path).Tool + ")",
 		Example: "  vq tracking " + name + " --scenario scn_add_to_cart",
-	}, tool, func(pairs []string) (map[string]any, error) {
-		values, err := parseArgs(pairs, "", nil)
-		if err != nil {
-			return nil, err
-		}
-		if scenario != "" {
-			values["scenarioId"] = scenario
-		}
-		return values, nil
-	}, runF)
-	c.Flags().StringVar(&scenario, "scenario", "", "scenario id")
-	return c
+	}, "", runF)
 }
 
 // exactArgs is cobra.ExactArgs with a message that names what is missing.

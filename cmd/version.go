@@ -70,5 +70,5 @@ func NewCmdVersion(f *Factory) *cobra.Command {
 		},
 	}
 	addOutputFlags(c, &out, "text", "json")
-	return callsNoServer(c)
+	return c
 }

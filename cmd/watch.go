@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/spf13/cobra"
-	"github.com/visualq/vq/completions"
 	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
 )
@@ -19,8 +18,7 @@ type WatchOptions struct {
 // in tests of flag parsing.
 func NewCmdWatch(f *Factory, runF func(context.Context, *WatchOptions) error) *cobra.Command {
 	opts := &WatchOptions{Pipeline: newPipeline(f)}
-	c := &cobra.Command{
-		Use:   "watch JOB_ID...",
+	c := taskRow("watch").shape(f, &cobra.Command{
 		Short: "Watch async jobs until they end (get_job_status)",
 		Long: `Poll get_job_status for each job, concurrently, until it is completed,
 failed or cancelled, then print each job's final answer on stdout in the order
@@ -41,13 +39,6 @@ makes it non-zero; 5 (timeout) when a job is still running at the deadline,
 130 on Ctrl-C. Both print the vq watch command that resumes.`,
 		Example: `  vq watch job_123
   vq watch job_123 job_456 --wait-timeout 10m --json`,
-		Args: func(c *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return &exitcode.UsageError{Reason: "vq watch needs at least one JOB_ID", Hint: "usage: " + c.UseLine()}
-			}
-			return nil
-		},
-		ValidArgsFunction: completeRecent(f, completions.JobID),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.JobIDs = args
 			if runF != nil {
@@ -55,10 +46,10 @@ makes it non-zero; 5 (timeout) when a job is still running at the deadline,
 			}
 			return runWatch(c.Context(), opts)
 		},
-	}
+	}, "")
 	addOutputFlags(c, &opts.Pipeline.Output)
 	addWaitFlags(c, &opts.Pipeline.Wait, false)
-	return refuses(c, "yes")
+	return callsServer(c, &f.Global)
 }
 
 // runWatch watches the jobs and shows each final answer; the error

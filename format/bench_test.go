@@ -23,11 +23,11 @@ func BenchmarkRender100k(b *testing.B) {
 		name   string
 		render func(io.Writer, *api.ToolResponse) error
 	}{
-		{"plain", func(w io.Writer, r *api.ToolResponse) error { return Plain(w, io.Discard, r) }},
+		{"plain", func(w io.Writer, r *api.ToolResponse) error { return Plain(w, io.Discard, r, nil) }},
 		{"json", func(w io.Writer, r *api.ToolResponse) error { return JSON(w, r, false) }},
 		{"junit", JUnit},
-		{"markdown", Markdown},
-		{"github", func(w io.Writer, r *api.ToolResponse) error { return GitHub(w, r, os.DevNull) }},
+		{"markdown", func(w io.Writer, r *api.ToolResponse) error { return Markdown(w, r, nil) }},
+		{"github", func(w io.Writer, r *api.ToolResponse) error { return GitHub(w, r, os.DevNull, nil) }},
 	} {
 		b.Run(out.name, func(b *testing.B) {
 			b.SetBytes(int64(len(resp.Raw())))

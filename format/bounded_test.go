@@ -37,13 +37,13 @@ type output struct {
 }
 
 var outputs = []output{
-	{"plain", func(out io.Writer, r *api.ToolResponse, _ string) error { return Plain(out, out, r) }},
-	{"markdown", func(out io.Writer, r *api.ToolResponse, _ string) error { return Markdown(out, r) }},
+	{"plain", func(out io.Writer, r *api.ToolResponse, _ string) error { return Plain(out, out, r, nil) }},
+	{"markdown", func(out io.Writer, r *api.ToolResponse, _ string) error { return Markdown(out, r, nil) }},
 	{"junit", func(out io.Writer, r *api.ToolResponse, _ string) error { return JUnit(out, r) }},
 	{"github", func(out io.Writer, r *api.ToolResponse, dir string) error {
 		summary := filepath.Join(dir, "step-summary.md")
 		defer os.Remove(summary)
-		if err := GitHub(out, r, summary); err != nil {
+		if err := GitHub(out, r, summary, nil); err != nil {
 			return err
 		}
 		written, err := os.ReadFile(summary)
@@ -98,7 +98,7 @@ func TestListsThatAreNoTableShowAsFields(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out bytes.Buffer
-		if err := Plain(&out, &out, resp); err != nil {
+		if err := Plain(&out, &out, resp, nil); err != nil {
 			t.Fatal(err)
 		}
 		for _, want := range c.want {
@@ -128,8 +128,8 @@ func TestListsThatAreNoTableShowAsFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	var plain, md bytes.Buffer
-	Plain(&plain, &plain, resp)
-	Markdown(&md, resp)
+	Plain(&plain, &plain, resp, nil)
+	Markdown(&md, resp, nil)
 	for name, text := range map[string]string{"plain": plain.String(), "markdown": md.String()} {
 		if strings.Count(text, "+8 more columns (--json shows every member)") != 1 || strings.Contains(text, "k32") || !strings.Contains(text, "k31") {
 			t.Errorf("%s: a 40-column table should show 32 columns and say once that 8 more are left out:\n%s", name, text)

@@ -149,7 +149,7 @@ func TestGitHubAnnotationsEscapeWorkflowCommandSyntax(t *testing.T) {
 		"failures":[{"scenarioLabel":"50%: a, b","viewport":"x\r\n::error::forged","mismatchPercent":3}]},
 		"warnings":["line one\nline two 100%\r\u001b[31mred"],"nextActions":[]}`)
 	var out bytes.Buffer
-	if err := GitHub(&out, r, ""); err != nil {
+	if err := GitHub(&out, r, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	want := "::error title=Visual change%3A 50%25%3A a%2C b [x%0D%0A%3A%3Aerror%3A%3Aforged]::50%25: a, b on x%0D%0A::error::forged changed: 3%25 of pixels differ\n" +
@@ -171,7 +171,7 @@ func TestGitHubCountsWithoutChecks(t *testing.T) {
 			data = `{"runId":"` + runID + `","status":"failed","failed":3,"total":12}`
 		}
 		var out bytes.Buffer
-		if err := GitHub(&out, decodeResponse(t, `{"ok":true,"tool":"get_run_status","summary":"s","data":`+data+`}`), ""); err != nil {
+		if err := GitHub(&out, decodeResponse(t, `{"ok":true,"tool":"get_run_status","summary":"s","data":`+data+`}`), "", nil); err != nil {
 			t.Fatal(err)
 		}
 		if out.String() != want {
@@ -197,7 +197,12 @@ func TestGitHubAppendsTheReportToTheStepSummary(t *testing.T) {
 
 func TestMarkdownReport(t *testing.T) {
 	var out bytes.Buffer
-	if err := Markdown(&out, failuresResponse(t)); err != nil {
+	// The next steps are the commands the printer gives (cmd's command
+	// table: its own tests hold the lines to the commands).
+	front := func(a api.NextAction) (string, bool) {
+		return "vq diff run_abc --scenario Homepage --viewport desktop", a.Tool == api.ToolDiffStats
+	}
+	if err := Markdown(&out, failuresResponse(t), front); err != nil {
 		t.Fatal(err)
 	}
 	want := "### ❌ vq get\\_run\\_failures: 2 of 12 checks failed\n\n" +
@@ -218,7 +223,7 @@ func TestMarkdownEscapesServerText(t *testing.T) {
 	r := decodeResponse(t, `{"ok":false,"tool":"x","summary":"# <img src=x> [link](http://evil)","data":{"note":"- 1. item","ratio":"4.2"},
 		"warnings":["1. not a list"],"nextActions":[],"error":{"code":"tool_error","message":"a`+"`"+`b"}}`)
 	var out bytes.Buffer
-	if err := Markdown(&out, r); err != nil {
+	if err := Markdown(&out, r, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -383,7 +388,7 @@ func TestGitHubOfEachVerdict(t *testing.T) {
 			"::error title=Visual change%3A Homepage [desktop]::Homepage on desktop changed: 4.2%25 of pixels differ%0ADiff image: https://vq.example/img/home%2520page/diff.png%0ARun: https://vq.example/runs/run_9\n"},
 	} {
 		var out bytes.Buffer
-		if err := GitHub(&out, tc.resp, ""); err != nil {
+		if err := GitHub(&out, tc.resp, "", nil); err != nil {
 			t.Fatal(err)
 		}
 		if out.String() != tc.want {
@@ -406,7 +411,7 @@ func TestGitHubOf100kFailuresIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := GitHub(&out, r, path); err != nil {
+	if err := GitHub(&out, r, path, nil); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
@@ -482,7 +487,7 @@ func TestMarkdownFirstLineStatesTheVerdict(t *testing.T) {
 		{failedCall, "### ❌ vq get\\_run\\_failures: error `validation_error`"},
 	} {
 		var out bytes.Buffer
-		if err := Markdown(&out, tc.resp); err != nil {
+		if err := Markdown(&out, tc.resp, nil); err != nil {
 			t.Fatal(err)
 		}
 		if first, _, _ := strings.Cut(out.String(), "\n"); first != tc.want {
@@ -495,7 +500,7 @@ func TestMarkdownFirstLineStatesTheVerdict(t *testing.T) {
 // changes' diffs inline, so a pull-request comment shows them.
 func TestMarkdownLinksEveryDiff(t *testing.T) {
 	var out bytes.Buffer
-	if err := Markdown(&out, linkedFailures(t)); err != nil {
+	if err := Markdown(&out, linkedFailures(t), nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -520,7 +525,7 @@ func TestMarkdownLinksOnlyWebAddresses(t *testing.T) {
 		{"scenarioLabel":"A","viewport":"d","mismatchPercent":1,"diffUrl":"javascript:alert(1)"},
 		{"scenarioLabel":"B","viewport":"d","mismatchPercent":2,"diffUrl":"https://vq.example/b|c)d"}]},"warnings":[],"nextActions":[]}`)
 	var out bytes.Buffer
-	if err := Markdown(&out, r); err != nil {
+	if err := Markdown(&out, r, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -542,7 +547,7 @@ func TestMarkdownLinksOnlyWebAddresses(t *testing.T) {
 func TestMarkdownNeutralisesMentions(t *testing.T) {
 	r := decodeResponse(t, `{"ok":true,"tool":"x","summary":"ping @octocat and @org/team","data":{"owner":"@admin"},"warnings":["cc @oncall"],"nextActions":[]}`)
 	var out bytes.Buffer
-	if err := Markdown(&out, r); err != nil {
+	if err := Markdown(&out, r, nil); err != nil {
 		t.Fatal(err)
 	}
 	if regexp.MustCompile(`@[A-Za-z0-9]`).MatchString(out.String()) {

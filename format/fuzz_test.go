@@ -20,7 +20,7 @@ func FuzzRenderResponse(f *testing.F) {
 			return
 		}
 		var out, errOut bytes.Buffer
-		Plain(&out, &errOut, resp)
+		Plain(&out, &errOut, resp, nil)
 		for _, s := range []string{out.String(), errOut.String()} {
 			if textsafe.Sanitize(s) != s {
 				t.Fatalf("plain output of %q holds text a terminal would obey or hide: %q", body, s)
@@ -79,7 +79,7 @@ func TestRecordsInAnyMemberOrderLineUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errOut bytes.Buffer
-	if err := Plain(&out, &errOut, resp); err != nil {
+	if err := Plain(&out, &errOut, resp, nil); err != nil {
 		t.Fatal(err)
 	}
 	want := "a   b   c\n" +

@@ -29,8 +29,8 @@ const (
 // not show is one ::notice saying how much more there is and where. When
 // stepSummary (the path in $GITHUB_STEP_SUMMARY) is set, the Markdown
 // report is appended to it, cut to fit, so it shows on the run's summary
-// page.
-func GitHub(out io.Writer, r *api.ToolResponse, stepSummary string) error {
+// page, its next steps printed by commands as Plain's are.
+func GitHub(out io.Writer, r *api.ToolResponse, stepSummary string, commands CommandPrinter) error {
 	var a annotations
 	title := "vq " + r.Tool
 	failed := !r.OK
@@ -63,7 +63,7 @@ func GitHub(out io.Writer, r *api.ToolResponse, stepSummary string) error {
 	if stepSummary == "" {
 		return nil
 	}
-	return appendStepSummary(stepSummary, r, checks)
+	return appendStepSummary(stepSummary, r, checks, commands)
 }
 
 // annotateChecks adds one error for failures counted but not named, then
@@ -164,14 +164,14 @@ func plural(n int, one, many string) string {
 // cut at a line so that the file stays within what GitHub shows, with a
 // line saying where the rest is. Rendering stops at the cut, so a 100k
 // report costs no more than the part kept.
-func appendStepSummary(path string, r *api.ToolResponse, checks *layout.Checks) error {
+func appendStepSummary(path string, r *api.ToolResponse, checks *layout.Checks, commands CommandPrinter) error {
 	used := int64(0)
 	if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
 		used = info.Size()
 	}
 	note := summaryCutNote(checks)
 	report := &cappedBuffer{limit: int(max(0, stepSummaryLimit-used-int64(len(note))-1))}
-	if err := markdown(report, r, checks); err != nil && !errors.Is(err, errSummaryFull) {
+	if err := markdown(report, r, checks, commands); err != nil && !errors.Is(err, errSummaryFull) {
 		return err
 	}
 	text := append(report.buf, '\n')

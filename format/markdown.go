@@ -17,14 +17,15 @@ import (
 // diff link per row when the data holds check results (the data's fields
 // otherwise), the warnings, and the next steps as ready-to-run commands.
 // Server text is sanitized and its Markdown syntax escaped, so it reads as
-// text; links are only web addresses.
-func Markdown(out io.Writer, r *api.ToolResponse) error {
+// text; links are only web addresses. commands prints the next steps as
+// Plain's does.
+func Markdown(out io.Writer, r *api.ToolResponse, commands CommandPrinter) error {
 	checks, _ := layout.ChecksOf(r.Data)
-	return markdown(out, r, checks)
+	return markdown(out, r, checks, commands)
 }
 
 // markdown is Markdown with the checks already read (nil for none).
-func markdown(out io.Writer, r *api.ToolResponse, checks *layout.Checks) error {
+func markdown(out io.Writer, r *api.ToolResponse, checks *layout.Checks, commands CommandPrinter) error {
 	w := bufio.NewWriter(out)
 	hasChecks := checks != nil
 	w.WriteString("### " + markdownHeadline(r, checks) + "\n\n")
@@ -54,7 +55,7 @@ func markdown(out io.Writer, r *api.ToolResponse, checks *layout.Checks) error {
 	if len(r.NextActions) > 0 {
 		var cmds strings.Builder
 		for _, a := range r.NextActions {
-			line, why := ActionCommand(a)
+			line, why := ActionCommand(a, commands)
 			if why != "" {
 				line = "# not printed as a command: " + why
 			}

@@ -15,8 +15,9 @@ import (
 // Plain writes a response for a script or a non-TUI terminal: summary,
 // warning: lines, data (a table for a record list, fields otherwise) and each
 // next action as a ready-to-run command, all on out; for a failure, one
-// error line on errOut. All server text is sanitized.
-func Plain(out, errOut io.Writer, r *api.ToolResponse) error {
+// error line on errOut. All server text is sanitized. commands prints the
+// next actions that a task command fronts (nil: all as vq invoke).
+func Plain(out, errOut io.Writer, r *api.ToolResponse, commands CommandPrinter) error {
 	w := bufio.NewWriterSize(out, 64<<10)
 	if c, ok := r.Content(); ok {
 		if err := writeContent(w, r, c); err != nil {
@@ -34,7 +35,7 @@ func Plain(out, errOut io.Writer, r *api.ToolResponse) error {
 	if err := writeData(w, r); err != nil {
 		return err
 	}
-	writeNextActions(w, r.NextActions)
+	writeNextActions(w, r.NextActions, commands)
 	return finish(w, errOut, r)
 }
 
@@ -102,14 +103,14 @@ func writeData(w *bufio.Writer, r *api.ToolResponse) error {
 // writeNextActions prints each next action under its label as the command
 // line that runs it; one that no command line may carry is described in
 // words instead, after a warning.
-func writeNextActions(w *bufio.Writer, actions []api.NextAction) {
+func writeNextActions(w *bufio.Writer, actions []api.NextAction, commands CommandPrinter) {
 	if len(actions) == 0 {
 		return
 	}
 	w.WriteString("\nNext actions:\n")
 	for _, a := range actions {
 		w.WriteString("  # " + textsafe.SanitizeLine(a.Label) + "\n")
-		line, why := ActionCommand(a)
+		line, why := ActionCommand(a, commands)
 		if why == "" {
 			w.WriteString("  " + line + "\n")
 			continue

@@ -23,11 +23,14 @@ type Printer struct {
 	Indent bool
 	// Getenv supplies GITHUB_STEP_SUMMARY to the github format.
 	Getenv func(string) string
+	// Commands prints next actions as the commands that front their
+	// tools; nil prints each as vq invoke.
+	Commands CommandPrinter
 }
 
 // Response renders one answer as o asks (Render).
 func (p Printer) Response(ctx context.Context, r *api.ToolResponse, o Options) error {
-	o.Indent, o.Getenv = p.Indent, p.Getenv
+	o.Indent, o.Getenv, o.Commands = p.Indent, p.Getenv, p.Commands
 	return Render(ctx, p.Out, p.ErrOut, r, o)
 }
 
@@ -52,7 +55,7 @@ func (p Printer) ErrorLine(r *api.ToolResponse) error { return WriteErrorLine(p.
 
 // Proof writes a proof as vq prove shows it (WriteProof).
 func (p Printer) Proof(r *api.ToolResponse, proof *Proof) error {
-	return WriteProof(p.Out, p.ErrOut, r, proof)
+	return WriteProof(p.Out, p.ErrOut, r, proof, p.Commands)
 }
 
 // JIRAComment writes a proof's JIRA comment byte for byte: no sanitizing

@@ -116,8 +116,9 @@ func appendNew[T any](a, b []T, key func(T) string) []T {
 // quoted (the OUI/NON a person must read first), the verdict, the reasons,
 // the warnings, the JIRA markdown and the next actions as ready-to-run
 // commands. A failed proof's error line goes to errOut. Server text is
-// sanitized; vq prove --markdown is the byte-exact path.
-func WriteProof(out, errOut io.Writer, r *api.ToolResponse, p *Proof) error {
+// sanitized; vq prove --markdown is the byte-exact path. commands prints
+// the next actions as Plain's does.
+func WriteProof(out, errOut io.Writer, r *api.ToolResponse, p *Proof, commands CommandPrinter) error {
 	w := bufio.NewWriter(out)
 	if p.Headline != "" {
 		w.WriteString("> " + textsafe.SanitizeLine(p.Headline) + "\n\n")
@@ -144,6 +145,6 @@ func WriteProof(out, errOut io.Writer, r *api.ToolResponse, p *Proof) error {
 			w.WriteByte('\n')
 		}
 	}
-	writeNextActions(w, p.NextActions)
+	writeNextActions(w, p.NextActions, commands)
 	return finish(w, errOut, r)
 }

@@ -19,6 +19,9 @@ type Options struct {
 	Indent bool
 	// Getenv supplies GITHUB_STEP_SUMMARY to the github format.
 	Getenv func(string) string
+	// Commands prints next actions as the commands that front their
+	// tools; nil prints each as vq invoke.
+	Commands CommandPrinter
 }
 
 // renderer writes a response on out and, for a failure, what a person
@@ -28,12 +31,14 @@ type renderer func(out, errOut io.Writer, r *api.ToolResponse, o Options) error
 // renderers are the formats, each in one entry: adding a format is adding
 // a renderer here.
 var renderers = map[string]renderer{
-	"text": func(out, errOut io.Writer, r *api.ToolResponse, _ Options) error { return Plain(out, errOut, r) },
+	"text": func(out, errOut io.Writer, r *api.ToolResponse, o Options) error {
+		return Plain(out, errOut, r, o.Commands)
+	},
 	"json": func(out, errOut io.Writer, r *api.ToolResponse, o Options) error {
 		return withErrorLine(errOut, r, JSON(out, r, o.Indent))
 	},
-	"markdown": func(out, errOut io.Writer, r *api.ToolResponse, _ Options) error {
-		return withErrorLine(errOut, r, Markdown(out, r))
+	"markdown": func(out, errOut io.Writer, r *api.ToolResponse, o Options) error {
+		return withErrorLine(errOut, r, Markdown(out, r, o.Commands))
 	},
 	"junit": func(out, errOut io.Writer, r *api.ToolResponse, _ Options) error {
 		return withErrorLine(errOut, r, JUnit(out, r))
@@ -43,7 +48,7 @@ var renderers = map[string]renderer{
 		if o.Getenv != nil {
 			summary = o.Getenv("GITHUB_STEP_SUMMARY")
 		}
-		return withErrorLine(errOut, r, GitHub(out, r, summary))
+		return withErrorLine(errOut, r, GitHub(out, r, summary, o.Commands))
 	},
 }
 

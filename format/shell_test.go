@@ -7,35 +7,41 @@ import (
 	"github.com/visualq/vq/api"
 )
 
-func TestActionCommandUsesTheFrontingCommandWhenTheArgumentsFit(t *testing.T) {
+// A next action is printed as the command the printer gives, which sees
+// the action without the server's consent; as vq invoke when it gives
+// none, or when there is no printer.
+func TestActionCommandPrintsTheFrontingCommandElseInvoke(t *testing.T) {
+	var seen []api.NextAction
+	front := func(a api.NextAction) (string, bool) {
+		seen = append(seen, a)
+		return "vq failures run_abc", a.Tool == api.ToolRunFailures
+	}
 	for _, c := range []struct {
-		tool string
-		args map[string]any
-		want string
+		tool  string
+		args  map[string]any
+		front CommandPrinter
+		want  string
 	}{
-		{api.ToolDiffStats, map[string]any{"runId": "run_abc", "scenarioLabel": "Product page", "viewport": "desktop"},
-			"vq diff run_abc --scenario 'Product page' --viewport desktop"},
-		{api.ToolProve, map[string]any{"ticket": "BN-471"}, "vq prove BN-471"},
-		{api.ToolJobStatus, map[string]any{"jobId": "job_1"}, "vq watch job_1"},
-		{api.ToolCreateScenario, map[string]any{"goal": "Subscribe to the newsletter", "startPath": "/"},
-			"vq scenario create --goal 'Subscribe to the newsletter' --start-path /"},
-		{api.ToolTrackingPlan, map[string]any{"scenarioId": "scn_1", "depth": 2.0}, "vq tracking plan --scenario scn_1 depth:=2"},
-		{api.ToolRunVRT, map[string]any{"branch": "main"}, "vq ci run-vrt branch=main"},
+		{api.ToolRunFailures, map[string]any{"runId": "run_abc", "confirm": true}, front, "vq failures run_abc"},
+		{api.ToolRunFailures, map[string]any{"runId": "run_abc"}, nil, "vq invoke get_run_failures runId=run_abc"},
 		// A server's consent is never printed: the person gives it.
-		{api.ToolApprove, map[string]any{"runId": "run_abc", "confirm": true}, "vq approve run_abc"},
-		{"get_magic", map[string]any{"confirm": true, "x": "y"}, "vq invoke get_magic x=y"},
-		// What the command cannot carry goes through vq invoke.
-		{api.ToolDiffStats, map[string]any{"runId": "run_abc", "viewport": "desktop"},
-			"vq invoke get_diff_stats runId=run_abc viewport=desktop"}, // required scenarioLabel missing
-		{api.ToolRunFailures, map[string]any{"runId": "-rf"}, "vq invoke get_run_failures runId=-rf"},
-		{api.ToolRunFailures, map[string]any{"runId": ""}, "vq invoke get_run_failures runId="},
-		{api.ToolRunFailures, map[string]any{"runId": 5}, "vq invoke get_run_failures runId:=5"},
-		{api.ToolRunFailures, map[string]any{"runId": "run_abc", "limit": 5}, "vq invoke get_run_failures limit:=5 runId=run_abc"},
-		{api.ToolTrackingPlan, map[string]any{"--yes": "1"}, `vq invoke tracking_get_plan --args '{"--yes":"1"}'`},
+		{"get_magic", map[string]any{"confirm": true, "x": "y"}, front, "vq invoke get_magic x=y"},
+		{api.ToolRunFailures, map[string]any{"runId": 5}, nil, "vq invoke get_run_failures runId:=5"},
+		{api.ToolRunFailures, map[string]any{"runId": ""}, nil, "vq invoke get_run_failures runId="},
+		{"get_magic", map[string]any{"runId": "run_abc", "limit": 5}, nil, "vq invoke get_magic limit:=5 runId=run_abc"},
+		// An argument the registry's tool does not take goes as JSON: vq
+		// invoke would refuse it as a pair.
+		{api.ToolRunFailures, map[string]any{"runId": "run_abc", "limit": 5}, nil, `vq invoke get_run_failures --args '{"limit":5,"runId":"run_abc"}'`},
+		{api.ToolTrackingPlan, map[string]any{"--yes": "1"}, front, `vq invoke tracking_get_plan --args '{"--yes":"1"}'`},
 	} {
-		got, why := ActionCommand(api.NextAction{Tool: c.tool, Args: c.args})
+		got, why := ActionCommand(api.NextAction{Tool: c.tool, Args: c.args}, c.front)
 		if why != "" || got != c.want {
 			t.Errorf("%s %v:\n got %q (%s)\nwant %q", c.tool, c.args, got, why, c.want)
+		}
+	}
+	for _, a := range seen {
+		if _, consent := a.Args[api.ArgConfirm]; consent {
+			t.Errorf("the printer was shown the server's consent: %v", a.Args)
 		}
 	}
 }
@@ -51,18 +57,18 @@ func TestActionCommandRefusesWhatAShellCannotCarry(t *testing.T) {
 		{Tool: "get_run_failures", Args: map[string]any{"runId": "run\x00abc"}},
 		{Tool: "t", Args: map[string]any{"deep": []any{map[string]any{"k": "v\x00"}}}},
 	} {
-		if line, why := ActionCommand(a); why == "" {
+		if line, why := ActionCommand(a, nil); why == "" {
 			t.Errorf("%q %v printed as %q", a.Tool, a.Args, line)
 		}
 	}
 	for _, tool := range []string{"get_run_failures", "a.b-c_1", strings.Repeat("t", 128)} {
-		if _, why := ActionCommand(api.NextAction{Tool: tool}); why != "" {
+		if _, why := ActionCommand(api.NextAction{Tool: tool}, nil); why != "" {
 			t.Errorf("%s refused: %s", tool, why)
 		}
 	}
 	var out, errOut strings.Builder
 	r := &api.ToolResponse{OK: true, Summary: "s", NextActions: []api.NextAction{{Label: "Trap", Tool: "--yes", Args: map[string]any{"a": "\x1b[2J"}}}}
-	if err := Plain(&out, &errOut, r); err != nil {
+	if err := Plain(&out, &errOut, r, nil); err != nil {
 		t.Fatal(err)
 	}
 	want := "\nNext actions:\n  # Trap\n  warning: not printed as a command: the suggested tool \"--yes\" is not a valid tool name\n"

@@ -134,13 +134,13 @@ func (c *Client) listedTool(ctx context.Context, name string) (t api.Tool, known
 	return api.Tool{}, false, true
 }
 
-// ToolSchema is the listed tool's arguments as the server declares them,
-// for reading KEY=VALUE pairs as the types it expects; false when the
-// server does not list the tool (or the list cannot be had: the server
-// then judges the strings itself).
-func (c *Client) ToolSchema(ctx context.Context, name string) ([]api.ToolArg, bool) {
+// ListedTool is the tool as the server lists it, for checking KEY=VALUE
+// pairs against the arguments it declares and reading them as the types it
+// expects; false when the server does not list the tool (or the list
+// cannot be had: the server then judges the arguments itself).
+func (c *Client) ListedTool(ctx context.Context, name string) (api.Tool, bool) {
 	t, known, _ := c.listedTool(ctx, name)
-	return t.Arguments, known
+	return t, known
 }
 
 // rawToolMembers are the members of a listed tool vq keeps as sent.

@@ -1,0 +1,321 @@
+package cmd
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/spf13/cobra"
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/completions"
+	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/textsafe"
+)
+
+// taskCommands is the one table of the task commands: for each, the tool
+// it fronts and where each of the tool's arguments goes on its command
+// line. A row builds its command's usage line, argument check, argument
+// flags and positional completion (taskCommand.shape), reads the call's
+// arguments back (taskCommand.values), and prints a next action of its
+// tool as this command (frontingLine). The tool's wire facts (its
+// arguments, write, async, CI, whether it passes other pairs on) are the
+// registry's, in api/tools.go. A tool's first row is the command its next
+// actions print as.
+var taskCommands = []taskCommand{
+	{Path: "failures", Tool: api.ToolRunFailures, Positional: []string{"runId"}},
+	{Path: "diff", Tool: api.ToolDiffStats, Positional: []string{"runId"}, Flags: []argFlag{
+		{Arg: "scenarioLabel", Name: "scenario", Value: "LABEL", Usage: "scenario label (required)"},
+		{Arg: "viewport", Name: "viewport", Value: "NAME", Usage: "viewport name (required)"},
+	}},
+	{Path: "approve", Tool: api.ToolApprove, Positional: []string{"runId"}, Flags: []argFlag{
+		{Arg: "scenarioLabel", Name: "scenario", Value: "LABEL", Usage: "scenario label; repeat for several checks", Repeated: true},
+		{Arg: "viewport", Name: "viewport", Value: "NAME", Usage: "viewport; repeat for several checks", Repeated: true},
+	}},
+	{Path: "scenario create", Tool: api.ToolCreateScenario, Flags: []argFlag{
+		{Arg: "goal", Name: "goal", Value: "TEXT", Usage: "what the scenario should do (required)"},
+		{Arg: "startPath", Name: "start-path", Value: "PATH", Usage: "path the scenario starts from, e.g. /checkout"},
+	}},
+	{Path: "scenario find", Tool: api.ToolFindScenarios, Positional: []string{"query"}},
+	{Path: "tracking plan", Tool: api.ToolTrackingPlan, Flags: []argFlag{{Arg: "scenarioId", Name: "scenario", Value: "ID", Usage: "scenario id"}}},
+	{Path: "tracking run", Tool: api.ToolRunTracking, Flags: []argFlag{{Arg: "scenarioId", Name: "scenario", Value: "ID", Usage: "scenario id"}}},
+	{Path: "prove", Tool: api.ToolProve, Positional: []string{"ticket"}},
+	{Path: "watch", Tool: api.ToolJobStatus, Positional: []string{"jobId"}, Repeats: true},
+	{Path: "ci run-vrt", Tool: api.ToolRunVRT},
+	{Path: "ci run-perf", Tool: api.ToolRunPerf},
+	{Path: "ci status", Tool: api.ToolRunStatus, Positional: []string{"runId"}},
+}
+
+// taskCommand is one row of taskCommands.
+type taskCommand struct {
+	// Path is the command as typed after "vq": "failures", "scenario create".
+	Path string
+	// Tool is the registry's tool the command calls.
+	Tool string
+	// Positional are the tool's arguments given as words, in order; their
+	// usage names are the argument names in capitals (runId: RUN_ID).
+	Positional []string
+	// Repeats: the last positional word may be given several times, one
+	// call each (vq watch JOB_ID...).
+	Repeats bool
+	// Flags are the tool's arguments given by flag. A flag of a required
+	// argument is a required flag.
+	Flags []argFlag
+}
+
+// argFlag is a tool argument given by a flag of its own.
+type argFlag struct {
+	// Arg is the tool's argument; Name the flag (without --); Value the
+	// name of its value in the usage line.
+	Arg, Name, Value, Usage string
+	// Repeated flags are given once per check and pair up in order (vq
+	// approve's --scenario and --viewport): the command reads them itself.
+	Repeated bool
+}
+
+// taskRow is the row of the command at path; a path without one is a
+// programming error, and it panics.
+func taskRow(path string) taskCommand {
+	i := slices.IndexFunc(taskCommands, func(t taskCommand) bool { return t.Path == path })
+	if i < 0 {
+		panic("cmd: no task command " + path + " in taskCommands")
+	}
+	return taskCommands[i]
+}
+
+// frontingRow is the row of the command that fronts tool, if one does:
+// its first.
+func frontingRow(tool string) (taskCommand, bool) {
+	i := slices.IndexFunc(taskCommands, func(t taskCommand) bool { return t.Tool == tool })
+	if i < 0 {
+		return taskCommand{}, false
+	}
+	return taskCommands[i], true
+}
+
+// spec is the registry's entry of the row's tool.
+func (t taskCommand) spec() api.ToolSpec { return api.MustTool(t.Tool) }
+
+// required reports whether the registry requires the tool's argument.
+func (t taskCommand) required(arg string) bool {
+	return slices.ContainsFunc(t.spec().Args, func(a api.ToolArg) bool { return a.Name == arg && a.Required })
+}
+
+// shape gives c what the row says: its usage line (the command's name,
+// its words and argument flags, the pairs when the tool takes other
+// arguments, then more, the usage of c's own flags), the check of its
+// words, the argument flags and the completion of run and job IDs.
+func (t taskCommand) shape(f *Factory, c *cobra.Command, more string) *cobra.Command {
+	c.Use, c.Args, c.ValidArgsFunction = t.usage(more), t.checkWords(), t.completeWords(f)
+	for _, fl := range t.Flags {
+		if fl.Repeated {
+			c.Flags().StringArray(fl.Name, nil, fl.Usage)
+			continue
+		}
+		c.Flags().String(fl.Name, "", fl.Usage)
+		if t.required(fl.Arg) {
+			_ = c.MarkFlagRequired(fl.Name)
+		}
+	}
+	return c
+}
+
+// usage is the row's usage line, as cobra's Use.
+func (t taskCommand) usage(more string) string {
+	words := []string{t.Path[strings.LastIndexByte(t.Path, ' ')+1:]}
+	for _, arg := range t.Positional {
+		words = append(words, usageName(arg))
+	}
+	if t.Repeats {
+		words[len(words)-1] += "..."
+	}
+	var repeated []string
+	for _, fl := range t.Flags {
+		switch {
+		case fl.Repeated:
+			repeated = append(repeated, "--"+fl.Name+" "+fl.Value)
+		case t.required(fl.Arg):
+			words = append(words, "--"+fl.Name+" "+fl.Value)
+		default:
+			words = append(words, "[--"+fl.Name+" "+fl.Value+"]")
+		}
+	}
+	if len(repeated) > 0 {
+		words = append(words, "["+strings.Join(repeated, " ")+"]...")
+	}
+	if t.spec().ExtraArgs {
+		words = append(words, "[KEY=VALUE | KEY:=JSON]...")
+	}
+	if more != "" {
+		words = append(words, more)
+	}
+	return strings.Join(words, " ")
+}
+
+// usageName is an argument's name in a usage line: runId is RUN_ID.
+func usageName(arg string) string {
+	var b strings.Builder
+	for i, r := range arg {
+		if unicode.IsUpper(r) && i > 0 {
+			b.WriteByte('_')
+		}
+		b.WriteRune(unicode.ToUpper(r))
+	}
+	return b.String()
+}
+
+// checkWords checks the words against the row: exactly its positional
+// words; at least those when the last repeats or pairs may follow.
+func (t taskCommand) checkWords() cobra.PositionalArgs {
+	names := make([]string, len(t.Positional))
+	for i, arg := range t.Positional {
+		names[i] = usageName(arg)
+	}
+	atLeast := t.Repeats || t.spec().ExtraArgs
+	switch {
+	case len(names) == 0 && !atLeast:
+		return cobra.NoArgs
+	case !atLeast:
+		return exactArgs(len(names), strings.Join(names, " "))
+	}
+	return func(c *cobra.Command, args []string) error {
+		if len(args) >= len(names) {
+			return nil
+		}
+		reason := fmt.Sprintf("%s needs %s", c.CommandPath(), strings.Join(names, " "))
+		if t.Repeats {
+			reason = fmt.Sprintf("%s needs at least one %s", c.CommandPath(), names[len(names)-1])
+		}
+		return &exitcode.UsageError{Reason: reason, Hint: "usage: " + c.UseLine()}
+	}
+}
+
+// idKinds are the arguments completion offers recently seen values of.
+var idKinds = map[string]string{"runId": completions.RunID, "jobId": completions.JobID}
+
+// completeWords completes the positional words that are run or job IDs
+// with the ones seen recently; nil when none is.
+func (t taskCommand) completeWords(f *Factory) cobra.CompletionFunc {
+	if !slices.ContainsFunc(t.Positional, func(arg string) bool { return idKinds[arg] != "" }) {
+		return nil
+	}
+	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		i := len(args)
+		if t.Repeats {
+			i = min(i, len(t.Positional)-1)
+		}
+		if i >= len(t.Positional) || idKinds[t.Positional[i]] == "" {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return completeRecent(f, idKinds[t.Positional[i]])(c, args, toComplete)
+	}
+}
+
+// values are the tool's arguments as c was given them: the positional
+// words, the argument flags (a repeated one's first value: the first
+// check's call), and KEY=VALUE pairs for a tool that takes other
+// arguments, which an argument flag given overrides. A pair's key that is
+// a near miss of the tool's arguments is refused (checkKnownArgs).
+func (t taskCommand) values(c *cobra.Command, words []string) (map[string]any, error) {
+	values := map[string]any{}
+	if t.spec().ExtraArgs {
+		pairs := words[min(len(t.Positional), len(words)):]
+		parsed, err := parseArgs(pairs, "", nil)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkKnownArgs(t.Tool, pairKeys(pairs)); err != nil {
+			return nil, err
+		}
+		values = parsed
+	}
+	for i, arg := range t.Positional {
+		if i < len(words) {
+			values[arg] = words[i]
+		}
+	}
+	for _, fl := range t.Flags {
+		v, _ := c.Flags().GetString(fl.Name)
+		if all, _ := c.Flags().GetStringArray(fl.Name); fl.Repeated && len(all) > 0 {
+			v = all[0]
+		}
+		if v != "" {
+			values[fl.Arg] = v
+		}
+	}
+	return values, nil
+}
+
+// frontingLine is a next action as the command that fronts its tool, when
+// every argument fits it: positional and flag values are non-empty strings
+// that do not look like a flag, every required argument is there, and any
+// other argument is a pair the command passes on. It is format's
+// CommandPrinter: format prints vq invoke for the rest.
+func frontingLine(a api.NextAction) (string, bool) {
+	t, fronted := frontingRow(a.Tool)
+	if !fronted || !t.hasRequired(a.Args) {
+		return "", false
+	}
+	words, used, fits := t.argumentWords(a.Args)
+	if !fits {
+		return "", false
+	}
+	var rest []string
+	for k := range a.Args {
+		if !used[k] {
+			rest = append(rest, k)
+		}
+	}
+	if len(rest) > 0 && !t.spec().ExtraArgs {
+		return "", false
+	}
+	slices.Sort(rest)
+	pairs, ok := format.PairWords(a.Args, rest)
+	return strings.Join(append(words, pairs...), " "), ok
+}
+
+// hasRequired reports whether args hold every argument the tool requires.
+func (t taskCommand) hasRequired(args map[string]any) bool {
+	return !slices.ContainsFunc(t.spec().Args, func(arg api.ToolArg) bool {
+		_, set := args[arg.Name]
+		return arg.Required && !set
+	})
+}
+
+// argumentWords are the command's words for args: vq, its path, the
+// positional words, then the argument flags, shell-quoted; used are the
+// arguments they carry. fits is false when a value cannot be such a word:
+// not a string, empty, or looking like a flag.
+func (t taskCommand) argumentWords(args map[string]any) (words []string, used map[string]bool, fits bool) {
+	words, used = append([]string{"vq"}, strings.Fields(t.Path)...), map[string]bool{}
+	add := func(arg string, before ...string) bool {
+		v, set := args[arg]
+		if !set {
+			return true
+		}
+		s, isString := v.(string)
+		if !isString || s == "" || strings.HasPrefix(s, "-") {
+			return false
+		}
+		words, used[arg] = append(append(words, before...), textsafe.ShellQuote(s)), true
+		return true
+	}
+	for _, arg := range t.Positional {
+		if !add(arg) {
+			return nil, nil, false
+		}
+	}
+	for _, fl := range sortedFlags(t.Flags) {
+		if !add(fl.Arg, "--"+fl.Name) {
+			return nil, nil, false
+		}
+	}
+	return words, used, true
+}
+
+// sortedFlags are flags in the order of their arguments' names, the
+// order a printed command gives them in.
+func sortedFlags(flags []argFlag) []argFlag {
+	return slices.SortedFunc(slices.Values(flags), func(x, y argFlag) int { return strings.Compare(x.Arg, y.Arg) })
+}
