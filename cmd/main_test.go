@@ -13,8 +13,12 @@ import (
 // package when a goroutine outlives the tests: a command must end every
 // request, watch and session it started. With asPanickyVQ set, the test
 // binary is vq instead, with a TUI that panics on P (see
-// TestTUIPanicInTmux).
+// TestTUIPanicInTmux); with hostileChildArg first, a hostile stdio MCP
+// server (see TestPromiseMatrix).
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == hostileChildArg {
+		os.Exit(hostileChild(os.Args[2:]))
+	}
 	if os.Getenv(asPanickyVQ) != "" {
 		tuiProbe = func(msg tea.Msg) {
 			if k, ok := msg.(tea.KeyPressMsg); ok && k.Text == "P" {
