@@ -11,59 +11,72 @@ import (
 
 const module = "github.com/visualq/vq"
 
-// importRules is the one table of which vq packages each vq package may
-// not import, directly or through others: the rules the packages' doc
-// comments state. A package is named by its path in the module ("" for
+// importRules is the one table of which packages each vq package may not
+// import, directly or through others: the rules the packages' doc
+// comments state. A vq package is named by its path in the module ("" for
 // vq itself); a rule or a ban ending in "/..." covers everything under it.
-var importRules = []struct {
-	pkg    string
-	banned []string
-}{
+// external bans packages outside vq, by their import path.
+var importRules = []importRule{
 	// The tests' fake server and ToolResponse builders: a leaf, so that
 	// the tests of every package, api's included, can use it.
-	{"internal/testkit", []string{"", "api", "cmd/...", "completions", "format", "sandbox", "ui", "bench/..."}},
+	{"internal/testkit", []string{"", "api/...", "cmd/...", "completions", "format", "sandbox", "ui", "bench/..."}, nil},
 	// The leaves import nothing of vq but other leaves.
-	{"internal/...", []string{"", "api", "cmd/...", "completions", "format", "sandbox", "ui", "bench/..."}},
-	{"api", []string{"cmd/...", "completions", "format", "sandbox", "ui", "bench/..."}},
-	{"format", []string{"cmd/...", "completions", "sandbox", "ui", "bench/..."}},
-	{"ui", []string{"cmd/...", "completions", "format", "sandbox", "bench/..."}},
-	{"completions", []string{"cmd/...", "format", "sandbox", "ui", "bench/..."}},
-	{"sandbox", []string{"cmd/...", "completions", "format", "ui", "bench/..."}},
-	{"cmd/...", []string{"bench/..."}},
+	{"internal/...", []string{"", "api/...", "cmd/...", "completions", "format", "sandbox", "ui", "bench/..."}, nil},
+	// The contract and the invoke transport know no transport above them,
+	// nor how the MCP client, OAuth or the keyring work.
+	{"api", []string{"api/mcpclient", "api/account", "cmd/...", "completions", "format", "sandbox", "ui", "bench/..."},
+		[]string{"github.com/modelcontextprotocol/go-sdk/...", "golang.org/x/oauth2/...", "github.com/zalando/go-keyring/..."}},
+	// The MCP client signs in through the accounts, which know nothing of
+	// it.
+	{"api/mcpclient", []string{"", "cmd/...", "completions", "format", "sandbox", "ui", "bench/..."}, nil},
+	{"api/account", []string{"", "api/mcpclient", "cmd/...", "completions", "format", "sandbox", "ui", "bench/..."}, nil},
+	// The renderers read api's types, never a client's.
+	{"format", []string{"api/mcpclient", "api/account", "cmd/...", "completions", "sandbox", "ui", "bench/..."}, nil},
+	{"ui", []string{"api/mcpclient", "api/account", "cmd/...", "completions", "format", "sandbox", "bench/..."}, nil},
+	{"completions", []string{"api/mcpclient", "api/account", "cmd/...", "format", "sandbox", "ui", "bench/..."}, nil},
+	{"sandbox", []string{"api/mcpclient", "api/account", "cmd/...", "completions", "format", "ui", "bench/..."}, nil},
+	{"cmd/...", []string{"bench/..."}, nil},
 	// Nothing shipped imports the benchmarks or the test kit: vq is
 	// main's dependencies.
-	{"", []string{"bench/...", "internal/testkit"}},
-	{"bench/...", nil},
+	{"", []string{"bench/...", "internal/testkit"}, nil},
+	{"bench/...", nil, nil},
+}
+
+type importRule struct {
+	pkg              string
+	banned, external []string
 }
 
 // TestImportRules holds every vq package to its row of importRules, on
 // the imports of its non-test files as go list reports them.
 func TestImportRules(t *testing.T) {
-	imports := vqImports(t)
-	for pkg := range imports {
-		rule := -1
-		for i, r := range importRules {
-			if covers(r.pkg, pkg) {
-				rule = i
-				break
-			}
+	graph := importGraph(t)
+	for path := range graph {
+		pkg, ok := inModule(path)
+		if !ok {
+			continue
 		}
+		rule := slices.IndexFunc(importRules, func(r importRule) bool { return covers(r.pkg, pkg) })
 		if rule < 0 {
 			t.Errorf("%s has no row in importRules: state what it may import in its doc comment and add the rule here", show(pkg))
 			continue
 		}
-		for _, path := range reachable(imports, pkg) {
-			dep := path[len(path)-1]
-			if slices.ContainsFunc(importRules[rule].banned, func(ban string) bool { return covers(ban, dep) }) {
-				t.Errorf("%s must not import %s: %s", show(pkg), show(dep), arrows(path))
+		for _, chain := range reachable(graph, path) {
+			dep := chain[len(chain)-1]
+			bans, name := importRules[rule].external, dep
+			if vqDep, ok := inModule(dep); ok {
+				bans, name = importRules[rule].banned, vqDep
+			}
+			if slices.ContainsFunc(bans, func(ban string) bool { return covers(ban, name) }) {
+				t.Errorf("%s must not import %s: %s", show(pkg), show(name), arrows(chain))
 			}
 		}
 	}
 }
 
-// vqImports is each vq package's imports of vq packages, by path in the
-// module.
-func vqImports(t *testing.T) map[string][]string {
+// importGraph is every package's imports, vq's and those of its
+// dependencies, by import path.
+func importGraph(t *testing.T) map[string][]string {
 	cmd := exec.Command("go", "list", "-deps", "-json=ImportPath,Imports", "./...")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -71,7 +84,7 @@ func vqImports(t *testing.T) map[string][]string {
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, stderr.String())
 	}
-	imports := map[string][]string{}
+	graph := map[string][]string{}
 	dec := json.NewDecoder(bytes.NewReader(out))
 	for dec.More() {
 		var p struct {
@@ -81,27 +94,21 @@ func vqImports(t *testing.T) map[string][]string {
 		if err := dec.Decode(&p); err != nil {
 			t.Fatal(err)
 		}
-		pkg, ok := inModule(p.ImportPath)
-		if !ok {
-			continue
-		}
-		imports[pkg] = []string{}
-		for _, imp := range p.Imports {
-			if dep, ok := inModule(imp); ok {
-				imports[pkg] = append(imports[pkg], dep)
-			}
-		}
+		graph[p.ImportPath] = p.Imports
 	}
-	for _, want := range []string{"", "api", "cmd", "format", "internal/textsafe", "internal/testkit"} {
-		if _, ok := imports[want]; !ok {
+	for _, want := range []string{"", "api", "api/mcpclient", "cmd", "format", "internal/textsafe", "internal/testkit"} {
+		if _, ok := graph[strings.TrimSuffix(module+"/"+want, "/")]; !ok {
 			t.Fatalf("go list did not report %s: %s", show(want), stderr.String())
 		}
 	}
-	return imports
+	if _, ok := graph["github.com/modelcontextprotocol/go-sdk/mcp"]; !ok {
+		t.Fatalf("go list did not report the MCP SDK among vq's dependencies: %s", stderr.String())
+	}
+	return graph
 }
 
-// reachable is, for every vq package pkg imports directly or through
-// others, one shortest chain of imports from pkg to it.
+// reachable is, for every package pkg imports directly or through others,
+// one shortest chain of imports from pkg to it.
 func reachable(imports map[string][]string, pkg string) [][]string {
 	var paths [][]string
 	seen := map[string]bool{pkg: true}
@@ -144,10 +151,14 @@ func show(pkg string) string {
 	return pkg
 }
 
-func arrows(path []string) string {
-	shown := make([]string, len(path))
-	for i, p := range path {
-		shown[i] = show(p)
+// arrows shows a chain of import paths, vq's by their path in the module.
+func arrows(chain []string) string {
+	shown := make([]string, len(chain))
+	for i, path := range chain {
+		shown[i] = path
+		if pkg, ok := inModule(path); ok {
+			shown[i] = show(pkg)
+		}
 	}
 	return strings.Join(shown, " → ")
 }

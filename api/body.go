@@ -8,16 +8,16 @@ import (
 	"sync"
 )
 
-// errBodyTooLarge reports an answer past the body cap.
-var errBodyTooLarge = errors.New("response body too large")
+// ErrBodyTooLarge reports an answer past the body cap.
+var ErrBodyTooLarge = errors.New("response body too large")
 
-// bodyTooLarge is the cap's error, for a body announced at size bytes
+// BodyTooLarge is the cap's error, for a body announced at size bytes
 // (Content-Length), or found past the cap while reading (size 0).
-func bodyTooLarge(size, limit int64) error {
+func BodyTooLarge(size, limit int64) error {
 	if size > 0 {
-		return fmt.Errorf("%w: %d bytes, the limit is %d", errBodyTooLarge, size, limit)
+		return fmt.Errorf("%w: %d bytes, the limit is %d", ErrBodyTooLarge, size, limit)
 	}
-	return fmt.Errorf("%w: more than %d bytes", errBodyTooLarge, limit)
+	return fmt.Errorf("%w: more than %d bytes", ErrBodyTooLarge, limit)
 }
 
 // body is a response body read into memory within a cap, which a consumer
@@ -52,7 +52,7 @@ func newBody(contentLength, limit int64) *body {
 // fill reads r to its end, the cap or a failure.
 func (b *body) fill(r io.Reader) {
 	if b.announced > b.limit {
-		b.publish(nil, 0, bodyTooLarge(b.announced, b.limit))
+		b.publish(nil, 0, BodyTooLarge(b.announced, b.limit))
 		return
 	}
 	var chunk []byte
@@ -67,7 +67,7 @@ func (b *body) fill(r io.Reader) {
 		n, err := r.Read(chunk[len(chunk):cap(chunk)])
 		chunk = chunk[:len(chunk)+n]
 		if b.total+int64(n) > b.limit {
-			err = bodyTooLarge(0, b.limit)
+			err = BodyTooLarge(0, b.limit)
 		}
 		b.publish(chunk, n, err)
 		if err != nil {

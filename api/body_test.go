@@ -7,6 +7,8 @@ import (
 	"io"
 	"testing"
 	"time"
+
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // pieces writes doc to w in pieces of n bytes, then closes it.
@@ -42,6 +44,7 @@ func TestBodyReaderSeesWhatBytesReturns(t *testing.T) {
 // An answer is decoded as it arrives: a broken prefix is found while the
 // rest has not been sent.
 func TestBodyIsDecodedWhileItArrives(t *testing.T) {
+	ctx := testkit.Bound(t)
 	pr, pw := io.Pipe()
 	defer pw.Close()
 	b := newBody(1<<20, 1<<30)
@@ -59,13 +62,8 @@ func TestBodyIsDecodedWhileItArrives(t *testing.T) {
 	if _, err := pw.Write([]byte(`,{"a":]`)); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-decoded:
-		if err == nil {
-			t.Fatal("a broken answer decoded")
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the broken element was not found until the answer ended")
+	if err := testkit.Receive(t, ctx, decoded, "the broken element to be found before the answer ends"); err == nil {
+		t.Fatal("a broken answer decoded")
 	}
 }
 
@@ -73,10 +71,10 @@ func TestBodyPastTheCapFailsReaderAndBytes(t *testing.T) {
 	for _, announced := range []int64{-1, 100, 5000} {
 		b := newBody(announced, 1000)
 		go b.fill(bytes.NewReader(make([]byte, 5000)))
-		if _, err := io.ReadAll(b.reader()); !errors.Is(err, errBodyTooLarge) {
+		if _, err := io.ReadAll(b.reader()); !errors.Is(err, ErrBodyTooLarge) {
 			t.Errorf("announced %d: reader: %v, want the cap's error", announced, err)
 		}
-		if got, err := b.bytes(); !errors.Is(err, errBodyTooLarge) || got != nil {
+		if got, err := b.bytes(); !errors.Is(err, ErrBodyTooLarge) || got != nil {
 			t.Errorf("announced %d: bytes: %d bytes, %v", announced, len(got), err)
 		}
 	}

@@ -146,11 +146,11 @@ func (c *Client) CallCI(ctx context.Context, tool string, args map[string]any) (
 			body[key] = value
 		}
 	}
-	return c.withRetries(ctx, tool, func() *ToolResponse {
+	return c.Retry(ctx, tool, func() *ToolResponse {
 		url := c.CIURL(tool)
 		status, header, raw, err := c.post(ctx, url, body, nil)
 		if err != nil {
-			return transportFailure(tool, url, status, err)
+			return TransportFailure(tool, url, status, err)
 		}
 		return ciResponse(tool, url, status, header, raw)
 	})
@@ -172,7 +172,7 @@ type ciErrorBody struct {
 // ciResponse wraps one complete CI answer.
 func ciResponse(tool, url string, status int, header http.Header, raw []byte) *ToolResponse {
 	if status == http.StatusUnauthorized {
-		return unauthorized(tool, header.Get("WWW-Authenticate"))
+		return Unauthorized(tool, header.Get("WWW-Authenticate"))
 	}
 	doc, isJSON := jsonDocument(raw)
 	if !isJSON {
@@ -185,7 +185,13 @@ func ciResponse(tool, url string, status int, header http.Header, raw []byte) *T
 		}
 		return r
 	}
+	return ciFailure(tool, status, header, raw, doc)
+}
 
+// ciFailure is a CI answer of an error status, doc its JSON: the body's
+// error is all it carries, with a code its status decides where the body
+// names none (or the status overrides it).
+func ciFailure(tool string, status int, header http.Header, raw []byte, doc json.RawMessage) *ToolResponse {
 	var body ciErrorBody
 	_ = json.Unmarshal(doc, &body) // any JSON is a valid error body; fields are optional
 	code, message, recoverable, retryAfterMs := "", "", body.Recoverable, body.RetryAfterMs
@@ -194,26 +200,13 @@ func ciResponse(tool, url string, status int, header http.Header, raw []byte) *T
 		recoverable = cmp.Or(e.Recoverable, recoverable)
 		retryAfterMs = max(e.RetryAfterMs, retryAfterMs)
 	}
-	switch {
-	case status == http.StatusTooManyRequests:
-		code = CodeRateLimit
-	case status >= 500:
-		// Whatever the server calls it, a 5xx is the unexpected failure
-		// the contract retries (and a watch outlasts); the message quotes
-		// its body.
-		code = CodeHTTPError
-	case code == "" && status == http.StatusNotFound:
-		code = CodeNotFound
-	case code == "":
-		code = CodeHTTPError
-	}
+	code = ciCode(status, code)
 	if message == "" || code == CodeHTTPError {
 		message = httpErrorMessage(status, raw)
 	}
 	if recoverable == nil {
-		recoverable = boolPtr(code == CodeRateLimit || code == CodeHTTPError || code == CodeValidation)
+		recoverable = new(code == CodeRateLimit || code == CodeHTTPError || code == CodeValidation)
 	}
-	// The body's error is all a failure carries: code and message above.
 	r := ClientError(tool, code, message, *recoverable)
 	r.transient = status >= 500
 	r.RetryAfterMs = retryAfterMs
@@ -221,6 +214,25 @@ func ciResponse(tool, url string, status int, header http.Header, raw []byte) *T
 		r.RetryAfterMs = retryAfterHeader(header.Get("Retry-After"))
 	}
 	return r
+}
+
+// ciCode is the code of a CI failure of status whose body said code ("" for
+// none).
+func ciCode(status int, code string) string {
+	switch {
+	case status == http.StatusTooManyRequests:
+		return CodeRateLimit
+	case status >= 500:
+		// Whatever the server calls it, a 5xx is the unexpected failure
+		// the contract retries (and a watch outlasts); the message quotes
+		// its body.
+		return CodeHTTPError
+	case code == "" && status == http.StatusNotFound:
+		return CodeNotFound
+	case code == "":
+		return CodeHTTPError
+	}
+	return code
 }
 
 // jsonDocument reports whether raw is exactly one JSON document, and returns

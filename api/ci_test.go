@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 // answer and checks the wrapped response and how many requests the retry
 // policy spent on it.
 func TestCIAnswersBecomeToolResponses(t *testing.T) {
+	ctx := testkit.Bound(t)
 	for _, tc := range []struct {
 		name        string
 		replies     []testkit.Reply
@@ -43,7 +43,7 @@ func TestCIAnswersBecomeToolResponses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := testkit.NewServer(t, testkit.Script(tc.replies...))
-			resp, err := newClient(s, Options{}).CallCI(context.Background(), "list_things", map[string]any{"runId": "run_1"})
+			resp, err := newClient(s, Options{}).CallCI(ctx, "list_things", map[string]any{"runId": "run_1"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,9 +64,10 @@ func TestCIAnswersBecomeToolResponses(t *testing.T) {
 }
 
 func TestCIDataIsTheAnswer(t *testing.T) {
+	ctx := testkit.Bound(t)
 	answer := `{"runId":"run_1","status":"running","extra":{"b":1,"a":2}}`
 	s := testkit.NewServer(t, testkit.Always(200, "\n"+answer+"\n"))
-	resp, _ := newClient(s, Options{Project: "shop-web"}).CallCI(context.Background(), ToolRunStatus, map[string]any{"runId": "run_1", "environment": "mine"})
+	resp, _ := newClient(s, Options{Project: "shop-web"}).CallCI(ctx, ToolRunStatus, map[string]any{"runId": "run_1", "environment": "mine"})
 	if string(resp.Data) != answer {
 		t.Errorf("data %s, want the answer as sent", resp.Data)
 	}

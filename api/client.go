@@ -15,22 +15,22 @@ import (
 // MaxBodyBytes caps how much of a response vq will read into memory.
 const MaxBodyBytes = 256 << 20
 
-// Options configure a Client. The zero value of every field but BaseURL (or
-// Endpoint for MCP) is usable.
+// Options configure a Client. The zero value of every field but BaseURL is
+// usable.
 type Options struct {
 	BaseURL     string
 	APIKey      string
 	Project     string
 	Environment string
-	// Timeout bounds each HTTP request, body included. Zero means 60s. An
-	// MCP call is bounded as a whole: by Timeout without an answer or a
-	// progress notification, or, with CallBound, by Timeout in all.
-	Timeout   time.Duration
-	CallBound bool
+	// Timeout bounds each HTTP request, body included. Zero means 60s.
+	Timeout time.Duration
 	// NoRetry disables the contract's automatic retries.
 	NoRetry bool
 	// Debug, when set, receives an HTTP trace with credentials redacted.
 	Debug io.Writer
+	// Redact are values the trace redacts wherever they appear, besides
+	// APIKey: the credentials of a transport's own (--header values).
+	Redact []string
 	// Notify, when set, receives one-line human notices such as
 	// "rate limited, retrying in 2s".
 	Notify    func(string)
@@ -40,82 +40,71 @@ type Options struct {
 	// RateLimitBudget bounds the total time spent waiting on 429s.
 	// Zero means 60s.
 	RateLimitBudget time.Duration
-	// Transport is TransportInvoke (the default) or TransportMCP.
-	Transport string
-	// Endpoint is the full MCP endpoint; empty means {BaseURL}/api/mcp.
-	Endpoint string
-	// OAuth, when set and APIKey is empty, is the stored sign-in (vq auth
-	// login --oauth) whose access token the MCP transport sends. An expired
-	// token is refreshed through this client's HTTP (its timeout, redirect
-	// policy and --debug tracer) and saved back to the store.
-	OAuth *StoredOAuth
-	// Headers are sent with every MCP request (--header), for servers
-	// with an authentication header of their own.
-	Headers http.Header
-	// LogLevel, when set, is sent as logging/setLevel to an MCP server that
-	// offers logging; its log messages reach Notify either way.
-	LogLevel string
-	// Elicit, when set, answers a server's elicitation requests (and vq
-	// declares the capability); without it they are refused at once. Its
-	// context ends when the calls in flight as the question came have
-	// ended: it must answer then, with ElicitCancel.
-	Elicit func(context.Context, Elicitation) (ElicitAnswer, error)
-	// StdioStderr receives a stdio server's stderr; nil discards it.
-	StdioStderr io.Writer
+	// Transport carries the calls; nil means the invoke endpoint,
+	// POST {BaseURL}/api/mcp/v1/invoke. Package mcpclient's carries them
+	// over an MCP session.
+	Transport Transport
 }
 
-// StoredOAuth is a token found in a credential store, with that store.
-type StoredOAuth struct {
-	Token OAuthToken
-	Store CredentialStore
-	// SignIn, when set, is how to sign in again when the server refuses
-	// the token of a request (401, or 403 insufficient_scope): a person at
-	// a terminal, or headless. The new token is stored and the request
-	// sent again. Without it the refusal is the answer, as in a script.
-	SignIn *OAuthLoginOptions
+// Transport carries one attempt of a call to a server and back. Client
+// wraps it in the contract's retries, follow-ups and watches, so that a
+// call reads the same whichever transport carried it.
+type Transport interface {
+	// Attempt sends call once and always answers with a ToolResponse: a
+	// failure of the transport is a client-made one (TransportFailure,
+	// Unauthorized, ...).
+	Attempt(ctx context.Context, call Call) *ToolResponse
+	// Close ends what the transport holds open, such as a session.
+	Close() error
+}
+
+// WithDefaults is o with the defaults of the fields left zero: what New
+// and every transport built on the same options run with.
+func (o Options) WithDefaults() Options {
+	if o.Timeout <= 0 {
+		o.Timeout = 60 * time.Second
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = MaxBodyBytes
+	}
+	if o.RateLimitBudget <= 0 {
+		o.RateLimitBudget = 60 * time.Second
+	}
+	if o.UserAgent == "" {
+		o.UserAgent = "vq"
+	}
+	o.BaseURL = strings.TrimRight(o.BaseURL, "/")
+	return o
 }
 
 // Client calls VisualQ tools. It is safe for concurrent use.
 type Client struct {
-	opts  Options
-	http  *resty.Client
-	mcp   mcpState
-	oauth *oauthCredential // from opts.OAuth
-	// inFlight are the MCP tool calls being sent, which bound the
-	// server's questions (onElicit).
-	inFlight callsInFlight
+	opts      Options
+	http      *resty.Client
+	transport Transport
 }
 
 // New builds a client. It does not touch the network.
 func New(opts Options) *Client {
-	if opts.Timeout <= 0 {
-		opts.Timeout = 60 * time.Second
-	}
-	if opts.MaxBodyBytes <= 0 {
-		opts.MaxBodyBytes = MaxBodyBytes
-	}
-	if opts.RateLimitBudget <= 0 {
-		opts.RateLimitBudget = 60 * time.Second
-	}
-	if opts.UserAgent == "" {
-		opts.UserAgent = "vq"
-	}
-	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
-
+	opts = opts.WithDefaults()
 	hc := resty.New().
 		SetTimeout(opts.Timeout).
 		SetRedirectPolicy(sameHostRedirects()).
 		SetHeader("User-Agent", opts.UserAgent).
 		SetDoNotParseResponse(true)
 	if opts.Debug != nil {
-		hc.SetTransport(&tracer{next: hc.GetClient().Transport, w: opts.Debug, secrets: traceSecrets(opts)})
+		hc.SetTransport(&tracer{next: hc.GetClient().Transport, w: opts.Debug, secrets: append([]string{opts.APIKey}, opts.Redact...)})
 	}
-	c := &Client{opts: opts, http: hc}
-	if opts.OAuth != nil {
-		c.oauth = newOAuthCredential(c, opts.OAuth)
+	c := &Client{opts: opts, http: hc, transport: opts.Transport}
+	if c.transport == nil {
+		c.transport = invokeTransport{c}
 	}
 	return c
 }
+
+// Close ends what the transport holds open. Invoke clients have nothing
+// to close; Close is always safe to call.
+func (c *Client) Close() error { return c.transport.Close() }
 
 // sameHostRedirects follows redirects only within the original host and
 // scheme, so the Authorization header can never be carried to another
@@ -136,71 +125,59 @@ func sameHostRedirects() resty.RedirectPolicy {
 	})
 }
 
-// traceSecrets are what --debug redacts wherever it appears: the key, and
-// each --header value with and without its auth scheme.
-func traceSecrets(opts Options) []string {
-	secrets := []string{opts.APIKey}
-	for _, values := range opts.Headers {
-		for _, v := range values {
-			_, token, hasScheme := strings.Cut(v, " ")
-			secrets = append(secrets, v)
-			if hasScheme {
-				secrets = append(secrets, token)
-			}
-		}
-	}
-	return secrets
-}
-
 // InvokeURL is the invoke endpoint of the configured server.
 func (c *Client) InvokeURL() string { return c.opts.BaseURL + InvokePath }
 
-// InvokePath and CIPath are where a VisualQ server serves the invoke and
-// CI endpoints under its base URL.
+// InvokePath, CIPath and MCPPath are where a VisualQ server serves the
+// invoke, CI and MCP endpoints under its base URL.
 const (
 	InvokePath = "/api/mcp/v1/invoke"
 	CIPath     = "/api/ci/"
+	MCPPath    = "/api/mcp"
 )
 
 // Invoke calls a tool and always answers with a ToolResponse: failures of the
 // transport become client-made http_error or unauthorized responses. The
 // error is non-nil only when ctx ended (interrupt, signal).
 func (c *Client) Invoke(ctx context.Context, call Call) (*ToolResponse, error) {
-	return c.withRetries(ctx, call.Tool, func() *ToolResponse { return c.send(ctx, call) })
+	return c.Retry(ctx, call.Tool, func() *ToolResponse { return c.transport.Attempt(ctx, call) })
 }
 
 // InvokeOnce is Invoke without the automatic retries, for callers with a
 // retry policy of their own: a job watch backs off on transient failures
 // itself, and a failed job's final tool_error is an answer, not a glitch.
 func (c *Client) InvokeOnce(ctx context.Context, call Call) (*ToolResponse, error) {
-	resp := c.send(ctx, call)
+	resp := c.transport.Attempt(ctx, call)
 	return resp, ctx.Err()
 }
 
-// send makes one attempt over the configured transport.
-func (c *Client) send(ctx context.Context, call Call) *ToolResponse {
-	if c.opts.Transport == TransportMCP {
-		return c.callMCP(ctx, call)
-	}
-	body := invokeBody{Tool: call.Tool, Args: call.Args, Project: c.opts.Project, Environment: c.opts.Environment}
-	if body.Args == nil {
-		body.Args = map[string]any{}
-	}
-	return c.postInvoke(ctx, body)
-}
-
-// Transports a Client can speak (Options.Transport).
+// The --transport values: the transport a call goes by.
 const (
 	// TransportInvoke is POST {base}/api/mcp/v1/invoke, the default.
 	TransportInvoke = "invoke"
-	// TransportMCP is MCP over streamable HTTP at Options.Endpoint.
+	// TransportMCP is MCP (package mcpclient), at {base}/api/mcp or an
+	// endpoint of its own.
 	TransportMCP = "mcp"
 )
 
-// plainHTTPClient is the invoke transport's http.Client (its timeout,
-// redirect policy and --debug tracer) without a credential: for OAuth
-// discovery, registration and token requests, and under the MCP transport.
-func (c *Client) plainHTTPClient() *http.Client {
+// invokeTransport is the invoke endpoint's Transport: the call, plus the
+// project and environment of every call, POSTed as one JSON body.
+type invokeTransport struct{ c *Client }
+
+func (t invokeTransport) Attempt(ctx context.Context, call Call) *ToolResponse {
+	body := invokeBody{Tool: call.Tool, Args: call.Args, Project: t.c.opts.Project, Environment: t.c.opts.Environment}
+	if body.Args == nil {
+		body.Args = map[string]any{}
+	}
+	return t.c.postInvoke(ctx, body)
+}
+
+func (invokeTransport) Close() error { return nil }
+
+// HTTPClient is the invoke transport's http.Client (its timeout, redirect
+// policy and --debug tracer) without a credential: for OAuth discovery,
+// registration and token requests, and under the MCP transport.
+func (c *Client) HTTPClient() *http.Client {
 	base := c.http.GetClient()
 	return &http.Client{Timeout: base.Timeout, CheckRedirect: base.CheckRedirect, Transport: base.Transport}
 }
@@ -226,7 +203,17 @@ func (c *Client) FetchPublic(ctx context.Context, link string, max int64) ([]byt
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
 	if err == nil && int64(len(body)) > max {
-		return nil, bodyTooLarge(0, max)
+		return nil, BodyTooLarge(0, max)
 	}
 	return body, err
+}
+
+// UserAgentVersion is the version part of a user agent such as
+// "vq/1.2.3", "dev" when there is none: what vq names itself by to an MCP
+// server (clientInfo).
+func UserAgentVersion(ua string) string {
+	if _, v, ok := strings.Cut(ua, "/"); ok && v != "" {
+		return v
+	}
+	return "dev"
 }

@@ -27,9 +27,10 @@ func newClient(s *testkit.Server, opts Options) *Client {
 }
 
 func TestInvokeSendsTheContractRequest(t *testing.T) {
+	ctx := testkit.Bound(t)
 	s := testkit.NewServer(t, testkit.Always(200, testkit.OK("get_run_failures", "done", map[string]any{"n": 1})))
 	c := newClient(s, Options{Project: "shop-web"})
-	resp, err := c.Invoke(context.Background(), Call{Tool: "get_run_failures", Args: map[string]any{"runId": "run_abc"}})
+	resp, err := c.Invoke(ctx, Call{Tool: "get_run_failures", Args: map[string]any{"runId": "run_abc"}})
 	if err != nil || !resp.OK || resp.Summary != "done" {
 		t.Fatalf("resp %+v err %v", resp, err)
 	}
@@ -43,12 +44,13 @@ func TestInvokeSendsTheContractRequest(t *testing.T) {
 }
 
 func TestEveryContractStatusDecodesAToolResponse(t *testing.T) {
+	ctx := testkit.Bound(t)
 	for _, tc := range []struct {
 		status int
 		code   string
 	}{{400, "validation_error"}, {400, "confirm_required"}, {403, "scope_denied"}, {403, "plan_gate"}, {404, "not_found"}, {422, "proof_failed"}} {
 		s := testkit.NewServer(t, testkit.Always(tc.status, testkit.Failure("t", tc.code, "msg "+tc.code, true, testkit.Summary(tc.code))))
-		resp, _ := newClient(s, Options{}).Invoke(context.Background(), Call{Tool: "t"})
+		resp, _ := newClient(s, Options{}).Invoke(ctx, Call{Tool: "t"})
 		if resp.ErrorCode() != tc.code || s.Count() != 1 {
 			t.Errorf("HTTP %d: code %q after %d calls, want %q after 1 (refusals are never retried)", tc.status, resp.ErrorCode(), s.Count(), tc.code)
 		}
@@ -59,6 +61,7 @@ func TestEveryContractStatusDecodesAToolResponse(t *testing.T) {
 }
 
 func TestBodiesThatAreNotToolResponsesBecomeHTTPErrors(t *testing.T) {
+	ctx := testkit.Bound(t)
 	for _, tc := range []struct {
 		name, body string
 		status     int
@@ -74,7 +77,7 @@ func TestBodiesThatAreNotToolResponsesBecomeHTTPErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := testkit.NewServer(t, testkit.Always(tc.status, tc.body))
-			resp, _ := newClient(s, Options{}).Invoke(context.Background(), Call{Tool: "t"})
+			resp, _ := newClient(s, Options{}).Invoke(ctx, Call{Tool: "t"})
 			if resp.ErrorCode() != CodeHTTPError || !resp.IsRecoverable() || resp.Raw() != nil {
 				t.Fatalf("got %+v", resp)
 			}
@@ -89,17 +92,19 @@ func TestBodiesThatAreNotToolResponsesBecomeHTTPErrors(t *testing.T) {
 }
 
 func TestConnectionRefusedIsAnHTTPError(t *testing.T) {
+	ctx := testkit.Bound(t)
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := ln.Addr().String()
 	ln.Close()
 	c := New(Options{BaseURL: "http://" + addr, APIKey: "k", NoRetry: true})
-	resp, err := c.Invoke(context.Background(), Call{Tool: "t"})
+	resp, err := c.Invoke(ctx, Call{Tool: "t"})
 	if err != nil || resp.ErrorCode() != CodeHTTPError || !strings.Contains(resp.Error.Message, "connection refused") {
 		t.Fatalf("got %+v, %v", resp.Error, err)
 	}
 }
 
 func TestTimeoutIsAnHTTPErrorAndNotRetried(t *testing.T) {
+	ctx := testkit.Bound(t)
 	var hits atomic.Int32
 	block := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -112,7 +117,7 @@ func TestTimeoutIsAnHTTPErrorAndNotRetried(t *testing.T) {
 	defer srv.Close()
 	defer close(block)
 	c := New(Options{BaseURL: srv.URL, APIKey: "k", Timeout: 100 * time.Millisecond})
-	resp, _ := c.Invoke(context.Background(), Call{Tool: "t"})
+	resp, _ := c.Invoke(ctx, Call{Tool: "t"})
 	if resp.ErrorCode() != CodeHTTPError || !strings.Contains(resp.Error.Message, "timed out") || !resp.TimedOut() {
 		t.Fatalf("got %+v, timed out %v", resp.Error, resp.TimedOut())
 	}
@@ -122,6 +127,7 @@ func TestTimeoutIsAnHTTPErrorAndNotRetried(t *testing.T) {
 }
 
 func TestCutConnectionIsRetriedOnce(t *testing.T) {
+	ctx := testkit.Bound(t)
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if hits.Add(1) == 1 {
@@ -136,17 +142,18 @@ func TestCutConnectionIsRetriedOnce(t *testing.T) {
 		io.WriteString(w, testkit.OK("t", "done", map[string]any{"n": 1}))
 	}))
 	defer srv.Close()
-	resp, _ := New(Options{BaseURL: srv.URL, APIKey: "k"}).Invoke(context.Background(), Call{Tool: "t"})
+	resp, _ := New(Options{BaseURL: srv.URL, APIKey: "k"}).Invoke(ctx, Call{Tool: "t"})
 	if !resp.OK || hits.Load() != 2 {
 		t.Fatalf("ok=%v after %d requests, want ok after 2", resp.OK, hits.Load())
 	}
 }
 
 func TestRateLimitWaitsRetryAfterThenSucceeds(t *testing.T) {
+	ctx := testkit.Bound(t)
 	s := testkit.NewServer(t, testkit.Script(testkit.Answer(429, testkit.RateLimit("t", "slow down", 300)), testkit.Answer(200, testkit.OK("t", "done", map[string]any{"n": 1}))))
 	var notices []string
 	start := time.Now()
-	resp, _ := newClient(s, Options{Notify: func(m string) { notices = append(notices, m) }}).Invoke(context.Background(), Call{Tool: "t"})
+	resp, _ := newClient(s, Options{Notify: func(m string) { notices = append(notices, m) }}).Invoke(ctx, Call{Tool: "t"})
 	if elapsed := time.Since(start); elapsed < 300*time.Millisecond {
 		t.Errorf("retried after %s, before retryAfterMs (300ms)", elapsed)
 	}
@@ -159,8 +166,9 @@ func TestRateLimitWaitsRetryAfterThenSucceeds(t *testing.T) {
 }
 
 func TestRateLimitForeverStopsWithinTheBudget(t *testing.T) {
+	ctx := testkit.Bound(t)
 	s := testkit.NewServer(t, testkit.Always(429, testkit.RateLimit("t", "msg rate_limit", 100, testkit.Summary("rate_limit"))))
-	resp, _ := newClient(s, Options{RateLimitBudget: 350 * time.Millisecond}).Invoke(context.Background(), Call{Tool: "t"})
+	resp, _ := newClient(s, Options{RateLimitBudget: 350 * time.Millisecond}).Invoke(ctx, Call{Tool: "t"})
 	if resp.ErrorCode() != CodeRateLimit {
 		t.Fatalf("code %q", resp.ErrorCode())
 	}
@@ -170,16 +178,18 @@ func TestRateLimitForeverStopsWithinTheBudget(t *testing.T) {
 }
 
 func TestRetryAfterHeaderIsTheFallback(t *testing.T) {
+	ctx := testkit.Bound(t)
 	s := testkit.NewServer(t, testkit.Script(testkit.Reply{Status: 429, Body: testkit.Failure("t", "rate_limit", "msg rate_limit", true, testkit.Summary("rate_limit")), Header: map[string]string{"Retry-After": "7"}}))
-	resp, _ := newClient(s, Options{NoRetry: true}).Invoke(context.Background(), Call{Tool: "t"})
+	resp, _ := newClient(s, Options{NoRetry: true}).Invoke(ctx, Call{Tool: "t"})
 	if resp.RetryAfterMs != 7000 {
 		t.Errorf("RetryAfterMs = %d, want 7000 from Retry-After", resp.RetryAfterMs)
 	}
 }
 
 func TestToolErrorRetriedOnceThenReported(t *testing.T) {
+	ctx := testkit.Bound(t)
 	s := testkit.NewServer(t, testkit.Always(422, testkit.Failure("t", "tool_error", "msg tool_error", true, testkit.Summary("tool_error"))))
-	resp, _ := newClient(s, Options{}).Invoke(context.Background(), Call{Tool: "t"})
+	resp, _ := newClient(s, Options{}).Invoke(ctx, Call{Tool: "t"})
 	if resp.ErrorCode() != CodeToolError || s.Count() != 2 {
 		t.Fatalf("code %q after %d requests, want tool_error after 2", resp.ErrorCode(), s.Count())
 	}
@@ -188,25 +198,28 @@ func TestToolErrorRetriedOnceThenReported(t *testing.T) {
 // A readiness lock is a refusal even when a server words it as a
 // tool_error: the call is sent once, not again.
 func TestReadinessLockIsNotRetriedWhateverItsCode(t *testing.T) {
+	ctx := testkit.Bound(t)
 	body := strings.Replace(testkit.Failure("t", "tool_error", "msg tool_error", true, testkit.Summary("tool_error")), "msg tool_error", "Project shop-web is still being analysed: 3 of 5 sources analysed", 1)
 	s := testkit.NewServer(t, testkit.Always(422, body))
-	resp, _ := newClient(s, Options{}).Invoke(context.Background(), Call{Tool: "approve_vrt_results"})
+	resp, _ := newClient(s, Options{}).Invoke(ctx, Call{Tool: "approve_vrt_results"})
 	if resp.ErrorCode() != CodeToolError || s.Count() != 1 {
 		t.Fatalf("code %q after %d requests, want the refusal after 1", resp.ErrorCode(), s.Count())
 	}
 }
 
 func TestNoRetryMeansOneRequest(t *testing.T) {
+	ctx := testkit.Bound(t)
 	s := testkit.NewServer(t, testkit.Always(422, testkit.Failure("t", "tool_error", "msg tool_error", true, testkit.Summary("tool_error"))))
-	newClient(s, Options{NoRetry: true}).Invoke(context.Background(), Call{Tool: "t"})
+	newClient(s, Options{NoRetry: true}).Invoke(ctx, Call{Tool: "t"})
 	if s.Count() != 1 {
 		t.Fatalf("%d requests with NoRetry", s.Count())
 	}
 }
 
 func TestUnauthorizedIsNeverRetried(t *testing.T) {
+	ctx := testkit.Bound(t)
 	s := testkit.NewServer(t, testkit.Script(testkit.Reply{Status: 401, Body: "", Header: map[string]string{"WWW-Authenticate": `Bearer realm="vq", resource_metadata="https://vq.example/.well-known/oauth-protected-resource"`}}))
-	resp, _ := newClient(s, Options{}).Invoke(context.Background(), Call{Tool: "t"})
+	resp, _ := newClient(s, Options{}).Invoke(ctx, Call{Tool: "t"})
 	if resp.ErrorCode() != CodeUnauthorized || s.Count() != 1 {
 		t.Fatalf("code %q after %d requests", resp.ErrorCode(), s.Count())
 	}
@@ -216,15 +229,17 @@ func TestUnauthorizedIsNeverRetried(t *testing.T) {
 }
 
 func TestBodyCap(t *testing.T) {
+	ctx := testkit.Bound(t)
 	big := `{"ok":true,"tool":"t","summary":"` + strings.Repeat("x", 5000) + `"}`
 	s := testkit.NewServer(t, testkit.Always(200, big))
-	resp, _ := newClient(s, Options{MaxBodyBytes: 1024}).Invoke(context.Background(), Call{Tool: "t"})
+	resp, _ := newClient(s, Options{MaxBodyBytes: 1024}).Invoke(ctx, Call{Tool: "t"})
 	if resp.ErrorCode() != CodeHTTPError || !strings.Contains(resp.Error.Message, "response body too large") {
 		t.Fatalf("got %+v", resp.Error)
 	}
 }
 
 func TestCrossHostRedirectDoesNotCarryTheKey(t *testing.T) {
+	ctx := testkit.Bound(t)
 	var leaked atomic.Value
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		leaked.Store(r.Header.Get("Authorization"))
@@ -234,7 +249,7 @@ func TestCrossHostRedirectDoesNotCarryTheKey(t *testing.T) {
 	// "localhost" and "127.0.0.1" are different hosts to the client.
 	target := strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
 	s := testkit.NewServer(t, testkit.Script(testkit.Reply{Status: 307, Body: "", Header: map[string]string{"Location": target + "/api/mcp/v1/invoke"}}))
-	resp, _ := newClient(s, Options{}).Invoke(context.Background(), Call{Tool: "t"})
+	resp, _ := newClient(s, Options{}).Invoke(ctx, Call{Tool: "t"})
 	if v, _ := leaked.Load().(string); v != "" {
 		t.Fatalf("the other host received Authorization %q", v)
 	}
@@ -244,10 +259,11 @@ func TestCrossHostRedirectDoesNotCarryTheKey(t *testing.T) {
 }
 
 func TestDebugTraceRedactsCredentials(t *testing.T) {
+	ctx := testkit.Bound(t)
 	s := testkit.NewServer(t, testkit.Always(200, `{"ok":true,"tool":"t","summary":"token is vqs_admin_leak","data":{"apiKey":"sekret-value","access_token":"abc"},"warnings":[],"nextActions":[]}`))
 	var trace bytes.Buffer
 	c := newClient(s, Options{APIKey: "my-very-secret-key", Debug: &trace})
-	c.Invoke(context.Background(), Call{Tool: "t", Args: map[string]any{"password": "hunter2", "note": "my-very-secret-key"}})
+	c.Invoke(ctx, Call{Tool: "t", Args: map[string]any{"password": "hunter2", "note": "my-very-secret-key"}})
 	out := trace.String()
 	for _, secret := range []string{"my-very-secret-key", "vqs_admin_leak", "sekret-value", "hunter2", `"access_token":"abc"`} {
 		if strings.Contains(out, secret) {
@@ -262,8 +278,9 @@ func TestDebugTraceRedactsCredentials(t *testing.T) {
 }
 
 func TestCancelledContextStopsAWait(t *testing.T) {
+	ctx := testkit.Bound(t)
 	s := testkit.NewServer(t, testkit.Always(429, testkit.RateLimit("t", "msg rate_limit", 10_000, testkit.Summary("rate_limit"))))
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	ctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
 	_, err := newClient(s, Options{}).Invoke(ctx, Call{Tool: "t"})
@@ -319,6 +336,7 @@ func TestFormEncodedSecretsAreRedacted(t *testing.T) {
 // A public link is fetched without the key, within its cap, and a failed
 // status is an error.
 func TestFetchPublic(t *testing.T) {
+	ctx := testkit.Bound(t)
 	var auth atomic.Value
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		auth.Store(r.Header.Get("Authorization"))
@@ -333,13 +351,13 @@ func TestFetchPublic(t *testing.T) {
 	}))
 	defer srv.Close()
 	c := New(Options{BaseURL: srv.URL, APIKey: "vqs_secret"})
-	if b, err := c.FetchPublic(context.Background(), srv.URL+"/small.png", 1000); err != nil || len(b) != 100 || auth.Load() != "" {
+	if b, err := c.FetchPublic(ctx, srv.URL+"/small.png", 1000); err != nil || len(b) != 100 || auth.Load() != "" {
 		t.Errorf("small: %d bytes, %v, Authorization %q", len(b), err, auth.Load())
 	}
-	if _, err := c.FetchPublic(context.Background(), srv.URL+"/big.png", 1000); !errors.Is(err, errBodyTooLarge) {
+	if _, err := c.FetchPublic(ctx, srv.URL+"/big.png", 1000); !errors.Is(err, ErrBodyTooLarge) {
 		t.Errorf("past the cap: %v", err)
 	}
-	if _, err := c.FetchPublic(context.Background(), srv.URL+"/gone.png", 1000); err == nil || err.Error() != "HTTP 404" {
+	if _, err := c.FetchPublic(ctx, srv.URL+"/gone.png", 1000); err == nil || err.Error() != "HTTP 404" {
 		t.Errorf("missing: %v", err)
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // checkToolResponse fails the test when r breaks what every renderer relies
@@ -36,28 +34,6 @@ func checkToolResponse(t *testing.T, what string, r *ToolResponse) {
 	if m, ok := r.dataMembers(); ok && !bytes.Equal(m.doc, r.Data) {
 		t.Fatalf("%s: data read as %s, but it is %s", what, m.doc, r.Data)
 	}
-}
-
-// FuzzMCPResult feeds a tools/call result, as a server could send it, to the
-// mapping onto the contract: whatever the server says, vq gets a
-// well-formed ToolResponse.
-func FuzzMCPResult(f *testing.F) {
-	f.Add([]byte(`{"content":[{"type":"text","text":"ok"}],"structuredContent":{"ok":true,"tool":"t","summary":"s","data":{"a":1},"warnings":[],"nextActions":[]}}`))
-	f.Add([]byte(`{"content":[{"type":"text","text":"3 of 5 sources analysed"}],"isError":true}`))
-	f.Add([]byte(`{"content":[],"structuredContent":{"ok":"yes","nextActions":{}}}`))
-	f.Add([]byte(`{"content":[{"type":"text","text":"\u001b[2Jx\u202e"}],"structuredContent":[1,2]}`))
-	f.Add([]byte(`{"content":[{"type":"image","data":"AAAA","mimeType":"image/png"}],"isError":false}`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		var res mcp.CallToolResult
-		if err := json.Unmarshal(body, &res); err != nil {
-			return
-		}
-		resp := toolResponseFromMCP("t", &res, body, toolInfo{})
-		checkToolResponse(t, string(body), resp)
-		if resp.Tool == "" {
-			t.Fatalf("%s: mapped response names no tool", body)
-		}
-	})
 }
 
 // FuzzJobStatus feeds a ToolResponse body to every reader of job state: the

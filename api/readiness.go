@@ -10,7 +10,7 @@ import (
 // import is analysed, a tool that changes the project is refused with code
 // project_not_ready (vq's convention, which the sandbox implements) and a
 // message saying how far the analysis has got, as "3 of 5 sources
-// analysed". Servers that use another code are recognised by that phrase. It is a refusal: never retried by withRetries, shown as
+// analysed". Servers that use another code are recognised by that phrase. It is a refusal: never retried by Client.Retry, shown as
 // progress, and waited out only with --wait, politely.
 const CodeProjectNotReady = "project_not_ready"
 
@@ -26,11 +26,13 @@ func ReadinessLock(r *ToolResponse) (Readiness, bool) {
 	if r == nil || r.OK {
 		return Readiness{}, false
 	}
-	state, found := parseReadiness(r.ErrorMessage())
+	state, found := ParseReadiness(r.ErrorMessage())
 	return state, found || r.ErrorCode() == CodeProjectNotReady
 }
 
-func parseReadiness(text string) (Readiness, bool) {
+// ParseReadiness reads how far the analysis has got from the lock's phrase
+// in text ("3 of 5 sources analysed"); false when text has none.
+func ParseReadiness(text string) (Readiness, bool) {
 	m := readinessPhrase().FindStringSubmatch(text)
 	if m == nil {
 		return Readiness{}, false

@@ -173,6 +173,15 @@ func (r *ToolResponse) WithErrorMessage(msg string) *ToolResponse {
 	return out
 }
 
+// NotRepeatable is the failure r marked as one the contract's retry must
+// not send again, although it would retry its code: the tool may have
+// changed something before it failed, or would only refuse the same way.
+func (r *ToolResponse) NotRepeatable() *ToolResponse {
+	out := r.derive()
+	out.repeatUnsafe = true
+	return out
+}
+
 // CredentialMissing reports the client-made failure of a call that was
 // never sent because no credential is configured (MissingCredential).
 func (r *ToolResponse) CredentialMissing() bool { return r.cause == causeNoCredential }

@@ -11,10 +11,11 @@ import (
 // over and over is not hammered for the whole budget.
 const MaxRateLimitRetries = 10
 
-// withRetries applies the contract's retry rules to one attempt function:
+// Retry applies the contract's retry rules to one attempt function, the
+// client's calls' and a transport's own requests' (an MCP tools/list):
 // rate limits wait and retry within a budget, unexpected failures retry
-// once, refusals and 401s never.
-func (c *Client) withRetries(ctx context.Context, tool string, attempt func() *ToolResponse) (*ToolResponse, error) {
+// once, refusals and 401s never. The error is non-nil only when ctx ended.
+func (c *Client) Retry(ctx context.Context, tool string, attempt func() *ToolResponse) (*ToolResponse, error) {
 	var waited time.Duration
 	rateLimited := 0
 	retriedUnexpected := false

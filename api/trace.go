@@ -55,11 +55,6 @@ func (t *tracer) RoundTrip(req *http.Request) (*http.Response, error) {
 	return res, nil
 }
 
-type readCloser struct {
-	io.Reader
-	io.Closer
-}
-
 // tracedBody traces the start of a body as its reader reads it: reading
 // ahead would hold an event stream (MCP's) until the trace limit filled.
 // The trace is written once the limit is reached, the body ends, or it is

@@ -3,12 +3,13 @@ package api
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // rawServer answers every request with the bytes of head and body as they
@@ -46,11 +47,12 @@ func rawServer(t *testing.T, head, body string) string {
 // neither set the terminal's title nor write its clipboard, nor hide or
 // reorder what a person reads.
 func TestDebugTraceSanitizesServerText(t *testing.T) {
+	ctx := testkit.Bound(t)
 	body := "{\"ok\":true,\"tool\":\"t\",\"summary\":\"a\u202egnp.exe\u200b\",\"data\":null,\"warnings\":[],\"nextActions\":[]}"
 	base := rawServer(t, "HTTP/1.1 200 OK\x1b]0;pwned\x07\x1b]52;c;Zm9v\x07\r\nMcp-Session-Id: s\xe2\x80\xaex\r\nX-Note: \xe2\x80\xaeevil\r\nContent-Type: application/json\r\n", body)
 	var trace bytes.Buffer
 	c := New(Options{BaseURL: base, APIKey: "vqs_secret_key_1", Debug: &trace})
-	c.Invoke(context.Background(), Call{Tool: "t"})
+	c.Invoke(ctx, Call{Tool: "t"})
 	out := trace.String()
 	for _, bad := range []string{"\x1b", "\x07", "\u202e", "\u200b"} {
 		if strings.Contains(out, bad) {
@@ -96,20 +98,11 @@ func TestDebugRedactionCoversEveryForm(t *testing.T) {
 
 // A URL's password is never printed: not in the trace, not in an error.
 func TestURLPasswordIsNeverPrinted(t *testing.T) {
+	ctx := testkit.Bound(t)
 	var trace bytes.Buffer
 	c := New(Options{BaseURL: "http://user:hunter2@127.0.0.1:1", APIKey: "vqs_key_0123", Debug: &trace, NoRetry: true})
-	resp, _ := c.Invoke(context.Background(), Call{Tool: "t"})
+	resp, _ := c.Invoke(ctx, Call{Tool: "t"})
 	if strings.Contains(trace.String(), "hunter2") || strings.Contains(resp.ErrorMessage(), "hunter2") {
 		t.Errorf("password shown:\ntrace: %s\nerror: %s", trace.String(), resp.ErrorMessage())
-	}
-}
-
-// A credential given with --header is a credential too: --debug never
-// shows its value, with or without its scheme, whatever the header's name.
-func TestDebugRedactsHeaderCredentials(t *testing.T) {
-	tr := &tracer{secrets: traceSecrets(Options{Headers: http.Header{"X-Token": {"t0k3n-value"}, "Proxy-Auth": {"Bearer b34rer-value"}}})}
-	out := tr.redact([]byte(`> X-Token: t0k3n-value` + "\n" + `{"echo":"b34rer-value"}`))
-	if strings.Contains(out, "t0k3n-value") || strings.Contains(out, "b34rer-value") {
-		t.Errorf("trace shows a header's credential:\n%s", out)
 	}
 }

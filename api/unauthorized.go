@@ -4,10 +4,10 @@ import (
 	"strings"
 )
 
-// unauthorized is the client-made response for HTTP 401: never retried with
+// Unauthorized is the client-made response for HTTP 401: never retried with
 // the same credential. It keeps where the challenge says an OAuth sign-in
 // starts (CredentialRefused), for the caller that says how to sign in.
-func unauthorized(tool, wwwAuthenticate string) *ToolResponse {
+func Unauthorized(tool, wwwAuthenticate string) *ToolResponse {
 	r := ClientError(tool, CodeUnauthorized, "the server did not accept the credential (HTTP 401)", false)
 	r.cause, r.resourceMetadata = causeCredentialRefused, ResourceMetadata(wwwAuthenticate)
 	return r
@@ -68,4 +68,35 @@ func lowerASCII(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// InsufficientScope reads a 403 challenge that says the token lacks a
+// scope (RFC 6750 error="insufficient_scope"), and the scope it names.
+func InsufficientScope(challenge string) (string, bool) {
+	if authParam(challenge, "error") != "insufficient_scope" {
+		return "", false
+	}
+	return authParam(challenge, "scope"), true
+}
+
+// ScopeDenied is the client-made refusal of a call whose token lacks a
+// scope: the contract's scope_denied, naming the scope, never retried
+// with the same token. Scope (ScopeNeeded) is what signing in again must
+// ask for.
+func ScopeDenied(tool, endpoint, scope string) *ToolResponse {
+	msg := "the server needs more scope than the token has (HTTP 403 insufficient_scope from " + endpoint + ")"
+	if scope != "" {
+		msg = "the server needs the scope " + scope + " (HTTP 403 insufficient_scope from " + endpoint + ")"
+	}
+	r := ClientError(tool, CodeScopeDenied, msg, false)
+	r.scope = scope
+	r.url = endpoint
+	return r
+}
+
+// ScopeNeeded reports a call refused for want of an OAuth scope (HTTP 403
+// insufficient_scope), with the scope the server named ("" when it named
+// none).
+func (r *ToolResponse) ScopeNeeded() (scope string, denied bool) {
+	return r.scope, r.ErrorCode() == CodeScopeDenied && r.url != ""
 }

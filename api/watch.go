@@ -227,77 +227,103 @@ func Watch(ctx context.Context, jobID string, poll PollFunc, o WatchOptions) (*T
 	if o.MaxFailures <= 0 {
 		o.MaxFailures = DefaultMaxFailures
 	}
-	start := time.Now()
 	pollCtx := ctx
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
 		pollCtx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
-	policy := NewPolicy(o)
-	last := JobUpdate{JobID: jobID}
-	notify := func(u JobUpdate) {
-		if o.OnUpdate != nil {
-			u.Elapsed = time.Since(start)
-			o.OnUpdate(u)
-		}
-	}
+	w := &watch{o: o, start: time.Now(), policy: NewPolicy(o), last: JobUpdate{JobID: jobID}}
 	// Progress an MCP server notifies during a poll is shown as the polls'.
-	pollCtx = WithProgress(pollCtx, notify)
-	failures, rateLimited := 0, 0
+	pollCtx = WithProgress(pollCtx, w.notify)
 	for {
 		resp, err := poll(pollCtx)
 		if err != nil {
-			return nil, stopped(ctx, jobID, o.Timeout, last)
+			return nil, stopped(ctx, jobID, o.Timeout, w.last)
 		}
-		var wait time.Duration
-		status, isStatus := ParseJobStatus(resp)
-		if resp.OK && !isStatus {
-			// An ok answer that is no job status (no status at all) says
-			// nothing of the job's end: it is a failure, polled again like
-			// one, and never the job's outcome.
-			resp = ClientError(resp.Tool, CodeToolError, "the job status answer carries no status", true)
-		}
-		switch {
-		case isStatus && status.Ended(), isStatus && resp.OK:
-			failures, rateLimited = 0, 0
-			u := updateFrom(jobID, status)
-			changed := u.Status != last.Status || u.Current != last.Current || u.Total != last.Total || u.Message != last.Message
-			if status.Ended() {
-				u.Final = resp
-				notify(u)
-				return resp, nil
-			}
-			if changed {
-				notify(u)
-				last = u
-			}
-			wait = policy.Next(changed)
-		case resp.ErrorCode() == CodeRateLimit:
-			// Waited out like the client's own retries, and bounded the same
-			// way: a server that only ever says "slow down" ends the watch
-			// with its rate_limit answer rather than at the deadline.
-			if rateLimited++; rateLimited > MaxRateLimitRetries {
-				notify(JobUpdate{JobID: jobID, Status: last.Status, Final: resp})
-				return resp, nil
-			}
-			wait = resp.RetryAfter()
-		case resp.ErrorCode() == CodeHTTPError || resp.ErrorCode() == CodeToolError:
-			if failures++; failures >= o.MaxFailures {
-				notify(JobUpdate{JobID: jobID, Status: last.Status, Final: resp})
-				return resp, nil
-			}
-			wait = policy.Next(false)
-			notify(JobUpdate{JobID: jobID, Status: last.Status, Failure: resp, RetryIn: wait})
-		default:
-			// A refusal: polling again would get the same answer.
-			notify(JobUpdate{JobID: jobID, Status: last.Status, Final: resp})
-			return resp, nil
+		wait, final := w.read(resp)
+		if final != nil {
+			return final, nil
 		}
 		if sleep(pollCtx, wait) != nil {
-			return nil, stopped(ctx, jobID, o.Timeout, last)
+			return nil, stopped(ctx, jobID, o.Timeout, w.last)
 		}
 	}
+}
+
+// watch is one Watch's state between its polls.
+type watch struct {
+	o      WatchOptions
+	start  time.Time
+	policy *Policy
+	// last is the latest status seen; failures and rateLimited count the
+	// answers of those kinds in a row.
+	last                  JobUpdate
+	failures, rateLimited int
+}
+
+func (w *watch) notify(u JobUpdate) {
+	if w.o.OnUpdate != nil {
+		u.Elapsed = time.Since(w.start)
+		w.o.OnUpdate(u)
+	}
+}
+
+// read takes in one poll's answer: the wait before the next poll, or the
+// answer that ends the watch.
+func (w *watch) read(resp *ToolResponse) (wait time.Duration, final *ToolResponse) {
+	status, isStatus := ParseJobStatus(resp)
+	if resp.OK && !isStatus {
+		// An ok answer that is no job status (no status at all) says
+		// nothing of the job's end: it is a failure, polled again like
+		// one, and never the job's outcome.
+		resp = ClientError(resp.Tool, CodeToolError, "the job status answer carries no status", true)
+	}
+	switch {
+	case isStatus && (status.Ended() || resp.OK):
+		return w.status(status, resp)
+	case resp.ErrorCode() == CodeRateLimit:
+		// Waited out like the client's own retries, and bounded the same
+		// way: a server that only ever says "slow down" ends the watch
+		// with its rate_limit answer rather than at the deadline.
+		if w.rateLimited++; w.rateLimited > MaxRateLimitRetries {
+			return 0, w.end(resp)
+		}
+		return resp.RetryAfter(), nil
+	case resp.ErrorCode() == CodeHTTPError || resp.ErrorCode() == CodeToolError:
+		if w.failures++; w.failures >= w.o.MaxFailures {
+			return 0, w.end(resp)
+		}
+		wait = w.policy.Next(false)
+		w.notify(JobUpdate{JobID: w.last.JobID, Status: w.last.Status, Failure: resp, RetryIn: wait})
+		return wait, nil
+	}
+	// A refusal: polling again would get the same answer.
+	return 0, w.end(resp)
+}
+
+// status takes in a job status: the job's end, or how long to wait after
+// a change or none.
+func (w *watch) status(status JobStatus, resp *ToolResponse) (time.Duration, *ToolResponse) {
+	w.failures, w.rateLimited = 0, 0
+	u := updateFrom(w.last.JobID, status)
+	if status.Ended() {
+		u.Final = resp
+		w.notify(u)
+		return 0, resp
+	}
+	changed := u.Status != w.last.Status || u.Current != w.last.Current || u.Total != w.last.Total || u.Message != w.last.Message
+	if changed {
+		w.notify(u)
+		w.last = u
+	}
+	return w.policy.Next(changed), nil
+}
+
+// end tells of the answer that ends the watch without a final status.
+func (w *watch) end(resp *ToolResponse) *ToolResponse {
+	w.notify(JobUpdate{JobID: w.last.JobID, Status: w.last.Status, Final: resp})
+	return resp
 }
 
 // stopped is the outcome of a watch whose context ended: the caller's
@@ -341,7 +367,9 @@ func WithProgress(ctx context.Context, fn func(JobUpdate)) context.Context {
 	return context.WithValue(ctx, progressKey{}, fn)
 }
 
-func progressHook(ctx context.Context) func(JobUpdate) {
+// ProgressHook is the function WithProgress gave ctx, nil when there is
+// none: what a transport with notifications calls.
+func ProgressHook(ctx context.Context) func(JobUpdate) {
 	fn, _ := ctx.Value(progressKey{}).(func(JobUpdate))
 	return fn
 }

@@ -40,7 +40,7 @@ func watchOnce(t *testing.T, s *testkit.Server, o WatchOptions) (*ToolResponse, 
 		mu.Unlock()
 	}
 	c := newClient(s, Options{NoRetry: true})
-	resp, err := Watch(context.Background(), "job_1", c.JobStatusPoll("job_1"), o)
+	resp, err := Watch(testkit.Bound(t), "job_1", c.JobStatusPoll("job_1"), o)
 	return resp, updates, err
 }
 
@@ -214,7 +214,8 @@ func TestWatchTimeoutReportsTheLastStatus(t *testing.T) {
 }
 
 func TestWatchStopsWhenTheContextIsCancelled(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx := testkit.Bound(t)
+	ctx, cancel := context.WithCancel(ctx)
 	polls := 0
 	s := testkit.NewServer(t, func(testkit.Call) testkit.Reply {
 		if polls++; polls == 3 {

@@ -32,10 +32,10 @@ func (c *Client) postInvoke(ctx context.Context, body invokeBody) *ToolResponse 
 		index, dataIndex, ierr = indexObject(r, "data")
 	})
 	if err != nil {
-		return transportFailure(body.Tool, url, status, err)
+		return TransportFailure(body.Tool, url, status, err)
 	}
 	if status == http.StatusUnauthorized {
-		return unauthorized(body.Tool, header.Get("WWW-Authenticate"))
+		return Unauthorized(body.Tool, header.Get("WWW-Authenticate"))
 	}
 	var resp *ToolResponse
 	if ierr == nil {
@@ -75,25 +75,27 @@ func (c *Client) post(ctx context.Context, url string, body any, decode func(io.
 	return res.StatusCode(), res.Header(), data, err
 }
 
-// transportFailure turns a request to url that got no complete answer into
-// the client-made http_error of the contract.
-func transportFailure(tool, url string, status int, err error) *ToolResponse {
-	msg, transient := describeTransportError(shownURL(url), err)
+// TransportFailure turns a request to url that got no complete answer into
+// the client-made http_error of the contract: retried once when it may pass
+// on its own (a cut connection), and TimedOut when it ran past its
+// deadline.
+func TransportFailure(tool, url string, status int, err error) *ToolResponse {
+	msg, transient := DescribeTransportError(shownURL(url), err)
 	if status != 0 {
 		msg = fmt.Sprintf("HTTP %d, then %s", status, msg)
 	}
 	r := ClientError(tool, CodeHTTPError, msg, true)
 	r.transient = transient
-	if timedOut(err) {
+	if TimedOut(err) {
 		r.cause = causeTimedOut
 	}
 	return r
 }
 
-// httpError is the client-made http_error for an answer from url that came
+// HTTPFailure is the client-made http_error for an answer from url that came
 // but was no ToolResponse: recoverable, and retried once when the server
 // failed (5xx), as the contract retries unexpected failures.
-func httpError(tool, url string, status int, msg string) *ToolResponse {
+func HTTPFailure(tool, url string, status int, msg string) *ToolResponse {
 	r := ClientError(tool, CodeHTTPError, msg, true)
 	r.transient = status >= 500
 	if status == http.StatusNotFound {
@@ -114,23 +116,23 @@ func shownURL(raw string) string {
 // ErrTimedOut is a request that ran past its timeout (Options.Timeout).
 var ErrTimedOut = errors.New("request timed out")
 
-// timedOut reports a request that failed at its deadline: the context's,
+// TimedOut reports a request that failed at its deadline: the context's,
 // or a connection's (which os.ErrDeadlineExceeded, a net.Error, reports).
-func timedOut(err error) bool {
+func TimedOut(err error) bool {
 	var netErr net.Error
 	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout()
 }
 
-// describeTransportError says what went wrong with a request to target in
+// DescribeTransportError says what went wrong with a request to target in
 // words a user can act on, and whether the failure is the kind that may
 // pass on a second try. A timeout is not retried: the server may still be
 // doing the work.
-func describeTransportError(target string, err error) (string, bool) {
+func DescribeTransportError(target string, err error) (string, bool) {
 	var urlErr *url.Error
 	switch {
-	case errors.Is(err, errBodyTooLarge):
+	case errors.Is(err, ErrBodyTooLarge):
 		return err.Error(), false
-	case timedOut(err):
+	case TimedOut(err):
 		return ErrTimedOut.Error(), false
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return "connection cut before the answer was complete", true
@@ -151,14 +153,14 @@ func describeTransportError(target string, err error) (string, bool) {
 		// The method and URL are the user's own; what failed is inside.
 		err = urlErr.Err
 	}
-	return "request failed: " + snippet([]byte(err.Error())), true
+	return "request failed: " + Snippet([]byte(err.Error())), true
 }
 
 // httpErrorMessage names the status and quotes a short, single-line,
 // printable snippet of a body that was not a ToolResponse.
 func httpErrorMessage(status int, body []byte) string {
 	msg := fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
-	if s := snippet(body); s != "" {
+	if s := Snippet(body); s != "" {
 		return msg + ": " + s
 	}
 	return msg + " with an empty body"
@@ -166,9 +168,9 @@ func httpErrorMessage(status int, body []byte) string {
 
 const snippetRunes = 120
 
-// snippet keeps the first printable words of a body: markup tags and control
+// Snippet keeps the first printable words of a body: markup tags and control
 // characters dropped, whitespace collapsed, invalid UTF-8 replaced.
-func snippet(b []byte) string {
+func Snippet(b []byte) string {
 	var out strings.Builder
 	inTag, space, n := false, false, 0
 	for _, r := range strings.ToValidUTF8(string(b[:min(len(b), 4096)]), "\uFFFD") {
@@ -218,15 +220,15 @@ func retryAfterHeader(v string) int64 {
 // the same, anything else an http_error quoting the body.
 func notAToolResponse(tool, url string, status int, header http.Header, raw []byte) *ToolResponse {
 	if status == http.StatusTooManyRequests {
-		return rateLimited(tool, url, header.Get("Retry-After"))
+		return RateLimited(tool, url, header.Get("Retry-After"))
 	}
-	return httpError(tool, url, status, httpErrorMessage(status, raw))
+	return HTTPFailure(tool, url, status, httpErrorMessage(status, raw))
 }
 
-// rateLimited is the client-made rate_limit of a 429 without a
+// RateLimited is the client-made rate_limit of a 429 without a
 // ToolResponse, waited out and retried as one, as long as Retry-After
 // says.
-func rateLimited(tool, url, retryAfter string) *ToolResponse {
+func RateLimited(tool, url, retryAfter string) *ToolResponse {
 	r := ClientError(tool, CodeRateLimit, "rate limited (HTTP 429 from "+shownURL(url)+")", true)
 	r.RetryAfterMs = retryAfterHeader(retryAfter)
 	return r

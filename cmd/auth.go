@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/api/account"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -214,8 +215,8 @@ func runLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 // loginEntry is what vq auth login stores besides the key: the name and
 // the defaults given as flags (a variable set for this run is not meant
 // to outlive it).
-func loginEntry(f *Factory, opts *LoginOptions) api.Server {
-	return api.Server{Name: opts.Name, Project: f.Global.Project, Environment: f.Global.Environment, Transport: f.Global.Transport, Endpoint: f.Global.Endpoint}
+func loginEntry(f *Factory, opts *LoginOptions) account.Server {
+	return account.Server{Name: opts.Name, Project: f.Global.Project, Environment: f.Global.Environment, Transport: f.Global.Transport, Endpoint: f.Global.Endpoint}
 }
 
 // profileName is what a --name may be: never a URL, so vq auth switch
@@ -241,7 +242,7 @@ func checkNameFree(f *Factory, name, base string) error {
 	if err != nil {
 		return err
 	}
-	if owner, _, taken := cfg.Named(name); taken && api.NormalizeBaseURL(owner) != api.NormalizeBaseURL(base) {
+	if owner, _, taken := cfg.Named(name); taken && account.NormalizeBaseURL(owner) != account.NormalizeBaseURL(base) {
 		return &exitcode.UsageError{
 			Reason: fmt.Sprintf("--name %s is already the name of %s", name, displayURL(owner)),
 			Hint:   "choose another name, or remove that entry first: vq auth logout --profile " + name,
@@ -355,7 +356,7 @@ func newCmdAuthLogout(f *Factory) *cobra.Command {
 			if err := logoutOAuth(f, store, s); err != nil {
 				return err
 			}
-			if s.KeySource == api.SourceEnv {
+			if s.KeySource == account.SourceEnv {
 				fmt.Fprintln(f.IO.ErrOut, "VQ_API_KEY is still set in the environment.")
 			}
 			if cfg, err := store.Load(); err == nil && cfg.Active == "" && len(cfg.Servers) > 0 {
@@ -508,7 +509,7 @@ func collectStatus(ctx context.Context, f *Factory, s Settings) (authStatus, err
 		st.Servers = append(st.Servers, serverStatusOf(s, true))
 	}
 	for _, base := range cfg.BaseURLs() {
-		if s.BaseURL != "" && api.NormalizeBaseURL(base) == api.NormalizeBaseURL(s.BaseURL) {
+		if s.BaseURL != "" && account.NormalizeBaseURL(base) == account.NormalizeBaseURL(s.BaseURL) {
 			continue
 		}
 		entry := cfg.Servers[base]
@@ -527,14 +528,14 @@ func collectStatus(ctx context.Context, f *Factory, s Settings) (authStatus, err
 // storedOAuth is the token stored for s's MCP endpoint, or nil; a token
 // file that cannot be read shows as none, as status is how a person finds
 // out what is stored.
-func storedOAuth(ctx context.Context, store api.CredentialStore, s Settings) (*api.OAuthToken, error) {
+func storedOAuth(ctx context.Context, store account.CredentialStore, s Settings) (*account.OAuthToken, error) {
 	endpoint := s.MCPEndpoint()
 	if endpoint == "" {
 		return nil, nil
 	}
 	tok, found, err := store.LookupOAuth(ctx, endpoint)
 	switch {
-	case errors.Is(err, api.ErrUnreadableFile):
+	case errors.Is(err, account.ErrUnreadableFile):
 		return nil, nil
 	case err != nil:
 		return nil, err

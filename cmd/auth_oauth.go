@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/api/account"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -64,8 +65,8 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 // browser; else the URL is printed), or vq itself with VQ_OAUTH_HEADLESS;
 // the person's notices on stderr; a client registered beforehand from
 // VQ_OAUTH_CLIENT_ID and VQ_OAUTH_CLIENT_SECRET.
-func (f *Factory) oauthSignIn(browser bool) api.OAuthLoginOptions {
-	o := api.OAuthLoginOptions{
+func (f *Factory) oauthSignIn(browser bool) account.OAuthLoginOptions {
+	o := account.OAuthLoginOptions{
 		Notify: func(msg string) {
 			// In the TUI a stderr line would tear the frame: it shows the
 			// notice under the call instead.
@@ -102,7 +103,7 @@ func checkClientMetadataURL(opts *LoginOptions) error {
 	if !opts.OAuth {
 		return &exitcode.UsageError{Reason: "--client-metadata-url is a client id for OAuth", Hint: "add --oauth"}
 	}
-	if err := api.CheckClientMetadataURL(opts.ClientMetadataURL); err != nil {
+	if err := account.CheckClientMetadataURL(opts.ClientMetadataURL); err != nil {
 		return &exitcode.UsageError{
 			Reason: fmt.Sprintf("--client-metadata-url %q %s", displayURL(opts.ClientMetadataURL), err),
 			Hint:   "example: --client-metadata-url https://vq.example.com/oauth/client.json",
@@ -112,7 +113,7 @@ func checkClientMetadataURL(opts *LoginOptions) error {
 }
 
 // logoutOAuth removes the OAuth tokens stored for the MCP endpoint.
-func logoutOAuth(f *Factory, store api.CredentialStore, s Settings) error {
+func logoutOAuth(f *Factory, store account.CredentialStore, s Settings) error {
 	endpoint := s.MCPEndpoint()
 	if endpoint == "" {
 		return nil
@@ -121,7 +122,7 @@ func logoutOAuth(f *Factory, store api.CredentialStore, s Settings) error {
 	for _, issuer := range issuers {
 		fmt.Fprintf(f.IO.ErrOut, "Removed the OAuth token of %s (issuer %s).\n", textsafe.SanitizeLine(endpoint), textsafe.SanitizeLine(issuer))
 	}
-	if errors.Is(err, api.ErrUnreadableFile) {
+	if errors.Is(err, account.ErrUnreadableFile) {
 		// Signing out must work when the token file is broken: the key is
 		// gone, and the file is named for the person to remove.
 		fmt.Fprintf(f.IO.ErrOut, "vq: warning: no OAuth token removed: %s; delete it to remove the tokens it holds\n", textsafe.SanitizeLine(err.Error()))

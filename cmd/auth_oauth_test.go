@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/api/account"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/testkit"
 )
@@ -37,9 +38,9 @@ func withEnv(env map[string]string, k, v string) map[string]string {
 	return out
 }
 
-func storedToken(t *testing.T, env map[string]string, endpoint string) api.OAuthToken {
+func storedToken(t *testing.T, env map[string]string, endpoint string) account.OAuthToken {
 	t.Helper()
-	tok, found, err := api.CredentialStore{ConfigPath: env["VQ_CONFIG"]}.LookupOAuth(context.Background(), endpoint)
+	tok, found, err := account.CredentialStore{ConfigPath: env["VQ_CONFIG"]}.LookupOAuth(context.Background(), endpoint)
 	if err != nil || !found {
 		t.Fatalf("no token stored for %s: %v", endpoint, err)
 	}

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -40,7 +41,20 @@ github or markdown report them); 6 when it ended in error; 7 when it was
 cancelled; 5 (timeout) when --wait ran past --wait-timeout, the run may still
 finish (--json prints the timeout as its one document); 130 on Ctrl-C. Both of those print the command that resumes the wait:
 vq ci status RUN_ID --wait. HTTP failures exit as elsewhere (unauthorized,
-http_error, not_found).`
+http_error, not_found). A wait that stops before the verdict (a timeout,
+Ctrl-C, a failure) keeps the run in its document's .data (runId, url,
+status as last seen) and prints the command that resumes.`
+
+// ciReportsHelp is the account of what vq ci hands a pipeline beside
+// stdout, shared by the help of the commands that report a run.
+const ciReportsHelp = `In a pipeline: --junit PATH writes the run's JUnit report (one case per
+check) to PATH beside whatever stdout shows. Under GitHub Actions
+(GITHUB_ACTIONS=true) the default format is github (annotations, and the
+report in the step summary), and with GITHUB_OUTPUT set the step outputs
+run-id, url, status, failed, total and exit-code are appended to it
+whatever the format; an outputs file vq cannot write is a warning, never
+another exit code. The action visualq/vq@v1 and GitLab and Jenkins recipes:
+docs/ci in the repository.`
 
 // NewCmdCI groups the CI endpoint's commands. runF replaces the behaviour
 // of every subcommand in tests of flag parsing.
@@ -60,6 +74,8 @@ default); --timeout bounds each request.
 
 ` + ciJSONHelp + `
 
+` + ciReportsHelp + `
+
 ` + ciExitHelp,
 	}
 	c.AddCommand(
@@ -78,6 +94,7 @@ func ciCmd(f *Factory, c *cobra.Command, waits bool, build func(args []string) (
 	addOutputFlags(c, &p.Output)
 	if waits {
 		addWaitFlags(c, &p.Wait, true)
+		addRunReports(c, f, p)
 	}
 	refuses(c, "yes")
 	return thin(c, func(args []string) (*CIOptions, error) {
@@ -86,7 +103,7 @@ func ciCmd(f *Factory, c *cobra.Command, waits bool, build func(args []string) (
 			o.Pipeline = p
 		}
 		return o, err
-	}, runCI, runF)
+	}, func(ctx context.Context, o *CIOptions) error { return p.finish(ctx, runCI(ctx, o)) }, runF)
 }
 
 func newCmdCIRun(f *Factory, name, tool, kind string, runF func(context.Context, *CIOptions) error) *cobra.Command {
@@ -100,9 +117,12 @@ vq ci status RUN_ID --wait.
 
 ` + ciJSONHelp + `
 
+` + ciReportsHelp + `
+
 ` + ciExitHelp,
 		Example: `  vq ci ` + name + ` branch=main --wait
   vq ci ` + name + ` branch="$CI_BRANCH" commit="$CI_SHA" --wait --format junit > vq.xml
+  vq ci ` + name + ` branch="$CI_BRANCH" --wait --format github --junit vq-junit.xml
   vq ci ` + name + ` branch=main --json --jq .data.runId`,
 	}, true, func(pairs []string) (*CIOptions, error) {
 		args, err := parseArgs(pairs, "", nil)
@@ -121,9 +141,11 @@ it is also the command that resumes an interrupted wait.
 
 ` + ciJSONHelp + `
 
+` + ciReportsHelp + `
+
 ` + ciExitHelp,
 		Example: `  vq ci status run_123
-  vq ci status run_123 --wait --wait-timeout 20m`,
+  vq ci status run_123 --wait --wait-timeout 20m --junit vq-junit.xml`,
 		Args:              exactArgs(1, "RUN_ID"),
 		ValidArgsFunction: firstArg(f.completeRecent(completions.RunID)),
 	}, true, func(args []string) (*CIOptions, error) {
@@ -175,7 +197,7 @@ func runCI(ctx context.Context, opts *CIOptions) error {
 		return showVerdict(ctx, p, resp)
 	}
 	if p.Wait.Wait {
-		return waitRun(ctx, p, run.RunID)
+		return waitRun(ctx, p, resp)
 	}
 	err = p.Show(ctx, resp)
 	fmt.Fprintf(p.f.IO.ErrOut, "vq: wait for its verdict with: %s\n", resumeRunWait(run.RunID))
@@ -191,45 +213,70 @@ func resumeRunWait(runID string) string {
 	return "vq ci status " + textsafe.ShellQuote(runID) + " --wait"
 }
 
-// waitRun polls get_run_status with the watch policy and display, then
-// shows the verdict. A timeout and Ctrl-C print the command that resumes;
-// neither ever reads as a failed run.
-func waitRun(ctx context.Context, p *Pipeline, runID string) error {
-	display, opts := p.watchSetup([]string{runID})
+// waitRun polls get_run_status for the run started's answer with the
+// watch policy and display, then shows the verdict. A wait that times out,
+// is interrupted or ends in an error keeps the run's handle: its answer
+// holds the run as last seen (--jq .data.runId), and stderr the command
+// that resumes. Neither a timeout nor Ctrl-C ever reads as a failed run.
+func waitRun(ctx context.Context, p *Pipeline, started *api.ToolResponse) error {
+	run, _ := api.ParseCIRun(started)
+	display, opts := p.watchSetup([]string{run.RunID})
 	// Watch reads job statuses; it sees each answer translated, and the
 	// verdict is shown from the CI answer itself. Watch polls from one
-	// goroutine, so last needs no lock.
-	var last *api.ToolResponse
+	// goroutine, so last and lastRun need no lock.
+	last, lastRun := started, started
 	poll := func(ctx context.Context) (*api.ToolResponse, error) {
-		resp, err := p.SendCI(ctx, api.ToolRunStatus, map[string]any{"runId": runID})
+		resp, err := p.SendCI(ctx, api.ToolRunStatus, map[string]any{"runId": run.RunID})
 		if err != nil {
 			return nil, err
 		}
 		last = resp
+		if _, isRun := api.ParseCIRun(resp); isRun {
+			lastRun = resp
+		}
 		return api.RunAsJob(resp), nil
 	}
-	_, err := api.Watch(ctx, runID, poll, opts)
+	_, err := api.Watch(ctx, run.RunID, poll, opts)
 	display.Close()
-	errOut := p.f.IO.ErrOut
 	var timeout *api.WatchTimeoutError
 	switch {
 	case errors.As(err, &timeout):
-		resp := api.RunTimeout(timeout)
-		shown := error(&exitcode.Error{Code: exitcode.Timeout})
-		if p.Output.Structured() {
-			// A script still gets its one document (exit 5 comes with it),
-			// and its error line.
-			shown = p.Show(ctx, resp)
-		} else {
-			fmt.Fprintf(errOut, "vq: %s\n", textsafe.SanitizeLine(resp.ErrorMessage()))
+		resp := api.RunTimeout(timeout).WithData(lastRun.Data)
+		shown := p.showStopped(ctx, resp)
+		if !p.Output.Structured() {
+			fmt.Fprintf(p.f.IO.ErrOut, "vq: %s\n", textsafe.SanitizeLine(resp.ErrorMessage()))
 		}
-		fmt.Fprintf(errOut, "vq: to resume: %s\n", resumeRunWait(runID))
-		return shown
+		p.sayResume(run.RunID)
+		return cmp.Or(shown, error(&exitcode.Error{Code: exitcode.Timeout}))
 	case err != nil:
-		fmt.Fprintf(errOut, "vq: to resume: %s\n", resumeRunWait(runID))
+		p.showStopped(context.WithoutCancel(ctx), interruptedAnswer(ctx, api.ToolRunStatus, "run "+run.RunID).WithData(lastRun.Data))
+		p.sayResume(run.RunID)
+		return err
+	case last != lastRun:
+		// The wait ended in a failure, not a verdict: shown with the run
+		// as last seen, and how to ask again.
+		err := showVerdict(ctx, p, last.WithData(lastRun.Data))
+		p.sayResume(run.RunID)
 		return err
 	}
 	return showVerdict(ctx, p, last)
+}
+
+// showStopped shows the answer of a wait that stopped before the verdict
+// when a script asked for a document (it gets its one document, and the
+// error line); the reports are of it either way. The error is Show's, or
+// nil when nothing was shown.
+func (p *Pipeline) showStopped(ctx context.Context, resp *api.ToolResponse) error {
+	if p.Output.Structured() {
+		return p.Show(ctx, resp)
+	}
+	p.remember(resp)
+	return nil
+}
+
+// sayResume prints the command that resumes the wait for a run.
+func (p *Pipeline) sayResume(runID string) {
+	fmt.Fprintf(p.f.IO.ErrOut, "vq: to resume: %s\n", resumeRunWait(runID))
 }
 
 // showVerdict shows a CI answer and exits with the run's verdict. A failed

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -257,15 +258,7 @@ func TestCIWaitTimeoutJSON(t *testing.T) {
 // TestCIWaitInterrupted: Ctrl-C (the context cancelled mid-wait) exits 130
 // with the command that resumes.
 func TestCIWaitInterrupted(t *testing.T) {
-	s := newCISandbox(t, time.Hour)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	s.hook = func(_ http.ResponseWriter, tool string, n int) bool {
-		if tool == api.ToolRunStatus && n == 2 {
-			cancel()
-		}
-		return false
-	}
+	s, ctx := interruptedAtSecondPoll(t)
 	_, stderr, exit := vqRun{Env: s.Env(), Ctx: ctx}.run(t, "ci", "run-vrt", "--wait", "--interval", "5ms")
 	if exit != exitcode.Interrupted {
 		t.Fatalf("exit %d, want 130\nstderr: %s", exit, stderr)
@@ -273,6 +266,21 @@ func TestCIWaitInterrupted(t *testing.T) {
 	if !strings.HasSuffix(stderr, "vq: to resume: vq ci status run_ci_0001 --wait\nvq: interrupted\n") {
 		t.Errorf("stderr:\n%s", stderr)
 	}
+}
+
+// interruptedAtSecondPoll is a sandbox of runs that never end and the
+// context of a command that Ctrl-C ends at the run's second poll.
+func interruptedAtSecondPoll(t *testing.T) (*recordingSandbox, context.Context) {
+	s := newCISandbox(t, time.Hour)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	s.hook = func(_ http.ResponseWriter, tool string, n int) bool {
+		if tool == api.ToolRunStatus && n == 2 {
+			cancel()
+		}
+		return false
+	}
+	return s, ctx
 }
 
 // TestCIWaitOutlastsGatewayErrors: 502s while waiting are retried and
@@ -382,10 +390,6 @@ func TestCIVerdictsInJUnit(t *testing.T) {
 		Error *struct {
 			Type string `xml:"type,attr"`
 		} `xml:"error"`
-		Properties []struct {
-			Name  string `xml:"name,attr"`
-			Value string `xml:"value,attr"`
-		} `xml:"properties>property"`
 	}
 	for i, tc := range []struct {
 		branch                           string
@@ -404,24 +408,26 @@ func TestCIVerdictsInJUnit(t *testing.T) {
 				t.Fatalf("exit %d, want %d\nstderr: %s", exit, tc.exit, stderr)
 			}
 			var doc struct {
-				Tests    int        `xml:"tests,attr"`
-				Failures int        `xml:"failures,attr"`
-				Errors   int        `xml:"errors,attr"`
-				Skipped  int        `xml:"skipped,attr"`
-				Cases    []testcase `xml:"testsuite>testcase"`
+				Tests    int `xml:"tests,attr"`
+				Failures int `xml:"failures,attr"`
+				Errors   int `xml:"errors,attr"`
+				Suite    struct {
+					Skipped int        `xml:"skipped,attr"`
+					Cases   []testcase `xml:"testcase"`
+				} `xml:"testsuite"`
 			}
 			if err := xml.Unmarshal([]byte(stdout), &doc); err != nil {
 				t.Fatalf("not XML: %v\n%s", err, stdout)
 			}
+			testkit.ValidJUnit(t, []byte(stdout))
 			var failures, errors, skipped int
 			runID := fmt.Sprintf("run_ci_%04d", i+1)
-			for _, c := range doc.Cases {
+			for _, c := range doc.Suite.Cases {
 				switch {
 				case c.Failure != nil:
 					failures++
 					// Each failed check links its diff image and the run.
-					if len(c.Properties) != 1 || c.Properties[0].Name != "diffUrl" || !strings.HasPrefix(c.Properties[0].Value, s.URL+"/sandbox/images/"+runID+"/") ||
-						!strings.Contains(c.Failure.Text, "Diff image: "+c.Properties[0].Value+"\nRun: "+s.URL+"/sandbox/runs/"+runID+"\n") {
+					if !regexp.MustCompile(`^Diff image: ` + regexp.QuoteMeta(s.URL+"/sandbox/images/"+runID+"/") + `\S+/diff\.png\nRun: ` + regexp.QuoteMeta(s.URL+"/sandbox/runs/"+runID) + "\n").MatchString(c.Failure.Text) {
 						t.Errorf("failed case without its links: %+v", c)
 					}
 				case c.Error != nil:
@@ -433,10 +439,10 @@ func TestCIVerdictsInJUnit(t *testing.T) {
 					skipped++
 				}
 			}
-			if doc.Tests != tc.tests || len(doc.Cases) != tc.tests || doc.Failures != tc.failures || doc.Errors != tc.errors || doc.Skipped != tc.skipped ||
+			if doc.Tests != tc.tests || len(doc.Suite.Cases) != tc.tests || doc.Failures != tc.failures || doc.Errors != tc.errors || doc.Suite.Skipped != tc.skipped ||
 				failures != tc.failures || errors != tc.errors || skipped != tc.skipped {
 				t.Errorf("tests %d (%d cases), failures %d/%d, errors %d/%d, skipped %d/%d; want %d, %d, %d, %d\n%s",
-					doc.Tests, len(doc.Cases), doc.Failures, failures, doc.Errors, errors, doc.Skipped, skipped,
+					doc.Tests, len(doc.Suite.Cases), doc.Failures, failures, doc.Errors, errors, doc.Suite.Skipped, skipped,
 					tc.tests, tc.failures, tc.errors, tc.skipped, stdout)
 			}
 		})

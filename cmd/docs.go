@@ -47,9 +47,16 @@ Network
   NO_PROXY                  hosts reached directly, comma-separated; loopback
                             addresses (the sandbox) are never proxied
 
-CI
+CI (GitHub Actions sets these)
+  GITHUB_ACTIONS        true: vq ci run-vrt, run-perf and status write the
+                        github format when no --format, --json or --jq says
+                        otherwise
+  GITHUB_OUTPUT         vq ci run-vrt, run-perf and status append the step
+                        outputs run-id, url, status, failed, total and
+                        exit-code to this file, whatever the format; a file
+                        that cannot be written is a warning
   GITHUB_STEP_SUMMARY   with --format github, the Markdown report is appended
-                        to this file (GitHub Actions sets it)
+                        to this file
 
 Files
   XDG_CONFIG_HOME   the config file is $XDG_CONFIG_HOME/vq/config.json
@@ -96,7 +103,10 @@ same in every format (vq exit-codes).
              cancelled is an <error> case, with a <skipped> case for each
              check that did not run; one still pending is skipped: never
              "0 failures" for a run that did not pass. A failed call is one
-             errored case; any other answer is one passing case
+             errored case; any other answer is one passing case. Reports
+             are valid against the Jenkins JUnit schema (junit-10.xsd).
+             --junit PATH (vq failures, vq ci) writes it to a file beside
+             what stdout shows
   github     GitHub Actions workflow commands: ::error for the 10 worst
              failed checks (GitHub shows no more per step), each with its
              diff and run links, then one ::notice saying how many more and
@@ -110,6 +120,7 @@ on stderr. Server text is sanitized in every format and escaped for Markdown,
 XML or workflow commands.`,
 		Example: `  vq failures run_abc --format junit > vq-junit.xml
   vq failures run_abc --format markdown >> pr-comment.md
-  vq failures run_abc --format github`,
+  vq failures run_abc --format github
+  vq failures run_abc --format github --junit vq-junit.xml`,
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/api/account"
+	"github.com/visualq/vq/api/mcpclient"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 	"github.com/visualq/vq/ui"
@@ -31,7 +33,7 @@ type Factory struct {
 
 	// clients are the API clients made by Client, closed (their MCP
 	// sessions ended) when the command is done.
-	clients []*api.Client
+	clients []*mcpclient.Client
 	// configChecked: the config directory's permissions were checked (and
 	// warned about) once for this process.
 	configChecked bool
@@ -68,7 +70,7 @@ type Settings struct {
 	// OAuth is the token vq auth login --oauth stored for the MCP endpoint,
 	// nil when there is none; oauthErr says why a token file could not be
 	// read, for the calls that would have used it.
-	OAuth    *api.OAuthToken
+	OAuth    *account.OAuthToken
 	oauthErr error
 }
 
@@ -92,16 +94,16 @@ func (s Settings) hasCredential() bool {
 }
 
 // Credentials is the store of API keys this process uses.
-func (f *Factory) Credentials() (api.CredentialStore, error) {
+func (f *Factory) Credentials() (account.CredentialStore, error) {
 	path := f.Getenv("VQ_CONFIG")
 	if path == "" {
-		p, err := api.DefaultConfigPath()
+		p, err := account.DefaultConfigPath()
 		if err != nil {
-			return api.CredentialStore{}, err
+			return account.CredentialStore{}, err
 		}
 		path = p
 	}
-	return api.CredentialStore{ConfigPath: path, UseKeyring: f.Getenv("VQ_NO_KEYRING") == ""}, nil
+	return account.CredentialStore{ConfigPath: path, UseKeyring: f.Getenv("VQ_NO_KEYRING") == ""}, nil
 }
 
 // Settings resolves the global settings for the server the flags, the
@@ -131,14 +133,14 @@ func (f *Factory) SettingsFor(ctx context.Context, baseURL string) (Settings, er
 	return f.settingsOf(ctx, store, cfg, baseURL)
 }
 
-func (f *Factory) config() (api.CredentialStore, api.Config, error) {
+func (f *Factory) config() (account.CredentialStore, account.Config, error) {
 	store, err := f.Credentials()
 	if err != nil {
-		return store, api.Config{}, err
+		return store, account.Config{}, err
 	}
 	if !f.configChecked {
 		f.configChecked = true
-		if warning := api.ConfigDirWarning(store.ConfigPath); warning != "" {
+		if warning := account.ConfigDirWarning(store.ConfigPath); warning != "" {
 			fmt.Fprintln(f.IO.ErrOut, "vq: warning: "+warning)
 		}
 	}
@@ -149,7 +151,7 @@ func (f *Factory) config() (api.CredentialStore, api.Config, error) {
 // settingsOf resolves every setting for base: a flag, else its variable,
 // else base's entry, else the file's default. The key is VQ_API_KEY, else
 // the one stored for base and no other server.
-func (f *Factory) settingsOf(ctx context.Context, store api.CredentialStore, cfg api.Config, base string) (Settings, error) {
+func (f *Factory) settingsOf(ctx context.Context, store account.CredentialStore, cfg account.Config, base string) (Settings, error) {
 	_, entry, _ := cfg.Find(base)
 	pick := func(flag, env, stored, fallback string) string {
 		if flag != "" {
@@ -175,7 +177,7 @@ func (f *Factory) settingsOf(ctx context.Context, store api.CredentialStore, cfg
 	}
 	var err error
 	if s.APIKey = f.Getenv("VQ_API_KEY"); s.APIKey != "" {
-		s.KeySource = api.SourceEnv
+		s.KeySource = account.SourceEnv
 	} else if s.BaseURL != "" {
 		if s.APIKey, s.KeySource, err = store.Lookup(ctx, s.BaseURL); err != nil {
 			return s, err
@@ -185,7 +187,7 @@ func (f *Factory) settingsOf(ctx context.Context, store api.CredentialStore, cfg
 	// then breaks only the commands that would use it.
 	if endpoint := s.MCPEndpoint(); endpoint != "" && s.APIKey == "" {
 		tok, found, err := store.LookupOAuth(ctx, endpoint)
-		if errors.Is(err, api.ErrUnreadableFile) {
+		if errors.Is(err, account.ErrUnreadableFile) {
 			s.oauthErr = err
 			return s, nil
 		}
@@ -203,7 +205,7 @@ func (f *Factory) settingsOf(ctx context.Context, store api.CredentialStore, cfg
 // VQ_BASE_URL, else VQ_PROFILE, else the config file's active entry, and
 // says which did. A profile is an entry's name or base URL; a profile and
 // a base URL given together must name one server.
-func (f *Factory) server(cfg api.Config) (base, pickedBy string, err error) {
+func (f *Factory) server(cfg account.Config) (base, pickedBy string, err error) {
 	for _, level := range []struct{ base, profile, baseName, profileName string }{
 		{f.Global.BaseURL, f.Global.Profile, "--base-url", "--profile"},
 		{f.Getenv("VQ_BASE_URL"), f.Getenv("VQ_PROFILE"), "VQ_BASE_URL", "VQ_PROFILE"},
@@ -218,7 +220,7 @@ func (f *Factory) server(cfg api.Config) (base, pickedBy string, err error) {
 		if !found {
 			return "", "", unknownProfile(level.profileName, level.profile, cfg)
 		}
-		if level.base != "" && api.NormalizeBaseURL(level.base) != api.NormalizeBaseURL(key) {
+		if level.base != "" && account.NormalizeBaseURL(level.base) != account.NormalizeBaseURL(key) {
 			return "", "", &exitcode.UsageError{
 				Reason: fmt.Sprintf("%s %s and %s %s name different servers", level.profileName, level.profile, level.baseName, displayURL(level.base)),
 				Hint:   "give one of them",
@@ -233,7 +235,7 @@ func (f *Factory) server(cfg api.Config) (base, pickedBy string, err error) {
 }
 
 // unknownProfile is the usage error of a profile no entry answers to.
-func unknownProfile(flag, name string, cfg api.Config) error {
+func unknownProfile(flag, name string, cfg account.Config) error {
 	hint := "sign in first: vq auth login --name " + name + " --base-url https://…"
 	if known := profileNames(cfg); len(known) > 0 {
 		hint = "signed in: " + strings.Join(known, ", ") + "\n" + hint
@@ -243,7 +245,7 @@ func unknownProfile(flag, name string, cfg api.Config) error {
 
 // profileNames are the names --profile accepts: each entry's name, else
 // its base URL.
-func profileNames(cfg api.Config) []string {
+func profileNames(cfg account.Config) []string {
 	var names []string
 	for _, base := range cfg.BaseURLs() {
 		names = append(names, cmp.Or(cfg.Servers[base].Name, displayURL(base)))
@@ -263,7 +265,7 @@ func displayURL(raw string) string {
 // Client builds the API client for the resolved settings. A missing server
 // is a usage error; a missing key is reported by the caller as the
 // unauthorized response, before anything is sent.
-func (f *Factory) Client(ctx context.Context) (*api.Client, Settings, error) {
+func (f *Factory) Client(ctx context.Context) (*mcpclient.Client, Settings, error) {
 	s, err := f.Settings(ctx)
 	if err != nil {
 		return nil, s, err
@@ -277,7 +279,7 @@ func (f *Factory) Client(ctx context.Context) (*api.Client, Settings, error) {
 
 // clientFor builds the API client for s, and drops from s a stored key
 // the client will not send (mcpOptions).
-func (f *Factory) clientFor(s *Settings) (*api.Client, error) {
+func (f *Factory) clientFor(s *Settings) (*mcpclient.Client, error) {
 	if err := checkTransport(*s); err != nil {
 		return nil, err
 	}
@@ -295,18 +297,20 @@ func (f *Factory) clientFor(s *Settings) (*api.Client, error) {
 	if err := checkStdio(*s); err != nil {
 		return nil, err
 	}
-	opts := api.Options{
-		BaseURL:     s.BaseURL,
-		APIKey:      s.APIKey,
-		Project:     s.Project,
-		Environment: s.Environment,
-		Timeout:     f.Global.Timeout,
-		CallBound:   f.Global.timeoutGiven,
-		NoRetry:     f.Global.NoRetry,
-		UserAgent:   "vq/" + versionString(),
-		Headers:     f.Global.MCP.headers,
-		LogLevel:    f.Global.MCP.LogLevel,
-		Elicit:      f.elicit,
+	opts := mcpclient.Options{
+		Options: api.Options{
+			BaseURL:     s.BaseURL,
+			APIKey:      s.APIKey,
+			Project:     s.Project,
+			Environment: s.Environment,
+			Timeout:     f.Global.Timeout,
+			NoRetry:     f.Global.NoRetry,
+			UserAgent:   "vq/" + versionString(),
+		},
+		CallBound: f.Global.timeoutGiven,
+		Headers:   f.Global.MCP.headers,
+		LogLevel:  f.Global.MCP.LogLevel,
+		Elicit:    f.elicit,
 	}
 	// In the TUI a stderr line would tear the frame; the screen shows the
 	// outcome (a rate_limit screen shows its wait) instead.
@@ -317,7 +321,7 @@ func (f *Factory) clientFor(s *Settings) (*api.Client, error) {
 		opts.Debug, opts.StdioStderr = f.IO.ErrOut, f.IO.ErrOut
 	}
 	f.mcpOptions(&opts, s)
-	client := api.New(opts)
+	client := mcpclient.New(opts)
 	f.clients = append(f.clients, client)
 	return client, nil
 }
@@ -329,8 +333,8 @@ func (f *Factory) clientFor(s *Settings) (*api.Client, error) {
 // 'Authorization: Bearer ...'. Without a key the OAuth token stored for
 // the endpoint is used, refreshed when it expires, and signed in again
 // for when the server refuses it where a person (or headless vq) can.
-func (f *Factory) mcpOptions(opts *api.Options, s *Settings) {
-	opts.Transport, opts.Endpoint = s.Transport, s.Endpoint
+func (f *Factory) mcpOptions(opts *mcpclient.Options, s *Settings) {
+	opts.OverMCP, opts.Endpoint = s.Transport == api.TransportMCP, s.Endpoint
 	if s.Transport != api.TransportMCP {
 		return
 	}
@@ -340,7 +344,7 @@ func (f *Factory) mcpOptions(opts *api.Options, s *Settings) {
 	if opts.APIKey == "" && s.OAuth != nil {
 		store, err := f.Credentials()
 		if err == nil {
-			opts.OAuth = &api.StoredOAuth{Token: *s.OAuth, Store: store}
+			opts.OAuth = &account.StoredOAuth{Token: *s.OAuth, Store: store}
 			if f.canSignInAgain() {
 				signIn := f.oauthSignIn(true)
 				opts.OAuth.SignIn = &signIn
@@ -400,7 +404,7 @@ func checkServerURL(source, raw string) error {
 	if strings.HasPrefix(source, "--") {
 		example, https = "example: "+source+" https://visualq.example.com", "use an https:// "+source
 	}
-	if source == "--endpoint" && strings.HasPrefix(raw, api.StdioScheme) {
+	if source == "--endpoint" && strings.HasPrefix(raw, mcpclient.StdioScheme) {
 		return nil // a command, checked by checkStdio
 	}
 	u, err := url.Parse(raw)
@@ -424,10 +428,10 @@ func isLoopback(host string) bool {
 // checkStdio refuses a stdio: endpoint that names no command (or quotes
 // it wrongly).
 func checkStdio(s Settings) error {
-	if !strings.HasPrefix(s.Endpoint, api.StdioScheme) {
+	if !strings.HasPrefix(s.Endpoint, mcpclient.StdioScheme) {
 		return nil
 	}
-	if err := api.CheckStdioEndpoint(s.Endpoint); err != nil {
+	if err := mcpclient.CheckStdioEndpoint(s.Endpoint); err != nil {
 		return &exitcode.UsageError{Reason: fmt.Sprintf("--endpoint %q %s", s.Endpoint, err), Hint: "example: --endpoint 'stdio:npx -y @modelcontextprotocol/server-everything'"}
 	}
 	return nil

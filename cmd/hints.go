@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/api/account"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -76,7 +77,7 @@ func hinted(poll api.PollFunc) api.PollFunc {
 // loginHint is withHint for the errors of an OAuth sign-in.
 func loginHint(err error) string {
 	switch {
-	case errors.Is(err, api.ErrNoOAuth):
+	case errors.Is(err, account.ErrNoOAuth):
 		return " (an API key works with: vq auth login)"
 	case errors.Is(err, api.ErrTimedOut):
 		return timeoutHint

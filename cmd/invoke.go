@@ -49,6 +49,7 @@ from @FILE, or from - (stdin); KEY pairs then override its members.`,
 	}
 	c.Flags().StringVar(&opts.ArgsJSON, "args", "", "tool arguments as a JSON object, @FILE or - for stdin")
 	addOutputFlags(c, &opts.Pipeline.Output)
+	addExitStatusFlag(c, &opts.Pipeline.Reports)
 	addWaitFlags(c, &opts.Pipeline.Wait, true)
 	return c
 }

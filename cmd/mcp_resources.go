@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/api/mcpclient"
 	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
@@ -34,7 +35,7 @@ the server sent them. vq mcp resource URI is the same command.`,
 		Example: `  vq mcp resources
   vq mcp resources --endpoint https://mcp.example.com/mcp --json`,
 		Args: cobra.MaximumNArgs(1),
-	}, func(ctx context.Context, f *Factory, p *Pipeline, client *api.Client, args []string) error {
+	}, func(ctx context.Context, f *Factory, p *Pipeline, client *mcpclient.Client, args []string) error {
 		if len(args) == 1 {
 			resp, err := client.ReadResource(ctx, args[0])
 			if err != nil {
@@ -52,7 +53,7 @@ the server sent them. vq mcp resource URI is the same command.`,
 			fmt.Fprintf(f.IO.ErrOut, "%s offers no resources.\n", textsafe.SanitizeLine(list.Endpoint))
 			return nil
 		}
-		return format.Resources(f.IO.Out, list)
+		return format.Resources(f.IO.Out, list.Resources, list.Templates)
 	})
 }
 
@@ -71,7 +72,7 @@ arguments are strings): each message is printed as a line naming its role
 MCP result. vq mcp prompt NAME KEY=VALUE... is the same command.`,
 		Example: `  vq mcp prompts
   vq mcp prompts --endpoint https://mcp.example.com/mcp --json`,
-	}, func(ctx context.Context, f *Factory, p *Pipeline, client *api.Client, args []string) error {
+	}, func(ctx context.Context, f *Factory, p *Pipeline, client *mcpclient.Client, args []string) error {
 		if len(args) > 0 {
 			return getPrompt(ctx, p, client, args[0], args[1:])
 		}
@@ -89,7 +90,7 @@ MCP result. vq mcp prompt NAME KEY=VALUE... is the same command.`,
 	})
 }
 
-func getPrompt(ctx context.Context, p *Pipeline, client *api.Client, name string, pairs []string) error {
+func getPrompt(ctx context.Context, p *Pipeline, client *mcpclient.Client, name string, pairs []string) error {
 	values := map[string]string{}
 	for _, pair := range pairs {
 		key, value, ok := strings.Cut(pair, "=")
@@ -109,7 +110,7 @@ func getPrompt(ctx context.Context, p *Pipeline, client *api.Client, name string
 // flags and a run that connects over MCP (whatever --transport says: these
 // methods have no invoke counterpart) and refuses to send without a
 // credential, as vq tools does.
-func mcpReadCommand(f *Factory, c *cobra.Command, run func(context.Context, *Factory, *Pipeline, *api.Client, []string) error) *cobra.Command {
+func mcpReadCommand(f *Factory, c *cobra.Command, run func(context.Context, *Factory, *Pipeline, *mcpclient.Client, []string) error) *cobra.Command {
 	p := newPipeline(f)
 	c.RunE = func(c *cobra.Command, args []string) error {
 		ctx := c.Context()

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/api/mcpclient"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -109,7 +110,7 @@ type agentServer struct {
 	server   *mcp.Server
 	pipeline *Pipeline
 	factory  *Factory // the pipeline's
-	client   *api.Client
+	client   *mcpclient.Client
 	settings Settings
 	opts     *ServeOptions
 	errOut   io.Writer

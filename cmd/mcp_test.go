@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/api/account"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/sandbox"
 )
@@ -211,7 +212,7 @@ func TestOAuthSignInEndToEnd(t *testing.T) {
 	}
 
 	// An expired token is refreshed at the issuer and stored again.
-	store := api.CredentialStore{ConfigPath: env["VQ_CONFIG"]}
+	store := account.CredentialStore{ConfigPath: env["VQ_CONFIG"]}
 	tok, found, err := store.LookupOAuth(context.Background(), ts.URL+"/api/mcp")
 	if err != nil || !found {
 		t.Fatal(found, err)

@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/api/mcpclient"
 	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
@@ -30,18 +31,22 @@ type Pipeline struct {
 	Output OutputOptions
 	// Wait holds the command's wait flags; Wait.Wait false never waits.
 	Wait WaitOptions
+	// Reports holds the command's --junit and --exit-status (see finish).
+	Reports ReportOptions
 	// Resume, when set, is the command line that resumes the watch of the
 	// given jobs, printed when a watch stops early; else vq watch IDS.
 	Resume func(ids []string) string
 
-	client   *api.Client
+	client   *mcpclient.Client
 	settings Settings
+	// shown is the answer shown last, which the reports are of.
+	shown *api.ToolResponse
 }
 
 func newPipeline(f *Factory) *Pipeline { return &Pipeline{f: f} }
 
 // connect builds the client once per command.
-func (p *Pipeline) connect(ctx context.Context) (*api.Client, Settings, error) {
+func (p *Pipeline) connect(ctx context.Context) (*mcpclient.Client, Settings, error) {
 	if p.client != nil {
 		return p.client, p.settings, nil
 	}
@@ -59,13 +64,13 @@ func (p *Pipeline) connect(ctx context.Context) (*api.Client, Settings, error) {
 // first and sends the call, so that a slow server shows its spinner.
 func (p *Pipeline) Run(ctx context.Context, call api.Call) error {
 	if p.useTUI() && !p.Wait.Wait {
-		return p.ShowCall(ctx, call, nil)
+		return p.finish(ctx, p.ShowCall(ctx, call, nil))
 	}
 	resp, err := p.Call(ctx, call)
 	if err != nil {
 		return err
 	}
-	return p.ShowCall(ctx, call, resp)
+	return p.finish(ctx, p.ShowCall(ctx, call, resp))
 }
 
 // Call sends a call through consent and the readiness lock and, when the
@@ -249,14 +254,17 @@ func shownError(resp *api.ToolResponse) error {
 	return nil
 }
 
-// remember records the run and job IDs of a shown response for
-// completion.
-func (p *Pipeline) remember(resp *api.ToolResponse) { p.f.completionCache().Remember(resp) }
+// remember records a shown response: for the reports, and its run and job
+// IDs for completion.
+func (p *Pipeline) remember(resp *api.ToolResponse) {
+	p.shown = resp
+	p.f.completionCache().Remember(resp)
+}
 
 // useTUI reports whether answers go to the TUI: a person at a terminal
 // who asked for no other rendering.
 func (p *Pipeline) useTUI() bool {
-	return p.f.terminalUI() && p.Output.Format == "" && p.Output.query == nil
+	return p.f.terminalUI() && p.Output.Format == "" && p.Output.query == nil && p.Reports.JUnit == ""
 }
 
 // ShowCall is Show for the answer to call. On a person's terminal it opens
@@ -385,17 +393,25 @@ func (p *Pipeline) watchJobs(ctx context.Context, jobs []watched) ([]jobOutcome,
 	wg.Wait()
 	display.Close()
 
-	var unfinished []string
+	var unfinished, interrupted []string
 	for i, o := range outcomes {
 		var timeout *api.WatchTimeoutError
-		if errors.As(o.err, &timeout) {
+		switch {
+		case errors.As(o.err, &timeout):
 			// Shown like any answer (the timeout code, exit 5), so --json
-			// still prints a document for the job.
-			outcomes[i] = jobOutcome{id: o.id, resp: timeout.Response()}
+			// still prints a document for the job, which keeps its ID.
+			outcomes[i] = jobOutcome{id: o.id, resp: p.withJobHandle(timeout.Response(), o.id, timeout.Last.Status)}
+		case o.err != nil:
+			interrupted = append(interrupted, o.id)
+		case endedShort(o.resp):
+			outcomes[i].resp = p.withJobHandle(o.resp, o.id, "")
 		}
-		if o.err != nil {
+		if o.err != nil || endedShort(o.resp) {
 			unfinished = append(unfinished, o.id)
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		p.showInterrupted(ctx, interrupted)
 	}
 	if len(unfinished) > 0 {
 		resume := p.Resume

@@ -23,10 +23,7 @@ func Main() int {
 	ctx, stop := signalContext()
 	defer stop()
 	f := NewFactory()
-	err := execute(ctx, f, os.Args[1:])
-	if errors.Is(context.Cause(ctx), exitcode.ErrTerminated) {
-		err = exitcode.ErrTerminated
-	}
+	err := exitError(ctx, execute(ctx, f, os.Args[1:]))
 	report(f, err)
 	return exitcode.Of(err)
 }

@@ -44,6 +44,7 @@ func taskCmd(f *Factory, c *cobra.Command, tool string, build func(args []string
 	spec := api.MustTool(tool)
 	p := newPipeline(f)
 	addOutputFlags(c, &p.Output)
+	addReportFlags(c, tool, &p.Reports)
 	if spec.Async || spec.Write {
 		addWaitFlags(c, &p.Wait, true)
 	}
@@ -63,10 +64,19 @@ func taskCmd(f *Factory, c *cobra.Command, tool string, build func(args []string
 // NewCmdFailures lists the failed checks of a run.
 func NewCmdFailures(f *Factory, runF func(context.Context, *TaskOptions) error) *cobra.Command {
 	c := taskCmd(f, &cobra.Command{
-		Use:     "failures RUN_ID",
-		Short:   "List the failed checks of a run (get_run_failures)",
-		Example: "  vq failures run_abc\n  vq failures run_abc --json --jq '.data.failures[].scenarioLabel'",
-		Args:    exactArgs(1, "RUN_ID"),
+		Use:   "failures RUN_ID",
+		Short: "List the failed checks of a run (get_run_failures)",
+		Long: `List the failed checks of a run (get_run_failures): on a terminal the TUI,
+to triage them; otherwise a table, or --json, --format markdown|junit|github.
+
+In a pipeline, --exit-status makes the read gate the step: exit 3
+(run_failed) when the run has failed checks, 0 when it has none (without it
+an answer is exit 0 whatever it lists). --junit PATH also writes the JUnit
+report to PATH beside what stdout shows (like --format, it prints the
+answer instead of opening the TUI).`,
+		Example: "  vq failures run_abc\n  vq failures run_abc --json --jq '.data.failures[].scenarioLabel'\n" +
+			"  vq failures run_abc --format github --exit-status --junit vq-junit.xml",
+		Args: exactArgs(1, "RUN_ID"),
 	}, api.ToolRunFailures, func(args []string) (map[string]any, error) {
 		return map[string]any{"runId": args[0]}, nil
 	}, runF)

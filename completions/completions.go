@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/privatefile"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -260,7 +261,7 @@ func (c Cache) write(path string, v any) {
 		return
 	}
 	if b, err := json.Marshal(v); err == nil {
-		_ = api.WriteFileAtomic(path, b)
+		_ = privatefile.Write(path, b)
 	}
 }
 

@@ -1,8 +1,11 @@
 package format
 
 import (
+	"bufio"
 	"encoding/xml"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/visualq/vq/api"
@@ -10,14 +13,16 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// JUnit XML (the shape Jenkins, GitLab and the JUnit publishers read).
+// JUnit XML in the shape of the Jenkins schema (junit-10.xsd), which the
+// JUnit publishers of Jenkins, GitLab and GitHub read: skipped is counted
+// on the suite only, and a case holds no properties, so its links ride in
+// its failure body or its system-out.
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
 	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
@@ -48,12 +53,12 @@ type junitProperty struct {
 }
 
 type junitCase struct {
-	Name       string          `xml:"name,attr"`
-	ClassName  string          `xml:"classname,attr"`
-	Properties junitProperties `xml:"properties,omitempty"`
-	Skipped    *junitSkipped   `xml:"skipped,omitempty"`
-	Failure    *junitProblem   `xml:"failure,omitempty"`
-	Error      *junitProblem   `xml:"error,omitempty"`
+	Name      string        `xml:"name,attr"`
+	ClassName string        `xml:"classname,attr"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
+	Failure   *junitProblem `xml:"failure,omitempty"`
+	Error     *junitProblem `xml:"error,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
 }
 
 type junitSkipped struct {
@@ -113,7 +118,7 @@ func JUnit(out io.Writer, r *api.ToolResponse) error {
 		}
 	}
 	suite.Tests = len(suite.Cases)
-	doc := junitSuites{Name: "vq", Tests: suite.Tests, Failures: suite.Failures, Errors: suite.Errors, Skipped: suite.Skipped, Suites: []junitSuite{suite}}
+	doc := junitSuites{Name: "vq", Tests: suite.Tests, Failures: suite.Failures, Errors: suite.Errors, Suites: []junitSuite{suite}}
 	if _, err := io.WriteString(out, xml.Header); err != nil {
 		return err
 	}
@@ -133,15 +138,14 @@ func checkCases(c *layout.Checks, class string) []junitCase {
 	for _, ch := range c.Listed {
 		tc := junitCase{Name: textsafe.SanitizeLine(ch.Scenario) + " [" + textsafe.SanitizeLine(ch.Viewport) + "]", ClassName: class}
 		diff := webURL(ch.DiffURL)
-		if diff != "" {
-			tc.Properties = junitProperties{{"diffUrl", diff}}
-		}
 		if ch.Failed {
 			msg := "visual change"
 			if ch.HasMismatch {
 				msg = ch.MismatchText() + " of pixels differ"
 			}
 			tc.Failure = &junitProblem{Message: msg, Type: "visual_change", Text: linkLines(diff, run) + diffSummary(ch.Fields)}
+		} else {
+			tc.SystemOut = linkLines(diff, "")
 		}
 		cases = append(cases, tc)
 	}
@@ -216,4 +220,34 @@ func diffSummary(n *layout.Node) string {
 		b.WriteString(textsafe.SanitizeLine(k) + ": " + textsafe.SanitizeLine(n.Values[i].String()) + "\n")
 	}
 	return b.String()
+}
+
+// WriteJUnitFile writes the JUnit report of r to path (--junit), creating
+// its directory. The report is written beside path and renamed onto it,
+// so a reader never finds half a report, and a failed write leaves none.
+func WriteJUnitFile(path string, r *api.ToolResponse) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after the rename: nothing left to remove
+	w := bufio.NewWriter(tmp)
+	err = JUnit(w, r)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

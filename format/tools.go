@@ -134,20 +134,20 @@ func argSummary(args []api.ToolArg) string {
 
 // Resources writes a server's resources and resource templates as two
 // tables: URI (or URI template), name, MIME type and description.
-func Resources(out io.Writer, list api.ResourceList) error {
+func Resources(out io.Writer, resources []*mcp.Resource, templates []*mcp.ResourceTemplate) error {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	if len(list.Resources) > 0 {
+	if len(resources) > 0 {
 		fmt.Fprintln(w, "URI\tNAME\tMIME TYPE\tDESCRIPTION")
-		for _, r := range list.Resources {
+		for _, r := range resources {
 			writeRow(w, r.URI, titled(r.Name, r.Title), r.MIMEType, r.Description)
 		}
 	}
-	if len(list.Templates) > 0 {
-		if len(list.Resources) > 0 {
+	if len(templates) > 0 {
+		if len(resources) > 0 {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintln(w, "URI TEMPLATE\tNAME\tMIME TYPE\tDESCRIPTION")
-		for _, r := range list.Templates {
+		for _, r := range templates {
 			writeRow(w, r.URITemplate, titled(r.Name, r.Title), r.MIMEType, r.Description)
 		}
 	}

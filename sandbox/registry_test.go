@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/api/mcpclient"
 )
 
 // The sandbox keeps its own tool table, as a real server would; these tests
@@ -31,7 +32,7 @@ func argFacts(args []api.ToolArg) []string {
 
 func TestToolsListIsTheRegistrysInvokeTools(t *testing.T) {
 	ts := testServer(t, Options{})
-	client := api.New(api.Options{BaseURL: ts.URL, APIKey: KeyAdmin, Transport: api.TransportMCP, NoRetry: true})
+	client := mcpclient.New(mcpclient.Options{Options: api.Options{BaseURL: ts.URL, APIKey: KeyAdmin, NoRetry: true}, OverMCP: true})
 	defer client.Close() // ends the session's standalone stream before the server closes
 	listed, failure, err := client.ListTools(context.Background())
 	if err != nil || failure != nil {

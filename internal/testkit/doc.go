@@ -2,7 +2,8 @@
 // a VisualQ server: ToolResponse bodies built from a few arguments, and a
 // fake invoke endpoint that answers from a script or a function of the
 // call and records every call it received; and for an MCP server behind
-// OAuth (OAuthServer), which records the sign-ins it authorized.
+// OAuth (OAuthServer), which records the sign-ins it authorized; and
+// ValidJUnit, the check of a JUnit report against the Jenkins schema.
 //
 // It is a leaf: it imports nothing of vq, so that the tests of every vq
 // package (api's included) can use it, and it speaks plain JSON, HTTP and

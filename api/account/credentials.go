@@ -1,0 +1,201 @@
+package account
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/visualq/vq/internal/privatefile"
+	"github.com/zalando/go-keyring"
+)
+
+// Where a credential came from, as vq auth status reports it.
+const (
+	SourceEnv     = "environment (VQ_API_KEY)"
+	SourceKeyring = "OS keyring"
+	SourceConfig  = "config file"
+)
+
+const keyringService = "vq"
+
+// CredentialStore keeps one entry per server in the config file, and each
+// server's API key in the OS keyring when one answers, else in its entry.
+type CredentialStore struct {
+	ConfigPath string
+	// UseKeyring is false where no keyring should be touched (VQ_NO_KEYRING).
+	UseKeyring bool
+	// KeyringTimeout bounds every keyring call: a locked or absent keyring
+	// must never hang vq. Zero means 3s.
+	KeyringTimeout time.Duration
+}
+
+// Load reads the store's config file.
+func (s CredentialStore) Load() (Config, error) { return LoadConfig(s.ConfigPath) }
+
+// account is the keyring account of baseURL's key: the key its entry is
+// stored under, else baseURL itself (the keyring of a version that kept
+// one file entry may hold keys for other servers too).
+func account(c Config, baseURL string) (string, Server, bool) {
+	key, entry, found := c.Find(baseURL)
+	if !found {
+		return baseURL, entry, false
+	}
+	return key, entry, true
+}
+
+// Lookup finds the key stored for baseURL, and no other server's, and says
+// where it was. A keyring that has not answered when ctx ends (a locked
+// one waiting for its unlock prompt) fails the lookup with ctx's error;
+// one that does not answer within KeyringTimeout is passed over for the
+// config file.
+func (s CredentialStore) Lookup(ctx context.Context, baseURL string) (key, source string, err error) {
+	c, err := s.Load()
+	if err != nil {
+		return "", "", err
+	}
+	acct, entry, _ := account(c, baseURL)
+	if s.UseKeyring {
+		get := keyringGet // read here: the lookup may outlive its caller
+		k, err := s.keyring(ctx, func() (string, error) { return get(keyringService, acct) })
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return "", "", ctxErr
+		}
+		if err == nil && k != "" {
+			return k, SourceKeyring, nil
+		}
+	}
+	if entry.APIKey != "" {
+		return entry.APIKey, SourceConfig + " " + s.ConfigPath, nil
+	}
+	return "", "", nil
+}
+
+// Save adds baseURL's entry or updates it with the fields set in entry,
+// leaving every other server's, and makes it the active one. A non-empty
+// key goes to the keyring when one answers, else into the entry; Save
+// reports where ("" when no key was given).
+func (s CredentialStore) Save(baseURL string, entry Server, key string) (where string, err error) {
+	err = privatefile.Update(s.ConfigPath, func() error {
+		where, err = s.save(baseURL, entry, key)
+		return err
+	})
+	return where, err
+}
+
+func (s CredentialStore) save(baseURL string, entry Server, key string) (string, error) {
+	c, err := s.Load()
+	if err != nil {
+		return "", err
+	}
+	acct, stored, found := account(c, baseURL)
+	if !found {
+		acct = NormalizeBaseURL(baseURL)
+	}
+	stored.merge(entry)
+	where := ""
+	if key != "" {
+		stored.APIKey, where = key, SourceConfig+" "+s.ConfigPath
+		if s.UseKeyring {
+			if _, err := s.keyring(context.Background(), func() (string, error) { return "", keyring.Set(keyringService, acct, key) }); err == nil {
+				stored.APIKey, where = "", SourceKeyring
+			}
+		}
+	}
+	if c.Servers == nil {
+		c.Servers = map[string]Server{}
+	}
+	c.Servers[acct], c.Active = stored, acct
+	return where, SaveConfig(s.ConfigPath, c)
+}
+
+// merge sets the fields that from sets; the key is Save's.
+func (e *Server) merge(from Server) {
+	for dst, src := range map[*string]string{&e.Name: from.Name, &e.Project: from.Project, &e.Environment: from.Environment, &e.Transport: from.Transport, &e.Endpoint: from.Endpoint} {
+		if src != "" {
+			*dst = src
+		}
+	}
+}
+
+// Delete removes baseURL's entry and its key from the keyring, leaving
+// every other server's, and reports whether anything was stored.
+func (s CredentialStore) Delete(baseURL string) (removed bool, err error) {
+	err = privatefile.Update(s.ConfigPath, func() error {
+		removed, err = s.delete(baseURL)
+		return err
+	})
+	return removed, err
+}
+
+func (s CredentialStore) delete(baseURL string) (bool, error) {
+	c, err := s.Load()
+	if err != nil {
+		return false, err
+	}
+	acct, _, found := account(c, baseURL)
+	removed := found
+	if s.UseKeyring {
+		if _, err := s.keyring(context.Background(), func() (string, error) { return "", keyring.Delete(keyringService, acct) }); err == nil {
+			removed = true
+		}
+	}
+	if !found {
+		return removed, nil
+	}
+	delete(c.Servers, acct)
+	if NormalizeBaseURL(c.Active) == NormalizeBaseURL(acct) {
+		c.Active = ""
+	}
+	return removed, SaveConfig(s.ConfigPath, c)
+}
+
+// Activate makes the entry ref names (its name or base URL) the active
+// one and returns its base URL; found is false when there is none.
+func (s CredentialStore) Activate(ref string) (baseURL string, found bool, err error) {
+	err = privatefile.Update(s.ConfigPath, func() error {
+		c, err := s.Load()
+		if err != nil {
+			return err
+		}
+		if baseURL, _, found = c.Pick(ref); !found {
+			return nil
+		}
+		c.Active = baseURL
+		return SaveConfig(s.ConfigPath, c)
+	})
+	return baseURL, found, err
+}
+
+var errKeyringTimeout = errors.New("the OS keyring did not answer in time")
+
+// keyringGet reads the OS keyring; a test stands a locked keyring in.
+var keyringGet = keyring.Get
+
+// keyring runs one keyring call for at most KeyringTimeout, and not past
+// ctx. The call goes on in its goroutine when either ends first: the OS
+// offers no way to cancel it, and its answer is dropped.
+func (s CredentialStore) keyring(ctx context.Context, op func() (string, error)) (string, error) {
+	timeout := s.KeyringTimeout
+	if timeout <= 0 {
+		timeout = 3 * time.Second
+	}
+	type result struct {
+		v   string
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := op()
+		done <- result{v, err}
+	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case <-timer.C:
+		return "", errKeyringTimeout
+	}
+}

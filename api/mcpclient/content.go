@@ -1,0 +1,98 @@
+package mcpclient
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/api"
+)
+
+// contentOf reads the SDK's blocks into vq's. A block type the SDK does
+// not know never gets here: the SDK refuses the result.
+func contentOf(res *mcp.CallToolResult, structured json.RawMessage) *api.Content {
+	out := &api.Content{Blocks: make([]api.ContentBlock, 0, len(res.Content)), Structured: structured}
+	for _, c := range res.Content {
+		if b, ok := blockOf(c); ok {
+			out.Blocks = append(out.Blocks, b)
+		}
+	}
+	return out
+}
+
+// blockOf reads one of the SDK's content blocks into vq's; false for a
+// type vq does not show.
+func blockOf(c mcp.Content) (api.ContentBlock, bool) {
+	b := api.ContentBlock{Size: -1}
+	switch c := c.(type) {
+	case *mcp.TextContent:
+		b.Type, b.Text, b.Annotations = api.BlockText, c.Text, annotationsOf(c.Annotations)
+	case *mcp.ImageContent:
+		b.Type, b.MIMEType, b.Data, b.Annotations = api.BlockImage, c.MIMEType, c.Data, annotationsOf(c.Annotations)
+	case *mcp.AudioContent:
+		b.Type, b.MIMEType, b.Data, b.Annotations = api.BlockAudio, c.MIMEType, c.Data, annotationsOf(c.Annotations)
+	case *mcp.ResourceLink:
+		b.Type, b.URI, b.Name, b.Title, b.Description, b.MIMEType, b.Annotations =
+			api.BlockResourceLink, c.URI, c.Name, c.Title, c.Description, c.MIMEType, annotationsOf(c.Annotations)
+		if c.Size != nil {
+			b.Size = *c.Size
+		}
+	case *mcp.EmbeddedResource:
+		b = resourceBlock(c.Resource)
+		b.Annotations = annotationsOf(c.Annotations)
+	default:
+		return b, false
+	}
+	return b, true
+}
+
+// annotationsOf reads a block's annotations into vq's; nil for none.
+func annotationsOf(a *mcp.Annotations) *api.BlockAnnotations {
+	if a == nil {
+		return nil
+	}
+	out := &api.BlockAnnotations{Priority: a.Priority, LastModified: a.LastModified}
+	for _, role := range a.Audience {
+		out.Audience = append(out.Audience, string(role))
+	}
+	return out
+}
+
+// resourceBlock is a resource's contents as a block: its text, or its
+// blob as bytes.
+func resourceBlock(rc *mcp.ResourceContents) api.ContentBlock {
+	b := api.ContentBlock{Type: api.BlockResource, Size: -1}
+	if rc != nil {
+		b.URI, b.MIMEType, b.Text, b.Data = rc.URI, rc.MIMEType, rc.Text, rc.Blob
+	}
+	return b
+}
+
+// summary is the one line that stands for the content where a line is
+// wanted (the summary of --json, the TUI's header): the first line of its
+// first text, else an account of its first block, never empty.
+func summary(c *api.Content) string {
+	for _, b := range c.Blocks {
+		if b.Type == api.BlockText && strings.TrimSpace(b.Text) != "" {
+			return firstLine(strings.TrimSpace(b.Text))
+		}
+	}
+	switch {
+	case len(c.Blocks) > 0:
+		return c.Blocks[0].Describe()
+	case len(c.Structured) > 0:
+		return "structured content only"
+	}
+	return "the tool returned no content"
+}
+
+// text is every text block of c, one after the other.
+func text(c *api.Content) string {
+	var parts []string
+	for _, b := range c.Blocks {
+		if b.Type == api.BlockText && b.Text != "" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}

@@ -1,0 +1,222 @@
+package mcpclient
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/api"
+)
+
+// callsInFlight are the MCP tool calls being sent. A server asks its
+// questions while it answers a call, but the request does not say which
+// call it belongs to, and the SDK does not end the handler's context when
+// the call ends: each question is bound to the calls in flight when it
+// came instead, and ends once their contexts all have (answered, timed
+// out, given up). No question outlives the call waiting on it, and the
+// session's Close after a timed-out call, which waits for the handlers,
+// never waits on a person.
+type callsInFlight struct {
+	mu     sync.Mutex
+	lastID int
+	calls  map[int]*callInFlight
+}
+
+// callInFlight is one call a server's questions may belong to.
+type callInFlight struct {
+	ctx context.Context
+	// refused are the questions declined or cancelled during the call
+	// (questionKey): a server that asks one again gets an error, not
+	// the person asked in a loop.
+	refused map[string]bool
+}
+
+// start records a call in flight, bounded by ctx; end records its end.
+func (f *callsInFlight) start(ctx context.Context) (end func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.calls == nil {
+		f.calls = map[int]*callInFlight{}
+	}
+	f.lastID++
+	id := f.lastID
+	f.calls[id] = &callInFlight{ctx: ctx, refused: map[string]bool{}}
+	return func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		delete(f.calls, id)
+	}
+}
+
+// now are the calls in flight.
+func (f *callsInFlight) now() []*callInFlight {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	calls := make([]*callInFlight, 0, len(f.calls))
+	for _, call := range f.calls {
+		calls = append(calls, call)
+	}
+	return calls
+}
+
+// bound is ctx, ended also once every one of calls has ended.
+func bound(ctx context.Context, calls []*callInFlight) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		defer cancel()
+		for _, call := range calls {
+			select {
+			case <-call.ctx.Done():
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return ctx, cancel
+}
+
+// refusedBefore reports a question one of calls has declined or cancelled.
+func (f *callsInFlight) refusedBefore(calls []*callInFlight, key string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.ContainsFunc(calls, func(call *callInFlight) bool { return call.refused[key] })
+}
+
+func (f *callsInFlight) refuse(calls []*callInFlight, key string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, call := range calls {
+		call.refused[key] = true
+	}
+}
+
+// holdBounds pauses the idle bound of calls while a person answers (the
+// wall bound of --timeout holds), and returns what starts them again.
+func holdBounds(calls []*callInFlight) (release func()) {
+	releases := make([]func(), 0, len(calls))
+	for _, call := range calls {
+		releases = append(releases, holdBound(call.ctx))
+	}
+	return func() {
+		for _, r := range releases {
+			r()
+		}
+	}
+}
+
+// askedAgainError is a server that asked again a question vq had declined
+// or cancelled during the same call.
+type askedAgainError struct{ question string }
+
+func (e *askedAgainError) Error() string {
+	return fmt.Sprintf("the server asked %q again after vq refused it", e.question)
+}
+
+// questionKey tells one question from another: its message and schema.
+func questionKey(p *mcp.ElicitParams) string {
+	schema, _ := json.Marshal(p.RequestedSchema)
+	return p.Message + "\x00" + string(schema)
+}
+
+// onElicit answers an elicitation request through Options.Elicit, within
+// the life of the calls in flight (callsInFlight). A question asked while
+// no call is in flight has no one waiting on its answer: it is declined,
+// as is a URL elicitation, which asks the user to visit a page the server
+// names: vq sends no one to a server's link.
+func (c *Client) onElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	p := req.Params
+	if p == nil || p.Mode == "url" {
+		return &mcp.ElicitResult{Action: api.ElicitDecline}, nil
+	}
+	calls := c.inFlight.now()
+	if len(calls) == 0 {
+		return &mcp.ElicitResult{Action: api.ElicitDecline}, nil
+	}
+	key := questionKey(p)
+	if c.inFlight.refusedBefore(calls, key) {
+		return nil, &askedAgainError{question: p.Message}
+	}
+	ctx, cancel := bound(ctx, calls)
+	defer cancel()
+	defer holdBounds(calls)()
+	e := api.Elicitation{Message: p.Message}
+	var schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	if b, err := json.Marshal(p.RequestedSchema); err == nil {
+		_ = json.Unmarshal(b, &schema) // a schema vq cannot read asks for no fields
+	}
+	for name, raw := range schema.Properties {
+		e.Fields = append(e.Fields, elicitField(name, raw, slices.Contains(schema.Required, name)))
+	}
+	slices.SortFunc(e.Fields, func(a, b api.ElicitField) int {
+		switch {
+		case a.Name < b.Name:
+			return -1
+		case a.Name > b.Name:
+			return 1
+		}
+		return 0
+	})
+	answer, err := c.opts.Elicit(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	if answer.Action != api.ElicitAccept {
+		c.inFlight.refuse(calls, key)
+	}
+	return &mcp.ElicitResult{Action: answer.Action, Content: answer.Content}, nil
+}
+
+// elicitField reads one property of a requested schema. A property vq
+// cannot read has no type, so that it is not asked.
+func elicitField(name string, raw json.RawMessage, required bool) api.ElicitField {
+	type titled struct {
+		Const string `json:"const"`
+		Title string `json:"title"`
+	}
+	var prop struct {
+		Type        string   `json:"type"`
+		Title       string   `json:"title"`
+		Description string   `json:"description"`
+		Enum        []string `json:"enum"`
+		EnumNames   []string `json:"enumNames"`
+		OneOf       []titled `json:"oneOf"`
+		Items       struct {
+			Enum  []string `json:"enum"`
+			AnyOf []titled `json:"anyOf"`
+		} `json:"items"`
+		Minimum   *float64 `json:"minimum"`
+		Maximum   *float64 `json:"maximum"`
+		MinLength *int     `json:"minLength"`
+		MaxLength *int     `json:"maxLength"`
+		MinItems  *int     `json:"minItems"`
+		MaxItems  *int     `json:"maxItems"`
+		Default   any      `json:"default"`
+	}
+	if err := json.Unmarshal(raw, &prop); err != nil {
+		return api.ElicitField{Name: name, Required: required}
+	}
+	f := api.ElicitField{
+		Name: name, Title: prop.Title, Description: prop.Description, Type: prop.Type, Required: required,
+		Enum: prop.Enum, EnumNames: prop.EnumNames, Default: prop.Default,
+		Minimum: prop.Minimum, Maximum: prop.Maximum, MinLength: prop.MinLength, MaxLength: prop.MaxLength,
+		MinItems: prop.MinItems, MaxItems: prop.MaxItems,
+	}
+	choices := prop.OneOf
+	if f.Type == "array" {
+		f.Enum, f.EnumNames, choices = prop.Items.Enum, nil, prop.Items.AnyOf
+	}
+	if len(f.Enum) == 0 {
+		for _, c := range choices {
+			f.Enum = append(f.Enum, c.Const)
+			f.EnumNames = append(f.EnumNames, cmp.Or(c.Title, c.Const))
+		}
+	}
+	return f
+}

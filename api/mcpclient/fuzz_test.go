@@ -1,0 +1,51 @@
+package mcpclient
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/api"
+)
+
+// FuzzMCPResult feeds a tools/call result, as a server could send it, to the
+// mapping onto the contract: whatever the server says, vq gets a
+// well-formed ToolResponse, naming its tool, which a script reads back
+// (--json) as the same answer.
+func FuzzMCPResult(f *testing.F) {
+	f.Add([]byte(`{"content":[{"type":"text","text":"ok"}],"structuredContent":{"ok":true,"tool":"t","summary":"s","data":{"a":1},"warnings":[],"nextActions":[]}}`))
+	f.Add([]byte(`{"content":[{"type":"text","text":"3 of 5 sources analysed"}],"isError":true}`))
+	f.Add([]byte(`{"content":[],"structuredContent":{"ok":"yes","nextActions":{}}}`))
+	f.Add([]byte(`{"content":[{"type":"text","text":"\u001b[2Jx\u202e"}],"structuredContent":[1,2]}`))
+	f.Add([]byte(`{"content":[{"type":"image","data":"AAAA","mimeType":"image/png"}],"isError":false}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(body, &res); err != nil {
+			return
+		}
+		resp := toolResponseFromMCP("t", &res, body, toolInfo{})
+		if resp.Tool == "" || resp.Warnings == nil || resp.NextActions == nil || resp.Data == nil {
+			t.Fatalf("%s: mapped to %+v", body, resp)
+		}
+		if !resp.OK && resp.ErrorCode() == "" {
+			t.Fatalf("%s: a failure without an error code", body)
+		}
+		doc, err := resp.Document()
+		if err != nil {
+			t.Fatalf("%s: does not encode: %v", body, err)
+		}
+		read, err := api.DecodeToolResponse(doc)
+		if err != nil || read.OK != resp.OK || read.ErrorCode() != resp.ErrorCode() || !bytes.Equal(compact(read.Data), compact(resp.Data)) {
+			t.Fatalf("%s: --json prints %s, which reads back as %+v (%v)", body, doc, read, err)
+		}
+	})
+}
+
+func compact(b []byte) []byte {
+	var out bytes.Buffer
+	if json.Compact(&out, b) != nil {
+		return b
+	}
+	return out.Bytes()
+}

@@ -1,0 +1,205 @@
+package mcpclient
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/api"
+)
+
+// toolResponseFromMCP maps a tools/call result to the contract. A VisualQ
+// server puts the whole ToolResponse in structuredContent. Any other server
+// gets one made from its result: the result itself, as the server sent it
+// (raw, when recorded), is the data, so --json loses nothing; its content
+// is kept block by block for the renderers (Content); its first line of
+// text is the summary.
+func toolResponseFromMCP(tool string, res *mcp.CallToolResult, raw json.RawMessage, info toolInfo) *api.ToolResponse {
+	var structured json.RawMessage
+	if len(raw) > 0 {
+		var members struct {
+			StructuredContent json.RawMessage `json:"structuredContent"`
+		}
+		if json.Unmarshal(raw, &members) == nil && string(members.StructuredContent) != "null" {
+			structured = members.StructuredContent
+		}
+	} else if res.StructuredContent != nil {
+		structured, _ = json.Marshal(res.StructuredContent) // decoded from JSON: encodes again
+	}
+	if structured != nil {
+		if resp, err := api.DecodeToolResponse(structured); err == nil {
+			if resp.Tool == "" {
+				resp.Tool = tool
+			}
+			return resp
+		}
+	}
+	if len(raw) == 0 {
+		raw, _ = json.Marshal(res) // the SDK's own types: cannot fail
+	}
+	content := contentOf(res, structured)
+	resp := api.ContentAnswer(tool, raw, content, summary(content))
+	if res.IsError {
+		text := text(content)
+		if text == "" {
+			text = resp.Summary
+		}
+		return classifyToolError(resp, text, info)
+	}
+	return resp
+}
+
+// toolInfo is what the server's tools/list said of a tool, for reading its
+// errors: whether the server lists it at all, and whether it may be sent
+// twice.
+type toolInfo struct {
+	listed, known bool
+	// repeatable: annotated read-only or idempotent.
+	repeatable bool
+	// taskRequired: the tool runs only as a task (execution.taskSupport).
+	taskRequired bool
+}
+
+// classifyToolError reads an isError result that carries no ToolResponse
+// (resp, made from its content) into its failure.
+// Servers say "unknown tool" and "invalid arguments" in words, often with
+// the JSON-RPC code in them: those are not_found and validation_error. The
+// readiness lock is its own refusal. Anything else is the tool's failure,
+// which the contract retries once, but only for a tool the server says can
+// be repeated without harm: the failure may have come after a change.
+func classifyToolError(resp *api.ToolResponse, text string, info toolInfo) *api.ToolResponse {
+	code, recoverable := api.CodeToolError, true
+	lower := strings.ToLower(text)
+	switch {
+	case info.listed && !info.known, unknownToolText(lower):
+		code, recoverable = api.CodeNotFound, false
+	case strings.HasPrefix(lower, `validating "arguments"`), strings.Contains(lower, "input validation error"),
+		strings.Contains(lower, "invalid arguments"), strings.Contains(lower, "-32602"):
+		code = api.CodeValidation
+	default:
+		if _, locked := api.ParseReadiness(text); locked {
+			code = api.CodeProjectNotReady
+		}
+	}
+	resp.OK, resp.Error, resp.Recoverable = false, &api.ToolError{Code: code, Message: text}, new(recoverable)
+	if code == api.CodeToolError && !info.repeatable {
+		return resp.NotRepeatable()
+	}
+	return resp
+}
+
+// unknownToolText reports the words servers use for a tool they do not
+// have ("unknown tool x", "Tool x not found"), in lower case.
+func unknownToolText(lower string) bool {
+	if strings.Contains(lower, "unknown tool") {
+		return true
+	}
+	rest, ok := strings.CutPrefix(lower, "tool ")
+	if !ok {
+		if i := strings.Index(lower, ": tool "); i >= 0 {
+			rest, ok = lower[i+len(": tool "):], true
+		}
+	}
+	if !ok {
+		return false
+	}
+	name, _, _ := strings.Cut(rest, " ")
+	return strings.HasPrefix(rest[len(name):], " not found")
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// mcpFailure maps what went wrong below the tool: a JSON-RPC error to the
+// contract code it means, an HTTP failure to unauthorized, a wrong path, or
+// http_error.
+func (c *Client) mcpFailure(tool string, rec *httpRecord, err error) *api.ToolResponse {
+	if rpcErr, ok := serverRPCError(err); ok {
+		return rpcFailure(tool, rpcErr)
+	}
+	if asked := (*askedAgainError)(nil); errors.As(err, &asked) {
+		// Asking again gets the same question.
+		return api.ClientError(tool, api.CodeToolError, asked.Error()+"; vq answers a question once per call", false).NotRepeatable()
+	}
+	if errors.Is(err, errEndlessList) {
+		return api.ClientError(tool, api.CodeHTTPError, fmt.Sprintf("%v (from %s)", err, c.MCPEndpoint()), false)
+	}
+	if err := rec.bodyError(); err != nil {
+		return api.TransportFailure(tool, c.MCPEndpoint(), 0, err)
+	}
+	status, challenge := rec.get()
+	switch status {
+	case http.StatusUnauthorized:
+		return api.Unauthorized(tool, challenge)
+	case http.StatusTooManyRequests:
+		return api.RateLimited(tool, c.MCPEndpoint(), rec.retryAfterHeader())
+	case http.StatusForbidden:
+		if scope, ok := api.InsufficientScope(challenge); ok {
+			return api.ScopeDenied(tool, c.MCPEndpoint(), scope)
+		}
+	case http.StatusNotFound:
+		if c.opts.Endpoint == "" {
+			return api.ClientError(tool, api.CodeHTTPError, fmt.Sprintf(
+				"wrong path: the MCP server is at %s (got 404 from %s)", api.MCPPath, c.MCPEndpoint()), false)
+		}
+		// A server of another make: VisualQ's path means nothing there. The
+		// URL tried is the answer's (NotServed).
+		r := api.HTTPFailure(tool, c.MCPEndpoint(), status,
+			"HTTP 404 Not Found (vq speaks MCP over streamable HTTP, not the legacy HTTP+SSE transport)")
+		r.Recoverable = new(false) // no arguments make a wrong URL right
+		return r
+	}
+	if status != 0 {
+		msg := fmt.Sprintf("HTTP %d %s from %s", status, http.StatusText(status), c.MCPEndpoint())
+		if quoted := api.Snippet(rec.failedBody()); quoted != "" {
+			msg += ": " + quoted // when the SDK read it at all
+		}
+		return api.HTTPFailure(tool, c.MCPEndpoint(), status, msg)
+	}
+	if strings.Contains(err.Error(), "terminated without response") || errors.Is(err, mcp.ErrConnectionClosed) {
+		return api.TransportFailure(tool, c.MCPEndpoint(), 0, io.ErrUnexpectedEOF) // the connection was cut
+	}
+	return api.TransportFailure(tool, c.MCPEndpoint(), 0, err)
+}
+
+// serverRPCError finds the JSON-RPC error object the server answered. The
+// SDK also wraps its own transport failures as JSON-RPC errors (client
+// closing -32003, server closing -32004, rejected by transport -32005):
+// those are not the server's answer.
+func serverRPCError(err error) (*jsonrpc.Error, bool) {
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) {
+		return nil, false
+	}
+	switch rpcErr.Code {
+	case -32003, -32004, -32005:
+		return nil, false
+	}
+	return rpcErr, true
+}
+
+// rpcFailure maps a JSON-RPC error object to the contract: an unknown tool
+// is not_found, bad arguments are a validation_error, a capability vq does
+// not offer is a tool_error never retried, anything else is the tool's
+// unexpected error.
+func rpcFailure(tool string, e *jsonrpc.Error) *api.ToolResponse {
+	msg := e.Message
+	switch {
+	case e.Code == jsonrpc.CodeMethodNotFound,
+		e.Code == jsonrpc.CodeInvalidParams && strings.HasPrefix(strings.ToLower(msg), "unknown tool"):
+		return api.ClientError(tool, api.CodeNotFound, msg, false)
+	case e.Code == jsonrpc.CodeInvalidParams:
+		return api.ClientError(tool, api.CodeValidation, msg, true)
+	case e.Code == mcp.CodeMissingRequiredClientCapabilities:
+		// Asking again gets the same refusal.
+		return api.ClientError(tool, api.CodeToolError, msg+": vq offers no sampling or roots (a command line, not an agent host)", false).NotRepeatable()
+	}
+	return api.ClientError(tool, api.CodeToolError, fmt.Sprintf("%s (JSON-RPC error %d)", msg, e.Code), true)
+}

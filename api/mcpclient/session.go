@@ -1,0 +1,273 @@
+package mcpclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/api"
+)
+
+// mcpFallbackVersion is asked for when a server refuses initialize outright
+// instead of offering its own revision: the first revision with streamable
+// HTTP, which every such server speaks.
+const mcpFallbackVersion = "2025-03-26"
+
+// mcpState is the Client's one MCP session, made on first use and reused by
+// every call until Close, or until the connection breaks.
+type mcpState struct {
+	mu      sync.Mutex
+	session *mcp.ClientSession
+	http    *http.Client
+	// progress routes notifications/progress to the call that asked for
+	// them, by progress token.
+	progress   sync.Map // progress token (string) → func(JobUpdate)
+	progressID atomic.Int64
+	// tools is the session's tools/list, once asked for (sessionTools).
+	tools []api.Tool
+}
+
+// mcpSession returns the open session, connecting (initialize) first when
+// there is none, within the request timeout.
+func (c *Client) mcpSession(ctx context.Context) (*mcp.ClientSession, error) {
+	c.mcp.mu.Lock()
+	defer c.mcp.mu.Unlock()
+	if c.mcp.session != nil {
+		return c.mcp.session, nil
+	}
+	opts := &mcp.ClientOptions{
+		// vq offers the server no roots or sampling: it is a command line,
+		// not an agent host. A request for them is answered with an error at
+		// once, so no call waits on one.
+		Capabilities:                &mcp.ClientCapabilities{},
+		ProgressNotificationHandler: c.onProgress,
+	}
+	if c.opts.Elicit != nil {
+		opts.ElicitationHandler = c.onElicit
+	}
+	c.handleLogs(opts)
+	client := mcp.NewClient(&mcp.Implementation{Name: "vq", Version: api.UserAgentVersion(c.opts.UserAgent)}, opts)
+	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
+	session, err := c.connect(ctx, client, api.MCPProtocolVersion)
+	if _, refused := serverRPCError(err); refused {
+		session, err = c.connect(ctx, client, mcpFallbackVersion)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.setLogLevel(ctx, session)
+	c.mcp.session = session
+	return session, nil
+}
+
+// connect opens a session over the transport the endpoint names: a child
+// process for a stdio: endpoint, else streamable HTTP, with the standalone
+// stream open so that requests the server makes outside a call
+// (elicitation) arrive.
+func (c *Client) connect(ctx context.Context, client *mcp.Client, version string) (*mcp.ClientSession, error) {
+	endpoint := c.MCPEndpoint()
+	var transport mcp.Transport
+	if argv, ok := StdioCommand(endpoint); ok {
+		t, err := c.stdioTransport(argv)
+		if err != nil {
+			return nil, err
+		}
+		transport = t
+	} else {
+		transport = &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: c.mcpHTTPClient(), OAuthHandler: c.oauthHandler()}
+	}
+	return client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
+}
+
+// overHTTP reports an endpoint spoken to over streamable HTTP, rather than
+// over a local transport (stdio:).
+func overHTTP(endpoint string) bool {
+	u, err := url.Parse(endpoint)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https")
+}
+
+// forgetBrokenSession drops a session after a transport failure, so the
+// next attempt (the contract's one retry) connects afresh.
+func (c *Client) forgetBrokenSession(s *mcp.ClientSession) {
+	c.mcp.mu.Lock()
+	defer c.mcp.mu.Unlock()
+	if c.mcp.session == s {
+		_ = c.dropSessionLocked()
+	}
+}
+
+// callMCP is one attempt of a tool call over MCP, always answered with a
+// ToolResponse. The call carries a progress token: progress keeps it alive
+// past the idle bound (callContext) and reaches the hook of WithProgress.
+func (c *Client) callMCP(ctx context.Context, call api.Call) *api.ToolResponse {
+	rec := newHTTPRecord()
+	ctx, touch, timedOut, done := c.callContext(context.WithValue(ctx, httpRecordKey{}, rec))
+	defer done()
+	defer c.inFlight.start(ctx)()
+	params := &mcp.CallToolParams{Name: call.Tool, Arguments: nonNilArgs(call.Args), Meta: c.callMeta()}
+	token := fmt.Sprintf("vq-%d", c.mcp.progressID.Add(1))
+	hook := api.ProgressHook(ctx)
+	c.mcp.progress.Store(token, func(u api.JobUpdate) {
+		touch()
+		if hook != nil {
+			hook(u)
+		}
+	})
+	defer c.mcp.progress.Delete(token)
+	params.SetProgressToken(token)
+	c.listToolsForHeaders(ctx)
+	var result *mcp.CallToolResult
+	err := c.withSession(ctx, rec, func(s *mcp.ClientSession) error {
+		var err error
+		result, err = s.CallTool(ctx, params)
+		return err
+	})
+	if timedOut() {
+		return c.timeoutFailure(call.Tool)
+	}
+	var info toolInfo
+	if _, refused := serverRPCError(err); refused || err == nil && result.IsError {
+		if info = c.toolInfo(ctx, call.Tool); info.taskRequired {
+			// Asking again gets the same refusal.
+			return api.ClientError(call.Tool, api.CodeToolError, call.Tool+" runs only as an MCP task (its execution.taskSupport is required), which vq cannot run yet: the MCP Go SDK it is built on has no tasks", false).NotRepeatable()
+		}
+	}
+	if err != nil {
+		return c.mcpFailure(call.Tool, rec, err)
+	}
+	return toolResponseFromMCP(call.Tool, result, rec.toolResult(), info)
+}
+
+// listToolsForHeaders lists the session's tools before a call, once per
+// session, when the session speaks 2026-07-28 over HTTP: in that revision
+// the arguments a tool's schema marks x-mcp-header travel in Mcp-Param-*
+// headers too (SEP-2243), which the SDK builds from the session's
+// tools/list. A list that fails leaves the call without them, for the
+// server to judge.
+func (c *Client) listToolsForHeaders(ctx context.Context) {
+	if !overHTTP(c.MCPEndpoint()) {
+		return
+	}
+	s, err := c.mcpSession(ctx)
+	if err != nil || s.InitializeResult() == nil || s.InitializeResult().ProtocolVersion < api.MCPProtocolVersion {
+		return
+	}
+	c.sessionTools(ctx)
+}
+
+// callContext bounds one MCP call. With a wall bound (Options.CallBound)
+// the whole call ends at the timeout; otherwise the timeout is an idle
+// bound, which touch (a progress notification) starts again, so long work
+// that reports progress keeps going. timedOut reports that the bound ended
+// the call; done releases it.
+func (c *Client) callContext(parent context.Context) (ctx context.Context, touch func(), timedOut func() bool, done func()) {
+	if c.opts.CallBound {
+		ctx, cancel := context.WithTimeout(parent, c.opts.Timeout)
+		return ctx, func() {}, func() bool { return errors.Is(ctx.Err(), context.DeadlineExceeded) && parent.Err() == nil }, cancel
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	idle := time.AfterFunc(c.opts.Timeout, func() { cancel(errIdle) })
+	// A sign-in again within the call is no silence of the server's.
+	ctx = withBoundHold(ctx, func() func() { idle.Stop(); return func() { idle.Reset(c.opts.Timeout) } })
+	return ctx, func() { idle.Reset(c.opts.Timeout) },
+		func() bool { return errors.Is(context.Cause(ctx), errIdle) },
+		func() { idle.Stop(); cancel(nil) }
+}
+
+var errIdle = errors.New("no answer nor progress within the timeout")
+
+type boundHoldKey struct{}
+
+// withBoundHold lets what runs within the call of ctx (a sign-in again, a
+// person answering a question) pause the call's bound: hold stops it and
+// returns what starts it again.
+func withBoundHold(ctx context.Context, hold func() (release func())) context.Context {
+	return context.WithValue(ctx, boundHoldKey{}, hold)
+}
+
+// holdBound pauses the bound of the call ctx belongs to, if it can be
+// paused, and returns what starts it again.
+func holdBound(ctx context.Context) (release func()) {
+	if hold, ok := ctx.Value(boundHoldKey{}).(func() func()); ok {
+		return hold()
+	}
+	return func() {}
+}
+
+// timeoutFailure is the answer to a call its bound ended.
+func (c *Client) timeoutFailure(tool string) *api.ToolResponse {
+	r := api.TransportFailure(tool, c.MCPEndpoint(), 0, context.DeadlineExceeded)
+	if c.opts.CallBound {
+		return r
+	}
+	return r.WithErrorMessage(r.ErrorMessage() + ": no answer nor progress for " + c.opts.Timeout.String())
+}
+
+// withSession runs op on the session, rec recording its requests. A
+// session the server has forgotten (404 with a session id) is replaced
+// once; any other transport failure, a request given up on included,
+// drops the session for the next attempt, once the server has been told
+// of the request vq gave up (awaitCancelNotice). JSON-RPC errors keep it:
+// the connection is fine, the request was refused.
+func (c *Client) withSession(ctx context.Context, rec *httpRecord, op func(*mcp.ClientSession) error) error {
+	for attempt := 0; ; attempt++ {
+		s, err := c.mcpSession(ctx)
+		if err != nil {
+			return err
+		}
+		err = op(s)
+		if _, refused := serverRPCError(err); err == nil || refused {
+			return err
+		}
+		rec.awaitCancelNotice(ctx, err)
+		c.forgetBrokenSession(s)
+		if !errors.Is(err, mcp.ErrSessionMissing) || attempt > 0 {
+			return err
+		}
+	}
+}
+
+// callMeta carries the project and environment in the request's _meta
+// (api.MetaProject).
+func (c *Client) callMeta() mcp.Meta {
+	meta := mcp.Meta{}
+	if c.opts.Project != "" {
+		meta[api.MetaProject] = c.opts.Project
+	}
+	if c.opts.Environment != "" {
+		meta[api.MetaEnvironment] = c.opts.Environment
+	}
+	if len(meta) == 0 {
+		return nil
+	}
+	return meta
+}
+
+func nonNilArgs(a map[string]any) map[string]any {
+	if a == nil {
+		return map[string]any{}
+	}
+	return a
+}
+
+// onProgress routes notifications/progress to the call that asked.
+func (c *Client) onProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	p := req.Params
+	if p == nil {
+		return
+	}
+	token, ok := p.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	if fn, ok := c.mcp.progress.Load(token); ok {
+		fn.(func(api.JobUpdate))(api.JobUpdate{Status: api.JobRunning, HasProgress: true, Current: p.Progress, Total: p.Total, Message: p.Message})
+	}
+}

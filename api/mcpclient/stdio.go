@@ -1,0 +1,291 @@
+package mcpclient
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/api"
+)
+
+// StdioScheme starts an --endpoint that names a command instead of a URL:
+// "stdio:CMD ARGS" runs CMD as a child process and speaks MCP over its
+// stdin and stdout.
+const StdioScheme = "stdio:"
+
+// StdioCommand splits a stdio: endpoint into the command and its
+// arguments, as a shell splits words (single and double quotes, backslash
+// escapes) but without running one: no variables, globs or pipes. false
+// when the endpoint is not a stdio: one, or names no command.
+func StdioCommand(endpoint string) ([]string, bool) {
+	rest, ok := strings.CutPrefix(endpoint, StdioScheme)
+	if !ok {
+		return nil, false
+	}
+	argv, err := splitWords(rest)
+	if err != nil || len(argv) == 0 {
+		return nil, false
+	}
+	return argv, true
+}
+
+// CheckStdioEndpoint says what is wrong with a stdio: endpoint, nil when it
+// names a command.
+func CheckStdioEndpoint(endpoint string) error {
+	rest, _ := strings.CutPrefix(endpoint, StdioScheme)
+	argv, err := splitWords(rest)
+	if err != nil {
+		return err
+	}
+	if len(argv) == 0 {
+		return errors.New("names no command")
+	}
+	return nil
+}
+
+func splitWords(s string) ([]string, error) {
+	var w words
+	for _, r := range s {
+		w.add(r)
+	}
+	if w.quote != 0 || w.escaped {
+		return nil, fmt.Errorf("has an unterminated quote or escape")
+	}
+	w.end()
+	return w.list, nil
+}
+
+// words splits a command line as splitWords does, a rune at a time.
+type words struct {
+	list    []string
+	word    strings.Builder
+	inWord  bool
+	quote   rune // the quote open, or 0
+	escaped bool // a backslash came last
+}
+
+func (w *words) add(r rune) {
+	switch {
+	case w.escaped:
+		w.word.WriteRune(r)
+		w.escaped = false
+	case r == '\\' && w.quote != '\'':
+		w.escaped, w.inWord = true, true
+	case w.quote != 0 && r == w.quote:
+		w.quote = 0
+	case w.quote != 0:
+		w.word.WriteRune(r)
+	case r == '\'' || r == '"':
+		w.quote, w.inWord = r, true
+	case r == ' ' || r == '\t' || r == '\n':
+		w.end()
+	default:
+		w.word.WriteRune(r)
+		w.inWord = true
+	}
+}
+
+// end ends the word being read, if any.
+func (w *words) end() {
+	if w.inWord {
+		w.list = append(w.list, w.word.String())
+		w.word.Reset()
+		w.inWord = false
+	}
+}
+
+// stdioGrace is how long a stdio server may take to exit once its stdin is
+// closed, before it is sent SIGTERM (and then killed).
+const stdioGrace = 2 * time.Second
+
+// stdioTransport starts nothing yet: the command starts on Connect and
+// ends on Close (stdin closed, then SIGTERM, then kill). The child's
+// stderr goes to StdioStderr (vq's stderr under --debug).
+func (c *Client) stdioTransport(argv []string) (mcp.Transport, error) {
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return nil, fmt.Errorf("cannot start the stdio server: %w", err)
+	}
+	cmd := exec.Command(path, argv[1:]...)
+	cmd.Stderr = c.opts.StdioStderr
+	return recordingTransport{Transport: childTransport{cmd: cmd, limit: min(c.opts.MaxBodyBytes, stdioMaxLine)}, limit: c.opts.MaxBodyBytes}, nil
+}
+
+// stdioMaxLine caps one message of a stdio server, below the HTTP answer
+// cap: a stdio message is decoded only once it has all arrived, into a
+// buffer that grows by doubling, so its peak memory is a multiple of the
+// line where an HTTP answer is decoded as it arrives (docs/reliability.md).
+const stdioMaxLine = 64 << 20
+
+// childTransport is the SDK's CommandTransport with vq's answer cap: the
+// SDK frames the messages (IOTransport) and bounds each one by the cap an
+// HTTP answer has, where CommandTransport would refuse any answer past its
+// own smaller default, such as a large run's failures.
+type childTransport struct {
+	cmd   *exec.Cmd
+	limit int64
+}
+
+func (t childTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	stdout, err := t.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdin, err := t.cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := t.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("cannot start the stdio server: %w", err)
+	}
+	// The connection is closed by closing the child's stdin: its stdout
+	// ends when it exits.
+	framed := &mcp.IOTransport{
+		Reader: io.NopCloser(&lineCap{r: stdout, limit: t.limit}),
+		Writer: childStdin{cmd: t.cmd, stdin: stdin},
+		// The SDK's frame cap stays as a backstop behind lineCap, which
+		// fails first and says why.
+		MaxLineLength: int(min(t.limit+1, math.MaxInt32)),
+	}
+	return framed.Connect(ctx)
+}
+
+// lineCap fails a stdio server's line past limit bytes with api.ErrBodyTooLarge,
+// the error an HTTP answer past the cap has, so the user reads why. (The
+// SDK's own frame cap, which also holds, ends the session with an error of
+// its own that cannot be told from a crash.)
+type lineCap struct {
+	r     io.Reader
+	limit int64
+	line  int64 // bytes read since the last newline
+}
+
+func (l *lineCap) Read(p []byte) (int, error) {
+	if l.line >= l.limit {
+		return 0, api.BodyTooLarge(0, l.limit)
+	}
+	p = p[:min(int64(len(p)), l.limit-l.line)]
+	n, err := l.r.Read(p)
+	if i := bytes.LastIndexByte(p[:n], '\n'); i >= 0 {
+		l.line = int64(n - i - 1)
+	} else {
+		l.line += int64(n)
+	}
+	return n, err
+}
+
+// childStdin ends the child as the MCP stdio transport asks: close its
+// stdin, wait, SIGTERM, wait, kill.
+type childStdin struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+}
+
+func (w childStdin) Write(p []byte) (int, error) { return w.stdin.Write(p) }
+
+func (w childStdin) Close() error {
+	if err := w.stdin.Close(); err != nil {
+		return fmt.Errorf("closing the stdio server's stdin: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- w.cmd.Wait() }()
+	wait := func() (error, bool) {
+		select {
+		case err := <-exited:
+			return err, true
+		case <-time.After(stdioGrace):
+			return nil, false
+		}
+	}
+	if err, ok := wait(); ok {
+		return err
+	}
+	if w.cmd.Process.Signal(syscall.SIGTERM) == nil {
+		if err, ok := wait(); ok {
+			return err
+		}
+	}
+	if err := w.cmd.Process.Kill(); err != nil {
+		return err
+	}
+	if err, ok := wait(); ok {
+		return err
+	}
+	return errors.New("the stdio server does not exit")
+}
+
+// recordingTransport keeps a stdio server's answers as mcpRoundTripper
+// keeps HTTP bodies: the SDK decodes results lossily (structuredContent's
+// key order, members it does not know), so the answer to each request
+// sent with an httpRecord in its context is appended to that record, up to
+// limit bytes.
+type recordingTransport struct {
+	mcp.Transport
+	limit int64
+}
+
+func (t recordingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &recordingConn{Connection: conn, limit: t.limit, pending: map[jsonrpc.ID]*httpRecord{}}, nil
+}
+
+type recordingConn struct {
+	mcp.Connection
+	limit   int64
+	mu      sync.Mutex
+	pending map[jsonrpc.ID]*httpRecord // request id → its record, until answered
+}
+
+func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	req, isRequest := msg.(*jsonrpc.Request)
+	rec, recorded := ctx.Value(httpRecordKey{}).(*httpRecord)
+	if isRequest && recorded && req.IsCall() {
+		c.mu.Lock()
+		c.pending[req.ID] = rec
+		c.mu.Unlock()
+	}
+	err := c.Connection.Write(ctx, msg)
+	if isRequest && recorded && req.Method == "notifications/cancelled" {
+		rec.cancelNoticeSent()
+	}
+	return err
+}
+
+func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if errors.Is(err, api.ErrBodyTooLarge) {
+		// The session ends with the line: the calls waiting on it learn why.
+		c.mu.Lock()
+		for _, rec := range c.pending {
+			rec.mu.Lock()
+			if rec.bodyErr == nil {
+				rec.bodyErr = err
+			}
+			rec.mu.Unlock()
+		}
+		c.mu.Unlock()
+	}
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.mu.Lock()
+		rec := c.pending[resp.ID]
+		delete(c.pending, resp.ID)
+		c.mu.Unlock()
+		if doc, encErr := jsonrpc.EncodeMessage(resp); rec != nil && encErr == nil {
+			bodyRecorder{rec: rec, limit: c.limit}.Write(doc)
+		}
+	}
+	return msg, err
+}

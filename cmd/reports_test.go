@@ -1,0 +1,337 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/testkit"
+)
+
+// readStepOutputs reads a $GITHUB_OUTPUT file as the Actions runner does:
+// name=value lines, and name<<DELIMITER blocks up to a line that is the
+// delimiter. A block that never ends fails the test, as it fails the step.
+func readStepOutputs(t *testing.T, path string) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outputs := map[string]string{}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		if line == "" {
+			continue
+		}
+		eq, heredoc := strings.Index(line, "="), strings.Index(line, "<<")
+		if eq >= 0 && (heredoc < 0 || eq < heredoc) {
+			outputs[line[:eq]] = line[eq+1:]
+			continue
+		}
+		if heredoc < 0 {
+			t.Fatalf("line %d of GITHUB_OUTPUT is neither form: %q", i+1, line)
+		}
+		name, delimiter := line[:heredoc], line[heredoc+2:]
+		var value []string
+		for i++; i < len(lines) && lines[i] != delimiter; i++ {
+			value = append(value, lines[i])
+		}
+		if i == len(lines) {
+			t.Fatalf("GITHUB_OUTPUT: %s<<%s never ends:\n%s", name, delimiter, data)
+		}
+		outputs[name] = strings.Join(value, "\n")
+	}
+	return outputs
+}
+
+// Under GitHub Actions, vq ci ... --wait and vq ci status append the run's
+// outputs to $GITHUB_OUTPUT for each verdict and whatever --format prints,
+// in the heredoc form with a delimiter of its own each time.
+func TestCIWritesStepOutputs(t *testing.T) {
+	s := newCISandbox(t, time.Millisecond)
+	for i, tc := range []struct {
+		branch, status, failed string
+		exit                   int
+		format                 []string
+	}{
+		{"main", "passed", "0", 0, nil},
+		{"feature/new-header", "failed", "3", exitcode.RunFailed, []string{"--json"}},
+		{"broken", "error", "0", exitcode.RunError, []string{"--format", "junit"}},
+		{"cancelled", "cancelled", "0", exitcode.RunCancelled, []string{"--format", "markdown"}},
+	} {
+		t.Run(tc.branch, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "output")
+			os.WriteFile(path, []byte("earlier=kept\n"), 0o644)
+			env := s.Env()
+			env["GITHUB_OUTPUT"] = path
+			args := append(append([]string{"ci", "run-vrt", "branch=" + tc.branch}, fastWait...), tc.format...)
+			_, stderr, exit := runVQ(t, env, args...)
+			if exit != tc.exit {
+				t.Fatalf("exit %d, want %d\n%s", exit, tc.exit, stderr)
+			}
+			runID := "run_ci_000" + string(rune('1'+i))
+			want := map[string]string{"earlier": "kept", "run-id": runID, "url": s.URL + "/sandbox/runs/" + runID,
+				"status": tc.status, "failed": tc.failed, "total": "12", "exit-code": strconv.Itoa(tc.exit)}
+			if got := readStepOutputs(t, path); !maps.Equal(got, want) {
+				t.Errorf("outputs %v\nwant    %v", got, want)
+			}
+		})
+	}
+
+	// vq ci status without --wait: the run as it stands, exit 8 (pending).
+	slow := newCISandbox(t, time.Hour)
+	path := filepath.Join(t.TempDir(), "output")
+	env := slow.Env()
+	env["GITHUB_OUTPUT"] = path
+	runVQ(t, slow.Env(), "ci", "run-vrt", "branch=main")
+	if _, stderr, exit := runVQ(t, env, "ci", "status", "run_ci_0001"); exit != exitcode.Pending {
+		t.Fatalf("exit %d\n%s", exit, stderr)
+	}
+	if got := readStepOutputs(t, path); got["run-id"] != "run_ci_0001" || got["status"] != "queued" || got["exit-code"] != "8" {
+		t.Errorf("outputs %v", got)
+	}
+}
+
+// Two runs in one step write two sets of outputs with delimiters of their
+// own, which no value can end early.
+func TestStepOutputDelimitersAreRandom(t *testing.T) {
+	s := newCISandbox(t, time.Millisecond)
+	path := filepath.Join(t.TempDir(), "output")
+	env := s.Env()
+	env["GITHUB_OUTPUT"] = path
+	runVQ(t, env, append([]string{"ci", "run-vrt"}, fastWait...)...)
+	runVQ(t, env, append([]string{"ci", "run-vrt"}, fastWait...)...)
+	data, _ := os.ReadFile(path)
+	var delimiters []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if _, d, ok := strings.Cut(line, "<<"); ok && !slices.Contains(delimiters, d) {
+			delimiters = append(delimiters, d)
+		}
+	}
+	if len(delimiters) != 2 || len(delimiters[0]) < 20 {
+		t.Errorf("delimiters %q; want one random one per run", delimiters)
+	}
+	if got := readStepOutputs(t, path); got["run-id"] != "run_ci_0002" {
+		t.Errorf("the later run's outputs win: %v", got)
+	}
+}
+
+// A $GITHUB_OUTPUT vq cannot write is a warning: the verdict, its exit code
+// and stdout stay what they are.
+func TestStepOutputsThatCannotBeWrittenAreAWarning(t *testing.T) {
+	s := newCISandbox(t, time.Millisecond)
+	env := s.Env()
+	want, _, wantExit := runVQ(t, env, append([]string{"ci", "run-vrt", "branch=feature/new-header"}, fastWait...)...)
+	env["GITHUB_OUTPUT"] = t.TempDir() // a directory: no file to append to
+	stdout, stderr, exit := runVQ(t, env, append([]string{"ci", "run-vrt", "branch=feature/new-header"}, fastWait...)...)
+	if exit != wantExit || exit != exitcode.RunFailed || strings.ReplaceAll(stdout, "run_ci_0002", "run_ci_0001") != want {
+		t.Errorf("exit %d, want %d; stdout:\n%s", exit, wantExit, stdout)
+	}
+	if !strings.Contains(stderr, "\nwarning: step outputs not written: GITHUB_OUTPUT: open ") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+}
+
+// With GITHUB_ACTIONS=true and no output flag, vq ci writes the github
+// format: annotations on stdout, the report in the step summary. A format
+// asked for wins, and other commands are not changed.
+func TestCIUsesTheGitHubFormatInActions(t *testing.T) {
+	s := newCISandbox(t, time.Millisecond)
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	env := s.Env()
+	env["GITHUB_ACTIONS"], env["GITHUB_STEP_SUMMARY"] = "true", summary
+	stdout, _, exit := runVQ(t, env, append([]string{"ci", "run-vrt", "branch=feature/new-header"}, fastWait...)...)
+	if exit != exitcode.RunFailed || !strings.HasPrefix(stdout, "::error title=Visual change%3A ") {
+		t.Errorf("exit %d\n%s", exit, stdout)
+	}
+	if md, _ := os.ReadFile(summary); !strings.HasPrefix(string(md), "### ❌ ") {
+		t.Errorf("step summary:\n%s", md)
+	}
+	if stdout, _, _ := runVQ(t, env, append([]string{"ci", "run-vrt", "--json", "--jq", ".data.status"}, fastWait...)...); stdout != "passed\n" {
+		t.Errorf("--jq: %q", stdout)
+	}
+	if stdout, _, _ := runVQ(t, env, "failures", "run_abc"); strings.HasPrefix(stdout, "::") {
+		t.Errorf("vq failures changed format:\n%s", stdout)
+	}
+}
+
+// --junit writes the report beside what stdout shows: for each verdict of
+// vq ci ... --wait, for a wait that timed out and for vq failures, valid
+// against the Jenkins schema; stdout is what it is without --junit.
+func TestJUnitFileBesideStdout(t *testing.T) {
+	s := newCISandbox(t, time.Millisecond)
+	slow := newCISandbox(t, time.Hour)
+	for _, tc := range []struct {
+		name   string
+		server *recordingSandbox
+		args   []string
+		exit   int
+		counts string // tests/failures/errors of the report
+	}{
+		{"passed", s, append([]string{"ci", "run-vrt", "branch=main", "--format", "github"}, fastWait...), 0, `tests="12" failures="0" errors="0"`},
+		{"failed", s, append([]string{"ci", "run-vrt", "branch=feature/new-header", "--json"}, fastWait...), exitcode.RunFailed, `tests="12" failures="3" errors="0"`},
+		{"error", s, append([]string{"ci", "run-perf", "branch=broken"}, fastWait...), exitcode.RunError, `tests="13" failures="0" errors="1"`},
+		{"cancelled", s, append([]string{"ci", "run-vrt", "branch=cancelled", "--format", "markdown"}, fastWait...), exitcode.RunCancelled, `tests="13" failures="0" errors="1"`},
+		{"timeout", slow, []string{"ci", "run-vrt", "--wait", "--interval", "5ms", "--wait-timeout", "100ms"}, exitcode.Timeout, `tests="14" failures="0" errors="1"`},
+		{"failures", s, []string{"failures", "run_abc", "--format", "github"}, 0, `tests="12" failures="3" errors="0"`},
+		{"failures, none", s, []string{"failures", "run_pass"}, 0, `tests="8" failures="0" errors="0"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "reports", "vq.xml")
+			stdout, stderr, exit := runVQ(t, tc.server.Env(), append(tc.args, "--junit", path)...)
+			if exit != tc.exit {
+				t.Fatalf("exit %d, want %d\n%s", exit, tc.exit, stderr)
+			}
+			report, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(report), "<testsuites name=\"vq\" "+tc.counts+">") {
+				t.Errorf("report:\n%.600s", report)
+			}
+			testkit.ValidJUnit(t, report)
+			if strings.Contains(stdout, "<testsuites") {
+				t.Errorf("the report went to stdout too:\n%s", stdout)
+			}
+		})
+	}
+}
+
+// A report that cannot be written says so and never makes a success of a
+// failure, nor changes a verdict: a passed run exits 1, a failed one 3.
+func TestJUnitFileThatCannotBeWritten(t *testing.T) {
+	s := newCISandbox(t, time.Millisecond)
+	blocker := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(blocker, nil, 0o644)
+	path := filepath.Join(blocker, "vq.xml") // under a file: no directory to make
+	for branch, want := range map[string]int{"main": exitcode.Internal, "feature/new-header": exitcode.RunFailed} {
+		_, stderr, exit := runVQ(t, s.Env(), append([]string{"ci", "run-vrt", "branch=" + branch, "--junit", path}, fastWait...)...)
+		if exit != want || !strings.Contains(stderr, "error: --junit: mkdir "+blocker+": not a directory\n") {
+			t.Errorf("branch %s: exit %d, want %d\n%s", branch, exit, want, stderr)
+		}
+	}
+}
+
+// --exit-status makes a read of checks gate a step: run_failed when the
+// answer lists failed checks, 0 when it lists none; a failed call keeps
+// its own code. Without it, the read exits 0 as before.
+func TestExitStatusOfReads(t *testing.T) {
+	s := newCISandbox(t, time.Millisecond)
+	for _, tc := range []struct {
+		args []string
+		exit int
+	}{
+		{[]string{"failures", "run_abc"}, 0},
+		{[]string{"failures", "run_abc", "--exit-status"}, exitcode.RunFailed},
+		{[]string{"failures", "run_100k", "--exit-status", "--format", "github"}, exitcode.RunFailed},
+		{[]string{"failures", "run_pass", "--exit-status"}, 0},
+		{[]string{"failures", "run_nope", "--exit-status"}, exitcode.ForCode(api.CodeValidation, true)},
+		{[]string{"diff", "run_abc", "--scenario", "Homepage", "--viewport", "desktop", "--exit-status"}, exitcode.RunFailed},
+		{[]string{"invoke", "get_run_failures", "runId=run_abc", "--exit-status", "--json"}, exitcode.RunFailed},
+		{[]string{"invoke", "get_run_failures", "runId=run_pass", "--exit-status"}, 0},
+	} {
+		stdout, stderr, exit := runVQ(t, s.Env(), tc.args...)
+		if exit != tc.exit {
+			t.Errorf("%v: exit %d, want %d\n%s%s", tc.args, exit, tc.exit, stdout, stderr)
+		}
+		if exit == exitcode.RunFailed && !strings.Contains(stderr, "checks failed (--exit-status)\n") {
+			t.Errorf("%v: stderr does not say why:\n%s", tc.args, stderr)
+		}
+	}
+}
+
+// jsonData decodes the one document on stdout and returns its data.
+func jsonData(t *testing.T, stdout string) map[string]any {
+	t.Helper()
+	var doc struct {
+		OK    bool
+		Data  map[string]any
+		Error struct{ Code string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || doc.OK {
+		t.Fatalf("stdout is not one failed document: %v\n%s", err, stdout)
+	}
+	return doc.Data
+}
+
+// A run's wait that times out, is interrupted or ends in an error keeps the
+// run's handle in its document, and stderr the command that resumes.
+func TestCIFailedWaitKeepsTheHandle(t *testing.T) {
+	resume := "vq: to resume: vq ci status run_ci_0001 --wait\n"
+	t.Run("timeout", func(t *testing.T) {
+		s := newCISandbox(t, time.Hour)
+		stdout, stderr, exit := runVQ(t, s.Env(), "ci", "run-vrt", "--wait", "--interval", "5ms", "--wait-timeout", "100ms", "--json")
+		data := jsonData(t, stdout)
+		if exit != exitcode.Timeout || data["runId"] != "run_ci_0001" || data["url"] != s.URL+"/sandbox/runs/run_ci_0001" || !strings.HasSuffix(stderr, resume) {
+			t.Errorf("exit %d, data %v\n%s", exit, data, stderr)
+		}
+	})
+	t.Run("interrupted", func(t *testing.T) {
+		s, ctx := interruptedAtSecondPoll(t)
+		stdout, stderr, exit := vqRun{Env: s.Env(), Ctx: ctx}.run(t, "ci", "run-vrt", "--wait", "--interval", "5ms", "--json")
+		data := jsonData(t, stdout)
+		if exit != exitcode.Interrupted || data["runId"] != "run_ci_0001" || data["url"] != s.URL+"/sandbox/runs/run_ci_0001" ||
+			!strings.HasSuffix(stderr, resume+"vq: interrupted\n") || strings.Count(stdout, "\n") != 1 {
+			t.Errorf("exit %d, data %v\nstdout: %s\nstderr: %s", exit, data, stdout, stderr)
+		}
+	})
+	t.Run("error", func(t *testing.T) {
+		s := newCISandbox(t, time.Hour)
+		s.hook = func(w http.ResponseWriter, tool string, n int) bool {
+			if tool != api.ToolRunStatus || n < 2 {
+				return false
+			}
+			w.WriteHeader(http.StatusForbidden)
+			w.Write([]byte(`{"error":{"code":"scope_denied","message":"this key may not read runs"}}`))
+			return true
+		}
+		stdout, stderr, exit := runVQ(t, s.Env(), "ci", "run-vrt", "--wait", "--interval", "5ms", "--json")
+		data := jsonData(t, stdout)
+		if exit != exitcode.ForCode(api.CodeScopeDenied, false) || data["runId"] != "run_ci_0001" || data["status"] != "queued" ||
+			!strings.Contains(stderr, "error: scope_denied: this key may not read runs") || !strings.HasSuffix(stderr, resume) {
+			t.Errorf("exit %d, data %v\n%s", exit, data, stderr)
+		}
+	})
+}
+
+// A job's watch that times out, is interrupted or is refused keeps the
+// job's ID in its document (vq watch, and every --wait on a job).
+func TestJobWaitKeepsTheHandle(t *testing.T) {
+	running := map[string][]testkit.Reply{"job_1": {testkit.JobStep("job_1", "running", 1, 9, "slow")}}
+	t.Run("timeout", func(t *testing.T) {
+		s := testkit.NewJobServer(t, testkit.Reply{}, running)
+		stdout, stderr, exit := runVQ(t, s.Env(), "watch", "job_1", "--interval", "2ms", "--wait-timeout", "50ms", "--json")
+		if data := jsonData(t, stdout); exit != exitcode.Timeout || data["jobId"] != "job_1" || data["status"] != "running" ||
+			!strings.Contains(stderr, "vq: to resume: vq watch job_1\n") {
+			t.Errorf("exit %d, data %v\n%s", exit, data, stderr)
+		}
+	})
+	t.Run("interrupted", func(t *testing.T) {
+		s := testkit.NewJobServer(t, testkit.Reply{}, running)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer time.AfterFunc(50*time.Millisecond, cancel).Stop()
+		stdout, stderr, exit := vqRun{Env: s.Env(), Ctx: ctx}.run(t, "watch", "job_1", "--interval", "2ms", "--json")
+		if data := jsonData(t, stdout); exit != exitcode.Interrupted || data["jobId"] != "job_1" ||
+			!strings.HasSuffix(stderr, "vq: to resume: vq watch job_1\nvq: interrupted\n") {
+			t.Errorf("exit %d, data %v\n%s", exit, data, stderr)
+		}
+	})
+	t.Run("refused", func(t *testing.T) {
+		s := testkit.NewJobServer(t, testkit.Reply{}, nil)
+		stdout, stderr, exit := runVQ(t, s.Env(), "watch", "job_nope", "--interval", "1ms", "--json")
+		if data := jsonData(t, stdout); exit != 41 || data["jobId"] != "job_nope" || !strings.Contains(stderr, "vq: to resume: vq watch job_nope\n") {
+			t.Errorf("exit %d, data %v\n%s", exit, data, stderr)
+		}
+	})
+}

@@ -1,0 +1,50 @@
+package testkit
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+// Patience is how long a test may wait on anything (a call, a server's
+// handler, a channel) before it is taken to be stuck: far above what any
+// test needs on a loaded machine under -race, far below go test's own
+// ten-minute timeout, so that a stuck test fails in seconds and says where.
+const Patience = 20 * time.Second
+
+// Bound is the context a test's waits end by: it ends when the test does,
+// or Patience after Bound was called. Call it first in a test, before the
+// test starts its servers: a test that is still running (its cleanups
+// included: a server whose Close waits on a handler) Patience after the
+// waits ended is stopped, the test binary printing every goroutine's stack,
+// as a stuck cleanup cannot be failed any other way.
+func Bound(t testing.TB) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), Patience)
+	name := t.Name()
+	watchdog := time.AfterFunc(2*Patience, func() {
+		debug.SetTraceback("all")
+		panic(fmt.Sprintf("%s is stuck: still running %v after it started (its waits ended at %v); the goroutines follow", name, 2*Patience, Patience))
+	})
+	// Cleanups run last registered first: the watchdog's runs after every
+	// cleanup the test registers once Bound returns.
+	t.Cleanup(func() { watchdog.Stop() })
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// Receive is the next value on ch, waited for until ctx ends; the test
+// fails at once when ctx ends first, saying what it waited for.
+func Receive[T any](t testing.TB, ctx context.Context, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-ctx.Done():
+		t.Fatalf("still waiting for %s: %v", what, context.Cause(ctx))
+		var zero T
+		return zero
+	}
+}
