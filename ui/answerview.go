@@ -171,15 +171,15 @@ func wrapLines(text string, width, most int) []string {
 func (m *Model) breadcrumb() string {
 	st := &m.styles
 	sep := " › "
-	var parts []string
+	parts := make([]string, 0, 4)
 	width := 0
 	for i := len(m.stack) - 1; i >= 0; i-- {
 		a, ok := m.stack[i].(*answerPage)
 		if !ok {
 			continue
 		}
-		if parts == nil {
-			parts, width = []string{st.crumbCurrent.Render(a.crumb)}, textsafe.DisplayWidth(a.crumb)
+		if len(parts) == 0 {
+			parts, width = append(parts, st.crumbCurrent.Render(a.crumb)), textsafe.DisplayWidth(a.crumb)
 			continue
 		}
 		w := textsafe.DisplayWidth(a.crumb) + len(sep)
