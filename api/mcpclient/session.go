@@ -73,17 +73,20 @@ func (c *Client) mcpSession(ctx context.Context) (*mcp.ClientSession, error) {
 // (elicitation) arrive.
 func (c *Client) connect(ctx context.Context, client *mcp.Client, version string) (*mcp.ClientSession, error) {
 	endpoint := c.MCPEndpoint()
-	var transport mcp.Transport
-	if argv, ok := StdioCommand(endpoint); ok {
-		t, err := c.stdioTransport(argv)
-		if err != nil {
-			return nil, err
-		}
-		transport = t
-	} else {
-		transport = &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: c.mcpHTTPClient(), OAuthHandler: c.oauthHandler()}
+	opts := &mcp.ClientSessionOptions{ProtocolVersion: version}
+	argv, ok := StdioCommand(endpoint)
+	if !ok {
+		return client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: c.mcpHTTPClient(), OAuthHandler: c.oauthHandler()}, opts)
 	}
-	return client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	child, err := c.stdioTransport(argv)
+	if err != nil {
+		return nil, err
+	}
+	session, err := client.Connect(ctx, recordingTransport{Transport: child, limit: c.opts.MaxBodyBytes}, opts)
+	if err != nil {
+		return nil, child.startFailure(ctx, err)
+	}
+	return session, nil
 }
 
 // overHTTP reports an endpoint spoken to over streamable HTTP, rather than
