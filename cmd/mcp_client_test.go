@@ -79,6 +79,10 @@ func newForeignServer(t *testing.T) *foreignServer {
 		}
 		return &mcp.CallToolResult{Content: text("done")}, nil
 	})
+	add(&mcp.Tool{Name: "counts", OutputSchema: map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer"}}}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: text(`{"n":"not-a-number"}`), StructuredContent: json.RawMessage(`{"n":"not-a-number"}`)}, nil
+		})
 	add(&mcp.Tool{Name: "write_fails"}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{IsError: true, Content: text("disk full")}, nil
 	})
@@ -296,5 +300,22 @@ func TestElicitationIsDeclinedOrAnsweredWithDefaults(t *testing.T) {
 	out, errOut, exit = runVQ(t, nil, "--endpoint", s.URL+"/mcp", "invoke", "ask", "--elicit-defaults")
 	if exit != 0 || out != "accept blue\n" || !strings.Contains(errOut, "accepted with its defaults") {
 		t.Errorf("--elicit-defaults: exit %d, stdout %q, stderr %q", exit, out, errOut)
+	}
+}
+
+// An answer that breaks its tool's outputSchema exits output_schema (51)
+// and says where and why; --json still carries the answer.
+func TestAnAnswerBreakingItsOutputSchemaExits51(t *testing.T) {
+	s := newForeignServer(t)
+	_, errOut, exit := runVQ(t, nil, "--endpoint", s.URL+"/mcp", "invoke", "counts")
+	if exit != exitcode.OutputSchema || !strings.Contains(errOut, `output_schema: counts's answer breaks the outputSchema the server lists for it: /properties/n: type: not-a-number has type "string", want "integer"`) {
+		t.Errorf("exit %d, stderr %q", exit, errOut)
+	}
+	out, _, exit := runVQ(t, nil, "--endpoint", s.URL+"/mcp", "invoke", "counts", "--json")
+	if exit != exitcode.OutputSchema || !strings.Contains(out, `"structuredContent":{"n":"not-a-number"}`) || !strings.Contains(out, `"code":"output_schema"`) {
+		t.Errorf("--json: exit %d, stdout %s", exit, out)
+	}
+	if s.count("counts") != 2 {
+		t.Errorf("the tool was called %d times for two runs: an answer that breaks its schema is not asked again", s.count("counts"))
 	}
 }

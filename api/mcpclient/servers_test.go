@@ -128,7 +128,11 @@ func newTestServer(revisions []string, record func(string)) *mcp.Server {
 			Answer string `json:"answer"`
 		}
 		_ = json.Unmarshal(req.Params.Arguments, &args)
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: args.Answer}}, StructuredContent: json.RawMessage(args.Answer)}, nil
+		res := text(args.Answer)
+		if args.Answer != "" {
+			res.StructuredContent = json.RawMessage(args.Answer)
+		}
+		return res, nil
 	})
 	server.AddTool(&mcp.Tool{Name: "sample", InputSchema: object}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ask := &mcp.CreateMessageParams{MaxTokens: 10, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}}

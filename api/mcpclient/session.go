@@ -145,7 +145,7 @@ func (c *Client) callMCP(ctx context.Context, call api.Call) *api.ToolResponse {
 	if err != nil {
 		return c.mcpFailure(call.Tool, rec, err)
 	}
-	return toolResponseFromMCP(call.Tool, result, rec.toolResult(), info)
+	return c.checkOutput(ctx, call.Tool, toolResponseFromMCP(call.Tool, result, rec.toolResult(), info))
 }
 
 // listToolsForHeaders lists the session's tools before a call, once per
