@@ -53,6 +53,7 @@ func (c *Client) mcpSession(ctx context.Context) (*mcp.ClientSession, error) {
 	}
 	c.handleLogs(opts)
 	client := mcp.NewClient(&mcp.Implementation{Name: "vq", Version: api.UserAgentVersion(c.opts.UserAgent)}, opts)
+	client.AddSendingMiddleware(c.logLevelInMeta)
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
 	session, err := c.connect(ctx, client, api.MCPProtocolVersion)
@@ -159,7 +160,7 @@ func (c *Client) listToolsForHeaders(ctx context.Context) {
 		return
 	}
 	s, err := c.mcpSession(ctx)
-	if err != nil || s.InitializeResult() == nil || s.InitializeResult().ProtocolVersion < api.MCPProtocolVersion {
+	if err != nil || !newRevision(s) {
 		return
 	}
 	c.sessionTools(ctx)
