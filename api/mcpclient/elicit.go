@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -33,10 +34,13 @@ type callInFlight struct {
 	// (questionKey): a server that asks one again gets an error, not
 	// the person asked in a loop.
 	refused map[string]bool
+	// notOffered is what the server asked for during the call that vq
+	// does not offer (refuseUnoffered), or "".
+	notOffered string
 }
 
 // start records a call in flight, bounded by ctx; end records its end.
-func (f *callsInFlight) start(ctx context.Context) (end func()) {
+func (f *callsInFlight) start(ctx context.Context) (call *callInFlight, end func()) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.calls == nil {
@@ -44,12 +48,30 @@ func (f *callsInFlight) start(ctx context.Context) (end func()) {
 	}
 	f.lastID++
 	id := f.lastID
-	f.calls[id] = &callInFlight{ctx: ctx, refused: map[string]bool{}}
-	return func() {
+	call = &callInFlight{ctx: ctx, refused: map[string]bool{}}
+	f.calls[id] = call
+	return call, func() {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		delete(f.calls, id)
 	}
+}
+
+// markNotOffered records, on every call in flight, that the server asked
+// for what vq does not offer.
+func (f *callsInFlight) markNotOffered(what string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, call := range f.calls {
+		call.notOffered = what
+	}
+}
+
+// notOffered is what the server asked of call that vq does not offer.
+func (f *callsInFlight) notOffered(call *callInFlight) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return call.notOffered
 }
 
 // now are the calls in flight.
@@ -154,15 +176,7 @@ func (c *Client) onElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Eli
 	for name, raw := range schema.Properties {
 		e.Fields = append(e.Fields, elicitField(name, raw, slices.Contains(schema.Required, name)))
 	}
-	slices.SortFunc(e.Fields, func(a, b api.ElicitField) int {
-		switch {
-		case a.Name < b.Name:
-			return -1
-		case a.Name > b.Name:
-			return 1
-		}
-		return 0
-	})
+	inSchemaOrder(e.Fields, questionOrder(calls, p.Message, slices.Collect(maps.Keys(schema.Properties))))
 	answer, err := c.opts.Elicit(ctx, e)
 	if err != nil {
 		return nil, err

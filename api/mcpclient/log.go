@@ -9,7 +9,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -65,7 +64,7 @@ func (c *Client) onLog(_ context.Context, req *mcp.LoggingMessageRequest) {
 func (c *Client) logLevelInMeta(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		s, ok := req.GetSession().(*mcp.ClientSession)
-		if p := req.GetParams(); ok && p != nil && !reflect.ValueOf(p).IsNil() && !strings.HasPrefix(method, "notifications/") &&
+		if p := req.GetParams(); ok && !nilParams(p) && !strings.HasPrefix(method, "notifications/") &&
 			newRevision(s) && c.offersLogging(s) {
 			meta := p.GetMeta()
 			if meta == nil {

@@ -128,6 +128,10 @@ func (c *Client) mcpFailure(tool string, rec *httpRecord, err error) *api.ToolRe
 		// Starting it again fails the same way.
 		return api.ClientError(tool, api.CodeServerConfig, start.Error(), false).NotRepeatable()
 	}
+	if isNotOffered(err) {
+		// Asking again gets the same question.
+		return api.ClientError(tool, api.CodeToolError, err.Error(), false).NotRepeatable()
+	}
 	if asked := (*askedAgainError)(nil); errors.As(err, &asked) {
 		// Asking again gets the same question.
 		return api.ClientError(tool, api.CodeToolError, asked.Error()+"; vq answers a question once per call", false).NotRepeatable()

@@ -144,6 +144,27 @@ func newTestServer(revisions []string, record func(string)) *mcp.Server {
 		}
 		return text("sampled"), nil
 	})
+	server.AddTool(&mcp.Tool{Name: "ask", InputSchema: object}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		// Its properties in an order that is not alphabetical.
+		question := &mcp.ElicitParams{Message: "Pick one", RequestedSchema: json.RawMessage(
+			`{"type":"object","properties":{"zone":{"type":"string"},"colour":{"type":"string","enum":["red","blue"]},"many":{"type":"integer"}},"required":["colour"]}`)}
+		var answer *mcp.ElicitResult
+		switch {
+		case !newRevision(req.Session):
+			var err error
+			if answer, err = req.Session.Elicit(ctx, question); err != nil {
+				return nil, err
+			}
+		case req.Params.InputResponses["q"] != nil:
+			answer, _ = req.Params.InputResponses["q"].(*mcp.ElicitResult)
+		default:
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"q": question}, RequestState: "asked"}, nil
+		}
+		if answer == nil {
+			return nil, fmt.Errorf("no answer to the question")
+		}
+		return text(fmt.Sprint(answer.Action, " ", answer.Content["colour"])), nil
+	})
 	server.AddTool(&mcp.Tool{Name: "roots", InputSchema: object}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if newRevision(req.Session) {
 			if len(req.Params.InputResponses) > 0 {

@@ -183,6 +183,17 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		c.mu.Unlock()
 	}
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "elicitation/create" {
+		// A question belongs to a call in flight, which cannot be told:
+		// each one's record has it (questionOrder reads it there).
+		if doc, encErr := jsonrpc.EncodeMessage(req); encErr == nil {
+			c.mu.Lock()
+			for _, rec := range c.pending {
+				bodyRecorder{rec: rec, limit: c.limit}.Write(doc)
+			}
+			c.mu.Unlock()
+		}
+	}
 	if resp, ok := msg.(*jsonrpc.Response); ok {
 		c.mu.Lock()
 		rec := c.pending[resp.ID]
