@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,6 +30,9 @@ type foreignServer struct {
 	args  map[string]json.RawMessage
 	auth  []string
 	xkey  []string
+	// cancelled are the request IDs of the notifications/cancelled it
+	// received.
+	cancelled []any
 }
 
 func (s *foreignServer) count(tool string) int {
@@ -42,6 +46,16 @@ func newForeignServer(t *testing.T) *foreignServer {
 	fs := &foreignServer{calls: map[string]int{}, args: map[string]json.RawMessage{}}
 	server := mcp.NewServer(&mcp.Implementation{Name: "everything", Version: "1"}, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}},
+	})
+	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if p, ok := req.GetParams().(*mcp.CancelledParams); ok {
+				fs.mu.Lock()
+				fs.cancelled = append(fs.cancelled, p.RequestID)
+				fs.mu.Unlock()
+			}
+			return next(ctx, method, req)
+		}
 	})
 	add := func(tool *mcp.Tool, h func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error)) {
 		if tool.InputSchema == nil {
@@ -83,6 +97,10 @@ func newForeignServer(t *testing.T) *foreignServer {
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: text(`{"n":"not-a-number"}`), StructuredContent: json.RawMessage(`{"n":"not-a-number"}`)}, nil
 		})
+	add(&mcp.Tool{Name: "block"}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
 	add(&mcp.Tool{Name: "write_fails"}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{IsError: true, Content: text("disk full")}, nil
 	})
@@ -317,5 +335,30 @@ func TestAnAnswerBreakingItsOutputSchemaExits51(t *testing.T) {
 	}
 	if s.count("counts") != 2 {
 		t.Errorf("the tool was called %d times for two runs: an answer that breaks its schema is not asked again", s.count("counts"))
+	}
+}
+
+// told reports the IDs of the calls the server was told were cancelled.
+func (s *foreignServer) told() []any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]any(nil), s.cancelled...)
+}
+
+// A call given up on is cancelled at the server before vq exits, by
+// --timeout and by Ctrl-C (a real process, a real signal).
+func TestAGivenUpCallIsCancelledAtTheServerBeforeVQExits(t *testing.T) {
+	s := newForeignServer(t)
+	_, errOut, exit := runVQ(t, nil, "--endpoint", s.URL+"/mcp", "invoke", "block", "--timeout", "300ms", "--no-retry")
+	if exit == 0 || len(s.told()) != 1 {
+		t.Errorf("--timeout: exit %d, the server was told of %v; stderr %q", exit, s.told(), errOut)
+	}
+	p := startVQ(t, s.URL, "--endpoint", s.URL+"/mcp", "invoke", "block")
+	for deadline := time.Now().Add(10 * time.Second); s.count("block") < 2 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	p.cmd.Process.Signal(os.Interrupt)
+	if exit := p.wait(t, 10*time.Second); exit != exitcode.Interrupted || len(s.told()) != 2 {
+		t.Errorf("Ctrl-C: exit %d, the server was told of %v; stderr %q", exit, s.told(), p.stderr.String())
 	}
 }

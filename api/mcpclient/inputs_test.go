@@ -15,25 +15,31 @@ import (
 // asking for input: 2026-07-28 answers a call with what it needs, earlier
 // revisions send requests of their own. count is how many times the
 // server was called with a tool.
-func inputServers(t *testing.T) map[string]struct {
-	opts  mcpclient.Options
-	count func(tool string) int
-} {
+func inputServers(t *testing.T) map[string]testServer {
 	stateless, statelessRec := httpTestServer(t, true)
 	sessions, sessionsRec := httpTestServer(t, false)
 	stdio, env, recorded := stdioTestServer(t)
 	stdioOld, envOld, recordedOld := stdioTestServer(t, "VQ_TEST_STDIO_REVISION=2025-11-25")
-	type server = struct {
-		opts  mcpclient.Options
-		count func(tool string) int
-	}
-	return map[string]server{
-		"http 2026-07-28":  {mcpclient.Options{Endpoint: stateless}, func(tool string) int { return statelessRec.count("call " + tool) }},
-		"http 2025-11-25":  {mcpclient.Options{Endpoint: sessions}, func(tool string) int { return sessionsRec.count("call " + tool) }},
-		"stdio 2026-07-28": {mcpclient.Options{Endpoint: stdio, StdioEnv: env}, func(tool string) int { return recorded().count("call " + tool) }},
-		"stdio 2025-11-25": {mcpclient.Options{Endpoint: stdioOld, StdioEnv: envOld}, func(tool string) int { return recordedOld().count("call " + tool) }},
+	inProcess := func(r *recorder) func() *recorder { return func() *recorder { return r } }
+	return map[string]testServer{
+		"http 2026-07-28":  {mcpclient.Options{Endpoint: stateless}, inProcess(statelessRec)},
+		"http 2025-11-25":  {mcpclient.Options{Endpoint: sessions}, inProcess(sessionsRec)},
+		"stdio 2026-07-28": {mcpclient.Options{Endpoint: stdio, StdioEnv: env}, recorded},
+		"stdio 2025-11-25": {mcpclient.Options{Endpoint: stdioOld, StdioEnv: envOld}, recordedOld},
 	}
 }
+
+// testServer is a test server and what it recorded so far.
+type testServer struct {
+	opts     mcpclient.Options
+	recorded func() *recorder
+}
+
+// count is how many times the server was called with tool.
+func (s testServer) count(tool string) int { return s.recorded().count("call " + tool) }
+
+// received reports a message the server received, by its start.
+func (s testServer) received(prefix string) bool { return s.recorded().has(prefix) }
 
 // A server that asks for sampling or roots, which vq does not declare,
 // is refused as its revision says, once: the call fails as a tool_error

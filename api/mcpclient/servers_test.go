@@ -102,9 +102,15 @@ func newTestServer(revisions []string, record func(string)) *mcp.Server {
 	server.AddTool(&mcp.Tool{Name: "env", InputSchema: object}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return text(strings.Join(os.Environ(), "\n")), nil
 	})
+	// A call blocked until the client cancels it, or a while has passed.
 	server.AddTool(&mcp.Tool{Name: "block", InputSchema: object}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		<-ctx.Done()
-		return nil, ctx.Err()
+		select {
+		case <-ctx.Done():
+			record("block cancelled")
+			return nil, ctx.Err()
+		case <-time.After(2 * time.Second):
+			return text("unblocked"), nil
+		}
 	})
 	server.AddTool(&mcp.Tool{Name: "stderr", InputSchema: object}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		fmt.Fprint(os.Stderr, "clip \x1b]52;c;aGk=\a title \x1b]0;owned\a flip \u202e end\n")
@@ -223,7 +229,10 @@ func httpTestServer(t *testing.T, stateless bool) (endpoint string, rec *recorde
 	t.Helper()
 	rec = &recorder{}
 	server := newTestServer(nil, rec.add)
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: stateless})
+	// On 2026-07-28 a client cancels a call over HTTP by closing its
+	// stream, which a server that propagates it sees as cancellation.
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{Stateless: stateless, PropagateRequestCancellation: stateless})
 	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
 	return srv.URL, rec
