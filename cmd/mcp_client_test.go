@@ -97,6 +97,11 @@ func newForeignServer(t *testing.T) *foreignServer {
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: text(`{"n":"not-a-number"}`), StructuredContent: json.RawMessage(`{"n":"not-a-number"}`)}, nil
 		})
+	add(&mcp.Tool{Name: "either", InputSchema: map[string]any{"type": "object", "properties": map[string]any{
+		"loud": map[string]any{"type": []any{"boolean", "string"}}}}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: text("ok")}, nil
+		})
 	add(&mcp.Tool{Name: "block"}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		<-ctx.Done()
 		return nil, ctx.Err()
@@ -360,5 +365,22 @@ func TestAGivenUpCallIsCancelledAtTheServerBeforeVQExits(t *testing.T) {
 	p.cmd.Process.Signal(os.Interrupt)
 	if exit := p.wait(t, 10*time.Second); exit != exitcode.Interrupted || len(s.told()) != 2 {
 		t.Errorf("Ctrl-C: exit %d, the server was told of %v; stderr %q", exit, s.told(), p.stderr.String())
+	}
+}
+
+// An argument whose type is boolean or string is sent as the boolean for
+// true and false, as the string otherwise.
+func TestABooleanOrStringArgumentSendsABoolean(t *testing.T) {
+	s := newForeignServer(t)
+	for value, want := range map[string]string{"true": `{"loud":true}`, "false": `{"loud":false}`, "TRUE": `{"loud":"TRUE"}`, "very": `{"loud":"very"}`} {
+		if _, errOut, exit := runVQ(t, nil, "--endpoint", s.URL+"/mcp", "invoke", "either", "loud="+value); exit != 0 {
+			t.Fatalf("exit %d: %s", exit, errOut)
+		}
+		s.mu.Lock()
+		got := string(s.args["either"])
+		s.mu.Unlock()
+		if got != want {
+			t.Errorf("loud=%s sent %s, want %s", value, got, want)
+		}
 	}
 }

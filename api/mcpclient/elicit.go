@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"sync"
 
@@ -151,7 +152,11 @@ func questionKey(p *mcp.ElicitParams) string {
 // names: vq sends no one to a server's link.
 func (c *Client) onElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	p := req.Params
-	if p == nil || p.Mode == "url" {
+	if p == nil {
+		return &mcp.ElicitResult{Action: api.ElicitDecline}, nil
+	}
+	if p.Mode == "url" {
+		c.notify(fmt.Sprintf("the server asks you to open a page of %s: %s: declined (vq follows no link a server sends)", linkHost(p.URL), p.Message))
 		return &mcp.ElicitResult{Action: api.ElicitDecline}, nil
 	}
 	calls := c.inFlight.now()
@@ -233,4 +238,13 @@ func elicitField(name string, raw json.RawMessage, required bool) api.ElicitFiel
 		}
 	}
 	return f
+}
+
+// linkHost is the host of a server's link, as a person may judge it
+// (the link itself is not shown: vq sends no one to it).
+func linkHost(link string) string {
+	if u, err := url.Parse(link); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return "an address vq cannot read"
 }

@@ -97,3 +97,25 @@ func TestQuestionsAreAnsweredInEveryRevisionInSchemaOrder(t *testing.T) {
 		})
 	}
 }
+
+// A server that asks the person to open a page of its own (URL-mode
+// elicitation) is declined, and the person is told why, with the page's
+// host only.
+func TestALinkAQuestionSendsIsDeclinedWithAWord(t *testing.T) {
+	ctx := testkit.Bound(t)
+	stateless, _ := httpTestServer(t, true)
+	var notes []string
+	c := mcpclient.New(mcpclient.Options{Options: api.Options{Notify: func(s string) { notes = append(notes, s) }}, OverMCP: true, Endpoint: stateless,
+		Elicit: func(context.Context, api.Elicitation) (api.ElicitAnswer, error) {
+			t.Error("a link was asked as a form")
+			return api.ElicitAnswer{Action: api.ElicitAccept}, nil
+		}})
+	t.Cleanup(func() { c.Close() })
+	resp, err := c.Invoke(ctx, api.Call{Tool: "link"})
+	if err != nil || resp.Summary != "the client answered decline" {
+		t.Fatalf("%v: %s %s", err, resp.Summary, resp.ErrorMessage())
+	}
+	if want := []string{"the server asks you to open a page of 127.0.0.1:9: Sign the form: declined (vq follows no link a server sends)"}; !slices.Equal(notes, want) {
+		t.Errorf("notices %q, want %q", notes, want)
+	}
+}

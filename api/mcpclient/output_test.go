@@ -50,3 +50,22 @@ func TestAnswersAreHeldToTheToolsOutputSchema(t *testing.T) {
 		})
 	}
 }
+
+// A text block that is a JSON document is summed up by its start on one
+// line, not its first line ("{"), within a bound.
+func TestTheSummaryOfAJSONTextIsItsStart(t *testing.T) {
+	ctx := testkit.Bound(t)
+	endpoint, _ := httpTestServer(t, false)
+	c := mcpclient.New(mcpclient.Options{OverMCP: true, Endpoint: endpoint})
+	t.Cleanup(func() { c.Close() })
+	long := `{"n": 1, "label": "` + strings.Repeat("é", 300) + `"}`
+	for answer, want := range map[string]string{
+		"{\n  \"n\": 3,\n  \"label\": \"a b\\\" c\"\n}": `{"n":3,"label":"a b\" c"}`,
+		long: `{"n":1,"label":"` + strings.Repeat("é", 92) + "…",
+	} {
+		resp, err := c.Invoke(ctx, api.Call{Tool: "typed", Args: map[string]any{"answer": answer}})
+		if err != nil || !resp.OK || resp.Summary != want {
+			t.Errorf("%.40q: summary %q (%v %s), want %q", answer, resp.Summary, err, resp.ErrorMessage(), want)
+		}
+	}
+}

@@ -171,6 +171,13 @@ func newTestServer(revisions []string, record func(string)) *mcp.Server {
 		}
 		return text(fmt.Sprint(answer.Action, " ", answer.Content["colour"])), nil
 	})
+	server.AddTool(&mcp.Tool{Name: "link", InputSchema: object}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if answer, ok := req.Params.InputResponses["u"].(*mcp.ElicitResult); ok {
+			return text("the client answered " + answer.Action), nil
+		}
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"u": &mcp.ElicitParams{
+			Mode: "url", Message: "Sign the form", URL: "https://127.0.0.1:9/form?token=abc", ElicitationID: "e1"}}}, nil
+	})
 	server.AddTool(&mcp.Tool{Name: "roots", InputSchema: object}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if newRevision(req.Session) {
 			if len(req.Params.InputResponses) > 0 {
