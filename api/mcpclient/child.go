@@ -28,7 +28,7 @@ import (
 // within the grace; the whole teardown is bounded by the sum
 // (docs/reliability.md).
 const (
-	stdioGrace     = 100 * time.Millisecond
+	stdioGrace     = 50 * time.Millisecond
 	stdioTermGrace = 500 * time.Millisecond
 	stdioKillWait  = time.Second
 )
