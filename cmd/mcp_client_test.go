@@ -343,11 +343,18 @@ func TestAnAnswerBreakingItsOutputSchemaExits51(t *testing.T) {
 	}
 }
 
-// told reports the IDs of the calls the server was told were cancelled.
-func (s *foreignServer) told() []any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]any(nil), s.cancelled...)
+// told reports the IDs of the calls the server was told were cancelled,
+// once it has handled n notices (it handles one after taking it), or a
+// while has passed.
+func (s *foreignServer) told(n int) []any {
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		s.mu.Lock()
+		told := append([]any(nil), s.cancelled...)
+		s.mu.Unlock()
+		if len(told) >= n || time.Now().After(deadline) {
+			return told
+		}
+	}
 }
 
 // A call given up on is cancelled at the server before vq exits, by
@@ -355,16 +362,16 @@ func (s *foreignServer) told() []any {
 func TestAGivenUpCallIsCancelledAtTheServerBeforeVQExits(t *testing.T) {
 	s := newForeignServer(t)
 	_, errOut, exit := runVQ(t, nil, "--endpoint", s.URL+"/mcp", "invoke", "block", "--timeout", "300ms", "--no-retry")
-	if exit == 0 || len(s.told()) != 1 {
-		t.Errorf("--timeout: exit %d, the server was told of %v; stderr %q", exit, s.told(), errOut)
+	if told := s.told(1); exit == 0 || len(told) != 1 {
+		t.Errorf("--timeout: exit %d, the server was told of %v; stderr %q", exit, told, errOut)
 	}
 	p := startVQ(t, s.URL, "--endpoint", s.URL+"/mcp", "invoke", "block")
 	for deadline := time.Now().Add(10 * time.Second); s.count("block") < 2 && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
 	p.cmd.Process.Signal(os.Interrupt)
-	if exit := p.wait(t, 10*time.Second); exit != exitcode.Interrupted || len(s.told()) != 2 {
-		t.Errorf("Ctrl-C: exit %d, the server was told of %v; stderr %q", exit, s.told(), p.stderr.String())
+	if exit, told := p.wait(t, 10*time.Second), s.told(2); exit != exitcode.Interrupted || len(told) != 2 {
+		t.Errorf("Ctrl-C: exit %d, the server was told of %v; stderr %q", exit, told, p.stderr.String())
 	}
 }
 
