@@ -143,7 +143,8 @@ func (b *bench) stdio() row {
 		if inspErr != nil {
 			return skipped(what, "neither f/mcptools ("+err.Error()+") nor the MCP Inspector can run here: "+inspErr.Error())
 		}
-		otherName = "MCP Inspector CLI 2.12.0 (f/mcptools cannot be had: " + firstLine(err.Error()) + ")"
+		step("f/mcptools cannot be had (" + firstLine(err.Error()) + "): comparing with the MCP Inspector CLI")
+		otherName = "MCP Inspector CLI 2.12.0 (f/mcptools cannot be installed here)"
 		other = command{label: "mcp-inspector", env: b.env, dir: b.tmp, argv: []string{insp, "--cli", server, "stdio",
 			"--method", "tools/call", "--tool-name", "echo", "--tool-arg", "message=hi"}}
 	}

@@ -14,25 +14,26 @@ import (
 // prompt arguments and resource template variables from the server itself
 // (completion/complete), all within the completion budget.
 
-// mcpCompletionClient is the client completion asks, over MCP.
-func (f *Factory) mcpCompletionClient(ctx context.Context) *mcpclient.Client {
+// mcpCompletion is what completion asks the server with: the budget's
+// context and a client over MCP (nil when none can be had), and what ends
+// both.
+func (f *Factory) mcpCompletion(c *cobra.Command) (context.Context, *mcpclient.Client, func()) {
+	ctx, cancel := context.WithTimeout(commandContext(c), completionBudget)
 	f.Global.Transport = api.TransportMCP
 	client, _, err := f.Client(ctx)
 	if err != nil {
-		return nil
+		return ctx, nil, cancel
 	}
-	return client
+	return ctx, client, func() { client.Close(); cancel() }
 }
 
 // completePrompt completes vq mcp prompt NAME KEY=VALUE...
 func (f *Factory) completePrompt(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	ctx, cancel := context.WithTimeout(commandContext(c), completionBudget)
-	defer cancel()
-	client := f.mcpCompletionClient(ctx)
+	ctx, client, done := f.mcpCompletion(c)
+	defer done()
 	if client == nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	defer client.Close()
 	if key, typed, ok := strings.Cut(toComplete, "="); ok && len(args) > 0 {
 		given := map[string]string{}
 		for _, pair := range args[1:] {
@@ -74,13 +75,11 @@ func (f *Factory) completeResource(c *cobra.Command, args []string, toComplete s
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	ctx, cancel := context.WithTimeout(commandContext(c), completionBudget)
-	defer cancel()
-	client := f.mcpCompletionClient(ctx)
+	ctx, client, done := f.mcpCompletion(c)
+	defer done()
 	if client == nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	defer client.Close()
 	_, list, err := client.ListResources(ctx)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp

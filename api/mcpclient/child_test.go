@@ -3,13 +3,11 @@
 package mcpclient_test
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,24 +16,6 @@ import (
 	"github.com/visualq/vq/api/mcpclient"
 	"github.com/visualq/vq/internal/testkit"
 )
-
-// lockedBuffer is a stderr the child's reader and the test share.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // A stdio server gets HOME, PATH and the few variables a program needs,
 // and what --env adds; never vq's keys and tokens, nor anything else of
@@ -89,7 +69,7 @@ func contentText(t *testing.T, resp *api.ToolResponse) string {
 func TestStdioServerStderrIsSanitizedAndBounded(t *testing.T) {
 	ctx := testkit.Bound(t)
 	endpoint, env, _ := stdioTestServer(t)
-	var stderr lockedBuffer
+	var stderr syncBuffer
 	c := mcpclient.New(mcpclient.Options{OverMCP: true, Endpoint: endpoint, StdioEnv: env, StdioStderr: &stderr})
 	t.Cleanup(func() { c.Close() })
 

@@ -1,3 +1,8 @@
+// Sampling and roots are deprecated as of revision 2026-07-28 (SEP-2577);
+// vq refuses them whichever revision asks.
+//
+//lint:file-ignore SA1019 vq refuses the sampling and roots servers still ask for.
+
 package mcpclient
 
 import (

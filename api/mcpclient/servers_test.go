@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the test server logs and asks for sampling and roots as servers of every revision do.
+
 package mcpclient_test
 
 import (
@@ -121,9 +123,7 @@ func newTestServer(revisions []string, record func(string)) *mcp.Server {
 		return text("wrote"), nil
 	})
 	server.AddTool(&mcp.Tool{Name: "log", InputSchema: object}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		//lint:ignore SA1019 logging is what is tested
 		_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "debug", Data: "a debug line"})
-		//lint:ignore SA1019 logging is what is tested
 		_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "warning", Logger: "db", Data: "a warning line"})
 		return text("logged"), nil
 	})
