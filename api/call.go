@@ -1,5 +1,7 @@
 package api
 
+import "encoding/json"
+
 // Call is one tool invocation: exactly the body POSTed to the invoke
 // endpoint, minus project and environment which the client adds.
 type Call struct {
@@ -46,4 +48,29 @@ func cloneArgs(in map[string]any) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// UniqueCalls are calls without the repeats: a call given twice (the same
+// tool and arguments, consent aside) is kept once, where it first came.
+func UniqueCalls(calls []Call) []Call {
+	seen := make(map[string]bool, len(calls))
+	out := make([]Call, 0, len(calls))
+	for _, c := range calls {
+		k := c.key()
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// key tells calls apart by tool and arguments, consent aside; maps encode
+// in key order, and arguments always encode (they came from JSON or
+// flags).
+func (c Call) key() string {
+	args := cloneArgs(c.Args)
+	delete(args, ArgConfirm)
+	b, _ := json.Marshal(args)
+	return c.Tool + " " + string(b)
 }

@@ -311,9 +311,14 @@ func TestCIAnswerThatIsNotJSONIsAnHTTPError(t *testing.T) {
 		return true
 	}
 	want := exitcode.Of(exitcode.Shown(&api.ToolResponse{Error: &api.ToolError{Code: api.CodeHTTPError}, Recoverable: new(true)}))
+	// A run started with that answer may have started: it is not started
+	// again, and says so.
 	stdout, stderr, exit := runVQ(t, s.Env(), "ci", "run-vrt", "--wait")
-	if exit != want || stdout != "" || !strings.Contains(stderr, "error: http_error: HTTP 200 OK: Welcome to nginx! (recoverable, exit ") {
-		t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", exit, want, stdout, stderr)
+	if exit != exitcode.MaybeApplied || stdout != "" || !strings.Contains(stderr, "error: maybe_applied: run_vrt may have been applied: HTTP 200 OK: Welcome to nginx!; vq did not send it again") {
+		t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", exit, exitcode.MaybeApplied, stdout, stderr)
+	}
+	if n := len(s.received("run_vrt")); n != 1 {
+		t.Errorf("run_vrt sent %d times", n)
 	}
 	stdout, _, exit = runVQ(t, s.Env(), "ci", "status", "run_1", "--json")
 	var doc struct {

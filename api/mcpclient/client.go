@@ -93,6 +93,14 @@ func (t sessionTransport) Attempt(ctx context.Context, call api.Call) *api.ToolR
 
 func (t sessionTransport) Close() error { return t.c.Close() }
 
+// Repeatable is the server's word on whether a call of tool may be sent
+// twice: its tools/list annotations (read-only or idempotent), when the
+// list names the tool.
+func (t sessionTransport) Repeatable(ctx context.Context, tool string) (repeatable, known bool) {
+	info := t.c.toolInfo(ctx, tool)
+	return info.repeatable, info.listed && info.known
+}
+
 // headerSecrets are what --debug redacts of the --header values: each
 // value, with and without its auth scheme.
 func headerSecrets(headers http.Header) []string {
