@@ -194,6 +194,7 @@ func runCI(ctx context.Context, opts *CIOptions) error {
 	if opts.Raw {
 		return showCIAnswer(ctx, p, resp)
 	}
+	resp = api.RunVerdict(resp)
 	run, isRun := api.ParseCIRun(resp)
 	if !isRun || run.Ended() {
 		return showVerdict(ctx, p, resp)
@@ -229,10 +230,11 @@ func waitRun(ctx context.Context, p *Pipeline, started *api.ToolResponse) error 
 	// goroutine, so last and lastRun need no lock.
 	last, lastRun := started, started
 	poll := func(ctx context.Context) (*api.ToolResponse, error) {
-		resp, err := p.SendCI(ctx, api.ToolRunStatus, map[string]any{"runId": run.RunID})
+		resp, err := p.pollCI(ctx, api.ToolRunStatus, map[string]any{"runId": run.RunID})
 		if err != nil {
 			return nil, err
 		}
+		resp = api.RunVerdict(resp)
 		last = resp
 		if _, isRun := api.ParseCIRun(resp); isRun {
 			lastRun = resp
