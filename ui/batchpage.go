@@ -133,7 +133,7 @@ func (p *batchPage) ended(msg batchDoneMsg) tea.Cmd {
 	m.ignored = ""
 	p.cancel()
 	for _, o := range msg.outcomes {
-		if o.State == BatchNotSent || o.State == BatchInterrupted {
+		if o.State == BatchNotSent || o.State == BatchMaybeApplied {
 			delete(m.reviewed, callKey(o.Call))
 		}
 	}

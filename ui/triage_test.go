@@ -169,7 +169,9 @@ func TestFilterShowsTheCountAndEscClears(t *testing.T) {
 
 func TestMarksAndABatchWithRateLimitsAndARefusal(t *testing.T) {
 	rs := newReviewServer(t, 30, map[string]bool{"Page 12": true})
-	m := start(t, rs.server, failuresCall)
+	// The batch sends through the sender of a single call, which waits
+	// rate limits out: this one retries, as vq's does.
+	m := startWith(t, api.New(api.Options{BaseURL: rs.server.URL, APIKey: "test-key"}), failuresCall)
 	press(m, "/", "p", "a", "g", "e", " ", "1")
 	press(m, "enter") // 11 rows: Page 1, 10–19
 	press(m, "*")
