@@ -36,9 +36,11 @@ type Factory struct {
 	// clients are the API clients made by Client, closed (their MCP
 	// sessions ended) when the command is done.
 	clients []*mcpclient.Client
-	// configChecked: the config directory's permissions were checked (and
-	// warned about) once for this process.
-	configChecked bool
+	// configChecked: the config file's and its directory's permissions
+	// were checked (and warned about) once for this process;
+	// configSkipped: a config file that cannot be used was passed over
+	// for a call, and said so.
+	configChecked, configSkipped bool
 }
 
 // NewFactory is the factory of the real process.
@@ -115,7 +117,12 @@ func (f *Factory) Credentials() (account.CredentialStore, error) {
 // file and, only when VQ_API_KEY is unset, the keyring, which may be slow
 // or locked: the lookup ends with ctx.
 func (f *Factory) Settings(ctx context.Context) (Settings, error) {
-	store, cfg, err := f.config()
+	return f.settings(ctx, f.config)
+}
+
+// settings is Settings with the config file read by config.
+func (f *Factory) settings(ctx context.Context, config func() (account.CredentialStore, account.Config, error)) (Settings, error) {
+	store, cfg, err := config()
 	if err != nil {
 		return Settings{}, err
 	}
@@ -144,12 +151,45 @@ func (f *Factory) config() (account.CredentialStore, account.Config, error) {
 	}
 	if !f.configChecked {
 		f.configChecked = true
-		if warning := account.ConfigDirWarning(store.ConfigPath); warning != "" {
+		for _, warning := range account.ConfigWarnings(store.ConfigPath) {
 			f.Terminal().Print.Warning(warning)
 		}
 	}
 	cfg, err := store.Load()
 	return store, cfg, err
+}
+
+// callConfig is config for a call: a config file that cannot be used (not
+// JSON, too large, not a regular file) is passed over, with a warning,
+// when the flags and the environment give the server and its key, so
+// that a broken file breaks only the commands that need it.
+func (f *Factory) callConfig() (account.CredentialStore, account.Config, error) {
+	store, cfg, err := f.config()
+	if errors.Is(err, account.ErrUnreadableFile) && !needsConfig(f.Global, f.Getenv) {
+		if !f.configSkipped {
+			f.configSkipped = true
+			f.Terminal().Print.Warning(textsafe.SanitizeLine(err.Error()) + "; not used: the server and its key come from the flags and the environment")
+		}
+		return store, account.Config{}, nil
+	}
+	return store, cfg, err
+}
+
+// needsConfig reports whether a call's settings come in part from the
+// config file: a profile picks the server, or nothing else does, or the
+// server's key is not in VQ_API_KEY.
+func needsConfig(g GlobalOptions, getenv func(string) string) bool {
+	profile, base := g.Profile, g.BaseURL
+	if profile == "" && base == "" {
+		profile, base = getenv("VQ_PROFILE"), getenv("VQ_BASE_URL")
+	}
+	switch {
+	case profile != "":
+		return true
+	case base != "":
+		return getenv("VQ_API_KEY") == ""
+	}
+	return cmp.Or(g.Endpoint, getenv("VQ_ENDPOINT")) == ""
 }
 
 // resolveSettings resolves every setting for base: a flag, else its
@@ -269,7 +309,7 @@ func displayURL(raw string) string {
 // is a usage error; a missing key is reported by the caller as the
 // unauthorized response, before anything is sent.
 func (f *Factory) Client(ctx context.Context) (*mcpclient.Client, Settings, error) {
-	s, err := f.Settings(ctx)
+	s, err := f.settings(ctx, f.callConfig)
 	if err != nil {
 		return nil, s, err
 	}
