@@ -194,7 +194,10 @@ func needsConfig(g GlobalOptions, getenv func(string) string) bool {
 
 // resolveSettings resolves every setting for base: a flag, else its
 // variable, else base's entry, else the file's default. The key is
-// VQ_API_KEY, else the one stored for base and no other server.
+// VQ_API_KEY, else the one stored for base and no other server. The
+// server's URLs are kept normalised (NormalizeBaseURL): a host name is
+// sent lower case, as servers that check it (the MCP SDK's DNS-rebinding
+// guard) expect.
 func resolveSettings(ctx context.Context, g GlobalOptions, getenv func(string) string, store account.CredentialStore, cfg account.Config, base string) (Settings, error) {
 	_, entry, _ := cfg.Find(base)
 	pick := func(flag, env, stored, fallback string) string {
@@ -207,12 +210,12 @@ func resolveSettings(ctx context.Context, g GlobalOptions, getenv func(string) s
 		return cmp.Or(stored, fallback)
 	}
 	s := Settings{
-		BaseURL:     strings.TrimRight(base, "/"),
+		BaseURL:     account.NormalizeBaseURL(base),
 		Profile:     entry.Name,
 		Project:     pick(g.Project, "VQ_PROJECT", entry.Project, cfg.Project),
 		Environment: pick(g.Environment, "VQ_ENVIRONMENT", entry.Environment, cfg.Environment),
 		Transport:   pick(g.Transport, "VQ_TRANSPORT", entry.Transport, cfg.Transport),
-		Endpoint:    strings.TrimRight(pick(g.Endpoint, "VQ_ENDPOINT", entry.Endpoint, cfg.Endpoint), "/"),
+		Endpoint:    account.NormalizeBaseURL(pick(g.Endpoint, "VQ_ENDPOINT", entry.Endpoint, cfg.Endpoint)),
 		ConfigPath:  store.ConfigPath,
 	}
 	if s.Endpoint != "" && s.Transport == "" {
@@ -452,9 +455,11 @@ func checkServerURL(source, raw string) error {
 	return nil
 }
 
+// isLoopback reports a host name or address of this machine. Host names
+// are case-insensitive (RFC 4343): LOCALHOST is localhost.
 func isLoopback(host string) bool {
 	ip := net.ParseIP(host)
-	return host == "localhost" || (ip != nil && ip.IsLoopback())
+	return strings.EqualFold(host, "localhost") || (ip != nil && ip.IsLoopback())
 }
 
 // checkStdio refuses a stdio: endpoint that names no command (or quotes
