@@ -405,7 +405,7 @@ func TestHTTPSToAPlainServerIsExplained(t *testing.T) {
 	env := map[string]string{"VQ_API_KEY": sandbox.KeyAdmin, "VQ_BASE_URL": "https://" + hostPort}
 	for _, transport := range []string{"invoke", "mcp"} {
 		_, stderr, exit := runVQ(t, env, "failures", "run_abc", "--transport", transport)
-		if exit != exitcode.ForCode("http_error", true) || stderr != "error: http_error: "+want+" (recoverable, exit 20)\n" {
+		if exit != exitcode.ForCode("http_error", true) || stderr != "error: http_error: "+want+" (server "+hostPort+"; API key from VQ_API_KEY) (recoverable, exit 20)\n" {
 			t.Errorf("%s: exit %d, stderr %q", transport, exit, stderr)
 		}
 	}

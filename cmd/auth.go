@@ -349,7 +349,7 @@ func verifyKey(ctx context.Context, f *Factory, base, key string) error {
 			"%s rejected the key (HTTP 401); nothing was saved. Check the key and that it belongs to this server", displayURL(base))}
 	}
 	if resp.ErrorCode() == api.CodeHTTPError {
-		resp = withHint(resp)
+		resp = withHint(resp, s)
 		return &exitcode.Error{Code: exitcode.ForCode(resp.ErrorCode(), resp.IsRecoverable()), Message: fmt.Sprintf(
 			"could not check the key with %s: %s; nothing was saved (--no-verify saves it unchecked)", displayURL(base), resp.ErrorMessage())}
 	}

@@ -69,6 +69,12 @@ type Settings struct {
 	// read, for the calls that would have used it.
 	OAuth    *account.OAuthToken
 	oauthErr error
+	// For the refusals' words (origin): keyring says the OS keyring was
+	// looked in, headerAuth that --header gives an Authorization, and
+	// withheld is the source of a key not sent to an --endpoint on
+	// another host.
+	keyring, headerAuth bool
+	withheld            string
 }
 
 // MCPEndpoint is the MCP endpoint the settings name: --endpoint, else the
@@ -217,6 +223,8 @@ func resolveSettings(ctx context.Context, g GlobalOptions, getenv func(string) s
 		Transport:   pick(g.Transport, "VQ_TRANSPORT", entry.Transport, cfg.Transport),
 		Endpoint:    account.NormalizeBaseURL(pick(g.Endpoint, "VQ_ENDPOINT", entry.Endpoint, cfg.Endpoint)),
 		ConfigPath:  store.ConfigPath,
+		keyring:     store.UseKeyring,
+		headerAuth:  g.MCP.headers.Get("Authorization") != "",
 	}
 	if s.Endpoint != "" && s.Transport == "" {
 		s.Transport = api.TransportMCP
@@ -382,6 +390,7 @@ func (f *Factory) mcpOptions(opts *mcpclient.Options, s *Settings) {
 		return
 	}
 	if s.APIKey != "" && !sameHost(s.MCPEndpoint(), s.BaseURL) {
+		s.withheld = Settings{APIKey: s.APIKey, KeySource: s.KeySource}.credential()
 		opts.APIKey, s.APIKey, s.KeySource = "", "", ""
 	}
 	if opts.APIKey == "" && s.OAuth != nil {
