@@ -275,7 +275,7 @@ func (p *Pipeline) ShowCall(ctx context.Context, call api.Call, resp *api.ToolRe
 		return err
 	}
 	o := p.f.Terminal().tuiOptions()
-	o.Server = s.ServerName()
+	o.Server = s.serverName()
 	if s.Transport == api.TransportMCP {
 		// Over MCP the session is open: its tool annotations mark write
 		// actions before the server's confirm gate has to.

@@ -14,26 +14,23 @@ import (
 // servers signed in and a key in the environment, that is what a person
 // needs to tell which one refused which key.
 
-// Server is the server calls go to, as a refusal names it: host[:port]
+// server is the server calls go to, as a refusal names it: host[:port]
 // of the MCP endpoint over MCP, else of the base URL (a stdio endpoint
 // by its command).
-func (s Settings) Server() string {
+func (s Settings) server() string {
 	target := s.BaseURL
 	if s.Transport == api.TransportMCP {
 		target = s.MCPEndpoint()
 	}
-	if u, err := url.Parse(target); err == nil && u.Host != "" {
-		target = u.Host
-	}
-	return textsafe.SanitizeLine(target)
+	return textsafe.SanitizeLine(hostOf(target))
 }
 
-// ServerName is Server with the profile that names it: the TUI's header.
-func (s Settings) ServerName() string {
+// serverName is server with the profile that names it: the TUI's header.
+func (s Settings) serverName() string {
 	if s.Profile == "" {
-		return s.Server()
+		return s.server()
 	}
-	return s.Server() + " (profile " + s.Profile + ")"
+	return s.server() + " (profile " + s.Profile + ")"
 }
 
 // credential says what the call carried: the API key and where it came
@@ -91,9 +88,9 @@ func (s Settings) missingKey() string {
 
 func (s Settings) serverAndProfile() string {
 	if s.Profile == "" {
-		return "server " + s.Server()
+		return "server " + s.server()
 	}
-	return "server " + s.Server() + ", profile " + s.Profile
+	return "server " + s.server() + ", profile " + s.Profile
 }
 
 // namesItsServer reports the refusals that say where they came from:
@@ -106,6 +103,7 @@ func namesItsServer(resp *api.ToolResponse) bool {
 	return false
 }
 
+// hostOf is a URL's host[:port], or raw itself when it names none.
 func hostOf(raw string) string {
 	if u, err := url.Parse(raw); err == nil && u.Host != "" {
 		return u.Host
