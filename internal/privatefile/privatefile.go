@@ -113,7 +113,7 @@ func size(n int64) string {
 // two vq processes signing in at once (to different servers, say) both
 // keep what they wrote.
 func Update(path string, update func() error) error {
-	target, err := Target(path)
+	target, err := replaceable(path)
 	if err != nil {
 		return err
 	}
@@ -162,17 +162,28 @@ func Target(path string) (string, error) {
 	return "", &RefusedError{Path: path, Why: fmt.Sprintf("is a chain of more than %d symbolic links", maxLinks)}
 }
 
+// replaceable is path's Target, refused when it exists and is no regular
+// file (VQ_CONFIG=/dev/null: nothing is created beside it, nothing
+// replaces it).
+func replaceable(path string) (string, error) {
+	target, err := Target(path)
+	if err != nil {
+		return "", err
+	}
+	if info, err := os.Stat(target); err == nil && !info.Mode().IsRegular() {
+		return "", &RefusedError{Path: path, Why: "is not a regular file (" + kind(info.Mode()) + "): refusing to replace it"}
+	}
+	return target, nil
+}
+
 // Write writes a private file (0600, directory 0700) through a temporary
 // file and a rename: a crash leaves the old file or the new one, never
 // half of one. A symbolic link is kept: its target is the file replaced.
 // A target that is not a regular file (a device, a FIFO) is refused.
 func Write(path string, data []byte) error {
-	target, err := Target(path)
+	target, err := replaceable(path)
 	if err != nil {
 		return err
-	}
-	if info, err := os.Stat(target); err == nil && !info.Mode().IsRegular() {
-		return &RefusedError{Path: path, Why: "is not a regular file (" + kind(info.Mode()) + "): refusing to replace it"}
 	}
 	dir := filepath.Dir(target)
 	if err := os.MkdirAll(dir, 0o700); err != nil {

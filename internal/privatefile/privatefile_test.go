@@ -80,6 +80,11 @@ func TestWriteKeepsLinksAndRefusesWhatIsNoFile(t *testing.T) {
 	if info, err := os.Lstat(fifo); !refused || err != nil || info.Mode()&os.ModeNamedPipe == 0 {
 		t.Errorf("writing a FIFO: refused %v; it is now %v (%v)", refused, info.Mode(), err)
 	}
+	ran := false
+	_, refused = errors.AsType[*RefusedError](Update(fifo, func() error { ran = true; return nil }))
+	if _, err := os.Lstat(fifo + ".lock"); !refused || ran || err == nil {
+		t.Errorf("updating a FIFO: refused %v, ran %v, a lock beside it: %v", refused, ran, err == nil)
+	}
 	loop := filepath.Join(dir, "loop")
 	os.Symlink(loop, loop)
 	if _, refused := errors.AsType[*RefusedError](Write(loop, []byte("x"))); !refused {
