@@ -61,6 +61,9 @@ type ToolResponse struct {
 	// tool may have changed something before failing: a general MCP
 	// server's error from a tool it does not say is read-only or idempotent.
 	repeatUnsafe bool
+	// origin says where a refusal came from, for the person reading it
+	// (WithOrigin); no part of the document.
+	origin string
 }
 
 // failureCause is why the client made a failed response itself, where the
@@ -191,6 +194,20 @@ func (r *ToolResponse) WithErrorMessage(msg string) *ToolResponse {
 	out.Error.Message = msg
 	return out
 }
+
+// WithOrigin is r with where it came from (the server a call went to and
+// the credential it carried), which its error line shows after the
+// message. Unlike WithErrorMessage it keeps the server's bytes: the
+// document --json prints is the answer as it was, the origin is the
+// client's to tell.
+func (r *ToolResponse) WithOrigin(origin string) *ToolResponse {
+	out := *r
+	out.origin = origin
+	return &out
+}
+
+// Origin is what WithOrigin set, "" when nothing did.
+func (r *ToolResponse) Origin() string { return r.origin }
 
 // NotRepeatable is the failure r marked as one the contract's retry must
 // not send again, although it would retry its code: the tool may have

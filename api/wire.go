@@ -171,6 +171,8 @@ func DescribeTransportError(target string, err error) (string, bool) {
 	case refusedRedirect(err):
 		errors.As(err, &urlErr)
 		return urlErr.Err.Error(), false
+	case errors.Is(err, http.ErrSchemeMismatch):
+		return schemeMismatch(target), false
 	}
 	var sysErr *os.SyscallError
 	if errors.As(err, &sysErr) {
@@ -187,6 +189,17 @@ func DescribeTransportError(target string, err error) (string, bool) {
 		err = urlErr.Err
 	}
 	return "request failed: " + Snippet([]byte(err.Error())), true
+}
+
+// schemeMismatch explains an https:// request that a plain-HTTP server
+// answered (Go's "server gave HTTP response to HTTPS client"): the
+// scheme, or the port, is not the server's.
+func schemeMismatch(target string) string {
+	host := target
+	if u, err := url.Parse(target); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	return host + " answers plain HTTP, not HTTPS (TLS): for a server on this machine use http://" + host + "; otherwise check the URL's port"
 }
 
 // httpErrorMessage names the status and quotes a short, single-line,

@@ -155,9 +155,9 @@ func (p *Pipeline) invoke(ctx context.Context, call api.Call) (*api.ToolResponse
 		return nil, err
 	}
 	if !s.hasCredential() {
-		return withHint(api.MissingCredential(call.Tool)), nil
+		return withHint(api.MissingCredential(call.Tool), s), nil
 	}
-	return answerWithHint(client.Invoke(ctx, call))
+	return s.hinted(client.Invoke(ctx, call))
 }
 
 // send is the sender of every call of the command line, one or a batch:
@@ -227,9 +227,9 @@ func (p *Pipeline) ci(ctx context.Context, tool string, args map[string]any, cal
 		return nil, &exitcode.UsageError{Reason: "vq ci needs the VisualQ server", Hint: "set --base-url or VQ_BASE_URL"}
 	}
 	if s.APIKey == "" {
-		return withHint(api.MissingCredential(tool)), nil
+		return withHint(api.MissingCredential(tool), s.ci()), nil
 	}
-	return answerWithHint(call(client, ctx, tool, args))
+	return s.ci().hinted(call(client, ctx, tool, args))
 }
 
 // Show hands one response to the renderer the flags chose and returns the
@@ -285,6 +285,7 @@ func (p *Pipeline) ShowCall(ctx context.Context, call api.Call, resp *api.ToolRe
 		return err
 	}
 	o := p.f.Terminal().tuiOptions()
+	o.Server = s.serverName()
 	if s.Transport == api.TransportMCP {
 		// Over MCP the session is open: its tool annotations mark write
 		// actions before the server's confirm gate has to.
@@ -358,5 +359,5 @@ func (p *Pipeline) jobPolls(ctx context.Context, ids []string) ([]watched, error
 
 // watch is the command's watch of the jobs it follows.
 func (p *Pipeline) watch() jobWatch {
-	return jobWatch{term: p.f.Terminal(), wait: p.Wait, resume: p.Resume, structured: p.Output.Structured(), show: p.Show}
+	return jobWatch{term: p.f.Terminal(), wait: p.Wait, resume: p.Resume, structured: p.Output.Structured(), show: p.Show, settings: p.settings}
 }
