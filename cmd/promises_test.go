@@ -10,7 +10,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -77,8 +80,9 @@ type promiseRow struct {
 	distinct int
 	// via is how vq reaches the server: "" the invoke (and CI) endpoint,
 	// "mcp" streamable HTTP, "stdio" a child process; "serve" is vq mcp
-	// serve, which an agent asks for serveCall and which reaches the
-	// server through the invoke endpoint.
+	// serve, which an agent asks for serveCall, and "tui" the TUI on a
+	// person's terminal, both reaching the server through the invoke
+	// endpoint.
 	via       string
 	serveCall *mcp.CallToolParams
 }
@@ -108,6 +112,9 @@ func promiseRows() []promiseRow {
 		{name: "approve over mcp", args: with(approve, []string{"--transport", "mcp"}, bounds), target: "approve_vrt_results", via: "mcp"},
 		{name: "failures over stdio", args: with([]string{"failures", "run_1"}, bounds), target: "get_run_failures", via: "stdio"},
 		{name: "approve over stdio", args: with(approve, bounds), target: "approve_vrt_results", via: "stdio"},
+		// A person's terminal: the TUI opens on the first answer, Enter
+		// sends its action, the target (tuiCell).
+		{name: "TUI action", args: with([]string{"scenario", "find", "home"}, bounds), target: "approve_vrt_results", via: "tui"},
 		{name: "mcp serve approve", args: bounds, target: "approve_vrt_results", via: "serve",
 			serveCall: &mcp.CallToolParams{Name: "approve_vrt_results", Arguments: map[string]any{"runId": "run_1", "scenarioLabel": "Home", "viewport": "desktop", "confirm": true}}},
 		{name: "mcp serve prove", args: with(bounds, []string{"--interval", "10ms"}), target: "get_job_status", kind: proofAnswer, via: "serve",
@@ -168,10 +175,17 @@ const promiseSlots = 24
 func TestPromiseMatrix(t *testing.T) {
 	t.Parallel()
 	ctx := testkit.Bound(t)
+	// The TUI's row runs the built vq in tmux.
+	vq := ""
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Error("tmux is not installed: the TUI's row cannot run")
+	} else {
+		vq = buildVQ(t)
+	}
 	var cells []*promiseCell
 	for _, row := range promiseRows() {
 		for _, class := range hostileClasses {
-			if class.carries(row) {
+			if class.carries(row) && (row.via != "tui" || vq != "") {
 				cells = append(cells, &promiseCell{row: row, class: class, received: map[promiseCall]int{}})
 			}
 		}
@@ -182,7 +196,7 @@ func TestPromiseMatrix(t *testing.T) {
 		wg.Go(func() {
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			cell.run(t, ctx)
+			cell.run(t, ctx, vq)
 		})
 	}
 	wg.Wait()
@@ -196,7 +210,7 @@ func TestPromiseMatrix(t *testing.T) {
 
 // run runs the cell's command against its hostile server and records
 // what the user saw.
-func (c *promiseCell) run(t *testing.T, ctx context.Context) {
+func (c *promiseCell) run(t *testing.T, ctx context.Context, vq string) {
 	env := map[string]string{"VQ_API_KEY": secretKey}
 	args := c.row.args
 	switch c.row.via {
@@ -216,9 +230,12 @@ func (c *promiseCell) run(t *testing.T, ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, promiseBound+5*time.Second)
 	defer cancel()
 	start := time.Now()
-	if c.row.via == "serve" {
+	switch c.row.via {
+	case "serve":
 		c.exit, c.output = serveCell(t, ctx, env, c.row)
-	} else {
+	case "tui":
+		c.exit, c.output = tuiCell(ctx, t, vq, env, c.row)
+	default:
 		stdout, stderr, exit := vqRun{Env: env, Ctx: ctx}.run(t, args...)
 		c.exit, c.output = exit, stdout+stderr
 	}
@@ -413,6 +430,9 @@ func (c *promiseCell) usual(tool string) string {
 			return goodAnswer(proofAnswer, tool)
 		}
 		return goodAnswer(jobAnswer, tool)
+	case "frt_find_scenarios":
+		return testkit.OK(tool, "1 scenario.", map[string]any{"query": "home"}, testkit.NextActions(map[string]any{"label": "Approve Home desktop",
+			"tool": "approve_vrt_results", "args": map[string]any{"runId": "run_1", "scenarioLabel": "Home", "viewport": "desktop"}}))
 	case "get_run_failures":
 		return testkit.OK(tool, "1 of 3 checks failed.", map[string]any{"runId": "run_1", "failed": 1, "total": 3,
 			"failures": []map[string]any{{"scenarioLabel": "Home", "viewport": "desktop", "mismatchPercent": 1.5}}})
@@ -755,4 +775,47 @@ func serveCell(t *testing.T, ctx context.Context, env map[string]string, row pro
 	sc, _ := json.Marshal(res.StructuredContent)
 	json.Unmarshal(sc, &tr)
 	return max(exitcode.ForCode(tr.Error.Code, tr.Recoverable), 1), string(b) + s.stderr.String()
+}
+
+// tuiCell runs the row's command in a tmux pane, as a person sees it (the
+// built vq, bin): Enter sends the first screen's action, the target, and q
+// quits once its answer is drawn, so that the session exits with that
+// answer. A failed answer is drawn with the exit code it gives ("vq
+// exits"); one drawn as ok (a promise broken) is waited for only a moment.
+func tuiCell(ctx context.Context, t *testing.T, bin string, env map[string]string, row promiseRow) (exit int, output string) {
+	dir := t.TempDir()
+	socket := fmt.Sprintf("vqpromise-%d-%d", os.Getpid(), tmuxSessions.Add(1))
+	tmux := func(args ...string) string {
+		out, _ := exec.CommandContext(ctx, "tmux", append([]string{"-L", socket, "-f", os.DevNull}, args...)...).CombinedOutput()
+		return string(out)
+	}
+	defer exec.Command("tmux", "-L", socket, "kill-server").Run()
+	words := []string{"env", "-u", "NO_COLOR", "-u", "VQ_NO_TUI", "TERM=xterm-256color", "VQ_NO_KEYRING=1", "HOME=" + dir, "VQ_CONFIG=" + dir + "/config.json"}
+	for k, v := range env {
+		words = append(words, textsafe.ShellQuote(k+"="+v))
+	}
+	words = append(words, textsafe.ShellQuote(bin))
+	for _, a := range row.args {
+		words = append(words, textsafe.ShellQuote(a))
+	}
+	tmux("new-session", "-d", "-s", "vq", "-x", "120", "-y", "40", strings.Join(words, " ")+"; echo EXIT=$?; sleep 60")
+	screen := ""
+	drawn := func(what string, wait time.Duration) bool {
+		for end := time.Now().Add(wait); time.Now().Before(end) && ctx.Err() == nil; time.Sleep(20 * time.Millisecond) {
+			if screen = tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "vq"); strings.Contains(screen, what) {
+				return true
+			}
+		}
+		return false
+	}
+	drawn("Approve Home desktop", promiseBound)
+	tmux("send-keys", "-t", "vq", "Enter")
+	drawn("vq exits", time.Second)
+	tmux("send-keys", "-t", "vq", "q")
+	if !drawn("EXIT=", promiseBound) {
+		return -1, screen
+	}
+	m := regexp.MustCompile(`EXIT=(\d+)`).FindStringSubmatch(screen)
+	exit, _ = strconv.Atoi(m[1])
+	return exit, screen
 }
