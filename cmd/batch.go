@@ -34,8 +34,8 @@ type batch struct {
 func (b batch) run(ctx context.Context, calls []api.Call) (outcomes []ui.BatchOutcome, bounded bool, err error) {
 	bctx, cancel := context.WithTimeout(ctx, b.bound)
 	defer cancel()
-	calls = api.UniqueCalls(calls)
-	finished := 0 // OnDone is told of one call at a time
+	total := len(api.UniqueCalls(calls)) // each sent once
+	finished := 0                        // OnDone is told of one call at a time
 	outcomes = ui.RunBatch(bctx, calls, b.send, ui.BatchOptions{OnDone: func(i int, o ui.BatchOutcome) {
 		finished++
 		state := b.done
@@ -47,7 +47,7 @@ func (b batch) run(ctx context.Context, calls []api.Call) (outcomes []ui.BatchOu
 		case ui.BatchNotSent:
 			return
 		}
-		b.print.Note(fmt.Sprintf("[%d/%d] %s %s", finished, len(calls), state, textsafe.SanitizeLine(b.describe(o.Call))))
+		b.print.Note(fmt.Sprintf("[%d/%d] %s %s", finished, total, state, textsafe.SanitizeLine(b.describe(o.Call))))
 	}})
 	if err := ctx.Err(); err != nil {
 		for _, l := range ui.BatchSummary(b.tool, outcomes, b.describe, len(outcomes)) {
