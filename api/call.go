@@ -56,7 +56,7 @@ func UniqueCalls(calls []Call) []Call {
 	seen := make(map[string]bool, len(calls))
 	out := make([]Call, 0, len(calls))
 	for _, c := range calls {
-		k := c.key()
+		k := c.Key()
 		if !seen[k] {
 			seen[k] = true
 			out = append(out, c)
@@ -65,12 +65,14 @@ func UniqueCalls(calls []Call) []Call {
 	return out
 }
 
-// key tells calls apart by tool and arguments, consent aside; maps encode
-// in key order, and arguments always encode (they came from JSON or
-// flags).
-func (c Call) key() string {
+// Key tells calls apart by tool and arguments, consent aside: the same
+// call, confirmed or not, has one key (maps encode in key order).
+func (c Call) Key() string {
 	args := cloneArgs(c.Args)
 	delete(args, ArgConfirm)
-	b, _ := json.Marshal(args)
-	return c.Tool + " " + string(b)
+	b, err := json.Marshal(args)
+	if err != nil {
+		return c.Tool
+	}
+	return c.Tool + "\x00" + string(b)
 }

@@ -237,7 +237,7 @@ func (m *Model) rowState(t *table, r int) reviewState {
 	if tp == nil || len(m.reviewed) == 0 {
 		return reviewNone
 	}
-	return m.reviewed[callKey(tp.call(t, r))]
+	return m.reviewed[tp.call(t, r).Key()]
 }
 
 // View implements tea.Model. It is inline, not the alternate screen, so the
