@@ -38,9 +38,12 @@ func NewCmdApprove(f *Factory, runF func(context.Context, *ApproveOptions) error
 		Long: `Approve a run's visual changes (approve_vrt_results): all of them, or the
 checks named by --scenario and --viewport. Repeat them to approve several checks
 at once: the n-th --scenario pairs with the n-th --viewport, and a single one of
-either applies to every one of the other. Several checks are sent as a batch (a
-few calls at a time, rate limits waited out, none sent twice); Ctrl-C stops it and
-says what was not sent.
+either applies to every one of the other; a check named twice is approved once.
+Several checks are sent as a batch: a few calls at a time, each as a single
+call is sent (its retries and --timeout), --wait-timeout bounding the whole
+batch. An approval whose answer was lost is reported as may have been applied
+(exit 55, maybe_applied), never sent again: check with vq failures RUN_ID.
+Ctrl-C stops the batch and says what was not sent.
 
 This writes: the server requires consent, given with --yes or, on a terminal, at
 a prompt that says how many checks it approves. --dry-run shows the calls and

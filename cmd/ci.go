@@ -32,9 +32,13 @@ in .data.failures (--jq '.data.failures[].scenarioLabel').`
 
 const ciExitHelp = `Exit codes (vq exit-codes): 0 when the run passed (or was just started,
 without --wait); 8 (pending) when vq ci status finds it still queued or
-running without --wait; 3 (run_failed) when it finished with visual changes,
-after showing the failed checks as vq failures RUN_ID does (so --format junit,
-github or markdown report them); 6 when it ended in error; 7 when it was
+running without --wait; 54 (no_verdict) when an answer has no runId or
+status, a status outside queued, running, passed, failed, error and
+cancelled (named), or its status twice; 55 (maybe_applied) when a start
+got no answer vq can read (it is not started again); 3 (run_failed) when
+it finished with visual changes, after showing the failed checks as vq
+failures RUN_ID does (so --format junit, github or markdown report them); 6
+when it ended in error; 7 when it was
 cancelled; 5 (timeout) when --wait ran past --wait-timeout, the run may still
 finish (--json prints the timeout as its one document); 130 on Ctrl-C. Both of those print the command that resumes the wait:
 vq ci status RUN_ID --wait. HTTP failures exit as elsewhere (unauthorized,

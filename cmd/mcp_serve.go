@@ -41,7 +41,8 @@ MCP server.
 The tools are those of the server's hosted MCP tool list when it has one,
 else vq's own tool registry, with their arguments and read-only or
 destructive hints. Each tools/call goes through the pipeline vq invoke
-uses: rate limits are waited out, an unexpected failure is retried once,
+uses: rate limits are waited out, an unexpected failure is retried once
+where that is safe (a read, or a request that never reached the server),
 and the answer is the ToolResponse (structuredContent; the summary,
 warnings and next actions as text; isError when it is not ok).
 

@@ -528,8 +528,6 @@ func rateLimit(kind verdictKind, tool string, class hostileClass) string {
 	return testkit.RateLimit(tool, "slow down", wait)
 }
 
-const rpcInternalError = `"error":{"code":-32603,"message":"Internal error"}`
-
 // envelope carries a ToolResponse in a transport's message: as it is on
 // the invoke endpoint, in a JSON-RPC result over MCP.
 type envelope struct {
