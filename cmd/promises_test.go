@@ -758,7 +758,9 @@ func withProgressToken(p *mcp.CallToolParams) *mcp.CallToolParams {
 // the agent and stderr were given.
 func serveCell(t *testing.T, ctx context.Context, env map[string]string, row promiseRow) (exit int, output string) {
 	s := serveVQ(t, env, row.args...)
-	res, err := s.session.CallTool(ctx, row.serveCall)
+	params := *row.serveCall // the SDK writes the request's _meta: each cell its own
+	params.Meta = maps.Clone(params.Meta)
+	res, err := s.session.CallTool(ctx, &params)
 	if err != nil {
 		return 1, err.Error() + s.stderr.String()
 	}

@@ -68,7 +68,7 @@ func newTerminal(streams *IOStreams, getenv func(string) string, noTUI, noColor 
 		profile = min(profile, colorprofile.ASCII)
 	}
 	return &Terminal{
-		Print:       format.Printer{Out: streams.Out, ErrOut: streams.ErrOut, Indent: streams.OutTTY, Getenv: getenv, Commands: frontingLine},
+		Print:       format.Printer{Out: streams.Out, ErrOut: &lineWriter{w: streams.ErrOut}, Indent: streams.OutTTY, Getenv: getenv, Commands: frontingLine},
 		io:          streams,
 		getenv:      getenv,
 		noColor:     noColor,
@@ -88,9 +88,23 @@ func newTerminal(streams *IOStreams, getenv func(string) string, noTUI, noColor 
 func newAgentTerminal(errOut io.Writer, getenv func(string) string) *Terminal {
 	streams := &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: errOut}
 	return &Terminal{
-		Print: format.Printer{Out: io.Discard, ErrOut: errOut, Getenv: getenv},
+		Print: format.Printer{Out: io.Discard, ErrOut: &lineWriter{w: errOut}, Getenv: getenv},
 		io:    streams, getenv: getenv, agent: true, profile: colorprofile.NoTTY,
 	}
+}
+
+// lineWriter is stderr as vq's lines reach it: one write at a time, so
+// that the notices of calls sent at once (a batch's, an agent's) come
+// whole, one after the other.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // Display is where a command's answers go.
