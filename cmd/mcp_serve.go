@@ -16,6 +16,7 @@ import (
 	"github.com/visualq/vq/api/mcpclient"
 	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/mcpstdio"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -89,13 +90,10 @@ func runMCPServe(ctx context.Context, f *Factory, opts *ServeOptions) error {
 	if !ok {
 		in = io.NopCloser(f.IO.In)
 	}
-	// The session ends when the client closes the stream (nil) or ctx ends.
-	return s.server.Run(ctx, &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{f.IO.Out}})
+	// The session ends when the client closes the stream (nil), once every
+	// request read has been answered, or when ctx ends.
+	return s.server.Run(ctx, &mcpstdio.Transport{In: in, Out: f.IO.Out})
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // serveInstructions tell the agent what the tools' answers mean for it.
 const serveInstructions = `VisualQ tools (visual-regression and functional tests), served by vq.
