@@ -6,6 +6,11 @@
 // (MCP elicitation) is asked with a form (huh), inside the TUI or on a
 // terminal of its own.
 //
+// The root model (model.go) routes the messages and owns a stack of
+// pages, each in a file of its own: page.go lists them and says how a
+// message reaches one, and docs/recipes.md how to add one. All styles are
+// in styles.go.
+//
 // ui may import api and the internal leaves (layout, textsafe, exitcode);
 // it must not import cmd, completions, format, sandbox or bench.
 package ui

@@ -23,9 +23,9 @@ import (
 
 // questionForm is a server's question (MCP elicitation, form mode) as a
 // form: the server's message, one field per requested field, and the help
-// line. It is pure UI, shown by the TUI's root model while the session
-// runs, or by Elicit on a terminal of its own; whoever shows it reads its
-// answer once it has one.
+// line. It is pure UI, shown by the TUI's question page (question.go)
+// while the session runs, or by Elicit on a terminal of its own; whoever
+// shows it reads its answer once it has one.
 type questionForm struct {
 	form    *huh.Form
 	message []string // sanitized, unwrapped lines
@@ -335,12 +335,34 @@ func (q *questionForm) head() []string {
 func (q *questionForm) lines() []string {
 	lines := q.head()
 	lines = append(lines, strings.Split(q.form.View(), "\n")...)
-	lines = append(lines, "", q.help.ShortHelpView(append([]key.Binding{q.keys.Decline, q.keys.Cancel}, q.form.KeyBinds()...)))
+	lines = append(lines, "", q.help.ShortHelpView(q.ShortHelp()))
 	for i, l := range lines {
 		lines[i] = ansi.Truncate(l, q.width, "…")
 	}
 	return lines
 }
+
+// questionKeys are the keys a server's question adds to its form's own:
+// the two ways of not answering it.
+type questionKeys struct {
+	Decline, Cancel key.Binding
+}
+
+func newQuestionKeys() questionKeys {
+	return questionKeys{
+		Decline: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "decline")),
+		Cancel:  key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel")),
+	}
+}
+
+// ShortHelp is the form's help line: first how not to answer, then the
+// keys of the field in focus.
+func (q *questionForm) ShortHelp() []key.Binding {
+	return append([]key.Binding{q.keys.Decline, q.keys.Cancel}, q.form.KeyBinds()...)
+}
+
+// FullHelp is the same: the form shows one help line.
+func (q *questionForm) FullHelp() [][]key.Binding { return [][]key.Binding{q.ShortHelp()} }
 
 // Elicit asks a server's question on a terminal no TUI owns: the form is
 // drawn inline on opts.Out (stderr, so that stdout stays the answer) and
@@ -395,23 +417,6 @@ func (s *questionSession) View() tea.View {
 	}
 	return tea.NewView(strings.Join(s.form.lines(), "\n"))
 }
-
-// question is a server's question brought into a running session by an
-// Asker, and where its answer goes: reply holds one answer, so that the
-// session never waits on the asker.
-type question struct {
-	ctx   context.Context
-	e     api.Elicitation
-	reply chan api.ElicitAnswer
-	form  *questionForm
-}
-
-// questionMsg brings a question into the session; questionEndedMsg says
-// that its context ended (the call it came with is over).
-type (
-	questionMsg      struct{ q *question }
-	questionEndedMsg struct{ q *question }
-)
 
 // Asker carries a server's questions into a running TUI session, which
 // owns the terminal: each is asked there, as a screen of its own, in
@@ -486,62 +491,4 @@ func (a *Asker) Ask(ctx context.Context, e api.Elicitation) (answer api.ElicitAn
 	case <-ended:
 	}
 	return api.ElicitAnswer{Action: api.ElicitCancel}, true
-}
-
-// updateQuestion routes msg while questions are asked: a new question is
-// queued, one whose context ended is dropped, and the keys go to the
-// question on screen, which sees every other message too (its fields'
-// own), beside the screens. taken reports that the root has nothing more
-// to do with msg.
-func (m *Model) updateQuestion(msg tea.Msg) (cmd tea.Cmd, taken bool) {
-	switch msg := msg.(type) {
-	case questionMsg:
-		m.questions = append(m.questions, msg.q)
-		wait := func() tea.Msg { <-msg.q.ctx.Done(); return questionEndedMsg(msg) }
-		if len(m.questions) > 1 {
-			return wait, true
-		}
-		return tea.Batch(wait, m.openQuestion()), true
-	case questionEndedMsg:
-		return m.endQuestion(msg.q, api.ElicitAnswer{Action: api.ElicitCancel}), true
-	}
-	if len(m.questions) == 0 {
-		return nil, false
-	}
-	q := m.questions[0]
-	switch msg := msg.(type) {
-	case tea.WindowSizeMsg:
-		q.form.resize(msg.Width, msg.Height)
-		return nil, false
-	case tea.KeyPressMsg, tea.PasteMsg:
-		taken = true
-	}
-	cmd = q.form.update(msg)
-	if answer, ok := q.form.answered(); ok {
-		m.status = "the server's question: " + answer.Outcome()
-		return m.endQuestion(q, answer), taken
-	}
-	return cmd, taken
-}
-
-// openQuestion shows the first queued question.
-func (m *Model) openQuestion() tea.Cmd {
-	q := m.questions[0]
-	q.form = newQuestionForm(q.e, &m.styles)
-	q.form.resize(m.width, m.height)
-	return q.form.init()
-}
-
-// endQuestion answers q, drops it, and shows the next question, if any.
-func (m *Model) endQuestion(q *question, answer api.ElicitAnswer) tea.Cmd {
-	i := slices.Index(m.questions, q)
-	if i < 0 {
-		return nil
-	}
-	q.reply <- answer
-	m.questions = slices.Delete(m.questions, i, i+1)
-	if i > 0 || len(m.questions) == 0 {
-		return nil
-	}
-	return m.openQuestion()
 }

@@ -20,10 +20,10 @@ import (
 // running is a timer (the cursor's blink), left out.
 const cmdWait = 100 * time.Millisecond
 
-// answerKeys feeds keys to q as a program would, running the commands it
+// pressInForm feeds keys to q as a program would, running the commands it
 // returns (the form moves between fields through them) and feeding their
 // messages back.
-func answerKeys(q *questionForm, keys ...string) {
+func pressInForm(q *questionForm, keys ...string) {
 	for _, k := range keys {
 		settle(q.update, q.update(keyMsg(k)))
 	}
@@ -117,11 +117,11 @@ func TestQuestionIsAnsweredWithTypedValues(t *testing.T) {
 	q := newSignup()
 	mustContain(t, formText(q), "The server asks", "Tell us about the run", "Colour (required)", "Red", "Green", "count", "Your name (required)", "as on your badge",
 		"esc decline", "ctrl+c cancel")
-	answerKeys(q, "down", "enter") // Green
-	answerKeys(q, "enter")         // count keeps its default
-	answerKeys(q, "A", "d", "a", "enter")
-	answerKeys(q, "0", ".", "5", "enter")
-	answerKeys(q, "down", "enter") // notify: past "(no answer)" to yes
+	pressInForm(q, "down", "enter") // Green
+	pressInForm(q, "enter")         // count keeps its default
+	pressInForm(q, "A", "d", "a", "enter")
+	pressInForm(q, "0", ".", "5", "enter")
+	pressInForm(q, "down", "enter") // notify: past "(no answer)" to yes
 	answer, ok := q.answered()
 	want := map[string]any{"colour": "g", "count": int64(3), "name": "Ada", "ratio": 0.5, "notify": true}
 	if !ok || answer.Action != api.ElicitAccept || !reflect.DeepEqual(answer.Content, want) {
@@ -133,7 +133,7 @@ func TestQuestionIsAnsweredWithTypedValues(t *testing.T) {
 // defaults apply to them.
 func TestQuestionLeftAtItsDefaults(t *testing.T) {
 	q := newSignup()
-	answerKeys(q, "enter", "enter", "X", "enter", "enter", "enter")
+	pressInForm(q, "enter", "enter", "X", "enter", "enter", "enter")
 	answer, _ := q.answered()
 	want := map[string]any{"colour": "r", "count": int64(3), "name": "X"}
 	if answer.Action != api.ElicitAccept || !reflect.DeepEqual(answer.Content, want) {
@@ -160,7 +160,7 @@ func TestQuestionRefusesWhatItCannotSend(t *testing.T) {
 		{api.ElicitField{Name: "code", Type: "string", MaxLength: &two}, []string{"a", "b", "ü", "enter"}, "at most 2 characters"},
 	} {
 		q := openForm(api.Elicitation{Fields: []api.ElicitField{tc.field}})
-		answerKeys(q, tc.keys...)
+		pressInForm(q, tc.keys...)
 		if answer, ok := q.answered(); ok {
 			t.Errorf("%s %q was sent: %+v", tc.field.Type, tc.keys, answer)
 		}
@@ -168,7 +168,7 @@ func TestQuestionRefusesWhatItCannotSend(t *testing.T) {
 	}
 	ten := 10.0
 	q := openForm(api.Elicitation{Fields: []api.ElicitField{{Name: "count", Type: "integer", Minimum: &one, Maximum: &ten}}})
-	answerKeys(q, "1", "0", "enter")
+	pressInForm(q, "1", "0", "enter")
 	if answer, _ := q.answered(); answer.Content["count"] != int64(10) {
 		t.Errorf("a bound itself was refused: %+v", answer)
 	}
@@ -178,7 +178,7 @@ func TestQuestionRefusesWhatItCannotSend(t *testing.T) {
 func TestQuestionDeclinedOrCancelled(t *testing.T) {
 	for key, action := range map[string]string{"esc": api.ElicitDecline, "ctrl+c": api.ElicitCancel} {
 		q := newSignup()
-		answerKeys(q, "enter", "enter", "A", key)
+		pressInForm(q, "enter", "enter", "A", key)
 		if answer, ok := q.answered(); !ok || answer.Action != action || answer.Content != nil {
 			t.Errorf("%s: answer %+v (answered %v), want %s", key, answer, ok, action)
 		}
@@ -225,7 +225,7 @@ func TestQuestionInTheTUI(t *testing.T) {
 		t.Errorf("the question does not have the screen to itself, or obeys the server:\n%s", text)
 	}
 	m.Update(keyMsg("q")) // a key of the screen underneath: the form's now
-	if len(m.questions) != 1 || m.done {
+	if p, asking := m.front().(*questionPage); !asking || len(p.queue) != 1 || m.done {
 		t.Fatal("a key meant for the question reached the screen")
 	}
 	m.Update(keyMsg("esc"))
@@ -354,7 +354,7 @@ func TestQuestionPicksSeveral(t *testing.T) {
 		EnumNames: []string{"Alpha", "Beta", "Gamma"}, MaxItems: &two, Default: []any{"b"}}
 	q := openForm(api.Elicitation{Fields: []api.ElicitField{tags}})
 	mustContain(t, formText(q), "Tags (required)", "Alpha", "Beta", "Gamma")
-	answerKeys(q, "up", "x", "enter") // Alpha too (the cursor starts on the first picked)
+	pressInForm(q, "up", "x", "enter") // Alpha too (the cursor starts on the first picked)
 	answer, ok := q.answered()
 	if want := []any{"a", "b"}; !ok || answer.Action != api.ElicitAccept || !reflect.DeepEqual(answer.Content["tags"], want) {
 		t.Fatalf("answer %+v (answered %v), want tags %v\n%s", answer, ok, want, formText(q))
@@ -364,14 +364,14 @@ func TestQuestionPicksSeveral(t *testing.T) {
 	// left empty stays out of the answer.
 	tags.Default = nil
 	q = openForm(api.Elicitation{Fields: []api.ElicitField{tags}})
-	answerKeys(q, "enter")
+	pressInForm(q, "enter")
 	if answer, ok := q.answered(); ok {
 		t.Errorf("nothing picked was sent: %+v", answer)
 	}
 	mustContain(t, formText(q), "at least 1 picked")
 	tags.Required = false
 	q = openForm(api.Elicitation{Fields: []api.ElicitField{tags}})
-	answerKeys(q, "enter")
+	pressInForm(q, "enter")
 	if answer, ok := q.answered(); !ok || len(answer.Content) != 0 {
 		t.Errorf("an optional multi-select left empty: %+v (answered %v)", answer, ok)
 	}

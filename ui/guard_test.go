@@ -79,7 +79,7 @@ func TestPanicInViewEndsTheProgram(t *testing.T) {
 	killed := false
 	g := &guard{m: m, kill: func() { killed = true }}
 	good := g.View()
-	m.stack = append(m.stack, &screen{}) // a screen without an answer: View dereferences nil
+	m.stack = append(m.stack, &answerPage{}) // a screen without an answer: View dereferences nil
 	if v := g.View(); v.Content != good.Content {
 		t.Errorf("after a panic View drew %q, want the last whole frame", v.Content)
 	}

@@ -233,3 +233,15 @@ func mustContain(t *testing.T, text string, wants ...string) {
 		}
 	}
 }
+
+// dialogOf is the consent dialog in front, nil when there is none.
+func dialogOf(m *Model) *confirmPage {
+	d, _ := m.front().(*confirmPage)
+	return d
+}
+
+// batchOf is the batch being sent, nil when there is none.
+func batchOf(m *Model) *batchPage {
+	b, _ := m.front().(*batchPage)
+	return b
+}

@@ -70,8 +70,8 @@ func fetchImage(ctx context.Context, fetch func(context.Context, string, int64) 
 
 // askImage fetches the current screen's screenshots once: the diff for a
 // terminal that shows images, else all three for the half-block preview.
-func (m *Model) askImage() tea.Cmd {
-	s := m.top()
+func (s *answerPage) askImage() tea.Cmd {
+	m := s.m
 	if m.fetch == nil || s.images.diff == "" || s.imageAsked {
 		return nil
 	}
@@ -88,8 +88,8 @@ func (m *Model) askImage() tea.Cmd {
 
 // showImage prints a fetched diff image above the screen, where it stays
 // in the scrollback, or keeps a decoded one for the half-block preview.
-func (m *Model) showImage(msg imageMsg) tea.Cmd {
-	s := m.top()
+func (s *answerPage) showImage(msg imageMsg) tea.Cmd {
+	m := s.m
 	if !slices.Contains(s.images.all(), msg.url) {
 		return nil // it arrived after the person left its screen
 	}
@@ -102,7 +102,7 @@ func (m *Model) showImage(msg imageMsg) tea.Cmd {
 			s.pictures = map[string]image.Image{}
 		}
 		s.pictures[msg.url] = msg.img
-		m.drawPreview(s)
+		s.drawPreview()
 		return nil
 	}
 	seq, err := inlineImage(m.images, msg.png, min(m.width-1, 100), max(m.height/2, 4))
@@ -116,7 +116,8 @@ func (m *Model) showImage(msg imageMsg) tea.Cmd {
 // drawPreview lays the screen's screenshots side by side in half-blocks,
 // sized to the terminal: baseline, test and diff, each a third of the
 // width, together at most a third of the height.
-func (m *Model) drawPreview(s *screen) {
+func (s *answerPage) drawPreview() {
+	m := s.m
 	s.preview = nil
 	if len(s.pictures) == 0 {
 		return

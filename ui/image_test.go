@@ -102,7 +102,7 @@ func TestDiffScreenFetchesImageOnKitty(t *testing.T) {
 		return map[string]string{"TERM": "xterm-kitty"}[k]
 	}}, api.Call{Tool: "get_diff_stats"}, resp)
 
-	msg := m.askImage()()
+	msg := m.top().askImage()()
 	im, ok := msg.(imageMsg)
 	if !ok || im.err != nil || !bytes.Equal(im.png, pic) {
 		t.Fatalf("fetch gave %#v", msg)
@@ -113,7 +113,7 @@ func TestDiffScreenFetchesImageOnKitty(t *testing.T) {
 	if _, cmd := m.Update(im); cmd == nil || m.status != "" {
 		t.Errorf("no print of the image (status %q)", m.status)
 	}
-	if m.askImage() != nil {
+	if m.top().askImage() != nil {
 		t.Error("the image is fetched again for the same screen")
 	}
 	// An image that arrives once its screen is gone is not printed.

@@ -82,7 +82,7 @@ func TestConfirmYesResendsWithConfirm(t *testing.T) {
 	m := start(t, s, failuresCall)
 	press(m, "enter", "1") // into the diff, then its approve action
 
-	if !(m.dialog != nil) {
+	if dialogOf(m) == nil {
 		t.Fatalf("confirm_required did not open the dialog:\n%s", plainText(m))
 	}
 	mustContain(t, plainText(m), "approve_vrt_results changes your project",
@@ -122,7 +122,7 @@ func TestConfirmNoSendsNothing(t *testing.T) {
 		t.Errorf("dialog still open:\n%s", text)
 	}
 	press(m, "c") // reopens
-	if !(m.dialog != nil) {
+	if dialogOf(m) == nil {
 		t.Error("c did not reopen the dialog")
 	}
 }
@@ -130,7 +130,7 @@ func TestConfirmNoSendsNothing(t *testing.T) {
 func TestFirstAnswerConfirmRequiredOpensTheDialog(t *testing.T) {
 	s := triageServer(t, 1)
 	m := start(t, s, api.Call{Tool: "approve_vrt_results", Args: map[string]any{"runId": "run_abc"}})
-	if !m.top().actionable() || !(m.dialog != nil) {
+	if !m.top().actionable() || dialogOf(m) == nil {
 		t.Fatal("a confirm_required first answer must wait in the dialog")
 	}
 	press(m, "y")

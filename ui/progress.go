@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/progress"
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/visualq/vq/api"
@@ -66,22 +65,6 @@ type jobRow struct {
 	printed string
 }
 
-// progressStyles are the looks of the job view (kept apart from the TUI's
-// styles until the two are merged). Basic ANSI colours read on both dark
-// and light backgrounds, and every state also has a word and a mark.
-type progressStyles struct {
-	ok, failed, warn, dim lipgloss.Style
-}
-
-func newProgressStyles() progressStyles {
-	return progressStyles{
-		ok:     lipgloss.NewStyle().Foreground(lipgloss.Green).Bold(true),
-		failed: lipgloss.NewStyle().Foreground(lipgloss.Red).Bold(true),
-		warn:   lipgloss.NewStyle().Foreground(lipgloss.Yellow).Bold(true),
-		dim:    lipgloss.NewStyle().Faint(true),
-	}
-}
-
 const jobBarWidth = 24
 
 // NewJobProgress starts the display of the jobs, in the order given.
@@ -100,11 +83,11 @@ func NewJobProgress(w io.Writer, jobIDs []string, o ProgressOptions) *JobProgres
 	// A live view needs cursor movement, so the profile may drop colours
 	// but never every escape sequence.
 	p.w = &colorprofile.Writer{Forward: w, Profile: max(o.Profile, colorprofile.ASCII)}
+	p.styles = newProgressStyles()
 	// No percentage: the count (3/10) beside the bar says it better.
 	p.bar = progress.New(progress.WithWidth(jobBarWidth), progress.WithoutPercentage(),
 		progress.WithFillCharacters(progress.DefaultFullCharFullBlock, progress.DefaultEmptyCharBlock),
-		progress.WithColors(lipgloss.Cyan))
-	p.styles = newProgressStyles()
+		progress.WithColors(p.styles.bar))
 	refresh := o.Refresh
 	if refresh <= 0 {
 		refresh = time.Second

@@ -227,3 +227,13 @@ func (tp *rowTemplate) rowOf(t *table, a api.NextAction) int {
 		return true
 	})
 }
+
+// rowName names a row for dialogs and summaries by the values their
+// template takes from them ("Cart 3 tablet").
+func rowName(tp *rowTemplate, t *table, r int) string {
+	parts := make([]string, 0, len(tp.fromRow))
+	for _, a := range tp.fromRow {
+		parts = append(parts, t.t.Rows[r][a.col])
+	}
+	return strings.Join(parts, " ")
+}

@@ -124,6 +124,6 @@ func printOnce(opts Options, m *Model) error {
 		}
 	}
 	m.done = true
-	_, err := io.WriteString(w, m.frame(0)+"\n")
+	_, err := io.WriteString(w, m.fit(m.top().lines(0), 0)+"\n")
 	return err
 }

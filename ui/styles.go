@@ -96,3 +96,22 @@ func inputStyles(isDark bool) textinput.Styles {
 	s.Cursor.Blink = false
 	return s
 }
+
+// progressStyles are the looks of the job view (JobProgress), which
+// never asks the terminal for its background: basic ANSI colours read on
+// both dark and light ones, and every state also has a word and a mark.
+type progressStyles struct {
+	ok, failed, warn, dim lipgloss.Style
+	// bar fills the progress bars.
+	bar color.Color
+}
+
+func newProgressStyles() progressStyles {
+	return progressStyles{
+		ok:     lipgloss.NewStyle().Foreground(lipgloss.Green).Bold(true),
+		failed: lipgloss.NewStyle().Foreground(lipgloss.Red).Bold(true),
+		warn:   lipgloss.NewStyle().Foreground(lipgloss.Yellow).Bold(true),
+		dim:    lipgloss.NewStyle().Faint(true),
+		bar:    lipgloss.Cyan,
+	}
+}

@@ -179,7 +179,7 @@ func TestMarksAndABatchWithRateLimitsAndARefusal(t *testing.T) {
 		t.Fatalf("%d rows marked, want 12 (the filter's 11 and Page 30)", got)
 	}
 	press(m, "A")
-	if m.dialog == nil || m.dialog.table == nil {
+	if d := dialogOf(m); d == nil || d.intent.table == nil {
 		t.Fatalf("A opened no batch dialog:\n%s", plainText(m))
 	}
 	mustContain(t, plainText(m), "approve_vrt_results changes your project", "12 calls, one per marked row:",
@@ -212,7 +212,7 @@ func TestStoppedBatchSendsNothingMoreAndSaysWhat(t *testing.T) {
 	press(m, "enter", "esc") // learn the approve template from a diff
 	press(m, "*", "A")
 	_, cmd := m.Update(keyMsg("y"))
-	m.batch.stop() // before any answer is read: ctrl+c
+	batchOf(m).stop() // before any answer is read: ctrl+c
 	drain(m, cmd)
 	text := plainText(m)
 	mustContain(t, text, "approve_vrt_results: ")
@@ -281,7 +281,7 @@ func TestServerConsentInAnActionStillAsks(t *testing.T) {
 	if last := calls[len(calls)-1]; last.Args["confirm"] != nil {
 		t.Errorf("the server's confirm: true was sent: %+v", last)
 	}
-	if m.dialog == nil {
+	if dialogOf(m) == nil {
 		t.Errorf("no consent dialog:\n%s", plainText(m))
 	}
 }

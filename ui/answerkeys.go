@@ -1,10 +1,15 @@
 package ui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+	"github.com/visualq/vq/internal/textsafe"
+)
 
-// screenKeys are the keys of a response screen. Bindings that do nothing on
-// the current screen are disabled, which hides them from the help line too.
-type screenKeys struct {
+// answerKeys are the keys of an answer page. Bindings that do nothing on
+// the current screen are disabled (keys), which hides them from the help
+// line too. While a call or a batch is out, the keys are the busy ones
+// (busyKeys) instead.
+type answerKeys struct {
 	Up, Down, Focus     key.Binding
 	PageUp, PageDown    key.Binding
 	Top, Bottom         key.Binding
@@ -18,12 +23,10 @@ type screenKeys struct {
 	Next, Prev          key.Binding
 	Open, Copy          key.Binding
 	Confirm, Help, Quit key.Binding
-	CancelCall          key.Binding
-	StopBatch           key.Binding
 }
 
-func newScreenKeys() screenKeys {
-	return screenKeys{
+func newAnswerKeys() answerKeys {
+	return answerKeys{
 		Up:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
 		Focus:       key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "data/actions")),
@@ -52,93 +55,76 @@ func newScreenKeys() screenKeys {
 		Confirm:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "confirm")),
 		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
 		Quit:        key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-		CancelCall:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel call")),
-		StopBatch:   key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "stop sending")),
 	}
 }
 
 // ShortHelp is the help line.
-func (k screenKeys) ShortHelp() []key.Binding {
+func (k answerKeys) ShortHelp() []key.Binding {
 	return []key.Binding{k.Run, k.Write, k.Next, k.Prev, k.Mark, k.Batch, k.Filter, k.ClearFilter, k.Back,
-		k.Confirm, k.Open, k.Sort, k.CancelCall, k.StopBatch, k.Help, k.Quit}
+		k.Confirm, k.Open, k.Sort, k.Help, k.Quit}
 }
 
 // FullHelp is the help shown with ?.
-func (k screenKeys) FullHelp() [][]key.Binding {
+func (k answerKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Focus, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Run, k.RunNumber, k.Back, k.Rerun, k.Confirm, k.Write, k.Next, k.Prev},
 		{k.Filter, k.ClearFilter, k.Sort, k.Reverse, k.Mark, k.MarkAll, k.Batch},
-		{k.Raw, k.Warnings, k.Open, k.Copy, k.CancelCall, k.StopBatch, k.Help, k.Quit},
+		{k.Raw, k.Warnings, k.Open, k.Copy, k.Help, k.Quit},
 	}
 }
 
-// confirmKeys are the keys of the consent dialog.
-type confirmKeys struct {
-	Yes, No, Quit key.Binding
+// keys is the answer's keymap with what does nothing on it disabled.
+func (s *answerPage) keys() answerKeys {
+	k := s.keymap
+	hasActions := len(s.resp.NextActions) > 0
+	k.RunNumber.SetEnabled(hasActions)
+	k.Focus.SetEnabled(hasActions && s.lineCount() > 0)
+	k.Back.SetEnabled(s.m.chained(s) && s.filter == "")
+	k.Confirm.SetEnabled(s.needsConfirm())
+	k.Open.SetEnabled(s.images.diff != "")
+	k.Copy.SetEnabled(s.images.diff != "")
+	k.Next.SetEnabled(s.origin != nil)
+	k.Prev.SetEnabled(s.origin != nil)
+	k.Warnings.SetEnabled(len(s.resp.Warnings) > maxWarnings)
+	s.enableRun(&k)
+	s.enableTable(&k)
+	if tool, ok := s.writeTarget(); ok {
+		k.Write.SetHelp("a", textsafe.SanitizeLine(tool))
+	} else {
+		k.Write.SetEnabled(false)
+	}
+	return k
 }
 
-func newConfirmKeys() confirmKeys {
-	return confirmKeys{
-		Yes:  key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "send with confirm: true")),
-		No:   key.NewBinding(key.WithKeys("n", "N", "esc", "enter"), key.WithHelp("n/esc", "don't send")),
-		Quit: key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+// enableRun enables enter where it runs something: the selected action,
+// or the selected row's action, which it inspects.
+func (s *answerPage) enableRun(k *answerKeys) {
+	rows := s.rowMode()
+	action := len(s.resp.NextActions) > 0 && s.focus == focusActions
+	row := rows && s.selRow() >= 0 && s.selTable().rowAction() != nil
+	k.Run.SetEnabled(action || row)
+	if rows && s.focus == focusData {
+		k.Run.SetHelp("enter", "inspect")
 	}
 }
 
-// ShortHelp is the dialog's help line.
-func (k confirmKeys) ShortHelp() []key.Binding { return []key.Binding{k.Yes, k.No, k.Quit} }
-
-// FullHelp is the same: the dialog has three keys.
-func (k confirmKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
-
-// filterKeys are the keys while the filter is typed; every other key is
-// text.
-type filterKeys struct {
-	Apply, Clear key.Binding
+// enableTable enables the keys of tables: filtering and sorting more
+// than one row, and marking rows that can be acted on.
+func (s *answerPage) enableTable(k *answerKeys) {
+	tables := s.view == viewData && s.data.rows() > 1
+	rows := s.rowMode()
+	k.Filter.SetEnabled(tables)
+	k.ClearFilter.SetEnabled(s.filter != "")
+	k.Sort.SetEnabled(tables)
+	k.Reverse.SetEnabled(tables && s.selTable().order.col >= 0)
+	k.Mark.SetEnabled(rows)
+	k.MarkAll.SetEnabled(rows)
+	k.Batch.SetEnabled(rows && len(s.selTable().marked) > 0)
 }
 
-func newFilterKeys() filterKeys {
-	return filterKeys{
-		Apply: key.NewBinding(key.WithKeys("enter", "down", "tab"), key.WithHelp("enter", "keep filter")),
-		Clear: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear")),
-	}
-}
+// ShortHelp is the answer's help line.
+func (s *answerPage) ShortHelp() []key.Binding { return s.keys().ShortHelp() }
 
-// ShortHelp is the filter's help line.
-func (k filterKeys) ShortHelp() []key.Binding { return []key.Binding{k.Apply, k.Clear} }
-
-// FullHelp is the same: the filter has two keys.
-func (k filterKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
-
-// loadingKeys are the keys while the first call is out, before there is
-// a screen: giving the call up.
-type loadingKeys struct {
-	Cancel, Quit key.Binding
-}
-
-func newLoadingKeys() loadingKeys {
-	return loadingKeys{
-		Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
-		Quit:   key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-	}
-}
-
-// ShortHelp is the help line while the first call is out.
-func (k loadingKeys) ShortHelp() []key.Binding { return []key.Binding{k.Cancel, k.Quit} }
-
-// FullHelp is the same: there are two keys.
-func (k loadingKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
-
-// questionKeys are the keys a server's question adds to its form's own:
-// the two ways of not answering it.
-type questionKeys struct {
-	Decline, Cancel key.Binding
-}
-
-func newQuestionKeys() questionKeys {
-	return questionKeys{
-		Decline: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "decline")),
-		Cancel:  key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel")),
-	}
-}
+// FullHelp is the answer's help shown with ?.
+func (s *answerPage) FullHelp() [][]key.Binding { return s.keys().FullHelp() }

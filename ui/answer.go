@@ -1,0 +1,598 @@
+package ui
+
+import (
+	"image"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/textsafe"
+)
+
+// focus is the pane the arrow keys move in.
+type focus int
+
+const (
+	focusActions focus = iota
+	focusData
+)
+
+// answerPage is one answer on the stack: the call that produced it, the
+// answer, and where the person is looking in it. Its keys (answerkeys.go)
+// move through the data, filter, sort and mark its rows, and run the
+// next actions and row actions, whose answers open above it; it is drawn
+// by answerview.go, with the overlay open over it (page.go) in its foot.
+type answerPage struct {
+	m      *Model
+	keymap answerKeys
+	call   api.Call
+	// crumb names the screen in the breadcrumb: the tool of the first call,
+	// the label of the action that led here after that.
+	crumb  string
+	resp   *api.ToolResponse
+	data   *dataView
+	images imageURLs
+	// view is what the data pane shows; raw holds the response as JSON
+	// lines once the raw view was asked for.
+	view   paneView
+	raw    []string
+	offset int
+	cursor int
+	focus  focus
+	// sec and pos are the selected row (section, position in its table's
+	// view) while the data has rows to act on.
+	sec, pos int
+	// filter is the / query, applied to every table of the screen.
+	filter string
+	// origin is the row this screen's call was made for, for n and p.
+	origin *origin
+	// stale is set when a write succeeded after this answer came: it is
+	// fetched again when the person returns to it.
+	stale bool
+	// imageAsked is set once the diff image was requested, so that
+	// popping back to the screen does not fetch it again.
+	imageAsked bool
+	// labels are the next actions' labels, sanitized once, and
+	// labelWidth the widest: a frame draws only the few in view.
+	labels     []string
+	labelWidth int
+	// pictures are the decoded screenshots by link, and preview them
+	// drawn in half-blocks at the terminal's size.
+	pictures map[string]image.Image
+	preview  []string
+}
+
+// paneView is what a screen's data pane shows.
+type paneView int
+
+const (
+	viewData paneView = iota
+	// viewRaw is the whole response as indented JSON (v).
+	viewRaw
+	// viewWarnings is every warning, one a line (w), where the head
+	// shows only the first few.
+	viewWarnings
+)
+
+// toggle switches the pane to v, or back to the data when it shows v.
+func (s *answerPage) toggle(v paneView) {
+	if s.view == v {
+		v = viewData
+	}
+	s.view = v
+	if v == viewRaw && s.raw == nil {
+		s.raw = rawLines(s.resp)
+	}
+	s.offset = 0
+}
+
+// origin is the table row a screen was opened for, and the template that
+// made its call: n and p run the template on the neighbouring rows.
+type origin struct {
+	parent   *answerPage
+	sec, row int
+	tpl      *rowTemplate
+}
+
+func newAnswerPage(m *Model, call api.Call, crumb string, resp *api.ToolResponse) *answerPage {
+	s := &answerPage{m: m, keymap: newAnswerKeys(), call: call, crumb: textsafe.SanitizeLine(clip(crumb, maxLineBytes)), resp: resp}
+	s.data, s.images = parseData(resp)
+	s.labels = make([]string, len(resp.NextActions))
+	for i, a := range resp.NextActions {
+		s.labels[i] = textsafe.SanitizeLine(clip(a.Label, maxLineBytes))
+		s.labelWidth = max(s.labelWidth, textsafe.DisplayWidth(s.labels[i]))
+	}
+	for _, t := range s.data.tables {
+		t.addTemplates(resp.NextActions, -1, m.writeTools)
+	}
+	if len(resp.NextActions) == 0 || s.data.actionable() {
+		s.focus = focusData
+	}
+	s.sec, s.pos = s.firstRows()
+	return s
+}
+
+// Init fetches the answer's screenshots.
+func (s *answerPage) Init() tea.Cmd { return s.askImage() }
+
+// View draws the answer (answerview.go).
+func (s *answerPage) View() []string { return s.lines(s.m.height) }
+
+// Update handles the keys while the answer is in front and nothing is
+// out, and, while it is in view, the terminal's size and what its own
+// commands bring back.
+func (s *answerPage) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		return s.key(msg)
+	case tea.WindowSizeMsg:
+		s.keepInView()
+		s.drawPreview()
+	case imageMsg:
+		return s.showImage(msg)
+	case openedMsg:
+		s.m.status = "opened the diff image in the browser"
+		if msg.err != nil {
+			s.m.status = "could not open the browser: " + textsafe.SanitizeLine(msg.err.Error()) + " (" + textsafe.SanitizeLine(msg.url) + ")"
+		}
+	}
+	return nil
+}
+
+// key is a key pressed while the answer is in front: each group of
+// keys is tried in turn.
+func (s *answerPage) key(msg tea.KeyPressMsg) tea.Cmd {
+	s.m.report = nil
+	k := s.keys()
+	if cmd, ok := s.chainKey(msg, k); ok {
+		return cmd
+	}
+	if cmd, ok := s.writeKey(msg, k); ok {
+		return cmd
+	}
+	if !s.rowKey(msg, k) {
+		s.viewKey(msg, k)
+	}
+	return nil
+}
+
+// chainKey handles the keys that move along the chain of answers: run
+// an action, go back, refresh, step to the next row; ok is false for the
+// other keys.
+func (s *answerPage) chainKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, ok bool) {
+	switch {
+	case key.Matches(msg, k.Quit):
+		return s.m.quit(), true
+	case key.Matches(msg, k.Run):
+		if s.focus == focusData {
+			return s.runRow(), true
+		}
+		return s.runAction(s.cursor), true
+	case key.Matches(msg, k.RunNumber):
+		if i := int(msg.String()[0] - '1'); i < len(s.resp.NextActions) {
+			return s.runAction(i), true
+		}
+		return nil, true
+	case key.Matches(msg, k.Back):
+		return s.back(), true
+	case key.Matches(msg, k.Rerun):
+		return s.refresh(), true
+	case key.Matches(msg, k.Next):
+		return s.step(1), true
+	case key.Matches(msg, k.Prev):
+		return s.step(-1), true
+	}
+	return nil, false
+}
+
+// writeKey handles the keys that write (asking first) or hand the diff
+// image on; ok is false for the other keys.
+func (s *answerPage) writeKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, ok bool) {
+	switch {
+	case key.Matches(msg, k.Confirm):
+		return s.m.consent(s.resendIntent()), true
+	case key.Matches(msg, k.Write):
+		return s.askWrite(), true
+	case key.Matches(msg, k.Batch):
+		return s.startBatchFlow(), true
+	case key.Matches(msg, k.Open):
+		return openInBrowser(s.m.open, s.images.diff), true
+	case key.Matches(msg, k.Copy):
+		return s.copyLink(), true
+	}
+	return nil, false
+}
+
+// rowKey handles the keys on the table's rows: filtering, sorting and
+// marking them; ok is false for the other keys.
+func (s *answerPage) rowKey(msg tea.KeyPressMsg, k answerKeys) (ok bool) {
+	switch {
+	case key.Matches(msg, k.Filter):
+		s.m.push(newFilterPage(s))
+	case key.Matches(msg, k.ClearFilter):
+		s.setFilter("")
+		s.keepInView()
+	case key.Matches(msg, k.Sort):
+		s.selTable().nextSort()
+		s.keepInView()
+	case key.Matches(msg, k.Reverse):
+		s.selTable().reverseSort()
+	case key.Matches(msg, k.Mark):
+		s.mark()
+	case key.Matches(msg, k.MarkAll):
+		markAll(s.selTable())
+	default:
+		return false
+	}
+	return true
+}
+
+// viewKey handles the keys that move or switch what the screen shows.
+func (s *answerPage) viewKey(msg tea.KeyPressMsg, k answerKeys) {
+	page := s.pageSize()
+	switch {
+	case key.Matches(msg, k.Help):
+		s.m.help.ShowAll = !s.m.help.ShowAll
+	case key.Matches(msg, k.Raw):
+		s.toggle(viewRaw)
+	case key.Matches(msg, k.Warnings):
+		s.toggle(viewWarnings)
+	case key.Matches(msg, k.Focus):
+		s.focus = 1 - s.focus
+	case key.Matches(msg, k.Up):
+		s.moveSelection(-1)
+	case key.Matches(msg, k.Down):
+		s.moveSelection(1)
+	case key.Matches(msg, k.PageUp):
+		s.moveSelection(-page)
+	case key.Matches(msg, k.PageDown):
+		s.moveSelection(page)
+	case key.Matches(msg, k.Top):
+		s.moveSelection(-s.lineCount())
+	case key.Matches(msg, k.Bottom):
+		s.moveSelection(s.lineCount())
+	}
+}
+
+// back closes the screen (esc): the one beneath is fetched again when a
+// write made it stale.
+func (s *answerPage) back() tea.Cmd {
+	s.m.close(s)
+	s.m.status = ""
+	if prev := s.m.top(); prev.stale {
+		return prev.refresh()
+	}
+	return s.m.top().askImage()
+}
+
+// copyLink copies the diff image's link to the clipboard (y).
+func (s *answerPage) copyLink() tea.Cmd {
+	s.m.status = "copied the diff image link (OSC 52)"
+	return tea.SetClipboard(s.images.diff)
+}
+
+// mark marks or unmarks the selected row (space) and moves on.
+func (s *answerPage) mark() {
+	t := s.selTable()
+	if r := s.selRow(); r >= 0 {
+		if t.marked[r] {
+			delete(t.marked, r)
+		} else {
+			t.marked[r] = true
+		}
+		s.moveSelection(1)
+	}
+}
+
+// markAll marks every row the filter shows, or unmarks them when all
+// are marked already.
+func markAll(t *table) {
+	all := true
+	for _, r := range t.view {
+		if !t.marked[r] {
+			all = false
+			break
+		}
+	}
+	for _, r := range t.view {
+		if all {
+			delete(t.marked, r)
+		} else {
+			t.marked[r] = true
+		}
+	}
+}
+
+// moveSelection moves by delta: the action cursor, the selected row, or
+// the scroll position of a pane without rows to select.
+func (s *answerPage) moveSelection(delta int) {
+	switch {
+	case s.focus == focusActions && (delta == 1 || delta == -1):
+		s.cursor = max(0, min(s.cursor+delta, len(s.resp.NextActions)-1))
+	case s.rowMode():
+		s.moveRow(delta)
+		s.keepInView()
+	default:
+		s.scrollTo(s.offset+delta, s.pageSize())
+	}
+}
+
+// keepInView scrolls the screen so that its selected row shows.
+func (s *answerPage) keepInView() {
+	if s.rowMode() && s.selTable().len() > 0 {
+		// The page size depends on the offset (a sticky header takes a
+		// line): settle it in two rounds.
+		for range 2 {
+			s.follow(s.pageSize())
+		}
+	}
+	s.scrollTo(s.offset, s.pageSize())
+}
+
+// runAction sends the i-th next action. A confirm the server put in it is
+// dropped: the server cannot consent for the person, whose dialog opens
+// on the refusal.
+func (s *answerPage) runAction(i int) tea.Cmd {
+	a := s.resp.NextActions[i]
+	crumb := a.Label
+	if crumb == "" {
+		crumb = a.Tool
+	}
+	return s.m.start(a.Call(), crumb, pushAnswer, s.originOf(a))
+}
+
+// originOf is the row a next action names in the screen's first
+// actionable table, so that n and p work on a screen it opened too.
+func (s *answerPage) originOf(a api.NextAction) *origin {
+	for k, sc := range s.data.sections {
+		t := sc.t
+		for _, tp := range t.templates {
+			if tp.action.Tool != a.Tool {
+				continue
+			}
+			if r := tp.rowOf(t, a); r >= 0 {
+				return &origin{parent: s, sec: k, row: r, tpl: tp}
+			}
+		}
+	}
+	return nil
+}
+
+// runRow runs the selected row's action; a write asks first.
+func (s *answerPage) runRow() tea.Cmd {
+	t, r := s.selTable(), s.selRow()
+	tp := t.rowAction()
+	if tp.write {
+		return s.m.consent(rowsIntent(t, tp, []int{r}))
+	}
+	return s.m.start(tp.call(t, r), tp.label(t, r), pushAnswer, &origin{parent: s, sec: s.sec, row: r, tpl: tp})
+}
+
+// step runs the template that opened this screen on the next (delta 1)
+// or previous row of the table it came from, in that table's order and
+// filter, skipping rows already written; the screen is replaced, so Esc
+// still goes back to the table.
+func (s *answerPage) step(delta int) tea.Cmd {
+	o := s.origin
+	t := o.parent.data.sections[o.sec].t
+	pos := t.position(o.row)
+	if pos < 0 {
+		pos = o.parent.pos
+	}
+	for pos += delta; pos >= 0 && pos < t.len(); pos += delta {
+		r := t.row(pos)
+		if s.m.rowState(t, r) != reviewDone {
+			o.parent.sec, o.parent.pos = o.sec, pos
+			next := &origin{parent: o.parent, sec: o.sec, row: r, tpl: o.tpl}
+			return s.m.start(o.tpl.call(t, r), o.tpl.label(t, r), replaceAnswer, next)
+		}
+	}
+	if delta > 0 {
+		s.m.status = "no next row"
+	} else {
+		s.m.status = "no previous row"
+	}
+	return nil
+}
+
+// refresh sends the screen's call again; its answer replaces the screen
+// and keeps its filter, sort and selection.
+func (s *answerPage) refresh() tea.Cmd {
+	return s.m.start(s.call, s.crumb, refreshAnswer, s.origin)
+}
+
+// firstRows is the first actionable table's section, at its top.
+func (s *answerPage) firstRows() (sec, pos int) {
+	for k, sc := range s.data.sections {
+		if sc.t.actionable() {
+			return k, 0
+		}
+	}
+	return 0, 0
+}
+
+// rowMode reports whether the arrow keys move a row selection: the data
+// pane has focus and shows a table whose rows can be acted on.
+func (s *answerPage) rowMode() bool {
+	if s.focus != focusData || s.view != viewData || len(s.data.sections) == 0 {
+		return false
+	}
+	return s.selTable().actionable()
+}
+
+// selTable is the table of the selection (the first table when there is
+// no actionable one); callers check that the data has a table.
+func (s *answerPage) selTable() *table { return s.data.sections[s.sec].t }
+
+// selRow is the selected row's index in its table's rows, -1 when the
+// filter left none.
+func (s *answerPage) selRow() int {
+	t := s.selTable()
+	if s.pos >= t.len() {
+		return -1
+	}
+	return t.row(s.pos)
+}
+
+// moveRow moves the selection by delta rows, across tables.
+func (s *answerPage) moveRow(delta int) {
+	line := s.data.rowLine(s.sec, min(s.pos, max(s.selTable().len()-1, 0)))
+	for step := sign(delta); delta != 0; delta -= step {
+		next := line + step
+		for next >= 0 && next < s.data.total {
+			if sec, _, ok := s.data.rowAt(next); ok && s.data.sections[sec].t.actionable() {
+				break
+			}
+			next += step
+		}
+		if next < 0 || next >= s.data.total {
+			break
+		}
+		line = next
+	}
+	if sec, pos, ok := s.data.rowAt(line); ok {
+		s.sec, s.pos = sec, pos
+	}
+}
+
+func sign(n int) int {
+	if n < 0 {
+		return -1
+	}
+	return 1
+}
+
+// follow scrolls the data pane so the selected row shows in a pane of
+// the given content height, with its table's title and header when it is
+// the first row.
+func (s *answerPage) follow(content int) {
+	sc := s.data.sections[s.sec]
+	line := sc.header + 1 + s.pos
+	switch {
+	case s.pos == 0:
+		s.offset = min(s.offset, sc.start)
+	case line < s.offset+1:
+		s.offset = line - 1 // a line for the sticky header above it
+	case line >= s.offset+content:
+		s.offset = line - content + 1
+	}
+	s.offset = max(0, s.offset)
+}
+
+// lineCount is the number of lines of the data pane's content.
+func (s *answerPage) lineCount() int {
+	switch s.view {
+	case viewRaw:
+		return len(s.raw)
+	case viewWarnings:
+		return len(s.resp.Warnings)
+	}
+	return s.data.total
+}
+
+// scrollTo moves the data pane so that it starts at line first, kept within
+// the content for a pane of the given height.
+func (s *answerPage) scrollTo(first, height int) {
+	s.offset = max(0, min(first, s.lineCount()-height))
+}
+
+// setFilter filters the screen's tables and keeps the selection on a row.
+func (s *answerPage) setFilter(q string) {
+	s.filter = q
+	s.data.setFilter(q)
+	if len(s.data.sections) > 0 {
+		s.pos = min(s.pos, max(s.selTable().len()-1, 0))
+	}
+	s.offset = 0
+}
+
+// needsConfirm reports a refusal that the confirm dialog can lift.
+func (s *answerPage) needsConfirm() bool {
+	return s.resp.ErrorCode() == api.CodeConfirmRequired
+}
+
+// actionable reports whether the screen offers the person anything to do
+// beyond reading it: otherwise it is printed once and vq exits.
+func (s *answerPage) actionable() bool {
+	return len(s.resp.NextActions) > 0 || s.needsConfirm() || s.data.actionable()
+}
+
+// writeAction is the screen's first next action that changes the
+// project: what a approves from a diff.
+func (s *answerPage) writeAction(writes func(string) bool) (api.NextAction, bool) {
+	for _, a := range s.resp.NextActions {
+		if writes(a.Tool) {
+			return a, true
+		}
+	}
+	return api.NextAction{}, false
+}
+
+// inherit carries what the person set up on the screen this one replaces
+// (a refresh of the same call): filter, sort, focus, selection, marks and
+// the templates learned from answers reached from its rows.
+func (s *answerPage) inherit(old *answerPage) {
+	s.focus, s.cursor = old.focus, min(old.cursor, max(len(s.resp.NextActions)-1, 0))
+	if old.view != viewData {
+		s.toggle(old.view)
+	}
+	for _, ot := range old.data.tables {
+		for _, t := range s.data.tables {
+			if t.name != ot.name || !sameColumns(t, ot) {
+				continue
+			}
+			// Templates derived against the same columns fit as they are;
+			// the row one was learned from may be gone (approved).
+			for _, tp := range ot.templates {
+				if !t.hasTemplate(tp.key()) {
+					t.templates = append(t.templates, tp)
+				}
+			}
+			if ot.order.col >= 0 {
+				t.order = ot.order
+				t.rebuild()
+			}
+			t.carryMarks(ot)
+		}
+	}
+	s.setFilter(old.filter)
+	s.offset = old.offset
+	if len(s.data.sections) > 0 && old.sec < len(s.data.sections) {
+		s.sec = old.sec
+		s.pos = min(old.pos, max(s.selTable().len()-1, 0))
+	}
+	if !s.data.actionable() && len(s.resp.NextActions) > 0 {
+		s.focus = focusActions
+	}
+}
+
+func sameColumns(a, b *table) bool {
+	return strings.Join(a.t.Columns, "\x00") == strings.Join(b.t.Columns, "\x00")
+}
+
+func (t *table) hasTemplate(key string) bool {
+	for _, tp := range t.templates {
+		if tp.key() == key {
+			return true
+		}
+	}
+	return false
+}
+
+// carryMarks marks the rows of t whose cells are those of a row marked in
+// old.
+func (t *table) carryMarks(old *table) {
+	if len(old.marked) == 0 {
+		return
+	}
+	want := make(map[string]bool, len(old.marked))
+	for r := range old.marked {
+		want[strings.Join(old.t.Rows[r], "\x00")] = true
+	}
+	for r, row := range t.t.Rows {
+		if want[strings.Join(row, "\x00")] {
+			t.marked[r] = true
+		}
+	}
+}

@@ -1,0 +1,166 @@
+package ui
+
+import (
+	"context"
+	"strconv"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/textsafe"
+)
+
+// batchPage is a write over marked rows being sent (RunBatch), counted
+// in the foot of the answer whose rows they are. While it runs, ctrl+c
+// stops it and every other key but the help and q waits; when it ends,
+// its report shows and the answer is fetched again.
+type batchPage struct {
+	m     *Model
+	under *answerPage
+	tool  string
+	table *table
+	calls []api.Call
+	names map[string]string // by callKey
+	total int
+	// finished, done and refused count the answers so far.
+	finished, done, refused int
+	cancel                  context.CancelFunc
+	events                  chan tea.Msg
+	stopped                 bool
+}
+
+// batchEventMsg is one call of the batch ending; batchDoneMsg the batch.
+type batchEventMsg struct {
+	i int
+	o BatchOutcome
+}
+
+type batchDoneMsg struct{ outcomes []BatchOutcome }
+
+// startBatch sends in's calls, confirmed as calls, as a batch.
+func (m *Model) startBatch(in writeIntent, calls []api.Call) tea.Cmd {
+	p := &batchPage{m: m, under: m.top(), tool: in.tool, table: in.table, calls: calls, names: map[string]string{},
+		total: len(calls), events: make(chan tea.Msg, len(calls)+1)}
+	for i, c := range in.calls {
+		k := callKey(c)
+		p.names[k] = in.names[i]
+		m.reviewed[k] = reviewPending
+	}
+	m.status = ""
+	return m.push(p)
+}
+
+// Init sends the calls: each ending comes back as a batchEventMsg, the
+// whole as a batchDoneMsg.
+func (p *batchPage) Init() tea.Cmd {
+	ctx, cancel := context.WithCancel(p.m.ctx)
+	p.cancel = cancel
+	calls, invoke, events := p.calls, p.m.invoke, p.events
+	send := func() tea.Msg {
+		go func() {
+			outcomes := RunBatch(ctx, calls, invoke, BatchOptions{OnDone: func(i int, o BatchOutcome) {
+				events <- batchEventMsg{i: i, o: o}
+			}})
+			events <- batchDoneMsg{outcomes: outcomes}
+		}()
+		return <-events
+	}
+	return tea.Batch(p.m.spinner.Tick, send)
+}
+
+func waitBatch(events chan tea.Msg) tea.Cmd {
+	return func() tea.Msg { return <-events }
+}
+
+// stop ends the batch: calls not yet sent never are.
+func (p *batchPage) stop() {
+	if !p.stopped {
+		p.stopped = true
+		p.cancel()
+	}
+}
+
+// end stops the batch when the session ends.
+func (p *batchPage) end() { p.stop() }
+
+// keys are the busy keys: ctrl+c stops the batch.
+func (p *batchPage) keys() busyKeys {
+	stop := key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "stop sending"))
+	return newBusyKeys(stop, p.under.images.diff != "")
+}
+
+// ShortHelp is the help line.
+func (p *batchPage) ShortHelp() []key.Binding { return p.keys().ShortHelp() }
+
+// FullHelp is the help shown with ?.
+func (p *batchPage) FullHelp() [][]key.Binding { return p.keys().FullHelp() }
+
+// Update counts the answers, and takes the keys while the batch runs.
+func (p *batchPage) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case batchEventMsg:
+		return p.answered(msg)
+	case batchDoneMsg:
+		return p.ended(msg)
+	case tea.KeyPressMsg:
+		return p.m.busyKey(msg, p.keys(), p.stop)
+	}
+	return nil
+}
+
+// answered counts one call's ending and marks its row.
+func (p *batchPage) answered(msg batchEventMsg) tea.Cmd {
+	p.finished++
+	k := callKey(msg.o.Call)
+	switch msg.o.State {
+	case BatchDone:
+		p.done++
+		p.m.reviewed[k] = reviewDone
+	case BatchRefused:
+		p.refused++
+		p.m.reviewed[k] = reviewRefused
+	default:
+		delete(p.m.reviewed, k)
+	}
+	return waitBatch(p.events)
+}
+
+// ended closes the page on the batch's report; the rows written are
+// unmarked, and the screens fetched again when any call worked.
+func (p *batchPage) ended(msg batchDoneMsg) tea.Cmd {
+	m := p.m
+	m.close(p)
+	m.ignored = ""
+	p.cancel()
+	for _, o := range msg.outcomes {
+		if o.State == BatchNotSent || o.State == BatchInterrupted {
+			delete(m.reviewed, callKey(o.Call))
+		}
+	}
+	for r := range p.table.marked {
+		if m.rowState(p.table, r) == reviewDone {
+			delete(p.table.marked, r)
+		}
+	}
+	m.report = BatchSummary(p.tool, msg.outcomes, func(c api.Call) string { return p.names[callKey(c)] }, 3)
+	if CountBatch(msg.outcomes).Done == 0 {
+		return nil
+	}
+	m.staleAnswers()
+	return m.top().refresh()
+}
+
+// View is the answer beneath, the batch counted in its foot.
+func (p *batchPage) View() []string { return p.under.View() }
+
+// part is the progress line, where the status line was.
+func (p *batchPage) part() (footPart, []string) {
+	line := p.m.spinner.View() + " " + textsafe.SanitizeLine(p.tool) + ": " + strconv.Itoa(p.finished) + " of " + strconv.Itoa(p.total) + " answered"
+	if p.refused > 0 {
+		line += ", " + strconv.Itoa(p.refused) + " refused"
+	}
+	if p.stopped {
+		line += " · stopping (nothing more is sent)"
+	}
+	return activityPart, []string{line + p.m.ignoredNote("it ends", "ctrl+c stops it")}
+}

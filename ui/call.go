@@ -1,0 +1,328 @@
+package ui
+
+import (
+	"context"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/textsafe"
+)
+
+// The call in flight is the root's: one at a time, sent by start, its
+// answer taken by answered, which opens, replaces or refreshes the
+// answer pages. While it is out the root takes the keys an answer would
+// (busyKey); before the first answer there is no page at all, only the
+// call and its spinner (loadingLines).
+
+// answerKind is what an answer does to the stack.
+type answerKind int
+
+const (
+	// pushAnswer opens a new screen.
+	pushAnswer answerKind = iota
+	// refreshAnswer replaces the top screen with a fresh answer to its
+	// call, keeping what the person set up on it.
+	refreshAnswer
+	// replaceAnswer replaces the top screen: a confirmed resend, or n/p
+	// stepping to the neighbouring row.
+	replaceAnswer
+	// writeAnswer is a write sent from a for the current screen: its
+	// answer is a status line, then the screen is refreshed.
+	writeAnswer
+	// probeAnswer is a row's answer fetched only to learn its templates,
+	// before a batch over marked rows.
+	probeAnswer
+)
+
+// pending is the call in flight.
+type pending struct {
+	seq    int
+	call   api.Call
+	crumb  string
+	kind   answerKind
+	origin *origin
+	cancel context.CancelFunc
+	// note is what vq tells the person of the call meanwhile (a sign-in
+	// again), shown under it; server text in it is sanitized when drawn.
+	note []string
+}
+
+// answerMsg is the answer to the call with that sequence number; answers to
+// calls the person cancelled are dropped.
+type answerMsg struct {
+	seq  int
+	resp *api.ToolResponse
+	err  error
+}
+
+// start sends a call, giving up the one in flight.
+func (m *Model) start(call api.Call, crumb string, kind answerKind, from *origin) tea.Cmd {
+	if m.pending != nil {
+		m.pending.cancel()
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.seq++
+	m.pending = &pending{seq: m.seq, call: call, crumb: crumb, kind: kind, origin: from, cancel: cancel}
+	m.status, m.ignored = "", ""
+	invoke, seq := m.invoke, m.seq
+	return tea.Batch(m.spinner.Tick, func() tea.Msg {
+		resp, err := invoke(ctx, call)
+		return answerMsg{seq: seq, resp: resp, err: err}
+	})
+}
+
+// cancelCall gives up the call in flight (esc).
+func (m *Model) cancelCall() {
+	m.pending.cancel()
+	m.pending = nil
+	m.status = "call cancelled"
+}
+
+// busy reports that a call or a batch is out.
+func (m *Model) busy() bool {
+	if m.pending != nil {
+		return true
+	}
+	for _, p := range m.stack {
+		if _, ok := p.(*batchPage); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// answered takes the answer to the call in flight.
+func (m *Model) answered(msg answerMsg) tea.Cmd {
+	p := m.pending
+	if p == nil || msg.seq != p.seq {
+		return nil
+	}
+	if m.loading() {
+		return m.firstAnswer(msg)
+	}
+	return m.land(p, msg)
+}
+
+// firstAnswer opens the first screen, or ends the session when the call
+// failed or its answer offers nothing to act on (it is printed then).
+func (m *Model) firstAnswer(msg answerMsg) tea.Cmd {
+	if msg.err != nil {
+		m.pending.cancel()
+		m.pending, m.firstErr = nil, msg.err
+		return m.quit()
+	}
+	cmd := m.land(m.pending, msg)
+	if !m.top().actionable() {
+		m.printAfter = true
+		return m.quit()
+	}
+	return cmd
+}
+
+// land does what the answer to p is for: a screen, a status line after
+// a write, or the batch's dialog after a probe.
+func (m *Model) land(p *pending, msg answerMsg) tea.Cmd {
+	m.pending, m.ignored = nil, ""
+	p.cancel()
+	if msg.err != nil {
+		m.status = "call stopped: " + textsafe.SanitizeLine(msg.err.Error())
+		if p.kind == writeAnswer {
+			m.reviewed[callKey(p.call)] = reviewNone
+		}
+		return nil
+	}
+	resp := msg.resp
+	if p.origin != nil {
+		// The answer to a row's call names that row the same way in its
+		// own next actions: they are templates for the whole table.
+		t := p.origin.parent.data.sections[p.origin.sec].t
+		t.addTemplates(resp.NextActions, p.origin.row, m.writeTools)
+	}
+	if m.writeTools(p.call.Tool) {
+		m.wrote(p.call, resp)
+	}
+	switch p.kind {
+	case probeAnswer:
+		t := p.origin.parent.data.sections[p.origin.sec].t
+		if t.writeAction() == nil {
+			m.status = "the rows' answers offer no action that writes"
+			return nil
+		}
+		return m.askBatch(t)
+	case writeAnswer:
+		return m.written(resp)
+	}
+	return m.show(p, resp)
+}
+
+// written is the answer to a write sent for the current screen: a status
+// line, and the screen fetched again when it worked.
+func (m *Model) written(resp *api.ToolResponse) tea.Cmd {
+	if !resp.OK {
+		m.status = "✗ " + textsafe.SanitizeLine(resp.ErrorCode()+": "+resp.ErrorMessage())
+		return nil
+	}
+	cmd := m.top().refresh()
+	m.status = "✓ " + textsafe.SanitizeLine(resp.Summary)
+	return cmd
+}
+
+// show opens the answer to p as a page, as p's kind says, and asks for
+// consent when it is a refusal that consent lifts.
+func (m *Model) show(p *pending, resp *api.ToolResponse) tea.Cmd {
+	a := newAnswerPage(m, p.call, p.crumb, resp)
+	a.origin = p.origin
+	var cmd tea.Cmd
+	switch p.kind {
+	case refreshAnswer:
+		old := m.top()
+		a.inherit(old)
+		m.replace(old, a)
+		a.keepInView()
+		cmd = a.Init()
+	case replaceAnswer:
+		m.replace(m.top(), a)
+		cmd = a.Init()
+	default:
+		cmd = m.push(a)
+	}
+	if a.needsConfirm() {
+		m.consent(a.resendIntent())
+	}
+	return cmd
+}
+
+// wrote records a write's answer: the row state it names, and, when it
+// succeeded, every screen beneath is stale, fetched again on return.
+func (m *Model) wrote(call api.Call, resp *api.ToolResponse) {
+	k := callKey(call)
+	switch {
+	case resp.OK:
+		m.reviewed[k] = reviewDone
+		m.staleAnswers()
+	case resp.ErrorCode() == api.CodeConfirmRequired:
+		// Not sent for real: the dialog asks next.
+	default:
+		m.reviewed[k] = reviewRefused
+	}
+}
+
+// busyKeys are the keys while a call or a batch is out: giving it up,
+// the help, quitting, and copying the diff link, which sends nothing;
+// every other key waits, and the spinner line says so.
+type busyKeys struct {
+	Copy, Cancel, Help, Quit key.Binding
+}
+
+// newBusyKeys are the busy keys with cancel giving up what is out, and
+// copy enabled when the screen has a diff link.
+func newBusyKeys(cancel key.Binding, copyLink bool) busyKeys {
+	k := busyKeys{
+		Copy:   key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy link")),
+		Cancel: cancel,
+		Help:   key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
+		Quit:   key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+	}
+	k.Copy.SetEnabled(copyLink)
+	return k
+}
+
+// ShortHelp is the help line.
+func (k busyKeys) ShortHelp() []key.Binding { return []key.Binding{k.Cancel, k.Help, k.Quit} }
+
+// FullHelp is the help shown with ?.
+func (k busyKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Copy, k.Cancel, k.Help, k.Quit}}
+}
+
+// callKeys are the busy keys while a call is out: esc gives it up.
+func (m *Model) callKeys() busyKeys {
+	cancel := key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel call"))
+	return newBusyKeys(cancel, m.top().images.diff != "")
+}
+
+// busyKey is a key pressed while a call or a batch is out.
+func (m *Model) busyKey(msg tea.KeyPressMsg, k busyKeys, cancel func()) tea.Cmd {
+	m.report = nil
+	switch {
+	case key.Matches(msg, k.Cancel):
+		cancel()
+	case key.Matches(msg, k.Quit):
+		return m.quit()
+	case key.Matches(msg, k.Help):
+		m.help.ShowAll = !m.help.ShowAll
+	case key.Matches(msg, k.Copy):
+		return m.top().copyLink()
+	default:
+		m.ignored = msg.String()
+	}
+	return nil
+}
+
+// loadingKeys are the keys while the first call is out, before there is
+// a screen: giving the call up.
+type loadingKeys struct {
+	Cancel, Quit key.Binding
+}
+
+func newLoadingKeys() loadingKeys {
+	return loadingKeys{
+		Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		Quit:   key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+	}
+}
+
+// ShortHelp is the help line while the first call is out.
+func (k loadingKeys) ShortHelp() []key.Binding { return []key.Binding{k.Cancel, k.Quit} }
+
+// FullHelp is the same: there are two keys.
+func (k loadingKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
+
+// loadingKey is a key before the first answer: q and esc give up the
+// call, and the session with it.
+func (m *Model) loadingKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := newLoadingKeys()
+	if key.Matches(msg, k.Cancel, k.Quit) {
+		m.firstErr = context.Canceled
+		return m.quit()
+	}
+	m.ignored = msg.String()
+	return nil
+}
+
+// loadingLines are the frame before the first answer: the call and a
+// spinner, from the first frame on, so that a slow server shows vq at
+// work rather than a blank terminal.
+func (m *Model) loadingLines() []string {
+	if m.pending == nil {
+		return nil // given up: the session is ending
+	}
+	lines := []string{m.styles.crumbCurrent.Render(textsafe.SanitizeLine(clip(m.pending.crumb, maxLineBytes))), "", m.callingLine()}
+	lines = append(lines, m.pendingNote()...)
+	return append(lines, "", m.help.View(newLoadingKeys()))
+}
+
+// pendingNote are the lines of what vq tells of the call in flight.
+func (m *Model) pendingNote() []string {
+	lines := make([]string, 0, len(m.pending.note))
+	for _, l := range m.pending.note {
+		lines = append(lines, m.styles.dim.Render("  "+textsafe.SanitizeLine(clip(l, maxLineBytes))))
+	}
+	return lines
+}
+
+// callingLine is the spinner line of the call in flight.
+func (m *Model) callingLine() string {
+	return m.spinner.View() + " calling " + textsafe.SanitizeLine(clip(m.pending.call.Tool, maxLineBytes)) + "…" +
+		m.ignoredNote("the answer", "esc cancels")
+}
+
+// ignoredNote names the last key pressed while vq was busy, which did
+// nothing: until when, and what does work meanwhile.
+func (m *Model) ignoredNote(until, instead string) string {
+	if m.ignored == "" {
+		return ""
+	}
+	return m.styles.dim.Render("  (" + textsafe.SanitizeLine(clip(m.ignored, maxLineBytes)) + " ignored until " + until + "; " + instead + ")")
+}

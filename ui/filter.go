@@ -1,0 +1,88 @@
+package ui
+
+import (
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+)
+
+// filterPage is the filter being typed (/), in the foot of the answer it
+// filters: every key is text, and each filters the answer's tables at
+// once; enter keeps the filter, esc clears it.
+type filterPage struct {
+	m      *Model
+	under  *answerPage
+	input  textinput.Model
+	keymap filterKeys
+	// line holds the line part draws: a frame draws the foot several
+	// times, and each keystroke draws a frame.
+	line [1]string
+}
+
+// filterKeys are the keys while the filter is typed; every other key is
+// text.
+type filterKeys struct {
+	Apply, Clear key.Binding
+}
+
+func newFilterKeys() filterKeys {
+	return filterKeys{
+		Apply: key.NewBinding(key.WithKeys("enter", "down", "tab"), key.WithHelp("enter", "keep filter")),
+		Clear: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear")),
+	}
+}
+
+// newFilterPage opens the filter on a's query, the rows focused.
+func newFilterPage(a *answerPage) *filterPage {
+	p := &filterPage{m: a.m, under: a, input: textinput.New(), keymap: newFilterKeys()}
+	p.input.Prompt = "/"
+	p.input.Placeholder = "filter rows"
+	p.input.SetStyles(a.m.styles.input)
+	p.input.SetValue(a.filter)
+	p.input.CursorEnd()
+	p.input.Focus()
+	a.focus = focusData
+	return p
+}
+
+// ShortHelp is the filter's help line.
+func (p *filterPage) ShortHelp() []key.Binding { return []key.Binding{p.keymap.Apply, p.keymap.Clear} }
+
+// FullHelp is the same: the filter has two keys.
+func (p *filterPage) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }
+
+// Init does nothing: the input's cursor does not blink.
+func (p *filterPage) Init() tea.Cmd { return nil }
+
+// Update filters the answer as the query is typed.
+func (p *filterPage) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.BackgroundColorMsg:
+		p.input.SetStyles(p.m.styles.input)
+	case tea.KeyPressMsg:
+		a := p.under
+		switch {
+		case key.Matches(msg, p.keymap.Clear):
+			p.m.close(p)
+			a.setFilter("")
+		case key.Matches(msg, p.keymap.Apply):
+			p.m.close(p)
+		default:
+			// The input's own commands only blink its cursor.
+			p.input, _ = p.input.Update(msg)
+			a.setFilter(p.input.Value())
+		}
+		a.keepInView()
+	}
+	return nil
+}
+
+// View is the answer beneath, the filter in its foot.
+func (p *filterPage) View() []string { return p.under.View() }
+
+// part is the input, where the filter's line was, with how many rows it
+// shows.
+func (p *filterPage) part() (footPart, []string) {
+	p.line[0] = p.input.View() + p.m.styles.dim.Render("  "+p.under.filterCount())
+	return filterPart, p.line[:]
+}

@@ -1,0 +1,165 @@
+package ui
+
+import (
+	"slices"
+
+	"charm.land/bubbles/v2/help"
+	tea "charm.land/bubbletea/v2"
+)
+
+// A page is one screen on the root's stack (Model.stack), bottom to
+// front:
+//
+//   - answerPage (answer.go): one answer, the first at the bottom and
+//     each action run from it above it; Esc closes it.
+//   - confirmPage (confirm.go): the consent asked before a write, over
+//     the answer it writes from.
+//   - filterPage (filter.go): the filter being typed, over its answer.
+//   - batchPage (batchpage.go): a write over marked rows being sent.
+//   - questionPage (question.go): the server's questions, in front of
+//     every other page while there are any.
+//
+// The root routes messages (Model.Update). A notice, a server's question
+// coming or ending, and the answer to the call in flight are its own; so
+// are the keys while that call is out (call.go). Keys and pastes go to
+// the page in front. Every other message goes to the pages in view
+// (pagesInView), each taking what is its own, after the root took its
+// part: the terminal's size, its background, the spinner.
+//
+// A page draws from its state and does no I/O itself: what it does goes
+// out as the commands it returns, which come back as typed messages. It
+// names its keys as a help.KeyMap, with the bindings that would do
+// nothing disabled: the help line is drawn from them. A page holds the
+// root for what every page shares (the terminal's size and styles, this
+// session's writes) and for the root's doors: start a call (start), open
+// a page (push), close one (close), ask consent (consent), quit (quit).
+type page interface {
+	help.KeyMap
+	// Init is the page's first command, run as it opens.
+	Init() tea.Cmd
+	// Update handles a message the root routed to the page.
+	Update(msg tea.Msg) tea.Cmd
+	// View is the page's frame, line by line; the root fits it to the
+	// terminal.
+	View() []string
+}
+
+// An overlay is a page drawn inside the foot of the answer beneath it,
+// which stays in view: it draws one part of that foot, and the help line
+// is its keys'.
+type overlay interface {
+	page
+	// part is the part of the foot the overlay draws, and its lines.
+	part() (footPart, []string)
+}
+
+// footPart is a part of an answer's foot that an overlay draws instead.
+type footPart int
+
+const (
+	// actionsPart is the next actions: where the consent dialog asks.
+	actionsPart footPart = iota
+	// filterPart is the filter's line: where the filter is typed.
+	filterPart
+	// activityPart is the call in flight, a batch's report or the status
+	// line: where a batch counts its answers.
+	activityPart
+)
+
+// ender is a page that holds something running (a batch, a server's
+// question waiting for its answer): end stops it when the session ends
+// with the page open.
+type ender interface {
+	end()
+}
+
+// push opens p in front, beneath the server's questions, which stay in
+// front of whatever opens meanwhile, and returns its first command.
+func (m *Model) push(p page) tea.Cmd {
+	i := len(m.stack)
+	if _, asking := m.front().(*questionPage); asking {
+		i-- // there is one question page: p is another page
+	}
+	m.stack = slices.Insert(m.stack, i, p)
+	return p.Init()
+}
+
+// close takes p off the stack, wherever it is.
+func (m *Model) close(p page) {
+	if i := slices.Index(m.stack, p); i >= 0 {
+		m.stack = slices.Delete(m.stack, i, i+1)
+	}
+}
+
+// replace puts p where old is on the stack.
+func (m *Model) replace(old, p page) {
+	if i := slices.Index(m.stack, old); i >= 0 {
+		m.stack[i] = p
+	}
+}
+
+// front is the page the keys go to; nil while the stack is empty.
+func (m *Model) front() page {
+	if len(m.stack) == 0 {
+		return nil
+	}
+	return m.stack[len(m.stack)-1]
+}
+
+// top is the answer in view: the topmost answer page, nil before the
+// first answer came.
+func (m *Model) top() *answerPage {
+	for i := len(m.stack) - 1; i >= 0; i-- {
+		if a, ok := m.stack[i].(*answerPage); ok {
+			return a
+		}
+	}
+	return nil
+}
+
+// answers are the answer pages, bottom first: the breadcrumb's chain.
+func (m *Model) answers() []*answerPage {
+	answers := make([]*answerPage, 0, len(m.stack))
+	for _, p := range m.stack {
+		if a, ok := p.(*answerPage); ok {
+			answers = append(answers, a)
+		}
+	}
+	return answers
+}
+
+// chained reports whether an answer lies beneath a: Esc goes back to it.
+func (m *Model) chained(a *answerPage) bool {
+	for _, p := range m.stack {
+		if p == page(a) {
+			return false
+		}
+		if _, ok := p.(*answerPage); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// pagesInView are the pages from the front back to the answer in view:
+// what the frame shows, or shows when the page in front closes.
+func (m *Model) pagesInView() []page {
+	var pages []page
+	for i := len(m.stack) - 1; i >= 0; i-- {
+		pages = append(pages, m.stack[i])
+		if _, ok := m.stack[i].(*answerPage); ok {
+			break
+		}
+	}
+	return pages
+}
+
+// overlayOn is the overlay open over answer a, nil when there is none.
+func (m *Model) overlayOn(a *answerPage) overlay {
+	i := slices.Index(m.stack, page(a))
+	if i < 0 || i+1 >= len(m.stack) {
+		return nil
+	}
+	o, _ := m.stack[i+1].(overlay)
+	return o
+}

@@ -1,0 +1,118 @@
+package ui
+
+import (
+	"context"
+	"slices"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/visualq/vq/api"
+)
+
+// question is a server's question brought into a running session by an
+// Asker, and where its answer goes: reply holds one answer, so that the
+// session never waits on the asker.
+type question struct {
+	ctx   context.Context
+	e     api.Elicitation
+	reply chan api.ElicitAnswer
+	form  *questionForm
+}
+
+// questionMsg brings a question into the session; questionEndedMsg says
+// that its context ended (the call it came with is over).
+type (
+	questionMsg      struct{ q *question }
+	questionEndedMsg struct{ q *question }
+)
+
+// questionPage is the server's questions (MCP elicitation) waiting for
+// the person, in the order they came: the first is on screen, as a form
+// (elicit.go) that has the frame and the keys to itself. It stays in
+// front of every other page (push) until the last is answered.
+type questionPage struct {
+	m     *Model
+	queue []*question
+}
+
+// ask brings q into the session: on screen, or behind the questions
+// asked before it. It is answered cancel when its context ends.
+func (m *Model) ask(q *question) tea.Cmd {
+	wait := func() tea.Msg { <-q.ctx.Done(); return questionEndedMsg{q} }
+	if p, asking := m.front().(*questionPage); asking {
+		p.queue = append(p.queue, q)
+		return wait
+	}
+	return tea.Batch(wait, m.push(&questionPage{m: m, queue: []*question{q}}))
+}
+
+// questionEnded answers q cancel: the call it came with is over.
+func (m *Model) questionEnded(q *question) tea.Cmd {
+	if p, asking := m.front().(*questionPage); asking {
+		return p.answer(q, api.ElicitAnswer{Action: api.ElicitCancel})
+	}
+	return nil
+}
+
+// Init opens the first question's form.
+func (p *questionPage) Init() tea.Cmd {
+	q := p.queue[0]
+	q.form = newQuestionForm(q.e, &p.m.styles)
+	q.form.resize(p.m.width, p.m.height)
+	return q.form.init()
+}
+
+// ShortHelp is the form's help line.
+func (p *questionPage) ShortHelp() []key.Binding { return p.queue[0].form.ShortHelp() }
+
+// FullHelp is the form's.
+func (p *questionPage) FullHelp() [][]key.Binding { return p.queue[0].form.FullHelp() }
+
+// Update hands msg to the form on screen, which sees every message the
+// root routes here (its fields' own among them), and takes its answer
+// once there is one.
+func (p *questionPage) Update(msg tea.Msg) tea.Cmd {
+	q := p.queue[0]
+	if size, ok := msg.(tea.WindowSizeMsg); ok {
+		q.form.resize(size.Width, size.Height)
+		return nil
+	}
+	cmd := q.form.update(msg)
+	if _, ok := msg.(tea.BackgroundColorMsg); ok {
+		q.form.restyle(&p.m.styles)
+	}
+	if answer, ok := q.form.answered(); ok {
+		p.m.status = "the server's question: " + answer.Outcome()
+		return p.answer(q, answer)
+	}
+	return cmd
+}
+
+// View is the form on screen.
+func (p *questionPage) View() []string { return p.queue[0].form.lines() }
+
+// answer sends q its answer and drops it: the next question opens, or
+// the page closes after the last.
+func (p *questionPage) answer(q *question, answer api.ElicitAnswer) tea.Cmd {
+	i := slices.Index(p.queue, q)
+	if i < 0 {
+		return nil
+	}
+	q.reply <- answer
+	p.queue = slices.Delete(p.queue, i, i+1)
+	switch {
+	case len(p.queue) == 0:
+		p.m.close(p)
+	case i == 0:
+		return p.Init()
+	}
+	return nil
+}
+
+// end answers every question cancel: the session ends.
+func (p *questionPage) end() {
+	for _, q := range p.queue {
+		q.reply <- api.ElicitAnswer{Action: api.ElicitCancel}
+	}
+	p.queue = nil
+}
