@@ -49,15 +49,23 @@ else vq's own tool registry, with their arguments and read-only or
 destructive hints. Each tools/call goes through the pipeline vq invoke
 uses: rate limits are waited out, an unexpected failure is retried once,
 and the answer is the ToolResponse (structuredContent; the summary,
-warnings and next actions as text; isError when it is not ok).
+warnings and next actions as text, then the same JSON; isError when it is
+not ok). At most 8 requests to the server are in flight at once; the other
+calls wait their turn. The diff images an answer links on the VisualQ
+server come with it as PNG images, at most 1568 px on the longer side
+(--no-images leaves them out). The prompts triage_run, review_diff and
+prove_ticket start VisualQ workflows, and completion/complete completes
+their run ids, scenario labels and viewports from the answers served.
 
 vq never consents for the agent: a write tool runs only when the agent
 sends confirm: true itself, and a confirm_required answer comes back as it
-is, for the agent to ask its user. A project still analysing its first
-import refuses writes ("3 of 5 sources analysed"); the refusal is returned,
-never retried. An async tool's job is followed to its end, with progress
-notifications, when the call carries a progress token; without one the
-queued answer is returned as it is.
+is, for the agent to ask its user; a confirm a server put in a next action
+is taken out. A project still analysing its first import refuses writes
+("3 of 5 sources analysed"); the refusal is returned, never retried. An
+async tool's job is followed to its end, with progress notifications, when
+the call carries a progress token; without one the queued answer is
+returned as it is. A cancelled call is not answered; every request read
+before stdin closes is.
 
 The server, credential, project and environment are vq's own settings
 (flags, --profile, VQ_BASE_URL, VQ_API_KEY and the other VQ_* variables,

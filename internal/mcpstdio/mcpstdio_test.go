@@ -229,3 +229,36 @@ func TestErrorCodesAreNeverZero(t *testing.T) {
 	s.send(initialize)
 	s.expect("0", -32600)
 }
+
+// FuzzLine: whatever a line holds, it is handed to the SDK or answered
+// with one JSON-RPC error line whose id is null or the line's own id, byte
+// for byte.
+func FuzzLine(f *testing.F) {
+	for _, seed := range []string{
+		initialize, `{"jsonrpc":"2.0","id":1180591620717411303424,"method":"ping"}`, `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":"a\u0062","method":"ping"}`, `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, `{"id":1,"id":2}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"x"}}`, `{"jsonrpc":"2.0","id":1,"result":{}}`, "\xff{", "",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var out strings.Builder
+		c := &conn{out: &out, limit: DefaultMaxLine, pending: map[int64]*request{}, byKey: map[string]int64{}, closed: make(chan struct{})}
+		close(c.closed) // a message for the SDK is dropped, not waited on
+		c.take(line, false)
+		if out.Len() == 0 {
+			return
+		}
+		answer := strings.TrimSuffix(out.String(), "\n")
+		var a struct {
+			ID    json.RawMessage `json:"id"`
+			Error struct{ Code int64 }
+		}
+		if strings.Contains(answer, "\n") || json.Unmarshal([]byte(answer), &a) != nil || a.Error.Code == 0 {
+			t.Fatalf("answer %q", answer)
+		}
+		if id, _, _ := scan(line); string(a.ID) != "null" && string(a.ID) != string(id) {
+			t.Fatalf("answer id %s, the line's %s", a.ID, id)
+		}
+	})
+}
