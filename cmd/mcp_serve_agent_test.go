@@ -210,6 +210,7 @@ func TestMCPServeFetchesImagesWithinBounds(t *testing.T) {
 func TestMCPServeDeclaresWhatItServes(t *testing.T) {
 	ts := startSandbox(t)
 	s := serveVQ(t, adminEnv(ts))
+	s.tools(t) // the tool list's session with the sandbox is over before the test ends
 	caps := s.session.InitializeResult().Capabilities
 	declared := mustJSON(t, caps)
 	if caps.Tools == nil || caps.Prompts == nil || caps.Prompts.ListChanged || caps.Completions == nil || caps.Resources != nil || strings.Contains(declared, `"logging"`) {
@@ -227,6 +228,10 @@ func TestMCPServeDeclaresWhatItServes(t *testing.T) {
 	if text := got.Messages[0].Content.(*mcp.TextContent).Text; !strings.Contains(text, `scenario "Home" at viewport "desktop" in VisualQ run run_abc`) || !strings.Contains(text, "confirm: true") {
 		t.Errorf("review_diff: %q", text)
 	}
+	got, err = s.session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "triage_run", Arguments: map[string]string{"runId": "run_abc"}})
+	if err != nil || !strings.Contains(got.Messages[0].Content.(*mcp.TextContent).Text, "call get_run_failures with runId run_abc, then get_diff_stats for each failure") {
+		t.Errorf("triage_run: %v %s", err, mustJSON(t, got))
+	}
 	var wire *jsonrpc.Error
 	if _, err := s.session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "review_diff", Arguments: map[string]string{"runId": "run_abc"}}); !asWire(err, &wire) || wire.Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("a missing argument: %v", err)
@@ -235,6 +240,7 @@ func TestMCPServeDeclaresWhatItServes(t *testing.T) {
 		t.Errorf("resources/list: %v", err)
 	}
 	readOnly := serveVQ(t, adminEnv(ts), "--read-only")
+	readOnly.tools(t)
 	got, err = readOnly.session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "review_diff", Arguments: map[string]string{"runId": "r", "scenarioLabel": "s", "viewport": "v"}})
 	if err != nil || strings.Contains(got.Messages[0].Content.(*mcp.TextContent).Text, api.ToolApprove) {
 		t.Errorf("--read-only review_diff: %v %s", err, mustJSON(t, got))

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"image/png"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
@@ -104,18 +106,24 @@ type diffLink struct{ url, of string }
 
 // images are the diff images an answer links on the VisualQ server, each
 // after a line saying what it is of; a link that cannot be shown is a
-// line saying why instead.
+// line saying why instead. They are fetched together, within the bound of
+// requests in flight.
 func (s *agentServer) images(ctx context.Context, resp *api.ToolResponse) []mcp.Content {
-	var out []mcp.Content
-	for _, link := range diffLinks(resp) {
-		data, err := s.diffImage(ctx, link.url)
-		if err != nil {
-			out = append(out, &mcp.TextContent{Text: "diff image of " + link.of + " not attached: " + textsafe.SanitizeLine(err.Error())})
-			continue
-		}
-		out = append(out, &mcp.TextContent{Text: "diff image of " + link.of + ":"}, &mcp.ImageContent{Data: data, MIMEType: "image/png"})
+	links := diffLinks(resp)
+	shown := make([][]mcp.Content, len(links))
+	var wg sync.WaitGroup
+	for i, link := range links {
+		wg.Go(func() {
+			data, err := s.diffImage(ctx, link.url)
+			if err != nil {
+				shown[i] = []mcp.Content{&mcp.TextContent{Text: "diff image of " + link.of + " not attached: " + textsafe.SanitizeLine(err.Error())}}
+				return
+			}
+			shown[i] = []mcp.Content{&mcp.TextContent{Text: "diff image of " + link.of + ":"}, &mcp.ImageContent{Data: data, MIMEType: "image/png"}}
+		})
 	}
-	return out
+	wg.Wait()
+	return slices.Concat(shown...)
 }
 
 // diffLinks are the diff images an answer links: get_diff_stats' diffImageUrl,
@@ -180,9 +188,10 @@ func listedFailures(resp *api.ToolResponse, n int) []listedFailure {
 }
 
 // diffImage fetches an image the VisualQ server links, within the bounds
-// of the TUI's preview (size, pixels), and makes a PNG of it at most
-// agentImageSide on its longer side. Images are decoded one at a time: each
-// may take the pixel budget's memory.
+// of the TUI's preview (size, pixels), as a PNG at most agentImageSide on
+// its longer side: the server's own bytes when its header says they are
+// one, else made so. Images are decoded one at a time: each may take the
+// pixel budget's memory.
 func (s *agentServer) diffImage(ctx context.Context, link string) ([]byte, error) {
 	if !s.servedHere(link) {
 		return nil, errors.New("not on the VisualQ server")
@@ -195,6 +204,13 @@ func (s *agentServer) diffImage(ctx context.Context, link string) ([]byte, error
 	done()
 	if err != nil {
 		return nil, err
+	}
+	cfg, format, err := imagesafe.Check(bytes.NewReader(data))
+	switch {
+	case err != nil:
+		return nil, err
+	case format == "png" && cfg.Width <= agentImageSide && cfg.Height <= agentImageSide:
+		return data, nil
 	}
 	s.decoding.Lock()
 	defer s.decoding.Unlock()

@@ -36,7 +36,7 @@ var servedPrompts = []servedPrompt{
 		prompt: &mcp.Prompt{Name: "triage_run", Title: "Triage a run", Description: "Go through a VisualQ run's failed checks and their diffs",
 			Arguments: []*mcp.PromptArgument{runIDArgument}},
 		text: func(a map[string]string, _ bool) string {
-			return fmt.Sprintf("Triage VisualQ run %s: call %s with runId %[1]s, then %s for each failure its next actions name, and look at the diff images. "+
+			return fmt.Sprintf("Triage VisualQ run %[1]s: call %[2]s with runId %[1]s, then %[3]s for each failure its next actions name, and look at the diff images. "+
 				"Tell me which changes look intended and which look like regressions. Approve nothing without asking me.",
 				a["runId"], api.ToolRunFailures, api.ToolDiffStats)
 		},

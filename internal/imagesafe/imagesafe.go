@@ -31,24 +31,24 @@ func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("image too large (%d×%d)", e.Width, e.Height)
 }
 
-// Check reads an image's header and refuses one that is not an image,
-// is empty, or is past MaxPixels.
-func Check(r io.Reader) (image.Config, error) {
-	cfg, _, err := image.DecodeConfig(r)
+// Check reads an image's header (its size and format name) and refuses
+// one that is not an image, is empty, or is past MaxPixels.
+func Check(r io.Reader) (image.Config, string, error) {
+	cfg, format, err := image.DecodeConfig(r)
 	switch {
 	case err != nil:
-		return cfg, fmt.Errorf("not an image: %w", err)
+		return cfg, format, fmt.Errorf("not an image: %w", err)
 	case cfg.Width <= 0 || cfg.Height <= 0:
-		return cfg, errors.New("empty image")
+		return cfg, format, errors.New("empty image")
 	case int64(cfg.Width)*int64(cfg.Height) > MaxPixels:
-		return cfg, &TooLargeError{Width: cfg.Width, Height: cfg.Height}
+		return cfg, format, &TooLargeError{Width: cfg.Width, Height: cfg.Height}
 	}
-	return cfg, nil
+	return cfg, format, nil
 }
 
 // Decode decodes an image once Check lets it through.
 func Decode(data []byte) (image.Image, error) {
-	if _, err := Check(bytes.NewReader(data)); err != nil {
+	if _, _, err := Check(bytes.NewReader(data)); err != nil {
 		return nil, err
 	}
 	img, _, err := image.Decode(bytes.NewReader(data))
