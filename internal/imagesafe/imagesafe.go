@@ -71,7 +71,7 @@ func Fit(img image.Image, side int) image.Image {
 	} else {
 		w, h = max(w*side/h, 1), side
 	}
-	dst := image.NewNRGBA(image.Rect(0, 0, w, h))
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
 	draw.BiLinear.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
 	return dst
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"image"
 	"image/color"
@@ -66,5 +67,20 @@ func TestFitKeepsTheAspectAndTheHighlight(t *testing.T) {
 	small := image.NewGray(image.Rect(0, 0, 1568, 10))
 	if Fit(small, 1568) != image.Image(small) {
 		t.Error("an image that fits was scaled")
+	}
+}
+
+// BenchmarkFit measures the scaling of a diff to an agent's 1568 px: a
+// desktop full-page screenshot, and the pixel budget's worst (40 MP).
+//
+//	go test ./internal/imagesafe -run '^$' -bench Fit
+func BenchmarkFit(b *testing.B) {
+	for _, size := range []image.Point{{2560, 8000}, {5000, 8000}} {
+		src := image.NewRGBA(image.Rect(0, 0, size.X, size.Y))
+		b.Run(fmt.Sprintf("%dx%d", size.X, size.Y), func(b *testing.B) {
+			for b.Loop() {
+				Fit(src, 1568)
+			}
+		})
 	}
 }
