@@ -114,7 +114,8 @@ const serveInstructions = `VisualQ tools (visual-regression and functional tests
 Every answer is a ToolResponse in structuredContent: ok, summary, data, warnings, nextActions (follow-up calls), error {code, message}, recoverable.
 Write tools change a project and need confirm: true: ask your user first; a confirm_required answer means nothing was written.
 Async tools answer at once with a job (jobId) or started work (a token): send a progress token with the call to get the final result in the same call, else follow the answer's nextActions.
-A project_not_ready refusal ("3 of 5 sources analysed") must not be retried in a loop: wait, then call again.`
+A project_not_ready refusal ("3 of 5 sources analysed") must not be retried in a loop: wait, then call again.
+An answer that links diff images on the VisualQ server carries them as images after its text: look at them before you judge a change.`
 
 // agentServer is vq mcp serve's MCP server: the tools it offers, each call
 // forwarded to the call pipeline.

@@ -196,7 +196,7 @@ func (s *agentServer) diffImage(ctx context.Context, link string) ([]byte, error
 	if !s.servedHere(link) {
 		return nil, errors.New("not on the VisualQ server")
 	}
-	done, err := s.pipeline.admit(ctx)
+	done, err := s.admit(ctx)
 	if err != nil {
 		return nil, err
 	}
