@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -261,14 +262,16 @@ func TestMCPServeAnswersWithTheRightErrorCodes(t *testing.T) {
 // concurrencyServer answers every invoke call after a while, counting the
 // requests in flight and the connections open at once.
 type concurrencyServer struct {
-	*testkit.Server
+	*httptest.Server
 	mu                                   sync.Mutex
 	inFlight, maxInFlight, open, maxOpen int
 }
 
 func newConcurrencyServer(t *testing.T) *concurrencyServer {
 	s := &concurrencyServer{}
-	s.Server = testkit.NewServer(t, func(c testkit.Call) testkit.Reply {
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var call api.Call
+		json.NewDecoder(r.Body).Decode(&call)
 		s.mu.Lock()
 		s.inFlight++
 		s.maxInFlight = max(s.maxInFlight, s.inFlight)
@@ -277,11 +280,12 @@ func newConcurrencyServer(t *testing.T) *concurrencyServer {
 		s.mu.Lock()
 		s.inFlight--
 		s.mu.Unlock()
-		if c.Path != api.InvokePath {
-			return testkit.Answer(http.StatusNotFound, "")
+		if r.URL.Path != api.InvokePath {
+			http.NotFound(w, r)
+			return
 		}
-		return testkit.Answer(http.StatusOK, testkit.OK(c.Tool, "done", map[string]any{}))
-	})
+		io.WriteString(w, testkit.OK(call.Tool, "done", map[string]any{}))
+	}))
 	s.Config.ConnState = func(_ net.Conn, state http.ConnState) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -293,6 +297,8 @@ func newConcurrencyServer(t *testing.T) *concurrencyServer {
 			s.open--
 		}
 	}
+	s.Start()
+	t.Cleanup(s.Close)
 	return s
 }
 
@@ -300,7 +306,7 @@ func newConcurrencyServer(t *testing.T) *concurrencyServer {
 // once: now they wait their turn, and every one is answered.
 func TestMCPServeBoundsConcurrentBackendCalls(t *testing.T) {
 	srv := newConcurrencyServer(t)
-	s := serveVQ(t, srv.Env())
+	s := serveVQ(t, map[string]string{"VQ_BASE_URL": srv.URL, "VQ_API_KEY": testkit.DefaultKey})
 	s.tools(t)
 	const calls = 300
 	errs := make(chan error, calls)
