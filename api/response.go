@@ -180,6 +180,15 @@ func (r *ToolResponse) WithData(data json.RawMessage) *ToolResponse {
 	return out
 }
 
+// WithNextActions is r with other next actions: those of the server's
+// that vq passes on (vq mcp serve leaves out what an agent must not be
+// handed).
+func (r *ToolResponse) WithNextActions(actions []NextAction) *ToolResponse {
+	out := r.derive()
+	out.NextActions = actions
+	return out
+}
+
 // WithErrorMessage is the failure r with the message msg, for a caller that
 // adds what to do about it. A summary that only repeated the message
 // repeats the new one, so no rendering shows the old one beside it.

@@ -37,8 +37,8 @@ file (written 0600). The key is never a flag, so it never shows in ps.`,
 	}
 	c.AddCommand(
 		callsServer(newCmdAuthLogin(f), &f.Global),
-		takesFlags(newCmdAuthLogout(f), &f.Global, serverFlags, connectionFlags),
-		takesFlags(newCmdAuthStatus(f), &f.Global, serverFlags, connectionFlags),
+		takesFlags(newCmdAuthLogout(f), &f.Global, serverFlags, endpointFlags, connectionFlags),
+		takesFlags(newCmdAuthStatus(f), &f.Global, serverFlags, endpointFlags, connectionFlags),
 		newCmdAuthSwitch(f),
 	)
 	return c
@@ -514,7 +514,7 @@ It exits unauthorized when the active server has no credential.`,
 			case s.BaseURL == "" && s.Endpoint == "":
 				return &exitcode.Error{Code: exitcode.Unauthorized, Message: "no active server: run vq auth login, or pick one with vq auth switch or --profile"}
 			case s.APIKey == "" && s.OAuth == nil:
-				return &exitcode.Error{Code: exitcode.Unauthorized, Message: "not signed in to " + displayURL(s.BaseURL) + ": run vq auth login, or set VQ_API_KEY"}
+				return &exitcode.Error{Code: exitcode.Unauthorized, Message: "not signed in to " + displayURL(cmp.Or(s.BaseURL, s.Endpoint)) + ": run vq auth login, or set VQ_API_KEY"}
 			}
 			return nil
 		},

@@ -334,7 +334,7 @@ func (f *Factory) Client(ctx context.Context) (*mcpclient.Client, Settings, erro
 // clientFor builds the API client for s, and drops from s a stored key
 // the client will not send (mcpOptions).
 func (f *Factory) clientFor(s *Settings) (*mcpclient.Client, error) {
-	if err := checkTransport(*s); err != nil {
+	if err := checkTransport(*s, f.Global.MCP); err != nil {
 		return nil, err
 	}
 	if s.BaseURL == "" && s.Endpoint == "" {
@@ -422,7 +422,7 @@ func showDocument(ctx context.Context, f *Factory, out *OutputOptions, v any) er
 
 // checkTransport refuses an unknown --transport, and --endpoint with
 // --transport invoke: an endpoint is an MCP server's.
-func checkTransport(s Settings) error {
+func checkTransport(s Settings, mcpFlags MCPOptions) error {
 	switch s.Transport {
 	case "", api.TransportInvoke, api.TransportMCP:
 	default:
@@ -430,6 +430,13 @@ func checkTransport(s Settings) error {
 	}
 	if s.Endpoint != "" && s.Transport == api.TransportInvoke {
 		return &exitcode.UsageError{Reason: "--endpoint names an MCP endpoint; it cannot be used with --transport invoke", Hint: "drop --transport, or use --transport mcp"}
+	}
+	// An MCP flag on calls that go to the invoke endpoint would do nothing.
+	if flag := mcpFlags.given(); flag != "" && s.Transport != api.TransportMCP {
+		return &exitcode.UsageError{
+			Reason: flag + " acts on MCP calls; this command's calls go to the invoke endpoint",
+			Hint:   "add --transport mcp (or --endpoint URL), or drop " + flag,
+		}
 	}
 	return nil
 }

@@ -126,5 +126,5 @@ func mcpReadCommand(f *Factory, c *cobra.Command, run func(context.Context, *Fac
 		return run(ctx, f, p, client, args)
 	}
 	addOutputFlags(c, &p.Output)
-	return callsServer(c, &f.Global)
+	return callsMCP(c, &f.Global)
 }

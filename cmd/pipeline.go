@@ -32,6 +32,10 @@ type Pipeline struct {
 	// Resume, when set, is the command line that resumes the watch of the
 	// given jobs, printed when a watch stops early; else vq watch IDS.
 	Resume func(ids []string) string
+	// Admit, when set, is waited on before each request to the server (an
+	// attempt of a call, a poll of the job it follows) and answers what
+	// ends the request's turn: vq mcp serve's bound on concurrent calls.
+	Admit func(context.Context) (done func(), err error)
 
 	client   *mcpclient.Client
 	settings Settings
@@ -157,7 +161,20 @@ func (p *Pipeline) invoke(ctx context.Context, call api.Call) (*api.ToolResponse
 	if !s.hasCredential() {
 		return withHint(api.MissingCredential(call.Tool), s), nil
 	}
+	done, err := p.admit(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	return s.hinted(client.Invoke(ctx, call))
+}
+
+// admit waits for Admit, when it is set.
+func (p *Pipeline) admit(ctx context.Context) (done func(), err error) {
+	if p.Admit == nil {
+		return func() {}, nil
+	}
+	return p.Admit(ctx)
 }
 
 // send is the sender of every call of the command line, one or a batch:
@@ -326,7 +343,15 @@ func (p *Pipeline) Follow(ctx context.Context, call api.Call, resp *api.ToolResp
 	if !ok {
 		return resp, nil
 	}
-	final, err := api.Watch(ctx, id, poll, p.watch().options(onUpdate))
+	admitted := func(ctx context.Context) (*api.ToolResponse, error) {
+		done, err := p.admit(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+		return poll(ctx)
+	}
+	final, err := api.Watch(ctx, id, admitted, p.watch().options(onUpdate))
 	var timeout *api.WatchTimeoutError
 	if errors.As(err, &timeout) {
 		return timeout.Response(), nil

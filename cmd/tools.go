@@ -38,7 +38,7 @@ each tool's inputSchema and outputSchema as the server sent them.`,
 		},
 	}
 	addOutputFlags(c, &p.Output)
-	return callsServer(c, &f.Global)
+	return callsMCP(c, &f.Global)
 }
 
 func runTools(ctx context.Context, f *Factory, p *Pipeline) error {
