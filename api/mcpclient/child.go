@@ -83,9 +83,9 @@ func childEnv(extra []string) []string {
 }
 
 // stdioMaxLine caps one message of a stdio server, below the HTTP answer
-// cap: a stdio message is decoded only once it has all arrived, into a
-// buffer that grows by doubling, so its peak memory is a multiple of the
-// line where an HTTP answer is decoded as it arrives (docs/reliability.md).
+// cap: a stdio message is read whole before it is decoded, so its peak
+// memory is a multiple of the line (answerLines; docs/reliability.md)
+// where an HTTP answer is decoded as it arrives.
 const stdioMaxLine = 64 << 20
 
 // childTransport is the SDK's IOTransport over a child process, with vq's
