@@ -90,7 +90,7 @@ func (c *Client) connect(ctx context.Context, client *mcp.Client, version string
 	if err != nil {
 		return nil, err
 	}
-	session, err := client.Connect(ctx, recordingTransport{Transport: child, limit: c.opts.MaxBodyBytes}, opts)
+	session, err := client.Connect(ctx, child, opts)
 	if err != nil {
 		return nil, child.startFailure(ctx, err)
 	}
@@ -163,7 +163,8 @@ func (c *Client) callMCP(ctx context.Context, call api.Call) *api.ToolResponse {
 		// No verdict, after the server had the call.
 		return api.ClientError(call.Tool, api.CodeNoVerdict, "the server answered tools/call with no result", false).Unanswered()
 	}
-	return c.withNotOffered(inFlight, c.checkOutput(ctx, call.Tool, toolResponseFromMCP(call.Tool, result, rec.toolResult(), info)))
+	raw, structured := rec.toolResult(result)
+	return c.withNotOffered(inFlight, c.checkOutput(ctx, call.Tool, toolResponseFromMCP(call.Tool, result, raw, structured, info)))
 }
 
 // withNotOffered is the failure of a call during which the server asked
