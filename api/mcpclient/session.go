@@ -159,11 +159,12 @@ func (c *Client) callMCP(ctx context.Context, call api.Call) *api.ToolResponse {
 		return c.withNotOffered(inFlight, c.mcpFailure(call.Tool, rec, err).NotSent())
 	case err != nil:
 		return c.withNotOffered(inFlight, c.mcpFailure(call.Tool, rec, err))
-	case rec.resultMissing():
+	}
+	raw, structured := rec.toolResult(result)
+	if len(raw) == 0 && rec.resultMissing() {
 		// No verdict, after the server had the call.
 		return api.ClientError(call.Tool, api.CodeNoVerdict, "the server answered tools/call with no result", false).Unanswered()
 	}
-	raw, structured := rec.toolResult(result)
 	return c.withNotOffered(inFlight, c.checkOutput(ctx, call.Tool, toolResponseFromMCP(call.Tool, result, raw, structured, info)))
 }
 
