@@ -785,12 +785,12 @@ func serveCell(t *testing.T, ctx context.Context, env map[string]string, row pro
 // bound, then quit on all the same.
 func tuiCell(ctx context.Context, t *testing.T, bin string, env map[string]string, row promiseRow) (exit int, output string) {
 	dir := t.TempDir()
-	socket := fmt.Sprintf("vqpromise-%d-%d", os.Getpid(), tmuxSessions.Add(1))
+	socket := dir + "/tmux.sock" // a private tmux server, gone with the directory
 	tmux := func(args ...string) string {
-		out, _ := exec.CommandContext(ctx, "tmux", append([]string{"-L", socket, "-f", os.DevNull}, args...)...).CombinedOutput()
+		out, _ := exec.CommandContext(ctx, "tmux", append([]string{"-S", socket, "-f", os.DevNull}, args...)...).CombinedOutput()
 		return string(out)
 	}
-	defer exec.Command("tmux", "-L", socket, "kill-server").Run()
+	defer exec.Command("tmux", "-S", socket, "kill-server").Run()
 	words := []string{"env", "-u", "NO_COLOR", "-u", "VQ_NO_TUI", "TERM=xterm-256color", "VQ_NO_KEYRING=1", "HOME=" + dir, "VQ_CONFIG=" + dir + "/config.json"}
 	for k, v := range env {
 		words = append(words, textsafe.ShellQuote(k+"="+v))
