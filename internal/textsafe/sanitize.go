@@ -28,20 +28,32 @@ func SanitizeLine(s string) string {
 	return sanitize(s, false)
 }
 
+// isSafe reports text that sanitize would return unchanged, so that the
+// common case costs no copy: printable runes only (and, multiline, newline
+// and tab).
 func isSafe(s string, multiline bool) bool {
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < len(s); {
 		c := s[i]
 		if c >= 0x80 {
-			return false // checked rune by rune in sanitize
-		}
-		if c < ' ' || c == 0x7f {
-			if multiline && (c == '\n' || c == '\t') {
-				continue
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if !keptAsIs(r) {
+				return false
 			}
+			i += size
+			continue
+		}
+		if (c < ' ' || c == 0x7f) && !(multiline && (c == '\n' || c == '\t')) {
 			return false
 		}
+		i++
 	}
 	return true
+}
+
+// keptAsIs reports a rune at or above U+00A0 that sanitize writes as it
+// is wherever it stands.
+func keptAsIs(r rune) bool {
+	return r >= 0xa0 && r != utf8.RuneError && r != lineSeparator && r != paragraphSeparator && !isInvisible(r)
 }
 
 func sanitize(s string, multiline bool) string {
@@ -55,7 +67,7 @@ func sanitize(s string, multiline bool) string {
 			i++
 			continue
 		}
-		if r, size := utf8.DecodeRuneInString(s[i:]); r >= 0xa0 && r != utf8.RuneError && r != lineSeparator && r != paragraphSeparator && !isInvisible(r) {
+		if r, size := utf8.DecodeRuneInString(s[i:]); keptAsIs(r) {
 			b.WriteString(s[i : i+size])
 			i += size
 			continue
