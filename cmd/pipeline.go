@@ -123,7 +123,7 @@ func (p *Pipeline) Send(ctx context.Context, call api.Call) (*api.ToolResponse, 
 // with --yes a tool known to write goes once with confirm: true; any
 // other call goes as it is, and when the server asks for consent it is
 // asked for (or given by --yes) and the call goes again once. In the TUI
-// its dialog asks instead, once it shows the answer.
+// the refusal is shown, and the TUI asks through sessionConsent.
 func (p *Pipeline) consented(ctx context.Context, call api.Call, send func(context.Context, api.Call) (*api.ToolResponse, error)) (*api.ToolResponse, error) {
 	display, policy := p.policies()
 	if policy == ConsentGiven && api.KnownWriteTool(call.Tool) {
@@ -287,6 +287,8 @@ func (p *Pipeline) ShowCall(ctx context.Context, call api.Call, resp *api.ToolRe
 	o.Invoke = func(ctx context.Context, call api.Call) (*api.ToolResponse, error) {
 		return p.consented(ctx, call, p.invoke)
 	}
+	_, policy := p.policies()
+	o.Consent = sessionConsent(policy, func() yesNo { return p.f.Terminal().prompter(&p.Output) })
 	o.Fetch = client.FetchPublic
 	last, err := ui.Run(ctx, o, call, resp)
 	if err != nil {

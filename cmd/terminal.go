@@ -137,13 +137,24 @@ func (t *Terminal) Consent(yes bool, d Display, structured bool) Consent {
 	return ConsentNever
 }
 
-// prompter is the y/N prompt on stderr when the output is for a person
-// who can answer it there, else nil: nobody to ask that way.
+// prompter is how a person is asked yes or no: the TUI's dialog while
+// the TUI runs, else the y/N prompt on stderr when the output is for a
+// person who can answer it there, else nil: nobody to ask.
 func (t *Terminal) prompter(out *OutputOptions) yesNo {
-	if !t.person || out.Structured() {
+	switch {
+	case t.session.Running():
+		return t.confirmInSession
+	case !t.person || out.Structured():
 		return nil
 	}
 	return t.askYesNo
+}
+
+// confirmInSession asks question in the running TUI's dialog; a session
+// that ended before the answer gave no consent.
+func (t *Terminal) confirmInSession(ctx context.Context, question string) (bool, error) {
+	agreed, _ := t.session.Confirm(ctx, question)
+	return agreed, nil
 }
 
 // askYesNo asks question on stderr; only y or yes is a yes.

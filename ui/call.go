@@ -43,6 +43,10 @@ type pending struct {
 	kind   answerKind
 	origin *origin
 	cancel context.CancelFunc
+	// consented is set for a call sent with the consent the consent
+	// function gave: a confirm_required answer to it is the server's last
+	// word, shown without asking again (c still does).
+	consented bool
 	// note is what vq tells the person of the call meanwhile (a sign-in
 	// again), shown under it; server text in it is sanitized when drawn.
 	note []string
@@ -187,8 +191,8 @@ func (m *Model) show(p *pending, resp *api.ToolResponse) tea.Cmd {
 	default:
 		cmd = m.push(a)
 	}
-	if a.needsConfirm() {
-		m.consent(a.resendIntent())
+	if a.needsConfirm() && !p.consented {
+		cmd = tea.Batch(cmd, m.consent(a.resendIntent()))
 	}
 	return cmd
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -13,14 +14,27 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Every write the TUI sends goes through one door. What the person asks
-// for (a, A over marked rows, enter on a row that writes, or the resend a
-// confirm_required refusal offers) is a writeIntent; consent asks for it
-// (the confirm page), and write, on the person's yes, adds confirm: true
-// to its calls and sends them: one call, or a batch (batchpage.go).
+// Every write the TUI sends goes through one door: the consent function
+// of the command (Options.Consent). What the person asks for (a, A over
+// marked rows, enter on a row that writes, or the resend a
+// confirm_required refusal offers) is a writeIntent; consent hands it on
+// as a WriteIntent, and the consent function asks for it by the
+// command's policy (in the dialog below, a question the Asker brings in,
+// or not at all under --yes) and returns its calls with the consent
+// argument. write then sends them: one call, or a batch (batchpage.go).
+// The TUI adds no consent of its own.
 
-// writeIntent is a write the person asked for, not sent yet: the calls,
-// the tool they go to, and how a person names each.
+// WriteIntent is a write the person asked for in the TUI, not sent yet:
+// the calls, and the question that asks for all of them at once (its
+// first line what the person is asked, the lines after it what would be
+// sent).
+type WriteIntent struct {
+	Calls    []api.Call
+	Question string
+}
+
+// writeIntent is a write the person asked for: the calls, the tool they
+// go to, and how a person names each.
 type writeIntent struct {
 	tool  string
 	calls []api.Call
@@ -32,27 +46,67 @@ type writeIntent struct {
 	table *table
 }
 
-// consent asks the person for consent to in, over the answer in view.
-func (m *Model) consent(in writeIntent) tea.Cmd {
-	return m.push(&confirmPage{m: m, under: m.top(), intent: in, keymap: newConfirmKeys()})
+// consentMsg is what the consent function made of an intent: its calls
+// with the consent argument when given is set.
+type consentMsg struct {
+	in    writeIntent
+	calls []api.Call
+	given bool
+	err   error
 }
 
-// write sends in with consent given: confirm: true is added here, and
-// nowhere else.
-func (m *Model) write(in writeIntent) tea.Cmd {
-	calls := make([]api.Call, len(in.calls))
-	for i, c := range in.calls {
-		calls[i] = c.WithConfirm()
+// consent hands in to the consent function, which asks for it (or not,
+// by the command's policy); its answer comes back as a consentMsg. One
+// intent is out at a time: the keys wait meanwhile (Model.key).
+func (m *Model) consent(in writeIntent) tea.Cmd {
+	if m.consenting != nil {
+		return nil
 	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.consenting = cancel
+	give, intent := m.giveConsent, WriteIntent{Calls: in.calls, Question: in.question()}
+	return func() tea.Msg {
+		calls, given, err := give(ctx, intent)
+		return consentMsg{in: in, calls: calls, given: given, err: err}
+	}
+}
+
+// noConsent is the consent function of a session given none
+// (Options.Consent nil): nothing it asks to write is sent.
+func noConsent(context.Context, WriteIntent) ([]api.Call, bool, error) { return nil, false, nil }
+
+// consented takes the consent function's answer: the calls go when
+// consent was given, else the status line says they did not.
+func (m *Model) consented(msg consentMsg) tea.Cmd {
+	m.consenting()
+	m.consenting = nil
+	switch {
+	case msg.err != nil:
+		m.status = "not sent: " + textsafe.SanitizeLine(msg.err.Error())
+	case !msg.given || len(msg.calls) != len(msg.in.calls):
+		m.status = "not sent"
+	default:
+		return m.write(msg.in, msg.calls)
+	}
+	return nil
+}
+
+// write sends in's calls as consent made them: the screen's own call
+// again, a batch over marked rows, or one write.
+func (m *Model) write(in writeIntent, calls []api.Call) tea.Cmd {
 	a := m.top()
 	switch {
 	case in.resend:
-		return m.start(calls[0], a.crumb, replaceAnswer, a.origin)
+		cmd := m.start(calls[0], a.crumb, replaceAnswer, a.origin)
+		m.pending.consented = true
+		return cmd
 	case in.table != nil:
 		return m.startBatch(in, calls)
 	}
 	m.reviewed[callKey(in.calls[0])] = reviewPending
-	return m.start(calls[0], in.names[0], writeAnswer, nil)
+	cmd := m.start(calls[0], in.names[0], writeAnswer, nil)
+	m.pending.consented = true
+	return cmd
 }
 
 // resendIntent is the screen's own call again: what consent lifts a
@@ -151,13 +205,82 @@ func (m *Model) askBatch(t *table) tea.Cmd {
 	return m.consent(in)
 }
 
+// question is how the dialog asks for in: what it does, and what would
+// be sent (the arguments of one call, or the count and the first rows of
+// a batch).
+func (in writeIntent) question() string {
+	lines := []string{textsafe.SanitizeLine(in.tool) + " changes your project and needs your consent."}
+	question := "Send it with confirm: true?"
+	if in.resend {
+		question = "Send it again with confirm: true?"
+	}
+	if in.table == nil {
+		args, err := json.Marshal(in.calls[0].Args)
+		if err != nil {
+			args = []byte(err.Error())
+		}
+		lines = append(lines, "args "+textsafe.SanitizeLine(string(args)))
+	} else {
+		n := strconv.Itoa(len(in.calls))
+		lines = append(lines, n+" calls, one per marked row:")
+		for _, name := range in.names[:min(len(in.names), maxDialogRows)] {
+			lines = append(lines, "  "+textsafe.SanitizeLine(name))
+		}
+		if len(in.names) > maxDialogRows {
+			lines = append(lines, "  … and "+strconv.Itoa(len(in.names)-maxDialogRows)+" more")
+		}
+		question = "Send all " + n + " with confirm: true?"
+	}
+	return strings.Join(append(lines, question), "\n")
+}
+
+// maxDialogRows is how many rows a batch's dialog names.
+const maxDialogRows = 3
+
+// confirmQuestion is a consent asked in the session by an Asker, and
+// where its answer goes: reply holds one answer.
+type confirmQuestion struct {
+	text  string
+	reply chan bool
+	// answered is set once the reply went.
+	answered bool
+}
+
+// confirmMsg brings a consent question into the session;
+// confirmEndedMsg says that its asker gave up on it.
+type (
+	confirmMsg      struct{ q *confirmQuestion }
+	confirmEndedMsg struct{ q *confirmQuestion }
+)
+
 // confirmPage asks for consent to a write, in the foot of the answer it
-// writes from: what would be sent, and y or n.
+// writes from: the question, and y or n.
 type confirmPage struct {
 	m      *Model
 	under  *answerPage
-	intent writeIntent
+	q      *confirmQuestion
 	keymap confirmKeys
+}
+
+// askConfirm opens the dialog on q over the answer in view; before the
+// first answer there is none to write from, and q is answered no.
+func (m *Model) askConfirm(q *confirmQuestion) tea.Cmd {
+	if m.loading() {
+		q.reply <- false
+		return nil
+	}
+	return m.push(&confirmPage{m: m, under: m.top(), q: q, keymap: newConfirmKeys()})
+}
+
+// confirmEnded closes q's dialog when it is still open: its asker gave
+// up on it.
+func (m *Model) confirmEnded(q *confirmQuestion) {
+	for _, p := range m.stack {
+		if c, ok := p.(*confirmPage); ok && c.q == q {
+			c.answer(false)
+			return
+		}
+	}
 }
 
 // confirmKeys are the keys of the consent dialog.
@@ -192,14 +315,25 @@ func (p *confirmPage) Update(msg tea.Msg) tea.Cmd {
 	case key.Matches(k, p.keymap.Quit):
 		return p.m.quit()
 	case key.Matches(k, p.keymap.Yes):
-		p.m.close(p)
-		return p.m.write(p.intent)
+		p.answer(true)
 	case key.Matches(k, p.keymap.No):
-		p.m.close(p)
+		p.answer(false)
 		p.m.status = "not sent"
 	}
 	return nil
 }
+
+// answer replies to the question and closes the dialog.
+func (p *confirmPage) answer(agreed bool) {
+	if !p.q.answered {
+		p.q.answered = true
+		p.q.reply <- agreed
+	}
+	p.m.close(p)
+}
+
+// end answers no: the session ends.
+func (p *confirmPage) end() { p.answer(false) }
 
 // View is the answer beneath, the dialog in its foot.
 func (p *confirmPage) View() []string { return p.under.View() }
@@ -207,40 +341,21 @@ func (p *confirmPage) View() []string { return p.under.View() }
 // part is the dialog, where the next actions were.
 func (p *confirmPage) part() (footPart, []string) { return actionsPart, p.lines() }
 
-// lines ask for consent, naming the tool and what would be sent: the
-// arguments of one call, or the count and the first rows of a batch.
+// lines are the question in a box, the last line asking y or n.
 func (p *confirmPage) lines() []string {
-	st := &p.m.styles
-	in := p.intent
-	question := "Send it with confirm: true? [y/N]"
-	if in.resend {
-		question = "Send it again with confirm: true? [y/N]"
-	}
-	body := []string{st.writeBadge.Render(textsafe.SanitizeLine(in.tool)) + " changes your project and needs your consent."}
-	if in.table == nil {
-		args, err := json.Marshal(in.calls[0].Args)
-		if err != nil {
-			args = []byte(err.Error())
-		}
-		body = append(body, "args "+textsafe.SanitizeLine(string(args)))
-	} else {
-		n := strconv.Itoa(len(in.calls))
-		body = append(body, n+" calls, one per marked row:")
-		for _, name := range in.names[:min(len(in.names), maxDialogRows)] {
-			body = append(body, "  "+textsafe.SanitizeLine(name))
-		}
-		if len(in.names) > maxDialogRows {
-			body = append(body, "  … and "+strconv.Itoa(len(in.names)-maxDialogRows)+" more")
-		}
-		question = "Send all " + n + " with confirm: true? [y/N]"
-	}
-	body = append(body, question)
+	body := strings.Split(p.q.text, "\n")
 	inner := max(p.m.width-4, 20)
 	for i, l := range body {
-		body[i] = ansi.Truncate(l, inner, "…")
+		if i == len(body)-1 {
+			l += " [y/N]"
+		}
+		body[i] = ansi.Truncate(textsafe.SanitizeLine(clip(l, maxLineBytes)), inner, "…")
 	}
-	return strings.Split(st.dialog.Render(strings.Join(body, "\n")), "\n")
+	return strings.Split(p.m.styles.dialog.Render(strings.Join(body, "\n")), "\n")
 }
 
-// maxDialogRows is how many rows a batch's dialog names.
-const maxDialogRows = 3
+// isConfirm reports the consent dialog.
+func isConfirm(p page) bool {
+	_, ok := p.(*confirmPage)
+	return ok
+}
