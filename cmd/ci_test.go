@@ -500,7 +500,7 @@ func TestCIVerdictsInGitHubAndMarkdown(t *testing.T) {
 	for _, want := range []string{
 		"in run [`run_ci_0007`](" + run + "run_ci_0007)\n",
 		"![diff of Homepage on mobile](" + images + "Homepage/mobile/diff.png)\n",
-		"| Product page | desktop | 3.4% | failed | [diff](" + images + "Product%20page/desktop/diff.png) |\n",
+		"| Product page | desktop | 3.4% ██████▍ | failed | [diff](" + images + "Product%20page/desktop/diff.png) |\n",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("missing %q in:\n%s", want, md)

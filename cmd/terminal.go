@@ -68,7 +68,7 @@ func newTerminal(streams *IOStreams, getenv func(string) string, noTUI, noColor 
 		profile = min(profile, colorprofile.ASCII)
 	}
 	return &Terminal{
-		Print:       format.Printer{Out: streams.Out, ErrOut: streams.ErrOut, Indent: streams.OutTTY, Getenv: getenv, Commands: frontingLine},
+		Print:       format.Printer{Out: streams.Out, ErrOut: streams.ErrOut, Terminal: streams.OutTTY, Getenv: getenv, Commands: frontingLine},
 		io:          streams,
 		getenv:      getenv,
 		noColor:     noColor,

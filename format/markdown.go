@@ -121,8 +121,13 @@ func writeMarkdownChecks(w *bufio.Writer, c *layout.Checks) {
 			w.WriteString("---|")
 		}
 		w.WriteString("\n")
+		bars := false
 		for _, ch := range c.Listed {
 			mismatch, result := ch.MismatchText(), "passed"
+			if ch.HasMismatch {
+				mismatch += " " + strings.TrimRight(layout.MismatchBar(ch.Mismatch), " ")
+				bars = true
+			}
 			if ch.Failed {
 				result = "failed"
 			}
@@ -136,6 +141,9 @@ func writeMarkdownChecks(w *bufio.Writer, c *layout.Checks) {
 			w.WriteString("\n")
 		}
 		w.WriteString("\n")
+		if bars {
+			w.WriteString("_Mismatch " + layout.MismatchLegend + "._\n\n")
+		}
 	}
 	if passed, failed, notRun := c.Unlisted(); passed+failed+notRun > 0 {
 		w.WriteString("_Not itemized by the server: " + itoa(passed) + " passed, " + itoa(failed) + " failed")

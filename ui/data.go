@@ -52,7 +52,7 @@ func parseData(resp *api.ToolResponse) (*dataView, imageURLs) {
 	}
 	for _, f := range l.Fields {
 		row := field{key: clip(f.Key, maxLineBytes), value: clip(f.Value, maxLineBytes)}
-		if f.Name == barColumn && f.Node.Kind == '0' {
+		if f.Name == layout.MismatchColumn && f.Node.Kind == '0' {
 			row.percent, _ = strconv.ParseFloat(f.Node.Text, 64)
 			row.isBar = true
 		}
@@ -95,9 +95,8 @@ func (d *dataView) line(i int, st *styles, width int, gutter func(t *table, pos 
 		f := d.fields[i]
 		s := st.fieldKey.Render(fit(f.key, d.keyWidth, false)) + columnGap + f.value
 		if f.isBar {
-			// A single percentage has nothing to be compared with: its
-			// bar is on the absolute 0–100 scale.
-			s += " " + st.bar.Render(strings.TrimRight(bar(f.percent, 100), " "))
+			bar := strings.TrimRight(layout.MismatchBar(f.percent), " ")
+			s += " " + st.bar.Render(bar) + "  " + st.dim.Render("("+layout.MismatchScale+")")
 		}
 		return s
 	}
@@ -115,7 +114,11 @@ func (d *dataView) line(i int, st *styles, width int, gutter func(t *table, pos 
 		case i == s.header:
 			return s.t.header(st, width)
 		case s.t.name != "" && i == s.header-1:
-			return st.sectionTitle.Render(s.t.title())
+			title := st.sectionTitle.Render(s.t.title())
+			if s.t.bar >= 0 {
+				title += "  " + st.dim.Render(layout.MismatchLegend)
+			}
+			return title
 		}
 		return ""
 	}

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/layout"
 )
 
 var failuresCall = api.Call{Tool: "get_run_failures", Args: map[string]any{"runId": "run_abc"}}
@@ -182,8 +183,8 @@ func TestScrollAndSortOnlyDrawVisibleRows(t *testing.T) {
 	mustContain(t, text, "mismatchPercent ▼")
 	// (i*37)%1000 peaks at 999 for i=27: Page 28 has 9.99%.
 	first := rowOf(text, "Page ")
-	if !strings.Contains(first, "Page 28 ") || !strings.Contains(first, "9.99 ██████████") {
-		t.Errorf("descending sort starts with %q, want Page 28 at 9.99 with a full bar", first)
+	if !strings.Contains(first, "Page 28 ") || !strings.Contains(first, "9.99 "+strings.TrimRight(layout.MismatchBar(9.99), " ")) {
+		t.Errorf("descending sort starts with %q, want Page 28 at 9.99 with its bar", first)
 	}
 	press(m, "S")
 	mustContain(t, plainText(m), "mismatchPercent ▲")

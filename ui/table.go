@@ -1,26 +1,20 @@
 package ui
 
 import (
-	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// barColumn is the column that gets an inline bar, and the first one s
-// sorts by: the number a person triaging a run compares at a glance.
-const barColumn = "mismatchPercent"
-
 const (
 	// maxCellWidth keeps one long value from pushing every other column
 	// off the screen; longer cells end in an ellipsis.
 	maxCellWidth = 40
-	barWidth     = 10
+	barWidth     = layout.MismatchBarWidth
 	columnGap    = "  "
 	// gutterWidth is the mark and review state drawn before the cells of
 	// a table whose rows can be acted on.
@@ -47,10 +41,10 @@ type table struct {
 	name   string
 	t      *layout.Table
 	widths []int
-	// bar is the index of the bar column, -1 without one.
-	bar      int
-	values   []float64
-	maxValue float64
+	// bar is the index of the bar column, -1 without one, and values its
+	// numbers.
+	bar    int
+	values []float64
 
 	order sortKey
 	// byColumn caches each column's ascending order, built on its first
@@ -76,7 +70,7 @@ func newTable(name string, records *layout.Table) *table {
 	t.widths = make([]int, len(t.t.Columns))
 	for i, c := range t.t.Columns {
 		t.widths[i] = min(textsafe.DisplayWidth(c), maxCellWidth)
-		if c == barColumn && t.t.Numeric[i] {
+		if c == layout.MismatchColumn && t.t.Numeric[i] {
 			t.bar = i
 		}
 	}
@@ -87,13 +81,6 @@ func newTable(name string, records *layout.Table) *table {
 	}
 	if t.bar >= 0 {
 		t.values = t.numbers(t.bar)
-		for _, v := range t.values {
-			if !math.IsInf(v, 0) {
-				// A number past float64 (1e999) draws a full bar; as the
-				// scale it would flatten every other bar.
-				t.maxValue = max(t.maxValue, v)
-			}
-		}
 	}
 	t.marked = map[int]bool{}
 	t.rebuild()
@@ -321,7 +308,7 @@ func (t *table) line(i int, st *styles, width int, gutter string) string {
 		b.WriteString(fit(cell, t.widths[c], t.t.Numeric[c]))
 		if c == t.bar {
 			b.WriteByte(' ')
-			b.WriteString(st.bar.Render(bar(t.values[r], t.maxValue)))
+			b.WriteString(st.bar.Render(layout.MismatchBar(t.values[r])))
 		}
 	}
 	return strings.TrimRight(b.String(), " ")
@@ -339,24 +326,4 @@ func fit(s string, width int, right bool) string {
 		return padding + s
 	}
 	return s + padding
-}
-
-// barEighths draws with eighth blocks so that small differences, the usual
-// case for mismatch percentages, still show.
-var barEighths = []string{"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"}
-
-// bar is value/full as a barWidth-wide bar, padded with spaces; a value
-// past the scale (or infinite) fills it, and one that is no positive
-// number (NaN, whatever it was parsed from) draws none.
-func bar(value, full float64) string {
-	ratio := value / full
-	if !(full > 0 && value > 0 && ratio >= 0) {
-		return strings.Repeat(" ", barWidth)
-	}
-	eighths := int(min(ratio, 1)*barWidth*8 + 0.5)
-	if eighths == 0 {
-		eighths = 1 // a non-zero value never looks like zero
-	}
-	s := strings.Repeat("█", eighths/8) + barEighths[eighths%8]
-	return s + strings.Repeat(" ", barWidth-utf8.RuneCountInString(s))
 }
