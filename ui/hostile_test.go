@@ -193,4 +193,3 @@ func TestTableDrawsOnlyTheColumnsInView(t *testing.T) {
 		t.Errorf("a header of a 120-column frame is %d bytes", n)
 	}
 }
-
