@@ -100,10 +100,14 @@ const (
 
 // Client-side codes of responses vq makes itself; they are not contract
 // codes. CodeUnauthorized answers HTTP 401 or a missing credential;
-// CodeTimeout a watch that ran past its --timeout.
+// CodeTimeout a watch that ran past its --timeout; CodeServerConfig a
+// stdio server that cannot start; CodeOutputSchema a tool's answer that
+// breaks the outputSchema the server lists for it.
 const (
 	CodeUnauthorized = "unauthorized"
 	CodeTimeout      = "timeout"
+	CodeServerConfig = "server_config"
+	CodeOutputSchema = "output_schema"
 )
 
 // ErrorCode is the error code of a failed response, "" for a success.

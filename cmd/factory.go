@@ -297,7 +297,7 @@ func (f *Factory) clientFor(s *Settings) (*mcpclient.Client, error) {
 			return nil, err
 		}
 	}
-	if err := checkStdio(*s); err != nil {
+	if err := checkStdio(*s, f.Global.MCP.EnvPairs); err != nil {
 		return nil, err
 	}
 	opts := mcpclient.Options{
@@ -313,6 +313,7 @@ func (f *Factory) clientFor(s *Settings) (*mcpclient.Client, error) {
 		},
 		CallBound: f.Global.timeoutGiven,
 		Headers:   f.Global.MCP.headers,
+		StdioEnv:  f.Global.MCP.EnvPairs,
 		LogLevel:  f.Global.MCP.LogLevel,
 		Elicit:    elicitor{term: f.Terminal(), defaults: f.Global.MCP.ElicitDefaults}.answer,
 	}
@@ -419,8 +420,11 @@ func isLoopback(host string) bool {
 
 // checkStdio refuses a stdio: endpoint that names no command (or quotes
 // it wrongly).
-func checkStdio(s Settings) error {
+func checkStdio(s Settings, env []string) error {
 	if !strings.HasPrefix(s.Endpoint, mcpclient.StdioScheme) {
+		if len(env) > 0 {
+			return &exitcode.UsageError{Reason: "--env sets a stdio: server's environment; this command's server is not one", Hint: "example: --endpoint 'stdio:npx -y @modelcontextprotocol/server-everything' --env KEY=VALUE"}
+		}
 		return nil
 	}
 	if err := mcpclient.CheckStdioEndpoint(s.Endpoint); err != nil {

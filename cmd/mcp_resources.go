@@ -33,7 +33,8 @@ with --save-dir DIR. With --json the data is the MCP result, the contents as
 the server sent them. vq mcp resource URI is the same command.`,
 		Example: `  vq mcp resources
   vq mcp resources --endpoint https://mcp.example.com/mcp --json`,
-		Args: cobra.MaximumNArgs(1),
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: f.completeResource,
 	}, func(ctx context.Context, f *Factory, p *Pipeline, client *mcpclient.Client, args []string) error {
 		if len(args) == 1 {
 			resp, err := client.ReadResource(ctx, args[0])
@@ -71,6 +72,7 @@ arguments are strings): each message is printed as a line naming its role
 MCP result. vq mcp prompt NAME KEY=VALUE... is the same command.`,
 		Example: `  vq mcp prompts
   vq mcp prompts --endpoint https://mcp.example.com/mcp --json`,
+		ValidArgsFunction: f.completePrompt,
 	}, func(ctx context.Context, f *Factory, p *Pipeline, client *mcpclient.Client, args []string) error {
 		if len(args) > 0 {
 			return getPrompt(ctx, p, client, args[0], args[1:])
