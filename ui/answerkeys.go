@@ -40,8 +40,8 @@ func newAnswerKeys() answerKeys {
 		Rerun:       key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
 		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		ClearFilter: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
-		Sort:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort column")),
-		Reverse:     key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "reverse sort")),
+		Sort:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
+		Reverse:     key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "reverse order")),
 		Raw:         key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "raw JSON")),
 		Warnings:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "all warnings")),
 		Mark:        key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "mark")),
@@ -58,10 +58,13 @@ func newAnswerKeys() answerKeys {
 	}
 }
 
-// ShortHelp is the help line.
+// ShortHelp is the help line; the full help says which column s sorts
+// by next.
 func (k answerKeys) ShortHelp() []key.Binding {
+	sort := k.Sort
+	sort.SetHelp("s", "sort")
 	return []key.Binding{k.Run, k.Write, k.Next, k.Prev, k.Mark, k.Batch, k.Filter, k.ClearFilter, k.Back,
-		k.Confirm, k.Open, k.Sort, k.Help, k.Quit}
+		k.Confirm, k.Open, sort, k.Help, k.Quit}
 }
 
 // FullHelp is the help shown with ?.
@@ -117,7 +120,12 @@ func (s *answerPage) enableTable(k *answerKeys) {
 	k.Filter.SetEnabled(tables)
 	k.ClearFilter.SetEnabled(s.filter != "")
 	k.Sort.SetEnabled(tables)
-	k.Reverse.SetEnabled(tables && s.selTable().order.col >= 0)
+	k.Reverse.SetEnabled(tables)
+	if tables {
+		next, reverse := s.selTable().sortHelp()
+		k.Sort.SetHelp("s", next)
+		k.Reverse.SetHelp("S", reverse)
+	}
 	k.Mark.SetEnabled(rows)
 	k.MarkAll.SetEnabled(rows)
 	k.Batch.SetEnabled(rows && len(s.selTable().marked) > 0)

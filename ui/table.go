@@ -19,6 +19,8 @@ const (
 	// gutterWidth is the mark and review state drawn before the cells of
 	// a table whose rows can be acted on.
 	gutterWidth = 3
+	// arrowWidth is the sort arrow after a column's name (" ▲").
+	arrowWidth = 2
 )
 
 // sortKey is how rows are ordered: by column col (-1: as the server sent
@@ -69,7 +71,8 @@ func newTable(name string, records *layout.Table) *table {
 	t := &table{name: name, t: records, bar: -1, order: serverOrder}
 	t.widths = make([]int, len(t.t.Columns))
 	for i, c := range t.t.Columns {
-		t.widths[i] = min(textsafe.DisplayWidth(c), maxCellWidth)
+		// A column's name keeps room for the sort arrow after it.
+		t.widths[i] = min(textsafe.DisplayWidth(c)+arrowWidth, maxCellWidth)
 		if c == layout.MismatchColumn && t.t.Numeric[i] {
 			t.bar = i
 		}
@@ -118,36 +121,43 @@ func (t *table) numbers(col int) []float64 {
 	return v
 }
 
-// nextSort cycles s through the columns: the bar column first, then the
-// others left to right, then the server's order. A number column starts
-// descending (the largest change first), text ascending.
+// nextOrder is the order s moves to: the next column, left to right from
+// the first, then the server's order. A number column starts descending
+// (the largest change first), text ascending.
+func (t *table) nextOrder() sortKey {
+	c := t.order.col + 1
+	if c >= len(t.t.Columns) {
+		return serverOrder
+	}
+	return sortKey{col: c, desc: t.t.Numeric[c]}
+}
+
+// nextSort sorts by nextOrder.
 func (t *table) nextSort() {
-	cycle := make([]int, 0, len(t.t.Columns))
-	if t.bar >= 0 {
-		cycle = append(cycle, t.bar)
-	}
-	for c := range t.t.Columns {
-		if c != t.bar {
-			cycle = append(cycle, c)
-		}
-	}
-	next := serverOrder
-	i := slices.Index(cycle, t.order.col)
-	if i+1 < len(cycle) {
-		c := cycle[i+1]
-		next = sortKey{col: c, desc: t.t.Numeric[c]}
-	}
-	t.order = next
+	t.order = t.nextOrder()
 	t.rebuild()
 }
 
-// reverseSort flips the direction of the current sort.
+// reverseSort flips the direction of the current sort; with none, it
+// sorts as s would, the other way round.
 func (t *table) reverseSort() {
 	if t.order.col < 0 {
-		return
+		t.order = t.nextOrder()
 	}
 	t.order.desc = !t.order.desc
 	t.rebuild()
+}
+
+// sortHelp says what s and S do next: "sort by viewport", "reverse".
+func (t *table) sortHelp() (next, reverse string) {
+	next, reverse = "server order", "reverse order"
+	if o := t.nextOrder(); o.col >= 0 {
+		next = "sort by " + textsafe.SanitizeLine(t.t.Columns[o.col])
+	}
+	if t.order.col < 0 {
+		reverse = "sort by " + textsafe.SanitizeLine(t.t.Columns[t.nextOrder().col]) + ", reversed"
+	}
+	return next, reverse
 }
 
 // ascending is the rows in col's ascending order, numbers by value, ties
@@ -173,7 +183,7 @@ func (t *table) ascending(col int) []int {
 		})
 	} else {
 		rows := t.t.Rows
-		slices.SortStableFunc(perm, func(a, b int) int { return strings.Compare(rows[a][col], rows[b][col]) })
+		slices.SortStableFunc(perm, func(a, b int) int { return naturalCompare(rows[a][col], rows[b][col]) })
 	}
 	if t.byColumn == nil {
 		t.byColumn = map[int][]int{}
@@ -249,7 +259,7 @@ func (t *table) rebuild() {
 func (t *table) position(r int) int { return slices.Index(t.view, r) }
 
 // header is the column names, as many as start within width columns; the
-// sorted one has an arrow, which may take the gap after it.
+// sorted one has an arrow, in the room its column keeps for it.
 func (t *table) header(st *styles, width int) string {
 	var b strings.Builder
 	drawn := 0
@@ -272,9 +282,6 @@ func (t *table) header(st *styles, width int) string {
 		gap = columnGap
 		if i == t.order.col {
 			c += map[bool]string{true: " ▼", false: " ▲"}[t.order.desc]
-			extra := min(max(0, textsafe.DisplayWidth(c)-width), len(columnGap))
-			width += extra
-			gap = columnGap[extra:]
 		}
 		head.WriteString(fit(c, width, false))
 	}
