@@ -45,6 +45,9 @@ type answerPage struct {
 	sec, pos int
 	// filter is the / query, applied to every table of the screen.
 	filter string
+	// hidden is the selected table's row the person had selected that the
+	// filter hides, -1 when there is none (see selection.go).
+	hidden int
 	// origin is the row this screen's call was made for, for n and p.
 	origin *origin
 	// stale is set when a write succeeded after this answer came: it is
@@ -96,7 +99,7 @@ type origin struct {
 }
 
 func newAnswerPage(m *Model, call api.Call, crumb string, resp *api.ToolResponse) *answerPage {
-	s := &answerPage{m: m, keymap: newAnswerKeys(), call: call, crumb: textsafe.SanitizeLine(clip(crumb, maxLineBytes)), resp: resp}
+	s := &answerPage{m: m, keymap: newAnswerKeys(), call: call, crumb: textsafe.SanitizeLine(clip(crumb, maxLineBytes)), resp: resp, hidden: -1}
 	s.data, s.images = parseData(resp)
 	s.labels = make([]string, len(resp.NextActions))
 	for i, a := range resp.NextActions {
@@ -214,10 +217,15 @@ func (s *answerPage) rowKey(msg tea.KeyPressMsg, k answerKeys) (ok bool) {
 		s.setFilter("")
 		s.keepInView()
 	case key.Matches(msg, k.Sort):
+		base := s.selectedBase()
 		s.selTable().nextSort()
+		s.reselect(base)
 		s.keepInView()
 	case key.Matches(msg, k.Reverse):
+		base := s.selectedBase()
 		s.selTable().reverseSort()
+		s.reselect(base)
+		s.keepInView()
 	case key.Matches(msg, k.Mark):
 		s.mark()
 	case key.Matches(msg, k.MarkAll):
@@ -307,6 +315,7 @@ func markAll(t *table) {
 // moveSelection moves by delta: the action cursor, the selected row, or
 // the scroll position of a pane without rows to select.
 func (s *answerPage) moveSelection(delta int) {
+	s.hidden = -1 // the person moved on from the row the filter hid
 	switch {
 	case s.focus == focusActions && (delta == 1 || delta == -1):
 		s.cursor = max(0, min(s.cursor+delta, len(s.resp.NextActions)-1))
@@ -383,7 +392,7 @@ func (s *answerPage) step(delta int) tea.Cmd {
 	for pos += delta; pos >= 0 && pos < t.len(); pos += delta {
 		r := t.row(pos)
 		if s.m.rowState(t, r) != reviewDone {
-			o.parent.sec, o.parent.pos = o.sec, pos
+			o.parent.sec, o.parent.pos, o.parent.hidden = o.sec, pos, -1
 			next := &origin{parent: o.parent, sec: o.sec, row: r, tpl: o.tpl}
 			return s.m.start(o.tpl.call(t, r), o.tpl.label(t, r), replaceAnswer, next)
 		}
@@ -497,13 +506,13 @@ func (s *answerPage) scrollTo(first, height int) {
 	s.offset = max(0, min(first, s.lineCount()-height))
 }
 
-// setFilter filters the screen's tables and keeps the selection on a row.
+// setFilter filters the screen's tables and keeps the selection on its
+// row, or the nearest one shown.
 func (s *answerPage) setFilter(q string) {
+	base := s.selectedBase()
 	s.filter = q
 	s.data.setFilter(q)
-	if len(s.data.sections) > 0 {
-		s.pos = min(s.pos, max(s.selTable().len()-1, 0))
-	}
+	s.reselect(base)
 	s.offset = 0
 }
 
@@ -556,11 +565,13 @@ func (s *answerPage) inherit(old *answerPage) {
 			t.carryMarks(ot)
 		}
 	}
-	s.setFilter(old.filter)
+	s.filter = old.filter
+	s.data.setFilter(old.filter)
 	s.offset = old.offset
 	if len(s.data.sections) > 0 && old.sec < len(s.data.sections) {
 		s.sec = old.sec
 		s.pos = min(old.pos, max(s.selTable().len()-1, 0))
+		s.reselectFrom(old)
 	}
 	if !s.data.actionable() && len(s.resp.NextActions) > 0 {
 		s.focus = focusActions

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -343,4 +344,47 @@ func TestDiffPreviewInHalfBlocksWithoutAnImageProtocol(t *testing.T) {
 		t.Errorf("no half-block preview:\n%s", plainText(m))
 	}
 	mustContain(t, plainText(m), "baseline", "test", "diff", "http://vq.test/images/run_abc/Page 1/diff.png")
+}
+
+// selectedLabel is the scenario of the selected row.
+func selectedLabel(m *Model) string {
+	a := m.top()
+	t := a.selTable()
+	if a.selRow() < 0 {
+		return ""
+	}
+	return t.t.Rows[a.selRow()][slices.Index(t.t.Columns, "scenarioLabel")]
+}
+
+// The selection is a check: approving the rows above it, filtering it
+// out and back, and sorting keep it on the same check.
+func TestTheCursorFollowsItsCheck(t *testing.T) {
+	rs := newReviewServer(t, 30, nil)
+	m := start(t, rs.server, failuresCall)
+	press(m, "j", "j", "j", "j", "j", "enter", "esc") // Page 6's diff teaches the approve action
+	press(m, "g", "space", "space", "space", "j", "j")
+	if got := selectedLabel(m); got != "Page 6" {
+		t.Fatalf("selected %q, want Page 6", got)
+	}
+	press(m, "A", "y") // approves Pages 1–3; the list is fetched again
+	mustContain(t, plainText(m), "3 done", "27 of 40 checks failed.")
+	if got := selectedLabel(m); got != "Page 6" {
+		t.Errorf("after approving the rows above it the selection is on %q, want Page 6", got)
+	}
+	press(m, "/", "P", "a", "g", "e", " ", "1")
+	if got := selectedLabel(m); got != "Page 10" {
+		t.Errorf("with Page 6 filtered out the selection is on %q, want the nearest after it, Page 10", got)
+	}
+	press(m, "enter", "esc") // keep the filter, then clear it
+	if got := selectedLabel(m); got != "Page 6" {
+		t.Errorf("clearing the filter left the selection on %q, want Page 6 again", got)
+	}
+	press(m, "s")
+	if got := selectedLabel(m); got != "Page 6" {
+		t.Errorf("sorting moved the selection to %q", got)
+	}
+	mustContain(t, plainText(m), "› ")
+	if !strings.Contains(rowOf(plainText(m), "›"), "Page 6 ") {
+		t.Errorf("the selected row in view is not Page 6:\n%s", plainText(m))
+	}
 }
