@@ -44,6 +44,9 @@ type ToolSpec struct {
 	ExtraArgs bool
 	// Write tools change a project, so they need consent: confirm: true.
 	Write bool
+	// Verb is what a person does with a write tool, in the words the
+	// TUI's keys and consent dialog use ("approve").
+	Verb string
 	// Async tools answer {jobId, status: queued} at once; the job is then
 	// followed with get_job_status.
 	Async bool
@@ -68,13 +71,13 @@ var registry = []ToolSpec{
 			optionalArg("scenarioLabel", "only the checks of this scenario"),
 			optionalArg("viewport", "only the checks of this viewport"),
 		},
-		Write: true},
+		Write: true, Verb: "approve"},
 	{Name: ToolCreateScenario, Summary: "Create a functional-test scenario from a plain-language goal, or reuse the one that matches.",
 		Args: []ToolArg{
 			requiredArg("goal", "what the scenario should do"),
 			optionalArg("startPath", "the path the scenario starts from, e.g. /checkout"),
 		},
-		Write: true},
+		Write: true, Verb: "create"},
 	{Name: ToolFindScenarios, Summary: "Search the functional-test scenarios.",
 		Args: []ToolArg{requiredArg("query", "words the scenarios should match")}},
 	{Name: ToolDiffStats, Summary: "How one scenario and viewport of a run differ from the baseline.",

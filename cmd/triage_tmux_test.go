@@ -26,7 +26,7 @@ func TestTriageInTmux(t *testing.T) {
 	p.keys("-l", "cart 1")
 	p.waitFor("the filter", shows("failures (12 of 350)", "12 of 350"))
 	p.keys("Enter", "*", "A")
-	p.waitFor("the batch dialog", shows("approve_vrt_results changes your project", "12 calls, one per marked row:", "Send all 12 with confirm: true? [y/N]"))
+	p.waitFor("the batch dialog", shows("Approve 12 checks? [y/N]", "Cart 1 desktop", "approve_vrt_results ×12, each with confirm: true"))
 	p.keys("y")
 	screen := p.waitFor("the refreshed failures", shows("approve_vrt_results: 12 done", "338 of 480 checks failed."))
 	if !strings.Contains(screen, "failures (0 of 338)") {

@@ -179,6 +179,8 @@ func (s *answerPage) chainKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, o
 		return nil, true
 	case key.Matches(msg, k.Back):
 		return s.back(), true
+	case key.Matches(msg, k.DropMarks):
+		return s.askDropMarks(false), true
 	case key.Matches(msg, k.Rerun):
 		return s.refresh(), true
 	case key.Matches(msg, k.Next):
@@ -263,9 +265,17 @@ func (s *answerPage) viewKey(msg tea.KeyPressMsg, k answerKeys) {
 	}
 }
 
-// back closes the screen (esc): the one beneath is fetched again when a
-// write made it stale.
+// back closes the screen (esc), after asking when rows are marked on
+// it: the one beneath is fetched again when a write made it stale.
 func (s *answerPage) back() tea.Cmd {
+	if s.markCount() > 0 {
+		return s.askDropMarks(true)
+	}
+	return s.leave()
+}
+
+// leave closes the screen.
+func (s *answerPage) leave() tea.Cmd {
 	s.m.close(s)
 	s.m.status = ""
 	if prev := s.m.top(); prev.stale {
@@ -278,38 +288,6 @@ func (s *answerPage) back() tea.Cmd {
 func (s *answerPage) copyLink() tea.Cmd {
 	s.m.status = "copied the diff image link (OSC 52)"
 	return tea.SetClipboard(s.images.diff)
-}
-
-// mark marks or unmarks the selected row (space) and moves on.
-func (s *answerPage) mark() {
-	t := s.selTable()
-	if r := s.selRow(); r >= 0 {
-		if t.marked[r] {
-			delete(t.marked, r)
-		} else {
-			t.marked[r] = true
-		}
-		s.moveSelection(1)
-	}
-}
-
-// markAll marks every row the filter shows, or unmarks them when all
-// are marked already.
-func markAll(t *table) {
-	all := true
-	for _, r := range t.view {
-		if !t.marked[r] {
-			all = false
-			break
-		}
-	}
-	for _, r := range t.view {
-		if all {
-			delete(t.marked, r)
-		} else {
-			t.marked[r] = true
-		}
-	}
 }
 
 // moveSelection moves by delta: the action cursor, the selected row, or

@@ -1,8 +1,9 @@
 package ui
 
 import (
+	"strconv"
+
 	"charm.land/bubbles/v2/key"
-	"github.com/visualq/vq/internal/textsafe"
 )
 
 // answerKeys are the keys of an answer page. Bindings that do nothing on
@@ -19,6 +20,7 @@ type answerKeys struct {
 	Sort, Reverse, Raw  key.Binding
 	Warnings            key.Binding
 	Mark, MarkAll       key.Binding
+	DropMarks           key.Binding
 	Write, Batch        key.Binding
 	Next, Prev          key.Binding
 	Open, Copy          key.Binding
@@ -46,8 +48,9 @@ func newAnswerKeys() answerKeys {
 		Warnings:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "all warnings")),
 		Mark:        key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "mark")),
 		MarkAll:     key.NewBinding(key.WithKeys("*"), key.WithHelp("*", "mark all shown")),
+		DropMarks:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "drop marks")),
 		Write:       key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "write")),
-		Batch:       key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "write marked")),
+		Batch:       key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "write the marked rows")),
 		Next:        key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next row")),
 		Prev:        key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "previous row")),
 		Open:        key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open diff")),
@@ -64,7 +67,7 @@ func (k answerKeys) ShortHelp() []key.Binding {
 	sort := k.Sort
 	sort.SetHelp("s", "sort")
 	return []key.Binding{k.Run, k.Write, k.Next, k.Prev, k.Mark, k.Batch, k.Filter, k.ClearFilter, k.Back,
-		k.Confirm, k.Open, sort, k.Help, k.Quit}
+		k.DropMarks, k.Confirm, k.Open, sort, k.Help, k.Quit}
 }
 
 // FullHelp is the help shown with ?.
@@ -72,7 +75,7 @@ func (k answerKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Focus, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Run, k.RunNumber, k.Back, k.Rerun, k.Confirm, k.Write, k.Next, k.Prev},
-		{k.Filter, k.ClearFilter, k.Sort, k.Reverse, k.Mark, k.MarkAll, k.Batch},
+		{k.Filter, k.ClearFilter, k.Sort, k.Reverse, k.Mark, k.MarkAll, k.DropMarks, k.Batch},
 		{k.Raw, k.Warnings, k.Open, k.Copy, k.Help, k.Quit},
 	}
 }
@@ -93,7 +96,7 @@ func (s *answerPage) keys() answerKeys {
 	s.enableRun(&k)
 	s.enableTable(&k)
 	if tool, ok := s.writeTarget(); ok {
-		k.Write.SetHelp("a", textsafe.SanitizeLine(tool))
+		k.Write.SetHelp("a", verbOf(tool))
 	} else {
 		k.Write.SetEnabled(false)
 	}
@@ -128,7 +131,15 @@ func (s *answerPage) enableTable(k *answerKeys) {
 	}
 	k.Mark.SetEnabled(rows)
 	k.MarkAll.SetEnabled(rows)
-	k.Batch.SetEnabled(rows && len(s.selTable().marked) > 0)
+	marked := 0
+	if rows {
+		marked = len(s.selTable().marked)
+	}
+	k.Batch.SetEnabled(marked > 0)
+	if marked > 0 {
+		k.Batch.SetHelp("A", s.batchVerb()+" "+strconv.Itoa(marked)+" marked")
+	}
+	k.DropMarks.SetEnabled(s.markCount() > 0 && s.filter == "" && !s.m.chained(s))
 }
 
 // ShortHelp is the answer's help line.

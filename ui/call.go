@@ -148,6 +148,7 @@ func (m *Model) land(p *pending, msg answerMsg) tea.Cmd {
 	}
 	switch p.kind {
 	case probeAnswer:
+		m.status = ""
 		t := p.origin.parent.data.sections[p.origin.sec].t
 		if t.writeAction() == nil {
 			m.status = "the rows' answers offer no action that writes"

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -205,33 +207,101 @@ func (m *Model) askBatch(t *table) tea.Cmd {
 	return m.consent(in)
 }
 
-// question is how the dialog asks for in: what it does, and what would
-// be sent (the arguments of one call, or the count and the first rows of
-// a batch).
+// question is how the dialog asks for in, in a person's words: the
+// verb, the count and the checks (or rows) first; the tool and its
+// consent argument as the detail line under them.
 func (in writeIntent) question() string {
-	lines := []string{textsafe.SanitizeLine(in.tool) + " changes your project and needs your consent."}
-	question := "Send it with confirm: true?"
+	do := verbOf(in.tool)
+	lines := []string{upperFirst(do) + " " + in.what() + "?"}
 	if in.resend {
-		question = "Send it again with confirm: true?"
+		lines = append(lines, "The server asks for your consent before it writes.")
 	}
-	if in.table == nil {
-		args, err := json.Marshal(in.calls[0].Args)
-		if err != nil {
-			args = []byte(err.Error())
+	if len(in.calls) > 1 {
+		for i := range min(len(in.calls), maxDialogRows) {
+			lines = append(lines, "  "+in.nameOf(i))
 		}
-		lines = append(lines, "args "+textsafe.SanitizeLine(string(args)))
-	} else {
-		n := strconv.Itoa(len(in.calls))
-		lines = append(lines, n+" calls, one per marked row:")
-		for _, name := range in.names[:min(len(in.names), maxDialogRows)] {
-			lines = append(lines, "  "+textsafe.SanitizeLine(name))
+		if len(in.calls) > maxDialogRows {
+			lines = append(lines, "  … and "+strconv.Itoa(len(in.calls)-maxDialogRows)+" more")
 		}
-		if len(in.names) > maxDialogRows {
-			lines = append(lines, "  … and "+strconv.Itoa(len(in.names)-maxDialogRows)+" more")
-		}
-		question = "Send all " + n + " with confirm: true?"
 	}
-	return strings.Join(append(lines, question), "\n")
+	tool := textsafe.SanitizeLine(in.tool)
+	if len(in.calls) > 1 {
+		return strings.Join(append(lines, tool+" ×"+strconv.Itoa(len(in.calls))+", each with confirm: true"), "\n")
+	}
+	args, err := json.Marshal(in.calls[0].Args)
+	if err != nil {
+		args = []byte(err.Error())
+	}
+	return strings.Join(append(lines, tool+" with confirm: true", "  "+textsafe.SanitizeLine(string(args))), "\n")
+}
+
+// what names what in writes: "1 check: Homepage desktop", "12 checks",
+// the label of the action it runs ("Homepage"), or "it".
+func (in writeIntent) what() string {
+	n := len(in.calls)
+	noun := "rows"
+	if isCheck(in.calls[0]) {
+		noun = "checks"
+		if n == 1 {
+			return "1 check: " + in.nameOf(0)
+		}
+	}
+	switch {
+	case n > 1:
+		return strconv.Itoa(n) + " " + noun
+	case len(in.names) == 0:
+		return "it"
+	}
+	return strings.TrimSpace(trimVerb(in.names[0], verbOf(in.tool)))
+}
+
+// nameOf names the i-th call of in for a person: its check ("Homepage
+// desktop"), else the name the intent gives it.
+func (in writeIntent) nameOf(i int) string {
+	c := in.calls[i]
+	if isCheck(c) {
+		label, _ := argText(c.Args["scenarioLabel"])
+		viewport, _ := argText(c.Args["viewport"])
+		return label + " " + viewport
+	}
+	if i < len(in.names) {
+		return textsafe.SanitizeLine(in.names[i])
+	}
+	return textsafe.SanitizeLine(c.Tool)
+}
+
+// isCheck reports a call that names one check: a scenario and a
+// viewport.
+func isCheck(c api.Call) bool {
+	_, scenario := c.Args["scenarioLabel"].(string)
+	_, viewport := c.Args["viewport"].(string)
+	return scenario && viewport
+}
+
+// verbOf is what a person does with tool: the registry's verb
+// ("approve"), else "send" and the tool's name.
+func verbOf(tool string) string {
+	if spec, ok := api.LookupTool(tool); ok && spec.Verb != "" {
+		return spec.Verb
+	}
+	return "send " + textsafe.SanitizeLine(tool)
+}
+
+// trimVerb is a label without the verb it starts with ("Approve
+// Homepage" → "Homepage").
+func trimVerb(label, verb string) string {
+	if len(label) > len(verb) && strings.EqualFold(label[:len(verb)], verb) && label[len(verb)] == ' ' {
+		return label[len(verb)+1:]
+	}
+	return label
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
 }
 
 // maxDialogRows is how many rows a batch's dialog names.
@@ -253,23 +323,41 @@ type (
 	confirmEndedMsg struct{ q *confirmQuestion }
 )
 
-// confirmPage asks for consent to a write, in the foot of the answer it
-// writes from: the question, and y or n.
+// confirmPage asks the person yes or no, in the foot of the answer in
+// view: the consent to a write (a question the consent function asks
+// through the Asker, answered through its reply), or the session's own
+// questions (dropping marks). decide takes the answer once.
 type confirmPage struct {
 	m      *Model
 	under  *answerPage
+	text   string
 	q      *confirmQuestion
+	decide func(agreed bool) tea.Cmd
 	keymap confirmKeys
+}
+
+// newConfirmPage asks text (its first line the question) over the answer
+// in view; q is the consent question it answers, nil for the session's
+// own.
+func newConfirmPage(m *Model, text string, q *confirmQuestion, decide func(bool) tea.Cmd) *confirmPage {
+	return &confirmPage{m: m, under: m.top(), text: text, q: q, decide: decide, keymap: newConfirmKeys()}
 }
 
 // askConfirm opens the dialog on q over the answer in view; before the
 // first answer there is none to write from, and q is answered no.
 func (m *Model) askConfirm(q *confirmQuestion) tea.Cmd {
-	if m.loading() {
-		q.reply <- false
+	reply := func(agreed bool) tea.Cmd {
+		q.answered = true
+		q.reply <- agreed
+		if !agreed {
+			m.status = "not sent"
+		}
 		return nil
 	}
-	return m.push(&confirmPage{m: m, under: m.top(), q: q, keymap: newConfirmKeys()})
+	if m.loading() {
+		return reply(false)
+	}
+	return m.push(newConfirmPage(m, q.text, q, reply))
 }
 
 // confirmEnded closes q's dialog when it is still open: its asker gave
@@ -283,15 +371,15 @@ func (m *Model) confirmEnded(q *confirmQuestion) {
 	}
 }
 
-// confirmKeys are the keys of the consent dialog.
+// confirmKeys are the keys of the dialog.
 type confirmKeys struct {
 	Yes, No, Quit key.Binding
 }
 
 func newConfirmKeys() confirmKeys {
 	return confirmKeys{
-		Yes:  key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "send with confirm: true")),
-		No:   key.NewBinding(key.WithKeys("n", "N", "esc", "enter"), key.WithHelp("n/esc", "don't send")),
+		Yes:  key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
+		No:   key.NewBinding(key.WithKeys("n", "N", "esc", "enter"), key.WithHelp("n/esc", "no")),
 		Quit: key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	}
 }
@@ -307,7 +395,7 @@ func (p *confirmPage) FullHelp() [][]key.Binding { return [][]key.Binding{p.Shor
 // Init does nothing: the dialog waits for a key.
 func (p *confirmPage) Init() tea.Cmd { return nil }
 
-// Update takes y (send), n (not sent) and q.
+// Update takes y, n and q.
 func (p *confirmPage) Update(msg tea.Msg) tea.Cmd {
 	k, ok := msg.(tea.KeyPressMsg)
 	switch {
@@ -315,21 +403,22 @@ func (p *confirmPage) Update(msg tea.Msg) tea.Cmd {
 	case key.Matches(k, p.keymap.Quit):
 		return p.m.quit()
 	case key.Matches(k, p.keymap.Yes):
-		p.answer(true)
+		return p.answer(true)
 	case key.Matches(k, p.keymap.No):
-		p.answer(false)
-		p.m.status = "not sent"
+		return p.answer(false)
 	}
 	return nil
 }
 
-// answer replies to the question and closes the dialog.
-func (p *confirmPage) answer(agreed bool) {
-	if !p.q.answered {
-		p.q.answered = true
-		p.q.reply <- agreed
-	}
+// answer closes the dialog and hands on the answer, once.
+func (p *confirmPage) answer(agreed bool) tea.Cmd {
 	p.m.close(p)
+	decide := p.decide
+	p.decide = nil
+	if decide == nil {
+		return nil
+	}
+	return decide(agreed)
 }
 
 // end answers no: the session ends.
@@ -341,17 +430,23 @@ func (p *confirmPage) View() []string { return p.under.View() }
 // part is the dialog, where the next actions were.
 func (p *confirmPage) part() (footPart, []string) { return actionsPart, p.lines() }
 
-// lines are the question in a box, the last line asking y or n.
+// lines are the question in a box: its first line, with the keys that
+// answer it, in bold, the lines after it as they came.
 func (p *confirmPage) lines() []string {
-	body := strings.Split(p.q.text, "\n")
+	st := &p.m.styles
+	body := strings.Split(p.text, "\n")
 	inner := max(p.m.width-4, 20)
 	for i, l := range body {
-		if i == len(body)-1 {
+		if i == 0 {
 			l += " [y/N]"
 		}
-		body[i] = ansi.Truncate(textsafe.SanitizeLine(clip(l, maxLineBytes)), inner, "…")
+		l = ansi.Truncate(textsafe.SanitizeLine(clip(l, maxLineBytes)), inner, "…")
+		if i == 0 {
+			l = st.sectionTitle.Render(l)
+		}
+		body[i] = l
 	}
-	return strings.Split(p.m.styles.dialog.Render(strings.Join(body, "\n")), "\n")
+	return strings.Split(st.dialog.Render(strings.Join(body, "\n")), "\n")
 }
 
 // isConfirm reports the consent dialog.

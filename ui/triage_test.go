@@ -183,8 +183,8 @@ func TestMarksAndABatchWithRateLimitsAndARefusal(t *testing.T) {
 	if dialogOf(m) == nil {
 		t.Fatalf("A opened no batch dialog:\n%s", plainText(m))
 	}
-	mustContain(t, plainText(m), "approve_vrt_results changes your project", "12 calls, one per marked row:",
-		"Page 1 desktop", "… and 9 more", "Send all 12 with confirm: true? [y/N]")
+	mustContain(t, plainText(m), "Approve 12 checks? [y/N]", "Page 1 desktop", "… and 9 more",
+		"approve_vrt_results ×12, each with confirm: true")
 	press(m, "y")
 
 	approvals := rs.approvals()
@@ -228,7 +228,7 @@ func TestApproveFromTheDiffRefreshesAndEscShowsItApproved(t *testing.T) {
 	m := start(t, rs.server, failuresCall)
 	press(m, "j", "enter") // Page 2
 	press(m, "a")
-	mustContain(t, plainText(m), "approve_vrt_results changes your project", `"scenarioLabel":"Page 2"`, "Send it with confirm: true?")
+	mustContain(t, plainText(m), "Approve 1 check: Page 2 desktop? [y/N]", "approve_vrt_results with confirm: true", `"scenarioLabel":"Page 2"`)
 	press(m, "y")
 	if rs.approvals()["Page 2"] != 1 {
 		t.Fatalf("approvals = %v", rs.approvals())
@@ -386,5 +386,43 @@ func TestTheCursorFollowsItsCheck(t *testing.T) {
 	mustContain(t, plainText(m), "› ")
 	if !strings.Contains(rowOf(plainText(m), "›"), "Page 6 ") {
 		t.Errorf("the selected row in view is not Page 6:\n%s", plainText(m))
+	}
+}
+
+// Marks are state the person sees: the foot counts them, filtered or
+// not, the batch key says what it does to how many, and Esc asks before
+// it drops them.
+func TestMarksAreStateYouCanSee(t *testing.T) {
+	rs := newReviewServer(t, 30, nil)
+	m := start(t, rs.server, failuresCall)
+	press(m, "enter", "esc") // the diff teaches the approve action
+	press(m, "space", "space", "space")
+	mustContain(t, plainText(m), "● 3 marked", "A approve 3 marked")
+	press(m, "/", "P", "a", "g", "e", " ", "2", "enter")
+	mustContain(t, plainText(m), "● 3 marked (2 hidden by the filter)")
+	press(m, "esc") // clears the filter, keeps the marks
+	mustContain(t, plainText(m), "● 3 marked")
+	if strings.Contains(plainText(m), "hidden by the filter") {
+		t.Errorf("no filter, yet marks hidden:\n%s", plainText(m))
+	}
+
+	press(m, "esc")
+	mustContain(t, plainText(m), "Drop the 3 marks? [y/N]")
+	press(m, "n")
+	mustContain(t, plainText(m), "● 3 marked · marks kept")
+	press(m, "esc", "y")
+	text := plainText(m)
+	mustContain(t, text, "3 marks dropped")
+	if strings.Contains(text, "● ") || len(m.top().selTable().marked) != 0 {
+		t.Errorf("the marks stayed:\n%s", text)
+	}
+
+	press(m, "enter", "2", "space") // a diff, its failures again above it, a mark there
+	before := len(m.answers())
+	press(m, "esc")
+	mustContain(t, plainText(m), "Go back and drop the 1 mark? [y/N]")
+	press(m, "y")
+	if len(m.answers()) != before-1 || m.top().resp.Tool != "get_diff_stats" {
+		t.Errorf("yes did not go back to the diff: %d screens, %s on top", len(m.answers()), m.top().resp.Tool)
 	}
 }
