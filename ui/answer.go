@@ -48,6 +48,9 @@ type answerPage struct {
 	// hidden is the selected table's row the person had selected that the
 	// filter hides, -1 when there is none (see selection.go).
 	hidden int
+	// fieldsOpen is set when the person asked to see every field (e),
+	// which settleFields otherwise folds into a line for a table's room.
+	fieldsOpen bool
 	// origin is the row this screen's call was made for, for n and p.
 	origin *origin
 	// stale is set when a write succeeded after this answer came: it is
@@ -113,8 +116,27 @@ func newAnswerPage(m *Model, call api.Call, crumb string, resp *api.ToolResponse
 		s.focus = focusData
 	}
 	s.sec, s.pos = s.firstRows()
+	s.settleFields()
 	return s
 }
+
+// settleFields folds the data's fields into one line when a table needs
+// the room, so that 80×24 shows ten rows: the table has rows to act on,
+// the data is taller than the frame leaves it, and the person did not ask
+// to see the fields (e). The view keeps its rows.
+func (s *answerPage) settleFields() {
+	d := s.data
+	before := d.fieldLines()
+	unfolded := d.total - before + len(d.fields)
+	room := s.m.height - 1 - len(s.head()) - minFoot
+	if d.fold(!s.fieldsOpen && d.actionable() && s.m.height > 0 && unfolded > room) && s.offset > 0 {
+		s.offset = max(0, s.offset+d.fieldLines()-before)
+	}
+}
+
+// minFoot is the fewest lines under the data: the blank line, the folded
+// next actions and the help line.
+const minFoot = 3
 
 // Init fetches the answer's screenshots.
 func (s *answerPage) Init() tea.Cmd { return s.askImage() }
@@ -130,6 +152,7 @@ func (s *answerPage) Update(msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		return s.key(msg)
 	case tea.WindowSizeMsg:
+		s.settleFields()
 		s.keepInView()
 		s.drawPreview()
 	case imageMsg:
@@ -248,6 +271,10 @@ func (s *answerPage) viewKey(msg tea.KeyPressMsg, k answerKeys) {
 		s.toggle(viewRaw)
 	case key.Matches(msg, k.Warnings):
 		s.toggle(viewWarnings)
+	case key.Matches(msg, k.Fields):
+		s.fieldsOpen = !s.fieldsOpen
+		s.settleFields()
+		s.keepInView()
 	case key.Matches(msg, k.Focus):
 		s.focus = 1 - s.focus
 	case key.Matches(msg, k.Up):
@@ -490,6 +517,7 @@ func (s *answerPage) setFilter(q string) {
 	base := s.selectedBase()
 	s.filter = q
 	s.data.setFilter(q)
+	s.settleFields()
 	s.reselect(base)
 	s.offset = 0
 }
@@ -543,8 +571,9 @@ func (s *answerPage) inherit(old *answerPage) {
 			t.carryMarks(ot)
 		}
 	}
-	s.filter = old.filter
+	s.filter, s.fieldsOpen = old.filter, old.fieldsOpen
 	s.data.setFilter(old.filter)
+	s.settleFields()
 	s.offset = old.offset
 	if len(s.data.sections) > 0 && old.sec < len(s.data.sections) {
 		s.sec = old.sec

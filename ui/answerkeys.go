@@ -18,7 +18,7 @@ type answerKeys struct {
 	Back, Rerun         key.Binding
 	Filter, ClearFilter key.Binding
 	Sort, Reverse, Raw  key.Binding
-	Warnings            key.Binding
+	Warnings, Fields    key.Binding
 	Mark, MarkAll       key.Binding
 	DropMarks           key.Binding
 	Write, Batch        key.Binding
@@ -43,9 +43,10 @@ func newAnswerKeys() answerKeys {
 		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		ClearFilter: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
 		Sort:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
-		Reverse:     key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "reverse order")),
+		Reverse:     key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "reverse sort")),
 		Raw:         key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "raw JSON")),
 		Warnings:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "all warnings")),
+		Fields:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "show fields")),
 		Mark:        key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "mark")),
 		MarkAll:     key.NewBinding(key.WithKeys("*"), key.WithHelp("*", "mark all shown")),
 		DropMarks:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "drop marks")),
@@ -76,7 +77,7 @@ func (k answerKeys) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.Focus, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Run, k.RunNumber, k.Back, k.Rerun, k.Confirm, k.Write, k.Next, k.Prev},
 		{k.Filter, k.ClearFilter, k.Sort, k.Reverse, k.Mark, k.MarkAll, k.DropMarks, k.Batch},
-		{k.Raw, k.Warnings, k.Open, k.Copy, k.Help, k.Quit},
+		{k.Raw, k.Warnings, k.Fields, k.Open, k.Copy, k.Help, k.Quit},
 	}
 }
 
@@ -93,6 +94,10 @@ func (s *answerPage) keys() answerKeys {
 	k.Next.SetEnabled(s.origin != nil)
 	k.Prev.SetEnabled(s.origin != nil)
 	k.Warnings.SetEnabled(len(s.resp.Warnings) > maxWarnings)
+	k.Fields.SetEnabled(s.data.folded || s.fieldsOpen)
+	if s.fieldsOpen {
+		k.Fields.SetHelp("e", "fold fields")
+	}
 	s.enableRun(&k)
 	s.enableTable(&k)
 	if tool, ok := s.writeTarget(); ok {
@@ -125,9 +130,7 @@ func (s *answerPage) enableTable(k *answerKeys) {
 	k.Sort.SetEnabled(tables)
 	k.Reverse.SetEnabled(tables)
 	if tables {
-		next, reverse := s.selTable().sortHelp()
-		k.Sort.SetHelp("s", next)
-		k.Reverse.SetHelp("S", reverse)
+		k.Sort.SetHelp("s", s.selTable().sortHelp())
 	}
 	k.Mark.SetEnabled(rows)
 	k.MarkAll.SetEnabled(rows)

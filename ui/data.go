@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
@@ -25,6 +26,9 @@ type field struct {
 type dataView struct {
 	fields   []field
 	keyWidth int
+	// folded draws the fields on one line, to leave the room to a table
+	// (see answerPage.settleFields).
+	folded bool
 	plain    []string
 	tables   []*table
 	// sections index the virtual lines: where each table's title, header
@@ -72,7 +76,7 @@ func parseData(resp *api.ToolResponse) (*dataView, imageURLs) {
 
 func (d *dataView) index() {
 	d.sections = d.sections[:0]
-	line := len(d.fields) + len(d.plain)
+	line := d.fieldLines() + len(d.plain)
 	for _, t := range d.tables {
 		s := section{t: t, start: line}
 		if line > 0 {
@@ -91,7 +95,10 @@ func (d *dataView) index() {
 // line draws virtual line i, a table's up to width columns; gutter draws
 // the mark and review state of a table row (see Model.gutter).
 func (d *dataView) line(i int, st *styles, width int, gutter func(t *table, pos int) string) string {
-	if i < len(d.fields) {
+	if d.folded && i == 0 {
+		return d.foldedFields(st, width)
+	}
+	if i < d.fieldLines() {
 		f := d.fields[i]
 		s := st.fieldKey.Render(fit(f.key, d.keyWidth, false)) + columnGap + f.value
 		if f.isBar {
@@ -100,10 +107,10 @@ func (d *dataView) line(i int, st *styles, width int, gutter func(t *table, pos 
 		}
 		return s
 	}
-	if i -= len(d.fields); i < len(d.plain) {
+	if i -= d.fieldLines(); i < len(d.plain) {
 		return d.plain[i]
 	}
-	i += len(d.fields)
+	i += d.fieldLines()
 	for k := len(d.sections) - 1; k >= 0; k-- {
 		s := d.sections[k]
 		switch {
@@ -123,6 +130,47 @@ func (d *dataView) line(i int, st *styles, width int, gutter func(t *table, pos 
 		return ""
 	}
 	return ""
+}
+
+// fieldLines is how many lines the fields take: one when folded.
+func (d *dataView) fieldLines() int {
+	if d.folded {
+		return 1
+	}
+	return len(d.fields)
+}
+
+// fold draws the fields on one line (or on a line each), laying the
+// lines out again; it reports whether that changed anything.
+func (d *dataView) fold(folded bool) bool {
+	folded = folded && len(d.fields) > 1
+	if folded == d.folded {
+		return false
+	}
+	d.folded = folded
+	d.index()
+	return true
+}
+
+// foldedFields is the fields on one line, as many as fit in width, and
+// the key that shows them all.
+func (d *dataView) foldedFields(st *styles, width int) string {
+	hint := st.dim.Render("  (e shows " + strconv.Itoa(len(d.fields)) + " fields)")
+	room := width - textsafe.DisplayWidth(ansi.Strip(hint))
+	var b strings.Builder
+	drawn := 0
+	for i, f := range d.fields {
+		if drawn >= room {
+			break // the frame cuts the line there: the fields past it cost nothing
+		}
+		if i > 0 {
+			b.WriteString(st.dim.Render(" · "))
+			drawn += 3
+		}
+		b.WriteString(st.fieldKey.Render(f.key) + " " + f.value)
+		drawn += textsafe.DisplayWidth(f.key) + 1 + textsafe.DisplayWidth(f.value)
+	}
+	return ansi.Truncate(b.String(), room, "…") + hint
 }
 
 // stickyHeader is the header to keep on top, up to width columns, when

@@ -33,7 +33,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 func TestSortingAsPeopleExpect(t *testing.T) {
 	m := start(t, checkoutsServer(t), failuresCall)
 	press(m, "?")
-	mustContain(t, plainText(m), "sort by scenarioLabel ", "sort by scenarioLabel, reversed")
+	mustContain(t, plainText(m), "sort: scenarioLabel", "reverse sort")
 	press(m, "?", "s")
 	text := plainText(m)
 	mustContain(t, text, "scenarioLabel ▲  viewport")

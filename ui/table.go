@@ -148,16 +148,12 @@ func (t *table) reverseSort() {
 	t.rebuild()
 }
 
-// sortHelp says what s and S do next: "sort by viewport", "reverse".
-func (t *table) sortHelp() (next, reverse string) {
-	next, reverse = "server order", "reverse order"
+// sortHelp says what s does next: "sort: viewport", "server order".
+func (t *table) sortHelp() string {
 	if o := t.nextOrder(); o.col >= 0 {
-		next = "sort by " + textsafe.SanitizeLine(t.t.Columns[o.col])
+		return "sort: " + textsafe.SanitizeLine(t.t.Columns[o.col])
 	}
-	if t.order.col < 0 {
-		reverse = "sort by " + textsafe.SanitizeLine(t.t.Columns[t.nextOrder().col]) + ", reversed"
-	}
-	return next, reverse
+	return "server order"
 }
 
 // ascending is the rows in col's ascending order, numbers by value, ties

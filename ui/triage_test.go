@@ -426,3 +426,28 @@ func TestMarksAreStateYouCanSee(t *testing.T) {
 		t.Errorf("yes did not go back to the diff: %d screens, %s on top", len(m.answers()), m.top().resp.Tool)
 	}
 }
+
+// At 80×24 a long table keeps ten rows or more in view: the fields above
+// it fold into one line, which e opens and folds again.
+func TestTenRowsAt80x24(t *testing.T) {
+	m := start(t, triageServer(t, 350), failuresCall)
+	text := plainText(m)
+	mustContain(t, text, "failed 350 · runId run_abc · total 360  (e shows 3 fields)", "rows 1–")
+	if n := strings.Count(text, " desktop"); n < 10 {
+		t.Errorf("80×24 shows %d rows, want 10 or more:\n%s", n, text)
+	}
+	press(m, "e")
+	text = plainText(m)
+	mustContain(t, text, "runId   run_abc", "total   360")
+	if strings.Contains(text, "e shows") {
+		t.Errorf("e did not open the fields:\n%s", text)
+	}
+	update(m, tea.WindowSizeMsg{Width: 100, Height: 30}) // the full help's last column fits
+	press(m, "?")
+	mustContain(t, plainText(m), "fold fields")
+	press(m, "?", "e")
+	mustContain(t, plainText(m), "(e shows 3 fields)")
+	// A short table needs no room: its fields stay as they are.
+	m = start(t, triageServer(t, 3), failuresCall)
+	mustContain(t, plainText(m), "runId   run_abc")
+}
