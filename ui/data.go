@@ -29,8 +29,8 @@ type dataView struct {
 	// folded draws the fields on one line, to leave the room to a table
 	// (see answerPage.settleFields).
 	folded bool
-	plain    []string
-	tables   []*table
+	plain  []string
+	tables []*table
 	// sections index the virtual lines: where each table's title, header
 	// and rows begin.
 	sections []section
