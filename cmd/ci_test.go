@@ -198,14 +198,18 @@ func TestCIRunVerdictsHaveTheirExitCodes(t *testing.T) {
 	for _, tc := range []struct {
 		cmd, branch, status string
 		exit                int
-		says                string
+		says, progress      string
 	}{
-		{"run-vrt", "broken", "error", exitcode.RunError, "\nrun run_ci_0001 ended in error\n"},
-		{"run-perf", "cancelled", "cancelled", exitcode.RunCancelled, "\nrun run_ci_0002 cancelled\n"},
+		{"run-vrt", "broken", "error", exitcode.RunError, "\nrun run_ci_0001 ended in error\n", " error 6/12 ("},
+		{"run-perf", "cancelled", "cancelled", exitcode.RunCancelled, "\nrun run_ci_0002 cancelled\n", " cancelled 3/12 ("},
 	} {
 		stdout, stderr, exit := runVQ(t, s.Env(), append([]string{"ci", tc.cmd, "branch=" + tc.branch}, fastWait...)...)
 		if exit != tc.exit || !strings.HasSuffix(stderr, tc.says) || !strings.Contains(stdout, "status            "+tc.status+"\n") {
 			t.Errorf("%s branch=%s: exit %d, want %d\nstdout: %s\nstderr: %s", tc.cmd, tc.branch, exit, tc.exit, stdout, stderr)
+		}
+		// The progress line says how the run ended in its own word.
+		if !strings.Contains(stderr, tc.progress) || strings.Contains(stderr, "failed") {
+			t.Errorf("%s branch=%s: the progress lines do not say %s:\n%s", tc.cmd, tc.branch, tc.status, stderr)
 		}
 	}
 	if got := s.invokedTools(); got != "" {

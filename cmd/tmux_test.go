@@ -112,5 +112,5 @@ func TestDemoInTmuxOpensTheTUI(t *testing.T) {
 	p.keys("Enter")
 	p.waitFor("the chained diff", shows("get_run_failures › Inspect Homepage desktop", "changedPixels"))
 	p.keys("q")
-	p.waitFor("vq's exit", shows("EXIT=0"))
+	p.waitFor("vq's exit and where its commands run now", shows("start one with vq sandbox", "EXIT=0"))
 }

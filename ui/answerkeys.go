@@ -8,7 +8,8 @@ import (
 
 // answerKeys are the keys of an answer page. Bindings that do nothing on
 // the current screen are disabled (keys), which hides them from the help
-// line too. While a call or a batch is out, the keys are the busy ones
+// line too. Esc pressed twice quickly arrives as alt+esc: it does what
+// Esc does. While a call or a batch is out, the keys are the busy ones
 // (busyKeys) instead.
 type answerKeys struct {
 	Up, Down, Focus     key.Binding
@@ -38,10 +39,10 @@ func newAnswerKeys() answerKeys {
 		Bottom:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom")),
 		Run:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run")),
 		RunNumber:   key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "run #")),
-		Back:        key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back")),
+		Back:        key.NewBinding(key.WithKeys("esc", "alt+esc", "backspace"), key.WithHelp("esc", "back")),
 		Rerun:       key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
 		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		ClearFilter: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
+		ClearFilter: key.NewBinding(key.WithKeys("esc", "alt+esc"), key.WithHelp("esc", "clear filter")),
 		Sort:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
 		Reverse:     key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "reverse sort")),
 		Raw:         key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "raw JSON")),
@@ -49,7 +50,7 @@ func newAnswerKeys() answerKeys {
 		Fields:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "show fields")),
 		Mark:        key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "mark")),
 		MarkAll:     key.NewBinding(key.WithKeys("*"), key.WithHelp("*", "mark all shown")),
-		DropMarks:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "drop marks")),
+		DropMarks:   key.NewBinding(key.WithKeys("esc", "alt+esc"), key.WithHelp("esc", "drop marks")),
 		Write:       key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "write")),
 		Batch:       key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "write the marked rows")),
 		Next:        key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next row")),

@@ -451,3 +451,17 @@ func TestTenRowsAt80x24(t *testing.T) {
 	m = start(t, triageServer(t, 3), failuresCall)
 	mustContain(t, plainText(m), "runId   run_abc")
 }
+
+// Esc twice in quick succession reaches vq as one alt+esc: in the
+// filter it clears it as Esc does.
+func TestEscTwiceInTheFilterClearsIt(t *testing.T) {
+	m := start(t, triageServer(t, 30), failuresCall)
+	press(m, "/", "P", "a", "g", "e", " ", "1")
+	mustContain(t, plainText(m), "failures (11 of 30)")
+	update(m, tea.KeyPressMsg{Code: tea.KeyEscape, Mod: tea.ModAlt})
+	text := plainText(m)
+	mustContain(t, text, "failures (30)")
+	if _, typing := m.front().(*filterPage); typing || m.top().filter != "" {
+		t.Errorf("alt+esc left the filter open:\n%s", text)
+	}
+}
