@@ -225,6 +225,7 @@ func (p *Pipeline) SendCI(ctx context.Context, tool string, args map[string]any)
 // Show hands one response to the renderer the flags chose and returns the
 // error that carries its exit code.
 func (p *Pipeline) Show(ctx context.Context, resp *api.ToolResponse) error {
+	p.f.Terminal().page()
 	print := p.f.Terminal().Print
 	if err := saveContent(print, p.f.Global.MCP.SaveDir, p.Output.Structured(), resp); err != nil {
 		return err
