@@ -65,6 +65,15 @@ func TestLongOutputGoesThroughThePagerInTmux(t *testing.T) {
 		p := startTmux(t, 100, 30, quiet, "true", args...)
 		p.waitFor("the output with no pager", shows("EXIT=0"))
 	}
+	// vq tools' 60-odd lines too.
+	tools := startTmux(t, 100, 30, env, "true", "tools")
+	screen = tools.waitFor("the tools in the pager", shows("approve_vrt_results"))
+	if strings.Contains(screen, "EXIT=") {
+		t.Fatalf("vq tools did not wait in the pager:\n%s", screen)
+	}
+	tools.keys("q")
+	tools.waitFor("vq tools' exit", shows("EXIT=0"))
+
 	// In a pipe: never paged, whatever the variables say.
 	piped := startTmuxPiped(t, 100, 30, env, "tail -n 3", "failures", "run_big", "--no-tui")
 	piped.waitFor("the piped output", shows("vq diff run_big", "EXIT=0"))
