@@ -6,6 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/progress"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -33,6 +34,8 @@ type Model struct {
 	styles  styles
 	help    help.Model
 	spinner spinner.Model
+	// callBar draws the progress of the call in flight.
+	callBar progress.Model
 
 	// stack holds the pages, the one in front last.
 	stack         []page
@@ -121,6 +124,7 @@ func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolR
 func (m *Model) restyle() {
 	m.help.Styles = m.styles.help
 	m.spinner.Style = m.styles.spinner
+	m.callBar = m.styles.callBar()
 }
 
 // Init asks the terminal for its background, to pick light or dark colours,
@@ -182,6 +186,8 @@ func (m *Model) global(msg tea.Msg) tea.Cmd {
 		}
 	case answerMsg:
 		return m.answered(msg)
+	case progressMsg:
+		return m.progressed(msg)
 	}
 	return nil
 }
