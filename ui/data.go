@@ -68,7 +68,7 @@ func parseData(resp *api.ToolResponse) (*dataView, imageURLs) {
 		d.plain[i] = clip(line, maxLineBytes)
 	}
 	for _, t := range l.Tables {
-		d.tables = append(d.tables, newTable(t.Title, t.Records.Table()))
+		d.tables = append(d.tables, newTable(t.Title, t.Table()))
 	}
 	d.index()
 	return d, findImageURLs(l.Fields)

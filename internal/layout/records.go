@@ -260,21 +260,36 @@ func (r Records) Table() *Table {
 // Table is the records' Table, as measured when the data was laid out.
 func (t TitledTable) Table() *Table { return t.shape.decode(t.Records) }
 
-// decode reads the shown cells of the records into a Table.
+// decode reads the shown cells of the records into a Table. The cells
+// are substrings of one string of all their text, so a 100k-row answer
+// costs a few allocations rather than one a cell.
 func (sh *shape) decode(r Records) *Table {
 	cols := *sh.cols
 	cols.atPosition = slices.Clone(cols.atPosition)
 	n := len(cols.shown)
+	// spans are where each cell is in text, which holds them in the order
+	// met (answers are bounded far below the 2 GiB an int32 counts).
+	type span struct{ start, end int32 }
+	spans := make([]span, sh.rows*n)
+	var text strings.Builder
+	text.Grow(len(r) / 4) // about the cells' share of a record list
+	_, _ = r.scan(func(row, member int, name, value jsontext.Value) {
+		if pos := cols.show[cols.column(member, name)]; pos >= 0 {
+			cell, _ := shownCell(cellText(value))
+			start := text.Len()
+			text.Write(cell)
+			spans[row*n+pos] = span{int32(start), int32(text.Len())}
+		}
+	})
+	all := text.String() // no copy: the cells share the builder's bytes
 	cells := make([]string, sh.rows*n)
+	for i, sp := range spans {
+		cells[i] = all[sp.start:sp.end]
+	}
 	rows := make([][]string, sh.rows)
 	for i := range rows {
 		rows[i] = cells[i*n : (i+1)*n : (i+1)*n]
 	}
-	_, _ = r.scan(func(row, member int, name, value jsontext.Value) {
-		if pos := cols.show[cols.column(member, name)]; pos >= 0 {
-			rows[row][pos] = textsafe.SanitizeLine(string(cellText(value)))
-		}
-	})
 	t := &Table{Rows: rows, More: cols.more()}
 	for _, col := range cols.shown {
 		t.Columns = append(t.Columns, cols.names[col])
