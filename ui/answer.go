@@ -479,11 +479,13 @@ func sign(n int) int {
 
 // follow scrolls the data pane so the selected row shows in a pane of
 // the given content height, with its table's title and header when it is
-// the first row.
+// the first row (and what is above it, for the first table).
 func (s *answerPage) follow(content int) {
 	sc := s.data.sections[s.sec]
 	line := sc.header + 1 + s.pos
 	switch {
+	case s.pos == 0 && s.sec == 0:
+		s.offset = 0
 	case s.pos == 0:
 		s.offset = min(s.offset, sc.start)
 	case line < s.offset+1:
