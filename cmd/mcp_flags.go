@@ -28,6 +28,22 @@ type MCPOptions struct {
 // logLevels are the levels of MCP logging/setLevel, least severe first.
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
+// given is the first MCP flag given that acts only on MCP calls (--env is
+// checkStdio's), "" when none is.
+func (o MCPOptions) given() string {
+	switch {
+	case len(o.HeaderLines) > 0:
+		return "--header"
+	case o.LogLevel != "":
+		return "--log-level"
+	case o.SaveDir != "":
+		return "--save-dir"
+	case o.ElicitDefaults:
+		return "--elicit-defaults"
+	}
+	return ""
+}
+
 func addMCPFlags(fs *pflag.FlagSet, o *MCPOptions) {
 	fs.StringArrayVar(&o.HeaderLines, "header", nil, "'Name: value' sent with every MCP request (repeatable), for servers with a header of their own")
 	fs.StringArrayVar(&o.EnvPairs, "env", nil, "KEY=VALUE set in a stdio: MCP server's environment (repeatable); it gets only HOME, LOGNAME, PATH, SHELL, TERM and USER of vq's")

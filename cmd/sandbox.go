@@ -99,7 +99,7 @@ quit with q), plain output in a pipe.`,
 				"and export VQ_BASE_URL=http://" + defaultSandboxAddr + " VQ_API_KEY=" + sandbox.KeyAdmin)
 			return err
 		},
-	}, &f.Global, scopeFlags, connectionFlags, consentFlags)
+	}, &f.Global, scopeFlags, connectionFlags, transportFlags, mcpFlags, consentFlags)
 }
 
 // demoEnv hides the user's own key, settings and config file, which belong

@@ -44,5 +44,6 @@ func writeContent(w *bufio.Writer, r *api.ToolResponse, c *api.Content) error {
 // writeBlock writes server text as a block of lines, sanitized, ending in
 // one newline.
 func writeBlock(w *bufio.Writer, text string) {
-	w.WriteString(strings.TrimRight(textsafe.Sanitize(text), "\n") + "\n")
+	w.WriteString(strings.TrimRight(textsafe.Sanitize(text), "\n"))
+	w.WriteByte('\n')
 }

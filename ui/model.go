@@ -30,6 +30,8 @@ type Model struct {
 	fetch       func(ctx context.Context, link string, max int64) ([]byte, error)
 	open        func(string) error
 	images      imageProtocol
+	// server is Options.Server, made safe for the header line.
+	server string
 
 	styles  styles
 	help    help.Model
@@ -93,6 +95,7 @@ func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolR
 		fetch:       opts.Fetch,
 		open:        opts.opener(),
 		images:      detectImageProtocol(opts.getenv()),
+		server:      textsafe.SanitizeLine(clip(opts.Server, maxLineBytes)),
 		styles:      newStyles(true),
 		help:        help.New(),
 		spinner:     spinner.New(spinner.WithSpinner(spinner.Dot)),

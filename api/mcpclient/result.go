@@ -18,19 +18,9 @@ import (
 // gets one made from its result: the result itself, as the server sent it
 // (raw, when recorded), is the data, so --json loses nothing; its content
 // is kept block by block for the renderers (Content); its first line of
-// text is the summary.
-func toolResponseFromMCP(tool string, res *mcp.CallToolResult, raw json.RawMessage, info toolInfo) *api.ToolResponse {
-	var structured json.RawMessage
-	if len(raw) > 0 {
-		var members struct {
-			StructuredContent json.RawMessage `json:"structuredContent"`
-		}
-		if json.Unmarshal(raw, &members) == nil && string(members.StructuredContent) != "null" {
-			structured = members.StructuredContent
-		}
-	} else if res.StructuredContent != nil {
-		structured, _ = json.Marshal(res.StructuredContent) // decoded from JSON: encodes again
-	}
+// text is the summary. structured is the result's structuredContent, nil
+// when it has none.
+func toolResponseFromMCP(tool string, res *mcp.CallToolResult, raw, structured json.RawMessage, info toolInfo) *api.ToolResponse {
 	if structured != nil {
 		if resp, err := api.DecodeToolResponse(structured); err == nil {
 			if resp.Tool == "" {
@@ -52,6 +42,26 @@ func toolResponseFromMCP(tool string, res *mcp.CallToolResult, raw json.RawMessa
 		return classifyToolError(resp, text, info)
 	}
 	return resp
+}
+
+// structuredOf is the structuredContent of a result, found in raw (the
+// result as the server sent it, when recorded), else in the SDK's decoding;
+// nil when it has none.
+func structuredOf(res *mcp.CallToolResult, raw json.RawMessage) json.RawMessage {
+	if len(raw) > 0 {
+		var members struct {
+			StructuredContent json.RawMessage `json:"structuredContent"`
+		}
+		if json.Unmarshal(raw, &members) == nil && string(members.StructuredContent) != "null" {
+			return members.StructuredContent
+		}
+		return nil
+	}
+	if res.StructuredContent != nil {
+		structured, _ := json.Marshal(res.StructuredContent) // decoded from JSON: encodes again
+		return structured
+	}
+	return nil
 }
 
 // toolInfo is what the server's tools/list said of a tool, for reading its

@@ -86,7 +86,7 @@ func (c *Client) connect(ctx context.Context, client *mcp.Client, version string
 	if err != nil {
 		return nil, err
 	}
-	session, err := client.Connect(ctx, recordingTransport{Transport: child, limit: c.opts.MaxBodyBytes}, opts)
+	session, err := client.Connect(ctx, child, opts)
 	if err != nil {
 		return nil, child.startFailure(ctx, err)
 	}
@@ -150,7 +150,8 @@ func (c *Client) callMCP(ctx context.Context, call api.Call) *api.ToolResponse {
 	if err != nil {
 		return c.withNotOffered(inFlight, c.mcpFailure(call.Tool, rec, err))
 	}
-	return c.withNotOffered(inFlight, c.checkOutput(ctx, call.Tool, toolResponseFromMCP(call.Tool, result, rec.toolResult(), info)))
+	raw, structured := rec.toolResult(result)
+	return c.withNotOffered(inFlight, c.checkOutput(ctx, call.Tool, toolResponseFromMCP(call.Tool, result, raw, structured, info)))
 }
 
 // withNotOffered is the failure of a call during which the server asked
