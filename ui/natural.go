@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"unicode"
 	"unicode/utf8"
 )
@@ -24,12 +25,12 @@ func naturalCompare(a, b string) int {
 		rb, wb := utf8.DecodeRuneInString(b)
 		if ra != rb {
 			if la, lb := unicode.ToLower(ra), unicode.ToLower(rb); la != lb {
-				return compareInt(int(la), int(lb))
+				return cmp.Compare(int(la), int(lb))
 			}
 		}
 		a, b = a[wa:], b[wb:]
 	}
-	return compareInt(len(a), len(b))
+	return cmp.Compare(len(a), len(b))
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
@@ -52,23 +53,7 @@ func digitRun(s string) (digits, rest string) {
 // value, however long.
 func compareNumbers(a, b string) int {
 	if len(a) != len(b) {
-		return compareInt(len(a), len(b))
+		return cmp.Compare(len(a), len(b))
 	}
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func compareInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmp.Compare(a, b)
 }
