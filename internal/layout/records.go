@@ -272,7 +272,7 @@ func (sh *shape) decode(r Records) *Table {
 	type span struct{ start, end int32 }
 	spans := make([]span, sh.rows*n)
 	var text strings.Builder
-	text.Grow(len(r) / 4) // about the cells' share of a record list
+	text.Grow(len(r) / 3) // about the cells' share of a record list
 	_, _ = r.scan(func(row, member int, name, value jsontext.Value) {
 		if pos := cols.show[cols.column(member, name)]; pos >= 0 {
 			cell, _ := shownCell(cellText(value))
