@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/testkit"
@@ -146,5 +147,47 @@ func TestApproveBatchResultsCountDownInOrder(t *testing.T) {
 			break
 		}
 		last = remaining
+	}
+}
+
+// A batch keeps the single call's budget: against a server that only says
+// "slow down", each check goes at most 1 + 10 times, once with --no-retry,
+// and a day-long retryAfterMs ends the batch at once.
+func TestABatchKeepsTheSingleCallsBudget(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		wait       int
+		flags      []string
+		maxPerCall int
+	}{
+		{"retries", 5, nil, 11},
+		{"--no-retry", 5, []string{"--no-retry"}, 1},
+		{"day-long wait", 86_400_000, []string{"--timeout", "2s", "--wait-timeout", "3s"}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := testkit.NewServer(t, testkit.Always(429, testkit.RateLimit("approve_vrt_results", "slow down", tc.wait)))
+			start := time.Now()
+			args := append([]string{"approve", "run_1", "--scenario", "A", "--scenario", "B", "--viewport", "d", "--yes"}, tc.flags...)
+			_, stderr, exit := runVQ(t, s.Env(), args...)
+			if exit != exitcode.ForCode("rate_limit", true) {
+				t.Errorf("exit %d, stderr %s", exit, stderr)
+			}
+			for _, check := range []string{"A", "B"} {
+				n := 0
+				for _, c := range s.CallsOf("approve_vrt_results") {
+					if c.Args["scenarioLabel"] == check {
+						n++
+					}
+				}
+				if n == 0 || n > tc.maxPerCall {
+					t.Errorf("check %s sent %d times, want 1 to %d", check, n, tc.maxPerCall)
+				}
+			}
+			if elapsed := time.Since(start); elapsed > 3*time.Second {
+				t.Errorf("the batch took %s, past its --wait-timeout", elapsed)
+			}
+		})
 	}
 }

@@ -17,8 +17,13 @@ import (
 // binary is vq instead, with a TUI that panics on P (see
 // TestTUIPanicInTmux); with asPeakMeter, it runs a program and measures
 // its peak memory (peakRSS); with asStdioTextServer, it is a stdio MCP
-// server of one large text answer (testkit.ServeStdioText).
+// server of one large text answer (testkit.ServeStdioText); with
+// hostileChildArg first, a hostile stdio MCP server (see
+// TestPromiseMatrix).
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == hostileChildArg {
+		os.Exit(hostileChild(os.Args[2:]))
+	}
 	if file := os.Getenv(asPeakMeter); file != "" {
 		os.Exit(measurePeak(file, os.Args[1:]))
 	}

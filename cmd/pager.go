@@ -119,8 +119,10 @@ func (s *switchWriter) Write(b []byte) (int, error) {
 	return w.Write(b)
 }
 
-// heldWriter writes to w, or holds what is written (up to maxHeldErr)
-// while it is held.
+// heldWriter is stderr as vq's lines reach it: one write at a time, so
+// that the notices of calls sent at once (a batch's, an agent's) come
+// whole, one after the other; while it is held (the pager runs), what is
+// written waits (up to maxHeldErr).
 type heldWriter struct {
 	mu   sync.Mutex
 	w    io.Writer

@@ -112,7 +112,7 @@ func (p *Pipeline) Call(ctx context.Context, call api.Call) (*api.ToolResponse, 
 		if err != nil {
 			return nil, err
 		}
-		resp = outcomes[0].resp
+		resp = api.WorkVerdict(call.Tool, outcomes[0].resp)
 	}
 	return resp, nil
 }
@@ -224,6 +224,16 @@ func readinessProgress(r api.Readiness) string {
 // SendCI calls a tool of the CI endpoint. No credential means nothing is
 // sent; CI tools ask for no consent.
 func (p *Pipeline) SendCI(ctx context.Context, tool string, args map[string]any) (*api.ToolResponse, error) {
+	return p.ci(ctx, tool, args, (*mcpclient.Client).CallCI)
+}
+
+// pollCI is SendCI once, without the automatic retries: a watch's poll,
+// whose failures the watch's own policy retries.
+func (p *Pipeline) pollCI(ctx context.Context, tool string, args map[string]any) (*api.ToolResponse, error) {
+	return p.ci(ctx, tool, args, (*mcpclient.Client).CallCIOnce)
+}
+
+func (p *Pipeline) ci(ctx context.Context, tool string, args map[string]any, call func(*mcpclient.Client, context.Context, string, map[string]any) (*api.ToolResponse, error)) (*api.ToolResponse, error) {
 	client, s, err := p.connect(ctx)
 	if err != nil {
 		return nil, err
@@ -236,7 +246,7 @@ func (p *Pipeline) SendCI(ctx context.Context, tool string, args map[string]any)
 	if s.APIKey == "" {
 		return withHint(api.MissingCredential(tool), s.ci()), nil
 	}
-	return s.ci().hinted(client.CallCI(ctx, tool, args))
+	return s.ci().hinted(call(client, ctx, tool, args))
 }
 
 // Show hands one response to the renderer the flags chose and returns the
@@ -349,7 +359,10 @@ func (p *Pipeline) Follow(ctx context.Context, call api.Call, resp *api.ToolResp
 	if errors.As(err, &timeout) {
 		return timeout.Response(), nil
 	}
-	return final, err
+	if err != nil {
+		return nil, err
+	}
+	return api.WorkVerdict(call.Tool, final), nil
 }
 
 // tuiProbe is ui.Options.Probe for the TUIs this process opens: set only

@@ -92,7 +92,7 @@ func newTerminal(streams *IOStreams, getenv func(string) string, noTUI, noColor,
 func newAgentTerminal(errOut io.Writer, getenv func(string) string) *Terminal {
 	streams := &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: errOut}
 	return &Terminal{
-		Print: format.Printer{Out: io.Discard, ErrOut: errOut, Getenv: getenv},
+		Print: format.Printer{Out: io.Discard, ErrOut: &heldWriter{w: errOut}, Getenv: getenv},
 		io:    streams, getenv: getenv, agent: true, profile: colorprofile.NoTTY,
 	}
 }

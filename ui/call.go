@@ -179,7 +179,7 @@ func (m *Model) land(p *pending, msg answerMsg) tea.Cmd {
 	if msg.err != nil {
 		m.status = "call stopped: " + textsafe.SanitizeLine(msg.err.Error())
 		if p.kind == writeAnswer {
-			m.reviewed[callKey(p.call)] = reviewNone
+			m.reviewed[p.call.Key()] = reviewNone
 		}
 		return nil
 	}
@@ -248,7 +248,7 @@ func (m *Model) show(p *pending, resp *api.ToolResponse) tea.Cmd {
 // wrote records a write's answer: the row state it names, and, when it
 // succeeded, every screen beneath is stale, fetched again on return.
 func (m *Model) wrote(call api.Call, resp *api.ToolResponse) {
-	k := callKey(call)
+	k := call.Key()
 	switch {
 	case resp.OK:
 		m.reviewed[k] = reviewDone

@@ -105,7 +105,7 @@ func (m *Model) write(in writeIntent, calls []api.Call) tea.Cmd {
 	case in.table != nil:
 		return m.startBatch(in, calls)
 	}
-	m.reviewed[callKey(in.calls[0])] = reviewPending
+	m.reviewed[in.calls[0].Key()] = reviewPending
 	cmd := m.start(calls[0], in.names[0], writeAnswer, nil)
 	m.pending.consented = true
 	return cmd

@@ -144,7 +144,12 @@ func triageServer(t testing.TB, failures int) *server {
 // as Run does, at 80×24.
 func start(t testing.TB, s *server, call api.Call) *Model {
 	t.Helper()
-	client := s.client()
+	return startWith(t, s.client(), call)
+}
+
+// startWith is start with the calls sent by client.
+func startWith(t testing.TB, client *api.Client, call api.Call) *Model {
+	t.Helper()
 	first, err := client.Invoke(context.Background(), call)
 	if err != nil {
 		t.Fatal(err)

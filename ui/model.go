@@ -45,7 +45,7 @@ type Model struct {
 	pending       *pending
 	seq           int
 	// reviewed is what each write call sent from this session did, by
-	// callKey: rows show it, whatever screen or refresh they are on.
+	// api.Call.Key: rows show it, whatever screen or refresh they are on.
 	reviewed map[string]reviewState
 	// status is a one-line note on what just happened (a cancelled call,
 	// a browser that would not start); report is a batch's summary, shown
@@ -271,7 +271,7 @@ func (m *Model) rowState(t *table, r int) reviewState {
 	if tp == nil || len(m.reviewed) == 0 {
 		return reviewNone
 	}
-	return m.reviewed[callKey(tp.call(t, r))]
+	return m.reviewed[tp.call(t, r).Key()]
 }
 
 // View implements tea.Model. It is inline, not the alternate screen, so the

@@ -170,7 +170,9 @@ func TestFilterShowsTheCountAndEscClears(t *testing.T) {
 
 func TestMarksAndABatchWithRateLimitsAndARefusal(t *testing.T) {
 	rs := newReviewServer(t, 30, map[string]bool{"Page 12": true})
-	m := start(t, rs.server, failuresCall)
+	// The batch sends through the sender of a single call, which waits
+	// rate limits out: this one retries, as vq's does.
+	m := startWith(t, api.New(api.Options{BaseURL: rs.server.URL, APIKey: "test-key"}), failuresCall)
 	press(m, "/", "p", "a", "g", "e", " ", "1")
 	press(m, "enter") // 11 rows: Page 1, 10–19
 	press(m, "*")
@@ -360,7 +362,8 @@ func selectedLabel(m *Model) string {
 // out and back, and sorting keep it on the same check.
 func TestTheCursorFollowsItsCheck(t *testing.T) {
 	rs := newReviewServer(t, 30, nil)
-	m := start(t, rs.server, failuresCall)
+	// The batch's calls wait its rate limits out, as vq's sender does.
+	m := startWith(t, api.New(api.Options{BaseURL: rs.server.URL, APIKey: "test-key"}), failuresCall)
 	press(m, "j", "j", "j", "j", "j", "enter", "esc") // Page 6's diff teaches the approve action
 	press(m, "g", "space", "space", "space", "j", "j")
 	if got := selectedLabel(m); got != "Page 6" {

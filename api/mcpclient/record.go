@@ -346,6 +346,25 @@ func (r *httpRecord) resultWith(member string) json.RawMessage {
 	return found
 }
 
+// resultMissing reports an answer, the last one recorded, whose result is
+// null or no object: no tool result at all, which the SDK reads as an
+// empty one.
+func (r *httpRecord) resultMissing() bool {
+	var last json.RawMessage
+	answered := false
+	r.eachMessage(func(doc []byte) {
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Result json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal(doc, &msg) == nil && msg.ID != nil && msg.Method == "" {
+			last, answered = msg.Result, true
+		}
+	})
+	return answered && (len(last) == 0 || last[0] != '{')
+}
+
 // eachMessage calls fn with every JSON-RPC message recorded: JSON bodies
 // one after the other (a session opened within the request records
 // initialize's answer before the request's own), the data lines of event

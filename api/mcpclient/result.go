@@ -22,11 +22,20 @@ import (
 // when it has none.
 func toolResponseFromMCP(tool string, res *mcp.CallToolResult, raw, structured json.RawMessage, info toolInfo) *api.ToolResponse {
 	if structured != nil {
-		if resp, err := api.DecodeToolResponse(structured); err == nil {
+		resp, err := api.DecodeToolResponse(structured)
+		switch {
+		case err == nil && resp.OK && res.IsError:
+			return api.Contradicted(tool, "an MCP result with isError: true", false)
+		case err == nil:
 			if resp.Tool == "" {
 				resp.Tool = tool
 			}
 			return resp
+		case api.ClaimsToolResponse(structured):
+			// Shaped as VisualQ's answer, and none: no verdict to read,
+			// and the call may have been carried out.
+			why := strings.TrimPrefix(err.Error(), "not a ToolResponse: ")
+			return api.ClientError(tool, api.CodeHTTPError, "the MCP result's structuredContent is a malformed ToolResponse ("+why+"): "+api.Snippet(structured), true).Unanswered()
 		}
 	}
 	if len(raw) == 0 {
@@ -227,5 +236,7 @@ func rpcFailure(tool string, e *jsonrpc.Error) *api.ToolResponse {
 		// Asking again gets the same refusal.
 		return api.ClientError(tool, api.CodeToolError, msg+": vq offers no sampling or roots (a command line, not an agent host)", false).NotRepeatable()
 	}
-	return api.ClientError(tool, api.CodeToolError, fmt.Sprintf("%s (JSON-RPC error %d)", msg, e.Code), true)
+	// The server's own failure, after it had the call: it may have been
+	// carried out.
+	return api.ClientError(tool, api.CodeToolError, fmt.Sprintf("%s (JSON-RPC error %d)", msg, e.Code), true).Unanswered()
 }
