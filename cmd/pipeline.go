@@ -127,7 +127,7 @@ func (p *Pipeline) Send(ctx context.Context, call api.Call) (*api.ToolResponse, 
 // with --yes a tool known to write goes once with confirm: true; any
 // other call goes as it is, and when the server asks for consent it is
 // asked for (or given by --yes) and the call goes again once. In the TUI
-// its dialog asks instead, once it shows the answer.
+// the refusal is shown, and the TUI asks through sessionConsent.
 func (p *Pipeline) consented(ctx context.Context, call api.Call, send func(context.Context, api.Call) (*api.ToolResponse, error)) (*api.ToolResponse, error) {
 	display, policy := p.policies()
 	if policy == ConsentGiven && api.KnownWriteTool(call.Tool) {
@@ -252,6 +252,7 @@ func (p *Pipeline) ci(ctx context.Context, tool string, args map[string]any, cal
 // Show hands one response to the renderer the flags chose and returns the
 // error that carries its exit code.
 func (p *Pipeline) Show(ctx context.Context, resp *api.ToolResponse) error {
+	p.f.Terminal().page()
 	print := p.f.Terminal().Print
 	if err := saveContent(print, p.f.Global.MCP.SaveDir, p.Output.Structured(), resp); err != nil {
 		return err
@@ -315,6 +316,8 @@ func (p *Pipeline) ShowCall(ctx context.Context, call api.Call, resp *api.ToolRe
 	o.Invoke = func(ctx context.Context, call api.Call) (*api.ToolResponse, error) {
 		return p.consented(ctx, call, p.invoke)
 	}
+	_, policy := p.policies()
+	o.Consent = sessionConsent(policy, func() yesNo { return p.f.Terminal().prompter(&p.Output) })
 	o.Fetch = client.FetchPublic
 	last, err := ui.Run(ctx, o, call, resp)
 	if err != nil {

@@ -20,7 +20,7 @@ type batchPage struct {
 	tool  string
 	table *table
 	calls []api.Call
-	names map[string]string // by callKey
+	names map[string]string // by api.Call.Key
 	total int
 	// finished, done and refused count the answers so far.
 	finished, done, refused int

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/progress"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -18,18 +20,24 @@ import (
 // session's writes did. It routes each message (Update) and draws the
 // page in front (View).
 type Model struct {
-	ctx        context.Context
-	invoke     func(context.Context, api.Call) (*api.ToolResponse, error)
-	writeTools func(string) bool
-	fetch      func(ctx context.Context, link string, max int64) ([]byte, error)
-	open       func(string) error
-	images     imageProtocol
+	ctx    context.Context
+	invoke func(context.Context, api.Call) (*api.ToolResponse, error)
+	// giveConsent is the command's consent function (Options.Consent);
+	// consenting, set while an intent is out with it, gives that up.
+	giveConsent func(context.Context, WriteIntent) ([]api.Call, bool, error)
+	consenting  context.CancelFunc
+	writeTools  func(string) bool
+	fetch       func(ctx context.Context, link string, max int64) ([]byte, error)
+	open        func(string) error
+	images      imageProtocol
 	// server is Options.Server, made safe for the header line.
 	server string
 
 	styles  styles
 	help    help.Model
 	spinner spinner.Model
+	// callBar draws the progress of the call in flight.
+	callBar progress.Model
 
 	// stack holds the pages, the one in front last.
 	stack         []page
@@ -37,7 +45,7 @@ type Model struct {
 	pending       *pending
 	seq           int
 	// reviewed is what each write call sent from this session did, by
-	// callKey: rows show it, whatever screen or refresh they are on.
+	// api.Call.Key: rows show it, whatever screen or refresh they are on.
 	reviewed map[string]reviewState
 	// status is a one-line note on what just happened (a cancelled call,
 	// a browser that would not start); report is a batch's summary, shown
@@ -48,8 +56,9 @@ type Model struct {
 	// which does nothing then: the spinner line names it, so that it is
 	// not lost without a word.
 	ignored string
-	// first is the first call, sent from Init when the session opened
-	// before its answer (the stack has no answer until it comes);
+	// first is the session's first command, run from Init: the first
+	// call when the session opened before its answer (the stack has no
+	// answer until it comes), or the consent a first refusal asks for;
 	// firstErr is why it ended without one, and printAfter is set when
 	// the answer offers nothing to act on, to be printed once after the
 	// program.
@@ -79,22 +88,26 @@ const defaultWidth, defaultHeight = 80, 24
 // the first call, which Init sends.
 func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolResponse) *Model {
 	m := &Model{
-		ctx:        ctx,
-		invoke:     opts.Invoke,
-		writeTools: opts.WriteTools,
-		fetch:      opts.Fetch,
-		open:       opts.opener(),
-		images:     detectImageProtocol(opts.getenv()),
-		server:     textsafe.SanitizeLine(clip(opts.Server, maxLineBytes)),
-		styles:     newStyles(true),
-		help:       help.New(),
-		spinner:    spinner.New(spinner.WithSpinner(spinner.Dot)),
-		reviewed:   map[string]reviewState{},
-		width:      defaultWidth,
-		height:     defaultHeight,
+		ctx:         ctx,
+		invoke:      opts.Invoke,
+		giveConsent: opts.Consent,
+		writeTools:  opts.WriteTools,
+		fetch:       opts.Fetch,
+		open:        opts.opener(),
+		images:      detectImageProtocol(opts.getenv()),
+		server:      textsafe.SanitizeLine(clip(opts.Server, maxLineBytes)),
+		styles:      newStyles(true),
+		help:        help.New(),
+		spinner:     spinner.New(spinner.WithSpinner(spinner.Dot)),
+		reviewed:    map[string]reviewState{},
+		width:       defaultWidth,
+		height:      defaultHeight,
 	}
 	if m.writeTools == nil {
 		m.writeTools = api.KnownWriteTool
+	}
+	if m.giveConsent == nil {
+		m.giveConsent = noConsent
 	}
 	m.restyle()
 	m.help.SetWidth(m.width)
@@ -105,7 +118,7 @@ func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolR
 	a := newAnswerPage(m, call, call.Tool, first)
 	m.stack = []page{a}
 	if a.needsConfirm() {
-		m.consent(a.resendIntent())
+		m.first = m.consent(a.resendIntent())
 	}
 	return m
 }
@@ -114,6 +127,7 @@ func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolR
 func (m *Model) restyle() {
 	m.help.Styles = m.styles.help
 	m.spinner.Style = m.styles.spinner
+	m.callBar = m.styles.callBar()
 }
 
 // Init asks the terminal for its background, to pick light or dark colours,
@@ -122,7 +136,7 @@ func (m *Model) Init() tea.Cmd {
 	if m.loading() {
 		return tea.Batch(tea.RequestBackgroundColor, m.first)
 	}
-	return tea.Batch(tea.RequestBackgroundColor, m.top().askImage())
+	return tea.Batch(tea.RequestBackgroundColor, m.top().askImage(), m.first)
 }
 
 // loading reports that the first answer has not come yet: there is no
@@ -139,6 +153,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.ask(msg.q)
 	case questionEndedMsg:
 		return m, m.questionEnded(msg.q)
+	case confirmMsg:
+		return m, m.askConfirm(msg.q)
+	case confirmEndedMsg:
+		m.confirmEnded(msg.q)
+		return m, nil
+	case consentMsg:
+		return m, m.consented(msg)
 	case tea.KeyPressMsg, tea.PasteMsg:
 		return m, m.key(msg)
 	}
@@ -168,6 +189,8 @@ func (m *Model) global(msg tea.Msg) tea.Cmd {
 		}
 	case answerMsg:
 		return m.answered(msg)
+	case progressMsg:
+		return m.progressed(msg)
 	}
 	return nil
 }
@@ -186,6 +209,13 @@ func (m *Model) key(msg tea.Msg) tea.Cmd {
 			return m.loadingKey(k)
 		case m.pending != nil:
 			return m.busyKey(k, m.callKeys(), m.cancelCall)
+		case m.consenting != nil && !isConfirm(front):
+			// The consent function is at work (its dialog opens, or its
+			// answer comes): the keys wait, but for quitting.
+			if key.Matches(k, newLoadingKeys().Quit) {
+				return m.quit()
+			}
+			return nil
 		}
 	}
 	return front.Update(msg)
@@ -208,6 +238,10 @@ func (m *Model) quit() tea.Cmd {
 	if m.pending != nil {
 		m.pending.cancel()
 		m.pending = nil
+	}
+	if m.consenting != nil {
+		m.consenting()
+		m.consenting = nil
 	}
 	answers := make([]page, 0, len(m.stack))
 	for _, p := range m.stack {
