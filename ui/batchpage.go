@@ -115,10 +115,10 @@ func (p *batchPage) answered(msg batchEventMsg) tea.Cmd {
 	switch msg.o.State {
 	case BatchDone:
 		p.done++
-		p.m.reviewed[k] = reviewDone
+		p.m.review(k, reviewDone, msg.o.Resp)
 	case BatchRefused:
 		p.refused++
-		p.m.reviewed[k] = reviewRefused
+		p.m.review(k, reviewRefused, msg.o.Resp)
 	default:
 		delete(p.m.reviewed, k)
 	}

@@ -179,7 +179,7 @@ func (m *Model) land(p *pending, msg answerMsg) tea.Cmd {
 	if msg.err != nil {
 		m.status = "call stopped: " + textsafe.SanitizeLine(msg.err.Error())
 		if p.kind == writeAnswer {
-			m.reviewed[p.call.Key()] = reviewNone
+			m.review(p.call.Key(), reviewNone, nil)
 		}
 		return nil
 	}
@@ -251,12 +251,12 @@ func (m *Model) wrote(call api.Call, resp *api.ToolResponse) {
 	k := call.Key()
 	switch {
 	case resp.OK:
-		m.reviewed[k] = reviewDone
+		m.review(k, reviewDone, resp)
 		m.staleAnswers()
 	case resp.ErrorCode() == api.CodeConfirmRequired:
 		// Not sent for real: the dialog asks next.
 	default:
-		m.reviewed[k] = reviewRefused
+		m.review(k, reviewRefused, resp)
 	}
 }
 

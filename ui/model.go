@@ -2,6 +2,8 @@ package ui
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -47,6 +49,10 @@ type Model struct {
 	// reviewed is what each write call sent from this session did, by
 	// api.Call.Key: rows show it, whatever screen or refresh they are on.
 	reviewed map[string]reviewState
+	// failedWrites are the answers of the writes whose last answer in this
+	// session was a failure, by api.Call.Key: the session does not exit 0
+	// while one stands (exitAnswer).
+	failedWrites map[string]*api.ToolResponse
 	// status is a one-line note on what just happened (a cancelled call,
 	// a browser that would not start); report is a batch's summary, shown
 	// until the next key.
@@ -88,20 +94,21 @@ const defaultWidth, defaultHeight = 80, 24
 // the first call, which Init sends.
 func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolResponse) *Model {
 	m := &Model{
-		ctx:         ctx,
-		invoke:      opts.Invoke,
-		giveConsent: opts.Consent,
-		writeTools:  opts.WriteTools,
-		fetch:       opts.Fetch,
-		open:        opts.opener(),
-		images:      detectImageProtocol(opts.getenv()),
-		server:      textsafe.SanitizeLine(clip(opts.Server, maxLineBytes)),
-		styles:      newStyles(true),
-		help:        help.New(),
-		spinner:     spinner.New(spinner.WithSpinner(spinner.Dot)),
-		reviewed:    map[string]reviewState{},
-		width:       defaultWidth,
-		height:      defaultHeight,
+		ctx:          ctx,
+		invoke:       opts.Invoke,
+		giveConsent:  opts.Consent,
+		writeTools:   opts.WriteTools,
+		fetch:        opts.Fetch,
+		open:         opts.opener(),
+		images:       detectImageProtocol(opts.getenv()),
+		server:       textsafe.SanitizeLine(clip(opts.Server, maxLineBytes)),
+		styles:       newStyles(true),
+		help:         help.New(),
+		spinner:      spinner.New(spinner.WithSpinner(spinner.Dot)),
+		reviewed:     map[string]reviewState{},
+		failedWrites: map[string]*api.ToolResponse{},
+		width:        defaultWidth,
+		height:       defaultHeight,
 	}
 	if m.writeTools == nil {
 		m.writeTools = api.KnownWriteTool
@@ -311,4 +318,28 @@ func (m *Model) fit(lines []string, height int) string {
 		lines = append(lines, "")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// review records what a write call did: the state its row shows and,
+// when it failed, its answer for the session's exit code; a later answer
+// to the same call replaces both.
+func (m *Model) review(k string, state reviewState, resp *api.ToolResponse) {
+	m.reviewed[k] = state
+	if state == reviewRefused && resp != nil {
+		m.failedWrites[k] = resp
+	} else {
+		delete(m.failedWrites, k)
+	}
+}
+
+// exitAnswer is the answer the session exits with: the last one shown,
+// unless it was ok while a write the person sent from the session failed
+// (a status line, or a batch row marked ✗): then that write's, so that
+// no session in which a write failed exits 0.
+func (m *Model) exitAnswer() *api.ToolResponse {
+	last := m.top().resp
+	if !last.OK || len(m.failedWrites) == 0 {
+		return last
+	}
+	return m.failedWrites[slices.Min(slices.Collect(maps.Keys(m.failedWrites)))]
 }

@@ -101,9 +101,9 @@ func Run(ctx context.Context, opts Options, call api.Call, first *api.ToolRespon
 	case m.loading():
 		return nil, cmp.Or(err, m.firstErr, context.Canceled)
 	case m.printAfter:
-		return m.top().resp, printOnce(opts, m)
+		return m.exitAnswer(), printOnce(opts, m)
 	}
-	return m.top().resp, err
+	return m.exitAnswer(), err
 }
 
 // programOptions connect a program to the terminal of o until ctx ends.

@@ -207,6 +207,31 @@ func TestMarksAndABatchWithRateLimitsAndARefusal(t *testing.T) {
 	if marked := m.top().selTable().marked; len(marked) != 1 {
 		t.Errorf("after the batch %d rows are marked, want Page 12 alone", len(marked))
 	}
+	if got := m.exitAnswer(); got.ErrorCode() != api.CodeValidation {
+		t.Errorf("the session exits with %s %q; one of its writes was refused", got.Tool, got.ErrorCode())
+	}
+}
+
+// A write the person sent that failed keeps the session from exiting 0,
+// though the screen they quit on answered ok; the same write answered ok
+// later clears it.
+func TestAFailedWriteIsTheSessionsExit(t *testing.T) {
+	refuse := map[string]bool{"Page 2": true}
+	rs := newReviewServer(t, 6, refuse)
+	m := start(t, rs.server, failuresCall)
+	press(m, "j", "enter", "a", "y") // Page 2's diff, approved: refused
+	mustContain(t, plainText(m), "✗ validation_error: Page 2 has no baseline")
+	if got := m.exitAnswer(); got.Tool != api.ToolApprove || got.ErrorCode() != api.CodeValidation {
+		t.Fatalf("the session exits with %s %q on an ok diff after a refused approval", got.Tool, got.ErrorCode())
+	}
+	rs.mu.Lock()
+	refuse["Page 2"] = false
+	rs.mu.Unlock()
+	press(m, "a", "y")
+	mustContain(t, plainText(m), "✓ Approved 1 check in run_abc.")
+	if got := m.exitAnswer(); !got.OK {
+		t.Errorf("the session exits with %s %q after the write went through", got.Tool, got.ErrorCode())
+	}
 }
 
 func TestStoppedBatchSendsNothingMoreAndSaysWhat(t *testing.T) {
