@@ -103,11 +103,7 @@ func runProve(ctx context.Context, f *Factory, opts *ProveOptions) error {
 	}
 	var resp *api.ToolResponse
 	if opts.Job != "" {
-		jobs, err := p.jobPolls(ctx, []string{opts.Job})
-		if err != nil {
-			return err
-		}
-		outcomes, err := p.watch().jobs(ctx, jobs)
+		outcomes, err := p.watchJobs(ctx, []string{opts.Job})
 		if err != nil {
 			return err
 		}
