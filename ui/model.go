@@ -23,6 +23,7 @@ type Model struct {
 	writeTools func(string) bool
 	fetch      func(ctx context.Context, link string, max int64) ([]byte, error)
 	open       func(string) error
+	getenv     func(string) string
 	images     imageProtocol
 
 	styles  styles
@@ -82,6 +83,7 @@ func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolR
 		writeTools: opts.WriteTools,
 		fetch:      opts.Fetch,
 		open:       opts.opener(),
+		getenv:     opts.getenv(),
 		images:     detectImageProtocol(opts.getenv()),
 		styles:     newStyles(true),
 		help:       help.New(),
