@@ -138,6 +138,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.ask(msg.q)
 	case questionEndedMsg:
 		return m, m.questionEnded(msg.q)
+	case questionRefusedMsg:
+		m.status = string(msg)
+		return m, nil
 	case tea.KeyPressMsg, tea.PasteMsg:
 		return m, m.key(msg)
 	}
