@@ -54,6 +54,9 @@ type ToolResponse struct {
 	// tool may have changed something before failing: a general MCP
 	// server's error from a tool it does not say is read-only or idempotent.
 	repeatUnsafe bool
+	// origin says where a refusal came from, for the person reading it
+	// (WithOrigin); no part of the document.
+	origin string
 }
 
 // failureCause is why the client made a failed response itself, where the
@@ -100,10 +103,14 @@ const (
 
 // Client-side codes of responses vq makes itself; they are not contract
 // codes. CodeUnauthorized answers HTTP 401 or a missing credential;
-// CodeTimeout a watch that ran past its --timeout.
+// CodeTimeout a watch that ran past its --timeout; CodeServerConfig a
+// stdio server that cannot start; CodeOutputSchema a tool's answer that
+// breaks the outputSchema the server lists for it.
 const (
 	CodeUnauthorized = "unauthorized"
 	CodeTimeout      = "timeout"
+	CodeServerConfig = "server_config"
+	CodeOutputSchema = "output_schema"
 )
 
 // ErrorCode is the error code of a failed response, "" for a success.
@@ -158,6 +165,15 @@ func (r *ToolResponse) WithData(data json.RawMessage) *ToolResponse {
 	return out
 }
 
+// WithNextActions is r with other next actions: those of the server's
+// that vq passes on (vq mcp serve leaves out what an agent must not be
+// handed).
+func (r *ToolResponse) WithNextActions(actions []NextAction) *ToolResponse {
+	out := r.derive()
+	out.NextActions = actions
+	return out
+}
+
 // WithErrorMessage is the failure r with the message msg, for a caller that
 // adds what to do about it. A summary that only repeated the message
 // repeats the new one, so no rendering shows the old one beside it.
@@ -172,6 +188,20 @@ func (r *ToolResponse) WithErrorMessage(msg string) *ToolResponse {
 	out.Error.Message = msg
 	return out
 }
+
+// WithOrigin is r with where it came from (the server a call went to and
+// the credential it carried), which its error line shows after the
+// message. Unlike WithErrorMessage it keeps the server's bytes: the
+// document --json prints is the answer as it was, the origin is the
+// client's to tell.
+func (r *ToolResponse) WithOrigin(origin string) *ToolResponse {
+	out := *r
+	out.origin = origin
+	return &out
+}
+
+// Origin is what WithOrigin set, "" when nothing did.
+func (r *ToolResponse) Origin() string { return r.origin }
 
 // NotRepeatable is the failure r marked as one the contract's retry must
 // not send again, although it would retry its code: the tool may have

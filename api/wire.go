@@ -138,6 +138,8 @@ func DescribeTransportError(target string, err error) (string, bool) {
 		return "connection cut before the answer was complete", true
 	case errors.As(err, &urlErr) && strings.Contains(urlErr.Err.Error(), "redirect"):
 		return urlErr.Err.Error(), false
+	case errors.Is(err, http.ErrSchemeMismatch):
+		return schemeMismatch(target), false
 	}
 	var sysErr *os.SyscallError
 	if errors.As(err, &sysErr) {
@@ -154,6 +156,17 @@ func DescribeTransportError(target string, err error) (string, bool) {
 		err = urlErr.Err
 	}
 	return "request failed: " + Snippet([]byte(err.Error())), true
+}
+
+// schemeMismatch explains an https:// request that a plain-HTTP server
+// answered (Go's "server gave HTTP response to HTTPS client"): the
+// scheme, or the port, is not the server's.
+func schemeMismatch(target string) string {
+	host := target
+	if u, err := url.Parse(target); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	return host + " answers plain HTTP, not HTTPS (TLS): for a server on this machine use http://" + host + "; otherwise check the URL's port"
 }
 
 // httpErrorMessage names the status and quotes a short, single-line,

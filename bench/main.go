@@ -117,6 +117,7 @@ func run(cfg config) (missed, broken bool, err error) {
 		{"floor", b.stackFloor},
 		{"invoke", b.invoke},
 		{"mcp", b.mcp},
+		{"stdio", b.stdio},
 		{"json100k", b.big100kJSON},
 		{"plain100k", b.big100kPlain},
 		{"sparse", func() row { return b.shape("bench_sparse") }},

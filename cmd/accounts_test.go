@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -141,7 +142,7 @@ func TestTwoServersSideBySide(t *testing.T) {
 			call(env)
 			expect("after switch", admin, nil)
 
-			if _, stderr, exit := runVQ(t, env, "auth", "logout", "--profile", "staging"); exit != 0 || !strings.Contains(stderr, "Still signed in to: prod") {
+			if _, stderr, exit := runVQ(t, env, "auth", "logout", "--profile", "staging"); exit != 0 || !strings.Contains(stderr, "Active server now: "+prod.URL+" (prod), the one still signed in.") {
 				t.Fatalf("logout: exit %d: %s", exit, stderr)
 			}
 			call(env, "--profile", "prod")
@@ -293,5 +294,130 @@ func TestInteractiveLoginNamesThePrompt(t *testing.T) {
 	_, stderr, exit = vqRun{Env: env, TTY: true, Stdin: "visualq.example.com\n"}.run(t, "auth", "login", "--name", "local")
 	if exit != exitcode.Usage || !strings.Contains(stderr, "No scheme given: using https://visualq.example.com") || !strings.Contains(stderr, "already the name of "+ts.URL) {
 		t.Errorf("host without a scheme: exit %d: %s", exit, stderr)
+	}
+}
+
+// Signing out of the active server leaves the one server left active;
+// with more left, none is, and vq says how to pick one.
+func TestLogoutOfTheActiveServerLeavesTheOneLeftActive(t *testing.T) {
+	a, b, c := startLoggedSandbox(t), startLoggedSandbox(t), startLoggedSandbox(t)
+	env := accountsEnv(t, false)
+	login(t, env, sandbox.KeyAdmin, "--base-url", a.URL, "--name", "a")
+	login(t, env, sandbox.KeyAdmin, "--base-url", b.URL, "--name", "b")
+	login(t, env, sandbox.KeyAdmin, "--base-url", c.URL, "--name", "c")
+
+	left := []string{"a", "b"} // listed in the order of their URLs
+	if b.URL < a.URL {
+		left = []string{"b", "a"}
+	}
+	_, stderr, exit := runVQ(t, env, "auth", "logout")
+	if exit != 0 || !strings.Contains(stderr, "No server is active; still signed in to: "+strings.Join(left, ", ")+".") || !strings.Contains(stderr, "hint: pick one with: vq auth switch "+left[0]+" (or --profile NAME for one call)") {
+		t.Errorf("logout of c with two left: exit %d: %s", exit, stderr)
+	}
+	if _, stderr, exit := runVQ(t, env, "failures", "run_abc"); exit != exitcode.Usage || !strings.Contains(stderr, "no VisualQ server configured") {
+		t.Errorf("a call with none active: exit %d: %s", exit, stderr)
+	}
+	_, stderr, exit = runVQ(t, env, "auth", "logout", "--profile", "b")
+	if exit != 0 || !strings.Contains(stderr, "Active server now: "+a.URL+" (a), the one still signed in.") {
+		t.Errorf("logout of b with one left: exit %d: %s", exit, stderr)
+	}
+	a.took()
+	if _, stderr, exit := runVQ(t, env, "failures", "run_abc"); exit != 0 {
+		t.Errorf("a call after the logouts: exit %d: %s", exit, stderr)
+	}
+	if got := a.took(); !slices.Equal(got, []string{sandbox.KeyAdmin}) {
+		t.Errorf("the server left got %q", got)
+	}
+	if _, stderr, exit := runVQ(t, env, "auth", "logout"); exit != 0 || strings.Contains(stderr, "Active server now") || strings.Contains(stderr, "still signed in") {
+		t.Errorf("logout of the last one: exit %d: %s", exit, stderr)
+	}
+}
+
+// Signing in again to a server under another --name says that its entry
+// was renamed; the same name, or none, says nothing of it.
+func TestReLoginThatRenamesSaysSo(t *testing.T) {
+	ts := startLoggedSandbox(t)
+	env := accountsEnv(t, false)
+	login(t, env, sandbox.KeyAdmin, "--base-url", ts.URL, "--name", "old")
+	rename := "Renamed the entry of " + ts.URL + " from old to new: --profile old no longer picks it."
+	for _, c := range []struct {
+		args []string
+		says bool
+	}{
+		{[]string{"--base-url", ts.URL + "/", "--name", "new"}, true},
+		{[]string{"--base-url", ts.URL, "--name", "new"}, false},
+		{[]string{"--base-url", ts.URL}, false},
+	} {
+		_, stderr, exit := vqRun{Env: env, Stdin: sandbox.KeyAdmin + "\n"}.run(t, append([]string{"auth", "login", "--with-token"}, c.args...)...)
+		if exit != 0 || strings.Contains(stderr, "Renamed") != c.says || c.says && !strings.Contains(stderr, rename) {
+			t.Errorf("login %v: exit %d, stderr %q; want the rename note %v", c.args, exit, stderr, c.says)
+		}
+	}
+	if out, _, _ := runVQ(t, env, "auth", "status"); !strings.Contains(out, "* "+ts.URL+" (new)") {
+		t.Errorf("status after the logins:\n%s", out)
+	}
+}
+
+// The interactive login takes a loopback address typed without a scheme
+// as http:// (the sandbox, a server on this machine), and signs in there.
+func TestInteractiveLoginOfLoopbackDefaultsToHTTP(t *testing.T) {
+	ts := startLoggedSandbox(t)
+	port := ts.URL[strings.LastIndex(ts.URL, ":")+1:]
+	for _, host := range []string{"127.0.0.1", "localhost", "LOCALHOST", "[::1]"} {
+		env := accountsEnv(t, false)
+		if host == "[::1]" && !listens(t, "[::1]:0") {
+			continue
+		}
+		ts.took()
+		_, stderr, exit := vqRun{Env: env, TTY: true, Stdin: host + ":" + port + " " + sandbox.KeyAdmin + "\n"}.run(t, "auth", "login")
+		if host == "[::1]" {
+			// The sandbox listens on 127.0.0.1 only: the login fails, but
+			// after trying http://.
+			if !strings.Contains(stderr, "No scheme given: using http://[::1]:"+port) {
+				t.Errorf("%s: exit %d: %s", host, exit, stderr)
+			}
+			continue
+		}
+		if exit != 0 || !strings.Contains(stderr, "No scheme given: using http://"+host+":"+port) {
+			t.Errorf("%s: exit %d: %s", host, exit, stderr)
+		}
+		if got := ts.took(); !slices.Equal(got, []string{sandbox.KeyAdmin}) {
+			t.Errorf("%s: the server got %q", host, got)
+		}
+	}
+}
+
+// listens reports whether this machine can listen on addr (IPv6 may be off).
+func listens(t *testing.T, addr string) bool {
+	ln, err := net.Listen("tcp", addr)
+	if err == nil {
+		ln.Close()
+	}
+	return err == nil
+}
+
+// An https:// URL to a server that speaks plain HTTP is explained in
+// words, not sent twice, and at the login nothing is saved.
+func TestHTTPSToAPlainServerIsExplained(t *testing.T) {
+	ts := startLoggedSandbox(t)
+	hostPort := strings.TrimPrefix(ts.URL, "http://")
+	want := hostPort + " answers plain HTTP, not HTTPS (TLS): for a server on this machine use http://" + hostPort + "; otherwise check the URL's port"
+	env := map[string]string{"VQ_API_KEY": sandbox.KeyAdmin, "VQ_BASE_URL": "https://" + hostPort}
+	for _, transport := range []string{"invoke", "mcp"} {
+		_, stderr, exit := runVQ(t, env, "failures", "run_abc", "--transport", transport)
+		if exit != exitcode.ForCode("http_error", true) || stderr != "error: http_error: "+want+" (server "+hostPort+"; API key from VQ_API_KEY) (recoverable, exit 20)\n" {
+			t.Errorf("%s: exit %d, stderr %q", transport, exit, stderr)
+		}
+	}
+	if got := ts.took(); len(got) != 0 {
+		t.Errorf("the server's handler got %q", got)
+	}
+	accounts := accountsEnv(t, false)
+	_, stderr, exit := vqRun{Env: accounts, TTY: true, Stdin: "https://" + hostPort + " " + sandbox.KeyAdmin + "\n"}.run(t, "auth", "login")
+	if exit != exitcode.ForCode("http_error", true) || !strings.Contains(stderr, want) || !strings.Contains(stderr, "nothing was saved") || strings.Contains(stderr, "gave HTTP response") {
+		t.Errorf("login: exit %d: %s", exit, stderr)
+	}
+	if _, err := os.Stat(accounts["VQ_CONFIG"]); err == nil {
+		t.Error("the login saved a config")
 	}
 }

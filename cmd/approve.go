@@ -222,7 +222,7 @@ func (a approval) sendBatch(ctx context.Context, calls []api.Call) error {
 		return err
 	}
 	if !s.hasCredential() {
-		return p.Show(ctx, withHint(api.MissingCredential(api.ToolApprove)))
+		return p.Show(ctx, withHint(api.MissingCredential(api.ToolApprove), s))
 	}
 	describe := func(c api.Call) string { return checkOf(c).String() }
 	b := batch{send: p.send, print: p.f.Terminal().Print, tool: api.ToolApprove, done: "approved", describe: describe}

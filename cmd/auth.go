@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
@@ -36,8 +37,8 @@ file (written 0600). The key is never a flag, so it never shows in ps.`,
 	}
 	c.AddCommand(
 		callsServer(newCmdAuthLogin(f), &f.Global),
-		takesFlags(newCmdAuthLogout(f), &f.Global, serverFlags, connectionFlags),
-		takesFlags(newCmdAuthStatus(f), &f.Global, serverFlags, connectionFlags),
+		takesFlags(newCmdAuthLogout(f), &f.Global, serverFlags, endpointFlags, connectionFlags),
+		takesFlags(newCmdAuthStatus(f), &f.Global, serverFlags, endpointFlags, connectionFlags),
 		newCmdAuthSwitch(f),
 	)
 	return c
@@ -69,11 +70,13 @@ func newCmdAuthLogin(f *Factory) *cobra.Command {
 		Short: "Sign in to a server: store its URL and an API key",
 		Long: `Sign in to one server: store its base URL and an API key for later calls,
 and make it the active server. Other servers' entries are kept; signing in
-again to the same server replaces its key.
+again to the same server replaces its key (and, with another --name, its
+name, which vq says).
 
 With --with-token the key is read from stdin (for scripts and CI). Otherwise
-vq asks for the base URL (https:// is assumed when none is typed) and the
-key, which is not echoed.
+vq asks for the base URL (https:// is assumed when none is typed, http://
+for a loopback address such as 127.0.0.1:8787) and the key, which is not
+echoed.
 
 Before saving, vq checks the key with one call to the server: a key the
 server rejects (exit unauthorized) or a server that does not answer is not
@@ -153,7 +156,8 @@ func runLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := checkNameFree(f, opts.Name, base); err != nil {
+	was, err := checkNameFree(f, opts.Name, base)
+	if err != nil {
 		return err
 	}
 	key, err := loginKey(ctx, t, in, pasted, opts.WithToken)
@@ -178,6 +182,7 @@ func runLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 		checked = "not checked (--no-verify)"
 	}
 	t.Print.Note(fmt.Sprintf("Signed in to %s; key %s, stored in the %s.", describeServer(base, opts.Name), checked, where))
+	noteRename(t.Print, base, was, opts.Name)
 	return nil
 }
 
@@ -247,26 +252,37 @@ func checkProfileName(name string) error {
 }
 
 // checkNameFree refuses a --name another server's entry has: one name
-// picks one server.
-func checkNameFree(f *Factory, name, base string) error {
+// picks one server. It returns the name base's entry has now, for the
+// note that a sign-in renamed it.
+func checkNameFree(f *Factory, name, base string) (current string, err error) {
 	if name == "" {
-		return nil
+		return "", nil
 	}
 	_, cfg, err := f.config()
 	if err != nil {
-		return err
+		return "", err
 	}
 	if owner, _, taken := cfg.Named(name); taken && account.NormalizeBaseURL(owner) != account.NormalizeBaseURL(base) {
-		return &exitcode.UsageError{
+		return "", &exitcode.UsageError{
 			Reason: fmt.Sprintf("--name %s is already the name of %s", name, displayURL(owner)),
 			Hint:   "choose another name, or remove that entry first: vq auth logout --profile " + name,
 		}
 	}
-	return nil
+	_, entry, _ := cfg.Find(base)
+	return entry.Name, nil
+}
+
+// noteRename says that signing in again under another --name renamed the
+// server's entry: the old name no longer picks it.
+func noteRename(print format.Printer, base, was, now string) {
+	if was != "" && now != "" && was != now {
+		print.Note(fmt.Sprintf("Renamed the entry of %s from %s to %s: --profile %s no longer picks it.", displayURL(base), was, now, was))
+	}
 }
 
 // promptBaseURL asks for the server. A host typed without a scheme is
-// taken as https://, and the person is told so. A line of two words is the
+// taken as https://, or http:// for a loopback address (a server on this
+// machine, the sandbox's), and the person is told so. A line of two words is the
 // URL and the key pasted together: the key is returned, and on a terminal
 // it was never echoed.
 func promptBaseURL(ctx context.Context, t *Terminal, in *bufio.Reader, def string) (base, key string, err error) {
@@ -290,7 +306,11 @@ func promptBaseURL(ctx context.Context, t *Terminal, in *bufio.Reader, def strin
 	}
 	base, key = fields[0], strings.Join(fields[1:], " ")
 	if !strings.Contains(base, "://") {
-		base = "https://" + base
+		scheme := "https://"
+		if u, err := url.Parse(scheme + base); err == nil && isLoopback(u.Hostname()) {
+			scheme = "http://"
+		}
+		base = scheme + base
 		t.Print.Note("No scheme given: using " + displayURL(base))
 	}
 	return base, key, nil
@@ -329,7 +349,7 @@ func verifyKey(ctx context.Context, f *Factory, base, key string) error {
 			"%s rejected the key (HTTP 401); nothing was saved. Check the key and that it belongs to this server", displayURL(base))}
 	}
 	if resp.ErrorCode() == api.CodeHTTPError {
-		resp = withHint(resp)
+		resp = withHint(resp, s)
 		return &exitcode.Error{Code: exitcode.ForCode(resp.ErrorCode(), resp.IsRecoverable()), Message: fmt.Sprintf(
 			"could not check the key with %s: %s; nothing was saved (--no-verify saves it unchecked)", displayURL(base), resp.ErrorMessage())}
 	}
@@ -341,7 +361,9 @@ func newCmdAuthLogout(f *Factory) *cobra.Command {
 		Use:   "logout",
 		Short: "Remove one server's stored key and tokens",
 		Long: `Remove the entry of one server: the active one, or the one --base-url or
---profile names. Every other server's entry is kept.`,
+--profile names. Every other server's entry is kept. When no server is
+then active and exactly one is left, that one becomes active; with more
+left, vq auth switch picks one.`,
 		Example: "  vq auth logout --profile staging\n  vq auth logout --base-url https://staging.visualq.example.com",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -357,6 +379,10 @@ func newCmdAuthLogout(f *Factory) *cobra.Command {
 				return err
 			}
 			print := f.Terminal().Print
+			_, before, err := f.config()
+			if err != nil {
+				return err
+			}
 			if s.BaseURL != "" {
 				removed, err := store.Delete(s.BaseURL)
 				if err != nil {
@@ -374,11 +400,25 @@ func newCmdAuthLogout(f *Factory) *cobra.Command {
 			if s.KeySource == account.SourceEnv {
 				print.Note("VQ_API_KEY is still set in the environment.")
 			}
-			if cfg, err := store.Load(); err == nil && cfg.Active == "" && len(cfg.Servers) > 0 {
-				print.Note("Still signed in to: " + strings.Join(profileNames(cfg), ", ") + "; make one active with vq auth switch.")
+			if after, err := store.Load(); err == nil {
+				noteActiveAfterLogout(print, before, after)
 			}
 			return nil
 		},
+	}
+}
+
+// noteActiveAfterLogout says which server calls go to now that an entry
+// is gone: the one left, made active, or none, and how to pick one.
+func noteActiveAfterLogout(print format.Printer, before, after account.Config) {
+	switch {
+	case after.Active != "" && account.NormalizeBaseURL(after.Active) != account.NormalizeBaseURL(before.Active):
+		_, entry, _ := after.Find(after.Active)
+		print.Note("Active server now: " + describeServer(after.Active, entry.Name) + ", the one still signed in.")
+	case after.Active == "" && len(after.Servers) > 0:
+		names := profileNames(after)
+		print.Note("No server is active; still signed in to: " + strings.Join(names, ", ") + ".")
+		print.Hint("pick one with: vq auth switch " + names[0] + " (or --profile NAME for one call)")
 	}
 }
 
@@ -474,7 +514,7 @@ It exits unauthorized when the active server has no credential.`,
 			case s.BaseURL == "" && s.Endpoint == "":
 				return &exitcode.Error{Code: exitcode.Unauthorized, Message: "no active server: run vq auth login, or pick one with vq auth switch or --profile"}
 			case s.APIKey == "" && s.OAuth == nil:
-				return &exitcode.Error{Code: exitcode.Unauthorized, Message: "not signed in to " + displayURL(s.BaseURL) + ": run vq auth login, or set VQ_API_KEY"}
+				return &exitcode.Error{Code: exitcode.Unauthorized, Message: "not signed in to " + displayURL(cmp.Or(s.BaseURL, s.Endpoint)) + ": run vq auth login, or set VQ_API_KEY"}
 			}
 			return nil
 		},

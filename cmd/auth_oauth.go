@@ -16,11 +16,17 @@ import (
 
 // runOAuthLogin is vq auth login --oauth.
 func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
+	// The sign-in ends in a write of the config file: one that cannot be
+	// used stops it before the browser opens.
+	if _, _, err := f.config(); err != nil {
+		return err
+	}
 	client, s, err := f.Client(ctx)
 	if err != nil {
 		return err
 	}
-	if err := checkNameFree(f, opts.Name, s.BaseURL); err != nil {
+	was, err := checkNameFree(f, opts.Name, s.BaseURL)
+	if err != nil {
 		return err
 	}
 	o := newOAuthSignIn(f).options(!opts.NoBrowser)
@@ -56,6 +62,7 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 	print := f.Terminal().Print
 	print.Note(fmt.Sprintf("Signed in to %s with OAuth (issuer %s); token stored in the %s.",
 		textsafe.SanitizeLine(client.MCPEndpoint()), textsafe.SanitizeLine(tok.Issuer), where))
+	noteRename(print, s.BaseURL, was, opts.Name)
 	if s.Transport != api.TransportMCP {
 		print.Note("The token serves the MCP transport: use --transport mcp (or VQ_TRANSPORT=mcp).")
 	}

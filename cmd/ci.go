@@ -93,7 +93,7 @@ func ciCmd(f *Factory, c *cobra.Command, waits bool, build func(args []string) (
 		addWaitFlags(c, &p.Wait, true)
 		addRunReports(c, f, p)
 	}
-	callsServer(c, &f.Global)
+	callsCI(c, &f.Global)
 	return thin(c, func(args []string) (*CIOptions, error) {
 		o, err := build(args)
 		if o != nil {

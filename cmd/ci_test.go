@@ -312,7 +312,7 @@ func TestCIAnswerThatIsNotJSONIsAnHTTPError(t *testing.T) {
 	}
 	want := exitcode.Of(exitcode.Shown(&api.ToolResponse{Error: &api.ToolError{Code: api.CodeHTTPError}, Recoverable: new(true)}))
 	stdout, stderr, exit := runVQ(t, s.Env(), "ci", "run-vrt", "--wait")
-	if exit != want || stdout != "" || !strings.Contains(stderr, "error: http_error: HTTP 200 OK: Welcome to nginx! (recoverable, exit ") {
+	if exit != want || stdout != "" || !strings.Contains(stderr, "error: http_error: HTTP 200 OK: Welcome to nginx! (server "+hostOf(s.URL)+"; API key from VQ_API_KEY) (recoverable, exit ") {
 		t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", exit, want, stdout, stderr)
 	}
 	stdout, _, exit = runVQ(t, s.Env(), "ci", "status", "run_1", "--json")

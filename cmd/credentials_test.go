@@ -6,6 +6,7 @@ import (
 
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/testkit"
+	"github.com/visualq/vq/sandbox"
 )
 
 func TestDebugTraceRedactsTheKey(t *testing.T) {
@@ -41,6 +42,28 @@ func TestPlainHTTPIsRefusedForEveryRemoteEndpoint(t *testing.T) {
 		}
 		if strings.Contains(stderr, secretKey) {
 			t.Errorf("%v: the refusal shows the key", args)
+		}
+	}
+}
+
+// Host names are case-insensitive: plain http to LOCALHOST is loopback,
+// and the call goes (with its key, also to an --endpoint on the base
+// URL's host spelt otherwise) to the server there.
+func TestLoopbackHostNamesAreCaseInsensitive(t *testing.T) {
+	ts := startLoggedSandbox(t)
+	port := ts.URL[strings.LastIndex(ts.URL, ":")+1:]
+	env := map[string]string{"VQ_API_KEY": sandbox.KeyAdmin}
+	for _, args := range [][]string{
+		{"failures", "run_abc", "--base-url", "http://LOCALHOST:" + port},
+		{"failures", "run_abc", "--base-url", "http://LocalHost:" + port, "--transport", "mcp"},
+		{"tools", "--base-url", "http://localhost:" + port, "--endpoint", "HTTP://LOCALHOST:" + port + "/api/mcp", "--json"},
+	} {
+		ts.took()
+		if _, stderr, exit := runVQ(t, env, args...); exit != 0 {
+			t.Errorf("%v: exit %d: %s", args, exit, stderr)
+		}
+		if got := ts.took(); len(got) == 0 {
+			t.Errorf("%v: nothing reached the server", args)
 		}
 	}
 }

@@ -87,6 +87,9 @@ Flags
   --yes               consent to write tools: sends confirm: true
   --header 'N: V'     MCP: a header sent with every request (repeatable)
   --log-level LEVEL   MCP: ask the server to log at LEVEL and above
+  --env KEY=VALUE     MCP: set in a stdio: server's environment
+                      (repeatable); it gets only HOME, LOGNAME, PATH, SHELL,
+                      TERM and USER of vq's
   --save-dir DIR      MCP: save an answer's images, audio and binary
                       resources into DIR
   --elicit-defaults   MCP: answer a server's questions with their schema's

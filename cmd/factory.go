@@ -36,9 +36,11 @@ type Factory struct {
 	// clients are the API clients made by Client, closed (their MCP
 	// sessions ended) when the command is done.
 	clients []*mcpclient.Client
-	// configChecked: the config directory's permissions were checked (and
-	// warned about) once for this process.
-	configChecked bool
+	// configChecked: the config file's and its directory's permissions
+	// were checked (and warned about) once for this process;
+	// configSkipped: a config file that cannot be used was passed over
+	// for a call, and said so.
+	configChecked, configSkipped bool
 }
 
 // NewFactory is the factory of the real process.
@@ -67,6 +69,12 @@ type Settings struct {
 	// read, for the calls that would have used it.
 	OAuth    *account.OAuthToken
 	oauthErr error
+	// For the refusals' words (origin): keyring says the OS keyring was
+	// looked in, headerAuth that --header gives an Authorization, and
+	// withheld is the source of a key not sent to an --endpoint on
+	// another host.
+	keyring, headerAuth bool
+	withheld            string
 }
 
 // MCPEndpoint is the MCP endpoint the settings name: --endpoint, else the
@@ -115,7 +123,12 @@ func (f *Factory) Credentials() (account.CredentialStore, error) {
 // file and, only when VQ_API_KEY is unset, the keyring, which may be slow
 // or locked: the lookup ends with ctx.
 func (f *Factory) Settings(ctx context.Context) (Settings, error) {
-	store, cfg, err := f.config()
+	return f.settings(ctx, f.config)
+}
+
+// settings is Settings with the config file read by config.
+func (f *Factory) settings(ctx context.Context, config func() (account.CredentialStore, account.Config, error)) (Settings, error) {
+	store, cfg, err := config()
 	if err != nil {
 		return Settings{}, err
 	}
@@ -144,7 +157,7 @@ func (f *Factory) config() (account.CredentialStore, account.Config, error) {
 	}
 	if !f.configChecked {
 		f.configChecked = true
-		if warning := account.ConfigDirWarning(store.ConfigPath); warning != "" {
+		for _, warning := range account.ConfigWarnings(store.ConfigPath) {
 			f.Terminal().Print.Warning(warning)
 		}
 	}
@@ -152,9 +165,45 @@ func (f *Factory) config() (account.CredentialStore, account.Config, error) {
 	return store, cfg, err
 }
 
+// callConfig is config for a call: a config file that cannot be used (not
+// JSON, too large, not a regular file) is passed over, with a warning,
+// when the flags and the environment give the server and its key, so
+// that a broken file breaks only the commands that need it.
+func (f *Factory) callConfig() (account.CredentialStore, account.Config, error) {
+	store, cfg, err := f.config()
+	if errors.Is(err, account.ErrUnreadableFile) && !needsConfig(f.Global, f.Getenv) {
+		if !f.configSkipped {
+			f.configSkipped = true
+			f.Terminal().Print.Warning(textsafe.SanitizeLine(err.Error()) + "; not used: the server and its key come from the flags and the environment")
+		}
+		return store, account.Config{}, nil
+	}
+	return store, cfg, err
+}
+
+// needsConfig reports whether a call's settings come in part from the
+// config file: a profile picks the server, or nothing else does, or the
+// server's key is not in VQ_API_KEY.
+func needsConfig(g GlobalOptions, getenv func(string) string) bool {
+	profile, base := g.Profile, g.BaseURL
+	if profile == "" && base == "" {
+		profile, base = getenv("VQ_PROFILE"), getenv("VQ_BASE_URL")
+	}
+	switch {
+	case profile != "":
+		return true
+	case base != "":
+		return getenv("VQ_API_KEY") == ""
+	}
+	return cmp.Or(g.Endpoint, getenv("VQ_ENDPOINT")) == ""
+}
+
 // resolveSettings resolves every setting for base: a flag, else its
 // variable, else base's entry, else the file's default. The key is
-// VQ_API_KEY, else the one stored for base and no other server.
+// VQ_API_KEY, else the one stored for base and no other server. The
+// server's URLs are kept normalised (NormalizeBaseURL): a host name is
+// sent lower case, as servers that check it (the MCP SDK's DNS-rebinding
+// guard) expect.
 func resolveSettings(ctx context.Context, g GlobalOptions, getenv func(string) string, store account.CredentialStore, cfg account.Config, base string) (Settings, error) {
 	_, entry, _ := cfg.Find(base)
 	pick := func(flag, env, stored, fallback string) string {
@@ -167,13 +216,15 @@ func resolveSettings(ctx context.Context, g GlobalOptions, getenv func(string) s
 		return cmp.Or(stored, fallback)
 	}
 	s := Settings{
-		BaseURL:     strings.TrimRight(base, "/"),
+		BaseURL:     account.NormalizeBaseURL(base),
 		Profile:     entry.Name,
 		Project:     pick(g.Project, "VQ_PROJECT", entry.Project, cfg.Project),
 		Environment: pick(g.Environment, "VQ_ENVIRONMENT", entry.Environment, cfg.Environment),
 		Transport:   pick(g.Transport, "VQ_TRANSPORT", entry.Transport, cfg.Transport),
-		Endpoint:    strings.TrimRight(pick(g.Endpoint, "VQ_ENDPOINT", entry.Endpoint, cfg.Endpoint), "/"),
+		Endpoint:    account.NormalizeBaseURL(pick(g.Endpoint, "VQ_ENDPOINT", entry.Endpoint, cfg.Endpoint)),
 		ConfigPath:  store.ConfigPath,
+		keyring:     store.UseKeyring,
+		headerAuth:  g.MCP.headers.Get("Authorization") != "",
 	}
 	if s.Endpoint != "" && s.Transport == "" {
 		s.Transport = api.TransportMCP
@@ -269,7 +320,7 @@ func displayURL(raw string) string {
 // is a usage error; a missing key is reported by the caller as the
 // unauthorized response, before anything is sent.
 func (f *Factory) Client(ctx context.Context) (*mcpclient.Client, Settings, error) {
-	s, err := f.Settings(ctx)
+	s, err := f.settings(ctx, f.callConfig)
 	if err != nil {
 		return nil, s, err
 	}
@@ -283,7 +334,7 @@ func (f *Factory) Client(ctx context.Context) (*mcpclient.Client, Settings, erro
 // clientFor builds the API client for s, and drops from s a stored key
 // the client will not send (mcpOptions).
 func (f *Factory) clientFor(s *Settings) (*mcpclient.Client, error) {
-	if err := checkTransport(*s); err != nil {
+	if err := checkTransport(*s, f.Global.MCP); err != nil {
 		return nil, err
 	}
 	if s.BaseURL == "" && s.Endpoint == "" {
@@ -297,7 +348,7 @@ func (f *Factory) clientFor(s *Settings) (*mcpclient.Client, error) {
 			return nil, err
 		}
 	}
-	if err := checkStdio(*s); err != nil {
+	if err := checkStdio(*s, f.Global.MCP.EnvPairs); err != nil {
 		return nil, err
 	}
 	opts := mcpclient.Options{
@@ -313,6 +364,7 @@ func (f *Factory) clientFor(s *Settings) (*mcpclient.Client, error) {
 		},
 		CallBound: f.Global.timeoutGiven,
 		Headers:   f.Global.MCP.headers,
+		StdioEnv:  f.Global.MCP.EnvPairs,
 		LogLevel:  f.Global.MCP.LogLevel,
 		Elicit:    elicitor{term: f.Terminal(), defaults: f.Global.MCP.ElicitDefaults}.answer,
 	}
@@ -338,6 +390,7 @@ func (f *Factory) mcpOptions(opts *mcpclient.Options, s *Settings) {
 		return
 	}
 	if s.APIKey != "" && !sameHost(s.MCPEndpoint(), s.BaseURL) {
+		s.withheld = Settings{APIKey: s.APIKey, KeySource: s.KeySource}.credential()
 		opts.APIKey, s.APIKey, s.KeySource = "", "", ""
 	}
 	if opts.APIKey == "" && s.OAuth != nil {
@@ -369,7 +422,7 @@ func showDocument(ctx context.Context, f *Factory, out *OutputOptions, v any) er
 
 // checkTransport refuses an unknown --transport, and --endpoint with
 // --transport invoke: an endpoint is an MCP server's.
-func checkTransport(s Settings) error {
+func checkTransport(s Settings, mcpFlags MCPOptions) error {
 	switch s.Transport {
 	case "", api.TransportInvoke, api.TransportMCP:
 	default:
@@ -377,6 +430,13 @@ func checkTransport(s Settings) error {
 	}
 	if s.Endpoint != "" && s.Transport == api.TransportInvoke {
 		return &exitcode.UsageError{Reason: "--endpoint names an MCP endpoint; it cannot be used with --transport invoke", Hint: "drop --transport, or use --transport mcp"}
+	}
+	// An MCP flag on calls that go to the invoke endpoint would do nothing.
+	if flag := mcpFlags.given(); flag != "" && s.Transport != api.TransportMCP {
+		return &exitcode.UsageError{
+			Reason: flag + " acts on MCP calls; this command's calls go to the invoke endpoint",
+			Hint:   "add --transport mcp (or --endpoint URL), or drop " + flag,
+		}
 	}
 	return nil
 }
@@ -412,15 +472,20 @@ func checkServerURL(source, raw string) error {
 	return nil
 }
 
+// isLoopback reports a host name or address of this machine. Host names
+// are case-insensitive (RFC 4343): LOCALHOST is localhost.
 func isLoopback(host string) bool {
 	ip := net.ParseIP(host)
-	return host == "localhost" || (ip != nil && ip.IsLoopback())
+	return strings.EqualFold(host, "localhost") || (ip != nil && ip.IsLoopback())
 }
 
 // checkStdio refuses a stdio: endpoint that names no command (or quotes
 // it wrongly).
-func checkStdio(s Settings) error {
+func checkStdio(s Settings, env []string) error {
 	if !strings.HasPrefix(s.Endpoint, mcpclient.StdioScheme) {
+		if len(env) > 0 {
+			return &exitcode.UsageError{Reason: "--env sets a stdio: server's environment; this command's server is not one", Hint: "example: --endpoint 'stdio:npx -y @modelcontextprotocol/server-everything' --env KEY=VALUE"}
+		}
 		return nil
 	}
 	if err := mcpclient.CheckStdioEndpoint(s.Endpoint); err != nil {

@@ -453,7 +453,7 @@ func faults() []fault {
 				// Over MCP the challenge is read (RFC 6750): a token short of
 				// scope, whose unreadable scope is left unnamed.
 				colMCP: {exit: 33, stderr: []string{"error: scope_denied: the server needs more scope than the token has (HTTP 403 insufficient_scope from ",
-					"; sign in again to be granted it: vq auth login --oauth (not recoverable, exit 33)"}},
+					"; sign in again to be granted it: vq auth login --oauth (server 127.0.0.1:", "; API key from VQ_API_KEY) (not recoverable, exit 33)"}},
 				colWatch: httpError("HTTP 403 Forbidden: Forbidden <U+202E>gnp.exe"),
 			},
 		},

@@ -49,13 +49,20 @@ type GlobalOptions struct {
 type sharedSet int
 
 const (
-	// serverFlags name the server a command calls.
+	// serverFlags name the VisualQ server a command calls.
 	serverFlags sharedSet = iota
+	// endpointFlags name an MCP endpoint instead (any MCP server).
+	endpointFlags
 	// scopeFlags are what every call carries.
 	scopeFlags
-	// connectionFlags say how vq talks to the server: its transport,
-	// bounds, retries and trace, and what an MCP server gets and may ask.
+	// connectionFlags say how vq talks to a server: bounds, retries and
+	// trace.
 	connectionFlags
+	// transportFlags pick the endpoint of VisualQ's tools: invoke or MCP.
+	transportFlags
+	// mcpFlags are what an MCP server gets and may ask: they act only on
+	// calls that go over MCP.
+	mcpFlags
 	// consentFlags give the consent of a command that sends tool calls.
 	consentFlags
 	// displayFlags are every command's, persistent on the root.
@@ -68,6 +75,8 @@ var defineShared = [sharedSets]func(fs *pflag.FlagSet, g *GlobalOptions){
 	serverFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
 		fs.StringVar(&g.BaseURL, "base-url", "", "VisualQ server URL (env VQ_BASE_URL)")
 		fs.StringVar(&g.Profile, "profile", "", "signed-in server to use, by its login --name or URL (env VQ_PROFILE)")
+	},
+	endpointFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
 		fs.StringVar(&g.Endpoint, "endpoint", "", "full URL of an MCP endpoint; implies --transport mcp (env VQ_ENDPOINT)")
 	},
 	scopeFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
@@ -75,12 +84,14 @@ var defineShared = [sharedSets]func(fs *pflag.FlagSet, g *GlobalOptions){
 		fs.StringVar(&g.Environment, "environment", "", "environment sent with every call (env VQ_ENVIRONMENT)")
 	},
 	connectionFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
-		fs.StringVar(&g.Transport, "transport", "", "endpoint to use: invoke or mcp (env VQ_TRANSPORT; default invoke)")
 		fs.DurationVar(&g.Timeout, "timeout", 60*time.Second, "timeout of each request; over MCP, of a whole call (without it: 60s without an answer or progress)")
 		fs.BoolVar(&g.NoRetry, "no-retry", false, "disable automatic retries of rate limits and unexpected errors")
 		fs.BoolVar(&g.Debug, "debug", false, "trace HTTP on stderr, credentials redacted (env VQ_DEBUG)")
-		addMCPFlags(fs, &g.MCP)
 	},
+	transportFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
+		fs.StringVar(&g.Transport, "transport", "", "endpoint to use: invoke or mcp (env VQ_TRANSPORT; default invoke)")
+	},
+	mcpFlags: func(fs *pflag.FlagSet, g *GlobalOptions) { addMCPFlags(fs, &g.MCP) },
 	consentFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
 		fs.BoolVar(&g.Yes, "yes", false, "consent to write tools: send confirm: true")
 	},
@@ -120,13 +131,27 @@ func takesFlags(c *cobra.Command, g *GlobalOptions, sets ...sharedSet) *cobra.Co
 // callsServer gives c the flags of a command that calls a server: which
 // server, what every call carries, and how vq talks to it.
 func callsServer(c *cobra.Command, g *GlobalOptions) *cobra.Command {
-	return takesFlags(c, g, serverFlags, scopeFlags, connectionFlags)
+	return takesFlags(c, g, serverFlags, endpointFlags, scopeFlags, connectionFlags, transportFlags, mcpFlags)
 }
 
 // callsTools gives c the flags of a command that sends tool calls through
 // the pipeline: callsServer's, and --yes, the consent a write needs.
 func callsTools(c *cobra.Command, g *GlobalOptions) *cobra.Command {
-	return takesFlags(c, g, serverFlags, scopeFlags, connectionFlags, consentFlags)
+	return takesFlags(c, g, serverFlags, endpointFlags, scopeFlags, connectionFlags, transportFlags, mcpFlags, consentFlags)
+}
+
+// callsMCP gives c the flags of a command that speaks MCP whatever the
+// transport setting says (its methods have no invoke counterpart): no
+// --transport.
+func callsMCP(c *cobra.Command, g *GlobalOptions) *cobra.Command {
+	return takesFlags(c, g, serverFlags, endpointFlags, scopeFlags, connectionFlags, mcpFlags)
+}
+
+// callsCI gives c the flags of a command that calls the VisualQ server's
+// CI endpoint, which is under the base URL and speaks neither invoke nor
+// MCP: no --endpoint, --transport or MCP flags.
+func callsCI(c *cobra.Command, g *GlobalOptions) *cobra.Command {
+	return takesFlags(c, g, serverFlags, scopeFlags, connectionFlags)
 }
 
 // isShared reports one of the shared flags.

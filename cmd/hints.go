@@ -10,36 +10,75 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// withHint adds to a failure api describes what the user can do about it,
-// in vq's own commands and flags: api says what happened, cmd how to act.
-// Every answer cmd gets from the client passes through it once.
-func withHint(resp *api.ToolResponse) *api.ToolResponse {
-	if resp == nil {
-		return nil
+// withHint adds to a failure api describes what the user can do about
+// it, in vq's own commands and flags (api says what happened, cmd how to
+// act), and, to a refusal, where it came from: the server and the
+// credential of s (origin), which its error line shows and its document
+// leaves out. Every answer cmd gets from the client passes through it
+// once.
+func withHint(resp *api.ToolResponse, s Settings) *api.ToolResponse {
+	if resp == nil || resp.OK {
+		return resp
 	}
-	var hint string
+	switch {
+	case resp.CredentialMissing():
+		resp = resp.WithOrigin(s.missingKey())
+	case namesItsServer(resp):
+		resp = resp.WithOrigin(s.origin())
+	}
+	msg, hint := resp.ErrorMessage(), actionHint(resp, s)
+	if refusedNothing(resp, s) {
+		msg = "the server asks for a credential, and none was sent (HTTP 401)"
+	}
+	if msg == resp.ErrorMessage() && hint == "" {
+		return resp
+	}
+	return resp.WithErrorMessage(msg + hint)
+}
+
+// refusedNothing reports a 401 to a call that carried no credential.
+func refusedNothing(resp *api.ToolResponse, s Settings) bool {
+	_, refused := resp.CredentialRefused()
+	return refused && s.sentNone()
+}
+
+// actionHint is what to do about resp, "" when vq knows nothing to add.
+func actionHint(resp *api.ToolResponse, s Settings) string {
 	meta, refused := resp.CredentialRefused()
 	url, notServed := resp.NotServed()
 	scope, scopeDenied := resp.ScopeNeeded()
 	switch {
 	case scopeDenied && scope != "":
-		hint = "; sign in again to be granted it: vq auth login --oauth --scope " + textsafe.ShellQuote(scope)
+		return "; sign in again to be granted it: vq auth login --oauth --scope " + textsafe.ShellQuote(scope)
 	case scopeDenied:
-		hint = "; sign in again to be granted it: vq auth login --oauth"
+		return "; sign in again to be granted it: vq auth login --oauth"
 	case resp.CredentialMissing():
-		hint = ": run vq auth login, or set VQ_API_KEY"
+		return ": run vq auth login, or set VQ_API_KEY"
+	case refused && s.sentNone():
+		return signInHint(s, meta)
 	case refused && meta != "":
-		hint = "; sign in with: vq auth login (or vq auth login --oauth; resource metadata: " + meta + ")"
+		return "; sign in with: vq auth login (or vq auth login --oauth; resource metadata: " + meta + ")"
 	case refused:
-		hint = "; sign in with: vq auth login"
+		return "; sign in with: vq auth login"
 	case resp.TimedOut():
-		hint = timeoutHint
+		return timeoutHint
 	case notServed:
-		hint = notServedHint(url)
-	default:
-		return resp
+		return notServedHint(url)
 	}
-	return resp.WithErrorMessage(resp.ErrorMessage() + hint)
+	return ""
+}
+
+// signInHint is how to sign in to a server that refused a call sent with
+// no credential: OAuth at its endpoint, or a credential of one's own.
+func signInHint(s Settings, meta string) string {
+	login := "vq auth login --oauth"
+	if s.Endpoint != "" {
+		login += " --endpoint " + textsafe.ShellQuote(displayURL(s.Endpoint))
+	}
+	if meta != "" {
+		login += " (resource metadata: " + meta + ")"
+	}
+	return "; sign in with: " + login + ", or send one with --header 'Authorization: Bearer …'"
 }
 
 const timeoutHint = " (raise --timeout if the server is slow)"
@@ -64,14 +103,14 @@ func notServedHint(url string) string {
 	return hint
 }
 
-// answerWithHint is withHint for the two results of a call.
-func answerWithHint(resp *api.ToolResponse, err error) (*api.ToolResponse, error) {
-	return withHint(resp), err
+// hinted is withHint for the two results of a call sent with s.
+func (s Settings) hinted(resp *api.ToolResponse, err error) (*api.ToolResponse, error) {
+	return withHint(resp, s), err
 }
 
-// hinted is poll with withHint applied to each answer.
-func hinted(poll api.PollFunc) api.PollFunc {
-	return func(ctx context.Context) (*api.ToolResponse, error) { return answerWithHint(poll(ctx)) }
+// hintedPoll is poll with withHint applied to each answer.
+func hintedPoll(poll api.PollFunc, s Settings) api.PollFunc {
+	return func(ctx context.Context) (*api.ToolResponse, error) { return s.hinted(poll(ctx)) }
 }
 
 // loginHint is withHint for the errors of an OAuth sign-in.

@@ -24,6 +24,9 @@ type jobWatch struct {
 	// even for a watch stopped short, which show shows.
 	structured bool
 	show       func(context.Context, *api.ToolResponse) error
+	// settings name the server and the credential of the polls, for the
+	// refusals (withHint).
+	settings Settings
 }
 
 // watched is one job to watch: its id and how to ask after it (a
@@ -67,7 +70,7 @@ func (w jobWatch) jobs(ctx context.Context, jobs []watched) ([]jobOutcome, error
 	var wg sync.WaitGroup
 	for i, j := range jobs {
 		wg.Go(func() {
-			resp, err := api.Watch(ctx, j.id, hinted(j.poll), opts)
+			resp, err := api.Watch(ctx, j.id, hintedPoll(j.poll, w.settings), opts)
 			outcomes[i] = jobOutcome{id: j.id, resp: resp, err: err}
 		})
 	}

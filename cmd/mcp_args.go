@@ -82,10 +82,13 @@ func stringPairKeys(pairs []string) map[string]bool {
 
 // convertArg reads value as the schema type types (a type, or several
 // joined by |, as api.ToolArg has them); items is an array's item type. A
-// type that admits a string keeps the string; false when no type takes the
-// value.
+// type that admits a string keeps the string, but for true and false
+// where it admits a boolean too; false when no type takes the value.
 func convertArg(value, types, items string) (any, bool) {
 	kinds := api.SchemaTypes(types)
+	if slices.Contains(kinds, "boolean") && (value == "true" || value == "false") {
+		return value == "true", true
+	}
 	if len(kinds) == 0 || slices.Contains(kinds, "string") {
 		return value, true
 	}

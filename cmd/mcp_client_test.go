@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,6 +30,9 @@ type foreignServer struct {
 	args  map[string]json.RawMessage
 	auth  []string
 	xkey  []string
+	// cancelled are the request IDs of the notifications/cancelled it
+	// received.
+	cancelled []any
 }
 
 func (s *foreignServer) count(tool string) int {
@@ -42,6 +46,16 @@ func newForeignServer(t *testing.T) *foreignServer {
 	fs := &foreignServer{calls: map[string]int{}, args: map[string]json.RawMessage{}}
 	server := mcp.NewServer(&mcp.Implementation{Name: "everything", Version: "1"}, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}},
+	})
+	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if p, ok := req.GetParams().(*mcp.CancelledParams); ok {
+				fs.mu.Lock()
+				fs.cancelled = append(fs.cancelled, p.RequestID)
+				fs.mu.Unlock()
+			}
+			return next(ctx, method, req)
+		}
 	})
 	add := func(tool *mcp.Tool, h func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error)) {
 		if tool.InputSchema == nil {
@@ -78,6 +92,19 @@ func newForeignServer(t *testing.T) *foreignServer {
 			_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: level, Logger: "db", Data: "level " + string(level) + "\x1b]0;pwned\x07"})
 		}
 		return &mcp.CallToolResult{Content: text("done")}, nil
+	})
+	add(&mcp.Tool{Name: "counts", OutputSchema: map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer"}}}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: text(`{"n":"not-a-number"}`), StructuredContent: json.RawMessage(`{"n":"not-a-number"}`)}, nil
+		})
+	add(&mcp.Tool{Name: "either", InputSchema: map[string]any{"type": "object", "properties": map[string]any{
+		"loud": map[string]any{"type": []any{"boolean", "string"}}}}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: text("ok")}, nil
+		})
+	add(&mcp.Tool{Name: "block"}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
 	})
 	add(&mcp.Tool{Name: "write_fails"}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{IsError: true, Content: text("disk full")}, nil
@@ -296,5 +323,71 @@ func TestElicitationIsDeclinedOrAnsweredWithDefaults(t *testing.T) {
 	out, errOut, exit = runVQ(t, nil, "--endpoint", s.URL+"/mcp", "invoke", "ask", "--elicit-defaults")
 	if exit != 0 || out != "accept blue\n" || !strings.Contains(errOut, "accepted with its defaults") {
 		t.Errorf("--elicit-defaults: exit %d, stdout %q, stderr %q", exit, out, errOut)
+	}
+}
+
+// An answer that breaks its tool's outputSchema exits output_schema (51)
+// and says where and why; --json still carries the answer.
+func TestAnAnswerBreakingItsOutputSchemaExits51(t *testing.T) {
+	s := newForeignServer(t)
+	_, errOut, exit := runVQ(t, nil, "--endpoint", s.URL+"/mcp", "invoke", "counts")
+	if exit != exitcode.OutputSchema || !strings.Contains(errOut, `output_schema: counts's answer breaks the outputSchema the server lists for it: /properties/n: type: not-a-number has type "string", want "integer"`) {
+		t.Errorf("exit %d, stderr %q", exit, errOut)
+	}
+	out, _, exit := runVQ(t, nil, "--endpoint", s.URL+"/mcp", "invoke", "counts", "--json")
+	if exit != exitcode.OutputSchema || !strings.Contains(out, `"structuredContent":{"n":"not-a-number"}`) || !strings.Contains(out, `"code":"output_schema"`) {
+		t.Errorf("--json: exit %d, stdout %s", exit, out)
+	}
+	if s.count("counts") != 2 {
+		t.Errorf("the tool was called %d times for two runs: an answer that breaks its schema is not asked again", s.count("counts"))
+	}
+}
+
+// told reports the IDs of the calls the server was told were cancelled,
+// once it has handled n notices (it handles one after taking it), or a
+// while has passed.
+func (s *foreignServer) told(n int) []any {
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		s.mu.Lock()
+		told := append([]any(nil), s.cancelled...)
+		s.mu.Unlock()
+		if len(told) >= n || time.Now().After(deadline) {
+			return told
+		}
+	}
+}
+
+// A call given up on is cancelled at the server before vq exits, by
+// --timeout and by Ctrl-C (a real process, a real signal).
+func TestAGivenUpCallIsCancelledAtTheServerBeforeVQExits(t *testing.T) {
+	s := newForeignServer(t)
+	_, errOut, exit := runVQ(t, nil, "--endpoint", s.URL+"/mcp", "invoke", "block", "--timeout", "300ms", "--no-retry")
+	if told := s.told(1); exit == 0 || len(told) != 1 {
+		t.Errorf("--timeout: exit %d, the server was told of %v; stderr %q", exit, told, errOut)
+	}
+	p := startVQ(t, s.URL, "--endpoint", s.URL+"/mcp", "invoke", "block")
+	for deadline := time.Now().Add(10 * time.Second); s.count("block") < 2 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	p.cmd.Process.Signal(os.Interrupt)
+	if exit, told := p.wait(t, 10*time.Second), s.told(2); exit != exitcode.Interrupted || len(told) != 2 {
+		t.Errorf("Ctrl-C: exit %d, the server was told of %v; stderr %q", exit, told, p.stderr.String())
+	}
+}
+
+// An argument whose type is boolean or string is sent as the boolean for
+// true and false, as the string otherwise.
+func TestABooleanOrStringArgumentSendsABoolean(t *testing.T) {
+	s := newForeignServer(t)
+	for value, want := range map[string]string{"true": `{"loud":true}`, "false": `{"loud":false}`, "TRUE": `{"loud":"TRUE"}`, "very": `{"loud":"very"}`} {
+		if _, errOut, exit := runVQ(t, nil, "--endpoint", s.URL+"/mcp", "invoke", "either", "loud="+value); exit != 0 {
+			t.Fatalf("exit %d: %s", exit, errOut)
+		}
+		s.mu.Lock()
+		got := string(s.args["either"])
+		s.mu.Unlock()
+		if got != want {
+			t.Errorf("loud=%s sent %s, want %s", value, got, want)
+		}
 	}
 }

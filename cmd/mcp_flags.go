@@ -19,6 +19,8 @@ type MCPOptions struct {
 	// ElicitDefaults accepts a server's elicitation with its schema's
 	// defaults instead of declining it.
 	ElicitDefaults bool
+	// EnvPairs are the --env KEY=VALUE pairs of a stdio: server.
+	EnvPairs []string
 
 	headers http.Header
 }
@@ -26,8 +28,25 @@ type MCPOptions struct {
 // logLevels are the levels of MCP logging/setLevel, least severe first.
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
+// given is the first MCP flag given that acts only on MCP calls (--env is
+// checkStdio's), "" when none is.
+func (o MCPOptions) given() string {
+	switch {
+	case len(o.HeaderLines) > 0:
+		return "--header"
+	case o.LogLevel != "":
+		return "--log-level"
+	case o.SaveDir != "":
+		return "--save-dir"
+	case o.ElicitDefaults:
+		return "--elicit-defaults"
+	}
+	return ""
+}
+
 func addMCPFlags(fs *pflag.FlagSet, o *MCPOptions) {
 	fs.StringArrayVar(&o.HeaderLines, "header", nil, "'Name: value' sent with every MCP request (repeatable), for servers with a header of their own")
+	fs.StringArrayVar(&o.EnvPairs, "env", nil, "KEY=VALUE set in a stdio: MCP server's environment (repeatable); it gets only HOME, LOGNAME, PATH, SHELL, TERM and USER of vq's")
 	fs.StringVar(&o.LogLevel, "log-level", "", "ask an MCP server to log at this level and above: "+strings.Join(logLevels, ", "))
 	fs.StringVar(&o.SaveDir, "save-dir", "", "save images, audio and binary resources of an MCP answer into this directory")
 	fs.BoolVar(&o.ElicitDefaults, "elicit-defaults", false, "answer an MCP server's questions (elicitation) with their schema's defaults without asking; otherwise vq asks with a form on a terminal and declines in a script")
@@ -37,6 +56,11 @@ func addMCPFlags(fs *pflag.FlagSet, o *MCPOptions) {
 func (o *MCPOptions) resolve() error {
 	if o.LogLevel != "" && !slices.Contains(logLevels, o.LogLevel) {
 		return &exitcode.UsageError{Reason: fmt.Sprintf("unknown --log-level %q", o.LogLevel), Hint: "use one of: " + strings.Join(logLevels, ", ")}
+	}
+	for _, pair := range o.EnvPairs {
+		if name, _, ok := strings.Cut(pair, "="); !ok || name == "" || strings.ContainsRune(name, 0) {
+			return &exitcode.UsageError{Reason: fmt.Sprintf("--env %q is not KEY=VALUE", pair), Hint: "example: --env ALLOWED_DIR=/tmp"}
+		}
 	}
 	o.headers = nil
 	for _, line := range o.HeaderLines {

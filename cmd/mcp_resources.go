@@ -33,21 +33,22 @@ with --save-dir DIR. With --json the data is the MCP result, the contents as
 the server sent them. vq mcp resource URI is the same command.`,
 		Example: `  vq mcp resources
   vq mcp resources --endpoint https://mcp.example.com/mcp --json`,
-		Args: cobra.MaximumNArgs(1),
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: f.completeResource,
 	}, func(ctx context.Context, f *Factory, p *Pipeline, client *mcpclient.Client, args []string) error {
 		if len(args) == 1 {
 			resp, err := client.ReadResource(ctx, args[0])
 			if err != nil {
 				return err
 			}
-			return p.Show(ctx, withHint(resp))
+			return p.Show(ctx, withHint(resp, p.settings))
 		}
 		resp, list, err := client.ListResources(ctx)
 		switch {
 		case err != nil:
 			return err
 		case p.Output.Structured() || !resp.OK:
-			return p.Show(ctx, withHint(resp))
+			return p.Show(ctx, withHint(resp, p.settings))
 		case len(list.Resources) == 0 && len(list.Templates) == 0:
 			f.Terminal().Print.Note(textsafe.SanitizeLine(list.Endpoint) + " offers no resources.")
 			return nil
@@ -71,6 +72,7 @@ arguments are strings): each message is printed as a line naming its role
 MCP result. vq mcp prompt NAME KEY=VALUE... is the same command.`,
 		Example: `  vq mcp prompts
   vq mcp prompts --endpoint https://mcp.example.com/mcp --json`,
+		ValidArgsFunction: f.completePrompt,
 	}, func(ctx context.Context, f *Factory, p *Pipeline, client *mcpclient.Client, args []string) error {
 		if len(args) > 0 {
 			return getPrompt(ctx, p, client, args[0], args[1:])
@@ -80,7 +82,7 @@ MCP result. vq mcp prompt NAME KEY=VALUE... is the same command.`,
 		case err != nil:
 			return err
 		case p.Output.Structured() || !resp.OK:
-			return p.Show(ctx, withHint(resp))
+			return p.Show(ctx, withHint(resp, p.settings))
 		case len(list.Prompts) == 0:
 			f.Terminal().Print.Note(textsafe.SanitizeLine(list.Endpoint) + " offers no prompts.")
 			return nil
@@ -102,7 +104,7 @@ func getPrompt(ctx context.Context, p *Pipeline, client *mcpclient.Client, name 
 	if err != nil {
 		return err
 	}
-	return p.Show(ctx, withHint(resp))
+	return p.Show(ctx, withHint(resp, p.settings))
 }
 
 // mcpReadCommand gives a command that reads from an MCP server its output
@@ -119,10 +121,10 @@ func mcpReadCommand(f *Factory, c *cobra.Command, run func(context.Context, *Fac
 			return err
 		}
 		if !s.hasCredential() {
-			return p.Show(ctx, withHint(api.MissingCredential(c.Name())))
+			return p.Show(ctx, withHint(api.MissingCredential(c.Name()), s))
 		}
 		return run(ctx, f, p, client, args)
 	}
 	addOutputFlags(c, &p.Output)
-	return callsServer(c, &f.Global)
+	return callsMCP(c, &f.Global)
 }

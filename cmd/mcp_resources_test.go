@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -22,7 +23,25 @@ import (
 // hostile text in them.
 func offeringServer(t *testing.T) string {
 	t.Helper()
-	server := mcp.NewServer(&mcp.Implementation{Name: "offers", Version: "1"}, nil)
+	server := mcp.NewServer(&mcp.Implementation{Name: "offers", Version: "1"}, &mcp.ServerOptions{
+		CompletionHandler: func(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			p := req.Params
+			var values []string
+			switch {
+			case p.Ref.Type == "ref/prompt" && p.Ref.Name == "styled" && p.Argument.Name == "style":
+				values = []string{"terse", "tender", "verbose", "te\x1b]0;owned\x07", "te two"}
+			case p.Ref.Type == "ref/resource" && p.Ref.URI == "test://items/{id}" && p.Argument.Name == "id":
+				values = []string{"item-1", "item-2", "other"}
+			}
+			var matching []string
+			for _, v := range values {
+				if strings.HasPrefix(v, p.Argument.Value) {
+					matching = append(matching, v)
+				}
+			}
+			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: matching}}, nil
+		},
+	})
 	server.AddResource(&mcp.Resource{URI: "test://static/1", Name: "notes", MIMEType: "text/plain", Description: "Some notes\x1b[2J"},
 		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "test://static/1", MIMEType: "text/plain", Text: "line one\nline two\x1b]0;pwned\x07"}}}, nil
@@ -191,6 +210,29 @@ func TestEndlessListsAreBounded(t *testing.T) {
 			if exit == 0 || !strings.Contains(errOut, c.want) || lists.Load() != c.pages {
 				t.Errorf("vq %v at %s: exit %d after %d pages (want %d), stderr:\n%s", args, c.path, exit, lists.Load(), c.pages, errOut)
 			}
+		}
+	}
+}
+
+// Completion of prompts and resources asks the server: prompt names and
+// argument keys from its lists, argument values and a template's
+// variables from completion/complete, without the values a terminal
+// would obey or that span words.
+func TestCompletionOfPromptsAndResourcesAsksTheServer(t *testing.T) {
+	endpoint := offeringServer(t)
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"mcp", "prompt", "st"}, []string{"styled"}},
+		{[]string{"mcp", "prompt", "styled", ""}, []string{"style=", "length="}},
+		{[]string{"mcp", "prompt", "styled", "style=te"}, []string{"style=terse", "style=tender"}},
+		{[]string{"mcp", "resource", "test://st"}, []string{"test://static/1", "test://static/2"}},
+		{[]string{"mcp", "resource", "test://items/it"}, []string{"test://items/item-1", "test://items/item-2"}},
+	} {
+		got, _ := completeWith(t, nil, append([]string{"--endpoint", endpoint}, tc.args...)...)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q: candidates %q, want %q", tc.args, got, tc.want)
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,7 +18,9 @@ import (
 	"github.com/visualq/vq/api/mcpclient"
 	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/mcpstdio"
 	"github.com/visualq/vq/internal/textsafe"
+	"golang.org/x/sync/semaphore"
 )
 
 // ServeOptions are the inputs of vq mcp serve.
@@ -27,6 +31,8 @@ type ServeOptions struct {
 	// Interval is the poll interval of a job followed for a progress
 	// token; zero is the adaptive schedule of every watch.
 	Interval time.Duration
+	// NoImages leaves the diff images an answer links out of its result.
+	NoImages bool
 }
 
 func newCmdMCPServe(f *Factory) *cobra.Command {
@@ -43,15 +49,23 @@ else vq's own tool registry, with their arguments and read-only or
 destructive hints. Each tools/call goes through the pipeline vq invoke
 uses: rate limits are waited out, an unexpected failure is retried once,
 and the answer is the ToolResponse (structuredContent; the summary,
-warnings and next actions as text; isError when it is not ok).
+warnings and next actions as text, then the same JSON; isError when it is
+not ok). At most 8 requests to the server are in flight at once; the other
+calls wait their turn. The diff images an answer links on the VisualQ
+server come with it as PNG images, at most 1568 px on the longer side
+(--no-images leaves them out). The prompts triage_run, review_diff and
+prove_ticket start VisualQ workflows, and completion/complete completes
+their run ids, scenario labels and viewports from the answers served.
 
 vq never consents for the agent: a write tool runs only when the agent
 sends confirm: true itself, and a confirm_required answer comes back as it
-is, for the agent to ask its user. A project still analysing its first
-import refuses writes ("3 of 5 sources analysed"); the refusal is returned,
-never retried. An async tool's job is followed to its end, with progress
-notifications, when the call carries a progress token; without one the
-queued answer is returned as it is.
+is, for the agent to ask its user; a confirm a server put in a next action
+is taken out. A project still analysing its first import refuses writes
+("3 of 5 sources analysed"); the refusal is returned, never retried. An
+async tool's job is followed to its end, with progress notifications, when
+the call carries a progress token; without one the queued answer is
+returned as it is. A cancelled call is not answered; every request read
+before stdin closes is.
 
 The server, credential, project and environment are vq's own settings
 (flags, --profile, VQ_BASE_URL, VQ_API_KEY and the other VQ_* variables,
@@ -75,6 +89,7 @@ client sees them, with the MCP Inspector's CLI (Node 22 or later).`,
 	fs := c.Flags()
 	fs.BoolVar(&opts.ReadOnly, "read-only", false, "offer only the tools that read: write tools are neither listed nor callable")
 	fs.DurationVar(&opts.Interval, "interval", 0, "poll interval of a job followed for a progress token (default: adaptive, 1s growing to 10s)")
+	fs.BoolVar(&opts.NoImages, "no-images", false, "leave the diff images an answer links out of its tool result")
 	// Consent is the agent's to give, call by call (confirm: true).
 	return callsServer(c, &f.Global)
 }
@@ -89,20 +104,18 @@ func runMCPServe(ctx context.Context, f *Factory, opts *ServeOptions) error {
 	if !ok {
 		in = io.NopCloser(f.IO.In)
 	}
-	// The session ends when the client closes the stream (nil) or ctx ends.
-	return s.server.Run(ctx, &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{f.IO.Out}})
+	// The session ends when the client closes the stream (nil), once every
+	// request read has been answered, or when ctx ends.
+	return s.server.Run(ctx, &mcpstdio.Transport{In: in, Out: f.IO.Out})
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // serveInstructions tell the agent what the tools' answers mean for it.
 const serveInstructions = `VisualQ tools (visual-regression and functional tests), served by vq.
 Every answer is a ToolResponse in structuredContent: ok, summary, data, warnings, nextActions (follow-up calls), error {code, message}, recoverable.
 Write tools change a project and need confirm: true: ask your user first; a confirm_required answer means nothing was written.
 Async tools answer at once with a job (jobId) or started work (a token): send a progress token with the call to get the final result in the same call, else follow the answer's nextActions.
-A project_not_ready refusal ("3 of 5 sources analysed") must not be retried in a loop: wait, then call again.`
+A project_not_ready refusal ("3 of 5 sources analysed") must not be retried in a loop: wait, then call again.
+An answer that links diff images on the VisualQ server carries them as images after its text: look at them before you judge a change.`
 
 // agentServer is vq mcp serve's MCP server: the tools it offers, each call
 // forwarded to the call pipeline.
@@ -114,6 +127,13 @@ type agentServer struct {
 	settings Settings
 	opts     *ServeOptions
 	print    format.Printer
+	// backend bounds the requests to the server in flight at once; the
+	// others wait their turn in order.
+	backend *semaphore.Weighted
+	// decoding lets one image be decoded at a time.
+	decoding sync.Mutex
+	// recall holds what completion offers.
+	recall recall
 
 	// ready is closed once the tools are registered: tools/list and
 	// tools/call wait for it, while initialize is answered at once.
@@ -141,19 +161,25 @@ func startAgentServer(ctx context.Context, f *Factory, opts *ServeOptions) (*age
 	p.policies() // decided once, before the calls come concurrently
 	s := &agentServer{
 		pipeline: p, factory: f, client: client, settings: settings, opts: opts, print: f.terminal.Print,
-		ready: make(chan struct{}), loaded: make(chan struct{}),
+		backend: semaphore.NewWeighted(maxBackendCalls),
+		ready:   make(chan struct{}), loaded: make(chan struct{}),
 	}
+	p.Admit = s.admit
 	serverOpts := &mcp.ServerOptions{
 		Instructions: serveInstructions,
-		// The tool list is fixed for the process: no list_changed
-		// notifications, and no logging capability (logs go to stderr).
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		// What is served is declared, and fixed for the process: no
+		// list_changed notifications, no resources, and no logging
+		// capability (logs go to stderr). Completions are declared by
+		// the SDK for the handler.
+		Capabilities:      &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Prompts: &mcp.PromptCapabilities{}},
+		CompletionHandler: s.complete,
 	}
 	if f.Global.Debug {
 		serverOpts.Logger = slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: "vq", Title: "VisualQ", Version: Version()}, serverOpts)
-	s.server.AddReceivingMiddleware(s.awaitTools)
+	s.server.AddReceivingMiddleware(s.undeclared, s.awaitTools)
+	s.addPrompts()
 	var loadCtx context.Context
 	loadCtx, s.stopLoad = context.WithCancel(ctx)
 	go func() {
@@ -161,6 +187,32 @@ func startAgentServer(ctx context.Context, f *Factory, opts *ServeOptions) (*age
 		s.load(loadCtx)
 	}()
 	return s, nil
+}
+
+// maxBackendCalls bounds the requests vq mcp serve has in flight to the
+// server at once (calls, polls of followed jobs, image downloads): an
+// agent's burst of calls waits its turn, as latency, rather than opening
+// a connection each.
+const maxBackendCalls = 8
+
+// admit waits for a turn to send a request to the server (Pipeline.Admit).
+func (s *agentServer) admit(ctx context.Context) (func(), error) {
+	if err := s.backend.Acquire(ctx, 1); err != nil {
+		return nil, err
+	}
+	return func() { s.backend.Release(1) }, nil
+}
+
+// undeclared refuses the methods of what vq mcp serve does not serve, as
+// unknown: the SDK answers resources/list and logging/setLevel whatever
+// the capabilities say.
+func (s *agentServer) undeclared(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if strings.HasPrefix(method, "resources/") || method == "logging/setLevel" {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("%s: vq mcp serve serves tools, prompts and completions only", method)}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // close stops the loading of the tools and ends the pipeline's sessions.
@@ -225,7 +277,7 @@ func (s *agentServer) offered(ctx context.Context) ([]*mcp.Tool, string) {
 	case len(hosted) == 0:
 		s.logf("%s lists no tools: serving vq's own", endpoint)
 	default:
-		return hostedTools(hosted), endpoint
+		return s.hostedTools(hosted), endpoint
 	}
 	return registryTools(), "vq's tool registry"
 }
@@ -258,17 +310,83 @@ func registryTools() []*mcp.Tool {
 // and whether it is required: api.ToolArg.Schema), so
 // whatever else a server puts in a schema can neither reach the agent nor
 // stop the tool from being served; their text is sanitized, as agents show
-// it on terminals too.
-func hostedTools(tools []api.Tool) []*mcp.Tool {
-	out := make([]*mcp.Tool, len(tools))
-	for i, t := range tools {
-		out[i] = &mcp.Tool{
-			Name: t.Name, Title: textsafe.SanitizeLine(t.Title), Description: textsafe.Sanitize(t.Description),
-			InputSchema: inputSchema(t.Arguments),
-			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly, DestructiveHint: t.Destructive},
+// it on terminals too. A name is not text to sanitize: the agent sends it
+// back, so a tool whose name or an argument's is not a plain name is not
+// served, and an allowed value or default that is not plain is left out.
+func (s *agentServer) hostedTools(tools []api.Tool) []*mcp.Tool {
+	out := make([]*mcp.Tool, 0, len(tools))
+	for _, t := range tools {
+		if why := unservable(t); why != "" {
+			s.logf("tool %q not served: %s", textsafe.SanitizeLine(t.Name), why)
+			continue
 		}
+		args := make([]api.ToolArg, len(t.Arguments))
+		for i, a := range t.Arguments {
+			args[i] = servableArg(a)
+		}
+		out = append(out, &mcp.Tool{
+			Name: t.Name, Title: textsafe.SanitizeLine(t.Title), Description: textsafe.Sanitize(t.Description),
+			InputSchema: inputSchema(args),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly, DestructiveHint: t.Destructive},
+		})
 	}
 	return out
+}
+
+// unservable says why a tool cannot be offered under its names: MCP's
+// rule for a tool name, a plain name for each argument.
+func unservable(t api.Tool) string {
+	if !api.ValidToolName(t.Name) {
+		return "not a valid tool name"
+	}
+	for _, a := range t.Arguments {
+		if !plainName(a.Name) {
+			return fmt.Sprintf("its argument %q is no name", textsafe.SanitizeLine(a.Name))
+		}
+	}
+	return ""
+}
+
+// servableArg is an argument with the names it holds (its type, item
+// type, allowed values and default) kept only where they are plain.
+func servableArg(a api.ToolArg) api.ToolArg {
+	if !plainName(a.Type) {
+		a.Type = ""
+	}
+	if !plainName(a.Items) {
+		a.Items = ""
+	}
+	a.Enum = slices.DeleteFunc(slices.Clone(a.Enum), func(v string) bool { return !plainJSON(v) })
+	if !plainJSON(a.Default) {
+		a.Default = ""
+	}
+	return a
+}
+
+// plainJSON reports JSON text whose strings are all plain one-line text
+// (or empty).
+func plainJSON(text string) bool {
+	var v any
+	if text == "" || json.Unmarshal([]byte(text), &v) != nil {
+		return true // nothing, or nothing Schema serves
+	}
+	return plainValue(v)
+}
+
+func plainValue(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return v == "" || plainName(v)
+	case []any:
+		return !slices.ContainsFunc(v, func(x any) bool { return !plainValue(x) })
+	case map[string]any:
+		for k, x := range v {
+			if !plainName(k) || !plainValue(x) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // inputSchema is the JSON Schema of a tool's arguments. It leaves further
@@ -308,9 +426,12 @@ func (s *agentServer) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		resp, err = s.pipeline.Follow(ctx, call, resp, s.progressNotifier(ctx, req))
 	}
 	if err != nil {
-		return nil, err
+		// Failures are answers (ToolResponses); what is left is the end
+		// of ctx (a cancelled call, whose answer is not sent) or vq's own.
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: textsafe.SanitizeLine(err.Error())}
 	}
-	return toolResult(resp)
+	s.recall.remember(resp)
+	return s.toolResult(ctx, resp)
 }
 
 // callArgs decodes a call's arguments with numbers kept exact, as vq
@@ -362,20 +483,4 @@ func (s *agentServer) progressNotifier(ctx context.Context, req *mcp.CallToolReq
 			ProgressToken: token, Progress: progress, Total: total, Message: textsafe.SanitizeLine(message),
 		})
 	}
-}
-
-// toolResult is a ToolResponse as an MCP tool answers it: the whole
-// response as structuredContent (the server's own bytes when it sent
-// them, as --json prints them), the summary, error, warnings and next
-// actions as text, isError when it is not ok.
-func toolResult(resp *api.ToolResponse) (*mcp.CallToolResult, error) {
-	doc, err := resp.Document()
-	if err != nil {
-		return nil, err
-	}
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: format.AgentText(resp)}},
-		StructuredContent: json.RawMessage(textsafe.EscapeJSON(doc)),
-		IsError:           !resp.OK,
-	}, nil
 }

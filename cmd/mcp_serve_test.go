@@ -138,14 +138,17 @@ func structured(t *testing.T, res *mcp.CallToolResult) api.ToolResponse {
 	return resp
 }
 
+// resultText is a result's readable text: its first block (the second
+// is the structuredContent serialized, then come the images).
 func resultText(res *mcp.CallToolResult) string {
-	var parts []string
-	for _, c := range res.Content {
-		if text, ok := c.(*mcp.TextContent); ok {
-			parts = append(parts, text.Text)
-		}
+	if len(res.Content) == 0 {
+		return ""
 	}
-	return strings.Join(parts, "\n")
+	text, _ := res.Content[0].(*mcp.TextContent)
+	if text == nil {
+		return ""
+	}
+	return text.Text
 }
 
 // sameJSON reports whether two JSON documents hold the same values.

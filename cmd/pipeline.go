@@ -32,6 +32,10 @@ type Pipeline struct {
 	// Resume, when set, is the command line that resumes the watch of the
 	// given jobs, printed when a watch stops early; else vq watch IDS.
 	Resume func(ids []string) string
+	// Admit, when set, is waited on before each request to the server (an
+	// attempt of a call, a poll of the job it follows) and answers what
+	// ends the request's turn: vq mcp serve's bound on concurrent calls.
+	Admit func(context.Context) (done func(), err error)
 
 	client   *mcpclient.Client
 	settings Settings
@@ -155,9 +159,22 @@ func (p *Pipeline) invoke(ctx context.Context, call api.Call) (*api.ToolResponse
 		return nil, err
 	}
 	if !s.hasCredential() {
-		return withHint(api.MissingCredential(call.Tool)), nil
+		return withHint(api.MissingCredential(call.Tool), s), nil
 	}
-	return answerWithHint(client.Invoke(ctx, call))
+	done, err := p.admit(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return s.hinted(client.Invoke(ctx, call))
+}
+
+// admit waits for Admit, when it is set.
+func (p *Pipeline) admit(ctx context.Context) (done func(), err error) {
+	if p.Admit == nil {
+		return func() {}, nil
+	}
+	return p.Admit(ctx)
 }
 
 // send is the sender of every call of the command line, one or a batch:
@@ -217,9 +234,9 @@ func (p *Pipeline) SendCI(ctx context.Context, tool string, args map[string]any)
 		return nil, &exitcode.UsageError{Reason: "vq ci needs the VisualQ server", Hint: "set --base-url or VQ_BASE_URL"}
 	}
 	if s.APIKey == "" {
-		return withHint(api.MissingCredential(tool)), nil
+		return withHint(api.MissingCredential(tool), s.ci()), nil
 	}
-	return answerWithHint(client.CallCI(ctx, tool, args))
+	return s.ci().hinted(client.CallCI(ctx, tool, args))
 }
 
 // Show hands one response to the renderer the flags chose and returns the
@@ -275,6 +292,7 @@ func (p *Pipeline) ShowCall(ctx context.Context, call api.Call, resp *api.ToolRe
 		return err
 	}
 	o := p.f.Terminal().tuiOptions()
+	o.Server = s.serverName()
 	if s.Transport == api.TransportMCP {
 		// Over MCP the session is open: its tool annotations mark write
 		// actions before the server's confirm gate has to.
@@ -315,7 +333,15 @@ func (p *Pipeline) Follow(ctx context.Context, call api.Call, resp *api.ToolResp
 	if !ok {
 		return resp, nil
 	}
-	final, err := api.Watch(ctx, id, poll, p.watch().options(onUpdate))
+	admitted := func(ctx context.Context) (*api.ToolResponse, error) {
+		done, err := p.admit(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+		return poll(ctx)
+	}
+	final, err := api.Watch(ctx, id, admitted, p.watch().options(onUpdate))
 	var timeout *api.WatchTimeoutError
 	if errors.As(err, &timeout) {
 		return timeout.Response(), nil
@@ -345,5 +371,5 @@ func (p *Pipeline) jobPolls(ctx context.Context, ids []string) ([]watched, error
 
 // watch is the command's watch of the jobs it follows.
 func (p *Pipeline) watch() jobWatch {
-	return jobWatch{term: p.f.Terminal(), wait: p.Wait, resume: p.Resume, structured: p.Output.Structured(), show: p.Show}
+	return jobWatch{term: p.f.Terminal(), wait: p.Wait, resume: p.Resume, structured: p.Output.Structured(), show: p.Show, settings: p.settings}
 }

@@ -361,7 +361,7 @@ func groupsTakeSharedFlags(c *cobra.Command, g *GlobalOptions) {
 	if !c.HasSubCommands() {
 		return
 	}
-	takesFlags(c, g, serverFlags, scopeFlags, connectionFlags, consentFlags)
+	takesFlags(c, g, serverFlags, endpointFlags, scopeFlags, connectionFlags, transportFlags, mcpFlags, consentFlags)
 	for _, sub := range c.Commands() {
 		groupsTakeSharedFlags(sub, g)
 	}

@@ -91,7 +91,7 @@ quit with q), plain output in a pipe.`,
 			defer demo.closeClients()
 			return newPipeline(demo).Run(c.Context(), api.RunFailuresCall(demoRun))
 		},
-	}, &f.Global, scopeFlags, connectionFlags, consentFlags)
+	}, &f.Global, scopeFlags, connectionFlags, transportFlags, mcpFlags, consentFlags)
 }
 
 // demoEnv hides the user's own key, settings and config file, which belong

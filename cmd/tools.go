@@ -38,7 +38,7 @@ each tool's inputSchema and outputSchema as the server sent them.`,
 		},
 	}
 	addOutputFlags(c, &p.Output)
-	return callsServer(c, &f.Global)
+	return callsMCP(c, &f.Global)
 }
 
 func runTools(ctx context.Context, f *Factory, p *Pipeline) error {
@@ -48,14 +48,14 @@ func runTools(ctx context.Context, f *Factory, p *Pipeline) error {
 		return err
 	}
 	if !s.hasCredential() {
-		return p.Show(ctx, withHint(api.MissingCredential(api.MethodToolsList)))
+		return p.Show(ctx, withHint(api.MissingCredential(api.MethodToolsList), s))
 	}
 	tools, failure, err := client.ListTools(ctx)
 	if err != nil {
 		return err
 	}
 	if failure != nil {
-		return p.Show(ctx, withHint(failure))
+		return p.Show(ctx, withHint(failure, s))
 	}
 	if p.Output.Structured() {
 		return p.Show(ctx, api.ToolListResponse(client.MCPEndpoint(), tools))

@@ -10,7 +10,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -246,13 +245,18 @@ func (c Cache) path(name string) string {
 	return filepath.Join(c.Dir, name)
 }
 
+// maxCacheFile bounds what completion reads of a cache file: a tool list
+// of thousands of tools fits; a file swapped for /dev/zero or a FIFO is
+// passed over at once instead of holding the shell.
+const maxCacheFile = 8 << 20
+
 // read and write ignore failures: a cache that cannot be used only makes
 // completion less helpful, never wrong.
 func (c Cache) read(path string, v any) bool {
 	if path == "" {
 		return false
 	}
-	b, err := os.ReadFile(path)
+	b, err := privatefile.Read(path, maxCacheFile)
 	return err == nil && json.Unmarshal(b, v) == nil
 }
 

@@ -58,9 +58,14 @@ func WriteErrorLine(errOut io.Writer, r *api.ToolResponse) error {
 	return err
 }
 
-// ErrorLine is the one-line account of a failed response, for stderr.
+// ErrorLine is the one-line account of a failed response, for stderr:
+// its code, message, where it came from (Origin) and its exit.
 func ErrorLine(r *api.ToolResponse) string {
-	return "error: " + textsafe.SanitizeLine(r.ErrorCode()) + ": " + textsafe.SanitizeLine(r.ErrorMessage()) + " (" + exitNote(r) + ")"
+	msg := r.ErrorMessage()
+	if origin := r.Origin(); origin != "" {
+		msg += " " + origin
+	}
+	return "error: " + textsafe.SanitizeLine(r.ErrorCode()) + ": " + textsafe.SanitizeLine(msg) + " (" + exitNote(r) + ")"
 }
 
 // exitNote is the recoverable flag and the exit code of a failed

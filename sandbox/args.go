@@ -45,7 +45,7 @@ func (a args) confirmed() (bool, error) {
 	}
 	b, ok := v.(bool)
 	if !ok {
-		return false, refuse(api.CodeValidation, "confirm must be a boolean, got %s (send confirm:=true)", jsonType(v))
+		return false, refuse(api.CodeValidation, "confirm must be the boolean true, got %s: send confirm: true (on vq's command line, confirm:=true)", jsonType(v))
 	}
 	return b, nil
 }

@@ -45,7 +45,7 @@ func TestMalformedRequests(t *testing.T) {
 		{"no tool", post(t, ts, KeyAdmin, []byte(`{"args":{}}`)), "tool is required"},
 		{"args not an object", post(t, ts, KeyAdmin, []byte(`{"tool":"get_run_failures","args":[1]}`)), "args must be an object, got array"},
 		{"tool not a string", post(t, ts, KeyAdmin, []byte(`{"tool":7}`)), "tool must be a string, got number"},
-		{"confirm as a string", invoke(t, ts, KeyAdmin, "approve_vrt_results", map[string]any{"runId": "run_abc", "confirm": "true"}), "confirm must be a boolean, got a string"},
+		{"confirm as a string", invoke(t, ts, KeyAdmin, "approve_vrt_results", map[string]any{"runId": "run_abc", "confirm": "true"}), "confirm must be the boolean true, got a string: send confirm: true"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -123,7 +123,7 @@ func (s *answerPage) footGap(foot []string) bool {
 // failure, the error with its exit code.
 func (s *answerPage) head() []string {
 	st := &s.m.styles
-	lines := []string{s.m.breadcrumb()}
+	lines := []string{s.m.headerLine(s.m.breadcrumb())}
 	r := s.resp
 	badge := st.okBadge.Render("✓ ok")
 	if !r.OK {
@@ -143,7 +143,11 @@ func (s *answerPage) head() []string {
 	if !r.OK {
 		code := textsafe.SanitizeLine(clip(r.ErrorCode(), maxLineBytes))
 		lines = append(lines, s.wrap(st.errorCode.Render(code)+": "+textsafe.Sanitize(clip(r.ErrorMessage(), maxSummaryLines*maxLineBytes)))...)
-		lines = append(lines, st.dim.Render(exitcode.RecoverableText(r.IsRecoverable())+" · vq exits "+strconv.Itoa(exitcode.ForCode(r.ErrorCode(), r.IsRecoverable()))))
+		exit := exitcode.RecoverableText(r.IsRecoverable()) + " · vq exits " + strconv.Itoa(exitcode.ForCode(r.ErrorCode(), r.IsRecoverable()))
+		if origin := r.Origin(); origin != "" {
+			exit += " · " + textsafe.SanitizeLine(clip(strings.Trim(origin, "()"), maxLineBytes))
+		}
+		lines = append(lines, s.wrap(st.dim.Render(exit))...)
 		if r.ErrorCode() == api.CodeRateLimit && r.RetryAfterMs > 0 {
 			wait := time.Duration(r.RetryAfterMs) * time.Millisecond
 			lines = append(lines, st.warning.Render("rate limited: wait "+wait.String()+" before calling again (r re-runs)"))
@@ -164,6 +168,16 @@ func wrapLines(text string, width, most int) []string {
 		lines[most-1] = ansi.Truncate(lines[most-1], width-1, "") + "…"
 	}
 	return lines
+}
+
+// headerLine is the first line of a frame: left, and the server at the
+// right when the width leaves room for both.
+func (m *Model) headerLine(left string) string {
+	gap := m.width - ansi.StringWidth(left) - textsafe.DisplayWidth(m.server)
+	if m.server == "" || gap < 2 {
+		return left
+	}
+	return left + strings.Repeat(" ", gap) + m.styles.dim.Render(m.server)
 }
 
 // breadcrumb is the chain of screens, cut from the left when it is too long

@@ -298,7 +298,7 @@ func (m *Model) loadingLines() []string {
 	if m.pending == nil {
 		return nil // given up: the session is ending
 	}
-	lines := []string{m.styles.crumbCurrent.Render(textsafe.SanitizeLine(clip(m.pending.crumb, maxLineBytes))), "", m.callingLine()}
+	lines := []string{m.headerLine(m.styles.crumbCurrent.Render(textsafe.SanitizeLine(clip(m.pending.crumb, maxLineBytes)))), "", m.callingLine()}
 	lines = append(lines, m.pendingNote()...)
 	return append(lines, "", m.help.View(newLoadingKeys()))
 }

@@ -211,7 +211,7 @@ func (s *answerPage) drawPreview() {
 func inlineImage(p imageProtocol, png []byte, cols, maxRows int) (string, error) {
 	// The terminal decodes the PNG: it is held to the budget vq's own
 	// decoding is.
-	cfg, err := imagesafe.Check(bytes.NewReader(png))
+	cfg, _, err := imagesafe.Check(bytes.NewReader(png))
 	if err != nil {
 		return "", err
 	}

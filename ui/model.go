@@ -25,6 +25,8 @@ type Model struct {
 	open       func(string) error
 	getenv     func(string) string
 	images     imageProtocol
+	// server is Options.Server, made safe for the header line.
+	server string
 
 	styles  styles
 	help    help.Model
@@ -85,6 +87,7 @@ func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolR
 		open:       opts.opener(),
 		getenv:     opts.getenv(),
 		images:     detectImageProtocol(opts.getenv()),
+		server:     textsafe.SanitizeLine(clip(opts.Server, maxLineBytes)),
 		styles:     newStyles(true),
 		help:       help.New(),
 		spinner:    spinner.New(spinner.WithSpinner(spinner.Dot)),

@@ -37,6 +37,9 @@ type Options struct {
 	// Probe, when set, sees every message before the TUI handles it, in
 	// the same guard: tests use it to make the TUI fail on cue.
 	Probe func(tea.Msg)
+	// Server names the server the calls go to (host[:port] and profile),
+	// shown at the right of the header line; "" shows none.
+	Server string
 	// Asker, when set, brings the server's questions into the session
 	// while it runs: the TUI asks them, as it owns the terminal.
 	Asker *Asker

@@ -67,7 +67,7 @@ func DefaultConfigPath() (string, error) {
 // file of the single-server shape comes back as one entry, the active one.
 func LoadConfig(path string) (Config, error) {
 	var c Config
-	if err := readJSONFile(path, &c); err != nil {
+	if err := readJSONFile("config file", path, &c); err != nil {
 		return c, err
 	}
 	c.migrate()
@@ -153,10 +153,22 @@ func NormalizeBaseURL(raw string) string {
 	return u.String()
 }
 
+// MaxFileSize bounds each of vq's own files (the config, the token
+// file): a config holds a few hundred bytes per server, so a larger file
+// is none of vq's, and refusing it keeps a hostile one (VQ_CONFIG=/dev/zero,
+// a 300 MB file) from costing more than this.
+const MaxFileSize = 1 << 20
+
 // readJSONFile reads one of vq's own JSON files into v. A missing or empty
-// file (or /dev/null) holds no settings and leaves v as it was.
-func readJSONFile(path string, v any) error {
-	b, err := os.ReadFile(path)
+// file (or /dev/null) holds no settings and leaves v as it was; one that
+// is not a regular file, is larger than MaxFileSize or is not JSON is
+// ErrUnreadableFile, naming it.
+// what names the file in that error ("config file").
+func readJSONFile(what, path string, v any) error {
+	b, err := privatefile.Read(path, MaxFileSize)
+	if _, refused := errors.AsType[*privatefile.RefusedError](err); refused {
+		return unusableFileError{fmt.Errorf("%s %w", what, err)}
+	}
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && len(bytes.TrimSpace(b)) == 0) {
 		return nil
 	}
@@ -164,26 +176,71 @@ func readJSONFile(path string, v any) error {
 		return err
 	}
 	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("%s %w: %v", path, ErrUnreadableFile, err)
+		return unusableFileError{fmt.Errorf("%s %s is not valid JSON: %v", what, path, err)}
 	}
 	return nil
 }
 
-// ErrUnreadableFile is one of vq's own files that is not valid JSON: the
-// error names the file, and only the commands that need it fail.
-var ErrUnreadableFile = errors.New("is not valid JSON")
+// ErrUnreadableFile is one of vq's own files that cannot be used: not
+// valid JSON, not a regular file, or too large. The error names the file,
+// and only the commands that need it fail.
+var ErrUnreadableFile = errors.New("one of vq's files cannot be used")
 
-// ConfigDirWarning says what is wrong with the directory of vq's files
-// (path's, or its symlink's target) when others may write it: they could
-// replace the config and send the key elsewhere. "" when all is well.
-func ConfigDirWarning(path string) string {
-	dir := filepath.Dir(path)
-	info, err := os.Stat(dir)
-	if err != nil || runtime.GOOS == "windows" {
-		return ""
+// unusableFileError is an ErrUnreadableFile that says why.
+type unusableFileError struct{ error }
+
+func (unusableFileError) Is(target error) bool { return target == ErrUnreadableFile }
+
+func (e unusableFileError) Unwrap() error { return e.error }
+
+// ConfigWarnings say what is wrong with the config file at path and the
+// directories it is kept in (path's, and a symbolic link's target's) when
+// another user may change them: whoever can write the file, or replace it,
+// can change where the key is sent. They are nil when all is well.
+func ConfigWarnings(path string) []string {
+	if runtime.GOOS == "windows" {
+		return nil // ACLs, not modes, guard files there
 	}
-	if mode := info.Mode().Perm(); mode&0o022 != 0 {
-		return fmt.Sprintf("%s is writable by others (mode %04o): anyone who can write it can change where your key is sent; run chmod 700 %s", dir, mode, dir)
+	var warnings []string
+	add := func(w string) {
+		if w != "" && !slices.Contains(warnings, w) {
+			warnings = append(warnings, w)
+		}
+	}
+	dirs := []string{filepath.Dir(path)}
+	if target, err := privatefile.Target(path); err == nil && target != path {
+		dirs = append(dirs, filepath.Dir(target))
+	}
+	for _, dir := range dirs {
+		if info, err := os.Stat(dir); err == nil {
+			add(othersMayChange(dir, info, "700"))
+		}
+	}
+	if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
+		add(othersMayChange(path, info, "600"))
+	}
+	return warnings
+}
+
+// othersMayChange is the warning for a file or directory another user may
+// write, or owns, "" for none. A directory with the sticky bit (/tmp) lets
+// no one else replace what is in it; root, which can do anything anyway,
+// may own it (a system-wide /etc/vq).
+func othersMayChange(path string, info fs.FileInfo, private string) string {
+	mode := info.Mode()
+	writers := ""
+	switch {
+	case mode.IsDir() && mode&fs.ModeSticky != 0:
+	case mode.Perm()&0o002 != 0:
+		writers = "others"
+	case mode.Perm()&0o020 != 0:
+		writers = "its group"
+	}
+	if writers != "" {
+		return fmt.Sprintf("%s is writable by %s (mode %04o): whoever can write it can change where your key is sent; run chmod %s %s", path, writers, mode.Perm(), private, path)
+	}
+	if uid, ok := fileOwner(info); ok && uid != os.Geteuid() && uid != 0 {
+		return fmt.Sprintf("%s is owned by another user (uid %d): they can change where your key is sent; use a config of your own (VQ_CONFIG) or chown it", path, uid)
 	}
 	return ""
 }

@@ -118,7 +118,8 @@ func (e *Server) merge(from Server) {
 }
 
 // Delete removes baseURL's entry and its key from the keyring, leaving
-// every other server's, and reports whether anything was stored.
+// every other server's, and reports whether anything was stored. When no
+// server is then active and exactly one remains, that one becomes active.
 func (s CredentialStore) Delete(baseURL string) (removed bool, err error) {
 	err = privatefile.Update(s.ConfigPath, func() error {
 		removed, err = s.delete(baseURL)
@@ -145,6 +146,10 @@ func (s CredentialStore) delete(baseURL string) (bool, error) {
 	delete(c.Servers, acct)
 	if NormalizeBaseURL(c.Active) == NormalizeBaseURL(acct) {
 		c.Active = ""
+	}
+	if c.Active == "" && len(c.Servers) == 1 {
+		// The one server left is the only one calls could mean.
+		c.Active = c.BaseURLs()[0]
 	}
 	return removed, SaveConfig(s.ConfigPath, c)
 }

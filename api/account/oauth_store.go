@@ -71,7 +71,7 @@ func (s CredentialStore) OAuthPath() string {
 
 func (s CredentialStore) loadOAuth() (oauthFile, error) {
 	var f oauthFile
-	err := readJSONFile(s.OAuthPath(), &f)
+	err := readJSONFile("token file", s.OAuthPath(), &f)
 	if f.Tokens == nil {
 		f.Tokens = map[string]OAuthToken{}
 	}

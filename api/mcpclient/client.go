@@ -44,8 +44,13 @@ type Options struct {
 	// context ends when the calls in flight as the question came have
 	// ended: it must answer then, with api.ElicitCancel.
 	Elicit func(context.Context, api.Elicitation) (api.ElicitAnswer, error)
-	// StdioStderr receives a stdio server's stderr; nil discards it.
+	// StdioStderr is shown a stdio server's stderr, a sanitized line at a
+	// time (--debug); nil shows nothing. The last lines are kept for the
+	// error of a server that cannot start either way.
 	StdioStderr io.Writer
+	// StdioEnv are KEY=VALUE pairs (--env) added to a stdio server's
+	// environment, which has only a few of vq's variables (childEnv).
+	StdioEnv []string
 }
 
 // Client is vq's client of a VisualQ (or any MCP) server: api's Client,

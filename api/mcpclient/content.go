@@ -73,9 +73,16 @@ func resourceBlock(rc *mcp.ResourceContents) api.ContentBlock {
 // first text, else an account of its first block, never empty.
 func summary(c *api.Content) string {
 	for _, b := range c.Blocks {
-		if b.Type == api.BlockText && strings.TrimSpace(b.Text) != "" {
-			return firstLine(strings.TrimSpace(b.Text))
+		text := strings.TrimSpace(b.Text)
+		switch {
+		case b.Type != api.BlockText || text == "":
+			continue
+		case (text[0] == '{' || text[0] == '[') && json.Valid([]byte(text)):
+			// A JSON document's first line is its "{": its start, on one
+			// line, stands for it instead.
+			return compactStart(text, summaryMax)
 		}
+		return firstLine(text)
 	}
 	switch {
 	case len(c.Blocks) > 0:
@@ -95,4 +102,31 @@ func text(c *api.Content) string {
 		}
 	}
 	return strings.Join(parts, "\n")
+}
+
+// summaryMax bounds the start of a JSON document a summary shows.
+const summaryMax = 200
+
+// compactStart is the start of a valid JSON document, without the
+// whitespace between its tokens, cut at max bytes with "…".
+func compactStart(doc string, max int) string {
+	var b strings.Builder
+	inString, escaped := false, false
+	for i := 0; i < len(doc); i++ {
+		c := doc[i]
+		switch {
+		case inString:
+			inString = escaped || c != '"'
+			escaped = !escaped && c == '\\'
+		case c == '"':
+			inString = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			continue
+		}
+		if b.Len() == max {
+			return strings.ToValidUTF8(b.String(), "") + "…"
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }

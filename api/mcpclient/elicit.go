@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"net/url"
 	"slices"
 	"sync"
 
@@ -33,10 +35,13 @@ type callInFlight struct {
 	// (questionKey): a server that asks one again gets an error, not
 	// the person asked in a loop.
 	refused map[string]bool
+	// notOffered is what the server asked for during the call that vq
+	// does not offer (refuseUnoffered), or "".
+	notOffered string
 }
 
 // start records a call in flight, bounded by ctx; end records its end.
-func (f *callsInFlight) start(ctx context.Context) (end func()) {
+func (f *callsInFlight) start(ctx context.Context) (call *callInFlight, end func()) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.calls == nil {
@@ -44,12 +49,30 @@ func (f *callsInFlight) start(ctx context.Context) (end func()) {
 	}
 	f.lastID++
 	id := f.lastID
-	f.calls[id] = &callInFlight{ctx: ctx, refused: map[string]bool{}}
-	return func() {
+	call = &callInFlight{ctx: ctx, refused: map[string]bool{}}
+	f.calls[id] = call
+	return call, func() {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		delete(f.calls, id)
 	}
+}
+
+// markNotOffered records, on every call in flight, that the server asked
+// for what vq does not offer.
+func (f *callsInFlight) markNotOffered(what string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, call := range f.calls {
+		call.notOffered = what
+	}
+}
+
+// notOffered is what the server asked of call that vq does not offer.
+func (f *callsInFlight) notOffered(call *callInFlight) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return call.notOffered
 }
 
 // now are the calls in flight.
@@ -129,7 +152,11 @@ func questionKey(p *mcp.ElicitParams) string {
 // names: vq sends no one to a server's link.
 func (c *Client) onElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	p := req.Params
-	if p == nil || p.Mode == "url" {
+	if p == nil {
+		return &mcp.ElicitResult{Action: api.ElicitDecline}, nil
+	}
+	if p.Mode == "url" {
+		c.notify(fmt.Sprintf("the server asks you to open a page of %s: %s: declined (vq follows no link a server sends)", linkHost(p.URL), p.Message))
 		return &mcp.ElicitResult{Action: api.ElicitDecline}, nil
 	}
 	calls := c.inFlight.now()
@@ -154,15 +181,7 @@ func (c *Client) onElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Eli
 	for name, raw := range schema.Properties {
 		e.Fields = append(e.Fields, elicitField(name, raw, slices.Contains(schema.Required, name)))
 	}
-	slices.SortFunc(e.Fields, func(a, b api.ElicitField) int {
-		switch {
-		case a.Name < b.Name:
-			return -1
-		case a.Name > b.Name:
-			return 1
-		}
-		return 0
-	})
+	inSchemaOrder(e.Fields, questionOrder(calls, p.Message, slices.Collect(maps.Keys(schema.Properties))))
 	answer, err := c.opts.Elicit(ctx, e)
 	if err != nil {
 		return nil, err
@@ -219,4 +238,13 @@ func elicitField(name string, raw json.RawMessage, required bool) api.ElicitFiel
 		}
 	}
 	return f
+}
+
+// linkHost is the host of a server's link, as a person may judge it
+// (the link itself is not shown: vq sends no one to it).
+func linkHost(link string) string {
+	if u, err := url.Parse(link); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return "an address vq cannot read"
 }

@@ -124,12 +124,8 @@ func (c *Client) mcpFailure(tool string, rec *httpRecord, err error) *api.ToolRe
 	if rpcErr, ok := serverRPCError(err); ok {
 		return rpcFailure(tool, rpcErr)
 	}
-	if asked := (*askedAgainError)(nil); errors.As(err, &asked) {
-		// Asking again gets the same question.
-		return api.ClientError(tool, api.CodeToolError, asked.Error()+"; vq answers a question once per call", false).NotRepeatable()
-	}
-	if errors.Is(err, errEndlessList) {
-		return api.ClientError(tool, api.CodeHTTPError, fmt.Sprintf("%v (from %s)", err, c.MCPEndpoint()), false)
+	if resp, ok := c.repeatedFailure(tool, err); ok {
+		return resp
 	}
 	if err := rec.bodyError(); err != nil {
 		return api.TransportFailure(tool, c.MCPEndpoint(), 0, err)
@@ -167,6 +163,26 @@ func (c *Client) mcpFailure(tool string, rec *httpRecord, err error) *api.ToolRe
 		return api.TransportFailure(tool, c.MCPEndpoint(), 0, io.ErrUnexpectedEOF) // the connection was cut
 	}
 	return api.TransportFailure(tool, c.MCPEndpoint(), 0, err)
+}
+
+// repeatedFailure is the answer to a failure that trying again would
+// repeat, found by vq before the server's answer: a stdio server that
+// cannot start, a server asking for what vq does not offer, or asking a
+// refused question again, a list without end.
+func (c *Client) repeatedFailure(tool string, err error) (*api.ToolResponse, bool) {
+	var start *StdioStartError
+	var asked *askedAgainError
+	switch {
+	case errors.As(err, &start):
+		return api.ClientError(tool, api.CodeServerConfig, start.Error(), false).NotRepeatable(), true
+	case isNotOffered(err):
+		return api.ClientError(tool, api.CodeToolError, err.Error(), false).NotRepeatable(), true
+	case errors.As(err, &asked):
+		return api.ClientError(tool, api.CodeToolError, asked.Error()+"; vq answers a question once per call", false).NotRepeatable(), true
+	case errors.Is(err, errEndlessList):
+		return api.ClientError(tool, api.CodeHTTPError, fmt.Sprintf("%v (from %s)", err, c.MCPEndpoint()), false), true
+	}
+	return nil, false
 }
 
 // serverRPCError finds the JSON-RPC error object the server answered. The

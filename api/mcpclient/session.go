@@ -47,12 +47,16 @@ func (c *Client) mcpSession(ctx context.Context) (*mcp.ClientSession, error) {
 		// once, so no call waits on one.
 		Capabilities:                &mcp.ClientCapabilities{},
 		ProgressNotificationHandler: c.onProgress,
+		// inputRounds answers a call's rounds of input instead.
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	}
 	if c.opts.Elicit != nil {
 		opts.ElicitationHandler = c.onElicit
 	}
 	c.handleLogs(opts)
 	client := mcp.NewClient(&mcp.Implementation{Name: "vq", Version: api.UserAgentVersion(c.opts.UserAgent)}, opts)
+	client.AddSendingMiddleware(c.inputRounds, c.logLevelInMeta)
+	client.AddReceivingMiddleware(c.refuseUnoffered)
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
 	session, err := c.connect(ctx, client, api.MCPProtocolVersion)
@@ -73,17 +77,20 @@ func (c *Client) mcpSession(ctx context.Context) (*mcp.ClientSession, error) {
 // (elicitation) arrive.
 func (c *Client) connect(ctx context.Context, client *mcp.Client, version string) (*mcp.ClientSession, error) {
 	endpoint := c.MCPEndpoint()
-	var transport mcp.Transport
-	if argv, ok := StdioCommand(endpoint); ok {
-		t, err := c.stdioTransport(argv)
-		if err != nil {
-			return nil, err
-		}
-		transport = t
-	} else {
-		transport = &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: c.mcpHTTPClient(), OAuthHandler: c.oauthHandler()}
+	opts := &mcp.ClientSessionOptions{ProtocolVersion: version}
+	argv, ok := StdioCommand(endpoint)
+	if !ok {
+		return client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: c.mcpHTTPClient(), OAuthHandler: c.oauthHandler()}, opts)
 	}
-	return client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	child, err := c.stdioTransport(argv)
+	if err != nil {
+		return nil, err
+	}
+	session, err := client.Connect(ctx, recordingTransport{Transport: child, limit: c.opts.MaxBodyBytes}, opts)
+	if err != nil {
+		return nil, child.startFailure(ctx, err)
+	}
+	return session, nil
 }
 
 // overHTTP reports an endpoint spoken to over streamable HTTP, rather than
@@ -110,7 +117,8 @@ func (c *Client) callMCP(ctx context.Context, call api.Call) *api.ToolResponse {
 	rec := newHTTPRecord()
 	ctx, touch, timedOut, done := c.callContext(context.WithValue(ctx, httpRecordKey{}, rec))
 	defer done()
-	defer c.inFlight.start(ctx)()
+	inFlight, end := c.inFlight.start(ctx)
+	defer end()
 	params := &mcp.CallToolParams{Name: call.Tool, Arguments: nonNilArgs(call.Args), Meta: c.callMeta()}
 	token := fmt.Sprintf("vq-%d", c.mcp.progressID.Add(1))
 	hook := api.ProgressHook(ctx)
@@ -140,9 +148,22 @@ func (c *Client) callMCP(ctx context.Context, call api.Call) *api.ToolResponse {
 		}
 	}
 	if err != nil {
-		return c.mcpFailure(call.Tool, rec, err)
+		return c.withNotOffered(inFlight, c.mcpFailure(call.Tool, rec, err))
 	}
-	return toolResponseFromMCP(call.Tool, result, rec.toolResult(), info)
+	return c.withNotOffered(inFlight, c.checkOutput(ctx, call.Tool, toolResponseFromMCP(call.Tool, result, rec.toolResult(), info)))
+}
+
+// withNotOffered is the failure of a call during which the server asked
+// for what vq does not offer (refuseUnoffered), so said, and not sent
+// again: the server would ask again.
+func (c *Client) withNotOffered(call *callInFlight, resp *api.ToolResponse) *api.ToolResponse {
+	what := c.inFlight.notOffered(call)
+	if resp.OK || what == "" {
+		return resp
+	}
+	resp = resp.WithErrorMessage(resp.ErrorMessage() + " (the server asked for " + what + ", which vq does not offer)")
+	resp.Recoverable = new(false)
+	return resp.NotRepeatable()
 }
 
 // listToolsForHeaders lists the session's tools before a call, once per
@@ -156,7 +177,7 @@ func (c *Client) listToolsForHeaders(ctx context.Context) {
 		return
 	}
 	s, err := c.mcpSession(ctx)
-	if err != nil || s.InitializeResult() == nil || s.InitializeResult().ProtocolVersion < api.MCPProtocolVersion {
+	if err != nil || !newRevision(s) {
 		return
 	}
 	c.sessionTools(ctx)
@@ -223,7 +244,7 @@ func (c *Client) withSession(ctx context.Context, rec *httpRecord, op func(*mcp.
 			return err
 		}
 		err = op(s)
-		if _, refused := serverRPCError(err); err == nil || refused {
+		if _, refused := serverRPCError(err); err == nil || refused || isNotOffered(err) {
 			return err
 		}
 		rec.awaitCancelNotice(ctx, err)

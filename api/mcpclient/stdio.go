@@ -6,12 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -104,62 +100,6 @@ func (w *words) end() {
 	}
 }
 
-// stdioGrace is how long a stdio server may take to exit once its stdin is
-// closed, before it is sent SIGTERM (and then killed).
-const stdioGrace = 2 * time.Second
-
-// stdioTransport starts nothing yet: the command starts on Connect and
-// ends on Close (stdin closed, then SIGTERM, then kill). The child's
-// stderr goes to StdioStderr (vq's stderr under --debug).
-func (c *Client) stdioTransport(argv []string) (mcp.Transport, error) {
-	path, err := exec.LookPath(argv[0])
-	if err != nil {
-		return nil, fmt.Errorf("cannot start the stdio server: %w", err)
-	}
-	cmd := exec.Command(path, argv[1:]...)
-	cmd.Stderr = c.opts.StdioStderr
-	return recordingTransport{Transport: childTransport{cmd: cmd, limit: min(c.opts.MaxBodyBytes, stdioMaxLine)}, limit: c.opts.MaxBodyBytes}, nil
-}
-
-// stdioMaxLine caps one message of a stdio server, below the HTTP answer
-// cap: a stdio message is decoded only once it has all arrived, into a
-// buffer that grows by doubling, so its peak memory is a multiple of the
-// line where an HTTP answer is decoded as it arrives (docs/reliability.md).
-const stdioMaxLine = 64 << 20
-
-// childTransport is the SDK's CommandTransport with vq's answer cap: the
-// SDK frames the messages (IOTransport) and bounds each one by the cap an
-// HTTP answer has, where CommandTransport would refuse any answer past its
-// own smaller default, such as a large run's failures.
-type childTransport struct {
-	cmd   *exec.Cmd
-	limit int64
-}
-
-func (t childTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	stdout, err := t.cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	stdin, err := t.cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := t.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("cannot start the stdio server: %w", err)
-	}
-	// The connection is closed by closing the child's stdin: its stdout
-	// ends when it exits.
-	framed := &mcp.IOTransport{
-		Reader: io.NopCloser(&lineCap{r: stdout, limit: t.limit}),
-		Writer: childStdin{cmd: t.cmd, stdin: stdin},
-		// The SDK's frame cap stays as a backstop behind lineCap, which
-		// fails first and says why.
-		MaxLineLength: int(min(t.limit+1, math.MaxInt32)),
-	}
-	return framed.Connect(ctx)
-}
-
 // lineCap fails a stdio server's line past limit bytes with api.ErrBodyTooLarge,
 // the error an HTTP answer past the cap has, so the user reads why. (The
 // SDK's own frame cap, which also holds, ends the session with an error of
@@ -168,6 +108,8 @@ type lineCap struct {
 	r     io.Reader
 	limit int64
 	line  int64 // bytes read since the last newline
+	// ended is told of the end of the server's output.
+	ended func()
 }
 
 func (l *lineCap) Read(p []byte) (int, error) {
@@ -181,47 +123,10 @@ func (l *lineCap) Read(p []byte) (int, error) {
 	} else {
 		l.line += int64(n)
 	}
+	if errors.Is(err, io.EOF) {
+		l.ended()
+	}
 	return n, err
-}
-
-// childStdin ends the child as the MCP stdio transport asks: close its
-// stdin, wait, SIGTERM, wait, kill.
-type childStdin struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-}
-
-func (w childStdin) Write(p []byte) (int, error) { return w.stdin.Write(p) }
-
-func (w childStdin) Close() error {
-	if err := w.stdin.Close(); err != nil {
-		return fmt.Errorf("closing the stdio server's stdin: %w", err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- w.cmd.Wait() }()
-	wait := func() (error, bool) {
-		select {
-		case err := <-exited:
-			return err, true
-		case <-time.After(stdioGrace):
-			return nil, false
-		}
-	}
-	if err, ok := wait(); ok {
-		return err
-	}
-	if w.cmd.Process.Signal(syscall.SIGTERM) == nil {
-		if err, ok := wait(); ok {
-			return err
-		}
-	}
-	if err := w.cmd.Process.Kill(); err != nil {
-		return err
-	}
-	if err, ok := wait(); ok {
-		return err
-	}
-	return errors.New("the stdio server does not exit")
 }
 
 // recordingTransport keeps a stdio server's answers as mcpRoundTripper
@@ -277,6 +182,17 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			rec.mu.Unlock()
 		}
 		c.mu.Unlock()
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "elicitation/create" {
+		// A question belongs to a call in flight, which cannot be told:
+		// each one's record has it (questionOrder reads it there).
+		if doc, encErr := jsonrpc.EncodeMessage(req); encErr == nil {
+			c.mu.Lock()
+			for _, rec := range c.pending {
+				bodyRecorder{rec: rec, limit: c.limit}.Write(doc)
+			}
+			c.mu.Unlock()
+		}
 	}
 	if resp, ok := msg.(*jsonrpc.Response); ok {
 		c.mu.Lock()

@@ -19,6 +19,8 @@ const (
 	RunCancelled = 7
 	Pending      = 8
 	NoClipboard  = 9
+	ServerConfig = 50
+	OutputSchema = 51
 	Interrupted  = 130
 	Terminated   = 143
 )
@@ -55,6 +57,8 @@ var contractCodes = []struct{ code, meaning string }{
 const (
 	codeUnauthorized = "unauthorized"
 	codeTimeout      = "timeout"
+	codeServerConfig = "server_config"
+	codeOutputSchema = "output_schema"
 )
 
 // Row is one row of the exit-code table.
@@ -90,6 +94,8 @@ func Table() []Row {
 		}
 	}
 	return append(rows,
+		Row{ServerConfig, codeServerConfig, nil, "a stdio: MCP server cannot be run, or exits before answering (its last stderr lines say why)"},
+		Row{OutputSchema, codeOutputSchema, nil, "an MCP tool's answer breaks the outputSchema its server lists (the answer is still in --json)"},
 		Row{Interrupted, "interrupted", nil, "interrupted (Ctrl-C)"},
 		Row{Terminated, "terminated", nil, "terminated (SIGTERM)"},
 	)
@@ -130,6 +136,10 @@ func ForCode(code string, recoverable bool) int {
 		return Unauthorized
 	case codeTimeout:
 		return Timeout
+	case codeServerConfig:
+		return ServerConfig
+	case codeOutputSchema:
+		return OutputSchema
 	}
 	offset := 0
 	for i, c := range contractCodes {

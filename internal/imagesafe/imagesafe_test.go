@@ -3,6 +3,7 @@ package imagesafe
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -50,7 +51,7 @@ func TestAnImagePastTheBudgetIsRefusedFromItsHeader(t *testing.T) {
 	if _, err := Decode([]byte("GIF89a")); err == nil {
 		t.Error("not a PNG: decoded")
 	}
-	if _, err := Check(bytes.NewReader(testkit.DeclaredPNG(t, 0, 10, testkit.PNGGray, 8, false))); err == nil {
+	if _, _, err := Check(bytes.NewReader(testkit.DeclaredPNG(t, 0, 10, testkit.PNGGray, 8, false))); err == nil {
 		t.Error("0×10: let through")
 	}
 }
@@ -64,7 +65,7 @@ func TestAnImageWithinTheBudgetDecodes(t *testing.T) {
 		testkit.DeclaredPNG(t, 40000, 1000, testkit.PNGRGBA, 8, false),
 		testkit.DeclaredPNG(t, 4000, 4000, testkit.PNGRGBA, 8, true),
 	} {
-		if _, err := Check(bytes.NewReader(data)); err != nil {
+		if _, _, err := Check(bytes.NewReader(data)); err != nil {
 			t.Errorf("refused: %v", err)
 		}
 	}
@@ -129,5 +130,20 @@ func TestDecodeIsTheStandardDecoder(t *testing.T) {
 	got, err := Decode(buf.Bytes())
 	if err != nil || got.At(1, 1) != want.At(1, 1) || got.Bounds() != want.Bounds() {
 		t.Errorf("decoded %v (%v)", got, err)
+	}
+}
+
+// BenchmarkFit measures the scaling of a diff to an agent's 1568 px: a
+// desktop full-page screenshot, and the pixel budget's worst (40 MP).
+//
+//	go test ./internal/imagesafe -run '^$' -bench Fit
+func BenchmarkFit(b *testing.B) {
+	for _, size := range []image.Point{{2560, 8000}, {5000, 8000}} {
+		src := image.NewRGBA(image.Rect(0, 0, size.X, size.Y))
+		b.Run(fmt.Sprintf("%dx%d", size.X, size.Y), func(b *testing.B) {
+			for b.Loop() {
+				Fit(src, 1568)
+			}
+		})
 	}
 }

@@ -1,0 +1,397 @@
+package mcpclient
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/internal/textsafe"
+)
+
+// How a stdio server is ended, as the MCP stdio transport orders: its
+// stdin is closed, and it has stdioGrace to exit; then its process group
+// is sent SIGTERM and has stdioTermGrace; then SIGKILL. Whatever the
+// server left running in its group is ended the same way once it has
+// exited, so a launcher (npx) that ignores SIGTERM leaves no server
+// behind. A server that exits on end of input, as they do, is gone well
+// within the grace; the whole teardown is bounded by the sum
+// (docs/reliability.md).
+const (
+	stdioGrace     = 50 * time.Millisecond
+	stdioTermGrace = 500 * time.Millisecond
+	stdioKillWait  = time.Second
+)
+
+// StdioStartError is a stdio server that could not start: its command
+// cannot be run, or it exited (or closed its output) before answering. A
+// configuration error, which starting it again would repeat.
+type StdioStartError struct {
+	Command string
+	Reason  string
+	// Stderr are the server's last lines of stderr, sanitized and bounded.
+	Stderr []string
+}
+
+func (e *StdioStartError) Error() string {
+	msg := fmt.Sprintf("the stdio server %s %s", textsafe.SanitizeLine(e.Command), e.Reason)
+	if len(e.Stderr) > 0 {
+		msg += "; its last lines of stderr: " + strings.Join(e.Stderr, " | ")
+	}
+	return msg
+}
+
+// stdioTransport starts nothing yet: the command starts on Connect, with
+// the minimal environment (childEnv) in a process group of its own, and
+// ends on Close (childProcess.end). Its stderr is kept (the last lines, for
+// a StdioStartError) and, under --debug, shown sanitized (stderrLog).
+func (c *Client) stdioTransport(argv []string) (*childTransport, error) {
+	log := &stderrLog{shown: c.opts.StdioStderr}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return nil, &StdioStartError{Command: argv[0], Reason: "cannot be run: " + err.Error()}
+	}
+	return &childTransport{command: argv[0], path: path, args: argv[1:], env: childEnv(c.opts.StdioEnv),
+		limit: min(c.opts.MaxBodyBytes, stdioMaxLine), log: log}, nil
+}
+
+// childEnv is a stdio server's environment: the few variables of vq's
+// that a program needs to run (inheritedEnv, as the MCP TypeScript SDK
+// passes them), never vq's keys or tokens, then the --env pairs.
+func childEnv(extra []string) []string {
+	var env []string
+	for _, name := range inheritedEnv {
+		// A value starting with "()" is a shell function, which a
+		// program has no use for.
+		if v, ok := os.LookupEnv(name); ok && !strings.HasPrefix(v, "()") {
+			env = append(env, name+"="+v)
+		}
+	}
+	return append(env, extra...)
+}
+
+// stdioMaxLine caps one message of a stdio server, below the HTTP answer
+// cap: a stdio message is decoded only once it has all arrived, into a
+// buffer that grows by doubling, so its peak memory is a multiple of the
+// line where an HTTP answer is decoded as it arrives (docs/reliability.md).
+const stdioMaxLine = 64 << 20
+
+// childTransport is the SDK's IOTransport over a child process, with vq's
+// answer cap: the SDK frames the messages and bounds each one by the cap
+// an HTTP answer has, where CommandTransport would refuse any answer past
+// its own smaller default, such as a large run's failures.
+type childTransport struct {
+	command    string // as the endpoint names it
+	path       string
+	args, env  []string
+	limit      int64
+	log        *stderrLog
+	mu         sync.Mutex
+	proc       *childProcess // the child Connect started; nil before
+	startError error         // why it could not start
+}
+
+func (t *childTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	p, err := startChild(t.path, t.args, t.env, t.log)
+	if err != nil {
+		err = &StdioStartError{Command: t.command, Reason: "cannot be started: " + err.Error()}
+		t.mu.Lock()
+		t.startError = err
+		t.mu.Unlock()
+		return nil, err
+	}
+	t.mu.Lock()
+	t.proc = p
+	t.mu.Unlock()
+	framed := &mcp.IOTransport{
+		Reader: io.NopCloser(&lineCap{r: p.stdout, limit: t.limit, ended: p.outputEnded}),
+		Writer: p,
+		// The SDK's frame cap stays as a backstop behind lineCap, which
+		// fails first and says why.
+		MaxLineLength: int(min(t.limit+1, math.MaxInt32)),
+	}
+	return framed.Connect(ctx)
+}
+
+// startFailure is err, why a session could not be opened, as a
+// StdioStartError when the child could not start or ended on its own
+// before answering; err as it is otherwise (a timeout, an interrupt, a
+// refusal).
+func (t *childTransport) startFailure(ctx context.Context, err error) error {
+	t.mu.Lock()
+	p, startErr := t.proc, t.startError
+	t.mu.Unlock()
+	switch {
+	case startErr != nil:
+		return startErr
+	case ctx.Err() != nil || p == nil || !p.endedOnItsOwn():
+		return err
+	}
+	p.wait() // its last lines of stderr
+	return &StdioStartError{Command: t.command, Reason: p.exitReason(), Stderr: t.log.tail()}
+}
+
+// childProcess is a started stdio server: vq's ends of its three pipes
+// (its own, not exec's, so that neither Wait nor a grandchild holding a
+// pipe decides when vq stops reading), and its teardown as Close.
+type childProcess struct {
+	cmd                   *exec.Cmd
+	stdin, stdout, stderr *os.File
+	exited, stderrRead    chan struct{}
+	// closing: vq has begun to end it; ended: its stdout ended before.
+	closing, ended atomic.Bool
+	closeOnce      sync.Once
+	closeErr       error
+}
+
+func startChild(path string, args, env []string, log *stderrLog) (*childProcess, error) {
+	var ends [3][2]*os.File // stdin, stdout, stderr: read and write ends
+	for i := range ends {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll(ends[:i])
+			return nil, err
+		}
+		ends[i] = [2]*os.File{r, w}
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Env = env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = ends[0][0], ends[1][1], ends[2][1]
+	inOwnGroup(cmd)
+	err := cmd.Start()
+	for _, childEnd := range []*os.File{ends[0][0], ends[1][1], ends[2][1]} {
+		childEnd.Close()
+	}
+	if err != nil {
+		closeAll([][2]*os.File{{ends[0][1]}, {ends[1][0]}, {ends[2][0]}})
+		return nil, err
+	}
+	p := &childProcess{cmd: cmd, stdin: ends[0][1], stdout: ends[1][0], stderr: ends[2][0],
+		exited: make(chan struct{}), stderrRead: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		close(p.exited)
+	}()
+	go func() {
+		_, _ = io.Copy(log, p.stderr)
+		log.end()
+		close(p.stderrRead)
+	}()
+	return p, nil
+}
+
+func closeAll(files [][2]*os.File) {
+	for _, pair := range files {
+		for _, f := range pair {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}
+}
+
+func (p *childProcess) Write(b []byte) (int, error) { return p.stdin.Write(b) }
+
+// Close ends the child (end) once.
+func (p *childProcess) Close() error {
+	p.closeOnce.Do(func() { p.closeErr = p.end() })
+	return p.closeErr
+}
+
+// end closes the child's stdin, waits, then signals its process group:
+// SIGTERM, then SIGKILL (the bounds above).
+func (p *childProcess) end() error {
+	p.closing.Store(true)
+	defer p.release()
+	p.stdin.Close()
+	for _, step := range []struct {
+		signal syscall.Signal
+		wait   time.Duration
+	}{{0, stdioGrace}, {syscall.SIGTERM, stdioTermGrace}, {syscall.SIGKILL, stdioKillWait}} {
+		if step.signal != 0 {
+			_ = signalGroup(p.cmd.Process, step.signal)
+		}
+		if p.awaitExit(step.wait) {
+			p.endGroup()
+			return nil
+		}
+	}
+	return errors.New("the stdio server does not exit")
+}
+
+// endGroup ends what the exited server left running in its process group
+// (a launcher's server, its own children): SIGTERM, then SIGKILL.
+func (p *childProcess) endGroup() {
+	if !groupAlive(p.cmd.Process) {
+		return
+	}
+	_ = signalGroup(p.cmd.Process, syscall.SIGTERM)
+	for deadline := time.Now().Add(stdioTermGrace); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if !groupAlive(p.cmd.Process) {
+			return
+		}
+	}
+	_ = signalGroup(p.cmd.Process, syscall.SIGKILL)
+}
+
+func (p *childProcess) awaitExit(d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-p.exited:
+		return true
+	case <-timer.C:
+		return false
+	}
+}
+
+// stderrDrain bounds the reading of what a child wrote to stderr last,
+// once it has exited: a grandchild that escaped its group may hold the
+// pipe open.
+const stderrDrain = 100 * time.Millisecond
+
+// release closes vq's ends of the pipes, once the child's last lines of
+// stderr are read (within stderrDrain), so no reader outlives the child.
+func (p *childProcess) release() {
+	timer := time.NewTimer(stderrDrain)
+	defer timer.Stop()
+	select {
+	case <-p.stderrRead:
+	case <-timer.C:
+	}
+	p.stderr.Close()
+	p.stdout.Close()
+	<-p.stderrRead
+}
+
+// wait waits for the child's end (Close has begun it).
+func (p *childProcess) wait() { _ = p.Close() }
+
+// outputEnded records the child's stdout ending before vq ended it.
+func (p *childProcess) outputEnded() {
+	if !p.closing.Load() {
+		p.ended.Store(true)
+	}
+}
+
+// endedOnItsOwn reports a child that closed its output before vq ended it,
+// or exited with a failure status: it could not serve.
+func (p *childProcess) endedOnItsOwn() bool {
+	if p.ended.Load() {
+		return true
+	}
+	select {
+	case <-p.exited:
+		return p.cmd.ProcessState.ExitCode() > 0
+	default:
+		return false
+	}
+}
+
+func (p *childProcess) exitReason() string {
+	select {
+	case <-p.exited:
+		return "exited before answering (" + p.cmd.ProcessState.String() + ")"
+	default:
+		return "closed its output before answering"
+	}
+}
+
+// Bounds of a stdio server's stderr: each line as shown or kept, the
+// lines kept for a StdioStartError, and what --debug shows in all.
+const (
+	stderrLineMax   = 1000
+	stderrTailLines = 10
+	stderrShownMax  = 1 << 20
+)
+
+const stderrMore = "stdio server: (more on stderr, past what --debug shows)\n"
+
+// stderrLog reads a stdio server's stderr a line at a time: each line is
+// sanitized (a server's escape sequences never reach the terminal) and cut
+// at stderrLineMax bytes; the last stderrTailLines are kept, and shown
+// (under --debug) is written each line, up to stderrShownMax bytes.
+type stderrLog struct {
+	shown io.Writer
+	mu    sync.Mutex
+	line  []byte // the line being read, up to stderrLineMax
+	cut   bool   // it went on past stderrLineMax
+	lines []string
+	// written is what shown has been written; past the bound, nothing more.
+	written int
+}
+
+func (l *stderrLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			l.add(p)
+			break
+		}
+		l.add(p[:i])
+		l.endLine()
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+func (l *stderrLog) add(b []byte) {
+	room := stderrLineMax - len(l.line)
+	if len(b) > room {
+		b, l.cut = b[:room], true
+	}
+	l.line = append(l.line, b...)
+}
+
+// endLine keeps and shows the line read.
+func (l *stderrLog) endLine() {
+	line := textsafe.SanitizeLine(strings.ToValidUTF8(string(l.line), "\uFFFD"))
+	if l.cut {
+		line += "…"
+	}
+	l.line, l.cut = l.line[:0], false
+	if len(l.lines) == stderrTailLines {
+		l.lines = l.lines[1:]
+	}
+	l.lines = append(l.lines, line)
+	if l.shown == nil || l.written >= stderrShownMax {
+		return
+	}
+	out := "stdio server: " + line + "\n"
+	if l.written+len(out)+len(stderrMore) > stderrShownMax {
+		out = stderrMore
+		l.written = stderrShownMax
+	} else {
+		l.written += len(out)
+	}
+	_, _ = io.WriteString(l.shown, out)
+}
+
+// end keeps the last line when it had no newline.
+func (l *stderrLog) end() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.line) > 0 || l.cut {
+		l.endLine()
+	}
+}
+
+// tail is the last lines kept.
+func (l *stderrLog) tail() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.lines...)
+}

@@ -1,0 +1,23 @@
+//go:build unix
+
+package mcpclient
+
+import (
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+// inheritedEnv are the variables of vq's environment a stdio server gets.
+var inheritedEnv = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"}
+
+// inOwnGroup starts the child as the leader of a process group of its
+// own: its teardown signals the group, and a terminal's Ctrl-C reaches
+// vq alone, which ends the child in order.
+func inOwnGroup(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} }
+
+// signalGroup signals every process of the child's group.
+func signalGroup(p *os.Process, sig syscall.Signal) error { return syscall.Kill(-p.Pid, sig) }
+
+// groupAlive reports a process left in the child's group.
+func groupAlive(p *os.Process) bool { return syscall.Kill(-p.Pid, 0) == nil }

@@ -1,0 +1,80 @@
+package mcpclient
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/visualq/vq/api"
+)
+
+// checkOutput holds a general server's answer (resp, ok) to the
+// outputSchema its tools/list gives the tool: structuredContent must be
+// there and valid. An answer that breaks it is an output_schema failure,
+// not recoverable, naming where and by which rule, which keeps the answer
+// as its data (--json still carries it). A schema vq cannot read (one it
+// cannot resolve, of a draft it does not know) judges nothing.
+func (c *Client) checkOutput(ctx context.Context, tool string, resp *api.ToolResponse) *api.ToolResponse {
+	content, general := resp.Content()
+	if !general || !resp.OK {
+		return resp
+	}
+	listed, known, _ := c.listedTool(ctx, tool)
+	if !known || len(listed.OutputSchema) == 0 {
+		return resp
+	}
+	var schema jsonschema.Schema
+	if json.Unmarshal(listed.OutputSchema, &schema) != nil {
+		return resp
+	}
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		return resp
+	}
+	var broken string
+	if len(content.Structured) == 0 {
+		broken = "it sent no structuredContent"
+	} else {
+		var instance any
+		if err := json.Unmarshal(content.Structured, &instance); err != nil {
+			return resp // the SDK decoded it: cannot happen
+		}
+		if err := resolved.Validate(instance); err != nil {
+			if strings.HasPrefix(err.Error(), "cannot validate version") {
+				return resp
+			}
+			broken = schemaViolation(err)
+		}
+	}
+	if broken == "" {
+		return resp
+	}
+	resp.OK = false
+	resp.Error = &api.ToolError{Code: api.CodeOutputSchema, Message: fmt.Sprintf("%s's answer breaks the outputSchema the server lists for it: %s", tool, broken)}
+	resp.Recoverable = new(false)
+	return resp.NotRepeatable()
+}
+
+// schemaViolation is a validation error as a person reads it: the
+// library's chain of "validating <schema path>: " prefixes becomes the
+// innermost path, which names the member (as /properties/n), and its rule.
+func schemaViolation(err error) string {
+	msg, path := err.Error(), ""
+	for {
+		rest, ok := strings.CutPrefix(msg, "validating ")
+		if !ok {
+			break
+		}
+		at, after, ok := strings.Cut(rest, ": ")
+		if !ok {
+			break
+		}
+		path, msg = at, after
+	}
+	if path == "" || path == "root" {
+		return msg
+	}
+	return path + ": " + msg
+}

@@ -1,0 +1,102 @@
+package cmd
+
+import (
+	"context"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/api/mcpclient"
+)
+
+// Shell completion of what an MCP server offers besides tools: prompt
+// names and their arguments' keys from its lists, and the values of
+// prompt arguments and resource template variables from the server itself
+// (completion/complete), all within the completion budget.
+
+// mcpCompletion is what completion asks the server with: the budget's
+// context and a client over MCP (nil when none can be had), and what ends
+// both.
+func (f *Factory) mcpCompletion(c *cobra.Command) (context.Context, *mcpclient.Client, func()) {
+	ctx, cancel := context.WithTimeout(commandContext(c), completionBudget)
+	f.Global.Transport = api.TransportMCP
+	client, _, err := f.Client(ctx)
+	if err != nil {
+		return ctx, nil, cancel
+	}
+	return ctx, client, func() { client.Close(); cancel() }
+}
+
+// completePrompt completes vq mcp prompt NAME KEY=VALUE...
+func (f *Factory) completePrompt(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	ctx, client, done := f.mcpCompletion(c)
+	defer done()
+	if client == nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	if key, typed, ok := strings.Cut(toComplete, "="); ok && len(args) > 0 {
+		given := map[string]string{}
+		for _, pair := range args[1:] {
+			if k, v, ok := strings.Cut(pair, "="); ok {
+				given[k] = v
+			}
+		}
+		var values []string
+		for _, v := range client.Complete(ctx, args[0], "", key, typed, given) {
+			values = append(values, key+"="+v)
+		}
+		return withPrefix(values, toComplete), cobra.ShellCompDirectiveNoFileComp
+	}
+	_, list, err := client.ListPrompts(ctx)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var candidates []string
+	for _, p := range list.Prompts {
+		switch {
+		case len(args) == 0:
+			candidates = append(candidates, p.Name)
+		case p.Name == args[0]:
+			for _, a := range p.Arguments {
+				candidates = append(candidates, a.Name+"=")
+			}
+		}
+	}
+	directive := cobra.ShellCompDirectiveNoFileComp
+	if len(args) > 0 {
+		directive |= cobra.ShellCompDirectiveNoSpace
+	}
+	return withPrefix(candidates, toComplete), directive
+}
+
+// completeResource completes vq mcp resource URI: the listed resources,
+// and a template's URI, its variables filled in from the server.
+func (f *Factory) completeResource(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	ctx, client, done := f.mcpCompletion(c)
+	defer done()
+	if client == nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	_, list, err := client.ListResources(ctx)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var candidates []string
+	for _, r := range list.Resources {
+		candidates = append(candidates, r.URI)
+	}
+	for _, t := range list.Templates {
+		name, typed, given, ok := mcpclient.TemplateArgument(t.URITemplate, toComplete)
+		if !ok {
+			continue
+		}
+		start := strings.TrimSuffix(toComplete, typed)
+		for _, v := range client.Complete(ctx, "", t.URITemplate, name, typed, given) {
+			candidates = append(candidates, start+v)
+		}
+	}
+	return withPrefix(candidates, toComplete), cobra.ShellCompDirectiveNoFileComp
+}

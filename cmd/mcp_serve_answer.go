@@ -1,0 +1,252 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image/png"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/imagesafe"
+	"github.com/visualq/vq/internal/textsafe"
+)
+
+const (
+	// maxAgentImages bounds the diff images one answer carries: the
+	// first failures' of a run, or the one diff of get_diff_stats.
+	maxAgentImages = 4
+	// agentImageSide is the longer side an image is cut down to: the
+	// largest vision models take without scaling it again.
+	agentImageSide = 1568
+	// maxImageBytes bounds a downloaded image, as the TUI's preview does.
+	maxImageBytes = 16 << 20
+)
+
+// toolResult is a ToolResponse as vq mcp serve answers it: the response
+// as the agent may have it (forAgent) as structuredContent, and as text
+// blocks the readable summary, error, warnings and next actions, then the
+// same JSON serialized (MCP asks for it, for clients that ignore
+// structuredContent), then the diff images the answer links; isError
+// when it is not ok.
+func (s *agentServer) toolResult(ctx context.Context, resp *api.ToolResponse) (*mcp.CallToolResult, error) {
+	resp = s.forAgent(resp)
+	doc, err := resp.Document()
+	if err != nil {
+		return nil, err
+	}
+	doc = textsafe.EscapeJSON(doc)
+	content := []mcp.Content{&mcp.TextContent{Text: format.AgentText(resp)}, &mcp.TextContent{Text: string(doc)}}
+	if !s.opts.NoImages && resp.OK {
+		content = append(content, s.images(ctx, resp)...)
+	}
+	return &mcp.CallToolResult{Content: content, StructuredContent: json.RawMessage(doc), IsError: !resp.OK}, nil
+}
+
+// forAgent is an answer as the agent may have it: a next action whose
+// tool is no valid tool name, or whose argument names are not plain
+// one-line text, is left out (the agent would call it back as it came),
+// labels are sanitized, and a confirm the server put in the arguments is
+// taken out, as the command line takes it out: consent is the agent's
+// user's to give, never the server's. An answer with nothing to change
+// keeps the server's bytes.
+func (s *agentServer) forAgent(resp *api.ToolResponse) *api.ToolResponse {
+	actions := make([]api.NextAction, 0, len(resp.NextActions))
+	changed := false
+	for _, a := range resp.NextActions {
+		clean, why := agentAction(a)
+		if why != "" {
+			s.logf("%s: next action %q left out: %s", textsafe.SanitizeLine(resp.Tool), textsafe.SanitizeLine(a.Label), why)
+			changed = true
+			continue
+		}
+		_, consent := a.Args[api.ArgConfirm]
+		changed = changed || consent || clean.Label != a.Label
+		actions = append(actions, clean)
+	}
+	if !changed {
+		return resp
+	}
+	return resp.WithNextActions(actions)
+}
+
+// agentAction is a next action as the agent may have it, or why it may
+// not have it at all.
+func agentAction(a api.NextAction) (api.NextAction, string) {
+	if !api.ValidToolName(a.Tool) {
+		return a, "its tool is not a valid tool name"
+	}
+	for k := range a.Args {
+		if !plainName(k) {
+			return a, fmt.Sprintf("its argument %q is no name", textsafe.SanitizeLine(k))
+		}
+	}
+	out := api.NextAction{Label: textsafe.SanitizeLine(a.Label), Tool: a.Tool}
+	if len(a.Args) > 0 {
+		out.Args = a.Call().Args
+	}
+	return out, ""
+}
+
+// plainName reports a name an agent can be handed and write back: one
+// line of text with nothing a terminal would obey or hide.
+func plainName(s string) bool {
+	return s != "" && textsafe.SanitizeLine(s) == s
+}
+
+// diffLink is a diff image an answer links, and what it is of.
+type diffLink struct{ url, of string }
+
+// images are the diff images an answer links on the VisualQ server, each
+// after a line saying what it is of; a link that cannot be shown is a
+// line saying why instead. They are fetched together, within the bound of
+// requests in flight.
+func (s *agentServer) images(ctx context.Context, resp *api.ToolResponse) []mcp.Content {
+	links := diffLinks(resp)
+	shown := make([][]mcp.Content, len(links))
+	var wg sync.WaitGroup
+	for i, link := range links {
+		wg.Go(func() {
+			data, err := s.diffImage(ctx, link.url)
+			if err != nil {
+				shown[i] = []mcp.Content{&mcp.TextContent{Text: "diff image of " + link.of + " not attached: " + textsafe.SanitizeLine(err.Error())}}
+				return
+			}
+			shown[i] = []mcp.Content{&mcp.TextContent{Text: "diff image of " + link.of + ":"}, &mcp.ImageContent{Data: data, MIMEType: "image/png"}}
+		})
+	}
+	wg.Wait()
+	return slices.Concat(shown...)
+}
+
+// diffLinks are the diff images an answer links: get_diff_stats' diffImageUrl,
+// or the diffUrl of the first failures a run lists.
+func diffLinks(resp *api.ToolResponse) []diffLink {
+	if link := dataString(resp, "diffImageUrl"); link != "" {
+		return []diffLink{{url: link, of: checkName(dataString(resp, "scenarioLabel"), dataString(resp, "viewport"))}}
+	}
+	var links []diffLink
+	for _, f := range listedFailures(resp, maxAgentImages) {
+		if f.DiffURL != "" {
+			links = append(links, diffLink{url: f.DiffURL, of: checkName(f.ScenarioLabel, f.Viewport)})
+		}
+	}
+	return links
+}
+
+// dataString is a top-level string member of an answer's data, "" when
+// there is none.
+func dataString(resp *api.ToolResponse, name string) string {
+	var v string
+	_ = json.Unmarshal(resp.DataField(name), &v)
+	return v
+}
+
+// checkName names a check for the agent: its scenario and viewport.
+func checkName(scenario, viewport string) string {
+	name := strings.TrimSpace(textsafe.SanitizeLine(scenario + " " + viewport))
+	if name == "" {
+		return "the check"
+	}
+	return name
+}
+
+// listedFailure is what vq mcp serve reads of a failure a run lists.
+type listedFailure struct {
+	ScenarioLabel string `json:"scenarioLabel"`
+	Viewport      string `json:"viewport"`
+	DiffURL       string `json:"diffUrl"`
+}
+
+// listedFailures are the first n failures of an answer's data.failures,
+// read one by one: a run can list 100,000.
+func listedFailures(resp *api.ToolResponse, n int) []listedFailure {
+	raw := resp.DataField("failures")
+	if raw == nil {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return nil
+	}
+	var out []listedFailure
+	for len(out) < n && dec.More() {
+		var f listedFailure
+		if dec.Decode(&f) != nil {
+			break
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// diffImage fetches an image the VisualQ server links, within the bounds
+// of the TUI's preview (size, pixels), as a PNG at most agentImageSide on
+// its longer side: the server's own bytes when its header says they are
+// one, else made so. Images are decoded one at a time: each may take the
+// pixel budget's memory.
+func (s *agentServer) diffImage(ctx context.Context, link string) ([]byte, error) {
+	if !s.servedHere(link) {
+		return nil, errors.New("not on the VisualQ server")
+	}
+	done, err := s.admit(ctx)
+	if err != nil {
+		return nil, err
+	}
+	data, err := s.client.FetchPublic(ctx, link, maxImageBytes)
+	done()
+	if err != nil {
+		return nil, err
+	}
+	cfg, format, err := imagesafe.Check(bytes.NewReader(data))
+	switch {
+	case err != nil:
+		return nil, err
+	case format == "png" && cfg.Width <= agentImageSide && cfg.Height <= agentImageSide:
+		return data, nil
+	}
+	s.decoding.Lock()
+	defer s.decoding.Unlock()
+	img, err := imagesafe.Decode(data)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, imagesafe.Fit(img, agentImageSide)); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// servedHere reports a link to the server vq serves (scheme, host and
+// port): a server's answer cannot make vq fetch from elsewhere.
+func (s *agentServer) servedHere(link string) bool {
+	u, ok := textsafe.WebURL(link)
+	if !ok {
+		return false
+	}
+	home := s.settings.BaseURL
+	if home == "" {
+		home = s.settings.MCPEndpoint()
+	}
+	h, err := url.Parse(home)
+	return err == nil && u.Scheme == h.Scheme && strings.EqualFold(u.Hostname(), h.Hostname()) && portOf(u) == portOf(h)
+}
+
+// portOf is a URL's port, its scheme's when it names none.
+func portOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if u.Scheme == "https" {
+		return "443"
+	}
+	return "80"
+}

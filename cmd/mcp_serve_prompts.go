@@ -1,0 +1,195 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/completions"
+	"github.com/visualq/vq/internal/textsafe"
+)
+
+// servedPrompt is a VisualQ workflow an agent's user starts by name (most
+// agents offer prompts as slash commands). Its arguments are those of the
+// tools it asks the agent to call, which completion/complete completes
+// from the answers vq mcp serve has passed on.
+type servedPrompt struct {
+	prompt *mcp.Prompt
+	// text is the message asking for the workflow, from the arguments
+	// (sanitized, all present); readOnly leaves out what writes.
+	text func(a map[string]string, readOnly bool) string
+}
+
+var (
+	runIDArgument    = &mcp.PromptArgument{Name: "runId", Title: "Run", Description: "the VisualQ run", Required: true}
+	scenarioArgument = &mcp.PromptArgument{Name: "scenarioLabel", Title: "Scenario", Description: "the scenario's label", Required: true}
+	viewportArgument = &mcp.PromptArgument{Name: "viewport", Title: "Viewport", Description: "the viewport's name", Required: true}
+)
+
+var servedPrompts = []servedPrompt{
+	{
+		prompt: &mcp.Prompt{Name: "triage_run", Title: "Triage a run", Description: "Go through a VisualQ run's failed checks and their diffs",
+			Arguments: []*mcp.PromptArgument{runIDArgument}},
+		text: func(a map[string]string, _ bool) string {
+			return fmt.Sprintf("Triage VisualQ run %[1]s: call %[2]s with runId %[1]s, then %[3]s for each failure its next actions name, and look at the diff images. "+
+				"Tell me which changes look intended and which look like regressions. Approve nothing without asking me.",
+				a["runId"], api.ToolRunFailures, api.ToolDiffStats)
+		},
+	},
+	{
+		prompt: &mcp.Prompt{Name: "review_diff", Title: "Review a visual change", Description: "Judge one check's diff and, with your consent, approve it",
+			Arguments: []*mcp.PromptArgument{runIDArgument, scenarioArgument, viewportArgument}},
+		text: func(a map[string]string, readOnly bool) string {
+			text := fmt.Sprintf("Review the visual change of scenario %q at viewport %q in VisualQ run %s: call %s with these arguments, look at its diff image, and say whether the change looks intended.",
+				a["scenarioLabel"], a["viewport"], a["runId"], api.ToolDiffStats)
+			if !readOnly {
+				text += fmt.Sprintf(" If I agree that it is, approve it with %s and the argument confirm: true.", api.ToolApprove)
+			}
+			return text
+		},
+	},
+	{
+		prompt: &mcp.Prompt{Name: "prove_ticket", Title: "Prove a JIRA ticket", Description: "Prove a ticket's tracking and get the comment to paste",
+			Arguments: []*mcp.PromptArgument{{Name: "ticket", Title: "Ticket", Description: "the JIRA ticket (BN-470)", Required: true}}},
+		text: func(a map[string]string, _ bool) string {
+			return fmt.Sprintf("Prove JIRA ticket %s with %s, sending a progress token so that the call answers with the final result. "+
+				"Quote its proofOutcome.headline to me as it is, then the verdict and the reasons; give me jiraMarkdown verbatim, to paste into the ticket; if the proof failed, propose its next actions.",
+				a["ticket"], api.ToolProve)
+		},
+	},
+}
+
+// addPrompts serves the prompts.
+func (s *agentServer) addPrompts() {
+	for _, p := range servedPrompts {
+		s.server.AddPrompt(p.prompt, func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			args := map[string]string{}
+			for _, a := range p.prompt.Arguments {
+				v := textsafe.SanitizeLine(req.Params.Arguments[a.Name])
+				if v == "" {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("prompt %s needs the argument %s", p.prompt.Name, a.Name)}
+				}
+				args[a.Name] = v
+			}
+			return &mcp.GetPromptResult{Description: p.prompt.Description, Messages: []*mcp.PromptMessage{
+				{Role: "user", Content: &mcp.TextContent{Text: p.text(args, s.opts.ReadOnly)}},
+			}}, nil
+		})
+	}
+}
+
+// maxCompletions is what one completion/complete answers at most, as MCP
+// caps it.
+const maxCompletions = 100
+
+// complete answers completion/complete for the prompts' arguments: the
+// run ids, scenario labels and viewports of the answers vq mcp serve
+// passed on (a check's, of the run the context names), then the run ids
+// the completion cache holds of this user's vq commands.
+func (s *agentServer) complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	p := req.Params
+	if p.Ref.Type != "ref/prompt" || !slices.ContainsFunc(servedPrompts, func(sp servedPrompt) bool { return sp.prompt.Name == p.Ref.Name }) {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("no prompt %q is served (vq mcp serve completes its prompts' arguments)", textsafe.SanitizeLine(p.Ref.Name))}
+	}
+	var context map[string]string
+	if p.Context != nil {
+		context = p.Context.Arguments
+	}
+	values := s.recall.values(p.Argument.Name, context)
+	if p.Argument.Name == completions.RunID {
+		for _, id := range completions.Open(s.factory.Getenv).Recent(completions.RunID) {
+			values = appendNew(values, id)
+		}
+	}
+	values = slices.DeleteFunc(values, func(v string) bool { return !strings.HasPrefix(strings.ToLower(v), strings.ToLower(p.Argument.Value)) })
+	total := len(values)
+	values = values[:min(total, maxCompletions)]
+	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: values, Total: total, HasMore: total > len(values)}}, nil
+}
+
+const (
+	// maxRecalledRuns and maxRecalledChecks bound what recall keeps.
+	maxRecalledRuns   = 50
+	maxRecalledChecks = 500
+	// maxRecalledValue is the longest value kept: an id or a label.
+	maxRecalledValue = 200
+)
+
+// recall is what vq mcp serve remembers of the answers it passed on, for
+// completion: the runs they named and the checks (scenario and viewport)
+// of each, newest first, bounded.
+type recall struct {
+	mu     sync.Mutex
+	runs   []string
+	checks []recalledCheck
+}
+
+type recalledCheck struct{ run, scenario, viewport string }
+
+// remember records the run and checks an answer names: at the top of
+// its data, in its first failures and in its next actions' arguments.
+func (r *recall) remember(resp *api.ToolResponse) {
+	run := dataString(resp, completions.RunID)
+	found := []recalledCheck{{run, dataString(resp, "scenarioLabel"), dataString(resp, "viewport")}}
+	for _, f := range listedFailures(resp, maxRecalledChecks) {
+		found = append(found, recalledCheck{run, f.ScenarioLabel, f.Viewport})
+	}
+	for _, a := range resp.NextActions {
+		arg := func(k string) string { v, _ := a.Args[k].(string); return v }
+		found = append(found, recalledCheck{arg(completions.RunID), arg("scenarioLabel"), arg("viewport")})
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range slices.Backward(found) {
+		if !recallable(c.run) || !recallable(c.scenario) || !recallable(c.viewport) {
+			continue
+		}
+		if c.run != "" {
+			r.runs = newestFirst(r.runs, c.run, maxRecalledRuns)
+		}
+		if c.scenario != "" {
+			r.checks = newestFirst(r.checks, c, maxRecalledChecks)
+		}
+	}
+}
+
+// recallable is a value worth offering, or none: a plain one-line name,
+// not too long.
+func recallable(v string) bool { return v == "" || plainName(v) && len(v) <= maxRecalledValue }
+
+// newestFirst is list with v at its head, once, at most limit long.
+func newestFirst[T comparable](list []T, v T, limit int) []T {
+	list = slices.DeleteFunc(list, func(x T) bool { return x == v })
+	list = slices.Insert(list, 0, v)
+	return list[:min(len(list), limit)]
+}
+
+// values are the remembered values of a prompt argument, newest first:
+// checks of the run (and scenario) the context names when it names one.
+func (r *recall) values(arg string, context map[string]string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if arg == completions.RunID {
+		return slices.Clone(r.runs)
+	}
+	var out []string
+	for _, c := range r.checks {
+		if run := context[completions.RunID]; run != "" && c.run != "" && run != c.run {
+			continue
+		}
+		switch arg {
+		case "scenarioLabel":
+			out = appendNew(out, c.scenario)
+		case "viewport":
+			if scenario := context["scenarioLabel"]; c.viewport != "" && (scenario == "" || scenario == c.scenario) {
+				out = appendNew(out, c.viewport)
+			}
+		}
+	}
+	return out
+}
