@@ -181,25 +181,10 @@ func cutLines(lines []string, most int) []string {
 // values (at most fieldChoices of them) or yes and no, else a text input
 // that checks what is typed.
 func (f *formField) field(theme huh.Theme) huh.Field {
-	title := textsafe.SanitizeLine(clip(cmp.Or(f.Title, f.Name), maxTitleBytes))
-	if f.Required {
-		title += " (required)"
-	}
-	desc := textsafe.Sanitize(clip(f.Description, maxDescriptionBytes))
-	if desc != "" {
-		desc = strings.Join(cutLines(strings.Split(desc, "\n"), maxDescriptionLines), "\n")
-	}
-	values, labels := f.Enum, f.EnumNames
-	if f.Type == "boolean" {
-		values, labels = []string{"true", "false"}, []string{"yes", "no"}
-	}
-	if len(labels) != len(values) {
-		labels = values
-	}
-	if len(values) > fieldChoices {
-		more := fmt.Sprintf("+%d more not offered (the server sent %d)", len(values)-fieldChoices, len(values))
+	title, desc := f.texts()
+	values, labels, more := f.offers()
+	if more != "" {
 		desc = strings.TrimPrefix(desc+"\n"+more, "\n")
-		values, labels = values[:fieldChoices], labels[:fieldChoices]
 	}
 	f.offered = len(values) + 1 // and "(no answer)", or the title of a multi-select
 	if len(values) == 0 {
@@ -235,6 +220,38 @@ func (f *formField) field(theme huh.Theme) huh.Field {
 	sel.WithTheme(theme)
 	return sel.Title(title).Description(desc).Options(options...).Value(&f.choice).
 		Height(min(len(options), selectRows) + 1 + descriptionHeight(desc))
+}
+
+// texts are the field's title (marked when required) and description,
+// sanitized and cut.
+func (f *formField) texts() (title, desc string) {
+	title = textsafe.SanitizeLine(clip(cmp.Or(f.Title, f.Name), maxTitleBytes))
+	if f.Required {
+		title += " (required)"
+	}
+	desc = textsafe.Sanitize(clip(f.Description, maxDescriptionBytes))
+	if desc != "" {
+		desc = strings.Join(cutLines(strings.Split(desc, "\n"), maxDescriptionLines), "\n")
+	}
+	return title, desc
+}
+
+// offers are the values the field offers and their labels: an enum's
+// first fieldChoices, more saying how many were left out, or yes and no;
+// none for a text field.
+func (f *formField) offers() (values, labels []string, more string) {
+	values, labels = f.Enum, f.EnumNames
+	if f.Type == "boolean" {
+		values, labels = []string{"true", "false"}, []string{"yes", "no"}
+	}
+	if len(labels) != len(values) {
+		labels = values
+	}
+	if len(values) > fieldChoices {
+		more = fmt.Sprintf("+%d more not offered (the server sent %d)", len(values)-fieldChoices, len(values))
+		values, labels = values[:fieldChoices], labels[:fieldChoices]
+	}
+	return values, labels, more
 }
 
 // multiSelect is the field of an array of choices: several picked (x or

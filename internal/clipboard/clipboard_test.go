@@ -134,7 +134,7 @@ func TestCopyLeavesControlsOut(t *testing.T) {
 			}
 			got, _ := os.ReadFile(filepath.Join(dir, "tmux.in"))
 			if name == "terminal" {
-				got = []byte(tty.String())
+				got = tty.Bytes()
 				want := OSC52(want)
 				if string(got) != want {
 					t.Errorf("terminal got %q, want %q", got, want)
