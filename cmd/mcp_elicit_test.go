@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -41,7 +42,10 @@ func questionServerAsking(t *testing.T, message string, schema map[string]any, n
 			if token := req.Params.GetProgressToken(); token != nil {
 				req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1, Total: 2, Message: "preparing"})
 			}
-			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: message, RequestedSchema: schema})
+			// A vq that never answers must not hold the server's close.
+			ask, cancel := context.WithTimeout(ctx, time.Minute)
+			defer cancel()
+			res, err := req.Session.Elicit(ask, &mcp.ElicitParams{Message: message, RequestedSchema: schema})
 			if err != nil {
 				return nil, err
 			}
