@@ -1,5 +1,7 @@
 package api
 
+import "encoding/json"
+
 // Call is one tool invocation: exactly the body POSTed to the invoke
 // endpoint, minus project and environment which the client adds.
 type Call struct {
@@ -46,4 +48,31 @@ func cloneArgs(in map[string]any) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// UniqueCalls are calls without the repeats: a call given twice (the same
+// tool and arguments, consent aside) is kept once, where it first came.
+func UniqueCalls(calls []Call) []Call {
+	seen := make(map[string]bool, len(calls))
+	out := make([]Call, 0, len(calls))
+	for _, c := range calls {
+		k := c.Key()
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Key tells calls apart by tool and arguments, consent aside: the same
+// call, confirmed or not, has one key (maps encode in key order).
+func (c Call) Key() string {
+	args := cloneArgs(c.Args)
+	delete(args, ArgConfirm)
+	b, err := json.Marshal(args)
+	if err != nil {
+		return c.Tool
+	}
+	return c.Tool + "\x00" + string(b)
 }

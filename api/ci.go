@@ -140,20 +140,37 @@ func (c *Client) CIURL(tool string) string {
 // once), exactly as invoke's answers are. The error is non-nil only when ctx
 // ended.
 func (c *Client) CallCI(ctx context.Context, tool string, args map[string]any) (*ToolResponse, error) {
+	body := c.ciBody(args)
+	call := Call{Tool: tool, Args: args}
+	return c.retry(ctx, call, func() bool { return KnownReadTool(tool) }, func() *ToolResponse { return c.ciAttempt(ctx, tool, body) })
+}
+
+// CallCIOnce is CallCI without the automatic retries, for a watch, which
+// has a retry policy of its own (as InvokeOnce).
+func (c *Client) CallCIOnce(ctx context.Context, tool string, args map[string]any) (*ToolResponse, error) {
+	resp := c.ciAttempt(ctx, tool, c.ciBody(args))
+	return resp, ctx.Err()
+}
+
+func (c *Client) ciAttempt(ctx context.Context, tool string, body map[string]any) *ToolResponse {
+	url := c.CIURL(tool)
+	status, header, raw, err := c.post(ctx, url, body, nil)
+	if err != nil {
+		return TransportFailure(tool, url, status, err)
+	}
+	return ciResponse(tool, url, status, header, raw)
+}
+
+// ciBody is the body of a CI call: args, plus the project and environment
+// when configured and not in args.
+func (c *Client) ciBody(args map[string]any) map[string]any {
 	body := cloneArgs(args)
 	for key, value := range map[string]string{"project": c.opts.Project, "environment": c.opts.Environment} {
 		if _, set := body[key]; !set && value != "" {
 			body[key] = value
 		}
 	}
-	return c.Retry(ctx, tool, func() *ToolResponse {
-		url := c.CIURL(tool)
-		status, header, raw, err := c.post(ctx, url, body, nil)
-		if err != nil {
-			return TransportFailure(tool, url, status, err)
-		}
-		return ciResponse(tool, url, status, header, raw)
-	})
+	return body
 }
 
 // ciErrorBody is the error shape of the CI endpoint, with the contract's
@@ -196,7 +213,7 @@ func ciFailure(tool string, status int, header http.Header, raw []byte, doc json
 	_ = json.Unmarshal(doc, &body) // any JSON is a valid error body; fields are optional
 	code, message, recoverable, retryAfterMs := "", "", body.Recoverable, body.RetryAfterMs
 	if e := body.Error; e != nil {
-		code, message = e.Code, e.Message
+		code, message = serversCode(e.Code, e.Message)
 		recoverable = cmp.Or(e.Recoverable, recoverable)
 		retryAfterMs = max(e.RetryAfterMs, retryAfterMs)
 	}
@@ -209,6 +226,7 @@ func ciFailure(tool string, status int, header http.Header, raw []byte, doc json
 	}
 	r := ClientError(tool, code, message, *recoverable)
 	r.transient = status >= 500
+	r.unanswered = status >= 500
 	r.RetryAfterMs = retryAfterMs
 	if r.RetryAfterMs == 0 && code == CodeRateLimit {
 		r.RetryAfterMs = retryAfterHeader(header.Get("Retry-After"))

@@ -26,7 +26,7 @@ func TestCIAnswersBecomeToolResponses(t *testing.T) {
 			true, "", false, "run run_1 queued", 1},
 		{"failed run", []testkit.Reply{testkit.Answer(200, `{"runId":"run_1","status":"failed","progress":{"current":12,"total":12},"failed":3,"total":12}`)},
 			true, "", false, "run run_1 failed: 3 of 12 checks", 1},
-		{"any other JSON", []testkit.Reply{testkit.Answer(200, ` [1, 2] `)}, true, "", false, "list_things answered", 1},
+		{"any other JSON", []testkit.Reply{testkit.Answer(200, ` [1, 2] `)}, true, "", false, "get_run_status answered", 1},
 		{"HTML with 200", []testkit.Reply{testkit.Answer(200, `<html>hi</html>`)}, false, CodeHTTPError, true, "HTTP 200 OK: hi", 1},
 		{"empty 502, retried once", []testkit.Reply{testkit.Answer(502, ``)}, false, CodeHTTPError, true, "HTTP 502 Bad Gateway with an empty body", 2},
 		{"5xx JSON is an http_error whatever its code", []testkit.Reply{testkit.Answer(503, `{"error":{"code":"internal","message":"db down"}}`)},
@@ -43,11 +43,11 @@ func TestCIAnswersBecomeToolResponses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := testkit.NewServer(t, testkit.Script(tc.replies...))
-			resp, err := newClient(s, Options{}).CallCI(ctx, "list_things", map[string]any{"runId": "run_1"})
+			resp, err := newClient(s, Options{}).CallCI(ctx, "get_run_status", map[string]any{"runId": "run_1"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if resp.OK != tc.ok || resp.ErrorCode() != tc.code || resp.Tool != "list_things" || !strings.Contains(resp.Summary, tc.summary) {
+			if resp.OK != tc.ok || resp.ErrorCode() != tc.code || resp.Tool != "get_run_status" || !strings.Contains(resp.Summary, tc.summary) {
 				t.Errorf("ok=%v code=%q tool=%q summary=%q", resp.OK, resp.ErrorCode(), resp.Tool, resp.Summary)
 			}
 			if !tc.ok && resp.IsRecoverable() != tc.recoverable {

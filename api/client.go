@@ -139,8 +139,13 @@ const (
 // Invoke calls a tool and always answers with a ToolResponse: failures of the
 // transport become client-made http_error or unauthorized responses. The
 // error is non-nil only when ctx ended (interrupt, signal).
+//
+// The answer of an async tool of the registry is read as the start of a
+// job (StartVerdict): an ok one that starts none is no verdict.
 func (c *Client) Invoke(ctx context.Context, call Call) (*ToolResponse, error) {
-	return c.Retry(ctx, call.Tool, func() *ToolResponse { return c.transport.Attempt(ctx, call) })
+	resp, err := c.retry(ctx, call, func() bool { return c.Repeatable(ctx, call.Tool) },
+		func() *ToolResponse { return c.transport.Attempt(ctx, call) })
+	return StartVerdict(call, resp), err
 }
 
 // InvokeOnce is Invoke without the automatic retries, for callers with a

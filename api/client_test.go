@@ -50,7 +50,7 @@ func TestEveryContractStatusDecodesAToolResponse(t *testing.T) {
 		code   string
 	}{{400, "validation_error"}, {400, "confirm_required"}, {403, "scope_denied"}, {403, "plan_gate"}, {404, "not_found"}, {422, "proof_failed"}} {
 		s := testkit.NewServer(t, testkit.Always(tc.status, testkit.Failure("t", tc.code, "msg "+tc.code, true, testkit.Summary(tc.code))))
-		resp, _ := newClient(s, Options{}).Invoke(ctx, Call{Tool: "t"})
+		resp, _ := newClient(s, Options{}).Invoke(ctx, Call{Tool: ToolRunFailures})
 		if resp.ErrorCode() != tc.code || s.Count() != 1 {
 			t.Errorf("HTTP %d: code %q after %d calls, want %q after 1 (refusals are never retried)", tc.status, resp.ErrorCode(), s.Count(), tc.code)
 		}
@@ -77,7 +77,7 @@ func TestBodiesThatAreNotToolResponsesBecomeHTTPErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := testkit.NewServer(t, testkit.Always(tc.status, tc.body))
-			resp, _ := newClient(s, Options{}).Invoke(ctx, Call{Tool: "t"})
+			resp, _ := newClient(s, Options{}).Invoke(ctx, Call{Tool: ToolRunFailures})
 			if resp.ErrorCode() != CodeHTTPError || !resp.IsRecoverable() || resp.Raw() != nil {
 				t.Fatalf("got %+v", resp)
 			}
@@ -97,7 +97,7 @@ func TestConnectionRefusedIsAnHTTPError(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	c := New(Options{BaseURL: "http://" + addr, APIKey: "k", NoRetry: true})
-	resp, err := c.Invoke(ctx, Call{Tool: "t"})
+	resp, err := c.Invoke(ctx, Call{Tool: ToolRunFailures})
 	if err != nil || resp.ErrorCode() != CodeHTTPError || !strings.Contains(resp.Error.Message, "connection refused") {
 		t.Fatalf("got %+v, %v", resp.Error, err)
 	}
@@ -117,7 +117,7 @@ func TestTimeoutIsAnHTTPErrorAndNotRetried(t *testing.T) {
 	defer srv.Close()
 	defer close(block)
 	c := New(Options{BaseURL: srv.URL, APIKey: "k", Timeout: 100 * time.Millisecond})
-	resp, _ := c.Invoke(ctx, Call{Tool: "t"})
+	resp, _ := c.Invoke(ctx, Call{Tool: ToolRunFailures})
 	if resp.ErrorCode() != CodeHTTPError || !strings.Contains(resp.Error.Message, "timed out") || !resp.TimedOut() {
 		t.Fatalf("got %+v, timed out %v", resp.Error, resp.TimedOut())
 	}
@@ -142,7 +142,7 @@ func TestCutConnectionIsRetriedOnce(t *testing.T) {
 		io.WriteString(w, testkit.OK("t", "done", map[string]any{"n": 1}))
 	}))
 	defer srv.Close()
-	resp, _ := New(Options{BaseURL: srv.URL, APIKey: "k"}).Invoke(ctx, Call{Tool: "t"})
+	resp, _ := New(Options{BaseURL: srv.URL, APIKey: "k"}).Invoke(ctx, Call{Tool: ToolRunFailures})
 	if !resp.OK || hits.Load() != 2 {
 		t.Fatalf("ok=%v after %d requests, want ok after 2", resp.OK, hits.Load())
 	}
@@ -153,7 +153,7 @@ func TestRateLimitWaitsRetryAfterThenSucceeds(t *testing.T) {
 	s := testkit.NewServer(t, testkit.Script(testkit.Answer(429, testkit.RateLimit("t", "slow down", 300)), testkit.Answer(200, testkit.OK("t", "done", map[string]any{"n": 1}))))
 	var notices []string
 	start := time.Now()
-	resp, _ := newClient(s, Options{Notify: func(m string) { notices = append(notices, m) }}).Invoke(ctx, Call{Tool: "t"})
+	resp, _ := newClient(s, Options{Notify: func(m string) { notices = append(notices, m) }}).Invoke(ctx, Call{Tool: ToolRunFailures})
 	if elapsed := time.Since(start); elapsed < 300*time.Millisecond {
 		t.Errorf("retried after %s, before retryAfterMs (300ms)", elapsed)
 	}
@@ -168,7 +168,7 @@ func TestRateLimitWaitsRetryAfterThenSucceeds(t *testing.T) {
 func TestRateLimitForeverStopsWithinTheBudget(t *testing.T) {
 	ctx := testkit.Bound(t)
 	s := testkit.NewServer(t, testkit.Always(429, testkit.RateLimit("t", "msg rate_limit", 100, testkit.Summary("rate_limit"))))
-	resp, _ := newClient(s, Options{RateLimitBudget: 350 * time.Millisecond}).Invoke(ctx, Call{Tool: "t"})
+	resp, _ := newClient(s, Options{RateLimitBudget: 350 * time.Millisecond}).Invoke(ctx, Call{Tool: ToolRunFailures})
 	if resp.ErrorCode() != CodeRateLimit {
 		t.Fatalf("code %q", resp.ErrorCode())
 	}
@@ -180,7 +180,7 @@ func TestRateLimitForeverStopsWithinTheBudget(t *testing.T) {
 func TestRetryAfterHeaderIsTheFallback(t *testing.T) {
 	ctx := testkit.Bound(t)
 	s := testkit.NewServer(t, testkit.Script(testkit.Reply{Status: 429, Body: testkit.Failure("t", "rate_limit", "msg rate_limit", true, testkit.Summary("rate_limit")), Header: map[string]string{"Retry-After": "7"}}))
-	resp, _ := newClient(s, Options{NoRetry: true}).Invoke(ctx, Call{Tool: "t"})
+	resp, _ := newClient(s, Options{NoRetry: true}).Invoke(ctx, Call{Tool: ToolRunFailures})
 	if resp.RetryAfterMs != 7000 {
 		t.Errorf("RetryAfterMs = %d, want 7000 from Retry-After", resp.RetryAfterMs)
 	}
@@ -189,7 +189,7 @@ func TestRetryAfterHeaderIsTheFallback(t *testing.T) {
 func TestToolErrorRetriedOnceThenReported(t *testing.T) {
 	ctx := testkit.Bound(t)
 	s := testkit.NewServer(t, testkit.Always(422, testkit.Failure("t", "tool_error", "msg tool_error", true, testkit.Summary("tool_error"))))
-	resp, _ := newClient(s, Options{}).Invoke(ctx, Call{Tool: "t"})
+	resp, _ := newClient(s, Options{}).Invoke(ctx, Call{Tool: ToolRunFailures})
 	if resp.ErrorCode() != CodeToolError || s.Count() != 2 {
 		t.Fatalf("code %q after %d requests, want tool_error after 2", resp.ErrorCode(), s.Count())
 	}
@@ -210,7 +210,7 @@ func TestReadinessLockIsNotRetriedWhateverItsCode(t *testing.T) {
 func TestNoRetryMeansOneRequest(t *testing.T) {
 	ctx := testkit.Bound(t)
 	s := testkit.NewServer(t, testkit.Always(422, testkit.Failure("t", "tool_error", "msg tool_error", true, testkit.Summary("tool_error"))))
-	newClient(s, Options{NoRetry: true}).Invoke(ctx, Call{Tool: "t"})
+	newClient(s, Options{NoRetry: true}).Invoke(ctx, Call{Tool: ToolRunFailures})
 	if s.Count() != 1 {
 		t.Fatalf("%d requests with NoRetry", s.Count())
 	}
@@ -219,7 +219,7 @@ func TestNoRetryMeansOneRequest(t *testing.T) {
 func TestUnauthorizedIsNeverRetried(t *testing.T) {
 	ctx := testkit.Bound(t)
 	s := testkit.NewServer(t, testkit.Script(testkit.Reply{Status: 401, Body: "", Header: map[string]string{"WWW-Authenticate": `Bearer realm="vq", resource_metadata="https://vq.example/.well-known/oauth-protected-resource"`}}))
-	resp, _ := newClient(s, Options{}).Invoke(ctx, Call{Tool: "t"})
+	resp, _ := newClient(s, Options{}).Invoke(ctx, Call{Tool: ToolRunFailures})
 	if resp.ErrorCode() != CodeUnauthorized || s.Count() != 1 {
 		t.Fatalf("code %q after %d requests", resp.ErrorCode(), s.Count())
 	}
@@ -232,7 +232,7 @@ func TestBodyCap(t *testing.T) {
 	ctx := testkit.Bound(t)
 	big := `{"ok":true,"tool":"t","summary":"` + strings.Repeat("x", 5000) + `"}`
 	s := testkit.NewServer(t, testkit.Always(200, big))
-	resp, _ := newClient(s, Options{MaxBodyBytes: 1024}).Invoke(ctx, Call{Tool: "t"})
+	resp, _ := newClient(s, Options{MaxBodyBytes: 1024}).Invoke(ctx, Call{Tool: ToolRunFailures})
 	if resp.ErrorCode() != CodeHTTPError || !strings.Contains(resp.Error.Message, "response body too large") {
 		t.Fatalf("got %+v", resp.Error)
 	}
@@ -249,7 +249,7 @@ func TestCrossHostRedirectDoesNotCarryTheKey(t *testing.T) {
 	// "localhost" and "127.0.0.1" are different hosts to the client.
 	target := strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
 	s := testkit.NewServer(t, testkit.Script(testkit.Reply{Status: 307, Body: "", Header: map[string]string{"Location": target + "/api/mcp/v1/invoke"}}))
-	resp, _ := newClient(s, Options{}).Invoke(ctx, Call{Tool: "t"})
+	resp, _ := newClient(s, Options{}).Invoke(ctx, Call{Tool: ToolRunFailures})
 	if v, _ := leaked.Load().(string); v != "" {
 		t.Fatalf("the other host received Authorization %q", v)
 	}
@@ -283,7 +283,7 @@ func TestCancelledContextStopsAWait(t *testing.T) {
 	ctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := newClient(s, Options{}).Invoke(ctx, Call{Tool: "t"})
+	_, err := newClient(s, Options{}).Invoke(ctx, Call{Tool: ToolRunFailures})
 	if err == nil || time.Since(start) > 5*time.Second {
 		t.Fatalf("err %v after %s", err, time.Since(start))
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"testing"
 )
 
@@ -44,6 +45,7 @@ func FuzzJobStatus(f *testing.F) {
 	f.Add([]byte(`{"ok":true,"data":{"status":"started","token":"tk","progress":{"current":"x"}}}`))
 	f.Add([]byte(`{"ok":false,"error":{"code":"project_not_ready","message":"3 of 5 sources analysed"},"data":{"result":1}}`))
 	f.Add([]byte(`{"ok":true,"data":{"jobId":7,"status":["completed"]}}`))
+	f.Add([]byte(`{"ok":true,"data":{"jobId":"j","status":"failed","status":"completed"}}`))
 	f.Add([]byte(`{"ok":false,"error":{"code":"rate_limit"},"retryAfterMs":-5}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		resp, err := DecodeToolResponse(body)
@@ -64,6 +66,13 @@ func FuzzJobStatus(f *testing.F) {
 		}
 		if resp.RetryAfter() <= 0 {
 			t.Fatalf("%s: a non-positive retry wait", body)
+		}
+		// A job's verdict passes only with a status it documents, never
+		// failed or cancelled.
+		if v := JobVerdict(resp); v.OK {
+			if s, ok := ParseJobStatus(v); !ok || !slices.Contains([]string{JobQueued, JobRunning, JobCompleted}, s.Status) {
+				t.Fatalf("%s: a job verdict passed on %+v", body, s)
+			}
 		}
 		polled := asJobStatus("tk", resp)
 		checkToolResponse(t, string(body), polled)
@@ -93,6 +102,12 @@ func FuzzCIResponse(f *testing.F) {
 		if run, ok := ParseCIRun(resp); ok {
 			run.Summary()
 			checkToolResponse(t, string(body), RunAsJob(resp))
+		}
+		// A run passes its verdict only with a documented status.
+		if v := RunVerdict(resp); v.OK {
+			if run, ok := ParseCIRun(v); !ok || !slices.Contains(runStatuses, run.Status) {
+				t.Fatalf("HTTP %d %s: a run verdict without a documented status", status, body)
+			}
 		}
 	})
 }

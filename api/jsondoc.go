@@ -199,3 +199,26 @@ func (r *ToolResponse) DataField(name string) json.RawMessage {
 	m, _ := r.dataMembers()
 	return m.get(name)
 }
+
+// JSONScan follows valid JSON a byte at a time, for a pass over a
+// document too large to decode (or to copy) just to find where its strings
+// are.
+type JSONScan struct{ inString, escaped bool }
+
+// Next reads the next byte: structure is a byte outside the strings (not
+// their quotes) other than whitespace, space whitespace between tokens.
+func (s *JSONScan) Next(c byte) (structure, space bool) {
+	if s.inString {
+		s.inString = s.escaped || c != '"'
+		s.escaped = !s.escaped && c == '\\'
+		return false, false
+	}
+	switch c {
+	case '"':
+		s.inString = true
+		return false, false
+	case ' ', '\t', '\n', '\r':
+		return false, true
+	}
+	return true, false
+}

@@ -39,6 +39,13 @@ type ToolResponse struct {
 	// transient marks client-made failures that may pass on their own
 	// (5xx, a cut connection): the class the contract retries once.
 	transient bool
+	// notSent marks a client-made failure of a request that provably
+	// never reached the server (refused, DNS, TLS, no session): sending it
+	// again is safe whatever the tool. unanswered marks one whose request
+	// may have reached it, with no answer vq can read of what became of
+	// it (a cut, a 5xx, an unreadable or self-contradicting answer): the
+	// call may have been carried out (MayHaveBeenApplied).
+	notSent, unanswered bool
 	// cause says why the client made a failure itself, resourceMetadata is
 	// a 401 challenge's protected-resource metadata, and url the address
 	// that served nothing: what a caller needs to say what the user can do.
@@ -102,15 +109,23 @@ const (
 )
 
 // Client-side codes of responses vq makes itself; they are not contract
-// codes. CodeUnauthorized answers HTTP 401 or a missing credential;
-// CodeTimeout a watch that ran past its --timeout; CodeServerConfig a
-// stdio server that cannot start; CodeOutputSchema a tool's answer that
-// breaks the outputSchema the server lists for it.
+// codes, and no server's answer carries one (Reserved). CodeUnauthorized
+// answers HTTP 401 or a missing credential; CodeTimeout a watch that ran
+// past its --wait-timeout; CodeServerConfig a stdio server that cannot
+// start; CodeOutputSchema a tool's answer that breaks the outputSchema the
+// server lists for it; CodeJobFailed and CodeJobCancelled a job that ended
+// so although its answer said ok; CodeNoVerdict an answer whose verdict vq
+// cannot read; CodeMaybeApplied a call that may have changed something and
+// got no answer vq can read after it was sent.
 const (
 	CodeUnauthorized = "unauthorized"
 	CodeTimeout      = "timeout"
 	CodeServerConfig = "server_config"
 	CodeOutputSchema = "output_schema"
+	CodeJobFailed    = "job_failed"
+	CodeJobCancelled = "job_cancelled"
+	CodeNoVerdict    = "no_verdict"
+	CodeMaybeApplied = "maybe_applied"
 )
 
 // ErrorCode is the error code of a failed response, "" for a success.
@@ -212,6 +227,23 @@ func (r *ToolResponse) NotRepeatable() *ToolResponse {
 	return out
 }
 
+// NotSent is the client-made failure r marked as one whose request never
+// reached the server, so that it may go again whatever the tool.
+func (r *ToolResponse) NotSent() *ToolResponse {
+	out := r.derive()
+	out.notSent, out.unanswered = true, false
+	return out
+}
+
+// Unanswered is the client-made failure r marked as one whose request may
+// have reached the server with no answer vq can read: a call that may
+// change something is then never sent again (MayHaveBeenApplied).
+func (r *ToolResponse) Unanswered() *ToolResponse {
+	out := r.derive()
+	out.unanswered, out.notSent = true, false
+	return out
+}
+
 // CredentialMissing reports the client-made failure of a call that was
 // never sent because no credential is configured (MissingCredential).
 func (r *ToolResponse) CredentialMissing() bool { return r.cause == causeNoCredential }
@@ -282,8 +314,14 @@ func toolResponseOf(raw []byte, index objectIndex, dataIndex *objectIndex) (*Too
 	if err := dec.Decode(&probe); err != nil {
 		return nil, fmt.Errorf("not a ToolResponse: %w", err)
 	}
-	if probe.OK == nil {
+	switch {
+	case probe.OK == nil:
 		return nil, errors.New(`not a ToolResponse: no boolean "ok"`)
+	case top.repeated("ok"):
+		// Which one a decoder keeps is its choice: the answer has none.
+		return nil, errors.New(`not a ToolResponse: "ok" given twice`)
+	case *probe.OK && probe.Error != nil:
+		return nil, errors.New(`not a ToolResponse: "ok": true with an error`)
 	}
 	resp := &probe.ToolResponse
 	resp.OK = *probe.OK
@@ -302,5 +340,5 @@ func toolResponseOf(raw []byte, index objectIndex, dataIndex *objectIndex) (*Too
 	if resp.NextActions == nil {
 		resp.NextActions = []NextAction{}
 	}
-	return resp, nil
+	return resp.fromServer(), nil
 }

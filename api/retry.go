@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -11,11 +12,37 @@ import (
 // over and over is not hammered for the whole budget.
 const MaxRateLimitRetries = 10
 
-// Retry applies the contract's retry rules to one attempt function, the
-// client's calls' and a transport's own requests' (an MCP tools/list):
-// rate limits wait and retry within a budget, unexpected failures retry
-// once, refusals and 401s never. The error is non-nil only when ctx ended.
+// unexpectedRetryWait is the pause before the one retry of an unexpected
+// failure.
+const unexpectedRetryWait = 500 * time.Millisecond
+
+// The retry policy, one for every call whatever carries it (the invoke
+// endpoint, MCP over HTTP or stdio, the CI endpoint), a single call's or a
+// batch's, keyed on whether sending the call twice is safe:
+//
+//   - A rate limit changed nothing: it is waited out and retried, at most
+//     MaxRateLimitRetries times and within the waiting budget.
+//   - An unexpected failure (the tool's error, a transport failure that
+//     may pass) is retried once, but only when the request provably never
+//     reached the server (notSent) or the tool may be repeated: a read of
+//     the registry, or one its MCP server annotates read-only or
+//     idempotent.
+//   - A call that may change something and whose request may have
+//     reached the server with no answer vq can read (unanswered) is never
+//     sent again: it ends as "may have been applied", with the call that
+//     checks it (MayHaveBeenApplied).
+//   - Refusals, 401s and the readiness lock are never retried.
+
+// Retry applies the retry policy to the attempts of a request that reads
+// (a transport's own tools/list, resources/read), which may always go
+// again. The error is non-nil only when ctx ended.
 func (c *Client) Retry(ctx context.Context, tool string, attempt func() *ToolResponse) (*ToolResponse, error) {
+	return c.retry(ctx, Call{Tool: tool}, func() bool { return true }, attempt)
+}
+
+// retry applies the retry policy to the attempts of call; repeatable says
+// whether the call may be sent twice, asked only when it matters.
+func (c *Client) retry(ctx context.Context, call Call, repeatable func() bool, attempt func() *ToolResponse) (*ToolResponse, error) {
 	var waited time.Duration
 	rateLimited := 0
 	retriedUnexpected := false
@@ -24,11 +51,10 @@ func (c *Client) Retry(ctx context.Context, tool string, attempt func() *ToolRes
 		if err := ctx.Err(); err != nil {
 			return resp, err
 		}
-		if c.opts.NoRetry {
-			return resp, nil
-		}
 		var wait time.Duration
 		switch {
+		case c.opts.NoRetry:
+			return settled(call, resp, repeatable), nil
 		case resp.ErrorCode() == CodeRateLimit:
 			wait = resp.RetryAfter()
 			if waited+wait > c.opts.RateLimitBudget || rateLimited >= MaxRateLimitRetries {
@@ -36,18 +62,69 @@ func (c *Client) Retry(ctx context.Context, tool string, attempt func() *ToolRes
 			}
 			waited += wait
 			rateLimited++
-			c.notify(fmt.Sprintf("%s: rate limited, retrying in %s", tool, wait.Round(time.Millisecond)))
-		case resp.isUnexpected() && !retriedUnexpected:
+			c.notify(fmt.Sprintf("%s: rate limited, retrying in %s", call.Tool, wait.Round(time.Millisecond)))
+		case resp.isUnexpected() && !retriedUnexpected && (resp.notSent || repeatable()):
 			retriedUnexpected = true
-			wait = 500 * time.Millisecond
-			c.notify(fmt.Sprintf("%s: %s, retrying once", tool, resp.ErrorCode()))
+			wait = unexpectedRetryWait
+			c.notify(fmt.Sprintf("%s: %s, retrying once", call.Tool, resp.ErrorCode()))
 		default:
-			return resp, nil
+			return settled(call, resp, repeatable), nil
 		}
 		if err := sleep(ctx, wait); err != nil {
 			return resp, err
 		}
 	}
+}
+
+// settled is the answer a call ends with: an unanswered one of a call that
+// may not be repeated may have been applied, and says so.
+func settled(call Call, resp *ToolResponse, repeatable func() bool) *ToolResponse {
+	if resp.unanswered && !repeatable() {
+		return resp.MayHaveBeenApplied(call)
+	}
+	return resp
+}
+
+// Repeatable reports whether a call of tool may be sent twice: the
+// server's word where the transport has it (an MCP tool's read-only or
+// idempotent annotation), else the registry's (its reads).
+func (c *Client) Repeatable(ctx context.Context, tool string) bool {
+	if s, ok := c.transport.(RepeatSafety); ok {
+		if repeatable, known := s.Repeatable(ctx, tool); known {
+			return repeatable
+		}
+	}
+	return KnownReadTool(tool)
+}
+
+// RepeatSafety is a Transport that knows from the server which tools may
+// be sent twice.
+type RepeatSafety interface {
+	// Repeatable is the server's word on tool; known is false when the
+	// server says nothing of it.
+	Repeatable(ctx context.Context, tool string) (repeatable, known bool)
+}
+
+// MayHaveBeenApplied is the unanswered failure r of call, a call that may
+// change something, as it ends: not sent again, and said to have maybe
+// been carried out, with the call that checks whether it was (a next
+// action) where the registry knows one.
+func (r *ToolResponse) MayHaveBeenApplied(call Call) *ToolResponse {
+	check, checkable := CheckCall(call)
+	how := "check on the server before sending it again"
+	if checkable {
+		how = "check with " + check.Tool + " before sending it again"
+	}
+	msg := fmt.Sprintf("%s may have been applied: %s; vq did not send it again: %s", call.Tool, r.ErrorMessage(), how)
+	out := r.derive()
+	out.Summary, out.Data = msg, json.RawMessage("null")
+	out.Error, out.Recoverable = &ToolError{Code: CodeMaybeApplied, Message: msg}, boolPtr(false)
+	out.transient, out.unanswered = false, false
+	out.NextActions = []NextAction{}
+	if checkable {
+		out.NextActions = []NextAction{{Label: "Check whether " + call.Tool + " was applied", Tool: check.Tool, Args: check.Args}}
+	}
+	return out
 }
 
 func (c *Client) notify(msg string) {
@@ -59,8 +136,8 @@ func (c *Client) notify(msg string) {
 // isUnexpected is the failure class the contract retries once: a tool's
 // unexpected error, or a transport failure that may pass on its own. A
 // readiness lock is a refusal whatever code carries it: sending the call
-// again is the loop its message asks not to make. A tool failure that may
-// have left a change behind (repeatUnsafe) is never sent twice.
+// again is the loop its message asks not to make. A failure that would
+// only come again the same way (repeatUnsafe) is never sent twice.
 func (r *ToolResponse) isUnexpected() bool {
 	if _, locked := ReadinessLock(r); locked {
 		return false

@@ -44,12 +44,29 @@ type ToolSpec struct {
 	ExtraArgs bool
 	// Write tools change a project, so they need consent: confirm: true.
 	Write bool
+	// ReadOnly tools change nothing: a call of one may always be sent
+	// again (the retry policy). A tool neither Write nor ReadOnly starts
+	// work (a job, a CI run) and is not sent twice either.
+	ReadOnly bool
+	// Check is the read that tells whether a call of this tool was carried
+	// out, when its answer was lost: its tool, and which of its arguments
+	// take which of the call's (check argument → call argument).
+	Check *ToolCheck
+	// Verb is what a person does with a write tool, in the words the
+	// TUI's keys and consent dialog use ("approve").
+	Verb string
 	// Async tools answer {jobId, status: queued} at once; the job is then
 	// followed with get_job_status.
 	Async bool
 	// CI tools are called through POST {base}/api/ci/{tool} and answer plain
 	// JSON; the others go through the invoke endpoint.
 	CI bool
+}
+
+// ToolCheck is the read that checks whether a call was carried out.
+type ToolCheck struct {
+	Tool string
+	Args map[string]string
 }
 
 func requiredArg(name, description string) ToolArg {
@@ -68,28 +85,32 @@ var registry = []ToolSpec{
 			optionalArg("scenarioLabel", "only the checks of this scenario"),
 			optionalArg("viewport", "only the checks of this viewport"),
 		},
-		Write: true},
+		Write: true, Verb: "approve", Check: &ToolCheck{Tool: ToolRunFailures, Args: map[string]string{"runId": "runId"}}},
 	{Name: ToolCreateScenario, Summary: "Create a functional-test scenario from a plain-language goal, or reuse the one that matches.",
 		Args: []ToolArg{
 			requiredArg("goal", "what the scenario should do"),
 			optionalArg("startPath", "the path the scenario starts from, e.g. /checkout"),
 		},
-		Write: true},
+		Write: true, Verb: "create", Check: &ToolCheck{Tool: ToolFindScenarios, Args: map[string]string{"query": "goal"}}},
 	{Name: ToolFindScenarios, Summary: "Search the functional-test scenarios.",
-		Args: []ToolArg{requiredArg("query", "words the scenarios should match")}},
+		Args:     []ToolArg{requiredArg("query", "words the scenarios should match")},
+		ReadOnly: true},
 	{Name: ToolDiffStats, Summary: "How one scenario and viewport of a run differ from the baseline.",
 		Args: []ToolArg{
 			requiredArg("runId", "the run"),
 			requiredArg("scenarioLabel", "the scenario of the check"),
 			requiredArg("viewport", "the viewport of the check"),
-		}},
+		},
+		ReadOnly: true},
 	{Name: ToolJobStatus, Summary: "How an async job is doing, and its result once it has ended.",
-		Args: []ToolArg{requiredArg("jobId", "the job an async tool answered")}},
+		Args:     []ToolArg{requiredArg("jobId", "the job an async tool answered")},
+		ReadOnly: true},
 	{Name: ToolRunFailures, Summary: "The failed checks of a visual-regression run.",
-		Args: []ToolArg{requiredArg("runId", "the run")}},
+		Args:     []ToolArg{requiredArg("runId", "the run")},
+		ReadOnly: true},
 	{Name: ToolRunStatus, Summary: "How a CI run is doing, and its verdict once it has one.",
-		Args: []ToolArg{requiredArg("runId", "the run run_vrt or run_perf started")},
-		CI:   true},
+		Args:     []ToolArg{requiredArg("runId", "the run run_vrt or run_perf started")},
+		ReadOnly: true, CI: true},
 	{Name: ToolRunPerf, Summary: "Start a performance run from a pipeline.",
 		Args:      []ToolArg{optionalArg("branch", "the branch the run checks")},
 		ExtraArgs: true, CI: true},
@@ -101,7 +122,7 @@ var registry = []ToolSpec{
 		ExtraArgs: true, CI: true},
 	{Name: ToolTrackingPlan, Summary: "The analytics events a scenario, or the whole project, is expected to send.",
 		Args:      []ToolArg{optionalArg("scenarioId", "the scenario; the whole project's plan without it")},
-		ExtraArgs: true},
+		ExtraArgs: true, ReadOnly: true},
 	{Name: ToolProve, Summary: "Prove that the tracking a JIRA ticket asks for fires, with a comment to paste into the ticket.",
 		Args:  []ToolArg{requiredArg("ticket", "the JIRA ticket, e.g. BN-470")},
 		Async: true},
@@ -136,6 +157,31 @@ func MustTool(name string) ToolSpec {
 	return t
 }
 
+// KnownReadTool reports the registry's tools that change nothing, which
+// the retry policy may send again.
+func KnownReadTool(tool string) bool {
+	t, ok := LookupTool(tool)
+	return ok && t.ReadOnly
+}
+
+// CheckCall is the read that checks whether call was carried out (the
+// registry's Check, given the call's arguments); false when vq knows none.
+func CheckCall(call Call) (Call, bool) {
+	t, ok := LookupTool(call.Tool)
+	if !ok || t.Check == nil {
+		return Call{}, false
+	}
+	args := map[string]any{}
+	for to, from := range t.Check.Args {
+		v, set := call.Args[from]
+		if !set {
+			return Call{}, false
+		}
+		args[to] = v
+	}
+	return Call{Tool: t.Check.Tool, Args: args}, true
+}
+
 // KnownWriteTool reports the registry's tools that change a project (they
 // ask for consent): what marks write actions when no tool list with MCP
 // annotations is at hand.
@@ -146,6 +192,11 @@ func KnownWriteTool(tool string) bool {
 
 func (t ToolSpec) clone() ToolSpec {
 	t.Args = slices.Clone(t.Args)
+	if t.Check != nil {
+		check := *t.Check
+		check.Args = maps.Clone(check.Args)
+		t.Check = &check
+	}
 	return t
 }
 

@@ -17,7 +17,7 @@ func Unauthorized(tool, wwwAuthenticate string) *ToolResponse {
 // no API key is configured (CredentialMissing).
 func MissingCredential(tool string) *ToolResponse {
 	r := ClientError(tool, CodeUnauthorized, "no API key", false)
-	r.cause = causeNoCredential
+	r.cause, r.notSent = causeNoCredential, true
 	return r
 }
 

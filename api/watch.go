@@ -270,27 +270,27 @@ func (w *watch) notify(u JobUpdate) {
 }
 
 // read takes in one poll's answer: the wait before the next poll, or the
-// answer that ends the watch.
+// answer that ends the watch. An answer is read as the job's first
+// (JobVerdict), so that none whose verdict vq cannot read is ever the
+// job's end: an ok answer without a status is a failed poll, polled again
+// like one; a status vq does not know ends the watch with no_verdict.
 func (w *watch) read(resp *ToolResponse) (wait time.Duration, final *ToolResponse) {
+	resp = JobVerdict(resp)
 	status, isStatus := ParseJobStatus(resp)
-	if resp.OK && !isStatus {
-		// An ok answer that is no job status (no status at all) says
-		// nothing of the job's end: it is a failure, polled again like
-		// one, and never the job's outcome.
-		resp = ClientError(resp.Tool, CodeToolError, "the job status answer carries no status", true)
-	}
 	switch {
-	case isStatus && (status.Ended() || resp.OK):
+	case resp.OK, isStatus && status.Ended():
 		return w.status(status, resp)
 	case resp.ErrorCode() == CodeRateLimit:
 		// Waited out like the client's own retries, and bounded the same
-		// way: a server that only ever says "slow down" ends the watch
-		// with its rate_limit answer rather than at the deadline.
-		if w.rateLimited++; w.rateLimited > MaxRateLimitRetries {
+		// way: a server that only ever says "slow down", or asks for a
+		// wait past the watch's bound, ends the watch with its rate_limit
+		// answer rather than at the deadline.
+		wait = resp.RetryAfter()
+		if w.rateLimited++; w.rateLimited > MaxRateLimitRetries || !w.fits(wait) {
 			return 0, w.end(resp)
 		}
-		return resp.RetryAfter(), nil
-	case resp.ErrorCode() == CodeHTTPError || resp.ErrorCode() == CodeToolError:
+		return wait, nil
+	case resp.ErrorCode() == CodeHTTPError || resp.ErrorCode() == CodeToolError || resp.ErrorCode() == CodeNoVerdict && !isStatus:
 		if w.failures++; w.failures >= w.o.MaxFailures {
 			return 0, w.end(resp)
 		}
@@ -300,6 +300,11 @@ func (w *watch) read(resp *ToolResponse) (wait time.Duration, final *ToolRespons
 	}
 	// A refusal: polling again would get the same answer.
 	return 0, w.end(resp)
+}
+
+// fits reports a wait that ends within the watch's bound.
+func (w *watch) fits(wait time.Duration) bool {
+	return w.o.Timeout <= 0 || time.Since(w.start)+wait <= w.o.Timeout
 }
 
 // status takes in a job status: the job's end, or how long to wait after

@@ -7,10 +7,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -44,6 +46,9 @@ func (c *Client) postInvoke(ctx context.Context, body invokeBody) *ToolResponse 
 	if ierr != nil {
 		return notAToolResponse(body.Tool, url, status, header, raw)
 	}
+	if resp.OK && status >= http.StatusBadRequest {
+		return Contradicted(body.Tool, fmt.Sprintf("HTTP %d %s", status, http.StatusText(status)), status >= 500)
+	}
 	if resp.RetryAfterMs == 0 && status == http.StatusTooManyRequests {
 		resp.RetryAfterMs = retryAfterHeader(header.Get("Retry-After"))
 	}
@@ -52,16 +57,22 @@ func (c *Client) postInvoke(ctx context.Context, body invokeBody) *ToolResponse 
 
 // post sends a JSON body and reads the answer within the body cap. A non-nil
 // error means no complete answer arrived; status is then 0 unless headers
-// came before the failure. A non-nil decode reads the answer on this
+// came before the failure, and the error is an *unsentError when no byte
+// of the request was written. A non-nil decode reads the answer on this
 // goroutine while another one receives it (body.reader says when it reads
 // as the answer arrives).
 func (c *Client) post(ctx context.Context, url string, body any, decode func(io.Reader)) (int, http.Header, []byte, error) {
+	var wrote atomic.Bool
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteHeaders: func() { wrote.Store(true) }})
 	req := c.http.R().SetContext(ctx).SetBody(body).SetHeader("Content-Type", "application/json").SetHeader("Accept", "application/json")
 	if c.opts.APIKey != "" {
 		req.SetAuthToken(c.opts.APIKey)
 	}
 	res, err := req.Post(url)
 	if err != nil {
+		if !wrote.Load() {
+			err = &unsentError{err}
+		}
 		return 0, nil, nil, err
 	}
 	raw := res.RawBody()
@@ -75,10 +86,18 @@ func (c *Client) post(ctx context.Context, url string, body any, decode func(io.
 	return res.StatusCode(), res.Header(), data, err
 }
 
+// unsentError is a request that failed before any of it was written (no
+// connection: refused, DNS, TLS): the server cannot have acted on it.
+type unsentError struct{ err error }
+
+func (e *unsentError) Error() string { return e.err.Error() }
+func (e *unsentError) Unwrap() error { return e.err }
+
 // TransportFailure turns a request to url that got no complete answer into
 // the client-made http_error of the contract: retried once when it may pass
 // on its own (a cut connection), and TimedOut when it ran past its
-// deadline.
+// deadline. Unless no byte of it was written (post's error says so), the
+// request may have reached the server: it is unanswered.
 func TransportFailure(tool, url string, status int, err error) *ToolResponse {
 	msg, transient := DescribeTransportError(shownURL(url), err)
 	if status != 0 {
@@ -89,15 +108,28 @@ func TransportFailure(tool, url string, status int, err error) *ToolResponse {
 	if TimedOut(err) {
 		r.cause = causeTimedOut
 	}
+	_, unsent := errors.AsType[*unsentError](err)
+	r.notSent = unsent
+	// A redirect refused is an answer: the server did not act on a call
+	// it sent elsewhere.
+	r.unanswered = !unsent && !refusedRedirect(err)
 	return r
+}
+
+func refusedRedirect(err error) bool {
+	var urlErr *url.Error
+	return errors.As(err, &urlErr) && strings.Contains(urlErr.Err.Error(), "redirect")
 }
 
 // HTTPFailure is the client-made http_error for an answer from url that came
 // but was no ToolResponse: recoverable, and retried once when the server
-// failed (5xx), as the contract retries unexpected failures.
+// failed (5xx), as the contract retries unexpected failures. A 4xx is a
+// refusal of whatever stands before the tool (a gateway, a firewall); any
+// other status left the call unanswered.
 func HTTPFailure(tool, url string, status int, msg string) *ToolResponse {
 	r := ClientError(tool, CodeHTTPError, msg, true)
 	r.transient = status >= 500
+	r.unanswered = status < 400 || status >= 500
 	if status == http.StatusNotFound {
 		r.cause, r.url = causeNotServed, shownURL(url)
 	}
@@ -136,7 +168,8 @@ func DescribeTransportError(target string, err error) (string, bool) {
 		return ErrTimedOut.Error(), false
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return "connection cut before the answer was complete", true
-	case errors.As(err, &urlErr) && strings.Contains(urlErr.Err.Error(), "redirect"):
+	case refusedRedirect(err):
+		errors.As(err, &urlErr)
 		return urlErr.Err.Error(), false
 	case errors.Is(err, http.ErrSchemeMismatch):
 		return schemeMismatch(target), false

@@ -26,9 +26,12 @@ import (
 )
 
 func main() {
+	if serveStdioTextIfAsked() {
+		return
+	}
 	quick := flag.Bool("quick", false, "few runs and a short watch job; goals are reported, not enforced")
 	runs := flag.Int("runs", 0, "runs of each command per comparison (default 20, 3 with -quick)")
-	only := flag.String("only", "", "comma-separated rows to run: version,help,floor,invoke,mcp,json100k,plain100k,sparse,wide,tui,batch,watch,size")
+	only := flag.String("only", "", "comma-separated rows to run: version,help,floor,invoke,mcp,stdio,stdiotext,json100k,plain100k,sparse,wide,tui,batch,watch,size")
 	flag.Parse()
 	cfg := config{quick: *quick, runs: *runs, only: *only}
 	if cfg.runs <= 0 {
@@ -118,6 +121,7 @@ func run(cfg config) (missed, broken bool, err error) {
 		{"invoke", b.invoke},
 		{"mcp", b.mcp},
 		{"stdio", b.stdio},
+		{"stdiotext", b.stdioText},
 		{"json100k", b.big100kJSON},
 		{"plain100k", b.big100kPlain},
 		{"sparse", func() row { return b.shape("bench_sparse") }},

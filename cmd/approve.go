@@ -1,10 +1,13 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
@@ -35,9 +38,12 @@ func NewCmdApprove(f *Factory, runF func(context.Context, *ApproveOptions) error
 		Long: `Approve a run's visual changes (approve_vrt_results): all of them, or the
 checks named by --scenario and --viewport. Repeat them to approve several checks
 at once: the n-th --scenario pairs with the n-th --viewport, and a single one of
-either applies to every one of the other. Several checks are sent as a batch (a
-few calls at a time, rate limits waited out, none sent twice); Ctrl-C stops it and
-says what was not sent.
+either applies to every one of the other; a check named twice is approved once.
+Several checks are sent as a batch: a few calls at a time, each as a single
+call is sent (its retries and --timeout), --wait-timeout bounding the whole
+batch. An approval whose answer was lost is reported as may have been applied
+(exit 55, maybe_applied), never sent again: check with vq failures RUN_ID.
+Ctrl-C stops the batch and says what was not sent.
 
 This writes: the server requires consent, given with --yes or, on a terminal, at
 a prompt that says how many checks it approves. --dry-run shows the calls and
@@ -134,9 +140,12 @@ func pairChecks(scenarios, viewports []string) ([]check, error) {
 		}
 		return list[i]
 	}
-	checks := make([]check, max(n, 1))
-	for i := range checks {
-		checks[i] = check{scenario: at(scenarios, i), viewport: at(viewports, i)}
+	checks := make([]check, 0, max(n, 1))
+	for i := range max(n, 1) {
+		// A check named twice is approved once.
+		if c := (check{scenario: at(scenarios, i), viewport: at(viewports, i)}); !slices.Contains(checks, c) {
+			checks = append(checks, c)
+		}
 	}
 	return checks, nil
 }
@@ -225,18 +234,24 @@ func (a approval) sendBatch(ctx context.Context, calls []api.Call) error {
 		return p.Show(ctx, withHint(api.MissingCredential(api.ToolApprove), s))
 	}
 	describe := func(c api.Call) string { return checkOf(c).String() }
-	b := batch{send: p.send, print: p.f.Terminal().Print, tool: api.ToolApprove, done: "approved", describe: describe}
-	outcomes, err := b.run(ctx, calls)
+	b := batch{send: p.send, print: p.f.Terminal().Print, tool: api.ToolApprove, bound: p.watch().bound(), done: "approved", describe: describe}
+	outcomes, bounded, err := b.run(ctx, calls)
 	if err != nil {
 		return err
 	}
-	return p.Show(ctx, a.answer(outcomes, describe))
+	if !bounded {
+		b.bound = 0
+	}
+	return p.Show(ctx, a.answer(outcomes, describe, b.bound))
 }
 
-// answer is the one answer vq shows for a batch of approvals: ok when
-// every call was, else the first refusal's error, and each call's outcome
-// in data.results.
-func (a approval) answer(outcomes []ui.BatchOutcome, describe func(api.Call) string) *api.ToolResponse {
+// answer is the one answer vq shows for a batch of approvals, each call's
+// outcome in data.results: ok when every call was approved, else the
+// failure that matters most, a call that may have been applied before the
+// bound that left calls unsent (bound, zero when it was not reached)
+// before a refusal.
+func (a approval) answer(outcomes []ui.BatchOutcome, describe func(api.Call) string, bound time.Duration) *api.ToolResponse {
+	outcomes = appliedOrder(outcomes)
 	type result struct {
 		ScenarioLabel string `json:"scenarioLabel"`
 		Viewport      string `json:"viewport"`
@@ -245,44 +260,82 @@ func (a approval) answer(outcomes []ui.BatchOutcome, describe func(api.Call) str
 		Error         string `json:"error,omitempty"`
 	}
 	results := make([]result, len(outcomes))
-	var first *api.ToolResponse
-	var firstErr error
+	var maybe, refused *api.ToolResponse
 	for i, o := range outcomes {
 		ch := checkOf(o.Call)
 		r := result{ScenarioLabel: ch.scenario, Viewport: ch.viewport, OK: o.State == ui.BatchDone}
+		failed := batchFailure(o)
 		switch {
-		case o.Resp != nil && o.Resp.OK:
+		case o.State == ui.BatchDone:
 			r.Summary = o.Resp.Summary
-		case o.Resp != nil:
-			r.Error = o.Resp.ErrorCode() + ": " + o.Resp.ErrorMessage()
-			if first == nil {
-				first = o.Resp
-			}
-		case o.Err != nil:
-			r.Error = o.Err.Error()
-			if firstErr == nil {
-				firstErr = o.Err
-			}
+		case o.State == ui.BatchNotSent:
+			r.Error = "not sent"
+		case o.State == ui.BatchMaybeApplied && maybe == nil:
+			maybe = failed
+		case o.State == ui.BatchRefused && refused == nil:
+			refused = failed
+		}
+		if failed != nil {
+			r.Error = failed.ErrorCode() + ": " + failed.ErrorMessage()
 		}
 		results[i] = r
 	}
 	counts := ui.CountBatch(outcomes)
-	data, _ := json.Marshal(map[string]any{"runId": a.runID, "approved": counts.Done, "refused": counts.Refused, "results": results})
+	data, _ := json.Marshal(map[string]any{"runId": a.runID, "approved": counts.Done, "refused": counts.Refused,
+		"mayHaveBeenApplied": counts.MaybeApplied, "notSent": counts.NotSent, "results": results})
 	lines := ui.BatchSummary(api.ToolApprove, outcomes, describe, 5)
-	resp := &api.ToolResponse{OK: counts.Refused == 0, Tool: api.ToolApprove, Summary: strings.Join(lines, "\n"),
+	resp := &api.ToolResponse{OK: counts.Done == len(outcomes), Tool: api.ToolApprove, Summary: strings.Join(lines, "\n"),
 		Data: data, Warnings: []string{}, NextActions: []api.NextAction{
 			{Label: "Re-check the failures of " + a.runID, Tool: api.ToolRunFailures, Args: map[string]any{"runId": a.runID}}}}
-	switch {
-	case first != nil:
-		resp.Error, resp.Recoverable = first.Error, first.Recoverable
-		if resp.Error == nil {
-			resp.Error = &api.ToolError{Code: first.ErrorCode(), Message: first.ErrorMessage()}
-		}
-	case firstErr != nil:
-		resp.Error = &api.ToolError{Code: api.CodeHTTPError, Message: firstErr.Error()}
-		resp.Recoverable = new(true)
+	worst := maybe
+	if worst == nil && bound > 0 && counts.NotSent > 0 {
+		worst = api.ClientError(api.ToolApprove, api.CodeTimeout, fmt.Sprintf("the batch ran past --wait-timeout %s: %d %s not sent",
+			bound, counts.NotSent, plural(counts.NotSent, "check was", "checks were")), true)
+	}
+	if worst = cmp.Or(worst, refused); worst != nil {
+		resp.Error, resp.Recoverable = &api.ToolError{Code: worst.ErrorCode(), Message: worst.ErrorMessage()}, worst.Recoverable
 	}
 	return resp
+}
+
+// appliedOrder is the outcomes in the order the server applied them: each
+// approval says how many checks still failed after it (data.remaining),
+// and the answers may come back in another order than the server's, or
+// the calls'. Approvals that say nothing of it, and the rest, follow in
+// the calls' order.
+func appliedOrder(outcomes []ui.BatchOutcome) []ui.BatchOutcome {
+	remaining := make([]int, len(outcomes))
+	for i, o := range outcomes {
+		remaining[i] = -1
+		var data struct{ Remaining *int }
+		if o.Resp != nil && o.Resp.OK && json.Unmarshal(o.Resp.Data, &data) == nil && data.Remaining != nil {
+			remaining[i] = *data.Remaining
+		}
+	}
+	order := make([]int, len(outcomes))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(remaining[b], remaining[a]) })
+	sorted := make([]ui.BatchOutcome, len(outcomes))
+	for i, k := range order {
+		sorted[i] = outcomes[k]
+	}
+	return sorted
+}
+
+// batchFailure is the failure one call of a batch ended with, nil for
+// one approved or not sent.
+func batchFailure(o ui.BatchOutcome) *api.ToolResponse {
+	switch {
+	case o.State == ui.BatchDone || o.State == ui.BatchNotSent:
+		return nil
+	case o.State == ui.BatchMaybeApplied && o.Resp.ErrorCode() != api.CodeMaybeApplied:
+		return api.ClientError(o.Call.Tool, api.CodeMaybeApplied, o.Call.Tool+" may have been applied: it was in flight when the batch was stopped", false)
+	case o.Resp != nil:
+		return o.Resp
+	}
+	return api.ClientError(o.Call.Tool, api.CodeHTTPError, o.Err.Error(), true)
 }
 
 // dryRunAnswer lists the calls vq approve would send.

@@ -2,8 +2,11 @@ package cmd
 
 import (
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/testkit"
@@ -113,5 +116,78 @@ func TestApproveBatchRefusalsCarryTheSingleCallsHint(t *testing.T) {
 		if row != "unauthorized: "+want {
 			t.Errorf("batch row %s, want the single call's %s", row, want)
 		}
+	}
+}
+
+// A batch's results are listed in the order the server applied them, so
+// what each answer says of the rest ("N still failing") counts down,
+// whatever order the answers came back in.
+func TestApproveBatchResultsCountDownInOrder(t *testing.T) {
+	env := sandboxEnv(t)
+	args := []string{"approve", "run_big", "--viewport", "desktop", "--yes", "--json", "--jq", "[.data.results[].summary]"}
+	for i := 1; i <= 12; i++ {
+		args = append(args, "--scenario", "Cart "+strconv.Itoa(i))
+	}
+	out, stderr, exit := runVQ(t, env, args...)
+	if exit != 0 {
+		t.Fatalf("exit %d: %s", exit, stderr)
+	}
+	var summaries []string
+	if err := json.Unmarshal([]byte(out), &summaries); err != nil || len(summaries) != 12 {
+		t.Fatalf("results %s (%v)", out, err)
+	}
+	last := 351
+	for _, s := range summaries {
+		var approved, remaining int
+		if _, err := fmt.Sscanf(s, "Approved %d check in run_big; %d still failing.", &approved, &remaining); err != nil {
+			t.Fatalf("summary %q: %v", s, err)
+		}
+		if remaining >= last {
+			t.Errorf("the results do not count down: %q", summaries)
+			break
+		}
+		last = remaining
+	}
+}
+
+// A batch keeps the single call's budget: against a server that only says
+// "slow down", each check goes at most 1 + 10 times, once with --no-retry,
+// and a day-long retryAfterMs ends the batch at once.
+func TestABatchKeepsTheSingleCallsBudget(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		wait       int
+		flags      []string
+		maxPerCall int
+	}{
+		{"retries", 5, nil, 11},
+		{"--no-retry", 5, []string{"--no-retry"}, 1},
+		{"day-long wait", 86_400_000, []string{"--timeout", "2s", "--wait-timeout", "3s"}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := testkit.NewServer(t, testkit.Always(429, testkit.RateLimit("approve_vrt_results", "slow down", tc.wait)))
+			start := time.Now()
+			args := append([]string{"approve", "run_1", "--scenario", "A", "--scenario", "B", "--viewport", "d", "--yes"}, tc.flags...)
+			_, stderr, exit := runVQ(t, s.Env(), args...)
+			if exit != exitcode.ForCode("rate_limit", true) {
+				t.Errorf("exit %d, stderr %s", exit, stderr)
+			}
+			for _, check := range []string{"A", "B"} {
+				n := 0
+				for _, c := range s.CallsOf("approve_vrt_results") {
+					if c.Args["scenarioLabel"] == check {
+						n++
+					}
+				}
+				if n == 0 || n > tc.maxPerCall {
+					t.Errorf("check %s sent %d times, want 1 to %d", check, n, tc.maxPerCall)
+				}
+			}
+			if elapsed := time.Since(start); elapsed > 3*time.Second {
+				t.Errorf("the batch took %s, past its --wait-timeout", elapsed)
+			}
+		})
 	}
 }

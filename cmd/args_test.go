@@ -70,7 +70,12 @@ func TestAMisspeltArgumentIsRefusedBeforeAnythingIsSent(t *testing.T) {
 // sent as it is, and a tool the registry does not know is the server's to
 // judge.
 func TestArgumentsTheToolMayTakeAreSent(t *testing.T) {
-	s := testkit.NewServer(t, testkit.Always(200, runFailuresBody))
+	s := testkit.NewServer(t, func(c testkit.Call) testkit.Reply {
+		if c.Tool == "run_vrt" {
+			return testkit.Answer(200, `{"runId":"run_1","status":"queued"}`) // a run started: no ToolResponse
+		}
+		return testkit.Answer(200, runFailuresBody)
+	})
 	for _, tc := range []struct {
 		args []string
 		tool string

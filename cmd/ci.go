@@ -32,9 +32,13 @@ in .data.failures (--jq '.data.failures[].scenarioLabel').`
 
 const ciExitHelp = `Exit codes (vq exit-codes): 0 when the run passed (or was just started,
 without --wait); 8 (pending) when vq ci status finds it still queued or
-running without --wait; 3 (run_failed) when it finished with visual changes,
-after showing the failed checks as vq failures RUN_ID does (so --format junit,
-github or markdown report them); 6 when it ended in error; 7 when it was
+running without --wait; 54 (no_verdict) when an answer has no runId or
+status, a status outside queued, running, passed, failed, error and
+cancelled (named), or its status twice; 55 (maybe_applied) when a start
+got no answer vq can read (it is not started again); 3 (run_failed) when
+it finished with visual changes, after showing the failed checks as vq
+failures RUN_ID does (so --format junit, github or markdown report them); 6
+when it ended in error; 7 when it was
 cancelled; 5 (timeout) when --wait ran past --wait-timeout, the run may still
 finish (--json prints the timeout as its one document); 130 on Ctrl-C. Both of those print the command that resumes the wait:
 vq ci status RUN_ID --wait. HTTP failures exit as elsewhere (unauthorized,
@@ -194,6 +198,7 @@ func runCI(ctx context.Context, opts *CIOptions) error {
 	if opts.Raw {
 		return showCIAnswer(ctx, p, resp)
 	}
+	resp = api.RunVerdict(resp)
 	run, isRun := api.ParseCIRun(resp)
 	if !isRun || run.Ended() {
 		return showVerdict(ctx, p, resp)
@@ -229,10 +234,11 @@ func waitRun(ctx context.Context, p *Pipeline, started *api.ToolResponse) error 
 	// goroutine, so last and lastRun need no lock.
 	last, lastRun := started, started
 	poll := func(ctx context.Context) (*api.ToolResponse, error) {
-		resp, err := p.SendCI(ctx, api.ToolRunStatus, map[string]any{"runId": run.RunID})
+		resp, err := p.pollCI(ctx, api.ToolRunStatus, map[string]any{"runId": run.RunID})
 		if err != nil {
 			return nil, err
 		}
+		resp = api.RunVerdict(resp)
 		last = resp
 		if _, isRun := api.ParseCIRun(resp); isRun {
 			lastRun = resp

@@ -198,14 +198,18 @@ func TestCIRunVerdictsHaveTheirExitCodes(t *testing.T) {
 	for _, tc := range []struct {
 		cmd, branch, status string
 		exit                int
-		says                string
+		says, progress      string
 	}{
-		{"run-vrt", "broken", "error", exitcode.RunError, "\nrun run_ci_0001 ended in error\n"},
-		{"run-perf", "cancelled", "cancelled", exitcode.RunCancelled, "\nrun run_ci_0002 cancelled\n"},
+		{"run-vrt", "broken", "error", exitcode.RunError, "\nrun run_ci_0001 ended in error\n", "run_ci_0001 error 6/12"},
+		{"run-perf", "cancelled", "cancelled", exitcode.RunCancelled, "\nrun run_ci_0002 cancelled\n", "run_ci_0002 cancelled 3/12"},
 	} {
 		stdout, stderr, exit := runVQ(t, s.Env(), append([]string{"ci", tc.cmd, "branch=" + tc.branch}, fastWait...)...)
 		if exit != tc.exit || !strings.HasSuffix(stderr, tc.says) || !strings.Contains(stdout, "status            "+tc.status+"\n") {
 			t.Errorf("%s branch=%s: exit %d, want %d\nstdout: %s\nstderr: %s", tc.cmd, tc.branch, exit, tc.exit, stdout, stderr)
+		}
+		// The progress line says how the run ended in its own word.
+		if !strings.Contains(stderr, tc.progress) || strings.Contains(stderr, "failed 6/12") || strings.Contains(stderr, "failed 3/12") {
+			t.Errorf("%s branch=%s: the progress lines do not say %s:\n%s", tc.cmd, tc.branch, tc.status, stderr)
 		}
 	}
 	if got := s.invokedTools(); got != "" {
@@ -311,9 +315,14 @@ func TestCIAnswerThatIsNotJSONIsAnHTTPError(t *testing.T) {
 		return true
 	}
 	want := exitcode.Of(exitcode.Shown(&api.ToolResponse{Error: &api.ToolError{Code: api.CodeHTTPError}, Recoverable: new(true)}))
+	// A run started with that answer may have started: it is not started
+	// again, and says so.
 	stdout, stderr, exit := runVQ(t, s.Env(), "ci", "run-vrt", "--wait")
-	if exit != want || stdout != "" || !strings.Contains(stderr, "error: http_error: HTTP 200 OK: Welcome to nginx! (server "+hostOf(s.URL)+"; API key from VQ_API_KEY) (recoverable, exit ") {
-		t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", exit, want, stdout, stderr)
+	if exit != exitcode.MaybeApplied || stdout != "" || !strings.Contains(stderr, "error: maybe_applied: run_vrt may have been applied: HTTP 200 OK: Welcome to nginx!; vq did not send it again") {
+		t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", exit, exitcode.MaybeApplied, stdout, stderr)
+	}
+	if n := len(s.received("run_vrt")); n != 1 {
+		t.Errorf("run_vrt sent %d times", n)
 	}
 	stdout, _, exit = runVQ(t, s.Env(), "ci", "status", "run_1", "--json")
 	var doc struct {
@@ -500,7 +509,7 @@ func TestCIVerdictsInGitHubAndMarkdown(t *testing.T) {
 	for _, want := range []string{
 		"in run [`run_ci_0007`](" + run + "run_ci_0007)\n",
 		"![diff of Homepage on mobile](" + images + "Homepage/mobile/diff.png)\n",
-		"| Product page | desktop | 3.4% | failed | [diff](" + images + "Product%20page/desktop/diff.png) |\n",
+		"| Product page | desktop | 3.4% ██████▍ | failed | [diff](" + images + "Product%20page/desktop/diff.png) |\n",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("missing %q in:\n%s", want, md)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -24,6 +25,9 @@ func TestEveryErrorCodeHasItsExitCode(t *testing.T) {
 		"project_resolution_error", "tool_error", "pipeline_blocked", "save_failed", "http_error", "not_found", "proof_failed"}
 	seen := map[int]string{}
 	for i, code := range codes {
+		if code == "http_error" {
+			continue // only vq gives it (TestAServerCannotPassForTheClient)
+		}
 		for _, recoverable := range []bool{true, false} {
 			body := testkit.Failure("some_tool", code, "why "+code, recoverable, testkit.Summary("it failed"))
 			s := testkit.NewServer(t, testkit.Always(400, body))
@@ -47,6 +51,49 @@ func TestEveryErrorCodeHasItsExitCode(t *testing.T) {
 				t.Errorf("%s --json: %q exit %d, want the server's document and exit %d", code, jsonOut, jsonExit, exit)
 			}
 		}
+	}
+}
+
+// A server's error code that only vq gives (the client's own failures and
+// verdicts, and http_error) never passes for the client: it exits as the
+// tool's failure, and the message keeps the server's code.
+func TestAServerCannotPassForTheClient(t *testing.T) {
+	for _, row := range exitcode.Table() {
+		if !exitcode.Reserved(row.Code) || (row.Recoverable != nil && !*row.Recoverable) {
+			continue
+		}
+		t.Run(row.Code, func(t *testing.T) {
+			t.Parallel()
+			body := testkit.Failure("some_tool", row.Code, "the server says so", true)
+			s := testkit.NewServer(t, func(c testkit.Call) testkit.Reply {
+				if c.CI {
+					return testkit.Answer(403, `{"error":{"code":"`+row.Code+`","message":"the server says so","recoverable":true}}`)
+				}
+				return testkit.Answer(400, body)
+			})
+			want := exitcode.ForCode(api.CodeToolError, true)
+			words := fmt.Sprintf("error: tool_error: the server says so (the server's error code %q is one only vq gives: read as tool_error)", row.Code)
+			for _, args := range [][]string{{"invoke", "some_tool", "--no-retry"}, {"ci", "call", "some_tool", "--no-retry"}} {
+				_, stderr, exit := runVQ(t, s.Env(), args...)
+				if exit != want || !strings.Contains(stderr, words) {
+					t.Errorf("vq %s: exit %d, want %d; stderr %q", strings.Join(args, " "), exit, want, stderr)
+				}
+			}
+			stdout, _, _ := runVQ(t, s.Env(), "invoke", "some_tool", "--no-retry", "--json", "--jq", ".error.code")
+			if stdout != "tool_error\n" {
+				t.Errorf("--json's code %q, want tool_error", stdout)
+			}
+		})
+	}
+}
+
+// A duplicate ok is no verdict: whichever a decoder keeps, the answer is
+// malformed.
+func TestADuplicateOKIsAMalformedAnswer(t *testing.T) {
+	s := testkit.NewServer(t, testkit.Always(200, `{"ok":false,"tool":"get_run_failures","summary":"x","ok":true}`))
+	_, stderr, exit := runVQ(t, s.Env(), "failures", "run_1", "--no-retry")
+	if exit != exitcode.ForCode(api.CodeHTTPError, true) || !strings.Contains(stderr, "error: http_error: HTTP 200 OK: ") {
+		t.Errorf("exit %d, stderr %q", exit, stderr)
 	}
 }
 
@@ -392,7 +439,12 @@ func TestTaskCommandsSendTheSpecArguments(t *testing.T) {
 		}
 	}
 	for _, tc := range cases {
-		s := testkit.NewServer(t, testkit.Always(200, answer))
+		s := testkit.NewServer(t, func(c testkit.Call) testkit.Reply {
+			if spec, _ := api.LookupTool(c.Tool); spec.Async {
+				return testkit.Answer(200, testkit.Queued(c.Tool, "job_1")) // an async tool's start names its job
+			}
+			return testkit.Answer(200, answer)
+		})
 		if _, stderr, exit := runVQ(t, s.Env(), tc.args...); exit != 0 {
 			t.Errorf("%v: exit %d: %s", tc.args, exit, stderr)
 			continue

@@ -100,7 +100,7 @@ func (s Settings) hasCredential() bool {
 // person at the other end, read once.
 func (f *Factory) Terminal() *Terminal {
 	if f.terminal == nil {
-		f.terminal = newTerminal(f.IO, f.Getenv, f.Global.NoTUI, f.Global.NoColor)
+		f.terminal = newTerminal(f.IO, f.Getenv, f.Global.NoTUI, f.Global.NoColor, f.Global.NoPager)
 	}
 	return f.terminal
 }

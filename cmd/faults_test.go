@@ -406,10 +406,9 @@ func faults() []fault {
 			},
 			want: map[string]outcome{
 				colInvoke: httpError(`HTTP 200 OK: {"ok":"yes",`),
-				// Over MCP a structuredContent that is no ToolResponse is a general
-				// server's structured output, ok by isError: its text is shown
-				// (the structure is in --json), not said twice.
-				colMCP:   {exit: 0, stdout: "typed wrong\n"},
+				// Over MCP a structuredContent shaped as a ToolResponse (ok
+				// and tool) is one, malformed: never an ok by isError.
+				colMCP:   httpError(`the MCP result's structuredContent is a malformed ToolResponse (json: cannot unmarshal string into Go struct field .ok of type bool): {"ok":"yes",`),
 				colWatch: httpError(`HTTP 200 OK: {"ok":"yes",`),
 			},
 		},

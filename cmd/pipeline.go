@@ -112,7 +112,7 @@ func (p *Pipeline) Call(ctx context.Context, call api.Call) (*api.ToolResponse, 
 		if err != nil {
 			return nil, err
 		}
-		resp = outcomes[0].resp
+		resp = api.WorkVerdict(call.Tool, outcomes[0].resp)
 	}
 	return resp, nil
 }
@@ -127,7 +127,7 @@ func (p *Pipeline) Send(ctx context.Context, call api.Call) (*api.ToolResponse, 
 // with --yes a tool known to write goes once with confirm: true; any
 // other call goes as it is, and when the server asks for consent it is
 // asked for (or given by --yes) and the call goes again once. In the TUI
-// its dialog asks instead, once it shows the answer.
+// the refusal is shown, and the TUI asks through sessionConsent.
 func (p *Pipeline) consented(ctx context.Context, call api.Call, send func(context.Context, api.Call) (*api.ToolResponse, error)) (*api.ToolResponse, error) {
 	display, policy := p.policies()
 	if policy == ConsentGiven && api.KnownWriteTool(call.Tool) {
@@ -224,6 +224,16 @@ func readinessProgress(r api.Readiness) string {
 // SendCI calls a tool of the CI endpoint. No credential means nothing is
 // sent; CI tools ask for no consent.
 func (p *Pipeline) SendCI(ctx context.Context, tool string, args map[string]any) (*api.ToolResponse, error) {
+	return p.ci(ctx, tool, args, (*mcpclient.Client).CallCI)
+}
+
+// pollCI is SendCI once, without the automatic retries: a watch's poll,
+// whose failures the watch's own policy retries.
+func (p *Pipeline) pollCI(ctx context.Context, tool string, args map[string]any) (*api.ToolResponse, error) {
+	return p.ci(ctx, tool, args, (*mcpclient.Client).CallCIOnce)
+}
+
+func (p *Pipeline) ci(ctx context.Context, tool string, args map[string]any, call func(*mcpclient.Client, context.Context, string, map[string]any) (*api.ToolResponse, error)) (*api.ToolResponse, error) {
 	client, s, err := p.connect(ctx)
 	if err != nil {
 		return nil, err
@@ -236,12 +246,13 @@ func (p *Pipeline) SendCI(ctx context.Context, tool string, args map[string]any)
 	if s.APIKey == "" {
 		return withHint(api.MissingCredential(tool), s.ci()), nil
 	}
-	return s.ci().hinted(client.CallCI(ctx, tool, args))
+	return s.ci().hinted(call(client, ctx, tool, args))
 }
 
 // Show hands one response to the renderer the flags chose and returns the
 // error that carries its exit code.
 func (p *Pipeline) Show(ctx context.Context, resp *api.ToolResponse) error {
+	p.f.Terminal().page()
 	print := p.f.Terminal().Print
 	if err := saveContent(print, p.f.Global.MCP.SaveDir, p.Output.Structured(), resp); err != nil {
 		return err
@@ -305,6 +316,8 @@ func (p *Pipeline) ShowCall(ctx context.Context, call api.Call, resp *api.ToolRe
 	o.Invoke = func(ctx context.Context, call api.Call) (*api.ToolResponse, error) {
 		return p.consented(ctx, call, p.invoke)
 	}
+	_, policy := p.policies()
+	o.Consent = sessionConsent(policy, func() yesNo { return p.f.Terminal().prompter(&p.Output) })
 	o.Fetch = client.FetchPublic
 	last, err := ui.Run(ctx, o, call, resp)
 	if err != nil {
@@ -346,7 +359,10 @@ func (p *Pipeline) Follow(ctx context.Context, call api.Call, resp *api.ToolResp
 	if errors.As(err, &timeout) {
 		return timeout.Response(), nil
 	}
-	return final, err
+	if err != nil {
+		return nil, err
+	}
+	return api.WorkVerdict(call.Tool, final), nil
 }
 
 // tuiProbe is ui.Options.Probe for the TUIs this process opens: set only

@@ -111,7 +111,7 @@ func runProve(ctx context.Context, f *Factory, opts *ProveOptions) error {
 		if err != nil {
 			return err
 		}
-		resp = outcomes[0].resp
+		resp = api.WorkVerdict(api.ToolProve, outcomes[0].resp)
 	} else {
 		var err error
 		if resp, err = p.Call(ctx, api.Call{Tool: api.ToolProve, Args: map[string]any{"ticket": opts.Ticket}}); err != nil {

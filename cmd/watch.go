@@ -35,8 +35,11 @@ are retried, up to 10 in a row. --wait-timeout bounds the whole watch (30m
 by default); --timeout bounds each request.
 
 Exit code: with several jobs, the largest of their exit codes, so any failure
-makes it non-zero; 5 (timeout) when a job is still running at the deadline,
-130 on Ctrl-C. Both print the vq watch command that resumes.`,
+makes it non-zero; 0 only for a job completed with an ok answer; 52
+(job_failed) or 53 (job_cancelled) for a job that ended so while its answer
+said ok; 54 (no_verdict) for a status outside queued, running, completed,
+failed and cancelled (named); 5 (timeout) when a job is still running at
+the deadline, 130 on Ctrl-C. Both print the vq watch command that resumes.`,
 		Example: `  vq watch job_123
   vq watch job_123 job_456 --wait-timeout 10m --json`,
 		RunE: func(c *cobra.Command, args []string) error {

@@ -33,7 +33,7 @@ func writeContent(w *bufio.Writer, r *api.ToolResponse, c *api.Content) error {
 		}
 	}
 	if !wrote && len(c.Structured) > 0 {
-		return writeData(w, r.WithData(c.Structured))
+		return writeData(w, r.WithData(c.Structured), false)
 	}
 	if !wrote && r.OK {
 		w.WriteString(textsafe.SanitizeLine(r.Summary) + "\n")
@@ -44,5 +44,6 @@ func writeContent(w *bufio.Writer, r *api.ToolResponse, c *api.Content) error {
 // writeBlock writes server text as a block of lines, sanitized, ending in
 // one newline.
 func writeBlock(w *bufio.Writer, text string) {
-	w.WriteString(strings.TrimRight(textsafe.Sanitize(text), "\n") + "\n")
+	w.WriteString(strings.TrimRight(textsafe.Sanitize(text), "\n"))
+	w.WriteByte('\n')
 }

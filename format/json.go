@@ -17,6 +17,9 @@ import (
 // when it sent them, else the client-made response. Characters a terminal
 // could act on or hide are written as \u escapes; nothing else changes.
 func JSON(out io.Writer, r *api.ToolResponse, indent bool) error {
+	if !indent {
+		return textsafe.WriteJSONFrom(out, r.WriteDocument)
+	}
 	doc, err := r.Document()
 	if err != nil {
 		return err
@@ -58,7 +61,7 @@ func WriteDocument(ctx context.Context, out io.Writer, doc []byte, o Options) er
 	if o.Query != nil {
 		return o.Query.runDocument(ctx, out, doc)
 	}
-	return textsafe.WriteJSON(out, doc, o.Indent)
+	return textsafe.WriteJSON(out, doc, o.Terminal)
 }
 
 func (q *Query) runDocument(ctx context.Context, out io.Writer, doc []byte) error {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/textsafe"
@@ -26,10 +25,6 @@ type BatchOptions struct {
 // burst of refusals.
 const DefaultBatchConcurrency = 4
 
-// maxRateWaits bounds how often one call of a batch waits out a rate
-// limit before its refusal is taken as the answer.
-const maxRateWaits = 20
-
 // BatchState is how one call of a batch ended.
 type BatchState int
 
@@ -38,11 +33,12 @@ const (
 	BatchNotSent BatchState = iota
 	// BatchDone: the tool answered ok.
 	BatchDone
-	// BatchRefused: the tool answered with an error.
+	// BatchRefused: the tool answered with an error; nothing was done.
 	BatchRefused
-	// BatchInterrupted: the batch was stopped while the call was in
-	// flight; the server may have acted on it.
-	BatchInterrupted
+	// BatchMaybeApplied: the call went out and no answer says what became
+	// of it (the batch was stopped while it was in flight, or its answer
+	// was lost): the server may have acted on it.
+	BatchMaybeApplied
 )
 
 // BatchOutcome is one call of a batch and how it ended.
@@ -54,14 +50,15 @@ type BatchOutcome struct {
 	State BatchState
 }
 
-// RunBatch sends every call once, at most opts.Concurrency at a time,
-// until all are answered or ctx ends; it returns an outcome per call, in
-// the calls' order. Each call is handed to exactly one worker, so none is
-// sent twice. A rate-limit refusal did nothing on the server: the call
-// waits retryAfterMs (every worker then holds off, as the limit is the
-// key's) and goes again, a bounded number of times. Any other answer,
-// refusals included, is final.
+// RunBatch sends every distinct call of calls once (a call given twice is
+// sent once), at most opts.Concurrency at a time, until all are answered
+// or ctx ends; it returns an outcome per distinct call, in the calls'
+// order. Each call goes through send, the sender of a single call, with
+// that call's retries and bounds (rate limits waited out within its
+// budget, a call that may have been applied never sent again): the batch
+// adds no retry of its own, so it costs what its calls cost one by one.
 func RunBatch(ctx context.Context, calls []api.Call, send func(context.Context, api.Call) (*api.ToolResponse, error), opts BatchOptions) []BatchOutcome {
+	calls = api.UniqueCalls(calls)
 	workers := opts.Concurrency
 	if workers <= 0 {
 		workers = DefaultBatchConcurrency
@@ -83,13 +80,12 @@ func RunBatch(ctx context.Context, calls []api.Call, send func(context.Context, 
 	}()
 	var (
 		report sync.Mutex
-		gate   rateGate
 		wg     sync.WaitGroup
 	)
 	for range min(workers, len(calls)) {
 		wg.Go(func() {
 			for i := range next {
-				o := sendOne(ctx, calls[i], send, &gate)
+				o := sendOne(ctx, calls[i], send)
 				report.Lock()
 				outcomes[i] = o
 				if opts.OnDone != nil {
@@ -103,75 +99,36 @@ func RunBatch(ctx context.Context, calls []api.Call, send func(context.Context, 
 	return outcomes
 }
 
-// sendOne sends one call of a batch, waiting out rate limits.
-func sendOne(ctx context.Context, call api.Call, send func(context.Context, api.Call) (*api.ToolResponse, error), gate *rateGate) BatchOutcome {
+// sendOne sends one call of a batch.
+func sendOne(ctx context.Context, call api.Call, send func(context.Context, api.Call) (*api.ToolResponse, error)) BatchOutcome {
 	o := BatchOutcome{Call: call}
-	for waits := 0; ; waits++ {
-		if err := gate.wait(ctx); err != nil {
-			// Stopped before the call went out, or while it waited out a
-			// rate limit, which the server did not act on either.
-			o.State = BatchNotSent
-			return o
-		}
-		resp, err := send(ctx, call)
-		o.Resp, o.Err = resp, err
-		switch {
-		case ctx.Err() != nil && (err != nil || resp == nil || resp.ErrorCode() == api.CodeHTTPError):
-			o.State = BatchInterrupted
-			return o
-		case err != nil || resp == nil:
-			if err == nil {
-				o.Err = errors.New("no answer")
-			}
-			o.State = BatchRefused
-			return o
-		case resp.OK:
-			o.State = BatchDone
-			return o
-		case resp.ErrorCode() == api.CodeRateLimit && waits < maxRateWaits:
-			gate.hold(resp.RetryAfter())
-			continue
+	if ctx.Err() != nil {
+		return o // stopped before it went out
+	}
+	o.Resp, o.Err = send(ctx, call)
+	switch code := o.Resp.ErrorCode(); {
+	case o.Resp != nil && o.Resp.OK:
+		o.State = BatchDone
+	case code == api.CodeMaybeApplied:
+		o.State = BatchMaybeApplied
+	case ctx.Err() != nil && code != api.CodeRateLimit:
+		// Stopped in flight: the server may have acted on it. A rate
+		// limit it was waiting out did nothing.
+		o.State = BatchMaybeApplied
+	case o.Err != nil || o.Resp == nil:
+		if o.Err == nil {
+			o.Err = errors.New("no answer")
 		}
 		o.State = BatchRefused
-		return o
+	default:
+		o.State = BatchRefused
 	}
-}
-
-// rateGate holds every worker of a batch until a rate limit's wait is
-// over.
-type rateGate struct {
-	mu    sync.Mutex
-	until time.Time
-}
-
-func (g *rateGate) hold(d time.Duration) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if t := time.Now().Add(d); t.After(g.until) {
-		g.until = t
-	}
-}
-
-func (g *rateGate) wait(ctx context.Context) error {
-	g.mu.Lock()
-	d := time.Until(g.until)
-	g.mu.Unlock()
-	if err := ctx.Err(); err != nil || d <= 0 {
-		return err
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return o
 }
 
 // BatchCounts are how many calls of a batch ended each way.
 type BatchCounts struct {
-	Done, Refused, Interrupted, NotSent int
+	Done, Refused, MaybeApplied, NotSent int
 }
 
 // CountBatch counts the outcomes by state.
@@ -183,8 +140,8 @@ func CountBatch(outcomes []BatchOutcome) BatchCounts {
 			c.Done++
 		case BatchRefused:
 			c.Refused++
-		case BatchInterrupted:
-			c.Interrupted++
+		case BatchMaybeApplied:
+			c.MaybeApplied++
 		default:
 			c.NotSent++
 		}
@@ -193,17 +150,18 @@ func CountBatch(outcomes []BatchOutcome) BatchCounts {
 }
 
 // BatchSummary is the batch's report for a person: a count line, then the
-// refusals with their reasons, the calls that were in flight when it was
-// stopped and those never sent, at most limit of each (the rest counted),
-// each call named by describe. It is sanitized.
+// refusals with their reasons, the calls that may have been applied (in
+// flight when it was stopped, or their answer lost) and those never sent,
+// at most limit of each (the rest counted), each call named by describe.
+// It is sanitized.
 func BatchSummary(tool string, outcomes []BatchOutcome, describe func(api.Call) string, limit int) []string {
 	c := CountBatch(outcomes)
 	head := textsafe.SanitizeLine(tool) + ": " + strconv.Itoa(c.Done) + " done"
 	if c.Refused > 0 {
 		head += ", " + strconv.Itoa(c.Refused) + " refused"
 	}
-	if c.Interrupted > 0 {
-		head += ", " + strconv.Itoa(c.Interrupted) + " stopped in flight (may have been applied)"
+	if c.MaybeApplied > 0 {
+		head += ", " + strconv.Itoa(c.MaybeApplied) + " may have been applied"
 	}
 	if c.NotSent > 0 {
 		head += ", " + strconv.Itoa(c.NotSent) + " not sent"
@@ -229,13 +187,19 @@ func BatchSummary(tool string, outcomes []BatchOutcome, describe func(api.Call) 
 			lines = append(lines, "  … and "+strconv.Itoa(total-shown)+" more "+title)
 		}
 	}
-	list(BatchRefused, "refused", func(o BatchOutcome) string {
-		if o.Err != nil {
+	reason := func(o BatchOutcome) string {
+		switch {
+		case o.Resp != nil && !o.Resp.OK && (o.State == BatchRefused || o.Err == nil):
+			return textsafe.SanitizeLine(o.Resp.ErrorCode() + ": " + o.Resp.ErrorMessage())
+		case o.State == BatchMaybeApplied:
+			return "in flight when the batch was stopped"
+		case o.Err != nil:
 			return textsafe.SanitizeLine(o.Err.Error())
 		}
-		return textsafe.SanitizeLine(o.Resp.ErrorCode() + ": " + o.Resp.ErrorMessage())
-	})
-	list(BatchInterrupted, "in flight", func(BatchOutcome) string { return "" })
+		return ""
+	}
+	list(BatchRefused, "refused", reason)
+	list(BatchMaybeApplied, "may have been applied", reason)
 	list(BatchNotSent, "not sent", func(BatchOutcome) string { return "" })
 	return lines
 }

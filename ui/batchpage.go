@@ -20,7 +20,7 @@ type batchPage struct {
 	tool  string
 	table *table
 	calls []api.Call
-	names map[string]string // by callKey
+	names map[string]string // by api.Call.Key
 	total int
 	// finished, done and refused count the answers so far.
 	finished, done, refused int
@@ -42,7 +42,7 @@ func (m *Model) startBatch(in writeIntent, calls []api.Call) tea.Cmd {
 	p := &batchPage{m: m, under: m.top(), tool: in.tool, table: in.table, calls: calls, names: map[string]string{},
 		total: len(calls), events: make(chan tea.Msg, len(calls)+1)}
 	for i, c := range in.calls {
-		k := callKey(c)
+		k := c.Key()
 		p.names[k] = in.names[i]
 		m.reviewed[k] = reviewPending
 	}
@@ -111,14 +111,14 @@ func (p *batchPage) Update(msg tea.Msg) tea.Cmd {
 // answered counts one call's ending and marks its row.
 func (p *batchPage) answered(msg batchEventMsg) tea.Cmd {
 	p.finished++
-	k := callKey(msg.o.Call)
+	k := msg.o.Call.Key()
 	switch msg.o.State {
 	case BatchDone:
 		p.done++
-		p.m.reviewed[k] = reviewDone
+		p.m.review(k, reviewDone, msg.o.Resp)
 	case BatchRefused:
 		p.refused++
-		p.m.reviewed[k] = reviewRefused
+		p.m.review(k, reviewRefused, msg.o.Resp)
 	default:
 		delete(p.m.reviewed, k)
 	}
@@ -133,8 +133,8 @@ func (p *batchPage) ended(msg batchDoneMsg) tea.Cmd {
 	m.ignored = ""
 	p.cancel()
 	for _, o := range msg.outcomes {
-		if o.State == BatchNotSent || o.State == BatchInterrupted {
-			delete(m.reviewed, callKey(o.Call))
+		if o.State == BatchNotSent || o.State == BatchMaybeApplied {
+			delete(m.reviewed, o.Call.Key())
 		}
 	}
 	for r := range p.table.marked {
@@ -142,7 +142,7 @@ func (p *batchPage) ended(msg batchDoneMsg) tea.Cmd {
 			delete(p.table.marked, r)
 		}
 	}
-	m.report = BatchSummary(p.tool, msg.outcomes, func(c api.Call) string { return p.names[callKey(c)] }, 3)
+	m.report = BatchSummary(p.tool, msg.outcomes, func(c api.Call) string { return p.names[c.Key()] }, 3)
 	if CountBatch(msg.outcomes).Done == 0 {
 		return nil
 	}

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"charm.land/bubbles/v2/help"
@@ -574,85 +573,4 @@ func (s *questionSession) View() tea.View {
 		return tea.NewView("")
 	}
 	return tea.NewView(strings.Join(s.form.lines(), "\n"))
-}
-
-// Asker carries a server's questions into a running TUI session, which
-// owns the terminal: each is asked there, as a screen of its own, in
-// turn, and its answer comes back to the caller. Its zero value is ready;
-// Run connects it to the session while it runs (Options.Asker).
-type Asker struct {
-	mu      sync.Mutex
-	program *tea.Program
-	ended   chan struct{}
-}
-
-// attach connects the asker to the session p runs until detach.
-func (a *Asker) attach(p *tea.Program) (detach func()) {
-	if a == nil {
-		return func() {}
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	ended := make(chan struct{})
-	a.program, a.ended = p, ended
-	return func() {
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		a.program = nil
-		close(ended)
-	}
-}
-
-// Running reports whether a session is connected.
-func (a *Asker) Running() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.program != nil
-}
-
-// noticeMsg is a line vq tells the person while the session runs (a
-// sign-in again's progress), which stderr would tear the frame with.
-type noticeMsg string
-
-// Tell shows msg in the running session, under the call in flight (else
-// as the status line); told is false when no session runs, and the caller
-// tells some other way.
-func (a *Asker) Tell(msg string) (told bool) {
-	a.mu.Lock()
-	p := a.program
-	a.mu.Unlock()
-	if p == nil {
-		return false
-	}
-	p.Send(noticeMsg(msg))
-	return true
-}
-
-// Ask asks e in the running session and waits for the answer; asked is
-// false when no session runs, and the caller asks some other way. The
-// question ends, answered ElicitCancel, when ctx ends or the session does.
-// One too large for a form (CheckQuestion) is declined at once, the
-// status line saying why.
-func (a *Asker) Ask(ctx context.Context, e api.Elicitation) (answer api.ElicitAnswer, asked bool) {
-	a.mu.Lock()
-	p, ended := a.program, a.ended
-	a.mu.Unlock()
-	if p == nil {
-		return api.ElicitAnswer{}, false
-	}
-	if err := CheckQuestion(e); err != nil {
-		p.Send(questionRefusedMsg("the server's question: declined: " + err.Error()))
-		return api.ElicitAnswer{Action: api.ElicitDecline}, true
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel() // ends the session's wait on ctx too
-	q := &question{ctx: ctx, e: e, reply: make(chan api.ElicitAnswer, 1)}
-	p.Send(questionMsg{q}) // returns at once once the session has ended
-	select {
-	case answer = <-q.reply:
-		return answer, true
-	case <-ctx.Done():
-	case <-ended:
-	}
-	return api.ElicitAnswer{Action: api.ElicitCancel}, true
 }

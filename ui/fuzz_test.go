@@ -40,7 +40,7 @@ func FuzzView(f *testing.F) {
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s), uint8(80), uint8(24), []byte{1, 9, 16, 23, 9, 24})
-		f.Add([]byte(s), uint8(40), uint8(12), []byte{31, 31, 22, 27, 31, 1}) // i, i, y, o, i, down
+		f.Add([]byte(s), uint8(40), uint8(12), []byte{31, 31, 24, 27, 31, 1}) // i, i, y, o, i, down
 	}
 	images := fuzzImages(f)
 	f.Fuzz(func(t *testing.T, raw []byte, width, height uint8, keys []byte) {

@@ -194,23 +194,6 @@ func (tp *rowTemplate) label(t *table, r int) string {
 	return strings.NewReplacer(pairs...).Replace(label)
 }
 
-// callKey identifies a call by its tool and arguments, confirm aside: the
-// key under which the review state of what a call did is kept, so that it
-// outlives the screens that showed it.
-func callKey(c api.Call) string {
-	args := make(map[string]any, len(c.Args))
-	for k, v := range c.Args {
-		if k != api.ArgConfirm {
-			args[k] = v
-		}
-	}
-	b, err := json.Marshal(args) // map keys sorted: one key per call
-	if err != nil {
-		return c.Tool
-	}
-	return c.Tool + "\x00" + string(b)
-}
-
 // rowOf is the first row of t whose cells hold the values a gives the
 // template's arguments, -1 when none does (or a fills other arguments).
 func (tp *rowTemplate) rowOf(t *table, a api.NextAction) int {

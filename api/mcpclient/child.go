@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -62,7 +64,7 @@ func (c *Client) stdioTransport(argv []string) (*childTransport, error) {
 		return nil, &StdioStartError{Command: argv[0], Reason: "cannot be run: " + err.Error()}
 	}
 	return &childTransport{command: argv[0], path: path, args: argv[1:], env: childEnv(c.opts.StdioEnv),
-		limit: min(c.opts.MaxBodyBytes, stdioMaxLine), log: log}, nil
+		limit: min(c.opts.MaxBodyBytes, stdioMaxLine), recordLimit: c.opts.MaxBodyBytes, log: log}, nil
 }
 
 // childEnv is a stdio server's environment: the few variables of vq's
@@ -81,9 +83,9 @@ func childEnv(extra []string) []string {
 }
 
 // stdioMaxLine caps one message of a stdio server, below the HTTP answer
-// cap: a stdio message is decoded only once it has all arrived, into a
-// buffer that grows by doubling, so its peak memory is a multiple of the
-// line where an HTTP answer is decoded as it arrives (docs/reliability.md).
+// cap: a stdio message is read whole before it is decoded, so its peak
+// memory is a multiple of the line (answerLines; docs/reliability.md)
+// where an HTTP answer is decoded as it arrives.
 const stdioMaxLine = 64 << 20
 
 // childTransport is the SDK's IOTransport over a child process, with vq's
@@ -91,14 +93,16 @@ const stdioMaxLine = 64 << 20
 // an HTTP answer has, where CommandTransport would refuse any answer past
 // its own smaller default, such as a large run's failures.
 type childTransport struct {
-	command    string // as the endpoint names it
-	path       string
-	args, env  []string
-	limit      int64
-	log        *stderrLog
-	mu         sync.Mutex
-	proc       *childProcess // the child Connect started; nil before
-	startError error         // why it could not start
+	command   string // as the endpoint names it
+	path      string
+	args, env []string
+	limit     int64
+	// recordLimit bounds what a call's record keeps of its answers.
+	recordLimit int64
+	log         *stderrLog
+	mu          sync.Mutex
+	proc        *childProcess // the child Connect started; nil before
+	startError  error         // why it could not start
 }
 
 func (t *childTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -113,15 +117,25 @@ func (t *childTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	t.mu.Lock()
 	t.proc = p
 	t.mu.Unlock()
+	conn := &recordingConn{limit: t.recordLimit, pending: map[jsonrpc.ID]pendingRequest{}}
+	lines := bufio.NewReaderSize(&lineCap{r: p.stdout, limit: t.limit, ended: p.outputEnded}, lineChunk)
 	framed := &mcp.IOTransport{
-		Reader: io.NopCloser(&lineCap{r: p.stdout, limit: t.limit, ended: p.outputEnded}),
+		Reader: io.NopCloser(&answerLines{lines: lines, conn: conn}),
 		Writer: p,
 		// The SDK's frame cap stays as a backstop behind lineCap, which
 		// fails first and says why.
 		MaxLineLength: int(min(t.limit+1, math.MaxInt32)),
 	}
-	return framed.Connect(ctx)
+	if conn.Connection, err = framed.Connect(ctx); err != nil {
+		return nil, err
+	}
+	return conn, nil
 }
+
+// lineChunk is the piece a stdio server's line is read in: a line longer
+// is gathered in pieces this size, then copied once into a buffer its own
+// size.
+const lineChunk = 64 << 10
 
 // startFailure is err, why a session could not be opened, as a
 // StdioStartError when the child could not start or ended on its own

@@ -111,16 +111,10 @@ const summaryMax = 200
 // whitespace between its tokens, cut at max bytes with "…".
 func compactStart(doc string, max int) string {
 	var b strings.Builder
-	inString, escaped := false, false
+	var scan api.JSONScan
 	for i := 0; i < len(doc); i++ {
 		c := doc[i]
-		switch {
-		case inString:
-			inString = escaped || c != '"'
-			escaped = !escaped && c == '\\'
-		case c == '"':
-			inString = true
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		if _, space := scan.Next(c); space {
 			continue
 		}
 		if b.Len() == max {

@@ -24,7 +24,7 @@ func FuzzMCPResult(f *testing.F) {
 		if err := json.Unmarshal(body, &res); err != nil {
 			return
 		}
-		resp := toolResponseFromMCP("t", &res, body, toolInfo{})
+		resp := toolResponseFromMCP("t", &res, body, structuredOf(&res, body), toolInfo{})
 		if resp.Tool == "" || resp.Warnings == nil || resp.NextActions == nil || resp.Data == nil {
 			t.Fatalf("%s: mapped to %+v", body, resp)
 		}
@@ -42,10 +42,12 @@ func FuzzMCPResult(f *testing.F) {
 	})
 }
 
+// compact is a JSON document as --json writes it: json.Marshal's bytes,
+// without whitespace, with <, > and & escaped.
 func compact(b []byte) []byte {
-	var out bytes.Buffer
-	if json.Compact(&out, b) != nil {
+	out, err := json.Marshal(json.RawMessage(b))
+	if err != nil {
 		return b
 	}
-	return out.Bytes()
+	return out
 }

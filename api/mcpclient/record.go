@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -205,6 +206,9 @@ type httpRecord struct {
 	// structuredContent into a map, losing the server's key order, which
 	// vq keeps (columns and --json follow it), so it is read again here.
 	body bytes.Buffer
+	// answers are a stdio server's answers to the request, as read, up to
+	// the body's bound in all (keep).
+	answers []callAnswer
 	// noticed is closed once a cancellation of the request has been sent,
 	// or its sending has failed (awaitCancelNotice).
 	noticed    chan struct{}
@@ -271,16 +275,61 @@ func (r *httpRecord) get() (int, string) {
 	return r.status, r.wwwAuthenticate
 }
 
-// toolResult finds the raw result of the last tools/call answered in the
-// recorded bodies (a JSON body, or the data lines of an event stream): the
-// SDK decodes structuredContent into a map, losing the server's key order,
-// and drops members it does not know, while vq keeps both (columns and
-// --json follow the server's order; --json carries all it sent).
-func (r *httpRecord) toolResult() json.RawMessage { return r.resultWith("content") }
+// keep keeps a stdio server's answer to the request; the oldest are let
+// go past limit bytes in all.
+func (r *httpRecord) keep(a callAnswer, limit int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.answers = append(r.answers, a)
+	kept := int64(0)
+	for i := len(r.answers) - 1; i >= 0; i-- {
+		if kept += int64(len(r.answers[i].line)); kept > limit {
+			r.answers = slices.Delete(r.answers, 0, i+1)
+			return
+		}
+	}
+}
+
+// toolResult finds the raw result of the last tools/call answered, and
+// its structuredContent: the SDK decodes structuredContent into a map,
+// losing the server's key order, and drops members it does not know,
+// while vq keeps both (columns and --json follow the server's order;
+// --json carries all it sent). A stdio server's answer reached the SDK
+// without its texts: res, the SDK's decoding, is given them back.
+func (r *httpRecord) toolResult(res *mcp.CallToolResult) (raw, structured json.RawMessage) {
+	a := r.answerWith("content")
+	if a == nil {
+		raw = r.resultWith("content")
+		return raw, structuredOf(res, raw)
+	}
+	a.restoreTexts(res)
+	raw = a.result.in(a.line)
+	if structured, kept := a.structuredContent(); kept {
+		return raw, structured
+	}
+	return raw, structuredOf(res, raw)
+}
+
+// answerWith is the last answer kept whose result has the member, or nil.
+func (r *httpRecord) answerWith(member string) *callAnswer {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := len(r.answers) - 1; i >= 0; i-- {
+		if slices.Contains(r.answers[i].members, member) {
+			return &r.answers[i]
+		}
+	}
+	return nil
+}
 
 // resultWith is the raw result of the last answer recorded whose result
-// has the member (content for tools/call, contents for resources/read).
+// has the member (content for tools/call, contents for resources/read):
+// kept as read from a stdio server, or found in the recorded bodies (a
+// JSON body, or the data lines of an event stream).
 func (r *httpRecord) resultWith(member string) json.RawMessage {
+	if a := r.answerWith(member); a != nil {
+		return a.result.in(a.line)
+	}
 	var found json.RawMessage
 	r.eachMessage(func(doc []byte) {
 		var msg struct {
@@ -297,13 +346,35 @@ func (r *httpRecord) resultWith(member string) json.RawMessage {
 	return found
 }
 
-// eachMessage calls fn with every JSON-RPC message of the recorded bodies:
-// JSON bodies one after the other (a session opened within the request
-// records initialize's answer before the request's own), and the data
-// lines of event streams.
+// resultMissing reports an answer, the last one recorded, whose result is
+// null or no object: no tool result at all, which the SDK reads as an
+// empty one.
+func (r *httpRecord) resultMissing() bool {
+	var last json.RawMessage
+	answered := false
+	r.eachMessage(func(doc []byte) {
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Result json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal(doc, &msg) == nil && msg.ID != nil && msg.Method == "" {
+			last, answered = msg.Result, true
+		}
+	})
+	return answered && (len(last) == 0 || last[0] != '{')
+}
+
+// eachMessage calls fn with every JSON-RPC message recorded: JSON bodies
+// one after the other (a session opened within the request records
+// initialize's answer before the request's own), the data lines of event
+// streams, and a stdio server's answers.
 func (r *httpRecord) eachMessage(fn func(doc []byte)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	for _, a := range r.answers {
+		fn(a.line)
+	}
 	body := r.body.Bytes()
 	for dec := json.NewDecoder(bytes.NewReader(body)); ; {
 		var doc json.RawMessage

@@ -18,25 +18,24 @@ import (
 // gets one made from its result: the result itself, as the server sent it
 // (raw, when recorded), is the data, so --json loses nothing; its content
 // is kept block by block for the renderers (Content); its first line of
-// text is the summary.
-func toolResponseFromMCP(tool string, res *mcp.CallToolResult, raw json.RawMessage, info toolInfo) *api.ToolResponse {
-	var structured json.RawMessage
-	if len(raw) > 0 {
-		var members struct {
-			StructuredContent json.RawMessage `json:"structuredContent"`
-		}
-		if json.Unmarshal(raw, &members) == nil && string(members.StructuredContent) != "null" {
-			structured = members.StructuredContent
-		}
-	} else if res.StructuredContent != nil {
-		structured, _ = json.Marshal(res.StructuredContent) // decoded from JSON: encodes again
-	}
+// text is the summary. structured is the result's structuredContent, nil
+// when it has none.
+func toolResponseFromMCP(tool string, res *mcp.CallToolResult, raw, structured json.RawMessage, info toolInfo) *api.ToolResponse {
 	if structured != nil {
-		if resp, err := api.DecodeToolResponse(structured); err == nil {
+		resp, err := api.DecodeToolResponse(structured)
+		switch {
+		case err == nil && resp.OK && res.IsError:
+			return api.Contradicted(tool, "an MCP result with isError: true", false)
+		case err == nil:
 			if resp.Tool == "" {
 				resp.Tool = tool
 			}
 			return resp
+		case api.ClaimsToolResponse(structured):
+			// Shaped as VisualQ's answer, and none: no verdict to read,
+			// and the call may have been carried out.
+			why := strings.TrimPrefix(err.Error(), "not a ToolResponse: ")
+			return api.ClientError(tool, api.CodeHTTPError, "the MCP result's structuredContent is a malformed ToolResponse ("+why+"): "+api.Snippet(structured), true).Unanswered()
 		}
 	}
 	if len(raw) == 0 {
@@ -52,6 +51,26 @@ func toolResponseFromMCP(tool string, res *mcp.CallToolResult, raw json.RawMessa
 		return classifyToolError(resp, text, info)
 	}
 	return resp
+}
+
+// structuredOf is the structuredContent of a result, found in raw (the
+// result as the server sent it, when recorded), else in the SDK's decoding;
+// nil when it has none.
+func structuredOf(res *mcp.CallToolResult, raw json.RawMessage) json.RawMessage {
+	if len(raw) > 0 {
+		var members struct {
+			StructuredContent json.RawMessage `json:"structuredContent"`
+		}
+		if json.Unmarshal(raw, &members) == nil && string(members.StructuredContent) != "null" {
+			return members.StructuredContent
+		}
+		return nil
+	}
+	if res.StructuredContent != nil {
+		structured, _ := json.Marshal(res.StructuredContent) // decoded from JSON: encodes again
+		return structured
+	}
+	return nil
 }
 
 // toolInfo is what the server's tools/list said of a tool, for reading its
@@ -217,5 +236,7 @@ func rpcFailure(tool string, e *jsonrpc.Error) *api.ToolResponse {
 		// Asking again gets the same refusal.
 		return api.ClientError(tool, api.CodeToolError, msg+": vq offers no sampling or roots (a command line, not an agent host)", false).NotRepeatable()
 	}
-	return api.ClientError(tool, api.CodeToolError, fmt.Sprintf("%s (JSON-RPC error %d)", msg, e.Code), true)
+	// The server's own failure, after it had the call: it may have been
+	// carried out.
+	return api.ClientError(tool, api.CodeToolError, fmt.Sprintf("%s (JSON-RPC error %d)", msg, e.Code), true).Unanswered()
 }

@@ -31,6 +31,10 @@ type mcpState struct {
 	progressID atomic.Int64
 	// tools is the session's tools/list, once asked for (sessionTools).
 	tools []api.Tool
+	// repeatable is what every tools/list of the client said of each
+	// tool: annotated read-only or idempotent. It outlives a broken
+	// session, when the retry policy asks.
+	repeatable sync.Map // tool name → bool
 }
 
 // mcpSession returns the open session, connecting (initialize) first when
@@ -86,7 +90,7 @@ func (c *Client) connect(ctx context.Context, client *mcp.Client, version string
 	if err != nil {
 		return nil, err
 	}
-	session, err := client.Connect(ctx, recordingTransport{Transport: child, limit: c.opts.MaxBodyBytes}, opts)
+	session, err := client.Connect(ctx, child, opts)
 	if err != nil {
 		return nil, child.startFailure(ctx, err)
 	}
@@ -132,8 +136,10 @@ func (c *Client) callMCP(ctx context.Context, call api.Call) *api.ToolResponse {
 	params.SetProgressToken(token)
 	c.listToolsForHeaders(ctx)
 	var result *mcp.CallToolResult
+	sent := false // once the session is open, the call goes out
 	err := c.withSession(ctx, rec, func(s *mcp.ClientSession) error {
 		var err error
+		sent = true
 		result, err = s.CallTool(ctx, params)
 		return err
 	})
@@ -147,10 +153,19 @@ func (c *Client) callMCP(ctx context.Context, call api.Call) *api.ToolResponse {
 			return api.ClientError(call.Tool, api.CodeToolError, call.Tool+" runs only as an MCP task (its execution.taskSupport is required), which vq cannot run yet: the MCP Go SDK it is built on has no tasks", false).NotRepeatable()
 		}
 	}
-	if err != nil {
+	switch {
+	case err != nil && !sent:
+		// No session: the server never saw the call.
+		return c.withNotOffered(inFlight, c.mcpFailure(call.Tool, rec, err).NotSent())
+	case err != nil:
 		return c.withNotOffered(inFlight, c.mcpFailure(call.Tool, rec, err))
 	}
-	return c.withNotOffered(inFlight, c.checkOutput(ctx, call.Tool, toolResponseFromMCP(call.Tool, result, rec.toolResult(), info)))
+	raw, structured := rec.toolResult(result)
+	if len(raw) == 0 && rec.resultMissing() {
+		// No verdict, after the server had the call.
+		return api.ClientError(call.Tool, api.CodeNoVerdict, "the server answered tools/call with no result", false).Unanswered()
+	}
+	return c.withNotOffered(inFlight, c.checkOutput(ctx, call.Tool, toolResponseFromMCP(call.Tool, result, raw, structured, info)))
 }
 
 // withNotOffered is the failure of a call during which the server asked

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
@@ -129,29 +130,25 @@ func (l *lineCap) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// recordingTransport keeps a stdio server's answers as mcpRoundTripper
-// keeps HTTP bodies: the SDK decodes results lossily (structuredContent's
-// key order, members it does not know), so the answer to each request
-// sent with an httpRecord in its context is appended to that record, up to
-// limit bytes.
-type recordingTransport struct {
-	mcp.Transport
-	limit int64
-}
-
-func (t recordingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	conn, err := t.Transport.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &recordingConn{Connection: conn, limit: t.limit, pending: map[jsonrpc.ID]*httpRecord{}}, nil
-}
-
+// recordingConn keeps a stdio server's answers as mcpRoundTripper keeps
+// HTTP bodies: the SDK decodes results lossily (structuredContent's key
+// order, members it does not know), so the answer to each request sent
+// with an httpRecord in its context is kept in that record: as read
+// (answerLines, received), or, for a line the SDK is left to judge, as
+// the SDK encodes the message it read.
 type recordingConn struct {
 	mcp.Connection
 	limit   int64
 	mu      sync.Mutex
-	pending map[jsonrpc.ID]*httpRecord // request id → its record, until answered
+	pending map[jsonrpc.ID]pendingRequest // until answered
+}
+
+// pendingRequest is a request of vq's awaiting its answer.
+type pendingRequest struct {
+	rec    *httpRecord
+	method string
+	// kept: its answer was kept as read.
+	kept bool
 }
 
 func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
@@ -159,7 +156,7 @@ func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	rec, recorded := ctx.Value(httpRecordKey{}).(*httpRecord)
 	if isRequest && recorded && req.IsCall() {
 		c.mu.Lock()
-		c.pending[req.ID] = rec
+		c.pending[req.ID] = pendingRequest{rec: rec, method: req.Method}
 		c.mu.Unlock()
 	}
 	err := c.Connection.Write(ctx, msg)
@@ -169,17 +166,46 @@ func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return err
 }
 
+// received keeps a line the server wrote that answers a recorded request
+// in that request's record, and is the line as the SDK is to read it: a
+// tools/call result with content without what vq reads from the line
+// (callAnswer.forSDK); any other line as it came.
+func (c *recordingConn) received(line []byte) []byte {
+	answer, id, ok := readAnswer(line)
+	if !ok {
+		return line
+	}
+	c.mu.Lock()
+	req, pending := c.pending[id]
+	if pending {
+		req.kept = true
+		c.pending[id] = req
+	}
+	c.mu.Unlock()
+	switch {
+	case !pending:
+		return line
+	case req.method != "tools/call" || !slices.Contains(answer.members, "content"):
+		// The SDK decodes it whole: vq reads in it only what the SDK
+		// does not keep (a listed tool's schemas as sent).
+		req.rec.keep(answer.asEncoded(), c.limit)
+		return line
+	}
+	req.rec.keep(answer, c.limit)
+	return answer.forSDK()
+}
+
 func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
 	if errors.Is(err, api.ErrBodyTooLarge) {
 		// The session ends with the line: the calls waiting on it learn why.
 		c.mu.Lock()
-		for _, rec := range c.pending {
-			rec.mu.Lock()
-			if rec.bodyErr == nil {
-				rec.bodyErr = err
+		for _, req := range c.pending {
+			req.rec.mu.Lock()
+			if req.rec.bodyErr == nil {
+				req.rec.bodyErr = err
 			}
-			rec.mu.Unlock()
+			req.rec.mu.Unlock()
 		}
 		c.mu.Unlock()
 	}
@@ -188,19 +214,21 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		// each one's record has it (questionOrder reads it there).
 		if doc, encErr := jsonrpc.EncodeMessage(req); encErr == nil {
 			c.mu.Lock()
-			for _, rec := range c.pending {
-				bodyRecorder{rec: rec, limit: c.limit}.Write(doc)
+			for _, pending := range c.pending {
+				bodyRecorder{rec: pending.rec, limit: c.limit}.Write(doc)
 			}
 			c.mu.Unlock()
 		}
 	}
 	if resp, ok := msg.(*jsonrpc.Response); ok {
 		c.mu.Lock()
-		rec := c.pending[resp.ID]
+		req, pending := c.pending[resp.ID]
 		delete(c.pending, resp.ID)
 		c.mu.Unlock()
-		if doc, encErr := jsonrpc.EncodeMessage(resp); rec != nil && encErr == nil {
-			bodyRecorder{rec: rec, limit: c.limit}.Write(doc)
+		if pending && !req.kept {
+			if doc, encErr := jsonrpc.EncodeMessage(resp); encErr == nil {
+				bodyRecorder{rec: req.rec, limit: c.limit}.Write(doc)
+			}
 		}
 	}
 	return msg, err

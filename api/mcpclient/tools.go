@@ -68,7 +68,9 @@ func (c *Client) sessionTools(ctx context.Context) ([]api.Tool, *api.ToolRespons
 	}
 	tools := make([]api.Tool, 0, len(listed))
 	for _, t := range listed {
-		tools = append(tools, toolFromMCP(t, raw[t.Name]))
+		tool := toolFromMCP(t, raw[t.Name])
+		tools = append(tools, tool)
+		c.mcp.repeatable.Store(tool.Name, tool.ReadOnly || tool.Idempotent)
 	}
 	c.mcp.mu.Lock()
 	if c.mcp.session == session {

@@ -38,3 +38,41 @@ func TestSilentErrorsAreTheOnesAlreadyShown(t *testing.T) {
 		t.Error("an error with a message to print is not silent")
 	}
 }
+
+// Every row has an outcome of the closed set, and only ok passes.
+func TestEveryRowHasOneOutcomeAndOnlyOKPasses(t *testing.T) {
+	for _, r := range Table() {
+		switch r.Outcome {
+		case OutcomePassed:
+			if r.Exit != OK {
+				t.Errorf("exit %d (%s) passes", r.Exit, r.Code)
+			}
+		case OutcomeFailed, OutcomePending, OutcomeUnknown, OutcomeError:
+		default:
+			t.Errorf("exit %d (%s) has outcome %q, outside the set", r.Exit, r.Code, r.Outcome)
+		}
+		if OutcomeOf(r.Exit) != r.Outcome {
+			t.Errorf("OutcomeOf(%d) = %q, want %q", r.Exit, OutcomeOf(r.Exit), r.Outcome)
+		}
+	}
+}
+
+// The codes only vq gives are its own rows and http_error; no contract
+// code a server sends is among them.
+func TestReservedCodesAreTheClientsOwn(t *testing.T) {
+	for _, code := range []string{"ok", "usage", "unauthorized", "timeout", "http_error", "no_verdict", "maybe_applied", "job_failed", "interrupted"} {
+		if !Reserved(code) {
+			t.Errorf("%s is not reserved", code)
+		}
+	}
+	for _, code := range []string{"validation_error", "tool_error", "rate_limit", "proof_failed", "project_not_ready", "brand_new"} {
+		if Reserved(code) {
+			t.Errorf("%s, a server's code, is reserved", code)
+		}
+	}
+	for code, want := range map[string]int{"job_failed": JobFailed, "job_cancelled": JobCancelled, "no_verdict": NoVerdict, "maybe_applied": MaybeApplied, "usage": Usage} {
+		if got := ForCode(code, true); got != want {
+			t.Errorf("ForCode(%s) = %d, want %d", code, got, want)
+		}
+	}
+}

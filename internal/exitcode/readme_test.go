@@ -20,7 +20,7 @@ func TestREADMEExitCodeTable(t *testing.T) {
 		t.Fatal("README.md lacks the exit-codes markers")
 	}
 	var b strings.Builder
-	b.WriteString("| exit | code | recoverable | meaning |\n|---|---|---|---|\n")
+	b.WriteString("| exit | code | recoverable | outcome | meaning |\n|---|---|---|---|---|\n")
 	rows := Table()
 	unrecoverable := map[string]int{}
 	for _, r := range rows {
@@ -31,9 +31,9 @@ func TestREADMEExitCodeTable(t *testing.T) {
 	for _, r := range rows {
 		switch {
 		case r.Recoverable == nil:
-			fmt.Fprintf(&b, "| %d | %s | - | %s |\n", r.Exit, r.Code, r.Meaning)
+			fmt.Fprintf(&b, "| %d | %s | - | %s | %s |\n", r.Exit, r.Code, r.Outcome, r.Meaning)
 		case *r.Recoverable:
-			fmt.Fprintf(&b, "| %d / %d | %s | true / false | %s |\n", r.Exit, unrecoverable[r.Code], r.Code, r.Meaning)
+			fmt.Fprintf(&b, "| %d / %d | %s | true / false | %s | %s |\n", r.Exit, unrecoverable[r.Code], r.Code, r.Outcome, r.Meaning)
 		}
 	}
 	if documented != b.String() {

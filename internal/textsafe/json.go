@@ -19,12 +19,77 @@ func WriteJSON(out io.Writer, doc []byte, indent bool) error {
 			doc = buf.Bytes()
 		}
 	}
+	return WriteJSONFrom(out, func(w io.Writer) error {
+		_, err := w.Write(doc)
+		return err
+	})
+}
+
+// WriteJSONFrom writes the JSON document write writes, as WriteJSON writes
+// one (not indented), as it comes: a document of any size is never held
+// whole. write's error is returned as it is.
+func WriteJSONFrom(out io.Writer, write func(io.Writer) error) error {
 	w := bufio.NewWriterSize(out, 64<<10)
-	writeEscaped(w, doc)
-	if len(doc) == 0 || doc[len(doc)-1] != '\n' {
+	e := &escaper{w: w}
+	if err := write(e); err != nil {
+		return err
+	}
+	e.end()
+	if e.last != '\n' {
 		w.WriteByte('\n')
 	}
 	return w.Flush()
+}
+
+// escaper writes what it is given as writeEscaped does, whatever the
+// pieces: a rune cut between two is held until it is whole.
+type escaper struct {
+	w    *bufio.Writer
+	rune [utf8.UTFMax]byte
+	held int  // bytes of rune held
+	last byte // the last byte given, 0 before any
+}
+
+func (e *escaper) Write(p []byte) (int, error) {
+	n := len(p)
+	if n == 0 {
+		return 0, nil
+	}
+	e.last = p[n-1]
+	// A rune held is read on with what follows, as in one piece: what is
+	// left of it once read (a byte that was not its start) is read on too.
+	for e.held > 0 {
+		if !utf8.FullRune(e.rune[:e.held]) {
+			if len(p) == 0 {
+				return n, nil
+			}
+			e.rune[e.held] = p[0]
+			e.held++
+			p = p[1:]
+			continue
+		}
+		_, size := utf8.DecodeRune(e.rune[:e.held])
+		writeEscaped(e.w, e.rune[:size])
+		e.held = copy(e.rune[:], e.rune[size:e.held])
+	}
+	whole := len(p)
+	for i := len(p) - 1; i >= max(0, len(p)-utf8.UTFMax+1); i-- {
+		if utf8.RuneStart(p[i]) {
+			if !utf8.FullRune(p[i:]) {
+				whole = i
+			}
+			break
+		}
+	}
+	writeEscaped(e.w, p[:whole])
+	e.held += copy(e.rune[e.held:], p[whole:])
+	return n, nil
+}
+
+// end writes a rune left cut at the end, as the invalid bytes it is.
+func (e *escaper) end() {
+	writeEscaped(e.w, e.rune[:e.held])
+	e.held = 0
 }
 
 // EscapeJSON rewrites, inside valid JSON, the runes a terminal could obey

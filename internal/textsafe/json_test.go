@@ -2,6 +2,7 @@ package textsafe
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 )
@@ -48,4 +49,30 @@ func TestPlainASCIIPrefixFindsTheFirstByteToEscape(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzWriteJSONFrom holds a document written a piece at a time (where the
+// pieces fall: step bytes each, cutting runes) to the same document
+// written whole.
+func FuzzWriteJSONFrom(f *testing.F) {
+	f.Add([]byte(`{"a":"é\u202e`+"\u202e\xe2\x80"+`x"}`), uint8(1))
+	f.Add([]byte("\xf0\x9f\x98\x80\xf0\x9f\x98\n"), uint8(3))
+	f.Add([]byte(""), uint8(2))
+	f.Add([]byte("0\xc3\xc3\xa9"), uint8(1))
+	f.Fuzz(func(t *testing.T, doc []byte, step uint8) {
+		var whole, pieces bytes.Buffer
+		if err := WriteJSON(&whole, doc, false); err != nil {
+			t.Fatal(err)
+		}
+		n := int(step%8) + 1
+		err := WriteJSONFrom(&pieces, func(w io.Writer) error {
+			for rest := doc; len(rest) > 0; rest = rest[min(n, len(rest)):] {
+				w.Write(rest[:min(n, len(rest))])
+			}
+			return nil
+		})
+		if err != nil || !bytes.Equal(pieces.Bytes(), whole.Bytes()) {
+			t.Fatalf("in pieces of %d: %q, whole: %q", n, pieces.Bytes(), whole.Bytes())
+		}
+	})
 }

@@ -1,0 +1,212 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/visualq/vq/internal/exitcode"
+)
+
+// Verdicts. vq exits 0 only on an explicit pass, so every answer that
+// carries a verdict is read here, once, into either that pass or a
+// failure that says why it is none: an answer that contradicts its
+// transport, a server's failure under a code of the client's own, a job
+// that ended failed while its answer said ok, a status vq does not know,
+// no verdict at all. What vq cannot read is never a pass.
+
+// Contradicted is the failure of an answer whose body says ok while its
+// transport says it failed (HTTP 4xx or 5xx, an MCP result with isError:
+// true): neither is believed, and the call, which may have been carried
+// out, is unanswered. transient retries it once where the tool allows.
+func Contradicted(tool, transport string, transient bool) *ToolResponse {
+	r := ClientError(tool, CodeHTTPError, transport+" carrying an answer that says ok: the two disagree, so it is no success", true)
+	r.transient, r.unanswered = transient, true
+	return r
+}
+
+// fromServer is a failure the server answered as it is read: its own code,
+// unless that code is one only vq gives (exitcode.Reserved: unauthorized,
+// timeout, usage, http_error ...), which would pass the server's failure
+// off as the client's. Such a failure is the tool's (tool_error), with the
+// server's code kept in its message.
+func (r *ToolResponse) fromServer() *ToolResponse {
+	if r.OK || r.Error == nil || !exitcode.Reserved(r.Error.Code) {
+		return r
+	}
+	code, msg := serversCode(r.Error.Code, r.ErrorMessage())
+	out := r.derive()
+	if out.Summary == r.ErrorMessage() {
+		out.Summary = msg
+	}
+	out.Error = &ToolError{Code: code, Message: msg}
+	return out
+}
+
+// serversCode is the code and message a server's failure is read with:
+// its own, unless the code is one only vq gives.
+func serversCode(code, message string) (string, string) {
+	if !exitcode.Reserved(code) {
+		return code, message
+	}
+	return CodeToolError, fmt.Sprintf("%s (the server's error code %q is one only vq gives: read as %s)", message, code, CodeToolError)
+}
+
+// ClaimsToolResponse reports a structured answer that is shaped as a
+// ToolResponse (members ok and tool), so that one vq cannot read as one
+// is a malformed answer, not some other server's structured output.
+func ClaimsToolResponse(doc []byte) bool {
+	m, err := splitObject(doc)
+	return err == nil && slices.Contains(m.names, "ok") && slices.Contains(m.names, "tool")
+}
+
+// NoVerdict is the failure of an answer whose verdict vq cannot read; its
+// data is the answer's, so --json still shows what came.
+func NoVerdict(r *ToolResponse, why string) *ToolResponse {
+	out := r.derive()
+	out.OK, out.Summary = false, why
+	out.Error, out.Recoverable = &ToolError{Code: CodeNoVerdict, Message: why}, boolPtr(false)
+	return out
+}
+
+// jobStatuses are get_job_status's documented statuses.
+var jobStatuses = []string{JobQueued, JobRunning, JobCompleted, JobFailed, JobCancelled}
+
+// runStatuses are get_run_status's.
+var runStatuses = []string{RunQueued, RunRunning, RunPassed, RunFailed, RunError, RunCancelled}
+
+// unknownStatus is the failure of an answer whose status is none of the
+// documented ones: named, as a newer server's status would be.
+func unknownStatus(r *ToolResponse, what, status string, known []string) *ToolResponse {
+	return NoVerdict(r, fmt.Sprintf("%s answered status %q, which is none of %s", what, status, strings.Join(known, ", ")))
+}
+
+// JobVerdict reads an answer of an async tool or of get_job_status as the
+// job's: an ok answer passes with a documented status only, and a job that
+// ended failed or cancelled is a failure (job_failed, job_cancelled) even
+// when its answer said ok. A failed answer is already its own verdict.
+func JobVerdict(r *ToolResponse) *ToolResponse {
+	if !r.OK {
+		return r
+	}
+	data, _ := r.dataMembers()
+	if data.repeated("status") {
+		return NoVerdict(r, "the job status answer gives its status twice")
+	}
+	s, isStatus := ParseJobStatus(r)
+	switch {
+	case !isStatus:
+		return NoVerdict(r, "the job status answer carries no status")
+	case !slices.Contains(jobStatuses, s.Status):
+		return unknownStatus(r, "job "+s.JobID, s.Status, jobStatuses)
+	case s.Status == JobFailed:
+		return r.failedAs(CodeJobFailed, "job "+s.JobID+" failed")
+	case s.Status == JobCancelled:
+		return r.failedAs(CodeJobCancelled, "job "+s.JobID+" was cancelled")
+	}
+	return r
+}
+
+// failedAs is r, an ok answer whose content says it failed, as the failure
+// it is: its data, warnings and next actions kept.
+func (r *ToolResponse) failedAs(code, msg string) *ToolResponse {
+	out := r.derive()
+	out.OK = false
+	out.Error, out.Recoverable = &ToolError{Code: code, Message: msg}, boolPtr(false)
+	return out
+}
+
+// StartVerdict reads the first answer of an async tool of the registry:
+// ok only when it started work vq can follow (a queued or running job, or
+// MCP token work), or work that already ended well (a job completed, a
+// proof answered at once and proven); a start that names no job, or a
+// status vq does not know, is no verdict. Other tools' answers are
+// returned as they are.
+func StartVerdict(call Call, r *ToolResponse) *ToolResponse {
+	if t, ok := LookupTool(call.Tool); !ok || !t.Async || !r.OK {
+		return r
+	}
+	_, job := AcceptedJob(r)
+	if _, token := ParseLongRunning(r); job || token {
+		return r
+	}
+	if _, isStatus := ParseJobStatus(r); !isStatus && call.Tool == ToolProve {
+		return ProofVerdict(r)
+	}
+	return WorkVerdict(call.Tool, JobVerdict(r))
+}
+
+// WorkVerdict reads the answer that ends the work a call of tool started
+// (its job's final status): a proof job's by its proof (ProofVerdict),
+// any other as the job's.
+func WorkVerdict(tool string, r *ToolResponse) *ToolResponse {
+	if tool == ToolProve {
+		return ProofVerdict(r)
+	}
+	return r
+}
+
+// ProofVerdict reads a finished proof job's answer: ok:true passes only
+// with proofVerdict "proven"; "failed" is the proof_failed the contract
+// says such an answer carries, and anything else is no verdict.
+func ProofVerdict(r *ToolResponse) *ToolResponse {
+	if !r.OK {
+		return r
+	}
+	raw := r.Data
+	if result := r.DataField("result"); len(result) > 0 {
+		raw = result
+	}
+	var proof struct {
+		Verdict *string `json:"proofVerdict"`
+	}
+	_ = json.Unmarshal(raw, &proof) // no object: no verdict
+	switch {
+	case proof.Verdict == nil:
+		return NoVerdict(r, "the proof answer carries no proofVerdict")
+	case *proof.Verdict == "proven":
+		return r
+	case *proof.Verdict == "failed":
+		return r.failedAs(CodeProofFailed, "the proof failed (its answer said ok)")
+	}
+	return NoVerdict(r, fmt.Sprintf("the proof answer's proofVerdict %q is neither proven nor failed", *proof.Verdict))
+}
+
+// RunVerdict reads a CI run's answer (run_vrt, run_perf, get_run_status):
+// an ok answer is a run only with a runId and one documented status, given
+// once; anything else is no verdict, naming what it lacks.
+func RunVerdict(r *ToolResponse) *ToolResponse {
+	if !r.OK {
+		return r
+	}
+	m, err := splitObject(r.Data)
+	var run CIRun
+	switch {
+	case err != nil:
+		return NoVerdict(r, "the run's answer is no JSON object")
+	case m.repeated("status"):
+		return NoVerdict(r, "the run's answer gives its status twice")
+	case json.Unmarshal(r.Data, &run) != nil:
+		return NoVerdict(r, "the run's answer is no run (runId and status are strings)")
+	case run.RunID == "":
+		return NoVerdict(r, "the run's answer names no runId")
+	case run.Status == "":
+		return NoVerdict(r, "run "+run.RunID+" has no status in its answer")
+	case !slices.Contains(runStatuses, run.Status):
+		return unknownStatus(r, "run "+run.RunID, run.Status, runStatuses)
+	}
+	return r
+}
+
+// repeated reports a member given more than once: a verdict given twice is
+// none.
+func (m members) repeated(name string) bool {
+	n := 0
+	for _, have := range m.names {
+		if have == name {
+			n++
+		}
+	}
+	return n > 1
+}
