@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"image"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -56,17 +55,12 @@ type answerPage struct {
 	// stale is set when a write succeeded after this answer came: it is
 	// fetched again when the person returns to it.
 	stale bool
-	// imageAsked is set once the diff image was requested, so that
-	// popping back to the screen does not fetch it again.
-	imageAsked bool
 	// labels are the next actions' labels, sanitized once, and
 	// labelWidth the widest: a frame draws only the few in view.
 	labels     []string
 	labelWidth int
-	// pictures are the decoded screenshots by link, and preview them
-	// drawn in half-blocks at the terminal's size.
-	pictures map[string]image.Image
-	preview  []string
+	// shots are the screenshots as the screen shows them (image.go).
+	shots screenshots
 }
 
 // paneView is what a screen's data pane shows.
@@ -157,8 +151,10 @@ func (s *answerPage) Update(msg tea.Msg) tea.Cmd {
 		s.drawPreview()
 	case imageMsg:
 		return s.showImage(msg)
+	case copiedMsg:
+		return s.m.copied(msg)
 	case openedMsg:
-		s.m.status = "opened the diff image in the browser"
+		s.m.status = "opened the " + s.shotName(msg.url) + " image in the browser"
 		if msg.err != nil {
 			s.m.status = "could not open the browser: " + textsafe.SanitizeLine(msg.err.Error()) + " (" + textsafe.SanitizeLine(msg.url) + ")"
 		}
@@ -214,8 +210,8 @@ func (s *answerPage) chainKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, o
 	return nil, false
 }
 
-// writeKey handles the keys that write (asking first) or hand the diff
-// image on; ok is false for the other keys.
+// writeKey handles the keys that write (asking first), or show or hand
+// on the screenshots; ok is false for the other keys.
 func (s *answerPage) writeKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, ok bool) {
 	switch {
 	case key.Matches(msg, k.Confirm):
@@ -225,9 +221,12 @@ func (s *answerPage) writeKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, o
 	case key.Matches(msg, k.Batch):
 		return s.startBatchFlow(), true
 	case key.Matches(msg, k.Open):
-		return openInBrowser(s.m.open, s.images.diff), true
+		cur, _ := s.shownShot()
+		return openInBrowser(s.m.open, cur.link), true
 	case key.Matches(msg, k.Copy):
 		return s.copyLink(), true
+	case key.Matches(msg, k.Image):
+		return s.nextShot(), true
 	}
 	return nil, false
 }
@@ -311,10 +310,10 @@ func (s *answerPage) leave() tea.Cmd {
 	return s.m.top().askImage()
 }
 
-// copyLink copies the diff image's link to the clipboard (y).
+// copyLink copies the shown screenshot's link to a clipboard (y).
 func (s *answerPage) copyLink() tea.Cmd {
-	s.m.status = "copied the diff image link (OSC 52)"
-	return tea.SetClipboard(s.images.diff)
+	cur, _ := s.shownShot()
+	return copyText(s.m.ctx, s.m.getenv, cur.link, cur.name+" image link")
 }
 
 // moveSelection moves by delta: the action cursor, the selected row, or

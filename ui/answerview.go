@@ -355,18 +355,23 @@ func (s *answerPage) footLines(fold bool) []string {
 	return append(lines, strings.Split(s.m.help.View(keys), "\n")...)
 }
 
-// imageLines are the diff image's preview and its whole link, wrapped: a
-// person can always read or select it, whatever the data pane scrolled
-// to.
+// imageLines are the shown screenshot's preview and its whole link,
+// wrapped: a person can always read or select it, whatever the data pane
+// scrolled to.
 func (s *answerPage) imageLines() []string {
-	if s.images.diff == "" {
+	cur, ok := s.shownShot()
+	if !ok {
 		return nil
 	}
-	lines := append([]string{}, s.preview...)
+	lines := append([]string{}, s.shots.preview...)
 	if !s.m.done {
 		st := &s.m.styles
-		lines = append(lines, st.fieldKey.Render("diff image")+st.dim.Render("  (o opens it, y copies it)"))
-		lines = append(lines, strings.Split(ansi.Hardwrap(clip(s.images.diff, maxLineBytes), max(s.m.width-1, 20), false), "\n")...)
+		keys := "o opens it, y copies it"
+		if shots := s.images.shots(); len(shots) > 1 {
+			keys += ", i shows the " + shots[(s.shots.shown+1)%len(shots)].name
+		}
+		lines = append(lines, st.fieldKey.Render(cur.name+" image")+st.dim.Render("  ("+keys+")"))
+		lines = append(lines, strings.Split(ansi.Hardwrap(clip(cur.link, maxLineBytes), max(s.m.width-1, 20), false), "\n")...)
 	}
 	return lines
 }

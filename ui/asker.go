@@ -54,21 +54,30 @@ type noticeMsg string
 // Tell shows msg in the running session, under the call in flight (else
 // as the status line); told is false when no session runs, and the caller
 // tells some other way.
-func (a *Asker) Tell(msg string) (told bool) {
+func (a *Asker) Tell(msg string) (told bool) { return a.send(noticeMsg(msg)) }
+
+// send brings msg into the running session; sent is false when none runs.
+func (a *Asker) send(msg tea.Msg) (sent bool) {
 	a.mu.Lock()
 	s := a.session
 	a.mu.Unlock()
 	if s == nil {
 		return false
 	}
-	s.Send(noticeMsg(msg))
+	s.Send(msg)
 	return true
 }
 
 // Ask asks e in the running session and waits for the answer; asked is
 // false when no session runs, and the caller asks some other way. The
 // question ends, answered ElicitCancel, when ctx ends or the session does.
+// One too large for a form (CheckQuestion) is declined at once, the
+// status line saying why.
 func (a *Asker) Ask(ctx context.Context, e api.Elicitation) (answer api.ElicitAnswer, asked bool) {
+	if err := CheckQuestion(e); err != nil {
+		asked = a.send(questionRefusedMsg("the server's question: declined: " + err.Error()))
+		return api.ElicitAnswer{Action: api.ElicitDecline}, asked
+	}
 	// The question page waits on ctx itself (Model.ask).
 	return askSession(a, ctx, func(ctx context.Context, reply chan api.ElicitAnswer) (tea.Msg, tea.Msg) {
 		return questionMsg{&question{ctx: ctx, e: e, reply: reply}}, nil

@@ -31,6 +31,7 @@ type Model struct {
 	writeTools  func(string) bool
 	fetch       func(ctx context.Context, link string, max int64) ([]byte, error)
 	open        func(string) error
+	getenv      func(string) string
 	images      imageProtocol
 	// server is Options.Server, made safe for the header line.
 	server string
@@ -100,6 +101,7 @@ func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolR
 		writeTools:   opts.WriteTools,
 		fetch:        opts.Fetch,
 		open:         opts.opener(),
+		getenv:       opts.getenv(),
 		images:       detectImageProtocol(opts.getenv()),
 		server:       textsafe.SanitizeLine(clip(opts.Server, maxLineBytes)),
 		styles:       newStyles(true),
@@ -160,6 +162,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.ask(msg.q)
 	case questionEndedMsg:
 		return m, m.questionEnded(msg.q)
+	case questionRefusedMsg:
+		m.status = string(msg)
+		return m, nil
 	case confirmMsg:
 		return m, m.askConfirm(msg.q)
 	case confirmEndedMsg:
