@@ -3,9 +3,12 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,14 +17,17 @@ import (
 	"github.com/visualq/vq/sandbox"
 )
 
-// exampleExits are the examples that do not simply exit 0 against the
-// sandbox: the exit code they imply, whether they serve until Ctrl-C, or
-// why a test cannot run them.
-var exampleExits = map[string]struct {
+// lineExit is what a documented command line does against the sandbox
+// when it does not simply exit 0: the exit code it implies, whether it
+// serves until Ctrl-C, or why a test cannot run it.
+type lineExit struct {
 	exit   int
 	serves bool
 	skip   string
-}{
+}
+
+// exampleExits are the help examples that do not simply exit 0.
+var exampleExits = map[string]lineExit{
 	"vq auth login": {skip: "asks for the URL and the key at a terminal"},
 	"vq sandbox":    {serves: true},
 	"vq failures run_abc --format github --exit-status --junit vq-junit.xml": {exit: 3},
@@ -31,21 +37,86 @@ var exampleExits = map[string]struct {
 		skip: "needs the MCP Inspector from npm and Node 22: .ci/run runs it against vq mcp serve"},
 }
 
-// Every Example line of every command runs as printed, in bash, with the
-// built vq first on PATH, against the sandbox, and exits with the code it
-// implies. The example's hosts are the sandbox's; its IDs are ones the
-// sandbox made; jq and pbcopy, which a person has, are stand-ins here.
-func TestEveryHelpExampleRuns(t *testing.T) {
+// docShell runs documented command lines as a person would type them:
+// each in bash, with the built vq first on PATH, in one directory, against
+// one sandbox whose address stands in for the documents' hosts. jq and
+// pbcopy, which a person has, are stand-ins here.
+type docShell struct {
+	ts      *httptest.Server
+	host    string
+	dir     string
+	env     []string
+	replace *strings.Replacer
+}
+
+// newDocShell is a docShell whose lines get env beside vq's private
+// files, and have each old of oldNew replaced by the new that follows it
+// (after the documents' hosts become the sandbox's).
+func newDocShell(t *testing.T, ts *httptest.Server, env []string, oldNew ...string) *docShell {
+	t.Helper()
 	bin := filepath.Dir(buildVQ(t))
-	ts := startSandbox(t)
 	dir := t.TempDir()
 	stubs := filepath.Join(dir, "stubs")
 	os.Mkdir(stubs, 0o755)
 	for _, name := range []string{"jq", "pbcopy"} {
 		os.WriteFile(filepath.Join(stubs, name), []byte("#!/bin/sh\ncat >/dev/null\n"), 0o755)
 	}
-	os.WriteFile(filepath.Join(dir, "ci-args.json"), []byte(`{"commit":"abc123"}`), 0o644)
+	host := strings.TrimPrefix(ts.URL, "http://")
+	return &docShell{
+		ts: ts, host: host, dir: dir,
+		env: append([]string{
+			"PATH=" + bin + ":" + stubs + ":" + os.Getenv("PATH"), "HOME=" + dir, "VQ_CONFIG=" + filepath.Join(dir, "config.json"),
+			"VQ_NO_KEYRING=1", "VQ_OAUTH_HEADLESS=1", "XDG_CACHE_HOME=" + filepath.Join(dir, "cache"),
+		}, env...),
+		replace: strings.NewReplacer(append([]string{
+			"https://visualq.example.com", ts.URL,
+			"https://mcp.example.com/mcp", ts.URL + "/api/mcp",
+			"127.0.0.1:8787", host,
+		}, oldNew...)...),
+	}
+}
 
+// run runs line after the shell lines of prelude (what a person's shell
+// already ran: exports), unless want skips it, and fails t unless it
+// exits want.exit. A line that serves gets a Ctrl-C once it is up.
+func (d *docShell) run(t *testing.T, prelude, line string, want lineExit) {
+	t.Helper()
+	if want.skip != "" {
+		return
+	}
+	script := d.replace.Replace(line)
+	if strings.HasPrefix(script, "vq sandbox") {
+		// A second sandbox listens on a port of its own.
+		script = strings.ReplaceAll(script, d.host, "127.0.0.1:0")
+		if !strings.Contains(script, "--addr") {
+			script += " --addr 127.0.0.1:0"
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-c", `set -o pipefail; fpath=("$PWD"); `+d.replace.Replace(prelude)+script)
+	cmd.Dir = d.dir
+	cmd.Env = d.env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if want.serves {
+		time.Sleep(500 * time.Millisecond)
+		cmd.Process.Signal(os.Interrupt)
+	}
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != want.exit {
+		t.Errorf("%s\n  (ran: %s)\n  exit %d, want %d\n%s", line, script, code, want.exit, out.String())
+	}
+}
+
+// Every Example line of every command runs as printed against the
+// sandbox and exits with the code it implies. The example's IDs are ones
+// the sandbox made.
+func TestEveryHelpExampleRuns(t *testing.T) {
+	ts := startSandbox(t)
 	env := map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyAdmin}
 	idOf := func(args ...string) string {
 		out, stderr, exit := runVQ(t, env, args...)
@@ -54,15 +125,15 @@ func TestEveryHelpExampleRuns(t *testing.T) {
 		}
 		return strings.TrimSpace(out)
 	}
-	host := strings.TrimPrefix(ts.URL, "http://")
-	replace := strings.NewReplacer(
-		"https://visualq.example.com", ts.URL,
-		"https://mcp.example.com/mcp", ts.URL+"/api/mcp",
-		"127.0.0.1:8787", host,
+	shell := newDocShell(t, ts, []string{
+		"VQ_BASE_URL=" + ts.URL, "VQ_API_KEY=" + sandbox.KeyAdmin, "VISUALQ_KEY=" + sandbox.KeyAdmin,
+		"CI_BRANCH=main", "CI_SHA=abc123",
+	},
 		"job_123", idOf("tracking", "run", "--jq", ".data.jobId"),
 		"job_456", idOf("tracking", "run", "--jq", ".data.jobId"),
 		"run_123", idOf("ci", "run-vrt", "branch=main", "--jq", ".data.runId"),
 	)
+	os.WriteFile(filepath.Join(shell.dir, "ci-args.json"), []byte(`{"commit":"abc123"}`), 0o644)
 
 	root := NewRootCmd(&Factory{IO: &IOStreams{}, Getenv: func(string) string { return "" }})
 	var lines []string
@@ -82,40 +153,64 @@ func TestEveryHelpExampleRuns(t *testing.T) {
 		t.Fatalf("only %d example lines found", len(lines))
 	}
 	for _, line := range lines {
-		script := replace.Replace(line)
-		if strings.HasPrefix(script, "vq sandbox") {
-			// A second sandbox listens on a port of its own.
-			script = strings.ReplaceAll(script, host, "127.0.0.1:0")
-			if !strings.Contains(script, "--addr") {
-				script += " --addr 127.0.0.1:0"
-			}
+		shell.run(t, "", line, exampleExits[line])
+	}
+}
+
+// readmeSkips are the lines of the README's sandbox section a test does
+// not run, and why.
+var readmeSkips = map[string]string{
+	"go install .": "installs into the developer's GOPATH; the test runs the vq it built, first on PATH",
+}
+
+// commentExit is the exit code a README line's comment names ("...:
+// exit 3").
+var commentExit = regexp.MustCompile(`#.*\bexit (\d+)\b`)
+
+// The README's "Try it against the sandbox" section is what a newcomer
+// types first: every line of its command blocks runs, in order, in one
+// shell session against one sandbox (the exports of earlier lines kept,
+// no server or key but theirs), and exits with the code its comment
+// names, or 0. `go run .` is the vq the test built from this checkout.
+func TestREADMESandboxBlockRuns(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## Try it against the sandbox\n")
+	if !ok {
+		t.Fatal(`README.md has no "## Try it against the sandbox" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	var lines []string
+	inBlock := false
+	for _, text := range strings.Split(section, "\n") {
+		switch {
+		case strings.HasPrefix(text, "```"):
+			inBlock = text == "```sh"
+		case inBlock && strings.TrimSpace(text) != "":
+			lines = append(lines, strings.TrimSpace(text))
 		}
-		want := exampleExits[line]
-		if want.skip != "" {
-			continue
+	}
+	if len(lines) < 15 || !strings.Contains(strings.Join(lines, "\n"), "\nvq failures run_abc") {
+		t.Fatalf("the sandbox section's command blocks hold %d lines, without vq failures run_abc:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+
+	shell := newDocShell(t, startSandbox(t), nil, "go run . ", "vq ")
+	prelude := ""
+	for _, line := range lines {
+		command, _, _ := strings.Cut(line, " #")
+		command = strings.TrimSpace(command)
+		want := lineExit{skip: readmeSkips[command], serves: strings.HasPrefix(shell.replace.Replace(command), "vq sandbox")}
+		if m := commentExit.FindStringSubmatch(line); m != nil {
+			want.exit, _ = strconv.Atoi(m[1])
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		cmd := exec.CommandContext(ctx, "bash", "-c", `set -o pipefail; fpath=("$PWD"); `+script)
-		cmd.Dir = dir
-		cmd.Env = []string{
-			"PATH=" + bin + ":" + stubs + ":" + os.Getenv("PATH"), "HOME=" + dir, "VQ_CONFIG=" + filepath.Join(dir, "config.json"),
-			"VQ_NO_KEYRING=1", "VQ_BASE_URL=" + ts.URL, "VQ_API_KEY=" + sandbox.KeyAdmin, "VISUALQ_KEY=" + sandbox.KeyAdmin,
-			"CI_BRANCH=main", "CI_SHA=abc123", "VQ_OAUTH_HEADLESS=1", "XDG_CACHE_HOME=" + filepath.Join(dir, "cache"),
+		shell.run(t, prelude, line, want)
+		if strings.HasPrefix(command, "export ") {
+			prelude += command + "; "
 		}
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		if want.serves {
-			// A server runs until Ctrl-C: it gets one once it is up.
-			time.Sleep(500 * time.Millisecond)
-			cmd.Process.Signal(os.Interrupt)
-		}
-		cmd.Wait()
-		cancel()
-		if code := cmd.ProcessState.ExitCode(); code != want.exit {
-			t.Errorf("%s\n  (ran: %s)\n  exit %d, want %d\n%s", line, script, code, want.exit, out.String())
-		}
+	}
+	if prelude == "" {
+		t.Error("the sandbox section exports no server and key for the lines after it")
 	}
 }
