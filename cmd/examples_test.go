@@ -157,60 +157,90 @@ func TestEveryHelpExampleRuns(t *testing.T) {
 	}
 }
 
-// readmeSkips are the lines of the README's sandbox section a test does
-// not run, and why.
+// readmeRuns are the README's sections whose command blocks a newcomer
+// runs as printed, in this order, and the fewest lines each holds (so a
+// block the test stops finding fails it rather than passing unrun).
+var readmeRuns = []struct {
+	heading  string
+	minLines int
+}{
+	{"Set up", 2},
+	{"Try it against the sandbox", 15},
+	{"Commands", 15},
+}
+
+// readmeSkips are the README lines of those sections a test does not
+// run, and why.
 var readmeSkips = map[string]string{
-	"go install .": "installs into the developer's GOPATH; the test runs the vq it built, first on PATH",
+	"go test ./...": "is the command that runs this test",
+	"go install .":  "installs into the developer's GOPATH; the test runs the vq it built, first on PATH",
 }
 
 // commentExit is the exit code a README line's comment names ("...:
 // exit 3").
 var commentExit = regexp.MustCompile(`#.*\bexit (\d+)\b`)
 
-// The README's "Try it against the sandbox" section is what a newcomer
-// types first: every line of its command blocks runs, in order, in one
-// shell session against one sandbox (the exports of earlier lines kept,
-// no server or key but theirs), and exits with the code its comment
-// names, or 0. `go run .` is the vq the test built from this checkout.
+// readmeBlockLines are the command lines of the sh blocks of the README
+// section under "## heading", a line ending in a backslash joined to the
+// next as the shell joins them.
+func readmeBlockLines(t *testing.T, readme, heading string) []string {
+	t.Helper()
+	_, section, ok := strings.Cut(readme, "\n## "+heading+"\n")
+	if !ok {
+		t.Fatalf("README.md has no %q section", "## "+heading)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	var lines []string
+	inBlock, continued := false, false
+	for _, text := range strings.Split(section, "\n") {
+		text = strings.TrimSpace(text)
+		switch {
+		case strings.HasPrefix(text, "```"):
+			inBlock, continued = text == "```sh", false
+		case inBlock && continued:
+			lines[len(lines)-1] += " " + strings.TrimSuffix(text, "\\")
+			continued = strings.HasSuffix(text, "\\")
+		case inBlock && text != "":
+			lines = append(lines, strings.TrimSuffix(text, "\\"))
+			continued = strings.HasSuffix(text, "\\")
+		}
+	}
+	return lines
+}
+
+// The README's set-up, "Try it against the sandbox" and "Commands"
+// sections are what a newcomer types first: every line of their command
+// blocks runs, in order, in one shell session against one sandbox (the
+// exports of earlier lines kept, no server or key but theirs), and exits
+// with the code its comment names, or 0. `go run .` is the vq the test
+// built from this checkout.
 func TestREADMESandboxBlockRuns(t *testing.T) {
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(readme), "\n## Try it against the sandbox\n")
-	if !ok {
-		t.Fatal(`README.md has no "## Try it against the sandbox" section`)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
-	var lines []string
-	inBlock := false
-	for _, text := range strings.Split(section, "\n") {
-		switch {
-		case strings.HasPrefix(text, "```"):
-			inBlock = text == "```sh"
-		case inBlock && strings.TrimSpace(text) != "":
-			lines = append(lines, strings.TrimSpace(text))
-		}
-	}
-	if len(lines) < 15 || !strings.Contains(strings.Join(lines, "\n"), "\nvq failures run_abc") {
-		t.Fatalf("the sandbox section's command blocks hold %d lines, without vq failures run_abc:\n%s", len(lines), strings.Join(lines, "\n"))
-	}
-
 	shell := newDocShell(t, startSandbox(t), nil, "go run . ", "vq ")
 	prelude := ""
-	for _, line := range lines {
-		command, _, _ := strings.Cut(line, " #")
-		command = strings.TrimSpace(command)
-		want := lineExit{skip: readmeSkips[command], serves: strings.HasPrefix(shell.replace.Replace(command), "vq sandbox")}
-		if m := commentExit.FindStringSubmatch(line); m != nil {
-			want.exit, _ = strconv.Atoi(m[1])
+	for _, section := range readmeRuns {
+		lines := readmeBlockLines(t, string(readme), section.heading)
+		if len(lines) < section.minLines {
+			t.Fatalf("the %q section's sh blocks hold %d lines, not at least %d:\n%s",
+				section.heading, len(lines), section.minLines, strings.Join(lines, "\n"))
 		}
-		shell.run(t, prelude, line, want)
-		if strings.HasPrefix(command, "export ") {
-			prelude += command + "; "
+		for _, line := range lines {
+			command, _, _ := strings.Cut(line, " #")
+			command = strings.TrimSpace(command)
+			want := lineExit{skip: readmeSkips[command], serves: strings.HasPrefix(shell.replace.Replace(command), "vq sandbox")}
+			if m := commentExit.FindStringSubmatch(line); m != nil {
+				want.exit, _ = strconv.Atoi(m[1])
+			}
+			shell.run(t, prelude, line, want)
+			if strings.HasPrefix(command, "export ") {
+				prelude += command + "; "
+			}
 		}
 	}
 	if prelude == "" {
-		t.Error("the sandbox section exports no server and key for the lines after it")
+		t.Error("the README exports no server and key for the lines after it")
 	}
 }
