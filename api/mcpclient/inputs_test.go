@@ -38,8 +38,12 @@ type testServer struct {
 // count is how many times the server was called with tool.
 func (s testServer) count(tool string) int { return s.recorded().count("call " + tool) }
 
-// received reports a message the server received, by its start.
-func (s testServer) received(prefix string) bool { return s.recorded().has(prefix) }
+// received reports a message the server received, by its start, waiting
+// for it until ctx ends while the server runs; a stdio server's record is
+// read whole, once the client's close has ended it.
+func (s testServer) received(ctx context.Context, prefix string) bool {
+	return s.recorded().await(ctx, prefix)
+}
 
 // A server that asks for sampling or roots, which vq does not declare,
 // is refused as its revision says, once: the call fails as a tool_error
