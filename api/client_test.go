@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -107,14 +106,13 @@ func TestTimeoutIsAnHTTPErrorAndNotRetried(t *testing.T) {
 	ctx := testkit.Bound(t)
 	var hits atomic.Int32
 	block := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
 		select {
 		case <-block:
 		case <-r.Context().Done():
 		}
 	}))
-	defer srv.Close()
 	defer close(block)
 	c := New(Options{BaseURL: srv.URL, APIKey: "k", Timeout: 100 * time.Millisecond})
 	resp, _ := c.Invoke(ctx, Call{Tool: ToolRunFailures})
@@ -129,7 +127,7 @@ func TestTimeoutIsAnHTTPErrorAndNotRetried(t *testing.T) {
 func TestCutConnectionIsRetriedOnce(t *testing.T) {
 	ctx := testkit.Bound(t)
 	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if hits.Add(1) == 1 {
 			w.Header().Set("Content-Length", "500")
 			w.WriteHeader(200)
@@ -141,7 +139,6 @@ func TestCutConnectionIsRetriedOnce(t *testing.T) {
 		}
 		io.WriteString(w, testkit.OK("t", "done", map[string]any{"n": 1}))
 	}))
-	defer srv.Close()
 	resp, _ := New(Options{BaseURL: srv.URL, APIKey: "k"}).Invoke(ctx, Call{Tool: ToolRunFailures})
 	if !resp.OK || hits.Load() != 2 {
 		t.Fatalf("ok=%v after %d requests, want ok after 2", resp.OK, hits.Load())
@@ -241,11 +238,10 @@ func TestBodyCap(t *testing.T) {
 func TestCrossHostRedirectDoesNotCarryTheKey(t *testing.T) {
 	ctx := testkit.Bound(t)
 	var leaked atomic.Value
-	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	other := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		leaked.Store(r.Header.Get("Authorization"))
 		io.WriteString(w, testkit.OK("t", "done", map[string]any{"n": 1}))
 	}))
-	defer other.Close()
 	// "localhost" and "127.0.0.1" are different hosts to the client.
 	target := strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
 	s := testkit.NewServer(t, testkit.Script(testkit.Reply{Status: 307, Body: "", Header: map[string]string{"Location": target + "/api/mcp/v1/invoke"}}))
@@ -338,7 +334,7 @@ func TestFormEncodedSecretsAreRedacted(t *testing.T) {
 func TestFetchPublic(t *testing.T) {
 	ctx := testkit.Bound(t)
 	var auth atomic.Value
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		auth.Store(r.Header.Get("Authorization"))
 		switch r.URL.Path {
 		case "/small.png":
@@ -349,7 +345,6 @@ func TestFetchPublic(t *testing.T) {
 			http.NotFound(w, r)
 		}
 	}))
-	defer srv.Close()
 	c := New(Options{BaseURL: srv.URL, APIKey: "vqs_secret"})
 	if b, err := c.FetchPublic(ctx, srv.URL+"/small.png", 1000); err != nil || len(b) != 100 || auth.Load() != "" {
 		t.Errorf("small: %d bytes, %v, Authorization %q", len(b), err, auth.Load())

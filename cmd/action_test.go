@@ -44,13 +44,12 @@ func newReleaseServer(t *testing.T) *releaseServer {
 	t.Helper()
 	s := &releaseServer{root: t.TempDir()}
 	files := http.FileServer(http.Dir(s.root))
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.Server = testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.got = append(s.got, r.URL.Path)
 		s.mu.Unlock()
 		files.ServeHTTP(w, r)
 	}))
-	t.Cleanup(s.Close)
 	return s
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"os/exec"
 	"strings"
 	"sync"
@@ -123,8 +122,7 @@ func TestMCPArgumentsAreCheckedAgainstTheListedSchema(t *testing.T) {
 		})
 	}
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
-	ts := httptest.NewServer(handler)
-	t.Cleanup(ts.Close)
+	ts := testkit.Serve(t, handler)
 	for _, tc := range []struct {
 		args []string
 		want string // the stderr of a refusal; "" when the call is sent

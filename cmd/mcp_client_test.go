@@ -18,6 +18,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // foreignServer is a general MCP server (the SDK's, over streamable HTTP),
@@ -141,7 +142,7 @@ func newForeignServer(t *testing.T) *foreignServer {
 		return &mcp.CallToolResult{Content: text(fmt.Sprint("sum ", float64(in.A)+in.B))}, nil, nil
 	})
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
-	fs.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	fs.Server = testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/mcp":
 			handler.ServeHTTP(w, r)
@@ -152,7 +153,6 @@ func newForeignServer(t *testing.T) *foreignServer {
 			http.NotFound(w, r)
 		}
 	}))
-	t.Cleanup(fs.Close)
 	return fs
 }
 

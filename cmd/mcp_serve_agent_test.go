@@ -11,7 +11,6 @@ import (
 	"image/png"
 	"maps"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -22,15 +21,6 @@ import (
 	"github.com/visualq/vq/completions"
 	"github.com/visualq/vq/internal/testkit"
 )
-
-// hostedServer serves server as a hosted MCP endpoint over streamable
-// HTTP, as VisualQ's /api/mcp is.
-func hostedServer(t *testing.T, server *mcp.Server) string {
-	t.Helper()
-	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
-	t.Cleanup(ts.Close)
-	return ts.URL
-}
 
 // A server's names reached the agent as they came (tool, argument and
 // enum names with ESC and BEL in them), and so did the confirm: true its
@@ -56,7 +46,7 @@ func TestMCPServeHandsTheAgentNoServerControlsOrConsent(t *testing.T) {
 	})}, answer)
 	hosted.AddTool(&mcp.Tool{Name: "evil\x1b]0;t\x07", InputSchema: schema(nil)}, answer)
 	hosted.AddTool(&mcp.Tool{Name: "dirty_argument", InputSchema: schema(map[string]any{"run\x1bId": map[string]any{"type": "string"}})}, answer)
-	s := serveVQ(t, map[string]string{"VQ_ENDPOINT": hostedServer(t, hosted)})
+	s := serveVQ(t, map[string]string{"VQ_ENDPOINT": testkit.ServeMCP(t, hosted, nil)})
 
 	tools := s.tools(t)
 	if names := slices.Sorted(maps.Keys(tools)); !slices.Equal(names, []string{"inspect"}) {

@@ -268,6 +268,7 @@ type concurrencyServer struct {
 }
 
 func newConcurrencyServer(t *testing.T) *concurrencyServer {
+	testkit.NoLeaks(t)
 	s := &concurrencyServer{}
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var call api.Call
@@ -305,6 +306,7 @@ func newConcurrencyServer(t *testing.T) *concurrencyServer {
 // 3000 concurrent calls opened about 1400 connections to the server at
 // once: now they wait their turn, and every one is answered.
 func TestMCPServeBoundsConcurrentBackendCalls(t *testing.T) {
+	ctx := testkit.Bound(t)
 	srv := newConcurrencyServer(t)
 	s := serveVQ(t, map[string]string{"VQ_BASE_URL": srv.URL, "VQ_API_KEY": testkit.DefaultKey})
 	s.tools(t)
@@ -313,7 +315,7 @@ func TestMCPServeBoundsConcurrentBackendCalls(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range calls {
 		wg.Go(func() {
-			res, err := s.session.CallTool(testkit.Bound(t), &mcp.CallToolParams{Name: api.ToolRunFailures, Arguments: map[string]any{"runId": fmt.Sprint("run_", i)}})
+			res, err := s.session.CallTool(ctx, &mcp.CallToolParams{Name: api.ToolRunFailures, Arguments: map[string]any{"runId": fmt.Sprint("run_", i)}})
 			if err == nil && res.IsError {
 				err = fmt.Errorf("error answer: %s", resultText(res))
 			}

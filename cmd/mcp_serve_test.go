@@ -48,6 +48,7 @@ func serveVQ(t *testing.T, env map[string]string, args ...string) *servedVQ {
 
 func (r serveRun) start(t *testing.T, args ...string) *servedVQ {
 	t.Helper()
+	testkit.NoLeaks(t)
 	env := map[string]string{"VQ_CONFIG": filepath.Join(t.TempDir(), "config.json"), "VQ_NO_KEYRING": "1"}
 	maps.Copy(env, r.Env)
 	serverIn, clientOut := io.Pipe()
@@ -263,14 +264,13 @@ func sortByName(args []api.ToolArg) {
 func TestMCPServeFallsBackToTheRegistry(t *testing.T) {
 	next := sandbox.New(sandbox.Options{JobStep: time.Millisecond, Rate: -1}).Handler()
 	// A server that serves the invoke endpoint only.
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	ts := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == api.MCPPath {
 			http.NotFound(w, r)
 			return
 		}
 		next.ServeHTTP(w, r)
 	}))
-	t.Cleanup(ts.Close)
 	s := serveVQ(t, adminEnv(ts))
 	served := s.tools(t)
 	var want []string
@@ -392,9 +392,7 @@ func TestVQIsAClientOfItsOwnServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.close)
-	front := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.server }, nil))
-	t.Cleanup(front.Close)
-	viaServe := map[string]string{"VQ_ENDPOINT": front.URL}
+	viaServe := map[string]string{"VQ_ENDPOINT": testkit.ServeMCP(t, s.server, nil)}
 	for _, args := range [][]string{
 		{"failures", "run_abc"},
 		{"failures", "run_abc", "--json"},
@@ -437,7 +435,7 @@ func TestMCPServeMapsErrorsToToolResponses(t *testing.T) {
 func TestMCPServeReturnsClientMadeHTTPErrors(t *testing.T) {
 	var mu sync.Mutex
 	invokes := 0
-	gateway := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	gateway := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/api/mcp/v1/invoke" {
 			mu.Lock()
 			invokes++
@@ -447,7 +445,6 @@ func TestMCPServeReturnsClientMadeHTTPErrors(t *testing.T) {
 		w.WriteHeader(http.StatusBadGateway)
 		io.WriteString(w, "<html><body><h1>502 Bad Gateway</h1></body></html>")
 	}))
-	t.Cleanup(gateway.Close)
 	s := serveVQ(t, map[string]string{"VQ_BASE_URL": gateway.URL, "VQ_API_KEY": sandbox.KeyAdmin})
 	res, resp := s.call(t, api.ToolRunFailures, map[string]any{"runId": "run_abc"})
 	if resp.ErrorCode() != api.CodeHTTPError || !resp.IsRecoverable() || !strings.Contains(resp.ErrorMessage(), "HTTP 502 Bad Gateway: 502 Bad Gateway") {
@@ -702,9 +699,7 @@ func TestMCPServeServesAnyMCPServersTools(t *testing.T) {
 		json.Unmarshal(req.Params.Arguments, &args)
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "you said " + args.Msg + "\x1b[2J"}}}, nil
 	})
-	other := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return hosted }, nil))
-	t.Cleanup(other.Close)
-	s := serveVQ(t, map[string]string{"VQ_ENDPOINT": other.URL})
+	s := serveVQ(t, map[string]string{"VQ_ENDPOINT": testkit.ServeMCP(t, hosted, nil)})
 	echo, ok := s.tools(t)["echo"]
 	if !ok {
 		t.Fatalf("echo not served:\n%s", s.stderr)

@@ -13,6 +13,7 @@ import (
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/api/account"
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/testkit"
 	"github.com/visualq/vq/sandbox"
 )
 
@@ -23,8 +24,7 @@ func startSandbox(t *testing.T) *httptest.Server {
 
 func startSandboxWith(t *testing.T, opts sandbox.Options) *httptest.Server {
 	t.Helper()
-	ts := httptest.NewServer(sandbox.New(opts).Handler())
-	t.Cleanup(ts.Close)
+	ts := testkit.Serve(t, sandbox.New(opts).Handler())
 	return ts
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // richSchema is an input schema with every part vq tools must keep or
@@ -58,7 +59,7 @@ func serveWithTaskSupport(t *testing.T, server *mcp.Server, tool, support string
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 		&mcp.StreamableHTTPOptions{JSONResponse: true})
 	name := []byte(`"name":"` + tool + `"`)
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	ts := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			handler.ServeHTTP(w, r)
 			return
@@ -74,7 +75,6 @@ func serveWithTaskSupport(t *testing.T, server *mcp.Server, tool, support string
 		w.WriteHeader(rec.Code)
 		w.Write(body)
 	}))
-	t.Cleanup(ts.Close)
 	return ts.URL
 }
 

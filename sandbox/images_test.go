@@ -67,8 +67,13 @@ func TestDiffImages(t *testing.T) {
 		t.Errorf("run_abc shows changes %v, want both a move and a recolour", kinds)
 	}
 	for _, path := range []string{"/sandbox/images/run_nope/Homepage/desktop/diff.png", "/sandbox/images/run_abc/Homepage/mobile/diff.png", "/sandbox/images/run_abc/Homepage/desktop/other.png"} {
-		if resp, err := http.Get(ts.URL + path); err != nil || resp.StatusCode != http.StatusNotFound {
-			t.Errorf("GET %s: %v %v, want 404", path, resp.Status, err)
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: %v, want 404", path, resp.Status)
 		}
 	}
 }

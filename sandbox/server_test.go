@@ -198,5 +198,14 @@ func TestMCPEndpointTakesKeysAsInvokeDoes(t *testing.T) {
 		if res.StatusCode != want {
 			t.Errorf("Authorization %q: HTTP %d, want %d", auth, res.StatusCode, want)
 		}
+		if id := res.Header.Get("Mcp-Session-Id"); id != "" {
+			// The session the initialize opened is the test's to end.
+			end, _ := http.NewRequest(http.MethodDelete, ts.URL+"/api/mcp", nil)
+			end.Header.Set("Authorization", auth)
+			end.Header.Set("Mcp-Session-Id", id)
+			if res, err := http.DefaultClient.Do(end); err == nil {
+				res.Body.Close()
+			}
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // callTool invokes a tool with the admin key and decodes the answer, failing
@@ -243,8 +244,7 @@ func TestConcurrentUse(t *testing.T) {
 }
 
 func BenchmarkRun100k(b *testing.B) {
-	ts := httptest.NewServer(New(Options{Rate: -1}).Handler())
-	defer ts.Close()
+	ts := testkit.Serve(b, New(Options{Rate: -1}).Handler())
 	body := []byte(`{"tool":"get_run_failures","args":{"runId":"run_100k"}}`)
 	for b.Loop() {
 		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/api/mcp/v1/invoke", bytes.NewReader(body))

@@ -2,8 +2,6 @@ package mcpclient_test
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -61,9 +59,7 @@ func newAskServer(t *testing.T, ctx context.Context) askServer {
 			}()
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "answered"}}}, nil
 		})
-	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
-	t.Cleanup(ts.Close)
-	s.endpoint = ts.URL
+	s.endpoint = testkit.ServeMCP(t, server, nil)
 	return s
 }
 
@@ -147,10 +143,9 @@ func TestElicitationSchemaIsReadAsTheFormAsks(t *testing.T) {
 	ask("sizes", map[string]any{"type": "object", "properties": map[string]any{
 		"sizes": map[string]any{"type": "array", "items": map[string]any{"anyOf": []any{map[string]any{"const": "s", "title": "Small"}, map[string]any{"const": "l", "title": "Large"}}}},
 	}})
-	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
-	t.Cleanup(ts.Close)
+	endpoint := testkit.ServeMCP(t, server, nil)
 	got := map[string]api.Elicitation{}
-	c := mcpclient.New(mcpclient.Options{Options: api.Options{NoRetry: true}, OverMCP: true, Endpoint: ts.URL,
+	c := mcpclient.New(mcpclient.Options{Options: api.Options{NoRetry: true}, OverMCP: true, Endpoint: endpoint,
 		Elicit: func(_ context.Context, e api.Elicitation) (api.ElicitAnswer, error) {
 			got[e.Message] = e
 			return api.ElicitAnswer{Action: api.ElicitDecline}, nil
@@ -219,10 +214,9 @@ func TestAQuestionAskedAgainAfterARefusalEndsTheCall(t *testing.T) {
 				Message: "What is your name?", RequestedSchema: map[string]any{"type": "object",
 					"properties": map[string]any{"name": map[string]any{"type": "string"}}, "required": []any{"name"}}}}}, nil
 		})
-	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true}))
-	t.Cleanup(ts.Close)
+	endpoint := testkit.ServeMCP(t, server, &mcp.StreamableHTTPOptions{Stateless: true})
 	var asked atomic.Int32
-	c := mcpclient.New(mcpclient.Options{OverMCP: true, Endpoint: ts.URL,
+	c := mcpclient.New(mcpclient.Options{OverMCP: true, Endpoint: endpoint,
 		Elicit: func(context.Context, api.Elicitation) (api.ElicitAnswer, error) {
 			asked.Add(1)
 			return api.ElicitAnswer{Action: api.ElicitDecline}, nil

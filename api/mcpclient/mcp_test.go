@@ -106,7 +106,7 @@ func newMCPServer(t *testing.T) *mcpServer {
 		handler.Store(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 	}
 	m.restart()
-	m.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	m.Server = testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == "/locked-out":
 			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="https://example.test/.well-known/oauth-protected-resource/api/mcp"`)
@@ -123,7 +123,6 @@ func newMCPServer(t *testing.T) *mcpServer {
 			handler.Load().ServeHTTP(w, r)
 		}
 	}))
-	t.Cleanup(m.Close)
 	return m
 }
 
@@ -353,11 +352,10 @@ func TestListToolsReadsAnnotationsAndSchemas(t *testing.T) {
 // nor where the server echoes it.
 func TestDebugRedactsHeaderCredentials(t *testing.T) {
 	ctx := testkit.Bound(t)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Echo", "token b34rer-value")
 		http.Error(w, "no", http.StatusInternalServerError)
 	}))
-	t.Cleanup(srv.Close)
 	var trace syncBuffer
 	c := mcpclient.New(mcpclient.Options{Options: api.Options{Debug: &trace, NoRetry: true}, Endpoint: srv.URL,
 		Headers: http.Header{"X-Token": {"t0k3n-value"}, "Proxy-Auth": {"Bearer b34rer-value"}}})

@@ -3,7 +3,6 @@ package mcpclient_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -43,7 +42,7 @@ func TestCallsUseTheNewestRevisionTheServerSpeaks(t *testing.T) {
 			handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: tc.stateless})
 			var mu sync.Mutex
 			var revisions []string
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			srv := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.Method == http.MethodPost && strings.Contains(peekMethod(r), `"tools/call"`) {
 					mu.Lock()
 					revisions = append(revisions, r.Header.Get("MCP-Protocol-Version"))
@@ -51,7 +50,6 @@ func TestCallsUseTheNewestRevisionTheServerSpeaks(t *testing.T) {
 				}
 				handler.ServeHTTP(w, r)
 			}))
-			t.Cleanup(srv.Close)
 			c := mcpclient.New(mcpclient.Options{OverMCP: true, Endpoint: srv.URL})
 			t.Cleanup(func() { c.Close() })
 
@@ -86,7 +84,7 @@ func TestArgumentsMarkedForHeadersAreMirrored(t *testing.T) {
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true})
 	var mu sync.Mutex
 	var calls []http.Header
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && strings.Contains(peekMethod(r), `"tools/call"`) {
 			mu.Lock()
 			calls = append(calls, r.Header.Clone())
@@ -94,7 +92,6 @@ func TestArgumentsMarkedForHeadersAreMirrored(t *testing.T) {
 		}
 		handler.ServeHTTP(w, r)
 	}))
-	t.Cleanup(srv.Close)
 	c := mcpclient.New(mcpclient.Options{OverMCP: true, Endpoint: srv.URL})
 	t.Cleanup(func() { c.Close() })
 
@@ -115,14 +112,13 @@ func TestAToolListThatNeverComesEndsAtTheTimeout(t *testing.T) {
 	ctx := testkit.Bound(t)
 	server := mcp.NewServer(&mcp.Implementation{Name: "mute", Version: "1"}, nil)
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{JSONResponse: true})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && strings.Contains(peekMethod(r), `"tools/list"`) {
 			<-r.Context().Done() // never answers
 			return
 		}
 		handler.ServeHTTP(w, r)
 	}))
-	t.Cleanup(srv.Close)
 	c := mcpclient.New(mcpclient.Options{Options: api.Options{Timeout: 300 * time.Millisecond, NoRetry: true}, OverMCP: true, Endpoint: srv.URL})
 	t.Cleanup(func() { c.Close() })
 
