@@ -52,6 +52,9 @@ type ToolSpec struct {
 	// out, when its answer was lost: its tool, and which of its arguments
 	// take which of the call's (check argument → call argument).
 	Check *ToolCheck
+	// Verb is what a person does with a write tool, in the words the
+	// TUI's keys and consent dialog use ("approve").
+	Verb string
 	// Async tools answer {jobId, status: queued} at once; the job is then
 	// followed with get_job_status.
 	Async bool
@@ -82,13 +85,13 @@ var registry = []ToolSpec{
 			optionalArg("scenarioLabel", "only the checks of this scenario"),
 			optionalArg("viewport", "only the checks of this viewport"),
 		},
-		Write: true, Check: &ToolCheck{Tool: ToolRunFailures, Args: map[string]string{"runId": "runId"}}},
+		Write: true, Verb: "approve", Check: &ToolCheck{Tool: ToolRunFailures, Args: map[string]string{"runId": "runId"}}},
 	{Name: ToolCreateScenario, Summary: "Create a functional-test scenario from a plain-language goal, or reuse the one that matches.",
 		Args: []ToolArg{
 			requiredArg("goal", "what the scenario should do"),
 			optionalArg("startPath", "the path the scenario starts from, e.g. /checkout"),
 		},
-		Write: true, Check: &ToolCheck{Tool: ToolFindScenarios, Args: map[string]string{"query": "goal"}}},
+		Write: true, Verb: "create", Check: &ToolCheck{Tool: ToolFindScenarios, Args: map[string]string{"query": "goal"}}},
 	{Name: ToolFindScenarios, Summary: "Search the functional-test scenarios.",
 		Args:     []ToolArg{requiredArg("query", "words the scenarios should match")},
 		ReadOnly: true},

@@ -251,6 +251,7 @@ func (a approval) sendBatch(ctx context.Context, calls []api.Call) error {
 // bound that left calls unsent (bound, zero when it was not reached)
 // before a refusal.
 func (a approval) answer(outcomes []ui.BatchOutcome, describe func(api.Call) string, bound time.Duration) *api.ToolResponse {
+	outcomes = appliedOrder(outcomes)
 	type result struct {
 		ScenarioLabel string `json:"scenarioLabel"`
 		Viewport      string `json:"viewport"`
@@ -295,6 +296,32 @@ func (a approval) answer(outcomes []ui.BatchOutcome, describe func(api.Call) str
 		resp.Error, resp.Recoverable = &api.ToolError{Code: worst.ErrorCode(), Message: worst.ErrorMessage()}, worst.Recoverable
 	}
 	return resp
+}
+
+// appliedOrder is the outcomes in the order the server applied them: each
+// approval says how many checks still failed after it (data.remaining),
+// and the answers may come back in another order than the server's, or
+// the calls'. Approvals that say nothing of it, and the rest, follow in
+// the calls' order.
+func appliedOrder(outcomes []ui.BatchOutcome) []ui.BatchOutcome {
+	remaining := make([]int, len(outcomes))
+	for i, o := range outcomes {
+		remaining[i] = -1
+		var data struct{ Remaining *int }
+		if o.Resp != nil && o.Resp.OK && json.Unmarshal(o.Resp.Data, &data) == nil && data.Remaining != nil {
+			remaining[i] = *data.Remaining
+		}
+	}
+	order := make([]int, len(outcomes))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(remaining[b], remaining[a]) })
+	sorted := make([]ui.BatchOutcome, len(outcomes))
+	for i, k := range order {
+		sorted[i] = outcomes[k]
+	}
+	return sorted
 }
 
 // batchFailure is the failure one call of a batch ended with, nil for

@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -114,6 +116,37 @@ func TestApproveBatchRefusalsCarryTheSingleCallsHint(t *testing.T) {
 		if row != "unauthorized: "+want {
 			t.Errorf("batch row %s, want the single call's %s", row, want)
 		}
+	}
+}
+
+// A batch's results are listed in the order the server applied them, so
+// what each answer says of the rest ("N still failing") counts down,
+// whatever order the answers came back in.
+func TestApproveBatchResultsCountDownInOrder(t *testing.T) {
+	env := sandboxEnv(t)
+	args := []string{"approve", "run_big", "--viewport", "desktop", "--yes", "--json", "--jq", "[.data.results[].summary]"}
+	for i := 1; i <= 12; i++ {
+		args = append(args, "--scenario", "Cart "+strconv.Itoa(i))
+	}
+	out, stderr, exit := runVQ(t, env, args...)
+	if exit != 0 {
+		t.Fatalf("exit %d: %s", exit, stderr)
+	}
+	var summaries []string
+	if err := json.Unmarshal([]byte(out), &summaries); err != nil || len(summaries) != 12 {
+		t.Fatalf("results %s (%v)", out, err)
+	}
+	last := 351
+	for _, s := range summaries {
+		var approved, remaining int
+		if _, err := fmt.Sscanf(s, "Approved %d check in run_big; %d still failing.", &approved, &remaining); err != nil {
+			t.Fatalf("summary %q: %v", s, err)
+		}
+		if remaining >= last {
+			t.Errorf("the results do not count down: %q", summaries)
+			break
+		}
+		last = remaining
 	}
 }
 

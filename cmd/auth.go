@@ -169,7 +169,7 @@ func runLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 			return err
 		}
 	}
-	store, err := f.Credentials()
+	store, err := f.Config().store()
 	if err != nil {
 		return err
 	}
@@ -258,7 +258,7 @@ func checkNameFree(f *Factory, name, base string) (current string, err error) {
 	if name == "" {
 		return "", nil
 	}
-	_, cfg, err := f.config()
+	_, cfg, err := f.Config().read()
 	if err != nil {
 		return "", err
 	}
@@ -374,12 +374,12 @@ left, vq auth switch picks one.`,
 			if s.BaseURL == "" && s.Endpoint == "" {
 				return &exitcode.UsageError{Reason: "no server to sign out of", Hint: "name one with --base-url or --profile (see vq auth status)"}
 			}
-			store, err := f.Credentials()
+			store, err := f.Config().store()
 			if err != nil {
 				return err
 			}
 			print := f.Terminal().Print
-			_, before, err := f.config()
+			_, before, err := f.Config().read()
 			if err != nil {
 				return err
 			}
@@ -432,14 +432,14 @@ VQ_PROFILE names another.`,
 		Example: "  vq auth switch prod\n  vq auth switch https://visualq.example.com",
 		Args:    cobra.ExactArgs(1),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			_, cfg, err := f.config()
+			_, cfg, err := f.Config().read()
 			if err != nil {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
 			return profileNames(cfg), cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			store, cfg, err := f.config()
+			store, cfg, err := f.Config().read()
 			if err != nil {
 				return err
 			}
@@ -526,7 +526,7 @@ It exits unauthorized when the active server has no credential.`,
 // collectStatus lists the servers: the active one as s resolved it, every
 // other entry as stored.
 func collectStatus(ctx context.Context, f *Factory, s Settings) (format.AuthStatus, error) {
-	store, cfg, err := f.config()
+	store, cfg, err := f.Config().read()
 	if err != nil {
 		return format.AuthStatus{}, err
 	}

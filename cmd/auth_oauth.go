@@ -18,7 +18,7 @@ import (
 func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 	// The sign-in ends in a write of the config file: one that cannot be
 	// used stops it before the browser opens.
-	if _, _, err := f.config(); err != nil {
+	if _, _, err := f.Config().read(); err != nil {
 		return err
 	}
 	client, s, err := f.Client(ctx)
@@ -45,7 +45,7 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 		}
 		return &exitcode.Error{Code: exitcode.Unauthorized, Message: err.Error() + loginHint(err)}
 	}
-	store, err := f.Credentials()
+	store, err := f.Config().store()
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/api/mcpclient"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -191,7 +192,7 @@ command's, the CI answer under .data.`,
 // followed to the run's verdict with --wait, else as it stands.
 func runCI(ctx context.Context, opts *CIOptions) error {
 	p := opts.Pipeline
-	resp, err := p.SendCI(ctx, opts.Tool, opts.Args)
+	resp, err := p.SendCI(ctx, (*mcpclient.Client).CallCI, opts.Tool, opts.Args)
 	if err != nil {
 		return err
 	}
@@ -234,7 +235,7 @@ func waitRun(ctx context.Context, p *Pipeline, started *api.ToolResponse) error 
 	// goroutine, so last and lastRun need no lock.
 	last, lastRun := started, started
 	poll := func(ctx context.Context) (*api.ToolResponse, error) {
-		resp, err := p.pollCI(ctx, api.ToolRunStatus, map[string]any{"runId": run.RunID})
+		resp, err := p.SendCI(ctx, (*mcpclient.Client).CallCIOnce, api.ToolRunStatus, map[string]any{"runId": run.RunID})
 		if err != nil {
 			return nil, err
 		}

@@ -198,14 +198,18 @@ func TestCIRunVerdictsHaveTheirExitCodes(t *testing.T) {
 	for _, tc := range []struct {
 		cmd, branch, status string
 		exit                int
-		says                string
+		says, progress      string
 	}{
-		{"run-vrt", "broken", "error", exitcode.RunError, "\nrun run_ci_0001 ended in error\n"},
-		{"run-perf", "cancelled", "cancelled", exitcode.RunCancelled, "\nrun run_ci_0002 cancelled\n"},
+		{"run-vrt", "broken", "error", exitcode.RunError, "\nrun run_ci_0001 ended in error\n", "run_ci_0001 error 6/12"},
+		{"run-perf", "cancelled", "cancelled", exitcode.RunCancelled, "\nrun run_ci_0002 cancelled\n", "run_ci_0002 cancelled 3/12"},
 	} {
 		stdout, stderr, exit := runVQ(t, s.Env(), append([]string{"ci", tc.cmd, "branch=" + tc.branch}, fastWait...)...)
 		if exit != tc.exit || !strings.HasSuffix(stderr, tc.says) || !strings.Contains(stdout, "status            "+tc.status+"\n") {
 			t.Errorf("%s branch=%s: exit %d, want %d\nstdout: %s\nstderr: %s", tc.cmd, tc.branch, exit, tc.exit, stdout, stderr)
+		}
+		// The progress line says how the run ended in its own word.
+		if !strings.Contains(stderr, tc.progress) || strings.Contains(stderr, "failed 6/12") || strings.Contains(stderr, "failed 3/12") {
+			t.Errorf("%s branch=%s: the progress lines do not say %s:\n%s", tc.cmd, tc.branch, tc.status, stderr)
 		}
 	}
 	if got := s.invokedTools(); got != "" {
@@ -505,7 +509,7 @@ func TestCIVerdictsInGitHubAndMarkdown(t *testing.T) {
 	for _, want := range []string{
 		"in run [`run_ci_0007`](" + run + "run_ci_0007)\n",
 		"![diff of Homepage on mobile](" + images + "Homepage/mobile/diff.png)\n",
-		"| Product page | desktop | 3.4% | failed | [diff](" + images + "Product%20page/desktop/diff.png) |\n",
+		"| Product page | desktop | 3.4% ██████▍ | failed | [diff](" + images + "Product%20page/desktop/diff.png) |\n",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("missing %q in:\n%s", want, md)

@@ -63,10 +63,13 @@ type completer struct {
 	// client is the server's client as a command's would be.
 	client func(context.Context) (*mcpclient.Client, Settings, error)
 	cache  completions.Cache
+	// transport is the --transport setting, which completing what only
+	// MCP offers (prompts, resources) sets to mcp.
+	transport *string
 }
 
 func newCompleter(f *Factory) completer {
-	return completer{client: f.Client, cache: completions.Open(f.Getenv)}
+	return completer{client: f.Client, cache: completions.Open(f.Getenv), transport: &f.Global.Transport}
 }
 
 // completeCheckFlags completes --scenario and --viewport of a command on

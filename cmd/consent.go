@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/ui"
 )
 
 // Consent is how a command gets consent to send a call that may change a
@@ -83,4 +84,16 @@ func carryConsent(calls []api.Call) bool {
 		}
 	}
 	return len(calls) > 0
+}
+
+// sessionConsent is the TUI's door to consent (ui.Options.Consent): a
+// write the person asked for there goes through consent by the command's
+// policy, asked with the prompter of the moment (the TUI's dialog while
+// it runs).
+func sessionConsent(policy Consent, prompter func() yesNo) func(context.Context, ui.WriteIntent) ([]api.Call, bool, error) {
+	return func(ctx context.Context, in ui.WriteIntent) ([]api.Call, bool, error) {
+		question := func(context.Context) string { return in.Question }
+		calls, answer, err := consent(ctx, policy, prompter(), WriteIntent{Calls: in.Calls, Question: question})
+		return calls, answer == consented, err
+	}
 }

@@ -24,7 +24,10 @@ func TestDemoInAPipeListsTheFailures(t *testing.T) {
 			t.Errorf("demo output lacks %q:\n%s", want, stdout)
 		}
 	}
-	if !strings.Contains(stderr, "vq demo: sandbox at http://127.0.0.1:") {
-		t.Errorf("stderr %q", stderr)
+	for _, want := range []string{"vq demo: sandbox at http://127.0.0.1:", "start one with vq sandbox",
+		"export VQ_BASE_URL=http://127.0.0.1:8787 VQ_API_KEY=vqs_admin"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
 	}
 }

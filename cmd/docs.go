@@ -32,6 +32,9 @@ VisualQ
 
 Behaviour
   VQ_NO_TUI        any value: plain output even on a terminal (--no-tui)
+  VQ_PAGER         the pager long output on a terminal goes through, run by
+                   the shell (default: PAGER, else less -FRX); cat, or
+                   --no-pager, for none. A pipe or a file is never paged
   VQ_DEBUG         any value: trace HTTP on stderr, credentials redacted (--debug)
   VQ_CONFIG        path of the config file, instead of the default below
   VQ_NO_KEYRING    any value: keep the API key in the config file, never in
@@ -76,7 +79,7 @@ Files
 
 Flags
   The flags above and these are shared by the commands that call a server
-  (--no-tui and --no-color by every command). A command takes those it
+  (--no-tui, --no-color and --no-pager by every command). A command takes those it
   acts on and refuses another; its --help shows the few most used. Each
   may also stand before the command's name: vq --profile prod failures RUN.
   These have no variable:

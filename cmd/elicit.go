@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/internal/textsafe"
+	"github.com/visualq/vq/ui"
 )
 
 // elicitor answers a server's questions (MCP elicitation, form mode) on
@@ -22,8 +22,10 @@ type elicitor struct {
 // none). Otherwise a person at a terminal is asked with a form: inside the
 // TUI while it runs, which owns the terminal, else on stderr. A script
 // (and an agent) declines at once, as vq does a question it has no form
-// for. Outside the TUI, whose screen says it, a note on stderr tells what
-// the server asked and what was answered.
+// for or one too large for a form (ui.CheckQuestion; the TUI declines
+// those itself, and says why). Outside the TUI, whose screen says it, a
+// note on stderr tells what the server asked, in one bounded line, and
+// what was answered.
 func (q elicitor) answer(ctx context.Context, e api.Elicitation) (api.ElicitAnswer, error) {
 	if !q.defaults && e.Askable() {
 		if answer, asked := q.term.session.Ask(ctx, e); asked {
@@ -45,12 +47,15 @@ func (q elicitor) answer(ctx context.Context, e api.Elicitation) (api.ElicitAnsw
 	case !e.Askable():
 		answer = api.ElicitAnswer{Action: api.ElicitDecline}
 		how = "declined: vq has no form for a field it asks for"
+	case ui.CheckQuestion(e) != nil:
+		answer = api.ElicitAnswer{Action: api.ElicitDecline}
+		how = "declined: " + ui.CheckQuestion(e).Error()
 	default:
 		answer = q.term.askForm(ctx, e)
 		how = answer.Outcome()
 	}
 	if !q.term.session.Running() {
-		q.term.Print.Note(fmt.Sprintf("the server asks: %s: %s", textsafe.SanitizeLine(e.Message), how))
+		q.term.Print.Note(fmt.Sprintf("the server asks: %s: %s", ui.QuestionLine(e), how))
 	}
 	return answer, nil
 }

@@ -36,11 +36,9 @@ type Factory struct {
 	// clients are the API clients made by Client, closed (their MCP
 	// sessions ended) when the command is done.
 	clients []*mcpclient.Client
-	// configChecked: the config file's and its directory's permissions
-	// were checked (and warned about) once for this process;
-	// configSkipped: a config file that cannot be used was passed over
-	// for a call, and said so.
-	configChecked, configSkipped bool
+	// configSaid is what the config file's reads have said once for this
+	// process.
+	configSaid configSaid
 }
 
 // NewFactory is the factory of the real process.
@@ -100,22 +98,15 @@ func (s Settings) hasCredential() bool {
 // person at the other end, read once.
 func (f *Factory) Terminal() *Terminal {
 	if f.terminal == nil {
-		f.terminal = newTerminal(f.IO, f.Getenv, f.Global.NoTUI, f.Global.NoColor)
+		f.terminal = newTerminal(f.IO, f.Getenv, f.Global.NoTUI, f.Global.NoColor, f.Global.NoPager)
 	}
 	return f.terminal
 }
 
-// Credentials is the store of API keys this process uses.
-func (f *Factory) Credentials() (account.CredentialStore, error) {
-	path := f.Getenv("VQ_CONFIG")
-	if path == "" {
-		p, err := account.DefaultConfigPath()
-		if err != nil {
-			return account.CredentialStore{}, err
-		}
-		path = p
-	}
-	return account.CredentialStore{ConfigPath: path, UseKeyring: f.Getenv("VQ_NO_KEYRING") == ""}, nil
+// Config is the config file of this process, and the store of API keys
+// and tokens beside it.
+func (f *Factory) Config() configFile {
+	return configFile{getenv: f.Getenv, global: &f.Global, warn: func(msg string) { f.Terminal().Print.Warning(msg) }, said: &f.configSaid}
 }
 
 // Settings resolves the global settings for the server the flags, the
@@ -123,7 +114,7 @@ func (f *Factory) Credentials() (account.CredentialStore, error) {
 // file and, only when VQ_API_KEY is unset, the keyring, which may be slow
 // or locked: the lookup ends with ctx.
 func (f *Factory) Settings(ctx context.Context) (Settings, error) {
-	return f.settings(ctx, f.config)
+	return f.settings(ctx, f.Config().read)
 }
 
 // settings is Settings with the config file read by config.
@@ -143,38 +134,67 @@ func (f *Factory) settings(ctx context.Context, config func() (account.Credentia
 
 // SettingsFor resolves the settings as Settings does, for baseURL.
 func (f *Factory) SettingsFor(ctx context.Context, baseURL string) (Settings, error) {
-	store, cfg, err := f.config()
+	store, cfg, err := f.Config().read()
 	if err != nil {
 		return Settings{}, err
 	}
 	return resolveSettings(ctx, f.Global, f.Getenv, store, cfg, baseURL)
 }
 
-func (f *Factory) config() (account.CredentialStore, account.Config, error) {
-	store, err := f.Credentials()
+// configFile reads the config file for settings: its permissions are
+// checked once a process, and one that cannot be used is passed over,
+// once said, for a call that needs none of it.
+type configFile struct {
+	getenv func(string) string
+	global *GlobalOptions
+	warn   func(string)
+	said   *configSaid
+}
+
+// configSaid: the file's and its directory's permissions were checked
+// (and warned about); a file that cannot be used was passed over for a
+// call, and said so.
+type configSaid struct{ checked, skipped bool }
+
+// store is the store of API keys this process uses.
+func (c configFile) store() (account.CredentialStore, error) {
+	path := c.getenv("VQ_CONFIG")
+	if path == "" {
+		p, err := account.DefaultConfigPath()
+		if err != nil {
+			return account.CredentialStore{}, err
+		}
+		path = p
+	}
+	return account.CredentialStore{ConfigPath: path, UseKeyring: c.getenv("VQ_NO_KEYRING") == ""}, nil
+}
+
+// read is the store and the config file as they are.
+func (c configFile) read() (account.CredentialStore, account.Config, error) {
+	store, err := c.store()
 	if err != nil {
 		return store, account.Config{}, err
 	}
-	if !f.configChecked {
-		f.configChecked = true
+	if !c.said.checked {
+		c.said.checked = true
 		for _, warning := range account.ConfigWarnings(store.ConfigPath) {
-			f.Terminal().Print.Warning(warning)
+			c.warn(warning)
 		}
 	}
 	cfg, err := store.Load()
 	return store, cfg, err
 }
 
-// callConfig is config for a call: a config file that cannot be used (not
+// forCall is read for a call: a config file that cannot be used (not
 // JSON, too large, not a regular file) is passed over, with a warning,
 // when the flags and the environment give the server and its key, so
 // that a broken file breaks only the commands that need it.
-func (f *Factory) callConfig() (account.CredentialStore, account.Config, error) {
-	store, cfg, err := f.config()
-	if errors.Is(err, account.ErrUnreadableFile) && !needsConfig(f.Global, f.Getenv) {
-		if !f.configSkipped {
-			f.configSkipped = true
-			f.Terminal().Print.Warning(textsafe.SanitizeLine(err.Error()) + "; not used: the server and its key come from the flags and the environment")
+func (c configFile) forCall() (account.CredentialStore, account.Config, error) {
+	store, cfg, err := c.read()
+	if errors.Is(err, account.ErrUnreadableFile) && !needsConfig(*c.global, c.getenv) {
+		if !c.said.skipped {
+			c.said.skipped = true
+			c.warn(textsafe.SanitizeLine(err.Error()) + "; not used: the server and its key come from the flags and the environment")
 		}
 		return store, account.Config{}, nil
 	}
@@ -316,11 +336,11 @@ func displayURL(raw string) string {
 	return textsafe.SanitizeLine(raw)
 }
 
-// Client builds the API client for the resolved settings. A missing server
-// is a usage error; a missing key is reported by the caller as the
+// Client builds the API client for the resolved settings. A missing
+// server is a usage error; a missing key is reported by the caller as the
 // unauthorized response, before anything is sent.
 func (f *Factory) Client(ctx context.Context) (*mcpclient.Client, Settings, error) {
-	s, err := f.settings(ctx, f.callConfig)
+	s, err := f.settings(ctx, f.Config().forCall)
 	if err != nil {
 		return nil, s, err
 	}
@@ -334,21 +354,7 @@ func (f *Factory) Client(ctx context.Context) (*mcpclient.Client, Settings, erro
 // clientFor builds the API client for s, and drops from s a stored key
 // the client will not send (mcpOptions).
 func (f *Factory) clientFor(s *Settings) (*mcpclient.Client, error) {
-	if err := checkTransport(*s, f.Global.MCP); err != nil {
-		return nil, err
-	}
-	if s.BaseURL == "" && s.Endpoint == "" {
-		return nil, &exitcode.UsageError{
-			Reason: "no VisualQ server configured",
-			Hint:   "set --base-url or VQ_BASE_URL (or --endpoint for an MCP server), run vq auth login, pick a signed-in server with --profile, or try vq demo",
-		}
-	}
-	for flag, u := range map[string]string{"--base-url": s.BaseURL, "--endpoint": s.Endpoint} {
-		if err := checkServerURL(flag, u); u != "" && err != nil {
-			return nil, err
-		}
-	}
-	if err := checkStdio(*s, f.Global.MCP.EnvPairs); err != nil {
+	if err := checkServer(*s, f.Global.MCP); err != nil {
 		return nil, err
 	}
 	opts := mcpclient.Options{
@@ -377,6 +383,28 @@ func (f *Factory) clientFor(s *Settings) (*mcpclient.Client, error) {
 	return client, nil
 }
 
+// checkServer refuses settings no call can be sent with: an unknown
+// transport, or one at odds with the MCP flags; no server; a server URL
+// that is not http(s), or plain http off this machine; a stdio: endpoint
+// that names no command.
+func checkServer(s Settings, mcpFlags MCPOptions) error {
+	if err := checkTransport(s, mcpFlags); err != nil {
+		return err
+	}
+	if s.BaseURL == "" && s.Endpoint == "" {
+		return &exitcode.UsageError{
+			Reason: "no VisualQ server configured",
+			Hint:   "set --base-url or VQ_BASE_URL (or --endpoint for an MCP server), run vq auth login, pick a signed-in server with --profile, or try vq demo",
+		}
+	}
+	for flag, u := range map[string]string{"--base-url": s.BaseURL, "--endpoint": s.Endpoint} {
+		if err := checkServerURL(flag, u); u != "" && err != nil {
+			return err
+		}
+	}
+	return checkStdio(s, mcpFlags.EnvPairs)
+}
+
 // mcpOptions sets the transport and picks the MCP credential. A VisualQ
 // API key (stored or VQ_API_KEY) belongs to its server, the base URL's: it
 // is never sent to an --endpoint elsewhere, a stdio server included. To
@@ -394,7 +422,7 @@ func (f *Factory) mcpOptions(opts *mcpclient.Options, s *Settings) {
 		opts.APIKey, s.APIKey, s.KeySource = "", "", ""
 	}
 	if opts.APIKey == "" && s.OAuth != nil {
-		store, err := f.Credentials()
+		store, err := f.Config().store()
 		if err == nil {
 			opts.OAuth = &account.StoredOAuth{Token: *s.OAuth, Store: store}
 			if signIn := newOAuthSignIn(f); signIn.again() {

@@ -33,6 +33,7 @@ type GlobalOptions struct {
 	Yes         bool
 	NoTUI       bool
 	NoColor     bool
+	NoPager     bool
 	// MCP: --header, --log-level, --save-dir, --elicit-defaults (see
 	// mcp_flags.go).
 	MCP MCPOptions
@@ -98,6 +99,7 @@ var defineShared = [sharedSets]func(fs *pflag.FlagSet, g *GlobalOptions){
 	displayFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
 		fs.BoolVar(&g.NoTUI, "no-tui", false, "plain output even on a terminal (env VQ_NO_TUI)")
 		fs.BoolVar(&g.NoColor, "no-color", false, "no colours (env NO_COLOR)")
+		fs.BoolVar(&g.NoPager, "no-pager", false, "no pager for long output on a terminal (env VQ_PAGER=cat)")
 	},
 }
 

@@ -17,19 +17,19 @@ import (
 // mcpCompletion is what completion asks the server with: the budget's
 // context and a client over MCP (nil when none can be had), and what ends
 // both.
-func (f *Factory) mcpCompletion(c *cobra.Command) (context.Context, *mcpclient.Client, func()) {
+func (cp completer) mcpCompletion(c *cobra.Command) (context.Context, *mcpclient.Client, func()) {
 	ctx, cancel := context.WithTimeout(commandContext(c), completionBudget)
-	f.Global.Transport = api.TransportMCP
-	client, _, err := f.Client(ctx)
+	*cp.transport = api.TransportMCP
+	client, _, err := cp.client(ctx)
 	if err != nil {
 		return ctx, nil, cancel
 	}
 	return ctx, client, func() { client.Close(); cancel() }
 }
 
-// completePrompt completes vq mcp prompt NAME KEY=VALUE...
-func (f *Factory) completePrompt(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	ctx, client, done := f.mcpCompletion(c)
+// prompt completes vq mcp prompt NAME KEY=VALUE...
+func (cp completer) prompt(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	ctx, client, done := cp.mcpCompletion(c)
 	defer done()
 	if client == nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
@@ -69,13 +69,13 @@ func (f *Factory) completePrompt(c *cobra.Command, args []string, toComplete str
 	return withPrefix(candidates, toComplete), directive
 }
 
-// completeResource completes vq mcp resource URI: the listed resources,
+// resource completes vq mcp resource URI: the listed resources,
 // and a template's URI, its variables filled in from the server.
-func (f *Factory) completeResource(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+func (cp completer) resource(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	ctx, client, done := f.mcpCompletion(c)
+	ctx, client, done := cp.mcpCompletion(c)
 	defer done()
 	if client == nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp

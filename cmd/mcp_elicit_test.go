@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -25,6 +26,14 @@ var signupSchema = map[string]any{"type": "object", "properties": map[string]any
 // the content as JSON, reaches heard and is its answer.
 func questionServer(t *testing.T, schema map[string]any) (endpoint string, heard chan string) {
 	t.Helper()
+	return questionServerAsking(t, "Sign up for the run\x1b[2J", schema)
+}
+
+// questionServerAsking is questionServer asking with message. With next
+// actions, its answer is a ToolResponse offering them, which keeps the TUI
+// open.
+func questionServerAsking(t *testing.T, message string, schema map[string]any, next ...map[string]any) (endpoint string, heard chan string) {
+	t.Helper()
 	heard = make(chan string, 1)
 	server := mcp.NewServer(&mcp.Implementation{Name: "signup", Version: "1"}, nil)
 	server.AddTool(&mcp.Tool{Name: "signup", InputSchema: map[string]any{"type": "object"}},
@@ -33,7 +42,10 @@ func questionServer(t *testing.T, schema map[string]any) (endpoint string, heard
 			if token := req.Params.GetProgressToken(); token != nil {
 				req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1, Total: 2, Message: "preparing"})
 			}
-			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Sign up for the run\x1b[2J", RequestedSchema: schema})
+			// A vq that never answers must not hold the server's close.
+			ask, cancel := context.WithTimeout(ctx, time.Minute)
+			defer cancel()
+			res, err := req.Session.Elicit(ask, &mcp.ElicitParams{Message: message, RequestedSchema: schema})
 			if err != nil {
 				return nil, err
 			}
@@ -42,7 +54,12 @@ func questionServer(t *testing.T, schema map[string]any) (endpoint string, heard
 				return nil, err
 			}
 			heard <- res.Action + " " + string(content)
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "heard " + res.Action + " " + string(content)}}}, nil
+			result := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "heard " + res.Action + " " + string(content)}}}
+			if len(next) > 0 {
+				result.StructuredContent = map[string]any{"ok": true, "tool": "signup", "summary": "heard " + res.Action,
+					"data": map[string]any{}, "warnings": []string{}, "nextActions": next}
+			}
+			return result, nil
 		})
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 	t.Cleanup(func() {

@@ -248,7 +248,7 @@ func (s *agentServer) load(ctx context.Context) {
 	}
 	n := 0
 	for _, t := range tools {
-		if s.opts.ReadOnly && !t.Annotations.ReadOnlyHint {
+		if s.opts.ReadOnly && mayWrite(t.Annotations) {
 			continue
 		}
 		s.server.AddTool(t, s.call)
@@ -287,17 +287,27 @@ func (s *agentServer) logf(msg string, args ...any) {
 	s.print.Note("vq mcp serve: " + fmt.Sprintf(msg, args...))
 }
 
+// mayWrite reports a tool whose annotations let it change a project: not
+// read-only and, as MCP presumes when a server says nothing, destructive.
+// --read-only serves none of them.
+func mayWrite(a *mcp.ToolAnnotations) bool {
+	return a == nil || !a.ReadOnlyHint && (a.DestructiveHint == nil || *a.DestructiveHint)
+}
+
 // registryTools are the invoke tools of vq's registry (CI tools answer no
-// ToolResponse, so they are not offered).
+// ToolResponse, so they are not offered), annotated as the registry knows
+// them: a read is read-only, a write destructive, and a tool that starts
+// work (a tracking run, a proof) neither: an agent must not take it for a
+// read it may send again.
 func registryTools() []*mcp.Tool {
 	var out []*mcp.Tool
 	for _, t := range api.KnownTools() {
 		if t.CI {
 			continue
 		}
-		a := &mcp.ToolAnnotations{ReadOnlyHint: !t.Write}
-		if t.Write {
-			destructive := true
+		destructive := t.Write
+		a := &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly}
+		if !t.ReadOnly {
 			a.DestructiveHint = &destructive
 		}
 		out = append(out, &mcp.Tool{Name: t.Name, Description: t.Summary, InputSchema: inputSchema(t.InputArgs()), Annotations: a})

@@ -287,8 +287,10 @@ func TestMCPServeFallsBackToTheRegistry(t *testing.T) {
 			t.Errorf("%s not served", spec.Name)
 			continue
 		}
-		if tool.Annotations.ReadOnlyHint == spec.Write || (spec.Write && (tool.Annotations.DestructiveHint == nil || !*tool.Annotations.DestructiveHint)) {
-			t.Errorf("%s annotations %+v for write %v", spec.Name, tool.Annotations, spec.Write)
+		// A tool that starts work (run_tracking, the proof) is neither a
+		// read an agent may send again nor a write.
+		if a := tool.Annotations; a.ReadOnlyHint != spec.ReadOnly || !spec.ReadOnly && (a.DestructiveHint == nil || *a.DestructiveHint != spec.Write) {
+			t.Errorf("%s annotations %+v for read-only %v, write %v", spec.Name, tool.Annotations, spec.ReadOnly, spec.Write)
 		}
 		if got, want := requiredNames(schemaArgs(t, tool.InputSchema)), requiredNames(spec.InputArgs()); !slices.Equal(got, want) {
 			t.Errorf("%s requires %v, the registry %v", spec.Name, got, want)
@@ -321,7 +323,7 @@ func TestMCPServeReadOnlyHidesAndRefusesWriteTools(t *testing.T) {
 	s := serveVQ(t, ts.Env(), "--read-only")
 	served := s.tools(t)
 	for name, tool := range served {
-		if !tool.Annotations.ReadOnlyHint {
+		if mayWrite(tool.Annotations) {
 			t.Errorf("--read-only serves %s, which writes", name)
 		}
 	}

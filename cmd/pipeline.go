@@ -32,9 +32,10 @@ type Pipeline struct {
 	// Resume, when set, is the command line that resumes the watch of the
 	// given jobs, printed when a watch stops early; else vq watch IDS.
 	Resume func(ids []string) string
-	// Admit, when set, is waited on before each request to the server (an
-	// attempt of a call, a poll of the job it follows) and answers what
-	// ends the request's turn: vq mcp serve's bound on concurrent calls.
+	// Admit is waited on before each request to the server (an attempt of
+	// a call, a poll of the job it follows) and answers what ends the
+	// request's turn: vq mcp serve's bound on concurrent calls; every
+	// request's turn is at once otherwise.
 	Admit func(context.Context) (done func(), err error)
 
 	client   *mcpclient.Client
@@ -49,7 +50,9 @@ type Pipeline struct {
 	consentPolicy Consent
 }
 
-func newPipeline(f *Factory) *Pipeline { return &Pipeline{f: f} }
+func newPipeline(f *Factory) *Pipeline { return &Pipeline{f: f, Admit: admitAtOnce} }
+
+func admitAtOnce(context.Context) (func(), error) { return func() {}, nil }
 
 // connect builds the client once per command.
 func (p *Pipeline) connect(ctx context.Context) (*mcpclient.Client, Settings, error) {
@@ -127,7 +130,7 @@ func (p *Pipeline) Send(ctx context.Context, call api.Call) (*api.ToolResponse, 
 // with --yes a tool known to write goes once with confirm: true; any
 // other call goes as it is, and when the server asks for consent it is
 // asked for (or given by --yes) and the call goes again once. In the TUI
-// its dialog asks instead, once it shows the answer.
+// the refusal is shown, and the TUI asks through sessionConsent.
 func (p *Pipeline) consented(ctx context.Context, call api.Call, send func(context.Context, api.Call) (*api.ToolResponse, error)) (*api.ToolResponse, error) {
 	display, policy := p.policies()
 	if policy == ConsentGiven && api.KnownWriteTool(call.Tool) {
@@ -161,20 +164,12 @@ func (p *Pipeline) invoke(ctx context.Context, call api.Call) (*api.ToolResponse
 	if !s.hasCredential() {
 		return withHint(api.MissingCredential(call.Tool), s), nil
 	}
-	done, err := p.admit(ctx)
+	done, err := p.Admit(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
 	return s.hinted(client.Invoke(ctx, call))
-}
-
-// admit waits for Admit, when it is set.
-func (p *Pipeline) admit(ctx context.Context) (done func(), err error) {
-	if p.Admit == nil {
-		return func() {}, nil
-	}
-	return p.Admit(ctx)
 }
 
 // send is the sender of every call of the command line, one or a batch:
@@ -221,19 +216,14 @@ func readinessProgress(r api.Readiness) string {
 	return fmt.Sprintf("%d of %d sources analysed", r.Analysed, r.Total)
 }
 
-// SendCI calls a tool of the CI endpoint. No credential means nothing is
-// sent; CI tools ask for no consent.
-func (p *Pipeline) SendCI(ctx context.Context, tool string, args map[string]any) (*api.ToolResponse, error) {
-	return p.ci(ctx, tool, args, (*mcpclient.Client).CallCI)
-}
+// ciCall sends a CI call: (*mcpclient.Client).CallCI, or CallCIOnce.
+type ciCall func(*mcpclient.Client, context.Context, string, map[string]any) (*api.ToolResponse, error)
 
-// pollCI is SendCI once, without the automatic retries: a watch's poll,
-// whose failures the watch's own policy retries.
-func (p *Pipeline) pollCI(ctx context.Context, tool string, args map[string]any) (*api.ToolResponse, error) {
-	return p.ci(ctx, tool, args, (*mcpclient.Client).CallCIOnce)
-}
-
-func (p *Pipeline) ci(ctx context.Context, tool string, args map[string]any, call func(*mcpclient.Client, context.Context, string, map[string]any) (*api.ToolResponse, error)) (*api.ToolResponse, error) {
+// SendCI calls a tool of the CI endpoint with call: CallCI, or CallCIOnce
+// (without the automatic retries) for a watch's poll, whose failures the
+// watch's own policy retries. No credential means nothing is sent; CI
+// tools ask for no consent.
+func (p *Pipeline) SendCI(ctx context.Context, call ciCall, tool string, args map[string]any) (*api.ToolResponse, error) {
 	client, s, err := p.connect(ctx)
 	if err != nil {
 		return nil, err
@@ -252,6 +242,7 @@ func (p *Pipeline) ci(ctx context.Context, tool string, args map[string]any, cal
 // Show hands one response to the renderer the flags chose and returns the
 // error that carries its exit code.
 func (p *Pipeline) Show(ctx context.Context, resp *api.ToolResponse) error {
+	p.f.Terminal().page()
 	print := p.f.Terminal().Print
 	if err := saveContent(print, p.f.Global.MCP.SaveDir, p.Output.Structured(), resp); err != nil {
 		return err
@@ -315,6 +306,8 @@ func (p *Pipeline) ShowCall(ctx context.Context, call api.Call, resp *api.ToolRe
 	o.Invoke = func(ctx context.Context, call api.Call) (*api.ToolResponse, error) {
 		return p.consented(ctx, call, p.invoke)
 	}
+	_, policy := p.policies()
+	o.Consent = sessionConsent(policy, func() yesNo { return p.f.Terminal().prompter(&p.Output) })
 	o.Fetch = client.FetchPublic
 	last, err := ui.Run(ctx, o, call, resp)
 	if err != nil {
@@ -344,7 +337,7 @@ func (p *Pipeline) Follow(ctx context.Context, call api.Call, resp *api.ToolResp
 		return resp, nil
 	}
 	admitted := func(ctx context.Context) (*api.ToolResponse, error) {
-		done, err := p.admit(ctx)
+		done, err := p.Admit(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -366,8 +359,9 @@ func (p *Pipeline) Follow(ctx context.Context, call api.Call, resp *api.ToolResp
 // by tests, to make the TUI fail on cue.
 var tuiProbe func(tea.Msg)
 
-// jobPolls are the get_job_status polls of the given jobs.
-func (p *Pipeline) jobPolls(ctx context.Context, ids []string) ([]watched, error) {
+// watchJobs watches the given jobs (get_job_status polls) with the
+// command's watch, to the end of each.
+func (p *Pipeline) watchJobs(ctx context.Context, ids []string) ([]jobOutcome, error) {
 	client, s, err := p.connect(ctx)
 	if err != nil {
 		return nil, err
@@ -379,7 +373,7 @@ func (p *Pipeline) jobPolls(ctx context.Context, ids []string) ([]watched, error
 			jobs[i].poll = func(context.Context) (*api.ToolResponse, error) { return api.MissingCredential(api.ToolJobStatus), nil }
 		}
 	}
-	return jobs, nil
+	return p.watch().jobs(ctx, jobs)
 }
 
 // watch is the command's watch of the jobs it follows.

@@ -79,6 +79,35 @@ func TestProveCopyInsideTmuxFillsATmuxBuffer(t *testing.T) {
 	}
 }
 
+// A server's JIRA comment with controls in it (a title change, the end
+// of a bracketed paste and a command after it, C1 CSI) reaches the tmux
+// buffer without them, and stderr says how many were left out; the
+// --markdown bytes on stdout stay the server's, verbatim.
+func TestProveCopyLeavesControlsOutOfTheTmuxBuffer(t *testing.T) {
+	const hostile = "h3. Proof\r\n\x1b]0;pwned\x07|a|\x1b[201~rm -rf ~\n\u009b2J\tend"
+	const clean = "h3. Proof\n]0;pwned|a|[201~rm -rf ~\n2J\tend"
+	for name, options := range map[string][][]string{
+		"default":          nil,
+		"set-clipboard on": {{"set-option", "-g", "set-clipboard", "on"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tmuxEnv, tmux := privateTmux(t, options...)
+			env := proveServer(t, proofStep(true, hostile)).Env()
+			env["TMUX"] = tmuxEnv
+			stdout, stderr, exit := runVQ(t, env, "prove", "BN-470", "--copy", "--markdown", "--interval", "1ms")
+			if exit != 0 || stdout != hostile {
+				t.Errorf("exit %d, stdout %q, want the server's bytes %q", exit, stdout, hostile)
+			}
+			if got := tmux("show-buffer"); got != clean {
+				t.Errorf("tmux buffer %q\nwant %q", got, clean)
+			}
+			if want := fmt.Sprintf("JIRA comment (%d bytes) copied to a tmux buffer (tmux load-buffer -w -), 5 control characters left out\n", len(clean)); !strings.HasSuffix(stderr, want) {
+				t.Errorf("stderr %q\nwant it to end %q", stderr, want)
+			}
+		})
+	}
+}
+
 // vq watch of a proof job shows it as vq prove does: the headline first,
 // and the JIRA comment intact as a block.
 func TestWatchOfAProofJobShowsTheProof(t *testing.T) {

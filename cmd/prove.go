@@ -103,11 +103,7 @@ func runProve(ctx context.Context, f *Factory, opts *ProveOptions) error {
 	}
 	var resp *api.ToolResponse
 	if opts.Job != "" {
-		jobs, err := p.jobPolls(ctx, []string{opts.Job})
-		if err != nil {
-			return err
-		}
-		outcomes, err := p.watch().jobs(ctx, jobs)
+		outcomes, err := p.watchJobs(ctx, []string{opts.Job})
 		if err != nil {
 			return err
 		}
@@ -204,15 +200,11 @@ func copyComment(ctx context.Context, f *Factory, proof *format.Proof, hasMarkdo
 		print.Note("nothing copied: the answer carries no JIRA comment")
 		return nil
 	}
-	m, err := clipboard.Copy(ctx, proof.Markdown, clipboardEnv(f))
+	copied, err := clipboard.Copy(ctx, proof.Markdown, clipboardEnv(f))
 	if err != nil {
 		return noClipboard(err)
 	}
-	note := ""
-	if m.Unconfirmed {
-		note = "; vq cannot check that the terminal took it: it must allow OSC 52 clipboard writes"
-	}
-	print.Note(fmt.Sprintf("JIRA comment (%d bytes) copied to %s%s", len(proof.Markdown), m.Name, note))
+	print.Note(copied.Report(fmt.Sprintf("JIRA comment (%d bytes)", copied.Bytes)))
 	return nil
 }
 

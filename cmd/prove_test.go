@@ -139,7 +139,8 @@ func TestProveNoWaitPrintsTheQueuedJob(t *testing.T) {
 }
 
 // On a terminal with no tmux and no desktop, --copy asks the terminal
-// through OSC 52, and says vq cannot check that it did.
+// through OSC 52, and says it sent the comment, which vq cannot check:
+// never that it copied it.
 func TestProveCopyToTheTerminalWithOSC52(t *testing.T) {
 	s := proveServer(t, proofStep(true, trickyMarkdown))
 	stdout, stderr, exit := vqRun{Env: s.Env(), TTY: true}.run(t, "prove", "BN-470", "--copy", "--markdown", "--interval", "1ms")
@@ -147,7 +148,7 @@ func TestProveCopyToTheTerminalWithOSC52(t *testing.T) {
 		t.Errorf("exit %d, stdout %q", exit, stdout)
 	}
 	osc := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(trickyMarkdown)) + "\a"
-	want := osc + fmt.Sprintf("JIRA comment (%d bytes) copied to the terminal's clipboard (OSC 52); vq cannot check that the terminal took it: it must allow OSC 52 clipboard writes\n", len(trickyMarkdown))
+	want := osc + fmt.Sprintf("JIRA comment (%d bytes) sent to the terminal's clipboard (OSC 52); vq cannot check that the terminal took it: it must allow OSC 52 clipboard writes\n", len(trickyMarkdown))
 	if !strings.HasSuffix(stderr, want) || strings.Count(stderr, "\x1b]52;") != 1 {
 		t.Errorf("stderr %q\nwant it to end %q", stderr, want)
 	}

@@ -34,6 +34,9 @@ func execute(ctx context.Context, f *Factory, args []string) error {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(c, err, args) })
 	started := wireRuns(root, f)
 	c, err := executeRecovering(ctx, root)
+	if f.terminal != nil {
+		f.terminal.endPager()
+	}
 	f.closeClients()
 	if closedPipe(err) {
 		return nil // the reader left; what it read was right

@@ -37,7 +37,7 @@ Ctrl-C stops it.`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&opts.Addr, "addr", "127.0.0.1:8787", "address to listen on")
+	fl.StringVar(&opts.Addr, "addr", defaultSandboxAddr, "address to listen on")
 	fl.DurationVar(&opts.Latency, "latency", 0, "delay added to every request")
 	fl.Float64Var(&opts.FailRate, "fail-rate", 0, "fraction (0..1) of requests answered 502 with an HTML body")
 	fl.Float64Var(&opts.Rate, "rate", 0, "requests per second per key before 429 (default 20; negative: no limit)")
@@ -64,6 +64,9 @@ func runSandbox(ctx context.Context, f *Factory, opts *SandboxOptions) error {
 	return nil
 }
 
+// defaultSandboxAddr is where vq sandbox listens without --addr.
+const defaultSandboxAddr = "127.0.0.1:8787"
+
 // demoRun is the failed run vq demo opens.
 const demoRun = "run_abc"
 
@@ -89,7 +92,12 @@ quit with q), plain output in a pipe.`,
 			demo := &Factory{IO: f.IO, Getenv: demoEnv(f.Getenv, sandbox.KeyAdmin), OpenURL: f.OpenURL, Global: f.Global}
 			demo.Global.BaseURL = srv.URL()
 			defer demo.closeClients()
-			return newPipeline(demo).Run(c.Context(), api.RunFailuresCall(demoRun))
+			err = newPipeline(demo).Run(c.Context(), api.RunFailuresCall(demoRun))
+			// The commands it printed (its next actions) need a server
+			// after the demo's is gone.
+			f.Terminal().Print.Hint("the demo's sandbox stops with it: to run the commands it showed, start one with vq sandbox\n" +
+				"and export VQ_BASE_URL=http://" + defaultSandboxAddr + " VQ_API_KEY=" + sandbox.KeyAdmin)
+			return err
 		},
 	}, &f.Global, scopeFlags, connectionFlags, transportFlags, mcpFlags, consentFlags)
 }

@@ -56,19 +56,23 @@ type Terminal struct {
 	// drawing are the live progress views on stderr, which a form there
 	// holds while it asks.
 	drawing progressViews
+	// pager takes stdout on a terminal while a command prints (pager.go).
+	pager pager
 }
 
 // newTerminal reads the streams and the display settings once: --no-tui
-// (or VQ_NO_TUI), --no-color (or NO_COLOR) and the environment's TERM and
-// colour variables.
-func newTerminal(streams *IOStreams, getenv func(string) string, noTUI, noColor bool) *Terminal {
+// (or VQ_NO_TUI), --no-color (or NO_COLOR), --no-pager, and the
+// environment's TERM, colour and pager variables.
+func newTerminal(streams *IOStreams, getenv func(string) string, noTUI, noColor, noPager bool) *Terminal {
 	draws := getenv("TERM") != "dumb"
 	profile := colorprofile.Env(ui.Environ(getenv))
 	if noColor {
 		profile = min(profile, colorprofile.ASCII)
 	}
+	out, errOut := &switchWriter{w: streams.Out}, &heldWriter{w: streams.ErrOut}
 	return &Terminal{
-		Print:       format.Printer{Out: streams.Out, ErrOut: &lineWriter{w: streams.ErrOut}, Indent: streams.OutTTY, Getenv: getenv, Commands: frontingLine},
+		Print:       format.Printer{Out: out, ErrOut: errOut, Terminal: streams.OutTTY, Getenv: getenv, Commands: frontingLine},
+		pager:       pager{command: pagerCommand(getenv, noPager, streams.OutTTY && isTerminal(streams.Out)), out: out, errOut: errOut},
 		io:          streams,
 		getenv:      getenv,
 		noColor:     noColor,
@@ -88,24 +92,25 @@ func newTerminal(streams *IOStreams, getenv func(string) string, noTUI, noColor 
 func newAgentTerminal(errOut io.Writer, getenv func(string) string) *Terminal {
 	streams := &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: errOut}
 	return &Terminal{
-		Print: format.Printer{Out: io.Discard, ErrOut: &lineWriter{w: errOut}, Getenv: getenv},
+		Print: format.Printer{Out: io.Discard, ErrOut: &heldWriter{w: errOut}, Getenv: getenv},
 		io:    streams, getenv: getenv, agent: true, profile: colorprofile.NoTTY,
 	}
 }
 
-// lineWriter is stderr as vq's lines reach it: one write at a time, so
-// that the notices of calls sent at once (a batch's, an agent's) come
-// whole, one after the other.
-type lineWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+// isTerminal reports a stream that is a terminal device: what a pager
+// is started for, rather than the terminal-ness tests give buffers.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-func (l *lineWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
+// page sends the rest of the command's output on stdout through the
+// pager, when the Display policy has one (a terminal, no --no-pager).
+func (t *Terminal) page() { t.pager.start(t.io.Out, t.getenv) }
+
+// endPager ends the output to the pager and waits for the person to
+// leave it: the command is done.
+func (t *Terminal) endPager() { t.pager.stop(t.io.Out) }
 
 // Display is where a command's answers go.
 type Display int
@@ -151,13 +156,24 @@ func (t *Terminal) Consent(yes bool, d Display, structured bool) Consent {
 	return ConsentNever
 }
 
-// prompter is the y/N prompt on stderr when the output is for a person
-// who can answer it there, else nil: nobody to ask that way.
+// prompter is how a person is asked yes or no: the TUI's dialog while
+// the TUI runs, else the y/N prompt on stderr when the output is for a
+// person who can answer it there, else nil: nobody to ask.
 func (t *Terminal) prompter(out *OutputOptions) yesNo {
-	if !t.person || out.Structured() {
+	switch {
+	case t.session.Running():
+		return t.confirmInSession
+	case !t.person || out.Structured():
 		return nil
 	}
 	return t.askYesNo
+}
+
+// confirmInSession asks question in the running TUI's dialog; a session
+// that ended before the answer gave no consent.
+func (t *Terminal) confirmInSession(ctx context.Context, question string) (bool, error) {
+	agreed, _ := t.session.Confirm(ctx, question)
+	return agreed, nil
 }
 
 // askYesNo asks question on stderr; only y or yes is a yes.

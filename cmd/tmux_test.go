@@ -33,18 +33,33 @@ func startTmux(t *testing.T, width, height int, env map[string]string, then stri
 // startTmuxBinary is startTmux with another binary as vq.
 func startTmuxBinary(t *testing.T, bin string, width, height int, env map[string]string, then string, args ...string) *tmuxPane {
 	t.Helper()
+	return startTmuxPipeline(t, bin, width, height, env, "", then, args...)
+}
+
+// startTmuxPiped is startTmux with vq's stdout piped into the shell
+// command pipe; EXIT is then the pipe's.
+func startTmuxPiped(t *testing.T, width, height int, env map[string]string, pipe string, args ...string) *tmuxPane {
+	t.Helper()
+	return startTmuxPipeline(t, buildVQ(t), width, height, env, pipe, "true", args...)
+}
+
+func startTmuxPipeline(t *testing.T, bin string, width, height int, env map[string]string, pipe, then string, args ...string) *tmuxPane {
+	t.Helper()
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		t.Skip("tmux not installed")
 	}
 	p := &tmuxPane{t: t, tmux: tmux, socket: fmt.Sprintf("vqtest-%d-%d", os.Getpid(), tmuxSessions.Add(1))}
-	words := []string{"env", "-u", "NO_COLOR", "-u", "VQ_NO_TUI"}
+	words := []string{"env", "-u", "NO_COLOR", "-u", "VQ_NO_TUI", "-u", "PAGER", "-u", "VQ_PAGER", "-u", "LESS"}
 	for k, v := range env {
 		words = append(words, textsafe.ShellQuote(k+"="+v))
 	}
 	words = append(words, textsafe.ShellQuote(bin))
 	for _, a := range args {
 		words = append(words, textsafe.ShellQuote(a))
+	}
+	if pipe != "" {
+		words = append(words, "|", pipe)
 	}
 	script := strings.Join(words, " ") + "; echo EXIT=$?; " + then + "; sleep 60"
 	p.run("new-session", "-d", "-s", "vq", "-x", fmt.Sprint(width), "-y", fmt.Sprint(height), script)
@@ -112,5 +127,5 @@ func TestDemoInTmuxOpensTheTUI(t *testing.T) {
 	p.keys("Enter")
 	p.waitFor("the chained diff", shows("get_run_failures › Inspect Homepage desktop", "changedPixels"))
 	p.keys("q")
-	p.waitFor("vq's exit", shows("EXIT=0"))
+	p.waitFor("vq's exit and where its commands run now", shows("start one with vq sandbox", "EXIT=0"))
 }

@@ -64,5 +64,6 @@ func runTools(ctx context.Context, f *Factory, p *Pipeline) error {
 		f.Terminal().Print.Note(textsafe.SanitizeLine(client.MCPEndpoint()) + " offers no tools.")
 		return nil
 	}
+	f.Terminal().page()
 	return f.Terminal().Print.Tools(tools)
 }

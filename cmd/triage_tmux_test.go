@@ -26,7 +26,7 @@ func TestTriageInTmux(t *testing.T) {
 	p.keys("-l", "cart 1")
 	p.waitFor("the filter", shows("failures (12 of 350)", "12 of 350"))
 	p.keys("Enter", "*", "A")
-	p.waitFor("the batch dialog", shows("approve_vrt_results changes your project", "12 calls, one per marked row:", "Send all 12 with confirm: true? [y/N]"))
+	p.waitFor("the batch dialog", shows("Approve 12 checks? [y/N]", "Cart 1 desktop", "approve_vrt_results ×12, each with confirm: true"))
 	p.keys("y")
 	screen := p.waitFor("the refreshed failures", shows("approve_vrt_results: 12 done", "338 of 480 checks failed."))
 	if !strings.Contains(screen, "failures (0 of 338)") {
@@ -48,6 +48,48 @@ func TestTriageInTmux(t *testing.T) {
 	p.waitFor("the diff after it", shows("get_run_failures › Inspect Homepage 1 mobile"))
 	p.keys("p")
 	p.waitFor("the previous diff", shows("get_run_failures › Inspect Homepage 1 tablet"))
+	p.keys("q")
+	p.waitFor("vq's exit", shows("EXIT=0"))
+}
+
+// TestYesConsentsInTheTUIWithoutADialog is --yes in the TUI: the consent
+// the policy gives, so a and A send at once, each call with confirm:
+// true, and no dialog asks.
+func TestYesConsentsInTheTUIWithoutADialog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds vq and drives a terminal")
+	}
+	s := newRecordingSandbox(t, sandbox.Options{})
+	env := s.Env()
+	env["VQ_NO_KEYRING"], env["VQ_CONFIG"], env["TERM"] = "1", os.DevNull, "xterm-256color"
+	p := startTmux(t, 120, 40, env, "true", "failures", "run_big", "--yes")
+	p.waitFor("the failures", shows("350 of 480 checks failed.", "failures (350)"))
+	p.keys("Enter")
+	p.waitFor("the first diff", shows("get_run_failures › Inspect Homepage 1 desktop", "changedPixels"))
+	p.keys("a")
+	screen := p.waitFor("the approval", shows("✓ Approved 1 check in run_big; 349 still failing."))
+	if strings.Contains(screen, "[y/N]") {
+		t.Errorf("--yes still asked:\n%s", screen)
+	}
+	p.keys("Escape")
+	p.waitFor("the failures again", shows("failures (349)"))
+	p.keys("/")
+	p.keys("-l", "cart 1")
+	p.waitFor("the filter", shows("failures (12 of 349)"))
+	p.keys("Enter", "*", "A")
+	screen = p.waitFor("the batch's report", shows("12 done", "337 of 480 checks failed."))
+	if strings.Contains(screen, "[y/N]") {
+		t.Errorf("--yes still asked for the batch:\n%s", screen)
+	}
+	approvals := s.invokedCalls("approve_vrt_results")
+	if len(approvals) != 13 {
+		t.Fatalf("the server got %d approvals, want 13", len(approvals))
+	}
+	for _, c := range approvals {
+		if c.Args["confirm"] != true {
+			t.Errorf("an approval went without consent: %+v", c.Args)
+		}
+	}
 	p.keys("q")
 	p.waitFor("vq's exit", shows("EXIT=0"))
 }

@@ -59,11 +59,7 @@ the deadline, 130 on Ctrl-C. Both print the vq watch command that resumes.`,
 // carries the worst exit code of them.
 func runWatch(ctx context.Context, opts *WatchOptions) error {
 	p := opts.Pipeline
-	jobs, err := p.jobPolls(ctx, opts.JobIDs)
-	if err != nil {
-		return err
-	}
-	outcomes, err := p.watch().jobs(ctx, jobs)
+	outcomes, err := p.watchJobs(ctx, opts.JobIDs)
 	if err != nil {
 		return err
 	}

@@ -190,7 +190,7 @@ func TestGitHubAppendsTheReportToTheStepSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
-	if !strings.HasPrefix(string(b), "earlier step\n### ❌ vq get\\_run\\_failures") || !strings.Contains(string(b), "| Homepage | desktop | 4.2% | failed |") {
+	if !strings.HasPrefix(string(b), "earlier step\n### ❌ vq get\\_run\\_failures") || !strings.Contains(string(b), "| Homepage | desktop | 4.2% ██████▌ | failed |") {
 		t.Errorf("step summary:\n%s", b)
 	}
 }
@@ -209,8 +209,9 @@ func TestMarkdownReport(t *testing.T) {
 		"**Summary:** 2 of 12 checks failed.\n\n" +
 		"**Checks:** 2 failed of 12 in run `run_abc`\n\n" +
 		"| Scenario | Viewport | Mismatch | Result |\n|---|---|---:|---|\n" +
-		"| Homepage | desktop | 4.2% | failed |\n" +
-		"| Cart \\| \\*promo\\* | mobile | 0.5% | failed |\n\n" +
+		"| Homepage | desktop | 4.2% ██████▌ | failed |\n" +
+		"| Cart \\| \\*promo\\* | mobile | 0.5% ████▎ | failed |\n\n" +
+		"_Mismatch bars: log scale, 0.01% to 100%._\n\n" +
 		"_Not itemized by the server: 10 passed, 0 failed._\n\n" +
 		"#### Warnings\n\n- baseline is 30 days old\n\n" +
 		"#### Next steps\n\n```sh\n# Inspect Homepage desktop\nvq diff run_abc --scenario Homepage --viewport desktop\n```\n"
@@ -509,8 +510,8 @@ func TestMarkdownLinksEveryDiff(t *testing.T) {
 			"**Cart on mobile**: 9.5%\n\n![diff of Cart on mobile](https://vq.example/img/cart/diff.png)\n\n" +
 			"**Homepage on desktop**: 4.2%\n\n![diff of Homepage on desktop](https://vq.example/img/home%20page/diff.png)\n\n" +
 			"| Scenario | Viewport | Mismatch | Result | Diff |\n|---|---|---:|---|---|\n" +
-			"| Homepage | desktop | 4.2% | failed | [diff](https://vq.example/img/home%20page/diff.png) |\n" +
-			"| Cart | mobile | 9.5% | failed | [diff](https://vq.example/img/cart/diff.png) |\n",
+			"| Homepage | desktop | 4.2% ██████▌ | failed | [diff](https://vq.example/img/home%20page/diff.png) |\n" +
+			"| Cart | mobile | 9.5% ███████▌ | failed | [diff](https://vq.example/img/cart/diff.png) |\n",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("missing\n%s\nin:\n%s", want, out.String())
@@ -530,8 +531,8 @@ func TestMarkdownLinksOnlyWebAddresses(t *testing.T) {
 	}
 	for _, want := range []string{
 		"in run `r`\n",
-		"| A | d | 1% | failed | |\n",
-		"| B | d | 2% | failed | [diff](https://vq.example/b%7Cc%29d) |\n",
+		"| A | d | 1% █████ | failed | |\n",
+		"| B | d | 2% █████▊ | failed | [diff](https://vq.example/b%7Cc%29d) |\n",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("missing %q in:\n%s", want, out.String())

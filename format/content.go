@@ -33,7 +33,7 @@ func writeContent(w *bufio.Writer, r *api.ToolResponse, c *api.Content) error {
 		}
 	}
 	if !wrote && len(c.Structured) > 0 {
-		return writeData(w, r.WithData(c.Structured))
+		return writeData(w, r.WithData(c.Structured), false)
 	}
 	if !wrote && r.OK {
 		w.WriteString(textsafe.SanitizeLine(r.Summary) + "\n")

@@ -61,7 +61,7 @@ func WriteDocument(ctx context.Context, out io.Writer, doc []byte, o Options) er
 	if o.Query != nil {
 		return o.Query.runDocument(ctx, out, doc)
 	}
-	return textsafe.WriteJSON(out, doc, o.Indent)
+	return textsafe.WriteJSON(out, doc, o.Terminal)
 }
 
 func (q *Query) runDocument(ctx context.Context, out io.Writer, doc []byte) error {

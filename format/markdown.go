@@ -110,39 +110,55 @@ func writeMarkdownChecks(w *bufio.Writer, c *layout.Checks) {
 		w.WriteString("**Run:** " + run + "\n\n") // no counts yet
 	}
 	writeMarkdownImages(w, c.Listed)
-	if len(c.Listed) > 0 {
-		links := slices.ContainsFunc(c.Listed, func(ch layout.Check) bool { return webURL(ch.DiffURL) != "" })
-		w.WriteString("| Scenario | Viewport | Mismatch | Result |")
-		if links {
-			w.WriteString(" Diff |")
-		}
-		w.WriteString("\n|---|---|---:|---|")
-		if links {
-			w.WriteString("---|")
-		}
-		w.WriteString("\n")
-		for _, ch := range c.Listed {
-			mismatch, result := ch.MismatchText(), "passed"
-			if ch.Failed {
-				result = "failed"
-			}
-			w.WriteString("| " + mdText(ch.Scenario) + " | " + mdText(ch.Viewport) + " | " + mismatch + " | " + result + " |")
-			if links {
-				if u := webURL(ch.DiffURL); u != "" {
-					w.WriteString(" [diff](" + u + ")")
-				}
-				w.WriteString(" |")
-			}
-			w.WriteString("\n")
-		}
-		w.WriteString("\n")
-	}
+	writeMarkdownCheckTable(w, c.Listed)
 	if passed, failed, notRun := c.Unlisted(); passed+failed+notRun > 0 {
 		w.WriteString("_Not itemized by the server: " + itoa(passed) + " passed, " + itoa(failed) + " failed")
 		if notRun > 0 {
 			w.WriteString(", " + itoa(notRun) + " not run")
 		}
 		w.WriteString("._\n\n")
+	}
+}
+
+// writeMarkdownCheckTable is the listed checks as a scenario × viewport ×
+// mismatch table, each mismatch with its bar, and a diff link per row
+// when any has one.
+func writeMarkdownCheckTable(w *bufio.Writer, listed []layout.Check) {
+	if len(listed) == 0 {
+		return
+	}
+	links := slices.ContainsFunc(listed, func(ch layout.Check) bool { return webURL(ch.DiffURL) != "" })
+	w.WriteString("| Scenario | Viewport | Mismatch | Result |")
+	if links {
+		w.WriteString(" Diff |")
+	}
+	w.WriteString("\n|---|---|---:|---|")
+	if links {
+		w.WriteString("---|")
+	}
+	w.WriteString("\n")
+	bars := false
+	for _, ch := range listed {
+		mismatch, result := ch.MismatchText(), "passed"
+		if ch.HasMismatch {
+			mismatch += " " + strings.TrimRight(layout.MismatchBar(ch.Mismatch), " ")
+			bars = true
+		}
+		if ch.Failed {
+			result = "failed"
+		}
+		w.WriteString("| " + mdText(ch.Scenario) + " | " + mdText(ch.Viewport) + " | " + mismatch + " | " + result + " |")
+		if links {
+			if u := webURL(ch.DiffURL); u != "" {
+				w.WriteString(" [diff](" + u + ")")
+			}
+			w.WriteString(" |")
+		}
+		w.WriteString("\n")
+	}
+	w.WriteString("\n")
+	if bars {
+		w.WriteString("_Mismatch " + layout.MismatchLegend + "._\n\n")
 	}
 }
 

@@ -18,6 +18,12 @@ import (
 // error line on errOut. All server text is sanitized. commands prints the
 // next actions that a task command fronts (nil: all as vq invoke).
 func Plain(out, errOut io.Writer, r *api.ToolResponse, commands CommandPrinter) error {
+	return plain(out, errOut, r, commands, false)
+}
+
+// plain is Plain; on a terminal (Options.Terminal) its tables draw
+// mismatch bars.
+func plain(out, errOut io.Writer, r *api.ToolResponse, commands CommandPrinter, terminal bool) error {
 	w := bufio.NewWriterSize(out, 64<<10)
 	if c, ok := r.Content(); ok {
 		if err := writeContent(w, r, c); err != nil {
@@ -32,7 +38,7 @@ func Plain(out, errOut io.Writer, r *api.ToolResponse, commands CommandPrinter) 
 	for _, warn := range r.Warnings {
 		w.WriteString("warning: " + textsafe.SanitizeLine(warn) + "\n")
 	}
-	if err := writeData(w, r); err != nil {
+	if err := writeData(w, r, terminal); err != nil {
 		return err
 	}
 	writeNextActions(w, r.NextActions, commands)
@@ -76,8 +82,9 @@ func exitNote(r *api.ToolResponse) string {
 
 // writeData prints the data's layout: aligned "key  value" fields, plain
 // lines, then each record list as a table (titled and indented when it is
-// a member of the data rather than the data itself).
-func writeData(w *bufio.Writer, r *api.ToolResponse) error {
+// a member of the data rather than the data itself), with mismatch bars
+// when bars is set.
+func writeData(w *bufio.Writer, r *api.ToolResponse, bars bool) error {
 	l, err := layout.Response(r.Data, r.DataMembers)
 	if err != nil {
 		return err
@@ -96,11 +103,11 @@ func writeData(w *bufio.Writer, r *api.ToolResponse) error {
 	}
 	for _, t := range l.Tables {
 		if t.Title == "" {
-			t.WriteText(w, "")
+			t.WriteText(w, "", bars)
 			continue
 		}
 		w.WriteString("\n" + t.Title + " (" + itoa(t.Count) + "):\n")
-		t.WriteText(w, "  ")
+		t.WriteText(w, "  ", bars)
 	}
 	return nil
 }

@@ -19,8 +19,8 @@ import (
 // on ErrOut is sanitized, whatever its caller did.
 type Printer struct {
 	Out, ErrOut io.Writer
-	// Indent indents JSON for a person: Out is a terminal.
-	Indent bool
+	// Terminal: Out is a terminal, where a person reads (Options.Terminal).
+	Terminal bool
 	// Getenv supplies GITHUB_STEP_SUMMARY to the github format.
 	Getenv func(string) string
 	// Commands prints next actions as the commands that front their
@@ -30,7 +30,7 @@ type Printer struct {
 
 // Response renders one answer as o asks (Render).
 func (p Printer) Response(ctx context.Context, r *api.ToolResponse, o Options) error {
-	o.Indent, o.Getenv, o.Commands = p.Indent, p.Getenv, p.Commands
+	o.Terminal, o.Getenv, o.Commands = p.Terminal, p.Getenv, p.Commands
 	return Render(ctx, p.Out, p.ErrOut, r, o)
 }
 
@@ -42,13 +42,13 @@ func (p Printer) Document(ctx context.Context, v any, o Options) error {
 	if err != nil {
 		return err
 	}
-	o.Indent = p.Indent
+	o.Terminal = p.Terminal
 	return WriteDocument(ctx, p.Out, doc, o)
 }
 
 // JSON writes one answer as its JSON document and nothing else: the
 // document of a failure vq reports on its own.
-func (p Printer) JSON(r *api.ToolResponse) error { return JSON(p.Out, r, p.Indent) }
+func (p Printer) JSON(r *api.ToolResponse) error { return JSON(p.Out, r, p.Terminal) }
 
 // ErrorLine writes a failed answer's error line on ErrOut (WriteErrorLine).
 func (p Printer) ErrorLine(r *api.ToolResponse) error { return WriteErrorLine(p.ErrOut, r) }
@@ -70,7 +70,7 @@ func (p Printer) JIRAComment(markdown string) error {
 // (terminal controls escaped), then a failure's error line.
 func (p Printer) CIAnswer(r *api.ToolResponse) error {
 	if string(r.Data) != "null" {
-		if err := textsafe.WriteJSON(p.Out, r.Data, p.Indent); err != nil {
+		if err := textsafe.WriteJSON(p.Out, r.Data, p.Terminal); err != nil {
 			return err
 		}
 	}

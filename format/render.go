@@ -15,8 +15,9 @@ type Options struct {
 	Format string
 	// Query, when set, filters the JSON document instead (--jq).
 	Query *Query
-	// Indent indents JSON for a person (stdout is a terminal).
-	Indent bool
+	// Terminal: stdout is a terminal, where a person reads: JSON is
+	// indented, and text draws mismatch bars in its tables.
+	Terminal bool
 	// Getenv supplies GITHUB_STEP_SUMMARY to the github format.
 	Getenv func(string) string
 	// Commands prints next actions as the commands that front their
@@ -32,10 +33,10 @@ type renderer func(out, errOut io.Writer, r *api.ToolResponse, o Options) error
 // a renderer here.
 var renderers = map[string]renderer{
 	"text": func(out, errOut io.Writer, r *api.ToolResponse, o Options) error {
-		return Plain(out, errOut, r, o.Commands)
+		return plain(out, errOut, r, o.Commands, o.Terminal)
 	},
 	"json": func(out, errOut io.Writer, r *api.ToolResponse, o Options) error {
-		return withErrorLine(errOut, r, JSON(out, r, o.Indent))
+		return withErrorLine(errOut, r, JSON(out, r, o.Terminal))
 	},
 	"markdown": func(out, errOut io.Writer, r *api.ToolResponse, o Options) error {
 		return withErrorLine(errOut, r, Markdown(out, r, o.Commands))

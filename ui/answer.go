@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"image"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -45,22 +44,23 @@ type answerPage struct {
 	sec, pos int
 	// filter is the / query, applied to every table of the screen.
 	filter string
+	// hidden is the selected table's row the person had selected that the
+	// filter hides, -1 when there is none (see selection.go).
+	hidden int
+	// fieldsOpen is set when the person asked to see every field (e),
+	// which settleFields otherwise folds into a line for a table's room.
+	fieldsOpen bool
 	// origin is the row this screen's call was made for, for n and p.
 	origin *origin
 	// stale is set when a write succeeded after this answer came: it is
 	// fetched again when the person returns to it.
 	stale bool
-	// imageAsked is set once the diff image was requested, so that
-	// popping back to the screen does not fetch it again.
-	imageAsked bool
 	// labels are the next actions' labels, sanitized once, and
 	// labelWidth the widest: a frame draws only the few in view.
 	labels     []string
 	labelWidth int
-	// pictures are the decoded screenshots by link, and preview them
-	// drawn in half-blocks at the terminal's size.
-	pictures map[string]image.Image
-	preview  []string
+	// shots are the screenshots as the screen shows them (image.go).
+	shots screenshots
 }
 
 // paneView is what a screen's data pane shows.
@@ -96,7 +96,7 @@ type origin struct {
 }
 
 func newAnswerPage(m *Model, call api.Call, crumb string, resp *api.ToolResponse) *answerPage {
-	s := &answerPage{m: m, keymap: newAnswerKeys(), call: call, crumb: textsafe.SanitizeLine(clip(crumb, maxLineBytes)), resp: resp}
+	s := &answerPage{m: m, keymap: newAnswerKeys(), call: call, crumb: textsafe.SanitizeLine(clip(crumb, maxLineBytes)), resp: resp, hidden: -1}
 	s.data, s.images = parseData(resp)
 	s.labels = make([]string, len(resp.NextActions))
 	for i, a := range resp.NextActions {
@@ -110,8 +110,27 @@ func newAnswerPage(m *Model, call api.Call, crumb string, resp *api.ToolResponse
 		s.focus = focusData
 	}
 	s.sec, s.pos = s.firstRows()
+	s.settleFields()
 	return s
 }
+
+// settleFields folds the data's fields into one line when a table needs
+// the room, so that 80×24 shows ten rows: the table has rows to act on,
+// the data is taller than the frame leaves it, and the person did not ask
+// to see the fields (e). The view keeps its rows.
+func (s *answerPage) settleFields() {
+	d := s.data
+	before := d.fieldLines()
+	unfolded := d.total - before + len(d.fields)
+	room := s.m.height - 1 - len(s.head()) - minFoot
+	if d.fold(!s.fieldsOpen && d.actionable() && s.m.height > 0 && unfolded > room) && s.offset > 0 {
+		s.offset = max(0, s.offset+d.fieldLines()-before)
+	}
+}
+
+// minFoot is the fewest lines under the data: the blank line, the folded
+// next actions and the help line.
+const minFoot = 3
 
 // Init fetches the answer's screenshots.
 func (s *answerPage) Init() tea.Cmd { return s.askImage() }
@@ -127,12 +146,15 @@ func (s *answerPage) Update(msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		return s.key(msg)
 	case tea.WindowSizeMsg:
+		s.settleFields()
 		s.keepInView()
 		s.drawPreview()
 	case imageMsg:
 		return s.showImage(msg)
+	case copiedMsg:
+		return s.m.copied(msg)
 	case openedMsg:
-		s.m.status = "opened the diff image in the browser"
+		s.m.status = "opened the " + s.shotName(msg.url) + " image in the browser"
 		if msg.err != nil {
 			s.m.status = "could not open the browser: " + textsafe.SanitizeLine(msg.err.Error()) + " (" + textsafe.SanitizeLine(msg.url) + ")"
 		}
@@ -176,6 +198,8 @@ func (s *answerPage) chainKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, o
 		return nil, true
 	case key.Matches(msg, k.Back):
 		return s.back(), true
+	case key.Matches(msg, k.DropMarks):
+		return s.askDropMarks(false), true
 	case key.Matches(msg, k.Rerun):
 		return s.refresh(), true
 	case key.Matches(msg, k.Next):
@@ -186,8 +210,8 @@ func (s *answerPage) chainKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, o
 	return nil, false
 }
 
-// writeKey handles the keys that write (asking first) or hand the diff
-// image on; ok is false for the other keys.
+// writeKey handles the keys that write (asking first), or show or hand
+// on the screenshots; ok is false for the other keys.
 func (s *answerPage) writeKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, ok bool) {
 	switch {
 	case key.Matches(msg, k.Confirm):
@@ -197,9 +221,12 @@ func (s *answerPage) writeKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, o
 	case key.Matches(msg, k.Batch):
 		return s.startBatchFlow(), true
 	case key.Matches(msg, k.Open):
-		return openInBrowser(s.m.open, s.images.diff), true
+		cur, _ := s.shownShot()
+		return openInBrowser(s.m.open, cur.link), true
 	case key.Matches(msg, k.Copy):
 		return s.copyLink(), true
+	case key.Matches(msg, k.Image):
+		return s.nextShot(), true
 	}
 	return nil, false
 }
@@ -214,10 +241,15 @@ func (s *answerPage) rowKey(msg tea.KeyPressMsg, k answerKeys) (ok bool) {
 		s.setFilter("")
 		s.keepInView()
 	case key.Matches(msg, k.Sort):
+		base := s.selectedBase()
 		s.selTable().nextSort()
+		s.reselect(base)
 		s.keepInView()
 	case key.Matches(msg, k.Reverse):
+		base := s.selectedBase()
 		s.selTable().reverseSort()
+		s.reselect(base)
+		s.keepInView()
 	case key.Matches(msg, k.Mark):
 		s.mark()
 	case key.Matches(msg, k.MarkAll):
@@ -238,6 +270,10 @@ func (s *answerPage) viewKey(msg tea.KeyPressMsg, k answerKeys) {
 		s.toggle(viewRaw)
 	case key.Matches(msg, k.Warnings):
 		s.toggle(viewWarnings)
+	case key.Matches(msg, k.Fields):
+		s.fieldsOpen = !s.fieldsOpen
+		s.settleFields()
+		s.keepInView()
 	case key.Matches(msg, k.Focus):
 		s.focus = 1 - s.focus
 	case key.Matches(msg, k.Up):
@@ -255,9 +291,17 @@ func (s *answerPage) viewKey(msg tea.KeyPressMsg, k answerKeys) {
 	}
 }
 
-// back closes the screen (esc): the one beneath is fetched again when a
-// write made it stale.
+// back closes the screen (esc), after asking when rows are marked on
+// it: the one beneath is fetched again when a write made it stale.
 func (s *answerPage) back() tea.Cmd {
+	if s.markCount() > 0 {
+		return s.askDropMarks(true)
+	}
+	return s.leave()
+}
+
+// leave closes the screen.
+func (s *answerPage) leave() tea.Cmd {
 	s.m.close(s)
 	s.m.status = ""
 	if prev := s.m.top(); prev.stale {
@@ -266,47 +310,16 @@ func (s *answerPage) back() tea.Cmd {
 	return s.m.top().askImage()
 }
 
-// copyLink copies the diff image's link to the clipboard (y).
+// copyLink copies the shown screenshot's link to a clipboard (y).
 func (s *answerPage) copyLink() tea.Cmd {
-	s.m.status = "copied the diff image link (OSC 52)"
-	return tea.SetClipboard(s.images.diff)
-}
-
-// mark marks or unmarks the selected row (space) and moves on.
-func (s *answerPage) mark() {
-	t := s.selTable()
-	if r := s.selRow(); r >= 0 {
-		if t.marked[r] {
-			delete(t.marked, r)
-		} else {
-			t.marked[r] = true
-		}
-		s.moveSelection(1)
-	}
-}
-
-// markAll marks every row the filter shows, or unmarks them when all
-// are marked already.
-func markAll(t *table) {
-	all := true
-	for _, r := range t.view {
-		if !t.marked[r] {
-			all = false
-			break
-		}
-	}
-	for _, r := range t.view {
-		if all {
-			delete(t.marked, r)
-		} else {
-			t.marked[r] = true
-		}
-	}
+	cur, _ := s.shownShot()
+	return copyText(s.m.ctx, s.m.getenv, cur.link, cur.name+" image link")
 }
 
 // moveSelection moves by delta: the action cursor, the selected row, or
 // the scroll position of a pane without rows to select.
 func (s *answerPage) moveSelection(delta int) {
+	s.hidden = -1 // the person moved on from the row the filter hid
 	switch {
 	case s.focus == focusActions && (delta == 1 || delta == -1):
 		s.cursor = max(0, min(s.cursor+delta, len(s.resp.NextActions)-1))
@@ -383,7 +396,7 @@ func (s *answerPage) step(delta int) tea.Cmd {
 	for pos += delta; pos >= 0 && pos < t.len(); pos += delta {
 		r := t.row(pos)
 		if s.m.rowState(t, r) != reviewDone {
-			o.parent.sec, o.parent.pos = o.sec, pos
+			o.parent.sec, o.parent.pos, o.parent.hidden = o.sec, pos, -1
 			next := &origin{parent: o.parent, sec: o.sec, row: r, tpl: o.tpl}
 			return s.m.start(o.tpl.call(t, r), o.tpl.label(t, r), replaceAnswer, next)
 		}
@@ -465,11 +478,13 @@ func sign(n int) int {
 
 // follow scrolls the data pane so the selected row shows in a pane of
 // the given content height, with its table's title and header when it is
-// the first row.
+// the first row (and what is above it, for the first table).
 func (s *answerPage) follow(content int) {
 	sc := s.data.sections[s.sec]
 	line := sc.header + 1 + s.pos
 	switch {
+	case s.pos == 0 && s.sec == 0:
+		s.offset = 0
 	case s.pos == 0:
 		s.offset = min(s.offset, sc.start)
 	case line < s.offset+1:
@@ -497,13 +512,14 @@ func (s *answerPage) scrollTo(first, height int) {
 	s.offset = max(0, min(first, s.lineCount()-height))
 }
 
-// setFilter filters the screen's tables and keeps the selection on a row.
+// setFilter filters the screen's tables and keeps the selection on its
+// row, or the nearest one shown.
 func (s *answerPage) setFilter(q string) {
+	base := s.selectedBase()
 	s.filter = q
 	s.data.setFilter(q)
-	if len(s.data.sections) > 0 {
-		s.pos = min(s.pos, max(s.selTable().len()-1, 0))
-	}
+	s.settleFields()
+	s.reselect(base)
 	s.offset = 0
 }
 
@@ -556,11 +572,14 @@ func (s *answerPage) inherit(old *answerPage) {
 			t.carryMarks(ot)
 		}
 	}
-	s.setFilter(old.filter)
+	s.filter, s.fieldsOpen = old.filter, old.fieldsOpen
+	s.data.setFilter(old.filter)
+	s.settleFields()
 	s.offset = old.offset
 	if len(s.data.sections) > 0 && old.sec < len(s.data.sections) {
 		s.sec = old.sec
 		s.pos = min(old.pos, max(s.selTable().len()-1, 0))
+		s.reselectFrom(old)
 	}
 	if !s.data.actionable() && len(s.resp.NextActions) > 0 {
 		s.focus = focusActions

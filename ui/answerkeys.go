@@ -1,13 +1,15 @@
 package ui
 
 import (
+	"strconv"
+
 	"charm.land/bubbles/v2/key"
-	"github.com/visualq/vq/internal/textsafe"
 )
 
 // answerKeys are the keys of an answer page. Bindings that do nothing on
 // the current screen are disabled (keys), which hides them from the help
-// line too. While a call or a batch is out, the keys are the busy ones
+// line too. Esc pressed twice quickly arrives as alt+esc: it does what
+// Esc does. While a call or a batch is out, the keys are the busy ones
 // (busyKeys) instead.
 type answerKeys struct {
 	Up, Down, Focus     key.Binding
@@ -17,11 +19,12 @@ type answerKeys struct {
 	Back, Rerun         key.Binding
 	Filter, ClearFilter key.Binding
 	Sort, Reverse, Raw  key.Binding
-	Warnings            key.Binding
+	Warnings, Fields    key.Binding
 	Mark, MarkAll       key.Binding
+	DropMarks           key.Binding
 	Write, Batch        key.Binding
 	Next, Prev          key.Binding
-	Open, Copy          key.Binding
+	Open, Copy, Image   key.Binding
 	Confirm, Help, Quit key.Binding
 }
 
@@ -36,32 +39,38 @@ func newAnswerKeys() answerKeys {
 		Bottom:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom")),
 		Run:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run")),
 		RunNumber:   key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "run #")),
-		Back:        key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back")),
+		Back:        key.NewBinding(key.WithKeys("esc", "alt+esc", "backspace"), key.WithHelp("esc", "back")),
 		Rerun:       key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
 		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		ClearFilter: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
-		Sort:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort column")),
+		ClearFilter: key.NewBinding(key.WithKeys("esc", "alt+esc"), key.WithHelp("esc", "clear filter")),
+		Sort:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
 		Reverse:     key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "reverse sort")),
 		Raw:         key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "raw JSON")),
 		Warnings:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "all warnings")),
+		Fields:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "show fields")),
 		Mark:        key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "mark")),
 		MarkAll:     key.NewBinding(key.WithKeys("*"), key.WithHelp("*", "mark all shown")),
+		DropMarks:   key.NewBinding(key.WithKeys("esc", "alt+esc"), key.WithHelp("esc", "drop marks")),
 		Write:       key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "write")),
-		Batch:       key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "write marked")),
+		Batch:       key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "write the marked rows")),
 		Next:        key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next row")),
 		Prev:        key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "previous row")),
 		Open:        key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open diff")),
 		Copy:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy link")),
+		Image:       key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "next image")),
 		Confirm:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "confirm")),
 		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
 		Quit:        key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	}
 }
 
-// ShortHelp is the help line.
+// ShortHelp is the help line; the full help says which column s sorts
+// by next.
 func (k answerKeys) ShortHelp() []key.Binding {
+	sort := k.Sort
+	sort.SetHelp("s", "sort")
 	return []key.Binding{k.Run, k.Write, k.Next, k.Prev, k.Mark, k.Batch, k.Filter, k.ClearFilter, k.Back,
-		k.Confirm, k.Open, k.Sort, k.Help, k.Quit}
+		k.DropMarks, k.Confirm, k.Open, k.Image, sort, k.Help, k.Quit}
 }
 
 // FullHelp is the help shown with ?.
@@ -69,8 +78,8 @@ func (k answerKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Focus, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Run, k.RunNumber, k.Back, k.Rerun, k.Confirm, k.Write, k.Next, k.Prev},
-		{k.Filter, k.ClearFilter, k.Sort, k.Reverse, k.Mark, k.MarkAll, k.Batch},
-		{k.Raw, k.Warnings, k.Open, k.Copy, k.Help, k.Quit},
+		{k.Filter, k.ClearFilter, k.Sort, k.Reverse, k.Mark, k.MarkAll, k.DropMarks, k.Batch},
+		{k.Raw, k.Warnings, k.Fields, k.Open, k.Copy, k.Image, k.Help, k.Quit},
 	}
 }
 
@@ -82,19 +91,36 @@ func (s *answerPage) keys() answerKeys {
 	k.Focus.SetEnabled(hasActions && s.lineCount() > 0)
 	k.Back.SetEnabled(s.m.chained(s) && s.filter == "")
 	k.Confirm.SetEnabled(s.needsConfirm())
-	k.Open.SetEnabled(s.images.diff != "")
-	k.Copy.SetEnabled(s.images.diff != "")
+	s.enableImages(&k)
 	k.Next.SetEnabled(s.origin != nil)
 	k.Prev.SetEnabled(s.origin != nil)
 	k.Warnings.SetEnabled(len(s.resp.Warnings) > maxWarnings)
+	k.Fields.SetEnabled(s.data.folded || s.fieldsOpen)
+	if s.fieldsOpen {
+		k.Fields.SetHelp("e", "fold fields")
+	}
 	s.enableRun(&k)
 	s.enableTable(&k)
 	if tool, ok := s.writeTarget(); ok {
-		k.Write.SetHelp("a", textsafe.SanitizeLine(tool))
+		k.Write.SetHelp("a", verbOf(tool))
 	} else {
 		k.Write.SetEnabled(false)
 	}
 	return k
+}
+
+// enableImages enables the keys of the screenshots: o and y on the one
+// shown, named, and i when there is another to show.
+func (s *answerPage) enableImages(k *answerKeys) {
+	cur, ok := s.shownShot()
+	k.Open.SetEnabled(ok)
+	k.Copy.SetEnabled(ok)
+	k.Open.SetHelp("o", "open "+cur.name)
+	shots := s.images.shots()
+	k.Image.SetEnabled(len(shots) > 1)
+	if len(shots) > 1 {
+		k.Image.SetHelp("i", shots[(s.shots.shown+1)%len(shots)].name+" image")
+	}
 }
 
 // enableRun enables enter where it runs something: the selected action,
@@ -117,10 +143,21 @@ func (s *answerPage) enableTable(k *answerKeys) {
 	k.Filter.SetEnabled(tables)
 	k.ClearFilter.SetEnabled(s.filter != "")
 	k.Sort.SetEnabled(tables)
-	k.Reverse.SetEnabled(tables && s.selTable().order.col >= 0)
+	k.Reverse.SetEnabled(tables)
+	if tables {
+		k.Sort.SetHelp("s", s.selTable().sortHelp())
+	}
 	k.Mark.SetEnabled(rows)
 	k.MarkAll.SetEnabled(rows)
-	k.Batch.SetEnabled(rows && len(s.selTable().marked) > 0)
+	marked := 0
+	if rows {
+		marked = len(s.selTable().marked)
+	}
+	k.Batch.SetEnabled(marked > 0)
+	if marked > 0 {
+		k.Batch.SetHelp("A", s.batchVerb()+" "+strconv.Itoa(marked)+" marked")
+	}
+	k.DropMarks.SetEnabled(s.markCount() > 0 && s.filter == "" && !s.m.chained(s))
 }
 
 // ShortHelp is the answer's help line.

@@ -339,11 +339,11 @@ func (s *answerPage) footLines(fold bool) []string {
 	} else if s.filter != "" {
 		lines = append(lines, s.m.styles.dim.Render("filter "+strconv.Quote(s.filter)+": "+s.filterCount()))
 	}
-	if part == activityPart {
-		lines = append(lines, drawn...)
-	} else {
-		lines = append(lines, s.m.activityLines()...)
+	activity := drawn
+	if part != activityPart {
+		activity = s.m.activityLines()
 	}
+	lines = append(lines, s.withMarks(activity)...)
 	var keys help.KeyMap = s.keys()
 	switch {
 	case over != nil:
@@ -355,18 +355,23 @@ func (s *answerPage) footLines(fold bool) []string {
 	return append(lines, strings.Split(s.m.help.View(keys), "\n")...)
 }
 
-// imageLines are the diff image's preview and its whole link, wrapped: a
-// person can always read or select it, whatever the data pane scrolled
-// to.
+// imageLines are the shown screenshot's preview and its whole link,
+// wrapped: a person can always read or select it, whatever the data pane
+// scrolled to.
 func (s *answerPage) imageLines() []string {
-	if s.images.diff == "" {
+	cur, ok := s.shownShot()
+	if !ok {
 		return nil
 	}
-	lines := append([]string{}, s.preview...)
+	lines := append([]string{}, s.shots.preview...)
 	if !s.m.done {
 		st := &s.m.styles
-		lines = append(lines, st.fieldKey.Render("diff image")+st.dim.Render("  (o opens it, y copies it)"))
-		lines = append(lines, strings.Split(ansi.Hardwrap(clip(s.images.diff, maxLineBytes), max(s.m.width-1, 20), false), "\n")...)
+		keys := "o opens it, y copies it"
+		if shots := s.images.shots(); len(shots) > 1 {
+			keys += ", i shows the " + shots[(s.shots.shown+1)%len(shots)].name
+		}
+		lines = append(lines, st.fieldKey.Render(cur.name+" image")+st.dim.Render("  ("+keys+")"))
+		lines = append(lines, strings.Split(ansi.Hardwrap(clip(cur.link, maxLineBytes), max(s.m.width-1, 20), false), "\n")...)
 	}
 	return lines
 }
@@ -389,20 +394,32 @@ func (m *Model) activityLines() []string {
 	return nil
 }
 
+// withMarks puts the count of the marks before the first of the
+// activity lines (the status line, the call in flight, a batch's
+// progress), or on a line of its own: whenever rows are marked, the foot
+// says how many.
+func (s *answerPage) withMarks(activity []string) []string {
+	note := s.marksNote()
+	if note == "" {
+		return activity
+	}
+	st := &s.m.styles
+	if len(activity) == 0 {
+		return []string{st.dim.Render(note)}
+	}
+	lines := append([]string{st.dim.Render(note+" · ") + activity[0]}, activity[1:]...)
+	return lines
+}
+
 // filterCount is how many rows the filter shows: "12 of 350", summed
-// over the screen's tables, and how many are marked.
+// over the screen's tables.
 func (s *answerPage) filterCount() string {
-	shown, all, marked := 0, 0, 0
+	shown, all := 0, 0
 	for _, t := range s.data.tables {
 		shown += t.len()
 		all += len(t.t.Rows)
-		marked += len(t.marked)
 	}
-	text := strconv.Itoa(shown) + " of " + strconv.Itoa(all)
-	if marked > 0 {
-		text += " · " + strconv.Itoa(marked) + " marked"
-	}
-	return text
+	return strconv.Itoa(shown) + " of " + strconv.Itoa(all)
 }
 
 // actions lists the next actions: number, label, tool and a write mark. A

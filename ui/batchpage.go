@@ -20,7 +20,7 @@ type batchPage struct {
 	tool  string
 	table *table
 	calls []api.Call
-	names map[string]string // by callKey
+	names map[string]string // by api.Call.Key
 	total int
 	// finished, done and refused count the answers so far.
 	finished, done, refused int
@@ -115,10 +115,10 @@ func (p *batchPage) answered(msg batchEventMsg) tea.Cmd {
 	switch msg.o.State {
 	case BatchDone:
 		p.done++
-		p.m.reviewed[k] = reviewDone
+		p.m.review(k, reviewDone, msg.o.Resp)
 	case BatchRefused:
 		p.refused++
-		p.m.reviewed[k] = reviewRefused
+		p.m.review(k, reviewRefused, msg.o.Resp)
 	default:
 		delete(p.m.reviewed, k)
 	}

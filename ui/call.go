@@ -43,9 +43,25 @@ type pending struct {
 	kind   answerKind
 	origin *origin
 	cancel context.CancelFunc
+	// consented is set for a call sent with the consent the consent
+	// function gave: a confirm_required answer to it is the server's last
+	// word, shown without asking again (c still does).
+	consented bool
 	// note is what vq tells the person of the call meanwhile (a sign-in
 	// again), shown under it; server text in it is sanitized when drawn.
 	note []string
+	// progress is the server's latest report of the call's progress (MCP
+	// notifications/progress), nil before the first; updates brings the
+	// next, until done.
+	progress *api.JobUpdate
+	updates  chan api.JobUpdate
+	done     <-chan struct{}
+}
+
+// progressMsg is a progress report of the call with that sequence number.
+type progressMsg struct {
+	seq int
+	u   api.JobUpdate
 }
 
 // answerMsg is the answer to the call with that sequence number; answers to
@@ -63,13 +79,48 @@ func (m *Model) start(call api.Call, crumb string, kind answerKind, from *origin
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.seq++
-	m.pending = &pending{seq: m.seq, call: call, crumb: crumb, kind: kind, origin: from, cancel: cancel}
+	p := &pending{seq: m.seq, call: call, crumb: crumb, kind: kind, origin: from, cancel: cancel,
+		updates: make(chan api.JobUpdate, 1), done: ctx.Done()}
+	m.pending = p
 	m.status, m.ignored = "", ""
 	invoke, seq := m.invoke, m.seq
+	// The server's progress shows from its first report on: the latest
+	// one waits in updates, an older one not read yet is dropped.
+	ctx = api.WithProgress(ctx, func(u api.JobUpdate) {
+		for {
+			select {
+			case p.updates <- u:
+				return
+			case <-p.updates:
+			}
+		}
+	})
 	return tea.Batch(m.spinner.Tick, func() tea.Msg {
 		resp, err := invoke(ctx, call)
 		return answerMsg{seq: seq, resp: resp, err: err}
-	})
+	}, p.nextProgress())
+}
+
+// nextProgress waits for the call's next progress report; nothing comes
+// once the call is over.
+func (p *pending) nextProgress() tea.Cmd {
+	return func() tea.Msg {
+		select {
+		case u := <-p.updates:
+			return progressMsg{seq: p.seq, u: u}
+		case <-p.done:
+			return nil
+		}
+	}
+}
+
+// progressed records a progress report of the call in flight.
+func (m *Model) progressed(msg progressMsg) tea.Cmd {
+	if m.pending == nil || m.pending.seq != msg.seq {
+		return nil
+	}
+	m.pending.progress = &msg.u
+	return m.pending.nextProgress()
 }
 
 // cancelCall gives up the call in flight (esc).
@@ -128,7 +179,7 @@ func (m *Model) land(p *pending, msg answerMsg) tea.Cmd {
 	if msg.err != nil {
 		m.status = "call stopped: " + textsafe.SanitizeLine(msg.err.Error())
 		if p.kind == writeAnswer {
-			m.reviewed[p.call.Key()] = reviewNone
+			m.review(p.call.Key(), reviewNone, nil)
 		}
 		return nil
 	}
@@ -144,6 +195,7 @@ func (m *Model) land(p *pending, msg answerMsg) tea.Cmd {
 	}
 	switch p.kind {
 	case probeAnswer:
+		m.status = ""
 		t := p.origin.parent.data.sections[p.origin.sec].t
 		if t.writeAction() == nil {
 			m.status = "the rows' answers offer no action that writes"
@@ -187,8 +239,8 @@ func (m *Model) show(p *pending, resp *api.ToolResponse) tea.Cmd {
 	default:
 		cmd = m.push(a)
 	}
-	if a.needsConfirm() {
-		m.consent(a.resendIntent())
+	if a.needsConfirm() && !p.consented {
+		cmd = tea.Batch(cmd, m.consent(a.resendIntent()))
 	}
 	return cmd
 }
@@ -199,12 +251,12 @@ func (m *Model) wrote(call api.Call, resp *api.ToolResponse) {
 	k := call.Key()
 	switch {
 	case resp.OK:
-		m.reviewed[k] = reviewDone
+		m.review(k, reviewDone, resp)
 		m.staleAnswers()
 	case resp.ErrorCode() == api.CodeConfirmRequired:
 		// Not sent for real: the dialog asks next.
 	default:
-		m.reviewed[k] = reviewRefused
+		m.review(k, reviewRefused, resp)
 	}
 }
 
@@ -312,10 +364,22 @@ func (m *Model) pendingNote() []string {
 	return lines
 }
 
-// callingLine is the spinner line of the call in flight.
+// callingLine is the spinner line of the call in flight, with the
+// server's progress once it reports some: a bar when it says the total,
+// the count so far when it does not, and its message.
 func (m *Model) callingLine() string {
-	return m.spinner.View() + " calling " + textsafe.SanitizeLine(clip(m.pending.call.Tool, maxLineBytes)) + "…" +
-		m.ignoredNote("the answer", "esc cancels")
+	line := m.spinner.View() + " calling " + textsafe.SanitizeLine(clip(m.pending.call.Tool, maxLineBytes)) + "…"
+	if u := m.pending.progress; u != nil {
+		if u.Total > 0 {
+			line += " " + m.callBar.ViewAs(min(max(u.Current/u.Total, 0), 1))
+		}
+		u := *u
+		u.Status = "" // running, as the spinner says
+		for _, part := range progressParts(u) {
+			line += " " + clip(part, maxLineBytes)
+		}
+	}
+	return line + m.ignoredNote("the answer", "esc cancels")
 }
 
 // ignoredNote names the last key pressed while vq was busy, which did

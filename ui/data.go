@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
@@ -25,8 +26,11 @@ type field struct {
 type dataView struct {
 	fields   []field
 	keyWidth int
-	plain    []string
-	tables   []*table
+	// folded draws the fields on one line, to leave the room to a table
+	// (see answerPage.settleFields).
+	folded bool
+	plain  []string
+	tables []*table
 	// sections index the virtual lines: where each table's title, header
 	// and rows begin.
 	sections []section
@@ -52,7 +56,7 @@ func parseData(resp *api.ToolResponse) (*dataView, imageURLs) {
 	}
 	for _, f := range l.Fields {
 		row := field{key: clip(f.Key, maxLineBytes), value: clip(f.Value, maxLineBytes)}
-		if f.Name == barColumn && f.Node.Kind == '0' {
+		if f.Name == layout.MismatchColumn && f.Node.Kind == '0' {
 			row.percent, _ = strconv.ParseFloat(f.Node.Text, 64)
 			row.isBar = true
 		}
@@ -64,7 +68,7 @@ func parseData(resp *api.ToolResponse) (*dataView, imageURLs) {
 		d.plain[i] = clip(line, maxLineBytes)
 	}
 	for _, t := range l.Tables {
-		d.tables = append(d.tables, newTable(t.Title, t.Records.Table()))
+		d.tables = append(d.tables, newTable(t.Title, t.Table()))
 	}
 	d.index()
 	return d, findImageURLs(l.Fields)
@@ -72,7 +76,7 @@ func parseData(resp *api.ToolResponse) (*dataView, imageURLs) {
 
 func (d *dataView) index() {
 	d.sections = d.sections[:0]
-	line := len(d.fields) + len(d.plain)
+	line := d.fieldLines() + len(d.plain)
 	for _, t := range d.tables {
 		s := section{t: t, start: line}
 		if line > 0 {
@@ -91,20 +95,22 @@ func (d *dataView) index() {
 // line draws virtual line i, a table's up to width columns; gutter draws
 // the mark and review state of a table row (see Model.gutter).
 func (d *dataView) line(i int, st *styles, width int, gutter func(t *table, pos int) string) string {
-	if i < len(d.fields) {
+	if d.folded && i == 0 {
+		return d.foldedFields(st, width)
+	}
+	if i < d.fieldLines() {
 		f := d.fields[i]
 		s := st.fieldKey.Render(fit(f.key, d.keyWidth, false)) + columnGap + f.value
 		if f.isBar {
-			// A single percentage has nothing to be compared with: its
-			// bar is on the absolute 0–100 scale.
-			s += " " + st.bar.Render(strings.TrimRight(bar(f.percent, 100), " "))
+			bar := strings.TrimRight(layout.MismatchBar(f.percent), " ")
+			s += " " + st.bar.Render(bar) + "  " + st.dim.Render("("+layout.MismatchScale+")")
 		}
 		return s
 	}
-	if i -= len(d.fields); i < len(d.plain) {
+	if i -= d.fieldLines(); i < len(d.plain) {
 		return d.plain[i]
 	}
-	i += len(d.fields)
+	i += d.fieldLines()
 	for k := len(d.sections) - 1; k >= 0; k-- {
 		s := d.sections[k]
 		switch {
@@ -115,11 +121,56 @@ func (d *dataView) line(i int, st *styles, width int, gutter func(t *table, pos 
 		case i == s.header:
 			return s.t.header(st, width)
 		case s.t.name != "" && i == s.header-1:
-			return st.sectionTitle.Render(s.t.title())
+			title := st.sectionTitle.Render(s.t.title())
+			if s.t.bar >= 0 {
+				title += "  " + st.dim.Render(layout.MismatchLegend)
+			}
+			return title
 		}
 		return ""
 	}
 	return ""
+}
+
+// fieldLines is how many lines the fields take: one when folded.
+func (d *dataView) fieldLines() int {
+	if d.folded {
+		return 1
+	}
+	return len(d.fields)
+}
+
+// fold draws the fields on one line (or on a line each), laying the
+// lines out again; it reports whether that changed anything.
+func (d *dataView) fold(folded bool) bool {
+	folded = folded && len(d.fields) > 1
+	if folded == d.folded {
+		return false
+	}
+	d.folded = folded
+	d.index()
+	return true
+}
+
+// foldedFields is the fields on one line, as many as fit in width, and
+// the key that shows them all.
+func (d *dataView) foldedFields(st *styles, width int) string {
+	hint := st.dim.Render("  (e shows " + strconv.Itoa(len(d.fields)) + " fields)")
+	room := width - textsafe.DisplayWidth(ansi.Strip(hint))
+	var b strings.Builder
+	drawn := 0
+	for i, f := range d.fields {
+		if drawn >= room {
+			break // the frame cuts the line there: the fields past it cost nothing
+		}
+		if i > 0 {
+			b.WriteString(st.dim.Render(" · "))
+			drawn += 3
+		}
+		b.WriteString(st.fieldKey.Render(f.key) + " " + f.value)
+		drawn += textsafe.DisplayWidth(f.key) + 1 + textsafe.DisplayWidth(f.value)
+	}
+	return ansi.Truncate(b.String(), room, "…") + hint
 }
 
 // stickyHeader is the header to keep on top, up to width columns, when

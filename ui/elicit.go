@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"charm.land/bubbles/v2/help"
@@ -27,16 +26,26 @@ import (
 // while the session runs, or by Elicit on a terminal of its own; whoever
 // shows it reads its answer once it has one.
 type questionForm struct {
-	form    *huh.Form
-	message []string // sanitized, unwrapped lines
+	form *huh.Form
+	// message is the server's message, sanitized, at most
+	// maxMessageLines lines; head is the form's head wrapped to width.
+	message []string
+	head    []string
 	fields  []*formField
+	// pageStarts are the indexes of the fields that start a page.
+	pageStarts []int
 	// accept is the answer to a question without fields: it asks whether
 	// to accept, which enter does.
 	accept bool
 	keys   questionKeys
 	help   help.Model
 	st     *styles
-	width  int
+	// theme is the fields' styles, which they read through themeFunc at
+	// each frame: huh keeps the first theme a field is given, so a field
+	// is given this one as it is built (else huh builds its default theme
+	// for every choice it measures) and a restyle changes what it returns.
+	theme *huh.Styles
+	width int
 	// answer is set once the person answered: submitted, declined (esc)
 	// or cancelled (ctrl+c).
 	answer *api.ElicitAnswer
@@ -47,37 +56,80 @@ type questionForm struct {
 // being yes and no).
 type formField struct {
 	api.ElicitField
+	huh  huh.Field
 	text string
 	// choices are the values offered, and choice the index of the one
 	// picked, or noChoice; picks are the indexes a multi-select picked.
 	choices []any
 	choice  int
 	picks   []int
+	// offered is how many lines of choices the field draws.
+	offered int
 }
 
 // noChoice is the choice that leaves an optional field out of the
 // answer, offered first when the field has no default.
 const noChoice = -1
 
-// maxMessageLines bounds the server's message above the fields, so that
-// a long one leaves the fields their room.
-const maxMessageLines = 6
+// A server's question is bounded before it is drawn. The form (huh)
+// draws every field of the page in view and every choice of them at each
+// key, so what a page holds is what a key costs: its fields and choices
+// are bounded, the form is split into pages, and text is cut, saying so.
+// Past maxFormFields a question is declined (CheckQuestion).
+const (
+	// maxMessageLines bounds the server's message above the fields, so
+	// that a long one leaves the fields their room.
+	maxMessageLines = 6
+	// maxFormFields is the most fields a form asks.
+	maxFormFields = 32
+	// pageFields and pageChoices bound a page of the form; a field
+	// offers at most fieldChoices choices (a longer enum is cut with "+N
+	// more").
+	pageFields   = 6
+	pageChoices  = 32
+	fieldChoices = 24
+	// maxTitleBytes bounds a field's title and a choice's label,
+	// maxDescriptionBytes and maxDescriptionLines its description.
+	maxTitleBytes       = 80
+	maxDescriptionBytes = 160
+	maxDescriptionLines = 2
+)
 
-// newQuestionForm builds the form of e in the TUI's styles.
-func newQuestionForm(e api.Elicitation, st *styles) *questionForm {
-	q := &questionForm{keys: newQuestionKeys(), help: help.New()}
-	if msg := textsafe.Sanitize(clip(e.Message, maxMessageLines*maxLineBytes)); msg != "" {
-		q.message = strings.Split(msg, "\n")
+// CheckQuestion says why vq's form cannot ask e, nil when it can: a form
+// of more than maxFormFields fields is refused, and declined.
+func CheckQuestion(e api.Elicitation) error {
+	if len(e.Fields) > maxFormFields {
+		return fmt.Errorf("it has %d fields, more than the %d a form asks", len(e.Fields), maxFormFields)
 	}
-	fields := make([]huh.Field, 0, len(e.Fields))
+	return nil
+}
+
+// QuestionLine is the server's message as one line, sanitized and cut to
+// maxTitleBytes: what a script prints of a question. It is cut before it
+// is sanitized too, to a few times that, so that a 20 MB message costs
+// what a short one does.
+func QuestionLine(e api.Elicitation) string {
+	return clip(textsafe.SanitizeLine(clip(e.Message, 4*maxTitleBytes)), maxTitleBytes)
+}
+
+// newQuestionForm builds the form of e in the TUI's styles. e has no more
+// fields than CheckQuestion allows.
+func newQuestionForm(e api.Elicitation, st *styles) *questionForm {
+	q := &questionForm{keys: newQuestionKeys(), help: help.New(), theme: st.formTheme()}
+	if msg := textsafe.Sanitize(clip(e.Message, maxMessageLines*maxLineBytes)); msg != "" {
+		q.message = cutLines(strings.Split(msg, "\n"), maxMessageLines)
+	}
 	for _, f := range e.Fields {
 		ff := &formField{ElicitField: f}
+		ff.huh = ff.field(q.themeFunc())
 		q.fields = append(q.fields, ff)
-		fields = append(fields, ff.field())
 	}
-	if len(fields) == 0 {
+	groups := q.pages()
+	if len(groups) == 0 {
 		q.accept = true
-		fields = append(fields, huh.NewConfirm().Title("Accept?").Affirmative("Accept").Negative("Decline").Value(&q.accept))
+		accept := huh.NewConfirm()
+		accept.WithTheme(q.themeFunc())
+		groups = append(groups, huh.NewGroup(accept.Title("Accept?").Affirmative("Accept").Negative("Decline").Value(&q.accept)))
 	}
 	// esc and ctrl+c are the question's (decline and cancel), not the
 	// form's: a select's filter, which esc would end, is not offered.
@@ -85,34 +137,64 @@ func newQuestionForm(e api.Elicitation, st *styles) *questionForm {
 	km.Quit.SetEnabled(false)
 	km.Select.Filter.SetEnabled(false)
 	km.MultiSelect.Filter.SetEnabled(false)
-	q.form = huh.NewForm(huh.NewGroup(fields...)).WithKeyMap(km).WithShowHelp(false)
+	q.form = huh.NewForm(groups...).WithKeyMap(km).WithShowHelp(false)
 	q.restyle(st)
 	q.resize(defaultWidth, defaultHeight) // until the terminal tells its size
 	return q
 }
 
-// field is the form's field for f: a select among an enum's values or
-// yes and no, else a text input that checks what is typed.
-func (f *formField) field() huh.Field {
-	title := textsafe.SanitizeLine(clip(cmp.Or(f.Title, f.Name), maxLineBytes))
-	if f.Required {
-		title += " (required)"
+// pages are the form's fields in groups of at most pageFields fields and
+// pageChoices choices, in order; huh shows one group at a time.
+func (q *questionForm) pages() []*huh.Group {
+	var groups []*huh.Group
+	var page []huh.Field
+	choices := 0
+	for i, f := range q.fields {
+		if len(page) == pageFields || (len(page) > 0 && choices+f.offered > pageChoices) {
+			groups = append(groups, huh.NewGroup(page...))
+			page, choices = nil, 0
+		}
+		if len(page) == 0 {
+			q.pageStarts = append(q.pageStarts, i)
+		}
+		page = append(page, f.huh)
+		choices += f.offered
 	}
-	desc := textsafe.Sanitize(clip(f.Description, maxSummaryLines*maxLineBytes))
-	values, labels := f.Enum, f.EnumNames
-	if f.Type == "boolean" {
-		values, labels = []string{"true", "false"}, []string{"yes", "no"}
+	if len(page) > 0 {
+		groups = append(groups, huh.NewGroup(page...))
 	}
+	return groups
+}
+
+// cutLines is lines, at most most of them, the last marked with an
+// ellipsis when some were left out.
+func cutLines(lines []string, most int) []string {
+	if len(lines) > most {
+		lines = lines[:most]
+		lines[most-1] += "…"
+	}
+	return lines
+}
+
+// field is the form's field for f, in theme: a select among an enum's
+// values (at most fieldChoices of them) or yes and no, else a text input
+// that checks what is typed.
+func (f *formField) field(theme huh.Theme) huh.Field {
+	title, desc := f.texts()
+	values, labels, more := f.offers()
+	if more != "" {
+		desc = strings.TrimPrefix(desc+"\n"+more, "\n")
+	}
+	f.offered = len(values) + 1 // and "(no answer)", or the title of a multi-select
 	if len(values) == 0 {
 		f.text = textsafe.SanitizeLine(clip(defaultText(f.Default), maxLineBytes))
-		return huh.NewInput().Title(title).Description(desc).Placeholder(placeholders[f.Type]).
+		input := huh.NewInput()
+		input.WithTheme(theme)
+		return input.Title(title).Description(desc).Placeholder(placeholders[f.Type]).
 			Value(&f.text).Validate(func(s string) error { _, err := f.parse(s); return err })
 	}
-	if len(labels) != len(values) {
-		labels = values
-	}
 	if f.Type == "array" {
-		return f.multiSelect(title, desc, values, labels)
+		return f.multiSelect(theme, title, desc, values, labels)
 	}
 	var options []huh.Option[int]
 	f.choice = noChoice
@@ -127,23 +209,58 @@ func (f *formField) field() huh.Field {
 		if f.choice == noChoice && f.Default != nil && fmt.Sprint(f.Default) == v {
 			f.choice = i
 		}
-		options = append(options, huh.NewOption(textsafe.SanitizeLine(clip(labels[i], maxLineBytes)), i))
+		options = append(options, huh.NewOption(textsafe.SanitizeLine(clip(labels[i], maxTitleBytes)), i))
 		f.choices = append(f.choices, value)
 	}
 	if f.choice == noChoice && f.Required {
 		f.choice = 0
 	}
-	return huh.NewSelect[int]().Title(title).Description(desc).Options(options...).Value(&f.choice)
+	sel := huh.NewSelect[int]()
+	sel.WithTheme(theme)
+	return sel.Title(title).Description(desc).Options(options...).Value(&f.choice).
+		Height(min(len(options), selectRows) + 1 + descriptionHeight(desc))
+}
+
+// texts are the field's title (marked when required) and description,
+// sanitized and cut.
+func (f *formField) texts() (title, desc string) {
+	title = textsafe.SanitizeLine(clip(cmp.Or(f.Title, f.Name), maxTitleBytes))
+	if f.Required {
+		title += " (required)"
+	}
+	desc = textsafe.Sanitize(clip(f.Description, maxDescriptionBytes))
+	if desc != "" {
+		desc = strings.Join(cutLines(strings.Split(desc, "\n"), maxDescriptionLines), "\n")
+	}
+	return title, desc
+}
+
+// offers are the values the field offers and their labels: an enum's
+// first fieldChoices, more saying how many were left out, or yes and no;
+// none for a text field.
+func (f *formField) offers() (values, labels []string, more string) {
+	values, labels = f.Enum, f.EnumNames
+	if f.Type == "boolean" {
+		values, labels = []string{"true", "false"}, []string{"yes", "no"}
+	}
+	if len(labels) != len(values) {
+		labels = values
+	}
+	if len(values) > fieldChoices {
+		more = fmt.Sprintf("+%d more not offered (the server sent %d)", len(values)-fieldChoices, len(values))
+		values, labels = values[:fieldChoices], labels[:fieldChoices]
+	}
+	return values, labels, more
 }
 
 // multiSelect is the field of an array of choices: several picked (x or
 // space), as many as its bounds allow, the default's picked at first.
-func (f *formField) multiSelect(title, desc string, values, labels []string) huh.Field {
+func (f *formField) multiSelect(theme huh.Theme, title, desc string, values, labels []string) huh.Field {
 	picked, _ := f.Default.([]any)
 	options := make([]huh.Option[int], 0, len(values))
 	for i, v := range values {
 		on := slices.ContainsFunc(picked, func(d any) bool { return fmt.Sprint(d) == v })
-		options = append(options, huh.NewOption(textsafe.SanitizeLine(clip(labels[i], maxLineBytes)), i).Selected(on))
+		options = append(options, huh.NewOption(textsafe.SanitizeLine(clip(labels[i], maxTitleBytes)), i).Selected(on))
 		f.choices = append(f.choices, v)
 	}
 	least := f.MinItems
@@ -151,13 +268,12 @@ func (f *formField) multiSelect(title, desc string, values, labels []string) huh
 		one := 1
 		least = &one
 	}
-	// Every choice in view: huh counts the title within a height it
-	// measures from the choices alone.
-	height := len(values) + 1
-	if desc != "" {
-		height += strings.Count(desc, "\n") + 1
-	}
-	field := huh.NewMultiSelect[int]().Title(title).Description(desc).Options(options...).Filterable(false).Height(height).Value(&f.picks).
+	// selectRows choices in view, the others scrolled to: huh counts the
+	// title and description within the height.
+	height := min(len(values), selectRows) + 1 + descriptionHeight(desc)
+	field := huh.NewMultiSelect[int]()
+	field.WithTheme(theme)
+	field.Title(title).Description(desc).Options(options...).Filterable(false).Height(height).Value(&f.picks).
 		Validate(func(picks []int) error {
 			return inBounds(float64(len(picks)), asFloat(least), asFloat(f.MaxItems), " picked")
 		})
@@ -165,6 +281,19 @@ func (f *formField) multiSelect(title, desc string, values, labels []string) huh
 		field.Limit(*f.MaxItems)
 	}
 	return field
+}
+
+// selectRows is how many choices a select shows at once; the others
+// scroll into view. Without a height huh measures every choice at each
+// key.
+const selectRows = 10
+
+// descriptionHeight is how many lines desc takes under a field's title.
+func descriptionHeight(desc string) int {
+	if desc == "" {
+		return 0
+	}
+	return strings.Count(desc, "\n") + 1
 }
 
 // placeholders hint at what a number field takes.
@@ -253,8 +382,14 @@ func (f *formField) value() (v any, ok bool) {
 func (q *questionForm) restyle(st *styles) {
 	q.st = st
 	q.help.Styles = st.help
-	theme := st.formTheme()
-	q.form.WithTheme(huh.ThemeFunc(func(bool) *huh.Styles { return theme }))
+	q.theme = st.formTheme()
+	q.form.WithTheme(q.themeFunc())
+	q.wrapHead()
+}
+
+// themeFunc is the theme that draws in the form's current styles.
+func (q *questionForm) themeFunc() huh.Theme {
+	return huh.ThemeFunc(func(bool) *huh.Styles { return q.theme })
 }
 
 // init is the form's first command.
@@ -270,7 +405,11 @@ func (q *questionForm) resize(width, height int) {
 	}
 	q.width = width
 	q.help.SetWidth(width)
-	room := height - len(q.head()) - 2 - 2 - 1
+	q.wrapHead()
+	room := height - len(q.head) - 2 - 2 - 1
+	if len(q.pageStarts) > 1 {
+		room-- // the page line
+	}
 	q.form.Update(tea.WindowSizeMsg{Width: width, Height: max(room, 3)})
 }
 
@@ -321,25 +460,43 @@ func (q *questionForm) answered() (api.ElicitAnswer, bool) {
 	return *q.answer, true
 }
 
-// head is the title and the server's message, wrapped to the width.
-func (q *questionForm) head() []string {
+// wrapHead wraps the title and the server's message to the width, once
+// for each width and style: a key does not wrap them again.
+func (q *questionForm) wrapHead() {
 	lines := []string{q.st.writeBadge.Render("The server asks")}
 	for _, l := range q.message {
 		lines = append(lines, wrapLines(l, q.width, maxMessageLines)...)
 	}
-	return append(lines[:min(len(lines), 1+maxMessageLines)], "")
+	q.head = append(lines[:min(len(lines), 1+maxMessageLines)], "")
 }
 
 // lines are the form's frame, no wider than the terminal: the head, the
 // fields, the help line, which says first how not to answer.
 func (q *questionForm) lines() []string {
-	lines := q.head()
+	lines := append([]string{}, q.head...)
+	if page := q.pageLine(); page != "" {
+		lines = append(lines, q.st.dim.Render(page))
+	}
 	lines = append(lines, strings.Split(q.form.View(), "\n")...)
 	lines = append(lines, "", q.help.ShortHelpView(q.ShortHelp()))
 	for i, l := range lines {
 		lines[i] = ansi.Truncate(l, q.width, "…")
 	}
 	return lines
+}
+
+// pageLine says which page of the form is in view, "" for a form of one
+// page.
+func (q *questionForm) pageLine() string {
+	if len(q.pageStarts) < 2 {
+		return ""
+	}
+	focused := slices.IndexFunc(q.fields, func(f *formField) bool { return f.huh == q.form.GetFocusedField() })
+	page := 0
+	for page+1 < len(q.pageStarts) && q.pageStarts[page+1] <= focused {
+		page++
+	}
+	return fmt.Sprintf("page %d of %d (enter moves on, shift+tab back)", page+1, len(q.pageStarts))
 }
 
 // questionKeys are the keys a server's question adds to its form's own:
@@ -416,79 +573,4 @@ func (s *questionSession) View() tea.View {
 		return tea.NewView("")
 	}
 	return tea.NewView(strings.Join(s.form.lines(), "\n"))
-}
-
-// Asker carries a server's questions into a running TUI session, which
-// owns the terminal: each is asked there, as a screen of its own, in
-// turn, and its answer comes back to the caller. Its zero value is ready;
-// Run connects it to the session while it runs (Options.Asker).
-type Asker struct {
-	mu      sync.Mutex
-	program *tea.Program
-	ended   chan struct{}
-}
-
-// attach connects the asker to the session p runs until detach.
-func (a *Asker) attach(p *tea.Program) (detach func()) {
-	if a == nil {
-		return func() {}
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	ended := make(chan struct{})
-	a.program, a.ended = p, ended
-	return func() {
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		a.program = nil
-		close(ended)
-	}
-}
-
-// Running reports whether a session is connected.
-func (a *Asker) Running() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.program != nil
-}
-
-// noticeMsg is a line vq tells the person while the session runs (a
-// sign-in again's progress), which stderr would tear the frame with.
-type noticeMsg string
-
-// Tell shows msg in the running session, under the call in flight (else
-// as the status line); told is false when no session runs, and the caller
-// tells some other way.
-func (a *Asker) Tell(msg string) (told bool) {
-	a.mu.Lock()
-	p := a.program
-	a.mu.Unlock()
-	if p == nil {
-		return false
-	}
-	p.Send(noticeMsg(msg))
-	return true
-}
-
-// Ask asks e in the running session and waits for the answer; asked is
-// false when no session runs, and the caller asks some other way. The
-// question ends, answered ElicitCancel, when ctx ends or the session does.
-func (a *Asker) Ask(ctx context.Context, e api.Elicitation) (answer api.ElicitAnswer, asked bool) {
-	a.mu.Lock()
-	p, ended := a.program, a.ended
-	a.mu.Unlock()
-	if p == nil {
-		return api.ElicitAnswer{}, false
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel() // ends the session's wait on ctx too
-	q := &question{ctx: ctx, e: e, reply: make(chan api.ElicitAnswer, 1)}
-	p.Send(questionMsg{q}) // returns at once once the session has ended
-	select {
-	case answer = <-q.reply:
-		return answer, true
-	case <-ctx.Done():
-	case <-ended:
-	}
-	return api.ElicitAnswer{Action: api.ElicitCancel}, true
 }

@@ -28,7 +28,9 @@ type filterKeys struct {
 func newFilterKeys() filterKeys {
 	return filterKeys{
 		Apply: key.NewBinding(key.WithKeys("enter", "down", "tab"), key.WithHelp("enter", "keep filter")),
-		Clear: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear")),
+		// Esc twice in quick succession reaches a program as one
+		// alt+esc: it clears the filter as one Esc does.
+		Clear: key.NewBinding(key.WithKeys("esc", "alt+esc"), key.WithHelp("esc", "clear")),
 	}
 }
 

@@ -193,16 +193,3 @@ func TestTableDrawsOnlyTheColumnsInView(t *testing.T) {
 		t.Errorf("a header of a 120-column frame is %d bytes", n)
 	}
 }
-
-// TestInfiniteBarValues: +Inf and -Inf in the bar column (1e999 in the
-// JSON) draw a bar of their own without breaking the others.
-func TestInfiniteBarValues(t *testing.T) {
-	for _, c := range []struct{ value, full float64 }{{inf(1), inf(1)}, {inf(1), 10}, {1, inf(1)}, {inf(-1), 10}, {nan(), 10}, {1, nan()}} {
-		if got := bar(c.value, c.full); textsafe.DisplayWidth(got) != barWidth {
-			t.Errorf("bar(%v, %v) = %q, want %d columns", c.value, c.full, got, barWidth)
-		}
-	}
-}
-
-func inf(sign int) float64 { v, _ := strconv.ParseFloat(strconv.Itoa(sign)+"e999", 64); return v }
-func nan() float64         { v, _ := strconv.ParseFloat("NaN", 64); return v }

@@ -6,12 +6,12 @@ import (
 	"encoding/base64"
 	"fmt"
 	"image"
-	_ "image/png" // the diff images are PNG
 	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/visualq/vq/internal/imagesafe"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -42,9 +42,14 @@ func detectImageProtocol(getenv func(string) string) imageProtocol {
 // maxImageBytes bounds a downloaded diff image.
 const maxImageBytes = 16 << 20
 
-// imageMsg carries a fetched screenshot: the PNG, decoded when it is to
-// be drawn in half-blocks (decoding is the slow part, done off the
-// update loop).
+// thumbnailSide is the longest side of a screenshot as the half-block
+// preview keeps it: more pixels than a preview of a wide terminal draws,
+// and a few MB at most, whatever the image's size.
+const thumbnailSide = 640
+
+// imageMsg carries a fetched screenshot: the PNG, or the picture decoded
+// and scaled down (thumbnailSide) when it is to be drawn in half-blocks
+// (decoding is the slow part, done off the update loop).
 type imageMsg struct {
 	url string
 	png []byte
@@ -53,7 +58,8 @@ type imageMsg struct {
 }
 
 // fetchImage downloads a screenshot, an http(s) link only (it is server
-// text), and decodes it when decode is set.
+// text), and decodes it when decode is set, within imagesafe's budget: an
+// image whose header declares too many pixels is refused unread.
 func fetchImage(ctx context.Context, fetch func(context.Context, string, int64) ([]byte, error), link string, decode bool) tea.Cmd {
 	return func() tea.Msg {
 		if err := checkWebURL(link); err != nil {
@@ -62,98 +68,139 @@ func fetchImage(ctx context.Context, fetch func(context.Context, string, int64) 
 		data, err := fetch(ctx, link, maxImageBytes)
 		msg := imageMsg{url: link, png: data, err: err}
 		if err == nil && decode {
-			msg.img, _, msg.err = image.Decode(bytes.NewReader(data))
+			msg.png = nil
+			msg.img, msg.err = imagesafe.DecodeFit(data, thumbnailSide)
 		}
 		return msg
 	}
 }
 
-// askImage fetches the current screen's screenshots once: the diff for a
-// terminal that shows images, else all three for the half-block preview.
+// shot is one of a screen's screenshots.
+type shot struct{ name, link string }
+
+// shots are the screen's screenshots in the order i cycles through them:
+// the diff first.
+func (u imageURLs) shots() []shot {
+	var out []shot
+	for _, s := range []shot{{"diff", u.diff}, {"baseline", u.baseline}, {"test", u.test}} {
+		if s.link != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// screenshots are what a screen shows of its images: which one (i cycles),
+// the links asked for, each fetched picture or why it is not shown, and
+// the shown one drawn in half-blocks at the terminal's size.
+type screenshots struct {
+	shown    int
+	asked    map[string]bool
+	pictures map[string]picture
+	preview  []string
+}
+
+// picture is a fetched screenshot, scaled down, or why it is not shown.
+type picture struct {
+	img image.Image
+	err error
+}
+
+// shownShot is the screenshot the screen shows; ok is false when the
+// answer has none.
+func (s *answerPage) shownShot() (shot, bool) {
+	shots := s.images.shots()
+	if len(shots) == 0 {
+		return shot{}, false
+	}
+	return shots[s.shots.shown%len(shots)], true
+}
+
+// nextShot shows the next screenshot (i), fetching it when the terminal
+// shows images itself.
+func (s *answerPage) nextShot() tea.Cmd {
+	s.shots.shown = (s.shots.shown + 1) % max(len(s.images.shots()), 1)
+	s.drawPreview()
+	return s.askImage()
+}
+
+// askImage fetches the screen's screenshots once each: the one shown for
+// a terminal that shows images, else all of them for the half-block
+// preview.
 func (s *answerPage) askImage() tea.Cmd {
 	m := s.m
-	if m.fetch == nil || s.images.diff == "" || s.imageAsked {
+	cur, ok := s.shownShot()
+	if m.fetch == nil || !ok {
 		return nil
 	}
-	s.imageAsked = true
-	if m.images != noImages {
-		return fetchImage(m.ctx, m.fetch, s.images.diff, false)
+	links := []string{cur.link}
+	if m.images == noImages {
+		links = s.images.all()
 	}
 	var cmds []tea.Cmd
-	for _, link := range s.images.all() {
-		cmds = append(cmds, fetchImage(m.ctx, m.fetch, link, true))
+	for _, link := range links {
+		if s.shots.asked[link] {
+			continue
+		}
+		if s.shots.asked == nil {
+			s.shots.asked = map[string]bool{}
+		}
+		s.shots.asked[link] = true
+		cmds = append(cmds, fetchImage(m.ctx, m.fetch, link, m.images == noImages))
 	}
 	return tea.Batch(cmds...)
 }
 
-// showImage prints a fetched diff image above the screen, where it stays
-// in the scrollback, or keeps a decoded one for the half-block preview.
+// showImage prints a fetched screenshot above the screen, where it stays
+// in the scrollback, or keeps a decoded one for the half-block preview,
+// or why it is not shown, which the preview says in its place.
 func (s *answerPage) showImage(msg imageMsg) tea.Cmd {
 	m := s.m
 	if !slices.Contains(s.images.all(), msg.url) {
 		return nil // it arrived after the person left its screen
 	}
-	if msg.err != nil {
-		m.status = "diff image not shown: " + textsafe.SanitizeLine(msg.err.Error())
-		return nil
-	}
-	if msg.img != nil {
-		if s.pictures == nil {
-			s.pictures = map[string]image.Image{}
+	if msg.err == nil && msg.png != nil {
+		seq, err := inlineImage(m.images, msg.png, min(m.width-1, 100), max(m.height/2, 4))
+		if err == nil {
+			return tea.Println(seq)
 		}
-		s.pictures[msg.url] = msg.img
-		s.drawPreview()
-		return nil
+		msg.err = err
 	}
-	seq, err := inlineImage(m.images, msg.png, min(m.width-1, 100), max(m.height/2, 4))
-	if err != nil {
-		m.status = "diff image not shown: " + textsafe.SanitizeLine(err.Error())
-		return nil
+	if s.shots.pictures == nil {
+		s.shots.pictures = map[string]picture{}
 	}
-	return tea.Println(seq)
+	s.shots.pictures[msg.url] = picture{img: msg.img, err: msg.err}
+	s.drawPreview()
+	return nil
 }
 
-// drawPreview lays the screen's screenshots side by side in half-blocks,
-// sized to the terminal: baseline, test and diff, each a third of the
-// width, together at most a third of the height.
+// shotName names the screenshot of link.
+func (s *answerPage) shotName(link string) string {
+	for _, sh := range s.images.shots() {
+		if sh.link == link {
+			return sh.name
+		}
+	}
+	return "diff"
+}
+
+// drawPreview draws the shown screenshot in half-blocks, sized to the
+// terminal: its width, a third of its height; or says why it is not
+// shown.
 func (s *answerPage) drawPreview() {
 	m := s.m
-	s.preview = nil
-	if len(s.pictures) == 0 {
+	s.shots.preview = nil
+	cur, ok := s.shownShot()
+	if !ok {
 		return
 	}
-	names := []string{"baseline", "test", "diff"}
-	links := []string{s.images.baseline, s.images.test, s.images.diff}
-	const gap = 2
-	cols := max((m.width-1-2*gap)/3, 4)
-	rows := max(m.height/3-1, 3)
-	var panels [][]string
-	var titles []string
-	for i, link := range links {
-		img, ok := s.pictures[link]
-		if !ok {
-			continue
-		}
-		panels = append(panels, halfBlocks(img, cols, rows))
-		titles = append(titles, fit(names[i], cols, false))
-	}
-	spacer := strings.Repeat(" ", gap)
-	s.preview = []string{m.styles.dim.Render(strings.TrimRight(strings.Join(titles, spacer), " "))}
-	for y := 0; ; y++ {
-		var parts []string
-		more := false
-		for _, p := range panels {
-			if y < len(p) {
-				parts = append(parts, p[y])
-				more = true
-			} else {
-				parts = append(parts, strings.Repeat(" ", cols))
-			}
-		}
-		if !more {
-			break
-		}
-		s.preview = append(s.preview, strings.Join(parts, spacer))
+	pic, ok := s.shots.pictures[cur.link]
+	switch {
+	case !ok:
+	case pic.err != nil:
+		s.shots.preview = []string{m.styles.dim.Render(cur.name + ": " + textsafe.SanitizeLine(clip(pic.err.Error(), maxLineBytes)))}
+	default:
+		s.shots.preview = halfBlocks(pic.img, max(m.width-1, 4), max(m.height/3-1, 3))
 	}
 }
 
@@ -162,12 +209,11 @@ func (s *answerPage) drawPreview() {
 // blank lines reserved for it: the renderer erases every line it prints,
 // and erasing after drawing would wipe the picture in iTerm2.
 func inlineImage(p imageProtocol, png []byte, cols, maxRows int) (string, error) {
-	cfg, _, err := image.DecodeConfig(bytes.NewReader(png))
+	// The terminal decodes the PNG: it is held to the budget vq's own
+	// decoding is.
+	cfg, _, err := imagesafe.Check(bytes.NewReader(png))
 	if err != nil {
-		return "", fmt.Errorf("not an image: %w", err)
-	}
-	if cfg.Width == 0 || cfg.Height == 0 {
-		return "", fmt.Errorf("empty image")
+		return "", err
 	}
 	// A terminal cell is about twice as tall as it is wide.
 	rows := min(max(cols*cfg.Height/cfg.Width/2, 1), maxRows)

@@ -8,10 +8,15 @@ import (
 	"image/png"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 func TestDetectImageProtocol(t *testing.T) {
@@ -32,7 +37,7 @@ func TestDetectImageProtocol(t *testing.T) {
 	}
 }
 
-func testPNG(t *testing.T, w, h int) []byte {
+func testPNG(t testing.TB, w, h int) []byte {
 	t.Helper()
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	for x := range w {
@@ -121,4 +126,160 @@ func TestDiffScreenFetchesImageOnKitty(t *testing.T) {
 	if _, cmd := m.Update(im); cmd != nil {
 		t.Error("an image printed over a screen it does not belong to")
 	}
+}
+
+// shotsServer serves a screen's three screenshots from images, by name
+// (diff.png, baseline.png, test.png), and a diff answer linking them.
+func shotsServer(t *testing.T, images map[string][]byte) (*httptest.Server, *api.ToolResponse) {
+	t.Helper()
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/png")
+		w.Write(images[strings.TrimPrefix(r.URL.Path, "/")]) //nolint:errcheck
+	}))
+	t.Cleanup(s.Close)
+	raw := answerJSON(t, map[string]any{"tool": "get_diff_stats", "data": map[string]any{"changedPixels": 12,
+		"baselineImageUrl": s.URL + "/baseline.png", "testImageUrl": s.URL + "/test.png", "diffImageUrl": s.URL + "/diff.png"}})
+	resp, err := api.DecodeToolResponse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, resp
+}
+
+// previewModel opens the TUI on resp at width×height in tmux (half-block
+// previews), the screenshots fetched as at run time.
+func previewModel(t *testing.T, resp *api.ToolResponse, width, height int, opened *[]string) *Model {
+	t.Helper()
+	client := api.New(api.Options{BaseURL: "http://127.0.0.1:1"})
+	m := newModel(t.Context(), Options{Fetch: client.FetchPublic, Getenv: func(k string) string { return map[string]string{"TMUX": "1"}[k] },
+		Open: func(link string) error { *opened = append(*opened, link); return nil }}, api.Call{Tool: "get_diff_stats"}, resp)
+	update(m, tea.WindowSizeMsg{Width: width, Height: height})
+	drain(m, m.top().askImage())
+	return m
+}
+
+// The image bombs of issue 29 as a screen's screenshots: each is refused
+// from its header and says so where its picture would be, and the rest of
+// the screen works; the one within the budget is drawn.
+func TestImageBombsShowAsTooLargeAndTheScreenWorks(t *testing.T) {
+	_, resp := shotsServer(t, map[string][]byte{
+		"diff.png":     testkit.DeclaredPNG(t, 100000, 100000, testkit.PNGRGBA, 8, false),
+		"baseline.png": testkit.BlankPNG(t, 10000, 10000),
+		"test.png":     testPNG(t, 64, 40),
+	})
+	var opened []string
+	m := previewModel(t, resp, 100, 30, &opened)
+	mustContain(t, checkBounded(t, m), "diff: image too large (100000×100000)", "diff image  (o opens it, y copies it, i shows the baseline)")
+	press(m, "i")
+	mustContain(t, checkBounded(t, m), "baseline: image too large (10000×10000)", "baseline image  (o opens it, y copies it, i shows the test)")
+	press(m, "i")
+	text := checkBounded(t, m)
+	mustContain(t, text, "▀", "test image  (o opens it, y copies it, i shows the diff)", "/test.png")
+	if strings.Contains(text, "too large") {
+		t.Errorf("the test image is refused:\n%s", text)
+	}
+	press(m, "o")
+	if len(opened) != 1 || !strings.HasSuffix(opened[0], "/test.png") {
+		t.Errorf("o opened %q, want the test image shown", opened)
+	}
+	for _, k := range []string{"down", "v", "v", "?", "?", "tab", "i"} {
+		press(m, k)
+		checkBounded(t, m)
+	}
+	mustContain(t, plainText(m), "diff: image too large (100000×100000)", "changedPixels")
+}
+
+// i cycles diff, baseline, test, each its own picture and link; o opens
+// and y copies the one shown; a screen with only a diff has no i.
+func TestPreviewCyclesBaselineTestAndDiff(t *testing.T) {
+	red, green, blue := solidPNG(t, color.RGBA{0xff, 0, 0, 0xff}), solidPNG(t, color.RGBA{0, 0xff, 0, 0xff}), solidPNG(t, color.RGBA{0, 0, 0xff, 0xff})
+	_, resp := shotsServer(t, map[string][]byte{"diff.png": red, "baseline.png": green, "test.png": blue})
+	var opened []string
+	m := previewModel(t, resp, 100, 30, &opened)
+	for _, want := range []struct{ name, colour, next string }{
+		{"diff", "38;2;255;0;0m", "baseline"}, {"baseline", "38;2;0;255;0m", "test"}, {"test", "38;2;0;0;255m", "diff"}, {"diff", "38;2;255;0;0m", "baseline"},
+	} {
+		content := m.View().Content
+		if !strings.Contains(content, want.colour) {
+			t.Errorf("%s: the preview is not its picture (%s)", want.name, want.colour)
+		}
+		mustContain(t, plainText(m), want.name+" image  (o opens it, y copies it, i shows the "+want.next+")", "/"+want.name+".png", "i "+want.next+" image")
+		_, cmd := m.Update(keyMsg("y"))
+		copied, ok := cmd().(copiedMsg)
+		if !ok || !strings.HasSuffix(copied.osc52, "\a") || !strings.HasPrefix(copied.report, want.name+" image link sent to the terminal's clipboard (OSC 52)") {
+			t.Errorf("%s: y gave %#v", want.name, copied)
+		}
+		press(m, "o")
+		if !strings.HasSuffix(opened[len(opened)-1], "/"+want.name+".png") {
+			t.Errorf("%s: o opened %s", want.name, opened[len(opened)-1])
+		}
+		press(m, "i")
+	}
+
+	only := &api.ToolResponse{OK: true, Tool: "get_diff_stats", Data: []byte(`{"diffImageUrl":"http://127.0.0.1:1/diff.png"}`),
+		NextActions: []api.NextAction{{Label: "Approve", Tool: "approve_vrt_results"}}}
+	m = newModel(t.Context(), Options{Getenv: func(string) string { return "" }}, api.Call{Tool: "get_diff_stats"}, only)
+	press(m, "?")
+	if text := plainText(m); strings.Contains(text, "next image") || strings.Contains(text, "i shows") {
+		t.Errorf("i is offered with one image:\n%s", text)
+	}
+}
+
+// solidPNG is a 32×20 PNG of one colour.
+func solidPNG(t *testing.T, c color.RGBA) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 32, 20))
+	for i := 0; i < len(img.Pix); i += 4 {
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = c.R, c.G, c.B, c.A
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// y copies the shown link the way vq prove --copy does: inside tmux into
+// a tmux buffer, which the status line names.
+func TestCopyGoesToATmuxBuffer(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake tmux is a shell script")
+	}
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "tmux")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\necho \"$@\" > \"$0.args\"\ncat > \"$0.in\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	resp := &api.ToolResponse{OK: true, Tool: "get_diff_stats", Data: []byte(`{"diffImageUrl":"http://127.0.0.1:1/diff.png"}`),
+		NextActions: []api.NextAction{{Label: "Approve", Tool: "approve_vrt_results"}}}
+	m := newModel(t.Context(), Options{Getenv: func(k string) string { return map[string]string{"TMUX": "/tmp/sock,1,0"}[k] }}, api.Call{Tool: "get_diff_stats"}, resp)
+	_, cmd := m.Update(keyMsg("y"))
+	msg := cmd()
+	if c, ok := msg.(copiedMsg); !ok || c.osc52 != "" {
+		t.Fatalf("y gave %#v", msg)
+	}
+	update(m, msg)
+	mustContain(t, plainText(m), "diff image link copied to a tmux buffer (tmux load-buffer -w -)")
+	got, _ := os.ReadFile(fake + ".in")
+	args, _ := os.ReadFile(fake + ".args")
+	if string(got) != "http://127.0.0.1:1/diff.png" || strings.TrimSpace(string(args)) != "-S /tmp/sock load-buffer -w -" {
+		t.Errorf("tmux %s got %q", args, got)
+	}
+}
+
+// On a terminal that draws images itself, the PNG is held to the same
+// budget before it is sent: a bomb is not printed, and the preview says
+// why.
+func TestImageBombIsNotSentToTheTerminal(t *testing.T) {
+	_, resp := shotsServer(t, map[string][]byte{"diff.png": testkit.DeclaredPNG(t, 100000, 100000, testkit.PNGRGBA, 8, false)})
+	client := api.New(api.Options{BaseURL: "http://127.0.0.1:1"})
+	m := newModel(t.Context(), Options{Fetch: client.FetchPublic, Getenv: func(k string) string {
+		return map[string]string{"TERM": "xterm-kitty"}[k]
+	}}, api.Call{Tool: "get_diff_stats"}, resp)
+	msg := m.top().askImage()()
+	if _, cmd := m.Update(msg); cmd != nil {
+		t.Errorf("the bomb was printed: %#v", cmd())
+	}
+	mustContain(t, plainText(m), "diff: image too large (100000×100000)")
 }

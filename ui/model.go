@@ -2,9 +2,13 @@ package ui
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/progress"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -18,18 +22,25 @@ import (
 // session's writes did. It routes each message (Update) and draws the
 // page in front (View).
 type Model struct {
-	ctx        context.Context
-	invoke     func(context.Context, api.Call) (*api.ToolResponse, error)
-	writeTools func(string) bool
-	fetch      func(ctx context.Context, link string, max int64) ([]byte, error)
-	open       func(string) error
-	images     imageProtocol
+	ctx    context.Context
+	invoke func(context.Context, api.Call) (*api.ToolResponse, error)
+	// giveConsent is the command's consent function (Options.Consent);
+	// consenting, set while an intent is out with it, gives that up.
+	giveConsent func(context.Context, WriteIntent) ([]api.Call, bool, error)
+	consenting  context.CancelFunc
+	writeTools  func(string) bool
+	fetch       func(ctx context.Context, link string, max int64) ([]byte, error)
+	open        func(string) error
+	getenv      func(string) string
+	images      imageProtocol
 	// server is Options.Server, made safe for the header line.
 	server string
 
 	styles  styles
 	help    help.Model
 	spinner spinner.Model
+	// callBar draws the progress of the call in flight.
+	callBar progress.Model
 
 	// stack holds the pages, the one in front last.
 	stack         []page
@@ -37,8 +48,12 @@ type Model struct {
 	pending       *pending
 	seq           int
 	// reviewed is what each write call sent from this session did, by
-	// callKey: rows show it, whatever screen or refresh they are on.
+	// api.Call.Key: rows show it, whatever screen or refresh they are on.
 	reviewed map[string]reviewState
+	// failedWrites are the answers of the writes whose last answer in this
+	// session was a failure, by api.Call.Key: the session does not exit 0
+	// while one stands (exitAnswer).
+	failedWrites map[string]*api.ToolResponse
 	// status is a one-line note on what just happened (a cancelled call,
 	// a browser that would not start); report is a batch's summary, shown
 	// until the next key.
@@ -48,8 +63,9 @@ type Model struct {
 	// which does nothing then: the spinner line names it, so that it is
 	// not lost without a word.
 	ignored string
-	// first is the first call, sent from Init when the session opened
-	// before its answer (the stack has no answer until it comes);
+	// first is the session's first command, run from Init: the first
+	// call when the session opened before its answer (the stack has no
+	// answer until it comes), or the consent a first refusal asks for;
 	// firstErr is why it ended without one, and printAfter is set when
 	// the answer offers nothing to act on, to be printed once after the
 	// program.
@@ -79,22 +95,28 @@ const defaultWidth, defaultHeight = 80, 24
 // the first call, which Init sends.
 func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolResponse) *Model {
 	m := &Model{
-		ctx:        ctx,
-		invoke:     opts.Invoke,
-		writeTools: opts.WriteTools,
-		fetch:      opts.Fetch,
-		open:       opts.opener(),
-		images:     detectImageProtocol(opts.getenv()),
-		server:     textsafe.SanitizeLine(clip(opts.Server, maxLineBytes)),
-		styles:     newStyles(true),
-		help:       help.New(),
-		spinner:    spinner.New(spinner.WithSpinner(spinner.Dot)),
-		reviewed:   map[string]reviewState{},
-		width:      defaultWidth,
-		height:     defaultHeight,
+		ctx:          ctx,
+		invoke:       opts.Invoke,
+		giveConsent:  opts.Consent,
+		writeTools:   opts.WriteTools,
+		fetch:        opts.Fetch,
+		open:         opts.opener(),
+		getenv:       opts.getenv(),
+		images:       detectImageProtocol(opts.getenv()),
+		server:       textsafe.SanitizeLine(clip(opts.Server, maxLineBytes)),
+		styles:       newStyles(true),
+		help:         help.New(),
+		spinner:      spinner.New(spinner.WithSpinner(spinner.Dot)),
+		reviewed:     map[string]reviewState{},
+		failedWrites: map[string]*api.ToolResponse{},
+		width:        defaultWidth,
+		height:       defaultHeight,
 	}
 	if m.writeTools == nil {
 		m.writeTools = api.KnownWriteTool
+	}
+	if m.giveConsent == nil {
+		m.giveConsent = noConsent
 	}
 	m.restyle()
 	m.help.SetWidth(m.width)
@@ -105,7 +127,7 @@ func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolR
 	a := newAnswerPage(m, call, call.Tool, first)
 	m.stack = []page{a}
 	if a.needsConfirm() {
-		m.consent(a.resendIntent())
+		m.first = m.consent(a.resendIntent())
 	}
 	return m
 }
@@ -114,6 +136,7 @@ func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolR
 func (m *Model) restyle() {
 	m.help.Styles = m.styles.help
 	m.spinner.Style = m.styles.spinner
+	m.callBar = m.styles.callBar()
 }
 
 // Init asks the terminal for its background, to pick light or dark colours,
@@ -122,7 +145,7 @@ func (m *Model) Init() tea.Cmd {
 	if m.loading() {
 		return tea.Batch(tea.RequestBackgroundColor, m.first)
 	}
-	return tea.Batch(tea.RequestBackgroundColor, m.top().askImage())
+	return tea.Batch(tea.RequestBackgroundColor, m.top().askImage(), m.first)
 }
 
 // loading reports that the first answer has not come yet: there is no
@@ -139,6 +162,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.ask(msg.q)
 	case questionEndedMsg:
 		return m, m.questionEnded(msg.q)
+	case questionRefusedMsg:
+		m.status = string(msg)
+		return m, nil
+	case confirmMsg:
+		return m, m.askConfirm(msg.q)
+	case confirmEndedMsg:
+		m.confirmEnded(msg.q)
+		return m, nil
+	case consentMsg:
+		return m, m.consented(msg)
 	case tea.KeyPressMsg, tea.PasteMsg:
 		return m, m.key(msg)
 	}
@@ -168,6 +201,8 @@ func (m *Model) global(msg tea.Msg) tea.Cmd {
 		}
 	case answerMsg:
 		return m.answered(msg)
+	case progressMsg:
+		return m.progressed(msg)
 	}
 	return nil
 }
@@ -186,6 +221,13 @@ func (m *Model) key(msg tea.Msg) tea.Cmd {
 			return m.loadingKey(k)
 		case m.pending != nil:
 			return m.busyKey(k, m.callKeys(), m.cancelCall)
+		case m.consenting != nil && !isConfirm(front):
+			// The consent function is at work (its dialog opens, or its
+			// answer comes): the keys wait, but for quitting.
+			if key.Matches(k, newLoadingKeys().Quit) {
+				return m.quit()
+			}
+			return nil
 		}
 	}
 	return front.Update(msg)
@@ -208,6 +250,10 @@ func (m *Model) quit() tea.Cmd {
 	if m.pending != nil {
 		m.pending.cancel()
 		m.pending = nil
+	}
+	if m.consenting != nil {
+		m.consenting()
+		m.consenting = nil
 	}
 	answers := make([]page, 0, len(m.stack))
 	for _, p := range m.stack {
@@ -277,4 +323,28 @@ func (m *Model) fit(lines []string, height int) string {
 		lines = append(lines, "")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// review records what a write call did: the state its row shows and,
+// when it failed, its answer for the session's exit code; a later answer
+// to the same call replaces both.
+func (m *Model) review(k string, state reviewState, resp *api.ToolResponse) {
+	m.reviewed[k] = state
+	if state == reviewRefused && resp != nil {
+		m.failedWrites[k] = resp
+	} else {
+		delete(m.failedWrites, k)
+	}
+}
+
+// exitAnswer is the answer the session exits with: the last one shown,
+// unless it was ok while a write the person sent from the session failed
+// (a status line, or a batch row marked ✗): then that write's, so that
+// no session in which a write failed exits 0.
+func (m *Model) exitAnswer() *api.ToolResponse {
+	last := m.top().resp
+	if !last.OK || len(m.failedWrites) == 0 {
+		return last
+	}
+	return m.failedWrites[slices.Min(slices.Collect(maps.Keys(m.failedWrites)))]
 }

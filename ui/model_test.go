@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/layout"
 )
 
 var failuresCall = api.Call{Tool: "get_run_failures", Args: map[string]any{"runId": "run_abc"}}
@@ -85,8 +86,8 @@ func TestConfirmYesResendsWithConfirm(t *testing.T) {
 	if dialogOf(m) == nil {
 		t.Fatalf("confirm_required did not open the dialog:\n%s", plainText(m))
 	}
-	mustContain(t, plainText(m), "approve_vrt_results changes your project",
-		`args {"runId":"run_abc","scenarioLabel":"Page 1","viewport":"desktop"}`, "confirm: true? [y/N]",
+	mustContain(t, plainText(m), "Approve 1 check: Page 1 desktop? [y/N]", "The server asks for your consent",
+		"approve_vrt_results with confirm: true", `{"runId":"run_abc","scenarioLabel":"Page 1","viewport":"desktop"}`,
 		"confirm_required: confirm must be true", "recoverable · vq exits 12")
 
 	press(m, "y")
@@ -178,16 +179,20 @@ func TestScrollAndSortOnlyDrawVisibleRows(t *testing.T) {
 	}
 
 	press(m, "g", "s")
+	mustContain(t, plainText(m), "mismatchPercent ▼")
+	if sel := m.top().selRow(); sel != 0 {
+		t.Errorf("the sort moved the selection from Page 1 to row %d", sel)
+	}
+	press(m, "g")
 	text = plainText(m)
-	mustContain(t, text, "mismatchPercent ▼")
 	// (i*37)%1000 peaks at 999 for i=27: Page 28 has 9.99%.
 	first := rowOf(text, "Page ")
-	if !strings.Contains(first, "Page 28 ") || !strings.Contains(first, "9.99 ██████████") {
-		t.Errorf("descending sort starts with %q, want Page 28 at 9.99 with a full bar", first)
+	if !strings.Contains(first, "Page 28 ") || !strings.Contains(first, "9.99 "+strings.TrimRight(layout.MismatchBar(9.99), " ")) {
+		t.Errorf("descending sort starts with %q, want Page 28 at 9.99 with its bar", first)
 	}
 	press(m, "S")
 	mustContain(t, plainText(m), "mismatchPercent ▲")
-	press(m, "s")
+	press(m, "s", "g")
 	mustContain(t, plainText(m), "scenarioLabel ▲")
 	if first := rowOf(plainText(m), "Page "); !strings.Contains(first, "Page 1 ") {
 		t.Errorf("sort by label starts with %q, want Page 1", first)

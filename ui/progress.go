@@ -275,6 +275,11 @@ func jobLine(u api.JobUpdate) string {
 // message, each when it has one.
 func progressParts(u api.JobUpdate) []string {
 	var parts []string
+	if u.Status == api.JobFailed && u.Message == api.RunError {
+		// A CI run that ended in error is a failed job saying so
+		// (api.RunAsJob): it reads "error", not "failed … error".
+		u.Status, u.Message = api.RunError, ""
+	}
 	if u.Status != "" {
 		parts = append(parts, textsafe.SanitizeLine(u.Status))
 	}

@@ -20,10 +20,12 @@ type question struct {
 }
 
 // questionMsg brings a question into the session; questionEndedMsg says
-// that its context ended (the call it came with is over).
+// that its context ended (the call it came with is over);
+// questionRefusedMsg says why one was declined unasked.
 type (
-	questionMsg      struct{ q *question }
-	questionEndedMsg struct{ q *question }
+	questionMsg        struct{ q *question }
+	questionEndedMsg   struct{ q *question }
+	questionRefusedMsg string
 )
 
 // questionPage is the server's questions (MCP elicitation) waiting for

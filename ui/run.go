@@ -17,9 +17,14 @@ type Options struct {
 	// In and Out are the terminal.
 	In  io.Reader
 	Out io.Writer
-	// Invoke sends one call; at run time it is the api client's, consent
-	// handling included.
+	// Invoke sends one call; at run time it is the command's pipeline.
 	Invoke func(ctx context.Context, call api.Call) (*api.ToolResponse, error)
+	// Consent is the command's consent function: it asks for the write
+	// the person asked for (by its policy: in the session's dialog, which
+	// Asker brings in, or not at all when it was given) and returns its
+	// calls with the consent argument; given is false when it was not
+	// given, and nothing is sent. Nil gives none.
+	Consent func(ctx context.Context, in WriteIntent) (calls []api.Call, given bool, err error)
 	// NoColor drops colours (NO_COLOR, --no-color); bold and reverse stay.
 	NoColor bool
 	// WriteTools reports tools that change a project, marked in the action
@@ -96,9 +101,9 @@ func Run(ctx context.Context, opts Options, call api.Call, first *api.ToolRespon
 	case m.loading():
 		return nil, cmp.Or(err, m.firstErr, context.Canceled)
 	case m.printAfter:
-		return m.top().resp, printOnce(opts, m)
+		return m.exitAnswer(), printOnce(opts, m)
 	}
-	return m.top().resp, err
+	return m.exitAnswer(), err
 }
 
 // programOptions connect a program to the terminal of o until ctx ends.

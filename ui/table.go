@@ -1,30 +1,26 @@
 package ui
 
 import (
-	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// barColumn is the column that gets an inline bar, and the first one s
-// sorts by: the number a person triaging a run compares at a glance.
-const barColumn = "mismatchPercent"
-
 const (
 	// maxCellWidth keeps one long value from pushing every other column
 	// off the screen; longer cells end in an ellipsis.
 	maxCellWidth = 40
-	barWidth     = 10
+	barWidth     = layout.MismatchBarWidth
 	columnGap    = "  "
 	// gutterWidth is the mark and review state drawn before the cells of
 	// a table whose rows can be acted on.
 	gutterWidth = 3
+	// arrowWidth is the sort arrow after a column's name (" ▲").
+	arrowWidth = 2
 )
 
 // sortKey is how rows are ordered: by column col (-1: as the server sent
@@ -47,10 +43,10 @@ type table struct {
 	name   string
 	t      *layout.Table
 	widths []int
-	// bar is the index of the bar column, -1 without one.
-	bar      int
-	values   []float64
-	maxValue float64
+	// bar is the index of the bar column, -1 without one, and values its
+	// numbers.
+	bar    int
+	values []float64
 
 	order sortKey
 	// byColumn caches each column's ascending order, built on its first
@@ -75,8 +71,9 @@ func newTable(name string, records *layout.Table) *table {
 	t := &table{name: name, t: records, bar: -1, order: serverOrder}
 	t.widths = make([]int, len(t.t.Columns))
 	for i, c := range t.t.Columns {
-		t.widths[i] = min(textsafe.DisplayWidth(c), maxCellWidth)
-		if c == barColumn && t.t.Numeric[i] {
+		// A column's name keeps room for the sort arrow after it.
+		t.widths[i] = min(textsafe.DisplayWidth(c)+arrowWidth, maxCellWidth)
+		if c == layout.MismatchColumn && t.t.Numeric[i] {
 			t.bar = i
 		}
 	}
@@ -87,13 +84,6 @@ func newTable(name string, records *layout.Table) *table {
 	}
 	if t.bar >= 0 {
 		t.values = t.numbers(t.bar)
-		for _, v := range t.values {
-			if !math.IsInf(v, 0) {
-				// A number past float64 (1e999) draws a full bar; as the
-				// scale it would flatten every other bar.
-				t.maxValue = max(t.maxValue, v)
-			}
-		}
 	}
 	t.marked = map[int]bool{}
 	t.rebuild()
@@ -131,36 +121,39 @@ func (t *table) numbers(col int) []float64 {
 	return v
 }
 
-// nextSort cycles s through the columns: the bar column first, then the
-// others left to right, then the server's order. A number column starts
-// descending (the largest change first), text ascending.
+// nextOrder is the order s moves to: the next column, left to right from
+// the first, then the server's order. A number column starts descending
+// (the largest change first), text ascending.
+func (t *table) nextOrder() sortKey {
+	c := t.order.col + 1
+	if c >= len(t.t.Columns) {
+		return serverOrder
+	}
+	return sortKey{col: c, desc: t.t.Numeric[c]}
+}
+
+// nextSort sorts by nextOrder.
 func (t *table) nextSort() {
-	cycle := make([]int, 0, len(t.t.Columns))
-	if t.bar >= 0 {
-		cycle = append(cycle, t.bar)
-	}
-	for c := range t.t.Columns {
-		if c != t.bar {
-			cycle = append(cycle, c)
-		}
-	}
-	next := serverOrder
-	i := slices.Index(cycle, t.order.col)
-	if i+1 < len(cycle) {
-		c := cycle[i+1]
-		next = sortKey{col: c, desc: t.t.Numeric[c]}
-	}
-	t.order = next
+	t.order = t.nextOrder()
 	t.rebuild()
 }
 
-// reverseSort flips the direction of the current sort.
+// reverseSort flips the direction of the current sort; with none, it
+// sorts as s would, the other way round.
 func (t *table) reverseSort() {
 	if t.order.col < 0 {
-		return
+		t.order = t.nextOrder()
 	}
 	t.order.desc = !t.order.desc
 	t.rebuild()
+}
+
+// sortHelp says what s does next: "sort: viewport", "server order".
+func (t *table) sortHelp() string {
+	if o := t.nextOrder(); o.col >= 0 {
+		return "sort: " + textsafe.SanitizeLine(t.t.Columns[o.col])
+	}
+	return "server order"
 }
 
 // ascending is the rows in col's ascending order, numbers by value, ties
@@ -186,7 +179,7 @@ func (t *table) ascending(col int) []int {
 		})
 	} else {
 		rows := t.t.Rows
-		slices.SortStableFunc(perm, func(a, b int) int { return strings.Compare(rows[a][col], rows[b][col]) })
+		slices.SortStableFunc(perm, func(a, b int) int { return naturalCompare(rows[a][col], rows[b][col]) })
 	}
 	if t.byColumn == nil {
 		t.byColumn = map[int][]int{}
@@ -262,7 +255,7 @@ func (t *table) rebuild() {
 func (t *table) position(r int) int { return slices.Index(t.view, r) }
 
 // header is the column names, as many as start within width columns; the
-// sorted one has an arrow, which may take the gap after it.
+// sorted one has an arrow, in the room its column keeps for it.
 func (t *table) header(st *styles, width int) string {
 	var b strings.Builder
 	drawn := 0
@@ -285,9 +278,6 @@ func (t *table) header(st *styles, width int) string {
 		gap = columnGap
 		if i == t.order.col {
 			c += map[bool]string{true: " ▼", false: " ▲"}[t.order.desc]
-			extra := min(max(0, textsafe.DisplayWidth(c)-width), len(columnGap))
-			width += extra
-			gap = columnGap[extra:]
 		}
 		head.WriteString(fit(c, width, false))
 	}
@@ -321,7 +311,7 @@ func (t *table) line(i int, st *styles, width int, gutter string) string {
 		b.WriteString(fit(cell, t.widths[c], t.t.Numeric[c]))
 		if c == t.bar {
 			b.WriteByte(' ')
-			b.WriteString(st.bar.Render(bar(t.values[r], t.maxValue)))
+			b.WriteString(st.bar.Render(layout.MismatchBar(t.values[r])))
 		}
 	}
 	return strings.TrimRight(b.String(), " ")
@@ -339,24 +329,4 @@ func fit(s string, width int, right bool) string {
 		return padding + s
 	}
 	return s + padding
-}
-
-// barEighths draws with eighth blocks so that small differences, the usual
-// case for mismatch percentages, still show.
-var barEighths = []string{"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"}
-
-// bar is value/full as a barWidth-wide bar, padded with spaces; a value
-// past the scale (or infinite) fills it, and one that is no positive
-// number (NaN, whatever it was parsed from) draws none.
-func bar(value, full float64) string {
-	ratio := value / full
-	if !(full > 0 && value > 0 && ratio >= 0) {
-		return strings.Repeat(" ", barWidth)
-	}
-	eighths := int(min(ratio, 1)*barWidth*8 + 0.5)
-	if eighths == 0 {
-		eighths = 1 // a non-zero value never looks like zero
-	}
-	s := strings.Repeat("█", eighths/8) + barEighths[eighths%8]
-	return s + strings.Repeat(" ", barWidth-utf8.RuneCountInString(s))
 }

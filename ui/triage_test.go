@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -181,11 +182,11 @@ func TestMarksAndABatchWithRateLimitsAndARefusal(t *testing.T) {
 		t.Fatalf("%d rows marked, want 12 (the filter's 11 and Page 30)", got)
 	}
 	press(m, "A")
-	if d := dialogOf(m); d == nil || d.intent.table == nil {
+	if dialogOf(m) == nil {
 		t.Fatalf("A opened no batch dialog:\n%s", plainText(m))
 	}
-	mustContain(t, plainText(m), "approve_vrt_results changes your project", "12 calls, one per marked row:",
-		"Page 1 desktop", "… and 9 more", "Send all 12 with confirm: true? [y/N]")
+	mustContain(t, plainText(m), "Approve 12 checks? [y/N]", "Page 1 desktop", "… and 9 more",
+		"approve_vrt_results ×12, each with confirm: true")
 	press(m, "y")
 
 	approvals := rs.approvals()
@@ -206,6 +207,31 @@ func TestMarksAndABatchWithRateLimitsAndARefusal(t *testing.T) {
 	if marked := m.top().selTable().marked; len(marked) != 1 {
 		t.Errorf("after the batch %d rows are marked, want Page 12 alone", len(marked))
 	}
+	if got := m.exitAnswer(); got.ErrorCode() != api.CodeValidation {
+		t.Errorf("the session exits with %s %q; one of its writes was refused", got.Tool, got.ErrorCode())
+	}
+}
+
+// A write the person sent that failed keeps the session from exiting 0,
+// though the screen they quit on answered ok; the same write answered ok
+// later clears it.
+func TestAFailedWriteIsTheSessionsExit(t *testing.T) {
+	refuse := map[string]bool{"Page 2": true}
+	rs := newReviewServer(t, 6, refuse)
+	m := start(t, rs.server, failuresCall)
+	press(m, "j", "enter", "a", "y") // Page 2's diff, approved: refused
+	mustContain(t, plainText(m), "✗ validation_error: Page 2 has no baseline")
+	if got := m.exitAnswer(); got.Tool != api.ToolApprove || got.ErrorCode() != api.CodeValidation {
+		t.Fatalf("the session exits with %s %q on an ok diff after a refused approval", got.Tool, got.ErrorCode())
+	}
+	rs.mu.Lock()
+	refuse["Page 2"] = false
+	rs.mu.Unlock()
+	press(m, "a", "y")
+	mustContain(t, plainText(m), "✓ Approved 1 check in run_abc.")
+	if got := m.exitAnswer(); !got.OK {
+		t.Errorf("the session exits with %s %q after the write went through", got.Tool, got.ErrorCode())
+	}
 }
 
 func TestStoppedBatchSendsNothingMoreAndSaysWhat(t *testing.T) {
@@ -213,8 +239,9 @@ func TestStoppedBatchSendsNothingMoreAndSaysWhat(t *testing.T) {
 	m := start(t, s, failuresCall)
 	press(m, "enter", "esc") // learn the approve template from a diff
 	press(m, "*", "A")
-	_, cmd := m.Update(keyMsg("y"))
-	batchOf(m).stop() // before any answer is read: ctrl+c
+	m.Update(keyMsg("y"))
+	_, cmd := m.Update(consentAnswer(t, m)) // the batch page opens; its calls go from cmd
+	batchOf(m).stop()                       // before any answer is read: ctrl+c
 	drain(m, cmd)
 	text := plainText(m)
 	mustContain(t, text, "approve_vrt_results: ")
@@ -228,7 +255,7 @@ func TestApproveFromTheDiffRefreshesAndEscShowsItApproved(t *testing.T) {
 	m := start(t, rs.server, failuresCall)
 	press(m, "j", "enter") // Page 2
 	press(m, "a")
-	mustContain(t, plainText(m), "approve_vrt_results changes your project", `"scenarioLabel":"Page 2"`, "Send it with confirm: true?")
+	mustContain(t, plainText(m), "Approve 1 check: Page 2 desktop? [y/N]", "approve_vrt_results with confirm: true", `"scenarioLabel":"Page 2"`)
 	press(m, "y")
 	if rs.approvals()["Page 2"] != 1 {
 		t.Fatalf("approvals = %v", rs.approvals())
@@ -344,4 +371,125 @@ func TestDiffPreviewInHalfBlocksWithoutAnImageProtocol(t *testing.T) {
 		t.Errorf("no half-block preview:\n%s", plainText(m))
 	}
 	mustContain(t, plainText(m), "baseline", "test", "diff", "http://vq.test/images/run_abc/Page 1/diff.png")
+}
+
+// selectedLabel is the scenario of the selected row.
+func selectedLabel(m *Model) string {
+	a := m.top()
+	t := a.selTable()
+	if a.selRow() < 0 {
+		return ""
+	}
+	return t.t.Rows[a.selRow()][slices.Index(t.t.Columns, "scenarioLabel")]
+}
+
+// The selection is a check: approving the rows above it, filtering it
+// out and back, and sorting keep it on the same check.
+func TestTheCursorFollowsItsCheck(t *testing.T) {
+	rs := newReviewServer(t, 30, nil)
+	// The batch's calls wait its rate limits out, as vq's sender does.
+	m := startWith(t, api.New(api.Options{BaseURL: rs.server.URL, APIKey: "test-key"}), failuresCall)
+	press(m, "j", "j", "j", "j", "j", "enter", "esc") // Page 6's diff teaches the approve action
+	press(m, "g", "space", "space", "space", "j", "j")
+	if got := selectedLabel(m); got != "Page 6" {
+		t.Fatalf("selected %q, want Page 6", got)
+	}
+	press(m, "A", "y") // approves Pages 1–3; the list is fetched again
+	mustContain(t, plainText(m), "3 done", "27 of 40 checks failed.")
+	if got := selectedLabel(m); got != "Page 6" {
+		t.Errorf("after approving the rows above it the selection is on %q, want Page 6", got)
+	}
+	press(m, "/", "P", "a", "g", "e", " ", "1")
+	if got := selectedLabel(m); got != "Page 10" {
+		t.Errorf("with Page 6 filtered out the selection is on %q, want the nearest after it, Page 10", got)
+	}
+	press(m, "enter", "esc") // keep the filter, then clear it
+	if got := selectedLabel(m); got != "Page 6" {
+		t.Errorf("clearing the filter left the selection on %q, want Page 6 again", got)
+	}
+	press(m, "s")
+	if got := selectedLabel(m); got != "Page 6" {
+		t.Errorf("sorting moved the selection to %q", got)
+	}
+	mustContain(t, plainText(m), "› ")
+	if !strings.Contains(rowOf(plainText(m), "›"), "Page 6 ") {
+		t.Errorf("the selected row in view is not Page 6:\n%s", plainText(m))
+	}
+}
+
+// Marks are state the person sees: the foot counts them, filtered or
+// not, the batch key says what it does to how many, and Esc asks before
+// it drops them.
+func TestMarksAreStateYouCanSee(t *testing.T) {
+	rs := newReviewServer(t, 30, nil)
+	m := start(t, rs.server, failuresCall)
+	press(m, "enter", "esc") // the diff teaches the approve action
+	press(m, "space", "space", "space")
+	mustContain(t, plainText(m), "● 3 marked", "A approve 3 marked")
+	press(m, "/", "P", "a", "g", "e", " ", "2", "enter")
+	mustContain(t, plainText(m), "● 3 marked (2 hidden by the filter)")
+	press(m, "esc") // clears the filter, keeps the marks
+	mustContain(t, plainText(m), "● 3 marked")
+	if strings.Contains(plainText(m), "hidden by the filter") {
+		t.Errorf("no filter, yet marks hidden:\n%s", plainText(m))
+	}
+
+	press(m, "esc")
+	mustContain(t, plainText(m), "Drop the 3 marks? [y/N]")
+	press(m, "n")
+	mustContain(t, plainText(m), "● 3 marked · marks kept")
+	press(m, "esc", "y")
+	text := plainText(m)
+	mustContain(t, text, "3 marks dropped")
+	if strings.Contains(text, "● ") || len(m.top().selTable().marked) != 0 {
+		t.Errorf("the marks stayed:\n%s", text)
+	}
+
+	press(m, "enter", "2", "space") // a diff, its failures again above it, a mark there
+	before := len(m.answers())
+	press(m, "esc")
+	mustContain(t, plainText(m), "Go back and drop the 1 mark? [y/N]")
+	press(m, "y")
+	if len(m.answers()) != before-1 || m.top().resp.Tool != "get_diff_stats" {
+		t.Errorf("yes did not go back to the diff: %d screens, %s on top", len(m.answers()), m.top().resp.Tool)
+	}
+}
+
+// At 80×24 a long table keeps ten rows or more in view: the fields above
+// it fold into one line, which e opens and folds again.
+func TestTenRowsAt80x24(t *testing.T) {
+	m := start(t, triageServer(t, 350), failuresCall)
+	text := plainText(m)
+	mustContain(t, text, "failed 350 · runId run_abc · total 360  (e shows 3 fields)", "rows 1–")
+	if n := strings.Count(text, " desktop"); n < 10 {
+		t.Errorf("80×24 shows %d rows, want 10 or more:\n%s", n, text)
+	}
+	press(m, "e")
+	text = plainText(m)
+	mustContain(t, text, "runId   run_abc", "total   360")
+	if strings.Contains(text, "e shows") {
+		t.Errorf("e did not open the fields:\n%s", text)
+	}
+	update(m, tea.WindowSizeMsg{Width: 100, Height: 30}) // the full help's last column fits
+	press(m, "?")
+	mustContain(t, plainText(m), "fold fields")
+	press(m, "?", "e")
+	mustContain(t, plainText(m), "(e shows 3 fields)")
+	// A short table needs no room: its fields stay as they are.
+	m = start(t, triageServer(t, 3), failuresCall)
+	mustContain(t, plainText(m), "runId   run_abc")
+}
+
+// Esc twice in quick succession reaches vq as one alt+esc: in the
+// filter it clears it as Esc does.
+func TestEscTwiceInTheFilterClearsIt(t *testing.T) {
+	m := start(t, triageServer(t, 30), failuresCall)
+	press(m, "/", "P", "a", "g", "e", " ", "1")
+	mustContain(t, plainText(m), "failures (11 of 30)")
+	update(m, tea.KeyPressMsg{Code: tea.KeyEscape, Mod: tea.ModAlt})
+	text := plainText(m)
+	mustContain(t, text, "failures (30)")
+	if _, typing := m.front().(*filterPage); typing || m.top().filter != "" {
+		t.Errorf("alt+esc left the filter open:\n%s", text)
+	}
 }

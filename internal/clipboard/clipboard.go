@@ -6,6 +6,11 @@
 // Windows), else an OSC 52 request to the terminal, which works over SSH
 // but which a terminal may ignore without saying so.
 //
+// What goes to a clipboard is stripped of control characters first
+// (Printable): pasted into a terminal, an ESC would be obeyed, and the end
+// of a bracketed paste (ESC [201~) would turn the rest of the paste into
+// typed commands.
+//
 // The platform tools are run rather than linked: the maintained Go
 // libraries either run the same tools without saying which (and read the
 // environment once, at start-up) or need cgo and an X11 library, which a
@@ -27,6 +32,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Env is what decides the way to a clipboard. Zero fields take the
@@ -159,18 +165,68 @@ func platformTool(name, path, variable, value string) Method {
 	return m
 }
 
-// Copy puts text on the first candidate that takes it and returns that
-// method. The error is an *UnavailableError when none did.
-func Copy(ctx context.Context, text string, env Env) (Method, error) {
+// Copied is what a copy did: the method that took the text, how many
+// bytes went, and how many control characters were left out of them.
+type Copied struct {
+	Method
+	Bytes, Dropped int
+}
+
+// Report is the copy of what (a noun phrase: "the JIRA comment (12
+// bytes)") as a person is told it: where it went, what was left out, and,
+// for OSC 52, that nothing can confirm it. It never says "copied" of a
+// copy vq cannot check.
+func (c Copied) Report(what string) string {
+	verb := " copied to "
+	if c.Unconfirmed {
+		verb = " sent to "
+	}
+	report := what + verb + c.Name
+	if c.Dropped > 0 {
+		report += fmt.Sprintf(", %d control characters left out", c.Dropped)
+	}
+	if c.Unconfirmed {
+		report += "; vq cannot check that the terminal took it: it must allow OSC 52 clipboard writes"
+	}
+	return report
+}
+
+// Copy puts text, its controls left out (Printable), on the first
+// candidate that takes it. The error is an *UnavailableError when none
+// did.
+func Copy(ctx context.Context, text string, env Env) (Copied, error) {
+	clean, dropped := Printable(text)
 	methods, reasons := Candidates(env)
 	for _, m := range methods {
-		err := m.copy(ctx, text)
+		err := m.copy(ctx, clean)
 		if err == nil {
-			return m, nil
+			return Copied{Method: m, Bytes: len(clean), Dropped: dropped}, nil
 		}
 		reasons = append(reasons, m.Name+" failed: "+err.Error())
 	}
-	return Method{}, &UnavailableError{Reasons: reasons}
+	return Copied{}, &UnavailableError{Reasons: reasons}
+}
+
+// Printable is text without the C0 and C1 control characters (and DEL)
+// other than tab and newline, invalid UTF-8 shown as U+FFFD; dropped
+// counts what was left out.
+func Printable(text string) (clean string, dropped int) {
+	isControl := func(r rune) bool {
+		return (r < 0x20 && r != '\t' && r != '\n') || (r >= 0x7f && r <= 0x9f)
+	}
+	if !strings.ContainsFunc(text, isControl) && utf8.ValidString(text) {
+		return text, 0
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	for _, r := range text { // invalid UTF-8 comes as U+FFFD
+		if isControl(r) {
+			dropped++
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String(), dropped
 }
 
 func (m Method) copy(ctx context.Context, text string) error {

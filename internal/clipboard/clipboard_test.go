@@ -109,3 +109,59 @@ func TestClipReadsUTF16WithAByteOrderMark(t *testing.T) {
 		t.Errorf("clip got % x, want % x", got, want)
 	}
 }
+
+// What goes to a clipboard loses the C0 and C1 controls but tab and
+// newline, whichever way it goes: pasted into a terminal, ESC [201~ would
+// end a bracketed paste and type the rest as commands.
+func TestCopyLeavesControlsOut(t *testing.T) {
+	const hostile = "h3. ok\t✓\r\n\x1b]0;pwned\x07{code}\x1b[201~rm -rf ~\n\u009b31m\x7f\x00end\xff"
+	const want = "h3. ok\t✓\n]0;pwned{code}[201~rm -rf ~\n31mend\ufffd"
+	if got, dropped := Printable(hostile); got != want || dropped != 7 {
+		t.Errorf("Printable = %q, %d dropped\nwant %q, 7", got, dropped, want)
+	}
+	if got, dropped := Printable(text); got != text || dropped != 0 {
+		t.Errorf("Printable changed plain text: %q, %d", got, dropped)
+	}
+	for name, env := range map[string]map[string]string{"tmux": {"TMUX": "/tmp/s,1,0"}, "terminal": {}} {
+		t.Run(name, func(t *testing.T) {
+			e, dir := fakeTools(t)
+			e.Getenv = getenv(env)
+			var tty terminal
+			e.Terminal = func() (io.WriteCloser, error) { return &tty, nil }
+			c, err := Copy(context.Background(), hostile, e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := os.ReadFile(filepath.Join(dir, "tmux.in"))
+			if name == "terminal" {
+				got = tty.Bytes()
+				want := OSC52(want)
+				if string(got) != want {
+					t.Errorf("terminal got %q, want %q", got, want)
+				}
+			} else if string(got) != want {
+				t.Errorf("tmux got %q, want %q", got, want)
+			}
+			if c.Bytes != len(want) || c.Dropped != 7 {
+				t.Errorf("copied %d bytes, %d dropped", c.Bytes, c.Dropped)
+			}
+		})
+	}
+}
+
+// A report says "copied" only of a copy some tool confirmed; of OSC 52,
+// that it was sent and cannot be checked.
+func TestReportNeverSaysCopiedOfOSC52(t *testing.T) {
+	tmux := Copied{Method: Method{Name: "a tmux buffer (tmux load-buffer -w -)"}, Bytes: 3}
+	if got := tmux.Report("the link"); got != "the link copied to a tmux buffer (tmux load-buffer -w -)" {
+		t.Errorf("tmux: %q", got)
+	}
+	tmux.Dropped = 2
+	if got := tmux.Report("the link"); got != "the link copied to a tmux buffer (tmux load-buffer -w -), 2 control characters left out" {
+		t.Errorf("tmux, controls dropped: %q", got)
+	}
+	osc := Copied{Method: Method{Name: "the terminal's clipboard (OSC 52)", Unconfirmed: true}}
+	if got := osc.Report("the link"); got != "the link sent to the terminal's clipboard (OSC 52); vq cannot check that the terminal took it: it must allow OSC 52 clipboard writes" {
+		t.Errorf("OSC 52: %q", got)
+	}
+}

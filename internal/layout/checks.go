@@ -142,22 +142,8 @@ func checksIn(n *Node) (*Checks, bool) {
 	}
 	total, hasTotal := intOf(n.Get("total"))
 	failed, hasFailed := intOf(n.Get("failed"))
-	switch failures := n.Get("failures"); {
-	case failures != nil && failures.Kind == '[':
-		for _, f := range failures.Items {
-			if f.Kind == '{' {
-				ch := checkOf(f)
-				ch.Failed = true
-				c.Listed = append(c.Listed, ch)
-			}
-		}
-	case n.Get("scenarioLabel") != nil && n.Get("viewport") != nil:
-		ch := checkOf(n)
-		threshold, _ := floatOf(n.Get("threshold"))
-		approved := n.Get("approved")
-		ch.Failed = (approved == nil || approved.Kind != 't') && ch.Mismatch > threshold
-		c.Listed = []Check{ch}
-	case (!hasTotal || !hasFailed) && (c.RunID == "" || c.Status == ""):
+	var listed bool
+	if c.Listed, listed = listedChecks(n); !listed && (!hasTotal || !hasFailed) && (c.RunID == "" || c.Status == "") {
 		// Counts alone are check results only when they say how many
 		// failed: {analysed, total} of a readiness lock is no run. A run
 		// with a status and no counts yet (just queued) is one.
@@ -173,6 +159,30 @@ func checksIn(n *Node) (*Checks, bool) {
 	}
 	c.Total = max(total, c.Failed, len(c.Listed))
 	return c, true
+}
+
+// listedChecks are the checks n lists: its failures, or n itself when it
+// is one check (a diff's answer, failed when past its threshold and not
+// approved); ok is false when it lists none.
+func listedChecks(n *Node) (listed []Check, ok bool) {
+	if failures := n.Get("failures"); failures != nil && failures.Kind == '[' {
+		for _, f := range failures.Items {
+			if f.Kind == '{' {
+				ch := checkOf(f)
+				ch.Failed = true
+				listed = append(listed, ch)
+			}
+		}
+		return listed, true
+	}
+	if n.Get("scenarioLabel") == nil || n.Get("viewport") == nil {
+		return nil, false
+	}
+	ch := checkOf(n)
+	threshold, _ := floatOf(n.Get("threshold"))
+	approved := n.Get("approved")
+	ch.Failed = (approved == nil || approved.Kind != 't') && ch.Mismatch > threshold
+	return []Check{ch}, true
 }
 
 func checkOf(n *Node) Check {

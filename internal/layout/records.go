@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/visualq/vq/internal/textsafe"
@@ -259,21 +260,36 @@ func (r Records) Table() *Table {
 // Table is the records' Table, as measured when the data was laid out.
 func (t TitledTable) Table() *Table { return t.shape.decode(t.Records) }
 
-// decode reads the shown cells of the records into a Table.
+// decode reads the shown cells of the records into a Table. The cells
+// are substrings of one string of all their text, so a 100k-row answer
+// costs a few allocations rather than one a cell.
 func (sh *shape) decode(r Records) *Table {
 	cols := *sh.cols
 	cols.atPosition = slices.Clone(cols.atPosition)
 	n := len(cols.shown)
+	// spans are where each cell is in text, which holds them in the order
+	// met (answers are bounded far below the 2 GiB an int32 counts).
+	type span struct{ start, end int32 }
+	spans := make([]span, sh.rows*n)
+	var text strings.Builder
+	text.Grow(len(r) / 3) // about the cells' share of a record list
+	_, _ = r.scan(func(row, member int, name, value jsontext.Value) {
+		if pos := cols.show[cols.column(member, name)]; pos >= 0 {
+			cell, _ := shownCell(cellText(value))
+			start := text.Len()
+			text.Write(cell)
+			spans[row*n+pos] = span{int32(start), int32(text.Len())}
+		}
+	})
+	all := text.String() // no copy: the cells share the builder's bytes
 	cells := make([]string, sh.rows*n)
+	for i, sp := range spans {
+		cells[i] = all[sp.start:sp.end]
+	}
 	rows := make([][]string, sh.rows)
 	for i := range rows {
 		rows[i] = cells[i*n : (i+1)*n : (i+1)*n]
 	}
-	_, _ = r.scan(func(row, member int, name, value jsontext.Value) {
-		if pos := cols.show[cols.column(member, name)]; pos >= 0 {
-			rows[row][pos] = textsafe.SanitizeLine(string(cellText(value)))
-		}
-	})
 	t := &Table{Rows: rows, More: cols.more()}
 	for _, col := range cols.shown {
 		t.Columns = append(t.Columns, cols.names[col])
@@ -295,6 +311,9 @@ type shape struct {
 	// half is the first record starting in the second half of a large
 	// list (its number and offset), where printing splits in two.
 	half struct{ row, at int }
+	// bar is the position of the column WriteText draws mismatch bars
+	// for, -1 for none.
+	bar int
 }
 
 // A record list of splitFrom bytes or more is printed by two goroutines,
@@ -310,7 +329,7 @@ const (
 // list. ok is false when r is not a record list after all (empty, or an
 // element that is not an object).
 func (r Records) measure() (*shape, bool) {
-	sh := &shape{cols: &columns{index: map[string]int{}}}
+	sh := &shape{cols: &columns{index: map[string]int{}}, bar: -1}
 	var spans []span
 	rows, ok := r.scan(func(row, member int, name, value jsontext.Value) {
 		col := sh.cols.column(member, name)
@@ -352,11 +371,34 @@ func (r Records) measure() (*shape, bool) {
 // indent: the header, then one row a record, numbers on the right, and
 // the note of the columns left out. It is the second pass over the
 // records, measured when the data was laid out.
-func (t TitledTable) WriteText(w *bufio.Writer, indent string) {
-	t.Records.write(w, indent, t.shape)
+//
+// With bars, a number column of mismatch percentages (MismatchColumn)
+// gets its bars (MismatchBar) and the legend follows the table: for a
+// person at a terminal, not for a program reading the columns.
+func (t TitledTable) WriteText(w *bufio.Writer, indent string, bars bool) {
+	sh := *t.shape
+	sh.bar = -1
+	if bars {
+		sh.bar = sh.mismatchColumn()
+	}
+	t.Records.write(w, indent, &sh)
 	if note := MoreColumnsNote(t.shape.cols.more()); note != "" {
 		w.WriteString(indent + note + "\n")
 	}
+	if sh.bar >= 0 {
+		w.WriteString(indent + MismatchLegend + "\n")
+	}
+}
+
+// mismatchColumn is the position of the shown number column of mismatch
+// percentages, -1 when there is none.
+func (sh *shape) mismatchColumn() int {
+	for i, col := range sh.cols.shown {
+		if sh.numeric[i] && sh.cols.names[col] == MismatchColumn {
+			return i
+		}
+	}
+	return -1
 }
 
 // write prints the records as an aligned table: one row at a time, the
@@ -368,7 +410,13 @@ func (r Records) write(w *bufio.Writer, indent string, sh *shape) {
 	for i, col := range sh.cols.shown {
 		header[i] = []byte(sh.cols.names[col])
 	}
-	writeRow(w, indent, sh.widths, header, make([]bool, len(header)))
+	widths := sh.widths
+	if sh.bar >= 0 {
+		// The bar column's name spans its numbers and their bars.
+		widths = slices.Clone(widths)
+		widths[sh.bar] += 1 + MismatchBarWidth
+	}
+	writeRow(w, indent, widths, header, make([]bool, len(header)), -1)
 	start := skipSpace(r, skipSpace(r, 0)+1) // the first record
 	if sh.half.at == 0 {
 		r.writeRows(w, indent, sh, start, 0, -1)
@@ -399,7 +447,7 @@ func (r Records) writeRows(w *bufio.Writer, indent string, sh *shape, i, row, st
 	_, _ = r.scanRows(i, row, stop, func(row, member int, name, value jsontext.Value) {
 		if row != current {
 			if current >= 0 {
-				writeRow(w, indent, sh.widths, cells, sh.numeric)
+				writeRow(w, indent, sh.widths, cells, sh.numeric, sh.bar)
 			}
 			clear(cells)
 			current = row
@@ -409,13 +457,14 @@ func (r Records) writeRows(w *bufio.Writer, indent string, sh *shape, i, row, st
 		}
 	})
 	if current >= 0 {
-		writeRow(w, indent, sh.widths, cells, sh.numeric)
+		writeRow(w, indent, sh.widths, cells, sh.numeric, sh.bar)
 	}
 }
 
-// writeRow prints one row of cells padded to widths, numbers on the right;
-// a cell wider than its column (see span) pushes the rest along.
-func writeRow(w *bufio.Writer, indent string, widths []int, cells [][]byte, numeric []bool) {
+// writeRow prints one row of cells padded to widths, numbers on the right,
+// the number at position bar (-1: none) followed by its mismatch bar; a
+// cell wider than its column (see span) pushes the rest along.
+func writeRow(w *bufio.Writer, indent string, widths []int, cells [][]byte, numeric []bool, bar int) {
 	w.WriteString(indent)
 	last := len(cells) - 1
 	for i, cell := range cells {
@@ -430,11 +479,26 @@ func writeRow(w *bufio.Writer, indent string, widths []int, cells [][]byte, nume
 				pad(w, gap)
 			}
 		}
+		if i == bar {
+			writeBar(w, text, i == last)
+		}
 		if i < last {
 			w.WriteString("  ")
 		}
 	}
 	w.WriteByte('\n')
+}
+
+// writeBar writes the mismatch bar of the number text after a space, its
+// padding cut at the end of a line.
+func writeBar(w *bufio.Writer, text []byte, last bool) {
+	percent, _ := strconv.ParseFloat(string(text), 64)
+	bar := MismatchBar(percent)
+	if last {
+		bar = strings.TrimRight(bar, " ")
+	}
+	w.WriteByte(' ')
+	w.WriteString(bar)
 }
 
 // cellText is a value as a cell shows it, not yet sanitized: a string's

@@ -28,55 +28,100 @@ func SanitizeLine(s string) string {
 	return sanitize(s, false)
 }
 
+// isSafe reports text that sanitize would return unchanged, so that the
+// common case costs no copy: printable runes only (and, multiline, newline
+// and tab).
 func isSafe(s string, multiline bool) bool {
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < len(s); {
 		c := s[i]
 		if c >= 0x80 {
-			return false // checked rune by rune in sanitize
-		}
-		if c < ' ' || c == 0x7f {
-			if multiline && (c == '\n' || c == '\t') {
-				continue
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if !keptAsIs(r) {
+				return false
 			}
+			i += size
+			continue
+		}
+		if (c < ' ' || c == 0x7f) && !(multiline && (c == '\n' || c == '\t')) {
 			return false
 		}
+		i++
 	}
 	return true
+}
+
+// keptAsIs reports a rune at or above U+00A0 that sanitize writes as it
+// is wherever it stands.
+func keptAsIs(r rune) bool {
+	return r >= 0xa0 && r != utf8.RuneError && r != lineSeparator && r != paragraphSeparator && !isInvisible(r)
 }
 
 func sanitize(s string, multiline bool) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b.WriteRune('\uFFFD')
-		case r == 0x1b:
-			size = escapeLen(s[i:])
-		case r == 0x9b || r == 0x9d || r == 0x90 || r == 0x9e || r == 0x9f || r == 0x98:
-			// C1 introducers of CSI, OSC, DCS, PM, APC, SOS: drop the whole
-			// sequence as an ESC-based one would be.
-			size += controlStringLen(s[i+size:], r == 0x9b)
-		case r == '\n' || r == '\t' || r == lineSeparator || r == paragraphSeparator:
-			switch {
-			case !multiline:
-				b.WriteByte(' ')
-			case r == '\t':
-				b.WriteByte('\t')
-			default:
-				b.WriteByte('\n')
-			}
-		case r < ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			// dropped
-		case isInvisible(r) && !joinsEmoji(s, i, r, size):
-			fmt.Fprintf(&b, "<U+%04X>", r)
-		default:
-			b.WriteString(s[i : i+size])
+		// Most runes are printable and kept as they are: written here,
+		// the rest by sanitizeRune.
+		if c := s[i]; c >= ' ' && c < 0x7f {
+			b.WriteByte(c)
+			i++
+			continue
 		}
-		i += size
+		if r, size := utf8.DecodeRuneInString(s[i:]); keptAsIs(r) {
+			b.WriteString(s[i : i+size])
+			i += size
+			continue
+		}
+		i += sanitizeRune(&b, s, i, multiline)
 	}
 	return b.String()
+}
+
+// sanitizeRune writes to b what stands for the rune at s[i:] and says how
+// many bytes of s it took: a whole escape sequence is taken at once.
+func sanitizeRune(b *strings.Builder, s string, i int, multiline bool) int {
+	r, size := utf8.DecodeRuneInString(s[i:])
+	switch {
+	case r == utf8.RuneError && size == 1:
+		b.WriteRune('\uFFFD')
+	case r == 0x1b:
+		return escapeLen(s[i:])
+	case isC1Introducer(r):
+		// C1 introducers of CSI, OSC, DCS, PM, APC, SOS: drop the whole
+		// sequence as an ESC-based one would be.
+		return size + controlStringLen(s[i+size:], r == 0x9b)
+	case r == '\n' || r == '\t' || r == lineSeparator || r == paragraphSeparator:
+		writeBreak(b, r, multiline)
+	case r < ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0):
+		// dropped
+	case isInvisible(r) && !joinsEmoji(s, i, r, size):
+		fmt.Fprintf(b, "<U+%04X>", r)
+	default:
+		b.WriteString(s[i : i+size])
+	}
+	return size
+}
+
+func isC1Introducer(r rune) bool {
+	switch r {
+	case 0x9b, 0x9d, 0x90, 0x9e, 0x9f, 0x98:
+		return true
+	}
+	return false
+}
+
+// writeBreak writes a line break or tab as the output keeps it: as it is
+// in multiline text (a Unicode line or paragraph separator as a newline),
+// as a space in one line.
+func writeBreak(b *strings.Builder, r rune, multiline bool) {
+	switch {
+	case !multiline:
+		b.WriteByte(' ')
+	case r == '\t':
+		b.WriteByte('\t')
+	default:
+		b.WriteByte('\n')
+	}
 }
 
 // escapeLen is the length of the escape sequence at the start of s (which

@@ -66,5 +66,11 @@ func FuzzSanitize(f *testing.F) {
 		if why := terminalUnsafe(line, false); why != "" {
 			t.Fatalf("SanitizeLine(%q) = %q: %s", s, line, why)
 		}
+		// The copy-free path answers what the full one would.
+		for _, multiline := range []bool{true, false} {
+			if isSafe(s, multiline) && sanitize(s, multiline) != s {
+				t.Fatalf("isSafe(%q, %v) but sanitize changes it to %q", s, multiline, sanitize(s, multiline))
+			}
+		}
 	})
 }

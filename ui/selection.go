@@ -1,0 +1,144 @@
+package ui
+
+import "strings"
+
+// The selected row is a check, not a place on the screen: when the rows
+// shown change (a sort, a filter, the answer fetched again after a
+// write), the selection stays on the same row, found again by its
+// identity (rowIdentity: the run, scenario and viewport a row's call
+// names), or, when that row is gone or hidden, on the row nearest to it
+// in the table's order, the rows after it first. A row the filter hid is
+// remembered (answerPage.hidden) until the person moves: clearing the
+// filter brings the selection back to it.
+
+// selectedBase is the row the selection follows: the one the filter hid
+// while the person has not moved since, else the selected row; -1 when
+// there is none.
+func (s *answerPage) selectedBase() int {
+	if len(s.data.sections) == 0 {
+		return -1
+	}
+	if s.hidden >= 0 {
+		return s.hidden
+	}
+	return s.selRow()
+}
+
+// reselect puts the selection on base, a row of the selected table, or
+// near it, after its view changed (sort, filter).
+func (s *answerPage) reselect(base int) {
+	if base < 0 || len(s.data.sections) == 0 {
+		return
+	}
+	t := s.selTable()
+	s.hidden = -1
+	if !s.selectNear(t, t, base, func(r int) int { return r }) {
+		s.hidden = base
+	}
+}
+
+// selectNear selects in t (the selected table) the row that is row base
+// of old (t itself, or the table t replaced), or the nearest one t shows,
+// in old's order; same maps a row of old to t's row with its identity,
+// -1 for none. exact reports that base itself is selected.
+func (s *answerPage) selectNear(t, old *table, base int, same func(r int) int) (exact bool) {
+	found := -1
+	old.around(base, func(r int) bool {
+		if n := same(r); n >= 0 && t.shows(n) {
+			found, exact = n, r == base
+			return false
+		}
+		return true
+	})
+	if found < 0 {
+		s.pos = min(s.pos, max(t.len()-1, 0))
+		return false
+	}
+	s.pos = t.position(found)
+	return exact
+}
+
+// shows reports whether the filter shows row r.
+func (t *table) shows(r int) bool { return t.match == nil || t.match[r] }
+
+// around calls yield with the rows of t in its order as if no filter hid
+// any, from row r outward: r, the rows after it, then those before it,
+// nearest first, until yield returns false.
+func (t *table) around(r int, yield func(int) bool) {
+	n := len(t.t.Rows)
+	at := func(i int) int { return i }
+	if t.order.col >= 0 {
+		perm := t.ascending(t.order.col)
+		at = func(i int) int { return perm[i] }
+		if t.order.desc {
+			at = func(i int) int { return perm[n-1-i] }
+		}
+	}
+	place := 0
+	for i := range n {
+		if at(i) == r {
+			place = i
+			break
+		}
+	}
+	for i := place; i < n; i++ {
+		if !yield(at(i)) {
+			return
+		}
+	}
+	for i := place - 1; i >= 0; i-- {
+		if !yield(at(i)) {
+			return
+		}
+	}
+}
+
+// rowIdentity is how the rows of a table are told apart: the values tp,
+// its row action, takes from them (scenario and viewport, the run being
+// the action's own), or all of their cells without one.
+func rowIdentity(tp *rowTemplate, rows [][]string) func(r int) string {
+	if tp == nil || len(tp.fromRow) == 0 {
+		return func(r int) string { return strings.Join(rows[r], "\x00") }
+	}
+	return func(r int) string {
+		var b strings.Builder
+		for _, a := range tp.fromRow {
+			b.WriteString(rows[r][a.col])
+			b.WriteByte(0)
+		}
+		return b.String()
+	}
+}
+
+// reselectFrom selects, on an answer that replaces old (the same call
+// fetched again), old's row or the nearest one still shown; old's row
+// hidden by the filter stays remembered.
+func (s *answerPage) reselectFrom(old *answerPage) {
+	base := old.selectedBase()
+	if base < 0 || old.sec >= len(old.data.sections) || old.sec >= len(s.data.sections) {
+		return
+	}
+	ot, t := old.selTable(), s.selTable()
+	if !sameColumns(ot, t) {
+		return
+	}
+	tp := ot.rowAction()
+	identity := rowIdentity(tp, t.t.Rows)
+	rows := make(map[string]int, len(t.t.Rows))
+	for r := range t.t.Rows {
+		if _, dup := rows[identity(r)]; !dup {
+			rows[identity(r)] = r
+		}
+	}
+	oldIdentity := rowIdentity(tp, ot.t.Rows)
+	same := func(r int) int {
+		if n, ok := rows[oldIdentity(r)]; ok {
+			return n
+		}
+		return -1
+	}
+	s.hidden = -1
+	if !s.selectNear(t, ot, base, same) {
+		s.hidden = same(base)
+	}
+}
