@@ -3,13 +3,12 @@ package cmd
 import (
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // signupSchema asks for every kind of field vq has a form for: a string,
@@ -61,16 +60,7 @@ func questionServerAsking(t *testing.T, message string, schema map[string]any, n
 			}
 			return result, nil
 		})
-	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
-	t.Cleanup(func() {
-		// A session vq has not ended yet (its DELETE on the way) is ended
-		// here, so that no goroutine of it outlives the tests.
-		for ss := range server.Sessions() {
-			ss.Close()
-		}
-		ts.Close()
-	})
-	return ts.URL, heard
+	return testkit.ServeMCP(t, server, nil), heard
 }
 
 // On a terminal a question is answered without a form when no form can
