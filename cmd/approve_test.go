@@ -31,57 +31,6 @@ func failing(t *testing.T, env map[string]string, run string) int {
 	return n
 }
 
-func TestApproveSeveralPairsAsOneBatch(t *testing.T) {
-	env := sandboxEnv(t)
-	out, stderr, exit := runVQ(t, env, "approve", "run_abc", "--scenario", "Homepage", "--viewport", "desktop",
-		"--scenario", "Checkout", "--viewport", "mobile", "--yes", "--json")
-	if exit != 0 {
-		t.Fatalf("exit %d: %s", exit, stderr)
-	}
-	var resp struct {
-		OK   bool
-		Data struct{ Approved, Refused int }
-	}
-	if err := json.Unmarshal([]byte(out), &resp); err != nil || !resp.OK || resp.Data.Approved != 2 {
-		t.Errorf("answer %s (%v)", out, err)
-	}
-	if n := failing(t, env, "run_abc"); n != 1 {
-		t.Errorf("%d checks still fail, want 1", n)
-	}
-}
-
-func TestApproveBatchReportsARefusalWithItsExitCode(t *testing.T) {
-	env := sandboxEnv(t)
-	out, _, exit := runVQ(t, env, "approve", "run_abc", "--viewport", "desktop", "--scenario", "Homepage", "--scenario", "Nowhere", "--yes")
-	if exit != exitcode.ForCode("validation_error", true) {
-		t.Errorf("exit %d, want validation_error's", exit)
-	}
-	if !strings.Contains(out, "1 done, 1 refused") || !strings.Contains(out, "refused Nowhere/desktop") {
-		t.Errorf("no summary of the refusal:\n%s", out)
-	}
-	if n := failing(t, env, "run_abc"); n != 2 {
-		t.Errorf("%d checks still fail, want 2", n)
-	}
-}
-
-func TestApproveDryRunSendsNothing(t *testing.T) {
-	env := sandboxEnv(t)
-	out, stderr, exit := runVQ(t, env, "approve", "run_abc", "--scenario", "Homepage", "--scenario", "Checkout", "--viewport", "desktop", "--dry-run")
-	if exit != 0 || !strings.Contains(out, "Dry run: would send 2 calls") || !strings.Contains(out, "Checkout/desktop") {
-		t.Errorf("exit %d, out %s, stderr %s", exit, out, stderr)
-	}
-	if n := failing(t, env, "run_abc"); n != 3 {
-		t.Errorf("a dry run approved checks: %d still fail", n)
-	}
-}
-
-func TestApprovePairsThatDoNotPairAreAUsageError(t *testing.T) {
-	_, stderr, exit := runVQ(t, nil, "approve", "run_abc", "--scenario", "a", "--scenario", "b", "--viewport", "x", "--viewport", "y", "--viewport", "z")
-	if exit != exitcode.Usage || !strings.Contains(stderr, "do not pair up") {
-		t.Errorf("exit %d: %s", exit, stderr)
-	}
-}
-
 func TestApprovePromptSaysHowManyChecks(t *testing.T) {
 	env := sandboxEnv(t)
 	env["VQ_NO_TUI"] = "1"

@@ -136,45 +136,6 @@ func TestUnknownErrorCodeExitsUnknown(t *testing.T) {
 	}
 }
 
-func TestNoCredentialSendsNothing(t *testing.T) {
-	s := testkit.NewServer(t, testkit.Always(200, `{"ok":true}`))
-	stdout, stderr, exit := runVQ(t, map[string]string{"VQ_BASE_URL": s.URL}, "failures", "run_abc")
-	if exit != exitcode.Unauthorized || len(s.Calls()) != 0 {
-		t.Fatalf("exit %d after %d calls", exit, len(s.Calls()))
-	}
-	if stdout != "" || !strings.Contains(stderr, "vq auth login") {
-		t.Errorf("stdout %q stderr %q", stdout, stderr)
-	}
-}
-
-func TestUsageErrorsSendNothing(t *testing.T) {
-	s := testkit.NewServer(t, testkit.Always(200, `{"ok":true}`))
-	for _, args := range [][]string{
-		{"invoke"},
-		{"invoke", "t", "novalue"},
-		{"invoke", "t", "n:=notjson"},
-		{"invoke", "t", "--args", "[1,2]"},
-		{"invoke", "t", "--args", "@/does/not/exist"},
-		{"invoke", "t", "--jq", ".data[["},
-		{"invoke", "t", "--format", "yaml"},
-		{"invoke", "t", "--bogus-flag"},
-		{"diff", "run_abc"},
-		{"failures"},
-		{"nosuchcommand"},
-	} {
-		_, stderr, exit := runVQ(t, s.Env(), args...)
-		if exit != exitcode.Usage {
-			t.Errorf("%q: exit %d, want %d", args, exit, exitcode.Usage)
-		}
-		if lines := strings.Count(strings.TrimSpace(stderr), "\n") + 1; !strings.HasPrefix(stderr, "error: ") || lines > 2 {
-			t.Errorf("%q: want a one-line reason and a hint, got %q", args, stderr)
-		}
-	}
-	if n := len(s.Calls()); n != 0 {
-		t.Errorf("usage errors sent %d calls", n)
-	}
-}
-
 func TestArgumentTyping(t *testing.T) {
 	s := testkit.NewServer(t, testkit.Always(200, `{"ok":true,"tool":"t","summary":"ok","data":null,"warnings":[],"nextActions":[]}`))
 	argsFile := filepath.Join(t.TempDir(), "args.json")

@@ -223,34 +223,6 @@ func TestJUnitFileThatCannotBeWritten(t *testing.T) {
 	}
 }
 
-// --exit-status makes a read of checks gate a step: run_failed when the
-// answer lists failed checks, 0 when it lists none; a failed call keeps
-// its own code. Without it, the read exits 0 as before.
-func TestExitStatusOfReads(t *testing.T) {
-	s := newCISandbox(t, time.Millisecond)
-	for _, tc := range []struct {
-		args []string
-		exit int
-	}{
-		{[]string{"failures", "run_abc"}, 0},
-		{[]string{"failures", "run_abc", "--exit-status"}, exitcode.RunFailed},
-		{[]string{"failures", "run_100k", "--exit-status", "--format", "github"}, exitcode.RunFailed},
-		{[]string{"failures", "run_pass", "--exit-status"}, 0},
-		{[]string{"failures", "run_nope", "--exit-status"}, exitcode.ForCode(api.CodeValidation, true)},
-		{[]string{"diff", "run_abc", "--scenario", "Homepage", "--viewport", "desktop", "--exit-status"}, exitcode.RunFailed},
-		{[]string{"invoke", "get_run_failures", "runId=run_abc", "--exit-status", "--json"}, exitcode.RunFailed},
-		{[]string{"invoke", "get_run_failures", "runId=run_pass", "--exit-status"}, 0},
-	} {
-		stdout, stderr, exit := runVQ(t, s.Env(), tc.args...)
-		if exit != tc.exit {
-			t.Errorf("%v: exit %d, want %d\n%s%s", tc.args, exit, tc.exit, stdout, stderr)
-		}
-		if exit == exitcode.RunFailed && !strings.Contains(stderr, "checks failed (--exit-status)\n") {
-			t.Errorf("%v: stderr does not say why:\n%s", tc.args, stderr)
-		}
-	}
-}
-
 // jsonData decodes the one document on stdout and returns its data.
 func jsonData(t *testing.T, stdout string) map[string]any {
 	t.Helper()

@@ -195,13 +195,6 @@ func TestWaitWatchesTheJobAnAsyncToolReturns(t *testing.T) {
 	}
 }
 
-func TestWatchNeedsAJobID(t *testing.T) {
-	_, stderr, exit := runVQ(t, nil, "watch")
-	if exit != 2 || !strings.Contains(stderr, "vq watch needs at least one JOB_ID") {
-		t.Errorf("exit %d, stderr %q", exit, stderr)
-	}
-}
-
 func TestWatchTimeoutPrintsOneJSONDocument(t *testing.T) {
 	s := testkit.NewJobServer(t, testkit.Reply{}, map[string][]testkit.Reply{"job_1": {testkit.JobStep("job_1", "running", 1, 9, "slow")}})
 	stdout, _, exit := runVQ(t, s.Env(), "watch", "job_1", "--interval", "2ms", "--wait-timeout", "50ms", "--json")
