@@ -82,6 +82,7 @@ type Client struct {
 	opts      Options
 	http      *resty.Client
 	transport Transport
+	gate      *rateGate
 }
 
 // New builds a client. It does not touch the network.
@@ -95,7 +96,7 @@ func New(opts Options) *Client {
 	if opts.Debug != nil {
 		hc.SetTransport(&tracer{next: hc.GetClient().Transport, w: opts.Debug, secrets: append([]string{opts.APIKey}, opts.Redact...)})
 	}
-	c := &Client{opts: opts, http: hc, transport: opts.Transport}
+	c := &Client{opts: opts, http: hc, transport: opts.Transport, gate: newRateGate()}
 	if c.transport == nil {
 		c.transport = invokeTransport{c}
 	}

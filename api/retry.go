@@ -21,7 +21,8 @@ const unexpectedRetryWait = 500 * time.Millisecond
 // batch's, keyed on whether sending the call twice is safe:
 //
 //   - A rate limit changed nothing: it is waited out and retried, at most
-//     MaxRateLimitRetries times and within the waiting budget.
+//     MaxRateLimitRetries times and within the waiting budget; from the
+//     first one on, the client's calls take turns (rateGate).
 //   - An unexpected failure (the tool's error, a transport failure that
 //     may pass) is retried once, but only when the request provably never
 //     reached the server (notSent) or the tool may be repeated: a read of
@@ -46,7 +47,10 @@ func (c *Client) retry(ctx context.Context, call Call, repeatable func() bool, a
 	var waited time.Duration
 	rateLimited := 0
 	retriedUnexpected := false
+	turn := gateTurn{gate: c.gate}
+	defer turn.done()
 	for {
+		turn.before(ctx)
 		resp := attempt()
 		if err := ctx.Err(); err != nil {
 			return resp, err
@@ -63,6 +67,8 @@ func (c *Client) retry(ctx context.Context, call Call, repeatable func() bool, a
 			waited += wait
 			rateLimited++
 			c.notify(fmt.Sprintf("%s: rate limited, retrying in %s", call.Tool, wait.Round(time.Millisecond)))
+			turn.rateLimited(ctx, wait)
+			continue // the turn holds the next attempt back for wait
 		case resp.isUnexpected() && !retriedUnexpected && (resp.notSent || repeatable()):
 			retriedUnexpected = true
 			wait = unexpectedRetryWait

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/fixture"
 	"github.com/visualq/vq/internal/testkit"
 	"github.com/visualq/vq/sandbox"
 )
@@ -138,5 +139,26 @@ func TestABatchKeepsTheSingleCallsBudget(t *testing.T) {
 				t.Errorf("the batch took %s, past its --wait-timeout", elapsed)
 			}
 		})
+	}
+}
+
+// TestABatchAtTheServersRateLimitApprovesEveryCheck: four calls at a time
+// against a server with no burst to spare take turns at its rate limit,
+// so none of them loses its retries to the others (before the gate, about
+// one in twenty ran out of them and the batch exited rate_limit).
+func TestABatchAtTheServersRateLimitApprovesEveryCheck(t *testing.T) {
+	t.Parallel()
+	const checks = 60
+	env := newRecordingSandbox(t, sandbox.Options{Rate: 400, Burst: 1}).Env()
+	args := []string{"approve", "run_big", "--yes"}
+	for _, c := range fixture.Checks(checks) {
+		args = append(args, "--scenario", c.ScenarioLabel, "--viewport", c.Viewport)
+	}
+	_, stderr, exit := runVQ(t, env, args...)
+	if exit != 0 || strings.Contains(stderr, "refused") {
+		t.Fatalf("exit %d:\n%s", exit, stderr)
+	}
+	if n := failing(t, env, "run_big"); n != 350-checks { // run_big fails 350
+		t.Errorf("%d checks still fail, want %d", n, 350-checks)
 	}
 }
