@@ -33,6 +33,7 @@ func failing(t *testing.T, env map[string]string, run string) int {
 }
 
 func TestApprovePromptSaysHowManyChecks(t *testing.T) {
+	t.Parallel()
 	env := sandboxEnv(t)
 	env["VQ_NO_TUI"] = "1"
 	_, stderr, exit := vqRun{Env: env, TTY: true, Stdin: "y\n"}.run(t, "approve", "run_big", "--viewport", "desktop")
@@ -54,6 +55,7 @@ func TestApprovePromptSaysHowManyChecks(t *testing.T) {
 // The calls of a batch go through the sender of a single call: a refusal
 // says what to do about it in the same words.
 func TestApproveBatchRefusalsCarryTheSingleCallsHint(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(401, ""))
 	single, _, _ := runVQ(t, s.Env(), "approve", "run_abc", "--scenario", "A", "--viewport", "d", "--yes", "--jq", ".error.message")
 	out, _, exit := runVQ(t, s.Env(), "approve", "run_abc", "--scenario", "A", "--viewport", "d", "--scenario", "B", "--viewport", "d",
@@ -73,6 +75,7 @@ func TestApproveBatchRefusalsCarryTheSingleCallsHint(t *testing.T) {
 // what each answer says of the rest ("N still failing") counts down,
 // whatever order the answers came back in.
 func TestApproveBatchResultsCountDownInOrder(t *testing.T) {
+	t.Parallel()
 	env := sandboxEnv(t)
 	args := []string{"approve", "run_big", "--viewport", "desktop", "--yes", "--json", "--jq", "[.data.results[].summary]"}
 	for i := 1; i <= 12; i++ {

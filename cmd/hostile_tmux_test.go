@@ -60,6 +60,7 @@ func peakRSS(t *testing.T, pid int) int64 {
 // 6000×6000 PNG within the budget, which is drawn; q exits 0. vq's peak
 // RSS stays under imageBombRSS.
 func TestImageBombsInTheTUI(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds vq and drives a terminal")
 	}
@@ -102,6 +103,7 @@ const imageBombRSS = 160 << 20
 // set-clipboard (external, where the OSC 52 vq used to send was dropped
 // while vq said it had copied) and with set-clipboard on.
 func TestScreenshotsCycleAndCopyInTmux(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds vq and drives a terminal")
 	}

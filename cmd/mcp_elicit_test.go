@@ -67,6 +67,7 @@ func questionServerAsking(t *testing.T, message string, schema map[string]any, n
 // answer it: --elicit-defaults answers with the defaults, a terminal that
 // draws no form (TERM=dumb) declines.
 func TestElicitationOnATerminalWithoutAForm(t *testing.T) {
+	t.Parallel()
 	withDefaults := map[string]any{"type": "object", "properties": map[string]any{
 		"count": map[string]any{"type": "integer", "default": 3},
 	}}

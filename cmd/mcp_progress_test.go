@@ -36,6 +36,7 @@ func progressServer(t *testing.T) string {
 }
 
 func TestMCPCallProgressIsShownAsJobsProgressIs(t *testing.T) {
+	t.Parallel()
 	endpoint := progressServer(t)
 	// In a pipe: one line per change, nothing else on stderr.
 	out, errOut, exit := runVQ(t, nil, "--endpoint", endpoint, "invoke", "slow")

@@ -71,6 +71,7 @@ func offeringServer(t *testing.T) string {
 }
 
 func TestMCPResourcesAndPrompts(t *testing.T) {
+	t.Parallel()
 	endpoint := offeringServer(t)
 	run := func(args ...string) (string, string, int) {
 		t.Helper()
@@ -194,6 +195,7 @@ func endlessLists(t *testing.T) (url string, lists *atomic.Int64) {
 // A server that always has another page cannot keep vq listing: a
 // repeated cursor stops at the second page, new cursors at the page cap.
 func TestEndlessListsAreBounded(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		path, want string
 		pages      int64
@@ -216,6 +218,7 @@ func TestEndlessListsAreBounded(t *testing.T) {
 // variables from completion/complete, without the values a terminal
 // would obey or that span words.
 func TestCompletionOfPromptsAndResourcesAsksTheServer(t *testing.T) {
+	t.Parallel()
 	endpoint := offeringServer(t)
 	for _, tc := range []struct {
 		args []string

@@ -26,6 +26,7 @@ import (
 // enum names with ESC and BEL in them), and so did the confirm: true its
 // next actions carried.
 func TestMCPServeHandsTheAgentNoServerControlsOrConsent(t *testing.T) {
+	t.Parallel()
 	hosted := mcp.NewServer(&mcp.Implementation{Name: "hostile", Version: "1"}, nil)
 	schema := func(props map[string]any) map[string]any {
 		return map[string]any{"type": "object", "properties": props}
@@ -81,6 +82,7 @@ func TestMCPServeHandsTheAgentNoServerControlsOrConsent(t *testing.T) {
 // A refusal tells the agent what to send, in its terms: an argument of
 // its call, not vq's KEY:=JSON.
 func TestMCPServeRefusesInTheAgentsTerms(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	s := serveVQ(t, adminEnv(ts))
 	res, resp := s.call(t, api.ToolApprove, map[string]any{"runId": "run_abc"})
@@ -134,6 +136,7 @@ func images(t *testing.T, res *mcp.CallToolResult) ([]image.Image, string) {
 
 // The diff an agent is asked to judge comes with the answer, as an image.
 func TestMCPServeAttachesTheDiffImages(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	s := serveVQ(t, adminEnv(ts))
 	res, failures := s.call(t, api.ToolRunFailures, map[string]any{"runId": "run_abc"})
@@ -156,6 +159,7 @@ func TestMCPServeAttachesTheDiffImages(t *testing.T) {
 // Images on a hostile server: a huge declared size is refused from the
 // header, a large one is scaled down, and another host is never asked.
 func TestMCPServeFetchesImagesWithinBounds(t *testing.T) {
+	t.Parallel()
 	other := testkit.NewServer(t, testkit.Always(http.StatusOK, pngOf(t, 10, 10)))
 	var srv *testkit.Server
 	srv = testkit.NewServer(t, func(c testkit.Call) testkit.Reply {
@@ -198,6 +202,7 @@ func TestMCPServeFetchesImagesWithinBounds(t *testing.T) {
 // vq mcp serve declares what it serves (tools, prompts, completions) and
 // nothing else, and serves its prompts.
 func TestMCPServeDeclaresWhatItServes(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	s := serveVQ(t, adminEnv(ts))
 	s.tools(t) // the tool list's session with the sandbox is over before the test ends
@@ -244,6 +249,7 @@ func asWire(err error, wire **jsonrpc.Error) bool {
 // completion/complete offers the run ids, scenario labels and viewports
 // of the last answers, then the run ids this user's vq commands saw.
 func TestMCPServeCompletesFromTheLastAnswers(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	env := adminEnv(ts)
 	env["XDG_CACHE_HOME"] = t.TempDir()

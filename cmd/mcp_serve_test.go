@@ -189,6 +189,7 @@ func adminEnv(ts *httptest.Server) map[string]string {
 }
 
 func TestMCPServeOffersTheHostedToolList(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	s := serveVQ(t, adminEnv(ts))
 	served := s.tools(t)
@@ -262,6 +263,7 @@ func sortByName(args []api.ToolArg) {
 }
 
 func TestMCPServeFallsBackToTheRegistry(t *testing.T) {
+	t.Parallel()
 	next := sandbox.New(sandbox.Options{JobStep: time.Millisecond, Rate: -1}).Handler()
 	// A server that serves the invoke endpoint only.
 	ts := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -319,6 +321,7 @@ func requiredNames(args []api.ToolArg) []string {
 }
 
 func TestMCPServeReadOnlyHidesAndRefusesWriteTools(t *testing.T) {
+	t.Parallel()
 	ts := newRecordingSandbox(t, sandbox.Options{JobStep: time.Millisecond, Rate: -1})
 	s := serveVQ(t, ts.Env(), "--read-only")
 	served := s.tools(t)
@@ -344,6 +347,7 @@ func TestMCPServeReadOnlyHidesAndRefusesWriteTools(t *testing.T) {
 }
 
 func TestMCPServeAnswersWhatVQInvokeAnswers(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	for _, transport := range []string{api.TransportInvoke, api.TransportMCP} {
 		t.Run(transport, func(t *testing.T) {
@@ -382,6 +386,7 @@ func TestMCPServeAnswersWhatVQInvokeAnswers(t *testing.T) {
 // streamable HTTP, the transport vq's client speaks; what vq prints must
 // be what it prints talking to VisualQ directly.
 func TestVQIsAClientOfItsOwnServer(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	env := adminEnv(ts)
 	f := &Factory{
@@ -411,6 +416,7 @@ func TestVQIsAClientOfItsOwnServer(t *testing.T) {
 }
 
 func TestMCPServeMapsErrorsToToolResponses(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	key := func(k string) map[string]string { return map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": k} }
 	for _, c := range []struct {
@@ -435,6 +441,7 @@ func TestMCPServeMapsErrorsToToolResponses(t *testing.T) {
 }
 
 func TestMCPServeReturnsClientMadeHTTPErrors(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	invokes := 0
 	gateway := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -463,6 +470,7 @@ func TestMCPServeReturnsClientMadeHTTPErrors(t *testing.T) {
 }
 
 func TestMCPServeNeverConsentsForTheAgent(t *testing.T) {
+	t.Parallel()
 	ts := newRecordingSandbox(t, sandbox.Options{JobStep: time.Millisecond, Rate: -1})
 	// Started by a person at a terminal who wants no TUI, where any other
 	// command asks for consent: vq must not, since its stdin is the agent's
@@ -492,6 +500,7 @@ func TestMCPServeNeverConsentsForTheAgent(t *testing.T) {
 }
 
 func TestMCPServeReturnsTheReadinessLock(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	env := adminEnv(ts)
 	env["VQ_TRANSPORT"], env["VQ_PROJECT"] = api.TransportMCP, sandbox.ReadinessProject
@@ -514,7 +523,9 @@ func TestMCPServeReturnsTheReadinessLock(t *testing.T) {
 }
 
 func TestMCPServeFollowsAJobWithProgress(t *testing.T) {
-	ts := startSandboxWith(t, sandbox.Options{JobStep: 20 * time.Millisecond, Rate: -1})
+	t.Parallel()
+	// Steps long enough that a poll under load sees two of them.
+	ts := startSandboxWith(t, sandbox.Options{JobStep: 200 * time.Millisecond, Rate: -1})
 	for _, transport := range []string{api.TransportInvoke, api.TransportMCP} {
 		t.Run(transport, func(t *testing.T) {
 			env := adminEnv(ts)
@@ -564,6 +575,7 @@ func TestMCPServeFollowsAJobWithProgress(t *testing.T) {
 }
 
 func TestMCPServeCancellationStopsThePolling(t *testing.T) {
+	t.Parallel()
 	ts := newRecordingSandbox(t, sandbox.Options{JobStep: time.Hour, Rate: -1})
 	s := serveVQ(t, ts.Env(), "--interval", "1ms")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -593,10 +605,11 @@ func TestMCPServeCancellationStopsThePolling(t *testing.T) {
 		t.Errorf("cancelled call: %v", err)
 	}
 	// The polls stop: once the count has held still for a while, at a 1ms
-	// interval it would have moved on by many if they had not.
+	// interval it would have moved on by many if they had not. The while
+	// is long enough for a poll already sent to land under load.
 	last := polls()
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		time.Sleep(50 * time.Millisecond)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		time.Sleep(500 * time.Millisecond)
 		n := polls()
 		if n == last {
 			break
@@ -605,13 +618,14 @@ func TestMCPServeCancellationStopsThePolling(t *testing.T) {
 			t.Fatalf("still polling after the cancellation: %d polls", n)
 		}
 	}
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(500 * time.Millisecond)
 	if n := polls(); n != last {
 		t.Errorf("%d polls after the cancellation", n-last)
 	}
 }
 
 func TestMCPServeRidesOutA429Storm(t *testing.T) {
+	t.Parallel()
 	storm := func(t *testing.T, args ...string) (*servedVQ, []api.ToolResponse) {
 		// One call a 50ms, no burst: calls made together are refused with
 		// 429 but the first.
@@ -660,6 +674,7 @@ func TestMCPServeRidesOutA429Storm(t *testing.T) {
 }
 
 func TestMCPServeKeepsStdoutForMCP(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	s := serveVQ(t, adminEnv(ts), "--debug")
 	// A trace line on stdout would break the client's stream.
@@ -673,6 +688,7 @@ func TestMCPServeKeepsStdoutForMCP(t *testing.T) {
 }
 
 func TestMCPServeSanitizesServerText(t *testing.T) {
+	t.Parallel()
 	body := `{"ok":true,"tool":"get_run_failures","summary":"done\u001b]52;c;cHduZWQ=\u0007\u001b[2J","data":null,` +
 		`"warnings":["bidi\u202eevil"],"nextActions":[{"label":"again\u001b[31m","tool":"get_run_failures","args":{"runId":"run_abc"}}]}`
 	srv := testkit.NewServer(t, testkit.Always(http.StatusOK, body))
@@ -688,6 +704,7 @@ func TestMCPServeSanitizesServerText(t *testing.T) {
 // general server's text answer comes back as the ToolResponse vq makes of
 // it, and its text is sanitized on the way.
 func TestMCPServeServesAnyMCPServersTools(t *testing.T) {
+	t.Parallel()
 	hosted := mcp.NewServer(&mcp.Implementation{Name: "other", Version: "1"}, nil)
 	hosted.AddTool(&mcp.Tool{
 		Name: "echo", Title: "Echo\u202e", Description: "Echoes\x1b[2J\x1b]0;owned\x07 its message.",
@@ -724,6 +741,7 @@ func TestMCPServeServesAnyMCPServersTools(t *testing.T) {
 }
 
 func TestMCPServeWithoutAServerIsAUsageError(t *testing.T) {
+	t.Parallel()
 	out, errOut, exit := runVQ(t, nil, "mcp", "serve")
 	if exit != exitcode.Usage || out != "" || !strings.Contains(errOut, "no VisualQ server configured") {
 		t.Errorf("exit %d, stdout %q, stderr:\n%s", exit, out, errOut)

@@ -29,6 +29,7 @@ func startSandboxWith(t *testing.T, opts sandbox.Options) *httptest.Server {
 }
 
 func TestReadinessLockIsShownAndNeverRetried(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	env := map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyAdmin, "VQ_TRANSPORT": "mcp", "VQ_PROJECT": sandbox.ReadinessProject}
 	args := []string{"scenario", "create", "--goal", "Checkout works", "--yes"}
@@ -48,6 +49,7 @@ func TestReadinessLockIsShownAndNeverRetried(t *testing.T) {
 }
 
 func TestWaitWaitsOutTheReadinessLockPolitely(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	env := map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyAdmin, "VQ_TRANSPORT": "mcp", "VQ_PROJECT": sandbox.ReadinessProject}
 	out, errOut, exit := runVQ(t, env, "scenario", "create", "--goal", "Checkout works", "--start-path", "/checkout", "--yes", "--wait", "--interval", "1ms")
@@ -65,6 +67,7 @@ func TestWaitWaitsOutTheReadinessLockPolitely(t *testing.T) {
 }
 
 func TestWaitFollowsTokenWorkToItsResult(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	env := map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyAdmin, "VQ_TRANSPORT": "mcp"}
 	out, errOut, exit := runVQ(t, env, "invoke", "run_tracking", "--json")
@@ -88,6 +91,7 @@ func TestWaitFollowsTokenWorkToItsResult(t *testing.T) {
 }
 
 func TestOAuthSignInEndToEnd(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	dir := t.TempDir()
 	env := map[string]string{

@@ -79,6 +79,7 @@ func serveWithTaskSupport(t *testing.T, server *mcp.Server, tool, support string
 }
 
 func TestToolsShowsEveryFactOfTheSchemaAndAnnotations(t *testing.T) {
+	t.Parallel()
 	endpoint := richToolServer(t)
 	out, errOut, exit := runVQ(t, nil, "--endpoint", endpoint, "tools")
 	if exit != 0 {
@@ -130,6 +131,7 @@ func TestToolsShowsEveryFactOfTheSchemaAndAnnotations(t *testing.T) {
 // A tool that runs only as an MCP task is refused by the server when
 // called without one; vq says why instead of the server's bare refusal.
 func TestATaskOnlyToolSaysVQCannotRunTasks(t *testing.T) {
+	t.Parallel()
 	server := mcp.NewServer(&mcp.Implementation{Name: "tasks", Version: "1"}, nil)
 	var calls atomic.Int32
 	server.AddTool(&mcp.Tool{Name: "render", InputSchema: json.RawMessage(`{"type":"object"}`)},

@@ -122,6 +122,7 @@ func blockingServer(t *testing.T) (url string, arrived, cancelled <-chan struct{
 }
 
 func TestSignalsCancelTheRequestAndExit(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		exit int
@@ -351,6 +352,7 @@ func measurePeak(file string, argv []string) int {
 }
 
 func TestTheAPIKeyIsNeverAFlag(t *testing.T) {
+	t.Parallel()
 	_, stderr, exit := runVQ(t, nil, "invoke", "t", "--api-key", secretKey)
 	if exit != exitcode.Usage || strings.Contains(stderr, secretKey) {
 		t.Errorf("exit %d, stderr %q", exit, stderr)
@@ -361,6 +363,7 @@ func TestTheAPIKeyIsNeverAFlag(t *testing.T) {
 // quietly: no error on stderr, and the exit code is the answer's, as if
 // the whole answer had been read.
 func TestClosedPipeEndsQuietlyWithTheAnswersCode(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	for _, args := range [][]string{{"failures", "run_100k"}, {"failures", "run_100k", "--json"}} {
 		cmd := vqCommand(t, ts.URL, args...)

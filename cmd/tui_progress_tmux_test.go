@@ -43,6 +43,7 @@ func steppedServer(t *testing.T, next <-chan struct{}) string {
 // an MCP server reports from its first notification on, without --wait:
 // a bar and the count with a total, the count so far without one.
 func TestTUIShowsTheServersProgressInTmux(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds vq and drives a terminal")
 	}

@@ -13,6 +13,7 @@ import (
 // the command that was meant, and nothing sent. Each group is tried with a
 // typo of each of its subcommands.
 func TestUnknownSubcommandsFailAtEveryLevel(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(200, runFailuresBody))
 	root := NewRootCmd(&Factory{IO: &IOStreams{}, Getenv: func(string) string { return "" }})
 	var groups []*cobra.Command

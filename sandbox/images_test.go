@@ -17,6 +17,7 @@ import (
 // and test differ, the diff's magenta pixels are exactly the changed
 // pixels, inside the reported region.
 func TestDiffImages(t *testing.T) {
+	t.Parallel()
 	ts := testServer(t, Options{})
 	kinds := map[string]bool{}
 	for _, ch := range seedRuns()["run_abc"].checks {
@@ -113,6 +114,7 @@ func rgba(img image.Image) *image.RGBA {
 // url its CI start answered) and a diff image per failure that opens
 // without a key, for the host the client used.
 func TestFailuresLinkTheirImages(t *testing.T) {
+	t.Parallel()
 	ts := testServer(t, Options{})
 	var started ciStarted
 	if err := json.Unmarshal(ciPost(t, ts, KeyAdmin, "run_vrt", `{"branch":"feature/new-header"}`).body, &started); err != nil {

@@ -16,6 +16,7 @@ import (
 // bound of --timeout, the idle bound, a wait's deadline as --wait-timeout
 // sets, the interrupt of Ctrl-C or the TUI's cancel), over each transport.
 func TestAGivenUpCallIsCancelledAtTheServer(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	for _, tc := range []struct {
 		name string

@@ -69,6 +69,7 @@ func newAskServer(t *testing.T, ctx context.Context) askServer {
 // server hears the question's end (vq's cancel, or the call's
 // cancellation) before vq hangs up.
 func TestElicitationEndsWithItsCall(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	s := newAskServer(t, ctx)
 	ended := make(chan struct{})
@@ -100,6 +101,7 @@ func TestElicitationEndsWithItsCall(t *testing.T) {
 // A question asked when no call is in flight has no one waiting on its
 // answer: it is declined without being put to anyone.
 func TestElicitationOutsideACallIsDeclined(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	s := newAskServer(t, ctx)
 	c := mcpclient.New(mcpclient.Options{Options: api.Options{NoRetry: true}, OverMCP: true, Endpoint: s.endpoint,
@@ -122,6 +124,7 @@ func TestElicitationOutsideACallIsDeclined(t *testing.T) {
 // and an array of choices (items.enum, or titled items.anyOf) is a
 // multi-select with its bounds.
 func TestElicitationSchemaIsReadAsTheFormAsks(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	one, ten, three := 1.0, 10.0, 3
 	server := mcp.NewServer(&mcp.Implementation{Name: "kinds", Version: "1"}, nil)
@@ -179,6 +182,7 @@ func TestElicitationSchemaIsReadAsTheFormAsks(t *testing.T) {
 // taking longer than it to answer is not the server idling, and the
 // answer goes through.
 func TestAPersonAnsweringIsNotTheServerIdling(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	s := newAskServer(t, ctx)
 	c := mcpclient.New(mcpclient.Options{Options: api.Options{Timeout: 200 * time.Millisecond, NoRetry: true}, OverMCP: true, Endpoint: s.endpoint,
@@ -204,6 +208,7 @@ func TestAPersonAnsweringIsNotTheServerIdling(t *testing.T) {
 // result) and, refused, may ask the same again: vq puts a question to the
 // person once per call, and the call ends saying so, not sent again.
 func TestAQuestionAskedAgainAfterARefusalEndsTheCall(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	server := mcp.NewServer(&mcp.Implementation{Name: "insists", Version: "1"}, nil)
 	var rounds atomic.Int32

@@ -50,6 +50,7 @@ func (s testServer) received(ctx context.Context, prefix string) bool {
 // that is not recoverable nor sent again, saying what the server asked
 // for. Roots are never answered, not even with an empty list.
 func TestSamplingAndRootsAreRefusedOnceWhateverTheRevision(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	for name, server := range inputServers(t) {
 		t.Run(name, func(t *testing.T) {
@@ -77,6 +78,7 @@ func TestSamplingAndRootsAreRefusedOnceWhateverTheRevision(t *testing.T) {
 // A server's question is answered whichever way its revision asks it,
 // and its fields come to the person in the order of the server's schema.
 func TestQuestionsAreAnsweredInEveryRevisionInSchemaOrder(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	for name, server := range inputServers(t) {
 		t.Run(name, func(t *testing.T) {
@@ -106,6 +108,7 @@ func TestQuestionsAreAnsweredInEveryRevisionInSchemaOrder(t *testing.T) {
 // elicitation) is declined, and the person is told why, with the page's
 // host only.
 func TestALinkAQuestionSendsIsDeclinedWithAWord(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	stateless, _ := httpTestServer(t, true)
 	var notes []string

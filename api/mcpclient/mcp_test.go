@@ -165,6 +165,7 @@ func mcpClient(t *testing.T, m *mcpServer, opts api.Options) *mcpclient.Client {
 // A server that restarted has forgotten the session: the call opens a new
 // one and goes through, once, without the user seeing the hiccup.
 func TestMCPSessionForgottenByTheServerIsReopened(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	c := mcpClient(t, m, api.Options{NoRetry: true})
@@ -182,6 +183,7 @@ func TestMCPSessionForgottenByTheServerIsReopened(t *testing.T) {
 }
 
 func TestMCPStructuredContentIsTheToolResponse(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	c := mcpClient(t, m, api.Options{Project: "shop-web", Environment: "staging"})
@@ -206,6 +208,7 @@ func TestMCPStructuredContentIsTheToolResponse(t *testing.T) {
 }
 
 func TestMCPTextContentBecomesAToolResponse(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	c := mcpClient(t, m, api.Options{})
@@ -221,6 +224,7 @@ func TestMCPTextContentBecomesAToolResponse(t *testing.T) {
 // left a change behind: only a tool it annotates read-only (or idempotent)
 // is sent a second time.
 func TestMCPIsErrorWithoutStructureIsRetriedOnlyWhenRepeatable(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	c := mcpClient(t, m, api.Options{})
@@ -236,6 +240,7 @@ func TestMCPIsErrorWithoutStructureIsRetriedOnlyWhenRepeatable(t *testing.T) {
 }
 
 func TestMCPJSONRPCErrors(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	c := mcpClient(t, m, api.Options{})
@@ -255,6 +260,7 @@ func TestMCPJSONRPCErrors(t *testing.T) {
 }
 
 func TestMCPTransportFailures(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	cases := []struct {
@@ -282,6 +288,7 @@ func TestMCPTransportFailures(t *testing.T) {
 }
 
 func TestMCPReadinessLockIsARefusalSentOnce(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	c := mcpClient(t, m, api.Options{})
@@ -296,6 +303,7 @@ func TestMCPReadinessLockIsARefusalSentOnce(t *testing.T) {
 }
 
 func TestMCPTokenWorkWatchedToCompletion(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	c := mcpClient(t, m, api.Options{})
@@ -323,6 +331,7 @@ func TestMCPTokenWorkWatchedToCompletion(t *testing.T) {
 }
 
 func TestListToolsReadsAnnotationsAndSchemas(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	c := mcpclient.New(mcpclient.Options{Options: api.Options{BaseURL: m.URL, APIKey: "k"}}) // invoke transport: tools/list still speaks MCP
@@ -351,6 +360,7 @@ func TestListToolsReadsAnnotationsAndSchemas(t *testing.T) {
 // shows its value, with or without its scheme, whatever the header's name,
 // nor where the server echoes it.
 func TestDebugRedactsHeaderCredentials(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	srv := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Echo", "token b34rer-value")

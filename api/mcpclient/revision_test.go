@@ -19,6 +19,7 @@ import (
 // The revision a call was made in is the MCP-Protocol-Version header the
 // server received with tools/call.
 func TestCallsUseTheNewestRevisionTheServerSpeaks(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	for _, tc := range []struct {
 		name      string
@@ -73,6 +74,7 @@ func TestCallsUseTheNewestRevisionTheServerSpeaks(t *testing.T) {
 // Mcp-Param-* headers too (SEP-2243): vq lists the tools before the call,
 // whose schema the headers are built from.
 func TestArgumentsMarkedForHeadersAreMirrored(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	server := mcp.NewServer(&mcp.Implementation{Name: "headers", Version: "1"}, nil)
 	server.AddTool(&mcp.Tool{Name: "deploy", InputSchema: map[string]any{"type": "object", "properties": map[string]any{
@@ -109,6 +111,7 @@ func TestArgumentsMarkedForHeadersAreMirrored(t *testing.T) {
 // tools/list is bounded as every MCP request is: a server that opens the
 // session and never answers the list ends the listing at the timeout.
 func TestAToolListThatNeverComesEndsAtTheTimeout(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	server := mcp.NewServer(&mcp.Implementation{Name: "mute", Version: "1"}, nil)
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{JSONResponse: true})
