@@ -24,6 +24,7 @@ func pieces(w *io.PipeWriter, doc []byte, n int) {
 }
 
 func TestBodyReaderSeesWhatBytesReturns(t *testing.T) {
+	t.Parallel()
 	doc := bytes.Repeat([]byte("0123456789abcdef"), 200_000) // 3.2 MB: many chunks when unannounced
 	for _, announced := range []int64{int64(len(doc)), -1} {
 		pr, pw := io.Pipe()
@@ -44,6 +45,7 @@ func TestBodyReaderSeesWhatBytesReturns(t *testing.T) {
 // An answer is decoded as it arrives: a broken prefix is found while the
 // rest has not been sent.
 func TestBodyIsDecodedWhileItArrives(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	pr, pw := io.Pipe()
 	defer pw.Close()
@@ -68,6 +70,7 @@ func TestBodyIsDecodedWhileItArrives(t *testing.T) {
 }
 
 func TestBodyPastTheCapFailsReaderAndBytes(t *testing.T) {
+	t.Parallel()
 	for _, announced := range []int64{-1, 100, 5000} {
 		b := newBody(announced, 1000)
 		go b.fill(bytes.NewReader(make([]byte, 5000)))

@@ -12,6 +12,7 @@ import (
 // answer and checks the wrapped response and how many requests the retry
 // policy spent on it.
 func TestCIAnswersBecomeToolResponses(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	for _, tc := range []struct {
 		name        string
@@ -64,6 +65,7 @@ func TestCIAnswersBecomeToolResponses(t *testing.T) {
 }
 
 func TestCIDataIsTheAnswer(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	answer := `{"runId":"run_1","status":"running","extra":{"b":1,"a":2}}`
 	s := testkit.NewServer(t, testkit.Always(200, "\n"+answer+"\n"))
@@ -81,6 +83,7 @@ func TestCIDataIsTheAnswer(t *testing.T) {
 
 // TestRunAsJob maps each run status onto the job status Watch reads.
 func TestRunAsJob(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ run, job string }{
 		{`{"runId":"r","status":"queued"}`, `{"jobId":"r","status":"queued"}`},
 		{`{"runId":"r","status":"running","progress":{"current":3,"total":12}}`, `{"jobId":"r","status":"running","progress":{"current":3,"total":12}}`},
@@ -106,6 +109,7 @@ func TestRunAsJob(t *testing.T) {
 // warnings and next actions; a run whose data already holds failures, or
 // a failures answer without them, leaves the run as it is.
 func TestWithFailuresNestsTheChecksInTheRunsShape(t *testing.T) {
+	t.Parallel()
 	run := &ToolResponse{OK: true, Tool: ToolRunStatus, Data: []byte(`{"status":"failed","runId":"r","total":3}`), Warnings: []string{"w1"}}
 	failures := &ToolResponse{OK: true, Tool: ToolRunFailures, Data: []byte(`{"runId":"r","failures":[{"scenarioLabel":"Home"}]}`),
 		Warnings: []string{"w2"}, NextActions: []NextAction{{Label: "Inspect", Tool: ToolDiffStats}}}

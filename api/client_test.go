@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -27,6 +26,7 @@ func newClient(s *testkit.Server, opts Options) *Client {
 }
 
 func TestInvokeSendsTheContractRequest(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	s := testkit.NewServer(t, testkit.Always(200, testkit.OK("get_run_failures", "done", map[string]any{"n": 1})))
 	c := newClient(s, Options{Project: "shop-web"})
@@ -44,6 +44,7 @@ func TestInvokeSendsTheContractRequest(t *testing.T) {
 }
 
 func TestEveryContractStatusDecodesAToolResponse(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	for _, tc := range []struct {
 		status int
@@ -61,6 +62,7 @@ func TestEveryContractStatusDecodesAToolResponse(t *testing.T) {
 }
 
 func TestBodiesThatAreNotToolResponsesBecomeHTTPErrors(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	for _, tc := range []struct {
 		name, body string
@@ -92,6 +94,7 @@ func TestBodiesThatAreNotToolResponsesBecomeHTTPErrors(t *testing.T) {
 }
 
 func TestConnectionRefusedIsAnHTTPError(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := ln.Addr().String()
@@ -104,17 +107,17 @@ func TestConnectionRefusedIsAnHTTPError(t *testing.T) {
 }
 
 func TestTimeoutIsAnHTTPErrorAndNotRetried(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	var hits atomic.Int32
 	block := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
 		select {
 		case <-block:
 		case <-r.Context().Done():
 		}
 	}))
-	defer srv.Close()
 	defer close(block)
 	c := New(Options{BaseURL: srv.URL, APIKey: "k", Timeout: 100 * time.Millisecond})
 	resp, _ := c.Invoke(ctx, Call{Tool: ToolRunFailures})
@@ -127,9 +130,10 @@ func TestTimeoutIsAnHTTPErrorAndNotRetried(t *testing.T) {
 }
 
 func TestCutConnectionIsRetriedOnce(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if hits.Add(1) == 1 {
 			w.Header().Set("Content-Length", "500")
 			w.WriteHeader(200)
@@ -141,7 +145,6 @@ func TestCutConnectionIsRetriedOnce(t *testing.T) {
 		}
 		io.WriteString(w, testkit.OK("t", "done", map[string]any{"n": 1}))
 	}))
-	defer srv.Close()
 	resp, _ := New(Options{BaseURL: srv.URL, APIKey: "k"}).Invoke(ctx, Call{Tool: ToolRunFailures})
 	if !resp.OK || hits.Load() != 2 {
 		t.Fatalf("ok=%v after %d requests, want ok after 2", resp.OK, hits.Load())
@@ -149,6 +152,7 @@ func TestCutConnectionIsRetriedOnce(t *testing.T) {
 }
 
 func TestRateLimitWaitsRetryAfterThenSucceeds(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	s := testkit.NewServer(t, testkit.Script(testkit.Answer(429, testkit.RateLimit("t", "slow down", 300)), testkit.Answer(200, testkit.OK("t", "done", map[string]any{"n": 1}))))
 	var notices []string
@@ -166,6 +170,7 @@ func TestRateLimitWaitsRetryAfterThenSucceeds(t *testing.T) {
 }
 
 func TestRateLimitForeverStopsWithinTheBudget(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	s := testkit.NewServer(t, testkit.Always(429, testkit.RateLimit("t", "msg rate_limit", 100, testkit.Summary("rate_limit"))))
 	resp, _ := newClient(s, Options{RateLimitBudget: 350 * time.Millisecond}).Invoke(ctx, Call{Tool: ToolRunFailures})
@@ -178,6 +183,7 @@ func TestRateLimitForeverStopsWithinTheBudget(t *testing.T) {
 }
 
 func TestRetryAfterHeaderIsTheFallback(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	s := testkit.NewServer(t, testkit.Script(testkit.Reply{Status: 429, Body: testkit.Failure("t", "rate_limit", "msg rate_limit", true, testkit.Summary("rate_limit")), Header: map[string]string{"Retry-After": "7"}}))
 	resp, _ := newClient(s, Options{NoRetry: true}).Invoke(ctx, Call{Tool: ToolRunFailures})
@@ -187,6 +193,7 @@ func TestRetryAfterHeaderIsTheFallback(t *testing.T) {
 }
 
 func TestToolErrorRetriedOnceThenReported(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	s := testkit.NewServer(t, testkit.Always(422, testkit.Failure("t", "tool_error", "msg tool_error", true, testkit.Summary("tool_error"))))
 	resp, _ := newClient(s, Options{}).Invoke(ctx, Call{Tool: ToolRunFailures})
@@ -198,6 +205,7 @@ func TestToolErrorRetriedOnceThenReported(t *testing.T) {
 // A readiness lock is a refusal even when a server words it as a
 // tool_error: the call is sent once, not again.
 func TestReadinessLockIsNotRetriedWhateverItsCode(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	body := strings.Replace(testkit.Failure("t", "tool_error", "msg tool_error", true, testkit.Summary("tool_error")), "msg tool_error", "Project shop-web is still being analysed: 3 of 5 sources analysed", 1)
 	s := testkit.NewServer(t, testkit.Always(422, body))
@@ -208,6 +216,7 @@ func TestReadinessLockIsNotRetriedWhateverItsCode(t *testing.T) {
 }
 
 func TestNoRetryMeansOneRequest(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	s := testkit.NewServer(t, testkit.Always(422, testkit.Failure("t", "tool_error", "msg tool_error", true, testkit.Summary("tool_error"))))
 	newClient(s, Options{NoRetry: true}).Invoke(ctx, Call{Tool: ToolRunFailures})
@@ -217,6 +226,7 @@ func TestNoRetryMeansOneRequest(t *testing.T) {
 }
 
 func TestUnauthorizedIsNeverRetried(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	s := testkit.NewServer(t, testkit.Script(testkit.Reply{Status: 401, Body: "", Header: map[string]string{"WWW-Authenticate": `Bearer realm="vq", resource_metadata="https://vq.example/.well-known/oauth-protected-resource"`}}))
 	resp, _ := newClient(s, Options{}).Invoke(ctx, Call{Tool: ToolRunFailures})
@@ -229,6 +239,7 @@ func TestUnauthorizedIsNeverRetried(t *testing.T) {
 }
 
 func TestBodyCap(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	big := `{"ok":true,"tool":"t","summary":"` + strings.Repeat("x", 5000) + `"}`
 	s := testkit.NewServer(t, testkit.Always(200, big))
@@ -239,13 +250,13 @@ func TestBodyCap(t *testing.T) {
 }
 
 func TestCrossHostRedirectDoesNotCarryTheKey(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	var leaked atomic.Value
-	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	other := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		leaked.Store(r.Header.Get("Authorization"))
 		io.WriteString(w, testkit.OK("t", "done", map[string]any{"n": 1}))
 	}))
-	defer other.Close()
 	// "localhost" and "127.0.0.1" are different hosts to the client.
 	target := strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
 	s := testkit.NewServer(t, testkit.Script(testkit.Reply{Status: 307, Body: "", Header: map[string]string{"Location": target + "/api/mcp/v1/invoke"}}))
@@ -259,6 +270,7 @@ func TestCrossHostRedirectDoesNotCarryTheKey(t *testing.T) {
 }
 
 func TestDebugTraceRedactsCredentials(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	s := testkit.NewServer(t, testkit.Always(200, `{"ok":true,"tool":"t","summary":"token is vqs_admin_leak","data":{"apiKey":"sekret-value","access_token":"abc"},"warnings":[],"nextActions":[]}`))
 	var trace bytes.Buffer
@@ -278,6 +290,7 @@ func TestDebugTraceRedactsCredentials(t *testing.T) {
 }
 
 func TestCancelledContextStopsAWait(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	s := testkit.NewServer(t, testkit.Always(429, testkit.RateLimit("t", "msg rate_limit", 10_000, testkit.Summary("rate_limit"))))
 	ctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
@@ -290,6 +303,7 @@ func TestCancelledContextStopsAWait(t *testing.T) {
 }
 
 func TestResourceMetadataParsing(t *testing.T) {
+	t.Parallel()
 	for header, want := range map[string]string{
 		`Bearer resource_metadata="https://a/b"`:                        "https://a/b",
 		`Bearer realm="x", resource_metadata=https://a/c, scope="read"`: "https://a/c",
@@ -305,6 +319,7 @@ func TestResourceMetadataParsing(t *testing.T) {
 }
 
 func TestRedirectPolicyRefusesAnotherHostAndADowngrade(t *testing.T) {
+	t.Parallel()
 	policy := sameHostRedirects()
 	from, _ := http.NewRequest("POST", "https://vq.example/api/mcp/v1/invoke", nil)
 	for target, allowed := range map[string]bool{
@@ -321,6 +336,7 @@ func TestRedirectPolicyRefusesAnotherHostAndADowngrade(t *testing.T) {
 }
 
 func TestFormEncodedSecretsAreRedacted(t *testing.T) {
+	t.Parallel()
 	tr := &tracer{}
 	out := tr.redact([]byte("grant_type=authorization_code&code=abc123&code_verifier=xyz&client_id=vq&refresh_token=r1"))
 	for _, secret := range []string{"abc123", "xyz", "r1"} {
@@ -336,9 +352,10 @@ func TestFormEncodedSecretsAreRedacted(t *testing.T) {
 // A public link is fetched without the key, within its cap, and a failed
 // status is an error.
 func TestFetchPublic(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	var auth atomic.Value
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		auth.Store(r.Header.Get("Authorization"))
 		switch r.URL.Path {
 		case "/small.png":
@@ -349,7 +366,6 @@ func TestFetchPublic(t *testing.T) {
 			http.NotFound(w, r)
 		}
 	}))
-	defer srv.Close()
 	c := New(Options{BaseURL: srv.URL, APIKey: "vqs_secret"})
 	if b, err := c.FetchPublic(ctx, srv.URL+"/small.png", 1000); err != nil || len(b) != 100 || auth.Load() != "" {
 		t.Errorf("small: %d bytes, %v, Authorization %q", len(b), err, auth.Load())

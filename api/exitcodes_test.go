@@ -17,6 +17,7 @@ import (
 // api: every Code constant api declares must reach a row of its own, with
 // either recoverable flag, never the row of codes the table does not know.
 func TestEveryErrorCodeHasItsOwnExitCode(t *testing.T) {
+	t.Parallel()
 	codes := declaredCodes(t)
 	for _, known := range []string{api.CodeValidation, api.CodeProjectNotReady, api.CodeUnauthorized} {
 		if !codes[known] {

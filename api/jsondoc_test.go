@@ -8,6 +8,7 @@ import (
 // Data that breaks off inside an object has no members, and asking for one
 // is an answer (nil), not a crash.
 func TestDataFieldOfBrokenData(t *testing.T) {
+	t.Parallel()
 	for _, data := range []string{`  {"a":`, `{"a":1`, `{"a":1}}`, `[1]`, ``} {
 		r := &ToolResponse{Data: json.RawMessage(data)}
 		if got := r.DataField("a"); got != nil {

@@ -9,6 +9,7 @@ import (
 // read as a job, or token work's final answer read as a completed job, is
 // a job status to Watch, whatever the index of the answer said.
 func TestDerivedResponsesAreReadFromTheirOwnData(t *testing.T) {
+	t.Parallel()
 	served, err := DecodeToolResponse([]byte(`{"ok":true,"tool":"t","summary":"s","data":{"runId":"r","status":"passed","total":3}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -31,6 +32,7 @@ func TestDerivedResponsesAreReadFromTheirOwnData(t *testing.T) {
 // WithErrorMessage changes the copy only; a summary that repeated the
 // message follows it, one of its own stays.
 func TestWithErrorMessage(t *testing.T) {
+	t.Parallel()
 	made := ClientError("t", CodeUnauthorized, "no API key", false)
 	hinted := made.WithErrorMessage("no API key: sign in")
 	if hinted.ErrorMessage() != "no API key: sign in" || hinted.Summary != "no API key: sign in" || hinted.ErrorCode() != CodeUnauthorized {

@@ -11,6 +11,7 @@ import (
 // A 429 that carries no ToolResponse (a gateway's text or HTML) is still a
 // rate limit: waited out as Retry-After says, then retried.
 func TestA429WithoutAToolResponseIsARateLimit(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	s := testkit.NewServer(t, testkit.Script(testkit.Reply{Status: 429, Body: "<html>slow down</html>", Header: map[string]string{"Retry-After": "0", "Content-Type": "text/html"}},
 		testkit.Answer(200, `{"ok":true,"tool":"t","summary":"done","data":null,"warnings":[],"nextActions":[]}`),
@@ -29,6 +30,7 @@ func TestA429WithoutAToolResponseIsARateLimit(t *testing.T) {
 // Retry-After as an HTTP date is honoured; one so large it would overflow
 // is clamped, so it is more than vq waits, never a negative wait.
 func TestRetryAfterDatesAndOverflow(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	at := time.Now().Add(10 * time.Second).UTC().Format(http.TimeFormat)
 	if ms := retryAfterHeader(at); ms < 8000 || ms > 10000 {

@@ -38,6 +38,7 @@ var fixedSurface = []struct {
 // Every tool of the fixed surface is in the registry as the surface says;
 // the registry may know more (a new task command adds its tool there).
 func TestRegistryIsTheFixedSurface(t *testing.T) {
+	t.Parallel()
 	for _, want := range fixedSurface {
 		spec, ok := LookupTool(want.tool)
 		if !ok {
@@ -68,6 +69,7 @@ func TestRegistryIsTheFixedSurface(t *testing.T) {
 }
 
 func TestKnownWriteToolsAreTheRegistrysWrites(t *testing.T) {
+	t.Parallel()
 	for tool, want := range map[string]bool{
 		ToolApprove: true, ToolCreateScenario: true,
 		ToolRunFailures: false, ToolRunTracking: false, ToolRunVRT: false, "delete_everything": false,
@@ -79,6 +81,7 @@ func TestKnownWriteToolsAreTheRegistrysWrites(t *testing.T) {
 }
 
 func TestInputArgsAddConsentToWrites(t *testing.T) {
+	t.Parallel()
 	names := func(args []ToolArg) (out []string) {
 		for _, a := range args {
 			out = append(out, a.Name+":"+a.Type)
@@ -94,6 +97,7 @@ func TestInputArgsAddConsentToWrites(t *testing.T) {
 }
 
 func TestCallBuildsWhatACommandSends(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		tool   string
 		values map[string]any
@@ -126,6 +130,7 @@ func TestCallBuildsWhatACommandSends(t *testing.T) {
 }
 
 func TestTheRegistryCannotBeChangedThroughWhatItReturns(t *testing.T) {
+	t.Parallel()
 	MustTool(ToolDiffStats).Args[0].Name = "changed"
 	KnownTools()[0].Args[0].Required = false
 	if got := MustTool(ToolDiffStats).Args[0].Name; got != "runId" {
@@ -137,6 +142,7 @@ func TestTheRegistryCannotBeChangedThroughWhatItReturns(t *testing.T) {
 }
 
 func TestMustToolPanicsOnANameNotInTheRegistry(t *testing.T) {
+	t.Parallel()
 	defer func() {
 		if recover() == nil {
 			t.Error("MustTool(no_such_tool) did not panic")
@@ -148,6 +154,7 @@ func TestMustToolPanicsOnANameNotInTheRegistry(t *testing.T) {
 // A server cannot consent for the person: a next action's confirm is not
 // part of the call it becomes, so consent is asked for as for any write.
 func TestANextActionsCallCarriesNoConsent(t *testing.T) {
+	t.Parallel()
 	a := NextAction{Tool: ToolApprove, Args: map[string]any{"runId": "run_abc", ArgConfirm: true}}
 	call := a.Call()
 	if _, set := call.Args[ArgConfirm]; set || call.Args["runId"] != "run_abc" {

@@ -47,6 +47,7 @@ func rawServer(t *testing.T, head, body string) string {
 // neither set the terminal's title nor write its clipboard, nor hide or
 // reorder what a person reads.
 func TestDebugTraceSanitizesServerText(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	body := "{\"ok\":true,\"tool\":\"t\",\"summary\":\"a\u202egnp.exe\u200b\",\"data\":null,\"warnings\":[],\"nextActions\":[]}"
 	base := rawServer(t, "HTTP/1.1 200 OK\x1b]0;pwned\x07\x1b]52;c;Zm9v\x07\r\nMcp-Session-Id: s\xe2\x80\xaex\r\nX-Note: \xe2\x80\xaeevil\r\nContent-Type: application/json\r\n", body)
@@ -73,6 +74,7 @@ func TestDebugTraceSanitizesServerText(t *testing.T) {
 // every credential name, members inside an escaped JSON string, a value the
 // trace limit cut before its end, and the configured key cut the same way.
 func TestDebugRedactionCoversEveryForm(t *testing.T) {
+	t.Parallel()
 	tr := &tracer{secrets: []string{"my-very-secret-key"}}
 	for _, tc := range []struct{ in, secret string }{
 		{`{"sessionId":"s3ss10n"}`, "s3ss10n"},
@@ -98,6 +100,7 @@ func TestDebugRedactionCoversEveryForm(t *testing.T) {
 
 // A URL's password is never printed: not in the trace, not in an error.
 func TestURLPasswordIsNeverPrinted(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	var trace bytes.Buffer
 	c := New(Options{BaseURL: "http://user:hunter2@127.0.0.1:1", APIKey: "vqs_key_0123", Debug: &trace, NoRetry: true})

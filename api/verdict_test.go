@@ -25,6 +25,7 @@ func resetAfterHeaders(w http.ResponseWriter) {
 // read that checks it; a request that never reached the server goes again
 // whatever the tool.
 func TestRetriesAreKeyedOnWriteSafety(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	approve := Call{Tool: ToolApprove, Args: map[string]any{"runId": "run_1", "scenarioLabel": "Home", "confirm": true}}
 	for _, tc := range []struct {
@@ -79,6 +80,7 @@ func TestRetriesAreKeyedOnWriteSafety(t *testing.T) {
 // An answer whose transport says it failed while it says ok is no success:
 // a 4xx or 5xx carrying ok:true.
 func TestAStatusThatContradictsItsBodyIsAFailure(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	for _, status := range []int{500, 422, 429} {
 		s := testkit.NewServer(t, testkit.Always(status, testkit.OK(ToolRunFailures, "all good", nil)))
@@ -92,6 +94,7 @@ func TestAStatusThatContradictsItsBodyIsAFailure(t *testing.T) {
 // A verdict vq cannot read is never a pass: a run without a status, a
 // status outside the documented set (named), or one given twice.
 func TestRunVerdictsVQCannotReadAreNoVerdict(t *testing.T) {
+	t.Parallel()
 	for body, want := range map[string]string{
 		`{"runId":"r1"}`:                     "run r1 has no status",
 		`{}`:                                 "names no runId",
@@ -117,6 +120,7 @@ func TestRunVerdictsVQCannotReadAreNoVerdict(t *testing.T) {
 // A job that ended failed or cancelled is no pass, whatever ok says; a
 // status outside the set is named.
 func TestJobVerdicts(t *testing.T) {
+	t.Parallel()
 	for status, want := range map[string]string{
 		"completed": "", "running": "", "queued": "",
 		"failed": CodeJobFailed, "cancelled": CodeJobCancelled, "exploded": CodeNoVerdict,
@@ -134,6 +138,7 @@ func TestJobVerdicts(t *testing.T) {
 // A proof passes only proven; ok:true with a failed verdict is the
 // proof_failed the contract says it carries.
 func TestProofVerdicts(t *testing.T) {
+	t.Parallel()
 	for result, want := range map[string]string{
 		`{"proofVerdict":"proven"}`: "",
 		`{"proofVerdict":"failed"}`: CodeProofFailed,
@@ -149,6 +154,7 @@ func TestProofVerdicts(t *testing.T) {
 
 // A duplicate ok, and ok:true with an error, are malformed answers.
 func TestSelfContradictingToolResponsesAreMalformed(t *testing.T) {
+	t.Parallel()
 	for _, body := range []string{
 		`{"ok":false,"tool":"t","ok":true}`,
 		`{"ok":true,"tool":"t","error":{"code":"tool_error","message":"x"}}`,

@@ -45,6 +45,7 @@ func watchOnce(t *testing.T, s *testkit.Server, o WatchOptions) (*ToolResponse, 
 }
 
 func TestPolicySchedule(t *testing.T) {
+	t.Parallel()
 	p := NewPolicy(WatchOptions{})
 	var got []time.Duration
 	for range 8 {
@@ -92,6 +93,7 @@ func TestPolicySchedule(t *testing.T) {
 }
 
 func TestWatchQueuedToCompletedReportsOnlyChanges(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Script(testkit.Answer(200, jobBody(JobQueued, 0, 0, "")),
 		testkit.Answer(200, jobBody(JobQueued, 0, 0, "")),
 		testkit.Answer(200, jobBody(JobRunning, 1, 3, "Loading page")),
@@ -125,6 +127,7 @@ func TestWatchQueuedToCompletedReportsOnlyChanges(t *testing.T) {
 }
 
 func TestWatchGoesOnThroughTransientFailures(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Script(testkit.Answer(200, jobBody(JobRunning, 1, 2, "")),
 		testkit.Answer(502, "<html>Bad Gateway</html>"),
 		testkit.Answer(503, ""),
@@ -150,6 +153,7 @@ func TestWatchGoesOnThroughTransientFailures(t *testing.T) {
 }
 
 func TestWatchGivesUpAfterTheFailureBudget(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(502, "bad gateway"))
 	o := fast
 	o.MaxFailures = 4
@@ -163,6 +167,7 @@ func TestWatchGivesUpAfterTheFailureBudget(t *testing.T) {
 }
 
 func TestWatchWaitsOutARateLimitThatGotThrough(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Script(testkit.Answer(429, testkit.RateLimit("t", "msg rate_limit", 20, testkit.Summary("rate_limit"))),
 		testkit.Answer(200, jobBody(JobCompleted, 1, 1, "")),
 	))
@@ -176,6 +181,7 @@ func TestWatchWaitsOutARateLimitThatGotThrough(t *testing.T) {
 }
 
 func TestWatchEndsOnARefusalAndOnAFailedJob(t *testing.T) {
+	t.Parallel()
 	for name, body := range map[string]string{
 		"unknown job": testkit.Failure("t", CodeNotFound, "msg "+CodeNotFound, false, testkit.Summary(CodeNotFound)),
 		"failed job":  jobBody(JobFailed, 2, 3, "no event"),
@@ -197,6 +203,7 @@ func TestWatchEndsOnARefusalAndOnAFailedJob(t *testing.T) {
 }
 
 func TestWatchTimeoutReportsTheLastStatus(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(200, jobBody(JobRunning, 1, 5, "slow")))
 	o := fast
 	o.Timeout = 30 * time.Millisecond
@@ -214,6 +221,7 @@ func TestWatchTimeoutReportsTheLastStatus(t *testing.T) {
 }
 
 func TestWatchStopsWhenTheContextIsCancelled(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	ctx, cancel := context.WithCancel(ctx)
 	polls := 0
@@ -234,6 +242,7 @@ func TestWatchStopsWhenTheContextIsCancelled(t *testing.T) {
 }
 
 func TestAcceptedJob(t *testing.T) {
+	t.Parallel()
 	for body, want := range map[string]string{
 		`{"ok":true,"data":{"jobId":"job_9","status":"queued"}}`:    "job_9",
 		`{"ok":true,"data":{"jobId":"job_9","status":"running"}}`:   "job_9",
@@ -257,6 +266,7 @@ func TestAcceptedJob(t *testing.T) {
 // is no outcome: the watch polls on (progress it cannot read is left out)
 // and never ends ok on a job that is still running.
 func TestMalformedJobStatusesNeverEndAWatchOK(t *testing.T) {
+	t.Parallel()
 	running := func(progress string) string {
 		return `{"ok":true,"tool":"get_job_status","summary":"s","data":{"jobId":"j","status":"running","progress":` + progress + `},"warnings":[],"nextActions":[]}`
 	}
@@ -292,6 +302,7 @@ func TestMalformedJobStatusesNeverEndAWatchOK(t *testing.T) {
 // The fakes of every package's tests speak the contract by the names api
 // gives it.
 func TestTestkitNamesAreTheContracts(t *testing.T) {
+	t.Parallel()
 	for got, want := range map[string]string{
 		testkit.ToolJobStatus: ToolJobStatus, testkit.CodeNotFound: CodeNotFound,
 		testkit.CodeRateLimit: CodeRateLimit, testkit.JobCompleted: JobCompleted,

@@ -77,6 +77,7 @@ func login(t *testing.T, env map[string]string, key string, args ...string) {
 // flags, the environment or the active entry say with that server's key
 // only, and logging out of one keeps the other.
 func TestTwoServersSideBySide(t *testing.T) {
+	t.Parallel()
 	for _, useKeyring := range []bool{false, true} {
 		name := map[bool]string{false: "config file", true: "keyring"}[useKeyring]
 		t.Run(name, func(t *testing.T) {
@@ -162,6 +163,7 @@ func TestTwoServersSideBySide(t *testing.T) {
 // saved, and an entry already there is left as it was; --no-verify saves
 // without asking.
 func TestLoginSavesOnlyACheckedKey(t *testing.T) {
+	t.Parallel()
 	ts := startLoggedSandbox(t)
 	gone := httptest.NewServer(http.NotFoundHandler())
 	gone.Close()
@@ -207,6 +209,7 @@ func TestLoginSavesOnlyACheckedKey(t *testing.T) {
 // A config file of the single-server shape keeps working, and the next
 // login rewrites it as entries, privately, losing nothing.
 func TestOldConfigIsMigratedWithoutLoss(t *testing.T) {
+	t.Parallel()
 	old, other := startLoggedSandbox(t), startLoggedSandbox(t)
 	t.Run("key in the file", func(t *testing.T) {
 		env := accountsEnv(t, false)
@@ -279,6 +282,7 @@ func mapsEqual(a, b map[string]any) bool {
 // The interactive login takes a host without a scheme as https://, and
 // its errors name the prompt that was answered, not a flag.
 func TestInteractiveLoginNamesThePrompt(t *testing.T) {
+	t.Parallel()
 	ts := startLoggedSandbox(t)
 	env := accountsEnv(t, false)
 	_, stderr, exit := vqRun{Env: env, TTY: true, Stdin: "http://visualq.example.com\n"}.run(t, "auth", "login")
@@ -300,6 +304,7 @@ func TestInteractiveLoginNamesThePrompt(t *testing.T) {
 // Signing out of the active server leaves the one server left active;
 // with more left, none is, and vq says how to pick one.
 func TestLogoutOfTheActiveServerLeavesTheOneLeftActive(t *testing.T) {
+	t.Parallel()
 	a, b, c := startLoggedSandbox(t), startLoggedSandbox(t), startLoggedSandbox(t)
 	env := accountsEnv(t, false)
 	login(t, env, sandbox.KeyAdmin, "--base-url", a.URL, "--name", "a")
@@ -336,6 +341,7 @@ func TestLogoutOfTheActiveServerLeavesTheOneLeftActive(t *testing.T) {
 // Signing in again to a server under another --name says that its entry
 // was renamed; the same name, or none, says nothing of it.
 func TestReLoginThatRenamesSaysSo(t *testing.T) {
+	t.Parallel()
 	ts := startLoggedSandbox(t)
 	env := accountsEnv(t, false)
 	login(t, env, sandbox.KeyAdmin, "--base-url", ts.URL, "--name", "old")
@@ -361,6 +367,7 @@ func TestReLoginThatRenamesSaysSo(t *testing.T) {
 // The interactive login takes a loopback address typed without a scheme
 // as http:// (the sandbox, a server on this machine), and signs in there.
 func TestInteractiveLoginOfLoopbackDefaultsToHTTP(t *testing.T) {
+	t.Parallel()
 	ts := startLoggedSandbox(t)
 	port := ts.URL[strings.LastIndex(ts.URL, ":")+1:]
 	for _, host := range []string{"127.0.0.1", "localhost", "LOCALHOST", "[::1]"} {
@@ -399,6 +406,7 @@ func listens(t *testing.T, addr string) bool {
 // An https:// URL to a server that speaks plain HTTP is explained in
 // words, not sent twice, and at the login nothing is saved.
 func TestHTTPSToAPlainServerIsExplained(t *testing.T) {
+	t.Parallel()
 	ts := startLoggedSandbox(t)
 	hostPort := strings.TrimPrefix(ts.URL, "http://")
 	want := hostPort + " answers plain HTTP, not HTTPS (TLS): for a server on this machine use http://" + hostPort + "; otherwise check the URL's port"

@@ -44,13 +44,12 @@ func newReleaseServer(t *testing.T) *releaseServer {
 	t.Helper()
 	s := &releaseServer{root: t.TempDir()}
 	files := http.FileServer(http.Dir(s.root))
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.Server = testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.got = append(s.got, r.URL.Path)
 		s.mu.Unlock()
 		files.ServeHTTP(w, r)
 	}))
-	t.Cleanup(s.Close)
 	return s
 }
 
@@ -189,6 +188,7 @@ func (r *runner) outputs(t *testing.T) map[string]string {
 // a failing, an errored and a cancelled run; the later steps use the
 // cached install.
 func TestGitHubActionRunsVQ(t *testing.T) {
+	t.Parallel()
 	releases := newReleaseServer(t)
 	releases.release(t, "1.2.3", buildVQ(t), false)
 	releases.tags(t, map[string]string{"v1": "1111111111111111111111111111111111111111", "v1.2.3": "1111111111111111111111111111111111111111",
@@ -249,6 +249,7 @@ func TestGitHubActionRunsVQ(t *testing.T) {
 // An archive whose digest is not the one checksums.txt lists is never
 // run: the step fails with one line, sends nothing and caches nothing.
 func TestGitHubActionRefusesATamperedArchive(t *testing.T) {
+	t.Parallel()
 	releases := newReleaseServer(t)
 	releases.release(t, "1.2.4", buildVQ(t), true)
 	server := newCISandbox(t, time.Millisecond)
@@ -271,6 +272,7 @@ func TestGitHubActionRefusesATamperedArchive(t *testing.T) {
 // A runner with no release archive, a ref that is no release and empty
 // inputs each end the step with one line saying so.
 func TestGitHubActionSaysWhyItCannotRun(t *testing.T) {
+	t.Parallel()
 	releases := newReleaseServer(t)
 	releases.tags(t, map[string]string{"v1": "1111111111111111111111111111111111111111"})
 	server := newCISandbox(t, time.Millisecond)
@@ -309,6 +311,7 @@ func TestGitHubActionSaysWhyItCannotRun(t *testing.T) {
 // expanded or run; the key reaches vq in its environment, never as an
 // argument; the step exits with the code vq exits with.
 func TestGitHubActionPassesArgumentsAsWords(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fake := filepath.Join(dir, "vq")
 	os.WriteFile(fake, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$RUNNER_TEMP/argv\"\nprintf '%s' \"$VQ_API_KEY|$VQ_BASE_URL\" > \"$RUNNER_TEMP/env\"\nexit 42\n"), 0o755)

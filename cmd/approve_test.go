@@ -32,58 +32,8 @@ func failing(t *testing.T, env map[string]string, run string) int {
 	return n
 }
 
-func TestApproveSeveralPairsAsOneBatch(t *testing.T) {
-	env := sandboxEnv(t)
-	out, stderr, exit := runVQ(t, env, "approve", "run_abc", "--scenario", "Homepage", "--viewport", "desktop",
-		"--scenario", "Checkout", "--viewport", "mobile", "--yes", "--json")
-	if exit != 0 {
-		t.Fatalf("exit %d: %s", exit, stderr)
-	}
-	var resp struct {
-		OK   bool
-		Data struct{ Approved, Refused int }
-	}
-	if err := json.Unmarshal([]byte(out), &resp); err != nil || !resp.OK || resp.Data.Approved != 2 {
-		t.Errorf("answer %s (%v)", out, err)
-	}
-	if n := failing(t, env, "run_abc"); n != 1 {
-		t.Errorf("%d checks still fail, want 1", n)
-	}
-}
-
-func TestApproveBatchReportsARefusalWithItsExitCode(t *testing.T) {
-	env := sandboxEnv(t)
-	out, _, exit := runVQ(t, env, "approve", "run_abc", "--viewport", "desktop", "--scenario", "Homepage", "--scenario", "Nowhere", "--yes")
-	if exit != exitcode.ForCode("validation_error", true) {
-		t.Errorf("exit %d, want validation_error's", exit)
-	}
-	if !strings.Contains(out, "1 done, 1 refused") || !strings.Contains(out, "refused Nowhere/desktop") {
-		t.Errorf("no summary of the refusal:\n%s", out)
-	}
-	if n := failing(t, env, "run_abc"); n != 2 {
-		t.Errorf("%d checks still fail, want 2", n)
-	}
-}
-
-func TestApproveDryRunSendsNothing(t *testing.T) {
-	env := sandboxEnv(t)
-	out, stderr, exit := runVQ(t, env, "approve", "run_abc", "--scenario", "Homepage", "--scenario", "Checkout", "--viewport", "desktop", "--dry-run")
-	if exit != 0 || !strings.Contains(out, "Dry run: would send 2 calls") || !strings.Contains(out, "Checkout/desktop") {
-		t.Errorf("exit %d, out %s, stderr %s", exit, out, stderr)
-	}
-	if n := failing(t, env, "run_abc"); n != 3 {
-		t.Errorf("a dry run approved checks: %d still fail", n)
-	}
-}
-
-func TestApprovePairsThatDoNotPairAreAUsageError(t *testing.T) {
-	_, stderr, exit := runVQ(t, nil, "approve", "run_abc", "--scenario", "a", "--scenario", "b", "--viewport", "x", "--viewport", "y", "--viewport", "z")
-	if exit != exitcode.Usage || !strings.Contains(stderr, "do not pair up") {
-		t.Errorf("exit %d: %s", exit, stderr)
-	}
-}
-
 func TestApprovePromptSaysHowManyChecks(t *testing.T) {
+	t.Parallel()
 	env := sandboxEnv(t)
 	env["VQ_NO_TUI"] = "1"
 	_, stderr, exit := vqRun{Env: env, TTY: true, Stdin: "y\n"}.run(t, "approve", "run_big", "--viewport", "desktop")
@@ -105,6 +55,7 @@ func TestApprovePromptSaysHowManyChecks(t *testing.T) {
 // The calls of a batch go through the sender of a single call: a refusal
 // says what to do about it in the same words.
 func TestApproveBatchRefusalsCarryTheSingleCallsHint(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(401, ""))
 	single, _, _ := runVQ(t, s.Env(), "approve", "run_abc", "--scenario", "A", "--viewport", "d", "--yes", "--jq", ".error.message")
 	out, _, exit := runVQ(t, s.Env(), "approve", "run_abc", "--scenario", "A", "--viewport", "d", "--scenario", "B", "--viewport", "d",
@@ -124,6 +75,7 @@ func TestApproveBatchRefusalsCarryTheSingleCallsHint(t *testing.T) {
 // what each answer says of the rest ("N still failing") counts down,
 // whatever order the answers came back in.
 func TestApproveBatchResultsCountDownInOrder(t *testing.T) {
+	t.Parallel()
 	env := sandboxEnv(t)
 	args := []string{"approve", "run_big", "--viewport", "desktop", "--yes", "--json", "--jq", "[.data.results[].summary]"}
 	for i := 1; i <= 12; i++ {

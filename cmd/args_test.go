@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"os/exec"
 	"strings"
 	"sync"
@@ -21,6 +20,7 @@ import (
 // naming the argument meant, against the registry's arguments of a
 // VisualQ or CI tool: as the binary runs it, in a CI step.
 func TestAMisspeltArgumentIsRefusedBeforeAnythingIsSent(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(200, runFailuresBody))
 	cmd := exec.Command(buildVQ(t), "ci", "run-vrt", "brnch=feature/new-header", "--wait")
 	cmd.Env = []string{"VQ_BASE_URL=" + s.URL, "VQ_API_KEY=" + testkit.DefaultKey, "VQ_CONFIG=" + t.TempDir() + "/c.json", "VQ_NO_KEYRING=1"}
@@ -70,6 +70,7 @@ func TestAMisspeltArgumentIsRefusedBeforeAnythingIsSent(t *testing.T) {
 // sent as it is, and a tool the registry does not know is the server's to
 // judge.
 func TestArgumentsTheToolMayTakeAreSent(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, func(c testkit.Call) testkit.Reply {
 		if c.Tool == "run_vrt" {
 			return testkit.Answer(200, `{"runId":"run_1","status":"queued"}`) // a run started: no ToolResponse
@@ -108,6 +109,7 @@ func TestArgumentsTheToolMayTakeAreSent(t *testing.T) {
 // only a near miss of one it declares when it does; no tools/call is sent
 // for a refused one.
 func TestMCPArgumentsAreCheckedAgainstTheListedSchema(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	called := map[string][]string{}
 	server := mcp.NewServer(&mcp.Implementation{Name: "schemas", Version: "1"}, nil)
@@ -123,8 +125,7 @@ func TestMCPArgumentsAreCheckedAgainstTheListedSchema(t *testing.T) {
 		})
 	}
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
-	ts := httptest.NewServer(handler)
-	t.Cleanup(ts.Close)
+	ts := testkit.Serve(t, handler)
 	for _, tc := range []struct {
 		args []string
 		want string // the stderr of a refusal; "" when the call is sent

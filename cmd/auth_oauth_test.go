@@ -56,6 +56,7 @@ func scopesOf(auth url.Values) []string {
 // Headless (as at a terminal) a call refused for want of a scope signs in
 // again for the larger scope, stores the token, and is answered once.
 func TestRefusedCallSignsInAgainAndIsAnsweredOnce(t *testing.T) {
+	t.Parallel()
 	s := stepUpServer(t, false)
 	env := withEnv(oauthEnv(t), "VQ_OAUTH_HEADLESS", "1")
 	if _, errOut, exit := runVQ(t, env, "--endpoint", s.Endpoint, "auth", "login", "--oauth"); exit != 0 {
@@ -93,6 +94,7 @@ func TestRefusedCallSignsInAgainAndIsAnsweredOnce(t *testing.T) {
 // A script (no terminal, not headless) keeps the refusal: scope_denied,
 // and the sign-in that grants it.
 func TestRefusedCallInAScriptIsScopeDeniedWithTheHint(t *testing.T) {
+	t.Parallel()
 	s := stepUpServer(t, false)
 	env := oauthEnv(t)
 	if _, errOut, exit := runVQ(t, withEnv(env, "VQ_OAUTH_HEADLESS", "1"), "--endpoint", s.Endpoint, "auth", "login", "--oauth"); exit != 0 {
@@ -111,6 +113,7 @@ func TestRefusedCallInAScriptIsScopeDeniedWithTheHint(t *testing.T) {
 
 // At a terminal the sign-in again opens the browser, as the login does.
 func TestRefusedCallAtATerminalSignsInAgainInTheBrowser(t *testing.T) {
+	t.Parallel()
 	s := stepUpServer(t, false)
 	var mu sync.Mutex
 	var opened []string
@@ -144,6 +147,7 @@ func TestRefusedCallAtATerminalSignsInAgainInTheBrowser(t *testing.T) {
 }
 
 func TestClientMetadataURLIsCheckedBeforeAnythingIsSent(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -164,6 +168,7 @@ func TestClientMetadataURLIsCheckedBeforeAnythingIsSent(t *testing.T) {
 // URL is vq's client id at the login, at the sign-in again of a refused
 // call, and at a later login that does not repeat the flag.
 func TestClientMetadataURLIsTheClientIDFromTheLoginOn(t *testing.T) {
+	t.Parallel()
 	const doc = "https://vq.example.com/oauth/client.json"
 	s := stepUpServer(t, true)
 	env := withEnv(oauthEnv(t), "VQ_OAUTH_HEADLESS", "1")

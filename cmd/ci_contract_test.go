@@ -18,6 +18,7 @@ import (
 // exits pending (8), never 0; a run just started by run-vrt is what was
 // asked for, and exits 0. Both say how to wait for the verdict.
 func TestPendingIsNotPassing(t *testing.T) {
+	t.Parallel()
 	s := newCISandbox(t, time.Hour)
 	out, stderr, exit := runVQ(t, s.Env(), "ci", "run-vrt", "branch=main", "--jq", ".data.runId")
 	if exit != 0 || !strings.Contains(stderr, "vq ci status run_ci_0001 --wait") {
@@ -37,6 +38,7 @@ func TestPendingIsNotPassing(t *testing.T) {
 // a refusal, a 401, no credential, an http_error, and the usage and
 // configuration mistakes found before any call.
 func TestJSONFailuresWriteOneDocumentAndOneLine(t *testing.T) {
+	t.Parallel()
 	refusal := testkit.NewServer(t, testkit.Always(400, confirmRequiredBody))
 	gateway := testkit.NewServer(t, testkit.Always(502, "<html>Bad Gateway</html>"))
 	unauthorized := testkit.NewServer(t, testkit.Always(401, ""))
@@ -78,6 +80,7 @@ func TestJSONFailuresWriteOneDocumentAndOneLine(t *testing.T) {
 // Errors say what to do: a refused connection names the URL it tried; a
 // 404 on vq's own path says to use the server's root as --base-url.
 func TestTransportErrorsSayWhatToDo(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	_, stderr, exit := runVQ(t, map[string]string{"VQ_BASE_URL": "http://127.0.0.1:1", "VQ_API_KEY": "k"}, "failures", "r", "--no-retry")
 	if exit != 20 || !strings.Contains(stderr, "connection to http://127.0.0.1:1/api/mcp/v1/invoke failed: connection refused") {
@@ -91,6 +94,7 @@ func TestTransportErrorsSayWhatToDo(t *testing.T) {
 
 // A run ID holding a newline cannot forge a second line on stderr.
 func TestServerTextCannotForgeALine(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(200, ""))
 	s.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"runId":"run_x\nhint: all checks passed","status":"error","failed":0,"total":3}`)
@@ -111,6 +115,7 @@ func TestServerTextCannotForgeALine(t *testing.T) {
 // failing checks nested in .data.failures when there are any. A script's
 // --jq does not change with the verdict.
 func TestCIWaitJSONHasOneShapeForEveryVerdict(t *testing.T) {
+	t.Parallel()
 	s := newCISandbox(t, time.Millisecond)
 	for _, tc := range []struct {
 		branch, status string

@@ -35,6 +35,7 @@ func completeWith(t *testing.T, env map[string]string, args ...string) ([]string
 }
 
 func TestCompletesArgumentKeysOfATool(t *testing.T) {
+	t.Parallel()
 	got, directive := completeWith(t, nil, "invoke", "get_diff_stats", "sce")
 	if !slices.Equal(got, []string{"scenarioLabel="}) {
 		t.Errorf("candidates = %q, want [scenarioLabel=]", got)
@@ -53,6 +54,7 @@ func TestCompletesArgumentKeysOfATool(t *testing.T) {
 }
 
 func TestCompletesScenariosAndViewportsOfARunsFailures(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(200, runFailuresBody))
 	got, _ := completeWith(t, s.Env(), "diff", "run_abc", "--scenario", "")
 	if !slices.Equal(got, []string{"Homepage", "Checkout"}) {
@@ -74,6 +76,7 @@ func TestCompletesScenariosAndViewportsOfARunsFailures(t *testing.T) {
 }
 
 func TestCompletionOffersNothingWhenTheServerFails(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(502, "<html>bad gateway</html>"))
 	got, directive := completeWith(t, s.Env(), "diff", "run_abc", "--scenario", "")
 	if len(got) != 0 || directive != ":4" {
@@ -82,6 +85,7 @@ func TestCompletionOffersNothingWhenTheServerFails(t *testing.T) {
 }
 
 func TestCompletesRecentlySeenRunAndJobIDs(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(200, runFailuresBody))
 	env := s.Env()
 	env["XDG_CACHE_HOME"] = t.TempDir()
@@ -102,6 +106,7 @@ func TestCompletesRecentlySeenRunAndJobIDs(t *testing.T) {
 }
 
 func TestCompletesEnumFlags(t *testing.T) {
+	t.Parallel()
 	if got, _ := completeWith(t, nil, "failures", "--format", ""); !slices.Equal(got, []string{"text", "json", "markdown", "junit", "github"}) {
 		t.Errorf("--format = %q", got)
 	}
@@ -113,6 +118,7 @@ func TestCompletesEnumFlags(t *testing.T) {
 // TestCompletionScriptsLoad sources each shell's script in that shell; a
 // shell that is not installed is skipped (.ci/run installs them).
 func TestCompletionScriptsLoad(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ shell, check string }{
 		{"bash", `source "$1" && complete -p vq`},
 		{"zsh", `autoload -U compinit && compinit -u -d "$2/zcompdump" && source "$1" && print -r -- $_comps[vq]`},
@@ -147,6 +153,7 @@ func TestCompletionScriptsLoad(t *testing.T) {
 }
 
 func TestCompletionRejectsAnUnknownShell(t *testing.T) {
+	t.Parallel()
 	stdout, stderr, exit := runVQ(t, nil, "completion", "tcsh")
 	if exit != 2 || stdout != "" || !strings.Contains(stderr, "tcsh") {
 		t.Errorf("exit %d, stdout %q, stderr %q", exit, stdout, stderr)

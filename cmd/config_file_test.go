@@ -74,6 +74,7 @@ func hostileConfigs(t *testing.T) map[string]string {
 // or 300 MB); a call whose server and key the flags and environment give
 // goes on without it, with a warning that says so.
 func TestHostileConfigFilesEndAtOnceAndBreakOnlyWhatNeedsThem(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("FIFOs and /dev/zero are Unix's")
 	}
@@ -121,6 +122,7 @@ func TestHostileConfigFilesEndAtOnceAndBreakOnlyWhatNeedsThem(t *testing.T) {
 // writable, or owned by someone else) is warned about, naming it and the
 // fix; a private one is not. A sticky directory (/tmp) is no risk.
 func TestConfigOthersMayChangeIsWarnedAbout(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("modes and owners are Unix's")
 	}
@@ -165,6 +167,7 @@ func TestConfigOthersMayChangeIsWarnedAbout(t *testing.T) {
 // stays one when vq writes it: the target is replaced, atomically and
 // privately, and a link to what is no regular file is refused with why.
 func TestConfigWritesKeepTheSymlink(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("symbolic links need privileges on Windows")
 	}

@@ -21,6 +21,7 @@ import (
 )
 
 func TestEveryErrorCodeHasItsExitCode(t *testing.T) {
+	t.Parallel()
 	codes := []string{"validation_error", "confirm_required", "scope_denied", "plan_gate", "rate_limit",
 		"project_resolution_error", "tool_error", "pipeline_blocked", "save_failed", "http_error", "not_found", "proof_failed"}
 	seen := map[int]string{}
@@ -58,6 +59,7 @@ func TestEveryErrorCodeHasItsExitCode(t *testing.T) {
 // verdicts, and http_error) never passes for the client: it exits as the
 // tool's failure, and the message keeps the server's code.
 func TestAServerCannotPassForTheClient(t *testing.T) {
+	t.Parallel()
 	for _, row := range exitcode.Table() {
 		if !exitcode.Reserved(row.Code) || (row.Recoverable != nil && !*row.Recoverable) {
 			continue
@@ -90,6 +92,7 @@ func TestAServerCannotPassForTheClient(t *testing.T) {
 // A duplicate ok is no verdict: whichever a decoder keeps, the answer is
 // malformed.
 func TestADuplicateOKIsAMalformedAnswer(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(200, `{"ok":false,"tool":"get_run_failures","summary":"x","ok":true}`))
 	_, stderr, exit := runVQ(t, s.Env(), "failures", "run_1", "--no-retry")
 	if exit != exitcode.ForCode(api.CodeHTTPError, true) || !strings.Contains(stderr, "error: http_error: HTTP 200 OK: ") {
@@ -98,6 +101,7 @@ func TestADuplicateOKIsAMalformedAnswer(t *testing.T) {
 }
 
 func TestExitCodesJSONMatchesWhatVQExitsWith(t *testing.T) {
+	t.Parallel()
 	stdout, _, exit := runVQ(t, nil, "exit-codes", "--json")
 	var rows []exitcode.Row
 	if err := json.Unmarshal([]byte(stdout), &rows); err != nil || exit != 0 {
@@ -129,6 +133,7 @@ func TestExitCodesJSONMatchesWhatVQExitsWith(t *testing.T) {
 }
 
 func TestUnknownErrorCodeExitsUnknown(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(422, testkit.Failure("some_tool", "brand_new_code", "why brand_new_code", false)))
 	_, _, exit := runVQ(t, s.Env(), "invoke", "x")
 	if exit != 30 {
@@ -136,46 +141,8 @@ func TestUnknownErrorCodeExitsUnknown(t *testing.T) {
 	}
 }
 
-func TestNoCredentialSendsNothing(t *testing.T) {
-	s := testkit.NewServer(t, testkit.Always(200, `{"ok":true}`))
-	stdout, stderr, exit := runVQ(t, map[string]string{"VQ_BASE_URL": s.URL}, "failures", "run_abc")
-	if exit != exitcode.Unauthorized || len(s.Calls()) != 0 {
-		t.Fatalf("exit %d after %d calls", exit, len(s.Calls()))
-	}
-	if stdout != "" || !strings.Contains(stderr, "vq auth login") {
-		t.Errorf("stdout %q stderr %q", stdout, stderr)
-	}
-}
-
-func TestUsageErrorsSendNothing(t *testing.T) {
-	s := testkit.NewServer(t, testkit.Always(200, `{"ok":true}`))
-	for _, args := range [][]string{
-		{"invoke"},
-		{"invoke", "t", "novalue"},
-		{"invoke", "t", "n:=notjson"},
-		{"invoke", "t", "--args", "[1,2]"},
-		{"invoke", "t", "--args", "@/does/not/exist"},
-		{"invoke", "t", "--jq", ".data[["},
-		{"invoke", "t", "--format", "yaml"},
-		{"invoke", "t", "--bogus-flag"},
-		{"diff", "run_abc"},
-		{"failures"},
-		{"nosuchcommand"},
-	} {
-		_, stderr, exit := runVQ(t, s.Env(), args...)
-		if exit != exitcode.Usage {
-			t.Errorf("%q: exit %d, want %d", args, exit, exitcode.Usage)
-		}
-		if lines := strings.Count(strings.TrimSpace(stderr), "\n") + 1; !strings.HasPrefix(stderr, "error: ") || lines > 2 {
-			t.Errorf("%q: want a one-line reason and a hint, got %q", args, stderr)
-		}
-	}
-	if n := len(s.Calls()); n != 0 {
-		t.Errorf("usage errors sent %d calls", n)
-	}
-}
-
 func TestArgumentTyping(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(200, `{"ok":true,"tool":"t","summary":"ok","data":null,"warnings":[],"nextActions":[]}`))
 	argsFile := filepath.Join(t.TempDir(), "args.json")
 	os.WriteFile(argsFile, []byte(`{"fromFile": true, "runId": "file"}`), 0o600)
@@ -204,6 +171,7 @@ func TestArgumentTyping(t *testing.T) {
 }
 
 func TestWriteToolsSendConfirmOnlyWithYes(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(200, `{"ok":true,"tool":"approve_vrt_results","summary":"approved","data":null,"warnings":[],"nextActions":[]}`))
 	runVQ(t, s.Env(), "approve", "run_abc", "--scenario", "Homepage")
 	runVQ(t, s.Env(), "approve", "run_abc", "--yes")
@@ -217,6 +185,7 @@ func TestWriteToolsSendConfirmOnlyWithYes(t *testing.T) {
 }
 
 func TestConfirmRequiredWithYesResendsOnce(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(400, testkit.Failure("some_tool", "confirm_required", "why confirm_required", true)))
 	_, _, exit := runVQ(t, s.Env(), "invoke", "write_tool", "--yes")
 	calls := s.Calls()
@@ -245,6 +214,7 @@ const withActions = `{"ok":true,"tool":"get_run_failures","summary":"3 of 12 che
    {"label":"Odd key","tool":"t","args":{"a=b":"c","--flag":"d"}}]}`
 
 func TestPlainOutputIsSanitizedAndAligned(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(200, withActions))
 	stdout, _, exit := runVQ(t, s.Env(), "failures", "run_abc")
 	if exit != 0 {
@@ -271,6 +241,7 @@ func TestPlainOutputIsSanitizedAndAligned(t *testing.T) {
 // (a task command or vq invoke) through a real shell and checks the
 // server received exactly the suggested arguments.
 func TestPrintedNextActionsRunAsPrinted(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("bash not installed")
@@ -316,6 +287,7 @@ func TestPrintedNextActionsRunAsPrinted(t *testing.T) {
 }
 
 func TestJQFiltersTheResponse(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(200, withActions))
 	stdout, _, exit := runVQ(t, s.Env(), "failures", "run_abc", "--jq", ".data.failures[] | .scenarioLabel, .mismatchPercent")
 	if exit != 0 || stdout != "Homepage\n4.2\nCart red\n12.75\n" {
@@ -324,6 +296,7 @@ func TestJQFiltersTheResponse(t *testing.T) {
 }
 
 func TestClientMadeHTTPErrorIsOneJSONDocument(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(502, "<html><title>Bad Gateway</title></html>"))
 	stdout, stderr, exit := runVQ(t, s.Env(), "failures", "run_abc", "--json")
 	var doc map[string]any
@@ -340,6 +313,7 @@ func TestClientMadeHTTPErrorIsOneJSONDocument(t *testing.T) {
 }
 
 func TestLoginWritesAPrivateConfigFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "vq", "config.json")
 	env := map[string]string{"VQ_CONFIG": cfg}
@@ -370,6 +344,7 @@ func TestLoginWritesAPrivateConfigFile(t *testing.T) {
 }
 
 func TestPlainHTTPToARemoteHostIsRefused(t *testing.T) {
+	t.Parallel()
 	_, stderr, exit := runVQ(t, map[string]string{"VQ_API_KEY": "k"}, "failures", "r", "--base-url", "http://visualq.example.com")
 	if exit != exitcode.Usage || !strings.Contains(stderr, "--base-url") {
 		t.Errorf("exit %d stderr %q", exit, stderr)
@@ -377,6 +352,7 @@ func TestPlainHTTPToARemoteHostIsRefused(t *testing.T) {
 }
 
 func TestConfirmPromptOnATerminal(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(400, testkit.Failure("some_tool", "confirm_required", "why confirm_required", true)))
 	run := func(ctx context.Context, stdin io.Reader) (string, int) {
 		var out, errOut bytes.Buffer
@@ -406,6 +382,7 @@ func TestConfirmPromptOnATerminal(t *testing.T) {
 
 // The task commands send the tools and argument names the registry holds.
 func TestTaskCommandsSendTheSpecArguments(t *testing.T) {
+	t.Parallel()
 	answer := `{"ok":true,"tool":"t","summary":"done","data":null,"warnings":[],"nextActions":[]}`
 	type taskCase struct {
 		args []string
@@ -464,6 +441,7 @@ func TestTaskCommandsSendTheSpecArguments(t *testing.T) {
 // Settings come from the flag, else the environment, else the config file;
 // one that is set nowhere is not sent.
 func TestSettingsFlagOverEnvironmentOverConfigFile(t *testing.T) {
+	t.Parallel()
 	answer := `{"ok":true,"tool":"t","summary":"done","data":null,"warnings":[],"nextActions":[]}`
 	cfg := filepath.Join(t.TempDir(), "config.json")
 	if err := os.WriteFile(cfg, []byte(`{"project":"from-file","environment":"staging"}`), 0o600); err != nil {
@@ -499,6 +477,7 @@ func TestSettingsFlagOverEnvironmentOverConfigFile(t *testing.T) {
 // On a terminal the answer goes to the TUI, unless VQ_NO_TUI (or --no-tui)
 // asks for plain output.
 func TestNoTUIFromTheEnvironment(t *testing.T) {
+	t.Parallel()
 	answer := `{"ok":true,"tool":"get_run","summary":"done","data":{"runId":"r"},"warnings":[],"nextActions":[]}`
 	for _, noTUI := range []string{"", "1"} {
 		s := testkit.NewServer(t, testkit.Always(200, answer))

@@ -10,6 +10,7 @@ import (
 )
 
 func TestDebugTraceRedactsTheKey(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(200, okResponse("fine", `{"echo":"`+secretKey+`"}`)))
 	for _, args := range [][]string{
 		{"invoke", "get_run_failures", "--debug"},
@@ -28,6 +29,7 @@ func TestDebugTraceRedactsTheKey(t *testing.T) {
 }
 
 func TestPlainHTTPIsRefusedForEveryRemoteEndpoint(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"VQ_API_KEY": secretKey}
 	for _, args := range [][]string{
 		{"failures", "r", "--base-url", "http://visualq.example.com"},
@@ -50,6 +52,7 @@ func TestPlainHTTPIsRefusedForEveryRemoteEndpoint(t *testing.T) {
 // and the call goes (with its key, also to an --endpoint on the base
 // URL's host spelt otherwise) to the server there.
 func TestLoopbackHostNamesAreCaseInsensitive(t *testing.T) {
+	t.Parallel()
 	ts := startLoggedSandbox(t)
 	port := ts.URL[strings.LastIndex(ts.URL, ":")+1:]
 	env := map[string]string{"VQ_API_KEY": sandbox.KeyAdmin}

@@ -7,6 +7,7 @@ import (
 )
 
 func TestDemoInAPipeListsTheFailures(t *testing.T) {
+	t.Parallel()
 	// The user's own settings, and their config file, must not leak into
 	// the demo.
 	cfg := t.TempDir() + "/config.json"

@@ -3,7 +3,6 @@ package cmd
 import (
 	"encoding/xml"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,13 +107,12 @@ func TestHTTPSProxyIsUsed(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var seen []string
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	proxy := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		seen = append(seen, r.Method+" "+r.Host)
 		mu.Unlock()
 		http.Error(w, "proxy says no", http.StatusForbidden)
 	}))
-	defer proxy.Close()
 	run := func(extra ...string) string {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestHTTPSProxyIsUsed$", "-test.v")
 		cmd.Env = append(os.Environ(), append([]string{"VQ_TEST_PROXY_CHILD=1", "HTTPS_PROXY=" + proxy.URL, "NO_PROXY="}, extra...)...)

@@ -11,6 +11,7 @@ import (
 // as a screen of its own; both send the values typed, typed as the schema
 // says, and Esc declines.
 func TestElicitationFormInTmux(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds vq and drives a terminal")
 	}

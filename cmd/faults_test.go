@@ -76,6 +76,7 @@ type fault struct {
 const secretKey = "vqs_fault_secret_key_0123"
 
 func TestFaultMatrix(t *testing.T) {
+	t.Parallel()
 	for _, fl := range faults() {
 		for _, col := range faultColumns {
 			want, ok := fl.want[col]

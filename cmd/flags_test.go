@@ -56,6 +56,7 @@ func recordCall(got func(any)) func(context.Context, *TaskOptions) error {
 }
 
 func TestFlagParsing(t *testing.T) {
+	t.Parallel()
 	invoke := func(f *Factory, got func(any)) *cobra.Command {
 		return NewCmdInvoke(f, recordOptions(got, func(o *InvokeOptions) **Pipeline { return &o.Pipeline }))
 	}
@@ -176,6 +177,7 @@ func section(help, heading string) string {
 // A shared flag acts the same before the command's name, through groups,
 // as after it: what the server receives says so.
 func TestSharedFlagsActBeforeTheCommandsName(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(200, runFailuresBody))
 	for _, args := range [][]string{
 		{"--project", "shop", "--no-retry", "failures", "run_abc"},

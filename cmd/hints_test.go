@@ -11,6 +11,7 @@ import (
 // vq tools reaches the server outside the tool-call path; its failures
 // say how to sign in like every other command's.
 func TestToolsSaysHowToSignIn(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	_, stderr, exit := runVQ(t, map[string]string{"VQ_BASE_URL": ts.URL}, "tools")
 	if exit != exitcode.Unauthorized || !strings.Contains(stderr, "no API key: run vq auth login, or set VQ_API_KEY") {
@@ -24,6 +25,7 @@ func TestToolsSaysHowToSignIn(t *testing.T) {
 
 // An OAuth sign-in at a server that asks for none points at the API key.
 func TestOAuthLoginWhereNoneIsNeededPointsAtTheAPIKey(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(200, `{"jsonrpc":"2.0","id":1,"result":{}}`))
 	_, stderr, exit := runVQ(t, map[string]string{"VQ_OAUTH_HEADLESS": "1"}, "auth", "login", "--oauth", "--endpoint", s.URL+"/api/mcp")
 	if exit != exitcode.Unauthorized || !strings.Contains(stderr, "without asking for a sign-in: it needs no OAuth (an API key works with: vq auth login)") {

@@ -51,6 +51,7 @@ func heardWithin(t *testing.T, heard chan string) string {
 // each side (minutes under the race detector) before vq sees it, and vq
 // refuses by the count.
 func TestHugeQuestionsInTmux(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds vq and drives a terminal")
 	}
@@ -94,6 +95,7 @@ func TestHugeQuestionsInTmux(t *testing.T) {
 // In a script a question is declined and told in one line, however long
 // the server's message: a 20 MB one is cut.
 func TestAScriptPrintsOneBoundedLineForAQuestion(t *testing.T) {
+	t.Parallel()
 	endpoint, heard := questionServerAsking(t, strings.Repeat("twenty megabytes\x1b[2J\n", 20<<20/21), enumSchema(3))
 	_, errOut, exit := runVQ(t, nil, "--endpoint", endpoint, "invoke", "signup", "--json")
 	if got := heardWithin(t, heard); got != "decline null" {

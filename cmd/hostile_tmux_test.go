@@ -3,7 +3,6 @@ package cmd
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
@@ -18,11 +17,10 @@ import (
 // given screenshots, served by name from an image host of its own.
 func imageBombServer(t *testing.T, images map[string][]byte) *testkit.Server {
 	t.Helper()
-	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	host := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "image/png")
 		w.Write(images[strings.TrimPrefix(r.URL.Path, "/")]) //nolint:errcheck
 	}))
-	t.Cleanup(host.Close)
 	check := map[string]any{"runId": "run_x", "scenarioLabel": "Home", "viewport": "desktop"}
 	failures := testkit.OK("get_run_failures", "1 of 2 checks failed.", map[string]any{"runId": "run_x", "failed": 1, "total": 2},
 		testkit.NextActions(api.NextAction{Label: "Inspect Home desktop", Tool: "get_diff_stats", Args: check}))
@@ -62,6 +60,7 @@ func peakRSS(t *testing.T, pid int) int64 {
 // 6000×6000 PNG within the budget, which is drawn; q exits 0. vq's peak
 // RSS stays under imageBombRSS.
 func TestImageBombsInTheTUI(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds vq and drives a terminal")
 	}
@@ -104,6 +103,7 @@ const imageBombRSS = 160 << 20
 // set-clipboard (external, where the OSC 52 vq used to send was dropped
 // while vq said it had copied) and with set-clipboard on.
 func TestScreenshotsCycleAndCopyInTmux(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds vq and drives a terminal")
 	}

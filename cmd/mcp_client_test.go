@@ -18,6 +18,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // foreignServer is a general MCP server (the SDK's, over streamable HTTP),
@@ -141,7 +142,7 @@ func newForeignServer(t *testing.T) *foreignServer {
 		return &mcp.CallToolResult{Content: text(fmt.Sprint("sum ", float64(in.A)+in.B))}, nil, nil
 	})
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
-	fs.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	fs.Server = testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/mcp":
 			handler.ServeHTTP(w, r)
@@ -152,11 +153,11 @@ func newForeignServer(t *testing.T) *foreignServer {
 			http.NotFound(w, r)
 		}
 	}))
-	t.Cleanup(fs.Close)
 	return fs
 }
 
 func TestForeignResultsAreShownBlockByBlock(t *testing.T) {
+	t.Parallel()
 	s := newForeignServer(t)
 	endpoint := s.URL + "/mcp"
 	out, errOut, exit := runVQ(t, nil, "--endpoint", endpoint, "invoke", "echo")
@@ -214,6 +215,7 @@ func TestForeignResultsAreShownBlockByBlock(t *testing.T) {
 }
 
 func TestServerLogsGoToStderrAtTheAskedLevel(t *testing.T) {
+	t.Parallel()
 	s := newForeignServer(t)
 	out, errOut, exit := runVQ(t, nil, "--endpoint", s.URL+"/mcp", "invoke", "logs", "--log-level", "warning")
 	if exit != 0 || out != "done\n" {
@@ -228,6 +230,7 @@ func TestServerLogsGoToStderrAtTheAskedLevel(t *testing.T) {
 }
 
 func TestForeignErrorsAreClassified(t *testing.T) {
+	t.Parallel()
 	s := newForeignServer(t)
 	endpoint := s.URL + "/mcp"
 	cases := []struct {
@@ -260,6 +263,7 @@ func TestForeignErrorsAreClassified(t *testing.T) {
 }
 
 func TestInsufficientScopeIsScopeDeniedNamingTheScope(t *testing.T) {
+	t.Parallel()
 	s := newForeignServer(t)
 	_, errOut, exit := runVQ(t, nil, "--endpoint", s.URL+"/scoped", "invoke", "echo")
 	if exit != exitcode.ForCode("scope_denied", false) ||
@@ -270,6 +274,7 @@ func TestInsufficientScopeIsScopeDeniedNamingTheScope(t *testing.T) {
 }
 
 func TestForeign404NamesTheURLTried(t *testing.T) {
+	t.Parallel()
 	s := newForeignServer(t)
 	_, errOut, exit := runVQ(t, nil, "--endpoint", s.URL+"/nope", "invoke", "echo")
 	if exit == 0 || !strings.Contains(errOut, "HTTP 404 Not Found (vq speaks MCP over streamable HTTP, not the legacy HTTP+SSE transport); nothing is served at "+s.URL+"/nope") || strings.Contains(errOut, "/api/mcp") {
@@ -278,6 +283,7 @@ func TestForeign404NamesTheURLTried(t *testing.T) {
 }
 
 func TestKeyValueArgumentsTakeTheSchemaTypes(t *testing.T) {
+	t.Parallel()
 	s := newForeignServer(t)
 	endpoint := s.URL + "/mcp"
 	out, errOut, exit := runVQ(t, nil, "--endpoint", endpoint, "invoke", "add", "a=2", "b=3.5", "loud=true", "tags=1,2", "label=7", "extra:=[\"x\"]")
@@ -296,6 +302,7 @@ func TestKeyValueArgumentsTakeTheSchemaTypes(t *testing.T) {
 }
 
 func TestAVisualQKeyStaysWithItsServer(t *testing.T) {
+	t.Parallel()
 	s := newForeignServer(t)
 	env := map[string]string{"VQ_API_KEY": "vqs_secret_key", "VQ_BASE_URL": "https://visualq.example.com"}
 	if _, errOut, exit := runVQ(t, env, "--endpoint", s.URL+"/mcp", "invoke", "echo"); exit != 0 {
@@ -315,6 +322,7 @@ func TestAVisualQKeyStaysWithItsServer(t *testing.T) {
 // A server's question is answered at once, never left hanging: declined,
 // or with --elicit-defaults accepted with the schema's defaults.
 func TestElicitationIsDeclinedOrAnsweredWithDefaults(t *testing.T) {
+	t.Parallel()
 	s := newForeignServer(t)
 	out, errOut, exit := runVQ(t, nil, "--endpoint", s.URL+"/mcp", "invoke", "ask")
 	if exit != 0 || out != "decline <nil>\n" || !strings.Contains(errOut, "the server asks: Which colour?: declined (on a terminal vq asks; --elicit-defaults accepts the defaults)") {
@@ -329,6 +337,7 @@ func TestElicitationIsDeclinedOrAnsweredWithDefaults(t *testing.T) {
 // An answer that breaks its tool's outputSchema exits output_schema (51)
 // and says where and why; --json still carries the answer.
 func TestAnAnswerBreakingItsOutputSchemaExits51(t *testing.T) {
+	t.Parallel()
 	s := newForeignServer(t)
 	_, errOut, exit := runVQ(t, nil, "--endpoint", s.URL+"/mcp", "invoke", "counts")
 	if exit != exitcode.OutputSchema || !strings.Contains(errOut, `output_schema: counts's answer breaks the outputSchema the server lists for it: /properties/n: type: not-a-number has type "string", want "integer"`) {
@@ -347,7 +356,7 @@ func TestAnAnswerBreakingItsOutputSchemaExits51(t *testing.T) {
 // once it has handled n notices (it handles one after taking it), or a
 // while has passed.
 func (s *foreignServer) told(n int) []any {
-	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		s.mu.Lock()
 		told := append([]any(nil), s.cancelled...)
 		s.mu.Unlock()
@@ -358,26 +367,30 @@ func (s *foreignServer) told(n int) []any {
 }
 
 // A call given up on is cancelled at the server before vq exits, by
-// --timeout and by Ctrl-C (a real process, a real signal).
+// --timeout and by Ctrl-C (a real process, a real signal). The --timeout
+// leaves room for the handshake under load: a call timed out before it
+// was sent has nothing to cancel.
 func TestAGivenUpCallIsCancelledAtTheServerBeforeVQExits(t *testing.T) {
+	t.Parallel()
 	s := newForeignServer(t)
-	_, errOut, exit := runVQ(t, nil, "--endpoint", s.URL+"/mcp", "invoke", "block", "--timeout", "300ms", "--no-retry")
-	if told := s.told(1); exit == 0 || len(told) != 1 {
-		t.Errorf("--timeout: exit %d, the server was told of %v; stderr %q", exit, told, errOut)
+	_, errOut, exit := runVQ(t, nil, "--endpoint", s.URL+"/mcp", "invoke", "block", "--timeout", "2s", "--no-retry")
+	if told := s.told(1); exit == 0 || s.count("block") != 1 || len(told) != 1 {
+		t.Errorf("--timeout: exit %d, %d calls, the server was told of %v; stderr %q", exit, s.count("block"), told, errOut)
 	}
 	p := startVQ(t, s.URL, "--endpoint", s.URL+"/mcp", "invoke", "block")
-	for deadline := time.Now().Add(10 * time.Second); s.count("block") < 2 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(30 * time.Second); s.count("block") < 2 && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
 	p.cmd.Process.Signal(os.Interrupt)
 	if exit, told := p.wait(t, 10*time.Second), s.told(2); exit != exitcode.Interrupted || len(told) != 2 {
-		t.Errorf("Ctrl-C: exit %d, the server was told of %v; stderr %q", exit, told, p.stderr.String())
+		t.Errorf("Ctrl-C: exit %d, %d calls, the server was told of %v; stderr %q", exit, s.count("block"), told, p.stderr.String())
 	}
 }
 
 // An argument whose type is boolean or string is sent as the boolean for
 // true and false, as the string otherwise.
 func TestABooleanOrStringArgumentSendsABoolean(t *testing.T) {
+	t.Parallel()
 	s := newForeignServer(t)
 	for value, want := range map[string]string{"true": `{"loud":true}`, "false": `{"loud":false}`, "TRUE": `{"loud":"TRUE"}`, "very": `{"loud":"very"}`} {
 		if _, errOut, exit := runVQ(t, nil, "--endpoint", s.URL+"/mcp", "invoke", "either", "loud="+value); exit != 0 {

@@ -3,13 +3,12 @@ package cmd
 import (
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // signupSchema asks for every kind of field vq has a form for: a string,
@@ -61,22 +60,14 @@ func questionServerAsking(t *testing.T, message string, schema map[string]any, n
 			}
 			return result, nil
 		})
-	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
-	t.Cleanup(func() {
-		// A session vq has not ended yet (its DELETE on the way) is ended
-		// here, so that no goroutine of it outlives the tests.
-		for ss := range server.Sessions() {
-			ss.Close()
-		}
-		ts.Close()
-	})
-	return ts.URL, heard
+	return testkit.ServeMCP(t, server, nil), heard
 }
 
 // On a terminal a question is answered without a form when no form can
 // answer it: --elicit-defaults answers with the defaults, a terminal that
 // draws no form (TERM=dumb) declines.
 func TestElicitationOnATerminalWithoutAForm(t *testing.T) {
+	t.Parallel()
 	withDefaults := map[string]any{"type": "object", "properties": map[string]any{
 		"count": map[string]any{"type": "integer", "default": 3},
 	}}

@@ -3,13 +3,12 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // progressServer has one tool, slow, that reports three steps of progress
@@ -33,12 +32,11 @@ func progressServer(t *testing.T) string {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
 		})
-	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
-	t.Cleanup(ts.Close)
-	return ts.URL
+	return testkit.ServeMCP(t, server, nil)
 }
 
 func TestMCPCallProgressIsShownAsJobsProgressIs(t *testing.T) {
+	t.Parallel()
 	endpoint := progressServer(t)
 	// In a pipe: one line per change, nothing else on stderr.
 	out, errOut, exit := runVQ(t, nil, "--endpoint", endpoint, "invoke", "slow")

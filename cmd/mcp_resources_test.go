@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // offeringServer offers resources (a text one, a blob one), a resource
@@ -67,12 +67,11 @@ func offeringServer(t *testing.T) string {
 				{Role: "assistant", Content: &mcp.ImageContent{Data: []byte("img"), MIMEType: "image/png"}},
 			}}, nil
 		})
-	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
-	t.Cleanup(ts.Close)
-	return ts.URL
+	return testkit.ServeMCP(t, server, nil)
 }
 
 func TestMCPResourcesAndPrompts(t *testing.T) {
+	t.Parallel()
 	endpoint := offeringServer(t)
 	run := func(args ...string) (string, string, int) {
 		t.Helper()
@@ -157,7 +156,7 @@ func TestMCPResourcesAndPrompts(t *testing.T) {
 func endlessLists(t *testing.T) (url string, lists *atomic.Int64) {
 	t.Helper()
 	lists = &atomic.Int64{}
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	ts := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			http.Error(w, "no stream", http.StatusMethodNotAllowed)
 			return
@@ -190,13 +189,13 @@ func endlessLists(t *testing.T) (url string, lists *atomic.Int64) {
 		}
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, msg.ID, result)
 	}))
-	t.Cleanup(ts.Close)
 	return ts.URL, lists
 }
 
 // A server that always has another page cannot keep vq listing: a
 // repeated cursor stops at the second page, new cursors at the page cap.
 func TestEndlessListsAreBounded(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		path, want string
 		pages      int64
@@ -219,6 +218,7 @@ func TestEndlessListsAreBounded(t *testing.T) {
 // variables from completion/complete, without the values a terminal
 // would obey or that span words.
 func TestCompletionOfPromptsAndResourcesAsksTheServer(t *testing.T) {
+	t.Parallel()
 	endpoint := offeringServer(t)
 	for _, tc := range []struct {
 		args []string

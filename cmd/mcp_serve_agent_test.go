@@ -11,7 +11,6 @@ import (
 	"image/png"
 	"maps"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -23,19 +22,11 @@ import (
 	"github.com/visualq/vq/internal/testkit"
 )
 
-// hostedServer serves server as a hosted MCP endpoint over streamable
-// HTTP, as VisualQ's /api/mcp is.
-func hostedServer(t *testing.T, server *mcp.Server) string {
-	t.Helper()
-	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
-	t.Cleanup(ts.Close)
-	return ts.URL
-}
-
 // A server's names reached the agent as they came (tool, argument and
 // enum names with ESC and BEL in them), and so did the confirm: true its
 // next actions carried.
 func TestMCPServeHandsTheAgentNoServerControlsOrConsent(t *testing.T) {
+	t.Parallel()
 	hosted := mcp.NewServer(&mcp.Implementation{Name: "hostile", Version: "1"}, nil)
 	schema := func(props map[string]any) map[string]any {
 		return map[string]any{"type": "object", "properties": props}
@@ -56,7 +47,7 @@ func TestMCPServeHandsTheAgentNoServerControlsOrConsent(t *testing.T) {
 	})}, answer)
 	hosted.AddTool(&mcp.Tool{Name: "evil\x1b]0;t\x07", InputSchema: schema(nil)}, answer)
 	hosted.AddTool(&mcp.Tool{Name: "dirty_argument", InputSchema: schema(map[string]any{"run\x1bId": map[string]any{"type": "string"}})}, answer)
-	s := serveVQ(t, map[string]string{"VQ_ENDPOINT": hostedServer(t, hosted)})
+	s := serveVQ(t, map[string]string{"VQ_ENDPOINT": testkit.ServeMCP(t, hosted, nil)})
 
 	tools := s.tools(t)
 	if names := slices.Sorted(maps.Keys(tools)); !slices.Equal(names, []string{"inspect"}) {
@@ -91,6 +82,7 @@ func TestMCPServeHandsTheAgentNoServerControlsOrConsent(t *testing.T) {
 // A refusal tells the agent what to send, in its terms: an argument of
 // its call, not vq's KEY:=JSON.
 func TestMCPServeRefusesInTheAgentsTerms(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	s := serveVQ(t, adminEnv(ts))
 	res, resp := s.call(t, api.ToolApprove, map[string]any{"runId": "run_abc"})
@@ -144,6 +136,7 @@ func images(t *testing.T, res *mcp.CallToolResult) ([]image.Image, string) {
 
 // The diff an agent is asked to judge comes with the answer, as an image.
 func TestMCPServeAttachesTheDiffImages(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	s := serveVQ(t, adminEnv(ts))
 	res, failures := s.call(t, api.ToolRunFailures, map[string]any{"runId": "run_abc"})
@@ -166,6 +159,7 @@ func TestMCPServeAttachesTheDiffImages(t *testing.T) {
 // Images on a hostile server: a huge declared size is refused from the
 // header, a large one is scaled down, and another host is never asked.
 func TestMCPServeFetchesImagesWithinBounds(t *testing.T) {
+	t.Parallel()
 	other := testkit.NewServer(t, testkit.Always(http.StatusOK, pngOf(t, 10, 10)))
 	var srv *testkit.Server
 	srv = testkit.NewServer(t, func(c testkit.Call) testkit.Reply {
@@ -208,6 +202,7 @@ func TestMCPServeFetchesImagesWithinBounds(t *testing.T) {
 // vq mcp serve declares what it serves (tools, prompts, completions) and
 // nothing else, and serves its prompts.
 func TestMCPServeDeclaresWhatItServes(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	s := serveVQ(t, adminEnv(ts))
 	s.tools(t) // the tool list's session with the sandbox is over before the test ends
@@ -254,6 +249,7 @@ func asWire(err error, wire **jsonrpc.Error) bool {
 // completion/complete offers the run ids, scenario labels and viewports
 // of the last answers, then the run ids this user's vq commands saw.
 func TestMCPServeCompletesFromTheLastAnswers(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	env := adminEnv(ts)
 	env["XDG_CACHE_HOME"] = t.TempDir()

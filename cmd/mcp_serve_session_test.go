@@ -149,6 +149,7 @@ const runFailuresCall = `{"name":"get_run_failures","arguments":{"runId":"run_ab
 // printf 'init\ntools/list\nping\ncall\n' | vq mcp serve printed nothing:
 // the input ended before the SDK had answered, and it wrote no more.
 func TestMCPServeAnswersEveryRequestReadBeforeEOF(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	r := startRawServe(t, adminEnv(ts))
 	r.send(initializeRequest, toolsListRequest, request("3", "ping", ""), request("4", "tools/call", runFailuresCall))
@@ -172,6 +173,7 @@ func TestMCPServeAnswersEveryRequestReadBeforeEOF(t *testing.T) {
 // One bad line ended the session without an answer; ids came back
 // through float64.
 func TestMCPServeAnswersHostileLinesAndGoesOn(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	r := startRawServe(t, adminEnv(ts))
 	r.send(initializeRequest)
@@ -206,6 +208,7 @@ func TestMCPServeAnswersHostileLinesAndGoesOn(t *testing.T) {
 // A call the agent cancels is not answered, and its request to the
 // server is cancelled too.
 func TestMCPServeLeavesACancelledCallUnanswered(t *testing.T) {
+	t.Parallel()
 	arrived, gone := make(chan struct{}, 1), make(chan struct{}, 1)
 	srv := testkit.Wrap(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != api.InvokePath {
@@ -234,6 +237,7 @@ func TestMCPServeLeavesACancelledCallUnanswered(t *testing.T) {
 
 // Error codes: never 0, and the one each refusal is.
 func TestMCPServeAnswersWithTheRightErrorCodes(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	r := startRawServe(t, adminEnv(ts))
 	for _, c := range []struct {
@@ -268,6 +272,7 @@ type concurrencyServer struct {
 }
 
 func newConcurrencyServer(t *testing.T) *concurrencyServer {
+	testkit.NoLeaks(t)
 	s := &concurrencyServer{}
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var call api.Call
@@ -305,6 +310,8 @@ func newConcurrencyServer(t *testing.T) *concurrencyServer {
 // 3000 concurrent calls opened about 1400 connections to the server at
 // once: now they wait their turn, and every one is answered.
 func TestMCPServeBoundsConcurrentBackendCalls(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Bound(t)
 	srv := newConcurrencyServer(t)
 	s := serveVQ(t, map[string]string{"VQ_BASE_URL": srv.URL, "VQ_API_KEY": testkit.DefaultKey})
 	s.tools(t)
@@ -313,7 +320,7 @@ func TestMCPServeBoundsConcurrentBackendCalls(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range calls {
 		wg.Go(func() {
-			res, err := s.session.CallTool(testkit.Bound(t), &mcp.CallToolParams{Name: api.ToolRunFailures, Arguments: map[string]any{"runId": fmt.Sprint("run_", i)}})
+			res, err := s.session.CallTool(ctx, &mcp.CallToolParams{Name: api.ToolRunFailures, Arguments: map[string]any{"runId": fmt.Sprint("run_", i)}})
 			if err == nil && res.IsError {
 				err = fmt.Errorf("error answer: %s", resultText(res))
 			}

@@ -48,6 +48,7 @@ func serveVQ(t *testing.T, env map[string]string, args ...string) *servedVQ {
 
 func (r serveRun) start(t *testing.T, args ...string) *servedVQ {
 	t.Helper()
+	testkit.NoLeaks(t)
 	env := map[string]string{"VQ_CONFIG": filepath.Join(t.TempDir(), "config.json"), "VQ_NO_KEYRING": "1"}
 	maps.Copy(env, r.Env)
 	serverIn, clientOut := io.Pipe()
@@ -188,6 +189,7 @@ func adminEnv(ts *httptest.Server) map[string]string {
 }
 
 func TestMCPServeOffersTheHostedToolList(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	s := serveVQ(t, adminEnv(ts))
 	served := s.tools(t)
@@ -261,16 +263,16 @@ func sortByName(args []api.ToolArg) {
 }
 
 func TestMCPServeFallsBackToTheRegistry(t *testing.T) {
+	t.Parallel()
 	next := sandbox.New(sandbox.Options{JobStep: time.Millisecond, Rate: -1}).Handler()
 	// A server that serves the invoke endpoint only.
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	ts := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == api.MCPPath {
 			http.NotFound(w, r)
 			return
 		}
 		next.ServeHTTP(w, r)
 	}))
-	t.Cleanup(ts.Close)
 	s := serveVQ(t, adminEnv(ts))
 	served := s.tools(t)
 	var want []string
@@ -319,6 +321,7 @@ func requiredNames(args []api.ToolArg) []string {
 }
 
 func TestMCPServeReadOnlyHidesAndRefusesWriteTools(t *testing.T) {
+	t.Parallel()
 	ts := newRecordingSandbox(t, sandbox.Options{JobStep: time.Millisecond, Rate: -1})
 	s := serveVQ(t, ts.Env(), "--read-only")
 	served := s.tools(t)
@@ -344,6 +347,7 @@ func TestMCPServeReadOnlyHidesAndRefusesWriteTools(t *testing.T) {
 }
 
 func TestMCPServeAnswersWhatVQInvokeAnswers(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	for _, transport := range []string{api.TransportInvoke, api.TransportMCP} {
 		t.Run(transport, func(t *testing.T) {
@@ -382,6 +386,7 @@ func TestMCPServeAnswersWhatVQInvokeAnswers(t *testing.T) {
 // streamable HTTP, the transport vq's client speaks; what vq prints must
 // be what it prints talking to VisualQ directly.
 func TestVQIsAClientOfItsOwnServer(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	env := adminEnv(ts)
 	f := &Factory{
@@ -394,9 +399,7 @@ func TestVQIsAClientOfItsOwnServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.close)
-	front := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.server }, nil))
-	t.Cleanup(front.Close)
-	viaServe := map[string]string{"VQ_ENDPOINT": front.URL}
+	viaServe := map[string]string{"VQ_ENDPOINT": testkit.ServeMCP(t, s.server, nil)}
 	for _, args := range [][]string{
 		{"failures", "run_abc"},
 		{"failures", "run_abc", "--json"},
@@ -413,6 +416,7 @@ func TestVQIsAClientOfItsOwnServer(t *testing.T) {
 }
 
 func TestMCPServeMapsErrorsToToolResponses(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	key := func(k string) map[string]string { return map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": k} }
 	for _, c := range []struct {
@@ -437,9 +441,10 @@ func TestMCPServeMapsErrorsToToolResponses(t *testing.T) {
 }
 
 func TestMCPServeReturnsClientMadeHTTPErrors(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	invokes := 0
-	gateway := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	gateway := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/api/mcp/v1/invoke" {
 			mu.Lock()
 			invokes++
@@ -449,7 +454,6 @@ func TestMCPServeReturnsClientMadeHTTPErrors(t *testing.T) {
 		w.WriteHeader(http.StatusBadGateway)
 		io.WriteString(w, "<html><body><h1>502 Bad Gateway</h1></body></html>")
 	}))
-	t.Cleanup(gateway.Close)
 	s := serveVQ(t, map[string]string{"VQ_BASE_URL": gateway.URL, "VQ_API_KEY": sandbox.KeyAdmin})
 	res, resp := s.call(t, api.ToolRunFailures, map[string]any{"runId": "run_abc"})
 	if resp.ErrorCode() != api.CodeHTTPError || !resp.IsRecoverable() || !strings.Contains(resp.ErrorMessage(), "HTTP 502 Bad Gateway: 502 Bad Gateway") {
@@ -466,6 +470,7 @@ func TestMCPServeReturnsClientMadeHTTPErrors(t *testing.T) {
 }
 
 func TestMCPServeNeverConsentsForTheAgent(t *testing.T) {
+	t.Parallel()
 	ts := newRecordingSandbox(t, sandbox.Options{JobStep: time.Millisecond, Rate: -1})
 	// Started by a person at a terminal who wants no TUI, where any other
 	// command asks for consent: vq must not, since its stdin is the agent's
@@ -495,6 +500,7 @@ func TestMCPServeNeverConsentsForTheAgent(t *testing.T) {
 }
 
 func TestMCPServeReturnsTheReadinessLock(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	env := adminEnv(ts)
 	env["VQ_TRANSPORT"], env["VQ_PROJECT"] = api.TransportMCP, sandbox.ReadinessProject
@@ -517,7 +523,9 @@ func TestMCPServeReturnsTheReadinessLock(t *testing.T) {
 }
 
 func TestMCPServeFollowsAJobWithProgress(t *testing.T) {
-	ts := startSandboxWith(t, sandbox.Options{JobStep: 20 * time.Millisecond, Rate: -1})
+	t.Parallel()
+	// Steps long enough that a poll under load sees two of them.
+	ts := startSandboxWith(t, sandbox.Options{JobStep: 200 * time.Millisecond, Rate: -1})
 	for _, transport := range []string{api.TransportInvoke, api.TransportMCP} {
 		t.Run(transport, func(t *testing.T) {
 			env := adminEnv(ts)
@@ -567,6 +575,7 @@ func TestMCPServeFollowsAJobWithProgress(t *testing.T) {
 }
 
 func TestMCPServeCancellationStopsThePolling(t *testing.T) {
+	t.Parallel()
 	ts := newRecordingSandbox(t, sandbox.Options{JobStep: time.Hour, Rate: -1})
 	s := serveVQ(t, ts.Env(), "--interval", "1ms")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -596,10 +605,11 @@ func TestMCPServeCancellationStopsThePolling(t *testing.T) {
 		t.Errorf("cancelled call: %v", err)
 	}
 	// The polls stop: once the count has held still for a while, at a 1ms
-	// interval it would have moved on by many if they had not.
+	// interval it would have moved on by many if they had not. The while
+	// is long enough for a poll already sent to land under load.
 	last := polls()
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		time.Sleep(50 * time.Millisecond)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		time.Sleep(500 * time.Millisecond)
 		n := polls()
 		if n == last {
 			break
@@ -608,13 +618,14 @@ func TestMCPServeCancellationStopsThePolling(t *testing.T) {
 			t.Fatalf("still polling after the cancellation: %d polls", n)
 		}
 	}
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(500 * time.Millisecond)
 	if n := polls(); n != last {
 		t.Errorf("%d polls after the cancellation", n-last)
 	}
 }
 
 func TestMCPServeRidesOutA429Storm(t *testing.T) {
+	t.Parallel()
 	storm := func(t *testing.T, args ...string) (*servedVQ, []api.ToolResponse) {
 		// One call a 50ms, no burst: calls made together are refused with
 		// 429 but the first.
@@ -663,6 +674,7 @@ func TestMCPServeRidesOutA429Storm(t *testing.T) {
 }
 
 func TestMCPServeKeepsStdoutForMCP(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	s := serveVQ(t, adminEnv(ts), "--debug")
 	// A trace line on stdout would break the client's stream.
@@ -676,6 +688,7 @@ func TestMCPServeKeepsStdoutForMCP(t *testing.T) {
 }
 
 func TestMCPServeSanitizesServerText(t *testing.T) {
+	t.Parallel()
 	body := `{"ok":true,"tool":"get_run_failures","summary":"done\u001b]52;c;cHduZWQ=\u0007\u001b[2J","data":null,` +
 		`"warnings":["bidi\u202eevil"],"nextActions":[{"label":"again\u001b[31m","tool":"get_run_failures","args":{"runId":"run_abc"}}]}`
 	srv := testkit.NewServer(t, testkit.Always(http.StatusOK, body))
@@ -691,6 +704,7 @@ func TestMCPServeSanitizesServerText(t *testing.T) {
 // general server's text answer comes back as the ToolResponse vq makes of
 // it, and its text is sanitized on the way.
 func TestMCPServeServesAnyMCPServersTools(t *testing.T) {
+	t.Parallel()
 	hosted := mcp.NewServer(&mcp.Implementation{Name: "other", Version: "1"}, nil)
 	hosted.AddTool(&mcp.Tool{
 		Name: "echo", Title: "Echo\u202e", Description: "Echoes\x1b[2J\x1b]0;owned\x07 its message.",
@@ -704,9 +718,7 @@ func TestMCPServeServesAnyMCPServersTools(t *testing.T) {
 		json.Unmarshal(req.Params.Arguments, &args)
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "you said " + args.Msg + "\x1b[2J"}}}, nil
 	})
-	other := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return hosted }, nil))
-	t.Cleanup(other.Close)
-	s := serveVQ(t, map[string]string{"VQ_ENDPOINT": other.URL})
+	s := serveVQ(t, map[string]string{"VQ_ENDPOINT": testkit.ServeMCP(t, hosted, nil)})
 	echo, ok := s.tools(t)["echo"]
 	if !ok {
 		t.Fatalf("echo not served:\n%s", s.stderr)
@@ -729,6 +741,7 @@ func TestMCPServeServesAnyMCPServersTools(t *testing.T) {
 }
 
 func TestMCPServeWithoutAServerIsAUsageError(t *testing.T) {
+	t.Parallel()
 	out, errOut, exit := runVQ(t, nil, "mcp", "serve")
 	if exit != exitcode.Usage || out != "" || !strings.Contains(errOut, "no VisualQ server configured") {
 		t.Errorf("exit %d, stdout %q, stderr:\n%s", exit, out, errOut)

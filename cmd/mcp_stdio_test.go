@@ -42,6 +42,7 @@ func stdioServe(t *testing.T) string {
 func stdioEndpoint(command string) string { return "stdio:" + command }
 
 func TestVQIsAClientOfItsOwnServerOverStdio(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	endpoint := stdioServe(t)
 	// The child gets none of vq's VQ_ variables: --env passes them.
@@ -64,6 +65,7 @@ func TestVQIsAClientOfItsOwnServerOverStdio(t *testing.T) {
 // The child's stderr reaches vq's only under --debug, and the child is
 // gone by the time vq has exited: vq ends it and waits for it.
 func TestStdioServerStderrUnderDebugAndEndedCleanly(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	// The shell says its pid, then becomes vq mcp serve under that pid.
 	endpoint := stdioEndpoint("sh -c " + textsafe.ShellQuote(`echo "stdio child $$" >&2; exec "$0" mcp serve`) + " " + textsafe.ShellQuote(buildVQ(t)))
@@ -90,6 +92,7 @@ func TestStdioServerStderrUnderDebugAndEndedCleanly(t *testing.T) {
 // that dies at start, whose last stderr lines say why. --env with another
 // kind of server is a usage error.
 func TestStdioServerThatCannotStartExitsServerConfig(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	dies := stdioEndpoint("sh -c " + textsafe.ShellQuote(`echo "None of the specified directories are accessible" >&2; exit 1`))
 	for _, tc := range []struct {

@@ -13,6 +13,7 @@ import (
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/api/account"
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/testkit"
 	"github.com/visualq/vq/sandbox"
 )
 
@@ -23,108 +24,12 @@ func startSandbox(t *testing.T) *httptest.Server {
 
 func startSandboxWith(t *testing.T, opts sandbox.Options) *httptest.Server {
 	t.Helper()
-	ts := httptest.NewServer(sandbox.New(opts).Handler())
-	t.Cleanup(ts.Close)
+	ts := testkit.Serve(t, sandbox.New(opts).Handler())
 	return ts
 }
 
-func TestMCPTransportAnswersLikeInvoke(t *testing.T) {
-	ts := startSandbox(t)
-	env := map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyAdmin}
-	for _, args := range [][]string{
-		{"failures", "run_abc"},
-		{"invoke", "get_diff_stats", "runId=run_abc", "scenarioLabel=Nope", "viewport=desktop"},
-		{"--json", "invoke", "approve_vrt_results", "runId=run_abc"},
-	} {
-		wantOut, wantErr, wantExit := runVQ(t, env, args...)
-		out, errOut, exit := runVQ(t, env, append(args, "--transport", "mcp")...)
-		if out != wantOut || errOut != wantErr || exit != wantExit {
-			t.Errorf("%v over MCP:\n%s%s(exit %d)\nover invoke:\n%s%s(exit %d)", args, out, errOut, exit, wantOut, wantErr, wantExit)
-		}
-	}
-	// The SDK server answers an unknown tool with a JSON-RPC error, not a
-	// ToolResponse: same code and exit, its own words.
-	_, wantErr, wantExit := runVQ(t, env, "invoke", "no_such_tool")
-	_, errOut, exit := runVQ(t, env, "invoke", "no_such_tool", "--transport", "mcp")
-	if exit != wantExit || !strings.Contains(errOut, "not_found") || !strings.Contains(wantErr, "not_found") {
-		t.Errorf("unknown tool over MCP: exit %d %s; over invoke: exit %d %s", exit, errOut, wantExit, wantErr)
-	}
-}
-
-func TestMCPWithoutCredentialIs401WithSignInHint(t *testing.T) {
-	ts := startSandbox(t)
-	_, errOut, exit := runVQ(t, nil, "--endpoint", ts.URL+"/api/mcp", "failures", "run_abc")
-	if exit != exitcode.Unauthorized {
-		t.Errorf("exit %d, want %d", exit, exitcode.Unauthorized)
-	}
-	for _, want := range []string{"vq auth login --oauth", "resource metadata: " + ts.URL + "/.well-known/oauth-protected-resource/api/mcp"} {
-		if !strings.Contains(errOut, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, errOut)
-		}
-	}
-}
-
-// An --endpoint is any server's: the 404 names the URL tried, not
-// VisualQ's path.
-func TestMCPWrongPathSaysWhereTheServerIs(t *testing.T) {
-	ts := startSandbox(t)
-	env := map[string]string{"VQ_API_KEY": sandbox.KeyAdmin}
-	_, errOut, exit := runVQ(t, env, "--endpoint", ts.URL+"/mcp", "failures", "run_abc")
-	if exit != exitcode.Of(exitcode.Shown(&api.ToolResponse{Error: &api.ToolError{Code: api.CodeHTTPError}})) ||
-		!strings.Contains(errOut, "HTTP 404 Not Found (vq speaks MCP over streamable HTTP, not the legacy HTTP+SSE transport); nothing is served at "+ts.URL+"/mcp") {
-		t.Errorf("exit %d, stderr:\n%s", exit, errOut)
-	}
-}
-
-func TestUnknownTransportIsAUsageError(t *testing.T) {
-	_, errOut, exit := runVQ(t, map[string]string{"VQ_BASE_URL": "http://127.0.0.1:1", "VQ_API_KEY": "k"}, "--transport", "grpc", "failures", "run_abc")
-	if exit != exitcode.Usage || !strings.Contains(errOut, `unknown --transport "grpc"`) {
-		t.Errorf("exit %d, stderr:\n%s", exit, errOut)
-	}
-}
-
-func TestToolsListsAnnotationsAndArguments(t *testing.T) {
-	ts := startSandbox(t)
-	env := map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyReadOnly}
-	out, errOut, exit := runVQ(t, env, "tools")
-	if exit != 0 {
-		t.Fatalf("exit %d: %s", exit, errOut)
-	}
-	lines := map[string]string{}
-	for _, line := range strings.Split(out, "\n") {
-		if name, _, ok := strings.Cut(line, " "); ok {
-			lines[name] = strings.Join(strings.Fields(line), " ")
-		}
-	}
-	for name, want := range map[string]string{
-		"NAME":                "NAME ACCESS ARGUMENTS DESCRIPTION",
-		"approve_vrt_results": "approve_vrt_results destructive runId*:string confirm:boolean scenarioLabel:string viewport:string Approve results:",
-		"create_frt_scenario": "create_frt_scenario write goal*:string confirm:boolean startPath:string Create scenario:",
-		"get_run_failures":    "get_run_failures read-only runId*:string Run failures:",
-	} {
-		if !strings.HasPrefix(lines[name], want) {
-			t.Errorf("line of %s = %q, want prefix %q", name, lines[name], want)
-		}
-	}
-
-	out, _, _ = runVQ(t, env, "tools", "--json")
-	var resp struct {
-		OK   bool `json:"ok"`
-		Data struct {
-			Endpoint string     `json:"endpoint"`
-			Tools    []api.Tool `json:"tools"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal([]byte(out), &resp); err != nil || !resp.OK || resp.Data.Endpoint != ts.URL+"/api/mcp" {
-		t.Fatalf("--json = %s (%v)", out, err)
-	}
-	writes := api.WriteTools(resp.Data.Tools)
-	if !writes("approve_vrt_results") || writes("get_run_failures") {
-		t.Error("--json annotations do not mark the write tools")
-	}
-}
-
 func TestReadinessLockIsShownAndNeverRetried(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	env := map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyAdmin, "VQ_TRANSPORT": "mcp", "VQ_PROJECT": sandbox.ReadinessProject}
 	args := []string{"scenario", "create", "--goal", "Checkout works", "--yes"}
@@ -144,6 +49,7 @@ func TestReadinessLockIsShownAndNeverRetried(t *testing.T) {
 }
 
 func TestWaitWaitsOutTheReadinessLockPolitely(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	env := map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyAdmin, "VQ_TRANSPORT": "mcp", "VQ_PROJECT": sandbox.ReadinessProject}
 	out, errOut, exit := runVQ(t, env, "scenario", "create", "--goal", "Checkout works", "--start-path", "/checkout", "--yes", "--wait", "--interval", "1ms")
@@ -161,6 +67,7 @@ func TestWaitWaitsOutTheReadinessLockPolitely(t *testing.T) {
 }
 
 func TestWaitFollowsTokenWorkToItsResult(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	env := map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyAdmin, "VQ_TRANSPORT": "mcp"}
 	out, errOut, exit := runVQ(t, env, "invoke", "run_tracking", "--json")
@@ -184,6 +91,7 @@ func TestWaitFollowsTokenWorkToItsResult(t *testing.T) {
 }
 
 func TestOAuthSignInEndToEnd(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	dir := t.TempDir()
 	env := map[string]string{

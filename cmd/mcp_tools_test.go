@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // richSchema is an input schema with every part vq tools must keep or
@@ -58,7 +59,7 @@ func serveWithTaskSupport(t *testing.T, server *mcp.Server, tool, support string
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 		&mcp.StreamableHTTPOptions{JSONResponse: true})
 	name := []byte(`"name":"` + tool + `"`)
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	ts := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			handler.ServeHTTP(w, r)
 			return
@@ -74,11 +75,11 @@ func serveWithTaskSupport(t *testing.T, server *mcp.Server, tool, support string
 		w.WriteHeader(rec.Code)
 		w.Write(body)
 	}))
-	t.Cleanup(ts.Close)
 	return ts.URL
 }
 
 func TestToolsShowsEveryFactOfTheSchemaAndAnnotations(t *testing.T) {
+	t.Parallel()
 	endpoint := richToolServer(t)
 	out, errOut, exit := runVQ(t, nil, "--endpoint", endpoint, "tools")
 	if exit != 0 {
@@ -130,6 +131,7 @@ func TestToolsShowsEveryFactOfTheSchemaAndAnnotations(t *testing.T) {
 // A tool that runs only as an MCP task is refused by the server when
 // called without one; vq says why instead of the server's bare refusal.
 func TestATaskOnlyToolSaysVQCannotRunTasks(t *testing.T) {
+	t.Parallel()
 	server := mcp.NewServer(&mcp.Implementation{Name: "tasks", Version: "1"}, nil)
 	var calls atomic.Int32
 	server.AddTool(&mcp.Tool{Name: "render", InputSchema: json.RawMessage(`{"type":"object"}`)},

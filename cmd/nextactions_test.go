@@ -17,6 +17,7 @@ import (
 // line, split by bash and run, sends exactly the action's arguments: the
 // printer and the commands come from the same row of the command table.
 func TestPrintedTaskCommandsSendTheActionsArguments(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("bash not installed")
@@ -76,6 +77,7 @@ var frontedTools = map[string]string{
 // the one its next actions print as, and each row names a command of the
 // tree whose flags are the row's argument flags.
 func TestTheCommandTableIsTheSpecs(t *testing.T) {
+	t.Parallel()
 	root := NewRootCmd(&Factory{IO: &IOStreams{}, Getenv: func(string) string { return "" }})
 	for path, tool := range frontedTools {
 		if row, fronted := frontingRow(tool); !fronted || row.Path != path {
@@ -99,6 +101,7 @@ func TestTheCommandTableIsTheSpecs(t *testing.T) {
 // A next action is its fronting command when every argument fits it;
 // otherwise vq invoke, which carries anything.
 func TestFrontingLineWhenTheArgumentsFit(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		tool string
 		args map[string]any
@@ -135,6 +138,7 @@ func TestFrontingLineWhenTheArgumentsFit(t *testing.T) {
 // commands: plain text, the markdown report, the GitHub step summary and
 // a proof.
 func TestEveryOutputPrintsTheFrontingCommand(t *testing.T) {
+	t.Parallel()
 	const failures = `{"ok":true,"tool":"get_run_failures","summary":"1 of 2 checks failed.",
 		"data":{"runId":"run_abc","failed":1,"total":2,"failures":[{"scenarioLabel":"Home page","viewport":"desktop","mismatchPercent":4.2}]},
 		"warnings":[],"nextActions":[{"label":"Inspect","tool":"get_diff_stats","args":{"runId":"run_abc","scenarioLabel":"Home page","viewport":"desktop"}}]}`

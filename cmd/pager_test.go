@@ -12,6 +12,7 @@ import (
 // -FRX; cat or --no-pager for none; never for stdout that is no
 // terminal.
 func TestPagerCommandByPolicy(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		env            map[string]string
 		noPager, isTTY bool
@@ -36,6 +37,7 @@ func TestPagerCommandByPolicy(t *testing.T) {
 // after it with the answer's code; stderr's lines follow the output. In
 // a pipe, with --no-pager or VQ_PAGER=cat, nothing waits.
 func TestLongOutputGoesThroughThePagerInTmux(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds vq and drives a terminal")
 	}

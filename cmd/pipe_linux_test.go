@@ -14,6 +14,7 @@ import (
 // a few times, not hundreds; a small one, or a pipe already larger, is left
 // as it was. Either way every byte arrives.
 func TestLargeOutputGrowsThePipe(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		blob   int

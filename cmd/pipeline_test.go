@@ -14,6 +14,7 @@ const confirmRequiredBody = `{"ok":false,"tool":"approve_vrt_results","summary":
 // --yes is consent given once: a tool known to write is sent once, with
 // confirm: true, whichever command fronts it.
 func TestYesSendsAKnownWriteToolOnceWithConfirm(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"invoke", "approve_vrt_results", "runId=run_abc", "--yes"},
 		{"approve", "run_abc", "--yes"},
@@ -34,6 +35,7 @@ func TestYesSendsAKnownWriteToolOnceWithConfirm(t *testing.T) {
 // A tool vq does not know to write is sent as it is; when the server asks
 // for consent, --yes gives it and the call is sent again once.
 func TestYesAnswersTheConfirmGateOfAnUnknownTool(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(400, confirmRequiredBody))
 	_, _, exit := runVQ(t, s.Env(), "invoke", "custom_write", "--yes", "--no-retry")
 	calls := s.Calls()
@@ -54,6 +56,7 @@ func TestYesAnswersTheConfirmGateOfAnUnknownTool(t *testing.T) {
 // Flags live on the commands that honour them: one that cannot is refused
 // with the usage code before anything is sent, never accepted and ignored.
 func TestFlagsACommandCannotHonourAreRefused(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(200, runFailuresBody))
 	for _, tc := range []struct {
 		args []string
@@ -84,6 +87,7 @@ func TestFlagsACommandCannotHonourAreRefused(t *testing.T) {
 // Wait flags exist where a call may be waited for: an async tool, a write
 // tool (the readiness lock), vq invoke, vq watch, vq prove and the CI runs.
 func TestWaitFlagsWhereACallMayBeWaitedFor(t *testing.T) {
+	t.Parallel()
 	root := NewRootCmd(&Factory{IO: &IOStreams{}, Getenv: func(string) string { return "" }})
 	for _, path := range [][]string{
 		{"invoke"}, {"tracking", "run"}, {"approve"}, {"scenario", "create"}, {"prove"}, {"watch"},
@@ -104,6 +108,7 @@ func TestWaitFlagsWhereACallMayBeWaitedFor(t *testing.T) {
 // --timeout given without --wait-timeout still bounds the whole wait, as
 // before --wait-timeout existed, and says it is deprecated.
 func TestTimeoutStillBoundsAWaitWithADeprecationNote(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewJobServer(t, testkit.Reply{}, map[string][]testkit.Reply{"job_1": {testkit.JobStep("job_1", "running", 1, 3, "")}})
 	_, stderr, exit := runVQ(t, s.Env(), "watch", "job_1", "--interval", "2ms", "--timeout", "60ms")
 	if exit != 5 {
@@ -121,6 +126,7 @@ func TestTimeoutStillBoundsAWaitWithADeprecationNote(t *testing.T) {
 // The commands that print documents of their own honour the output flags
 // they accept.
 func TestDocumentCommandsHonourTheirOutputFlags(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,6 +65,7 @@ type vqProcess struct {
 // and no keyring, config or home of the user's.
 func vqCommand(t *testing.T, base string, args ...string) *exec.Cmd {
 	t.Helper()
+	testkit.NoLeaks(t)
 	cmd := exec.Command(buildVQ(t), args...)
 	cmd.Env = []string{
 		"VQ_BASE_URL=" + base, "VQ_API_KEY=" + secretKey, "VQ_NO_KEYRING=1",
@@ -109,7 +109,7 @@ func (p *vqProcess) wait(t *testing.T, limit time.Duration) int {
 // and the moment its client gave up on it.
 func blockingServer(t *testing.T) (url string, arrived, cancelled <-chan struct{}) {
 	in, gone := make(chan struct{}, 10), make(chan struct{}, 10)
-	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		in <- struct{}{}
 		select {
@@ -118,11 +118,11 @@ func blockingServer(t *testing.T) (url string, arrived, cancelled <-chan struct{
 		case <-time.After(30 * time.Second):
 		}
 	}))
-	t.Cleanup(s.Close)
 	return s.URL, in, gone
 }
 
 func TestSignalsCancelTheRequestAndExit(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		exit int
@@ -177,7 +177,7 @@ func hugeServer(t *testing.T) string {
 		}
 	}
 	fl := fault{answer: stream}
-	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasSuffix(r.URL.Path, "/invoke") {
 			io.Copy(io.Discard, r.Body)
 			stream(w, r, func(s string) string { return s })
@@ -185,7 +185,6 @@ func hugeServer(t *testing.T) string {
 		}
 		serveMCPStub(w, r, fl)
 	}))
-	t.Cleanup(s.Close)
 	return s.URL
 }
 
@@ -353,6 +352,7 @@ func measurePeak(file string, argv []string) int {
 }
 
 func TestTheAPIKeyIsNeverAFlag(t *testing.T) {
+	t.Parallel()
 	_, stderr, exit := runVQ(t, nil, "invoke", "t", "--api-key", secretKey)
 	if exit != exitcode.Usage || strings.Contains(stderr, secretKey) {
 		t.Errorf("exit %d, stderr %q", exit, stderr)
@@ -363,6 +363,7 @@ func TestTheAPIKeyIsNeverAFlag(t *testing.T) {
 // quietly: no error on stderr, and the exit code is the answer's, as if
 // the whole answer had been read.
 func TestClosedPipeEndsQuietlyWithTheAnswersCode(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	for _, args := range [][]string{{"failures", "run_100k"}, {"failures", "run_100k", "--json"}} {
 		cmd := vqCommand(t, ts.URL, args...)

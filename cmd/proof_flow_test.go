@@ -52,6 +52,7 @@ func privateTmux(t *testing.T, options ...[]string) (string, func(args ...string
 // what --markdown prints, with tmux's default settings and with
 // set-clipboard on (which also forwards it to the outer terminal).
 func TestProveCopyInsideTmuxFillsATmuxBuffer(t *testing.T) {
+	t.Parallel()
 	for name, options := range map[string][][]string{
 		"default":           nil,
 		"set-clipboard on":  {{"set-option", "-g", "set-clipboard", "on"}},
@@ -84,6 +85,7 @@ func TestProveCopyInsideTmuxFillsATmuxBuffer(t *testing.T) {
 // buffer without them, and stderr says how many were left out; the
 // --markdown bytes on stdout stay the server's, verbatim.
 func TestProveCopyLeavesControlsOutOfTheTmuxBuffer(t *testing.T) {
+	t.Parallel()
 	const hostile = "h3. Proof\r\n\x1b]0;pwned\x07|a|\x1b[201~rm -rf ~\n\u009b2J\tend"
 	const clean = "h3. Proof\n]0;pwned|a|[201~rm -rf ~\n2J\tend"
 	for name, options := range map[string][][]string{
@@ -111,6 +113,7 @@ func TestProveCopyLeavesControlsOutOfTheTmuxBuffer(t *testing.T) {
 // vq watch of a proof job shows it as vq prove does: the headline first,
 // and the JIRA comment intact as a block.
 func TestWatchOfAProofJobShowsTheProof(t *testing.T) {
+	t.Parallel()
 	env := proofSandbox(t, time.Millisecond)
 	job, _, _ := runVQ(t, env, "prove", "BN-470", "--no-wait", "--jq", ".data.jobId")
 	stdout, stderr, exit := runVQ(t, env, "watch", strings.TrimSpace(job), "--interval", "1ms")
@@ -124,6 +127,7 @@ func TestWatchOfAProofJobShowsTheProof(t *testing.T) {
 // A proof watch stopped by --wait-timeout prints the vq prove command that
 // resumes it, and that command, run as printed, shows the proof.
 func TestProveResumesAStartedProof(t *testing.T) {
+	t.Parallel()
 	env := proofSandbox(t, 30*time.Millisecond)
 	_, stderr, exit := runVQ(t, env, "prove", "BN-470", "--markdown", "--wait-timeout", "1ms", "--interval", "1ms")
 	const hint = "hint: to resume: vq prove BN-470 --job job_000001 --markdown\n"
@@ -141,6 +145,7 @@ func TestProveResumesAStartedProof(t *testing.T) {
 // headline saying why, then the next steps; --markdown has no comment to
 // print, says so and exits as without it, with the job's error code.
 func TestProofThatCouldNotRun(t *testing.T) {
+	t.Parallel()
 	env := proofSandbox(t, time.Millisecond)
 	const headline = "> NON — the check could not run: the audit browser lost its connection while loading /checkout (net::ERR_CONNECTION_RESET); retry the proof\n"
 	stdout, stderr, exit := runVQ(t, env, "prove", "BN-474", "--interval", "1ms")
@@ -161,6 +166,7 @@ func TestProofThatCouldNotRun(t *testing.T) {
 // the sandbox, with the exit codes documented for them; consenting to the
 // scenario they suggest, then re-proving as printed, proves the ticket.
 func TestFailedProofNextStepsRunAsPrinted(t *testing.T) {
+	t.Parallel()
 	bin := filepath.Dir(buildVQ(t))
 	env := proofSandbox(t, time.Millisecond)
 	stdout, _, exit := runVQ(t, env, "prove", "BN-471", "--interval", "1ms")

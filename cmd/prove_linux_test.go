@@ -14,6 +14,7 @@ import (
 // terminal), --copy says nothing could be copied, sends no proof and
 // exits 9 (no_clipboard).
 func TestProveCopyWithNoClipboardExits9(t *testing.T) {
+	t.Parallel()
 	ts := newCISandbox(t, time.Millisecond)
 	cmd := vqCommand(t, ts.URL, "prove", "BN-470", "--copy")
 	cmd.Env = append(cmd.Env, "VQ_API_KEY="+sandbox.KeyAdmin)

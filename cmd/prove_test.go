@@ -60,6 +60,7 @@ func proveServer(t *testing.T, final testkit.Reply) *testkit.JobServer {
 }
 
 func TestProveMarkdownIsByteForByte(t *testing.T) {
+	t.Parallel()
 	for _, proven := range []bool{true, false} {
 		s := proveServer(t, proofStep(proven, trickyMarkdown))
 		stdout, stderr, exit := runVQ(t, s.Env(), "prove", "BN-470", "--markdown", "--interval", "1ms")
@@ -76,6 +77,7 @@ func TestProveMarkdownIsByteForByte(t *testing.T) {
 }
 
 func TestProveShowsEverythingInOrder(t *testing.T) {
+	t.Parallel()
 	s := proveServer(t, proofStep(false, "h3. NON\n|| a || b ||\n\x1b]0;pwned\x07done"))
 	stdout, stderr, exit := runVQ(t, s.Env(), "prove", "BN-470", "--interval", "1ms")
 	if exit != 22 { // proof_failed, recoverable
@@ -111,6 +113,7 @@ func TestProveShowsEverythingInOrder(t *testing.T) {
 }
 
 func TestProveJSONIsTheFinalResponse(t *testing.T) {
+	t.Parallel()
 	s := proveServer(t, proofStep(true, trickyMarkdown))
 	stdout, _, exit := runVQ(t, s.Env(), "prove", "BN-470", "--json", "--interval", "1ms")
 	if exit != 0 || !strings.HasPrefix(stdout, `{"ok":true,"tool":"get_job_status","summary":"BN-470 proven.","data":{"jobId":"job_p","result":{`) || strings.Count(stdout, "\n") != 1 {
@@ -119,6 +122,7 @@ func TestProveJSONIsTheFinalResponse(t *testing.T) {
 }
 
 func TestProveNoWaitPrintsTheQueuedJob(t *testing.T) {
+	t.Parallel()
 	s := proveServer(t, proofStep(true, trickyMarkdown))
 	stdout, stderr, exit := runVQ(t, s.Env(), "prove", "BN-470", "--no-wait")
 	if exit != 0 || !strings.HasPrefix(stdout, "Job job_p queued.\n") || stderr != "" {
@@ -142,6 +146,7 @@ func TestProveNoWaitPrintsTheQueuedJob(t *testing.T) {
 // through OSC 52, and says it sent the comment, which vq cannot check:
 // never that it copied it.
 func TestProveCopyToTheTerminalWithOSC52(t *testing.T) {
+	t.Parallel()
 	s := proveServer(t, proofStep(true, trickyMarkdown))
 	stdout, stderr, exit := vqRun{Env: s.Env(), TTY: true}.run(t, "prove", "BN-470", "--copy", "--markdown", "--interval", "1ms")
 	if exit != 0 || stdout != trickyMarkdown {
@@ -157,6 +162,7 @@ func TestProveCopyToTheTerminalWithOSC52(t *testing.T) {
 // The sandbox's own proofs, end to end: BN-470 (trailing spaces, no final
 // newline) byte for byte, BN-471 a failed proof.
 func TestProveAgainstTheSandbox(t *testing.T) {
+	t.Parallel()
 	env := newCISandbox(t, 5*time.Millisecond).Env()
 
 	stdout, stderr, exit := runVQ(t, env, "prove", "BN-470", "--markdown", "--interval", "5ms")

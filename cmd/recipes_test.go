@@ -78,6 +78,7 @@ func recipeLines(t *testing.T) []recipeLine {
 // report it writes is valid against the Jenkins schema and is the one the
 // recipe publishes.
 func TestEveryCIRecipeRuns(t *testing.T) {
+	t.Parallel()
 	bin := filepath.Dir(buildVQ(t))
 	ts := startSandbox(t)
 	lines := recipeLines(t)

@@ -15,6 +15,7 @@ import (
 // sent and how to sign in. With two servers signed in, a script's log
 // tells which refused which key.
 func TestRefusalsNameTheirServerAndTheKeysSource(t *testing.T) {
+	t.Parallel()
 	for _, useKeyring := range []bool{false, true} {
 		staging, prod := startLoggedSandbox(t), startLoggedSandbox(t)
 		env := accountsEnv(t, useKeyring)
@@ -67,6 +68,7 @@ func TestRefusalsNameTheirServerAndTheKeysSource(t *testing.T) {
 // how to sign in; a VisualQ key kept from an --endpoint on another host is
 // named as the key that was not sent.
 func TestA401WithNoCredentialSentSaysSo(t *testing.T) {
+	t.Parallel()
 	ts := startLoggedSandbox(t)
 	endpoint := ts.URL + "/api/mcp"
 	meta := ts.URL + "/.well-known/oauth-protected-resource/api/mcp"
@@ -94,6 +96,7 @@ func TestA401WithNoCredentialSentSaysSo(t *testing.T) {
 // profile that picked it; a refusal on its screen says where its key came
 // from.
 func TestTUIHeaderNamesTheServer(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds vq and drives a terminal")
 	}

@@ -59,6 +59,7 @@ func readStepOutputs(t *testing.T, path string) map[string]string {
 // outputs to $GITHUB_OUTPUT for each verdict and whatever --format prints,
 // in the heredoc form with a delimiter of its own each time.
 func TestCIWritesStepOutputs(t *testing.T) {
+	t.Parallel()
 	s := newCISandbox(t, time.Millisecond)
 	for i, tc := range []struct {
 		branch, status, failed string
@@ -106,6 +107,7 @@ func TestCIWritesStepOutputs(t *testing.T) {
 // Two runs in one step write two sets of outputs with delimiters of their
 // own, which no value can end early.
 func TestStepOutputDelimitersAreRandom(t *testing.T) {
+	t.Parallel()
 	s := newCISandbox(t, time.Millisecond)
 	path := filepath.Join(t.TempDir(), "output")
 	env := s.Env()
@@ -130,6 +132,7 @@ func TestStepOutputDelimitersAreRandom(t *testing.T) {
 // A $GITHUB_OUTPUT vq cannot write is a warning: the verdict, its exit code
 // and stdout stay what they are.
 func TestStepOutputsThatCannotBeWrittenAreAWarning(t *testing.T) {
+	t.Parallel()
 	s := newCISandbox(t, time.Millisecond)
 	env := s.Env()
 	want, _, wantExit := runVQ(t, env, append([]string{"ci", "run-vrt", "branch=feature/new-header"}, fastWait...)...)
@@ -147,6 +150,7 @@ func TestStepOutputsThatCannotBeWrittenAreAWarning(t *testing.T) {
 // format: annotations on stdout, the report in the step summary. A format
 // asked for wins, and other commands are not changed.
 func TestCIUsesTheGitHubFormatInActions(t *testing.T) {
+	t.Parallel()
 	s := newCISandbox(t, time.Millisecond)
 	summary := filepath.Join(t.TempDir(), "summary.md")
 	env := s.Env()
@@ -170,6 +174,7 @@ func TestCIUsesTheGitHubFormatInActions(t *testing.T) {
 // vq ci ... --wait, for a wait that timed out and for vq failures, valid
 // against the Jenkins schema; stdout is what it is without --junit.
 func TestJUnitFileBesideStdout(t *testing.T) {
+	t.Parallel()
 	s := newCISandbox(t, time.Millisecond)
 	slow := newCISandbox(t, time.Hour)
 	for _, tc := range []struct {
@@ -211,6 +216,7 @@ func TestJUnitFileBesideStdout(t *testing.T) {
 // A report that cannot be written says so and never makes a success of a
 // failure, nor changes a verdict: a passed run exits 1, a failed one 3.
 func TestJUnitFileThatCannotBeWritten(t *testing.T) {
+	t.Parallel()
 	s := newCISandbox(t, time.Millisecond)
 	blocker := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(blocker, nil, 0o644)
@@ -219,34 +225,6 @@ func TestJUnitFileThatCannotBeWritten(t *testing.T) {
 		_, stderr, exit := runVQ(t, s.Env(), append([]string{"ci", "run-vrt", "branch=" + branch, "--junit", path}, fastWait...)...)
 		if exit != want || !strings.Contains(stderr, "error: --junit: mkdir "+blocker+": not a directory\n") {
 			t.Errorf("branch %s: exit %d, want %d\n%s", branch, exit, want, stderr)
-		}
-	}
-}
-
-// --exit-status makes a read of checks gate a step: run_failed when the
-// answer lists failed checks, 0 when it lists none; a failed call keeps
-// its own code. Without it, the read exits 0 as before.
-func TestExitStatusOfReads(t *testing.T) {
-	s := newCISandbox(t, time.Millisecond)
-	for _, tc := range []struct {
-		args []string
-		exit int
-	}{
-		{[]string{"failures", "run_abc"}, 0},
-		{[]string{"failures", "run_abc", "--exit-status"}, exitcode.RunFailed},
-		{[]string{"failures", "run_100k", "--exit-status", "--format", "github"}, exitcode.RunFailed},
-		{[]string{"failures", "run_pass", "--exit-status"}, 0},
-		{[]string{"failures", "run_nope", "--exit-status"}, exitcode.ForCode(api.CodeValidation, true)},
-		{[]string{"diff", "run_abc", "--scenario", "Homepage", "--viewport", "desktop", "--exit-status"}, exitcode.RunFailed},
-		{[]string{"invoke", "get_run_failures", "runId=run_abc", "--exit-status", "--json"}, exitcode.RunFailed},
-		{[]string{"invoke", "get_run_failures", "runId=run_pass", "--exit-status"}, 0},
-	} {
-		stdout, stderr, exit := runVQ(t, s.Env(), tc.args...)
-		if exit != tc.exit {
-			t.Errorf("%v: exit %d, want %d\n%s%s", tc.args, exit, tc.exit, stdout, stderr)
-		}
-		if exit == exitcode.RunFailed && !strings.Contains(stderr, "checks failed (--exit-status)\n") {
-			t.Errorf("%v: stderr does not say why:\n%s", tc.args, stderr)
 		}
 	}
 }
@@ -268,6 +246,7 @@ func jsonData(t *testing.T, stdout string) map[string]any {
 // A run's wait that times out, is interrupted or ends in an error keeps the
 // run's handle in its document, and stderr the command that resumes.
 func TestCIFailedWaitKeepsTheHandle(t *testing.T) {
+	t.Parallel()
 	resume := "hint: to resume: vq ci status run_ci_0001 --wait\n"
 	t.Run("timeout", func(t *testing.T) {
 		s := newCISandbox(t, time.Hour)
@@ -308,6 +287,7 @@ func TestCIFailedWaitKeepsTheHandle(t *testing.T) {
 // A job's watch that times out, is interrupted or is refused keeps the
 // job's ID in its document (vq watch, and every --wait on a job).
 func TestJobWaitKeepsTheHandle(t *testing.T) {
+	t.Parallel()
 	running := map[string][]testkit.Reply{"job_1": {testkit.JobStep("job_1", "running", 1, 9, "slow")}}
 	t.Run("timeout", func(t *testing.T) {
 		s := testkit.NewJobServer(t, testkit.Reply{}, running)

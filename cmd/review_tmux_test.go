@@ -50,6 +50,7 @@ func selectedIs(check string) func(string) bool {
 // in a person's words with the tool on the detail line; Esc asks before it
 // drops the marks.
 func TestMarksYouCanSeeInTmux(t *testing.T) {
+	t.Parallel()
 	p, _ := reviewPane(t, 120, 40)
 	p.keys("Enter")
 	p.waitFor("a diff, whose approve action the rows learn", shows("get_run_failures › Inspect Homepage 1 desktop"))
@@ -87,6 +88,7 @@ func TestMarksYouCanSeeInTmux(t *testing.T) {
 // TestCursorFollowsItsCheckInTmux (item 2): approving the rows above it,
 // filtering it out and back, and sorting keep the selection on its check.
 func TestCursorFollowsItsCheckInTmux(t *testing.T) {
+	t.Parallel()
 	p, _ := reviewPane(t, 120, 40)
 	p.keys("Space", "Space", "Space", "j") // Homepage 1 on three viewports; then Product page 1 tablet
 	p.waitFor("the selection", selectedIs("Product page 1 tablet"))
@@ -119,6 +121,7 @@ func TestCursorFollowsItsCheckInTmux(t *testing.T) {
 // TestBarsKeepOneScaleInTmux (item 4): a check's bar is the same in the
 // list, on its diff, and after other rows are approved.
 func TestBarsKeepOneScaleInTmux(t *testing.T) {
+	t.Parallel()
 	p, _ := reviewPane(t, 120, 40)
 	bar := strings.TrimRight(layout.MismatchBar(5.3), " ")
 	screen := p.waitFor("the bars and their legend", shows(layout.MismatchLegend))
@@ -157,6 +160,7 @@ func rowCount(screen string) int {
 // TestTenRowsAt80x24InTmux (item 5): an 80×24 terminal shows ten rows
 // and more: the fields fold into a line, which e opens and folds again.
 func TestTenRowsAt80x24InTmux(t *testing.T) {
+	t.Parallel()
 	p, _ := reviewPane(t, 80, 24)
 	screen := p.waitFor("the folded fields", shows("runId run_big · failed 350", "(e shows 4 fields)"))
 	if n := rowCount(screen); n < 10 {
@@ -177,11 +181,15 @@ func TestTenRowsAt80x24InTmux(t *testing.T) {
 // natural order, the arrow apart from the next column's name; S reverses;
 // the full help says what s sorts by next.
 func TestSortingInTmux(t *testing.T) {
+	t.Parallel()
 	p, _ := reviewPane(t, 120, 40)
 	p.keys("s", "g")
-	screen := p.waitFor("the first column sorted", shows("scenarioLabel ▲  ", "Account 2 "))
-	if !strings.HasPrefix(selected(screen), "Account 1 ") || !strings.Contains(screen, "runId run_big · failed 350") {
-		t.Errorf("the sorted list's top is not Account 1 under the fields:\n%s", screen)
+	// g comes after the sort's frame: the wait is for both.
+	screen := p.waitFor("the first column sorted, its top selected", func(s string) bool {
+		return shows("scenarioLabel ▲  ", "Account 2 ")(s) && strings.HasPrefix(selected(s), "Account 1 ")
+	})
+	if !strings.Contains(screen, "runId run_big · failed 350") {
+		t.Errorf("the sorted list is not under the fields:\n%s", screen)
 	}
 	p.keys("f", "j") // a page down and a row: Account 9 and 10 in view
 	screen = p.waitFor("Account 9 and 10", shows("Account 9 ", "Account 10 "))
@@ -191,10 +199,9 @@ func TestSortingInTmux(t *testing.T) {
 	p.keys("?")
 	p.waitFor("the full help", shows("sort: viewport", "reverse sort"))
 	p.keys("?", "S", "g")
-	screen = p.waitFor("the order reversed", shows("scenarioLabel ▼"))
-	if strings.HasPrefix(selected(screen), "Account ") {
-		t.Errorf("S did not reverse the order:\n%s", screen)
-	}
+	p.waitFor("the order reversed, its top selected", func(s string) bool {
+		return shows("scenarioLabel ▼")(s) && selected(s) != "" && !strings.HasPrefix(selected(s), "Account ")
+	})
 	p.keys("q")
 	p.waitFor("vq's exit", shows("EXIT=0"))
 }

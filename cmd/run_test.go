@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // vqRun describes one in-process run of vq: the environment it sees, its
@@ -32,6 +33,7 @@ func runVQ(t *testing.T, env map[string]string, args ...string) (stdout, stderr 
 
 func (r vqRun) run(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
+	testkit.NoLeaks(t)
 	env := map[string]string{
 		"VQ_CONFIG":     t.TempDir() + "/config.json",
 		"VQ_NO_KEYRING": "1",

@@ -13,6 +13,7 @@ import (
 // vq's directory is made private, and one others may write is warned about:
 // whoever can write it can change where the key is sent.
 func TestConfigDirectoryIsPrivateAndWarnedAbout(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "fresh", "vq")
 	env := map[string]string{"VQ_CONFIG": filepath.Join(dir, "config.json")}
 	vqRun{Env: env, Stdin: "vqs_key_1\n"}.run(t, "auth", "login", "--with-token", "--no-verify", "--base-url", "https://a.example")
@@ -31,6 +32,7 @@ func TestConfigDirectoryIsPrivateAndWarnedAbout(t *testing.T) {
 // A token file that is not JSON names itself and breaks only what needs
 // it: calls with a key work, and signing out works.
 func TestCorruptTokenFileBreaksOnlyWhatNeedsIt(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "oauth.json"), []byte("{not json"), 0o600)
@@ -54,6 +56,7 @@ func TestCorruptTokenFileBreaksOnlyWhatNeedsIt(t *testing.T) {
 
 // Two sign-ins at once, to different servers, both survive.
 func TestConcurrentSignInsBothSurvive(t *testing.T) {
+	t.Parallel()
 	for round := range 5 {
 		env := map[string]string{"VQ_CONFIG": filepath.Join(t.TempDir(), "config.json")}
 		var wg sync.WaitGroup
@@ -73,6 +76,7 @@ func TestConcurrentSignInsBothSurvive(t *testing.T) {
 // Pasting "URL KEY" on one line at the interactive login's URL prompt
 // never shows the key on the screen, and signs in with it.
 func TestPastedURLAndKeyNeverEchoTheKey(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	cfg := filepath.Join(t.TempDir(), "config.json")
 	p := startTmux(t, 120, 20, map[string]string{"VQ_NO_KEYRING": "1", "VQ_CONFIG": cfg}, "true", "auth", "login")

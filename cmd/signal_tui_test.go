@@ -16,6 +16,7 @@ import (
 // shell sees afterwards: exit 143, the terminal back in cooked mode with
 // echo, and the cursor shown.
 func TestSIGTERMRestoresTheTerminal(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(200, testkit.OK("get_run_failures", "2 failures in run_1.", map[string]any{"runId": "run_1"},
 		testkit.NextActions(map[string]any{"label": "Look at the diff", "tool": "get_diff_stats", "args": map[string]any{"runId": "run_1"}}))))
 	p := startTmux(t, 120, 40, map[string]string{"VQ_BASE_URL": s.URL, "VQ_API_KEY": secretKey, "VQ_NO_KEYRING": "1", "VQ_CONFIG": t.TempDir() + "/c.json", "TERM": "xterm-256color"},

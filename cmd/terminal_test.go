@@ -25,6 +25,7 @@ func assertTerminalSafe(t *testing.T, what, out string) {
 }
 
 func TestServerTextIsSafeOnEveryTerminalPath(t *testing.T) {
+	t.Parallel()
 	body := testkit.OK("get_run_failures", "summary "+hostile,
 		map[string]any{"label " + hostile: hostile, "rows": []map[string]any{{"scenario": hostile}}},
 		testkit.Warnings("warn "+hostile),
@@ -66,6 +67,7 @@ func TestServerTextIsSafeOnEveryTerminalPath(t *testing.T) {
 }
 
 func TestWatchProgressLinesAreSafe(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewJobServer(t, testkit.Reply{}, map[string][]testkit.Reply{"job_1": {
 		testkit.JobStep("job_1", "running", 1, 2, "message "+hostile),
 		testkit.Answer(200, testkit.Failure(api.ToolJobStatus, "tool_error", "why "+hostile, false, testkit.Summary("failed "+hostile),
@@ -85,6 +87,7 @@ func TestWatchProgressLinesAreSafe(t *testing.T) {
 }
 
 func TestUsageAndTransportErrorsAreSafe(t *testing.T) {
+	t.Parallel()
 	// The base URL is the user's own, but it is echoed in errors: a pasted
 	// one with escapes must not act on the terminal either.
 	_, stderr, exit := runVQ(t, map[string]string{"VQ_BASE_URL": "ftp://x\x1b[2J\u202e", "VQ_API_KEY": secretKey}, "failures", "r")

@@ -122,6 +122,7 @@ func shows(texts ...string) func(string) bool {
 // TestDemoInTmuxOpensTheTUI is the README's main job on a terminal: the
 // embedded sandbox and the TUI on its failed run, quit with q, exit 0.
 func TestDemoInTmuxOpensTheTUI(t *testing.T) {
+	t.Parallel()
 	p := startTmux(t, 100, 30, map[string]string{"VQ_NO_KEYRING": "1", "VQ_CONFIG": os.DevNull, "TERM": "xterm-256color"}, "true", "demo")
 	p.waitFor("the triage TUI", shows("✓ ok  get_run_failures", "3 of 12 checks failed.", "Next actions", "Inspect Homepage desktop", "q quit"))
 	p.keys("Enter")

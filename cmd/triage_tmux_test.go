@@ -13,6 +13,7 @@ import (
 // approve them in one batch and see the failures list shrink by as many;
 // then step through diffs with n and p, each with its half-block preview.
 func TestTriageInTmux(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds vq and drives a terminal")
 	}
@@ -56,6 +57,7 @@ func TestTriageInTmux(t *testing.T) {
 // the policy gives, so a and A send at once, each call with confirm:
 // true, and no dialog asks.
 func TestYesConsentsInTheTUIWithoutADialog(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds vq and drives a terminal")
 	}

@@ -20,6 +20,7 @@ const asPanickyVQ = "VQ_TEST_AS_PANICKY_VQ"
 // of vq's: exit 1 with one line on stderr, never exit 2 (usage) or a Go
 // stack dump; --debug (or VQ_DEBUG) adds the stack.
 func TestPanicInACommandExitsInternal(t *testing.T) {
+	t.Parallel()
 	for _, debug := range []bool{false, true} {
 		env := map[string]string{"VQ_CONFIG": t.TempDir() + "/c.json", "VQ_NO_KEYRING": "1", "VQ_API_KEY": "k"}
 		if debug {
@@ -54,6 +55,7 @@ func TestPanicInACommandExitsInternal(t *testing.T) {
 // terminal: it exits 1 with one line on stderr, and the shell gets its
 // terminal back (cooked mode, echo, the cursor shown).
 func TestTUIPanicInTmux(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("drives a terminal")
 	}
@@ -94,6 +96,7 @@ func TestTUIPanicInTmux(t *testing.T) {
 // at once with a spinner naming the call, says that a key pressed then
 // does nothing yet, and shows the answer when it comes.
 func TestSpinnerBeforeASlowAnswerInTmux(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds vq and drives a terminal")
 	}

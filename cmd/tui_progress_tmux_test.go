@@ -3,12 +3,11 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // steppedServer is an SDK MCP server whose tools report progress one
@@ -37,15 +36,14 @@ func steppedServer(t *testing.T, next <-chan struct{}) string {
 	}
 	server.AddTool(&mcp.Tool{Name: "stepped", InputSchema: map[string]any{"type": "object"}}, report(3))
 	server.AddTool(&mcp.Tool{Name: "counted", InputSchema: map[string]any{"type": "object"}}, report(0))
-	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
-	t.Cleanup(ts.Close)
-	return ts.URL
+	return testkit.ServeMCP(t, server, nil)
 }
 
 // TestTUIShowsTheServersProgressInTmux: the TUI's call shows the progress
 // an MCP server reports from its first notification on, without --wait:
 // a bar and the count with a total, the count so far without one.
 func TestTUIShowsTheServersProgressInTmux(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds vq and drives a terminal")
 	}

@@ -13,6 +13,7 @@ import (
 // the command that was meant, and nothing sent. Each group is tried with a
 // typo of each of its subcommands.
 func TestUnknownSubcommandsFailAtEveryLevel(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(200, runFailuresBody))
 	root := NewRootCmd(&Factory{IO: &IOStreams{}, Getenv: func(string) string { return "" }})
 	var groups []*cobra.Command
@@ -50,69 +51,5 @@ func TestUnknownSubcommandsFailAtEveryLevel(t *testing.T) {
 	}
 	if n := len(s.Calls()); n != 0 {
 		t.Errorf("%d calls sent by mistyped commands", n)
-	}
-}
-
-// A group alone shows its help and exits 0: a person asked what it does.
-func TestAGroupAloneShowsItsHelp(t *testing.T) {
-	stdout, _, exit := runVQ(t, nil, "ci")
-	if exit != 0 || !strings.Contains(stdout, "run-vrt") {
-		t.Errorf("exit %d, stdout %q", exit, stdout)
-	}
-}
-
-// A misspelt flag names the flag that was meant; a group given an unknown
-// word before a flag names the command, not the flag; a missing required
-// flag points at its own command's help.
-func TestFlagMistakesSayWhatWasMeant(t *testing.T) {
-	s := testkit.NewServer(t, testkit.Always(200, runFailuresBody))
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"failures", "run_abc", "--josn"}, "error: unknown flag: --josn\nhint: did you mean --json?\nhint: see: vq failures --help"},
-		{[]string{"ci", "run-vtr", "--wait"}, "error: unknown command \"run-vtr\" for \"vq ci\"\nhint: did you mean run-vrt?"},
-		{[]string{"diff", "run_abc", "--scenario", "Home"}, "error: required flag(s) \"viewport\" not set\nhint: see: vq diff --help"},
-		{[]string{"prove", "BN-470", "--no-wiat"}, "did you mean --no-wait?"},
-	} {
-		_, stderr, exit := runVQ(t, s.Env(), tc.args...)
-		if exit != 2 || !strings.Contains(stderr, tc.want) {
-			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, exit, stderr, tc.want)
-		}
-	}
-	if n := len(s.Calls()); n != 0 {
-		t.Errorf("%d calls sent", n)
-	}
-}
-
-// vq invoke takes only a tool name MCP allows, so a pasted line cannot
-// smuggle a flag or a shell word in as the tool.
-func TestInvokeRefusesWhatIsNoToolName(t *testing.T) {
-	s := testkit.NewServer(t, testkit.Always(200, runFailuresBody))
-	for _, args := range [][]string{{"invoke", "--", "--yes"}, {"invoke", "a b"}, {"invoke", "x;rm"}} {
-		_, stderr, exit := runVQ(t, s.Env(), args...)
-		if exit != 2 || !strings.Contains(stderr, "is not a tool name") {
-			t.Errorf("%v: exit %d, stderr %q", args, exit, stderr)
-		}
-	}
-	if n := len(s.Calls()); n != 0 {
-		t.Errorf("%d calls sent", n)
-	}
-}
-
-// vq's own lines on stderr have one style: error: for a failure, warning:
-// and hint:, never vq: vq ….
-func TestStderrHasOneStyle(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"failures"}, "error: vq failures needs RUN_ID\nhint: usage: vq failures RUN_ID [flags]\n"},
-		{[]string{"invoke", "t", "--format", "yaml"}, "error: unknown --format \"yaml\"\nhint: use one of: text, json, markdown, junit, github\n"},
-		{[]string{"failures", "run_abc"}, "error: no VisualQ server configured\nhint: set --base-url or VQ_BASE_URL (or --endpoint for an MCP server), run vq auth login, pick a signed-in server with --profile, or try vq demo\n"},
-	} {
-		if _, stderr, _ := runVQ(t, nil, tc.args...); stderr != tc.want {
-			t.Errorf("vq %v: stderr\n%s\nwant\n%s", tc.args, stderr, tc.want)
-		}
 	}
 }

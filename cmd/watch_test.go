@@ -13,6 +13,7 @@ import (
 var gateway502 = testkit.Answer(502, "<html><body>Bad Gateway</body></html>")
 
 func TestWatchQueuedToCompleted(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewJobServer(t, testkit.Reply{}, map[string][]testkit.Reply{"job_1": {
 		testkit.JobStep("job_1", "queued", 0, 0, ""),
 		testkit.JobStep("job_1", "queued", 0, 0, ""),
@@ -42,6 +43,7 @@ func TestWatchQueuedToCompleted(t *testing.T) {
 }
 
 func TestWatchGoesOnThrough502s(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewJobServer(t, testkit.Reply{}, map[string][]testkit.Reply{"job_1": {
 		testkit.JobStep("job_1", "running", 1, 2, ""),
 		gateway502, gateway502, gateway502, gateway502, // polls skip the client's retry: the watch backs off itself
@@ -60,6 +62,7 @@ func TestWatchGoesOnThrough502s(t *testing.T) {
 }
 
 func TestWatchFailedJobExitsWithItsCode(t *testing.T) {
+	t.Parallel()
 	failed := testkit.Failure(api.ToolJobStatus, "tool_error", "executor crashed", false, testkit.Summary("Job job_1 failed."),
 		testkit.Set("data", map[string]any{"jobId": "job_1", "status": "failed", "result": map[string]any{"reason": "no event"}}))
 	s := testkit.NewJobServer(t, testkit.Reply{}, map[string][]testkit.Reply{"job_1": {testkit.JobStep("job_1", "running", 1, 2, ""), testkit.Answer(200, failed)}})
@@ -77,6 +80,7 @@ func TestWatchFailedJobExitsWithItsCode(t *testing.T) {
 }
 
 func TestWatchUnknownJobIsARefusal(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewJobServer(t, testkit.Reply{}, nil)
 	_, stderr, exit := runVQ(t, s.Env(), "watch", "job_nope", "--interval", "1ms")
 	if exit != 41 { // not_found, not recoverable
@@ -91,6 +95,7 @@ func TestWatchUnknownJobIsARefusal(t *testing.T) {
 }
 
 func TestWatchTimeoutExitsWithTheTimeoutCodeAndHowToResume(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewJobServer(t, testkit.Reply{}, map[string][]testkit.Reply{"job 1": {testkit.JobStep("job 1", "running", 1, 9, "slow")}})
 	stdout, stderr, exit := runVQ(t, s.Env(), "watch", "job 1", "--interval", "2ms", "--wait-timeout", "80ms")
 	if exit != 5 {
@@ -111,6 +116,7 @@ func TestWatchTimeoutExitsWithTheTimeoutCodeAndHowToResume(t *testing.T) {
 }
 
 func TestWatchInterruptedExits130WithHowToResume(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s := testkit.NewJobServer(t, testkit.Reply{}, map[string][]testkit.Reply{"job_1": {testkit.JobStep("job_1", "running", 1, 9, "")}})
@@ -132,6 +138,7 @@ func TestWatchInterruptedExits130WithHowToResume(t *testing.T) {
 }
 
 func TestWatchSeveralJobsExitsWithTheWorst(t *testing.T) {
+	t.Parallel()
 	proofFailed := testkit.Failure(api.ToolJobStatus, "proof_failed", "not proven", true, testkit.Summary("Job job_b failed."),
 		testkit.Set("data", map[string]any{"jobId": "job_b", "status": "failed"}))
 	s := testkit.NewJobServer(t, testkit.Reply{}, map[string][]testkit.Reply{
@@ -172,6 +179,7 @@ func TestWatchSeveralJobsExitsWithTheWorst(t *testing.T) {
 }
 
 func TestWaitWatchesTheJobAnAsyncToolReturns(t *testing.T) {
+	t.Parallel()
 	jobs := map[string][]testkit.Reply{"job_7": {testkit.JobStep("job_7", "running", 1, 2, "Replaying"), testkit.JobStep("job_7", "completed", 2, 2, "")}}
 	for _, args := range [][]string{
 		{"invoke", "run_tracking", "scenarioId=scn_1", "--wait"},
@@ -195,14 +203,8 @@ func TestWaitWatchesTheJobAnAsyncToolReturns(t *testing.T) {
 	}
 }
 
-func TestWatchNeedsAJobID(t *testing.T) {
-	_, stderr, exit := runVQ(t, nil, "watch")
-	if exit != 2 || !strings.Contains(stderr, "vq watch needs at least one JOB_ID") {
-		t.Errorf("exit %d, stderr %q", exit, stderr)
-	}
-}
-
 func TestWatchTimeoutPrintsOneJSONDocument(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewJobServer(t, testkit.Reply{}, map[string][]testkit.Reply{"job_1": {testkit.JobStep("job_1", "running", 1, 9, "slow")}})
 	stdout, _, exit := runVQ(t, s.Env(), "watch", "job_1", "--interval", "2ms", "--wait-timeout", "50ms", "--json")
 	var doc map[string]any

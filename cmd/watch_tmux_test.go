@@ -11,6 +11,7 @@ import (
 // terminal) and reads the screen: one bar line per job redrawn in place while
 // the jobs run, then a one-line summary per job and the answers below.
 func TestWatchLiveViewInTmux(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewJobServer(t, testkit.Reply{}, map[string][]testkit.Reply{
 		"job_t1": {testkit.JobStep("job_t1", "queued", 0, 0, ""), testkit.JobStep("job_t1", "running", 3, 10, "Comparing screenshots")},
 		"job_t2": {testkit.JobStep("job_t2", "running", 1, 2, ""), testkit.JobStep("job_t2", "completed", 2, 2, "")},

@@ -14,6 +14,7 @@ import (
 // bar, on the scale the TUI and the Markdown report use, and says how to
 // read them; a pipe gets the columns alone, as a script reads them.
 func TestTextTablesDrawMismatchBarsOnATerminal(t *testing.T) {
+	t.Parallel()
 	r := failuresResponse(t)
 	var terminal, pipe bytes.Buffer
 	if err := Render(context.Background(), &terminal, io.Discard, r, Options{Terminal: true}); err != nil {

@@ -64,6 +64,7 @@ const outputBound = 8
 // answer: columns are bounded, sparse and very wide lists are fields, and
 // a long cell does not pad the other rows.
 func TestOutputStaysWithinAMultipleOfTheAnswer(t *testing.T) {
+	t.Parallel()
 	const n = 2_000
 	for _, shape := range answerShapes {
 		body := shape.body(n)
@@ -86,6 +87,7 @@ func TestOutputStaysWithinAMultipleOfTheAnswer(t *testing.T) {
 // What a sparse or very wide list shows, and a table leaving columns out
 // says so once.
 func TestListsThatAreNoTableShowAsFields(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		body string
 		want []string

@@ -89,6 +89,7 @@ func parseJUnit(t *testing.T, doc []byte) parsedSuites {
 }
 
 func TestJUnitHasOneCasePerCheckAndHonestCounts(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	if err := JUnit(&out, failuresResponse(t)); err != nil {
 		t.Fatal(err)
@@ -110,6 +111,7 @@ func TestJUnitHasOneCasePerCheckAndHonestCounts(t *testing.T) {
 }
 
 func TestJUnitOfAFailedCallIsOneErroredCase(t *testing.T) {
+	t.Parallel()
 	r := decodeResponse(t, `{"ok":false,"tool":"get_run_failures","summary":"nope","data":null,"warnings":[],"nextActions":[],
 		"error":{"code":"validation_error","message":"runId \"x\" not found"},"recoverable":true}`)
 	var out bytes.Buffer
@@ -123,6 +125,7 @@ func TestJUnitOfAFailedCallIsOneErroredCase(t *testing.T) {
 }
 
 func TestJUnitOfDataWithoutChecksIsOnePassingCase(t *testing.T) {
+	t.Parallel()
 	r := decodeResponse(t, `{"ok":true,"tool":"approve_vrt_results","summary":"approved","data":{"approved":1},"warnings":[],"nextActions":[]}`)
 	var out bytes.Buffer
 	if err := JUnit(&out, r); err != nil {
@@ -134,6 +137,7 @@ func TestJUnitOfDataWithoutChecksIsOnePassingCase(t *testing.T) {
 }
 
 func TestJUnitOfADiffIsOneCase(t *testing.T) {
+	t.Parallel()
 	r := decodeResponse(t, `{"ok":true,"tool":"get_diff_stats","summary":"s","data":{"runId":"run_abc","scenarioLabel":"Homepage","viewport":"desktop","approved":false,"mismatchPercent":4.2,"threshold":0.1},"warnings":[],"nextActions":[]}`)
 	var out bytes.Buffer
 	if err := JUnit(&out, r); err != nil {
@@ -145,6 +149,7 @@ func TestJUnitOfADiffIsOneCase(t *testing.T) {
 }
 
 func TestGitHubAnnotationsEscapeWorkflowCommandSyntax(t *testing.T) {
+	t.Parallel()
 	r := decodeResponse(t, `{"ok":true,"tool":"get_run_failures","summary":"s","data":{"runId":"r","failed":1,"total":1,
 		"failures":[{"scenarioLabel":"50%: a, b","viewport":"x\r\n::error::forged","mismatchPercent":3}]},
 		"warnings":["line one\nline two 100%\r\u001b[31mred"],"nextActions":[]}`)
@@ -162,6 +167,7 @@ func TestGitHubAnnotationsEscapeWorkflowCommandSyntax(t *testing.T) {
 // Counts alone (a CI run's status) are one annotation; it names the command
 // that lists the checks only when it knows the run.
 func TestGitHubCountsWithoutChecks(t *testing.T) {
+	t.Parallel()
 	for runID, want := range map[string]string{
 		"":      "::error title=vq get_run_status::3 of 12 checks failed (not itemized here)\n",
 		"run 1": "::error title=vq get_run_status::3 of 12 checks failed (not itemized here; run vq failures 'run 1')\n",
@@ -181,6 +187,7 @@ func TestGitHubCountsWithoutChecks(t *testing.T) {
 }
 
 func TestGitHubAppendsTheReportToTheStepSummary(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "summary.md")
 	os.WriteFile(path, []byte("earlier step\n"), 0o644)
 	var out bytes.Buffer
@@ -196,6 +203,7 @@ func TestGitHubAppendsTheReportToTheStepSummary(t *testing.T) {
 }
 
 func TestMarkdownReport(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	// The next steps are the commands the printer gives (cmd's command
 	// table: its own tests hold the lines to the commands).
@@ -221,6 +229,7 @@ func TestMarkdownReport(t *testing.T) {
 }
 
 func TestMarkdownEscapesServerText(t *testing.T) {
+	t.Parallel()
 	r := decodeResponse(t, `{"ok":false,"tool":"x","summary":"# <img src=x> [link](http://evil)","data":{"note":"- 1. item","ratio":"4.2"},
 		"warnings":["1. not a list"],"nextActions":[],"error":{"code":"tool_error","message":"a`+"`"+`b"}}`)
 	var out bytes.Buffer
@@ -263,6 +272,7 @@ func linkedFailures(t *testing.T) *api.ToolResponse {
 // a skipped case per check it did not run. One without a verdict yet
 // skips; a passed and a failed run are their checks.
 func TestJUnitOfEachVerdict(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name                                    string
 		resp                                    *api.ToolResponse
@@ -321,6 +331,7 @@ func count(b bool) int {
 }
 
 func TestJUnitCarriesTheLinks(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	if err := JUnit(&out, linkedFailures(t)); err != nil {
 		t.Fatal(err)
@@ -339,6 +350,7 @@ func TestJUnitCarriesTheLinks(t *testing.T) {
 // Only web addresses become links, written so that no report syntax ends
 // them early; anything else is left out rather than made clickable.
 func TestWebURL(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"https://vq.example/a/diff.png":           "https://vq.example/a/diff.png",
 		"HTTP://vq.example/a b":                   "http://vq.example/a%20b",
@@ -357,6 +369,7 @@ func TestWebURL(t *testing.T) {
 }
 
 func TestWorstFailedKeepsTheLargestInOrder(t *testing.T) {
+	t.Parallel()
 	var listed []layout.Check
 	for i, m := range []float64{3, 9, -1, 9, 1, 12, 0.5} {
 		ch := layout.Check{Scenario: itoa(i), Failed: true, Mismatch: m, HasMismatch: m >= 0}
@@ -376,6 +389,7 @@ func TestWorstFailedKeepsTheLargestInOrder(t *testing.T) {
 }
 
 func TestGitHubOfEachVerdict(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		resp *api.ToolResponse
@@ -402,6 +416,7 @@ func TestGitHubOfEachVerdict(t *testing.T) {
 // notice saying how many more and where, and a step summary under 1 MiB
 // that says it was cut, after what an earlier command of the step wrote.
 func TestGitHubOf100kFailuresIsBounded(t *testing.T) {
+	t.Parallel()
 	r, err := api.DecodeToolResponse(fixture.RunFailures(100_000))
 	if err != nil {
 		t.Fatal(err)
@@ -460,6 +475,7 @@ func TestGitHubOf100kFailuresIsBounded(t *testing.T) {
 // A cut inside the next steps' fence goes back to before it, so the note
 // after the cut is not read as code.
 func TestCutAtLineLeavesNoFenceOpen(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"| a |\n| b":                             "| a |\n",
 		"text\n\n````sh\n# x\nvq ```\n":          "text\n\n",
@@ -474,6 +490,7 @@ func TestCutAtLineLeavesNoFenceOpen(t *testing.T) {
 
 // Whatever the verdict, the first line of a Markdown report states it.
 func TestMarkdownFirstLineStatesTheVerdict(t *testing.T) {
+	t.Parallel()
 	failedCall := decodeResponse(t, `{"ok":false,"tool":"get_run_failures","summary":"","data":null,"warnings":[],"nextActions":[],
 		"error":{"code":"validation_error","message":"no such run"},"recoverable":true}`)
 	for _, tc := range []struct {
@@ -500,6 +517,7 @@ func TestMarkdownFirstLineStatesTheVerdict(t *testing.T) {
 // A report links the run, links every row's diff and shows the largest
 // changes' diffs inline, so a pull-request comment shows them.
 func TestMarkdownLinksEveryDiff(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	if err := Markdown(&out, linkedFailures(t), nil); err != nil {
 		t.Fatal(err)
@@ -522,6 +540,7 @@ func TestMarkdownLinksEveryDiff(t *testing.T) {
 // A diff address that is no web address is shown as no link at all, and
 // the row keeps its cells.
 func TestMarkdownLinksOnlyWebAddresses(t *testing.T) {
+	t.Parallel()
 	r := decodeResponse(t, `{"ok":true,"tool":"get_run_failures","summary":"s","data":{"runId":"r","failed":2,"total":2,"url":"javascript:alert(1)","failures":[
 		{"scenarioLabel":"A","viewport":"d","mismatchPercent":1,"diffUrl":"javascript:alert(1)"},
 		{"scenarioLabel":"B","viewport":"d","mismatchPercent":2,"diffUrl":"https://vq.example/b|c)d"}]},"warnings":[],"nextActions":[]}`)
@@ -546,6 +565,7 @@ func TestMarkdownLinksOnlyWebAddresses(t *testing.T) {
 // Server text that names a person or a team notifies no one where the
 // report is pasted: the @ is followed by an invisible word joiner.
 func TestMarkdownNeutralisesMentions(t *testing.T) {
+	t.Parallel()
 	r := decodeResponse(t, `{"ok":true,"tool":"x","summary":"ping @octocat and @org/team","data":{"owner":"@admin"},"warnings":["cc @oncall"],"nextActions":[]}`)
 	var out bytes.Buffer
 	if err := Markdown(&out, r, nil); err != nil {
@@ -564,6 +584,7 @@ func TestMarkdownNeutralisesMentions(t *testing.T) {
 // A few bytes that count many checks without naming them never become a
 // case per check: past maxUnnamedCases one case stands for them all.
 func TestJUnitOfCountedChecksStaysBounded(t *testing.T) {
+	t.Parallel()
 	r := &api.ToolResponse{OK: true, Tool: "get_run_failures", Summary: "s",
 		Data: []byte(`{"runId":"r","failed":200000,"total":300000}`)}
 	var out bytes.Buffer

@@ -74,6 +74,7 @@ func layoutSummary(l *layout.Layout) []any {
 }
 
 func TestRecordsInAnyMemberOrderLineUp(t *testing.T) {
+	t.Parallel()
 	resp, err := api.DecodeToolResponse([]byte(`{"ok":true,"data":[{"a":1,"b":"x"},{"b":"yy","a":22},{"c":true},{"a":null,"b":"\u001b[2Jz"}]}`))
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 // --json of a response vq made from a server's answer (a CI run read as a
 // job status) prints what vq made, not the bytes the server sent.
 func TestJSONOfADerivedResponseIsItsOwnData(t *testing.T) {
+	t.Parallel()
 	served, err := api.DecodeToolResponse([]byte(`{"ok":true,"tool":"get_run_status","summary":"run r passed","data":{"runId":"r","status":"passed","total":3}}`))
 	if err != nil {
 		t.Fatal(err)

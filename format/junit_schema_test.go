@@ -15,6 +15,7 @@ import (
 // (junit-10.xsd), whatever the verdict and whatever the server wrote: no
 // skipped count on <testsuites>, no <properties> in a case.
 func TestJUnitIsValidAgainstTheJenkinsSchema(t *testing.T) {
+	t.Parallel()
 	hundredK, err := api.DecodeToolResponse(fixture.RunFailures(100_000))
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +55,7 @@ func TestJUnitIsValidAgainstTheJenkinsSchema(t *testing.T) {
 // A passed check's diff image stays in the report, in its system-out,
 // since the schema gives a case no properties.
 func TestJUnitPassedCheckLinksInSystemOut(t *testing.T) {
+	t.Parallel()
 	r := decodeResponse(t, `{"ok":true,"tool":"get_diff_stats","summary":"s","data":{"runId":"r","scenarioLabel":"Home","viewport":"desktop","mismatchPercent":0,"threshold":0.1,"diffImageUrl":"https://vq.example/d.png"}}`)
 	var out bytes.Buffer
 	if err := JUnit(&out, r); err != nil {

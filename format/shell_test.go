@@ -11,6 +11,7 @@ import (
 // the action without the server's consent; as vq invoke when it gives
 // none, or when there is no printer.
 func TestActionCommandPrintsTheFrontingCommandElseInvoke(t *testing.T) {
+	t.Parallel()
 	var seen []api.NextAction
 	front := func(a api.NextAction) (string, bool) {
 		seen = append(seen, a)
@@ -51,6 +52,7 @@ func TestActionCommandPrintsTheFrontingCommandElseInvoke(t *testing.T) {
 // would set vq's options when pasted), an argument with a NUL byte (which
 // a shell would cut short).
 func TestActionCommandRefusesWhatAShellCannotCarry(t *testing.T) {
+	t.Parallel()
 	for _, a := range []api.NextAction{
 		{Tool: "-h"}, {Tool: "--yes"}, {Tool: "--base-url=http://evil"}, {Tool: "--args=@~/.docker/config.json"},
 		{Tool: ""}, {Tool: "a b"}, {Tool: "x;rm"}, {Tool: strings.Repeat("t", 129)},

@@ -71,6 +71,7 @@ func followRun(t *testing.T, ts *httptest.Server, runID string) ciAnswer {
 // TestCIRunVerdicts starts a run per branch, follows it to its verdict and
 // asks get_run_failures about it on the invoke endpoint.
 func TestCIRunVerdicts(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		tool, body string
 		verdict    string
@@ -115,6 +116,7 @@ func TestCIRunVerdicts(t *testing.T) {
 }
 
 func TestCIErrors(t *testing.T) {
+	t.Parallel()
 	ts := testServer(t, Options{})
 	getReq, _ := http.NewRequest(http.MethodGet, ts.URL+"/api/ci/run_vrt", nil)
 	getReq.Header.Set("Authorization", "Bearer "+KeyAdmin)
@@ -145,6 +147,7 @@ func TestCIErrors(t *testing.T) {
 }
 
 func TestCIRateLimit(t *testing.T) {
+	t.Parallel()
 	ts := testServer(t, Options{Rate: 0.001, Burst: 1})
 	ciPost(t, ts, KeyAdmin, "run_vrt", `{}`)
 	a := ciPost(t, ts, KeyAdmin, "run_vrt", `{}`)
@@ -163,6 +166,7 @@ func TestCIRateLimit(t *testing.T) {
 // TestCIRunsWhileServing starts runs while other clients read the run
 // store; run with -race it proves the store is guarded.
 func TestCIRunsWhileServing(t *testing.T) {
+	t.Parallel()
 	ts := testServer(t, Options{})
 	started := make(chan error, 1)
 	go func() {

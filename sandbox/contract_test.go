@@ -108,6 +108,7 @@ func jsonDiff(path string, want, have any) []string {
 // TestContract checks each tool and gate against the contract's shapes (docs/contract.md) and the
 // HTTP status table, one fresh sandbox per case.
 func TestContract(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		key     string
@@ -190,6 +191,7 @@ func TestProofJobs(t *testing.T) {
 }
 
 func TestTrackingJob(t *testing.T) {
+	t.Parallel()
 	ts := testServer(t, Options{JobStep: 5 * time.Millisecond})
 	invoke(t, ts, KeyAdmin, "run_tracking", map[string]any{"scenarioId": "scn_login"})
 	matchFixture(t, waitForJob(t, ts, "job_000001").body, "run_tracking.completed.json", ts.URL)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // testServer serves a fresh sandbox with fast jobs and no rate limit,
@@ -21,8 +23,7 @@ func testServer(t *testing.T, opts Options) *httptest.Server {
 	if opts.Rate == 0 {
 		opts.Rate = -1
 	}
-	ts := httptest.NewServer(New(opts).Handler())
-	t.Cleanup(ts.Close)
+	ts := testkit.Serve(t, New(opts).Handler())
 	return ts
 }
 

@@ -17,6 +17,7 @@ import (
 // and test differ, the diff's magenta pixels are exactly the changed
 // pixels, inside the reported region.
 func TestDiffImages(t *testing.T) {
+	t.Parallel()
 	ts := testServer(t, Options{})
 	kinds := map[string]bool{}
 	for _, ch := range seedRuns()["run_abc"].checks {
@@ -67,8 +68,13 @@ func TestDiffImages(t *testing.T) {
 		t.Errorf("run_abc shows changes %v, want both a move and a recolour", kinds)
 	}
 	for _, path := range []string{"/sandbox/images/run_nope/Homepage/desktop/diff.png", "/sandbox/images/run_abc/Homepage/mobile/diff.png", "/sandbox/images/run_abc/Homepage/desktop/other.png"} {
-		if resp, err := http.Get(ts.URL + path); err != nil || resp.StatusCode != http.StatusNotFound {
-			t.Errorf("GET %s: %v %v, want 404", path, resp.Status, err)
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: %v, want 404", path, resp.Status)
 		}
 	}
 }
@@ -108,6 +114,7 @@ func rgba(img image.Image) *image.RGBA {
 // url its CI start answered) and a diff image per failure that opens
 // without a key, for the host the client used.
 func TestFailuresLinkTheirImages(t *testing.T) {
+	t.Parallel()
 	ts := testServer(t, Options{})
 	var started ciStarted
 	if err := json.Unmarshal(ciPost(t, ts, KeyAdmin, "run_vrt", `{"branch":"feature/new-header"}`).body, &started); err != nil {

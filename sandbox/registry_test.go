@@ -31,6 +31,7 @@ func argFacts(args []api.ToolArg) []string {
 }
 
 func TestToolsListIsTheRegistrysInvokeTools(t *testing.T) {
+	t.Parallel()
 	ts := testServer(t, Options{})
 	client := mcpclient.New(mcpclient.Options{Options: api.Options{BaseURL: ts.URL, APIKey: KeyAdmin, NoRetry: true}, OverMCP: true})
 	defer client.Close() // ends the session's standalone stream before the server closes
@@ -82,6 +83,7 @@ func TestToolsListIsTheRegistrysInvokeTools(t *testing.T) {
 // asks consent exactly for writes, and answers a queued job exactly for
 // async tools.
 func TestToolsBehaveAsTheRegistrySays(t *testing.T) {
+	t.Parallel()
 	ts := testServer(t, Options{})
 	send := sender(t, ts)
 	job, _ := api.AcceptedJob(send(api.MustTool(api.ToolRunTracking), map[string]any{}))

@@ -12,6 +12,7 @@ import (
 // approval of one check approves that check alone, the failures list
 // leaves it out from then on, and its diff says it is approved.
 func TestRunBigChecksAreReviewedOneByOne(t *testing.T) {
+	t.Parallel()
 	ts := testServer(t, Options{Rate: -1})
 	checks := fixture.Checks(350)
 	for _, ch := range []fixture.Check{checks[0], checks[173], checks[349]} {

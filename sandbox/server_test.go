@@ -10,6 +10,7 @@ import (
 )
 
 func TestUnauthorized(t *testing.T) {
+	t.Parallel()
 	ts := testServer(t, Options{})
 	for name, key := range map[string]string{"missing key": "", "unknown key": "vqs_nope"} {
 		t.Run(name, func(t *testing.T) {
@@ -31,6 +32,7 @@ func TestUnauthorized(t *testing.T) {
 // TestMalformedRequests covers the transport-level validation errors: they
 // are still ToolResponses naming the problem.
 func TestMalformedRequests(t *testing.T) {
+	t.Parallel()
 	ts := testServer(t, Options{})
 	get, _ := http.NewRequest(http.MethodGet, ts.URL+"/api/mcp/v1/invoke", nil)
 	get.Header.Set("Authorization", "Bearer "+KeyAdmin)
@@ -67,6 +69,7 @@ func TestMalformedRequests(t *testing.T) {
 // TestRateLimitUnderLoad fires concurrent calls at a small bucket: every
 // call is answered, 200 or a 429 that says how long to wait.
 func TestRateLimitUnderLoad(t *testing.T) {
+	t.Parallel()
 	ts := testServer(t, Options{Rate: 2, Burst: 5})
 	const calls = 60
 	answers := make([]answer, calls)
@@ -105,6 +108,7 @@ func TestRateLimitUnderLoad(t *testing.T) {
 }
 
 func TestRateLimiterRefills(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(0, 0)
 	l := newRateLimiter(4, 1)
 	l.now = func() time.Time { return now }
@@ -125,6 +129,7 @@ func TestRateLimiterRefills(t *testing.T) {
 }
 
 func TestFaults(t *testing.T) {
+	t.Parallel()
 	t.Run("gateway failures", func(t *testing.T) {
 		ts := testServer(t, Options{FailRate: 1})
 		a := invoke(t, ts, KeyAdmin, "get_run_failures", map[string]any{"runId": "run_abc"})
@@ -143,6 +148,7 @@ func TestFaults(t *testing.T) {
 }
 
 func TestStartAndClose(t *testing.T) {
+	t.Parallel()
 	s, err := Start(Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -168,6 +174,7 @@ func TestStartAndClose(t *testing.T) {
 }
 
 func TestKeys(t *testing.T) {
+	t.Parallel()
 	keys := Keys()
 	if len(keys) != 3 || keys[0].Token != KeyAdmin {
 		t.Fatalf("Keys() = %+v", keys)
@@ -181,6 +188,7 @@ func TestKeys(t *testing.T) {
 // The MCP endpoint takes a key as the invoke endpoint does: the scheme's
 // case does not matter, the key's does.
 func TestMCPEndpointTakesKeysAsInvokeDoes(t *testing.T) {
+	t.Parallel()
 	ts := testServer(t, Options{})
 	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
 	for auth, want := range map[string]int{"Bearer vqs_admin": 200, "bearer vqs_admin": 200, "BEARER vqs_readonly": 200, "Bearer VQS_ADMIN": 401, "": 401} {
@@ -197,6 +205,15 @@ func TestMCPEndpointTakesKeysAsInvokeDoes(t *testing.T) {
 		res.Body.Close()
 		if res.StatusCode != want {
 			t.Errorf("Authorization %q: HTTP %d, want %d", auth, res.StatusCode, want)
+		}
+		if id := res.Header.Get("Mcp-Session-Id"); id != "" {
+			// The session the initialize opened is the test's to end.
+			end, _ := http.NewRequest(http.MethodDelete, ts.URL+"/api/mcp", nil)
+			end.Header.Set("Authorization", auth)
+			end.Header.Set("Mcp-Session-Id", id)
+			if res, err := http.DefaultClient.Do(end); err == nil {
+				res.Body.Close()
+			}
 		}
 	}
 }

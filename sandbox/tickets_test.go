@@ -9,6 +9,7 @@ import (
 // must be JIRA wiki markup, not GitHub markdown: monospace is {{...}} on
 // one line, code blocks open and close, table rows start and end with |.
 func TestProofCommentsAreJIRAWikiMarkup(t *testing.T) {
+	t.Parallel()
 	comments := map[string]string{}
 	for _, tk := range tickets {
 		if tk.crash == "" {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // callTool invokes a tool with the admin key and decodes the answer, failing
@@ -39,6 +40,7 @@ func decodeData[T any](t *testing.T, resp *api.ToolResponse) T {
 }
 
 func TestApproveChangesLaterAnswers(t *testing.T) {
+	t.Parallel()
 	ts := testServer(t, Options{})
 	approve := func(args map[string]any) {
 		args["runId"], args["confirm"] = "run_abc", true
@@ -72,6 +74,7 @@ func TestApproveChangesLaterAnswers(t *testing.T) {
 }
 
 func TestLargeRuns(t *testing.T) {
+	t.Parallel()
 	ts := testServer(t, Options{})
 	big := callTool(t, ts, http.StatusOK, "get_run_failures", map[string]any{"runId": "run_big"})
 	if data := decodeData[runFailures](t, big); data.Failed != 350 || len(data.Failures) != 350 || len(big.NextActions) != maxInspectActions {
@@ -119,6 +122,7 @@ func TestLargeRuns(t *testing.T) {
 // TestJobProgress watches a job go queued, running (progress advancing one
 // step at a time) and completed.
 func TestJobProgress(t *testing.T) {
+	t.Parallel()
 	const step = 40 * time.Millisecond
 	ts := testServer(t, Options{JobStep: step})
 	callTool(t, ts, http.StatusOK, "tracking_prove_jira_ticket", map[string]any{"ticket": "BN-470"})
@@ -152,6 +156,7 @@ func TestJobProgress(t *testing.T) {
 // TestProofMarkdownIsServedByteForByte checks the markdown traps (trailing
 // spaces, no final newline, JIRA syntax, unicode) survive the wire.
 func TestProofMarkdownIsServedByteForByte(t *testing.T) {
+	t.Parallel()
 	md, ok := ProofMarkdown("BN-470")
 	if !ok {
 		t.Fatal("no markdown for BN-470")
@@ -188,6 +193,7 @@ func TestProofMarkdownIsServedByteForByte(t *testing.T) {
 }
 
 func TestCreatedScenarioIsFoundAndResolved(t *testing.T) {
+	t.Parallel()
 	ts := testServer(t, Options{})
 	goal := map[string]any{"goal": "Open the store locator on /stores and pick Lyon", "confirm": true}
 	created := decodeData[scenarioCreation](t, callTool(t, ts, http.StatusOK, "create_frt_scenario", goal))
@@ -219,6 +225,7 @@ func TestCreatedScenarioIsFoundAndResolved(t *testing.T) {
 
 // TestConcurrentUse runs every kind of state change at once; run with -race.
 func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
 	ts := testServer(t, Options{JobStep: time.Millisecond})
 	var wg sync.WaitGroup
 	for i := range 8 {
@@ -243,8 +250,7 @@ func TestConcurrentUse(t *testing.T) {
 }
 
 func BenchmarkRun100k(b *testing.B) {
-	ts := httptest.NewServer(New(Options{Rate: -1}).Handler())
-	defer ts.Close()
+	ts := testkit.Serve(b, New(Options{Rate: -1}).Handler())
 	body := []byte(`{"tool":"get_run_failures","args":{"runId":"run_100k"}}`)
 	for b.Loop() {
 		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/api/mcp/v1/invoke", bytes.NewReader(body))

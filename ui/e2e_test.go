@@ -13,6 +13,7 @@ import (
 // Enter, goes back with Esc (no call), quits with q, and checks that the
 // last screen stayed in the scrollback and the exit code is the answer's.
 func TestTUIInTmux(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}

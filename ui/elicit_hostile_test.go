@@ -58,6 +58,7 @@ func hostileQuestions() map[string]api.Elicitation {
 // pages; every frame fits the terminal, and what is picked is a value the
 // server offered.
 func TestHugeQuestionsAreCutBeforeTheyAreDrawn(t *testing.T) {
+	t.Parallel()
 	for name, e := range hostileQuestions() {
 		t.Run(name, func(t *testing.T) {
 			q := openForm(e)
@@ -102,6 +103,7 @@ func checkFormBounded(t *testing.T, q *questionForm, width, height int) {
 // More fields than a form asks is refused with why; the limit itself is
 // asked.
 func TestCheckQuestionRefusesTooManyFields(t *testing.T) {
+	t.Parallel()
 	fields := make([]api.ElicitField, 10_000)
 	for i := range fields {
 		fields[i] = api.ElicitField{Name: fmt.Sprint("f", i), Title: strings.Repeat("t", 5000), Type: "string"}

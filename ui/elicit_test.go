@@ -114,6 +114,7 @@ func newSignup() *questionForm { return openForm(signup) }
 // Every kind of field, answered with the keys a person presses: the
 // values come back typed as the schema says, the defaults kept.
 func TestQuestionIsAnsweredWithTypedValues(t *testing.T) {
+	t.Parallel()
 	q := newSignup()
 	mustContain(t, formText(q), "The server asks", "Tell us about the run", "Colour (required)", "Red", "Green", "count", "Your name (required)", "as on your badge",
 		"esc decline", "ctrl+c cancel")
@@ -132,6 +133,7 @@ func TestQuestionIsAnsweredWithTypedValues(t *testing.T) {
 // Optional fields left alone stay out of the answer: the schema's
 // defaults apply to them.
 func TestQuestionLeftAtItsDefaults(t *testing.T) {
+	t.Parallel()
 	q := newSignup()
 	pressInForm(q, "enter", "enter", "X", "enter", "enter", "enter")
 	answer, _ := q.answered()
@@ -145,6 +147,7 @@ func TestQuestionLeftAtItsDefaults(t *testing.T) {
 // or leaves a required field empty is refused under the field, and the
 // form stays.
 func TestQuestionRefusesWhatItCannotSend(t *testing.T) {
+	t.Parallel()
 	one, two := 1.0, 2
 	for _, tc := range []struct {
 		field api.ElicitField
@@ -176,6 +179,7 @@ func TestQuestionRefusesWhatItCannotSend(t *testing.T) {
 
 // Esc declines, ctrl+c cancels, from any field; nothing typed is sent.
 func TestQuestionDeclinedOrCancelled(t *testing.T) {
+	t.Parallel()
 	for key, action := range map[string]string{"esc": api.ElicitDecline, "ctrl+c": api.ElicitCancel} {
 		q := newSignup()
 		pressInForm(q, "enter", "enter", "A", key)
@@ -188,6 +192,7 @@ func TestQuestionDeclinedOrCancelled(t *testing.T) {
 // The server's text (message, titles, descriptions, choices, a default)
 // is shown sanitized: its escape sequences never reach the terminal.
 func TestQuestionShowsHostileTextSanitized(t *testing.T) {
+	t.Parallel()
 	const evil = "\x1b]0;pwned\x07\x1b[2Jevil\u202e"
 	e := api.Elicitation{Message: "ask " + evil, Fields: []api.ElicitField{
 		{Name: "pick", Title: "title " + evil, Description: "desc " + evil, Type: "string", Enum: []string{"a"}, EnumNames: []string{"choice " + evil}},
@@ -215,6 +220,7 @@ func TestQuestionShowsHostileTextSanitized(t *testing.T) {
 // In the TUI a question takes the screen and the keys while it is asked,
 // and its answer goes back; the screen underneath is kept.
 func TestQuestionInTheTUI(t *testing.T) {
+	t.Parallel()
 	m := hostileModel(t, answerJSON(t, failuresAnswer("run_abc", 3)), 80, 24)
 	q := &question{ctx: context.Background(), e: api.Elicitation{Message: "Approve all?\x1b[2J", Fields: []api.ElicitField{{Name: "sure", Type: "boolean", Required: true}}},
 		reply: make(chan api.ElicitAnswer, 1)}
@@ -238,6 +244,7 @@ func TestQuestionInTheTUI(t *testing.T) {
 // A question whose call ended leaves the screen, answered cancel; one
 // that came while another was asked waits its turn.
 func TestQuestionsWaitTheirTurnAndEndWithTheirCall(t *testing.T) {
+	t.Parallel()
 	m := hostileModel(t, answerJSON(t, failuresAnswer("run_abc", 3)), 80, 24)
 	ctx, endCall := context.WithCancel(context.Background())
 	first := &question{ctx: ctx, e: api.Elicitation{Message: "first"}, reply: make(chan api.ElicitAnswer, 1)}
@@ -261,6 +268,7 @@ func TestQuestionsWaitTheirTurnAndEndWithTheirCall(t *testing.T) {
 // server asks while it answers the call: the answer typed in the TUI is
 // the call's.
 func TestAskerBringsTheQuestionIntoTheSession(t *testing.T) {
+	t.Parallel()
 	var asker Asker
 	if _, asked := asker.Ask(context.Background(), signup); asked || asker.Running() {
 		t.Fatal("asked with no session running")
@@ -312,6 +320,7 @@ func TestAskerBringsTheQuestionIntoTheSession(t *testing.T) {
 // On a terminal of its own the question is a program of its own: typed
 // and submitted, or ended by its context (the call is over) as cancel.
 func TestElicitOnATerminal(t *testing.T) {
+	t.Parallel()
 	e := api.Elicitation{Message: "Name?", Fields: []api.ElicitField{{Name: "name", Type: "string", Required: true}}}
 	opts := Options{In: strings.NewReader("Ada\r"), Out: io.Discard, Getenv: func(string) string { return "" }}
 	if answer := Elicit(context.Background(), opts, e); answer.Action != api.ElicitAccept || answer.Content["name"] != "Ada" {
@@ -330,6 +339,7 @@ func TestElicitOnATerminal(t *testing.T) {
 // A tall question on a small terminal scrolls its fields and keeps the
 // help line, a field's error shown or not.
 func TestQuestionFitsASmallTerminal(t *testing.T) {
+	t.Parallel()
 	m := hostileModel(t, answerJSON(t, failuresAnswer("run_abc", 3)), 60, 14)
 	q := &question{ctx: context.Background(), e: signup, reply: make(chan api.ElicitAnswer, 1)}
 	m.Update(questionMsg{q})
@@ -349,6 +359,7 @@ func TestQuestionFitsASmallTerminal(t *testing.T) {
 // are picked at first, the answer lists the picks in the schema's order,
 // and its bounds are held.
 func TestQuestionPicksSeveral(t *testing.T) {
+	t.Parallel()
 	two := 2
 	tags := api.ElicitField{Name: "tags", Title: "Tags", Type: "array", Required: true, Enum: []string{"a", "b", "c"},
 		EnumNames: []string{"Alpha", "Beta", "Gamma"}, MaxItems: &two, Default: []any{"b"}}

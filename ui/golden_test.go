@@ -41,12 +41,14 @@ func golden(t *testing.T, name, text string) {
 // bold, underline and reverse included.
 
 func TestGoldenFailures80x24(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 40)
 	m := start(t, s, failuresCall)
 	golden(t, "failures_80x24", screenText(t, m))
 }
 
 func TestGoldenDiff80x24(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 3)
 	m := start(t, s, failuresCall)
 	press(m, "2")
@@ -54,6 +56,7 @@ func TestGoldenDiff80x24(t *testing.T) {
 }
 
 func TestGoldenConfirmDialog(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 3)
 	m := start(t, s, failuresCall)
 	press(m, "enter", "1")
@@ -61,6 +64,7 @@ func TestGoldenConfirmDialog(t *testing.T) {
 }
 
 func TestGoldenQuitFrame120x40(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 40)
 	m := start(t, s, failuresCall)
 	update(m, tea.WindowSizeMsg{Width: 120, Height: 40})
@@ -69,12 +73,14 @@ func TestGoldenQuitFrame120x40(t *testing.T) {
 }
 
 func TestGoldenRateLimit(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 1)
 	m := start(t, s, api.Call{Tool: "slow_tool", Args: map[string]any{}})
 	golden(t, "rate_limit_80x24", screenText(t, m))
 }
 
 func TestGoldenPrintedOnce(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 1)
 	call := api.Call{Tool: "get_diff_stats", Args: map[string]any{"runId": "run_abc", "scenarioLabel": "Home"}}
 	first, err := s.client().Invoke(context.Background(), call)

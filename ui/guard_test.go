@@ -39,6 +39,7 @@ func failuresResponse(t *testing.T) *api.ToolResponse {
 // (the cursor shown again, bracketed paste off), and Run returns it as a
 // PanicError with its stack.
 func TestPanicInTheTUIComesBackAsAnError(t *testing.T) {
+	t.Parallel()
 	first := failuresResponse(t)
 	for name, opts := range map[string]Options{
 		"Update": {Probe: func(msg tea.Msg) {
@@ -75,6 +76,7 @@ func TestPanicInTheTUIComesBackAsAnError(t *testing.T) {
 // guard ends the program through its context, and keeps the last whole
 // frame on the terminal.
 func TestPanicInViewEndsTheProgram(t *testing.T) {
+	t.Parallel()
 	m := hostileModel(t, answerJSON(t, failuresAnswer("run_abc", 3)), 80, 24)
 	killed := false
 	g := &guard{m: m, kill: func() { killed = true }}

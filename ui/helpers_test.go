@@ -166,7 +166,9 @@ func startWith(t testing.TB, client *api.Client, call api.Call) *Model {
 func startModel(t testing.TB, opts Options, call api.Call, first *api.ToolResponse) *Model {
 	t.Helper()
 	s := &session{sent: make(chan tea.Msg, 8)}
-	s.asker.attach(s)
+	// The session ends with the test, as Run's does when it quits: a
+	// question still asked (a dialog the test left open) ends unanswered.
+	t.Cleanup(s.asker.attach(s))
 	opts.Asker = &s.asker
 	opts.Consent = func(ctx context.Context, in WriteIntent) ([]api.Call, bool, error) {
 		if agreed, _ := s.asker.Confirm(ctx, in.Question); !agreed {

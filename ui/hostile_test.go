@@ -71,6 +71,7 @@ func checkBounded(t *testing.T, m *Model) string {
 // broken server could send, moves through each with the keys a person
 // would press, and checks that nothing panics and every frame fits.
 func TestHostileAnswersStayBounded(t *testing.T) {
+	t.Parallel()
 	wide := make(map[string]any, 100_000)
 	for i := range 100_000 {
 		wide["column"+strconv.Itoa(i)] = i
@@ -142,6 +143,7 @@ func actions(n int, long string, longOnes int) []map[string]any {
 // of the rest, w lists every one in the data pane (scrolled as any other
 // content, drawing only the lines in view), and w again goes back.
 func TestAMillionWarningsFoldAndExpand(t *testing.T) {
+	t.Parallel()
 	m := hostileModel(t, answerJSON(t, map[string]any{"warnings": numbered("slow check ", 1_000_000)}), 100, 30)
 	text := checkBounded(t, m)
 	mustContain(t, text, "⚠ warning: slow check 1", "⚠ +999998 more warnings (w shows them all)")
@@ -168,6 +170,7 @@ func TestAMillionWarningsFoldAndExpand(t *testing.T) {
 // TestFewWarningsHaveNoExpandKey: w is offered only when warnings are
 // folded away.
 func TestFewWarningsHaveNoExpandKey(t *testing.T) {
+	t.Parallel()
 	m := hostileModel(t, answerJSON(t, map[string]any{"warnings": numbered("w", maxWarnings)}), 100, 30)
 	text := checkBounded(t, m)
 	mustContain(t, text, "⚠ warning: w0", "⚠ warning: w2")
@@ -180,6 +183,7 @@ func TestFewWarningsHaveNoExpandKey(t *testing.T) {
 // TestTableDrawsOnlyTheColumnsInView: a table row is drawn up to the
 // terminal's width, whatever its columns hold.
 func TestTableDrawsOnlyTheColumnsInView(t *testing.T) {
+	t.Parallel()
 	wide := make(map[string]any, 32)
 	for i := range 32 {
 		wide["c"+strconv.Itoa(i)] = strings.Repeat("v", 10_000)

@@ -20,6 +20,7 @@ import (
 )
 
 func TestDetectImageProtocol(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		env  map[string]string
 		want imageProtocol
@@ -51,6 +52,7 @@ func testPNG(t testing.TB, w, h int) []byte {
 }
 
 func TestInlineImageReservesRowsAndCarriesThePNG(t *testing.T) {
+	t.Parallel()
 	pic := testPNG(t, 400, 200)
 	payload := base64.StdEncoding.EncodeToString(pic)
 
@@ -75,6 +77,7 @@ func TestInlineImageReservesRowsAndCarriesThePNG(t *testing.T) {
 }
 
 func TestKittyChunksLargeImages(t *testing.T) {
+	t.Parallel()
 	pic := testPNG(t, 1200, 900)
 	pic = append(pic, bytes.Repeat([]byte{0}, 9000)...) // trailing bytes keep it decodable and make it long
 	seq, err := inlineImage(kittyImages, pic, 80, 20)
@@ -91,6 +94,7 @@ func TestKittyChunksLargeImages(t *testing.T) {
 // On a kitty terminal, arriving on a diff screen fetches its PNG (with no
 // credential) and prints it above the screen.
 func TestDiffScreenFetchesImageOnKitty(t *testing.T) {
+	t.Parallel()
 	pic := testPNG(t, 100, 50)
 	auth := make(chan string, 10)
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -162,6 +166,7 @@ func previewModel(t *testing.T, resp *api.ToolResponse, width, height int, opene
 // from its header and says so where its picture would be, and the rest of
 // the screen works; the one within the budget is drawn.
 func TestImageBombsShowAsTooLargeAndTheScreenWorks(t *testing.T) {
+	t.Parallel()
 	_, resp := shotsServer(t, map[string][]byte{
 		"diff.png":     testkit.DeclaredPNG(t, 100000, 100000, testkit.PNGRGBA, 8, false),
 		"baseline.png": testkit.BlankPNG(t, 10000, 10000),
@@ -192,6 +197,7 @@ func TestImageBombsShowAsTooLargeAndTheScreenWorks(t *testing.T) {
 // i cycles diff, baseline, test, each its own picture and link; o opens
 // and y copies the one shown; a screen with only a diff has no i.
 func TestPreviewCyclesBaselineTestAndDiff(t *testing.T) {
+	t.Parallel()
 	red, green, blue := solidPNG(t, color.RGBA{0xff, 0, 0, 0xff}), solidPNG(t, color.RGBA{0, 0xff, 0, 0xff}), solidPNG(t, color.RGBA{0, 0, 0xff, 0xff})
 	_, resp := shotsServer(t, map[string][]byte{"diff.png": red, "baseline.png": green, "test.png": blue})
 	var opened []string
@@ -272,6 +278,7 @@ func TestCopyGoesToATmuxBuffer(t *testing.T) {
 // budget before it is sent: a bomb is not printed, and the preview says
 // why.
 func TestImageBombIsNotSentToTheTerminal(t *testing.T) {
+	t.Parallel()
 	_, resp := shotsServer(t, map[string][]byte{"diff.png": testkit.DeclaredPNG(t, 100000, 100000, testkit.PNGRGBA, 8, false)})
 	client := api.New(api.Options{BaseURL: "http://127.0.0.1:1"})
 	m := newModel(t.Context(), Options{Fetch: client.FetchPublic, Getenv: func(k string) string {

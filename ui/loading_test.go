@@ -23,6 +23,7 @@ func loadingModel(t *testing.T, invoke func(context.Context, api.Call) (*api.Too
 // call with a spinner and the keys that work; the answer then opens the
 // screen, at the same frame height.
 func TestFirstFrameIsASpinner(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 3)
 	m := loadingModel(t, s.client().Invoke)
 	text := plainText(m)
@@ -53,6 +54,7 @@ func TestFirstFrameIsASpinner(t *testing.T) {
 // actions ends the session at once, its frame left empty for Run to print
 // the answer whole, as it does for a first answer it was given.
 func TestFirstAnswerWithNothingToDoIsPrintedAfter(t *testing.T) {
+	t.Parallel()
 	resp := failuresResponse(t)
 	resp.NextActions = nil
 	m := loadingModel(t, func(context.Context, api.Call) (*api.ToolResponse, error) { return resp, nil })
@@ -68,6 +70,7 @@ func TestFirstAnswerWithNothingToDoIsPrintedAfter(t *testing.T) {
 // call and ends the session as interrupted; an error ends it with that
 // error.
 func TestFirstCallGivenUpOrFailed(t *testing.T) {
+	t.Parallel()
 	for _, k := range []string{"esc", "q", "ctrl+c"} {
 		var sent context.Context
 		m := loadingModel(t, func(ctx context.Context, _ api.Call) (*api.ToolResponse, error) { sent = ctx; return nil, ctx.Err() })
@@ -94,6 +97,7 @@ func TestFirstCallGivenUpOrFailed(t *testing.T) {
 // TestKeysWhileACallIsOutAreNamed: a key that does nothing while a
 // chained call is out says so on the spinner line, until the answer.
 func TestKeysWhileACallIsOutAreNamed(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 3)
 	m := start(t, s, failuresCall)
 	_, cmd := m.Update(keyMsg("enter")) // sent, not yet answered
@@ -109,6 +113,7 @@ func TestKeysWhileACallIsOutAreNamed(t *testing.T) {
 // under the call, sanitized, instead of written over the frame on stderr;
 // the answer takes it away.
 func TestNoticeOfTheCallInFlightIsShownUnderIt(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 3)
 	m := loadingModel(t, s.client().Invoke)
 	update(m, noticeMsg("https://mcp.example.com needs the scope mcp:write: signing in again.\nOpen this URL:\n  https://auth.example.com/authorize?x=1\x1b]0;owned\a"))

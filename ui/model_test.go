@@ -16,6 +16,7 @@ import (
 var failuresCall = api.Call{Tool: "get_run_failures", Args: map[string]any{"runId": "run_abc"}}
 
 func TestEnterRunsSelectedActionAndEscGoesBackWithoutCalling(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 3)
 	m := start(t, s, failuresCall)
 
@@ -48,6 +49,7 @@ func TestEnterRunsSelectedActionAndEscGoesBackWithoutCalling(t *testing.T) {
 }
 
 func TestNumberKeyRunsThatAction(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 3)
 	m := start(t, s, failuresCall)
 
@@ -65,6 +67,7 @@ func TestNumberKeyRunsThatAction(t *testing.T) {
 }
 
 func TestRerunSendsTheCurrentCallAgainAndReplacesTheScreen(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 2)
 	m := start(t, s, failuresCall)
 	press(m, "enter", "r")
@@ -79,6 +82,7 @@ func TestRerunSendsTheCurrentCallAgainAndReplacesTheScreen(t *testing.T) {
 }
 
 func TestConfirmYesResendsWithConfirm(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 2)
 	m := start(t, s, failuresCall)
 	press(m, "enter", "1") // into the diff, then its approve action
@@ -107,6 +111,7 @@ func TestConfirmYesResendsWithConfirm(t *testing.T) {
 }
 
 func TestConfirmNoSendsNothing(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 2)
 	m := start(t, s, failuresCall)
 	press(m, "enter", "1")
@@ -129,6 +134,7 @@ func TestConfirmNoSendsNothing(t *testing.T) {
 }
 
 func TestFirstAnswerConfirmRequiredOpensTheDialog(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 1)
 	m := start(t, s, api.Call{Tool: "approve_vrt_results", Args: map[string]any{"runId": "run_abc"}})
 	if !m.top().actionable() || dialogOf(m) == nil {
@@ -142,12 +148,14 @@ func TestFirstAnswerConfirmRequiredOpensTheDialog(t *testing.T) {
 }
 
 func TestRateLimitShowsTheWait(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 1)
 	m := start(t, s, api.Call{Tool: "slow_tool", Args: map[string]any{}})
 	mustContain(t, plainText(m), "rate_limit: too many calls", "wait 1.5s before calling again", "vq exits 15")
 }
 
 func TestResizeRedrawsWithinTheWindow(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 500)
 	m := start(t, s, failuresCall)
 	for _, size := range []tea.WindowSizeMsg{{Width: 120, Height: 40}, {Width: 80, Height: 24}, {Width: 50, Height: 15}} {
@@ -169,6 +177,7 @@ func TestResizeRedrawsWithinTheWindow(t *testing.T) {
 }
 
 func TestScrollAndSortOnlyDrawVisibleRows(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 1000)
 	m := start(t, s, failuresCall)
 	press(m, "G")
@@ -209,6 +218,7 @@ func rowOf(text, prefix string) string {
 }
 
 func TestQuitLeavesTheScreenWithoutKeyHelp(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 2)
 	m := start(t, s, failuresCall)
 	press(m, "enter")
@@ -228,6 +238,7 @@ func TestQuitLeavesTheScreenWithoutKeyHelp(t *testing.T) {
 }
 
 func TestEscCancelsACallInFlight(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 2)
 	m := start(t, s, failuresCall)
 	_, cmd := m.Update(keyMsg("enter")) // the call starts but its answer is not fed yet
@@ -243,6 +254,7 @@ func TestEscCancelsACallInFlight(t *testing.T) {
 }
 
 func TestRawJSONToggle(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 2)
 	m := start(t, s, failuresCall)
 	press(m, "v")
@@ -254,6 +266,7 @@ func TestRawJSONToggle(t *testing.T) {
 }
 
 func TestServerTextIsSanitized(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, map[string]func(map[string]any) answer{
 		"evil": func(map[string]any) answer {
 			r := success("evil", "pwn\x1b]0;owned\x07ed\x1b[2J", map[string]any{"note\x1b[31m": "x\x1b]8;;http://e\x07y"},
@@ -273,6 +286,7 @@ func TestServerTextIsSanitized(t *testing.T) {
 }
 
 func TestStaticScreenIsPrintedWithoutWaiting(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, map[string]func(map[string]any) answer{
 		"frt_find_scenarios": func(map[string]any) answer {
 			return answer{200, success("frt_find_scenarios", "2 scenarios found.", []map[string]any{{"id": "frt_1", "name": "Checkout"}, {"id": "frt_2", "name": "Cart"}})}
@@ -316,6 +330,7 @@ func (r failingReader) Read([]byte) (int, error) {
 // TestPagingShowsEveryRow pages down a long table and checks that no row
 // is hidden under the table header drawn at the top of each page.
 func TestPagingShowsEveryRow(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 200)
 	m := start(t, s, failuresCall)
 	update(m, tea.WindowSizeMsg{Width: 80, Height: 18})
@@ -337,6 +352,7 @@ func TestPagingShowsEveryRow(t *testing.T) {
 }
 
 func TestFullHelpFitsTheFrame(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 3)
 	m := start(t, s, failuresCall)
 	update(m, tea.WindowSizeMsg{Width: 100, Height: 30})

@@ -8,6 +8,7 @@ import (
 // Links come from a server: only http(s) ones reach the desktop's opener,
 // never a file, a script or something an opener would take as an option.
 func TestOpenURLRefusesAllButWebLinks(t *testing.T) {
+	t.Parallel()
 	for _, link := range []string{"file:///etc/passwd", "javascript:alert(1)", "-a Calculator", "--help", "http://", "ftp://x.example/f", "/etc/passwd", "https://github.com@evil.example/"} {
 		// Refused by the check, not by an opener that happens to be missing.
 		if err := OpenURL(link); err == nil || !strings.Contains(err.Error(), "not an http(s) link") {

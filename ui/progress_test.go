@@ -22,6 +22,7 @@ func frames(out string) []string {
 }
 
 func TestLiveViewRedrawsInPlaceAndLeavesSummaries(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	p := NewJobProgress(&buf, []string{"job_a", "job_b"}, ProgressOptions{Live: true, Width: 60, Profile: colorprofile.ANSI256, Refresh: time.Hour})
 	p.Update(api.JobUpdate{JobID: "job_a", Status: api.JobRunning, HasProgress: true, Current: 1, Total: 4, Message: "Loading \x1b]0;title\x07page"})
@@ -61,6 +62,7 @@ func truncateEach(frame string) string {
 }
 
 func TestPlainLinesOnePerUpdateNoEscapes(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	p := NewJobProgress(&buf, []string{"job_a"}, ProgressOptions{})
 	p.Update(api.JobUpdate{JobID: "job_a", Status: api.JobQueued})
@@ -82,6 +84,7 @@ func TestPlainLinesOnePerUpdateNoEscapes(t *testing.T) {
 // MCP progress may come without a total: it is counted, never shown as
 // "3/0" or drawn as an empty bar.
 func TestProgressWithoutATotalIsCounted(t *testing.T) {
+	t.Parallel()
 	var plain bytes.Buffer
 	p := NewJobProgress(&plain, []string{"call"}, ProgressOptions{})
 	p.Update(api.JobUpdate{JobID: "call", Status: api.JobRunning, HasProgress: true, Current: 3, Message: "pages read", Elapsed: time.Second})
@@ -103,6 +106,7 @@ func TestProgressWithoutATotalIsCounted(t *testing.T) {
 // While a form has the terminal the live view draws nothing; released, it
 // draws afresh below the form instead of moving up over it.
 func TestHeldLiveViewDrawsNothingThenAfresh(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	p := NewJobProgress(&buf, []string{"call"}, ProgressOptions{Live: true, Width: 60, Profile: colorprofile.ANSI256, Refresh: time.Hour})
 	p.Update(api.JobUpdate{JobID: "call", Status: api.JobRunning, HasProgress: true, Current: 1, Total: 4})

@@ -31,6 +31,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // and with no sort sorts the other way; the arrow never touches the next
 // column's name, and the full help says what s does next.
 func TestSortingAsPeopleExpect(t *testing.T) {
+	t.Parallel()
 	m := start(t, checkoutsServer(t), failuresCall)
 	press(m, "?")
 	mustContain(t, plainText(m), "sort: scenarioLabel", "reverse sort")

@@ -11,6 +11,7 @@ import (
 // text after it ("exe.gnp" shown as "png.exe") or hide a character is
 // shown with the characters spelled out, on every part of the screen.
 func TestBidiAndZeroWidthAreShownNotObeyed(t *testing.T) {
+	t.Parallel()
 	const evil = "report\u202egnp.exe\u200b"
 	const shown = "report<U+202E>gnp.exe<U+200B>"
 	s := newServer(t, map[string]func(map[string]any) answer{

@@ -90,6 +90,7 @@ func (rs *reviewServer) approvals() map[string]int {
 }
 
 func TestRowsGetTheActionTheirTemplateNames(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 40)
 	m := start(t, s, failuresCall)
 	if !m.top().rowMode() {
@@ -108,6 +109,7 @@ func TestRowsGetTheActionTheirTemplateNames(t *testing.T) {
 }
 
 func TestRowsWithoutATemplateAreNotActionable(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, map[string]func(map[string]any) answer{
 		"frt_find_scenarios": func(map[string]any) answer {
 			return answer{200, success("frt_find_scenarios", "2 scenarios found.",
@@ -128,6 +130,7 @@ func TestRowsWithoutATemplateAreNotActionable(t *testing.T) {
 }
 
 func TestTemplateKeepsArgumentTypesAndDropsServerConsent(t *testing.T) {
+	t.Parallel()
 	tb := newTable("checks", &layout.Table{
 		Columns: []string{"id", "attempt"}, Numeric: []bool{false, true}, Rows: [][]string{{"a", "1"}, {"b", "2"}},
 	})
@@ -145,6 +148,7 @@ func TestTemplateKeepsArgumentTypesAndDropsServerConsent(t *testing.T) {
 }
 
 func TestFilterShowsTheCountAndEscClears(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 350)
 	m := start(t, s, failuresCall)
 	press(m, "/", "P", "A", "g", "e", " ", "3", "4")
@@ -169,6 +173,7 @@ func TestFilterShowsTheCountAndEscClears(t *testing.T) {
 }
 
 func TestMarksAndABatchWithRateLimitsAndARefusal(t *testing.T) {
+	t.Parallel()
 	rs := newReviewServer(t, 30, map[string]bool{"Page 12": true})
 	// The batch sends through the sender of a single call, which waits
 	// rate limits out: this one retries, as vq's does.
@@ -216,6 +221,7 @@ func TestMarksAndABatchWithRateLimitsAndARefusal(t *testing.T) {
 // though the screen they quit on answered ok; the same write answered ok
 // later clears it.
 func TestAFailedWriteIsTheSessionsExit(t *testing.T) {
+	t.Parallel()
 	refuse := map[string]bool{"Page 2": true}
 	rs := newReviewServer(t, 6, refuse)
 	m := start(t, rs.server, failuresCall)
@@ -235,6 +241,7 @@ func TestAFailedWriteIsTheSessionsExit(t *testing.T) {
 }
 
 func TestStoppedBatchSendsNothingMoreAndSaysWhat(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 20)
 	m := start(t, s, failuresCall)
 	press(m, "enter", "esc") // learn the approve template from a diff
@@ -251,6 +258,7 @@ func TestStoppedBatchSendsNothingMoreAndSaysWhat(t *testing.T) {
 }
 
 func TestApproveFromTheDiffRefreshesAndEscShowsItApproved(t *testing.T) {
+	t.Parallel()
 	rs := newReviewServer(t, 6, nil)
 	m := start(t, rs.server, failuresCall)
 	press(m, "j", "enter") // Page 2
@@ -277,6 +285,7 @@ func TestApproveFromTheDiffRefreshesAndEscShowsItApproved(t *testing.T) {
 }
 
 func TestNextAndPreviousStepThroughTheTable(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 10)
 	m := start(t, s, failuresCall)
 	press(m, "S")           // ascending mismatch: Page 1, 2, 3…
@@ -301,6 +310,7 @@ func TestNextAndPreviousStepThroughTheTable(t *testing.T) {
 }
 
 func TestServerConsentInAnActionStillAsks(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 1)
 	m := start(t, s, failuresCall)
 	m.top().resp.NextActions = []api.NextAction{{Label: "Approve all", Tool: "approve_vrt_results",
@@ -316,6 +326,7 @@ func TestServerConsentInAnActionStillAsks(t *testing.T) {
 }
 
 func TestLongWarningListsCollapse(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, map[string]func(map[string]any) answer{
 		"noisy": func(map[string]any) answer {
 			r := success("noisy", "done", nil, api.NextAction{Label: "again", Tool: "noisy"})
@@ -332,6 +343,7 @@ func TestLongWarningListsCollapse(t *testing.T) {
 }
 
 func TestHalfBlocksKeepAspectAndColour(t *testing.T) {
+	t.Parallel()
 	img := image.NewRGBA(image.Rect(0, 0, 1280, 800))
 	for y := range 800 {
 		for x := range 1280 {
@@ -358,6 +370,7 @@ func TestHalfBlocksKeepAspectAndColour(t *testing.T) {
 }
 
 func TestDiffPreviewInHalfBlocksWithoutAnImageProtocol(t *testing.T) {
+	t.Parallel()
 	s := triageServer(t, 2)
 	png := testPNG(t, 64, 40)
 	client := s.client()
@@ -386,6 +399,7 @@ func selectedLabel(m *Model) string {
 // The selection is a check: approving the rows above it, filtering it
 // out and back, and sorting keep it on the same check.
 func TestTheCursorFollowsItsCheck(t *testing.T) {
+	t.Parallel()
 	rs := newReviewServer(t, 30, nil)
 	// The batch's calls wait its rate limits out, as vq's sender does.
 	m := startWith(t, api.New(api.Options{BaseURL: rs.server.URL, APIKey: "test-key"}), failuresCall)
@@ -421,6 +435,7 @@ func TestTheCursorFollowsItsCheck(t *testing.T) {
 // not, the batch key says what it does to how many, and Esc asks before
 // it drops them.
 func TestMarksAreStateYouCanSee(t *testing.T) {
+	t.Parallel()
 	rs := newReviewServer(t, 30, nil)
 	m := start(t, rs.server, failuresCall)
 	press(m, "enter", "esc") // the diff teaches the approve action
@@ -458,6 +473,7 @@ func TestMarksAreStateYouCanSee(t *testing.T) {
 // At 80×24 a long table keeps ten rows or more in view: the fields above
 // it fold into one line, which e opens and folds again.
 func TestTenRowsAt80x24(t *testing.T) {
+	t.Parallel()
 	m := start(t, triageServer(t, 350), failuresCall)
 	text := plainText(m)
 	mustContain(t, text, "failed 350 · runId run_abc · total 360  (e shows 3 fields)", "rows 1–")
@@ -483,6 +499,7 @@ func TestTenRowsAt80x24(t *testing.T) {
 // Esc twice in quick succession reaches vq as one alt+esc: in the
 // filter it clears it as Esc does.
 func TestEscTwiceInTheFilterClearsIt(t *testing.T) {
+	t.Parallel()
 	m := start(t, triageServer(t, 30), failuresCall)
 	press(m, "/", "P", "a", "g", "e", " ", "1")
 	mustContain(t, plainText(m), "failures (11 of 30)")

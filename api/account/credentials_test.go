@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,12 +137,10 @@ func TestOAuthFileEmptyOrBroken(t *testing.T) {
 // redirecting to another host never receives the refresh token there.
 func TestOAuthRefreshRefusesCrossHostRedirects(t *testing.T) {
 	var elsewhere atomic.Int32
-	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { elsewhere.Add(1) }))
-	defer other.Close()
-	issuer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	other := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { elsewhere.Add(1) }))
+	issuer := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, other.URL+"/token", http.StatusTemporaryRedirect)
 	}))
-	defer issuer.Close()
 	cred := NewCredential(StoredOAuth{
 		Token: OAuthToken{Issuer: issuer.URL, TokenURL: issuer.URL + "/token", ClientID: "c", AccessToken: "old", RefreshToken: "vq_rt_secret", Expiry: time.Now().Add(-time.Minute)},
 		Store: CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json")},

@@ -67,6 +67,7 @@ func contentText(t *testing.T, resp *api.ToolResponse) string {
 // a time: no escape sequence (a clipboard write, a title), no reordering
 // character obeyed; each line cut, and the whole bounded.
 func TestStdioServerStderrIsSanitizedAndBounded(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	endpoint, env, _ := stdioTestServer(t)
 	var stderr syncBuffer
@@ -97,6 +98,7 @@ func TestStdioServerStderrIsSanitizedAndBounded(t *testing.T) {
 // group when vq closes the session: no grandchild survives, and the
 // teardown takes its bounds (grace, SIGTERM's, SIGKILL), not more.
 func TestStubbornStdioServerAndItsChildrenAreEnded(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	endpoint, env, _ := stdioTestServer(t)
 	pidFile := filepath.Join(t.TempDir(), "pid")
@@ -151,6 +153,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // code, not recoverable, started once (no retry, no second revision), with
 // the server's last lines of stderr, sanitized, in the message.
 func TestStdioServerThatCannotStartIsAConfigurationError(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	dir := t.TempDir()
 	starts := filepath.Join(dir, "starts")

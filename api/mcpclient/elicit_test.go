@@ -2,8 +2,6 @@ package mcpclient_test
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -61,9 +59,7 @@ func newAskServer(t *testing.T, ctx context.Context) askServer {
 			}()
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "answered"}}}, nil
 		})
-	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
-	t.Cleanup(ts.Close)
-	s.endpoint = ts.URL
+	s.endpoint = testkit.ServeMCP(t, server, nil)
 	return s
 }
 
@@ -73,6 +69,7 @@ func newAskServer(t *testing.T, ctx context.Context) askServer {
 // server hears the question's end (vq's cancel, or the call's
 // cancellation) before vq hangs up.
 func TestElicitationEndsWithItsCall(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	s := newAskServer(t, ctx)
 	ended := make(chan struct{})
@@ -104,6 +101,7 @@ func TestElicitationEndsWithItsCall(t *testing.T) {
 // A question asked when no call is in flight has no one waiting on its
 // answer: it is declined without being put to anyone.
 func TestElicitationOutsideACallIsDeclined(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	s := newAskServer(t, ctx)
 	c := mcpclient.New(mcpclient.Options{Options: api.Options{NoRetry: true}, OverMCP: true, Endpoint: s.endpoint,
@@ -126,6 +124,7 @@ func TestElicitationOutsideACallIsDeclined(t *testing.T) {
 // and an array of choices (items.enum, or titled items.anyOf) is a
 // multi-select with its bounds.
 func TestElicitationSchemaIsReadAsTheFormAsks(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	one, ten, three := 1.0, 10.0, 3
 	server := mcp.NewServer(&mcp.Implementation{Name: "kinds", Version: "1"}, nil)
@@ -147,10 +146,9 @@ func TestElicitationSchemaIsReadAsTheFormAsks(t *testing.T) {
 	ask("sizes", map[string]any{"type": "object", "properties": map[string]any{
 		"sizes": map[string]any{"type": "array", "items": map[string]any{"anyOf": []any{map[string]any{"const": "s", "title": "Small"}, map[string]any{"const": "l", "title": "Large"}}}},
 	}})
-	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
-	t.Cleanup(ts.Close)
+	endpoint := testkit.ServeMCP(t, server, nil)
 	got := map[string]api.Elicitation{}
-	c := mcpclient.New(mcpclient.Options{Options: api.Options{NoRetry: true}, OverMCP: true, Endpoint: ts.URL,
+	c := mcpclient.New(mcpclient.Options{Options: api.Options{NoRetry: true}, OverMCP: true, Endpoint: endpoint,
 		Elicit: func(_ context.Context, e api.Elicitation) (api.ElicitAnswer, error) {
 			got[e.Message] = e
 			return api.ElicitAnswer{Action: api.ElicitDecline}, nil
@@ -184,6 +182,7 @@ func TestElicitationSchemaIsReadAsTheFormAsks(t *testing.T) {
 // taking longer than it to answer is not the server idling, and the
 // answer goes through.
 func TestAPersonAnsweringIsNotTheServerIdling(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	s := newAskServer(t, ctx)
 	c := mcpclient.New(mcpclient.Options{Options: api.Options{Timeout: 200 * time.Millisecond, NoRetry: true}, OverMCP: true, Endpoint: s.endpoint,
@@ -209,6 +208,7 @@ func TestAPersonAnsweringIsNotTheServerIdling(t *testing.T) {
 // result) and, refused, may ask the same again: vq puts a question to the
 // person once per call, and the call ends saying so, not sent again.
 func TestAQuestionAskedAgainAfterARefusalEndsTheCall(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	server := mcp.NewServer(&mcp.Implementation{Name: "insists", Version: "1"}, nil)
 	var rounds atomic.Int32
@@ -219,10 +219,9 @@ func TestAQuestionAskedAgainAfterARefusalEndsTheCall(t *testing.T) {
 				Message: "What is your name?", RequestedSchema: map[string]any{"type": "object",
 					"properties": map[string]any{"name": map[string]any{"type": "string"}}, "required": []any{"name"}}}}}, nil
 		})
-	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true}))
-	t.Cleanup(ts.Close)
+	endpoint := testkit.ServeMCP(t, server, &mcp.StreamableHTTPOptions{Stateless: true})
 	var asked atomic.Int32
-	c := mcpclient.New(mcpclient.Options{OverMCP: true, Endpoint: ts.URL,
+	c := mcpclient.New(mcpclient.Options{OverMCP: true, Endpoint: endpoint,
 		Elicit: func(context.Context, api.Elicitation) (api.ElicitAnswer, error) {
 			asked.Add(1)
 			return api.ElicitAnswer{Action: api.ElicitDecline}, nil

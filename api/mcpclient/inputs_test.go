@@ -38,14 +38,19 @@ type testServer struct {
 // count is how many times the server was called with tool.
 func (s testServer) count(tool string) int { return s.recorded().count("call " + tool) }
 
-// received reports a message the server received, by its start.
-func (s testServer) received(prefix string) bool { return s.recorded().has(prefix) }
+// received reports a message the server received, by its start, waiting
+// for it until ctx ends while the server runs; a stdio server's record is
+// read whole, once the client's close has ended it.
+func (s testServer) received(ctx context.Context, prefix string) bool {
+	return s.recorded().await(ctx, prefix)
+}
 
 // A server that asks for sampling or roots, which vq does not declare,
 // is refused as its revision says, once: the call fails as a tool_error
 // that is not recoverable nor sent again, saying what the server asked
 // for. Roots are never answered, not even with an empty list.
 func TestSamplingAndRootsAreRefusedOnceWhateverTheRevision(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	for name, server := range inputServers(t) {
 		t.Run(name, func(t *testing.T) {
@@ -73,6 +78,7 @@ func TestSamplingAndRootsAreRefusedOnceWhateverTheRevision(t *testing.T) {
 // A server's question is answered whichever way its revision asks it,
 // and its fields come to the person in the order of the server's schema.
 func TestQuestionsAreAnsweredInEveryRevisionInSchemaOrder(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	for name, server := range inputServers(t) {
 		t.Run(name, func(t *testing.T) {
@@ -102,6 +108,7 @@ func TestQuestionsAreAnsweredInEveryRevisionInSchemaOrder(t *testing.T) {
 // elicitation) is declined, and the person is told why, with the page's
 // host only.
 func TestALinkAQuestionSendsIsDeclinedWithAWord(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	stateless, _ := httpTestServer(t, true)
 	var notes []string

@@ -15,6 +15,7 @@ import (
 // _meta on 2026-07-28, by logging/setLevel before; the messages at the
 // level and above are shown either way, over both transports.
 func TestLogLevelTravelsAsTheRevisionSays(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	stateless, _ := httpTestServer(t, true)
 	sessions, _ := httpTestServer(t, false)

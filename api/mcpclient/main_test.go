@@ -3,16 +3,13 @@ package mcpclient_test
 import (
 	"os"
 	"testing"
-
-	"go.uber.org/goleak"
 )
 
-// TestMain fails the package when a goroutine outlives the tests: every
-// call, watch and MCP session must end what it started. Started as the
-// stdio test server (servers_test.go), the binary serves instead.
+// TestMain serves instead of testing when the binary was started as the
+// stdio test server (servers_test.go).
 func TestMain(m *testing.M) {
 	if serveStdioIfAsked() {
 		os.Exit(0)
 	}
-	goleak.VerifyTestMain(m)
+	os.Exit(m.Run())
 }

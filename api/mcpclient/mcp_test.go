@@ -106,7 +106,7 @@ func newMCPServer(t *testing.T) *mcpServer {
 		handler.Store(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 	}
 	m.restart()
-	m.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	m.Server = testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == "/locked-out":
 			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="https://example.test/.well-known/oauth-protected-resource/api/mcp"`)
@@ -123,7 +123,6 @@ func newMCPServer(t *testing.T) *mcpServer {
 			handler.Load().ServeHTTP(w, r)
 		}
 	}))
-	t.Cleanup(m.Close)
 	return m
 }
 
@@ -166,6 +165,7 @@ func mcpClient(t *testing.T, m *mcpServer, opts api.Options) *mcpclient.Client {
 // A server that restarted has forgotten the session: the call opens a new
 // one and goes through, once, without the user seeing the hiccup.
 func TestMCPSessionForgottenByTheServerIsReopened(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	c := mcpClient(t, m, api.Options{NoRetry: true})
@@ -183,6 +183,7 @@ func TestMCPSessionForgottenByTheServerIsReopened(t *testing.T) {
 }
 
 func TestMCPStructuredContentIsTheToolResponse(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	c := mcpClient(t, m, api.Options{Project: "shop-web", Environment: "staging"})
@@ -207,6 +208,7 @@ func TestMCPStructuredContentIsTheToolResponse(t *testing.T) {
 }
 
 func TestMCPTextContentBecomesAToolResponse(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	c := mcpClient(t, m, api.Options{})
@@ -222,6 +224,7 @@ func TestMCPTextContentBecomesAToolResponse(t *testing.T) {
 // left a change behind: only a tool it annotates read-only (or idempotent)
 // is sent a second time.
 func TestMCPIsErrorWithoutStructureIsRetriedOnlyWhenRepeatable(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	c := mcpClient(t, m, api.Options{})
@@ -237,6 +240,7 @@ func TestMCPIsErrorWithoutStructureIsRetriedOnlyWhenRepeatable(t *testing.T) {
 }
 
 func TestMCPJSONRPCErrors(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	c := mcpClient(t, m, api.Options{})
@@ -256,6 +260,7 @@ func TestMCPJSONRPCErrors(t *testing.T) {
 }
 
 func TestMCPTransportFailures(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	cases := []struct {
@@ -283,6 +288,7 @@ func TestMCPTransportFailures(t *testing.T) {
 }
 
 func TestMCPReadinessLockIsARefusalSentOnce(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	c := mcpClient(t, m, api.Options{})
@@ -297,6 +303,7 @@ func TestMCPReadinessLockIsARefusalSentOnce(t *testing.T) {
 }
 
 func TestMCPTokenWorkWatchedToCompletion(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	c := mcpClient(t, m, api.Options{})
@@ -324,6 +331,7 @@ func TestMCPTokenWorkWatchedToCompletion(t *testing.T) {
 }
 
 func TestListToolsReadsAnnotationsAndSchemas(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	m := newMCPServer(t)
 	c := mcpclient.New(mcpclient.Options{Options: api.Options{BaseURL: m.URL, APIKey: "k"}}) // invoke transport: tools/list still speaks MCP
@@ -352,12 +360,12 @@ func TestListToolsReadsAnnotationsAndSchemas(t *testing.T) {
 // shows its value, with or without its scheme, whatever the header's name,
 // nor where the server echoes it.
 func TestDebugRedactsHeaderCredentials(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Echo", "token b34rer-value")
 		http.Error(w, "no", http.StatusInternalServerError)
 	}))
-	t.Cleanup(srv.Close)
 	var trace syncBuffer
 	c := mcpclient.New(mcpclient.Options{Options: api.Options{Debug: &trace, NoRetry: true}, Endpoint: srv.URL,
 		Headers: http.Header{"X-Token": {"t0k3n-value"}, "Proxy-Auth": {"Bearer b34rer-value"}}})

@@ -15,6 +15,7 @@ import (
 // naming the member and the rule, and keeps the answer as its data. Over
 // both transports, whichever revision.
 func TestAnswersAreHeldToTheToolsOutputSchema(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	httpEndpoint, _ := httpTestServer(t, true)
 	stdioEndpoint, env, _ := stdioTestServer(t)
@@ -54,6 +55,7 @@ func TestAnswersAreHeldToTheToolsOutputSchema(t *testing.T) {
 // A text block that is a JSON document is summed up by its start on one
 // line, not its first line ("{"), within a bound.
 func TestTheSummaryOfAJSONTextIsItsStart(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	endpoint, _ := httpTestServer(t, false)
 	c := mcpclient.New(mcpclient.Options{OverMCP: true, Endpoint: endpoint})

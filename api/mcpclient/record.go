@@ -114,7 +114,7 @@ func (t *mcpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		// hangs must not hold vq's exit, or the failure of a timed-out
 		// handshake, past the call's own bound.
 		var ctx context.Context
-		ctx, endNotice = context.WithTimeout(req.Context(), cancelNoticeBudget)
+		ctx, endNotice = context.WithTimeout(req.Context(), giveUpBudget)
 		req = req.WithContext(ctx)
 	}
 	res, err := t.next.RoundTrip(req)
@@ -145,8 +145,10 @@ func (t *mcpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	return res, nil
 }
 
-// cancelNoticeBudget bounds the sending of a call's cancellation.
-const cancelNoticeBudget = 500 * time.Millisecond
+// giveUpBudget bounds what vq spends, once it has given up on a request,
+// on leaving the server nothing open: the sending of a call's
+// cancellation, the end of a handshake whose session it then closes.
+const giveUpBudget = 500 * time.Millisecond
 
 // isCancelNotice reports the POST of a notifications/cancelled message,
 // which is small: its body is read again from GetBody.
@@ -236,7 +238,7 @@ func (r *httpRecord) awaitCancelNotice(ctx context.Context, err error) {
 	if ctx.Err() == nil || err == nil || errors.Is(err, mcp.ErrConnectionClosed) {
 		return
 	}
-	budget := time.NewTimer(cancelNoticeBudget)
+	budget := time.NewTimer(giveUpBudget)
 	defer budget.Stop()
 	select {
 	case <-r.noticed:

@@ -3,7 +3,6 @@ package mcpclient_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +19,7 @@ import (
 // The revision a call was made in is the MCP-Protocol-Version header the
 // server received with tools/call.
 func TestCallsUseTheNewestRevisionTheServerSpeaks(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	for _, tc := range []struct {
 		name      string
@@ -43,7 +43,7 @@ func TestCallsUseTheNewestRevisionTheServerSpeaks(t *testing.T) {
 			handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: tc.stateless})
 			var mu sync.Mutex
 			var revisions []string
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			srv := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.Method == http.MethodPost && strings.Contains(peekMethod(r), `"tools/call"`) {
 					mu.Lock()
 					revisions = append(revisions, r.Header.Get("MCP-Protocol-Version"))
@@ -51,7 +51,6 @@ func TestCallsUseTheNewestRevisionTheServerSpeaks(t *testing.T) {
 				}
 				handler.ServeHTTP(w, r)
 			}))
-			t.Cleanup(srv.Close)
 			c := mcpclient.New(mcpclient.Options{OverMCP: true, Endpoint: srv.URL})
 			t.Cleanup(func() { c.Close() })
 
@@ -75,6 +74,7 @@ func TestCallsUseTheNewestRevisionTheServerSpeaks(t *testing.T) {
 // Mcp-Param-* headers too (SEP-2243): vq lists the tools before the call,
 // whose schema the headers are built from.
 func TestArgumentsMarkedForHeadersAreMirrored(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	server := mcp.NewServer(&mcp.Implementation{Name: "headers", Version: "1"}, nil)
 	server.AddTool(&mcp.Tool{Name: "deploy", InputSchema: map[string]any{"type": "object", "properties": map[string]any{
@@ -86,7 +86,7 @@ func TestArgumentsMarkedForHeadersAreMirrored(t *testing.T) {
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true})
 	var mu sync.Mutex
 	var calls []http.Header
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && strings.Contains(peekMethod(r), `"tools/call"`) {
 			mu.Lock()
 			calls = append(calls, r.Header.Clone())
@@ -94,7 +94,6 @@ func TestArgumentsMarkedForHeadersAreMirrored(t *testing.T) {
 		}
 		handler.ServeHTTP(w, r)
 	}))
-	t.Cleanup(srv.Close)
 	c := mcpclient.New(mcpclient.Options{OverMCP: true, Endpoint: srv.URL})
 	t.Cleanup(func() { c.Close() })
 
@@ -112,17 +111,17 @@ func TestArgumentsMarkedForHeadersAreMirrored(t *testing.T) {
 // tools/list is bounded as every MCP request is: a server that opens the
 // session and never answers the list ends the listing at the timeout.
 func TestAToolListThatNeverComesEndsAtTheTimeout(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	server := mcp.NewServer(&mcp.Implementation{Name: "mute", Version: "1"}, nil)
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{JSONResponse: true})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && strings.Contains(peekMethod(r), `"tools/list"`) {
 			<-r.Context().Done() // never answers
 			return
 		}
 		handler.ServeHTTP(w, r)
 	}))
-	t.Cleanup(srv.Close)
 	c := mcpclient.New(mcpclient.Options{Options: api.Options{Timeout: 300 * time.Millisecond, NoRetry: true}, OverMCP: true, Endpoint: srv.URL})
 	t.Cleanup(func() { c.Close() })
 

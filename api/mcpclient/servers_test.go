@@ -3,11 +3,12 @@
 package mcpclient_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/internal/testkit"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -62,7 +64,7 @@ func serveStdioIfAsked() bool {
 		}
 	}
 	server := newTestServer(revisions, record)
-	_ = server.Run(context.Background(), &mcp.StdioTransport{})
+	_ = server.Run(context.Background(), &mcp.IOTransport{Reader: &noticeReader{r: os.Stdin, record: record}, Writer: os.Stdout})
 	if mode == "stubborn" {
 		time.Sleep(time.Hour)
 	}
@@ -79,19 +81,66 @@ func spawnStubbornChild(file string) {
 	}
 }
 
+// recordCancelNotices records each notifications/cancelled among the
+// JSON-RPC messages of data ("notifications/cancelled 3"), as the server's
+// transport receives them: the SDK acts on a notice as it reads it (it
+// cancels the call), but hands it to its handlers, where a middleware
+// would see it, only later and not at all once the session is closing,
+// which vq's close right after the notice makes a race.
+func recordCancelNotices(data []byte, record func(string)) {
+	data = bytes.TrimSpace(data)
+	var msgs []json.RawMessage
+	if !bytes.HasPrefix(data, []byte("[")) {
+		msgs = []json.RawMessage{data}
+	} else if json.Unmarshal(data, &msgs) != nil {
+		return
+	}
+	for _, raw := range msgs {
+		var msg struct {
+			Method string `json:"method"`
+			Params struct {
+				RequestID any `json:"requestId"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(raw, &msg) == nil && msg.Method == "notifications/cancelled" {
+			record(fmt.Sprintf("%s %v", msg.Method, msg.Params.RequestID))
+		}
+	}
+}
+
+// noticeReader is the stdio server's input, its notices recorded
+// (recordCancelNotices) a line at a time as they are read.
+type noticeReader struct {
+	r       io.Reader
+	record  func(string)
+	pending []byte
+}
+
+func (n *noticeReader) Read(p []byte) (int, error) {
+	k, err := n.r.Read(p)
+	n.pending = append(n.pending, p[:k]...)
+	for {
+		line, rest, ok := bytes.Cut(n.pending, []byte("\n"))
+		if !ok {
+			break
+		}
+		recordCancelNotices(line, n.record)
+		n.pending = rest
+	}
+	return k, err
+}
+
+func (n *noticeReader) Close() error { return nil }
+
 // newTestServer is the SDK server both transports serve; record is told
-// of every notification it receives ("notifications/cancelled 3"), and
-// of every tool call ("call sample").
+// of every tool call ("call sample"), and of a blocked call's end.
 func newTestServer(revisions []string, record func(string)) *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: "vq-test", Version: "1"}, &mcp.ServerOptions{
 		SupportedProtocolVersions: revisions, Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{}},
 	})
 	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			switch p := req.GetParams().(type) {
-			case *mcp.CancelledParams:
-				record(fmt.Sprintf("%s %v", method, p.RequestID))
-			case *mcp.CallToolParamsRaw:
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
 				record("call " + p.Name)
 			}
 			return next(ctx, method, req)
@@ -203,18 +252,38 @@ func newRevision(s *mcp.ServerSession) bool {
 type recorder struct {
 	mu    sync.Mutex
 	lines []string
+	// changed is closed, and replaced, when a line is added; nil in a
+	// record read from a stdio server that has exited, which is final.
+	changed chan struct{}
 }
+
+func newRecorder() *recorder { return &recorder{changed: make(chan struct{})} }
 
 func (r *recorder) add(line string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.lines = append(r.lines, line)
+	close(r.changed)
+	r.changed = make(chan struct{})
 }
 
-func (r *recorder) has(prefix string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.ContainsFunc(r.lines, func(l string) bool { return strings.HasPrefix(l, prefix) })
+// await reports whether a line starting with prefix is recorded, waiting
+// for it until ctx ends while the record can still grow.
+func (r *recorder) await(ctx context.Context, prefix string) bool {
+	for {
+		r.mu.Lock()
+		found := slices.ContainsFunc(r.lines, func(l string) bool { return strings.HasPrefix(l, prefix) })
+		changed := r.changed
+		r.mu.Unlock()
+		if found || changed == nil {
+			return found
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return false
+		}
+	}
 }
 
 func (r *recorder) count(line string) int {
@@ -234,14 +303,20 @@ func (r *recorder) count(line string) int {
 // (2025-11-25).
 func httpTestServer(t *testing.T, stateless bool) (endpoint string, rec *recorder) {
 	t.Helper()
-	rec = &recorder{}
+	rec = newRecorder()
 	server := newTestServer(nil, rec.add)
 	// On 2026-07-28 a client cancels a call over HTTP by closing its
 	// stream, which a server that propagates it sees as cancellation.
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 		&mcp.StreamableHTTPOptions{Stateless: stateless, PropagateRequestCancellation: stateless})
-	srv := httptest.NewServer(handler)
-	t.Cleanup(srv.Close)
+	srv := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			recordCancelNotices(body, rec.add)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		handler.ServeHTTP(w, r)
+	}))
 	return srv.URL, rec
 }
 

@@ -61,18 +61,37 @@ func (c *Client) mcpSession(ctx context.Context) (*mcp.ClientSession, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "vq", Version: api.UserAgentVersion(c.opts.UserAgent)}, opts)
 	client.AddSendingMiddleware(c.inputRounds, c.logLevelInMeta)
 	client.AddReceivingMiddleware(c.refuseUnoffered)
-	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	hctx, cancel := handshakeContext(ctx, c.opts.Timeout)
 	defer cancel()
-	session, err := c.connect(ctx, client, api.MCPProtocolVersion)
-	if _, refused := serverRPCError(err); refused {
-		session, err = c.connect(ctx, client, mcpFallbackVersion)
+	session, err := c.connect(hctx, client, api.MCPProtocolVersion)
+	if _, refused := serverRPCError(err); refused && ctx.Err() == nil {
+		session, err = c.connect(hctx, client, mcpFallbackVersion)
+	}
+	if ctx.Err() != nil {
+		// Given up during the handshake: the session it opened is closed
+		// at the server, not left there.
+		if err == nil {
+			_ = session.Close()
+		}
+		return nil, ctx.Err()
 	}
 	if err != nil {
 		return nil, err
 	}
-	c.setLogLevel(ctx, session)
+	c.setLogLevel(hctx, session)
 	c.mcp.session = session
 	return session, nil
+}
+
+// handshakeContext bounds a session's handshake by timeout, and lets it
+// run on for giveUpBudget once ctx has ended: a server makes the session
+// when it answers initialize, and its id comes in that answer, so a
+// handshake cut short leaves a session at the server that vq cannot
+// close. Allowed to end, the handshake gives vq the session to close.
+func handshakeContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(giveUpBudget, cancel) })
+	return hctx, func() { stop(); cancel() }
 }
 
 // connect opens a session over the transport the endpoint names: a child

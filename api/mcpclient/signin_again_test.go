@@ -63,6 +63,7 @@ func signedIn(t *testing.T, s *testkit.OAuthServer, login account.OAuthLoginOpti
 // The same whether the server opens with initialize or, speaking only
 // 2026-07-28, refuses it for server/discover.
 func TestRefusedCallSignsInAgainForTheLargerScopeAndProceeds(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	for _, newestOnly := range []bool{false, true} {
 		t.Run(fmt.Sprintf("newest only %v", newestOnly), func(t *testing.T) {
@@ -108,6 +109,7 @@ func TestRefusedCallSignsInAgainForTheLargerScopeAndProceeds(t *testing.T) {
 // A token the server no longer accepts (revoked, its refresh lapsed) is
 // refused at initialize, where a session starts: vq signs in again there.
 func TestStaleTokenSignsInAgainAtInitialize(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	s := testkit.NewOAuthServer(t, testkit.OAuthOptions{Needs: map[string][]string{"initialize": {"mcp:basic"}, "tools/call": {"mcp:basic"}}})
 	var told notices
@@ -133,6 +135,7 @@ func TestStaleTokenSignsInAgainAtInitialize(t *testing.T) {
 // refusal, not a loop: the call is scope_denied, and so is the next one
 // with the same refusal, without another sign-in.
 func TestSignInAgainIsOncePerRefusal(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	s := testkit.NewOAuthServer(t, testkit.OAuthOptions{Needs: stepUpNeeds, Withhold: []string{"mcp:write"}})
 	var told notices
@@ -157,6 +160,7 @@ func TestSignInAgainIsOncePerRefusal(t *testing.T) {
 // Without SignIn (a script) the refusal is the answer, and nothing signs
 // in.
 func TestRefusedCallWithoutSignInIsScopeDenied(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	s := testkit.NewOAuthServer(t, testkit.OAuthOptions{Needs: stepUpNeeds})
 	c, _ := signedIn(t, s, account.OAuthLoginOptions{}, nil)
@@ -172,6 +176,7 @@ func TestRefusedCallWithoutSignInIsScopeDenied(t *testing.T) {
 // A person may take longer to sign in than the call may stay silent: the
 // sign-in holds the call's idle bound.
 func TestSignInAgainHoldsTheCallsIdleBound(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	s := testkit.NewOAuthServer(t, testkit.OAuthOptions{Needs: stepUpNeeds})
 	var wg sync.WaitGroup
@@ -201,6 +206,7 @@ func TestSignInAgainHoldsTheCallsIdleBound(t *testing.T) {
 }
 
 func TestLoginOffersTheClientMetadataDocumentWhereTheServerTakesOne(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	const doc = "https://vq.example.com/oauth/client.json"
 	for _, tc := range []struct {

@@ -16,6 +16,7 @@ import (
 // A stdio server's message past the cap ends the call with the error an
 // HTTP answer past the cap has, not as a crash, and is not sent again.
 func TestStdioMessagePastTheCapIsTooLarge(t *testing.T) {
+	t.Parallel()
 	ctx := testkit.Bound(t)
 	dir := t.TempDir()
 	starts := filepath.Join(dir, "starts")

@@ -12,6 +12,7 @@ import (
 // running one: quotes group, a backslash escapes (but not within single
 // quotes), and nothing expands.
 func TestStdioCommandSplitsAsAShellWould(t *testing.T) {
+	t.Parallel()
 	for endpoint, want := range map[string][]string{
 		"stdio:npx -y @modelcontextprotocol/server-everything": {"npx", "-y", "@modelcontextprotocol/server-everything"},
 		"stdio:  server\t--flag \n x  ":                        {"server", "--flag", "x"},

@@ -44,6 +44,7 @@ type terminal struct{ bytes.Buffer }
 func (t *terminal) Close() error { return nil }
 
 func TestCopyPrefersTmuxThenTheDesktopThenTheTerminal(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name    string
 		env     map[string]string
@@ -84,6 +85,7 @@ func TestCopyPrefersTmuxThenTheDesktopThenTheTerminal(t *testing.T) {
 }
 
 func TestCopyWithNoWayOutSaysWhy(t *testing.T) {
+	t.Parallel()
 	env, _ := fakeTools(t)
 	env.Getenv = getenv(nil)
 	env.Terminal = func() (io.WriteCloser, error) { return nil, errors.New("open /dev/tty: no such device") }
@@ -99,6 +101,7 @@ func TestCopyWithNoWayOutSaysWhy(t *testing.T) {
 }
 
 func TestClipReadsUTF16WithAByteOrderMark(t *testing.T) {
+	t.Parallel()
 	env, dir := fakeTools(t)
 	env.GOOS, env.Getenv = "windows", getenv(nil)
 	if _, err := Copy(context.Background(), "é✓", env); err != nil {
@@ -114,6 +117,7 @@ func TestClipReadsUTF16WithAByteOrderMark(t *testing.T) {
 // newline, whichever way it goes: pasted into a terminal, ESC [201~ would
 // end a bracketed paste and type the rest as commands.
 func TestCopyLeavesControlsOut(t *testing.T) {
+	t.Parallel()
 	const hostile = "h3. ok\t✓\r\n\x1b]0;pwned\x07{code}\x1b[201~rm -rf ~\n\u009b31m\x7f\x00end\xff"
 	const want = "h3. ok\t✓\n]0;pwned{code}[201~rm -rf ~\n31mend\ufffd"
 	if got, dropped := Printable(hostile); got != want || dropped != 7 {
@@ -152,6 +156,7 @@ func TestCopyLeavesControlsOut(t *testing.T) {
 // A report says "copied" only of a copy some tool confirmed; of OSC 52,
 // that it was sent and cannot be checked.
 func TestReportNeverSaysCopiedOfOSC52(t *testing.T) {
+	t.Parallel()
 	tmux := Copied{Method: Method{Name: "a tmux buffer (tmux load-buffer -w -)"}, Bytes: 3}
 	if got := tmux.Report("the link"); got != "the link copied to a tmux buffer (tmux load-buffer -w -)" {
 		t.Errorf("tmux: %q", got)

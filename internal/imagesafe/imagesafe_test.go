@@ -25,6 +25,7 @@ func allocated(f func()) uint64 {
 // The bombs of issue 29 and their kin are refused from their header,
 // before a pixel is decoded: each costs less than a megabyte.
 func TestAnImagePastTheBudgetIsRefusedFromItsHeader(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		data []byte
@@ -60,6 +61,7 @@ func TestAnImagePastTheBudgetIsRefusedFromItsHeader(t *testing.T) {
 // 8-bit RGBA headers pass Check, and a true 6000×6000 grayscale PNG
 // decodes to its fitted picture.
 func TestAnImageWithinTheBudgetDecodes(t *testing.T) {
+	t.Parallel()
 	for _, data := range [][]byte{
 		testkit.DeclaredPNG(t, 6324, 6324, testkit.PNGGray, 8, false),
 		testkit.DeclaredPNG(t, 40000, 1000, testkit.PNGRGBA, 8, false),
@@ -79,6 +81,7 @@ func TestAnImageWithinTheBudgetDecodes(t *testing.T) {
 }
 
 func TestFitKeepsTheAspectAndTheHighlight(t *testing.T) {
+	t.Parallel()
 	src := image.NewNRGBA(image.Rect(0, 0, 6272, 100))
 	for i := range src.Pix {
 		src.Pix[i] = 0xff
@@ -121,6 +124,7 @@ func TestFitKeepsTheAspectAndTheHighlight(t *testing.T) {
 
 // A PNG the budget lets through decodes as the standard decoder does it.
 func TestDecodeIsTheStandardDecoder(t *testing.T) {
+	t.Parallel()
 	want := image.NewNRGBA(image.Rect(0, 0, 3, 2))
 	want.Set(1, 1, color.NRGBA{R: 9, G: 8, B: 7, A: 0xff})
 	var buf bytes.Buffer

@@ -9,6 +9,7 @@ import (
 // The mismatch bar is one fixed scale: each tenfold adds a quarter of
 // the bar, 100% fills it, any change shows, and no change draws nothing.
 func TestMismatchBarIsOneLogScale(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		percent float64
 		want    string

@@ -5,6 +5,7 @@ import "testing"
 // The checks a run did not get to are never counted as passed: without
 // progress an incomplete run has none known to have passed.
 func TestChecksOfRuns(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		data                   string
 		verdict                string
@@ -38,6 +39,7 @@ func TestChecksOfRuns(t *testing.T) {
 }
 
 func TestCheckDiffURL(t *testing.T) {
+	t.Parallel()
 	for data, want := range map[string]string{
 		`{"runId":"r","failed":1,"total":1,"failures":[{"scenarioLabel":"a","viewport":"d","diffUrl":"https://x/d.png"}]}`:      "https://x/d.png",
 		`{"runId":"r","scenarioLabel":"a","viewport":"d","mismatchPercent":2,"threshold":0.1,"diffImageUrl":"https://x/i.png"}`: "https://x/i.png",

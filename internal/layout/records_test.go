@@ -50,6 +50,7 @@ func FuzzRecordsScan(f *testing.F) {
 // Records in any member order line up in one column each, members first
 // seen late get a column of their own, and numbers-only columns are marked.
 func TestRecordsTableLinesUpMembersInAnyOrder(t *testing.T) {
+	t.Parallel()
 	if got := Records(`[{"a":1,"b":"x"},{"b":"yy","a":22},{"c":true}]`).Table(); !slices.Equal(got.Columns, []string{"a", "b", "c"}) ||
 		!slices.Equal(got.Rows[1], []string{"22", "yy", ""}) || !slices.Equal(got.Rows[2], []string{"", "", "true"}) || !got.Numeric[0] || got.Numeric[1] {
 		t.Errorf("Table() = %+v", got)
@@ -61,6 +62,7 @@ func TestRecordsTableLinesUpMembersInAnyOrder(t *testing.T) {
 // members in another order, a missing member, a column first seen there,
 // text that needs sanitizing.
 func TestLargeRecordListPrintsAsOnePass(t *testing.T) {
+	t.Parallel()
 	var doc strings.Builder
 	doc.WriteString("[\n")
 	const n = 40_000
@@ -116,6 +118,7 @@ func TestLargeRecordListPrintsAsOnePass(t *testing.T) {
 // One wide cell does not pad every row of the table to its width: it
 // overflows its column, and the table stays about the size of the list.
 func TestWideCellOverflowsItsColumn(t *testing.T) {
+	t.Parallel()
 	var doc strings.Builder
 	doc.WriteString("[")
 	for i := range 45_000 {

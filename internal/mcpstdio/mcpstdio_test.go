@@ -127,6 +127,7 @@ func (s *session) expect(wantID string, wantCode int64) {
 }
 
 func TestHostileLinesAreAnsweredAndTheSessionGoesOn(t *testing.T) {
+	t.Parallel()
 	s := serve(t, 128<<10)
 	s.send(initialize)
 	s.expect("0", 0)
@@ -163,6 +164,7 @@ func TestHostileLinesAreAnsweredAndTheSessionGoesOn(t *testing.T) {
 }
 
 func TestEveryRequestReadBeforeEOFIsAnswered(t *testing.T) {
+	t.Parallel()
 	s := serve(t, 0)
 	close(s.release)
 	var lines []string
@@ -186,6 +188,7 @@ func TestEveryRequestReadBeforeEOFIsAnswered(t *testing.T) {
 }
 
 func TestACancelledCallIsNotAnswered(t *testing.T) {
+	t.Parallel()
 	s := serve(t, 0)
 	s.send(initialize, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	s.expect("0", 0)
@@ -203,6 +206,7 @@ func TestACancelledCallIsNotAnswered(t *testing.T) {
 }
 
 func TestAnIDInUseIsRefused(t *testing.T) {
+	t.Parallel()
 	s := serve(t, 0)
 	s.send(initialize)
 	s.expect("0", 0)
@@ -217,6 +221,7 @@ func TestAnIDInUseIsRefused(t *testing.T) {
 }
 
 func TestErrorCodesAreNeverZero(t *testing.T) {
+	t.Parallel()
 	s := serve(t, 0)
 	// Before initialize, with a _meta that does not select the 2026-07-28
 	// protocol: the SDK's refusal carried code 0.

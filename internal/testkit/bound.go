@@ -19,18 +19,21 @@ const Patience = 20 * time.Second
 // test starts its servers: a test that is still running (its cleanups
 // included: a server whose Close waits on a handler) Patience after the
 // waits ended is stopped, the test binary printing every goroutine's stack,
-// as a stuck cleanup cannot be failed any other way.
+// as a stuck cleanup cannot be failed any other way. The goroutines the
+// test starts are checked too (NoLeaks).
 func Bound(t testing.TB) context.Context {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), Patience)
 	name := t.Name()
-	watchdog := time.AfterFunc(2*Patience, func() {
+	watchdog := time.AfterFunc(2*Patience+leakGrace, func() {
 		debug.SetTraceback("all")
-		panic(fmt.Sprintf("%s is stuck: still running %v after it started (its waits ended at %v); the goroutines follow", name, 2*Patience, Patience))
+		panic(fmt.Sprintf("%s is stuck: still running %v after it started (its waits ended at %v); the goroutines follow", name, 2*Patience+leakGrace, Patience))
 	})
 	// Cleanups run last registered first: the watchdog's runs after every
-	// cleanup the test registers once Bound returns.
+	// cleanup the test registers once Bound returns, and the look for
+	// leaks after the context has ended, which ends what waits on it.
 	t.Cleanup(func() { watchdog.Stop() })
+	NoLeaks(t)
+	ctx, cancel := context.WithTimeout(t.Context(), Patience)
 	t.Cleanup(cancel)
 	return ctx
 }

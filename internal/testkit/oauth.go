@@ -67,6 +67,7 @@ const (
 // NewOAuthServer starts an OAuthServer, closed when the test ends.
 func NewOAuthServer(t testing.TB, opts OAuthOptions) *OAuthServer {
 	t.Helper()
+	NoLeaks(t)
 	s := &OAuthServer{opts: opts, grants: map[string][]string{}, answered: map[string]int{}}
 	var serverOpts *mcp.ServerOptions
 	var handlerOpts *mcp.StreamableHTTPOptions

@@ -93,7 +93,7 @@ func Wrap(t testing.TB, next http.Handler) *Server {
 
 func serve(t testing.TB, h func(http.ResponseWriter, *http.Request, Call)) *Server {
 	s := &Server{}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.Server = Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		raw, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(raw))
 		c := decodeCall(r, raw)
@@ -102,7 +102,6 @@ func serve(t testing.TB, h func(http.ResponseWriter, *http.Request, Call)) *Serv
 		s.mu.Unlock()
 		h(w, r, c)
 	}))
-	t.Cleanup(s.Close)
 	return s
 }
 
