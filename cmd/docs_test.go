@@ -18,6 +18,7 @@ import (
 )
 
 func TestHelpEnvironmentListsEveryVariable(t *testing.T) {
+	t.Parallel()
 	stdout, _, exit := runVQ(t, nil, "help", "environment")
 	if exit != 0 {
 		t.Fatalf("exit %d", exit)
@@ -32,6 +33,7 @@ func TestHelpEnvironmentListsEveryVariable(t *testing.T) {
 }
 
 func TestEveryCommandHasAnExample(t *testing.T) {
+	t.Parallel()
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
 		if c.IsAvailableCommand() && c.Runnable() && c.Example == "" && c.HasParent() {
@@ -45,6 +47,7 @@ func TestEveryCommandHasAnExample(t *testing.T) {
 }
 
 func TestFormatJUnitThroughTheCommand(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(200, runFailuresBody))
 	stdout, stderr, exit := runVQ(t, s.Env(), "failures", "run_abc", "--format", "junit")
 	if exit != 0 {
@@ -66,6 +69,7 @@ func TestFormatJUnitThroughTheCommand(t *testing.T) {
 }
 
 func TestFormatThatDoesNotFitSaysSo(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(200, `{"ok":true,"tool":"frt_find_scenarios","summary":"1 found","data":{"scenarios":[]},"warnings":[],"nextActions":[]}`))
 	// An answer without checks is one passing case: a valid report, and
 	// the call (which may have written) never reads as a usage error.
@@ -88,6 +92,7 @@ func TestFormatThatDoesNotFitSaysSo(t *testing.T) {
 }
 
 func TestFormatMarkdownOfAFailedCallKeepsItsExitCode(t *testing.T) {
+	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(400, testkit.Failure("some_tool", "validation_error", "why validation_error", true)))
 	stdout, stderr, exit := runVQ(t, s.Env(), "failures", "nope", "--format", "markdown", "--no-retry")
 	if exit != 11 || !strings.Contains(stdout, "**Error** `validation_error`") || !strings.Contains(stderr, "error: validation_error") {
@@ -210,6 +215,7 @@ func headingAnchors(t *testing.T, path string) map[string]bool {
 // its page; and every page under docs/ is linked from the README, so
 // what the README leaves to docs/ can be found from it.
 func TestDocLinksResolve(t *testing.T) {
+	t.Parallel()
 	pages, _ := filepath.Glob("../docs/*.md")
 	ciPages, _ := filepath.Glob("../docs/ci/*.md")
 	pages = append(append([]string{"../README.md"}, pages...), ciPages...)

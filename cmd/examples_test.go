@@ -116,6 +116,7 @@ func (d *docShell) run(t *testing.T, prelude, line string, want lineExit) {
 // sandbox and exits with the code it implies. The example's IDs are ones
 // the sandbox made.
 func TestEveryHelpExampleRuns(t *testing.T) {
+	t.Parallel()
 	ts := startSandbox(t)
 	env := map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyAdmin}
 	idOf := func(args ...string) string {
@@ -215,6 +216,7 @@ func readmeBlockLines(t *testing.T, readme, heading string) []string {
 // with the code its comment names, or 0. `go run .` is the vq the test
 // built from this checkout.
 func TestREADMESandboxBlockRuns(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
