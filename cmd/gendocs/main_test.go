@@ -11,6 +11,7 @@ import (
 )
 
 func TestManAndMarkdownPagesBuild(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, err := generate(cmd.NewRootCmd(cmd.NewFactory()), dir, true, true); err != nil {
 		t.Fatal(err)

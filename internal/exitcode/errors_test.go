@@ -8,6 +8,7 @@ import (
 )
 
 func TestOfMapsEachKindOfError(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		err  error
@@ -31,6 +32,7 @@ func TestOfMapsEachKindOfError(t *testing.T) {
 }
 
 func TestSilentErrorsAreTheOnesAlreadyShown(t *testing.T) {
+	t.Parallel()
 	if !Silent(&ResponseError{Code: "tool_error"}) || !Silent(&Error{Code: RunFailed}) {
 		t.Error("a shown answer and a fixed code without message are silent")
 	}
@@ -41,6 +43,7 @@ func TestSilentErrorsAreTheOnesAlreadyShown(t *testing.T) {
 
 // Every row has an outcome of the closed set, and only ok passes.
 func TestEveryRowHasOneOutcomeAndOnlyOKPasses(t *testing.T) {
+	t.Parallel()
 	for _, r := range Table() {
 		switch r.Outcome {
 		case OutcomePassed:
@@ -60,6 +63,7 @@ func TestEveryRowHasOneOutcomeAndOnlyOKPasses(t *testing.T) {
 // The codes only vq gives are its own rows and http_error; no contract
 // code a server sends is among them.
 func TestReservedCodesAreTheClientsOwn(t *testing.T) {
+	t.Parallel()
 	for _, code := range []string{"ok", "usage", "unauthorized", "timeout", "http_error", "no_verdict", "maybe_applied", "job_failed", "interrupted"} {
 		if !Reserved(code) {
 			t.Errorf("%s is not reserved", code)

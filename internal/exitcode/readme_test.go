@@ -10,6 +10,7 @@ import (
 // TestREADMEExitCodeTable keeps the README's table identical to the one vq
 // exits with: a release can never document one code and exit another.
 func TestREADMEExitCodeTable(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)

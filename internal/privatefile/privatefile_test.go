@@ -15,6 +15,7 @@ import (
 // a full disk does: a child process limited to 1000-byte files writes 64
 // KiB. The old file must be untouched and no temporary file left behind.
 func TestAFailedWriteKeepsTheOldFile(t *testing.T) {
+	t.Parallel()
 	if path := os.Getenv("VQ_TEST_ATOMIC_CHILD"); path != "" {
 		signal.Ignore(syscall.SIGXFSZ) // make the limit an error, not a kill
 		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 1000, Max: 1000}); err != nil {
@@ -55,6 +56,7 @@ func TestAFailedWriteKeepsTheOldFile(t *testing.T) {
 // and keeps the links; a target that is no regular file is refused and
 // left as it was.
 func TestWriteKeepsLinksAndRefusesWhatIsNoFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	target := filepath.Join(dir, "real", "config.json")
 	os.MkdirAll(filepath.Dir(target), 0o700)
@@ -95,6 +97,7 @@ func TestWriteKeepsLinksAndRefusesWhatIsNoFile(t *testing.T) {
 // Read refuses what is no regular file before opening it (an open of a
 // FIFO waits for a writer), and stops past its limit.
 func TestReadIsBounded(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
 	syscall.Mkfifo(fifo, 0o600)

@@ -10,6 +10,7 @@ import (
 // --json writes large answers a piece at a time; runes a terminal would
 // obey are escaped wherever they fall, other text passes as sent.
 func TestWriteJSONEscapesAcrossPieces(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("a", 256<<10-3)
 	doc := `{"data":"` + long + "é\u202e" + strings.Repeat("b", 300<<10) + "\u202e\xff\x7f" + `"}`
 	want := `{"data":"` + long + `é\u202e` + strings.Repeat("b", 300<<10) + `\u202e\ufffd\u007f"}` + "\n"
@@ -35,6 +36,7 @@ func firstDiff(a, b string) int {
 }
 
 func TestPlainASCIIPrefixFindsTheFirstByteToEscape(t *testing.T) {
+	t.Parallel()
 	for n := 0; n < 20; n++ {
 		for at := 0; at <= n; at++ {
 			for _, special := range []byte{0x7f, 0x80, 0xc2, 0xff} {

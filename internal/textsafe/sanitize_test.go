@@ -28,6 +28,7 @@ func terminalUnsafe(s string, multiline bool) string {
 // as <U+XXXX>, never passed through; line separators break lines as a
 // newline does; emoji keep the joiners they are made of.
 func TestInvisibleCharactersAreShownNotObeyed(t *testing.T) {
+	t.Parallel()
 	for _, span := range invisible {
 		for r := span.lo; r <= span.hi; r++ {
 			in := "a" + string(r) + "b"

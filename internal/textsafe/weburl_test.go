@@ -3,6 +3,7 @@ package textsafe
 import "testing"
 
 func TestWebURL(t *testing.T) {
+	t.Parallel()
 	for link, ok := range map[string]bool{
 		"https://visualq.example/runs/r1/diff.png": true,
 		"HTTP://visualq.example/":                  true,
