@@ -291,7 +291,7 @@ func TestJobWaitKeepsTheHandle(t *testing.T) {
 	running := map[string][]testkit.Reply{"job_1": {testkit.JobStep("job_1", "running", 1, 9, "slow")}}
 	t.Run("timeout", func(t *testing.T) {
 		s := testkit.NewJobServer(t, testkit.Reply{}, running)
-		stdout, stderr, exit := runVQ(t, s.Env(), "watch", "job_1", "--interval", "2ms", "--wait-timeout", "50ms", "--json")
+		stdout, stderr, exit := runVQ(t, s.Env(), "watch", "job_1", "--interval", "2ms", "--wait-timeout", "1s", "--json")
 		if data := jsonData(t, stdout); exit != exitcode.Timeout || data["jobId"] != "job_1" || data["status"] != "running" ||
 			!strings.Contains(stderr, "hint: to resume: vq watch job_1\n") {
 			t.Errorf("exit %d, data %v\n%s", exit, data, stderr)

@@ -97,7 +97,7 @@ func TestWatchUnknownJobIsARefusal(t *testing.T) {
 func TestWatchTimeoutExitsWithTheTimeoutCodeAndHowToResume(t *testing.T) {
 	t.Parallel()
 	s := testkit.NewJobServer(t, testkit.Reply{}, map[string][]testkit.Reply{"job 1": {testkit.JobStep("job 1", "running", 1, 9, "slow")}})
-	stdout, stderr, exit := runVQ(t, s.Env(), "watch", "job 1", "--interval", "2ms", "--wait-timeout", "80ms")
+	stdout, stderr, exit := runVQ(t, s.Env(), "watch", "job 1", "--interval", "2ms", "--wait-timeout", "1s")
 	if exit != 5 {
 		t.Errorf("exit %d, want 5 (timeout)", exit)
 	}
@@ -106,7 +106,7 @@ func TestWatchTimeoutExitsWithTheTimeoutCodeAndHowToResume(t *testing.T) {
 	}
 	for _, want := range []string{
 		"job 1 running 1/9 slow (0s)\n",
-		"error: timeout: job job 1 still running after 80ms; it may still finish (recoverable, exit 5)\n",
+		"error: timeout: job job 1 still running after 1s; it may still finish (recoverable, exit 5)\n",
 		"hint: to resume: vq watch 'job 1'\n",
 	} {
 		if !strings.Contains(stderr, want) {
