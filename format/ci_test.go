@@ -253,7 +253,7 @@ func TestMarkdownEscapesServerText(t *testing.T) {
 func runStatus(t *testing.T, status string, ran, failed int) *api.ToolResponse {
 	t.Helper()
 	return decodeResponse(t, `{"ok":true,"tool":"get_run_status","summary":"run run_9 `+status+`","data":{"runId":"run_9","status":"`+status+`",
-		"progress":{"current":`+itoa(ran)+`,"total":12},"failed":`+itoa(failed)+`,"total":12,"url":"https://vq.example/runs/run_9"},"warnings":[],"nextActions":[]}`)
+		"progress":{"current":`+itoa(ran)+`,"total":12},"failed":`+itoa(failed)+`,"total":12,"url":"http://127.0.0.1:8787/runs/run_9"},"warnings":[],"nextActions":[]}`)
 }
 
 // linkedFailures is get_run_failures with the links a server gives: the
@@ -261,9 +261,9 @@ func runStatus(t *testing.T, status string, ran, failed int) *api.ToolResponse {
 func linkedFailures(t *testing.T) *api.ToolResponse {
 	t.Helper()
 	return decodeResponse(t, `{"ok":true,"tool":"get_run_failures","summary":"2 of 12 checks failed.",
-		"data":{"runId":"run_9","failed":2,"total":12,"url":"https://vq.example/runs/run_9","failures":[
-			{"scenarioLabel":"Homepage","viewport":"desktop","mismatchPercent":4.2,"diffUrl":"https://vq.example/img/home%20page/diff.png"},
-			{"scenarioLabel":"Cart","viewport":"mobile","mismatchPercent":9.5,"diffUrl":"https://vq.example/img/cart/diff.png"}]},
+		"data":{"runId":"run_9","failed":2,"total":12,"url":"http://127.0.0.1:8787/runs/run_9","failures":[
+			{"scenarioLabel":"Homepage","viewport":"desktop","mismatchPercent":4.2,"diffUrl":"http://127.0.0.1:8787/img/home%20page/diff.png"},
+			{"scenarioLabel":"Cart","viewport":"mobile","mismatchPercent":9.5,"diffUrl":"http://127.0.0.1:8787/img/cart/diff.png"}]},
 		"warnings":[],"nextActions":[]}`)
 }
 
@@ -316,7 +316,7 @@ func TestJUnitOfEachVerdict(t *testing.T) {
 			case tc.runCase == "skipped" && (run < 0 || suite.Cases[run].Skipped == nil || !strings.Contains(suite.Cases[run].Skipped.Message, "no verdict yet")):
 				t.Errorf("a running run is a skipped case saying so:\n%s", out.String())
 			case tc.runCase != "" && tc.runCase != "skipped" && (run < 0 || suite.Cases[run].Error == nil || suite.Cases[run].Error.Type != tc.runCase ||
-				!strings.Contains(suite.Cases[run].Error.Text, "Run: https://vq.example/runs/run_9")):
+				!strings.Contains(suite.Cases[run].Error.Text, "Run: http://127.0.0.1:8787/runs/run_9")):
 				t.Errorf("want an errored run case of type %s with the run's link:\n%s", tc.runCase, out.String())
 			}
 		})
@@ -337,12 +337,12 @@ func TestJUnitCarriesTheLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	suite := parseJUnit(t, out.Bytes()).Suites[0]
-	if !slices.Contains(suite.Properties, parsedProperty{"url", "https://vq.example/runs/run_9"}) {
+	if !slices.Contains(suite.Properties, parsedProperty{"url", "http://127.0.0.1:8787/runs/run_9"}) {
 		t.Errorf("suite properties %+v lack the run's url", suite.Properties)
 	}
 	home := suite.Cases[0]
 	if home.Name != "Homepage [desktop]" || home.SystemOut != "" ||
-		home.Failure == nil || !strings.HasPrefix(home.Failure.Text, "Diff image: https://vq.example/img/home%20page/diff.png\nRun: https://vq.example/runs/run_9\n") {
+		home.Failure == nil || !strings.HasPrefix(home.Failure.Text, "Diff image: http://127.0.0.1:8787/img/home%20page/diff.png\nRun: http://127.0.0.1:8787/runs/run_9\n") {
 		t.Errorf("first case %+v", home)
 	}
 }
@@ -352,14 +352,14 @@ func TestJUnitCarriesTheLinks(t *testing.T) {
 func TestWebURL(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		"https://vq.example/a/diff.png":           "https://vq.example/a/diff.png",
+		"http://127.0.0.1:8787/a/diff.png":           "http://127.0.0.1:8787/a/diff.png",
 		"HTTP://vq.example/a b":                   "http://vq.example/a%20b",
-		"https://vq.example/x)](javascript:1)|<>": "https://vq.example/x%29%5D%28javascript:1%29%7C%3C%3E",
+		"http://127.0.0.1:8787/x)](javascript:1)|<>": "http://127.0.0.1:8787/x%29%5D%28javascript:1%29%7C%3C%3E",
 		"javascript:alert(1)":                     "",
 		"data:image/png;base64,AAAA":              "",
 		"https://github.com@evil.example/":        "",
 		"/relative/diff.png":                      "",
-		"https://vq.example/\x1b[2J":              "",
+		"http://127.0.0.1:8787/\x1b[2J":              "",
 		"":                                        "",
 	} {
 		if got := webURL(in); got != want {
@@ -396,11 +396,11 @@ func TestGitHubOfEachVerdict(t *testing.T) {
 		want string
 	}{
 		{"passed", runStatus(t, "passed", 12, 0), "::notice title=vq get_run_status::run run_9 passed\n"},
-		{"error", runStatus(t, "error", 6, 0), "::error title=vq get_run_status::run run_9 ended in error after 6 of 12 checks; 6 did not run%0ARun: https://vq.example/runs/run_9\n"},
-		{"cancelled", runStatus(t, "cancelled", 3, 0), "::warning title=vq get_run_status::run run_9 was cancelled after 3 of 12 checks; 9 did not run%0ARun: https://vq.example/runs/run_9\n"},
-		{"running", runStatus(t, "running", 3, 0), "::warning title=vq get_run_status::run run_9 has no verdict yet (running, 3 of 12 checks done)%0ARun: https://vq.example/runs/run_9\n"},
-		{"failed", linkedFailures(t), "::error title=Visual change%3A Cart [mobile]::Cart on mobile changed: 9.5%25 of pixels differ%0ADiff image: https://vq.example/img/cart/diff.png%0ARun: https://vq.example/runs/run_9\n" +
-			"::error title=Visual change%3A Homepage [desktop]::Homepage on desktop changed: 4.2%25 of pixels differ%0ADiff image: https://vq.example/img/home%2520page/diff.png%0ARun: https://vq.example/runs/run_9\n"},
+		{"error", runStatus(t, "error", 6, 0), "::error title=vq get_run_status::run run_9 ended in error after 6 of 12 checks; 6 did not run%0ARun: http://127.0.0.1:8787/runs/run_9\n"},
+		{"cancelled", runStatus(t, "cancelled", 3, 0), "::warning title=vq get_run_status::run run_9 was cancelled after 3 of 12 checks; 9 did not run%0ARun: http://127.0.0.1:8787/runs/run_9\n"},
+		{"running", runStatus(t, "running", 3, 0), "::warning title=vq get_run_status::run run_9 has no verdict yet (running, 3 of 12 checks done)%0ARun: http://127.0.0.1:8787/runs/run_9\n"},
+		{"failed", linkedFailures(t), "::error title=Visual change%3A Cart [mobile]::Cart on mobile changed: 9.5%25 of pixels differ%0ADiff image: http://127.0.0.1:8787/img/cart/diff.png%0ARun: http://127.0.0.1:8787/runs/run_9\n" +
+			"::error title=Visual change%3A Homepage [desktop]::Homepage on desktop changed: 4.2%25 of pixels differ%0ADiff image: http://127.0.0.1:8787/img/home%2520page/diff.png%0ARun: http://127.0.0.1:8787/runs/run_9\n"},
 	} {
 		var out bytes.Buffer
 		if err := GitHub(&out, tc.resp, "", nil); err != nil {
@@ -523,13 +523,13 @@ func TestMarkdownLinksEveryDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"**Checks:** 2 failed of 12 in run [`run_9`](https://vq.example/runs/run_9)\n\n" +
+		"**Checks:** 2 failed of 12 in run [`run_9`](http://127.0.0.1:8787/runs/run_9)\n\n" +
 			"#### Largest changes\n\n" +
-			"**Cart on mobile**: 9.5%\n\n![diff of Cart on mobile](https://vq.example/img/cart/diff.png)\n\n" +
-			"**Homepage on desktop**: 4.2%\n\n![diff of Homepage on desktop](https://vq.example/img/home%20page/diff.png)\n\n" +
+			"**Cart on mobile**: 9.5%\n\n![diff of Cart on mobile](http://127.0.0.1:8787/img/cart/diff.png)\n\n" +
+			"**Homepage on desktop**: 4.2%\n\n![diff of Homepage on desktop](http://127.0.0.1:8787/img/home%20page/diff.png)\n\n" +
 			"| Scenario | Viewport | Mismatch | Result | Diff |\n|---|---|---:|---|---|\n" +
-			"| Homepage | desktop | 4.2% ██████▌ | failed | [diff](https://vq.example/img/home%20page/diff.png) |\n" +
-			"| Cart | mobile | 9.5% ███████▌ | failed | [diff](https://vq.example/img/cart/diff.png) |\n",
+			"| Homepage | desktop | 4.2% ██████▌ | failed | [diff](http://127.0.0.1:8787/img/home%20page/diff.png) |\n" +
+			"| Cart | mobile | 9.5% ███████▌ | failed | [diff](http://127.0.0.1:8787/img/cart/diff.png) |\n",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("missing\n%s\nin:\n%s", want, out.String())
@@ -543,7 +543,7 @@ func TestMarkdownLinksOnlyWebAddresses(t *testing.T) {
 	t.Parallel()
 	r := decodeResponse(t, `{"ok":true,"tool":"get_run_failures","summary":"s","data":{"runId":"r","failed":2,"total":2,"url":"javascript:alert(1)","failures":[
 		{"scenarioLabel":"A","viewport":"d","mismatchPercent":1,"diffUrl":"javascript:alert(1)"},
-		{"scenarioLabel":"B","viewport":"d","mismatchPercent":2,"diffUrl":"https://vq.example/b|c)d"}]},"warnings":[],"nextActions":[]}`)
+		{"scenarioLabel":"B","viewport":"d","mismatchPercent":2,"diffUrl":"http://127.0.0.1:8787/b|c)d"}]},"warnings":[],"nextActions":[]}`)
 	var out bytes.Buffer
 	if err := Markdown(&out, r, nil); err != nil {
 		t.Fatal(err)
@@ -551,7 +551,7 @@ func TestMarkdownLinksOnlyWebAddresses(t *testing.T) {
 	for _, want := range []string{
 		"in run `r`\n",
 		"| A | d | 1% █████ | failed | |\n",
-		"| B | d | 2% █████▊ | failed | [diff](https://vq.example/b%7Cc%29d) |\n",
+		"| B | d | 2% █████▊ | failed | [diff](http://127.0.0.1:8787/b%7Cc%29d) |\n",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("missing %q in:\n%s", want, out.String())
