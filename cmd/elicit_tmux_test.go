@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"os"
 	"testing"
 	"time"
 )
@@ -30,7 +29,7 @@ func TestElicitationFormInTmux(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			endpoint, heard := questionServer(t, signupSchema)
-			env := map[string]string{"VQ_NO_KEYRING": "1", "VQ_CONFIG": os.DevNull, "TERM": "xterm-256color"}
+			env := terminalEnv(map[string]string{})
 			p := startTmux(t, 100, 30, env, "true", append([]string{"--endpoint", endpoint, "invoke", "signup"}, tc.args...)...)
 			p.waitFor("the question", shows("The server asks", "Sign up for the run", "┃ Colour (required)", "Green", "How many", "as on your badge",
 				"Notify me", "(no answer)", "esc decline", "ctrl+c cancel"))

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -55,7 +54,7 @@ func TestHugeQuestionsInTmux(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds vq and drives a terminal")
 	}
-	env := map[string]string{"VQ_NO_KEYRING": "1", "VQ_CONFIG": os.DevNull, "TERM": "xterm-256color"}
+	env := terminalEnv(map[string]string{})
 	t.Run("50k-value enum", func(t *testing.T) {
 		endpoint, heard := questionServerAsking(t, "Pick a value", enumSchema(50_000))
 		p := startTmux(t, 100, 30, env, "true", "--endpoint", endpoint, "invoke", "signup", "--no-tui")

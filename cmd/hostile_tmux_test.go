@@ -72,8 +72,7 @@ func TestImageBombsInTheTUI(t *testing.T) {
 		"baseline.png": testkit.BlankPNG(t, 10000, 10000),
 		"test.png":     testkit.BlankPNG(t, 6000, 6000),
 	})
-	env := s.Env()
-	env["VQ_NO_KEYRING"], env["VQ_CONFIG"], env["TERM"] = "1", os.DevNull, "xterm-256color"
+	env := terminalEnv(s.Env())
 	p := startTmux(t, 120, 40, env, "true", "failures", "run_x")
 	p.waitFor("the failures", shows("1 of 2 checks failed.", "Inspect Home desktop"))
 	p.keys("Enter")
@@ -109,8 +108,7 @@ func TestScreenshotsCycleAndCopyInTmux(t *testing.T) {
 	}
 	for _, setClipboard := range []string{"external", "on"} {
 		t.Run("set-clipboard "+setClipboard, func(t *testing.T) {
-			env := newRecordingSandbox(t, sandbox.Options{}).Env()
-			env["VQ_NO_KEYRING"], env["VQ_CONFIG"], env["TERM"] = "1", os.DevNull, "xterm-256color"
+			env := terminalEnv(newRecordingSandbox(t, sandbox.Options{}).Env())
 			p := startTmux(t, 120, 40, env, "true", "failures", "run_big")
 			p.run("set-option", "-g", "set-clipboard", setClipboard)
 			p.waitFor("the failures", shows("failures (350)", "enter inspect"))

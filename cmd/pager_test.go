@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -41,8 +40,7 @@ func TestLongOutputGoesThroughThePagerInTmux(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds vq and drives a terminal")
 	}
-	env := newRecordingSandbox(t, sandbox.Options{}).Env()
-	env["VQ_NO_KEYRING"], env["VQ_CONFIG"], env["TERM"] = "1", os.DevNull, "xterm-256color"
+	env := terminalEnv(newRecordingSandbox(t, sandbox.Options{}).Env())
 	p := startTmux(t, 100, 30, env, "true", "failures", "run_big", "--no-tui")
 	screen := p.waitFor("the pager", shows("350 of 480 checks failed.", "failures (350):"))
 	if strings.Contains(screen, "EXIT=") || strings.Contains(screen, "Next actions") {

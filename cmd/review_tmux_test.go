@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,8 +17,7 @@ func reviewPane(t *testing.T, width, height int, args ...string) (*tmuxPane, *re
 		t.Skip("builds vq and drives a terminal")
 	}
 	s := newRecordingSandbox(t, sandbox.Options{Rate: -1})
-	env := s.Env()
-	env["VQ_NO_KEYRING"], env["VQ_CONFIG"], env["TERM"] = "1", os.DevNull, "xterm-256color"
+	env := terminalEnv(s.Env())
 	p := startTmux(t, width, height, env, "true", append([]string{"failures", "run_big"}, args...)...)
 	p.waitFor("the failures", shows("350 of 480 checks failed.", "failures (350)"))
 	return p, s

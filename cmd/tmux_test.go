@@ -22,6 +22,13 @@ type tmuxPane struct {
 
 var tmuxSessions atomic.Int32
 
+// terminalEnv is env as a person's terminal gives it to vq: xterm's TERM,
+// and neither the machine's keyring nor its config file.
+func terminalEnv(env map[string]string) map[string]string {
+	env["VQ_NO_KEYRING"], env["VQ_CONFIG"], env["TERM"] = "1", os.DevNull, "xterm-256color"
+	return env
+}
+
 // startTmux runs vq with args and env in a width×height pane; after vq
 // exits the pane prints EXIT=<code>, runs the shell command then (if any)
 // and stays. It skips without tmux.
@@ -123,7 +130,7 @@ func shows(texts ...string) func(string) bool {
 // embedded sandbox and the TUI on its failed run, quit with q, exit 0.
 func TestDemoInTmuxOpensTheTUI(t *testing.T) {
 	t.Parallel()
-	p := startTmux(t, 100, 30, map[string]string{"VQ_NO_KEYRING": "1", "VQ_CONFIG": os.DevNull, "TERM": "xterm-256color"}, "true", "demo")
+	p := startTmux(t, 100, 30, terminalEnv(map[string]string{}), "true", "demo")
 	p.waitFor("the triage TUI", shows("✓ ok  get_run_failures", "3 of 12 checks failed.", "Next actions", "Inspect Homepage desktop", "q quit"))
 	p.keys("Enter")
 	p.waitFor("the chained diff", shows("get_run_failures › Inspect Homepage desktop", "changedPixels"))

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -17,8 +16,7 @@ func TestTriageInTmux(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds vq and drives a terminal")
 	}
-	env := newRecordingSandbox(t, sandbox.Options{}).Env()
-	env["VQ_NO_KEYRING"], env["VQ_CONFIG"], env["TERM"] = "1", os.DevNull, "xterm-256color"
+	env := terminalEnv(newRecordingSandbox(t, sandbox.Options{}).Env())
 	p := startTmux(t, 120, 40, env, "true", "failures", "run_big")
 	p.waitFor("the failures", shows("350 of 480 checks failed.", "failures (350)", "enter inspect"))
 
@@ -62,8 +60,7 @@ func TestYesConsentsInTheTUIWithoutADialog(t *testing.T) {
 		t.Skip("builds vq and drives a terminal")
 	}
 	s := newRecordingSandbox(t, sandbox.Options{})
-	env := s.Env()
-	env["VQ_NO_KEYRING"], env["VQ_CONFIG"], env["TERM"] = "1", os.DevNull, "xterm-256color"
+	env := terminalEnv(s.Env())
 	p := startTmux(t, 120, 40, env, "true", "failures", "run_big", "--yes")
 	p.waitFor("the failures", shows("350 of 480 checks failed.", "failures (350)"))
 	p.keys("Enter")

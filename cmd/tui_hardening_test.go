@@ -64,8 +64,7 @@ func TestTUIPanicInTmux(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{asPanickyVQ: "1", "VQ_NO_KEYRING": "1", "VQ_CONFIG": os.DevNull, "TERM": "xterm-256color",
-		"VQ_BASE_URL": ts, "VQ_API_KEY": sandbox.KeyAdmin}
+	env := terminalEnv(map[string]string{asPanickyVQ: "1", "VQ_BASE_URL": ts, "VQ_API_KEY": sandbox.KeyAdmin})
 	p := startTmuxBinary(t, self, 120, 40, env, "stty -a", "failures", "run_big")
 	p.waitFor("the failures", shows("failures (350)"))
 	p.keys("P")
@@ -101,8 +100,7 @@ func TestSpinnerBeforeASlowAnswerInTmux(t *testing.T) {
 		t.Skip("builds vq and drives a terminal")
 	}
 	ts := sandboxServer(t, sandbox.Options{Latency: 3 * time.Second})
-	env := map[string]string{"VQ_NO_KEYRING": "1", "VQ_CONFIG": os.DevNull, "TERM": "xterm-256color",
-		"VQ_BASE_URL": ts, "VQ_API_KEY": sandbox.KeyAdmin}
+	env := terminalEnv(map[string]string{"VQ_BASE_URL": ts, "VQ_API_KEY": sandbox.KeyAdmin})
 	p := startTmux(t, 120, 40, env, "true", "failures", "run_big")
 	p.waitFor("the spinner", shows("calling get_run_failures…", "esc cancel", "q quit"))
 	p.keys("j")
