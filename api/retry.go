@@ -21,8 +21,8 @@ const unexpectedRetryWait = 500 * time.Millisecond
 // batch's, keyed on whether sending the call twice is safe:
 //
 //   - A rate limit changed nothing: it is waited out and retried, at most
-//     MaxRateLimitRetries times and within the waiting budget; from the
-//     first one on, the client's calls take turns (rateGate).
+//     MaxRateLimitRetries times and within the waiting budget; while the
+//     server rate limits them, the client's calls take turns (rateGate).
 //   - An unexpected failure (the tool's error, a transport failure that
 //     may pass) is retried once, but only when the request provably never
 //     reached the server (notSent) or the tool may be repeated: a read of

@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -50,5 +51,69 @@ func TestRetryAfterDatesAndOverflow(t *testing.T) {
 	resp, _ := newClient(s, Options{RateLimitBudget: time.Second}).Invoke(ctx, Call{Tool: "t"})
 	if resp.ErrorCode() != CodeRateLimit || s.Count() != 1 || time.Since(start) > 5*time.Second {
 		t.Errorf("a wait past the budget: %s after %d calls in %s", resp.ErrorCode(), s.Count(), time.Since(start))
+	}
+}
+
+// While the server rate limits a client's calls they take turns; once it
+// has not for rateLimitQuiet past the wait it asked for, the calls go side
+// by side again (a long-lived vq mcp serve is not held to one call at a
+// time by a 429 long gone).
+func TestRateLimitedCallsTakeTurnsOnlyWhileLimited(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Bound(t)
+	var (
+		mu                   sync.Mutex
+		sent, inFlight, most int
+		side                 = make(chan struct{}) // closed when two calls are in flight
+		sideBySide           sync.Once
+	)
+	ts := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		sent++
+		n := sent
+		if n == 1 {
+			mu.Unlock()
+			w.WriteHeader(http.StatusTooManyRequests)
+			w.Write([]byte(`{"ok":false,"tool":"t","summary":"slow down","data":null,"warnings":[],"nextActions":[],"error":{"code":"rate_limit","message":"slow down"},"recoverable":true,"retryAfterMs":1}`))
+			return
+		}
+		inFlight++
+		most = max(most, inFlight)
+		if inFlight == 2 {
+			sideBySide.Do(func() { close(side) })
+		}
+		mu.Unlock()
+		if n > 2 { // the calls after the limit's retry: wait (bounded) for one beside it
+			select {
+			case <-side:
+			case <-time.After(2 * time.Second):
+			case <-r.Context().Done():
+			}
+		}
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+		w.Write([]byte(`{"ok":true,"tool":"t","summary":"done","data":null,"warnings":[],"nextActions":[]}`))
+	}))
+	c := New(Options{BaseURL: ts.URL})
+	if resp, err := c.Invoke(ctx, Call{Tool: "t"}); err != nil || !resp.OK {
+		t.Fatalf("the rate-limited call: %+v %v", resp, err)
+	}
+	if !c.gate.limited() {
+		t.Fatal("a 429 just now: the calls should take turns")
+	}
+	later := time.Now().Add(rateLimitQuiet + time.Second)
+	c.gate.now = func() time.Time { return later }
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			if resp, err := c.Invoke(ctx, Call{Tool: "t"}); err != nil || !resp.OK {
+				t.Errorf("a call after the quiet: %+v %v", resp, err)
+			}
+		})
+	}
+	wg.Wait()
+	if most < 2 {
+		t.Errorf("at most %d call in flight after the quiet: they still take turns", most)
 	}
 }
