@@ -353,14 +353,14 @@ func TestWebURL(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
 		"http://127.0.0.1:8787/a/diff.png":           "http://127.0.0.1:8787/a/diff.png",
-		"HTTP://vq.example/a b":                   "http://vq.example/a%20b",
+		"HTTP://vq.example/a b":                      "http://vq.example/a%20b",
 		"http://127.0.0.1:8787/x)](javascript:1)|<>": "http://127.0.0.1:8787/x%29%5D%28javascript:1%29%7C%3C%3E",
-		"javascript:alert(1)":                     "",
-		"data:image/png;base64,AAAA":              "",
-		"https://github.com@evil.example/":        "",
-		"/relative/diff.png":                      "",
+		"javascript:alert(1)":                        "",
+		"data:image/png;base64,AAAA":                 "",
+		"https://github.com@evil.example/":           "",
+		"/relative/diff.png":                         "",
 		"http://127.0.0.1:8787/\x1b[2J":              "",
-		"":                                        "",
+		"":                                           "",
 	} {
 		if got := webURL(in); got != want {
 			t.Errorf("webURL(%q) = %q, want %q", in, got, want)
