@@ -3,11 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -165,55 +161,4 @@ func arrows(chain []string) string {
 		}
 	}
 	return strings.Join(shown, " → ")
-}
-
-// methodBudgets bound the types every command leans on: a Factory of
-// dependencies and a Pipeline that sends one call. A behaviour that
-// would be one more method is a small type of its own (a completer, an
-// elicitor, a batch, a watch).
-var methodBudgets = []struct {
-	dir, typ string
-	most     int
-}{
-	{"cmd", "Factory", 10},
-	{"cmd", "Pipeline", 15},
-}
-
-func TestFactoryAndPipelineStaySmall(t *testing.T) {
-	for _, b := range methodBudgets {
-		files, err := filepath.Glob(filepath.Join(b.dir, "*.go"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var methods []string
-		fset := token.NewFileSet()
-		for _, name := range files {
-			if strings.HasSuffix(name, "_test.go") {
-				continue
-			}
-			f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, d := range f.Decls {
-				fn, ok := d.(*ast.FuncDecl)
-				if !ok || fn.Recv == nil || len(fn.Recv.List) != 1 {
-					continue
-				}
-				recv := fn.Recv.List[0].Type
-				if star, ok := recv.(*ast.StarExpr); ok {
-					recv = star.X
-				}
-				if id, ok := recv.(*ast.Ident); ok && id.Name == b.typ {
-					methods = append(methods, fn.Name.Name)
-				}
-			}
-		}
-		if len(methods) == 0 {
-			t.Errorf("%s.%s has no methods: is the budget's row stale?", b.dir, b.typ)
-		}
-		if len(methods) > b.most {
-			t.Errorf("%s.%s has %d methods, more than %d: %s", b.dir, b.typ, len(methods), b.most, strings.Join(methods, ", "))
-		}
-	}
 }

@@ -32,7 +32,7 @@ type ApproveOptions struct {
 // or the checks named by --scenario/--viewport pairs, asked for once.
 // runF replaces the behaviour in tests of flag parsing.
 func NewCmdApprove(f *Factory, runF func(context.Context, *ApproveOptions) error) *cobra.Command {
-	opts := &ApproveOptions{Pipeline: newPipeline(f)}
+	opts := &ApproveOptions{Pipeline: NewPipeline(f)}
 	c := &cobra.Command{
 		Short: "Approve a run's visual changes as the new baseline (write)",
 		Long: `Approve a run's visual changes (approve_vrt_results): all of them, or the
@@ -51,8 +51,8 @@ sends nothing.`,
 		Example: "  vq approve run_abc --scenario Homepage --viewport desktop --yes\n" +
 			"  vq approve run_abc --scenario Homepage --viewport desktop --scenario Checkout --viewport mobile --dry-run",
 	}
-	callsTools(taskRow("approve").shape(f, c, "[--dry-run]"), &f.Global)
-	thin(c, func(args []string) (*ApproveOptions, error) {
+	CallsTools(TaskRow("approve").Shape(f, c, "[--dry-run]"), &f.Global)
+	Thin(c, func(args []string) (*ApproveOptions, error) {
 		scenarios, _ := c.Flags().GetStringArray("scenario")
 		viewports, _ := c.Flags().GetStringArray("viewport")
 		checks, err := pairChecks(scenarios, viewports)
@@ -69,9 +69,9 @@ sends nothing.`,
 		return opts, nil
 	}, runApprove, runF)
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show the calls that would be sent, send nothing")
-	addOutputFlags(c, &opts.Pipeline.Output)
-	addWaitFlags(c, &opts.Pipeline.Wait, true)
-	completeCheckFlags(f, c)
+	AddOutputFlags(c, &opts.Pipeline.Output)
+	AddWaitFlags(c, &opts.Pipeline.Wait, true)
+	CompleteCheckFlags(f, c)
 	return c
 }
 
@@ -84,18 +84,18 @@ func runApprove(ctx context.Context, o *ApproveOptions) error {
 		return p.Show(ctx, dryRunAnswer(o))
 	}
 	a := approval{runID: o.RunID, checks: o.Checks, pipeline: p}
-	_, policy := p.policies()
-	calls, answer, err := consent(ctx, policy, p.f.Terminal().prompter(&p.Output), WriteIntent{Calls: o.Calls, Question: a.question})
+	_, policy := p.Policies()
+	calls, answer, err := ObtainConsent(ctx, policy, p.Terminal().Prompter(p.Output.Structured()), WriteIntent{Calls: o.Calls, Question: a.question})
 	switch {
 	case err != nil:
 		return err
-	case answer == declined:
+	case answer == Declined:
 		return p.Show(ctx, declinedAnswer(api.ToolApprove))
 	case len(calls) == 1:
 		// Not asked, it goes as it is: the server's confirm gate answers
 		// (and in the TUI, its dialog asks).
 		return p.Run(ctx, calls[0])
-	case answer != consented:
+	case answer != Consented:
 		// A script is never asked: nothing is sent without --yes.
 		return p.Show(ctx, declinedAnswer(api.ToolApprove))
 	}
@@ -226,15 +226,15 @@ func plural(n int, one, many string) string {
 // interrupted.
 func (a approval) sendBatch(ctx context.Context, calls []api.Call) error {
 	p := a.pipeline
-	_, s, err := p.connect(ctx)
+	_, s, err := p.Connect(ctx)
 	if err != nil {
 		return err
 	}
-	if !s.hasCredential() {
-		return p.Show(ctx, withHint(api.MissingCredential(api.ToolApprove), s))
+	if !s.HasCredential() {
+		return p.Show(ctx, WithHint(api.MissingCredential(api.ToolApprove), s))
 	}
 	describe := func(c api.Call) string { return checkOf(c).String() }
-	b := batch{send: p.send, print: p.f.Terminal().Print, tool: api.ToolApprove, bound: p.watch().bound(), done: "approved", describe: describe}
+	b := batch{send: p.SendConsented, print: p.Terminal().Print, tool: api.ToolApprove, bound: p.Watch().Bound(), done: "approved", describe: describe}
 	outcomes, bounded, err := b.run(ctx, calls)
 	if err != nil {
 		return err

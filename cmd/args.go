@@ -15,17 +15,17 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// parseArgs builds a tool's args from --args (a JSON object given inline, as
+// ParseArgs builds a tool's args from --args (a JSON object given inline, as
 // @FILE, or - for stdin) overridden by KEY=VALUE (a string) and KEY:=JSON (a
 // raw JSON value) pairs, as HTTPie reads them.
-func parseArgs(pairs []string, argsFlag string, stdin io.Reader) (map[string]any, error) {
+func ParseArgs(pairs []string, argsFlag string, stdin io.Reader) (map[string]any, error) {
 	args := map[string]any{}
 	if argsFlag != "" {
 		src, err := readArgsSource(argsFlag, stdin)
 		if err != nil {
 			return nil, err
 		}
-		if err := decodeJSON(src, &args); err != nil || args == nil {
+		if err := DecodeJSON(src, &args); err != nil || args == nil {
 			return nil, &exitcode.UsageError{
 				Reason: "--args must be a JSON object: " + errText(err, "got null"),
 				Hint:   `example: --args '{"runId": "run_abc"}'`,
@@ -75,7 +75,7 @@ func parsePair(p string) (string, any, error) {
 		return key, value, nil
 	}
 	var v any
-	if err := decodeJSON([]byte(value), &v); err != nil {
+	if err := DecodeJSON([]byte(value), &v); err != nil {
 		return "", nil, &exitcode.UsageError{
 			Reason: fmt.Sprintf("argument %s:= is not valid JSON: %v", raw, err),
 			Hint:   fmt.Sprintf("for a string use %s=VALUE; JSON strings need quotes: %s:='\"text\"'", raw, raw),
@@ -84,8 +84,8 @@ func parsePair(p string) (string, any, error) {
 	return raw, v, nil
 }
 
-// decodeJSON decodes exactly one JSON document, keeping numbers exact.
-func decodeJSON(b []byte, v any) error {
+// DecodeJSON decodes exactly one JSON document, keeping numbers exact.
+func DecodeJSON(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
@@ -137,10 +137,10 @@ func checkArgNames(tool string, keys, known []string, open bool) error {
 	return nil
 }
 
-// checkKnownArgs is checkArgNames against the registry, for a tool it
+// CheckKnownArgs is checkArgNames against the registry, for a tool it
 // knows: the arguments a VisualQ or CI tool takes. A tool it does not
 // know is the server's to judge.
-func checkKnownArgs(tool string, keys []string) error {
+func CheckKnownArgs(tool string, keys []string) error {
 	spec, known := api.LookupTool(tool)
 	if !known {
 		return nil
@@ -162,7 +162,7 @@ func argNames(args []api.ToolArg) []string {
 func nearestName(key string, names []string) string {
 	best, bestDistance := "", 0
 	for _, name := range names {
-		d := editDistance(strings.ToLower(key), strings.ToLower(name))
+		d := EditDistance(strings.ToLower(key), strings.ToLower(name))
 		if limit := min(2, max(1, len(name)-3)); d > limit {
 			continue
 		}
@@ -173,7 +173,28 @@ func nearestName(key string, names []string) string {
 	return best
 }
 
-// pairKeys are the keys of KEY=VALUE and KEY:=JSON pairs.
-func pairKeys(pairs []string) []string {
+// PairKeys are the keys of KEY=VALUE and KEY:=JSON pairs.
+func PairKeys(pairs []string) []string {
 	return slices.Collect(maps.Keys(stringPairKeys(pairs)))
+}
+
+// EditDistance is the Levenshtein distance of a and b, counting bytes.
+func EditDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

@@ -36,9 +36,9 @@ variable (for whichever server is picked), the OS keyring, then the config
 file (written 0600). The key is never a flag, so it never shows in ps.`,
 	}
 	c.AddCommand(
-		callsServer(newCmdAuthLogin(f), &f.Global),
-		takesFlags(newCmdAuthLogout(f), &f.Global, serverFlags, endpointFlags, connectionFlags),
-		takesFlags(newCmdAuthStatus(f), &f.Global, serverFlags, endpointFlags, connectionFlags),
+		CallsServer(newCmdAuthLogin(f), &f.Global),
+		TakesFlags(newCmdAuthLogout(f), &f.Global, ServerFlags, EndpointFlags, ConnectionFlags),
+		TakesFlags(newCmdAuthStatus(f), &f.Global, ServerFlags, EndpointFlags, ConnectionFlags),
 		newCmdAuthSwitch(f),
 	)
 	return c
@@ -148,10 +148,10 @@ func runLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 		return err
 	}
 	t := f.Terminal()
-	if !opts.WithToken && !t.typing {
+	if !opts.WithToken && !t.IsStdinTTY() {
 		return &exitcode.UsageError{Reason: "stdin is not a terminal", Hint: "pipe the key in with: vq auth login --with-token"}
 	}
-	in := bufio.NewReader(f.IO.In)
+	in := bufio.NewReader(f.IOStreams.In)
 	base, pasted, err := loginServer(ctx, f, in, s, opts.WithToken)
 	if err != nil {
 		return err
@@ -169,7 +169,7 @@ func runLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 			return err
 		}
 	}
-	store, err := f.Config().store()
+	store, err := f.Config().Store()
 	if err != nil {
 		return err
 	}
@@ -204,7 +204,7 @@ func loginServer(ctx context.Context, f *Factory, in *bufio.Reader, s Settings, 
 	if base == "" {
 		return "", "", &exitcode.UsageError{Reason: "no base URL", Hint: "pass --base-url https://… or set VQ_BASE_URL"}
 	}
-	return base, pasted, checkServerURL(source, base)
+	return base, pasted, CheckServerURL(source, base)
 }
 
 // loginKey is the API key to sign in with: the one pasted with the URL,
@@ -216,14 +216,14 @@ func loginKey(ctx context.Context, t *Terminal, in *bufio.Reader, pasted string,
 		t.Print.Note("API key: read from the same line as the URL (not shown)")
 		return pasted, nil
 	case withToken:
-		key, err := readLine(ctx, in)
+		key, err := ReadLine(ctx, in)
 		if err == nil && key == "" {
 			err = exitcode.Usagef("empty API key on stdin")
 		}
 		return key, err
 	}
 	t.Print.Prompt("API key (input hidden):")
-	key, err := readSecret(ctx, int(os.Stdin.Fd()))
+	key, err := ReadSecret(ctx, int(os.Stdin.Fd()))
 	t.Print.Note("")
 	if err == nil && key == "" {
 		err = exitcode.Usagef("no API key was entered at the API key prompt")
@@ -258,13 +258,13 @@ func checkNameFree(f *Factory, name, base string) (current string, err error) {
 	if name == "" {
 		return "", nil
 	}
-	_, cfg, err := f.Config().read()
+	_, cfg, err := f.Config().Read()
 	if err != nil {
 		return "", err
 	}
 	if owner, _, taken := cfg.Named(name); taken && account.NormalizeBaseURL(owner) != account.NormalizeBaseURL(base) {
 		return "", &exitcode.UsageError{
-			Reason: fmt.Sprintf("--name %s is already the name of %s", name, displayURL(owner)),
+			Reason: fmt.Sprintf("--name %s is already the name of %s", name, DisplayURL(owner)),
 			Hint:   "choose another name, or remove that entry first: vq auth logout --profile " + name,
 		}
 	}
@@ -276,7 +276,7 @@ func checkNameFree(f *Factory, name, base string) (current string, err error) {
 // server's entry: the old name no longer picks it.
 func noteRename(print format.Printer, base, was, now string) {
 	if was != "" && now != "" && was != now {
-		print.Note(fmt.Sprintf("Renamed the entry of %s from %s to %s: --profile %s no longer picks it.", displayURL(base), was, now, was))
+		print.Note(fmt.Sprintf("Renamed the entry of %s from %s to %s: --profile %s no longer picks it.", DisplayURL(base), was, now, was))
 	}
 }
 
@@ -292,10 +292,10 @@ func promptBaseURL(ctx context.Context, t *Terminal, in *bufio.Reader, def strin
 	}
 	t.Print.Prompt(label + ":")
 	var line string
-	if file, ok := t.io.In.(*os.File); ok && t.typing {
-		line, err = readLineHidingKey(ctx, file, int(file.Fd()), t.io.ErrOut)
+	if file, ok := t.Streams().In.(*os.File); ok && t.IsStdinTTY() {
+		line, err = ReadLineHidingKey(ctx, file, int(file.Fd()), t.Streams().ErrOut)
 	} else {
-		line, err = readLine(ctx, in)
+		line, err = ReadLine(ctx, in)
 	}
 	if err != nil {
 		return "", "", err
@@ -307,11 +307,11 @@ func promptBaseURL(ctx context.Context, t *Terminal, in *bufio.Reader, def strin
 	base, key = fields[0], strings.Join(fields[1:], " ")
 	if !strings.Contains(base, "://") {
 		scheme := "https://"
-		if u, err := url.Parse(scheme + base); err == nil && isLoopback(u.Hostname()) {
+		if u, err := url.Parse(scheme + base); err == nil && IsLoopback(u.Hostname()) {
 			scheme = "http://"
 		}
 		base = scheme + base
-		t.Print.Note("No scheme given: using " + displayURL(base))
+		t.Print.Note("No scheme given: using " + DisplayURL(base))
 	}
 	return base, key, nil
 }
@@ -328,7 +328,7 @@ func verifyKey(ctx context.Context, f *Factory, base, key string) error {
 		return err
 	}
 	s.APIKey, s.KeySource = key, "vq auth login"
-	client, err := f.clientFor(&s)
+	client, err := f.ClientFor(&s)
 	if err != nil {
 		return err
 	}
@@ -346,12 +346,12 @@ func verifyKey(ctx context.Context, f *Factory, base, key string) error {
 	}
 	if _, refused := resp.CredentialRefused(); refused {
 		return &exitcode.Error{Code: exitcode.Unauthorized, Message: fmt.Sprintf(
-			"%s rejected the key (HTTP 401); nothing was saved. Check the key and that it belongs to this server", displayURL(base))}
+			"%s rejected the key (HTTP 401); nothing was saved. Check the key and that it belongs to this server", DisplayURL(base))}
 	}
 	if resp.ErrorCode() == api.CodeHTTPError {
-		resp = withHint(resp, s)
+		resp = WithHint(resp, s)
 		return &exitcode.Error{Code: exitcode.ForCode(resp.ErrorCode(), resp.IsRecoverable()), Message: fmt.Sprintf(
-			"could not check the key with %s: %s; nothing was saved (--no-verify saves it unchecked)", displayURL(base), resp.ErrorMessage())}
+			"could not check the key with %s: %s; nothing was saved (--no-verify saves it unchecked)", DisplayURL(base), resp.ErrorMessage())}
 	}
 	return nil
 }
@@ -374,12 +374,12 @@ left, vq auth switch picks one.`,
 			if s.BaseURL == "" && s.Endpoint == "" {
 				return &exitcode.UsageError{Reason: "no server to sign out of", Hint: "name one with --base-url or --profile (see vq auth status)"}
 			}
-			store, err := f.Config().store()
+			store, err := f.Config().Store()
 			if err != nil {
 				return err
 			}
 			print := f.Terminal().Print
-			_, before, err := f.Config().read()
+			_, before, err := f.Config().Read()
 			if err != nil {
 				return err
 			}
@@ -391,7 +391,7 @@ left, vq auth switch picks one.`,
 				if removed {
 					print.Note("Signed out of " + describeServer(s.BaseURL, s.Profile) + ": its entry and stored key are removed.")
 				} else {
-					print.Note("Nothing was stored for " + displayURL(s.BaseURL) + ".")
+					print.Note("Nothing was stored for " + DisplayURL(s.BaseURL) + ".")
 				}
 			}
 			if err := logoutOAuth(f, store, s); err != nil {
@@ -416,7 +416,7 @@ func noteActiveAfterLogout(print format.Printer, before, after account.Config) {
 		_, entry, _ := after.Find(after.Active)
 		print.Note("Active server now: " + describeServer(after.Active, entry.Name) + ", the one still signed in.")
 	case after.Active == "" && len(after.Servers) > 0:
-		names := profileNames(after)
+		names := ProfileNames(after)
 		print.Note("No server is active; still signed in to: " + strings.Join(names, ", ") + ".")
 		print.Hint("pick one with: vq auth switch " + names[0] + " (or --profile NAME for one call)")
 	}
@@ -432,14 +432,14 @@ VQ_PROFILE names another.`,
 		Example: "  vq auth switch prod\n  vq auth switch https://visualq.example.com",
 		Args:    cobra.ExactArgs(1),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			_, cfg, err := f.Config().read()
+			_, cfg, err := f.Config().Read()
 			if err != nil {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
-			return profileNames(cfg), cobra.ShellCompDirectiveNoFileComp
+			return ProfileNames(cfg), cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			store, cfg, err := f.Config().read()
+			store, cfg, err := f.Config().Read()
 			if err != nil {
 				return err
 			}
@@ -448,7 +448,7 @@ VQ_PROFILE names another.`,
 				return err
 			}
 			if !found {
-				return unknownProfile("vq auth switch", args[0], cfg)
+				return UnknownProfile("vq auth switch", args[0], cfg)
 			}
 			_, entry, _ := cfg.Find(base)
 			print := f.Terminal().Print
@@ -467,9 +467,9 @@ VQ_PROFILE names another.`,
 // name when it has one.
 func describeServer(base, name string) string {
 	if name == "" {
-		return displayURL(base)
+		return DisplayURL(base)
 	}
-	return displayURL(base) + " (" + name + ")"
+	return DisplayURL(base) + " (" + name + ")"
 }
 
 // mask shows just enough of a key to recognise it.
@@ -503,7 +503,7 @@ It exits unauthorized when the active server has no credential.`,
 				return err
 			}
 			if out.Structured() {
-				err = showDocument(ctx, f, &out, st)
+				err = ShowDocument(ctx, f, &out, st)
 			} else {
 				err = f.Terminal().Print.AuthStatus(st)
 			}
@@ -514,25 +514,25 @@ It exits unauthorized when the active server has no credential.`,
 			case s.BaseURL == "" && s.Endpoint == "":
 				return &exitcode.Error{Code: exitcode.Unauthorized, Message: "no active server: run vq auth login, or pick one with vq auth switch or --profile"}
 			case s.APIKey == "" && s.OAuth == nil:
-				return &exitcode.Error{Code: exitcode.Unauthorized, Message: "not signed in to " + displayURL(cmp.Or(s.BaseURL, s.Endpoint)) + ": run vq auth login, or set VQ_API_KEY"}
+				return &exitcode.Error{Code: exitcode.Unauthorized, Message: "not signed in to " + DisplayURL(cmp.Or(s.BaseURL, s.Endpoint)) + ": run vq auth login, or set VQ_API_KEY"}
 			}
 			return nil
 		},
 	}
-	addOutputFlags(c, &out, "text", "json")
+	AddOutputFlags(c, &out, "text", "json")
 	return c
 }
 
 // collectStatus lists the servers: the active one as s resolved it, every
 // other entry as stored.
 func collectStatus(ctx context.Context, f *Factory, s Settings) (format.AuthStatus, error) {
-	store, cfg, err := f.Config().read()
+	store, cfg, err := f.Config().Read()
 	if err != nil {
 		return format.AuthStatus{}, err
 	}
 	st := format.AuthStatus{Config: s.ConfigPath, Servers: []format.ServerStatus{}}
 	if s.BaseURL != "" || s.Endpoint != "" {
-		st.Active, st.PickedBy = displayURL(cmp.Or(s.BaseURL, s.Endpoint)), s.PickedBy
+		st.Active, st.PickedBy = DisplayURL(cmp.Or(s.BaseURL, s.Endpoint)), s.PickedBy
 		if s.OAuth == nil {
 			// Settings leave it out when a key is there; status shows both.
 			if s.OAuth, err = storedOAuth(ctx, store, s); err != nil {
@@ -580,8 +580,8 @@ func storedOAuth(ctx context.Context, store account.CredentialStore, s Settings)
 
 func serverStatusOf(s Settings, active bool) format.ServerStatus {
 	ss := format.ServerStatus{
-		BaseURL: displayURL(s.BaseURL), Name: s.Profile, Active: active, KeySource: s.KeySource,
-		Project: s.Project, Environment: s.Environment, Transport: s.Transport, Endpoint: displayURL(s.Endpoint),
+		BaseURL: DisplayURL(s.BaseURL), Name: s.Profile, Active: active, KeySource: s.KeySource,
+		Project: s.Project, Environment: s.Environment, Transport: s.Transport, Endpoint: DisplayURL(s.Endpoint),
 		OAuth: oauthStatusOf(s),
 	}
 	if s.APIKey != "" {

@@ -11,14 +11,13 @@ import (
 	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
-	"github.com/visualq/vq/ui"
 )
 
 // runOAuthLogin is vq auth login --oauth.
 func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 	// The sign-in ends in a write of the config file: one that cannot be
 	// used stops it before the browser opens.
-	if _, _, err := f.Config().read(); err != nil {
+	if _, _, err := f.Config().Read(); err != nil {
 		return err
 	}
 	client, s, err := f.Client(ctx)
@@ -29,7 +28,7 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 	if err != nil {
 		return err
 	}
-	o := newOAuthSignIn(f).options(!opts.NoBrowser)
+	o := NewOAuthSignIn(f).Options(!opts.NoBrowser)
 	// --scope 'a b' names two, as a challenge (and the hint of a refused
 	// call) does.
 	o.Scopes, o.ClientMetadataURL = strings.Fields(strings.Join(opts.Scopes, " ")), opts.ClientMetadataURL
@@ -43,9 +42,9 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &exitcode.Error{Code: exitcode.Unauthorized, Message: err.Error() + loginHint(err)}
+		return &exitcode.Error{Code: exitcode.Unauthorized, Message: err.Error() + LoginHint(err)}
 	}
-	store, err := f.Config().store()
+	store, err := f.Config().Store()
 	if err != nil {
 		return err
 	}
@@ -69,50 +68,6 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 	return nil
 }
 
-// oauthSignIn is how this process signs in with OAuth, for vq auth login
-// --oauth and for the sign-in again of a refused call: the browser (or the
-// URL printed), or vq itself with VQ_OAUTH_HEADLESS; the person's notices
-// where they see them; a client registered beforehand from
-// VQ_OAUTH_CLIENT_ID and VQ_OAUTH_CLIENT_SECRET.
-type oauthSignIn struct {
-	term   *Terminal
-	getenv func(string) string
-	// open opens a link in the browser; nil is ui.OpenURL.
-	open func(string) error
-}
-
-func newOAuthSignIn(f *Factory) oauthSignIn {
-	return oauthSignIn{term: f.Terminal(), getenv: f.Getenv, open: f.OpenURL}
-}
-
-// options are the sign-in's options; browser opens the authorization URL
-// (else it is only printed).
-func (o oauthSignIn) options(browser bool) account.OAuthLoginOptions {
-	opts := account.OAuthLoginOptions{
-		// In the TUI a stderr line would tear the frame: it shows the
-		// notice under the call instead.
-		Notify:       o.term.tell,
-		Headless:     o.headless(),
-		ClientID:     o.getenv("VQ_OAUTH_CLIENT_ID"),
-		ClientSecret: o.getenv("VQ_OAUTH_CLIENT_SECRET"),
-	}
-	if browser {
-		opts.OpenURL = o.open
-		if o.open == nil {
-			opts.OpenURL = ui.OpenURL
-		}
-	}
-	return opts
-}
-
-func (o oauthSignIn) headless() bool { return o.getenv("VQ_OAUTH_HEADLESS") != "" }
-
-// again reports whether a call the server refuses for its OAuth token may
-// sign in again: a person at the terminal sees the notices and the
-// browser, and headless vq needs none. A script (and an agent) gets the
-// refusal and the hint naming vq auth login --oauth.
-func (o oauthSignIn) again() bool { return o.headless() || o.term.person }
-
 // checkClientMetadataURL is the usage check of --client-metadata-url,
 // made before anything is sent.
 func checkClientMetadataURL(opts *LoginOptions) error {
@@ -124,7 +79,7 @@ func checkClientMetadataURL(opts *LoginOptions) error {
 	}
 	if err := account.CheckClientMetadataURL(opts.ClientMetadataURL); err != nil {
 		return &exitcode.UsageError{
-			Reason: fmt.Sprintf("--client-metadata-url %q %s", displayURL(opts.ClientMetadataURL), err),
+			Reason: fmt.Sprintf("--client-metadata-url %q %s", DisplayURL(opts.ClientMetadataURL), err),
 			Hint:   "example: --client-metadata-url https://vq.example.com/oauth/client.json",
 		}
 	}
@@ -156,5 +111,5 @@ func oauthStatusOf(s Settings) *format.OAuthStatus {
 	if s.OAuth == nil {
 		return nil
 	}
-	return &format.OAuthStatus{Endpoint: displayURL(s.MCPEndpoint()), Issuer: displayURL(s.OAuth.Issuer), Expiry: s.OAuth.Expiry, Refreshable: s.OAuth.RefreshToken != ""}
+	return &format.OAuthStatus{Endpoint: DisplayURL(s.MCPEndpoint()), Issuer: DisplayURL(s.OAuth.Issuer), Expiry: s.OAuth.Expiry, Refreshable: s.OAuth.RefreshToken != ""}
 }

@@ -92,14 +92,14 @@ default); --timeout bounds each request.
 // ciCmd builds a CI subcommand from the options its arguments make: output
 // flags always, wait flags unless it only calls (vq ci call).
 func ciCmd(f *Factory, c *cobra.Command, waits bool, build func(args []string) (*CIOptions, error), runF func(context.Context, *CIOptions) error) *cobra.Command {
-	p := newPipeline(f)
-	addOutputFlags(c, &p.Output)
+	p := NewPipeline(f)
+	AddOutputFlags(c, &p.Output)
 	if waits {
-		addWaitFlags(c, &p.Wait, true)
-		addRunReports(c, f, p)
+		AddWaitFlags(c, &p.Wait, true)
+		AddRunReports(c, f, p)
 	}
-	callsCI(c, &f.Global)
-	return thin(c, func(args []string) (*CIOptions, error) {
+	CallsCI(c, &f.Global)
+	return Thin(c, func(args []string) (*CIOptions, error) {
 		o, err := build(args)
 		if o != nil {
 			o.Pipeline = p
@@ -107,14 +107,14 @@ func ciCmd(f *Factory, c *cobra.Command, waits bool, build func(args []string) (
 		return o, err
 	}, func(ctx context.Context, o *CIOptions) error {
 		err := runCI(ctx, o)
-		return p.Reports.finish(ctx, f, p.shown, err)
+		return p.Finish(ctx, err)
 	}, runF)
 }
 
 func newCmdCIRun(f *Factory, name, kind string, runF func(context.Context, *CIOptions) error) *cobra.Command {
-	row := taskRow("ci " + name)
+	row := TaskRow("ci " + name)
 	tool := row.Tool
-	c := row.shape(f, &cobra.Command{
+	c := row.Shape(f, &cobra.Command{
 		Short: "Start a " + kind + " run (" + tool + "); --wait for its verdict",
 		Long: `Start a ` + kind + ` run through the CI endpoint (` + tool + `) with the
 arguments given (KEY=VALUE sends a string, KEY:=JSON a raw JSON value).
@@ -132,13 +132,13 @@ vq ci status RUN_ID --wait.
   vq ci ` + name + ` branch=main --json --jq .data.runId`,
 	}, "[--wait]")
 	return ciCmd(f, c, true, func(pairs []string) (*CIOptions, error) {
-		args, err := row.values(c, pairs)
+		args, err := row.Values(c, pairs)
 		return &CIOptions{Tool: tool, Args: args}, err
 	}, runF)
 }
 
 func newCmdCIStatus(f *Factory, runF func(context.Context, *CIOptions) error) *cobra.Command {
-	return ciCmd(f, taskRow("ci status").shape(f, &cobra.Command{
+	return ciCmd(f, TaskRow("ci status").Shape(f, &cobra.Command{
 		Short: "Show a CI run's status (get_run_status); --wait for its verdict",
 		Long: `Show how a CI run is doing (get_run_status). A run that has its verdict
 is reported as vq ci run-vrt --wait would: a failed run shows its failed
@@ -178,9 +178,9 @@ command's, the CI answer under .data.`,
 			return nil
 		},
 	}, false, func(args []string) (*CIOptions, error) {
-		pairs, err := parseArgs(args[1:], argsJSON, f.IO.In)
+		pairs, err := ParseArgs(args[1:], argsJSON, f.IOStreams.In)
 		if err == nil {
-			err = checkKnownArgs(args[0], pairKeys(args[1:]))
+			err = CheckKnownArgs(args[0], PairKeys(args[1:]))
 		}
 		return &CIOptions{Tool: args[0], Args: pairs, Raw: true}, err
 	}, runF)
@@ -208,7 +208,7 @@ func runCI(ctx context.Context, opts *CIOptions) error {
 		return waitRun(ctx, p, resp)
 	}
 	err = p.Show(ctx, resp)
-	p.f.Terminal().Print.Hint("wait for its verdict with: " + resumeRunWait(run.RunID))
+	p.Terminal().Print.Hint("wait for its verdict with: " + resumeRunWait(run.RunID))
 	if err == nil && opts.Tool == api.ToolRunStatus {
 		// Asked how a run is doing, "still going" is no verdict: a script
 		// must not read it as passed. A run just started is what was asked.
@@ -228,8 +228,8 @@ func resumeRunWait(runID string) string {
 // that resumes. Neither a timeout nor Ctrl-C ever reads as a failed run.
 func waitRun(ctx context.Context, p *Pipeline, started *api.ToolResponse) error {
 	run, _ := api.ParseCIRun(started)
-	w := p.watch()
-	view, end := w.term.progress([]string{run.RunID})
+	w := p.Watch()
+	view, end := p.Terminal().Progress([]string{run.RunID})
 	// Watch reads job statuses; it sees each answer translated, and the
 	// verdict is shown from the CI answer itself. Watch polls from one
 	// goroutine, so last and lastRun need no lock.
@@ -246,7 +246,7 @@ func waitRun(ctx context.Context, p *Pipeline, started *api.ToolResponse) error 
 		}
 		return api.RunAsJob(resp), nil
 	}
-	_, err := api.Watch(ctx, run.RunID, poll, w.options(view.Update))
+	_, err := api.Watch(ctx, run.RunID, poll, w.Options(view.Update))
 	end()
 	resume := "to resume: " + resumeRunWait(run.RunID)
 	var timeout *api.WatchTimeoutError
@@ -257,19 +257,19 @@ func waitRun(ctx context.Context, p *Pipeline, started *api.ToolResponse) error 
 		if !p.Output.Structured() {
 			// No verdict: a warning, never an error that reads as a
 			// failed run.
-			w.term.Print.Warning(textsafe.SanitizeLine(resp.ErrorMessage()))
+			p.Terminal().Print.Warning(textsafe.SanitizeLine(resp.ErrorMessage()))
 		}
-		w.term.Print.Hint(resume)
+		p.Terminal().Print.Hint(resume)
 		return cmp.Or(shown, error(&exitcode.Error{Code: exitcode.Timeout}))
 	case err != nil:
-		showStopped(context.WithoutCancel(ctx), p, interruptedAnswer(ctx, api.ToolRunStatus, "run "+run.RunID).WithData(lastRun.Data))
-		w.term.Print.Hint(resume)
+		showStopped(context.WithoutCancel(ctx), p, InterruptedAnswer(ctx, api.ToolRunStatus, "run "+run.RunID).WithData(lastRun.Data))
+		p.Terminal().Print.Hint(resume)
 		return err
 	case last != lastRun:
 		// The wait ended in a failure, not a verdict: shown with the run
 		// as last seen, and how to ask again.
 		err := showVerdict(ctx, p, last.WithData(lastRun.Data))
-		w.term.Print.Hint(resume)
+		p.Terminal().Print.Hint(resume)
 		return err
 	}
 	return showVerdict(ctx, p, last)
@@ -283,7 +283,7 @@ func showStopped(ctx context.Context, p *Pipeline, resp *api.ToolResponse) error
 	if p.Output.Structured() {
 		return p.Show(ctx, resp)
 	}
-	p.remember(resp)
+	p.Remember(resp)
 	return nil
 }
 
@@ -310,12 +310,12 @@ func showVerdict(ctx context.Context, p *Pipeline, resp *api.ToolResponse) error
 		if failures.OK {
 			shown = resp.WithFailures(failures)
 		} else {
-			_ = p.f.Terminal().Print.ErrorLine(failures)
+			_ = p.Terminal().Print.ErrorLine(failures)
 		}
 		if err := p.ShowCall(ctx, call, shown); err != nil {
 			return err
 		}
-		p.f.Terminal().Print.Verdict(run)
+		p.Terminal().Print.Verdict(run)
 		return &exitcode.Error{Code: exitcode.RunFailed}
 	case run.Status == api.RunError:
 		verdict = &exitcode.Error{Code: exitcode.RunError}
@@ -325,7 +325,7 @@ func showVerdict(ctx context.Context, p *Pipeline, resp *api.ToolResponse) error
 	if err := p.Show(ctx, resp); err != nil || verdict == nil {
 		return err
 	}
-	p.f.Terminal().Print.Verdict(run)
+	p.Terminal().Print.Verdict(run)
 	return verdict
 }
 
@@ -336,8 +336,8 @@ func showCIAnswer(ctx context.Context, p *Pipeline, resp *api.ToolResponse) erro
 	if p.Output.Structured() {
 		return p.Show(ctx, resp)
 	}
-	p.remember(resp)
-	if err := p.f.Terminal().Print.CIAnswer(resp); err != nil || resp.OK {
+	p.Remember(resp)
+	if err := p.Terminal().Print.CIAnswer(resp); err != nil || resp.OK {
 		return err
 	}
 	return exitcode.Shown(resp)

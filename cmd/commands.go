@@ -14,32 +14,32 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// taskCommands is the one table of the task commands: for each, the tool
+// TaskCommands is the one table of the task commands: for each, the tool
 // it fronts and where each of the tool's arguments goes on its command
 // line. A row builds its command's usage line, argument check, argument
-// flags and positional completion (taskCommand.shape), reads the call's
-// arguments back (taskCommand.values), and prints a next action of its
-// tool as this command (frontingLine). The tool's wire facts (its
+// flags and positional completion (TaskCommand.Shape), reads the call's
+// arguments back (TaskCommand.Values), and prints a next action of its
+// tool as this command (FrontingLine). The tool's wire facts (its
 // arguments, write, async, CI, whether it passes other pairs on) are the
 // registry's, in api/tools.go. A tool's first row is the command its next
 // actions print as.
-var taskCommands = []taskCommand{
+var TaskCommands = []TaskCommand{
 	{Path: "failures", Tool: api.ToolRunFailures, Positional: []string{"runId"}},
-	{Path: "diff", Tool: api.ToolDiffStats, Positional: []string{"runId"}, Flags: []argFlag{
+	{Path: "diff", Tool: api.ToolDiffStats, Positional: []string{"runId"}, Flags: []ArgFlag{
 		{Arg: "scenarioLabel", Name: "scenario", Value: "LABEL", Usage: "scenario label (required)"},
 		{Arg: "viewport", Name: "viewport", Value: "NAME", Usage: "viewport name (required)"},
 	}},
-	{Path: "approve", Tool: api.ToolApprove, Positional: []string{"runId"}, Flags: []argFlag{
+	{Path: "approve", Tool: api.ToolApprove, Positional: []string{"runId"}, Flags: []ArgFlag{
 		{Arg: "scenarioLabel", Name: "scenario", Value: "LABEL", Usage: "scenario label; repeat for several checks", Repeated: true},
 		{Arg: "viewport", Name: "viewport", Value: "NAME", Usage: "viewport; repeat for several checks", Repeated: true},
 	}},
-	{Path: "scenario create", Tool: api.ToolCreateScenario, Flags: []argFlag{
+	{Path: "scenario create", Tool: api.ToolCreateScenario, Flags: []ArgFlag{
 		{Arg: "goal", Name: "goal", Value: "TEXT", Usage: "what the scenario should do (required)"},
 		{Arg: "startPath", Name: "start-path", Value: "PATH", Usage: "path the scenario starts from, e.g. /checkout"},
 	}},
 	{Path: "scenario find", Tool: api.ToolFindScenarios, Positional: []string{"query"}},
-	{Path: "tracking plan", Tool: api.ToolTrackingPlan, Flags: []argFlag{{Arg: "scenarioId", Name: "scenario", Value: "ID", Usage: "scenario id"}}},
-	{Path: "tracking run", Tool: api.ToolRunTracking, Flags: []argFlag{{Arg: "scenarioId", Name: "scenario", Value: "ID", Usage: "scenario id"}}},
+	{Path: "tracking plan", Tool: api.ToolTrackingPlan, Flags: []ArgFlag{{Arg: "scenarioId", Name: "scenario", Value: "ID", Usage: "scenario id"}}},
+	{Path: "tracking run", Tool: api.ToolRunTracking, Flags: []ArgFlag{{Arg: "scenarioId", Name: "scenario", Value: "ID", Usage: "scenario id"}}},
 	{Path: "prove", Tool: api.ToolProve, Positional: []string{"ticket"}},
 	{Path: "watch", Tool: api.ToolJobStatus, Positional: []string{"jobId"}, Repeats: true},
 	{Path: "ci run-vrt", Tool: api.ToolRunVRT},
@@ -47,8 +47,8 @@ var taskCommands = []taskCommand{
 	{Path: "ci status", Tool: api.ToolRunStatus, Positional: []string{"runId"}},
 }
 
-// taskCommand is one row of taskCommands.
-type taskCommand struct {
+// TaskCommand is one row of TaskCommands.
+type TaskCommand struct {
 	// Path is the command as typed after "vq": "failures", "scenario create".
 	Path string
 	// Tool is the registry's tool the command calls.
@@ -61,11 +61,11 @@ type taskCommand struct {
 	Repeats bool
 	// Flags are the tool's arguments given by flag. A flag of a required
 	// argument is a required flag.
-	Flags []argFlag
+	Flags []ArgFlag
 }
 
-// argFlag is a tool argument given by a flag of its own.
-type argFlag struct {
+// ArgFlag is a tool argument given by a flag of its own.
+type ArgFlag struct {
 	// Arg is the tool's argument; Name the flag (without --); Value the
 	// name of its value in the usage line.
 	Arg, Name, Value, Usage string
@@ -74,39 +74,39 @@ type argFlag struct {
 	Repeated bool
 }
 
-// taskRow is the row of the command at path; a path without one is a
+// TaskRow is the row of the command at path; a path without one is a
 // programming error, and it panics.
-func taskRow(path string) taskCommand {
-	i := slices.IndexFunc(taskCommands, func(t taskCommand) bool { return t.Path == path })
+func TaskRow(path string) TaskCommand {
+	i := slices.IndexFunc(TaskCommands, func(t TaskCommand) bool { return t.Path == path })
 	if i < 0 {
 		panic("cmd: no task command " + path + " in taskCommands")
 	}
-	return taskCommands[i]
+	return TaskCommands[i]
 }
 
-// frontingRow is the row of the command that fronts tool, if one does:
+// FrontingRow is the row of the command that fronts tool, if one does:
 // its first.
-func frontingRow(tool string) (taskCommand, bool) {
-	i := slices.IndexFunc(taskCommands, func(t taskCommand) bool { return t.Tool == tool })
+func FrontingRow(tool string) (TaskCommand, bool) {
+	i := slices.IndexFunc(TaskCommands, func(t TaskCommand) bool { return t.Tool == tool })
 	if i < 0 {
-		return taskCommand{}, false
+		return TaskCommand{}, false
 	}
-	return taskCommands[i], true
+	return TaskCommands[i], true
 }
 
-// spec is the registry's entry of the row's tool.
-func (t taskCommand) spec() api.ToolSpec { return api.MustTool(t.Tool) }
+// Spec is the registry's entry of the row's tool.
+func (t TaskCommand) Spec() api.ToolSpec { return api.MustTool(t.Tool) }
 
 // required reports whether the registry requires the tool's argument.
-func (t taskCommand) required(arg string) bool {
-	return slices.ContainsFunc(t.spec().Args, func(a api.ToolArg) bool { return a.Name == arg && a.Required })
+func (t TaskCommand) required(arg string) bool {
+	return slices.ContainsFunc(t.Spec().Args, func(a api.ToolArg) bool { return a.Name == arg && a.Required })
 }
 
-// shape gives c what the row says: its usage line (the command's name,
+// Shape gives c what the row says: its usage line (the command's name,
 // its words and argument flags, the pairs when the tool takes other
 // arguments, then more, the usage of c's own flags), the check of its
 // words, the argument flags and the completion of run and job IDs.
-func (t taskCommand) shape(f *Factory, c *cobra.Command, more string) *cobra.Command {
+func (t TaskCommand) Shape(f *Factory, c *cobra.Command, more string) *cobra.Command {
 	c.Use, c.Args, c.ValidArgsFunction = t.usage(more), t.checkWords(), t.completeWords(f)
 	for _, fl := range t.Flags {
 		if fl.Repeated {
@@ -122,7 +122,7 @@ func (t taskCommand) shape(f *Factory, c *cobra.Command, more string) *cobra.Com
 }
 
 // usage is the row's usage line, as cobra's Use.
-func (t taskCommand) usage(more string) string {
+func (t TaskCommand) usage(more string) string {
 	words := []string{t.Path[strings.LastIndexByte(t.Path, ' ')+1:]}
 	for _, arg := range t.Positional {
 		words = append(words, usageName(arg))
@@ -144,7 +144,7 @@ func (t taskCommand) usage(more string) string {
 	if len(repeated) > 0 {
 		words = append(words, "["+strings.Join(repeated, " ")+"]...")
 	}
-	if t.spec().ExtraArgs {
+	if t.Spec().ExtraArgs {
 		words = append(words, "[KEY=VALUE | KEY:=JSON]...")
 	}
 	if more != "" {
@@ -167,17 +167,17 @@ func usageName(arg string) string {
 
 // checkWords checks the words against the row: exactly its positional
 // words; at least those when the last repeats or pairs may follow.
-func (t taskCommand) checkWords() cobra.PositionalArgs {
+func (t TaskCommand) checkWords() cobra.PositionalArgs {
 	names := make([]string, len(t.Positional))
 	for i, arg := range t.Positional {
 		names[i] = usageName(arg)
 	}
-	atLeast := t.Repeats || t.spec().ExtraArgs
+	atLeast := t.Repeats || t.Spec().ExtraArgs
 	switch {
 	case len(names) == 0 && !atLeast:
 		return cobra.NoArgs
 	case !atLeast:
-		return exactArgs(len(names), strings.Join(names, " "))
+		return ExactArgs(len(names), strings.Join(names, " "))
 	}
 	return func(c *cobra.Command, args []string) error {
 		if len(args) >= len(names) {
@@ -196,7 +196,7 @@ var idKinds = map[string]string{"runId": completions.RunID, "jobId": completions
 
 // completeWords completes the positional words that are run or job IDs
 // with the ones seen recently; nil when none is.
-func (t taskCommand) completeWords(f *Factory) cobra.CompletionFunc {
+func (t TaskCommand) completeWords(f *Factory) cobra.CompletionFunc {
 	if !slices.ContainsFunc(t.Positional, func(arg string) bool { return idKinds[arg] != "" }) {
 		return nil
 	}
@@ -212,20 +212,20 @@ func (t taskCommand) completeWords(f *Factory) cobra.CompletionFunc {
 	}
 }
 
-// values are the tool's arguments as c was given them: the positional
+// Values are the tool's arguments as c was given them: the positional
 // words, the argument flags (a repeated one's first value: the first
 // check's call), and KEY=VALUE pairs for a tool that takes other
 // arguments, which an argument flag given overrides. A pair's key that is
-// a near miss of the tool's arguments is refused (checkKnownArgs).
-func (t taskCommand) values(c *cobra.Command, words []string) (map[string]any, error) {
+// a near miss of the tool's arguments is refused (CheckKnownArgs).
+func (t TaskCommand) Values(c *cobra.Command, words []string) (map[string]any, error) {
 	values := map[string]any{}
-	if t.spec().ExtraArgs {
+	if t.Spec().ExtraArgs {
 		pairs := words[min(len(t.Positional), len(words)):]
-		parsed, err := parseArgs(pairs, "", nil)
+		parsed, err := ParseArgs(pairs, "", nil)
 		if err != nil {
 			return nil, err
 		}
-		if err := checkKnownArgs(t.Tool, pairKeys(pairs)); err != nil {
+		if err := CheckKnownArgs(t.Tool, PairKeys(pairs)); err != nil {
 			return nil, err
 		}
 		values = parsed
@@ -247,13 +247,13 @@ func (t taskCommand) values(c *cobra.Command, words []string) (map[string]any, e
 	return values, nil
 }
 
-// frontingLine is a next action as the command that fronts its tool, when
+// FrontingLine is a next action as the command that fronts its tool, when
 // every argument fits it: positional and flag values are non-empty strings
 // that do not look like a flag, every required argument is there, and any
 // other argument is a pair the command passes on. It is format's
 // CommandPrinter: format prints vq invoke for the rest.
-func frontingLine(a api.NextAction) (string, bool) {
-	t, fronted := frontingRow(a.Tool)
+func FrontingLine(a api.NextAction) (string, bool) {
+	t, fronted := FrontingRow(a.Tool)
 	if !fronted || !t.hasRequired(a.Args) {
 		return "", false
 	}
@@ -267,7 +267,7 @@ func frontingLine(a api.NextAction) (string, bool) {
 			rest = append(rest, k)
 		}
 	}
-	if len(rest) > 0 && !t.spec().ExtraArgs {
+	if len(rest) > 0 && !t.Spec().ExtraArgs {
 		return "", false
 	}
 	slices.Sort(rest)
@@ -276,8 +276,8 @@ func frontingLine(a api.NextAction) (string, bool) {
 }
 
 // hasRequired reports whether args hold every argument the tool requires.
-func (t taskCommand) hasRequired(args map[string]any) bool {
-	return !slices.ContainsFunc(t.spec().Args, func(arg api.ToolArg) bool {
+func (t TaskCommand) hasRequired(args map[string]any) bool {
+	return !slices.ContainsFunc(t.Spec().Args, func(arg api.ToolArg) bool {
 		_, set := args[arg.Name]
 		return arg.Required && !set
 	})
@@ -287,7 +287,7 @@ func (t taskCommand) hasRequired(args map[string]any) bool {
 // positional words, then the argument flags, shell-quoted; used are the
 // arguments they carry. fits is false when a value cannot be such a word:
 // not a string, empty, or looking like a flag.
-func (t taskCommand) argumentWords(args map[string]any) (words []string, used map[string]bool, fits bool) {
+func (t TaskCommand) argumentWords(args map[string]any) (words []string, used map[string]bool, fits bool) {
 	words, used = append([]string{"vq"}, strings.Fields(t.Path)...), map[string]bool{}
 	add := func(arg string, before ...string) bool {
 		v, set := args[arg]
@@ -316,6 +316,6 @@ func (t taskCommand) argumentWords(args map[string]any) (words []string, used ma
 
 // sortedFlags are flags in the order of their arguments' names, the
 // order a printed command gives them in.
-func sortedFlags(flags []argFlag) []argFlag {
-	return slices.SortedFunc(slices.Values(flags), func(x, y argFlag) int { return strings.Compare(x.Arg, y.Arg) })
+func sortedFlags(flags []ArgFlag) []ArgFlag {
+	return slices.SortedFunc(slices.Values(flags), func(x, y ArgFlag) int { return strings.Compare(x.Arg, y.Arg) })
 }

@@ -18,48 +18,11 @@ import (
 // must never hang the shell, so past it completion offers nothing.
 const completionBudget = 900 * time.Millisecond
 
-// NewCmdCompletion prints a shell's completion script. It replaces cobra's
-// default completion command (a command of the same name suppresses it).
-func NewCmdCompletion(f *Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:   "completion bash|zsh|fish|powershell",
-		Short: "Print the shell completion script",
-		Long: `Print the completion script of a shell. Besides commands and flags, it
-completes tool names, a tool's argument keys (vq invoke get_diff_stats
-sce<TAB> gives scenarioLabel=), recently seen run and job IDs, the scenarios
-and viewports of a run's failures, and the values of --transport and
---format. Completion that needs the server gives up after about a second.
-
-Install it once:
-  bash:        vq completion bash > ~/.local/share/bash-completion/completions/vq
-  zsh:         vq completion zsh > "${fpath[1]}/_vq"
-  fish:        vq completion fish > ~/.config/fish/completions/vq.fish
-  powershell:  vq completion powershell | Out-String | Invoke-Expression`,
-		Example: `  source <(vq completion bash)
-  vq completion zsh > "${fpath[1]}/_vq"`,
-		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
-		Args:      cobra.MatchAll(exactArgs(1, "SHELL (bash, zsh, fish or powershell)"), cobra.OnlyValidArgs),
-		RunE: func(c *cobra.Command, args []string) error {
-			root, out := c.Root(), f.IO.Out
-			switch args[0] {
-			case "bash":
-				return root.GenBashCompletionV2(out, true)
-			case "zsh":
-				return root.GenZshCompletion(out)
-			case "fish":
-				return root.GenFishCompletion(out, true)
-			default:
-				return root.GenPowerShellCompletionWithDesc(out)
-			}
-		},
-	}
-}
-
-// completer completes command lines from what the cache and the server
+// Completer completes command lines from what the cache and the server
 // know: tool names and their argument keys, recent run and job IDs, the
 // checks of a run's failures. Every server call it makes is a read within
 // completionBudget, and any failure means nothing to offer.
-type completer struct {
+type Completer struct {
 	// client is the server's client as a command's would be.
 	client func(context.Context) (*mcpclient.Client, Settings, error)
 	cache  completions.Cache
@@ -68,23 +31,23 @@ type completer struct {
 	transport *string
 }
 
-func newCompleter(f *Factory) completer {
-	return completer{client: f.Client, cache: completions.Open(f.Getenv), transport: &f.Global.Transport}
+func NewCompleter(f *Factory) Completer {
+	return Completer{client: f.Client, cache: completions.Open(f.Getenv), transport: &f.Global.Transport}
 }
 
-// completeCheckFlags completes --scenario and --viewport of a command on
+// CompleteCheckFlags completes --scenario and --viewport of a command on
 // one run's checks from that run's failures.
-func completeCheckFlags(f *Factory, c *cobra.Command) {
-	_ = c.RegisterFlagCompletionFunc("scenario", newCompleter(f).checkFlag("scenarioLabel", "viewport"))
-	_ = c.RegisterFlagCompletionFunc("viewport", newCompleter(f).checkFlag("viewport", "scenario"))
+func CompleteCheckFlags(f *Factory, c *cobra.Command) {
+	_ = c.RegisterFlagCompletionFunc("scenario", NewCompleter(f).checkFlag("scenarioLabel", "viewport"))
+	_ = c.RegisterFlagCompletionFunc("viewport", NewCompleter(f).checkFlag("viewport", "scenario"))
 }
 
 // completeRecent completes the run or job IDs (kind) seen recently.
 func completeRecent(f *Factory, kind string) cobra.CompletionFunc {
-	return newCompleter(f).recent(kind)
+	return NewCompleter(f).recent(kind)
 }
 
-func (cp completer) recent(kind string) cobra.CompletionFunc {
+func (cp Completer) recent(kind string) cobra.CompletionFunc {
 	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return withPrefix(cp.cache.Recent(kind), toComplete), cobra.ShellCompDirectiveNoFileComp
 	}
@@ -92,7 +55,7 @@ func (cp completer) recent(kind string) cobra.CompletionFunc {
 
 // tools is the catalogue completion offers: the server's tools/list
 // through the cache, or the built-in one when no server or key is configured.
-func (cp completer) tools(ctx context.Context) []completions.Tool {
+func (cp Completer) tools(ctx context.Context) []completions.Tool {
 	client, s, err := cp.client(ctx)
 	if err != nil || s.APIKey == "" {
 		return completions.BuiltinTools()
@@ -107,9 +70,9 @@ func (cp completer) tools(ctx context.Context) []completions.Tool {
 	return cp.cache.Tools(ctx, s.BaseURL+" "+s.Endpoint, list)
 }
 
-// invoke completes vq invoke TOOL KEY=VALUE...: the tool name, then the
+// Invoke completes vq invoke TOOL KEY=VALUE...: the tool name, then the
 // keys it takes (each once), then values the cache or the run knows.
-func (cp completer) invoke(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+func (cp Completer) Invoke(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	ctx, cancel := context.WithTimeout(commandContext(c), completionBudget)
 	defer cancel()
 	given := map[string]string{}
@@ -156,7 +119,7 @@ func withPrefix(candidates []string, typed string) []string {
 
 // argValues are the values known for an argument: recent IDs, or the
 // scenarios and viewports failing in the run named by runId=.
-func (cp completer) argValues(ctx context.Context, key string, given map[string]string) []string {
+func (cp Completer) argValues(ctx context.Context, key string, given map[string]string) []string {
 	switch key {
 	case completions.RunID, completions.JobID:
 		return cp.cache.Recent(key)
@@ -170,7 +133,7 @@ func (cp completer) argValues(ctx context.Context, key string, given map[string]
 // checkFlag completes --scenario or --viewport of a run's command (key
 // names the argument it fills) from the run's failures, narrowed by the
 // other flag when that is set.
-func (cp completer) checkFlag(key, otherFlag string) cobra.CompletionFunc {
+func (cp Completer) checkFlag(key, otherFlag string) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if len(args) == 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
@@ -193,13 +156,13 @@ func checkValues(checks []layout.Check, key, other string) []string {
 			value, otherValue = otherValue, value
 		}
 		if other == "" || other == otherValue {
-			values = appendNew(values, value)
+			values = AppendNew(values, value)
 		}
 	}
 	return values
 }
 
-func appendNew(values []string, v string) []string {
+func AppendNew(values []string, v string) []string {
 	if v == "" || slices.Contains(values, v) {
 		return values
 	}
@@ -209,7 +172,7 @@ func appendNew(values []string, v string) []string {
 // failedChecks asks the server for a run's failures within ctx, a read
 // sent as it is: completion never asks, retries past its budget or signs
 // in. Any failure (no server, no key, timeout) means nothing to offer.
-func (cp completer) failedChecks(ctx context.Context, runID string) []layout.Check {
+func (cp Completer) failedChecks(ctx context.Context, runID string) []layout.Check {
 	if runID == "" {
 		return nil
 	}

@@ -357,7 +357,7 @@ func TestConfirmPromptOnATerminal(t *testing.T) {
 	run := func(ctx context.Context, stdin io.Reader) (string, int) {
 		var out, errOut bytes.Buffer
 		env := map[string]string{"VQ_BASE_URL": s.URL, "VQ_API_KEY": "k", "VQ_NO_KEYRING": "1", "VQ_CONFIG": t.TempDir() + "/c.json"}
-		f := &Factory{IO: &IOStreams{In: stdin, Out: &out, ErrOut: &errOut, InTTY: true, ErrTTY: true}, Getenv: func(k string) string { return env[k] }}
+		f := &Factory{IOStreams: &IOStreams{In: stdin, Out: &out, ErrOut: &errOut, InTTY: true, ErrTTY: true}, Getenv: func(k string) string { return env[k] }}
 		err := execute(ctx, f, []string{"invoke", "write_tool", "--no-tui"})
 		return errOut.String(), exitcode.Of(err)
 	}
@@ -404,8 +404,8 @@ func TestTaskCommandsSendTheSpecArguments(t *testing.T) {
 	}
 	// Every task command of the table is among the cases, as the command
 	// that fronts its tool.
-	for _, row := range taskCommands {
-		if row.spec().CI || row.Tool == api.ToolJobStatus {
+	for _, row := range TaskCommands {
+		if row.Spec().CI || row.Tool == api.ToolJobStatus {
 			continue
 		}
 		words := strings.Fields(row.Path)

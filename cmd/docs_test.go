@@ -43,7 +43,7 @@ func TestEveryCommandHasAnExample(t *testing.T) {
 			walk(sub)
 		}
 	}
-	walk(NewRootCmd(&Factory{IO: &IOStreams{}, Getenv: func(string) string { return "" }}))
+	walk(NewRootCmd(&Factory{IOStreams: &IOStreams{}, Getenv: func(string) string { return "" }}))
 }
 
 func TestFormatJUnitThroughTheCommand(t *testing.T) {

@@ -17,6 +17,12 @@ type elicitor struct {
 	defaults bool
 }
 
+// Elicitor answers a server's questions (MCP elicitation) on t;
+// defaults accepts each with its schema's defaults (--elicit-defaults).
+func (t *Terminal) Elicitor(defaults bool) func(context.Context, api.Elicitation) (api.ElicitAnswer, error) {
+	return elicitor{term: t, defaults: defaults}.answer
+}
+
 // answer answers e. With --elicit-defaults it accepts the schema's
 // defaults without asking (declining still when a required field has
 // none). Otherwise a person at a terminal is asked with a form: inside the

@@ -136,7 +136,7 @@ func TestEveryHelpExampleRuns(t *testing.T) {
 	)
 	os.WriteFile(filepath.Join(shell.dir, "ci-args.json"), []byte(`{"commit":"abc123"}`), 0o644)
 
-	root := NewRootCmd(&Factory{IO: &IOStreams{}, Getenv: func(string) string { return "" }})
+	root := NewRootCmd(&Factory{IOStreams: &IOStreams{}, Getenv: func(string) string { return "" }})
 	var lines []string
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {

@@ -21,12 +21,12 @@ succeed) and 30+n when it did not. The table never changes meaning.`,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if out.Structured() {
-				return showDocument(c.Context(), f, &out, exitcode.Table())
+				return ShowDocument(c.Context(), f, &out, exitcode.Table())
 			}
 			return f.Terminal().Print.ExitCodes()
 		},
 	}
-	addOutputFlags(c, &out, "text", "json")
+	AddOutputFlags(c, &out, "text", "json")
 	return c
 }
 

@@ -23,10 +23,12 @@ import (
 // global flags it resolves settings from, the server's client and the
 // browser opener. It holds no behaviour of a call: that is the Pipeline's.
 type Factory struct {
-	IO     *IOStreams
-	Getenv func(string) string
+	IOStreams *IOStreams
+	Getenv    func(string) string
 	// OpenURL opens a link in the user's browser (ui.OpenURL when nil).
 	OpenURL func(string) error
+	// AppVersion is vq's version as its requests name it (User-Agent).
+	AppVersion string
 
 	Global GlobalOptions
 
@@ -41,9 +43,9 @@ type Factory struct {
 	configSaid configSaid
 }
 
-// NewFactory is the factory of the real process.
-func NewFactory() *Factory {
-	return &Factory{IO: SystemIO(), Getenv: os.Getenv, OpenURL: ui.OpenURL}
+// NewFactory is the factory of the real process, vq at appVersion.
+func NewFactory(appVersion string) *Factory {
+	return &Factory{IOStreams: System(), Getenv: os.Getenv, OpenURL: ui.OpenURL, AppVersion: appVersion}
 }
 
 // Settings are the global options resolved flag > environment > config
@@ -87,10 +89,10 @@ func (s Settings) MCPEndpoint() string {
 	return s.BaseURL + api.MCPPath
 }
 
-// hasCredential reports whether a call may be sent: with an API key, an
+// HasCredential reports whether a call may be sent: with an API key, an
 // OAuth token over MCP, or to an explicit --endpoint, where a general MCP
 // server may need nothing (and otherwise answers 401 with its sign-in).
-func (s Settings) hasCredential() bool {
+func (s Settings) HasCredential() bool {
 	return s.APIKey != "" || (s.Transport == api.TransportMCP && (s.OAuth != nil || s.Endpoint != ""))
 }
 
@@ -98,15 +100,20 @@ func (s Settings) hasCredential() bool {
 // person at the other end, read once.
 func (f *Factory) Terminal() *Terminal {
 	if f.terminal == nil {
-		f.terminal = newTerminal(f.IO, f.Getenv, f.Global.NoTUI, f.Global.NoColor, f.Global.NoPager)
+		f.terminal = NewTerminal(f.IOStreams, f.Getenv, f.Global.NoTUI, f.Global.NoColor, f.Global.NoPager)
+		f.terminal.Print.Commands = FrontingLine
 	}
 	return f.terminal
 }
 
+// SetTerminal makes t the terminal of the factory's commands, before
+// any reads it: vq mcp serve's is the agent's.
+func (f *Factory) SetTerminal(t *Terminal) { f.terminal = t }
+
 // Config is the config file of this process, and the store of API keys
 // and tokens beside it.
-func (f *Factory) Config() configFile {
-	return configFile{getenv: f.Getenv, global: &f.Global, warn: func(msg string) { f.Terminal().Print.Warning(msg) }, said: &f.configSaid}
+func (f *Factory) Config() ConfigFile {
+	return ConfigFile{getenv: f.Getenv, global: &f.Global, warn: func(msg string) { f.Terminal().Print.Warning(msg) }, said: &f.configSaid}
 }
 
 // Settings resolves the global settings for the server the flags, the
@@ -114,7 +121,7 @@ func (f *Factory) Config() configFile {
 // file and, only when VQ_API_KEY is unset, the keyring, which may be slow
 // or locked: the lookup ends with ctx.
 func (f *Factory) Settings(ctx context.Context) (Settings, error) {
-	return f.settings(ctx, f.Config().read)
+	return f.settings(ctx, f.Config().Read)
 }
 
 // settings is Settings with the config file read by config.
@@ -134,17 +141,17 @@ func (f *Factory) settings(ctx context.Context, config func() (account.Credentia
 
 // SettingsFor resolves the settings as Settings does, for baseURL.
 func (f *Factory) SettingsFor(ctx context.Context, baseURL string) (Settings, error) {
-	store, cfg, err := f.Config().read()
+	store, cfg, err := f.Config().Read()
 	if err != nil {
 		return Settings{}, err
 	}
 	return resolveSettings(ctx, f.Global, f.Getenv, store, cfg, baseURL)
 }
 
-// configFile reads the config file for settings: its permissions are
+// ConfigFile reads the config file for settings: its permissions are
 // checked once a process, and one that cannot be used is passed over,
 // once said, for a call that needs none of it.
-type configFile struct {
+type ConfigFile struct {
 	getenv func(string) string
 	global *GlobalOptions
 	warn   func(string)
@@ -156,8 +163,8 @@ type configFile struct {
 // call, and said so.
 type configSaid struct{ checked, skipped bool }
 
-// store is the store of API keys this process uses.
-func (c configFile) store() (account.CredentialStore, error) {
+// Store is the store of API keys this process uses.
+func (c ConfigFile) Store() (account.CredentialStore, error) {
 	path := c.getenv("VQ_CONFIG")
 	if path == "" {
 		p, err := account.DefaultConfigPath()
@@ -169,9 +176,9 @@ func (c configFile) store() (account.CredentialStore, error) {
 	return account.CredentialStore{ConfigPath: path, UseKeyring: c.getenv("VQ_NO_KEYRING") == ""}, nil
 }
 
-// read is the store and the config file as they are.
-func (c configFile) read() (account.CredentialStore, account.Config, error) {
-	store, err := c.store()
+// Read is the store and the config file as they are.
+func (c ConfigFile) Read() (account.CredentialStore, account.Config, error) {
+	store, err := c.Store()
 	if err != nil {
 		return store, account.Config{}, err
 	}
@@ -189,8 +196,8 @@ func (c configFile) read() (account.CredentialStore, account.Config, error) {
 // JSON, too large, not a regular file) is passed over, with a warning,
 // when the flags and the environment give the server and its key, so
 // that a broken file breaks only the commands that need it.
-func (c configFile) forCall() (account.CredentialStore, account.Config, error) {
-	store, cfg, err := c.read()
+func (c ConfigFile) forCall() (account.CredentialStore, account.Config, error) {
+	store, cfg, err := c.Read()
 	if errors.Is(err, account.ErrUnreadableFile) && !needsConfig(*c.global, c.getenv) {
 		if !c.said.skipped {
 			c.said.skipped = true
@@ -292,11 +299,11 @@ func pickServer(g GlobalOptions, getenv func(string) string, cfg account.Config)
 		}
 		key, _, found := cfg.Pick(level.profile)
 		if !found {
-			return "", "", unknownProfile(level.profileName, level.profile, cfg)
+			return "", "", UnknownProfile(level.profileName, level.profile, cfg)
 		}
 		if level.base != "" && account.NormalizeBaseURL(level.base) != account.NormalizeBaseURL(key) {
 			return "", "", &exitcode.UsageError{
-				Reason: fmt.Sprintf("%s %s and %s %s name different servers", level.profileName, level.profile, level.baseName, displayURL(level.base)),
+				Reason: fmt.Sprintf("%s %s and %s %s name different servers", level.profileName, level.profile, level.baseName, DisplayURL(level.base)),
 				Hint:   "give one of them",
 			}
 		}
@@ -308,28 +315,28 @@ func pickServer(g GlobalOptions, getenv func(string) string, cfg account.Config)
 	return cfg.Active, "the config file's active server", nil
 }
 
-// unknownProfile is the usage error of a profile no entry answers to.
-func unknownProfile(flag, name string, cfg account.Config) error {
+// UnknownProfile is the usage error of a profile no entry answers to.
+func UnknownProfile(flag, name string, cfg account.Config) error {
 	hint := "sign in first: vq auth login --name " + name + " --base-url https://…"
-	if known := profileNames(cfg); len(known) > 0 {
+	if known := ProfileNames(cfg); len(known) > 0 {
 		hint = "signed in: " + strings.Join(known, ", ") + "\n" + hint
 	}
 	return &exitcode.UsageError{Reason: fmt.Sprintf("%s %q: no server is signed in under that name or URL", flag, name), Hint: hint}
 }
 
-// profileNames are the names --profile accepts: each entry's name, else
+// ProfileNames are the names --profile accepts: each entry's name, else
 // its base URL.
-func profileNames(cfg account.Config) []string {
+func ProfileNames(cfg account.Config) []string {
 	var names []string
 	for _, base := range cfg.BaseURLs() {
-		names = append(names, cmp.Or(cfg.Servers[base].Name, displayURL(base)))
+		names = append(names, cmp.Or(cfg.Servers[base].Name, DisplayURL(base)))
 	}
 	return names
 }
 
-// displayURL is a server URL as vq prints it: without a password, and
+// DisplayURL is a server URL as vq prints it: without a password, and
 // without terminal controls.
-func displayURL(raw string) string {
+func DisplayURL(raw string) string {
 	if u, err := url.Parse(raw); err == nil {
 		raw = u.Redacted()
 	}
@@ -347,13 +354,13 @@ func (f *Factory) Client(ctx context.Context) (*mcpclient.Client, Settings, erro
 	if s.oauthErr != nil && s.Transport == api.TransportMCP {
 		return nil, s, s.oauthErr
 	}
-	client, err := f.clientFor(&s)
+	client, err := f.ClientFor(&s)
 	return client, s, err
 }
 
-// clientFor builds the API client for s, and drops from s a stored key
+// ClientFor builds the API client for s, and drops from s a stored key
 // the client will not send (mcpOptions).
-func (f *Factory) clientFor(s *Settings) (*mcpclient.Client, error) {
+func (f *Factory) ClientFor(s *Settings) (*mcpclient.Client, error) {
 	if err := checkServer(*s, f.Global.MCP); err != nil {
 		return nil, err
 	}
@@ -365,17 +372,17 @@ func (f *Factory) clientFor(s *Settings) (*mcpclient.Client, error) {
 			Environment: s.Environment,
 			Timeout:     f.Global.Timeout,
 			NoRetry:     f.Global.NoRetry,
-			UserAgent:   "vq/" + versionString(),
-			Notify:      f.Terminal().notices(),
+			UserAgent:   "vq/" + f.AppVersion,
+			Notify:      f.Terminal().Notices(),
 		},
 		CallBound: f.Global.timeoutGiven,
 		Headers:   f.Global.MCP.headers,
 		StdioEnv:  f.Global.MCP.EnvPairs,
 		LogLevel:  f.Global.MCP.LogLevel,
-		Elicit:    elicitor{term: f.Terminal(), defaults: f.Global.MCP.ElicitDefaults}.answer,
+		Elicit:    f.Terminal().Elicitor(f.Global.MCP.ElicitDefaults),
 	}
 	if f.Global.Debug {
-		opts.Debug, opts.StdioStderr = f.IO.ErrOut, f.IO.ErrOut
+		opts.Debug, opts.StdioStderr = f.IOStreams.ErrOut, f.IOStreams.ErrOut
 	}
 	f.mcpOptions(&opts, s)
 	client := mcpclient.New(opts)
@@ -398,7 +405,7 @@ func checkServer(s Settings, mcpFlags MCPOptions) error {
 		}
 	}
 	for flag, u := range map[string]string{"--base-url": s.BaseURL, "--endpoint": s.Endpoint} {
-		if err := checkServerURL(flag, u); u != "" && err != nil {
+		if err := CheckServerURL(flag, u); u != "" && err != nil {
 			return err
 		}
 	}
@@ -422,29 +429,29 @@ func (f *Factory) mcpOptions(opts *mcpclient.Options, s *Settings) {
 		opts.APIKey, s.APIKey, s.KeySource = "", "", ""
 	}
 	if opts.APIKey == "" && s.OAuth != nil {
-		store, err := f.Config().store()
+		store, err := f.Config().Store()
 		if err == nil {
 			opts.OAuth = &account.StoredOAuth{Token: *s.OAuth, Store: store}
-			if signIn := newOAuthSignIn(f); signIn.again() {
-				o := signIn.options(true)
+			if signIn := NewOAuthSignIn(f); signIn.again() {
+				o := signIn.Options(true)
 				opts.OAuth.SignIn = &o
 			}
 		}
 	}
 }
 
-// closeClients ends the MCP sessions of every client this process made.
-func (f *Factory) closeClients() {
+// CloseClients ends the MCP sessions of every client this process made.
+func (f *Factory) CloseClients() {
 	for _, c := range f.clients {
 		_ = c.Close()
 	}
 	f.clients = nil
 }
 
-// showDocument writes v, a JSON document that is no ToolResponse (the
+// ShowDocument writes v, a JSON document that is no ToolResponse (the
 // exit-code table, the version, vq auth status), as the output flags ask.
-func showDocument(ctx context.Context, f *Factory, out *OutputOptions, v any) error {
-	f.IO.noteDocument()
+func ShowDocument(ctx context.Context, f *Factory, out *OutputOptions, v any) error {
+	f.IOStreams.Documented = true
 	return f.Terminal().Print.Document(ctx, v, out.renderOptions())
 }
 
@@ -475,11 +482,11 @@ func sameHost(a, b string) bool {
 	return errA == nil && errB == nil && strings.EqualFold(ua.Host, ub.Host) && ua.Scheme == ub.Scheme
 }
 
-// checkServerURL refuses a server URL that is not http(s), and plain http
+// CheckServerURL refuses a server URL that is not http(s), and plain http
 // to a host other than loopback, where the key would cross the network in
 // clear. source names where the URL came from, as the user gave it: a flag,
 // its variable, or a prompt's answer.
-func checkServerURL(source, raw string) error {
+func CheckServerURL(source, raw string) error {
 	example, https := "example: https://visualq.example.com", "use an https:// URL"
 	if strings.HasPrefix(source, "--") {
 		example, https = "example: "+source+" https://visualq.example.com", "use an https:// "+source
@@ -489,9 +496,9 @@ func checkServerURL(source, raw string) error {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return &exitcode.UsageError{Reason: fmt.Sprintf("%s %q is not an http(s) URL", source, displayURL(raw)), Hint: example}
+		return &exitcode.UsageError{Reason: fmt.Sprintf("%s %q is not an http(s) URL", source, DisplayURL(raw)), Hint: example}
 	}
-	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
+	if u.Scheme == "http" && !IsLoopback(u.Hostname()) {
 		return &exitcode.UsageError{
 			Reason: fmt.Sprintf("refusing to send the API key over plain http to %s", textsafe.SanitizeLine(u.Host)),
 			Hint:   https + " (plain http is allowed only for localhost)",
@@ -500,9 +507,9 @@ func checkServerURL(source, raw string) error {
 	return nil
 }
 
-// isLoopback reports a host name or address of this machine. Host names
+// IsLoopback reports a host name or address of this machine. Host names
 // are case-insensitive (RFC 4343): LOCALHOST is localhost.
-func isLoopback(host string) bool {
+func IsLoopback(host string) bool {
 	ip := net.ParseIP(host)
 	return strings.EqualFold(host, "localhost") || (ip != nil && ip.IsLoopback())
 }

@@ -15,8 +15,8 @@ import (
 
 // GlobalOptions are the flags many commands share: which server, what
 // every call carries, how vq talks to the server, the consent and the
-// display. Each command takes the sets it acts on (callsServer,
-// callsTools, takesFlags); the display flags are every command's
+// display. Each command takes the sets it acts on (CallsServer,
+// CallsTools, TakesFlags); the display flags are every command's
 // (persistent on the root). A group takes them all, so that they may
 // stand before a command's name (vq --profile prod failures run_abc); a
 // command given one it does not take refuses it (flagError).
@@ -46,57 +46,57 @@ type GlobalOptions struct {
 	defined [sharedSets]*pflag.FlagSet
 }
 
-// sharedSet is one set of the shared flags.
-type sharedSet int
+// SharedSet is one set of the shared flags.
+type SharedSet int
 
 const (
-	// serverFlags name the VisualQ server a command calls.
-	serverFlags sharedSet = iota
-	// endpointFlags name an MCP endpoint instead (any MCP server).
-	endpointFlags
-	// scopeFlags are what every call carries.
-	scopeFlags
-	// connectionFlags say how vq talks to a server: bounds, retries and
+	// ServerFlags name the VisualQ server a command calls.
+	ServerFlags SharedSet = iota
+	// EndpointFlags name an MCP endpoint instead (any MCP server).
+	EndpointFlags
+	// ScopeFlags are what every call carries.
+	ScopeFlags
+	// ConnectionFlags say how vq talks to a server: bounds, retries and
 	// trace.
-	connectionFlags
-	// transportFlags pick the endpoint of VisualQ's tools: invoke or MCP.
-	transportFlags
-	// mcpFlags are what an MCP server gets and may ask: they act only on
+	ConnectionFlags
+	// TransportFlags pick the endpoint of VisualQ's tools: invoke or MCP.
+	TransportFlags
+	// MCPFlags are what an MCP server gets and may ask: they act only on
 	// calls that go over MCP.
-	mcpFlags
-	// consentFlags give the consent of a command that sends tool calls.
-	consentFlags
-	// displayFlags are every command's, persistent on the root.
-	displayFlags
+	MCPFlags
+	// ConsentFlags give the consent of a command that sends tool calls.
+	ConsentFlags
+	// DisplayFlags are every command's, persistent on the root.
+	DisplayFlags
 	sharedSets
 )
 
 // defineShared defines each set's flags on fs, bound to g.
 var defineShared = [sharedSets]func(fs *pflag.FlagSet, g *GlobalOptions){
-	serverFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
+	ServerFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
 		fs.StringVar(&g.BaseURL, "base-url", "", "VisualQ server URL (env VQ_BASE_URL)")
 		fs.StringVar(&g.Profile, "profile", "", "signed-in server to use, by its login --name or URL (env VQ_PROFILE)")
 	},
-	endpointFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
+	EndpointFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
 		fs.StringVar(&g.Endpoint, "endpoint", "", "full URL of an MCP endpoint; implies --transport mcp (env VQ_ENDPOINT)")
 	},
-	scopeFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
+	ScopeFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
 		fs.StringVar(&g.Project, "project", "", "project sent with every call (env VQ_PROJECT)")
 		fs.StringVar(&g.Environment, "environment", "", "environment sent with every call (env VQ_ENVIRONMENT)")
 	},
-	connectionFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
+	ConnectionFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
 		fs.DurationVar(&g.Timeout, "timeout", 60*time.Second, "timeout of each request; over MCP, of a whole call (without it: 60s without an answer or progress)")
 		fs.BoolVar(&g.NoRetry, "no-retry", false, "disable automatic retries of rate limits and unexpected errors")
 		fs.BoolVar(&g.Debug, "debug", false, "trace HTTP on stderr, credentials redacted (env VQ_DEBUG)")
 	},
-	transportFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
+	TransportFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
 		fs.StringVar(&g.Transport, "transport", "", "endpoint to use: invoke or mcp (env VQ_TRANSPORT; default invoke)")
 	},
-	mcpFlags: func(fs *pflag.FlagSet, g *GlobalOptions) { addMCPFlags(fs, &g.MCP) },
-	consentFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
+	MCPFlags: func(fs *pflag.FlagSet, g *GlobalOptions) { addMCPFlags(fs, &g.MCP) },
+	ConsentFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
 		fs.BoolVar(&g.Yes, "yes", false, "consent to write tools: send confirm: true")
 	},
-	displayFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
+	DisplayFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
 		fs.BoolVar(&g.NoTUI, "no-tui", false, "plain output even on a terminal (env VQ_NO_TUI)")
 		fs.BoolVar(&g.NoColor, "no-color", false, "no colours (env NO_COLOR)")
 		fs.BoolVar(&g.NoPager, "no-pager", false, "no pager for long output on a terminal (env VQ_PAGER=cat)")
@@ -107,9 +107,9 @@ var defineShared = [sharedSets]func(fs *pflag.FlagSet, g *GlobalOptions){
 // lists apart from a command's own.
 const sharedAnnotation = "vq.shared"
 
-// flagsOf is the flag set of the shared flags of set, bound to g, each
+// FlagsOf is the flag set of the shared flags of set, bound to g, each
 // marked shared.
-func (g *GlobalOptions) flagsOf(set sharedSet) *pflag.FlagSet {
+func (g *GlobalOptions) FlagsOf(set SharedSet) *pflag.FlagSet {
 	if g.defined[set] == nil {
 		fs := pflag.NewFlagSet("shared", pflag.ContinueOnError)
 		defineShared[set](fs, g)
@@ -119,10 +119,10 @@ func (g *GlobalOptions) flagsOf(set sharedSet) *pflag.FlagSet {
 	return g.defined[set]
 }
 
-// takesFlags gives c the shared flags of sets, bound to g.
-func takesFlags(c *cobra.Command, g *GlobalOptions, sets ...sharedSet) *cobra.Command {
+// TakesFlags gives c the shared flags of sets, bound to g.
+func TakesFlags(c *cobra.Command, g *GlobalOptions, sets ...SharedSet) *cobra.Command {
 	for _, set := range sets {
-		c.Flags().AddFlagSet(g.flagsOf(set))
+		c.Flags().AddFlagSet(g.FlagsOf(set))
 	}
 	if _, done := c.GetFlagCompletionFunc("transport"); !done && c.Flags().Lookup("transport") != nil {
 		_ = c.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions([]string{"invoke", "mcp"}, cobra.ShellCompDirectiveNoFileComp))
@@ -130,41 +130,41 @@ func takesFlags(c *cobra.Command, g *GlobalOptions, sets ...sharedSet) *cobra.Co
 	return c
 }
 
-// callsServer gives c the flags of a command that calls a server: which
+// CallsServer gives c the flags of a command that calls a server: which
 // server, what every call carries, and how vq talks to it.
-func callsServer(c *cobra.Command, g *GlobalOptions) *cobra.Command {
-	return takesFlags(c, g, serverFlags, endpointFlags, scopeFlags, connectionFlags, transportFlags, mcpFlags)
+func CallsServer(c *cobra.Command, g *GlobalOptions) *cobra.Command {
+	return TakesFlags(c, g, ServerFlags, EndpointFlags, ScopeFlags, ConnectionFlags, TransportFlags, MCPFlags)
 }
 
-// callsTools gives c the flags of a command that sends tool calls through
-// the pipeline: callsServer's, and --yes, the consent a write needs.
-func callsTools(c *cobra.Command, g *GlobalOptions) *cobra.Command {
-	return takesFlags(c, g, serverFlags, endpointFlags, scopeFlags, connectionFlags, transportFlags, mcpFlags, consentFlags)
+// CallsTools gives c the flags of a command that sends tool calls through
+// the pipeline: CallsServer's, and --yes, the consent a write needs.
+func CallsTools(c *cobra.Command, g *GlobalOptions) *cobra.Command {
+	return TakesFlags(c, g, ServerFlags, EndpointFlags, ScopeFlags, ConnectionFlags, TransportFlags, MCPFlags, ConsentFlags)
 }
 
-// callsMCP gives c the flags of a command that speaks MCP whatever the
+// CallsMCP gives c the flags of a command that speaks MCP whatever the
 // transport setting says (its methods have no invoke counterpart): no
 // --transport.
-func callsMCP(c *cobra.Command, g *GlobalOptions) *cobra.Command {
-	return takesFlags(c, g, serverFlags, endpointFlags, scopeFlags, connectionFlags, mcpFlags)
+func CallsMCP(c *cobra.Command, g *GlobalOptions) *cobra.Command {
+	return TakesFlags(c, g, ServerFlags, EndpointFlags, ScopeFlags, ConnectionFlags, MCPFlags)
 }
 
-// callsCI gives c the flags of a command that calls the VisualQ server's
+// CallsCI gives c the flags of a command that calls the VisualQ server's
 // CI endpoint, which is under the base URL and speaks neither invoke nor
 // MCP: no --endpoint, --transport or MCP flags.
-func callsCI(c *cobra.Command, g *GlobalOptions) *cobra.Command {
-	return takesFlags(c, g, serverFlags, scopeFlags, connectionFlags)
+func CallsCI(c *cobra.Command, g *GlobalOptions) *cobra.Command {
+	return TakesFlags(c, g, ServerFlags, ScopeFlags, ConnectionFlags)
 }
 
-// isShared reports one of the shared flags.
-func isShared(f *pflag.Flag) bool {
+// IsShared reports one of the shared flags.
+func IsShared(f *pflag.Flag) bool {
 	_, shared := f.Annotations[sharedAnnotation]
 	return shared
 }
 
-// resolve folds in the environment variables that stand in for flags (vq
+// Resolve folds in the environment variables that stand in for flags (vq
 // help environment), once, so every later test of them is the flag's.
-func (g *GlobalOptions) resolve(c *cobra.Command, getenv func(string) string) error {
+func (g *GlobalOptions) Resolve(c *cobra.Command, getenv func(string) string) error {
 	g.NoTUI = g.NoTUI || getenv("VQ_NO_TUI") != ""
 	g.NoColor = g.NoColor || getenv("NO_COLOR") != ""
 	g.Debug = g.Debug || getenv("VQ_DEBUG") != ""
@@ -185,9 +185,9 @@ type OutputOptions struct {
 	query *format.Query
 }
 
-// addOutputFlags gives c the output flags; formats are the --format values
+// AddOutputFlags gives c the output flags; formats are the --format values
 // it honours (format.Formats when none are named).
-func addOutputFlags(c *cobra.Command, o *OutputOptions, formats ...string) {
+func AddOutputFlags(c *cobra.Command, o *OutputOptions, formats ...string) {
 	if len(formats) == 0 {
 		formats = format.Formats
 	}
@@ -235,16 +235,16 @@ func (o *OutputOptions) Structured() bool {
 // renderOptions are the format package's view of the flags.
 func (o *OutputOptions) renderOptions() format.Options {
 	if o == nil {
-		return format.Options{Commands: frontingLine}
+		return format.Options{Commands: FrontingLine}
 	}
-	return format.Options{Format: o.Format, Query: o.query, Commands: frontingLine}
+	return format.Options{Format: o.Format, Query: o.query, Commands: FrontingLine}
 }
 
-// asksForJSON reports whether c's flags ask for one JSON document on
+// AsksForJSON reports whether c's flags ask for one JSON document on
 // stdout, read from the flags themselves, or from the words given (args)
 // when a flag error stopped their parsing: a failure may come before the
 // command checked them.
-func asksForJSON(c *cobra.Command, args []string) bool {
+func AsksForJSON(c *cobra.Command, args []string) bool {
 	flag := func(name string) string {
 		if f := c.Flags().Lookup(name); f != nil {
 			return f.Value.String()
@@ -286,9 +286,9 @@ type WaitOptions struct {
 	legacyTimeout time.Duration
 }
 
-// addWaitFlags gives c the wait flags; optional adds --wait itself, for a
+// AddWaitFlags gives c the wait flags; optional adds --wait itself, for a
 // command that waits only when asked.
-func addWaitFlags(c *cobra.Command, w *WaitOptions, optional bool) {
+func AddWaitFlags(c *cobra.Command, w *WaitOptions, optional bool) {
 	fs := c.Flags()
 	if optional {
 		fs.BoolVar(&w.Wait, "wait", false, "watch the job or run it starts until it ends")
@@ -346,10 +346,10 @@ var featuredFlags = []string{"yes", "base-url", "profile", "project", "environme
 
 const maxFeaturedFlags = 6
 
-// usage writes c's usage as cobra does (usage line, aliases, examples,
+// Usage writes c's usage as cobra does (usage line, aliases, examples,
 // subcommands, flags, help topics), with its own flags first and of the
 // shared ones only the featured.
-func usage(c *cobra.Command) error {
+func Usage(c *cobra.Command) error {
 	var b strings.Builder
 	b.WriteString("Usage:")
 	if c.Runnable() {
@@ -394,7 +394,7 @@ func usage(c *cobra.Command) error {
 func writeFlagUsages(b *strings.Builder, c *cobra.Command) {
 	own := pflag.NewFlagSet("own", pflag.ContinueOnError)
 	c.LocalFlags().VisitAll(func(f *pflag.Flag) {
-		if !isShared(f) {
+		if !IsShared(f) {
 			own.AddFlag(f)
 		}
 	})
@@ -406,7 +406,7 @@ func writeFlagUsages(b *strings.Builder, c *cobra.Command) {
 	var others []string
 	c.Flags().VisitAll(func(f *pflag.Flag) {
 		switch {
-		case !isShared(f) || f.Hidden:
+		case !IsShared(f) || f.Hidden:
 		case slices.Contains(shown, f.Name):
 			featured.AddFlag(f)
 		default:
@@ -427,7 +427,7 @@ func writeFlagUsages(b *strings.Builder, c *cobra.Command) {
 func featuredOf(c *cobra.Command) []string {
 	var names []string
 	for _, name := range featuredFlags {
-		if f := c.Flags().Lookup(name); f != nil && isShared(f) && len(names) < maxFeaturedFlags {
+		if f := c.Flags().Lookup(name); f != nil && IsShared(f) && len(names) < maxFeaturedFlags {
 			names = append(names, name)
 		}
 	}

@@ -21,7 +21,7 @@ import (
 // what the command would have run with, printed, or its error.
 func parse(t *testing.T, newCmd func(f *Factory, got func(any)) *cobra.Command, args ...string) (string, error) {
 	t.Helper()
-	f := &Factory{IO: &IOStreams{In: &bytes.Buffer{}, Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, Getenv: func(string) string { return "" }}
+	f := &Factory{IOStreams: &IOStreams{In: &bytes.Buffer{}, Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, Getenv: func(string) string { return "" }}
 	var parsed any
 	c := newCmd(f, func(v any) { parsed = v })
 	c.SetArgs(args)
@@ -119,7 +119,7 @@ func TestFlagParsing(t *testing.T) {
 // ones, naming the rest; vq help environment lists every shared flag.
 func TestHelpShowsAFewSharedFlagsAndNamesTheRest(t *testing.T) {
 	t.Parallel()
-	root := NewRootCmd(&Factory{IO: &IOStreams{}, Getenv: func(string) string { return "" }})
+	root := NewRootCmd(&Factory{IOStreams: &IOStreams{}, Getenv: func(string) string { return "" }})
 	var paths [][]string
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -151,7 +151,7 @@ func TestHelpShowsAFewSharedFlagsAndNamesTheRest(t *testing.T) {
 			named := regexp.MustCompile(`--` + f.Name + `\b`)
 			listed := regexp.MustCompile(`(?m)^\s+(-., )?--` + f.Name + `\b`)
 			switch {
-			case !isShared(f):
+			case !IsShared(f):
 			case listed.MatchString(own):
 				t.Errorf("vq %s --help lists the shared --%s among its own flags", name, f.Name)
 			case !named.MatchString(global):
@@ -161,7 +161,7 @@ func TestHelpShowsAFewSharedFlagsAndNamesTheRest(t *testing.T) {
 	}
 	stdout, _, _ := runVQ(t, nil, "help", "environment")
 	root.Flags().VisitAll(func(f *pflag.Flag) {
-		if isShared(f) && !regexp.MustCompile(`--`+f.Name+`\b`).MatchString(stdout) {
+		if IsShared(f) && !regexp.MustCompile(`--`+f.Name+`\b`).MatchString(stdout) {
 			t.Errorf("vq help environment does not list --%s", f.Name)
 		}
 	})

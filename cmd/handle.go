@@ -37,9 +37,9 @@ func endedShort(resp *api.ToolResponse) bool {
 	return !isStatus
 }
 
-// interruptedAnswer is the client-made answer of a wait for what (a job,
+// InterruptedAnswer is the client-made answer of a wait for what (a job,
 // a run) that a signal stopped, with the code of the exit it gets.
-func interruptedAnswer(ctx context.Context, tool, what string) *api.ToolResponse {
-	code := exitcode.CodeOf(exitcode.Of(exitError(ctx, ctx.Err())))
+func InterruptedAnswer(ctx context.Context, tool, what string) *api.ToolResponse {
+	code := exitcode.CodeOf(exitcode.Of(ExitError(ctx, ctx.Err())))
 	return api.ClientError(tool, code, "the wait for "+what+" was interrupted; it may still finish", true)
 }

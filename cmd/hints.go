@@ -10,13 +10,13 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// withHint adds to a failure api describes what the user can do about
+// WithHint adds to a failure api describes what the user can do about
 // it, in vq's own commands and flags (api says what happened, cmd how to
 // act), and, to a refusal, where it came from: the server and the
 // credential of s (origin), which its error line shows and its document
 // leaves out. Every answer cmd gets from the client passes through it
 // once.
-func withHint(resp *api.ToolResponse, s Settings) *api.ToolResponse {
+func WithHint(resp *api.ToolResponse, s Settings) *api.ToolResponse {
 	if resp == nil || resp.OK {
 		return resp
 	}
@@ -73,7 +73,7 @@ func actionHint(resp *api.ToolResponse, s Settings) string {
 func signInHint(s Settings, meta string) string {
 	login := "vq auth login --oauth"
 	if s.Endpoint != "" {
-		login += " --endpoint " + textsafe.ShellQuote(displayURL(s.Endpoint))
+		login += " --endpoint " + textsafe.ShellQuote(DisplayURL(s.Endpoint))
 	}
 	if meta != "" {
 		login += " (resource metadata: " + meta + ")"
@@ -103,18 +103,18 @@ func notServedHint(url string) string {
 	return hint
 }
 
-// hinted is withHint for the two results of a call sent with s.
+// hinted is WithHint for the two results of a call sent with s.
 func (s Settings) hinted(resp *api.ToolResponse, err error) (*api.ToolResponse, error) {
-	return withHint(resp, s), err
+	return WithHint(resp, s), err
 }
 
-// hintedPoll is poll with withHint applied to each answer.
+// hintedPoll is poll with WithHint applied to each answer.
 func hintedPoll(poll api.PollFunc, s Settings) api.PollFunc {
 	return func(ctx context.Context) (*api.ToolResponse, error) { return s.hinted(poll(ctx)) }
 }
 
-// loginHint is withHint for the errors of an OAuth sign-in.
-func loginHint(err error) string {
+// LoginHint is WithHint for the errors of an OAuth sign-in.
+func LoginHint(err error) string {
 	switch {
 	case errors.Is(err, account.ErrNoOAuth):
 		return " (an API key works with: vq auth login)"

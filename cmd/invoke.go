@@ -20,7 +20,7 @@ type InvokeOptions struct {
 // NewCmdInvoke calls any tool. runF replaces the behaviour in tests of flag
 // parsing.
 func NewCmdInvoke(f *Factory, runF func(context.Context, *InvokeOptions) error) *cobra.Command {
-	opts := &InvokeOptions{Pipeline: newPipeline(f)}
+	opts := &InvokeOptions{Pipeline: NewPipeline(f)}
 	c := &cobra.Command{
 		Use:   "invoke TOOL [KEY=VALUE | KEY:=JSON]...",
 		Short: "Call any VisualQ tool",
@@ -44,7 +44,7 @@ override its members.`,
   echo '{"runId":"run_abc"}' | vq invoke get_run_failures --args -
   vq invoke get_run_failures runId=run_abc --endpoint https://mcp.example.com/mcp --save-dir ./answers --log-level info`,
 		Args:              cobra.MinimumNArgs(1),
-		ValidArgsFunction: newCompleter(f).invoke,
+		ValidArgsFunction: NewCompleter(f).Invoke,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Tool, opts.Pairs = args[0], args[1:]
 			if runF != nil {
@@ -54,10 +54,10 @@ override its members.`,
 		},
 	}
 	c.Flags().StringVar(&opts.ArgsJSON, "args", "", "tool arguments as a JSON object, @FILE or - for stdin")
-	addOutputFlags(c, &opts.Pipeline.Output)
-	addExitStatusFlag(c, &opts.Pipeline.Reports)
-	addWaitFlags(c, &opts.Pipeline.Wait, true)
-	return callsTools(c, &f.Global)
+	AddOutputFlags(c, &opts.Pipeline.Output)
+	AddExitStatusFlag(c, &opts.Pipeline.Reports)
+	AddWaitFlags(c, &opts.Pipeline.Wait, true)
+	return CallsTools(c, &f.Global)
 }
 
 func runInvoke(ctx context.Context, f *Factory, opts *InvokeOptions) error {
@@ -67,20 +67,20 @@ func runInvoke(ctx context.Context, f *Factory, opts *InvokeOptions) error {
 			Hint:   "list the server's tools with: vq tools",
 		}
 	}
-	args, err := parseArgs(opts.Pairs, opts.ArgsJSON, f.IO.In)
+	args, err := ParseArgs(opts.Pairs, opts.ArgsJSON, f.IOStreams.In)
 	if err != nil {
 		return err
 	}
 	call := api.Call{Tool: opts.Tool, Args: args}
-	client, s, err := opts.Pipeline.connect(ctx)
+	client, s, err := opts.Pipeline.Connect(ctx)
 	if err != nil {
 		return err
 	}
 	var listed func(context.Context, string) (api.Tool, bool)
-	if s.Transport == api.TransportMCP && s.hasCredential() {
+	if s.Transport == api.TransportMCP && s.HasCredential() {
 		listed = client.ListedTool
 	}
-	if err := checkPairs(ctx, listed, call, opts.Pairs); err != nil {
+	if err := CheckPairs(ctx, listed, call, opts.Pairs); err != nil {
 		return err
 	}
 	return opts.Pipeline.Run(ctx, call)

@@ -1,8 +1,10 @@
 package cmd
 
 import (
+	"errors"
 	"io"
 	"os"
+	"syscall"
 
 	"golang.org/x/term"
 )
@@ -16,13 +18,13 @@ type IOStreams struct {
 
 	InTTY, OutTTY, ErrTTY bool
 
-	// documented is set once a document for programs (--json, --jq, a CI
+	// Documented is set once a document for programs (--json, --jq, a CI
 	// format) was written on Out: a failure after it needs no other.
-	documented bool
+	Documented bool
 }
 
-// SystemIO is the real standard streams.
-func SystemIO() *IOStreams {
+// System is the real standard streams.
+func System() *IOStreams {
 	return &IOStreams{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		InTTY:  term.IsTerminal(int(os.Stdin.Fd())),
@@ -35,5 +37,5 @@ func SystemIO() *IOStreams {
 // so that a pipe there can make room for them (see growPipe).
 func (s *IOStreams) PrepareOutput(size int) { growPipe(s.Out, size) }
 
-// noteDocument records that a document for programs was written on Out.
-func (s *IOStreams) noteDocument() { s.documented = true }
+// ClosedPipe reports a write to a reader that left: nothing of vq failed.
+func ClosedPipe(err error) bool { return errors.Is(err, syscall.EPIPE) }

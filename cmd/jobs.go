@@ -11,10 +11,10 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// jobWatch follows jobs to their end for a command: the progress view on
+// JobWatch follows jobs to their end for a command: the progress view on
 // its terminal, --interval and the whole wait's bound, and the command
 // line that resumes a watch stopped early.
-type jobWatch struct {
+type JobWatch struct {
 	term *Terminal
 	wait WaitOptions
 	// resume is the command line that resumes the watch of the jobs; nil
@@ -36,22 +36,22 @@ type watched struct {
 	poll api.PollFunc
 }
 
-// jobOutcome is how the watch of one job ended: its final answer (a
+// JobOutcome is how the watch of one job ended: its final answer (a
 // client-made timeout answer past the deadline). err is Watch's own error,
 // read only while the outcomes are collected.
-type jobOutcome struct {
-	id   string
-	resp *api.ToolResponse
+type JobOutcome struct {
+	ID   string
+	Resp *api.ToolResponse
 	err  error
 }
 
-// bound is the bound of the whole wait (--wait-timeout).
-func (w jobWatch) bound() time.Duration { return w.wait.bound(w.term.Print.Warning) }
+// Bound is the bound of the whole wait (--wait-timeout).
+func (w JobWatch) Bound() time.Duration { return w.wait.bound(w.term.Print.Warning) }
 
-// options are the options every watch shares, --interval and the wait's
+// Options are the options every watch shares, --interval and the wait's
 // bound, with the listener of its updates.
-func (w jobWatch) options(onUpdate func(api.JobUpdate)) api.WatchOptions {
-	return api.WatchOptions{Interval: w.wait.Interval, Timeout: w.bound(), OnUpdate: onUpdate}
+func (w JobWatch) Options(onUpdate func(api.JobUpdate)) api.WatchOptions {
+	return api.WatchOptions{Interval: w.wait.Interval, Timeout: w.Bound(), OnUpdate: onUpdate}
 }
 
 // jobs watches every job at once with the progress view on stderr. A job
@@ -59,19 +59,19 @@ func (w jobWatch) options(onUpdate func(api.JobUpdate)) api.WatchOptions {
 // exitcode.Timeout); Ctrl-C ends the whole watch with ctx's error. Both,
 // and a watch that a refusal or failures ended, keep the job's handle in
 // a script's document and print the command that resumes the watch.
-func (w jobWatch) jobs(ctx context.Context, jobs []watched) ([]jobOutcome, error) {
+func (w JobWatch) jobs(ctx context.Context, jobs []watched) ([]JobOutcome, error) {
 	ids := make([]string, len(jobs))
 	for i, j := range jobs {
 		ids[i] = j.id
 	}
-	view, end := w.term.progress(ids)
-	opts := w.options(view.Update)
-	outcomes := make([]jobOutcome, len(jobs))
+	view, end := w.term.Progress(ids)
+	opts := w.Options(view.Update)
+	outcomes := make([]JobOutcome, len(jobs))
 	var wg sync.WaitGroup
 	for i, j := range jobs {
 		wg.Go(func() {
 			resp, err := api.Watch(ctx, j.id, hintedPoll(j.poll, w.settings), opts)
-			outcomes[i] = jobOutcome{id: j.id, resp: resp, err: err}
+			outcomes[i] = JobOutcome{ID: j.id, Resp: resp, err: err}
 		})
 	}
 	wg.Wait()
@@ -84,21 +84,21 @@ func (w jobWatch) jobs(ctx context.Context, jobs []watched) ([]jobOutcome, error
 		case errors.As(o.err, &timeout):
 			// Shown like any answer (the timeout code, exit 5), so --json
 			// still prints a document for the job, which keeps its ID.
-			outcomes[i] = jobOutcome{id: o.id, resp: withJobHandle(w.structured, timeout.Response(), o.id, timeout.Last.Status)}
+			outcomes[i] = JobOutcome{ID: o.ID, Resp: withJobHandle(w.structured, timeout.Response(), o.ID, timeout.Last.Status)}
 		case o.err != nil:
-			interrupted = append(interrupted, o.id)
-		case endedShort(o.resp):
-			outcomes[i].resp = withJobHandle(w.structured, o.resp, o.id, "")
+			interrupted = append(interrupted, o.ID)
+		case endedShort(o.Resp):
+			outcomes[i].Resp = withJobHandle(w.structured, o.Resp, o.ID, "")
 		}
-		if o.err != nil || endedShort(o.resp) {
-			unfinished = append(unfinished, o.id)
+		if o.err != nil || endedShort(o.Resp) {
+			unfinished = append(unfinished, o.ID)
 		}
 	}
 	if err := ctx.Err(); err != nil && w.structured {
 		// A script gets a document per job Ctrl-C stopped: the
 		// interrupted error with the job's handle.
 		for _, id := range interrupted {
-			_ = w.show(context.WithoutCancel(ctx), withJobHandle(true, interruptedAnswer(ctx, api.ToolJobStatus, "job "+id), id, ""))
+			_ = w.show(context.WithoutCancel(ctx), withJobHandle(true, InterruptedAnswer(ctx, api.ToolJobStatus, "job "+id), id, ""))
 		}
 	}
 	if len(unfinished) > 0 {

@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	if os.Getenv(asPanickyVQ) != "" {
-		tuiProbe = func(msg tea.Msg) {
+		TUIProbe = func(msg tea.Msg) {
 			if k, ok := msg.(tea.KeyPressMsg); ok && k.Text == "P" {
 				panic("injected by the test\nsecond line")
 			}

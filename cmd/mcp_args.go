@@ -12,27 +12,27 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// checkPairs checks the KEY=VALUE and KEY:=JSON pairs of a call before it
+// CheckPairs checks the KEY=VALUE and KEY:=JSON pairs of a call before it
 // is sent. Over MCP, the tool the server lists (listed, nil for a call
 // that does not go over MCP) says what it takes: a key it does not take is
 // refused (checkArgNames), and KEY=VALUE strings are converted to the
 // types its input schema declares (typeArgs). Otherwise, and for a tool
 // the server does not list, the registry says what a VisualQ tool takes.
 // --args is the user's own JSON and is never checked.
-func checkPairs(ctx context.Context, listed func(context.Context, string) (api.Tool, bool), call api.Call, pairs []string) error {
+func CheckPairs(ctx context.Context, listed func(context.Context, string) (api.Tool, bool), call api.Call, pairs []string) error {
 	keys := stringPairKeys(pairs)
 	if len(keys) == 0 {
 		return nil
 	}
 	if listed != nil {
 		if tool, ok := listed(ctx, call.Tool); ok {
-			if err := checkArgNames(call.Tool, pairKeys(pairs), argNames(tool.Arguments), tool.TakesOtherArguments()); err != nil {
+			if err := checkArgNames(call.Tool, PairKeys(pairs), argNames(tool.Arguments), tool.TakesOtherArguments()); err != nil {
 				return err
 			}
 			return typeArgs(call, keys, tool.Arguments)
 		}
 	}
-	return checkKnownArgs(call.Tool, pairKeys(pairs))
+	return CheckKnownArgs(call.Tool, PairKeys(pairs))
 }
 
 // typeArgs converts the KEY=VALUE strings (keys true) of a call to an MCP
@@ -104,7 +104,7 @@ func convertScalar(value, kind, items string) (any, bool) {
 	switch kind {
 	case "integer", "number":
 		var v any
-		if decodeJSON([]byte(value), &v) != nil {
+		if DecodeJSON([]byte(value), &v) != nil {
 			return nil, false
 		}
 		num, ok := v.(json.Number)
@@ -124,7 +124,7 @@ func convertScalar(value, kind, items string) (any, bool) {
 		return convertArray(value, items)
 	case "object":
 		var obj map[string]any
-		err := decodeJSON([]byte(value), &obj)
+		err := DecodeJSON([]byte(value), &obj)
 		return obj, err == nil && obj != nil
 	case "null":
 		return nil, value == "null"
@@ -138,7 +138,7 @@ func convertScalar(value, kind, items string) (any, bool) {
 func convertArray(value, items string) (any, bool) {
 	if strings.HasPrefix(strings.TrimSpace(value), "[") {
 		var list []any
-		err := decodeJSON([]byte(value), &list)
+		err := DecodeJSON([]byte(value), &list)
 		return list, err == nil
 	}
 	list := []any{}

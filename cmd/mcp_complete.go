@@ -17,7 +17,7 @@ import (
 // mcpCompletion is what completion asks the server with: the budget's
 // context and a client over MCP (nil when none can be had), and what ends
 // both.
-func (cp completer) mcpCompletion(c *cobra.Command) (context.Context, *mcpclient.Client, func()) {
+func (cp Completer) mcpCompletion(c *cobra.Command) (context.Context, *mcpclient.Client, func()) {
 	ctx, cancel := context.WithTimeout(commandContext(c), completionBudget)
 	*cp.transport = api.TransportMCP
 	client, _, err := cp.client(ctx)
@@ -27,8 +27,8 @@ func (cp completer) mcpCompletion(c *cobra.Command) (context.Context, *mcpclient
 	return ctx, client, func() { client.Close(); cancel() }
 }
 
-// prompt completes vq mcp prompt NAME KEY=VALUE...
-func (cp completer) prompt(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+// Prompt completes vq mcp prompt NAME KEY=VALUE...
+func (cp Completer) Prompt(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	ctx, client, done := cp.mcpCompletion(c)
 	defer done()
 	if client == nil {
@@ -69,9 +69,9 @@ func (cp completer) prompt(c *cobra.Command, args []string, toComplete string) (
 	return withPrefix(candidates, toComplete), directive
 }
 
-// resource completes vq mcp resource URI: the listed resources,
+// Resource completes vq mcp resource URI: the listed resources,
 // and a template's URI, its variables filled in from the server.
-func (cp completer) resource(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+func (cp Completer) Resource(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

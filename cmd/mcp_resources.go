@@ -34,21 +34,21 @@ the server sent them. vq mcp resource URI is the same command.`,
 		Example: `  vq mcp resources
   vq mcp resources --endpoint https://mcp.example.com/mcp --json`,
 		Args:              cobra.MaximumNArgs(1),
-		ValidArgsFunction: newCompleter(f).resource,
+		ValidArgsFunction: NewCompleter(f).Resource,
 	}, func(ctx context.Context, f *Factory, p *Pipeline, client *mcpclient.Client, args []string) error {
 		if len(args) == 1 {
 			resp, err := client.ReadResource(ctx, args[0])
 			if err != nil {
 				return err
 			}
-			return p.Show(ctx, withHint(resp, p.settings))
+			return p.Show(ctx, WithHint(resp, p.Settings()))
 		}
 		resp, list, err := client.ListResources(ctx)
 		switch {
 		case err != nil:
 			return err
 		case p.Output.Structured() || !resp.OK:
-			return p.Show(ctx, withHint(resp, p.settings))
+			return p.Show(ctx, WithHint(resp, p.Settings()))
 		case len(list.Resources) == 0 && len(list.Templates) == 0:
 			f.Terminal().Print.Note(textsafe.SanitizeLine(list.Endpoint) + " offers no resources.")
 			return nil
@@ -72,7 +72,7 @@ arguments are strings): each message is printed as a line naming its role
 MCP result. vq mcp prompt NAME KEY=VALUE... is the same command.`,
 		Example: `  vq mcp prompts
   vq mcp prompts --endpoint https://mcp.example.com/mcp --json`,
-		ValidArgsFunction: newCompleter(f).prompt,
+		ValidArgsFunction: NewCompleter(f).Prompt,
 	}, func(ctx context.Context, f *Factory, p *Pipeline, client *mcpclient.Client, args []string) error {
 		if len(args) > 0 {
 			return getPrompt(ctx, p, client, args[0], args[1:])
@@ -82,7 +82,7 @@ MCP result. vq mcp prompt NAME KEY=VALUE... is the same command.`,
 		case err != nil:
 			return err
 		case p.Output.Structured() || !resp.OK:
-			return p.Show(ctx, withHint(resp, p.settings))
+			return p.Show(ctx, WithHint(resp, p.Settings()))
 		case len(list.Prompts) == 0:
 			f.Terminal().Print.Note(textsafe.SanitizeLine(list.Endpoint) + " offers no prompts.")
 			return nil
@@ -104,7 +104,7 @@ func getPrompt(ctx context.Context, p *Pipeline, client *mcpclient.Client, name 
 	if err != nil {
 		return err
 	}
-	return p.Show(ctx, withHint(resp, p.settings))
+	return p.Show(ctx, WithHint(resp, p.Settings()))
 }
 
 // mcpReadCommand gives a command that reads from an MCP server its output
@@ -112,19 +112,19 @@ func getPrompt(ctx context.Context, p *Pipeline, client *mcpclient.Client, name 
 // methods have no invoke counterpart) and refuses to send without a
 // credential, as vq tools does.
 func mcpReadCommand(f *Factory, c *cobra.Command, run func(context.Context, *Factory, *Pipeline, *mcpclient.Client, []string) error) *cobra.Command {
-	p := newPipeline(f)
+	p := NewPipeline(f)
 	c.RunE = func(c *cobra.Command, args []string) error {
 		ctx := c.Context()
 		f.Global.Transport = api.TransportMCP
-		client, s, err := p.connect(ctx)
+		client, s, err := p.Connect(ctx)
 		if err != nil {
 			return err
 		}
-		if !s.hasCredential() {
-			return p.Show(ctx, withHint(api.MissingCredential(c.Name()), s))
+		if !s.HasCredential() {
+			return p.Show(ctx, WithHint(api.MissingCredential(c.Name()), s))
 		}
 		return run(ctx, f, p, client, args)
 	}
-	addOutputFlags(c, &p.Output)
-	return callsMCP(c, &f.Global)
+	AddOutputFlags(c, &p.Output)
+	return CallsMCP(c, &f.Global)
 }

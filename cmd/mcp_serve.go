@@ -92,7 +92,7 @@ client sees them, with the MCP Inspector's CLI (Node 22 or later).`,
 	fs.DurationVar(&opts.Interval, "interval", 0, "poll interval of a job followed for a progress token (default: adaptive, 1s growing to 10s)")
 	fs.BoolVar(&opts.NoImages, "no-images", false, "leave the diff images an answer links out of its tool result")
 	// Consent is the agent's to give, call by call (confirm: true).
-	return callsServer(c, &f.Global)
+	return CallsServer(c, &f.Global)
 }
 
 func runMCPServe(ctx context.Context, f *Factory, opts *ServeOptions) error {
@@ -101,13 +101,13 @@ func runMCPServe(ctx context.Context, f *Factory, opts *ServeOptions) error {
 		return err
 	}
 	defer s.close()
-	in, ok := f.IO.In.(io.ReadCloser)
+	in, ok := f.IOStreams.In.(io.ReadCloser)
 	if !ok {
-		in = io.NopCloser(f.IO.In)
+		in = io.NopCloser(f.IOStreams.In)
 	}
 	// The session ends when the client closes the stream (nil), once every
 	// request read has been answered, or when ctx ends.
-	return s.server.Run(ctx, &mcpstdio.Transport{In: in, Out: f.IO.Out})
+	return s.server.Run(ctx, &mcpstdio.Transport{In: in, Out: f.IOStreams.Out})
 }
 
 // serveInstructions tell the agent what the tools' answers mean for it.
@@ -152,16 +152,16 @@ type agentServer struct {
 // asked, nothing is drawn and vq consents to nothing; its notes
 // (rate-limit waits, the readiness lock) and --debug traces go to stderr.
 func startAgentServer(ctx context.Context, f *Factory, opts *ServeOptions) (*agentServer, error) {
-	f.terminal = newAgentTerminal(f.IO.ErrOut, f.Getenv)
-	p := newPipeline(f)
+	f.SetTerminal(NewAgentTerminal(f.IOStreams.ErrOut, f.Getenv))
+	p := NewPipeline(f)
 	p.Wait = WaitOptions{Interval: opts.Interval, Timeout: DefaultWatchTimeout}
-	client, settings, err := p.connect(ctx)
+	client, settings, err := p.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	p.policies() // decided once, before the calls come concurrently
+	p.Policies() // decided once, before the calls come concurrently
 	s := &agentServer{
-		pipeline: p, factory: f, client: client, settings: settings, opts: opts, print: f.terminal.Print,
+		pipeline: p, factory: f, client: client, settings: settings, opts: opts, print: f.Terminal().Print,
 		backend: semaphore.NewWeighted(maxBackendCalls),
 		ready:   make(chan struct{}), loaded: make(chan struct{}),
 	}
@@ -176,7 +176,7 @@ func startAgentServer(ctx context.Context, f *Factory, opts *ServeOptions) (*age
 		CompletionHandler: s.complete,
 	}
 	if f.Global.Debug {
-		serverOpts.Logger = slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		serverOpts.Logger = slog.New(slog.NewTextHandler(f.IOStreams.ErrOut, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: "vq", Title: "VisualQ", Version: Version()}, serverOpts)
 	s.server.AddReceivingMiddleware(s.undeclared, s.awaitTools)
@@ -220,7 +220,7 @@ func (s *agentServer) undeclared(next mcp.MethodHandler) mcp.MethodHandler {
 func (s *agentServer) close() {
 	s.stopLoad()
 	<-s.loaded
-	s.factory.closeClients()
+	s.factory.CloseClients()
 }
 
 // awaitTools holds tools/list and tools/call until the tools are
@@ -264,7 +264,7 @@ func (s *agentServer) load(ctx context.Context) {
 // offered are the tools of the server's hosted tool list when it has one,
 // else those of vq's registry, and where they came from.
 func (s *agentServer) offered(ctx context.Context) ([]*mcp.Tool, string) {
-	if !s.settings.hasCredential() {
+	if !s.settings.HasCredential() {
 		s.logf("no API key: every call answers unauthorized until VQ_API_KEY is set or vq auth login has run")
 		return registryTools(), "vq's tool registry"
 	}
@@ -452,7 +452,7 @@ func callArgs(raw json.RawMessage) (map[string]any, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return args, nil
 	}
-	if err := decodeJSON(raw, &args); err != nil {
+	if err := DecodeJSON(raw, &args); err != nil {
 		return nil, fmt.Errorf("arguments must be a JSON object: %v", err)
 	}
 	return args, nil

@@ -103,7 +103,7 @@ func (s *agentServer) complete(_ context.Context, req *mcp.CompleteRequest) (*mc
 	values := s.recall.values(p.Argument.Name, context)
 	if p.Argument.Name == completions.RunID {
 		for _, id := range completions.Open(s.factory.Getenv).Recent(completions.RunID) {
-			values = appendNew(values, id)
+			values = AppendNew(values, id)
 		}
 	}
 	values = slices.DeleteFunc(values, func(v string) bool { return !strings.HasPrefix(strings.ToLower(v), strings.ToLower(p.Argument.Value)) })
@@ -184,10 +184,10 @@ func (r *recall) values(arg string, context map[string]string) []string {
 		}
 		switch arg {
 		case "scenarioLabel":
-			out = appendNew(out, c.scenario)
+			out = AppendNew(out, c.scenario)
 		case "viewport":
 			if scenario := context["scenarioLabel"]; c.viewport != "" && (scenario == "" || scenario == c.scenario) {
-				out = appendNew(out, c.viewport)
+				out = AppendNew(out, c.viewport)
 			}
 		}
 	}

@@ -55,8 +55,9 @@ func (r serveRun) start(t *testing.T, args ...string) *servedVQ {
 	clientIn, serverOut := io.Pipe()
 	s := &servedVQ{stderr: &lockedBuffer{}, progress: make(chan *mcp.ProgressNotificationParams, 1000)}
 	f := &Factory{
-		IO:     &IOStreams{In: serverIn, Out: serverOut, ErrOut: s.stderr, InTTY: r.TTY, OutTTY: r.TTY, ErrTTY: r.TTY},
-		Getenv: func(k string) string { return env[k] },
+		IOStreams:  &IOStreams{In: serverIn, Out: serverOut, ErrOut: s.stderr, InTTY: r.TTY, OutTTY: r.TTY, ErrTTY: r.TTY},
+		Getenv:     func(k string) string { return env[k] },
+		AppVersion: versionString(),
 	}
 	done := make(chan error, 1)
 	go func() {
@@ -390,8 +391,8 @@ func TestVQIsAClientOfItsOwnServer(t *testing.T) {
 	ts := startSandbox(t)
 	env := adminEnv(ts)
 	f := &Factory{
-		IO:     &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: &lockedBuffer{}},
-		Getenv: func(k string) string { return env[k] },
+		IOStreams: &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: &lockedBuffer{}},
+		Getenv:    func(k string) string { return env[k] },
 	}
 	f.Global.NoTUI = true
 	s, err := startAgentServer(context.Background(), f, &ServeOptions{})

@@ -25,11 +25,11 @@ func TestPrintedTaskCommandsSendTheActionsArguments(t *testing.T) {
 	srv := testkit.NewServer(t, testkit.Always(200, `{"ok":true,"tool":"t","summary":"done","data":{"jobId":"job_1","status":"completed","runId":"run_1"}}`))
 
 	fronted := 0
-	for _, row := range taskCommands {
-		if front, _ := frontingRow(row.Tool); front.Path != row.Path {
+	for _, row := range TaskCommands {
+		if front, _ := FrontingRow(row.Tool); front.Path != row.Path {
 			continue // its tool prints as the command of its first row
 		}
-		spec := row.spec()
+		spec := row.Spec()
 		fronted++
 		args := map[string]any{}
 		for _, a := range spec.Args {
@@ -39,7 +39,7 @@ func TestPrintedTaskCommandsSendTheActionsArguments(t *testing.T) {
 			args["extra"] = "pair value"
 		}
 		a := api.NextAction{Tool: spec.Name, Args: args}
-		line, why := format.ActionCommand(a, frontingLine)
+		line, why := format.ActionCommand(a, FrontingLine)
 		if why != "" || !strings.HasPrefix(line, "vq "+row.Path+" ") {
 			t.Errorf("%s printed as %q, want its command vq %s", spec.Name, line, row.Path)
 			continue
@@ -78,13 +78,13 @@ var frontedTools = map[string]string{
 // tree whose flags are the row's argument flags.
 func TestTheCommandTableIsTheSpecs(t *testing.T) {
 	t.Parallel()
-	root := NewRootCmd(&Factory{IO: &IOStreams{}, Getenv: func(string) string { return "" }})
+	root := NewRootCmd(&Factory{IOStreams: &IOStreams{}, Getenv: func(string) string { return "" }})
 	for path, tool := range frontedTools {
-		if row, fronted := frontingRow(tool); !fronted || row.Path != path {
+		if row, fronted := FrontingRow(tool); !fronted || row.Path != path {
 			t.Errorf("%s prints as vq %s, want vq %s", tool, row.Path, path)
 		}
 	}
-	for _, row := range taskCommands {
+	for _, row := range TaskCommands {
 		c, rest, err := root.Find(strings.Fields(row.Path))
 		if err != nil || len(rest) > 0 || c.CommandPath() != "vq "+row.Path {
 			t.Errorf("vq %s is no command of the tree: found %s %v %v", row.Path, c.CommandPath(), rest, err)
@@ -127,7 +127,7 @@ func TestFrontingLineWhenTheArgumentsFit(t *testing.T) {
 		{api.ToolRunFailures, map[string]any{"runId": "run_abc", "limit": 5}, `vq invoke get_run_failures --args '{"limit":5,"runId":"run_abc"}'`},
 		{api.ToolTrackingPlan, map[string]any{"--yes": "1"}, `vq invoke tracking_get_plan --args '{"--yes":"1"}'`},
 	} {
-		got, why := format.ActionCommand(api.NextAction{Tool: c.tool, Args: c.args}, frontingLine)
+		got, why := format.ActionCommand(api.NextAction{Tool: c.tool, Args: c.args}, FrontingLine)
 		if why != "" || got != c.want {
 			t.Errorf("%s %v:\n got %q (%s)\nwant %q", c.tool, c.args, got, why, c.want)
 		}

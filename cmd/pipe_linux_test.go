@@ -10,6 +10,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// grownPipe is the capacity vq asks of a pipe a large answer goes into.
+const grownPipe = 1 << 20
+
 // A large answer printed into a pipe grows the pipe, so the reader is woken
 // a few times, not hundreds; a small one, or a pipe already larger, is left
 // as it was. Either way every byte arrives.
@@ -23,7 +26,7 @@ func TestLargeOutputGrowsThePipe(t *testing.T) {
 	}{
 		{name: "small answer", blob: 10},
 		{name: "large answer", blob: 2 << 20, grows: true},
-		{name: "large answer, larger pipe", blob: 2 << 20, preset: 2 * pipeSize},
+		{name: "large answer, larger pipe", blob: 2 << 20, preset: 2 * grownPipe},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := `{"ok":true,"tool":"t","summary":"s","data":{"blob":"` + strings.Repeat("a", tc.blob) + `"}}`
@@ -61,7 +64,7 @@ func TestLargeOutputGrowsThePipe(t *testing.T) {
 			}
 			want := before
 			if tc.grows {
-				want = max(before, pipeSize)
+				want = max(before, grownPipe)
 			}
 			if after, err := unix.FcntlInt(r.Fd(), unix.F_GETPIPE_SZ, 0); err != nil || after != want {
 				t.Errorf("pipe of %d bytes holds %d after vq (%v), want %d", before, after, err, want)

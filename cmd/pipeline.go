@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/api/mcpclient"
 	"github.com/visualq/vq/completions"
@@ -50,12 +49,24 @@ type Pipeline struct {
 	consentPolicy Consent
 }
 
-func newPipeline(f *Factory) *Pipeline { return &Pipeline{f: f, Admit: admitAtOnce} }
+func NewPipeline(f *Factory) *Pipeline { return &Pipeline{f: f, Admit: admitAtOnce} }
+
+// Terminal is the terminal of the command's factory.
+func (p *Pipeline) Terminal() *Terminal { return p.f.Terminal() }
+
+// Settings are the settings the command's client was built for (Connect).
+func (p *Pipeline) Settings() Settings { return p.settings }
+
+// Finish writes the reports of the answer the command showed last and
+// returns the error it exits with (ReportOptions.finish).
+func (p *Pipeline) Finish(ctx context.Context, err error) error {
+	return p.Reports.finish(ctx, p.f, p.shown, err)
+}
 
 func admitAtOnce(context.Context) (func(), error) { return func() {}, nil }
 
-// connect builds the client once per command.
-func (p *Pipeline) connect(ctx context.Context) (*mcpclient.Client, Settings, error) {
+// Connect builds the client once per command.
+func (p *Pipeline) Connect(ctx context.Context) (*mcpclient.Client, Settings, error) {
 	if p.client != nil {
 		return p.client, p.settings, nil
 	}
@@ -67,10 +78,10 @@ func (p *Pipeline) connect(ctx context.Context) (*mcpclient.Client, Settings, er
 	return client, s, nil
 }
 
-// policies are the command's display and consent, decided from the
+// Policies are the command's display and consent, decided from the
 // terminal and the command's flags: output for a program or a file
 // (--json, --format, --jq, --junit) is printed, never the TUI.
-func (p *Pipeline) policies() (Display, Consent) {
+func (p *Pipeline) Policies() (Display, Consent) {
 	p.decide.Do(func() {
 		t := p.f.Terminal()
 		printed := p.Output.Format != "" || p.Output.query != nil || p.Reports.JUnit != ""
@@ -85,7 +96,7 @@ func (p *Pipeline) policies() (Display, Consent) {
 // without --wait (whose progress has a display of its own), the TUI opens
 // first and sends the call, so that a slow server shows its spinner.
 func (p *Pipeline) Run(ctx context.Context, call api.Call) error {
-	if display, _ := p.policies(); display == DisplayTUI && !p.Wait.Wait {
+	if display, _ := p.Policies(); display == DisplayTUI && !p.Wait.Wait {
 		err := p.ShowCall(ctx, call, nil)
 		return p.Reports.finish(ctx, p.f, p.shown, err)
 	}
@@ -103,19 +114,19 @@ func (p *Pipeline) Run(ctx context.Context, call api.Call) error {
 // answer past the wait's bound. The progress an MCP server reports while
 // it answers is drawn as a job's is.
 func (p *Pipeline) Call(ctx context.Context, call api.Call) (*api.ToolResponse, error) {
-	sendCtx, endProgress := p.f.Terminal().callProgress(ctx, call.Tool)
+	sendCtx, endProgress := p.f.Terminal().CallProgress(ctx, call.Tool)
 	resp, err := p.Send(sendCtx, call)
 	endProgress()
 	if err != nil {
 		return nil, err
 	}
-	client, _, _ := p.connect(ctx)
+	client, _, _ := p.Connect(ctx)
 	if id, poll, ok := client.FollowUp(call, resp); ok && p.Wait.Wait {
-		outcomes, err := p.watch().jobs(ctx, []watched{{id: id, poll: poll}})
+		outcomes, err := p.Watch().jobs(ctx, []watched{{id: id, poll: poll}})
 		if err != nil {
 			return nil, err
 		}
-		resp = api.WorkVerdict(call.Tool, outcomes[0].resp)
+		resp = api.WorkVerdict(call.Tool, outcomes[0].Resp)
 	}
 	return resp, nil
 }
@@ -123,7 +134,7 @@ func (p *Pipeline) Call(ctx context.Context, call api.Call) (*api.ToolResponse, 
 // Send sends one call with consent and waits out the readiness lock when
 // the command waits. No credential means nothing is sent.
 func (p *Pipeline) Send(ctx context.Context, call api.Call) (*api.ToolResponse, error) {
-	return p.consented(ctx, call, p.send)
+	return p.consented(ctx, call, p.SendConsented)
 }
 
 // consented sends call with send, consent given by the command's policy:
@@ -132,23 +143,23 @@ func (p *Pipeline) Send(ctx context.Context, call api.Call) (*api.ToolResponse, 
 // asked for (or given by --yes) and the call goes again once. In the TUI
 // the refusal is shown, and the TUI asks through sessionConsent.
 func (p *Pipeline) consented(ctx context.Context, call api.Call, send func(context.Context, api.Call) (*api.ToolResponse, error)) (*api.ToolResponse, error) {
-	display, policy := p.policies()
+	display, policy := p.Policies()
 	if policy == ConsentGiven && api.KnownWriteTool(call.Tool) {
-		calls, _, _ := consent(ctx, policy, nil, WriteIntent{Calls: []api.Call{call}})
+		calls, _, _ := ObtainConsent(ctx, policy, nil, WriteIntent{Calls: []api.Call{call}})
 		call = calls[0]
 	}
 	resp, err := send(ctx, call)
 	if err != nil || resp.ErrorCode() != api.CodeConfirmRequired {
 		return resp, err
 	}
-	ask := p.f.Terminal().prompter(&p.Output)
+	ask := p.f.Terminal().Prompter(p.Output.Structured())
 	if display == DisplayTUI {
 		ask = nil
 	}
-	calls, answer, err := consent(ctx, policy, ask, WriteIntent{Calls: []api.Call{call}, Question: func(context.Context) string {
+	calls, answer, err := ObtainConsent(ctx, policy, ask, WriteIntent{Calls: []api.Call{call}, Question: func(context.Context) string {
 		return fmt.Sprintf("%s\nSend %s again with confirm: true?", textsafe.SanitizeLine(resp.ErrorMessage()), textsafe.SanitizeLine(call.Tool))
 	}})
-	if err != nil || answer != consented {
+	if err != nil || answer != Consented {
 		return resp, err
 	}
 	return send(ctx, calls[0])
@@ -157,12 +168,12 @@ func (p *Pipeline) consented(ctx context.Context, call api.Call, send func(conte
 // invoke sends one call as it is and adds the hints to its answer. No
 // credential means nothing is sent.
 func (p *Pipeline) invoke(ctx context.Context, call api.Call) (*api.ToolResponse, error) {
-	client, s, err := p.connect(ctx)
+	client, s, err := p.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if !s.hasCredential() {
-		return withHint(api.MissingCredential(call.Tool), s), nil
+	if !s.HasCredential() {
+		return WithHint(api.MissingCredential(call.Tool), s), nil
 	}
 	done, err := p.Admit(ctx)
 	if err != nil {
@@ -172,12 +183,13 @@ func (p *Pipeline) invoke(ctx context.Context, call api.Call) (*api.ToolResponse
 	return s.hinted(client.Invoke(ctx, call))
 }
 
-// send is the sender of every call of the command line, one or a batch:
-// invoke, then the readiness lock's refusal (a project whose first import
+// SendConsented is the sender of every call of the command line, one or a
+// batch, whose consent is settled (Send settles a single call's): invoke,
+// then the readiness lock's refusal (a project whose first import
 // is still analysed), which is shown as progress and never retried; when
 // the command waits, vq waits politely, ever longer, within the wait's
 // bound, and says so.
-func (p *Pipeline) send(ctx context.Context, call api.Call) (*api.ToolResponse, error) {
+func (p *Pipeline) SendConsented(ctx context.Context, call api.Call) (*api.ToolResponse, error) {
 	resp, err := p.invoke(ctx, call)
 	if err != nil {
 		return nil, err
@@ -193,7 +205,7 @@ func (p *Pipeline) send(ctx context.Context, call api.Call) (*api.ToolResponse, 
 			tool, readinessProgress(state)))
 		return resp, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, p.watch().bound())
+	ctx, cancel := context.WithTimeout(ctx, p.Watch().Bound())
 	defer cancel()
 	resp, err = api.AwaitReady(ctx, resp, func(ctx context.Context) (*api.ToolResponse, error) { return p.invoke(ctx, call) }, api.ReadinessOptions{
 		Interval: p.Wait.Interval,
@@ -224,7 +236,7 @@ type ciCall func(*mcpclient.Client, context.Context, string, map[string]any) (*a
 // watch's own policy retries. No credential means nothing is sent; CI
 // tools ask for no consent.
 func (p *Pipeline) SendCI(ctx context.Context, call ciCall, tool string, args map[string]any) (*api.ToolResponse, error) {
-	client, s, err := p.connect(ctx)
+	client, s, err := p.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +246,7 @@ func (p *Pipeline) SendCI(ctx context.Context, call ciCall, tool string, args ma
 		return nil, &exitcode.UsageError{Reason: "vq ci needs the VisualQ server", Hint: "set --base-url or VQ_BASE_URL"}
 	}
 	if s.APIKey == "" {
-		return withHint(api.MissingCredential(tool), s.ci()), nil
+		return WithHint(api.MissingCredential(tool), s.ci()), nil
 	}
 	return s.ci().hinted(call(client, ctx, tool, args))
 }
@@ -242,36 +254,36 @@ func (p *Pipeline) SendCI(ctx context.Context, call ciCall, tool string, args ma
 // Show hands one response to the renderer the flags chose and returns the
 // error that carries its exit code.
 func (p *Pipeline) Show(ctx context.Context, resp *api.ToolResponse) error {
-	p.f.Terminal().page()
+	p.f.Terminal().Page()
 	print := p.f.Terminal().Print
 	if err := saveContent(print, p.f.Global.MCP.SaveDir, p.Output.Structured(), resp); err != nil {
 		return err
 	}
-	p.f.IO.PrepareOutput(len(resp.Raw()))
+	p.f.IOStreams.PrepareOutput(len(resp.Raw()))
 	err := print.Response(ctx, resp, p.Output.renderOptions())
 	if p.Output.Structured() {
-		p.f.IO.noteDocument()
+		p.f.IOStreams.Documented = true
 	}
-	p.remember(resp)
-	if err != nil && !closedPipe(err) {
+	p.Remember(resp)
+	if err != nil && !ClosedPipe(err) {
 		return err
 	}
 	if resp.ErrorCode() == api.CodeConfirmRequired {
 		print.Hint(textsafe.SanitizeLine(resp.Tool) + " writes: to consent, run the command again with --yes")
 	}
 	// A reader that left early still gets the answer's exit code.
-	return shownError(resp)
+	return ShownError(resp)
 }
 
-// remember records a shown response: for the reports, and its run and job
+// Remember records a shown response: for the reports, and its run and job
 // IDs for completion.
-func (p *Pipeline) remember(resp *api.ToolResponse) {
+func (p *Pipeline) Remember(resp *api.ToolResponse) {
 	p.shown = resp
 	completions.Open(p.f.Getenv).Remember(resp)
 }
 
-// shownError is the error that carries a shown response's exit code.
-func shownError(resp *api.ToolResponse) error {
+// ShownError is the error that carries a shown response's exit code.
+func ShownError(resp *api.ToolResponse) error {
 	if !resp.OK {
 		return exitcode.Shown(resp)
 	}
@@ -282,17 +294,17 @@ func shownError(resp *api.ToolResponse) error {
 // the TUI, which sends the calls chained from there with consent, and the
 // call itself when resp is nil; the last answer shown gives the exit code.
 func (p *Pipeline) ShowCall(ctx context.Context, call api.Call, resp *api.ToolResponse) error {
-	if display, _ := p.policies(); display != DisplayTUI {
+	if display, _ := p.Policies(); display != DisplayTUI {
 		return p.Show(ctx, resp)
 	}
 	if resp != nil {
-		p.remember(resp)
+		p.Remember(resp)
 	}
-	client, s, err := p.connect(ctx)
+	client, s, err := p.Connect(ctx)
 	if err != nil {
 		return err
 	}
-	o := p.f.Terminal().tuiOptions()
+	o := p.f.Terminal().TUIOptions()
 	o.Server = s.serverName()
 	if s.Transport == api.TransportMCP {
 		// Over MCP the session is open: its tool annotations mark write
@@ -306,17 +318,17 @@ func (p *Pipeline) ShowCall(ctx context.Context, call api.Call, resp *api.ToolRe
 	o.Invoke = func(ctx context.Context, call api.Call) (*api.ToolResponse, error) {
 		return p.consented(ctx, call, p.invoke)
 	}
-	_, policy := p.policies()
-	o.Consent = sessionConsent(policy, func() yesNo { return p.f.Terminal().prompter(&p.Output) })
+	_, policy := p.Policies()
+	o.Consent = sessionConsent(policy, func() YesNo { return p.f.Terminal().Prompter(p.Output.Structured()) })
 	o.Fetch = client.FetchPublic
 	last, err := ui.Run(ctx, o, call, resp)
 	if err != nil {
 		return err
 	}
 	if last != resp {
-		p.remember(last)
+		p.Remember(last)
 	}
-	return shownError(last)
+	return ShownError(last)
 }
 
 // Follow watches the work an answer started (an async tool's job, or MCP
@@ -328,7 +340,7 @@ func (p *Pipeline) ShowCall(ctx context.Context, call api.Call, resp *api.ToolRe
 // watch past the wait's bound answers the client-made timeout response;
 // err is non-nil only when ctx ended.
 func (p *Pipeline) Follow(ctx context.Context, call api.Call, resp *api.ToolResponse, onUpdate func(api.JobUpdate)) (*api.ToolResponse, error) {
-	client, _, err := p.connect(ctx)
+	client, _, err := p.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -344,7 +356,7 @@ func (p *Pipeline) Follow(ctx context.Context, call api.Call, resp *api.ToolResp
 		defer done()
 		return poll(ctx)
 	}
-	final, err := api.Watch(ctx, id, admitted, p.watch().options(onUpdate))
+	final, err := api.Watch(ctx, id, admitted, p.Watch().Options(onUpdate))
 	var timeout *api.WatchTimeoutError
 	if errors.As(err, &timeout) {
 		return timeout.Response(), nil
@@ -355,28 +367,24 @@ func (p *Pipeline) Follow(ctx context.Context, call api.Call, resp *api.ToolResp
 	return api.WorkVerdict(call.Tool, final), nil
 }
 
-// tuiProbe is ui.Options.Probe for the TUIs this process opens: set only
-// by tests, to make the TUI fail on cue.
-var tuiProbe func(tea.Msg)
-
-// watchJobs watches the given jobs (get_job_status polls) with the
+// WatchJobs watches the given jobs (get_job_status polls) with the
 // command's watch, to the end of each.
-func (p *Pipeline) watchJobs(ctx context.Context, ids []string) ([]jobOutcome, error) {
-	client, s, err := p.connect(ctx)
+func (p *Pipeline) WatchJobs(ctx context.Context, ids []string) ([]JobOutcome, error) {
+	client, s, err := p.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
 	jobs := make([]watched, len(ids))
 	for i, id := range ids {
 		jobs[i] = watched{id: id, poll: client.JobStatusPoll(id)}
-		if !s.hasCredential() {
+		if !s.HasCredential() {
 			jobs[i].poll = func(context.Context) (*api.ToolResponse, error) { return api.MissingCredential(api.ToolJobStatus), nil }
 		}
 	}
-	return p.watch().jobs(ctx, jobs)
+	return p.Watch().jobs(ctx, jobs)
 }
 
-// watch is the command's watch of the jobs it follows.
-func (p *Pipeline) watch() jobWatch {
-	return jobWatch{term: p.f.Terminal(), wait: p.Wait, resume: p.Resume, structured: p.Output.Structured(), show: p.Show, settings: p.settings}
+// Watch is the command's watch of the jobs it follows.
+func (p *Pipeline) Watch() JobWatch {
+	return JobWatch{term: p.f.Terminal(), wait: p.Wait, resume: p.Resume, structured: p.Output.Structured(), show: p.Show, settings: p.settings}
 }

@@ -88,7 +88,7 @@ func TestFlagsACommandCannotHonourAreRefused(t *testing.T) {
 // tool (the readiness lock), vq invoke, vq watch, vq prove and the CI runs.
 func TestWaitFlagsWhereACallMayBeWaitedFor(t *testing.T) {
 	t.Parallel()
-	root := NewRootCmd(&Factory{IO: &IOStreams{}, Getenv: func(string) string { return "" }})
+	root := NewRootCmd(&Factory{IOStreams: &IOStreams{}, Getenv: func(string) string { return "" }})
 	for _, path := range [][]string{
 		{"invoke"}, {"tracking", "run"}, {"approve"}, {"scenario", "create"}, {"prove"}, {"watch"},
 		{"ci", "run-vrt"}, {"ci", "run-perf"}, {"ci", "status"},

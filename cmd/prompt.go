@@ -14,8 +14,8 @@ import (
 // reach them: each runs in a goroutine so that Ctrl-C (ctx) ends the prompt
 // at once, with the terminal as it was, and vq exits 130.
 
-// readLine reads one line, trimmed; EOF ends it like a newline.
-func readLine(ctx context.Context, in *bufio.Reader) (string, error) {
+// ReadLine reads one line, trimmed; EOF ends it like a newline.
+func ReadLine(ctx context.Context, in *bufio.Reader) (string, error) {
 	return await(ctx, func() (string, error) {
 		line, err := in.ReadString('\n')
 		if err == io.EOF {
@@ -25,8 +25,8 @@ func readLine(ctx context.Context, in *bufio.Reader) (string, error) {
 	}, nil)
 }
 
-// readSecret reads a line without echo from the terminal fd.
-func readSecret(ctx context.Context, fd int) (string, error) {
+// ReadSecret reads a line without echo from the terminal fd.
+func ReadSecret(ctx context.Context, fd int) (string, error) {
 	state, err := term.GetState(fd)
 	if err != nil {
 		return "", err
@@ -60,11 +60,11 @@ func await(ctx context.Context, read func() (string, error), undo func()) (strin
 	}
 }
 
-// readLineHidingKey reads one line from the terminal fd, echoing it only
+// ReadLineHidingKey reads one line from the terminal fd, echoing it only
 // up to its first space or tab: a person who pastes "URL KEY" at the URL
 // prompt never sees the key on the screen (nor does anyone behind them).
 // Backspace edits; Ctrl-C ends it with ctx's error; Enter ends the line.
-func readLineHidingKey(ctx context.Context, in io.Reader, fd int, echo io.Writer) (string, error) {
+func ReadLineHidingKey(ctx context.Context, in io.Reader, fd int, echo io.Writer) (string, error) {
 	state, err := term.MakeRaw(fd)
 	if err != nil {
 		return "", err

@@ -29,8 +29,8 @@ type ProveOptions struct {
 // NewCmdProve proves a JIRA tracking ticket and shows the verdict and the
 // comment to paste. runF replaces the behaviour in tests of flag parsing.
 func NewCmdProve(f *Factory, runF func(context.Context, *ProveOptions) error) *cobra.Command {
-	opts := &ProveOptions{Pipeline: newPipeline(f)}
-	c := taskRow("prove").shape(f, &cobra.Command{
+	opts := &ProveOptions{Pipeline: NewPipeline(f)}
+	c := TaskRow("prove").Shape(f, &cobra.Command{
 		Short: "Prove a JIRA tracking ticket (tracking_prove_jira_ticket)",
 		Long: `Prove that the tracking a JIRA ticket asks for fires: start the proof job,
 watch it (progress on stderr; --wait-timeout bounds the wait), then show the
@@ -85,9 +85,9 @@ failure comment; a job that could not run exits with the code of its error
 	c.MarkFlagsMutuallyExclusive("no-wait", "markdown")
 	c.MarkFlagsMutuallyExclusive("no-wait", "copy")
 	c.MarkFlagsMutuallyExclusive("no-wait", "job")
-	addOutputFlags(c, &opts.Pipeline.Output)
-	addWaitFlags(c, &opts.Pipeline.Wait, false)
-	return callsTools(c, &f.Global)
+	AddOutputFlags(c, &opts.Pipeline.Output)
+	AddWaitFlags(c, &opts.Pipeline.Wait, false)
+	return CallsTools(c, &f.Global)
 }
 
 func runProve(ctx context.Context, f *Factory, opts *ProveOptions) error {
@@ -103,11 +103,11 @@ func runProve(ctx context.Context, f *Factory, opts *ProveOptions) error {
 	}
 	var resp *api.ToolResponse
 	if opts.Job != "" {
-		outcomes, err := p.watchJobs(ctx, []string{opts.Job})
+		outcomes, err := p.WatchJobs(ctx, []string{opts.Job})
 		if err != nil {
 			return err
 		}
-		resp = api.WorkVerdict(api.ToolProve, outcomes[0].resp)
+		resp = api.WorkVerdict(api.ToolProve, outcomes[0].Resp)
 	} else {
 		var err error
 		if resp, err = p.Call(ctx, api.Call{Tool: api.ToolProve, Args: map[string]any{"ticket": opts.Ticket}}); err != nil {
@@ -142,10 +142,10 @@ func showProof(ctx context.Context, f *Factory, resp *api.ToolResponse, opts *Pr
 	var shown error
 	switch {
 	case opts.Markdown && hasMarkdown:
-		if err := print.JIRAComment(proof.Markdown); err != nil && !closedPipe(err) {
+		if err := print.JIRAComment(proof.Markdown); err != nil && !ClosedPipe(err) {
 			return err
 		}
-		shown = errors.Join(print.ErrorLine(resp), shownError(resp))
+		shown = errors.Join(print.ErrorLine(resp), ShownError(resp))
 	case opts.Markdown && isProof:
 		// A job that could not run and wrote no comment: no comment is
 		// what the ticket gets, and it exits as it does without
@@ -160,7 +160,7 @@ func showProof(ctx context.Context, f *Factory, resp *api.ToolResponse, opts *Pr
 		if resp.OK {
 			return &exitcode.Error{Code: exitcode.Internal, Message: "the proof answer carries no jiraMarkdown"}
 		}
-		shown = errors.Join(print.ErrorLine(resp), shownError(resp))
+		shown = errors.Join(print.ErrorLine(resp), ShownError(resp))
 	default:
 		shown = showProofAnswer(ctx, opts.Pipeline, resp, proof, isProof)
 	}
@@ -185,11 +185,11 @@ func showProofAnswer(ctx context.Context, p *Pipeline, resp *api.ToolResponse, p
 	if !isProof || p.Output.Structured() {
 		return p.Show(ctx, resp)
 	}
-	p.remember(resp)
-	if err := p.f.Terminal().Print.Proof(resp, proof); err != nil && !closedPipe(err) {
+	p.Remember(resp)
+	if err := p.Terminal().Print.Proof(resp, proof); err != nil && !ClosedPipe(err) {
 		return err
 	}
-	return shownError(resp)
+	return ShownError(resp)
 }
 
 // copyComment puts the proof's JIRA comment on a clipboard and says on
@@ -216,5 +216,5 @@ func noClipboard(err error) error {
 // clipboardEnv is where --copy may copy to: vq's environment, and the
 // terminal on stderr or, when stderr is redirected, the controlling one.
 func clipboardEnv(f *Factory) clipboard.Env {
-	return clipboard.Env{Getenv: f.Getenv, Terminal: f.Terminal().clipboard}
+	return clipboard.Env{Getenv: f.Getenv, Terminal: f.Terminal().Clipboard}
 }

@@ -35,15 +35,15 @@ func TestRefusalsNameTheirServerAndTheKeysSource(t *testing.T) {
 			line string
 		}{
 			{"the server's scope refusal", env, []string{"--profile", "staging", "approve", "run_abc", "--yes"}, exitcode.ForCode("scope_denied", false),
-				"error: scope_denied: approve_vrt_results needs the write scope; this API key has read scopes only (server " + hostOf(staging.URL) + ", profile staging; API key from " + stored + ") (not recoverable, exit 33)\n"},
+				"error: scope_denied: approve_vrt_results needs the write scope; this API key has read scopes only (server " + host(staging.URL) + ", profile staging; API key from " + stored + ") (not recoverable, exit 33)\n"},
 			{"the server's plan refusal", env, []string{"tracking", "plan"}, exitcode.ForCode("plan_gate", false),
-				"error: plan_gate: tracking_get_plan is a tracking tool, not included in the Free plan; upgrade to Pro to use it (server " + hostOf(prod.URL) + ", profile prod; API key from " + stored + ") (not recoverable, exit 34)\n"},
+				"error: plan_gate: tracking_get_plan is a tracking tool, not included in the Free plan; upgrade to Pro to use it (server " + host(prod.URL) + ", profile prod; API key from " + stored + ") (not recoverable, exit 34)\n"},
 			{"a 401 over MCP", with(env, "VQ_API_KEY", "vqs_wrong"), []string{"--profile", "staging", "--transport", "mcp", "failures", "run_abc"}, exitcode.Unauthorized,
-				"error: unauthorized: the server did not accept the credential (HTTP 401); sign in with: vq auth login (or vq auth login --oauth; resource metadata: " + staging.URL + "/.well-known/oauth-protected-resource/api/mcp) (server " + hostOf(staging.URL) + ", profile staging; API key from VQ_API_KEY) (not recoverable, exit 4)\n"},
+				"error: unauthorized: the server did not accept the credential (HTTP 401); sign in with: vq auth login (or vq auth login --oauth; resource metadata: " + staging.URL + "/.well-known/oauth-protected-resource/api/mcp) (server " + host(staging.URL) + ", profile staging; API key from VQ_API_KEY) (not recoverable, exit 4)\n"},
 			{"no key, nothing sent", env, []string{"--base-url", gone.URL, "failures", "run_abc"}, exitcode.Unauthorized,
-				"error: unauthorized: no API key: run vq auth login, or set VQ_API_KEY (server " + hostOf(gone.URL) + "; VQ_API_KEY is unset, and " + map[bool]string{false: "the config file " + env["VQ_CONFIG"] + " holds", true: "the OS keyring and the config file " + env["VQ_CONFIG"] + " hold"}[useKeyring] + " none for it) (not recoverable, exit 4)\n"},
+				"error: unauthorized: no API key: run vq auth login, or set VQ_API_KEY (server " + host(gone.URL) + "; VQ_API_KEY is unset, and " + map[bool]string{false: "the config file " + env["VQ_CONFIG"] + " holds", true: "the OS keyring and the config file " + env["VQ_CONFIG"] + " hold"}[useKeyring] + " none for it) (not recoverable, exit 4)\n"},
 			{"a server that is gone", with(env, "VQ_API_KEY", sandbox.KeyAdmin), []string{"--base-url", gone.URL, "--no-retry", "failures", "run_abc"}, exitcode.ForCode("http_error", true),
-				"error: http_error: connection to " + gone.URL + "/api/mcp/v1/invoke failed: connection refused (server " + hostOf(gone.URL) + "; API key from VQ_API_KEY) (recoverable, exit 20)\n"},
+				"error: http_error: connection to " + gone.URL + "/api/mcp/v1/invoke failed: connection refused (server " + host(gone.URL) + "; API key from VQ_API_KEY) (recoverable, exit 20)\n"},
 		} {
 			_, stderr, exit := runVQ(t, c.env, c.args...)
 			if exit != c.exit || stderr != c.line {
@@ -58,7 +58,7 @@ func TestRefusalsNameTheirServerAndTheKeysSource(t *testing.T) {
 		// on stderr names the server.
 		stdout, stderr, _ := runVQ(t, env, "--profile", "staging", "approve", "run_abc", "--yes", "--json")
 		var doc struct{ Error struct{ Message string } }
-		if json.Unmarshal([]byte(stdout), &doc) != nil || doc.Error.Message != "approve_vrt_results needs the write scope; this API key has read scopes only" || !strings.Contains(stderr, "(server "+hostOf(staging.URL)+", profile staging; ") {
+		if json.Unmarshal([]byte(stdout), &doc) != nil || doc.Error.Message != "approve_vrt_results needs the write scope; this API key has read scopes only" || !strings.Contains(stderr, "(server "+host(staging.URL)+", profile staging; ") {
 			t.Errorf("keyring %v: --json: %s\nstderr: %s", useKeyring, stdout, stderr)
 		}
 	}
@@ -80,7 +80,7 @@ func TestA401WithNoCredentialSentSaysSo(t *testing.T) {
 		{"a key for another server", "no credential sent: the API key from VQ_API_KEY goes only to localhost:1", map[string]string{"VQ_BASE_URL": "http://localhost:1", "VQ_API_KEY": sandbox.KeyAdmin}},
 	} {
 		_, stderr, exit := runVQ(t, c.env, "--endpoint", endpoint, "failures", "run_abc")
-		want := "error: unauthorized: the server asks for a credential, and none was sent (HTTP 401); sign in with: vq auth login --oauth --endpoint " + endpoint + " (resource metadata: " + meta + "), or send one with --header 'Authorization: Bearer …' (server " + hostOf(ts.URL) + "; " + c.credential + ") (not recoverable, exit 4)\n"
+		want := "error: unauthorized: the server asks for a credential, and none was sent (HTTP 401); sign in with: vq auth login --oauth --endpoint " + endpoint + " (resource metadata: " + meta + "), or send one with --header 'Authorization: Bearer …' (server " + host(ts.URL) + "; " + c.credential + ") (not recoverable, exit 4)\n"
 		if exit != exitcode.Unauthorized || stderr != want {
 			t.Errorf("%s: exit %d\nstderr: %q\nwant:   %q", c.name, exit, stderr, want)
 		}
@@ -107,7 +107,7 @@ func TestTUIHeaderNamesTheServer(t *testing.T) {
 	p := startTmux(t, 120, 30, env, "true", "failures", "run_abc")
 	screen := p.waitFor("the failures", shows("3 of 12 checks failed."))
 	first, _, _ := strings.Cut(screen, "\n")
-	if want := hostOf(ts.URL) + " (profile staging)"; !strings.HasPrefix(first, "get_run_failures") || !strings.HasSuffix(strings.TrimRight(first, " "), want) {
+	if want := host(ts.URL) + " (profile staging)"; !strings.HasPrefix(first, "get_run_failures") || !strings.HasSuffix(strings.TrimRight(first, " "), want) {
 		t.Errorf("the header line is %q, want the breadcrumb and %q at its right", first, want)
 	}
 	p.keys("q")
@@ -115,5 +115,8 @@ func TestTUIHeaderNamesTheServer(t *testing.T) {
 
 	env["VQ_API_KEY"] = "vqs_wrong"
 	p = startTmux(t, 120, 30, env, "true", "failures", "run_abc")
-	p.waitFor("the refusal", shows("unauthorized", "not recoverable · vq exits 4 · server "+hostOf(ts.URL)+", profile staging; API key from VQ_API_KEY", "EXIT=4"))
+	p.waitFor("the refusal", shows("unauthorized", "not recoverable · vq exits 4 · server "+host(ts.URL)+", profile staging; API key from VQ_API_KEY", "EXIT=4"))
 }
+
+// host is a loopback server's host:port, as a refusal names it.
+func host(serverURL string) string { return strings.TrimPrefix(serverURL, "http://") }

@@ -33,9 +33,9 @@ func addJUnitFlag(c *cobra.Command, r *ReportOptions) {
 	_ = c.MarkFlagFilename("junit", "xml")
 }
 
-// addExitStatusFlag gives c --exit-status, for a read whose answer lists
+// AddExitStatusFlag gives c --exit-status, for a read whose answer lists
 // checks: it then exits as vq ci status would for the run.
-func addExitStatusFlag(c *cobra.Command, r *ReportOptions) {
+func AddExitStatusFlag(c *cobra.Command, r *ReportOptions) {
 	c.Flags().BoolVar(&r.ExitStatus, "exit-status", false, "exit 3 (run_failed) when the answer lists failed checks, 0 when it lists none")
 }
 
@@ -58,7 +58,7 @@ func (r ReportOptions) finish(ctx context.Context, f *Factory, shown *api.ToolRe
 		err = checksExit(shown)
 	}
 	if path := f.Getenv("GITHUB_OUTPUT"); r.StepOutputs && path != "" {
-		outputs := format.RunOutputs(shown, exitcode.Of(exitError(ctx, err)))
+		outputs := format.RunOutputs(shown, exitcode.Of(ExitError(ctx, err)))
 		if werr := format.AppendStepOutputs(path, outputs); werr != nil {
 			print.Warning("step outputs not written: " + textsafe.SanitizeLine(werr.Error()))
 		}
@@ -91,10 +91,10 @@ func checksExit(resp *api.ToolResponse) error {
 	return nil
 }
 
-// exitError is the error vq exits with for a command's err: a SIGTERM
+// ExitError is the error vq exits with for a command's err: a SIGTERM
 // ends it as terminated, whatever the command made of its cancelled
 // context.
-func exitError(ctx context.Context, err error) error {
+func ExitError(ctx context.Context, err error) error {
 	if errors.Is(context.Cause(ctx), exitcode.ErrTerminated) {
 		return exitcode.ErrTerminated
 	}
@@ -108,17 +108,17 @@ func addReportFlags(c *cobra.Command, tool string, r *ReportOptions) {
 	switch tool {
 	case api.ToolRunFailures:
 		addJUnitFlag(c, r)
-		addExitStatusFlag(c, r)
+		AddExitStatusFlag(c, r)
 	case api.ToolDiffStats:
-		addExitStatusFlag(c, r)
+		AddExitStatusFlag(c, r)
 	}
 }
 
-// addRunReports gives a command that reports a CI run its reports:
+// AddRunReports gives a command that reports a CI run its reports:
 // --junit, the step outputs under GitHub Actions ($GITHUB_OUTPUT), and
 // there (GITHUB_ACTIONS=true) the github format when no other output was
 // asked for, so annotations and the step summary come without a flag.
-func addRunReports(c *cobra.Command, f *Factory, p *Pipeline) {
+func AddRunReports(c *cobra.Command, f *Factory, p *Pipeline) {
 	addJUnitFlag(c, &p.Reports)
 	p.Reports.StepOutputs = true
 	c.PreRunE = chainPreRun(c.PreRunE, func(*cobra.Command, []string) error {

@@ -21,8 +21,8 @@ import (
 func Main() int {
 	ctx, stop := signalContext()
 	defer stop()
-	f := NewFactory()
-	err := exitError(ctx, execute(ctx, f, os.Args[1:]))
+	f := NewFactory(versionString())
+	err := ExitError(ctx, execute(ctx, f, os.Args[1:]))
 	report(f, err)
 	return exitcode.Of(err)
 }
@@ -34,11 +34,9 @@ func execute(ctx context.Context, f *Factory, args []string) error {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(c, err, args) })
 	started := wireRuns(root, f)
 	c, err := executeRecovering(ctx, root)
-	if f.terminal != nil {
-		f.terminal.endPager()
-	}
-	f.closeClients()
-	if closedPipe(err) {
+	f.Terminal().EndPager()
+	f.CloseClients()
+	if ClosedPipe(err) {
 		return nil // the reader left; what it read was right
 	}
 	_, panicked := errors.AsType[*exitcode.PanicError](err)
@@ -47,7 +45,7 @@ func execute(ctx context.Context, f *Factory, args []string) error {
 		// count) come before any command runs: they are usage errors.
 		err = &exitcode.UsageError{Reason: err.Error(), Hint: "see: " + c.CommandPath() + " --help"}
 	}
-	if err != nil && !f.IO.documented && asksForJSON(c, args) {
+	if err != nil && !f.IOStreams.Documented && AsksForJSON(c, args) {
 		writeFailureDocument(f, c, err)
 	}
 	return err
@@ -84,7 +82,7 @@ func toolOf(c *cobra.Command) string {
 		return c.Flags().Arg(0)
 	}
 	path := strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")
-	for _, t := range taskCommands {
+	for _, t := range TaskCommands {
 		if t.Path == path {
 			return t.Tool
 		}
@@ -106,7 +104,7 @@ func wireRuns(c *cobra.Command, f *Factory) *bool {
 		if run := c.RunE; run != nil {
 			c.RunE = func(c *cobra.Command, args []string) error {
 				*started = true
-				if err := f.Global.resolve(c, f.Getenv); err != nil {
+				if err := f.Global.Resolve(c, f.Getenv); err != nil {
 					return err
 				}
 				return run(c, args)
@@ -119,9 +117,6 @@ func wireRuns(c *cobra.Command, f *Factory) *bool {
 	wrap(c)
 	return started
 }
-
-// closedPipe reports a write to a reader that left: nothing of vq failed.
-func closedPipe(err error) bool { return errors.Is(err, syscall.EPIPE) }
 
 // runGroup is what a command that groups others does: alone, it shows its
 // help; with anything else, it is an unknown command, never a silent exit 0.
@@ -216,7 +211,7 @@ func flagValue(args []string, name string) string {
 // which the root takes.
 func isSharedFlag(c *cobra.Command, name string) bool {
 	f := c.Root().Flags().Lookup(name)
-	return f != nil && isShared(f)
+	return f != nil && IsShared(f)
 }
 
 // closestFlag is the flag of c (its own or inherited) nearest to name, when
@@ -224,32 +219,11 @@ func isSharedFlag(c *cobra.Command, name string) bool {
 func closestFlag(c *cobra.Command, name string) string {
 	best, bestDistance := "", 3
 	c.Flags().VisitAll(func(f *pflag.Flag) {
-		if d := editDistance(name, f.Name); d < bestDistance {
+		if d := EditDistance(name, f.Name); d < bestDistance {
 			best, bestDistance = f.Name, d
 		}
 	})
 	return best
-}
-
-// editDistance is the Levenshtein distance of a and b, counting bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 func typed(err error) bool {
@@ -288,7 +262,7 @@ func report(f *Factory, err error) {
 // signalContext is cancelled by SIGINT (cause context.Canceled) or SIGTERM
 // (cause exitcode.ErrTerminated), so in-flight requests stop at once.
 // SIGPIPE is ignored, so a reader that leaves early (vq ... | head -1) makes
-// writes fail with EPIPE, which ends vq quietly (see closedPipe), instead of
+// writes fail with EPIPE, which ends vq quietly (see ClosedPipe), instead of
 // killing it with a signal's exit status.
 func signalContext() (context.Context, func()) {
 	signal.Ignore(syscall.SIGPIPE)
@@ -326,12 +300,12 @@ Try it with no account: vq demo
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetIn(f.IO.In)
-	root.SetOut(f.IO.Out)
-	root.SetErr(f.IO.ErrOut)
+	root.SetIn(f.IOStreams.In)
+	root.SetOut(f.IOStreams.Out)
+	root.SetErr(f.IOStreams.ErrOut)
 	root.SetVersionTemplate("vq {{.Version}}\n")
-	root.SetUsageFunc(usage)
-	root.PersistentFlags().AddFlagSet(f.Global.flagsOf(displayFlags))
+	root.SetUsageFunc(Usage)
+	root.PersistentFlags().AddFlagSet(f.Global.FlagsOf(DisplayFlags))
 
 	root.AddCommand(
 		NewCmdInvoke(f, nil),
@@ -364,7 +338,7 @@ func groupsTakeSharedFlags(c *cobra.Command, g *GlobalOptions) {
 	if !c.HasSubCommands() {
 		return
 	}
-	takesFlags(c, g, serverFlags, endpointFlags, scopeFlags, connectionFlags, transportFlags, mcpFlags, consentFlags)
+	TakesFlags(c, g, ServerFlags, EndpointFlags, ScopeFlags, ConnectionFlags, TransportFlags, MCPFlags, ConsentFlags)
 	for _, sub := range c.Commands() {
 		groupsTakeSharedFlags(sub, g)
 	}

@@ -43,12 +43,13 @@ func (r vqRun) run(t *testing.T, args ...string) (string, string, int) {
 	}
 	var out, errOut bytes.Buffer
 	f := &Factory{
-		IO: &IOStreams{
+		IOStreams: &IOStreams{
 			In: strings.NewReader(r.Stdin), Out: &out, ErrOut: &errOut,
 			InTTY: r.TTY, OutTTY: r.TTY, ErrTTY: r.TTY,
 		},
-		Getenv:  func(k string) string { return env[k] },
-		OpenURL: r.OpenURL,
+		Getenv:     func(k string) string { return env[k] },
+		OpenURL:    r.OpenURL,
+		AppVersion: versionString(),
 	}
 	ctx := r.Ctx
 	if ctx == nil {

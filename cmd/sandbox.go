@@ -72,7 +72,7 @@ const demoRun = "run_abc"
 
 // NewCmdDemo starts an in-process sandbox and shows a failed run from it.
 func NewCmdDemo(f *Factory) *cobra.Command {
-	return takesFlags(&cobra.Command{
+	return TakesFlags(&cobra.Command{
 		Use:   "demo",
 		Short: "Try vq with no account: an embedded sandbox and a failed run",
 		Long: `Start the sandbox on a free loopback port and show the failures of one of
@@ -89,17 +89,17 @@ quit with q), plain output in a pipe.`,
 			f.Terminal().Print.Note(fmt.Sprintf("vq demo: sandbox at %s (key %s); vq failures %s", srv.URL(), sandbox.KeyAdmin, demoRun))
 			// A factory of its own, for the sandbox: the user's flags with
 			// its server, and none of the user's settings.
-			demo := &Factory{IO: f.IO, Getenv: demoEnv(f.Getenv, sandbox.KeyAdmin), OpenURL: f.OpenURL, Global: f.Global}
+			demo := &Factory{IOStreams: f.IOStreams, Getenv: demoEnv(f.Getenv, sandbox.KeyAdmin), OpenURL: f.OpenURL, AppVersion: f.AppVersion, Global: f.Global}
 			demo.Global.BaseURL = srv.URL()
-			defer demo.closeClients()
-			err = newPipeline(demo).Run(c.Context(), api.RunFailuresCall(demoRun))
+			defer demo.CloseClients()
+			err = NewPipeline(demo).Run(c.Context(), api.RunFailuresCall(demoRun))
 			// The commands it printed (its next actions) need a server
 			// after the demo's is gone.
 			f.Terminal().Print.Hint("the demo's sandbox stops with it: to run the commands it showed, start one with vq sandbox\n" +
 				"and export VQ_BASE_URL=http://" + defaultSandboxAddr + " VQ_API_KEY=" + sandbox.KeyAdmin)
 			return err
 		},
-	}, &f.Global, scopeFlags, connectionFlags, transportFlags, mcpFlags, consentFlags)
+	}, &f.Global, ScopeFlags, ConnectionFlags, TransportFlags, MCPFlags, ConsentFlags)
 }
 
 // demoEnv hides the user's own key, settings and config file, which belong

@@ -72,8 +72,9 @@ type (
 func scriptVQ(ts *testscript.TestScript, neg bool, args []string) {
 	var stdout, stderr bytes.Buffer
 	f := &Factory{
-		IO:     &IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &stderr},
-		Getenv: ts.Getenv,
+		IOStreams:  &IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &stderr},
+		Getenv:     ts.Getenv,
+		AppVersion: versionString(),
 	}
 	err := execute(context.Background(), f, args)
 	report(f, err)

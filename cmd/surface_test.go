@@ -28,7 +28,7 @@ const commandFlagsFile = "testdata/command-flags.txt"
 // same before the command's name.
 func TestEveryCommandTakesTheFlagsItTook(t *testing.T) {
 	t.Parallel()
-	root := NewRootCmd(&Factory{IO: &IOStreams{}, Getenv: func(string) string { return "" }})
+	root := NewRootCmd(&Factory{IOStreams: &IOStreams{}, Getenv: func(string) string { return "" }})
 	var commands [][]string
 	flags := map[string]*pflag.Flag{}
 	var walk func(*cobra.Command)

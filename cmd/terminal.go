@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/format"
@@ -60,10 +61,11 @@ type Terminal struct {
 	pager pager
 }
 
-// newTerminal reads the streams and the display settings once: --no-tui
+// NewTerminal reads the streams and the display settings once: --no-tui
 // (or VQ_NO_TUI), --no-color (or NO_COLOR), --no-pager, and the
-// environment's TERM, colour and pager variables.
-func newTerminal(streams *IOStreams, getenv func(string) string, noTUI, noColor, noPager bool) *Terminal {
+// environment's TERM, colour and pager variables. Its Print prints next
+// actions as vq invoke lines unless the caller sets Print.Commands.
+func NewTerminal(streams *IOStreams, getenv func(string) string, noTUI, noColor, noPager bool) *Terminal {
 	draws := getenv("TERM") != "dumb"
 	profile := colorprofile.Env(ui.Environ(getenv))
 	if noColor {
@@ -71,7 +73,7 @@ func newTerminal(streams *IOStreams, getenv func(string) string, noTUI, noColor,
 	}
 	out, errOut := &switchWriter{w: streams.Out}, &heldWriter{w: streams.ErrOut}
 	return &Terminal{
-		Print:       format.Printer{Out: out, ErrOut: errOut, Terminal: streams.OutTTY, Getenv: getenv, Commands: frontingLine},
+		Print:       format.Printer{Out: out, ErrOut: errOut, Terminal: streams.OutTTY, Getenv: getenv},
 		pager:       pager{command: pagerCommand(getenv, noPager, streams.OutTTY && isTerminal(streams.Out)), out: out, errOut: errOut},
 		io:          streams,
 		getenv:      getenv,
@@ -86,16 +88,26 @@ func newTerminal(streams *IOStreams, getenv func(string) string, noTUI, noColor,
 	}
 }
 
-// newAgentTerminal is the terminal of vq mcp serve: stdin and stdout
+// NewAgentTerminal is the terminal of vq mcp serve: stdin and stdout
 // carry the agent's MCP stream, which vq never reads or writes outside
 // the MCP server, and stderr takes vq's lines and --debug traces.
-func newAgentTerminal(errOut io.Writer, getenv func(string) string) *Terminal {
+func NewAgentTerminal(errOut io.Writer, getenv func(string) string) *Terminal {
 	streams := &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: errOut}
 	return &Terminal{
 		Print: format.Printer{Out: io.Discard, ErrOut: &heldWriter{w: errOut}, Getenv: getenv},
 		io:    streams, getenv: getenv, agent: true, profile: colorprofile.NoTTY,
 	}
 }
+
+// CanPrompt reports someone there to answer a question asked on stderr:
+// stdin and stderr are terminals.
+func (t *Terminal) CanPrompt() bool { return t.person }
+
+// IsStdinTTY reports stdin a terminal, where a key is typed without echo.
+func (t *Terminal) IsStdinTTY() bool { return t.typing }
+
+// Streams are the streams the terminal was read from.
+func (t *Terminal) Streams() *IOStreams { return t.io }
 
 // isTerminal reports a stream that is a terminal device: what a pager
 // is started for, rather than the terminal-ness tests give buffers.
@@ -104,13 +116,13 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// page sends the rest of the command's output on stdout through the
+// Page sends the rest of the command's output on stdout through the
 // pager, when the Display policy has one (a terminal, no --no-pager).
-func (t *Terminal) page() { t.pager.start(t.io.Out, t.getenv) }
+func (t *Terminal) Page() { t.pager.start(t.io.Out, t.getenv) }
 
-// endPager ends the output to the pager and waits for the person to
+// EndPager ends the output to the pager and waits for the person to
 // leave it: the command is done.
-func (t *Terminal) endPager() { t.pager.stop(t.io.Out) }
+func (t *Terminal) EndPager() { t.pager.stop(t.io.Out) }
 
 // Display is where a command's answers go.
 type Display int
@@ -138,6 +150,21 @@ func (t *Terminal) Display(printed bool) Display {
 	return DisplayPlain
 }
 
+// Consent is how a command gets consent to send a call that may change a
+// project: the server's write tools refuse without confirm: true.
+type Consent int
+
+const (
+	// ConsentNever: vq gives none of its own. A script's calls without
+	// --yes, and an agent's (vq mcp serve, whose own confirm: true is its
+	// consent), go as they are: the server's confirm gate answers.
+	ConsentNever Consent = iota
+	// ConsentAsk: a person is asked, in the TUI's dialog or at a prompt.
+	ConsentAsk
+	// ConsentGiven: --yes gave it for every call of the command.
+	ConsentGiven
+)
+
 // Consent is the consent policy of a command with --yes set as yes, the
 // display d and output for a program (structured) or a person: given by
 // --yes; asked where a person is there to answer (the TUI's dialog, or a
@@ -156,14 +183,19 @@ func (t *Terminal) Consent(yes bool, d Display, structured bool) Consent {
 	return ConsentNever
 }
 
-// prompter is how a person is asked yes or no: the TUI's dialog while
+// YesNo asks a person a yes/no question: the terminal's prompt, or the
+// TUI's dialog.
+type YesNo func(ctx context.Context, question string) (bool, error)
+
+// Prompter is how a person is asked yes or no: the TUI's dialog while
 // the TUI runs, else the y/N prompt on stderr when the output is for a
-// person who can answer it there, else nil: nobody to ask.
-func (t *Terminal) prompter(out *OutputOptions) yesNo {
+// person (not structured, for a program) who can answer it there, else
+// nil: nobody to ask.
+func (t *Terminal) Prompter(structured bool) YesNo {
 	switch {
 	case t.session.Running():
 		return t.confirmInSession
-	case !t.person || out.Structured():
+	case !t.person || structured:
 		return nil
 	}
 	return t.askYesNo
@@ -179,25 +211,25 @@ func (t *Terminal) confirmInSession(ctx context.Context, question string) (bool,
 // askYesNo asks question on stderr; only y or yes is a yes.
 func (t *Terminal) askYesNo(ctx context.Context, question string) (bool, error) {
 	t.Print.Prompt(question + " [y/N]")
-	line, err := readLine(ctx, bufio.NewReader(t.io.In))
+	line, err := ReadLine(ctx, bufio.NewReader(t.io.In))
 	answer := strings.ToLower(line)
 	return answer == "y" || answer == "yes", err
 }
 
-// notices is where the client's notices go (a rate limit waited out, a
+// Notices is where the client's notices go (a rate limit waited out, a
 // retry, a server's log line), each held to one line: stderr, except
 // where the TUI may open, whose frame a line would tear and whose screens
 // show the outcome instead.
-func (t *Terminal) notices() func(string) {
+func (t *Terminal) Notices() func(string) {
 	if t.tui {
 		return nil
 	}
 	return func(msg string) { t.Print.Note(textsafe.SanitizeLine(msg)) }
 }
 
-// tell shows a notice where the person sees it: in the TUI while it runs,
+// Tell shows a notice where the person sees it: in the TUI while it runs,
 // else on stderr.
-func (t *Terminal) tell(msg string) {
+func (t *Terminal) Tell(msg string) {
 	if !t.session.Tell(msg) {
 		t.Print.Note(msg)
 	}
@@ -213,16 +245,20 @@ func (t *Terminal) askForm(ctx context.Context, e api.Elicitation) api.ElicitAns
 	return ui.Elicit(ctx, ui.Options{In: t.io.In, Out: t.io.ErrOut, NoColor: t.noColor, Getenv: t.getenv}, e)
 }
 
-// tuiOptions connect a TUI session to this terminal; the caller adds the
+// TUIProbe is ui.Options.Probe for the TUIs this process opens: set only
+// by tests, to make the TUI fail on cue.
+var TUIProbe func(tea.Msg)
+
+// TUIOptions connect a TUI session to this terminal; the caller adds the
 // server's side.
-func (t *Terminal) tuiOptions() ui.Options {
-	return ui.Options{In: t.io.In, Out: t.io.Out, NoColor: t.noColor, Getenv: t.getenv, Probe: tuiProbe, Asker: &t.session}
+func (t *Terminal) TUIOptions() ui.Options {
+	return ui.Options{In: t.io.In, Out: t.io.Out, NoColor: t.noColor, Getenv: t.getenv, Probe: TUIProbe, Asker: &t.session}
 }
 
-// progress starts the progress view of the jobs on stderr: live on a
+// Progress starts the progress view of the jobs on stderr: live on a
 // terminal that draws (unless --no-tui), else a line per change. end
 // closes it.
-func (t *Terminal) progress(ids []string) (view *ui.JobProgress, end func()) {
+func (t *Terminal) Progress(ids []string) (view *ui.JobProgress, end func()) {
 	o := ui.ProgressOptions{Live: t.live, Profile: t.profile}
 	if file, ok := t.io.ErrOut.(*os.File); ok && t.live {
 		if w, _, err := term.GetSize(int(file.Fd())); err == nil {
@@ -237,11 +273,11 @@ func (t *Terminal) progress(ids []string) (view *ui.JobProgress, end func()) {
 	}
 }
 
-// callProgress asks for the progress notifications of the calls made with
+// CallProgress asks for the progress notifications of the calls made with
 // the returned context and shows them in a progress view, under the
 // tool's name, from the first one on: a call that reports no progress
 // shows nothing. end closes the view.
-func (t *Terminal) callProgress(ctx context.Context, tool string) (_ context.Context, end func()) {
+func (t *Terminal) CallProgress(ctx context.Context, tool string) (_ context.Context, end func()) {
 	var mu sync.Mutex
 	var view *ui.JobProgress
 	closeView := func() {}
@@ -254,7 +290,7 @@ func (t *Terminal) callProgress(ctx context.Context, tool string) (_ context.Con
 			return
 		}
 		if view == nil {
-			view, closeView = t.progress([]string{tool})
+			view, closeView = t.Progress([]string{tool})
 		}
 		u.JobID, u.Elapsed = tool, time.Since(start)
 		view.Update(u)
@@ -267,9 +303,9 @@ func (t *Terminal) callProgress(ctx context.Context, tool string) (_ context.Con
 	}
 }
 
-// clipboard is the terminal --copy may write OSC 52 to: stderr when it is
+// Clipboard is the terminal --copy may write OSC 52 to: stderr when it is
 // one, else the controlling terminal.
-func (t *Terminal) clipboard() (io.WriteCloser, error) {
+func (t *Terminal) Clipboard() (io.WriteCloser, error) {
 	if t.errTerminal {
 		return nopCloser{t.io.ErrOut}, nil
 	}

@@ -11,7 +11,7 @@ import (
 // NewCmdTools lists the tools the server offers. runF replaces the
 // behaviour in tests of flag parsing.
 func NewCmdTools(f *Factory, runF func(context.Context, *Pipeline) error) *cobra.Command {
-	p := newPipeline(f)
+	p := NewPipeline(f)
 	c := &cobra.Command{
 		Use:   "tools",
 		Short: "List the tools the server offers (MCP tools/list)",
@@ -37,25 +37,25 @@ each tool's inputSchema and outputSchema as the server sent them.`,
 			return runTools(c.Context(), f, p)
 		},
 	}
-	addOutputFlags(c, &p.Output)
-	return callsMCP(c, &f.Global)
+	AddOutputFlags(c, &p.Output)
+	return CallsMCP(c, &f.Global)
 }
 
 func runTools(ctx context.Context, f *Factory, p *Pipeline) error {
 	f.Global.Transport = api.TransportMCP
-	client, s, err := p.connect(ctx)
+	client, s, err := p.Connect(ctx)
 	if err != nil {
 		return err
 	}
-	if !s.hasCredential() {
-		return p.Show(ctx, withHint(api.MissingCredential(api.MethodToolsList), s))
+	if !s.HasCredential() {
+		return p.Show(ctx, WithHint(api.MissingCredential(api.MethodToolsList), s))
 	}
 	tools, failure, err := client.ListTools(ctx)
 	if err != nil {
 		return err
 	}
 	if failure != nil {
-		return p.Show(ctx, withHint(failure, s))
+		return p.Show(ctx, WithHint(failure, s))
 	}
 	if p.Output.Structured() {
 		return p.Show(ctx, api.ToolListResponse(client.MCPEndpoint(), tools))
@@ -64,6 +64,6 @@ func runTools(ctx context.Context, f *Factory, p *Pipeline) error {
 		f.Terminal().Print.Note(textsafe.SanitizeLine(client.MCPEndpoint()) + " offers no tools.")
 		return nil
 	}
-	f.Terminal().page()
+	f.Terminal().Page()
 	return f.Terminal().Print.Tools(tools)
 }

@@ -28,7 +28,7 @@ func TestPanicInACommandExitsInternal(t *testing.T) {
 		}
 		var out, errOut bytes.Buffer
 		f := &Factory{
-			IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
+			IOStreams: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
 			Getenv: func(k string) string {
 				if k == "VQ_BASE_URL" {
 					panic("injected by the test\nsecond line")

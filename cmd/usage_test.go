@@ -15,7 +15,7 @@ import (
 func TestUnknownSubcommandsFailAtEveryLevel(t *testing.T) {
 	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(200, runFailuresBody))
-	root := NewRootCmd(&Factory{IO: &IOStreams{}, Getenv: func(string) string { return "" }})
+	root := NewRootCmd(&Factory{IOStreams: &IOStreams{}, Getenv: func(string) string { return "" }})
 	var groups []*cobra.Command
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {

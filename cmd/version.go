@@ -64,11 +64,11 @@ func NewCmdVersion(f *Factory) *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error {
 			if out.Structured() {
 				v, commit, date := buildInfo()
-				return showDocument(c.Context(), f, &out, map[string]string{"version": v, "commit": commit, "date": date})
+				return ShowDocument(c.Context(), f, &out, map[string]string{"version": v, "commit": commit, "date": date})
 			}
 			return f.Terminal().Print.Text("vq " + versionString())
 		},
 	}
-	addOutputFlags(c, &out, "text", "json")
+	AddOutputFlags(c, &out, "text", "json")
 	return c
 }

@@ -17,8 +17,8 @@ type WatchOptions struct {
 // NewCmdWatch polls async jobs until they end. runF replaces the behaviour
 // in tests of flag parsing.
 func NewCmdWatch(f *Factory, runF func(context.Context, *WatchOptions) error) *cobra.Command {
-	opts := &WatchOptions{Pipeline: newPipeline(f)}
-	c := taskRow("watch").shape(f, &cobra.Command{
+	opts := &WatchOptions{Pipeline: NewPipeline(f)}
+	c := TaskRow("watch").Shape(f, &cobra.Command{
 		Short: "Watch async jobs until they end (get_job_status)",
 		Long: `Poll get_job_status for each job, concurrently, until it is completed,
 failed or cancelled, then print each job's final answer on stdout in the order
@@ -50,16 +50,16 @@ the deadline, 130 on Ctrl-C. Both print the vq watch command that resumes.`,
 			return runWatch(c.Context(), opts)
 		},
 	}, "")
-	addOutputFlags(c, &opts.Pipeline.Output)
-	addWaitFlags(c, &opts.Pipeline.Wait, false)
-	return callsServer(c, &f.Global)
+	AddOutputFlags(c, &opts.Pipeline.Output)
+	AddWaitFlags(c, &opts.Pipeline.Wait, false)
+	return CallsServer(c, &f.Global)
 }
 
 // runWatch watches the jobs and shows each final answer; the error
 // carries the worst exit code of them.
 func runWatch(ctx context.Context, opts *WatchOptions) error {
 	p := opts.Pipeline
-	outcomes, err := p.watchJobs(ctx, opts.JobIDs)
+	outcomes, err := p.WatchJobs(ctx, opts.JobIDs)
 	if err != nil {
 		return err
 	}
@@ -67,10 +67,10 @@ func runWatch(ctx context.Context, opts *WatchOptions) error {
 	for _, o := range outcomes {
 		if len(outcomes) > 1 && !p.Output.Structured() {
 			// A reader that left early still gets the answers' exit code.
-			_ = p.f.Terminal().Print.Heading("job " + o.id)
+			_ = p.Terminal().Print.Heading("job " + o.ID)
 		}
-		proof, isProof := format.ProofAnswer(o.resp, false)
-		errs = append(errs, showProofAnswer(ctx, p, o.resp, proof, isProof))
+		proof, isProof := format.ProofAnswer(o.Resp, false)
+		errs = append(errs, showProofAnswer(ctx, p, o.Resp, proof, isProof))
 	}
 	return worst(errs)
 }

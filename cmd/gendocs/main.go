@@ -31,7 +31,7 @@ func main() {
 	if !*man && !*markdown {
 		*man, *markdown = true, true
 	}
-	n, err := generate(cmd.NewRootCmd(cmd.NewFactory()), *dir, *man, *markdown)
+	n, err := generate(cmd.NewRootCmd(cmd.NewFactory(cmd.Version())), *dir, *man, *markdown)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gendocs:", err)
 		os.Exit(1)
