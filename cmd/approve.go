@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/cmd/cmdutil"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
@@ -25,14 +26,14 @@ type ApproveOptions struct {
 	// consent: it is given once for all of them.
 	Calls    []api.Call
 	DryRun   bool
-	Pipeline *Pipeline
+	Pipeline *cmdutil.Pipeline
 }
 
 // NewCmdApprove accepts a run's changes as the new baseline: all of them,
 // or the checks named by --scenario/--viewport pairs, asked for once.
 // runF replaces the behaviour in tests of flag parsing.
-func NewCmdApprove(f *Factory, runF func(context.Context, *ApproveOptions) error) *cobra.Command {
-	opts := &ApproveOptions{Pipeline: NewPipeline(f)}
+func NewCmdApprove(f *cmdutil.Factory, runF func(context.Context, *ApproveOptions) error) *cobra.Command {
+	opts := &ApproveOptions{Pipeline: cmdutil.NewPipeline(f)}
 	c := &cobra.Command{
 		Short: "Approve a run's visual changes as the new baseline (write)",
 		Long: `Approve a run's visual changes (approve_vrt_results): all of them, or the
@@ -51,8 +52,8 @@ sends nothing.`,
 		Example: "  vq approve run_abc --scenario Homepage --viewport desktop --yes\n" +
 			"  vq approve run_abc --scenario Homepage --viewport desktop --scenario Checkout --viewport mobile --dry-run",
 	}
-	CallsTools(TaskRow("approve").Shape(f, c, "[--dry-run]"), &f.Global)
-	Thin(c, func(args []string) (*ApproveOptions, error) {
+	cmdutil.CallsTools(cmdutil.TaskRow("approve").Shape(f, c, "[--dry-run]"), &f.Global)
+	cmdutil.Thin(c, func(args []string) (*ApproveOptions, error) {
 		scenarios, _ := c.Flags().GetStringArray("scenario")
 		viewports, _ := c.Flags().GetStringArray("viewport")
 		checks, err := pairChecks(scenarios, viewports)
@@ -69,9 +70,9 @@ sends nothing.`,
 		return opts, nil
 	}, runApprove, runF)
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show the calls that would be sent, send nothing")
-	AddOutputFlags(c, &opts.Pipeline.Output)
-	AddWaitFlags(c, &opts.Pipeline.Wait, true)
-	CompleteCheckFlags(f, c)
+	cmdutil.AddOutputFlags(c, &opts.Pipeline.Output)
+	cmdutil.AddWaitFlags(c, &opts.Pipeline.Wait, true)
+	cmdutil.CompleteCheckFlags(f, c)
 	return c
 }
 
@@ -85,17 +86,17 @@ func runApprove(ctx context.Context, o *ApproveOptions) error {
 	}
 	a := approval{runID: o.RunID, checks: o.Checks, pipeline: p}
 	_, policy := p.Policies()
-	calls, answer, err := ObtainConsent(ctx, policy, p.Terminal().Prompter(p.Output.Structured()), WriteIntent{Calls: o.Calls, Question: a.question})
+	calls, answer, err := cmdutil.ObtainConsent(ctx, policy, p.Terminal().Prompter(p.Output.Structured()), cmdutil.WriteIntent{Calls: o.Calls, Question: a.question})
 	switch {
 	case err != nil:
 		return err
-	case answer == Declined:
+	case answer == cmdutil.Declined:
 		return p.Show(ctx, declinedAnswer(api.ToolApprove))
 	case len(calls) == 1:
 		// Not asked, it goes as it is: the server's confirm gate answers
 		// (and in the TUI, its dialog asks).
 		return p.Run(ctx, calls[0])
-	case answer != Consented:
+	case answer != cmdutil.Consented:
 		// A script is never asked: nothing is sent without --yes.
 		return p.Show(ctx, declinedAnswer(api.ToolApprove))
 	}
@@ -165,7 +166,7 @@ func checkOf(c api.Call) check {
 type approval struct {
 	runID    string
 	checks   []check
-	pipeline *Pipeline
+	pipeline *cmdutil.Pipeline
 }
 
 // question asks once for the whole approval, saying how many checks it
@@ -231,7 +232,7 @@ func (a approval) sendBatch(ctx context.Context, calls []api.Call) error {
 		return err
 	}
 	if !s.HasCredential() {
-		return p.Show(ctx, WithHint(api.MissingCredential(api.ToolApprove), s))
+		return p.Show(ctx, cmdutil.WithHint(api.MissingCredential(api.ToolApprove), s))
 	}
 	describe := func(c api.Call) string { return checkOf(c).String() }
 	b := batch{send: p.SendConsented, print: p.Terminal().Print, tool: api.ToolApprove, bound: p.Watch().Bound(), done: "approved", describe: describe}

@@ -14,12 +14,14 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/api/account"
+	"github.com/visualq/vq/cmd/cmdutil"
+	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
 )
 
 // NewCmdAuth groups credential management.
-func NewCmdAuth(f *Factory) *cobra.Command {
+func NewCmdAuth(f *cmdutil.Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "auth",
 		Short: "Sign in to servers, switch between them, and see where each key comes from",
@@ -36,9 +38,9 @@ variable (for whichever server is picked), the OS keyring, then the config
 file (written 0600). The key is never a flag, so it never shows in ps.`,
 	}
 	c.AddCommand(
-		CallsServer(newCmdAuthLogin(f), &f.Global),
-		TakesFlags(newCmdAuthLogout(f), &f.Global, ServerFlags, EndpointFlags, ConnectionFlags),
-		TakesFlags(newCmdAuthStatus(f), &f.Global, ServerFlags, EndpointFlags, ConnectionFlags),
+		cmdutil.CallsServer(newCmdAuthLogin(f), &f.Global),
+		cmdutil.TakesFlags(newCmdAuthLogout(f), &f.Global, cmdutil.ServerFlags, cmdutil.EndpointFlags, cmdutil.ConnectionFlags),
+		cmdutil.TakesFlags(newCmdAuthStatus(f), &f.Global, cmdutil.ServerFlags, cmdutil.EndpointFlags, cmdutil.ConnectionFlags),
 		newCmdAuthSwitch(f),
 	)
 	return c
@@ -63,7 +65,7 @@ type LoginOptions struct {
 	ClientMetadataURL string
 }
 
-func newCmdAuthLogin(f *Factory) *cobra.Command {
+func newCmdAuthLogin(f *cmdutil.Factory) *cobra.Command {
 	opts := &LoginOptions{}
 	c := &cobra.Command{
 		Use:   "login",
@@ -142,7 +144,7 @@ script gets exit unauthorized or scope_denied, with the vq auth login
 // The base URL prompt, named in the errors about its answer.
 const baseURLPrompt = "VisualQ base URL"
 
-func runLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
+func runLogin(ctx context.Context, f *cmdutil.Factory, opts *LoginOptions) error {
 	s, err := f.Settings(ctx)
 	if err != nil {
 		return err
@@ -189,7 +191,7 @@ func runLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 // loginServer is the server vq auth login signs in to, checked: the one a
 // flag names, else the base URL prompt's answer (offering the server the
 // settings pick), with the key when it was pasted on the same line.
-func loginServer(ctx context.Context, f *Factory, in *bufio.Reader, s Settings, withToken bool) (base, pasted string, err error) {
+func loginServer(ctx context.Context, f *cmdutil.Factory, in *bufio.Reader, s cmdutil.Settings, withToken bool) (base, pasted string, err error) {
 	base, source := s.BaseURL, cmp.Or(s.PickedBy, "--base-url")
 	if !withToken && (base == "" || (f.Global.BaseURL == "" && f.Global.Profile == "")) { // ask unless a flag named it
 		if base, pasted, err = promptBaseURL(ctx, f.Terminal(), in, base); err != nil {
@@ -204,26 +206,26 @@ func loginServer(ctx context.Context, f *Factory, in *bufio.Reader, s Settings, 
 	if base == "" {
 		return "", "", &exitcode.UsageError{Reason: "no base URL", Hint: "pass --base-url https://… or set VQ_BASE_URL"}
 	}
-	return base, pasted, CheckServerURL(source, base)
+	return base, pasted, cmdutil.CheckServerURL(source, base)
 }
 
 // loginKey is the API key to sign in with: the one pasted with the URL,
 // else stdin's first line with --with-token, else what is typed at the
 // hidden prompt.
-func loginKey(ctx context.Context, t *Terminal, in *bufio.Reader, pasted string, withToken bool) (string, error) {
+func loginKey(ctx context.Context, t *iostreams.Terminal, in *bufio.Reader, pasted string, withToken bool) (string, error) {
 	switch {
 	case pasted != "":
 		t.Print.Note("API key: read from the same line as the URL (not shown)")
 		return pasted, nil
 	case withToken:
-		key, err := ReadLine(ctx, in)
+		key, err := iostreams.ReadLine(ctx, in)
 		if err == nil && key == "" {
 			err = exitcode.Usagef("empty API key on stdin")
 		}
 		return key, err
 	}
 	t.Print.Prompt("API key (input hidden):")
-	key, err := ReadSecret(ctx, int(os.Stdin.Fd()))
+	key, err := iostreams.ReadSecret(ctx, int(os.Stdin.Fd()))
 	t.Print.Note("")
 	if err == nil && key == "" {
 		err = exitcode.Usagef("no API key was entered at the API key prompt")
@@ -234,7 +236,7 @@ func loginKey(ctx context.Context, t *Terminal, in *bufio.Reader, pasted string,
 // loginEntry is what vq auth login stores besides the key: the name and
 // the defaults given as flags (a variable set for this run is not meant
 // to outlive it).
-func loginEntry(f *Factory, opts *LoginOptions) account.Server {
+func loginEntry(f *cmdutil.Factory, opts *LoginOptions) account.Server {
 	return account.Server{Name: opts.Name, Project: f.Global.Project, Environment: f.Global.Environment, Transport: f.Global.Transport, Endpoint: f.Global.Endpoint}
 }
 
@@ -254,7 +256,7 @@ func checkProfileName(name string) error {
 // checkNameFree refuses a --name another server's entry has: one name
 // picks one server. It returns the name base's entry has now, for the
 // note that a sign-in renamed it.
-func checkNameFree(f *Factory, name, base string) (current string, err error) {
+func checkNameFree(f *cmdutil.Factory, name, base string) (current string, err error) {
 	if name == "" {
 		return "", nil
 	}
@@ -264,7 +266,7 @@ func checkNameFree(f *Factory, name, base string) (current string, err error) {
 	}
 	if owner, _, taken := cfg.Named(name); taken && account.NormalizeBaseURL(owner) != account.NormalizeBaseURL(base) {
 		return "", &exitcode.UsageError{
-			Reason: fmt.Sprintf("--name %s is already the name of %s", name, DisplayURL(owner)),
+			Reason: fmt.Sprintf("--name %s is already the name of %s", name, cmdutil.DisplayURL(owner)),
 			Hint:   "choose another name, or remove that entry first: vq auth logout --profile " + name,
 		}
 	}
@@ -276,7 +278,7 @@ func checkNameFree(f *Factory, name, base string) (current string, err error) {
 // server's entry: the old name no longer picks it.
 func noteRename(print format.Printer, base, was, now string) {
 	if was != "" && now != "" && was != now {
-		print.Note(fmt.Sprintf("Renamed the entry of %s from %s to %s: --profile %s no longer picks it.", DisplayURL(base), was, now, was))
+		print.Note(fmt.Sprintf("Renamed the entry of %s from %s to %s: --profile %s no longer picks it.", cmdutil.DisplayURL(base), was, now, was))
 	}
 }
 
@@ -285,7 +287,7 @@ func noteRename(print format.Printer, base, was, now string) {
 // machine, the sandbox's), and the person is told so. A line of two words is the
 // URL and the key pasted together: the key is returned, and on a terminal
 // it was never echoed.
-func promptBaseURL(ctx context.Context, t *Terminal, in *bufio.Reader, def string) (base, key string, err error) {
+func promptBaseURL(ctx context.Context, t *iostreams.Terminal, in *bufio.Reader, def string) (base, key string, err error) {
 	label := baseURLPrompt
 	if def != "" {
 		label += " [" + def + "]"
@@ -293,9 +295,9 @@ func promptBaseURL(ctx context.Context, t *Terminal, in *bufio.Reader, def strin
 	t.Print.Prompt(label + ":")
 	var line string
 	if file, ok := t.Streams().In.(*os.File); ok && t.IsStdinTTY() {
-		line, err = ReadLineHidingKey(ctx, file, int(file.Fd()), t.Streams().ErrOut)
+		line, err = iostreams.ReadLineHidingKey(ctx, file, int(file.Fd()), t.Streams().ErrOut)
 	} else {
-		line, err = ReadLine(ctx, in)
+		line, err = iostreams.ReadLine(ctx, in)
 	}
 	if err != nil {
 		return "", "", err
@@ -307,11 +309,11 @@ func promptBaseURL(ctx context.Context, t *Terminal, in *bufio.Reader, def strin
 	base, key = fields[0], strings.Join(fields[1:], " ")
 	if !strings.Contains(base, "://") {
 		scheme := "https://"
-		if u, err := url.Parse(scheme + base); err == nil && IsLoopback(u.Hostname()) {
+		if u, err := url.Parse(scheme + base); err == nil && cmdutil.IsLoopback(u.Hostname()) {
 			scheme = "http://"
 		}
 		base = scheme + base
-		t.Print.Note("No scheme given: using " + DisplayURL(base))
+		t.Print.Note("No scheme given: using " + cmdutil.DisplayURL(base))
 	}
 	return base, key, nil
 }
@@ -322,7 +324,7 @@ func promptBaseURL(ctx context.Context, t *Terminal, in *bufio.Reader, def strin
 // 401 is a key the server rejects; no answer at all (or none from a
 // VisualQ server) leaves the key unchecked; any other answer, even a
 // refusal, means the key got in.
-func verifyKey(ctx context.Context, f *Factory, base, key string) error {
+func verifyKey(ctx context.Context, f *cmdutil.Factory, base, key string) error {
 	s, err := f.SettingsFor(ctx, base)
 	if err != nil {
 		return err
@@ -346,17 +348,17 @@ func verifyKey(ctx context.Context, f *Factory, base, key string) error {
 	}
 	if _, refused := resp.CredentialRefused(); refused {
 		return &exitcode.Error{Code: exitcode.Unauthorized, Message: fmt.Sprintf(
-			"%s rejected the key (HTTP 401); nothing was saved. Check the key and that it belongs to this server", DisplayURL(base))}
+			"%s rejected the key (HTTP 401); nothing was saved. Check the key and that it belongs to this server", cmdutil.DisplayURL(base))}
 	}
 	if resp.ErrorCode() == api.CodeHTTPError {
-		resp = WithHint(resp, s)
+		resp = cmdutil.WithHint(resp, s)
 		return &exitcode.Error{Code: exitcode.ForCode(resp.ErrorCode(), resp.IsRecoverable()), Message: fmt.Sprintf(
-			"could not check the key with %s: %s; nothing was saved (--no-verify saves it unchecked)", DisplayURL(base), resp.ErrorMessage())}
+			"could not check the key with %s: %s; nothing was saved (--no-verify saves it unchecked)", cmdutil.DisplayURL(base), resp.ErrorMessage())}
 	}
 	return nil
 }
 
-func newCmdAuthLogout(f *Factory) *cobra.Command {
+func newCmdAuthLogout(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "logout",
 		Short: "Remove one server's stored key and tokens",
@@ -391,7 +393,7 @@ left, vq auth switch picks one.`,
 				if removed {
 					print.Note("Signed out of " + describeServer(s.BaseURL, s.Profile) + ": its entry and stored key are removed.")
 				} else {
-					print.Note("Nothing was stored for " + DisplayURL(s.BaseURL) + ".")
+					print.Note("Nothing was stored for " + cmdutil.DisplayURL(s.BaseURL) + ".")
 				}
 			}
 			if err := logoutOAuth(f, store, s); err != nil {
@@ -416,13 +418,13 @@ func noteActiveAfterLogout(print format.Printer, before, after account.Config) {
 		_, entry, _ := after.Find(after.Active)
 		print.Note("Active server now: " + describeServer(after.Active, entry.Name) + ", the one still signed in.")
 	case after.Active == "" && len(after.Servers) > 0:
-		names := ProfileNames(after)
+		names := cmdutil.ProfileNames(after)
 		print.Note("No server is active; still signed in to: " + strings.Join(names, ", ") + ".")
 		print.Hint("pick one with: vq auth switch " + names[0] + " (or --profile NAME for one call)")
 	}
 }
 
-func newCmdAuthSwitch(f *Factory) *cobra.Command {
+func newCmdAuthSwitch(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "switch URL|NAME",
 		Short: "Make another signed-in server the active one",
@@ -436,7 +438,7 @@ VQ_PROFILE names another.`,
 			if err != nil {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
-			return ProfileNames(cfg), cobra.ShellCompDirectiveNoFileComp
+			return cmdutil.ProfileNames(cfg), cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			store, cfg, err := f.Config().Read()
@@ -448,7 +450,7 @@ VQ_PROFILE names another.`,
 				return err
 			}
 			if !found {
-				return UnknownProfile("vq auth switch", args[0], cfg)
+				return cmdutil.UnknownProfile("vq auth switch", args[0], cfg)
 			}
 			_, entry, _ := cfg.Find(base)
 			print := f.Terminal().Print
@@ -467,9 +469,9 @@ VQ_PROFILE names another.`,
 // name when it has one.
 func describeServer(base, name string) string {
 	if name == "" {
-		return DisplayURL(base)
+		return cmdutil.DisplayURL(base)
 	}
-	return DisplayURL(base) + " (" + name + ")"
+	return cmdutil.DisplayURL(base) + " (" + name + ")"
 }
 
 // mask shows just enough of a key to recognise it.
@@ -480,8 +482,8 @@ func mask(key string) string {
 	return key[:4] + strings.Repeat("*", 8) + key[len(key)-2:]
 }
 
-func newCmdAuthStatus(f *Factory) *cobra.Command {
-	var out OutputOptions
+func newCmdAuthStatus(f *cmdutil.Factory) *cobra.Command {
+	var out cmdutil.OutputOptions
 	c := &cobra.Command{
 		Use:   "status",
 		Short: "List the servers signed in to, the active one, and where each key comes from (masked)",
@@ -503,7 +505,7 @@ It exits unauthorized when the active server has no credential.`,
 				return err
 			}
 			if out.Structured() {
-				err = ShowDocument(ctx, f, &out, st)
+				err = cmdutil.ShowDocument(ctx, f, &out, st)
 			} else {
 				err = f.Terminal().Print.AuthStatus(st)
 			}
@@ -514,25 +516,25 @@ It exits unauthorized when the active server has no credential.`,
 			case s.BaseURL == "" && s.Endpoint == "":
 				return &exitcode.Error{Code: exitcode.Unauthorized, Message: "no active server: run vq auth login, or pick one with vq auth switch or --profile"}
 			case s.APIKey == "" && s.OAuth == nil:
-				return &exitcode.Error{Code: exitcode.Unauthorized, Message: "not signed in to " + DisplayURL(cmp.Or(s.BaseURL, s.Endpoint)) + ": run vq auth login, or set VQ_API_KEY"}
+				return &exitcode.Error{Code: exitcode.Unauthorized, Message: "not signed in to " + cmdutil.DisplayURL(cmp.Or(s.BaseURL, s.Endpoint)) + ": run vq auth login, or set VQ_API_KEY"}
 			}
 			return nil
 		},
 	}
-	AddOutputFlags(c, &out, "text", "json")
+	cmdutil.AddOutputFlags(c, &out, "text", "json")
 	return c
 }
 
 // collectStatus lists the servers: the active one as s resolved it, every
 // other entry as stored.
-func collectStatus(ctx context.Context, f *Factory, s Settings) (format.AuthStatus, error) {
+func collectStatus(ctx context.Context, f *cmdutil.Factory, s cmdutil.Settings) (format.AuthStatus, error) {
 	store, cfg, err := f.Config().Read()
 	if err != nil {
 		return format.AuthStatus{}, err
 	}
 	st := format.AuthStatus{Config: s.ConfigPath, Servers: []format.ServerStatus{}}
 	if s.BaseURL != "" || s.Endpoint != "" {
-		st.Active, st.PickedBy = DisplayURL(cmp.Or(s.BaseURL, s.Endpoint)), s.PickedBy
+		st.Active, st.PickedBy = cmdutil.DisplayURL(cmp.Or(s.BaseURL, s.Endpoint)), s.PickedBy
 		if s.OAuth == nil {
 			// Settings leave it out when a key is there; status shows both.
 			if s.OAuth, err = storedOAuth(ctx, store, s); err != nil {
@@ -546,7 +548,7 @@ func collectStatus(ctx context.Context, f *Factory, s Settings) (format.AuthStat
 			continue
 		}
 		entry := cfg.Servers[base]
-		other := Settings{BaseURL: base, Profile: entry.Name, Project: entry.Project, Environment: entry.Environment, Transport: entry.Transport, Endpoint: entry.Endpoint}
+		other := cmdutil.Settings{BaseURL: base, Profile: entry.Name, Project: entry.Project, Environment: entry.Environment, Transport: entry.Transport, Endpoint: entry.Endpoint}
 		if other.APIKey, other.KeySource, err = store.Lookup(ctx, base); err != nil {
 			return st, err
 		}
@@ -561,7 +563,7 @@ func collectStatus(ctx context.Context, f *Factory, s Settings) (format.AuthStat
 // storedOAuth is the token stored for s's MCP endpoint, or nil; a token
 // file that cannot be read shows as none, as status is how a person finds
 // out what is stored.
-func storedOAuth(ctx context.Context, store account.CredentialStore, s Settings) (*account.OAuthToken, error) {
+func storedOAuth(ctx context.Context, store account.CredentialStore, s cmdutil.Settings) (*account.OAuthToken, error) {
 	endpoint := s.MCPEndpoint()
 	if endpoint == "" {
 		return nil, nil
@@ -578,10 +580,10 @@ func storedOAuth(ctx context.Context, store account.CredentialStore, s Settings)
 	return &tok, nil
 }
 
-func serverStatusOf(s Settings, active bool) format.ServerStatus {
+func serverStatusOf(s cmdutil.Settings, active bool) format.ServerStatus {
 	ss := format.ServerStatus{
-		BaseURL: DisplayURL(s.BaseURL), Name: s.Profile, Active: active, KeySource: s.KeySource,
-		Project: s.Project, Environment: s.Environment, Transport: s.Transport, Endpoint: DisplayURL(s.Endpoint),
+		BaseURL: cmdutil.DisplayURL(s.BaseURL), Name: s.Profile, Active: active, KeySource: s.KeySource,
+		Project: s.Project, Environment: s.Environment, Transport: s.Transport, Endpoint: cmdutil.DisplayURL(s.Endpoint),
 		OAuth: oauthStatusOf(s),
 	}
 	if s.APIKey != "" {

@@ -8,13 +8,14 @@ import (
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/api/account"
+	"github.com/visualq/vq/cmd/cmdutil"
 	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
 // runOAuthLogin is vq auth login --oauth.
-func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
+func runOAuthLogin(ctx context.Context, f *cmdutil.Factory, opts *LoginOptions) error {
 	// The sign-in ends in a write of the config file: one that cannot be
 	// used stops it before the browser opens.
 	if _, _, err := f.Config().Read(); err != nil {
@@ -28,7 +29,7 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 	if err != nil {
 		return err
 	}
-	o := NewOAuthSignIn(f).Options(!opts.NoBrowser)
+	o := cmdutil.NewOAuthSignIn(f).Options(!opts.NoBrowser)
 	// --scope 'a b' names two, as a challenge (and the hint of a refused
 	// call) does.
 	o.Scopes, o.ClientMetadataURL = strings.Fields(strings.Join(opts.Scopes, " ")), opts.ClientMetadataURL
@@ -42,7 +43,7 @@ func runOAuthLogin(ctx context.Context, f *Factory, opts *LoginOptions) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &exitcode.Error{Code: exitcode.Unauthorized, Message: err.Error() + LoginHint(err)}
+		return &exitcode.Error{Code: exitcode.Unauthorized, Message: err.Error() + cmdutil.LoginHint(err)}
 	}
 	store, err := f.Config().Store()
 	if err != nil {
@@ -79,7 +80,7 @@ func checkClientMetadataURL(opts *LoginOptions) error {
 	}
 	if err := account.CheckClientMetadataURL(opts.ClientMetadataURL); err != nil {
 		return &exitcode.UsageError{
-			Reason: fmt.Sprintf("--client-metadata-url %q %s", DisplayURL(opts.ClientMetadataURL), err),
+			Reason: fmt.Sprintf("--client-metadata-url %q %s", cmdutil.DisplayURL(opts.ClientMetadataURL), err),
 			Hint:   "example: --client-metadata-url https://vq.example.com/oauth/client.json",
 		}
 	}
@@ -87,7 +88,7 @@ func checkClientMetadataURL(opts *LoginOptions) error {
 }
 
 // logoutOAuth removes the OAuth tokens stored for the MCP endpoint.
-func logoutOAuth(f *Factory, store account.CredentialStore, s Settings) error {
+func logoutOAuth(f *cmdutil.Factory, store account.CredentialStore, s cmdutil.Settings) error {
 	endpoint := s.MCPEndpoint()
 	if endpoint == "" {
 		return nil
@@ -107,9 +108,9 @@ func logoutOAuth(f *Factory, store account.CredentialStore, s Settings) error {
 }
 
 // oauthStatusOf is the OAuth sign-in vq auth status shows for s.
-func oauthStatusOf(s Settings) *format.OAuthStatus {
+func oauthStatusOf(s cmdutil.Settings) *format.OAuthStatus {
 	if s.OAuth == nil {
 		return nil
 	}
-	return &format.OAuthStatus{Endpoint: DisplayURL(s.MCPEndpoint()), Issuer: DisplayURL(s.OAuth.Issuer), Expiry: s.OAuth.Expiry, Refreshable: s.OAuth.RefreshToken != ""}
+	return &format.OAuthStatus{Endpoint: cmdutil.DisplayURL(s.MCPEndpoint()), Issuer: cmdutil.DisplayURL(s.OAuth.Issuer), Expiry: s.OAuth.Expiry, Refreshable: s.OAuth.RefreshToken != ""}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/api/mcpclient"
+	"github.com/visualq/vq/cmd/cmdutil"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -18,7 +19,7 @@ type CIOptions struct {
 	Args map[string]any
 	// Raw prints the CI answer itself as JSON and never waits (vq ci call).
 	Raw      bool
-	Pipeline *Pipeline
+	Pipeline *cmdutil.Pipeline
 }
 
 // ciJSONHelp is the one account of what --json and --jq see for the CI
@@ -60,7 +61,7 @@ docs/ci in the repository.`
 
 // NewCmdCI groups the CI endpoint's commands. runF replaces the behaviour
 // of every subcommand in tests of flag parsing.
-func NewCmdCI(f *Factory, runF func(context.Context, *CIOptions) error) *cobra.Command {
+func NewCmdCI(f *cmdutil.Factory, runF func(context.Context, *CIOptions) error) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "ci",
 		Short: "Start CI runs and wait for their verdict (/api/ci)",
@@ -91,15 +92,15 @@ default); --timeout bounds each request.
 
 // ciCmd builds a CI subcommand from the options its arguments make: output
 // flags always, wait flags unless it only calls (vq ci call).
-func ciCmd(f *Factory, c *cobra.Command, waits bool, build func(args []string) (*CIOptions, error), runF func(context.Context, *CIOptions) error) *cobra.Command {
-	p := NewPipeline(f)
-	AddOutputFlags(c, &p.Output)
+func ciCmd(f *cmdutil.Factory, c *cobra.Command, waits bool, build func(args []string) (*CIOptions, error), runF func(context.Context, *CIOptions) error) *cobra.Command {
+	p := cmdutil.NewPipeline(f)
+	cmdutil.AddOutputFlags(c, &p.Output)
 	if waits {
-		AddWaitFlags(c, &p.Wait, true)
-		AddRunReports(c, f, p)
+		cmdutil.AddWaitFlags(c, &p.Wait, true)
+		cmdutil.AddRunReports(c, f, p)
 	}
-	CallsCI(c, &f.Global)
-	return Thin(c, func(args []string) (*CIOptions, error) {
+	cmdutil.CallsCI(c, &f.Global)
+	return cmdutil.Thin(c, func(args []string) (*CIOptions, error) {
 		o, err := build(args)
 		if o != nil {
 			o.Pipeline = p
@@ -111,8 +112,8 @@ func ciCmd(f *Factory, c *cobra.Command, waits bool, build func(args []string) (
 	}, runF)
 }
 
-func newCmdCIRun(f *Factory, name, kind string, runF func(context.Context, *CIOptions) error) *cobra.Command {
-	row := TaskRow("ci " + name)
+func newCmdCIRun(f *cmdutil.Factory, name, kind string, runF func(context.Context, *CIOptions) error) *cobra.Command {
+	row := cmdutil.TaskRow("ci " + name)
 	tool := row.Tool
 	c := row.Shape(f, &cobra.Command{
 		Short: "Start a " + kind + " run (" + tool + "); --wait for its verdict",
@@ -137,8 +138,8 @@ vq ci status RUN_ID --wait.
 	}, runF)
 }
 
-func newCmdCIStatus(f *Factory, runF func(context.Context, *CIOptions) error) *cobra.Command {
-	return ciCmd(f, TaskRow("ci status").Shape(f, &cobra.Command{
+func newCmdCIStatus(f *cmdutil.Factory, runF func(context.Context, *CIOptions) error) *cobra.Command {
+	return ciCmd(f, cmdutil.TaskRow("ci status").Shape(f, &cobra.Command{
 		Short: "Show a CI run's status (get_run_status); --wait for its verdict",
 		Long: `Show how a CI run is doing (get_run_status). A run that has its verdict
 is reported as vq ci run-vrt --wait would: a failed run shows its failed
@@ -157,7 +158,7 @@ it is also the command that resumes an interrupted wait.
 	}, runF)
 }
 
-func newCmdCICall(f *Factory, runF func(context.Context, *CIOptions) error) *cobra.Command {
+func newCmdCICall(f *cmdutil.Factory, runF func(context.Context, *CIOptions) error) *cobra.Command {
 	var argsJSON string
 	c := ciCmd(f, &cobra.Command{
 		Use:   "call TOOL [KEY=VALUE | KEY:=JSON]...",
@@ -178,9 +179,9 @@ command's, the CI answer under .data.`,
 			return nil
 		},
 	}, false, func(args []string) (*CIOptions, error) {
-		pairs, err := ParseArgs(args[1:], argsJSON, f.IOStreams.In)
+		pairs, err := cmdutil.ParseArgs(args[1:], argsJSON, f.IOStreams.In)
 		if err == nil {
-			err = CheckKnownArgs(args[0], PairKeys(args[1:]))
+			err = cmdutil.CheckKnownArgs(args[0], cmdutil.PairKeys(args[1:]))
 		}
 		return &CIOptions{Tool: args[0], Args: pairs, Raw: true}, err
 	}, runF)
@@ -226,7 +227,7 @@ func resumeRunWait(runID string) string {
 // is interrupted or ends in an error keeps the run's handle: its answer
 // holds the run as last seen (--jq .data.runId), and stderr the command
 // that resumes. Neither a timeout nor Ctrl-C ever reads as a failed run.
-func waitRun(ctx context.Context, p *Pipeline, started *api.ToolResponse) error {
+func waitRun(ctx context.Context, p *cmdutil.Pipeline, started *api.ToolResponse) error {
 	run, _ := api.ParseCIRun(started)
 	w := p.Watch()
 	view, end := p.Terminal().Progress([]string{run.RunID})
@@ -262,7 +263,7 @@ func waitRun(ctx context.Context, p *Pipeline, started *api.ToolResponse) error 
 		p.Terminal().Print.Hint(resume)
 		return cmp.Or(shown, error(&exitcode.Error{Code: exitcode.Timeout}))
 	case err != nil:
-		showStopped(context.WithoutCancel(ctx), p, InterruptedAnswer(ctx, api.ToolRunStatus, "run "+run.RunID).WithData(lastRun.Data))
+		showStopped(context.WithoutCancel(ctx), p, cmdutil.InterruptedAnswer(ctx, api.ToolRunStatus, "run "+run.RunID).WithData(lastRun.Data))
 		p.Terminal().Print.Hint(resume)
 		return err
 	case last != lastRun:
@@ -279,7 +280,7 @@ func waitRun(ctx context.Context, p *Pipeline, started *api.ToolResponse) error 
 // when a script asked for a document (it gets its one document, and the
 // error line); the reports are of it either way. The error is Show's, or
 // nil when nothing was shown.
-func showStopped(ctx context.Context, p *Pipeline, resp *api.ToolResponse) error {
+func showStopped(ctx context.Context, p *cmdutil.Pipeline, resp *api.ToolResponse) error {
 	if p.Output.Structured() {
 		return p.Show(ctx, resp)
 	}
@@ -291,7 +292,7 @@ func showStopped(ctx context.Context, p *Pipeline, resp *api.ToolResponse) error
 // run is shown as its failed checks, fetched with get_run_failures and
 // rendered as vq failures renders them, and exits run_failed even though
 // that call succeeded: changes found are a verdict, never a crash.
-func showVerdict(ctx context.Context, p *Pipeline, resp *api.ToolResponse) error {
+func showVerdict(ctx context.Context, p *cmdutil.Pipeline, resp *api.ToolResponse) error {
 	run, isRun := api.ParseCIRun(resp)
 	var verdict *exitcode.Error
 	switch {
@@ -332,7 +333,7 @@ func showVerdict(ctx context.Context, p *Pipeline, resp *api.ToolResponse) error
 // showCIAnswer prints a CI answer as vq ci call does: the JSON the server
 // sent on stdout, and a failure's error line on stderr. --json, --jq and
 // --format render the wrapping ToolResponse as for any command.
-func showCIAnswer(ctx context.Context, p *Pipeline, resp *api.ToolResponse) error {
+func showCIAnswer(ctx context.Context, p *cmdutil.Pipeline, resp *api.ToolResponse) error {
 	if p.Output.Structured() {
 		return p.Show(ctx, resp)
 	}

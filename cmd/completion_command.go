@@ -2,11 +2,12 @@ package cmd
 
 import (
 	"github.com/spf13/cobra"
+	"github.com/visualq/vq/cmd/cmdutil"
 )
 
 // NewCmdCompletion prints a shell's completion script. It replaces cobra's
 // default completion command (a command of the same name suppresses it).
-func NewCmdCompletion(f *Factory) *cobra.Command {
+func NewCmdCompletion(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "completion bash|zsh|fish|powershell",
 		Short: "Print the shell completion script",
@@ -24,7 +25,7 @@ Install it once:
 		Example: `  source <(vq completion bash)
   vq completion zsh > "${fpath[1]}/_vq"`,
 		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
-		Args:      cobra.MatchAll(ExactArgs(1, "SHELL (bash, zsh, fish or powershell)"), cobra.OnlyValidArgs),
+		Args:      cobra.MatchAll(cmdutil.ExactArgs(1, "SHELL (bash, zsh, fish or powershell)"), cobra.OnlyValidArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			root, out := c.Root(), f.IOStreams.Out
 			switch args[0] {

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/cmd/cmdutil"
+	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/testkit"
 )
@@ -357,7 +359,7 @@ func TestConfirmPromptOnATerminal(t *testing.T) {
 	run := func(ctx context.Context, stdin io.Reader) (string, int) {
 		var out, errOut bytes.Buffer
 		env := map[string]string{"VQ_BASE_URL": s.URL, "VQ_API_KEY": "k", "VQ_NO_KEYRING": "1", "VQ_CONFIG": t.TempDir() + "/c.json"}
-		f := &Factory{IOStreams: &IOStreams{In: stdin, Out: &out, ErrOut: &errOut, InTTY: true, ErrTTY: true}, Getenv: func(k string) string { return env[k] }}
+		f := &cmdutil.Factory{IOStreams: &iostreams.IOStreams{In: stdin, Out: &out, ErrOut: &errOut, InTTY: true, ErrTTY: true}, Getenv: func(k string) string { return env[k] }}
 		err := execute(ctx, f, []string{"invoke", "write_tool", "--no-tui"})
 		return errOut.String(), exitcode.Of(err)
 	}
@@ -404,7 +406,7 @@ func TestTaskCommandsSendTheSpecArguments(t *testing.T) {
 	}
 	// Every task command of the table is among the cases, as the command
 	// that fronts its tool.
-	for _, row := range TaskCommands {
+	for _, row := range cmdutil.TaskCommands {
 		if row.Spec().CI || row.Tool == api.ToolJobStatus {
 			continue
 		}

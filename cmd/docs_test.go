@@ -14,6 +14,8 @@ import (
 	"unicode"
 
 	"github.com/spf13/cobra"
+	"github.com/visualq/vq/cmd/cmdutil"
+	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/internal/testkit"
 )
 
@@ -43,7 +45,7 @@ func TestEveryCommandHasAnExample(t *testing.T) {
 			walk(sub)
 		}
 	}
-	walk(NewRootCmd(&Factory{IOStreams: &IOStreams{}, Getenv: func(string) string { return "" }}))
+	walk(NewRootCmd(&cmdutil.Factory{IOStreams: &iostreams.IOStreams{}, Getenv: func(string) string { return "" }}))
 }
 
 func TestFormatJUnitThroughTheCommand(t *testing.T) {

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/visualq/vq/cmd/cmdutil"
+	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/sandbox"
 )
 
@@ -136,7 +138,7 @@ func TestEveryHelpExampleRuns(t *testing.T) {
 	)
 	os.WriteFile(filepath.Join(shell.dir, "ci-args.json"), []byte(`{"commit":"abc123"}`), 0o644)
 
-	root := NewRootCmd(&Factory{IOStreams: &IOStreams{}, Getenv: func(string) string { return "" }})
+	root := NewRootCmd(&cmdutil.Factory{IOStreams: &iostreams.IOStreams{}, Getenv: func(string) string { return "" }})
 	var lines []string
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {

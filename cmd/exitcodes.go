@@ -4,13 +4,14 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/visualq/vq/cmd/cmdutil"
 	"github.com/visualq/vq/internal/exitcode"
 )
 
 // NewCmdExitCodes prints the exit-code table, generated from the same
 // constants vq exits with.
-func NewCmdExitCodes(f *Factory) *cobra.Command {
-	var out OutputOptions
+func NewCmdExitCodes(f *cmdutil.Factory) *cobra.Command {
+	var out cmdutil.OutputOptions
 	c := &cobra.Command{
 		Use:   "exit-codes",
 		Short: "Print the exit-code table (what each exit status means)",
@@ -21,12 +22,12 @@ succeed) and 30+n when it did not. The table never changes meaning.`,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if out.Structured() {
-				return ShowDocument(c.Context(), f, &out, exitcode.Table())
+				return cmdutil.ShowDocument(c.Context(), f, &out, exitcode.Table())
 			}
 			return f.Terminal().Print.ExitCodes()
 		},
 	}
-	AddOutputFlags(c, &out, "text", "json")
+	cmdutil.AddOutputFlags(c, &out, "text", "json")
 	return c
 }
 

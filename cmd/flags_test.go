@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/visualq/vq/cmd/cmdutil"
+	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/testkit"
 	"github.com/visualq/vq/sandbox"
@@ -19,9 +21,9 @@ import (
 // parse runs one command with its behaviour replaced (the runF each NewCmdX
 // takes), so flag parsing is tested apart from the network: it returns
 // what the command would have run with, printed, or its error.
-func parse(t *testing.T, newCmd func(f *Factory, got func(any)) *cobra.Command, args ...string) (string, error) {
+func parse(t *testing.T, newCmd func(f *cmdutil.Factory, got func(any)) *cobra.Command, args ...string) (string, error) {
 	t.Helper()
-	f := &Factory{IOStreams: &IOStreams{In: &bytes.Buffer{}, Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, Getenv: func(string) string { return "" }}
+	f := &cmdutil.Factory{IOStreams: &iostreams.IOStreams{In: &bytes.Buffer{}, Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, Getenv: func(string) string { return "" }}
 	var parsed any
 	c := newCmd(f, func(v any) { parsed = v })
 	c.SetArgs(args)
@@ -41,7 +43,7 @@ func record[T any](got func(any)) func(context.Context, T) error {
 
 // recordOptions is record for options that carry a pipeline, which it
 // leaves out: the pipeline's flags are tested through what a run sends.
-func recordOptions[T any](got func(any), pipeline func(*T) **Pipeline) func(context.Context, *T) error {
+func recordOptions[T any](got func(any), pipeline func(*T) **cmdutil.Pipeline) func(context.Context, *T) error {
 	return func(_ context.Context, v *T) error {
 		c := *v
 		*pipeline(&c) = nil
@@ -51,35 +53,37 @@ func recordOptions[T any](got func(any), pipeline func(*T) **Pipeline) func(cont
 }
 
 // recordCall is the runF of a task command: it keeps the call.
-func recordCall(got func(any)) func(context.Context, *TaskOptions) error {
-	return func(_ context.Context, o *TaskOptions) error { got(o.Call); return nil }
+func recordCall(got func(any)) func(context.Context, *cmdutil.TaskOptions) error {
+	return func(_ context.Context, o *cmdutil.TaskOptions) error { got(o.Call); return nil }
 }
 
 func TestFlagParsing(t *testing.T) {
 	t.Parallel()
-	invoke := func(f *Factory, got func(any)) *cobra.Command {
-		return NewCmdInvoke(f, recordOptions(got, func(o *InvokeOptions) **Pipeline { return &o.Pipeline }))
+	invoke := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
+		return NewCmdInvoke(f, recordOptions(got, func(o *InvokeOptions) **cmdutil.Pipeline { return &o.Pipeline }))
 	}
-	prove := func(f *Factory, got func(any)) *cobra.Command {
-		return NewCmdProve(f, recordOptions(got, func(o *ProveOptions) **Pipeline { return &o.Pipeline }))
+	prove := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
+		return NewCmdProve(f, recordOptions(got, func(o *ProveOptions) **cmdutil.Pipeline { return &o.Pipeline }))
 	}
-	watch := func(f *Factory, got func(any)) *cobra.Command {
-		return NewCmdWatch(f, recordOptions(got, func(o *WatchOptions) **Pipeline { return &o.Pipeline }))
+	watch := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
+		return NewCmdWatch(f, recordOptions(got, func(o *WatchOptions) **cmdutil.Pipeline { return &o.Pipeline }))
 	}
-	ci := func(f *Factory, got func(any)) *cobra.Command {
-		return NewCmdCI(f, recordOptions(got, func(o *CIOptions) **Pipeline { return &o.Pipeline }))
+	ci := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
+		return NewCmdCI(f, recordOptions(got, func(o *CIOptions) **cmdutil.Pipeline { return &o.Pipeline }))
 	}
-	failures := func(f *Factory, got func(any)) *cobra.Command { return NewCmdFailures(f, recordCall(got)) }
-	diff := func(f *Factory, got func(any)) *cobra.Command { return NewCmdDiff(f, recordCall(got)) }
-	approve := func(f *Factory, got func(any)) *cobra.Command {
-		return NewCmdApprove(f, recordOptions(got, func(o *ApproveOptions) **Pipeline { return &o.Pipeline }))
+	failures := func(f *cmdutil.Factory, got func(any)) *cobra.Command { return NewCmdFailures(f, recordCall(got)) }
+	diff := func(f *cmdutil.Factory, got func(any)) *cobra.Command { return NewCmdDiff(f, recordCall(got)) }
+	approve := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
+		return NewCmdApprove(f, recordOptions(got, func(o *ApproveOptions) **cmdutil.Pipeline { return &o.Pipeline }))
 	}
-	sb := func(f *Factory, got func(any)) *cobra.Command { return NewCmdSandbox(f, record[*SandboxOptions](got)) }
-	tools := func(f *Factory, got func(any)) *cobra.Command {
-		return NewCmdTools(f, func(context.Context, *Pipeline) error { got("tools/list"); return nil })
+	sb := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
+		return NewCmdSandbox(f, record[*SandboxOptions](got))
+	}
+	tools := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
+		return NewCmdTools(f, func(context.Context, *cmdutil.Pipeline) error { got("tools/list"); return nil })
 	}
 	for _, tc := range []struct {
-		cmd     func(*Factory, func(any)) *cobra.Command
+		cmd     func(*cmdutil.Factory, func(any)) *cobra.Command
 		args    []string
 		want    string // the options run with; "" when parsing must fail first
 		wantErr string
@@ -119,7 +123,7 @@ func TestFlagParsing(t *testing.T) {
 // ones, naming the rest; vq help environment lists every shared flag.
 func TestHelpShowsAFewSharedFlagsAndNamesTheRest(t *testing.T) {
 	t.Parallel()
-	root := NewRootCmd(&Factory{IOStreams: &IOStreams{}, Getenv: func(string) string { return "" }})
+	root := NewRootCmd(&cmdutil.Factory{IOStreams: &iostreams.IOStreams{}, Getenv: func(string) string { return "" }})
 	var paths [][]string
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -151,7 +155,7 @@ func TestHelpShowsAFewSharedFlagsAndNamesTheRest(t *testing.T) {
 			named := regexp.MustCompile(`--` + f.Name + `\b`)
 			listed := regexp.MustCompile(`(?m)^\s+(-., )?--` + f.Name + `\b`)
 			switch {
-			case !IsShared(f):
+			case !cmdutil.IsShared(f):
 			case listed.MatchString(own):
 				t.Errorf("vq %s --help lists the shared --%s among its own flags", name, f.Name)
 			case !named.MatchString(global):
@@ -161,7 +165,7 @@ func TestHelpShowsAFewSharedFlagsAndNamesTheRest(t *testing.T) {
 	}
 	stdout, _, _ := runVQ(t, nil, "help", "environment")
 	root.Flags().VisitAll(func(f *pflag.Flag) {
-		if IsShared(f) && !regexp.MustCompile(`--`+f.Name+`\b`).MatchString(stdout) {
+		if cmdutil.IsShared(f) && !regexp.MustCompile(`--`+f.Name+`\b`).MatchString(stdout) {
 			t.Errorf("vq help environment does not list --%s", f.Name)
 		}
 	})

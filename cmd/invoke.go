@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/cmd/cmdutil"
 	"github.com/visualq/vq/internal/exitcode"
 )
 
@@ -14,13 +15,13 @@ type InvokeOptions struct {
 	Tool     string
 	Pairs    []string
 	ArgsJSON string
-	Pipeline *Pipeline
+	Pipeline *cmdutil.Pipeline
 }
 
 // NewCmdInvoke calls any tool. runF replaces the behaviour in tests of flag
 // parsing.
-func NewCmdInvoke(f *Factory, runF func(context.Context, *InvokeOptions) error) *cobra.Command {
-	opts := &InvokeOptions{Pipeline: NewPipeline(f)}
+func NewCmdInvoke(f *cmdutil.Factory, runF func(context.Context, *InvokeOptions) error) *cobra.Command {
+	opts := &InvokeOptions{Pipeline: cmdutil.NewPipeline(f)}
 	c := &cobra.Command{
 		Use:   "invoke TOOL [KEY=VALUE | KEY:=JSON]...",
 		Short: "Call any VisualQ tool",
@@ -44,7 +45,7 @@ override its members.`,
   echo '{"runId":"run_abc"}' | vq invoke get_run_failures --args -
   vq invoke get_run_failures runId=run_abc --endpoint https://mcp.example.com/mcp --save-dir ./answers --log-level info`,
 		Args:              cobra.MinimumNArgs(1),
-		ValidArgsFunction: NewCompleter(f).Invoke,
+		ValidArgsFunction: cmdutil.NewCompleter(f).Invoke,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Tool, opts.Pairs = args[0], args[1:]
 			if runF != nil {
@@ -54,20 +55,20 @@ override its members.`,
 		},
 	}
 	c.Flags().StringVar(&opts.ArgsJSON, "args", "", "tool arguments as a JSON object, @FILE or - for stdin")
-	AddOutputFlags(c, &opts.Pipeline.Output)
-	AddExitStatusFlag(c, &opts.Pipeline.Reports)
-	AddWaitFlags(c, &opts.Pipeline.Wait, true)
-	return CallsTools(c, &f.Global)
+	cmdutil.AddOutputFlags(c, &opts.Pipeline.Output)
+	cmdutil.AddExitStatusFlag(c, &opts.Pipeline.Reports)
+	cmdutil.AddWaitFlags(c, &opts.Pipeline.Wait, true)
+	return cmdutil.CallsTools(c, &f.Global)
 }
 
-func runInvoke(ctx context.Context, f *Factory, opts *InvokeOptions) error {
+func runInvoke(ctx context.Context, f *cmdutil.Factory, opts *InvokeOptions) error {
 	if !api.ValidToolName(opts.Tool) {
 		return &exitcode.UsageError{
 			Reason: fmt.Sprintf("%q is not a tool name: 1 to 128 letters, digits, '_', '-' or '.', not starting with '-'", opts.Tool),
 			Hint:   "list the server's tools with: vq tools",
 		}
 	}
-	args, err := ParseArgs(opts.Pairs, opts.ArgsJSON, f.IOStreams.In)
+	args, err := cmdutil.ParseArgs(opts.Pairs, opts.ArgsJSON, f.IOStreams.In)
 	if err != nil {
 		return err
 	}
@@ -80,7 +81,7 @@ func runInvoke(ctx context.Context, f *Factory, opts *InvokeOptions) error {
 	if s.Transport == api.TransportMCP && s.HasCredential() {
 		listed = client.ListedTool
 	}
-	if err := CheckPairs(ctx, listed, call, opts.Pairs); err != nil {
+	if err := cmdutil.CheckPairs(ctx, listed, call, opts.Pairs); err != nil {
 		return err
 	}
 	return opts.Pipeline.Run(ctx, call)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/internal/testkit"
 )
 
@@ -34,7 +35,7 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	if os.Getenv(asPanickyVQ) != "" {
-		TUIProbe = func(msg tea.Msg) {
+		iostreams.TUIProbe = func(msg tea.Msg) {
 			if k, ok := msg.(tea.KeyPressMsg); ok && k.Text == "P" {
 				panic("injected by the test\nsecond line")
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/api/mcpclient"
+	"github.com/visualq/vq/cmd/cmdutil"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -17,7 +18,7 @@ import (
 // speak MCP, and with --json each prints one ToolResponse, the MCP result
 // (or the lists) under .data.
 
-func newCmdMCPResources(f *Factory) *cobra.Command {
+func newCmdMCPResources(f *cmdutil.Factory) *cobra.Command {
 	return mcpReadCommand(f, &cobra.Command{
 		Use:     "resources [URI]",
 		Aliases: []string{"resource"},
@@ -34,21 +35,21 @@ the server sent them. vq mcp resource URI is the same command.`,
 		Example: `  vq mcp resources
   vq mcp resources --endpoint https://mcp.example.com/mcp --json`,
 		Args:              cobra.MaximumNArgs(1),
-		ValidArgsFunction: NewCompleter(f).Resource,
-	}, func(ctx context.Context, f *Factory, p *Pipeline, client *mcpclient.Client, args []string) error {
+		ValidArgsFunction: cmdutil.NewCompleter(f).Resource,
+	}, func(ctx context.Context, f *cmdutil.Factory, p *cmdutil.Pipeline, client *mcpclient.Client, args []string) error {
 		if len(args) == 1 {
 			resp, err := client.ReadResource(ctx, args[0])
 			if err != nil {
 				return err
 			}
-			return p.Show(ctx, WithHint(resp, p.Settings()))
+			return p.Show(ctx, cmdutil.WithHint(resp, p.Settings()))
 		}
 		resp, list, err := client.ListResources(ctx)
 		switch {
 		case err != nil:
 			return err
 		case p.Output.Structured() || !resp.OK:
-			return p.Show(ctx, WithHint(resp, p.Settings()))
+			return p.Show(ctx, cmdutil.WithHint(resp, p.Settings()))
 		case len(list.Resources) == 0 && len(list.Templates) == 0:
 			f.Terminal().Print.Note(textsafe.SanitizeLine(list.Endpoint) + " offers no resources.")
 			return nil
@@ -57,7 +58,7 @@ the server sent them. vq mcp resource URI is the same command.`,
 	})
 }
 
-func newCmdMCPPrompts(f *Factory) *cobra.Command {
+func newCmdMCPPrompts(f *cmdutil.Factory) *cobra.Command {
 	return mcpReadCommand(f, &cobra.Command{
 		Use:     "prompts [NAME [KEY=VALUE...]]",
 		Aliases: []string{"prompt"},
@@ -72,8 +73,8 @@ arguments are strings): each message is printed as a line naming its role
 MCP result. vq mcp prompt NAME KEY=VALUE... is the same command.`,
 		Example: `  vq mcp prompts
   vq mcp prompts --endpoint https://mcp.example.com/mcp --json`,
-		ValidArgsFunction: NewCompleter(f).Prompt,
-	}, func(ctx context.Context, f *Factory, p *Pipeline, client *mcpclient.Client, args []string) error {
+		ValidArgsFunction: cmdutil.NewCompleter(f).Prompt,
+	}, func(ctx context.Context, f *cmdutil.Factory, p *cmdutil.Pipeline, client *mcpclient.Client, args []string) error {
 		if len(args) > 0 {
 			return getPrompt(ctx, p, client, args[0], args[1:])
 		}
@@ -82,7 +83,7 @@ MCP result. vq mcp prompt NAME KEY=VALUE... is the same command.`,
 		case err != nil:
 			return err
 		case p.Output.Structured() || !resp.OK:
-			return p.Show(ctx, WithHint(resp, p.Settings()))
+			return p.Show(ctx, cmdutil.WithHint(resp, p.Settings()))
 		case len(list.Prompts) == 0:
 			f.Terminal().Print.Note(textsafe.SanitizeLine(list.Endpoint) + " offers no prompts.")
 			return nil
@@ -91,7 +92,7 @@ MCP result. vq mcp prompt NAME KEY=VALUE... is the same command.`,
 	})
 }
 
-func getPrompt(ctx context.Context, p *Pipeline, client *mcpclient.Client, name string, pairs []string) error {
+func getPrompt(ctx context.Context, p *cmdutil.Pipeline, client *mcpclient.Client, name string, pairs []string) error {
 	values := map[string]string{}
 	for _, pair := range pairs {
 		key, value, ok := strings.Cut(pair, "=")
@@ -104,15 +105,15 @@ func getPrompt(ctx context.Context, p *Pipeline, client *mcpclient.Client, name 
 	if err != nil {
 		return err
 	}
-	return p.Show(ctx, WithHint(resp, p.Settings()))
+	return p.Show(ctx, cmdutil.WithHint(resp, p.Settings()))
 }
 
 // mcpReadCommand gives a command that reads from an MCP server its output
 // flags and a run that connects over MCP (whatever --transport says: these
 // methods have no invoke counterpart) and refuses to send without a
 // credential, as vq tools does.
-func mcpReadCommand(f *Factory, c *cobra.Command, run func(context.Context, *Factory, *Pipeline, *mcpclient.Client, []string) error) *cobra.Command {
-	p := NewPipeline(f)
+func mcpReadCommand(f *cmdutil.Factory, c *cobra.Command, run func(context.Context, *cmdutil.Factory, *cmdutil.Pipeline, *mcpclient.Client, []string) error) *cobra.Command {
+	p := cmdutil.NewPipeline(f)
 	c.RunE = func(c *cobra.Command, args []string) error {
 		ctx := c.Context()
 		f.Global.Transport = api.TransportMCP
@@ -121,10 +122,10 @@ func mcpReadCommand(f *Factory, c *cobra.Command, run func(context.Context, *Fac
 			return err
 		}
 		if !s.HasCredential() {
-			return p.Show(ctx, WithHint(api.MissingCredential(c.Name()), s))
+			return p.Show(ctx, cmdutil.WithHint(api.MissingCredential(c.Name()), s))
 		}
 		return run(ctx, f, p, client, args)
 	}
-	AddOutputFlags(c, &p.Output)
-	return CallsMCP(c, &f.Global)
+	cmdutil.AddOutputFlags(c, &p.Output)
+	return cmdutil.CallsMCP(c, &f.Global)
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/api/mcpclient"
+	"github.com/visualq/vq/cmd/cmdutil"
+	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/mcpstdio"
@@ -35,7 +37,7 @@ type ServeOptions struct {
 	NoImages bool
 }
 
-func newCmdMCPServe(f *Factory) *cobra.Command {
+func newCmdMCPServe(f *cmdutil.Factory) *cobra.Command {
 	opts := &ServeOptions{}
 	c := &cobra.Command{
 		Use:   "serve",
@@ -92,10 +94,10 @@ client sees them, with the MCP Inspector's CLI (Node 22 or later).`,
 	fs.DurationVar(&opts.Interval, "interval", 0, "poll interval of a job followed for a progress token (default: adaptive, 1s growing to 10s)")
 	fs.BoolVar(&opts.NoImages, "no-images", false, "leave the diff images an answer links out of its tool result")
 	// Consent is the agent's to give, call by call (confirm: true).
-	return CallsServer(c, &f.Global)
+	return cmdutil.CallsServer(c, &f.Global)
 }
 
-func runMCPServe(ctx context.Context, f *Factory, opts *ServeOptions) error {
+func runMCPServe(ctx context.Context, f *cmdutil.Factory, opts *ServeOptions) error {
 	s, err := startAgentServer(ctx, f, opts)
 	if err != nil {
 		return err
@@ -122,10 +124,10 @@ An answer that links diff images on the VisualQ server carries them as images af
 // forwarded to the call pipeline.
 type agentServer struct {
 	server   *mcp.Server
-	pipeline *Pipeline
-	factory  *Factory // the pipeline's
+	pipeline *cmdutil.Pipeline
+	factory  *cmdutil.Factory // the pipeline's
 	client   *mcpclient.Client
-	settings Settings
+	settings cmdutil.Settings
 	opts     *ServeOptions
 	print    format.Printer
 	// backend bounds the requests to the server in flight at once; the
@@ -151,10 +153,10 @@ type agentServer struct {
 // MCP stream: the process's terminal is the agent's, where nobody is
 // asked, nothing is drawn and vq consents to nothing; its notes
 // (rate-limit waits, the readiness lock) and --debug traces go to stderr.
-func startAgentServer(ctx context.Context, f *Factory, opts *ServeOptions) (*agentServer, error) {
-	f.SetTerminal(NewAgentTerminal(f.IOStreams.ErrOut, f.Getenv))
-	p := NewPipeline(f)
-	p.Wait = WaitOptions{Interval: opts.Interval, Timeout: DefaultWatchTimeout}
+func startAgentServer(ctx context.Context, f *cmdutil.Factory, opts *ServeOptions) (*agentServer, error) {
+	f.SetTerminal(iostreams.NewAgentTerminal(f.IOStreams.ErrOut, f.Getenv))
+	p := cmdutil.NewPipeline(f)
+	p.Wait = cmdutil.WaitOptions{Interval: opts.Interval, Timeout: cmdutil.DefaultWatchTimeout}
 	client, settings, err := p.Connect(ctx)
 	if err != nil {
 		return nil, err
@@ -452,7 +454,7 @@ func callArgs(raw json.RawMessage) (map[string]any, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return args, nil
 	}
-	if err := DecodeJSON(raw, &args); err != nil {
+	if err := cmdutil.DecodeJSON(raw, &args); err != nil {
 		return nil, fmt.Errorf("arguments must be a JSON object: %v", err)
 	}
 	return args, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/cmd/cmdutil"
 	"github.com/visualq/vq/completions"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -103,7 +104,7 @@ func (s *agentServer) complete(_ context.Context, req *mcp.CompleteRequest) (*mc
 	values := s.recall.values(p.Argument.Name, context)
 	if p.Argument.Name == completions.RunID {
 		for _, id := range completions.Open(s.factory.Getenv).Recent(completions.RunID) {
-			values = AppendNew(values, id)
+			values = cmdutil.AppendNew(values, id)
 		}
 	}
 	values = slices.DeleteFunc(values, func(v string) bool { return !strings.HasPrefix(strings.ToLower(v), strings.ToLower(p.Argument.Value)) })
@@ -184,10 +185,10 @@ func (r *recall) values(arg string, context map[string]string) []string {
 		}
 		switch arg {
 		case "scenarioLabel":
-			out = AppendNew(out, c.scenario)
+			out = cmdutil.AppendNew(out, c.scenario)
 		case "viewport":
 			if scenario := context["scenarioLabel"]; c.viewport != "" && (scenario == "" || scenario == c.scenario) {
-				out = AppendNew(out, c.viewport)
+				out = cmdutil.AppendNew(out, c.viewport)
 			}
 		}
 	}

@@ -21,6 +21,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/cmd/cmdutil"
+	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/testkit"
 	"github.com/visualq/vq/sandbox"
@@ -54,8 +56,8 @@ func (r serveRun) start(t *testing.T, args ...string) *servedVQ {
 	serverIn, clientOut := io.Pipe()
 	clientIn, serverOut := io.Pipe()
 	s := &servedVQ{stderr: &lockedBuffer{}, progress: make(chan *mcp.ProgressNotificationParams, 1000)}
-	f := &Factory{
-		IOStreams:  &IOStreams{In: serverIn, Out: serverOut, ErrOut: s.stderr, InTTY: r.TTY, OutTTY: r.TTY, ErrTTY: r.TTY},
+	f := &cmdutil.Factory{
+		IOStreams:  &iostreams.IOStreams{In: serverIn, Out: serverOut, ErrOut: s.stderr, InTTY: r.TTY, OutTTY: r.TTY, ErrTTY: r.TTY},
 		Getenv:     func(k string) string { return env[k] },
 		AppVersion: versionString(),
 	}
@@ -390,8 +392,8 @@ func TestVQIsAClientOfItsOwnServer(t *testing.T) {
 	t.Parallel()
 	ts := startSandbox(t)
 	env := adminEnv(ts)
-	f := &Factory{
-		IOStreams: &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: &lockedBuffer{}},
+	f := &cmdutil.Factory{
+		IOStreams: &iostreams.IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: &lockedBuffer{}},
 		Getenv:    func(k string) string { return env[k] },
 	}
 	f.Global.NoTUI = true

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/cmd/cmdutil"
+	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/testkit"
 )
@@ -25,8 +27,8 @@ func TestPrintedTaskCommandsSendTheActionsArguments(t *testing.T) {
 	srv := testkit.NewServer(t, testkit.Always(200, `{"ok":true,"tool":"t","summary":"done","data":{"jobId":"job_1","status":"completed","runId":"run_1"}}`))
 
 	fronted := 0
-	for _, row := range TaskCommands {
-		if front, _ := FrontingRow(row.Tool); front.Path != row.Path {
+	for _, row := range cmdutil.TaskCommands {
+		if front, _ := cmdutil.FrontingRow(row.Tool); front.Path != row.Path {
 			continue // its tool prints as the command of its first row
 		}
 		spec := row.Spec()
@@ -39,7 +41,7 @@ func TestPrintedTaskCommandsSendTheActionsArguments(t *testing.T) {
 			args["extra"] = "pair value"
 		}
 		a := api.NextAction{Tool: spec.Name, Args: args}
-		line, why := format.ActionCommand(a, FrontingLine)
+		line, why := format.ActionCommand(a, cmdutil.FrontingLine)
 		if why != "" || !strings.HasPrefix(line, "vq "+row.Path+" ") {
 			t.Errorf("%s printed as %q, want its command vq %s", spec.Name, line, row.Path)
 			continue
@@ -78,13 +80,13 @@ var frontedTools = map[string]string{
 // tree whose flags are the row's argument flags.
 func TestTheCommandTableIsTheSpecs(t *testing.T) {
 	t.Parallel()
-	root := NewRootCmd(&Factory{IOStreams: &IOStreams{}, Getenv: func(string) string { return "" }})
+	root := NewRootCmd(&cmdutil.Factory{IOStreams: &iostreams.IOStreams{}, Getenv: func(string) string { return "" }})
 	for path, tool := range frontedTools {
-		if row, fronted := FrontingRow(tool); !fronted || row.Path != path {
+		if row, fronted := cmdutil.FrontingRow(tool); !fronted || row.Path != path {
 			t.Errorf("%s prints as vq %s, want vq %s", tool, row.Path, path)
 		}
 	}
-	for _, row := range TaskCommands {
+	for _, row := range cmdutil.TaskCommands {
 		c, rest, err := root.Find(strings.Fields(row.Path))
 		if err != nil || len(rest) > 0 || c.CommandPath() != "vq "+row.Path {
 			t.Errorf("vq %s is no command of the tree: found %s %v %v", row.Path, c.CommandPath(), rest, err)
@@ -94,42 +96,6 @@ func TestTheCommandTableIsTheSpecs(t *testing.T) {
 			if c.Flags().Lookup(fl.Name) == nil {
 				t.Errorf("vq %s has no flag --%s for %s", row.Path, fl.Name, fl.Arg)
 			}
-		}
-	}
-}
-
-// A next action is its fronting command when every argument fits it;
-// otherwise vq invoke, which carries anything.
-func TestFrontingLineWhenTheArgumentsFit(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		tool string
-		args map[string]any
-		want string
-	}{
-		{api.ToolDiffStats, map[string]any{"runId": "run_abc", "scenarioLabel": "Product page", "viewport": "desktop"},
-			"vq diff run_abc --scenario 'Product page' --viewport desktop"},
-		{api.ToolProve, map[string]any{"ticket": "BN-471"}, "vq prove BN-471"},
-		{api.ToolJobStatus, map[string]any{"jobId": "job_1"}, "vq watch job_1"},
-		{api.ToolCreateScenario, map[string]any{"goal": "Subscribe to the newsletter", "startPath": "/"},
-			"vq scenario create --goal 'Subscribe to the newsletter' --start-path /"},
-		{api.ToolTrackingPlan, map[string]any{"scenarioId": "scn_1", "depth": 2.0}, "vq tracking plan --scenario scn_1 depth:=2"},
-		{api.ToolRunVRT, map[string]any{"branch": "main"}, "vq ci run-vrt branch=main"},
-		// A server's consent is never printed: the person gives it.
-		{api.ToolApprove, map[string]any{"runId": "run_abc", "confirm": true}, "vq approve run_abc"},
-		{"get_magic", map[string]any{"confirm": true, "x": "y"}, "vq invoke get_magic x=y"},
-		// What the command cannot carry goes through vq invoke.
-		{api.ToolDiffStats, map[string]any{"runId": "run_abc", "viewport": "desktop"},
-			"vq invoke get_diff_stats runId=run_abc viewport=desktop"}, // required scenarioLabel missing
-		{api.ToolRunFailures, map[string]any{"runId": "-rf"}, "vq invoke get_run_failures runId=-rf"},
-		{api.ToolRunFailures, map[string]any{"runId": ""}, "vq invoke get_run_failures runId="},
-		{api.ToolRunFailures, map[string]any{"runId": 5}, "vq invoke get_run_failures runId:=5"},
-		{api.ToolRunFailures, map[string]any{"runId": "run_abc", "limit": 5}, `vq invoke get_run_failures --args '{"limit":5,"runId":"run_abc"}'`},
-		{api.ToolTrackingPlan, map[string]any{"--yes": "1"}, `vq invoke tracking_get_plan --args '{"--yes":"1"}'`},
-	} {
-		got, why := format.ActionCommand(api.NextAction{Tool: c.tool, Args: c.args}, FrontingLine)
-		if why != "" || got != c.want {
-			t.Errorf("%s %v:\n got %q (%s)\nwant %q", c.tool, c.args, got, why, c.want)
 		}
 	}
 }

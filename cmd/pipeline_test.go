@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/visualq/vq/cmd/cmdutil"
+	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/internal/testkit"
 )
 
@@ -88,7 +90,7 @@ func TestFlagsACommandCannotHonourAreRefused(t *testing.T) {
 // tool (the readiness lock), vq invoke, vq watch, vq prove and the CI runs.
 func TestWaitFlagsWhereACallMayBeWaitedFor(t *testing.T) {
 	t.Parallel()
-	root := NewRootCmd(&Factory{IOStreams: &IOStreams{}, Getenv: func(string) string { return "" }})
+	root := NewRootCmd(&cmdutil.Factory{IOStreams: &iostreams.IOStreams{}, Getenv: func(string) string { return "" }})
 	for _, path := range [][]string{
 		{"invoke"}, {"tracking", "run"}, {"approve"}, {"scenario", "create"}, {"prove"}, {"watch"},
 		{"ci", "run-vrt"}, {"ci", "run-perf"}, {"ci", "status"},

@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/cmd/cmdutil"
+	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/clipboard"
 	"github.com/visualq/vq/internal/exitcode"
@@ -23,14 +25,14 @@ type ProveOptions struct {
 	// Job is a proof job already started (by an earlier vq prove of
 	// Ticket) to watch instead of starting one.
 	Job      string
-	Pipeline *Pipeline
+	Pipeline *cmdutil.Pipeline
 }
 
 // NewCmdProve proves a JIRA tracking ticket and shows the verdict and the
 // comment to paste. runF replaces the behaviour in tests of flag parsing.
-func NewCmdProve(f *Factory, runF func(context.Context, *ProveOptions) error) *cobra.Command {
-	opts := &ProveOptions{Pipeline: NewPipeline(f)}
-	c := TaskRow("prove").Shape(f, &cobra.Command{
+func NewCmdProve(f *cmdutil.Factory, runF func(context.Context, *ProveOptions) error) *cobra.Command {
+	opts := &ProveOptions{Pipeline: cmdutil.NewPipeline(f)}
+	c := cmdutil.TaskRow("prove").Shape(f, &cobra.Command{
 		Short: "Prove a JIRA tracking ticket (tracking_prove_jira_ticket)",
 		Long: `Prove that the tracking a JIRA ticket asks for fires: start the proof job,
 watch it (progress on stderr; --wait-timeout bounds the wait), then show the
@@ -85,12 +87,12 @@ failure comment; a job that could not run exits with the code of its error
 	c.MarkFlagsMutuallyExclusive("no-wait", "markdown")
 	c.MarkFlagsMutuallyExclusive("no-wait", "copy")
 	c.MarkFlagsMutuallyExclusive("no-wait", "job")
-	AddOutputFlags(c, &opts.Pipeline.Output)
-	AddWaitFlags(c, &opts.Pipeline.Wait, false)
-	return CallsTools(c, &f.Global)
+	cmdutil.AddOutputFlags(c, &opts.Pipeline.Output)
+	cmdutil.AddWaitFlags(c, &opts.Pipeline.Wait, false)
+	return cmdutil.CallsTools(c, &f.Global)
 }
 
-func runProve(ctx context.Context, f *Factory, opts *ProveOptions) error {
+func runProve(ctx context.Context, f *cmdutil.Factory, opts *ProveOptions) error {
 	p := opts.Pipeline
 	p.Wait.Wait = !opts.NoWait
 	p.Resume = func(ids []string) string { return resumeProof(opts, ids[0]) }
@@ -135,17 +137,17 @@ func resumeProof(opts *ProveOptions, job string) string {
 
 // showProof shows a finished proof as the flags ask; a failed proof is
 // shown in full and still exits with its code.
-func showProof(ctx context.Context, f *Factory, resp *api.ToolResponse, opts *ProveOptions) error {
+func showProof(ctx context.Context, f *cmdutil.Factory, resp *api.ToolResponse, opts *ProveOptions) error {
 	proof, isProof := format.ProofAnswer(resp, true)
 	hasMarkdown := isProof && proof.HasMarkdown
 	print := f.Terminal().Print
 	var shown error
 	switch {
 	case opts.Markdown && hasMarkdown:
-		if err := print.JIRAComment(proof.Markdown); err != nil && !ClosedPipe(err) {
+		if err := print.JIRAComment(proof.Markdown); err != nil && !iostreams.ClosedPipe(err) {
 			return err
 		}
-		shown = errors.Join(print.ErrorLine(resp), ShownError(resp))
+		shown = errors.Join(print.ErrorLine(resp), cmdutil.ShownError(resp))
 	case opts.Markdown && isProof:
 		// A job that could not run and wrote no comment: no comment is
 		// what the ticket gets, and it exits as it does without
@@ -160,7 +162,7 @@ func showProof(ctx context.Context, f *Factory, resp *api.ToolResponse, opts *Pr
 		if resp.OK {
 			return &exitcode.Error{Code: exitcode.Internal, Message: "the proof answer carries no jiraMarkdown"}
 		}
-		shown = errors.Join(print.ErrorLine(resp), ShownError(resp))
+		shown = errors.Join(print.ErrorLine(resp), cmdutil.ShownError(resp))
 	default:
 		shown = showProofAnswer(ctx, opts.Pipeline, resp, proof, isProof)
 	}
@@ -181,20 +183,20 @@ func showProof(ctx context.Context, f *Factory, resp *api.ToolResponse, opts *Pr
 // first, verdict, reasons, warnings, the comment as a block, next steps),
 // unless the flags ask for another rendering or it carries no proof; the
 // error carries its exit code.
-func showProofAnswer(ctx context.Context, p *Pipeline, resp *api.ToolResponse, proof *format.Proof, isProof bool) error {
+func showProofAnswer(ctx context.Context, p *cmdutil.Pipeline, resp *api.ToolResponse, proof *format.Proof, isProof bool) error {
 	if !isProof || p.Output.Structured() {
 		return p.Show(ctx, resp)
 	}
 	p.Remember(resp)
-	if err := p.Terminal().Print.Proof(resp, proof); err != nil && !ClosedPipe(err) {
+	if err := p.Terminal().Print.Proof(resp, proof); err != nil && !iostreams.ClosedPipe(err) {
 		return err
 	}
-	return ShownError(resp)
+	return cmdutil.ShownError(resp)
 }
 
 // copyComment puts the proof's JIRA comment on a clipboard and says on
 // stderr which way it went; the error says that nothing was copied and why.
-func copyComment(ctx context.Context, f *Factory, proof *format.Proof, hasMarkdown bool) error {
+func copyComment(ctx context.Context, f *cmdutil.Factory, proof *format.Proof, hasMarkdown bool) error {
 	print := f.Terminal().Print
 	if !hasMarkdown {
 		print.Note("nothing copied: the answer carries no JIRA comment")
@@ -215,6 +217,6 @@ func noClipboard(err error) error {
 
 // clipboardEnv is where --copy may copy to: vq's environment, and the
 // terminal on stderr or, when stderr is redirected, the controlling one.
-func clipboardEnv(f *Factory) clipboard.Env {
+func clipboardEnv(f *cmdutil.Factory) clipboard.Env {
 	return clipboard.Env{Getenv: f.Getenv, Terminal: f.Terminal().Clipboard}
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/cmd/cmdutil"
+	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -21,14 +23,14 @@ import (
 func Main() int {
 	ctx, stop := signalContext()
 	defer stop()
-	f := NewFactory(versionString())
-	err := ExitError(ctx, execute(ctx, f, os.Args[1:]))
+	f := cmdutil.NewFactory(versionString())
+	err := cmdutil.ExitError(ctx, execute(ctx, f, os.Args[1:]))
 	report(f, err)
 	return exitcode.Of(err)
 }
 
 // execute runs the command tree once and returns its typed error.
-func execute(ctx context.Context, f *Factory, args []string) error {
+func execute(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	root := NewRootCmd(f)
 	root.SetArgs(args)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(c, err, args) })
@@ -36,7 +38,7 @@ func execute(ctx context.Context, f *Factory, args []string) error {
 	c, err := executeRecovering(ctx, root)
 	f.Terminal().EndPager()
 	f.CloseClients()
-	if ClosedPipe(err) {
+	if iostreams.ClosedPipe(err) {
 		return nil // the reader left; what it read was right
 	}
 	_, panicked := errors.AsType[*exitcode.PanicError](err)
@@ -45,7 +47,7 @@ func execute(ctx context.Context, f *Factory, args []string) error {
 		// count) come before any command runs: they are usage errors.
 		err = &exitcode.UsageError{Reason: err.Error(), Hint: "see: " + c.CommandPath() + " --help"}
 	}
-	if err != nil && !f.IOStreams.Documented && AsksForJSON(c, args) {
+	if err != nil && !f.IOStreams.Documented && cmdutil.AsksForJSON(c, args) {
 		writeFailureDocument(f, c, err)
 	}
 	return err
@@ -68,7 +70,7 @@ func executeRecovering(ctx context.Context, root *cobra.Command) (c *cobra.Comma
 // when vq failed before any answer (a usage mistake, a bad config): a
 // ToolResponse vq makes, with the exit status's code. The person still
 // reads the error on stderr.
-func writeFailureDocument(f *Factory, c *cobra.Command, err error) {
+func writeFailureDocument(f *cmdutil.Factory, c *cobra.Command, err error) {
 	exit := exitcode.Of(err)
 	_, usage := errors.AsType[*exitcode.UsageError](err)
 	resp := api.ClientError(toolOf(c), exitcode.CodeOf(exit), err.Error(), usage)
@@ -82,7 +84,7 @@ func toolOf(c *cobra.Command) string {
 		return c.Flags().Arg(0)
 	}
 	path := strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")
-	for _, t := range TaskCommands {
+	for _, t := range cmdutil.TaskCommands {
 		if t.Path == path {
 			return t.Tool
 		}
@@ -94,7 +96,7 @@ func toolOf(c *cobra.Command) string {
 // execute can tell cobra's argument errors from the command's own
 // failures, and resolves the global flags first. Doing it here, not in a
 // PersistentPreRunE, keeps it working for commands that have their own.
-func wireRuns(c *cobra.Command, f *Factory) *bool {
+func wireRuns(c *cobra.Command, f *cmdutil.Factory) *bool {
 	started := new(bool)
 	var wrap func(*cobra.Command)
 	wrap = func(c *cobra.Command) {
@@ -211,7 +213,7 @@ func flagValue(args []string, name string) string {
 // which the root takes.
 func isSharedFlag(c *cobra.Command, name string) bool {
 	f := c.Root().Flags().Lookup(name)
-	return f != nil && IsShared(f)
+	return f != nil && cmdutil.IsShared(f)
 }
 
 // closestFlag is the flag of c (its own or inherited) nearest to name, when
@@ -219,7 +221,7 @@ func isSharedFlag(c *cobra.Command, name string) bool {
 func closestFlag(c *cobra.Command, name string) string {
 	best, bestDistance := "", 3
 	c.Flags().VisitAll(func(f *pflag.Flag) {
-		if d := EditDistance(name, f.Name); d < bestDistance {
+		if d := cmdutil.EditDistance(name, f.Name); d < bestDistance {
 			best, bestDistance = f.Name, d
 		}
 	})
@@ -233,7 +235,7 @@ func typed(err error) bool {
 // report prints an error that the command did not already show; a
 // recovered panic's stack only under --debug (or VQ_DEBUG, read here too
 // as the panic may have come before the flags were resolved).
-func report(f *Factory, err error) {
+func report(f *cmdutil.Factory, err error) {
 	if err == nil || exitcode.Silent(err) {
 		return
 	}
@@ -284,7 +286,7 @@ func signalContext() (context.Context, func()) {
 }
 
 // NewRootCmd builds the whole command tree around a factory.
-func NewRootCmd(f *Factory) *cobra.Command {
+func NewRootCmd(f *cmdutil.Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "vq",
 		Short: "Call VisualQ tools, triage failed runs, prove JIRA tickets",
@@ -304,8 +306,8 @@ Try it with no account: vq demo
 	root.SetOut(f.IOStreams.Out)
 	root.SetErr(f.IOStreams.ErrOut)
 	root.SetVersionTemplate("vq {{.Version}}\n")
-	root.SetUsageFunc(Usage)
-	root.PersistentFlags().AddFlagSet(f.Global.FlagsOf(DisplayFlags))
+	root.SetUsageFunc(cmdutil.Usage)
+	root.PersistentFlags().AddFlagSet(f.Global.FlagsOf(cmdutil.DisplayFlags))
 
 	root.AddCommand(
 		NewCmdInvoke(f, nil),
@@ -334,11 +336,11 @@ Try it with no account: vq demo
 // so that one may stand before the name of the command that takes it (vq
 // --profile prod ci run-vrt): finding the command, cobra must know which
 // flags take a value. Alone, a group shows its help, as with any flag.
-func groupsTakeSharedFlags(c *cobra.Command, g *GlobalOptions) {
+func groupsTakeSharedFlags(c *cobra.Command, g *cmdutil.GlobalOptions) {
 	if !c.HasSubCommands() {
 		return
 	}
-	TakesFlags(c, g, ServerFlags, EndpointFlags, ScopeFlags, ConnectionFlags, TransportFlags, MCPFlags, ConsentFlags)
+	cmdutil.TakesFlags(c, g, cmdutil.ServerFlags, cmdutil.EndpointFlags, cmdutil.ScopeFlags, cmdutil.ConnectionFlags, cmdutil.TransportFlags, cmdutil.MCPFlags, cmdutil.ConsentFlags)
 	for _, sub := range c.Commands() {
 		groupsTakeSharedFlags(sub, g)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/visualq/vq/cmd/cmdutil"
+	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/testkit"
 )
@@ -42,8 +44,8 @@ func (r vqRun) run(t *testing.T, args ...string) (string, string, int) {
 		env[k] = v
 	}
 	var out, errOut bytes.Buffer
-	f := &Factory{
-		IOStreams: &IOStreams{
+	f := &cmdutil.Factory{
+		IOStreams: &iostreams.IOStreams{
 			In: strings.NewReader(r.Stdin), Out: &out, ErrOut: &errOut,
 			InTTY: r.TTY, OutTTY: r.TTY, ErrTTY: r.TTY,
 		},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/cmd/cmdutil"
 	"github.com/visualq/vq/sandbox"
 )
 
@@ -16,7 +17,7 @@ type SandboxOptions struct {
 }
 
 // NewCmdSandbox serves a local VisualQ-compatible server until Ctrl-C.
-func NewCmdSandbox(f *Factory, runF func(context.Context, *SandboxOptions) error) *cobra.Command {
+func NewCmdSandbox(f *cmdutil.Factory, runF func(context.Context, *SandboxOptions) error) *cobra.Command {
 	opts := &SandboxOptions{}
 	c := &cobra.Command{
 		Use:   "sandbox [--addr HOST:PORT]",
@@ -45,7 +46,7 @@ Ctrl-C stops it.`,
 	return c
 }
 
-func runSandbox(ctx context.Context, f *Factory, opts *SandboxOptions) error {
+func runSandbox(ctx context.Context, f *cmdutil.Factory, opts *SandboxOptions) error {
 	srv, err := sandbox.Start(opts.Options)
 	if err != nil {
 		return err
@@ -71,8 +72,8 @@ const defaultSandboxAddr = "127.0.0.1:8787"
 const demoRun = "run_abc"
 
 // NewCmdDemo starts an in-process sandbox and shows a failed run from it.
-func NewCmdDemo(f *Factory) *cobra.Command {
-	return TakesFlags(&cobra.Command{
+func NewCmdDemo(f *cmdutil.Factory) *cobra.Command {
+	return cmdutil.TakesFlags(&cobra.Command{
 		Use:   "demo",
 		Short: "Try vq with no account: an embedded sandbox and a failed run",
 		Long: `Start the sandbox on a free loopback port and show the failures of one of
@@ -89,17 +90,17 @@ quit with q), plain output in a pipe.`,
 			f.Terminal().Print.Note(fmt.Sprintf("vq demo: sandbox at %s (key %s); vq failures %s", srv.URL(), sandbox.KeyAdmin, demoRun))
 			// A factory of its own, for the sandbox: the user's flags with
 			// its server, and none of the user's settings.
-			demo := &Factory{IOStreams: f.IOStreams, Getenv: demoEnv(f.Getenv, sandbox.KeyAdmin), OpenURL: f.OpenURL, AppVersion: f.AppVersion, Global: f.Global}
+			demo := &cmdutil.Factory{IOStreams: f.IOStreams, Getenv: demoEnv(f.Getenv, sandbox.KeyAdmin), OpenURL: f.OpenURL, AppVersion: f.AppVersion, Global: f.Global}
 			demo.Global.BaseURL = srv.URL()
 			defer demo.CloseClients()
-			err = NewPipeline(demo).Run(c.Context(), api.RunFailuresCall(demoRun))
+			err = cmdutil.NewPipeline(demo).Run(c.Context(), api.RunFailuresCall(demoRun))
 			// The commands it printed (its next actions) need a server
 			// after the demo's is gone.
 			f.Terminal().Print.Hint("the demo's sandbox stops with it: to run the commands it showed, start one with vq sandbox\n" +
 				"and export VQ_BASE_URL=http://" + defaultSandboxAddr + " VQ_API_KEY=" + sandbox.KeyAdmin)
 			return err
 		},
-	}, &f.Global, ScopeFlags, ConnectionFlags, TransportFlags, MCPFlags, ConsentFlags)
+	}, &f.Global, cmdutil.ScopeFlags, cmdutil.ConnectionFlags, cmdutil.TransportFlags, cmdutil.MCPFlags, cmdutil.ConsentFlags)
 }
 
 // demoEnv hides the user's own key, settings and config file, which belong

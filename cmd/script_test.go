@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/visualq/vq/cmd/cmdutil"
+	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/testkit"
 	"github.com/visualq/vq/sandbox"
@@ -71,8 +73,8 @@ type (
 // directory is the test's).
 func scriptVQ(ts *testscript.TestScript, neg bool, args []string) {
 	var stdout, stderr bytes.Buffer
-	f := &Factory{
-		IOStreams:  &IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &stderr},
+	f := &cmdutil.Factory{
+		IOStreams:  &iostreams.IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &stderr},
 		Getenv:     ts.Getenv,
 		AppVersion: versionString(),
 	}

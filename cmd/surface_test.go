@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/visualq/vq/cmd/cmdutil"
+	"github.com/visualq/vq/cmd/iostreams"
 )
 
 var updateSurface = flag.Bool("update-surface", false, "rewrite testdata/command-flags.txt from what the commands take")
@@ -28,7 +30,7 @@ const commandFlagsFile = "testdata/command-flags.txt"
 // same before the command's name.
 func TestEveryCommandTakesTheFlagsItTook(t *testing.T) {
 	t.Parallel()
-	root := NewRootCmd(&Factory{IOStreams: &IOStreams{}, Getenv: func(string) string { return "" }})
+	root := NewRootCmd(&cmdutil.Factory{IOStreams: &iostreams.IOStreams{}, Getenv: func(string) string { return "" }})
 	var commands [][]string
 	flags := map[string]*pflag.Flag{}
 	var walk func(*cobra.Command)

@@ -4,14 +4,15 @@ import (
 	"context"
 
 	"github.com/spf13/cobra"
+	"github.com/visualq/vq/cmd/cmdutil"
 )
 
 // The task commands name a tool and its arguments for the common jobs;
 // each builds one api.Call and runs it through the pipeline like vq invoke.
 
 // NewCmdFailures lists the failed checks of a run.
-func NewCmdFailures(f *Factory, runF func(context.Context, *TaskOptions) error) *cobra.Command {
-	return TaskCmd(f, "failures", &cobra.Command{
+func NewCmdFailures(f *cmdutil.Factory, runF func(context.Context, *cmdutil.TaskOptions) error) *cobra.Command {
+	return cmdutil.TaskCmd(f, "failures", &cobra.Command{
 		Short: "List the failed checks of a run (get_run_failures)",
 		Long: `List the failed checks of a run (get_run_failures): on a terminal the TUI,
 to triage them; otherwise a table, or --json, --format markdown|junit|github.
@@ -27,24 +28,24 @@ answer instead of opening the TUI).`,
 }
 
 // NewCmdDiff shows the diff statistics of one check.
-func NewCmdDiff(f *Factory, runF func(context.Context, *TaskOptions) error) *cobra.Command {
-	c := TaskCmd(f, "diff", &cobra.Command{
+func NewCmdDiff(f *cmdutil.Factory, runF func(context.Context, *cmdutil.TaskOptions) error) *cobra.Command {
+	c := cmdutil.TaskCmd(f, "diff", &cobra.Command{
 		Short:   "Show the diff of one failed check (get_diff_stats)",
 		Example: "  vq diff run_abc --scenario Homepage --viewport desktop",
 	}, "", runF)
-	CompleteCheckFlags(f, c)
+	cmdutil.CompleteCheckFlags(f, c)
 	return c
 }
 
 // NewCmdScenario groups the FRT scenario commands.
-func NewCmdScenario(f *Factory) *cobra.Command {
+func NewCmdScenario(f *cmdutil.Factory) *cobra.Command {
 	c := &cobra.Command{Use: "scenario", Short: "Find and create functional-test (FRT) scenarios"}
 	c.AddCommand(newCmdScenarioCreate(f, nil), newCmdScenarioFind(f, nil))
 	return c
 }
 
-func newCmdScenarioCreate(f *Factory, runF func(context.Context, *TaskOptions) error) *cobra.Command {
-	return TaskCmd(f, "scenario create", &cobra.Command{
+func newCmdScenarioCreate(f *cmdutil.Factory, runF func(context.Context, *cmdutil.TaskOptions) error) *cobra.Command {
+	return cmdutil.TaskCmd(f, "scenario create", &cobra.Command{
 		Short: "Create an FRT scenario from a goal (write)",
 		Long: `Create a functional-test scenario from a plain-language goal
 (create_frt_scenario). An existing scenario that matches is reused rather than
@@ -53,15 +54,15 @@ duplicated. This writes: consent with --yes or at the prompt.`,
 	}, "", runF)
 }
 
-func newCmdScenarioFind(f *Factory, runF func(context.Context, *TaskOptions) error) *cobra.Command {
-	return TaskCmd(f, "scenario find", &cobra.Command{
+func newCmdScenarioFind(f *cmdutil.Factory, runF func(context.Context, *cmdutil.TaskOptions) error) *cobra.Command {
+	return cmdutil.TaskCmd(f, "scenario find", &cobra.Command{
 		Short:   "Find FRT scenarios (frt_find_scenarios)",
 		Example: `  vq scenario find "checkout"`,
 	}, "", runF)
 }
 
 // NewCmdTracking groups the tracking plan and run commands.
-func NewCmdTracking(f *Factory) *cobra.Command {
+func NewCmdTracking(f *cmdutil.Factory) *cobra.Command {
 	c := &cobra.Command{Use: "tracking", Short: "Tracking plans and tracking runs"}
 	c.AddCommand(
 		newCmdTrackingTool(f, "plan", "Show the tracking plan of a scenario", nil),
@@ -70,10 +71,10 @@ func NewCmdTracking(f *Factory) *cobra.Command {
 	return c
 }
 
-func newCmdTrackingTool(f *Factory, name, short string, runF func(context.Context, *TaskOptions) error) *cobra.Command {
+func newCmdTrackingTool(f *cmdutil.Factory, name, short string, runF func(context.Context, *cmdutil.TaskOptions) error) *cobra.Command {
 	path := "tracking " + name
-	return TaskCmd(f, path, &cobra.Command{
-		Short:   short + " (" + TaskRow(path).Tool + ")",
+	return cmdutil.TaskCmd(f, path, &cobra.Command{
+		Short:   short + " (" + cmdutil.TaskRow(path).Tool + ")",
 		Example: "  vq tracking " + name + " --scenario scn_add_to_cart",
 	}, "", runF)
 }

@@ -5,13 +5,14 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/cmd/cmdutil"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
 // NewCmdTools lists the tools the server offers. runF replaces the
 // behaviour in tests of flag parsing.
-func NewCmdTools(f *Factory, runF func(context.Context, *Pipeline) error) *cobra.Command {
-	p := NewPipeline(f)
+func NewCmdTools(f *cmdutil.Factory, runF func(context.Context, *cmdutil.Pipeline) error) *cobra.Command {
+	p := cmdutil.NewPipeline(f)
 	c := &cobra.Command{
 		Use:   "tools",
 		Short: "List the tools the server offers (MCP tools/list)",
@@ -37,25 +38,25 @@ each tool's inputSchema and outputSchema as the server sent them.`,
 			return runTools(c.Context(), f, p)
 		},
 	}
-	AddOutputFlags(c, &p.Output)
-	return CallsMCP(c, &f.Global)
+	cmdutil.AddOutputFlags(c, &p.Output)
+	return cmdutil.CallsMCP(c, &f.Global)
 }
 
-func runTools(ctx context.Context, f *Factory, p *Pipeline) error {
+func runTools(ctx context.Context, f *cmdutil.Factory, p *cmdutil.Pipeline) error {
 	f.Global.Transport = api.TransportMCP
 	client, s, err := p.Connect(ctx)
 	if err != nil {
 		return err
 	}
 	if !s.HasCredential() {
-		return p.Show(ctx, WithHint(api.MissingCredential(api.MethodToolsList), s))
+		return p.Show(ctx, cmdutil.WithHint(api.MissingCredential(api.MethodToolsList), s))
 	}
 	tools, failure, err := client.ListTools(ctx)
 	if err != nil {
 		return err
 	}
 	if failure != nil {
-		return p.Show(ctx, WithHint(failure, s))
+		return p.Show(ctx, cmdutil.WithHint(failure, s))
 	}
 	if p.Output.Structured() {
 		return p.Show(ctx, api.ToolListResponse(client.MCPEndpoint(), tools))

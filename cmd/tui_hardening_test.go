@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/visualq/vq/cmd/cmdutil"
+	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/sandbox"
 )
@@ -27,8 +29,8 @@ func TestPanicInACommandExitsInternal(t *testing.T) {
 			env["VQ_DEBUG"] = "1"
 		}
 		var out, errOut bytes.Buffer
-		f := &Factory{
-			IOStreams: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
+		f := &cmdutil.Factory{
+			IOStreams: &iostreams.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
 			Getenv: func(k string) string {
 				if k == "VQ_BASE_URL" {
 					panic("injected by the test\nsecond line")

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/visualq/vq/cmd/cmdutil"
+	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/internal/testkit"
 )
 
@@ -15,7 +17,7 @@ import (
 func TestUnknownSubcommandsFailAtEveryLevel(t *testing.T) {
 	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(200, runFailuresBody))
-	root := NewRootCmd(&Factory{IOStreams: &IOStreams{}, Getenv: func(string) string { return "" }})
+	root := NewRootCmd(&cmdutil.Factory{IOStreams: &iostreams.IOStreams{}, Getenv: func(string) string { return "" }})
 	var groups []*cobra.Command
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {

@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+	"github.com/visualq/vq/cmd/cmdutil"
 )
 
 // Stamped by the release build (-ldflags -X); otherwise read from the
@@ -54,8 +55,8 @@ func buildInfo() (v, c, d string) {
 }
 
 // NewCmdVersion prints the version, commit and build date.
-func NewCmdVersion(f *Factory) *cobra.Command {
-	var out OutputOptions
+func NewCmdVersion(f *cmdutil.Factory) *cobra.Command {
+	var out cmdutil.OutputOptions
 	c := &cobra.Command{
 		Use:     "version",
 		Short:   "Print vq's version, commit and build date",
@@ -64,11 +65,11 @@ func NewCmdVersion(f *Factory) *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error {
 			if out.Structured() {
 				v, commit, date := buildInfo()
-				return ShowDocument(c.Context(), f, &out, map[string]string{"version": v, "commit": commit, "date": date})
+				return cmdutil.ShowDocument(c.Context(), f, &out, map[string]string{"version": v, "commit": commit, "date": date})
 			}
 			return f.Terminal().Print.Text("vq " + versionString())
 		},
 	}
-	AddOutputFlags(c, &out, "text", "json")
+	cmdutil.AddOutputFlags(c, &out, "text", "json")
 	return c
 }

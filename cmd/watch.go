@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/spf13/cobra"
+	"github.com/visualq/vq/cmd/cmdutil"
 	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
 )
@@ -11,14 +12,14 @@ import (
 // WatchOptions are the inputs of vq watch.
 type WatchOptions struct {
 	JobIDs   []string
-	Pipeline *Pipeline
+	Pipeline *cmdutil.Pipeline
 }
 
 // NewCmdWatch polls async jobs until they end. runF replaces the behaviour
 // in tests of flag parsing.
-func NewCmdWatch(f *Factory, runF func(context.Context, *WatchOptions) error) *cobra.Command {
-	opts := &WatchOptions{Pipeline: NewPipeline(f)}
-	c := TaskRow("watch").Shape(f, &cobra.Command{
+func NewCmdWatch(f *cmdutil.Factory, runF func(context.Context, *WatchOptions) error) *cobra.Command {
+	opts := &WatchOptions{Pipeline: cmdutil.NewPipeline(f)}
+	c := cmdutil.TaskRow("watch").Shape(f, &cobra.Command{
 		Short: "Watch async jobs until they end (get_job_status)",
 		Long: `Poll get_job_status for each job, concurrently, until it is completed,
 failed or cancelled, then print each job's final answer on stdout in the order
@@ -50,9 +51,9 @@ the deadline, 130 on Ctrl-C. Both print the vq watch command that resumes.`,
 			return runWatch(c.Context(), opts)
 		},
 	}, "")
-	AddOutputFlags(c, &opts.Pipeline.Output)
-	AddWaitFlags(c, &opts.Pipeline.Wait, false)
-	return CallsServer(c, &f.Global)
+	cmdutil.AddOutputFlags(c, &opts.Pipeline.Output)
+	cmdutil.AddWaitFlags(c, &opts.Pipeline.Wait, false)
+	return cmdutil.CallsServer(c, &f.Global)
 }
 
 // runWatch watches the jobs and shows each final answer; the error

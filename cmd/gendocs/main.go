@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 	"github.com/visualq/vq/cmd"
+	"github.com/visualq/vq/cmd/cmdutil"
 )
 
 func main() {
@@ -31,7 +32,7 @@ func main() {
 	if !*man && !*markdown {
 		*man, *markdown = true, true
 	}
-	n, err := generate(cmd.NewRootCmd(cmd.NewFactory(cmd.Version())), *dir, *man, *markdown)
+	n, err := generate(cmd.NewRootCmd(cmdutil.NewFactory(cmd.Version())), *dir, *man, *markdown)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gendocs:", err)
 		os.Exit(1)

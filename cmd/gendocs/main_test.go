@@ -8,12 +8,13 @@ import (
 	"testing"
 
 	"github.com/visualq/vq/cmd"
+	"github.com/visualq/vq/cmd/cmdutil"
 )
 
 func TestManAndMarkdownPagesBuild(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if _, err := generate(cmd.NewRootCmd(cmd.NewFactory(cmd.Version())), dir, true, true); err != nil {
+	if _, err := generate(cmd.NewRootCmd(cmdutil.NewFactory(cmd.Version())), dir, true, true); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"vq.1", "vq-invoke.1", "vq-environment.1", "vq-formats.1", "vq.md", "vq_diff.md"} {

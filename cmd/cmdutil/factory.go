@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"cmp"
@@ -13,6 +13,7 @@ import (
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/api/account"
 	"github.com/visualq/vq/api/mcpclient"
+	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 	"github.com/visualq/vq/ui"
@@ -23,7 +24,7 @@ import (
 // global flags it resolves settings from, the server's client and the
 // browser opener. It holds no behaviour of a call: that is the Pipeline's.
 type Factory struct {
-	IOStreams *IOStreams
+	IOStreams *iostreams.IOStreams
 	Getenv    func(string) string
 	// OpenURL opens a link in the user's browser (ui.OpenURL when nil).
 	OpenURL func(string) error
@@ -34,7 +35,7 @@ type Factory struct {
 
 	// terminal is made by Terminal on first use, once the flags are
 	// resolved (vq mcp serve sets the agent's first).
-	terminal *Terminal
+	terminal *iostreams.Terminal
 	// clients are the API clients made by Client, closed (their MCP
 	// sessions ended) when the command is done.
 	clients []*mcpclient.Client
@@ -45,7 +46,7 @@ type Factory struct {
 
 // NewFactory is the factory of the real process, vq at appVersion.
 func NewFactory(appVersion string) *Factory {
-	return &Factory{IOStreams: System(), Getenv: os.Getenv, OpenURL: ui.OpenURL, AppVersion: appVersion}
+	return &Factory{IOStreams: iostreams.System(), Getenv: os.Getenv, OpenURL: ui.OpenURL, AppVersion: appVersion}
 }
 
 // Settings are the global options resolved flag > environment > config
@@ -98,9 +99,9 @@ func (s Settings) HasCredential() bool {
 
 // Terminal is what the streams and the display flags say about the
 // person at the other end, read once.
-func (f *Factory) Terminal() *Terminal {
+func (f *Factory) Terminal() *iostreams.Terminal {
 	if f.terminal == nil {
-		f.terminal = NewTerminal(f.IOStreams, f.Getenv, f.Global.NoTUI, f.Global.NoColor, f.Global.NoPager)
+		f.terminal = iostreams.NewTerminal(f.IOStreams, f.Getenv, f.Global.NoTUI, f.Global.NoColor, f.Global.NoPager)
 		f.terminal.Print.Commands = FrontingLine
 	}
 	return f.terminal
@@ -108,7 +109,7 @@ func (f *Factory) Terminal() *Terminal {
 
 // SetTerminal makes t the terminal of the factory's commands, before
 // any reads it: vq mcp serve's is the agent's.
-func (f *Factory) SetTerminal(t *Terminal) { f.terminal = t }
+func (f *Factory) SetTerminal(t *iostreams.Terminal) { f.terminal = t }
 
 // Config is the config file of this process, and the store of API keys
 // and tokens beside it.

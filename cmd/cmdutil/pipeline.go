@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/api/mcpclient"
+	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/completions"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
@@ -45,14 +46,14 @@ type Pipeline struct {
 	// decide makes display and consentPolicy, the command's policies,
 	// once: at its first call, when the flags are resolved.
 	decide        sync.Once
-	display       Display
-	consentPolicy Consent
+	display       iostreams.Display
+	consentPolicy iostreams.Consent
 }
 
 func NewPipeline(f *Factory) *Pipeline { return &Pipeline{f: f, Admit: admitAtOnce} }
 
 // Terminal is the terminal of the command's factory.
-func (p *Pipeline) Terminal() *Terminal { return p.f.Terminal() }
+func (p *Pipeline) Terminal() *iostreams.Terminal { return p.f.Terminal() }
 
 // Settings are the settings the command's client was built for (Connect).
 func (p *Pipeline) Settings() Settings { return p.settings }
@@ -81,7 +82,7 @@ func (p *Pipeline) Connect(ctx context.Context) (*mcpclient.Client, Settings, er
 // Policies are the command's display and consent, decided from the
 // terminal and the command's flags: output for a program or a file
 // (--json, --format, --jq, --junit) is printed, never the TUI.
-func (p *Pipeline) Policies() (Display, Consent) {
+func (p *Pipeline) Policies() (iostreams.Display, iostreams.Consent) {
 	p.decide.Do(func() {
 		t := p.f.Terminal()
 		printed := p.Output.Format != "" || p.Output.query != nil || p.Reports.JUnit != ""
@@ -96,7 +97,7 @@ func (p *Pipeline) Policies() (Display, Consent) {
 // without --wait (whose progress has a display of its own), the TUI opens
 // first and sends the call, so that a slow server shows its spinner.
 func (p *Pipeline) Run(ctx context.Context, call api.Call) error {
-	if display, _ := p.Policies(); display == DisplayTUI && !p.Wait.Wait {
+	if display, _ := p.Policies(); display == iostreams.DisplayTUI && !p.Wait.Wait {
 		err := p.ShowCall(ctx, call, nil)
 		return p.Reports.finish(ctx, p.f, p.shown, err)
 	}
@@ -144,7 +145,7 @@ func (p *Pipeline) Send(ctx context.Context, call api.Call) (*api.ToolResponse, 
 // the refusal is shown, and the TUI asks through sessionConsent.
 func (p *Pipeline) consented(ctx context.Context, call api.Call, send func(context.Context, api.Call) (*api.ToolResponse, error)) (*api.ToolResponse, error) {
 	display, policy := p.Policies()
-	if policy == ConsentGiven && api.KnownWriteTool(call.Tool) {
+	if policy == iostreams.ConsentGiven && api.KnownWriteTool(call.Tool) {
 		calls, _, _ := ObtainConsent(ctx, policy, nil, WriteIntent{Calls: []api.Call{call}})
 		call = calls[0]
 	}
@@ -153,7 +154,7 @@ func (p *Pipeline) consented(ctx context.Context, call api.Call, send func(conte
 		return resp, err
 	}
 	ask := p.f.Terminal().Prompter(p.Output.Structured())
-	if display == DisplayTUI {
+	if display == iostreams.DisplayTUI {
 		ask = nil
 	}
 	calls, answer, err := ObtainConsent(ctx, policy, ask, WriteIntent{Calls: []api.Call{call}, Question: func(context.Context) string {
@@ -228,14 +229,14 @@ func readinessProgress(r api.Readiness) string {
 	return fmt.Sprintf("%d of %d sources analysed", r.Analysed, r.Total)
 }
 
-// ciCall sends a CI call: (*mcpclient.Client).CallCI, or CallCIOnce.
-type ciCall func(*mcpclient.Client, context.Context, string, map[string]any) (*api.ToolResponse, error)
+// CICall sends a CI call: (*mcpclient.Client).CallCI, or CallCIOnce.
+type CICall func(*mcpclient.Client, context.Context, string, map[string]any) (*api.ToolResponse, error)
 
 // SendCI calls a tool of the CI endpoint with call: CallCI, or CallCIOnce
 // (without the automatic retries) for a watch's poll, whose failures the
 // watch's own policy retries. No credential means nothing is sent; CI
 // tools ask for no consent.
-func (p *Pipeline) SendCI(ctx context.Context, call ciCall, tool string, args map[string]any) (*api.ToolResponse, error) {
+func (p *Pipeline) SendCI(ctx context.Context, call CICall, tool string, args map[string]any) (*api.ToolResponse, error) {
 	client, s, err := p.Connect(ctx)
 	if err != nil {
 		return nil, err
@@ -265,7 +266,7 @@ func (p *Pipeline) Show(ctx context.Context, resp *api.ToolResponse) error {
 		p.f.IOStreams.Documented = true
 	}
 	p.Remember(resp)
-	if err != nil && !ClosedPipe(err) {
+	if err != nil && !iostreams.ClosedPipe(err) {
 		return err
 	}
 	if resp.ErrorCode() == api.CodeConfirmRequired {
@@ -294,7 +295,7 @@ func ShownError(resp *api.ToolResponse) error {
 // the TUI, which sends the calls chained from there with consent, and the
 // call itself when resp is nil; the last answer shown gives the exit code.
 func (p *Pipeline) ShowCall(ctx context.Context, call api.Call, resp *api.ToolResponse) error {
-	if display, _ := p.Policies(); display != DisplayTUI {
+	if display, _ := p.Policies(); display != iostreams.DisplayTUI {
 		return p.Show(ctx, resp)
 	}
 	if resp != nil {
@@ -319,7 +320,7 @@ func (p *Pipeline) ShowCall(ctx context.Context, call api.Call, resp *api.ToolRe
 		return p.consented(ctx, call, p.invoke)
 	}
 	_, policy := p.Policies()
-	o.Consent = sessionConsent(policy, func() YesNo { return p.f.Terminal().Prompter(p.Output.Structured()) })
+	o.Consent = sessionConsent(policy, func() iostreams.YesNo { return p.f.Terminal().Prompter(p.Output.Structured()) })
 	o.Fetch = client.FetchPublic
 	last, err := ui.Run(ctx, o, call, resp)
 	if err != nil {

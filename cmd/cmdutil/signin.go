@@ -1,7 +1,8 @@
-package cmd
+package cmdutil
 
 import (
 	"github.com/visualq/vq/api/account"
+	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/ui"
 )
 
@@ -11,7 +12,7 @@ import (
 // where they see them; a client registered beforehand from
 // VQ_OAUTH_CLIENT_ID and VQ_OAUTH_CLIENT_SECRET.
 type OAuthSignIn struct {
-	term   *Terminal
+	term   *iostreams.Terminal
 	getenv func(string) string
 	// open opens a link in the browser; nil is ui.OpenURL.
 	open func(string) error

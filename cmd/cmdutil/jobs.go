@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -15,7 +16,7 @@ import (
 // its terminal, --interval and the whole wait's bound, and the command
 // line that resumes a watch stopped early.
 type JobWatch struct {
-	term *Terminal
+	term *iostreams.Terminal
 	wait WaitOptions
 	// resume is the command line that resumes the watch of the jobs; nil
 	// is vq watch IDS.

@@ -1,9 +1,10 @@
-package cmd
+package cmdutil
 
 import (
 	"context"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/ui"
 )
 
@@ -34,15 +35,15 @@ const (
 // argument to every call of the intent when it was given. Nothing a
 // server sends reaches it as a consent: a server's confirm_required only
 // makes a command ask.
-func ObtainConsent(ctx context.Context, policy Consent, ask YesNo, intent WriteIntent) ([]api.Call, ConsentAnswer, error) {
+func ObtainConsent(ctx context.Context, policy iostreams.Consent, ask iostreams.YesNo, intent WriteIntent) ([]api.Call, ConsentAnswer, error) {
 	switch {
 	case carryConsent(intent.Calls):
 		// Given already (KEY:=JSON on the command line, or --yes before
 		// they were sent): a confirm_required for them is the server's
 		// last word.
 		return intent.Calls, NotAsked, nil
-	case policy == ConsentGiven:
-	case policy != ConsentAsk || ask == nil:
+	case policy == iostreams.ConsentGiven:
+	case policy != iostreams.ConsentAsk || ask == nil:
 		return intent.Calls, NotAsked, nil
 	default:
 		agreed, err := ask(ctx, intent.Question(ctx))
@@ -71,7 +72,7 @@ func carryConsent(calls []api.Call) bool {
 // write the person asked for there goes through consent by the command's
 // policy, asked with the prompter of the moment (the TUI's dialog while
 // it runs).
-func sessionConsent(policy Consent, prompter func() YesNo) func(context.Context, ui.WriteIntent) ([]api.Call, bool, error) {
+func sessionConsent(policy iostreams.Consent, prompter func() iostreams.YesNo) func(context.Context, ui.WriteIntent) ([]api.Call, bool, error) {
 	return func(ctx context.Context, in ui.WriteIntent) ([]api.Call, bool, error) {
 		question := func(context.Context) string { return in.Question }
 		calls, answer, err := ObtainConsent(ctx, policy, prompter(), WriteIntent{Calls: in.Calls, Question: question})
