@@ -308,7 +308,9 @@ func (p *Pipeline) ShowCall(ctx context.Context, call api.Call, resp *api.ToolRe
 	}
 	_, policy := p.policies()
 	o.Consent = sessionConsent(policy, func() yesNo { return p.f.Terminal().prompter(&p.Output) })
-	o.Fetch = client.FetchPublic
+	o.Fetch = func(ctx context.Context, link string, max int64) ([]byte, error) {
+		return client.FetchPublic(ctx, s.home(), link, max)
+	}
 	last, err := ui.Run(ctx, o, call, resp)
 	if err != nil {
 		return err
