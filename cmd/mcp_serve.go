@@ -25,8 +25,8 @@ import (
 
 // ServeOptions are the inputs of vq mcp serve.
 type ServeOptions struct {
-	// ReadOnly offers only the tools that read: the others are neither
-	// listed nor callable.
+	// ReadOnly offers only the tools that change nothing
+	// (api.ReadOnlyTool): the others are neither listed nor callable.
 	ReadOnly bool
 	// Interval is the poll interval of a job followed for a progress
 	// token; zero is the adaptive schedule of every watch.
@@ -88,7 +88,7 @@ client sees them, with the MCP Inspector's CLI (Node 22 or later).`,
 		},
 	}
 	fs := c.Flags()
-	fs.BoolVar(&opts.ReadOnly, "read-only", false, "offer only the tools that read: write tools are neither listed nor callable")
+	fs.BoolVar(&opts.ReadOnly, "read-only", false, "offer only the tools that change nothing (by vq's registry, else the server's readOnlyHint): the others are neither listed nor callable")
 	fs.DurationVar(&opts.Interval, "interval", 0, "poll interval of a job followed for a progress token (default: adaptive, 1s growing to 10s)")
 	fs.BoolVar(&opts.NoImages, "no-images", false, "leave the diff images an answer links out of its tool result")
 	// Consent is the agent's to give, call by call (confirm: true).
@@ -238,8 +238,10 @@ func (s *agentServer) awaitTools(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// load registers the tools to offer; with --read-only only those that
-// read. A tool not registered is refused by the SDK as an unknown tool.
+// load registers the tools to offer; with --read-only only those
+// annotated read-only, which vq decides (api.ReadOnlyTool). A tool not
+// registered is refused by the SDK as an unknown tool, before anything is
+// sent.
 func (s *agentServer) load(ctx context.Context) {
 	defer close(s.ready)
 	tools, source := s.offered(ctx)
@@ -248,7 +250,7 @@ func (s *agentServer) load(ctx context.Context) {
 	}
 	n := 0
 	for _, t := range tools {
-		if s.opts.ReadOnly && mayWrite(t.Annotations) {
+		if s.opts.ReadOnly && !t.Annotations.ReadOnlyHint {
 			continue
 		}
 		s.server.AddTool(t, s.call)
@@ -287,13 +289,6 @@ func (s *agentServer) logf(msg string, args ...any) {
 	s.print.Note("vq mcp serve: " + fmt.Sprintf(msg, args...))
 }
 
-// mayWrite reports a tool whose annotations let it change a project: not
-// read-only and, as MCP presumes when a server says nothing, destructive.
-// --read-only serves none of them.
-func mayWrite(a *mcp.ToolAnnotations) bool {
-	return a == nil || !a.ReadOnlyHint && (a.DestructiveHint == nil || *a.DestructiveHint)
-}
-
 // registryTools are the invoke tools of vq's registry (CI tools answer no
 // ToolResponse, so they are not offered), annotated as the registry knows
 // them: a read is read-only, a write destructive, and a tool that starts
@@ -320,7 +315,9 @@ func registryTools() []*mcp.Tool {
 // argument's name, type, item type, allowed values, default, description
 // and whether it is required: api.ToolArg.Schema), so
 // whatever else a server puts in a schema can neither reach the agent nor
-// stop the tool from being served; their text is sanitized, as agents show
+// stop the tool from being served. Whether a tool is read-only is vq's
+// rule (api.ReadOnlyTool): a server cannot pass one of the registry's
+// writes off as a read. Their text is sanitized, as agents show
 // it on terminals too. A name is not text to sanitize: the agent sends it
 // back, so a tool whose name or an argument's is not a plain name is not
 // served, and an allowed value or default that is not plain is left out.
@@ -338,7 +335,7 @@ func (s *agentServer) hostedTools(tools []api.Tool) []*mcp.Tool {
 		out = append(out, &mcp.Tool{
 			Name: t.Name, Title: textsafe.SanitizeLine(t.Title), Description: textsafe.Sanitize(t.Description),
 			InputSchema: inputSchema(args),
-			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly, DestructiveHint: t.Destructive},
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: api.ReadOnlyTool(t.Name, t.ReadOnly), DestructiveHint: t.Destructive},
 		})
 	}
 	return out
