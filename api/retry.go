@@ -50,7 +50,9 @@ func (c *Client) retry(ctx context.Context, call Call, repeatable func() bool, a
 	turn := gateTurn{gate: c.gate}
 	defer turn.done()
 	for {
-		turn.before(ctx)
+		if late := turn.before(ctx); late != nil {
+			return late.Response(call.Tool), nil
+		}
 		resp := attempt()
 		if err := ctx.Err(); err != nil {
 			return resp, err

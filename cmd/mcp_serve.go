@@ -52,11 +52,13 @@ where that is safe (a read, or a request that never reached the server),
 and the answer is the ToolResponse (structuredContent; the summary,
 warnings and next actions as text, then the same JSON; isError when it is
 not ok). At most 8 requests to the server are in flight at once; the other
-calls wait their turn. The diff images an answer links on the VisualQ
-server come with it as PNG images, at most 1568 px on the longer side
-(--no-images leaves them out). The prompts triage_run, review_diff and
-prove_ticket start VisualQ workflows, and completion/complete completes
-their run ids, scenario labels and viewports from the answers served.
+calls wait their turn, and a call waits for its turn (behind those, or
+behind rate-limited calls) at most its --timeout. The diff images an
+answer links on the VisualQ server come with it as PNG images, at most
+1568 px on the longer side (--no-images leaves them out). The prompts
+triage_run, review_diff and prove_ticket start VisualQ workflows, and
+completion/complete completes their run ids, scenario labels and
+viewports from the answers served.
 
 vq never consents for the agent: a write tool runs only when the agent
 sends confirm: true itself, and a confirm_required answer comes back as it
@@ -131,6 +133,9 @@ type agentServer struct {
 	// backend bounds the requests to the server in flight at once; the
 	// others wait their turn in order.
 	backend *semaphore.Weighted
+	// timeout is each request's (--timeout, else the client's default),
+	// which a call's waits for its turn count against.
+	timeout time.Duration
 	// decoding lets one image be decoded at a time.
 	decoding sync.Mutex
 	// recall holds what completion offers.
@@ -162,8 +167,8 @@ func startAgentServer(ctx context.Context, f *Factory, opts *ServeOptions) (*age
 	p.policies() // decided once, before the calls come concurrently
 	s := &agentServer{
 		pipeline: p, factory: f, client: client, settings: settings, opts: opts, print: f.terminal.Print,
-		backend: semaphore.NewWeighted(maxBackendCalls),
-		ready:   make(chan struct{}), loaded: make(chan struct{}),
+		backend: semaphore.NewWeighted(maxBackendCalls), timeout: api.Options{Timeout: f.Global.Timeout}.WithDefaults().Timeout,
+		ready: make(chan struct{}), loaded: make(chan struct{}),
 	}
 	p.Admit = s.admit
 	serverOpts := &mcp.ServerOptions{
@@ -196,9 +201,11 @@ func startAgentServer(ctx context.Context, f *Factory, opts *ServeOptions) (*age
 // a connection each.
 const maxBackendCalls = 8
 
-// admit waits for a turn to send a request to the server (Pipeline.Admit).
+// admit waits for a turn to send a request to the server (Pipeline.Admit),
+// within the call's turn deadline.
 func (s *agentServer) admit(ctx context.Context) (func(), error) {
-	if err := s.backend.Acquire(ctx, 1); err != nil {
+	behind := fmt.Sprintf("the %d requests in flight", maxBackendCalls)
+	if err := api.AwaitTurn(ctx, behind, func(ctx context.Context) error { return s.backend.Acquire(ctx, 1) }); err != nil {
 		return nil, err
 	}
 	return func() { s.backend.Release(1) }, nil
@@ -421,7 +428,10 @@ func inputSchema(args []api.ToolArg) map[string]any {
 }
 
 // call forwards one tools/call through the pipeline, without consent of
-// vq's own: the agent's arguments are sent as they are. With a progress
+// vq's own: the agent's arguments are sent as they are. Its waits for its
+// turn (behind the requests in flight, behind rate-limited calls) count
+// against its --timeout: the agent's calls have nothing to do with each
+// other, so none waits on another's rate limit for long. With a progress
 // token, the job the tool starts is followed to its end.
 func (s *agentServer) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	args, err := callArgs(req.Params.Arguments)
@@ -429,7 +439,7 @@ func (s *agentServer) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
 	call := api.Call{Tool: req.Params.Name, Args: args}
-	resp, err := s.pipeline.Send(ctx, call)
+	resp, err := s.pipeline.Send(api.WithTurnTimeout(ctx, s.timeout), call)
 	if err == nil && req.Params.GetProgressToken() != nil {
 		resp, err = s.pipeline.Follow(ctx, call, resp, s.progressNotifier(ctx, req))
 	}
