@@ -1,9 +1,11 @@
 package cmd
 
 import (
+	"cmp"
 	"io"
 	"os"
 
+	"github.com/visualq/vq/internal/textsafe"
 	"golang.org/x/term"
 )
 
@@ -15,6 +17,11 @@ type IOStreams struct {
 	ErrOut io.Writer
 
 	InTTY, OutTTY, ErrTTY bool
+
+	// Under GitHub Actions, Out and ErrOut are guarded (guardCommands):
+	// commands writes on Out what vq itself gives as workflow commands,
+	// and stdout is Out as the process got it. Both nil without a guard.
+	commands, stdout io.Writer
 
 	// documented is set once a document for programs (--json, --jq, a CI
 	// format) was written on Out: a failure after it needs no other.
@@ -31,9 +38,38 @@ func SystemIO() *IOStreams {
 	}
 }
 
+// guardCommands keeps server text from forming GitHub Actions workflow
+// commands (textsafe.CommandGuard) on the streams the runner reads when
+// GITHUB_ACTIONS=true: stdout and stderr, unless they are regular files.
+func (s *IOStreams) guardCommands(getenv func(string) string) {
+	if getenv("GITHUB_ACTIONS") != "true" {
+		return
+	}
+	if !isRegularFile(s.Out) {
+		g := textsafe.NewCommandGuard(s.Out)
+		s.stdout, s.Out, s.commands = s.Out, g, g.Commands()
+	}
+	if !isRegularFile(s.ErrOut) {
+		s.ErrOut = textsafe.NewCommandGuard(s.ErrOut)
+	}
+}
+
+func isRegularFile(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode().IsRegular()
+}
+
+// rawOut is stdout as the process got it, unguarded: for bytes no person
+// reads in a log (vq mcp serve's stream).
+func (s *IOStreams) rawOut() io.Writer { return cmp.Or(s.stdout, s.Out) }
+
 // PrepareOutput tells the streams that about size bytes are coming on Out,
 // so that a pipe there can make room for them (see growPipe).
-func (s *IOStreams) PrepareOutput(size int) { growPipe(s.Out, size) }
+func (s *IOStreams) PrepareOutput(size int) { growPipe(s.rawOut(), size) }
 
 // noteDocument records that a document for programs was written on Out.
 func (s *IOStreams) noteDocument() { s.documented = true }

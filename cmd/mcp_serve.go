@@ -109,7 +109,7 @@ func runMCPServe(ctx context.Context, f *Factory, opts *ServeOptions) error {
 	}
 	// The session ends when the client closes the stream (nil), once every
 	// request read has been answered, or when ctx ends.
-	return s.server.Run(ctx, &mcpstdio.Transport{In: in, Out: f.IO.Out})
+	return s.server.Run(ctx, &mcpstdio.Transport{In: in, Out: f.IO.rawOut()})
 }
 
 // serveInstructions tell the agent what the tools' answers mean for it.

@@ -29,6 +29,7 @@ func Main() int {
 
 // execute runs the command tree once and returns its typed error.
 func execute(ctx context.Context, f *Factory, args []string) error {
+	f.IO.guardCommands(f.Getenv)
 	root := NewRootCmd(f)
 	root.SetArgs(args)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(c, err, args) })
