@@ -142,7 +142,7 @@ func (c *Client) CIURL(tool string) string {
 func (c *Client) CallCI(ctx context.Context, tool string, args map[string]any) (*ToolResponse, error) {
 	body := c.ciBody(args)
 	call := Call{Tool: tool, Args: args}
-	return c.retry(ctx, call, func() bool { return KnownReadTool(tool) }, func() *ToolResponse { return c.ciAttempt(ctx, tool, body) })
+	return c.retry(ctx, call, func() bool { return ReadOnlyTool(tool, false) }, func() *ToolResponse { return c.ciAttempt(ctx, tool, body) })
 }
 
 // CallCIOnce is CallCI without the automatic retries, for a watch, which

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/go-resty/resty/v2"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // MaxBodyBytes caps how much of a response vq will read into memory.
@@ -107,22 +109,22 @@ func New(opts Options) *Client {
 // to close; Close is always safe to call.
 func (c *Client) Close() error { return c.transport.Close() }
 
-// sameHostRedirects follows redirects only within the original host and
-// scheme, so the Authorization header can never be carried to another
-// server, nor in clear to the same one.
+// sameHostRedirects follows redirects only within the original origin
+// (textsafe.SameOrigin), so the Authorization header can never be carried
+// to another server, nor in clear to the same one, and a link vq fetches
+// cannot lead it to another server.
 func sameHostRedirects() resty.RedirectPolicy {
 	return resty.RedirectPolicyFunc(func(req *http.Request, via []*http.Request) error {
-		if len(via) >= 5 {
+		switch {
+		case len(via) >= 5:
 			return errors.New("stopped after 5 redirects")
-		}
-		if req.URL.Host != via[0].URL.Host {
-			return fmt.Errorf("refused redirect to another host (%s)", req.URL.Host)
-		}
-		// https → http on the same host would carry the key in clear.
-		if req.URL.Scheme != via[0].URL.Scheme {
+		case textsafe.SameOrigin(req.URL, via[0].URL):
+			return nil
+		case req.URL.Scheme != via[0].URL.Scheme:
+			// https → http on the same host would carry the key in clear.
 			return fmt.Errorf("refused redirect from %s to %s", via[0].URL.Scheme, req.URL.Scheme)
 		}
-		return nil
+		return fmt.Errorf("refused redirect to another host (%s)", req.URL.Host)
 	})
 }
 
@@ -188,18 +190,29 @@ func (c *Client) HTTPClient() *http.Client {
 	return &http.Client{Timeout: base.Timeout, CheckRedirect: base.CheckRedirect, Transport: base.Transport}
 }
 
-// FetchPublic downloads a public link an answer points at (a screenshot,
-// perhaps on a CDN): no credential is sent, so any host may serve or
-// redirect it; the client's --timeout and --debug trace apply, and the body
-// is capped at max bytes.
-func (c *Client) FetchPublic(ctx context.Context, link string, max int64) ([]byte, error) {
-	hc := &http.Client{Timeout: c.opts.Timeout, Transport: c.http.GetClient().Transport}
+// FetchPublic downloads a link an answer points at (a screenshot) from
+// the origin of home, the VisualQ server: a link elsewhere is not fetched
+// ("image on HOST"), and its redirects stay on that origin, so an answer
+// cannot make vq fetch from another server, one of this machine's
+// included. No credential is sent; the client's --timeout, redirect
+// policy and --debug trace apply, and the body is capped at max bytes.
+func (c *Client) FetchPublic(ctx context.Context, home, link string, max int64) ([]byte, error) {
+	u, ok := textsafe.WebURL(link)
+	if !ok {
+		return nil, errors.New("not an http(s) link")
+	}
+	if h, ok := textsafe.WebURL(home); !ok || !textsafe.SameOrigin(u, h) {
+		return nil, fmt.Errorf("image on %s, not on the VisualQ server", u.Host)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, link, nil)
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("User-Agent", c.opts.UserAgent)
-	resp, err := hc.Do(req)
+	resp, err := c.HTTPClient().Do(req)
+	if uerr, ok := errors.AsType[*url.Error](err); ok {
+		return nil, uerr.Err // the link is the caller's: why, without it
+	}
 	if err != nil {
 		return nil, err
 	}

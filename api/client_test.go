@@ -350,11 +350,14 @@ func TestFormEncodedSecretsAreRedacted(t *testing.T) {
 }
 
 // A public link is fetched without the key, within its cap, and a failed
-// status is an error.
+// status is an error. Only the VisualQ server's origin is fetched from: a
+// link to another port is refused unasked, and a redirect to one (302, or
+// 307 with a body) is not followed; a redirect within the origin is.
 func TestFetchPublic(t *testing.T) {
 	t.Parallel()
 	ctx := testkit.Bound(t)
 	var auth atomic.Value
+	other := testkit.NewServer(t, testkit.Always(http.StatusOK, "secret"))
 	srv := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		auth.Store(r.Header.Get("Authorization"))
 		switch r.URL.Path {
@@ -362,18 +365,40 @@ func TestFetchPublic(t *testing.T) {
 			w.Write(make([]byte, 100))
 		case "/big.png":
 			w.Write(make([]byte, 2000))
+		case "/here.png":
+			http.Redirect(w, r, "/small.png", http.StatusFound)
+		case "/away.png":
+			http.Redirect(w, r, other.URL+"/admin/secret.png", http.StatusFound)
+		case "/away307.png":
+			w.Header().Set("Location", other.URL+"/admin/secret.png")
+			w.WriteHeader(http.StatusTemporaryRedirect)
+			io.WriteString(w, "moved")
 		default:
 			http.NotFound(w, r)
 		}
 	}))
 	c := New(Options{BaseURL: srv.URL, APIKey: "vqs_secret"})
-	if b, err := c.FetchPublic(ctx, srv.URL+"/small.png", 1000); err != nil || len(b) != 100 || auth.Load() != "" {
-		t.Errorf("small: %d bytes, %v, Authorization %q", len(b), err, auth.Load())
+	for _, link := range []string{"/small.png", "/here.png"} {
+		if b, err := c.FetchPublic(ctx, srv.URL, srv.URL+link, 1000); err != nil || len(b) != 100 || auth.Load() != "" {
+			t.Errorf("%s: %d bytes, %v, Authorization %q", link, len(b), err, auth.Load())
+		}
 	}
-	if _, err := c.FetchPublic(ctx, srv.URL+"/big.png", 1000); !errors.Is(err, ErrBodyTooLarge) {
+	if _, err := c.FetchPublic(ctx, srv.URL, srv.URL+"/big.png", 1000); !errors.Is(err, ErrBodyTooLarge) {
 		t.Errorf("past the cap: %v", err)
 	}
-	if _, err := c.FetchPublic(ctx, srv.URL+"/gone.png", 1000); err == nil || err.Error() != "HTTP 404" {
+	if _, err := c.FetchPublic(ctx, srv.URL, srv.URL+"/gone.png", 1000); err == nil || err.Error() != "HTTP 404" {
 		t.Errorf("missing: %v", err)
+	}
+	for _, link := range []string{"/away.png", "/away307.png"} {
+		if b, err := c.FetchPublic(ctx, srv.URL, srv.URL+link, 1000); err == nil || err.Error() != "refused redirect to another host ("+strings.TrimPrefix(other.URL, "http://")+")" {
+			t.Errorf("%s: %q, %v", link, b, err)
+		}
+	}
+	_, err := c.FetchPublic(ctx, srv.URL, other.URL+"/admin/secret.png", 1000)
+	if err == nil || err.Error() != "image on "+strings.TrimPrefix(other.URL, "http://")+", not on the VisualQ server" {
+		t.Errorf("a link to another port: %v", err)
+	}
+	if n := len(other.Calls()); n != 0 {
+		t.Errorf("the other port received %d requests", n)
 	}
 }

@@ -2,6 +2,8 @@ package api
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync/atomic"
 	"time"
 )
@@ -40,14 +42,18 @@ type gateTurn struct {
 }
 
 // before waits, while the client is rate limited, for the call's turn and
-// for the server's wait; it returns early when ctx ends.
-func (t *gateTurn) before(ctx context.Context) {
-	if !t.held && t.gate.limited() {
-		t.take(ctx)
+// for the server's wait; it returns early when ctx ends (which is the
+// caller's to see), and with the error when ctx's turn deadline
+// (WithTurnTimeout) passed first.
+func (t *gateTurn) before(ctx context.Context) *TurnTimeoutError {
+	var late *TurnTimeoutError
+	if !t.held && t.gate.limited() && errors.As(t.take(ctx), &late) {
+		return late
 	}
 	if t.held {
-		_ = sleep(ctx, t.gate.notBefore.Sub(t.gate.now())) // ctx's end is the caller's to see
+		_ = sleep(ctx, t.gate.notBefore.Sub(t.gate.now()))
 	}
+	return nil
 }
 
 // rateLimited records the server's wait before the call's next attempt.
@@ -58,7 +64,7 @@ func (t *gateTurn) rateLimited(ctx context.Context, wait time.Duration) {
 		old = t.gate.limitedUntil.Load()
 	}
 	if !t.held {
-		t.take(ctx)
+		_ = t.take(ctx) // a turn not taken is waited for again before the next attempt
 	}
 	if t.held && next.After(t.gate.notBefore) {
 		t.gate.notBefore = next
@@ -73,10 +79,77 @@ func (t *gateTurn) done() {
 	}
 }
 
-func (t *gateTurn) take(ctx context.Context) {
-	select {
-	case t.gate.turn <- struct{}{}:
-		t.held = true
-	case <-ctx.Done():
+// take takes the turn, waiting for it within ctx's turn deadline; a free
+// turn is taken whatever the deadline.
+func (t *gateTurn) take(ctx context.Context) error {
+	err := AwaitTurn(ctx, "rate-limited calls", func(wait context.Context) error {
+		select {
+		case t.gate.turn <- struct{}{}:
+			return nil
+		default:
+		}
+		select {
+		case t.gate.turn <- struct{}{}:
+			return nil
+		case <-wait.Done():
+			return wait.Err()
+		}
+	})
+	t.held = err == nil
+	return err
+}
+
+// A turn deadline bounds a call's waits for its turn to be sent: behind
+// the calls of a rate-limited client (the rate gate), behind the requests
+// a caller lets be in flight at once (AwaitTurn). A batch has none: its
+// calls wait in line as long as it takes, within the batch's own bound. A
+// long-lived client serving calls that have nothing to do with each other
+// (vq mcp serve) gives each its own, so that no call waits on another's
+// rate limit past its timeout.
+type turnDeadlineKey struct{}
+
+type turnDeadline struct {
+	at      time.Time
+	timeout time.Duration
+}
+
+// WithTurnTimeout gives the call sent with ctx a turn deadline timeout
+// from now.
+func WithTurnTimeout(ctx context.Context, timeout time.Duration) context.Context {
+	return context.WithValue(ctx, turnDeadlineKey{}, turnDeadline{at: time.Now().Add(timeout), timeout: timeout})
+}
+
+// AwaitTurn runs wait, which waits for a turn until its context ends,
+// within ctx's turn deadline: past it the error is a *TurnTimeoutError
+// naming what the call waited behind; otherwise it is wait's.
+func AwaitTurn(ctx context.Context, behind string, wait func(context.Context) error) error {
+	d, bounded := ctx.Value(turnDeadlineKey{}).(turnDeadline)
+	if !bounded {
+		return wait(ctx)
 	}
+	waitCtx, cancel := context.WithDeadline(ctx, d.at)
+	defer cancel()
+	err := wait(waitCtx)
+	if err != nil && ctx.Err() == nil {
+		return &TurnTimeoutError{Timeout: d.timeout, Behind: behind}
+	}
+	return err
+}
+
+// TurnTimeoutError is a call that did not get its turn to be sent by its
+// turn deadline.
+type TurnTimeoutError struct {
+	Timeout time.Duration
+	// Behind is what the call waited behind: "rate-limited calls".
+	Behind string
+}
+
+func (e *TurnTimeoutError) Error() string {
+	return fmt.Sprintf("timed out after %s waiting for its turn behind %s; call it again later", e.Timeout, e.Behind)
+}
+
+// Response is the answer of a call of tool that ended so: a timeout, which
+// may pass.
+func (e *TurnTimeoutError) Response(tool string) *ToolResponse {
+	return ClientError(tool, CodeTimeout, tool+" "+e.Error(), true)
 }

@@ -111,7 +111,8 @@ const (
 // Client-side codes of responses vq makes itself; they are not contract
 // codes, and no server's answer carries one (Reserved). CodeUnauthorized
 // answers HTTP 401 or a missing credential; CodeTimeout a watch that ran
-// past its --wait-timeout; CodeServerConfig a stdio server that cannot
+// past its --wait-timeout, or a call that waited for its turn past its
+// --timeout (TurnTimeoutError); CodeServerConfig a stdio server that cannot
 // start; CodeOutputSchema a tool's answer that breaks the outputSchema the
 // server lists for it; CodeJobFailed and CodeJobCancelled a job that ended
 // so although its answer said ok; CodeNoVerdict an answer whose verdict vq

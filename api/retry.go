@@ -25,9 +25,9 @@ const unexpectedRetryWait = 500 * time.Millisecond
 //     server rate limits them, the client's calls take turns (rateGate).
 //   - An unexpected failure (the tool's error, a transport failure that
 //     may pass) is retried once, but only when the request provably never
-//     reached the server (notSent) or the tool may be repeated: a read of
-//     the registry, or one its MCP server annotates read-only or
-//     idempotent.
+//     reached the server (notSent) or the tool changes nothing
+//     (ReadOnlyTool: the registry's word on its tools, whatever a server
+//     says; an MCP server's readOnlyHint on any other).
 //   - A call that may change something and whose request may have
 //     reached the server with no answer vq can read (unanswered) is never
 //     sent again: it ends as "may have been applied", with the call that
@@ -50,7 +50,9 @@ func (c *Client) retry(ctx context.Context, call Call, repeatable func() bool, a
 	turn := gateTurn{gate: c.gate}
 	defer turn.done()
 	for {
-		turn.before(ctx)
+		if late := turn.before(ctx); late != nil {
+			return late.Response(call.Tool), nil
+		}
 		resp := attempt()
 		if err := ctx.Err(); err != nil {
 			return resp, err
@@ -91,24 +93,23 @@ func settled(call Call, resp *ToolResponse, repeatable func() bool) *ToolRespons
 	return resp
 }
 
-// Repeatable reports whether a call of tool may be sent twice: the
-// server's word where the transport has it (an MCP tool's read-only or
-// idempotent annotation), else the registry's (its reads).
+// Repeatable reports whether a call of tool may be sent twice: a tool
+// that changes nothing (ReadOnlyTool), the server's readOnlyHint counting
+// where the transport has it and the registry does not know the tool.
 func (c *Client) Repeatable(ctx context.Context, tool string) bool {
-	if s, ok := c.transport.(RepeatSafety); ok {
-		if repeatable, known := s.Repeatable(ctx, tool); known {
-			return repeatable
-		}
+	hinted := false
+	if h, ok := c.transport.(ReadOnlyHints); ok {
+		hinted = h.ReadOnlyHint(ctx, tool)
 	}
-	return KnownReadTool(tool)
+	return ReadOnlyTool(tool, hinted)
 }
 
-// RepeatSafety is a Transport that knows from the server which tools may
-// be sent twice.
-type RepeatSafety interface {
-	// Repeatable is the server's word on tool; known is false when the
-	// server says nothing of it.
-	Repeatable(ctx context.Context, tool string) (repeatable, known bool)
+// ReadOnlyHints is a Transport that knows the server's readOnlyHint of the
+// tools it listed.
+type ReadOnlyHints interface {
+	// ReadOnlyHint is the server's word on tool; false when it said
+	// nothing of it.
+	ReadOnlyHint(ctx context.Context, tool string) bool
 }
 
 // MayHaveBeenApplied is the unanswered failure r of call, a call that may

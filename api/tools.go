@@ -157,11 +157,16 @@ func MustTool(name string) ToolSpec {
 	return t
 }
 
-// KnownReadTool reports the registry's tools that change nothing, which
-// the retry policy may send again.
-func KnownReadTool(tool string) bool {
-	t, ok := LookupTool(tool)
-	return ok && t.ReadOnly
+// ReadOnlyTool is the one rule of which tools change nothing: those vq
+// mcp serve --read-only offers, and those the retry policy may send
+// again. A tool of the registry is read-only by its ReadOnly mark,
+// whatever a server says of it; any other tool only when its server
+// annotates it readOnlyHint: true (hinted).
+func ReadOnlyTool(tool string, hinted bool) bool {
+	if t, ok := LookupTool(tool); ok {
+		return t.ReadOnly
+	}
+	return hinted
 }
 
 // CheckCall is the read that checks whether call was carried out (the

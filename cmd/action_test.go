@@ -74,15 +74,24 @@ func (s *releaseServer) release(t *testing.T, version, binary string, tamper boo
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.publish(t, version, tamper, &tar.Header{Name: "vq", Mode: 0o755}, bin)
+}
+
+// publish publishes version: an archive holding vq (its header, and the
+// body of a regular file) with the files goreleaser adds, and
+// checksums.txt listing it. tamper changes the archive after its digest
+// was listed.
+func (s *releaseServer) publish(t *testing.T, version string, tamper bool, vq *tar.Header, body []byte) {
+	t.Helper()
 	var archive bytes.Buffer
 	gz := gzip.NewWriter(&archive)
 	tw := tar.NewWriter(gz)
 	for _, f := range []struct {
-		name string
-		mode int64
+		hdr  *tar.Header
 		body []byte
-	}{{"vq", 0o755, bin}, {"README.md", 0o644, []byte("# vq\n")}, {"LICENSE", 0o644, []byte("Apache-2.0\n")}} {
-		tw.WriteHeader(&tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(f.body)), ModTime: time.Unix(0, 0)})
+	}{{vq, body}, {&tar.Header{Name: "README.md", Mode: 0o644}, []byte("# vq\n")}, {&tar.Header{Name: "LICENSE", Mode: 0o644}, []byte("Apache-2.0\n")}} {
+		f.hdr.ModTime, f.hdr.Size = time.Unix(0, 0), int64(len(f.body))
+		tw.WriteHeader(f.hdr)
 		tw.Write(f.body)
 	}
 	tw.Close()
@@ -266,6 +275,38 @@ func TestGitHubActionRefusesATamperedArchive(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(filepath.Join(r.env["RUNNER_TOOL_CACHE"], "vq", "1.2.4")); len(entries) != 0 {
 		t.Errorf("the tool cache keeps %v", entries)
+	}
+}
+
+// An archive whose vq is a link, its digest the one listed, is refused
+// before it is unpacked: chmod +x never reaches the file the link names
+// (which the step would then have run), nothing runs, nothing is cached.
+func TestGitHubActionRefusesALinkInTheArchive(t *testing.T) {
+	t.Parallel()
+	releases := newReleaseServer(t)
+	outside := filepath.Join(t.TempDir(), "outside")
+	os.WriteFile(outside, []byte("#!/bin/sh\necho ran the file outside\n"), 0o644)
+	releases.publish(t, "1.2.6", false, &tar.Header{Name: "vq", Typeflag: tar.TypeSymlink, Linkname: outside, Mode: 0o777}, nil)
+	releases.publish(t, "1.2.7", false, &tar.Header{Name: "vq", Typeflag: tar.TypeLink, Linkname: "README.md", Mode: 0o755}, nil)
+	server := newCISandbox(t, time.Millisecond)
+	r := newRunner(t, releases, server)
+	for _, version := range []string{"1.2.6", "1.2.7"} {
+		stdout, stderr, exit := r.step(t, map[string]string{"VQ_ACTION_ARGS": "ci run-vrt --wait", "VQ_ACTION_VERSION": version})
+		if want := "vq action: refusing " + archiveName(version) + ": its vq is not a regular file (a link, or missing)\n"; exit != 1 || !strings.HasSuffix(stderr, want) {
+			t.Errorf("%s: exit %d\n%s%s\nwant the line %q", version, exit, stdout, stderr, want)
+		}
+		if r.outputs(t)["exit-code"] != "1" {
+			t.Errorf("%s: outputs %v", version, r.outputs(t))
+		}
+		if entries, _ := os.ReadDir(filepath.Join(r.env["RUNNER_TOOL_CACHE"], "vq", version)); len(entries) != 0 {
+			t.Errorf("%s: the tool cache keeps %v", version, entries)
+		}
+	}
+	if info, err := os.Stat(outside); err != nil || info.Mode().Perm() != 0o644 {
+		t.Errorf("the file outside the archive is now %v (%v)", info.Mode(), err)
+	}
+	if got := server.received(api.ToolRunVRT); len(got) != 0 {
+		t.Errorf("sent %q", got)
 	}
 }
 

@@ -194,3 +194,32 @@ func TestClientMetadataURLIsTheClientIDFromTheLoginOn(t *testing.T) {
 		}
 	}
 }
+
+// Headless, vq follows the authorization server's redirects on its own
+// origin and the one to vq's redirect URI, nothing else: an authorization
+// endpoint that sends the browser to another port of the machine ends the
+// sign-in there, saying so, and the other port receives no request; one
+// that sends it to a page of its own signs in.
+func TestHeadlessSignInFollowsNoRedirectOffTheAuthorizationServer(t *testing.T) {
+	t.Parallel()
+	foreign := testkit.NewServer(t, testkit.Always(http.StatusOK, "login here"))
+	needs := map[string][]string{"tools/list": {"mcp:basic"}}
+	away := testkit.NewOAuthServer(t, testkit.OAuthOptions{Needs: needs, Detour: foreign.URL + "/login"})
+	env := withEnv(oauthEnv(t), "VQ_OAUTH_HEADLESS", "1")
+	_, errOut, exit := runVQ(t, env, "--endpoint", away.Endpoint, "auth", "login", "--oauth")
+	if want := "error: sign-in failed: headless sign-in: refused redirect to another host (" + strings.TrimPrefix(foreign.URL, "http://") + ")\n"; exit != exitcode.Unauthorized || errOut != want {
+		t.Errorf("a detour to another port: exit %d, stderr:\n%s\nwant %q", exit, errOut, want)
+	}
+	if n := len(foreign.Calls()); n != 0 {
+		t.Errorf("the other port received %d requests", n)
+	}
+
+	home := testkit.NewOAuthServer(t, testkit.OAuthOptions{Needs: needs, Detour: "/authorize"})
+	_, errOut, exit = runVQ(t, env, "--endpoint", home.Endpoint, "auth", "login", "--oauth")
+	if auths := home.Authorizations(); exit != 0 || len(auths) != 1 || auths[0].Get("hop") != "1" {
+		t.Fatalf("a detour on the server: exit %d, authorizations %v: %s", exit, auths, errOut)
+	}
+	if tok := storedToken(t, env, home.Endpoint); tok.AccessToken == "" {
+		t.Error("no token stored")
+	}
+}

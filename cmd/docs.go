@@ -55,7 +55,9 @@ Network
 CI (GitHub Actions sets these)
   GITHUB_ACTIONS        true: vq ci run-vrt, run-perf and status write the
                         github format when no --format, --json or --jq says
-                        otherwise
+                        otherwise; server text on stdout and stderr (unless
+                        a regular file) forms no workflow command: a line's
+                        leading :: is written :\:, a [ after ## \u005b
   GITHUB_OUTPUT         vq ci run-vrt, run-perf and status append the step
                         outputs run-id, url, status, failed, total and
                         exit-code to this file, whatever the format; a file

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -14,25 +13,25 @@ import (
 )
 
 // imageBombServer is a VisualQ server whose one failure's diff links the
-// given screenshots, served by name from an image host of its own.
+// given screenshots, which it serves by name.
 func imageBombServer(t *testing.T, images map[string][]byte) *testkit.Server {
 	t.Helper()
-	host := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "image/png")
-		w.Write(images[strings.TrimPrefix(r.URL.Path, "/")]) //nolint:errcheck
-	}))
 	check := map[string]any{"runId": "run_x", "scenarioLabel": "Home", "viewport": "desktop"}
 	failures := testkit.OK("get_run_failures", "1 of 2 checks failed.", map[string]any{"runId": "run_x", "failed": 1, "total": 2},
 		testkit.NextActions(api.NextAction{Label: "Inspect Home desktop", Tool: "get_diff_stats", Args: check}))
-	diff := testkit.OK("get_diff_stats", "Home on desktop: 12 pixels changed.", map[string]any{"changedPixels": 12,
-		"baselineImageUrl": host.URL + "/baseline.png", "testImageUrl": host.URL + "/test.png", "diffImageUrl": host.URL + "/diff.png"},
-		testkit.NextActions(api.NextAction{Label: "Back to the failures of run_x", Tool: "get_run_failures", Args: map[string]any{"runId": "run_x"}}))
-	return testkit.NewServer(t, func(c testkit.Call) testkit.Reply {
+	var s *testkit.Server
+	s = testkit.NewServer(t, func(c testkit.Call) testkit.Reply {
+		if image, ok := images[strings.TrimPrefix(c.Path, "/")]; ok {
+			return testkit.Reply{Header: map[string]string{"Content-Type": "image/png"}, Body: string(image)}
+		}
 		if c.Tool == "get_diff_stats" {
-			return testkit.Answer(200, diff)
+			return testkit.Answer(200, testkit.OK("get_diff_stats", "Home on desktop: 12 pixels changed.", map[string]any{"changedPixels": 12,
+				"baselineImageUrl": s.URL + "/baseline.png", "testImageUrl": s.URL + "/test.png", "diffImageUrl": s.URL + "/diff.png"},
+				testkit.NextActions(api.NextAction{Label: "Back to the failures of run_x", Tool: "get_run_failures", Args: map[string]any{"runId": "run_x"}})))
 		}
 		return testkit.Answer(200, failures)
 	})
+	return s
 }
 
 // peakRSS is the peak resident set of process pid (VmHWM), in bytes.

@@ -113,6 +113,9 @@ func newForeignServer(t *testing.T) *foreignServer {
 	add(&mcp.Tool{Name: "idempotent_fails", Annotations: &mcp.ToolAnnotations{IdempotentHint: true}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{IsError: true, Content: text("backend down")}, nil
 	})
+	add(&mcp.Tool{Name: "read_fails", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{IsError: true, Content: text("backend down")}, nil
+	})
 	add(&mcp.Tool{Name: "says_unknown"}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{IsError: true, Content: text("Tool frobnicate not found")}, nil
 	})
@@ -239,10 +242,11 @@ func TestForeignErrorsAreClassified(t *testing.T) {
 		recovered bool
 		sends     map[string]int
 	}{
-		// A tool that may write is never sent twice; an idempotent one is
-		// retried once, as the contract retries unexpected errors.
+		// A tool that may write is never sent twice, idempotent or not:
+		// only a read is retried (api.ReadOnlyTool).
 		{[]string{"invoke", "write_fails"}, "tool_error", true, map[string]int{"write_fails": 1}},
-		{[]string{"invoke", "idempotent_fails"}, "tool_error", true, map[string]int{"idempotent_fails": 2}},
+		{[]string{"invoke", "idempotent_fails"}, "tool_error", true, map[string]int{"idempotent_fails": 1}},
+		{[]string{"invoke", "read_fails"}, "tool_error", true, map[string]int{"read_fails": 2}},
 		// The SDK's own input validation, and an unknown tool however said.
 		{[]string{"invoke", "add", "a:=\"x\""}, "validation_error", true, nil},
 		{[]string{"invoke", "no_such_tool"}, "not_found", false, nil},

@@ -27,8 +27,8 @@ import (
 
 // ServeOptions are the inputs of vq mcp serve.
 type ServeOptions struct {
-	// ReadOnly offers only the tools that read: the others are neither
-	// listed nor callable.
+	// ReadOnly offers only the tools that change nothing
+	// (api.ReadOnlyTool): the others are neither listed nor callable.
 	ReadOnly bool
 	// Interval is the poll interval of a job followed for a progress
 	// token; zero is the adaptive schedule of every watch.
@@ -54,11 +54,13 @@ where that is safe (a read, or a request that never reached the server),
 and the answer is the ToolResponse (structuredContent; the summary,
 warnings and next actions as text, then the same JSON; isError when it is
 not ok). At most 8 requests to the server are in flight at once; the other
-calls wait their turn. The diff images an answer links on the VisualQ
-server come with it as PNG images, at most 1568 px on the longer side
-(--no-images leaves them out). The prompts triage_run, review_diff and
-prove_ticket start VisualQ workflows, and completion/complete completes
-their run ids, scenario labels and viewports from the answers served.
+calls wait their turn, and a call waits for its turn (behind those, or
+behind rate-limited calls) at most its --timeout. The diff images an
+answer links on the VisualQ server come with it as PNG images, at most
+1568 px on the longer side (--no-images leaves them out). The prompts
+triage_run, review_diff and prove_ticket start VisualQ workflows, and
+completion/complete completes their run ids, scenario labels and
+viewports from the answers served.
 
 vq never consents for the agent: a write tool runs only when the agent
 sends confirm: true itself, and a confirm_required answer comes back as it
@@ -90,7 +92,7 @@ client sees them, with the MCP Inspector's CLI (Node 22 or later).`,
 		},
 	}
 	fs := c.Flags()
-	fs.BoolVar(&opts.ReadOnly, "read-only", false, "offer only the tools that read: write tools are neither listed nor callable")
+	fs.BoolVar(&opts.ReadOnly, "read-only", false, "offer only the tools that change nothing (by vq's registry, else the server's readOnlyHint): the others are neither listed nor callable")
 	fs.DurationVar(&opts.Interval, "interval", 0, "poll interval of a job followed for a progress token (default: adaptive, 1s growing to 10s)")
 	fs.BoolVar(&opts.NoImages, "no-images", false, "leave the diff images an answer links out of its tool result")
 	// Consent is the agent's to give, call by call (confirm: true).
@@ -109,7 +111,7 @@ func runMCPServe(ctx context.Context, f *cmdutil.Factory, opts *ServeOptions) er
 	}
 	// The session ends when the client closes the stream (nil), once every
 	// request read has been answered, or when ctx ends.
-	return s.server.Run(ctx, &mcpstdio.Transport{In: in, Out: f.IOStreams.Out})
+	return s.server.Run(ctx, &mcpstdio.Transport{In: in, Out: f.IOStreams.RawOut()})
 }
 
 // serveInstructions tell the agent what the tools' answers mean for it.
@@ -133,6 +135,9 @@ type agentServer struct {
 	// backend bounds the requests to the server in flight at once; the
 	// others wait their turn in order.
 	backend *semaphore.Weighted
+	// timeout is each request's (--timeout, else the client's default),
+	// which a call's waits for its turn count against.
+	timeout time.Duration
 	// decoding lets one image be decoded at a time.
 	decoding sync.Mutex
 	// recall holds what completion offers.
@@ -164,8 +169,8 @@ func startAgentServer(ctx context.Context, f *cmdutil.Factory, opts *ServeOption
 	p.Policies() // decided once, before the calls come concurrently
 	s := &agentServer{
 		pipeline: p, factory: f, client: client, settings: settings, opts: opts, print: f.Terminal().Print,
-		backend: semaphore.NewWeighted(maxBackendCalls),
-		ready:   make(chan struct{}), loaded: make(chan struct{}),
+		backend: semaphore.NewWeighted(maxBackendCalls), timeout: api.Options{Timeout: f.Global.Timeout}.WithDefaults().Timeout,
+		ready: make(chan struct{}), loaded: make(chan struct{}),
 	}
 	p.Admit = s.admit
 	serverOpts := &mcp.ServerOptions{
@@ -198,9 +203,11 @@ func startAgentServer(ctx context.Context, f *cmdutil.Factory, opts *ServeOption
 // a connection each.
 const maxBackendCalls = 8
 
-// admit waits for a turn to send a request to the server (Pipeline.Admit).
+// admit waits for a turn to send a request to the server (Pipeline.Admit),
+// within the call's turn deadline.
 func (s *agentServer) admit(ctx context.Context) (func(), error) {
-	if err := s.backend.Acquire(ctx, 1); err != nil {
+	behind := fmt.Sprintf("the %d requests in flight", maxBackendCalls)
+	if err := api.AwaitTurn(ctx, behind, func(ctx context.Context) error { return s.backend.Acquire(ctx, 1) }); err != nil {
 		return nil, err
 	}
 	return func() { s.backend.Release(1) }, nil
@@ -240,8 +247,10 @@ func (s *agentServer) awaitTools(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// load registers the tools to offer; with --read-only only those that
-// read. A tool not registered is refused by the SDK as an unknown tool.
+// load registers the tools to offer; with --read-only only those
+// annotated read-only, which vq decides (api.ReadOnlyTool). A tool not
+// registered is refused by the SDK as an unknown tool, before anything is
+// sent.
 func (s *agentServer) load(ctx context.Context) {
 	defer close(s.ready)
 	tools, source := s.offered(ctx)
@@ -250,7 +259,7 @@ func (s *agentServer) load(ctx context.Context) {
 	}
 	n := 0
 	for _, t := range tools {
-		if s.opts.ReadOnly && mayWrite(t.Annotations) {
+		if s.opts.ReadOnly && !t.Annotations.ReadOnlyHint {
 			continue
 		}
 		s.server.AddTool(t, s.call)
@@ -289,13 +298,6 @@ func (s *agentServer) logf(msg string, args ...any) {
 	s.print.Note("vq mcp serve: " + fmt.Sprintf(msg, args...))
 }
 
-// mayWrite reports a tool whose annotations let it change a project: not
-// read-only and, as MCP presumes when a server says nothing, destructive.
-// --read-only serves none of them.
-func mayWrite(a *mcp.ToolAnnotations) bool {
-	return a == nil || !a.ReadOnlyHint && (a.DestructiveHint == nil || *a.DestructiveHint)
-}
-
 // registryTools are the invoke tools of vq's registry (CI tools answer no
 // ToolResponse, so they are not offered), annotated as the registry knows
 // them: a read is read-only, a write destructive, and a tool that starts
@@ -322,7 +324,9 @@ func registryTools() []*mcp.Tool {
 // argument's name, type, item type, allowed values, default, description
 // and whether it is required: api.ToolArg.Schema), so
 // whatever else a server puts in a schema can neither reach the agent nor
-// stop the tool from being served; their text is sanitized, as agents show
+// stop the tool from being served. Whether a tool is read-only is vq's
+// rule (api.ReadOnlyTool): a server cannot pass one of the registry's
+// writes off as a read. Their text is sanitized, as agents show
 // it on terminals too. A name is not text to sanitize: the agent sends it
 // back, so a tool whose name or an argument's is not a plain name is not
 // served, and an allowed value or default that is not plain is left out.
@@ -340,7 +344,7 @@ func (s *agentServer) hostedTools(tools []api.Tool) []*mcp.Tool {
 		out = append(out, &mcp.Tool{
 			Name: t.Name, Title: textsafe.SanitizeLine(t.Title), Description: textsafe.Sanitize(t.Description),
 			InputSchema: inputSchema(args),
-			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly, DestructiveHint: t.Destructive},
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: api.ReadOnlyTool(t.Name, t.ReadOnly), DestructiveHint: t.Destructive},
 		})
 	}
 	return out
@@ -426,7 +430,10 @@ func inputSchema(args []api.ToolArg) map[string]any {
 }
 
 // call forwards one tools/call through the pipeline, without consent of
-// vq's own: the agent's arguments are sent as they are. With a progress
+// vq's own: the agent's arguments are sent as they are. Its waits for its
+// turn (behind the requests in flight, behind rate-limited calls) count
+// against its --timeout: the agent's calls have nothing to do with each
+// other, so none waits on another's rate limit for long. With a progress
 // token, the job the tool starts is followed to its end.
 func (s *agentServer) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	args, err := callArgs(req.Params.Arguments)
@@ -434,7 +441,7 @@ func (s *agentServer) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
 	call := api.Call{Tool: req.Params.Name, Args: args}
-	resp, err := s.pipeline.Send(ctx, call)
+	resp, err := s.pipeline.Send(api.WithTurnTimeout(ctx, s.timeout), call)
 	if err == nil && req.Params.GetProgressToken() != nil {
 		resp, err = s.pipeline.Follow(ctx, call, resp, s.progressNotifier(ctx, req))
 	}

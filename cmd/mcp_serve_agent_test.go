@@ -187,8 +187,8 @@ func TestMCPServeFetchesImagesWithinBounds(t *testing.T) {
 	}
 	for _, want := range []string{
 		"diff image of Huge desktop not attached: image too large (100000×100000)",
-		"diff image of Away desktop not attached: not on the VisualQ server",
-		"diff image of File desktop not attached: not on the VisualQ server",
+		"diff image of Away desktop not attached: image on " + strings.TrimPrefix(other.URL, "http://") + ", not on the VisualQ server",
+		"diff image of File desktop not attached: not an http(s) link",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q:\n%s", want, text)
@@ -196,6 +196,53 @@ func TestMCPServeFetchesImagesWithinBounds(t *testing.T) {
 	}
 	if n := len(other.Calls()); n != 0 {
 		t.Errorf("the other host received %d requests", n)
+	}
+}
+
+// A diffUrl on the VisualQ server that redirects to another port of the
+// machine (302, or 307 with a text body) is not followed: the other port
+// receives no request and the agent no image of it. A redirect within
+// the server is followed.
+func TestMCPServeFollowsNoImageRedirectOffTheServer(t *testing.T) {
+	t.Parallel()
+	other := testkit.NewServer(t, testkit.Always(http.StatusOK, pngOf(t, 10, 10)))
+	away := map[string]string{"Location": other.URL + "/admin/secret.png"}
+	var srv *testkit.Server
+	srv = testkit.NewServer(t, func(c testkit.Call) testkit.Reply {
+		switch c.Path {
+		case "/diff.png":
+			return testkit.Answer(http.StatusOK, pngOf(t, 20, 10))
+		case "/here.png":
+			return testkit.Reply{Status: http.StatusFound, Header: map[string]string{"Location": "/diff.png"}}
+		case "/found.png":
+			return testkit.Reply{Status: http.StatusFound, Header: away}
+		case "/temporary.png":
+			return testkit.Reply{Status: http.StatusTemporaryRedirect, Header: away, Body: "moved"}
+		case api.InvokePath:
+			failures := []map[string]any{
+				{"scenarioLabel": "Here", "viewport": "desktop", "diffUrl": srv.URL + "/here.png"},
+				{"scenarioLabel": "Found", "viewport": "desktop", "diffUrl": srv.URL + "/found.png"},
+				{"scenarioLabel": "Temporary", "viewport": "desktop", "diffUrl": srv.URL + "/temporary.png"},
+			}
+			return testkit.Answer(http.StatusOK, testkit.OK(c.Tool, "3 failed", map[string]any{"runId": "run_1", "failures": failures}))
+		}
+		return testkit.Answer(http.StatusNotFound, "")
+	})
+	s := serveVQ(t, srv.Env())
+	res, _ := s.call(t, api.ToolRunFailures, map[string]any{"runId": "run_1"})
+	got, text := images(t, res)
+	if len(got) != 1 || got[0].Bounds().Dx() != 20 {
+		t.Errorf("want the one image redirected within the server; got %d; text:\n%s", len(got), text)
+	}
+	refused := "refused redirect to another host (" + strings.TrimPrefix(other.URL, "http://") + ")"
+	for _, check := range []string{"Found", "Temporary"} {
+		want := "diff image of " + check + " desktop not attached: "
+		if i := strings.Index(text, want); i < 0 || !strings.HasSuffix(strings.SplitN(text[i:], "\n", 2)[0], refused) {
+			t.Errorf("text lacks %q…%q:\n%s", want, refused, text)
+		}
+	}
+	if n := len(other.Calls()); n != 0 {
+		t.Errorf("the other port received %d requests", n)
 	}
 }
 

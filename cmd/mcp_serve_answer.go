@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"image/png"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -187,20 +185,18 @@ func listedFailures(resp *api.ToolResponse, n int) []listedFailure {
 	return out
 }
 
-// diffImage fetches an image the VisualQ server links, within the bounds
-// of the TUI's preview (size, pixels), as a PNG at most agentImageSide on
-// its longer side: the server's own bytes when its header says they are
-// one, else made so. Images are decoded one at a time: each may take the
-// pixel budget's memory.
+// diffImage fetches an image the VisualQ server links from its own origin
+// (api.Client.FetchPublic), within the bounds of the TUI's preview (size,
+// pixels), as a PNG at most agentImageSide on its longer side: the
+// server's own bytes when its header says they are one, else made so.
+// Images are decoded one at a time: each may take the pixel budget's
+// memory.
 func (s *agentServer) diffImage(ctx context.Context, link string) ([]byte, error) {
-	if !s.servedHere(link) {
-		return nil, errors.New("not on the VisualQ server")
-	}
 	done, err := s.admit(ctx)
 	if err != nil {
 		return nil, err
 	}
-	data, err := s.client.FetchPublic(ctx, link, maxImageBytes)
+	data, err := s.client.FetchPublic(ctx, s.settings.Home(), link, maxImageBytes)
 	done()
 	if err != nil {
 		return nil, err
@@ -223,30 +219,4 @@ func (s *agentServer) diffImage(ctx context.Context, link string) ([]byte, error
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// servedHere reports a link to the server vq serves (scheme, host and
-// port): a server's answer cannot make vq fetch from elsewhere.
-func (s *agentServer) servedHere(link string) bool {
-	u, ok := textsafe.WebURL(link)
-	if !ok {
-		return false
-	}
-	home := s.settings.BaseURL
-	if home == "" {
-		home = s.settings.MCPEndpoint()
-	}
-	h, err := url.Parse(home)
-	return err == nil && u.Scheme == h.Scheme && strings.EqualFold(u.Hostname(), h.Hostname()) && portOf(u) == portOf(h)
-}
-
-// portOf is a URL's port, its scheme's when it names none.
-func portOf(u *url.URL) string {
-	if p := u.Port(); p != "" {
-		return p
-	}
-	if u.Scheme == "https" {
-		return "443"
-	}
-	return "80"
 }

@@ -323,26 +323,41 @@ func requiredNames(args []api.ToolArg) []string {
 	return names
 }
 
+// --read-only serves only the tools that change nothing: a write, and a
+// tool that starts work (a tracking run, a proof), is neither listed nor
+// callable, and the server never hears of a call of one.
 func TestMCPServeReadOnlyHidesAndRefusesWriteTools(t *testing.T) {
 	t.Parallel()
 	ts := newRecordingSandbox(t, sandbox.Options{JobStep: time.Millisecond, Rate: -1})
 	s := serveVQ(t, ts.Env(), "--read-only")
 	served := s.tools(t)
 	for name, tool := range served {
-		if mayWrite(tool.Annotations) {
-			t.Errorf("--read-only serves %s, which writes", name)
+		if !api.ReadOnlyTool(name, false) || !tool.Annotations.ReadOnlyHint {
+			t.Errorf("--read-only serves %s, which is no read of the registry", name)
 		}
 	}
 	if _, ok := served[api.ToolRunFailures]; !ok || len(served) == 0 {
 		t.Errorf("--read-only hides read tools too: %v", slices.Collect(maps.Keys(served)))
 	}
-	_, err := s.session.CallTool(context.Background(), &mcp.CallToolParams{
-		Name: api.ToolApprove, Arguments: map[string]any{"runId": "run_abc", "confirm": true}})
-	if err == nil || !strings.Contains(err.Error(), "unknown tool") {
-		t.Errorf("a hidden write tool was callable: %v", err)
+	hidden := map[string]map[string]any{
+		api.ToolApprove:        {"runId": "run_abc", "confirm": true},
+		api.ToolCreateScenario: {"goal": "checkout works", "confirm": true},
+		api.ToolRunTracking:    {"scenarioId": "scn_1"},
+		api.ToolProve:          {"ticket": "BN-470"},
 	}
-	if calls := ts.invokedCalls(api.ToolApprove); len(calls) != 0 {
-		t.Errorf("the server received %v", calls)
+	for name, args := range hidden {
+		if _, ok := served[name]; ok {
+			t.Errorf("--read-only lists %s", name)
+		}
+		_, err := s.session.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+		if err == nil || !strings.Contains(err.Error(), "unknown tool") {
+			t.Errorf("%s, hidden, was callable: %v", name, err)
+		}
+		for _, c := range ts.Calls() {
+			if bytes.Contains(c.Raw, []byte(name)) {
+				t.Errorf("the server received %s %s: %s", c.Method, c.Path, c.Raw)
+			}
+		}
 	}
 	if !strings.Contains(s.stderr.String(), "(read-only)") {
 		t.Errorf("stderr does not say the tools are read-only:\n%s", s.stderr)

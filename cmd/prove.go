@@ -48,7 +48,12 @@ Two markdowns, two flags:
                      as the server wrote it (no newline added): paste it into
                      the ticket. A job that could not run and wrote no comment
                      prints nothing, says why on stderr and exits as without
-                     --markdown: with the code of its error.
+                     --markdown: with the code of its error. Under GitHub
+                     Actions, on stdout that is no regular file (the job's
+                     log, a pipe) it stands between ::stop-commands::TOKEN
+                     and ::TOKEN:: lines, a fresh random TOKEN each time, so
+                     the runner obeys no command in it: > FILE for the
+                     comment alone.
   --format markdown  a report of the answer in GitHub markdown, for a pull
                      request or a CI summary; not for JIRA.
 

@@ -223,7 +223,7 @@ func TestJUnitFileThatCannotBeWritten(t *testing.T) {
 	path := filepath.Join(blocker, "vq.xml") // under a file: no directory to make
 	for branch, want := range map[string]int{"main": exitcode.Internal, "feature/new-header": exitcode.RunFailed} {
 		_, stderr, exit := runVQ(t, s.Env(), append([]string{"ci", "run-vrt", "branch=" + branch, "--junit", path}, fastWait...)...)
-		if exit != want || !strings.Contains(stderr, "error: --junit: mkdir "+blocker+": not a directory\n") {
+		if exit != want || !strings.Contains(stderr, "error: --junit: lstat "+path+": not a directory\n") {
 			t.Errorf("branch %s: exit %d, want %d\n%s", branch, exit, want, stderr)
 		}
 	}

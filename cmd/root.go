@@ -31,6 +31,7 @@ func Main() int {
 
 // execute runs the command tree once and returns its typed error.
 func execute(ctx context.Context, f *cmdutil.Factory, args []string) error {
+	f.IOStreams.GuardCommands(f.Getenv)
 	root := NewRootCmd(f)
 	root.SetArgs(args)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(c, err, args) })

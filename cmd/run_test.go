@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"io"
 	"strings"
 	"testing"
 
@@ -22,6 +23,9 @@ type vqRun struct {
 	// OpenURL stands in for the browser; nil is ui.OpenURL's, which a test
 	// at a "terminal" that signs in must not reach.
 	OpenURL func(string) error
+	// Out, when set, is stdout (a file, a pipe) instead of the buffer
+	// run returns.
+	Out io.Writer
 }
 
 // runVQ runs the command tree in-process as Main would and returns what a
@@ -44,9 +48,13 @@ func (r vqRun) run(t *testing.T, args ...string) (string, string, int) {
 		env[k] = v
 	}
 	var out, errOut bytes.Buffer
+	stdout := io.Writer(&out)
+	if r.Out != nil {
+		stdout = r.Out
+	}
 	f := &cmdutil.Factory{
 		IOStreams: &iostreams.IOStreams{
-			In: strings.NewReader(r.Stdin), Out: &out, ErrOut: &errOut,
+			In: strings.NewReader(r.Stdin), Out: stdout, ErrOut: &errOut,
 			InTTY: r.TTY, OutTTY: r.TTY, ErrTTY: r.TTY,
 		},
 		Getenv:     func(k string) string { return env[k] },

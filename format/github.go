@@ -258,14 +258,15 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 
 // annotate writes one workflow command, ::level title=T::message, escaped
 // as the runner reads it: in the message %, CR and LF; in a property also
-// : and , (which would end the property).
+// : and , (which would end the property). "##[", the older form of a
+// command, is broken in both as textsafe.CommandGuard breaks it.
 func annotate(b *strings.Builder, level, title, message string) {
 	b.WriteString("::" + level + " title=" + GitHubProperty(title) + "::" + GitHubData(message) + "\n")
 }
 
 var (
-	ghData     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
-	ghProperty = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+	ghData     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", "##[", `##\u005b`)
+	ghProperty = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C", "##[", `##\u005b`)
 )
 
 // GitHubData escapes the message of a workflow command. Escaping comes

@@ -1,15 +1,13 @@
 package format
 
 import (
-	"bufio"
 	"encoding/xml"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/layout"
+	"github.com/visualq/vq/internal/privatefile"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -223,31 +221,10 @@ func diffSummary(n *layout.Node) string {
 }
 
 // WriteJUnitFile writes the JUnit report of r to path (--junit), creating
-// its directory. The report is written beside path and renamed onto it,
-// so a reader never finds half a report, and a failed write leaves none.
+// its directory, as vq writes a report a person asks for
+// (privatefile.WriteReport): renamed onto path once complete, so a reader
+// never finds half a report, through a link to its target, and never over
+// what is no regular file (/dev/stdout, a FIFO, a device).
 func WriteJUnitFile(path string, r *api.ToolResponse) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after the rename: nothing left to remove
-	w := bufio.NewWriter(tmp)
-	err = JUnit(w, r)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return privatefile.WriteReport(path, func(w io.Writer) error { return JUnit(w, r) })
 }

@@ -2,6 +2,7 @@ package format
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,6 +20,10 @@ import (
 // on ErrOut is sanitized, whatever its caller did.
 type Printer struct {
 	Out, ErrOut io.Writer
+	// Workflow, when set, is where vq gives GitHub Actions workflow
+	// commands of its own on stdout: Out is a stream the runner reads,
+	// guarded so that no server text forms one (textsafe.CommandGuard).
+	Workflow io.Writer
 	// Terminal: Out is a terminal, where a person reads (Options.Terminal).
 	Terminal bool
 	// Getenv supplies GITHUB_STEP_SUMMARY to the github format.
@@ -30,7 +35,7 @@ type Printer struct {
 
 // Response renders one answer as o asks (Render).
 func (p Printer) Response(ctx context.Context, r *api.ToolResponse, o Options) error {
-	o.Terminal, o.Getenv, o.Commands = p.Terminal, p.Getenv, p.Commands
+	o.Terminal, o.Getenv, o.Commands, o.Workflow = p.Terminal, p.Getenv, p.Commands, p.Workflow
 	return Render(ctx, p.Out, p.ErrOut, r, o)
 }
 
@@ -60,9 +65,20 @@ func (p Printer) Proof(r *api.ToolResponse, proof *Proof) error {
 
 // JIRAComment writes a proof's JIRA comment byte for byte: no sanitizing
 // and no added newline, so a pipe to the clipboard gets exactly what the
-// server wrote (vq prove --markdown).
+// server wrote (vq prove --markdown). To a stream a GitHub Actions runner
+// reads, the comment stands between ::stop-commands:: and its token,
+// fresh and random, on lines of their own: the runner obeys no command
+// in it.
 func (p Printer) JIRAComment(markdown string) error {
-	_, err := io.WriteString(p.Out, markdown)
+	if p.Workflow == nil {
+		_, err := io.WriteString(p.Out, markdown)
+		return err
+	}
+	token := rand.Text()
+	if !strings.HasSuffix(markdown, "\n") {
+		markdown += "\n"
+	}
+	_, err := io.WriteString(p.Workflow, "::stop-commands::"+token+"\n"+markdown+"::"+token+"::\n")
 	return err
 }
 

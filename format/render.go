@@ -23,6 +23,9 @@ type Options struct {
 	// Commands prints next actions as the commands that front their
 	// tools; nil prints each as vq invoke.
 	Commands CommandPrinter
+	// Workflow, when set, takes the github format's workflow commands
+	// (Printer.Workflow).
+	Workflow io.Writer
 }
 
 // renderer writes a response on out and, for a failure, what a person
@@ -48,6 +51,9 @@ var renderers = map[string]renderer{
 		summary := ""
 		if o.Getenv != nil {
 			summary = o.Getenv("GITHUB_STEP_SUMMARY")
+		}
+		if o.Workflow != nil {
+			out = o.Workflow
 		}
 		return withErrorLine(errOut, r, GitHub(out, r, summary, o.Commands))
 	},

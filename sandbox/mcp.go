@@ -69,7 +69,8 @@ func (s *Server) mountMCP(mux *http.ServeMux) {
 }
 
 func (e *mcpEndpoint) toolDef(name string) *mcp.Tool {
-	info := tools[name].about
+	t := tools[name]
+	info := t.about
 	props := map[string]any{}
 	required := []string{}
 	for _, a := range info.args {
@@ -82,14 +83,13 @@ func (e *mcpEndpoint) toolDef(name string) *mcp.Tool {
 			required = append(required, a.name)
 		}
 	}
-	write := tools[name].write
 	return &mcp.Tool{
 		Name:        name,
 		Title:       info.title,
 		Description: info.description,
 		// Extra KEY=VALUE pairs pass through, as on the invoke endpoint.
 		InputSchema: map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": true},
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: !write, DestructiveHint: &info.destructive},
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: !t.write && !t.starts, DestructiveHint: &info.destructive},
 	}
 }
 

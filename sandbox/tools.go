@@ -15,6 +15,9 @@ type tool struct {
 	write bool
 	// tracking tools are a paid feature, refused on the Free plan.
 	tracking bool
+	// starts tools start work (a tracking run, a proof): neither writes
+	// nor reads, so not read-only either.
+	starts bool
 	// about is what tools/list says of it on the MCP endpoint.
 	about mcpTool
 }
@@ -39,10 +42,10 @@ var tools = map[string]tool{
 	"tracking_get_plan": {run: (*Server).trackingPlan, tracking: true,
 		about: mcpTool{title: "Tracking plan", description: "The analytics events a scenario is expected to send.",
 			args: []mcpArg{{name: "scenarioId", typ: "string"}}}},
-	"run_tracking": {run: (*Server).runTracking, tracking: true,
+	"run_tracking": {run: (*Server).runTracking, tracking: true, starts: true,
 		about: mcpTool{title: "Run tracking", description: "Run a scenario and capture its analytics events (long-running: answers a token).",
 			args: []mcpArg{{name: "scenarioId", typ: "string"}, argToken}}},
-	"tracking_prove_jira_ticket": {run: (*Server).proveTicket, tracking: true,
+	"tracking_prove_jira_ticket": {run: (*Server).proveTicket, tracking: true, starts: true,
 		about: mcpTool{title: "Prove a JIRA ticket", description: "Prove a ticket's tracking works end to end (long-running: answers a token).",
 			args: []mcpArg{{name: "ticket", typ: "string", required: true, description: "e.g. BN-470"}, argToken}}},
 	"get_job_status": {run: (*Server).jobStatus,

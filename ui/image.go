@@ -57,14 +57,12 @@ type imageMsg struct {
 	err error
 }
 
-// fetchImage downloads a screenshot, an http(s) link only (it is server
-// text), and decodes it when decode is set, within imagesafe's budget: an
-// image whose header declares too many pixels is refused unread.
+// fetchImage downloads a screenshot through fetch, which refuses a link
+// off the VisualQ server (Options.Fetch), and decodes it when decode is
+// set, within imagesafe's budget: an image whose header declares too many
+// pixels is refused unread.
 func fetchImage(ctx context.Context, fetch func(context.Context, string, int64) ([]byte, error), link string, decode bool) tea.Cmd {
 	return func() tea.Msg {
-		if err := checkWebURL(link); err != nil {
-			return imageMsg{url: link, err: err}
-		}
 		data, err := fetch(ctx, link, maxImageBytes)
 		msg := imageMsg{url: link, png: data, err: err}
 		if err == nil && decode {

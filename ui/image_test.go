@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"image"
 	"image/color"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -107,7 +109,7 @@ func TestDiffScreenFetchesImageOnKitty(t *testing.T) {
 		NextActions: []api.NextAction{{Label: "Approve", Tool: "approve_vrt_results"}}}
 	// The client holds a key: the image request must not carry it.
 	client := api.New(api.Options{BaseURL: s.URL, APIKey: "vqs_secret"})
-	m := newModel(t.Context(), Options{Fetch: client.FetchPublic, Getenv: func(k string) string {
+	m := newModel(t.Context(), Options{Fetch: fetchFrom(client, s.URL), Getenv: func(k string) string {
 		return map[string]string{"TERM": "xterm-kitty"}[k]
 	}}, api.Call{Tool: "get_diff_stats"}, resp)
 
@@ -150,12 +152,20 @@ func shotsServer(t *testing.T, images map[string][]byte) (*httptest.Server, *api
 	return s, resp
 }
 
+// fetchFrom fetches screenshots as at run time, from home's origin.
+func fetchFrom(client *api.Client, home string) func(context.Context, string, int64) ([]byte, error) {
+	return func(ctx context.Context, link string, max int64) ([]byte, error) {
+		return client.FetchPublic(ctx, home, link, max)
+	}
+}
+
 // previewModel opens the TUI on resp at width×height in tmux (half-block
-// previews), the screenshots fetched as at run time.
-func previewModel(t *testing.T, resp *api.ToolResponse, width, height int, opened *[]string) *Model {
+// previews), the screenshots fetched as at run time from the VisualQ
+// server at home.
+func previewModel(t *testing.T, home string, resp *api.ToolResponse, width, height int, opened *[]string) *Model {
 	t.Helper()
-	client := api.New(api.Options{BaseURL: "http://127.0.0.1:1"})
-	m := newModel(t.Context(), Options{Fetch: client.FetchPublic, Getenv: func(k string) string { return map[string]string{"TMUX": "1"}[k] },
+	client := api.New(api.Options{BaseURL: home})
+	m := newModel(t.Context(), Options{Fetch: fetchFrom(client, home), Getenv: func(k string) string { return map[string]string{"TMUX": "1"}[k] },
 		Open: func(link string) error { *opened = append(*opened, link); return nil }}, api.Call{Tool: "get_diff_stats"}, resp)
 	update(m, tea.WindowSizeMsg{Width: width, Height: height})
 	drain(m, m.top().askImage())
@@ -167,13 +177,13 @@ func previewModel(t *testing.T, resp *api.ToolResponse, width, height int, opene
 // the screen works; the one within the budget is drawn.
 func TestImageBombsShowAsTooLargeAndTheScreenWorks(t *testing.T) {
 	t.Parallel()
-	_, resp := shotsServer(t, map[string][]byte{
+	srv, resp := shotsServer(t, map[string][]byte{
 		"diff.png":     testkit.DeclaredPNG(t, 100000, 100000, testkit.PNGRGBA, 8, false),
 		"baseline.png": testkit.BlankPNG(t, 10000, 10000),
 		"test.png":     testPNG(t, 64, 40),
 	})
 	var opened []string
-	m := previewModel(t, resp, 100, 30, &opened)
+	m := previewModel(t, srv.URL, resp, 100, 30, &opened)
 	mustContain(t, checkBounded(t, m), "diff: image too large (100000×100000)", "diff image  (o opens it, y copies it, i shows the baseline)")
 	press(m, "i")
 	mustContain(t, checkBounded(t, m), "baseline: image too large (10000×10000)", "baseline image  (o opens it, y copies it, i shows the test)")
@@ -199,9 +209,9 @@ func TestImageBombsShowAsTooLargeAndTheScreenWorks(t *testing.T) {
 func TestPreviewCyclesBaselineTestAndDiff(t *testing.T) {
 	t.Parallel()
 	red, green, blue := solidPNG(t, color.RGBA{0xff, 0, 0, 0xff}), solidPNG(t, color.RGBA{0, 0xff, 0, 0xff}), solidPNG(t, color.RGBA{0, 0, 0xff, 0xff})
-	_, resp := shotsServer(t, map[string][]byte{"diff.png": red, "baseline.png": green, "test.png": blue})
+	srv, resp := shotsServer(t, map[string][]byte{"diff.png": red, "baseline.png": green, "test.png": blue})
 	var opened []string
-	m := previewModel(t, resp, 100, 30, &opened)
+	m := previewModel(t, srv.URL, resp, 100, 30, &opened)
 	for _, want := range []struct{ name, colour, next string }{
 		{"diff", "38;2;255;0;0m", "baseline"}, {"baseline", "38;2;0;255;0m", "test"}, {"test", "38;2;0;0;255m", "diff"}, {"diff", "38;2;255;0;0m", "baseline"},
 	} {
@@ -228,6 +238,72 @@ func TestPreviewCyclesBaselineTestAndDiff(t *testing.T) {
 	press(m, "?")
 	if text := plainText(m); strings.Contains(text, "next image") || strings.Contains(text, "i shows") {
 		t.Errorf("i is offered with one image:\n%s", text)
+	}
+}
+
+// Screenshots off the VisualQ server are not fetched when their screen
+// opens: a link to another port says where the image is, and o opens it
+// in the browser; a redirect to another port (302, or 307 with a body) is
+// not followed. The other port receives no request; a redirect within the
+// server is followed and drawn.
+func TestScreenshotsOffTheServerAreNotFetched(t *testing.T) {
+	t.Parallel()
+	var asked atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		w.Write(solidPNG(t, color.RGBA{0xff, 0, 0, 0xff})) //nolint:errcheck
+	}))
+	t.Cleanup(other.Close)
+	host := strings.TrimPrefix(other.URL, "http://")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/diff.png":
+			http.Redirect(w, r, other.URL+"/admin/secret.png", http.StatusFound)
+		case "/test.png":
+			w.Header().Set("Location", other.URL+"/admin/secret.png")
+			w.WriteHeader(http.StatusTemporaryRedirect)
+			w.Write([]byte("moved")) //nolint:errcheck
+		case "/baseline.png":
+			http.Redirect(w, r, "/stored/baseline.png", http.StatusFound)
+		default:
+			w.Write(solidPNG(t, color.RGBA{0, 0xff, 0, 0xff})) //nolint:errcheck
+		}
+	}))
+	t.Cleanup(srv.Close)
+	for _, away := range []string{"diffImageUrl", "baselineImageUrl", "testImageUrl"} {
+		links := map[string]any{"changedPixels": 12,
+			"diffImageUrl": srv.URL + "/diff.png", "baselineImageUrl": srv.URL + "/baseline.png", "testImageUrl": srv.URL + "/test.png"}
+		links[away] = other.URL + "/elsewhere.png"
+		resp, err := api.DecodeToolResponse(answerJSON(t, map[string]any{"tool": "get_diff_stats", "data": links}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var opened []string
+		m := previewModel(t, srv.URL, resp, 100, 30, &opened)
+		shown := map[string]string{}
+		for _, name := range []string{"diff", "baseline", "test"} {
+			shown[name] = plainText(m)
+			if links[name+"ImageUrl"] == other.URL+"/elsewhere.png" {
+				mustContain(t, shown[name], name+": image on "+host+", not on the VisualQ server")
+				press(m, "o")
+				if len(opened) != 1 || opened[0] != other.URL+"/elsewhere.png" {
+					t.Errorf("o opened %q, want the link to the other port", opened)
+				}
+			}
+			press(m, "i")
+		}
+		if away != "baselineImageUrl" {
+			mustContain(t, shown["baseline"], "▀")
+		}
+		if away != "diffImageUrl" {
+			mustContain(t, shown["diff"], "diff: refused redirect to another host ("+host+")")
+		}
+		if away != "testImageUrl" {
+			mustContain(t, shown["test"], "test: refused redirect to another host ("+host+")")
+		}
+	}
+	if n := asked.Load(); n != 0 {
+		t.Errorf("the other port received %d requests", n)
 	}
 }
 
@@ -279,9 +355,9 @@ func TestCopyGoesToATmuxBuffer(t *testing.T) {
 // why.
 func TestImageBombIsNotSentToTheTerminal(t *testing.T) {
 	t.Parallel()
-	_, resp := shotsServer(t, map[string][]byte{"diff.png": testkit.DeclaredPNG(t, 100000, 100000, testkit.PNGRGBA, 8, false)})
-	client := api.New(api.Options{BaseURL: "http://127.0.0.1:1"})
-	m := newModel(t.Context(), Options{Fetch: client.FetchPublic, Getenv: func(k string) string {
+	srv, resp := shotsServer(t, map[string][]byte{"diff.png": testkit.DeclaredPNG(t, 100000, 100000, testkit.PNGRGBA, 8, false)})
+	client := api.New(api.Options{BaseURL: srv.URL})
+	m := newModel(t.Context(), Options{Fetch: fetchFrom(client, srv.URL), Getenv: func(k string) string {
 		return map[string]string{"TERM": "xterm-kitty"}[k]
 	}}, api.Call{Tool: "get_diff_stats"}, resp)
 	msg := m.top().askImage()()

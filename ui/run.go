@@ -30,8 +30,10 @@ type Options struct {
 	// WriteTools reports tools that change a project, marked in the action
 	// list. Nil means api.KnownWriteTool.
 	WriteTools func(tool string) bool
-	// Fetch downloads a public link (the diff images), at most max bytes;
-	// at run time the api client's FetchPublic. Nil shows no images.
+	// Fetch downloads a screenshot link, at most max bytes; at run time
+	// the api client's FetchPublic from the VisualQ server, which fetches
+	// nothing on another server (the screen says where the image is, and
+	// o opens it). Nil shows no images.
 	Fetch func(ctx context.Context, link string, max int64) ([]byte, error)
 	// Getenv reads the environment for terminal detection (image
 	// protocols) and $BROWSER. Nil means os.Getenv.

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/textsafe"
 	"golang.org/x/oauth2"
 )
 
@@ -122,7 +123,7 @@ func newSignIn(t Target, o OAuthLoginOptions) (*signIn, error) {
 		RequestRefreshToken: true,
 		Client:              s.hc,
 		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
-			return fetchCode(ctx, args.URL, o, callbacks)
+			return fetchCode(ctx, args.URL, redirect, o, callbacks)
 		},
 		NewTokenSource: func(ctx context.Context, cfg *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
 			s.token = OAuthToken{
@@ -293,8 +294,9 @@ func callbackHandler(out chan<- callbackResult) http.Handler {
 }
 
 // fetchCode sends the person (or, headless, vq itself) to the
-// authorization URL and waits for the redirect to the listener.
-func fetchCode(ctx context.Context, authURL string, o OAuthLoginOptions, callbacks <-chan callbackResult) (*auth.AuthorizationResult, error) {
+// authorization URL and waits for the redirect to the listener, at
+// redirect.
+func fetchCode(ctx context.Context, authURL, redirect string, o OAuthLoginOptions, callbacks <-chan callbackResult) (*auth.AuthorizationResult, error) {
 	notify := func(s string) {
 		if o.Notify != nil {
 			o.Notify(s)
@@ -302,7 +304,7 @@ func fetchCode(ctx context.Context, authURL string, o OAuthLoginOptions, callbac
 	}
 	switch {
 	case o.Headless:
-		if err := followAuthorization(ctx, authURL); err != nil {
+		if err := followAuthorization(ctx, authURL, redirect); err != nil {
 			return nil, err
 		}
 	case o.OpenURL != nil:
@@ -326,15 +328,33 @@ func fetchCode(ctx context.Context, authURL string, o OAuthLoginOptions, callbac
 }
 
 // followAuthorization is the headless browser: GET the authorization URL
-// and follow its redirects, the last of which reaches the loopback
-// listener. It carries no credential, so following redirects anywhere is
-// safe.
-func followAuthorization(ctx context.Context, authURL string) error {
+// and follow its redirects within the authorization server's origin
+// (textsafe.SameOrigin), and the one to redirect, the loopback listener,
+// which ends them. It carries no credential, yet a redirect elsewhere is
+// refused: the server's answer cannot make vq ask another server (one of
+// this machine's) for anything.
+func followAuthorization(ctx context.Context, authURL, redirect string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
 	if err != nil {
 		return err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	back, err := url.Parse(redirect)
+	if err != nil {
+		return err
+	}
+	browser := &http.Client{CheckRedirect: func(next *http.Request, via []*http.Request) error {
+		switch {
+		case len(via) >= 10:
+			return errors.New("stopped after 10 redirects")
+		case textsafe.SameOrigin(next.URL, req.URL), textsafe.SameOrigin(next.URL, back) && next.URL.Path == back.Path:
+			return nil
+		}
+		return fmt.Errorf("refused redirect to another host (%s)", next.URL.Host)
+	}}
+	resp, err := browser.Do(req)
+	if uerr, ok := errors.AsType[*url.Error](err); ok {
+		err = uerr.Err // without the authorization URL, its state and challenge
+	}
 	if err != nil {
 		return fmt.Errorf("headless sign-in: %w", err)
 	}

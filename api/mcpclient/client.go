@@ -93,13 +93,12 @@ func (t sessionTransport) Attempt(ctx context.Context, call api.Call) *api.ToolR
 
 func (t sessionTransport) Close() error { return t.c.Close() }
 
-// Repeatable is the server's word on whether a call of tool may be sent
-// twice: its tools/list annotations (read-only or idempotent), when a list
-// this client had names the tool. It asks for no list: after a broken
-// call that would be a new session, or a new child.
-func (t sessionTransport) Repeatable(_ context.Context, tool string) (repeatable, known bool) {
-	v, known := t.c.mcp.repeatable.Load(tool)
-	return known && v.(bool), known
+// ReadOnlyHint is the server's readOnlyHint of tool, when a list this
+// client had names the tool. It asks for no list: after a broken call
+// that would be a new session, or a new child.
+func (t sessionTransport) ReadOnlyHint(_ context.Context, tool string) bool {
+	v, known := t.c.mcp.readOnly.Load(tool)
+	return known && v.(bool)
 }
 
 // headerSecrets are what --debug redacts of the --header values: each

@@ -221,8 +221,8 @@ func TestMCPTextContentBecomesAToolResponse(t *testing.T) {
 }
 
 // A server that sends no ToolResponse does not say whether its failure
-// left a change behind: only a tool it annotates read-only (or idempotent)
-// is sent a second time.
+// left a change behind: only a tool it annotates read-only is sent a
+// second time.
 func TestMCPIsErrorWithoutStructureIsRetriedOnlyWhenRepeatable(t *testing.T) {
 	t.Parallel()
 	ctx := testkit.Bound(t)

@@ -78,7 +78,7 @@ func structuredOf(res *mcp.CallToolResult, raw json.RawMessage) json.RawMessage 
 // twice.
 type toolInfo struct {
 	listed, known bool
-	// repeatable: annotated read-only or idempotent.
+	// repeatable: it changes nothing (api.ReadOnlyTool).
 	repeatable bool
 	// taskRequired: the tool runs only as a task (execution.taskSupport).
 	taskRequired bool
@@ -89,8 +89,8 @@ type toolInfo struct {
 // Servers say "unknown tool" and "invalid arguments" in words, often with
 // the JSON-RPC code in them: those are not_found and validation_error. The
 // readiness lock is its own refusal. Anything else is the tool's failure,
-// which the contract retries once, but only for a tool the server says can
-// be repeated without harm: the failure may have come after a change.
+// which the contract retries once, but only for a tool that changes
+// nothing (api.ReadOnlyTool): the failure may have come after a change.
 func classifyToolError(resp *api.ToolResponse, text string, info toolInfo) *api.ToolResponse {
 	code, recoverable := api.CodeToolError, true
 	lower := strings.ToLower(text)

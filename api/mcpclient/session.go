@@ -31,10 +31,10 @@ type mcpState struct {
 	progressID atomic.Int64
 	// tools is the session's tools/list, once asked for (sessionTools).
 	tools []api.Tool
-	// repeatable is what every tools/list of the client said of each
-	// tool: annotated read-only or idempotent. It outlives a broken
-	// session, when the retry policy asks.
-	repeatable sync.Map // tool name → bool
+	// readOnly is what every tools/list of the client said of each
+	// tool: its readOnlyHint. It outlives a broken session, when the
+	// retry policy asks.
+	readOnly sync.Map // tool name → bool
 }
 
 // mcpSession returns the open session, connecting (initialize) first when

@@ -70,7 +70,7 @@ func (c *Client) sessionTools(ctx context.Context) ([]api.Tool, *api.ToolRespons
 	for _, t := range listed {
 		tool := toolFromMCP(t, raw[t.Name])
 		tools = append(tools, tool)
-		c.mcp.repeatable.Store(tool.Name, tool.ReadOnly || tool.Idempotent)
+		c.mcp.readOnly.Store(tool.Name, tool.ReadOnly)
 	}
 	c.mcp.mu.Lock()
 	if c.mcp.session == session {
@@ -118,7 +118,7 @@ func listPages[T any](ctx context.Context, items *[]T, page func(cursor string) 
 // (listed false) when the list cannot be had.
 func (c *Client) toolInfo(ctx context.Context, name string) toolInfo {
 	t, known, listed := c.listedTool(ctx, name)
-	return toolInfo{listed: listed, known: known, repeatable: t.ReadOnly || t.Idempotent, taskRequired: t.TaskSupport == "required"}
+	return toolInfo{listed: listed, known: known, repeatable: api.ReadOnlyTool(name, t.ReadOnly), taskRequired: t.TaskSupport == "required"}
 }
 
 // listedTool is the session's tools/list entry of name; known is false

@@ -90,6 +90,11 @@ func (s Settings) MCPEndpoint() string {
 	return s.BaseURL + api.MCPPath
 }
 
+// Home is the VisualQ server's address, whose origin alone the images of
+// its answers are fetched from (api.Client.FetchPublic): the base URL,
+// else the MCP endpoint.
+func (s Settings) Home() string { return cmp.Or(s.BaseURL, s.Endpoint) }
+
 // HasCredential reports whether a call may be sent: with an API key, an
 // OAuth token over MCP, or to an explicit --endpoint, where a general MCP
 // server may need nothing (and otherwise answers 401 with its sign-in).

@@ -2,12 +2,13 @@ package cmdutil
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/format"
+	"github.com/visualq/vq/internal/privatefile"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -15,8 +16,9 @@ import (
 // (images, audio, blob resources) into --save-dir, one file each, and says
 // where on stderr. The names are vq's own (tool-N.ext, the extension from
 // a fixed table of MIME types): nothing the server sends names a file.
-// Without --save-dir a person is told the flag exists; --json carries the
-// bytes in base64 either way.
+// Each is written as a report is (privatefile.WriteReport): never over
+// what is no regular file. Without --save-dir a person is told the flag
+// exists; --json carries the bytes in base64 either way.
 // structured says the output is for a program, which gets no hint.
 func saveContent(print format.Printer, dir string, structured bool, resp *api.ToolResponse) error {
 	content, ok := resp.Content()
@@ -32,11 +34,12 @@ func saveContent(print format.Printer, dir string, structured bool, resp *api.To
 		if dir == "" {
 			continue
 		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("--save-dir: %w", err)
-		}
 		path := filepath.Join(dir, fmt.Sprintf("%s-%d%s", fileSafe(resp.Tool), n, extensionOf(b.MIMEType)))
-		if err := os.WriteFile(path, b.Data, 0o644); err != nil {
+		err := privatefile.WriteReport(path, func(w io.Writer) error {
+			_, err := w.Write(b.Data)
+			return err
+		})
+		if err != nil {
 			return fmt.Errorf("--save-dir: %w", err)
 		}
 		print.Note("saved " + textsafe.SanitizeLine(b.Describe()) + " to " + textsafe.SanitizeLine(path))

@@ -35,7 +35,8 @@ type Pipeline struct {
 	// Admit is waited on before each request to the server (an attempt of
 	// a call, a poll of the job it follows) and answers what ends the
 	// request's turn: vq mcp serve's bound on concurrent calls; every
-	// request's turn is at once otherwise.
+	// request's turn is at once otherwise. Its error is a
+	// *api.TurnTimeoutError when the call's turn deadline passed first.
 	Admit func(context.Context) (done func(), err error)
 
 	client   *mcpclient.Client
@@ -177,6 +178,10 @@ func (p *Pipeline) invoke(ctx context.Context, call api.Call) (*api.ToolResponse
 		return WithHint(api.MissingCredential(call.Tool), s), nil
 	}
 	done, err := p.Admit(ctx)
+	var late *api.TurnTimeoutError
+	if errors.As(err, &late) {
+		return late.Response(call.Tool), nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -321,7 +326,9 @@ func (p *Pipeline) ShowCall(ctx context.Context, call api.Call, resp *api.ToolRe
 	}
 	_, policy := p.Policies()
 	o.Consent = sessionConsent(policy, func() iostreams.YesNo { return p.f.Terminal().Prompter(p.Output.Structured()) })
-	o.Fetch = client.FetchPublic
+	o.Fetch = func(ctx context.Context, link string, max int64) ([]byte, error) {
+		return client.FetchPublic(ctx, s.Home(), link, max)
+	}
 	last, err := ui.Run(ctx, o, call, resp)
 	if err != nil {
 		return err

@@ -1,11 +1,13 @@
 package iostreams
 
 import (
+	"cmp"
 	"errors"
 	"io"
 	"os"
 	"syscall"
 
+	"github.com/visualq/vq/internal/textsafe"
 	"golang.org/x/term"
 )
 
@@ -17,6 +19,11 @@ type IOStreams struct {
 	ErrOut io.Writer
 
 	InTTY, OutTTY, ErrTTY bool
+
+	// Under GitHub Actions, Out and ErrOut are guarded (GuardCommands):
+	// commands writes on Out what vq itself gives as workflow commands,
+	// and stdout is Out as the process got it. Both nil without a guard.
+	commands, stdout io.Writer
 
 	// Documented is set once a document for programs (--json, --jq, a CI
 	// format) was written on Out: a failure after it needs no other.
@@ -33,9 +40,38 @@ func System() *IOStreams {
 	}
 }
 
+// GuardCommands keeps server text from forming GitHub Actions workflow
+// commands (textsafe.CommandGuard) on the streams the runner reads when
+// GITHUB_ACTIONS=true: stdout and stderr, unless they are regular files.
+func (s *IOStreams) GuardCommands(getenv func(string) string) {
+	if getenv("GITHUB_ACTIONS") != "true" {
+		return
+	}
+	if !isRegularFile(s.Out) {
+		g := textsafe.NewCommandGuard(s.Out)
+		s.stdout, s.Out, s.commands = s.Out, g, g.Commands()
+	}
+	if !isRegularFile(s.ErrOut) {
+		s.ErrOut = textsafe.NewCommandGuard(s.ErrOut)
+	}
+}
+
+func isRegularFile(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode().IsRegular()
+}
+
+// RawOut is stdout as the process got it, unguarded: for bytes no person
+// reads in a log (vq mcp serve's stream).
+func (s *IOStreams) RawOut() io.Writer { return cmp.Or(s.stdout, s.Out) }
+
 // PrepareOutput tells the streams that about size bytes are coming on Out,
 // so that a pipe there can make room for them (see growPipe).
-func (s *IOStreams) PrepareOutput(size int) { growPipe(s.Out, size) }
+func (s *IOStreams) PrepareOutput(size int) { growPipe(s.RawOut(), size) }
 
 // ClosedPipe reports a write to a reader that left: nothing of vq failed.
 func ClosedPipe(err error) bool { return errors.Is(err, syscall.EPIPE) }

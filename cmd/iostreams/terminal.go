@@ -73,7 +73,7 @@ func NewTerminal(streams *IOStreams, getenv func(string) string, noTUI, noColor,
 	}
 	out, errOut := &switchWriter{w: streams.Out}, &heldWriter{w: streams.ErrOut}
 	return &Terminal{
-		Print:       format.Printer{Out: out, ErrOut: errOut, Terminal: streams.OutTTY, Getenv: getenv},
+		Print:       format.Printer{Out: out, ErrOut: errOut, Workflow: streams.commands, Terminal: streams.OutTTY, Getenv: getenv},
 		pager:       pager{command: pagerCommand(getenv, noPager, streams.OutTTY && isTerminal(streams.Out)), out: out, errOut: errOut},
 		io:          streams,
 		getenv:      getenv,

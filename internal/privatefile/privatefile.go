@@ -2,12 +2,14 @@
 // OAuth tokens, the completion cache): read within a size bound and only
 // from a regular file, written private (0600 in a 0700 directory),
 // atomically, through a symbolic link to its target, and updated under a
-// lock beside them.
+// lock beside them. The reports a person asks for (WriteReport) are
+// written the same way, readable by others.
 //
 // Imports: a leaf, nothing of vq.
 package privatefile
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -163,14 +165,15 @@ func Target(path string) (string, error) {
 }
 
 // replaceable is path's Target, refused when it exists and is no regular
-// file (VQ_CONFIG=/dev/null: nothing is created beside it, nothing
-// replaces it).
+// file (VQ_CONFIG=/dev/null, --junit /dev/stdout: nothing is created
+// beside it, nothing replaces it). What path is, the system says, links
+// followed: /dev/stdout's /proc/self/fd/1 names no file it can read.
 func replaceable(path string) (string, error) {
 	target, err := Target(path)
 	if err != nil {
 		return "", err
 	}
-	if info, err := os.Stat(target); err == nil && !info.Mode().IsRegular() {
+	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
 		return "", &RefusedError{Path: path, Why: "is not a regular file (" + kind(info.Mode()) + "): refusing to replace it"}
 	}
 	return target, nil
@@ -181,32 +184,53 @@ func replaceable(path string) (string, error) {
 // half of one. A symbolic link is kept: its target is the file replaced.
 // A target that is not a regular file (a device, a FIFO) is refused.
 func Write(path string, data []byte) error {
+	return replace(path, 0o600, 0o700, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteReport writes a file a person asked vq for (--junit, --save-dir)
+// as Write does, through a link to its target, atomically, refusing a
+// target that is no regular file (a device, a FIFO, /dev/stdout), but
+// readable by others: 0644, a directory it creates 0755. write writes its
+// bytes.
+func WriteReport(path string, write func(io.Writer) error) error {
+	return replace(path, 0o644, 0o755, write)
+}
+
+// replace writes path's replaceable target, of mode perm (its directory
+// created dirPerm), with what write writes, in a temporary file beside it
+// renamed over it once complete.
+func replace(path string, perm, dirPerm fs.FileMode, write func(io.Writer) error) error {
 	target, err := replaceable(path)
 	if err != nil {
 		return err
 	}
 	dir := filepath.Dir(target)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(dir, dirPerm); err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
+	defer os.Remove(tmp.Name()) // after the rename: nothing left to remove
+	w := bufio.NewWriter(tmp)
+	err = tmp.Chmod(perm)
+	if err == nil {
+		err = write(w)
 	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
+	if err == nil {
+		err = w.Flush()
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
+	if err == nil {
+		err = tmp.Sync()
 	}
-	if err := tmp.Close(); err != nil {
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return err
 	}
 	return os.Rename(tmp.Name(), target)

@@ -34,6 +34,11 @@ type OAuthOptions struct {
 	// (stateless, opened with server/discover): it refuses initialize
 	// with HTTP 400.
 	NewestOnly bool
+	// Detour makes the authorization endpoint first send the browser to
+	// Detour (a login page), with the authorization's query and hop=1,
+	// where it answers as without a detour: a path is on this server, a
+	// URL on another.
+	Detour string
 }
 
 // OAuthServer is an MCP server behind OAuth 2.1, its authorization server
@@ -111,6 +116,11 @@ func NewOAuthServer(t testing.TB, opts OAuthOptions) *OAuthServer {
 	})
 	mux.HandleFunc("GET /authorize", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
+		if opts.Detour != "" && q.Get("hop") == "" {
+			q.Set("hop", "1")
+			http.Redirect(w, r, opts.Detour+"?"+q.Encode(), http.StatusFound)
+			return
+		}
 		s.mu.Lock()
 		s.authorizations = append(s.authorizations, q)
 		code := fmt.Sprintf("code-%d", len(s.authorizations))

@@ -1,6 +1,8 @@
 package textsafe
 
 import (
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 )
@@ -28,6 +30,34 @@ func BenchmarkSanitize(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
 					fn.sanitize(in.text)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkCommandGuard measures the guard GitHub Actions puts on stdout
+// over 100k lines of a plain table and an 8 MB JSON document, written in
+// 64 KiB pieces as vq's buffered writers write them, against the same
+// writes unguarded.
+func BenchmarkCommandGuard(b *testing.B) {
+	table := []byte(strings.Repeat("  Checkout step 12 of the cart flow   mobile      4.2%  ██████▌  failed\n", 100_000))
+	doc := []byte(`{"failures":[` + strings.Repeat(`{"scenarioLabel":"Checkout step 12","viewport":"mobile","mismatchPercent":4.2},`, 100_000) + `{}]}`)
+	for _, in := range []struct {
+		name string
+		text []byte
+	}{{"table", table}, {"json", doc}} {
+		for _, guarded := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/guarded=%v", in.name, guarded), func(b *testing.B) {
+				b.SetBytes(int64(len(in.text)))
+				for b.Loop() {
+					w := io.Discard
+					if guarded {
+						w = NewCommandGuard(io.Discard)
+					}
+					for rest := in.text; len(rest) > 0; rest = rest[min(64<<10, len(rest)):] {
+						w.Write(rest[:min(64<<10, len(rest))])
+					}
 				}
 			})
 		}

@@ -98,10 +98,11 @@ sha256() {
 }
 
 # install VERSION PLATFORM DIR: download the archive and checksums.txt,
-# refuse an archive whose digest is not the one listed, and unpack the
-# binary into DIR.
+# refuse an archive whose digest is not the one listed, or whose binary is
+# no regular file (a link would make chmod +x, and the run, reach a file
+# outside it), and unpack the binary into DIR.
 install() {
-  local version="$1" platform="$2" dir="$3" archive ext tmp want got
+  local version="$1" platform="$2" dir="$3" archive ext tmp want got listing
   ext=tar.gz
   [ "${platform%_*}" != windows ] || ext=zip
   archive="vq_${version}_${platform}.${ext}"
@@ -117,6 +118,18 @@ install() {
   if [ -z "$want" ] || [ "$want" != "$got" ]; then
     rm -rf "$tmp"
     fail "refusing $archive: its SHA-256 $got is not the one checksums.txt lists (${want:-none})"
+  fi
+  # Each entry of that name, listed as ls -l does: - is a regular file, l
+  # a symbolic link, h a hard link. The listing is not shown: it is the
+  # archive's text.
+  if [ "$ext" = zip ]; then
+    listing="$(unzip -Z "$tmp/$archive" "$binary" 2>/dev/null)" || listing=""
+  else
+    listing="$(tar -tvzf "$tmp/$archive" "$binary" 2>/dev/null)" || listing=""
+  fi
+  if [ -z "$listing" ] || grep -qv '^-' <<<"$listing"; then
+    rm -rf "$tmp"
+    fail "refusing $archive: its $binary is not a regular file (a link, or missing)"
   fi
   mkdir -p "$tmp/unpacked"
   if [ "$ext" = zip ]; then
