@@ -44,7 +44,7 @@ var importRules = []importRule{
 	{"cmd/...", []string{"bench/..."}, nil},
 	// Nothing shipped imports the benchmarks or the test kit: vq is
 	// main's dependencies.
-	{"", []string{"bench/...", "internal/testkit"}, nil},
+	{"", []string{"bench/...", "internal/testkit", "cmd/cmdtest"}, nil},
 	{"bench/...", nil, nil},
 }
 

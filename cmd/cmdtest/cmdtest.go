@@ -1,0 +1,154 @@
+// Package cmdtest runs vq's command-line cases as data: testscript files
+// beside each command group, with the test binary as vq. A group's tests
+// call Main from their TestMain and Scripts from a test:
+//
+//	func TestMain(m *testing.M) { cmdtest.Main(m) }
+//	func TestScripts(t *testing.T) { cmdtest.Scripts(t, "testdata/script") }
+//
+// It is test support: nothing shipped imports it (arch_test.go). It may
+// import cmd (vq's root command, which it runs), sandbox and
+// internal/testkit.
+package cmdtest
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/visualq/vq/cmd"
+	"github.com/visualq/vq/internal/testkit"
+	"github.com/visualq/vq/sandbox"
+)
+
+// Main is a command group's TestMain: the test binary runs as vq when a
+// script runs vq, and runs the tests otherwise.
+func Main(m *testing.M) {
+	os.Exit(testscript.RunMain(m, map[string]func() int{"vq": vq}))
+}
+
+// exitFile names the file where vq, run by a script, leaves its exit code
+// for status.
+const exitFile = "VQTEST_EXIT_FILE"
+
+// vq is the test binary run as vq: cmd.Main, its exit code also written
+// where the script's status command reads it.
+func vq() int {
+	code := cmd.Main()
+	if path := os.Getenv(exitFile); path != "" {
+		if err := os.WriteFile(path, []byte(strconv.Itoa(code)), 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, "cmdtest:", err)
+			return 1
+		}
+	}
+	return code
+}
+
+// Scripts runs each testscript file of dir against a sandbox of its own,
+// started in the test process on loopback. Besides testscript's commands
+// (env, stdout, stderr, cmp, exists, ...):
+//
+//	vq ARGS...   runs the vq binary (the test binary) with the script's
+//	             environment, its streams pipes (stdin from testscript's
+//	             stdin command); it must exit 0 (! vq: must not)
+//	status N     the last vq exited N
+//	sent N       the sandbox has received N requests since the script began
+//	invoked T,U  the tools its invoke endpoint was called with, in order
+//	             ('' for none)
+//
+// The environment starts as the sandbox's: VQ_BASE_URL=$SANDBOX, the admin
+// key in VQ_API_KEY, a config file of the script's in VQ_CONFIG
+// ($WORK/config.json) and no keyring; "env VQ_API_KEY=" takes the key away.
+func Scripts(t *testing.T, dir string) {
+	t.Parallel()
+	testscript.Run(t, testscript.Params{
+		Dir:                dir,
+		RequireUniqueNames: true,
+		Setup: func(e *testscript.Env) error {
+			tb := e.T().(testing.TB)
+			testkit.NoLeaks(tb)
+			s := NewSandbox(tb, sandbox.Options{JobStep: time.Millisecond, Rate: -1})
+			e.Values[sandboxKey{}] = s
+			e.Setenv(exitFile, e.WorkDir+"/.vq-exit")
+			e.Setenv("SANDBOX", s.URL)
+			e.Setenv("VQ_BASE_URL", s.URL)
+			e.Setenv("VQ_API_KEY", sandbox.KeyAdmin)
+			e.Setenv("VQ_CONFIG", e.WorkDir+"/config.json")
+			e.Setenv("VQ_NO_KEYRING", "1")
+			return nil
+		},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"status":  status,
+			"sent":    sent,
+			"invoked": invoked,
+		},
+	})
+}
+
+type sandboxKey struct{}
+
+// Sandbox is a sandbox on loopback that records the requests it receives
+// (testkit.Server's Calls).
+type Sandbox struct{ *testkit.Server }
+
+// NewSandbox starts a recording sandbox, closed when t ends.
+func NewSandbox(t testing.TB, opts sandbox.Options) *Sandbox {
+	t.Helper()
+	s := &Sandbox{testkit.Wrap(t, sandbox.New(opts).Handler())}
+	s.Key = sandbox.KeyAdmin
+	return s
+}
+
+// InvokedTools are the tools the invoke endpoint was called with, in
+// order, joined by commas.
+func (s *Sandbox) InvokedTools() string {
+	var names []string
+	for _, c := range s.Calls() {
+		if c.Path == "/api/mcp/v1/invoke" {
+			names = append(names, c.Tool)
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+// count is the one argument of a command that takes a number.
+func count(ts *testscript.TestScript, neg bool, args []string, usage string) int {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: %s", usage)
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	return n
+}
+
+// status checks the last vq's exit code.
+func status(ts *testscript.TestScript, neg bool, args []string) {
+	want := count(ts, neg, args, "status N")
+	got, err := os.ReadFile(ts.Getenv(exitFile))
+	ts.Check(err)
+	if string(got) != strconv.Itoa(want) {
+		ts.Fatalf("vq exited %s, want %d", got, want)
+	}
+}
+
+// sent checks how many requests the sandbox has received.
+func sent(ts *testscript.TestScript, neg bool, args []string) {
+	want := count(ts, neg, args, "sent N")
+	s := ts.Value(sandboxKey{}).(*Sandbox)
+	if got := len(s.Calls()); got != want {
+		ts.Fatalf("the sandbox received %d requests, want %d: %s", got, want, s.InvokedTools())
+	}
+}
+
+// invoked checks the tools the sandbox's invoke endpoint was called with.
+func invoked(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: invoked TOOL,TOOL")
+	}
+	if got := ts.Value(sandboxKey{}).(*Sandbox).InvokedTools(); got != args[0] {
+		ts.Fatalf("the invoke endpoint was called with %q, want %q", got, args[0])
+	}
+}
