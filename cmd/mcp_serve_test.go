@@ -758,6 +758,23 @@ func TestMCPServeServesAnyMCPServersTools(t *testing.T) {
 	}
 }
 
+// An outputSchema whose check would never end ends neither vq mcp serve
+// nor its session: the agent gets the answer and a warning that says why,
+// and the next call is answered. Before, a $ref loop overflowed the
+// stack, and $refs that double at each of 32 levels held a core.
+func TestMCPServeSurvivesAnOutputSchemaWhoseCheckWouldNotEnd(t *testing.T) {
+	t.Parallel()
+	hostile := testkit.HostileOutputSchemas()
+	s := serveVQ(t, map[string]string{"VQ_ENDPOINT": testkit.ServeOutputSchemas(t, map[string]testkit.OutputSchema{
+		"self_ref": hostile["self_ref"], "any_of_32": hostile["any_of_32"], "ref_loop": hostile["ref_loop"]})})
+	for _, tool := range []string{"self_ref", "any_of_32", "ref_loop"} {
+		_, resp := s.call(t, tool, nil)
+		if !resp.OK || len(resp.Warnings) != 1 || !strings.HasPrefix(resp.Warnings[0], tool+"'s answer is not checked against the outputSchema the server lists for it: ") {
+			t.Errorf("%s: ok %v, warnings %q, error %s", tool, resp.OK, resp.Warnings, resp.ErrorMessage())
+		}
+	}
+}
+
 func TestMCPServeWithoutAServerIsAUsageError(t *testing.T) {
 	t.Parallel()
 	out, errOut, exit := runVQ(t, nil, "mcp", "serve")

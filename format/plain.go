@@ -29,6 +29,9 @@ func plain(out, errOut io.Writer, r *api.ToolResponse, commands CommandPrinter, 
 		if err := writeContent(w, r, c); err != nil {
 			return err
 		}
+		for _, warn := range r.Warnings { // stdout is the server's
+			io.WriteString(errOut, "warning: "+textsafe.SanitizeLine(warn)+"\n")
+		}
 		return finish(w, errOut, r)
 	}
 	if layout.ShowsSummary(r.OK, r.Summary, r.ErrorMessage()) {

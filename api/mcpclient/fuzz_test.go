@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // FuzzMCPResult feeds a tools/call result, as a server could send it, to the
@@ -50,4 +51,24 @@ func compact(b []byte) []byte {
 		return b
 	}
 	return out
+}
+
+// FuzzOutputSchema feeds an outputSchema and an answer, as a server could
+// send them, to the check of the one against the other: whatever they
+// are, the check ends within its bounds (a stack overflow or a hang
+// fails the fuzzer), and an answer is never both unchecked and broken.
+func FuzzOutputSchema(f *testing.F) {
+	for _, tool := range testkit.HostileOutputSchemas() {
+		schema, _ := json.Marshal(tool.Schema)
+		f.Add(schema, []byte(tool.Answer))
+	}
+	f.Add([]byte(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`), []byte(`{"n":"x"}`))
+	f.Add([]byte(`{"$ref":"#/$defs/t","$defs":{"t":{"type":"object","properties":{"kids":{"items":{"$ref":"#/$defs/t"}}}}}}`), []byte(`{"kids":[{"kids":[{}]}]}`))
+	f.Add([]byte(`{"$id":"https://example.com/s","$defs":{"a":{"$dynamicAnchor":"x","type":"string"}},"properties":{"p":{"$ref":"#x"},"q":{"$dynamicRef":"#x"}}}`), []byte(`{"p":1,"q":"s"}`))
+	f.Add([]byte(`{"patternProperties":{"^a":{"$ref":"#"}},"propertyNames":{"maxLength":3},"prefixItems":[{"$ref":"#"}],"contains":{"not":{}}}`), []byte(`{"ab":{"ac":[[1]]}}`))
+	f.Fuzz(func(t *testing.T, schema, answer []byte) {
+		if broken, unchecked := outputBreaks(schema, answer); broken != "" && unchecked != "" {
+			t.Fatalf("%s against %s: both broken (%s) and unchecked (%s)", answer, schema, broken, unchecked)
+		}
+	})
 }

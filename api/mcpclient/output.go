@@ -15,7 +15,9 @@ import (
 // there and valid. An answer that breaks it is an output_schema failure,
 // not recoverable, naming where and by which rule, which keeps the answer
 // as its data (--json still carries it). A schema vq cannot read (one it
-// cannot resolve, of a draft it does not know) judges nothing.
+// cannot resolve, of a draft it does not know) judges nothing; one whose
+// check would not end, or cost too much, judges nothing and says why in a
+// warning.
 func (c *Client) checkOutput(ctx context.Context, tool string, resp *api.ToolResponse) *api.ToolResponse {
 	content, general := resp.Content()
 	if !general || !resp.OK {
@@ -25,28 +27,9 @@ func (c *Client) checkOutput(ctx context.Context, tool string, resp *api.ToolRes
 	if !known || len(listed.OutputSchema) == 0 {
 		return resp
 	}
-	var schema jsonschema.Schema
-	if json.Unmarshal(listed.OutputSchema, &schema) != nil {
-		return resp
-	}
-	resolved, err := schema.Resolve(nil)
-	if err != nil {
-		return resp
-	}
-	var broken string
-	if len(content.Structured) == 0 {
-		broken = "it sent no structuredContent"
-	} else {
-		var instance any
-		if err := json.Unmarshal(content.Structured, &instance); err != nil {
-			return resp // the SDK decoded it: cannot happen
-		}
-		if err := resolved.Validate(instance); err != nil {
-			if strings.HasPrefix(err.Error(), "cannot validate version") {
-				return resp
-			}
-			broken = schemaViolation(err)
-		}
+	broken, unchecked := outputBreaks(listed.OutputSchema, content.Structured)
+	if unchecked != "" {
+		resp.Warnings = append(resp.Warnings, fmt.Sprintf("%s's answer is not checked against the outputSchema the server lists for it: %s", tool, unchecked))
 	}
 	if broken == "" {
 		return resp
@@ -55,6 +38,34 @@ func (c *Client) checkOutput(ctx context.Context, tool string, resp *api.ToolRes
 	resp.Error = &api.ToolError{Code: api.CodeOutputSchema, Message: fmt.Sprintf("%s's answer breaks the outputSchema the server lists for it: %s", tool, broken)}
 	resp.Recoverable = new(false)
 	return resp.NotRepeatable()
+}
+
+// outputBreaks is how structured (none: nil) breaks schema, or why it
+// cannot be checked against it; both "" when it holds, or the schema
+// judges nothing.
+func outputBreaks(schema, structured json.RawMessage) (broken, unchecked string) {
+	var s jsonschema.Schema
+	if json.Unmarshal(schema, &s) != nil {
+		return "", ""
+	}
+	resolved, err := s.Resolve(nil)
+	if err != nil {
+		return "", ""
+	}
+	if len(structured) == 0 {
+		return "it sent no structuredContent", ""
+	}
+	var instance any
+	if err := json.Unmarshal(structured, &instance); err != nil {
+		return "", "" // the SDK decoded it: cannot happen
+	}
+	if why := validationCost(&s, instance, len(structured)); why != "" {
+		return "", why
+	}
+	if err := resolved.Validate(instance); err != nil && !strings.HasPrefix(err.Error(), "cannot validate version") {
+		return schemaViolation(err), ""
+	}
+	return "", ""
 }
 
 // schemaViolation is a validation error as a person reads it: the

@@ -71,3 +71,56 @@ func TestTheSummaryOfAJSONTextIsItsStart(t *testing.T) {
 		}
 	}
 }
+
+// An outputSchema whose check would never end is not checked, and says
+// why in the answer's warnings; the answer stands, and the next call is
+// answered: a $ref loop on one value (a validator that follows it
+// overflows its stack), $refs applied twice a level (2^32 steps), calls
+// nested too deep. A schema that recurses into the answer (a tree's) is
+// still checked down a deep answer, and a union down a large answer
+// (past the steps any answer may take, within those its size adds).
+func TestOutputSchemasWhoseCheckWouldNotEndAreNotChecked(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Bound(t)
+	tools := testkit.HostileOutputSchemas()
+	unchecked := map[string]string{
+		"self_ref":      "it applies itself to a value without going into it (a $ref loop), which never ends",
+		"ref_loop":      "it applies itself to a value without going into it (a $ref loop), which never ends",
+		"all_of_32":     "checking it would apply its subschemas more than 100014 times",
+		"any_of_32":     "checking it would apply its subschemas more than 100014 times",
+		"doubling_tree": "checking it would apply its subschemas more than 100",
+		"deep_nesting":  "checking it would nest more than 10000 schemas deep",
+	}
+	node := map[string]any{"type": "object", "properties": map[string]any{
+		"kids": map[string]any{"type": "array", "items": map[string]any{"$ref": "#/$defs/node"}}, "n": map[string]any{"type": "integer"}}}
+	tools["tree"] = testkit.OutputSchema{Schema: map[string]any{"$ref": "#/$defs/node", "$defs": map[string]any{"node": node}},
+		Answer: strings.Repeat(`{"kids":[`, 450) + `{"n":"x"}` + strings.Repeat("]}", 450)}
+	var kinds []any // a union of ten kinds of row: each row is checked ten times over
+	for i := range 10 {
+		kinds = append(kinds, map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"const": i}}})
+	}
+	tools["wide"] = testkit.OutputSchema{Schema: map[string]any{"type": "object", "properties": map[string]any{"rows": map[string]any{"type": "array", "items": map[string]any{"anyOf": kinds}}}},
+		Answer: `{"rows":[` + strings.Repeat(`{"n":1},`, 4000) + `{"n":"x"}]}`}
+	c := mcpclient.New(mcpclient.Options{OverMCP: true, Endpoint: testkit.ServeOutputSchemas(t, tools)})
+	t.Cleanup(func() { c.Close() })
+	for _, tool := range []string{"self_ref", "tree", "ref_loop", "all_of_32", "any_of_32", "wide", "doubling_tree", "deep_nesting"} {
+		resp, err := c.Invoke(ctx, api.Call{Tool: tool})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var data struct {
+			StructuredContent json.RawMessage `json:"structuredContent"`
+		}
+		if json.Unmarshal(resp.Data, &data) != nil || string(data.StructuredContent) != tools[tool].Answer {
+			t.Errorf("%s: the answer is not the data: %.200s", tool, resp.Data)
+		}
+		if why, ok := unchecked[tool]; ok {
+			want := tool + "'s answer is not checked against the outputSchema the server lists for it: " + why
+			if !resp.OK || len(resp.Warnings) != 1 || !strings.HasPrefix(resp.Warnings[0], want) {
+				t.Errorf("%s: ok %v %s, warnings %q; want the warning %q", tool, resp.OK, resp.ErrorMessage(), resp.Warnings, want)
+			}
+		} else if resp.ErrorCode() != api.CodeOutputSchema || len(resp.Warnings) != 0 {
+			t.Errorf("%s: checked to %s %q, warnings %q; want output_schema", tool, resp.ErrorCode(), resp.ErrorMessage(), resp.Warnings)
+		}
+	}
+}
