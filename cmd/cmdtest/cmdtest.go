@@ -11,8 +11,11 @@
 package cmdtest
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -62,6 +65,8 @@ func vq() int {
 // The environment starts as the sandbox's: VQ_BASE_URL=$SANDBOX, the admin
 // key in VQ_API_KEY, a config file of the script's in VQ_CONFIG
 // ($WORK/config.json) and no keyring; "env VQ_API_KEY=" takes the key away.
+// Each step of the sandbox's jobs and runs takes 1ms, or the duration a
+// file sandbox-job-step of the script holds (1h: runs that never end).
 func Scripts(t *testing.T, dir string) {
 	t.Parallel()
 	testscript.Run(t, testscript.Params{
@@ -70,7 +75,11 @@ func Scripts(t *testing.T, dir string) {
 		Setup: func(e *testscript.Env) error {
 			tb := e.T().(testing.TB)
 			testkit.NoLeaks(tb)
-			s := NewSandbox(tb, sandbox.Options{JobStep: time.Millisecond, Rate: -1})
+			step, err := jobStep(e.WorkDir)
+			if err != nil {
+				return err
+			}
+			s := NewSandbox(tb, sandbox.Options{JobStep: step, Rate: -1})
 			e.Values[sandboxKey{}] = s
 			e.Setenv(exitFile, e.WorkDir+"/.vq-exit")
 			e.Setenv("SANDBOX", s.URL)
@@ -89,6 +98,18 @@ func Scripts(t *testing.T, dir string) {
 }
 
 type sandboxKey struct{}
+
+// jobStep is the sandbox's job step for the script whose files are in dir.
+func jobStep(dir string) (time.Duration, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "sandbox-job-step"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return time.Millisecond, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return time.ParseDuration(strings.TrimSpace(string(b)))
+}
 
 // Sandbox is a sandbox on loopback that records the requests it receives
 // (testkit.Server's Calls).
