@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // proofSandbox is a sandbox whose jobs take step per progress step, and
