@@ -6,32 +6,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/testkit"
 	"github.com/visualq/vq/sandbox"
 )
-
-// Asked how a run is doing, a run still going is no verdict: vq ci status
-// exits pending (8), never 0; a run just started by run-vrt is what was
-// asked for, and exits 0. Both say how to wait for the verdict.
-func TestPendingIsNotPassing(t *testing.T) {
-	t.Parallel()
-	s := newCISandbox(t, time.Hour)
-	out, stderr, exit := runVQ(t, s.Env(), "ci", "run-vrt", "branch=main", "--jq", ".data.runId")
-	if exit != 0 || !strings.Contains(stderr, "vq ci status run_ci_0001 --wait") {
-		t.Fatalf("run-vrt: exit %d, stderr %s", exit, stderr)
-	}
-	runID := strings.TrimSpace(out)
-	for _, args := range [][]string{{"ci", "status", runID}, {"ci", "status", runID, "--json"}} {
-		_, stderr, exit = runVQ(t, s.Env(), args...)
-		if exit != exitcode.Pending || !strings.Contains(stderr, "wait for its verdict with: vq ci status "+runID+" --wait") {
-			t.Errorf("%v: exit %d, want %d (pending); stderr %s", args, exit, exitcode.Pending, stderr)
-		}
-	}
-}
 
 // With --json every failure still writes exactly one ToolResponse on
 // stdout, and one line on stderr saying what went wrong and what to do:
@@ -106,49 +85,6 @@ func TestServerTextCannotForgeALine(t *testing.T) {
 	for _, line := range strings.Split(stderr, "\n") {
 		if strings.HasPrefix(line, "hint: all checks passed") {
 			t.Errorf("a server's newline forged a line:\n%s", stderr)
-		}
-	}
-}
-
-// vq ci ... --wait --json has one shape whatever the verdict: the same
-// tool, and .data carrying runId, status, url, failed and total, with the
-// failing checks nested in .data.failures when there are any. A script's
-// --jq does not change with the verdict.
-func TestCIWaitJSONHasOneShapeForEveryVerdict(t *testing.T) {
-	t.Parallel()
-	s := newCISandbox(t, time.Millisecond)
-	for _, tc := range []struct {
-		branch, status string
-		failures       bool
-	}{
-		{"main", "passed", false},
-		{"feature/new-header", "failed", true},
-		{"broken", "error", false},
-		{"cancelled", "cancelled", false},
-	} {
-		stdout, stderr, _ := runVQ(t, s.Env(), "ci", "run-vrt", "branch="+tc.branch, "--wait", "--interval", "1ms", "--json")
-		var doc struct {
-			Tool string
-			Data map[string]json.RawMessage
-		}
-		if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
-			t.Fatalf("%s: %v\n%s%s", tc.branch, err, stdout, stderr)
-		}
-		if doc.Tool != api.ToolRunStatus {
-			t.Errorf("%s: tool %q, want %s", tc.branch, doc.Tool, api.ToolRunStatus)
-		}
-		for _, key := range []string{"runId", "status", "url", "failed", "total"} {
-			if doc.Data[key] == nil {
-				t.Errorf("%s: .data lacks %s: %s", tc.branch, key, stdout)
-			}
-		}
-		if got := string(doc.Data["status"]); got != `"`+tc.status+`"` {
-			t.Errorf("%s: status %s, want %s", tc.branch, got, tc.status)
-		}
-		var failures []map[string]any
-		json.Unmarshal(doc.Data["failures"], &failures)
-		if (len(failures) > 0) != tc.failures {
-			t.Errorf("%s: %d failures nested, want some: %v", tc.branch, len(failures), tc.failures)
 		}
 	}
 }

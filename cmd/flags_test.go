@@ -62,15 +62,6 @@ func TestFlagParsing(t *testing.T) {
 	invoke := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
 		return NewCmdInvoke(f, recordOptions(got, func(o *InvokeOptions) **cmdutil.Pipeline { return &o.Pipeline }))
 	}
-	prove := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
-		return NewCmdProve(f, recordOptions(got, func(o *ProveOptions) **cmdutil.Pipeline { return &o.Pipeline }))
-	}
-	watch := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
-		return NewCmdWatch(f, recordOptions(got, func(o *WatchOptions) **cmdutil.Pipeline { return &o.Pipeline }))
-	}
-	ci := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
-		return NewCmdCI(f, recordOptions(got, func(o *CIOptions) **cmdutil.Pipeline { return &o.Pipeline }))
-	}
 	failures := func(f *cmdutil.Factory, got func(any)) *cobra.Command { return NewCmdFailures(f, recordCall(got)) }
 	diff := func(f *cmdutil.Factory, got func(any)) *cobra.Command { return NewCmdDiff(f, recordCall(got)) }
 	approve := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
@@ -89,20 +80,12 @@ func TestFlagParsing(t *testing.T) {
 		wantErr string
 	}{
 		{invoke, []string{"get_run", "runId=r1", "n:=2", "--args", `{"x":true}`}, `&{Tool:get_run Pairs:[runId=r1 n:=2] ArgsJSON:{"x":true} Pipeline:<nil>}`, ""},
-		{prove, []string{"BN-470", "--copy", "--markdown"}, `&{Ticket:BN-470 Copy:true Markdown:true NoWait:false Job: Pipeline:<nil>}`, ""},
-		{prove, []string{"BN-470", "--job", "job_7"}, `&{Ticket:BN-470 Copy:false Markdown:false NoWait:false Job:job_7 Pipeline:<nil>}`, ""},
-		{prove, []string{"BN-470", "--no-wait", "--markdown"}, "", "markdown"},
-		{watch, []string{"job_1", "job_2"}, `&{JobIDs:[job_1 job_2] Pipeline:<nil>}`, ""},
-		{watch, nil, "", "JOB_ID"},
 		{failures, []string{"run_1"}, `{Tool:get_run_failures Args:map[runId:run_1]}`, ""},
 		{failures, []string{"run_1", "run_2"}, "", "RUN_ID"},
 		{tools, nil, "tools/list", ""},
 		{diff, []string{"run_1", "--scenario", "Home", "--viewport", "mobile"}, `{Tool:get_diff_stats Args:map[runId:run_1 scenarioLabel:Home viewport:mobile]}`, ""},
 		{diff, []string{"run_1", "--scenario", "Home"}, "", "viewport"},
 		{approve, []string{"run_1", "--viewport", "desktop"}, `&{RunID:run_1 Checks:[viewport desktop] Calls:[{Tool:approve_vrt_results Args:map[runId:run_1 viewport:desktop]}] DryRun:false Pipeline:<nil>}`, ""},
-		{ci, []string{"run-vrt", "branch=main", "ci:=true"}, `&{Tool:run_vrt Args:map[branch:main ci:true] Raw:false Pipeline:<nil>}`, ""},
-		{ci, []string{"status", "run_9"}, `&{Tool:get_run_status Args:map[runId:run_9] Raw:false Pipeline:<nil>}`, ""},
-		{ci, []string{"call", "list_runs", "limit:=5"}, `&{Tool:list_runs Args:map[limit:5] Raw:true Pipeline:<nil>}`, ""},
 		{sb, []string{"--addr", "127.0.0.1:0", "--latency", "300ms", "--fail-rate", "0.2"},
 			fmt.Sprintf("%+v", &SandboxOptions{sandbox.Options{Addr: "127.0.0.1:0", Latency: 300 * time.Millisecond, FailRate: 0.2}}), ""},
 	} {

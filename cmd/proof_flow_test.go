@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/visualq/vq/sandbox"
 )
 
 // proofSandbox is a sandbox whose jobs take step per progress step, and
@@ -107,114 +105,5 @@ func TestProveCopyLeavesControlsOutOfTheTmuxBuffer(t *testing.T) {
 				t.Errorf("stderr %q\nwant it to end %q", stderr, want)
 			}
 		})
-	}
-}
-
-// vq watch of a proof job shows it as vq prove does: the headline first,
-// and the JIRA comment intact as a block.
-func TestWatchOfAProofJobShowsTheProof(t *testing.T) {
-	t.Parallel()
-	env := proofSandbox(t, time.Millisecond)
-	job, _, _ := runVQ(t, env, "prove", "BN-470", "--no-wait", "--jq", ".data.jobId")
-	stdout, stderr, exit := runVQ(t, env, "watch", strings.TrimSpace(job), "--interval", "1ms")
-	md, _ := sandbox.ProofMarkdown("BN-470")
-	if exit != 0 || !strings.HasPrefix(stdout, "> OUI — add_to_cart fires on click with the expected product payload\n\nverdict: proven\n") ||
-		!strings.Contains(stdout, ":\n"+md+"\n") {
-		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", exit, stdout, stderr)
-	}
-}
-
-// A proof watch stopped by --wait-timeout prints the vq prove command that
-// resumes it, and that command, run as printed, shows the proof.
-func TestProveResumesAStartedProof(t *testing.T) {
-	t.Parallel()
-	env := proofSandbox(t, 30*time.Millisecond)
-	_, stderr, exit := runVQ(t, env, "prove", "BN-470", "--markdown", "--wait-timeout", "1ms", "--interval", "1ms")
-	const hint = "hint: to resume: vq prove BN-470 --job job_000001 --markdown\n"
-	if exit != 5 || !strings.Contains(stderr, hint) {
-		t.Fatalf("exit %d, stderr:\n%s", exit, stderr)
-	}
-	resume := strings.Fields(strings.TrimPrefix(hint, "hint: to resume: vq "))
-	stdout, stderr, exit := runVQ(t, env, append(resume, "--interval", "5ms")...)
-	if md, _ := sandbox.ProofMarkdown("BN-470"); exit != 0 || stdout != md {
-		t.Errorf("exit %d\nstdout %q\nwant   %q\nstderr %s", exit, stdout, md, stderr)
-	}
-}
-
-// BN-474's job breaks before a verdict: the answer still starts with a NON
-// headline saying why, then the next steps; --markdown has no comment to
-// print, says so and exits as without it, with the job's error code.
-func TestProofThatCouldNotRun(t *testing.T) {
-	t.Parallel()
-	env := proofSandbox(t, time.Millisecond)
-	const headline = "> NON — the check could not run: the audit browser lost its connection while loading /checkout (net::ERR_CONNECTION_RESET); retry the proof\n"
-	stdout, stderr, exit := runVQ(t, env, "prove", "BN-474", "--interval", "1ms")
-	if exit != 17 || !strings.HasPrefix(stdout, headline+"\nverdict: not run\n") || !strings.HasSuffix(stdout, "Next actions:\n  # Re-prove BN-474\n  vq prove BN-474\n") {
-		t.Errorf("exit %d (want 17, tool_error)\nstdout:\n%s\nstderr:\n%s", exit, stdout, stderr)
-	}
-	stdout, stderr, exit = runVQ(t, env, "prove", "BN-474", "--markdown", "--interval", "1ms")
-	if exit != 17 || stdout != "" || !strings.HasSuffix(stderr, "error: no JIRA comment to print: "+strings.TrimPrefix(headline, "> ")) {
-		t.Errorf("--markdown: exit %d (want 17, tool_error, as without it)\nstdout %q\nstderr:\n%s", exit, stdout, stderr)
-	}
-	job, _, _ := runVQ(t, env, "prove", "BN-474", "--no-wait", "--jq", ".data.jobId")
-	if stdout, _, exit := runVQ(t, env, "watch", strings.TrimSpace(job), "--interval", "1ms"); exit != 17 || !strings.HasPrefix(stdout, headline) {
-		t.Errorf("vq watch: exit %d\nstdout:\n%s", exit, stdout)
-	}
-}
-
-// The next steps of BN-471's failed proof run as printed in bash against
-// the sandbox, with the exit codes documented for them; consenting to the
-// scenario they suggest, then re-proving as printed, proves the ticket.
-func TestFailedProofNextStepsRunAsPrinted(t *testing.T) {
-	t.Parallel()
-	bin := filepath.Dir(buildVQ(t))
-	env := proofSandbox(t, time.Millisecond)
-	stdout, _, exit := runVQ(t, env, "prove", "BN-471", "--interval", "1ms")
-	if exit != 22 {
-		t.Fatalf("exit %d:\n%s", exit, stdout)
-	}
-	_, steps, _ := strings.Cut(stdout, "\nNext actions:\n")
-	var lines []string
-	for _, l := range strings.Split(steps, "\n") {
-		if l, ok := strings.CutPrefix(l, "  vq "); ok {
-			lines = append(lines, "vq "+l)
-		}
-	}
-	// run gives the line's stdout, then its stderr, and its exit code.
-	run := func(line string) (string, int) {
-		cmd := exec.Command("bash", "-c", line)
-		cmd.Env = []string{"PATH=" + bin + ":" + os.Getenv("PATH"), "VQ_BASE_URL=" + env["VQ_BASE_URL"], "VQ_API_KEY=" + sandbox.KeyAdmin,
-			"VQ_NO_KEYRING=1", "VQ_CONFIG=" + filepath.Join(t.TempDir(), "c.json"), "HOME=" + t.TempDir()}
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		out, _ := cmd.Output()
-		return string(out) + stderr.String(), cmd.ProcessState.ExitCode()
-	}
-	want := []struct {
-		line string
-		exit int
-	}{
-		{"vq scenario create --goal 'Subscribe to the newsletter from the footer' --start-path /", 12}, // confirm_required: a script gives no consent
-		{"vq prove BN-471", 22},                               // proof_failed: the scenario is still missing
-		{"vq tracking plan --scenario scn_homepage_smoke", 0}, // the plan
-		{"vq watch job_000001", 22},                           // the proof job, failed
-	}
-	if len(lines) != len(want) {
-		t.Fatalf("next steps:\n%s", strings.Join(lines, "\n"))
-	}
-	for i, w := range want {
-		out, exit := run(lines[i])
-		if lines[i] != w.line || exit != w.exit {
-			t.Errorf("%s\n  exit %d; want %s exit %d\n%s", lines[i], exit, w.line, w.exit, out)
-		}
-	}
-	// The person consents, then re-proves as printed.
-	if out, exit := run(lines[0] + " --yes"); exit != 0 || !strings.Contains(out, "Created scenario scn_101 ") {
-		t.Fatalf("create with --yes: exit %d\n%s", exit, out)
-	}
-	out, exit := run(lines[1])
-	if exit != 0 || !strings.HasPrefix(out, "> OUI — newsletter_signup fires with consent_given on the footer signup\n\nverdict: proven\n") ||
-		!strings.Contains(out, "*Scenario:* scn_101 — Subscribe to the newsletter from the footer\n") {
-		t.Errorf("re-prove: exit %d\n%s", exit, out)
 	}
 }

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/testkit"
-	"github.com/visualq/vq/sandbox"
 )
 
 // trickyMarkdown holds what a JIRA comment may hold and a careless printer
@@ -121,27 +119,6 @@ func TestProveJSONIsTheFinalResponse(t *testing.T) {
 	}
 }
 
-func TestProveNoWaitPrintsTheQueuedJob(t *testing.T) {
-	t.Parallel()
-	s := proveServer(t, proofStep(true, trickyMarkdown))
-	stdout, stderr, exit := runVQ(t, s.Env(), "prove", "BN-470", "--no-wait")
-	if exit != 0 || !strings.HasPrefix(stdout, "Job job_p queued.\n") || stderr != "" {
-		t.Errorf("exit %d\nstdout %q\nstderr %q", exit, stdout, stderr)
-	}
-	if len(s.Tools()) != 1 {
-		t.Errorf("calls %v, want only the proof", s.Tools())
-	}
-	if _, stderr, exit := runVQ(t, s.Env(), "prove", "BN-470", "--no-wait", "--markdown"); exit != 2 {
-		t.Errorf("--no-wait --markdown: exit %d, want 2 (usage): %s", exit, stderr)
-	}
-	// --markdown is the markdown alone: no other rendering is asked with it.
-	for _, other := range [][]string{{"--json"}, {"--jq", ".ok"}, {"--format", "junit"}, {"--format", "markdown"}} {
-		if _, stderr, exit := runVQ(t, s.Env(), append([]string{"prove", "BN-470", "--markdown"}, other...)...); exit != 2 {
-			t.Errorf("--markdown %v: exit %d, want 2 (usage): %s", other, exit, stderr)
-		}
-	}
-}
-
 // On a terminal with no tmux and no desktop, --copy asks the terminal
 // through OSC 52, and says it sent the comment, which vq cannot check:
 // never that it copied it.
@@ -156,29 +133,5 @@ func TestProveCopyToTheTerminalWithOSC52(t *testing.T) {
 	want := osc + fmt.Sprintf("JIRA comment (%d bytes) sent to the terminal's clipboard (OSC 52); vq cannot check that the terminal took it: it must allow OSC 52 clipboard writes\n", len(trickyMarkdown))
 	if !strings.HasSuffix(stderr, want) || strings.Count(stderr, "\x1b]52;") != 1 {
 		t.Errorf("stderr %q\nwant it to end %q", stderr, want)
-	}
-}
-
-// The sandbox's own proofs, end to end: BN-470 (trailing spaces, no final
-// newline) byte for byte, BN-471 a failed proof.
-func TestProveAgainstTheSandbox(t *testing.T) {
-	t.Parallel()
-	env := newCISandbox(t, 5*time.Millisecond).Env()
-
-	stdout, stderr, exit := runVQ(t, env, "prove", "BN-470", "--markdown", "--interval", "5ms")
-	if want, _ := sandbox.ProofMarkdown("BN-470"); exit != 0 || stdout != want {
-		t.Errorf("exit %d\nstdout %q\nwant   %q\nstderr %s", exit, stdout, want, stderr)
-	}
-
-	stdout, stderr, exit = runVQ(t, env, "prove", "BN-471", "--interval", "5ms")
-	if exit != 22 || !strings.HasPrefix(stdout, "> NON — ") || !strings.Contains(stdout, "verdict: failed\n") ||
-		!strings.Contains(stdout, "\n  vq prove BN-471\n") {
-		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", exit, stdout, stderr)
-	}
-
-	// No proof, no markdown: stdout stays empty for the pipe, stderr says why.
-	stdout, stderr, exit = runVQ(t, env, "prove", "BN-999", "--markdown")
-	if stdout != "" || exit != 11 || !strings.Contains(stderr, "error: validation_error: ") { // validation_error, recoverable
-		t.Errorf("exit %d\nstdout %q\nstderr %q", exit, stdout, stderr)
 	}
 }

@@ -3,12 +3,10 @@ package cmd
 import (
 	"context"
 	"encoding/json"
-	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -55,55 +53,6 @@ func readStepOutputs(t *testing.T, path string) map[string]string {
 	return outputs
 }
 
-// Under GitHub Actions, vq ci ... --wait and vq ci status append the run's
-// outputs to $GITHUB_OUTPUT for each verdict and whatever --format prints,
-// in the heredoc form with a delimiter of its own each time.
-func TestCIWritesStepOutputs(t *testing.T) {
-	t.Parallel()
-	s := newCISandbox(t, time.Millisecond)
-	for i, tc := range []struct {
-		branch, status, failed string
-		exit                   int
-		format                 []string
-	}{
-		{"main", "passed", "0", 0, nil},
-		{"feature/new-header", "failed", "3", exitcode.RunFailed, []string{"--json"}},
-		{"broken", "error", "0", exitcode.RunError, []string{"--format", "junit"}},
-		{"cancelled", "cancelled", "0", exitcode.RunCancelled, []string{"--format", "markdown"}},
-	} {
-		t.Run(tc.branch, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "output")
-			os.WriteFile(path, []byte("earlier=kept\n"), 0o644)
-			env := s.Env()
-			env["GITHUB_OUTPUT"] = path
-			args := append(append([]string{"ci", "run-vrt", "branch=" + tc.branch}, fastWait...), tc.format...)
-			_, stderr, exit := runVQ(t, env, args...)
-			if exit != tc.exit {
-				t.Fatalf("exit %d, want %d\n%s", exit, tc.exit, stderr)
-			}
-			runID := "run_ci_000" + string(rune('1'+i))
-			want := map[string]string{"earlier": "kept", "run-id": runID, "url": s.URL + "/sandbox/runs/" + runID,
-				"status": tc.status, "failed": tc.failed, "total": "12", "exit-code": strconv.Itoa(tc.exit)}
-			if got := readStepOutputs(t, path); !maps.Equal(got, want) {
-				t.Errorf("outputs %v\nwant    %v", got, want)
-			}
-		})
-	}
-
-	// vq ci status without --wait: the run as it stands, exit 8 (pending).
-	slow := newCISandbox(t, time.Hour)
-	path := filepath.Join(t.TempDir(), "output")
-	env := slow.Env()
-	env["GITHUB_OUTPUT"] = path
-	runVQ(t, slow.Env(), "ci", "run-vrt", "branch=main")
-	if _, stderr, exit := runVQ(t, env, "ci", "status", "run_ci_0001"); exit != exitcode.Pending {
-		t.Fatalf("exit %d\n%s", exit, stderr)
-	}
-	if got := readStepOutputs(t, path); got["run-id"] != "run_ci_0001" || got["status"] != "queued" || got["exit-code"] != "8" {
-		t.Errorf("outputs %v", got)
-	}
-}
-
 // Two runs in one step write two sets of outputs with delimiters of their
 // own, which no value can end early.
 func TestStepOutputDelimitersAreRandom(t *testing.T) {
@@ -126,47 +75,6 @@ func TestStepOutputDelimitersAreRandom(t *testing.T) {
 	}
 	if got := readStepOutputs(t, path); got["run-id"] != "run_ci_0002" {
 		t.Errorf("the later run's outputs win: %v", got)
-	}
-}
-
-// A $GITHUB_OUTPUT vq cannot write is a warning: the verdict, its exit code
-// and stdout stay what they are.
-func TestStepOutputsThatCannotBeWrittenAreAWarning(t *testing.T) {
-	t.Parallel()
-	s := newCISandbox(t, time.Millisecond)
-	env := s.Env()
-	want, _, wantExit := runVQ(t, env, append([]string{"ci", "run-vrt", "branch=feature/new-header"}, fastWait...)...)
-	env["GITHUB_OUTPUT"] = t.TempDir() // a directory: no file to append to
-	stdout, stderr, exit := runVQ(t, env, append([]string{"ci", "run-vrt", "branch=feature/new-header"}, fastWait...)...)
-	if exit != wantExit || exit != exitcode.RunFailed || strings.ReplaceAll(stdout, "run_ci_0002", "run_ci_0001") != want {
-		t.Errorf("exit %d, want %d; stdout:\n%s", exit, wantExit, stdout)
-	}
-	if !strings.Contains(stderr, "\nwarning: step outputs not written: GITHUB_OUTPUT: open ") {
-		t.Errorf("stderr:\n%s", stderr)
-	}
-}
-
-// With GITHUB_ACTIONS=true and no output flag, vq ci writes the github
-// format: annotations on stdout, the report in the step summary. A format
-// asked for wins, and other commands are not changed.
-func TestCIUsesTheGitHubFormatInActions(t *testing.T) {
-	t.Parallel()
-	s := newCISandbox(t, time.Millisecond)
-	summary := filepath.Join(t.TempDir(), "summary.md")
-	env := s.Env()
-	env["GITHUB_ACTIONS"], env["GITHUB_STEP_SUMMARY"] = "true", summary
-	stdout, _, exit := runVQ(t, env, append([]string{"ci", "run-vrt", "branch=feature/new-header"}, fastWait...)...)
-	if exit != exitcode.RunFailed || !strings.HasPrefix(stdout, "::error title=Visual change%3A ") {
-		t.Errorf("exit %d\n%s", exit, stdout)
-	}
-	if md, _ := os.ReadFile(summary); !strings.HasPrefix(string(md), "### ❌ ") {
-		t.Errorf("step summary:\n%s", md)
-	}
-	if stdout, _, _ := runVQ(t, env, append([]string{"ci", "run-vrt", "--json", "--jq", ".data.status"}, fastWait...)...); stdout != "passed\n" {
-		t.Errorf("--jq: %q", stdout)
-	}
-	if stdout, _, _ := runVQ(t, env, "failures", "run_abc"); strings.HasPrefix(stdout, "::") {
-		t.Errorf("vq failures changed format:\n%s", stdout)
 	}
 }
 
@@ -210,22 +118,6 @@ func TestJUnitFileBesideStdout(t *testing.T) {
 				t.Errorf("the report went to stdout too:\n%s", stdout)
 			}
 		})
-	}
-}
-
-// A report that cannot be written says so and never makes a success of a
-// failure, nor changes a verdict: a passed run exits 1, a failed one 3.
-func TestJUnitFileThatCannotBeWritten(t *testing.T) {
-	t.Parallel()
-	s := newCISandbox(t, time.Millisecond)
-	blocker := filepath.Join(t.TempDir(), "file")
-	os.WriteFile(blocker, nil, 0o644)
-	path := filepath.Join(blocker, "vq.xml") // under a file: no directory to make
-	for branch, want := range map[string]int{"main": exitcode.Internal, "feature/new-header": exitcode.RunFailed} {
-		_, stderr, exit := runVQ(t, s.Env(), append([]string{"ci", "run-vrt", "branch=" + branch, "--junit", path}, fastWait...)...)
-		if exit != want || !strings.Contains(stderr, "error: --junit: lstat "+path+": not a directory\n") {
-			t.Errorf("branch %s: exit %d, want %d\n%s", branch, exit, want, stderr)
-		}
 	}
 }
 

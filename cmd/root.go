@@ -12,8 +12,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/cmd/ci"
 	"github.com/visualq/vq/cmd/cmdutil"
 	"github.com/visualq/vq/cmd/iostreams"
+	"github.com/visualq/vq/cmd/prove"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -317,9 +319,9 @@ Try it with no account: vq demo
 		NewCmdApprove(f, nil),
 		NewCmdScenario(f),
 		NewCmdTracking(f),
-		NewCmdProve(f, nil),
-		NewCmdWatch(f, nil),
-		NewCmdCI(f, nil),
+		prove.NewCmdProve(f, nil),
+		prove.NewCmdWatch(f, nil),
+		ci.NewCmdCI(f, nil),
 		NewCmdAuth(f),
 		NewCmdTools(f, nil),
 		NewCmdMCP(f),

@@ -202,16 +202,3 @@ func TestWaitWatchesTheJobAnAsyncToolReturns(t *testing.T) {
 		t.Errorf("exit %d, calls %v, stdout %q", exit, s.Tools(), stdout)
 	}
 }
-
-func TestWatchTimeoutPrintsOneJSONDocument(t *testing.T) {
-	t.Parallel()
-	s := testkit.NewJobServer(t, testkit.Reply{}, map[string][]testkit.Reply{"job_1": {testkit.JobStep("job_1", "running", 1, 9, "slow")}})
-	stdout, _, exit := runVQ(t, s.Env(), "watch", "job_1", "--interval", "2ms", "--wait-timeout", "50ms", "--json")
-	var doc map[string]any
-	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || exit != 5 {
-		t.Fatalf("exit %d, stdout %q is not one JSON document", exit, stdout)
-	}
-	if e, _ := doc["error"].(map[string]any); doc["ok"] != false || e["code"] != "timeout" {
-		t.Errorf("document %v", doc)
-	}
-}

@@ -13,6 +13,7 @@ package cmdtest
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -62,6 +63,8 @@ func vq() int {
 // The environment starts as the sandbox's: VQ_BASE_URL=$SANDBOX, the admin
 // key in VQ_API_KEY, a config file of the script's in VQ_CONFIG
 // ($WORK/config.json) and no keyring; "env VQ_API_KEY=" takes the key away.
+// Each step of the sandbox's jobs and runs takes 1ms, or the duration a
+// file sandbox-job-step of the script holds (1h: runs that never end).
 func Scripts(t *testing.T, dir string) {
 	t.Parallel()
 	testscript.Run(t, testscript.Params{
@@ -70,7 +73,13 @@ func Scripts(t *testing.T, dir string) {
 		Setup: func(e *testscript.Env) error {
 			tb := e.T().(testing.TB)
 			testkit.NoLeaks(tb)
-			s := NewSandbox(tb, sandbox.Options{JobStep: time.Millisecond, Rate: -1})
+			step := time.Millisecond
+			if b, err := os.ReadFile(filepath.Join(e.WorkDir, "sandbox-job-step")); err == nil {
+				if step, err = time.ParseDuration(strings.TrimSpace(string(b))); err != nil {
+					return err
+				}
+			}
+			s := NewSandbox(tb, sandbox.Options{JobStep: step, Rate: -1})
 			e.Values[sandboxKey{}] = s
 			e.Setenv(exitFile, e.WorkDir+"/.vq-exit")
 			e.Setenv("SANDBOX", s.URL)

@@ -1,4 +1,10 @@
-package cmd
+// Package prove holds vq prove and vq watch: proof jobs and async jobs
+// watched to their end, a proof shown headline first, its JIRA comment
+// printed or copied.
+//
+// It may import cmd/cmdutil, cmd/iostreams, api, format, ui and the
+// internal leaves; never cmd nor another command group.
+package prove
 
 import (
 	"context"

@@ -1,4 +1,10 @@
-package cmd
+// Package ci holds vq ci and its subcommands (run-vrt, run-perf, status,
+// call): runs of the CI endpoint started, followed to their verdict, and
+// that verdict as the exit code.
+//
+// It may import cmd/cmdutil, cmd/iostreams, api, format, ui and the
+// internal leaves; never cmd nor another command group.
+package ci
 
 import (
 	"cmp"
