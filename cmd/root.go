@@ -14,6 +14,8 @@ import (
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/cmd/cmdutil"
 	"github.com/visualq/vq/cmd/iostreams"
+	"github.com/visualq/vq/cmd/mcp"
+	"github.com/visualq/vq/cmd/mcpserve"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -322,7 +324,7 @@ Try it with no account: vq demo
 		NewCmdCI(f, nil),
 		NewCmdAuth(f),
 		NewCmdTools(f, nil),
-		NewCmdMCP(f),
+		newCmdMCP(f),
 		NewCmdExitCodes(f),
 		NewCmdVersion(f),
 		NewCmdSandbox(f, nil),
@@ -331,6 +333,13 @@ Try it with no account: vq demo
 	root.AddCommand(NewCmdCompletion(f), NewCmdEnvironment(), NewCmdFormats())
 	groupsTakeSharedFlags(root, &f.Global)
 	return root
+}
+
+// newCmdMCP is vq mcp with vq mcp serve, a group of its own, under it.
+func newCmdMCP(f *cmdutil.Factory) *cobra.Command {
+	c := mcp.NewCmdMCP(f)
+	c.AddCommand(mcpserve.NewCmdServe(f, nil))
+	return c
 }
 
 // groupsTakeSharedFlags gives every group of the tree every shared flag,
