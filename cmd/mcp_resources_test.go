@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/testkit"
 )
 
@@ -144,9 +143,6 @@ func TestMCPResourcesAndPrompts(t *testing.T) {
 	// What the server refuses is an error of its own.
 	if _, errOut, exit := run("resource", "test://nope"); exit == 0 || !strings.Contains(errOut, "error: ") {
 		t.Errorf("unknown resource: exit %d, stderr %s", exit, errOut)
-	}
-	if _, errOut, exit := run("prompt", "styled", "style"); exit != exitcode.Usage || !strings.Contains(errOut, `argument "style" is not KEY=VALUE`) {
-		t.Errorf("bad prompt argument: exit %d, stderr %s", exit, errOut)
 	}
 }
 

@@ -260,7 +260,7 @@ func TestMCPServeDeclaresWhatItServes(t *testing.T) {
 	}
 	ctx := testkit.Bound(t)
 	prompts, err := s.session.ListPrompts(ctx, nil)
-	if err != nil || len(prompts.Prompts) != len(servedPrompts) {
+	if err != nil || len(prompts.Prompts) != servedPrompts {
 		t.Fatalf("prompts/list: %v %s", err, mustJSON(t, prompts))
 	}
 	got, err := s.session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "review_diff", Arguments: map[string]string{"runId": "run_abc", "scenarioLabel": "Home\x1b[2J", "viewport": "desktop"}})

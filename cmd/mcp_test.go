@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/api/account"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/testkit"
@@ -26,68 +24,6 @@ func startSandboxWith(t *testing.T, opts sandbox.Options) *httptest.Server {
 	t.Helper()
 	ts := testkit.Serve(t, sandbox.New(opts).Handler())
 	return ts
-}
-
-func TestReadinessLockIsShownAndNeverRetried(t *testing.T) {
-	t.Parallel()
-	ts := startSandbox(t)
-	env := map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyAdmin, "VQ_TRANSPORT": "mcp", "VQ_PROJECT": sandbox.ReadinessProject}
-	args := []string{"scenario", "create", "--goal", "Checkout works", "--yes"}
-	// The sandbox's analysis advances one source per refused call: a second
-	// run that still reads "4 of 5" proves the first sent exactly one call.
-	for _, want := range []string{"3 of 5 sources analysed", "4 of 5 sources analysed"} {
-		_, errOut, exit := runVQ(t, env, args...)
-		if exit == 0 || !strings.Contains(errOut, "first import is being analysed ("+want+"); not retried") ||
-			!strings.Contains(errOut, "Do not retry in a loop") {
-			t.Fatalf("exit %d, stderr:\n%s", exit, errOut)
-		}
-	}
-	// Read-only tools are never held.
-	if _, errOut, exit := runVQ(t, env, "failures", "run_abc"); exit != 0 {
-		t.Errorf("a read-only tool was held: exit %d\n%s", exit, errOut)
-	}
-}
-
-func TestWaitWaitsOutTheReadinessLockPolitely(t *testing.T) {
-	t.Parallel()
-	ts := startSandbox(t)
-	env := map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyAdmin, "VQ_TRANSPORT": "mcp", "VQ_PROJECT": sandbox.ReadinessProject}
-	out, errOut, exit := runVQ(t, env, "scenario", "create", "--goal", "Checkout works", "--start-path", "/checkout", "--yes", "--wait", "--interval", "1ms")
-	if exit != 0 {
-		t.Fatalf("exit %d, stderr:\n%s", exit, errOut)
-	}
-	for _, want := range []string{"(3 of 5 sources analysed); asking again in 1ms", "(4 of 5 sources analysed); asking again in 1ms"} {
-		if !strings.Contains(errOut, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, errOut)
-		}
-	}
-	if out == "" {
-		t.Error("no answer printed after the wait")
-	}
-}
-
-func TestWaitFollowsTokenWorkToItsResult(t *testing.T) {
-	t.Parallel()
-	ts := startSandbox(t)
-	env := map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyAdmin, "VQ_TRANSPORT": "mcp"}
-	out, errOut, exit := runVQ(t, env, "invoke", "run_tracking", "--json")
-	var first api.ToolResponse
-	if err := json.Unmarshal([]byte(out), &first); err != nil || exit != 0 {
-		t.Fatalf("exit %d: %s %s", exit, out, errOut)
-	}
-	lr, ok := api.ParseLongRunning(&first)
-	if !ok || lr.Status != api.LongRunningStarted || first.NextActions[0].Args[api.ArgToken] != lr.Token {
-		t.Fatalf("first answer is not the token pattern: %s", out)
-	}
-	out, errOut, exit = runVQ(t, env, "invoke", "run_tracking", "--wait", "--interval", "1ms", "--json")
-	var final api.ToolResponse
-	if err := json.Unmarshal([]byte(out), &final); err != nil || exit != 0 {
-		t.Fatalf("exit %d: %s %s", exit, out, errOut)
-	}
-	status, _ := api.ParseJobStatus(&final)
-	if status.Status != api.JobCompleted || !strings.Contains(string(status.Result), `"eventStatus":"pass"`) {
-		t.Errorf("final answer = %s", out)
-	}
 }
 
 func TestOAuthSignInEndToEnd(t *testing.T) {

@@ -15,6 +15,8 @@ import (
 	"github.com/visualq/vq/cmd/ci"
 	"github.com/visualq/vq/cmd/cmdutil"
 	"github.com/visualq/vq/cmd/iostreams"
+	"github.com/visualq/vq/cmd/mcp"
+	"github.com/visualq/vq/cmd/mcpserve"
 	"github.com/visualq/vq/cmd/prove"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
@@ -324,7 +326,7 @@ Try it with no account: vq demo
 		ci.NewCmdCI(f, nil),
 		NewCmdAuth(f),
 		NewCmdTools(f, nil),
-		NewCmdMCP(f),
+		newCmdMCP(f),
 		NewCmdExitCodes(f),
 		NewCmdVersion(f),
 		NewCmdSandbox(f, nil),
@@ -333,6 +335,13 @@ Try it with no account: vq demo
 	root.AddCommand(NewCmdCompletion(f), NewCmdEnvironment(), NewCmdFormats())
 	groupsTakeSharedFlags(root, &f.Global)
 	return root
+}
+
+// newCmdMCP is vq mcp with vq mcp serve, a group of its own, under it.
+func newCmdMCP(f *cmdutil.Factory) *cobra.Command {
+	c := mcp.NewCmdMCP(f)
+	c.AddCommand(mcpserve.NewCmdServe(f, nil))
+	return c
 }
 
 // groupsTakeSharedFlags gives every group of the tree every shared flag,

@@ -1,4 +1,10 @@
-package cmd
+// Package mcpserve holds vq mcp serve: VisualQ's tools served to an IDE
+// agent over MCP on stdio, each call through the one pipeline. The root
+// adds it under vq mcp.
+//
+// It may import cmd/cmdutil, cmd/iostreams, api and the leaves; never cmd
+// nor another command group.
+package mcpserve
 
 import (
 	"context"
@@ -37,7 +43,9 @@ type ServeOptions struct {
 	NoImages bool
 }
 
-func newCmdMCPServe(f *cmdutil.Factory) *cobra.Command {
+// NewCmdServe serves the tools on stdio. runF replaces the behaviour in
+// tests of flag parsing.
+func NewCmdServe(f *cmdutil.Factory, runF func(context.Context, *ServeOptions) error) *cobra.Command {
 	opts := &ServeOptions{}
 	c := &cobra.Command{
 		Use:   "serve",
@@ -88,7 +96,10 @@ client sees them, with the MCP Inspector's CLI (Node 22 or later).`,
 			if c.Flags().Changed("interval") && opts.Interval <= 0 {
 				return exitcode.Usagef("--interval must be positive, got %s", opts.Interval)
 			}
-			return runMCPServe(c.Context(), f, opts)
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return serveRun(c.Context(), f, opts)
 		},
 	}
 	fs := c.Flags()
@@ -99,7 +110,7 @@ client sees them, with the MCP Inspector's CLI (Node 22 or later).`,
 	return cmdutil.CallsServer(c, &f.Global)
 }
 
-func runMCPServe(ctx context.Context, f *cmdutil.Factory, opts *ServeOptions) error {
+func serveRun(ctx context.Context, f *cmdutil.Factory, opts *ServeOptions) error {
 	s, err := startAgentServer(ctx, f, opts)
 	if err != nil {
 		return err
@@ -185,7 +196,8 @@ func startAgentServer(ctx context.Context, f *cmdutil.Factory, opts *ServeOption
 	if f.Global.Debug {
 		serverOpts.Logger = slog.New(slog.NewTextHandler(f.IOStreams.ErrOut, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	s.server = mcp.NewServer(&mcp.Implementation{Name: "vq", Title: "VisualQ", Version: Version()}, serverOpts)
+	version, _, _ := strings.Cut(f.AppVersion, " ") // the release, without the commit and date
+	s.server = mcp.NewServer(&mcp.Implementation{Name: "vq", Title: "VisualQ", Version: version}, serverOpts)
 	s.server.AddReceivingMiddleware(s.undeclared, s.awaitTools)
 	s.addPrompts()
 	var loadCtx context.Context
