@@ -52,11 +52,6 @@ func recordOptions[T any](got func(any), pipeline func(*T) **cmdutil.Pipeline) f
 	}
 }
 
-// recordCall is the runF of a task command: it keeps the call.
-func recordCall(got func(any)) func(context.Context, *cmdutil.TaskOptions) error {
-	return func(_ context.Context, o *cmdutil.TaskOptions) error { got(o.Call); return nil }
-}
-
 func TestFlagParsing(t *testing.T) {
 	t.Parallel()
 	invoke := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
@@ -70,11 +65,6 @@ func TestFlagParsing(t *testing.T) {
 	}
 	ci := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
 		return NewCmdCI(f, recordOptions(got, func(o *CIOptions) **cmdutil.Pipeline { return &o.Pipeline }))
-	}
-	failures := func(f *cmdutil.Factory, got func(any)) *cobra.Command { return NewCmdFailures(f, recordCall(got)) }
-	diff := func(f *cmdutil.Factory, got func(any)) *cobra.Command { return NewCmdDiff(f, recordCall(got)) }
-	approve := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
-		return NewCmdApprove(f, recordOptions(got, func(o *ApproveOptions) **cmdutil.Pipeline { return &o.Pipeline }))
 	}
 	sb := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
 		return NewCmdSandbox(f, record[*SandboxOptions](got))
@@ -94,12 +84,7 @@ func TestFlagParsing(t *testing.T) {
 		{prove, []string{"BN-470", "--no-wait", "--markdown"}, "", "markdown"},
 		{watch, []string{"job_1", "job_2"}, `&{JobIDs:[job_1 job_2] Pipeline:<nil>}`, ""},
 		{watch, nil, "", "JOB_ID"},
-		{failures, []string{"run_1"}, `{Tool:get_run_failures Args:map[runId:run_1]}`, ""},
-		{failures, []string{"run_1", "run_2"}, "", "RUN_ID"},
 		{tools, nil, "tools/list", ""},
-		{diff, []string{"run_1", "--scenario", "Home", "--viewport", "mobile"}, `{Tool:get_diff_stats Args:map[runId:run_1 scenarioLabel:Home viewport:mobile]}`, ""},
-		{diff, []string{"run_1", "--scenario", "Home"}, "", "viewport"},
-		{approve, []string{"run_1", "--viewport", "desktop"}, `&{RunID:run_1 Checks:[viewport desktop] Calls:[{Tool:approve_vrt_results Args:map[runId:run_1 viewport:desktop]}] DryRun:false Pipeline:<nil>}`, ""},
 		{ci, []string{"run-vrt", "branch=main", "ci:=true"}, `&{Tool:run_vrt Args:map[branch:main ci:true] Raw:false Pipeline:<nil>}`, ""},
 		{ci, []string{"status", "run_9"}, `&{Tool:get_run_status Args:map[runId:run_9] Raw:false Pipeline:<nil>}`, ""},
 		{ci, []string{"call", "list_runs", "limit:=5"}, `&{Tool:list_runs Args:map[limit:5] Raw:true Pipeline:<nil>}`, ""},

@@ -1,4 +1,6 @@
-package cmd
+// Package approve holds vq approve: a run's changes accepted as the new
+// baseline, one approve_vrt_results call per check, sent as a batch.
+package approve
 
 import (
 	"cmp"
@@ -68,7 +70,7 @@ sends nothing.`,
 			}
 		}
 		return opts, nil
-	}, runApprove, runF)
+	}, approveRun, runF)
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show the calls that would be sent, send nothing")
 	cmdutil.AddOutputFlags(c, &opts.Pipeline.Output)
 	cmdutil.AddWaitFlags(c, &opts.Pipeline.Wait, true)
@@ -76,10 +78,10 @@ sends nothing.`,
 	return c
 }
 
-// runApprove runs vq approve: one call per check, consent asked for once
+// approveRun runs vq approve: one call per check, consent asked for once
 // on a terminal in words that say how many checks it approves, several
 // sent as a batch. With --dry-run the calls are shown and nothing is sent.
-func runApprove(ctx context.Context, o *ApproveOptions) error {
+func approveRun(ctx context.Context, o *ApproveOptions) error {
 	p := o.Pipeline
 	if o.DryRun {
 		return p.Show(ctx, dryRunAnswer(o))
