@@ -223,10 +223,12 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// sendBatch sends the consented approvals as a batch through the sender
-// of a single call, and shows one answer for them all. Ctrl-C stops it:
-// the summary on stderr says what was not sent, and vq exits as
-// interrupted.
+// sendBatch sends the consented approvals as a batch (ui.RunBatch: a few
+// at a time, each distinct call once), each through the sender of a
+// single call, so each gets its hints, retries and bounds; --wait-timeout
+// ends the whole batch. It says on stderr how each call ended, and shows
+// one answer for them all. Ctrl-C stops it: the summary on stderr says
+// what was not sent, and vq exits as interrupted.
 func (a approval) sendBatch(ctx context.Context, calls []api.Call) error {
 	p := a.pipeline
 	_, s, err := p.Connect(ctx)
@@ -236,24 +238,40 @@ func (a approval) sendBatch(ctx context.Context, calls []api.Call) error {
 	if !s.HasCredential() {
 		return p.Show(ctx, cmdutil.WithHint(api.MissingCredential(api.ToolApprove), s))
 	}
-	describe := func(c api.Call) string { return checkOf(c).String() }
-	b := batch{send: p.SendConsented, print: p.Terminal().Print, tool: api.ToolApprove, bound: p.Watch().Bound(), done: "approved", describe: describe}
-	outcomes, bounded, err := b.run(ctx, calls)
-	if err != nil {
+	print, bound := p.Terminal().Print, p.Watch().Bound()
+	bctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	total, finished := len(api.UniqueCalls(calls)), 0
+	outcomes := ui.RunBatch(bctx, calls, p.SendConsented, ui.BatchOptions{OnDone: func(_ int, o ui.BatchOutcome) {
+		finished++
+		if state, told := batchStates[o.State]; told {
+			print.Note(fmt.Sprintf("[%d/%d] %s %s", finished, total, state, textsafe.SanitizeLine(describe(o.Call))))
+		}
+	}})
+	if err := ctx.Err(); err != nil {
+		for _, l := range ui.BatchSummary(api.ToolApprove, outcomes, describe, len(outcomes)) {
+			print.Note(l)
+		}
 		return err
 	}
-	if !bounded {
-		b.bound = 0
+	if bctx.Err() == nil {
+		bound = 0
 	}
-	return p.Show(ctx, a.answer(outcomes, describe, b.bound))
+	return p.Show(ctx, a.answer(outcomes, bound))
 }
+
+// batchStates are the words that say how a call of the batch ended.
+var batchStates = map[ui.BatchState]string{ui.BatchDone: "approved", ui.BatchRefused: "refused", ui.BatchMaybeApplied: "may have been applied:"}
+
+// describe names an approval's check for a person.
+func describe(c api.Call) string { return checkOf(c).String() }
 
 // answer is the one answer vq shows for a batch of approvals, each call's
 // outcome in data.results: ok when every call was approved, else the
 // failure that matters most, a call that may have been applied before the
 // bound that left calls unsent (bound, zero when it was not reached)
 // before a refusal.
-func (a approval) answer(outcomes []ui.BatchOutcome, describe func(api.Call) string, bound time.Duration) *api.ToolResponse {
+func (a approval) answer(outcomes []ui.BatchOutcome, bound time.Duration) *api.ToolResponse {
 	outcomes = appliedOrder(outcomes)
 	type result struct {
 		ScenarioLabel string `json:"scenarioLabel"`
