@@ -41,12 +41,21 @@ var importRules = []importRule{
 	// neither imports a command, nor the root that assembles them.
 	{"cmd/iostreams", []string{"", "cmd/...", "api/mcpclient", "api/account", "completions", "sandbox", "bench/...", "internal/testkit"}, nil},
 	{"cmd/cmdutil", []string{"", "cmd/...", "!cmd/iostreams", "sandbox", "bench/...", "internal/testkit"}, nil},
+	// A command group imports the shared pieces, never the root that
+	// assembles the groups, nor another group.
+	{"cmd/approve", groupBans, nil},
+	{"cmd/failures", groupBans, nil},
+	{"cmd/task", groupBans, nil},
 	{"cmd/...", []string{"bench/..."}, nil},
 	// Nothing shipped imports the benchmarks or the test kit: vq is
 	// main's dependencies.
 	{"", []string{"bench/...", "internal/testkit", "cmd/cmdtest"}, nil},
 	{"bench/...", nil, nil},
 }
+
+// groupBans are a command group's: the root, other groups, and what
+// nothing shipped imports.
+var groupBans = []string{"", "cmd/...", "!cmd/cmdutil", "!cmd/iostreams", "sandbox", "bench/...", "internal/testkit"}
 
 type importRule struct {
 	pkg              string

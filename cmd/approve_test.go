@@ -2,8 +2,6 @@ package cmd
 
 import (
 	"encoding/json"
-	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -49,57 +47,6 @@ func TestApprovePromptSaysHowManyChecks(t *testing.T) {
 	}
 	if n := failing(t, env, "run_big"); n != 350-117 {
 		t.Errorf("a declined approval was sent: %d still fail", n)
-	}
-}
-
-// The calls of a batch go through the sender of a single call: a refusal
-// says what to do about it in the same words.
-func TestApproveBatchRefusalsCarryTheSingleCallsHint(t *testing.T) {
-	t.Parallel()
-	s := testkit.NewServer(t, testkit.Always(401, ""))
-	single, _, _ := runVQ(t, s.Env(), "approve", "run_abc", "--scenario", "A", "--viewport", "d", "--yes", "--jq", ".error.message")
-	out, _, exit := runVQ(t, s.Env(), "approve", "run_abc", "--scenario", "A", "--viewport", "d", "--scenario", "B", "--viewport", "d",
-		"--yes", "--jq", ".data.results[].error")
-	want := strings.TrimSpace(single)
-	if !strings.Contains(want, "sign in with: vq auth login") || exit != exitcode.Unauthorized {
-		t.Fatalf("single call: %s; batch exit %d", single, exit)
-	}
-	for _, row := range strings.Split(strings.TrimSpace(out), "\n") {
-		if row != "unauthorized: "+want {
-			t.Errorf("batch row %s, want the single call's %s", row, want)
-		}
-	}
-}
-
-// A batch's results are listed in the order the server applied them, so
-// what each answer says of the rest ("N still failing") counts down,
-// whatever order the answers came back in.
-func TestApproveBatchResultsCountDownInOrder(t *testing.T) {
-	t.Parallel()
-	env := sandboxEnv(t)
-	args := []string{"approve", "run_big", "--viewport", "desktop", "--yes", "--json", "--jq", "[.data.results[].summary]"}
-	for i := 1; i <= 12; i++ {
-		args = append(args, "--scenario", "Cart "+strconv.Itoa(i))
-	}
-	out, stderr, exit := runVQ(t, env, args...)
-	if exit != 0 {
-		t.Fatalf("exit %d: %s", exit, stderr)
-	}
-	var summaries []string
-	if err := json.Unmarshal([]byte(out), &summaries); err != nil || len(summaries) != 12 {
-		t.Fatalf("results %s (%v)", out, err)
-	}
-	last := 351
-	for _, s := range summaries {
-		var approved, remaining int
-		if _, err := fmt.Sscanf(s, "Approved %d check in run_big; %d still failing.", &approved, &remaining); err != nil {
-			t.Fatalf("summary %q: %v", s, err)
-		}
-		if remaining >= last {
-			t.Errorf("the results do not count down: %q", summaries)
-			break
-		}
-		last = remaining
 	}
 }
 

@@ -172,20 +172,6 @@ func TestArgumentTyping(t *testing.T) {
 	}
 }
 
-func TestWriteToolsSendConfirmOnlyWithYes(t *testing.T) {
-	t.Parallel()
-	s := testkit.NewServer(t, testkit.Always(200, `{"ok":true,"tool":"approve_vrt_results","summary":"approved","data":null,"warnings":[],"nextActions":[]}`))
-	runVQ(t, s.Env(), "approve", "run_abc", "--scenario", "Homepage")
-	runVQ(t, s.Env(), "approve", "run_abc", "--yes")
-	calls := s.Calls()
-	if _, sent := calls[0].Args["confirm"]; sent {
-		t.Errorf("confirm sent without --yes: %v", calls[0])
-	}
-	if calls[1].Args["confirm"] != true {
-		t.Errorf("confirm not sent with --yes: %v", calls[1])
-	}
-}
-
 func TestConfirmRequiredWithYesResendsOnce(t *testing.T) {
 	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(400, testkit.Failure("some_tool", "confirm_required", "why confirm_required", true)))

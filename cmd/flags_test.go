@@ -52,20 +52,10 @@ func recordOptions[T any](got func(any), pipeline func(*T) **cmdutil.Pipeline) f
 	}
 }
 
-// recordCall is the runF of a task command: it keeps the call.
-func recordCall(got func(any)) func(context.Context, *cmdutil.TaskOptions) error {
-	return func(_ context.Context, o *cmdutil.TaskOptions) error { got(o.Call); return nil }
-}
-
 func TestFlagParsing(t *testing.T) {
 	t.Parallel()
 	invoke := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
 		return NewCmdInvoke(f, recordOptions(got, func(o *InvokeOptions) **cmdutil.Pipeline { return &o.Pipeline }))
-	}
-	failures := func(f *cmdutil.Factory, got func(any)) *cobra.Command { return NewCmdFailures(f, recordCall(got)) }
-	diff := func(f *cmdutil.Factory, got func(any)) *cobra.Command { return NewCmdDiff(f, recordCall(got)) }
-	approve := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
-		return NewCmdApprove(f, recordOptions(got, func(o *ApproveOptions) **cmdutil.Pipeline { return &o.Pipeline }))
 	}
 	sb := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
 		return NewCmdSandbox(f, record[*SandboxOptions](got))
@@ -80,12 +70,7 @@ func TestFlagParsing(t *testing.T) {
 		wantErr string
 	}{
 		{invoke, []string{"get_run", "runId=r1", "n:=2", "--args", `{"x":true}`}, `&{Tool:get_run Pairs:[runId=r1 n:=2] ArgsJSON:{"x":true} Pipeline:<nil>}`, ""},
-		{failures, []string{"run_1"}, `{Tool:get_run_failures Args:map[runId:run_1]}`, ""},
-		{failures, []string{"run_1", "run_2"}, "", "RUN_ID"},
 		{tools, nil, "tools/list", ""},
-		{diff, []string{"run_1", "--scenario", "Home", "--viewport", "mobile"}, `{Tool:get_diff_stats Args:map[runId:run_1 scenarioLabel:Home viewport:mobile]}`, ""},
-		{diff, []string{"run_1", "--scenario", "Home"}, "", "viewport"},
-		{approve, []string{"run_1", "--viewport", "desktop"}, `&{RunID:run_1 Checks:[viewport desktop] Calls:[{Tool:approve_vrt_results Args:map[runId:run_1 viewport:desktop]}] DryRun:false Pipeline:<nil>}`, ""},
 		{sb, []string{"--addr", "127.0.0.1:0", "--latency", "300ms", "--fail-rate", "0.2"},
 			fmt.Sprintf("%+v", &SandboxOptions{sandbox.Options{Addr: "127.0.0.1:0", Latency: 300 * time.Millisecond, FailRate: 0.2}}), ""},
 	} {

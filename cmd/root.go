@@ -12,12 +12,15 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/cmd/approve"
 	"github.com/visualq/vq/cmd/ci"
 	"github.com/visualq/vq/cmd/cmdutil"
+	"github.com/visualq/vq/cmd/failures"
 	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/cmd/mcp"
 	"github.com/visualq/vq/cmd/mcpserve"
 	"github.com/visualq/vq/cmd/prove"
+	"github.com/visualq/vq/cmd/task"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -316,11 +319,9 @@ Try it with no account: vq demo
 
 	root.AddCommand(
 		NewCmdInvoke(f, nil),
-		NewCmdFailures(f, nil),
-		NewCmdDiff(f, nil),
-		NewCmdApprove(f, nil),
-		NewCmdScenario(f),
-		NewCmdTracking(f),
+		failures.NewCmdFailures(f, nil),
+		failures.NewCmdDiff(f, nil),
+		approve.NewCmdApprove(f, nil),
 		prove.NewCmdProve(f, nil),
 		prove.NewCmdWatch(f, nil),
 		ci.NewCmdCI(f, nil),
@@ -332,6 +333,7 @@ Try it with no account: vq demo
 		NewCmdSandbox(f, nil),
 		NewCmdDemo(f),
 	)
+	root.AddCommand(task.NewCmdTasks(f, nil)...)
 	root.AddCommand(NewCmdCompletion(f), NewCmdEnvironment(), NewCmdFormats())
 	groupsTakeSharedFlags(root, &f.Global)
 	return root

@@ -8,22 +8,19 @@ import (
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/textsafe"
+	"golang.org/x/sync/errgroup"
 )
 
 // BatchOptions tune RunBatch.
 type BatchOptions struct {
-	// Concurrency is how many calls are in flight at once; 0 means
-	// DefaultBatchConcurrency.
-	Concurrency int
-	// OnDone is told of each call as it ends (from the workers, one call
-	// at a time).
+	// OnDone is told of each call as it ends (one call at a time).
 	OnDone func(i int, o BatchOutcome)
 }
 
-// DefaultBatchConcurrency keeps a few calls in flight: enough to hide the
-// round trip, few enough that a rate limit is met by waiting, not by a
-// burst of refusals.
-const DefaultBatchConcurrency = 4
+// batchConcurrency keeps a few calls in flight: enough to hide the round
+// trip, few enough that a rate limit is met by waiting, not by a burst of
+// refusals.
+const batchConcurrency = 4
 
 // BatchState is how one call of a batch ended.
 type BatchState int
@@ -51,51 +48,37 @@ type BatchOutcome struct {
 }
 
 // RunBatch sends every distinct call of calls once (a call given twice is
-// sent once), at most opts.Concurrency at a time, until all are answered
-// or ctx ends; it returns an outcome per distinct call, in the calls'
-// order. Each call goes through send, the sender of a single call, with
-// that call's retries and bounds (rate limits waited out within its
-// budget, a call that may have been applied never sent again): the batch
-// adds no retry of its own, so it costs what its calls cost one by one.
+// sent once), a few at a time, until all are answered or ctx ends; it
+// returns an outcome per distinct call, in the calls' order. Each call
+// goes through send, the sender of a single call, with that call's
+// retries and bounds (rate limits waited out within its budget, a call
+// that may have been applied never sent again): the batch adds no retry
+// of its own, so it costs what its calls cost one by one.
 func RunBatch(ctx context.Context, calls []api.Call, send func(context.Context, api.Call) (*api.ToolResponse, error), opts BatchOptions) []BatchOutcome {
 	calls = api.UniqueCalls(calls)
-	workers := opts.Concurrency
-	if workers <= 0 {
-		workers = DefaultBatchConcurrency
-	}
 	outcomes := make([]BatchOutcome, len(calls))
+	var (
+		g      errgroup.Group
+		report sync.Mutex
+	)
+	g.SetLimit(batchConcurrency)
 	for i, c := range calls {
 		outcomes[i] = BatchOutcome{Call: c}
-	}
-	next := make(chan int)
-	go func() {
-		defer close(next)
-		for i := range calls {
-			select {
-			case next <- i:
-			case <-ctx.Done():
-				return
-			}
+		if ctx.Err() != nil {
+			continue // stopped before it went out
 		}
-	}()
-	var (
-		report sync.Mutex
-		wg     sync.WaitGroup
-	)
-	for range min(workers, len(calls)) {
-		wg.Go(func() {
-			for i := range next {
-				o := sendOne(ctx, calls[i], send)
-				report.Lock()
-				outcomes[i] = o
-				if opts.OnDone != nil {
-					opts.OnDone(i, o)
-				}
-				report.Unlock()
+		g.Go(func() error {
+			o := sendOne(ctx, c, send)
+			report.Lock()
+			defer report.Unlock()
+			outcomes[i] = o
+			if opts.OnDone != nil {
+				opts.OnDone(i, o)
 			}
+			return nil
 		})
 	}
-	wg.Wait()
+	_ = g.Wait() // no call fails the group: each outcome says how it ended
 	return outcomes
 }
 

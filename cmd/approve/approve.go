@@ -1,4 +1,6 @@
-package cmd
+// Package approve holds vq approve: a run's changes accepted as the new
+// baseline, one approve_vrt_results call per check, sent as a batch.
+package approve
 
 import (
 	"cmp"
@@ -68,7 +70,7 @@ sends nothing.`,
 			}
 		}
 		return opts, nil
-	}, runApprove, runF)
+	}, approveRun, runF)
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show the calls that would be sent, send nothing")
 	cmdutil.AddOutputFlags(c, &opts.Pipeline.Output)
 	cmdutil.AddWaitFlags(c, &opts.Pipeline.Wait, true)
@@ -76,10 +78,10 @@ sends nothing.`,
 	return c
 }
 
-// runApprove runs vq approve: one call per check, consent asked for once
+// approveRun runs vq approve: one call per check, consent asked for once
 // on a terminal in words that say how many checks it approves, several
 // sent as a batch. With --dry-run the calls are shown and nothing is sent.
-func runApprove(ctx context.Context, o *ApproveOptions) error {
+func approveRun(ctx context.Context, o *ApproveOptions) error {
 	p := o.Pipeline
 	if o.DryRun {
 		return p.Show(ctx, dryRunAnswer(o))
@@ -221,10 +223,12 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// sendBatch sends the consented approvals as a batch through the sender
-// of a single call, and shows one answer for them all. Ctrl-C stops it:
-// the summary on stderr says what was not sent, and vq exits as
-// interrupted.
+// sendBatch sends the consented approvals as a batch (ui.RunBatch: a few
+// at a time, each distinct call once), each through the sender of a
+// single call, so each gets its hints, retries and bounds; --wait-timeout
+// ends the whole batch. It says on stderr how each call ended, and shows
+// one answer for them all. Ctrl-C stops it: the summary on stderr says
+// what was not sent, and vq exits as interrupted.
 func (a approval) sendBatch(ctx context.Context, calls []api.Call) error {
 	p := a.pipeline
 	_, s, err := p.Connect(ctx)
@@ -234,24 +238,40 @@ func (a approval) sendBatch(ctx context.Context, calls []api.Call) error {
 	if !s.HasCredential() {
 		return p.Show(ctx, cmdutil.WithHint(api.MissingCredential(api.ToolApprove), s))
 	}
-	describe := func(c api.Call) string { return checkOf(c).String() }
-	b := batch{send: p.SendConsented, print: p.Terminal().Print, tool: api.ToolApprove, bound: p.Watch().Bound(), done: "approved", describe: describe}
-	outcomes, bounded, err := b.run(ctx, calls)
-	if err != nil {
+	print, bound := p.Terminal().Print, p.Watch().Bound()
+	bctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	total, finished := len(api.UniqueCalls(calls)), 0
+	outcomes := ui.RunBatch(bctx, calls, p.SendConsented, ui.BatchOptions{OnDone: func(_ int, o ui.BatchOutcome) {
+		finished++
+		if state, told := batchStates[o.State]; told {
+			print.Note(fmt.Sprintf("[%d/%d] %s %s", finished, total, state, textsafe.SanitizeLine(describe(o.Call))))
+		}
+	}})
+	if err := ctx.Err(); err != nil {
+		for _, l := range ui.BatchSummary(api.ToolApprove, outcomes, describe, len(outcomes)) {
+			print.Note(l)
+		}
 		return err
 	}
-	if !bounded {
-		b.bound = 0
+	if bctx.Err() == nil {
+		bound = 0
 	}
-	return p.Show(ctx, a.answer(outcomes, describe, b.bound))
+	return p.Show(ctx, a.answer(outcomes, bound))
 }
+
+// batchStates are the words that say how a call of the batch ended.
+var batchStates = map[ui.BatchState]string{ui.BatchDone: "approved", ui.BatchRefused: "refused", ui.BatchMaybeApplied: "may have been applied:"}
+
+// describe names an approval's check for a person.
+func describe(c api.Call) string { return checkOf(c).String() }
 
 // answer is the one answer vq shows for a batch of approvals, each call's
 // outcome in data.results: ok when every call was approved, else the
 // failure that matters most, a call that may have been applied before the
 // bound that left calls unsent (bound, zero when it was not reached)
 // before a refusal.
-func (a approval) answer(outcomes []ui.BatchOutcome, describe func(api.Call) string, bound time.Duration) *api.ToolResponse {
+func (a approval) answer(outcomes []ui.BatchOutcome, bound time.Duration) *api.ToolResponse {
 	outcomes = appliedOrder(outcomes)
 	type result struct {
 		ScenarioLabel string `json:"scenarioLabel"`

@@ -1,0 +1,26 @@
+package cmdtest
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/visualq/vq/cmd/cmdutil"
+	"github.com/visualq/vq/cmd/iostreams"
+)
+
+// Parse runs the command newCmd builds on args with its behaviour
+// replaced (the runF each NewCmdX takes), so flag parsing is tested apart
+// from the network: it returns what the command would have run with, and
+// whether it ran, or its error.
+func Parse[T any](t *testing.T, newCmd func(*cmdutil.Factory, func(context.Context, T) error) *cobra.Command, args ...string) (got T, ran bool, err error) {
+	t.Helper()
+	f := &cmdutil.Factory{IOStreams: &iostreams.IOStreams{In: &bytes.Buffer{}, Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, Getenv: func(string) string { return "" }}
+	c := newCmd(f, func(_ context.Context, v T) error { got, ran = v, true; return nil })
+	c.SetArgs(args)
+	c.SetOut(&bytes.Buffer{})
+	c.SetErr(&bytes.Buffer{})
+	err = c.ExecuteContext(context.Background())
+	return got, ran, err
+}
