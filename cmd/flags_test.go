@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -15,7 +14,6 @@ import (
 	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/testkit"
-	"github.com/visualq/vq/sandbox"
 )
 
 // parse runs one command with its behaviour replaced (the runF each NewCmdX
@@ -36,11 +34,6 @@ func parse(t *testing.T, newCmd func(f *cmdutil.Factory, got func(any)) *cobra.C
 	return fmt.Sprintf("%+v", parsed), err
 }
 
-// record is a runF that keeps what it was given.
-func record[T any](got func(any)) func(context.Context, T) error {
-	return func(_ context.Context, v T) error { got(v); return nil }
-}
-
 // recordOptions is record for options that carry a pipeline, which it
 // leaves out: the pipeline's flags are tested through what a run sends.
 func recordOptions[T any](got func(any), pipeline func(*T) **cmdutil.Pipeline) func(context.Context, *T) error {
@@ -59,9 +52,6 @@ func recordCall(got func(any)) func(context.Context, *cmdutil.TaskOptions) error
 
 func TestFlagParsing(t *testing.T) {
 	t.Parallel()
-	invoke := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
-		return NewCmdInvoke(f, recordOptions(got, func(o *InvokeOptions) **cmdutil.Pipeline { return &o.Pipeline }))
-	}
 	prove := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
 		return NewCmdProve(f, recordOptions(got, func(o *ProveOptions) **cmdutil.Pipeline { return &o.Pipeline }))
 	}
@@ -76,19 +66,12 @@ func TestFlagParsing(t *testing.T) {
 	approve := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
 		return NewCmdApprove(f, recordOptions(got, func(o *ApproveOptions) **cmdutil.Pipeline { return &o.Pipeline }))
 	}
-	sb := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
-		return NewCmdSandbox(f, record[*SandboxOptions](got))
-	}
-	tools := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
-		return NewCmdTools(f, func(context.Context, *cmdutil.Pipeline) error { got("tools/list"); return nil })
-	}
 	for _, tc := range []struct {
 		cmd     func(*cmdutil.Factory, func(any)) *cobra.Command
 		args    []string
 		want    string // the options run with; "" when parsing must fail first
 		wantErr string
 	}{
-		{invoke, []string{"get_run", "runId=r1", "n:=2", "--args", `{"x":true}`}, `&{Tool:get_run Pairs:[runId=r1 n:=2] ArgsJSON:{"x":true} Pipeline:<nil>}`, ""},
 		{prove, []string{"BN-470", "--copy", "--markdown"}, `&{Ticket:BN-470 Copy:true Markdown:true NoWait:false Job: Pipeline:<nil>}`, ""},
 		{prove, []string{"BN-470", "--job", "job_7"}, `&{Ticket:BN-470 Copy:false Markdown:false NoWait:false Job:job_7 Pipeline:<nil>}`, ""},
 		{prove, []string{"BN-470", "--no-wait", "--markdown"}, "", "markdown"},
@@ -96,15 +79,12 @@ func TestFlagParsing(t *testing.T) {
 		{watch, nil, "", "JOB_ID"},
 		{failures, []string{"run_1"}, `{Tool:get_run_failures Args:map[runId:run_1]}`, ""},
 		{failures, []string{"run_1", "run_2"}, "", "RUN_ID"},
-		{tools, nil, "tools/list", ""},
 		{diff, []string{"run_1", "--scenario", "Home", "--viewport", "mobile"}, `{Tool:get_diff_stats Args:map[runId:run_1 scenarioLabel:Home viewport:mobile]}`, ""},
 		{diff, []string{"run_1", "--scenario", "Home"}, "", "viewport"},
 		{approve, []string{"run_1", "--viewport", "desktop"}, `&{RunID:run_1 Checks:[viewport desktop] Calls:[{Tool:approve_vrt_results Args:map[runId:run_1 viewport:desktop]}] DryRun:false Pipeline:<nil>}`, ""},
 		{ci, []string{"run-vrt", "branch=main", "ci:=true"}, `&{Tool:run_vrt Args:map[branch:main ci:true] Raw:false Pipeline:<nil>}`, ""},
 		{ci, []string{"status", "run_9"}, `&{Tool:get_run_status Args:map[runId:run_9] Raw:false Pipeline:<nil>}`, ""},
 		{ci, []string{"call", "list_runs", "limit:=5"}, `&{Tool:list_runs Args:map[limit:5] Raw:true Pipeline:<nil>}`, ""},
-		{sb, []string{"--addr", "127.0.0.1:0", "--latency", "300ms", "--fail-rate", "0.2"},
-			fmt.Sprintf("%+v", &SandboxOptions{sandbox.Options{Addr: "127.0.0.1:0", Latency: 300 * time.Millisecond, FailRate: 0.2}}), ""},
 	} {
 		got, err := parse(t, tc.cmd, tc.args...)
 		if tc.wantErr != "" {

@@ -12,8 +12,13 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/cmd/auth"
 	"github.com/visualq/vq/cmd/cmdutil"
+	"github.com/visualq/vq/cmd/completion"
+	"github.com/visualq/vq/cmd/invoke"
 	"github.com/visualq/vq/cmd/iostreams"
+	"github.com/visualq/vq/cmd/sandbox"
+	vqversion "github.com/visualq/vq/cmd/version"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -298,7 +303,7 @@ chains the follow-up calls the service suggests, and watches long jobs.
 
 Try it with no account: vq demo
 
-` + exitCodeSummary(),
+` + vqversion.ExitCodeSummary(),
 		Version:       versionString(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -311,7 +316,7 @@ Try it with no account: vq demo
 	root.PersistentFlags().AddFlagSet(f.Global.FlagsOf(cmdutil.DisplayFlags))
 
 	root.AddCommand(
-		NewCmdInvoke(f, nil),
+		invoke.NewCmdInvoke(f, nil),
 		NewCmdFailures(f, nil),
 		NewCmdDiff(f, nil),
 		NewCmdApprove(f, nil),
@@ -320,15 +325,15 @@ Try it with no account: vq demo
 		NewCmdProve(f, nil),
 		NewCmdWatch(f, nil),
 		NewCmdCI(f, nil),
-		NewCmdAuth(f),
-		NewCmdTools(f, nil),
+		auth.NewCmdAuth(f),
+		invoke.NewCmdTools(f, nil),
 		NewCmdMCP(f),
-		NewCmdExitCodes(f),
-		NewCmdVersion(f),
-		NewCmdSandbox(f, nil),
-		NewCmdDemo(f),
+		vqversion.NewCmdExitCodes(f, nil),
+		vqversion.NewCmdVersion(f, nil),
+		sandbox.NewCmdSandbox(f, nil),
+		sandbox.NewCmdDemo(f, nil),
 	)
-	root.AddCommand(NewCmdCompletion(f), NewCmdEnvironment(), NewCmdFormats())
+	root.AddCommand(completion.NewCmdCompletion(f, nil), NewCmdEnvironment(), NewCmdFormats())
 	groupsTakeSharedFlags(root, &f.Global)
 	return root
 }
