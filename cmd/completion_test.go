@@ -38,4 +38,3 @@ func TestCompletionOffersNothingWhenTheServerFails(t *testing.T) {
 		t.Errorf("got %q %s, want nothing and no files", got, directive)
 	}
 }
-
