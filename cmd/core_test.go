@@ -143,35 +143,6 @@ func TestUnknownErrorCodeExitsUnknown(t *testing.T) {
 	}
 }
 
-func TestArgumentTyping(t *testing.T) {
-	t.Parallel()
-	s := testkit.NewServer(t, testkit.Always(200, `{"ok":true,"tool":"t","summary":"ok","data":null,"warnings":[],"nextActions":[]}`))
-	argsFile := filepath.Join(t.TempDir(), "args.json")
-	os.WriteFile(argsFile, []byte(`{"fromFile": true, "runId": "file"}`), 0o600)
-	for _, tc := range []struct {
-		args  []string
-		stdin string
-		want  string
-	}{
-		{[]string{"s=text", "n:=42", "f:=1.50", "b:=true", "a:=[1,\"x\"]", "o:={\"k\":null}", "eq=a=b", "empty="}, "",
-			`{"a":[1,"x"],"b":true,"empty":"","eq":"a=b","f":1.50,"n":42,"o":{"k":null},"s":"text"}`},
-		{[]string{"--args", "-", "runId=override"}, `{"runId":"stdin","limit":5}`, `{"limit":5,"runId":"override"}`},
-		{[]string{"--args", "@" + argsFile}, "", `{"fromFile":true,"runId":"file"}`},
-		{[]string{"--args", `{"big":12345678901234567890}`}, "", `{"big":12345678901234567890}`},
-	} {
-		before := len(s.Calls())
-		_, stderr, exit := vqRun{Env: s.Env(), Stdin: tc.stdin}.run(t, append([]string{"invoke", "t"}, tc.args...)...)
-		calls := s.Calls()
-		if exit != 0 || len(calls) != before+1 {
-			t.Fatalf("%q: exit %d, stderr %s", tc.args, exit, stderr)
-		}
-		got, _ := json.Marshal(calls[len(calls)-1].Args)
-		if string(got) != tc.want {
-			t.Errorf("%q sent %s, want %s", tc.args, got, tc.want)
-		}
-	}
-}
-
 func TestWriteToolsSendConfirmOnlyWithYes(t *testing.T) {
 	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(200, `{"ok":true,"tool":"approve_vrt_results","summary":"approved","data":null,"warnings":[],"nextActions":[]}`))
@@ -436,42 +407,6 @@ func TestTaskCommandsSendTheSpecArguments(t *testing.T) {
 		sent, _ := json.Marshal(calls[0].Args)
 		if calls[0].Tool != tc.tool || string(sent) != tc.sent {
 			t.Errorf("%v: sent %v %s, want %s %s", tc.args, calls[0].Tool, sent, tc.tool, tc.sent)
-		}
-	}
-}
-
-// Settings come from the flag, else the environment, else the config file;
-// one that is set nowhere is not sent.
-func TestSettingsFlagOverEnvironmentOverConfigFile(t *testing.T) {
-	t.Parallel()
-	answer := `{"ok":true,"tool":"t","summary":"done","data":null,"warnings":[],"nextActions":[]}`
-	cfg := filepath.Join(t.TempDir(), "config.json")
-	if err := os.WriteFile(cfg, []byte(`{"project":"from-file","environment":"staging"}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		name                 string
-		config, envProject   string
-		flags                []string
-		project, environment any // nil: not sent
-	}{
-		{"config file", cfg, "", nil, "from-file", "staging"},
-		{"environment over config file", cfg, "from-env", nil, "from-env", "staging"},
-		{"flag over environment", cfg, "from-env", []string{"--project", "from-flag"}, "from-flag", "staging"},
-		{"set nowhere", filepath.Join(t.TempDir(), "none.json"), "", nil, nil, nil},
-	} {
-		s := testkit.NewServer(t, testkit.Always(200, answer))
-		env := s.Env()
-		env["VQ_CONFIG"] = tc.config
-		if tc.envProject != "" {
-			env["VQ_PROJECT"] = tc.envProject
-		}
-		if _, stderr, exit := runVQ(t, env, append([]string{"invoke", "t"}, tc.flags...)...); exit != 0 {
-			t.Fatalf("%s: exit %d: %s", tc.name, exit, stderr)
-		}
-		call := s.Calls()[0]
-		if call.Body["project"] != tc.project || call.Body["environment"] != tc.environment {
-			t.Errorf("%s: sent project %v, environment %v; want %v, %v", tc.name, call.Body["project"], call.Body["environment"], tc.project, tc.environment)
 		}
 	}
 }
