@@ -68,7 +68,6 @@ type LoginOptions struct {
 	ClientMetadataURL string
 }
 
-// NewCmdLogin is vq auth login.
 func NewCmdLogin(f *cmdutil.Factory, runF func(context.Context, *LoginOptions) error) *cobra.Command {
 	opts := &LoginOptions{Factory: f}
 	c := &cobra.Command{
@@ -372,7 +371,6 @@ type LogoutOptions struct {
 	Factory *cmdutil.Factory
 }
 
-// NewCmdLogout is vq auth logout.
 func NewCmdLogout(f *cmdutil.Factory, runF func(context.Context, *LogoutOptions) error) *cobra.Command {
 	opts := &LogoutOptions{Factory: f}
 	return &cobra.Command{
@@ -455,7 +453,6 @@ type SwitchOptions struct {
 	Server string
 }
 
-// NewCmdSwitch is vq auth switch.
 func NewCmdSwitch(f *cmdutil.Factory, runF func(*SwitchOptions) error) *cobra.Command {
 	opts := &SwitchOptions{Factory: f}
 	return &cobra.Command{
@@ -530,7 +527,6 @@ type StatusOptions struct {
 	Output  cmdutil.OutputOptions
 }
 
-// NewCmdStatus is vq auth status.
 func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *StatusOptions) error) *cobra.Command {
 	opts := &StatusOptions{Factory: f}
 	c := &cobra.Command{
