@@ -146,24 +146,6 @@ func TestRefusedCallAtATerminalSignsInAgainInTheBrowser(t *testing.T) {
 	}
 }
 
-func TestClientMetadataURLIsCheckedBeforeAnythingIsSent(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--oauth", "--client-metadata-url", "http://vq.example.com/client.json"}, `--client-metadata-url "http://vq.example.com/client.json" is not an https:// URL`},
-		{[]string{"--oauth", "--client-metadata-url", "https://vq.example.com/"}, `--client-metadata-url "https://vq.example.com/" has no path`},
-		{[]string{"--client-metadata-url", "https://vq.example.com/client.json"}, "--client-metadata-url is a client id for OAuth"},
-	} {
-		// Nothing listens at the endpoint: a request would fail otherwise.
-		_, errOut, exit := runVQ(t, nil, append([]string{"--endpoint", "http://127.0.0.1:1/mcp", "auth", "login"}, tc.args...)...)
-		if exit != exitcode.Usage || !strings.Contains(errOut, tc.want) {
-			t.Errorf("%v: exit %d, stderr:\n%s", tc.args, exit, errOut)
-		}
-	}
-}
-
 // Where the authorization server takes Client ID Metadata Documents, the
 // URL is vq's client id at the login, at the sign-in again of a refused
 // call, and at a later login that does not repeat the flag.

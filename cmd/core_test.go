@@ -143,35 +143,6 @@ func TestUnknownErrorCodeExitsUnknown(t *testing.T) {
 	}
 }
 
-func TestArgumentTyping(t *testing.T) {
-	t.Parallel()
-	s := testkit.NewServer(t, testkit.Always(200, `{"ok":true,"tool":"t","summary":"ok","data":null,"warnings":[],"nextActions":[]}`))
-	argsFile := filepath.Join(t.TempDir(), "args.json")
-	os.WriteFile(argsFile, []byte(`{"fromFile": true, "runId": "file"}`), 0o600)
-	for _, tc := range []struct {
-		args  []string
-		stdin string
-		want  string
-	}{
-		{[]string{"s=text", "n:=42", "f:=1.50", "b:=true", "a:=[1,\"x\"]", "o:={\"k\":null}", "eq=a=b", "empty="}, "",
-			`{"a":[1,"x"],"b":true,"empty":"","eq":"a=b","f":1.50,"n":42,"o":{"k":null},"s":"text"}`},
-		{[]string{"--args", "-", "runId=override"}, `{"runId":"stdin","limit":5}`, `{"limit":5,"runId":"override"}`},
-		{[]string{"--args", "@" + argsFile}, "", `{"fromFile":true,"runId":"file"}`},
-		{[]string{"--args", `{"big":12345678901234567890}`}, "", `{"big":12345678901234567890}`},
-	} {
-		before := len(s.Calls())
-		_, stderr, exit := vqRun{Env: s.Env(), Stdin: tc.stdin}.run(t, append([]string{"invoke", "t"}, tc.args...)...)
-		calls := s.Calls()
-		if exit != 0 || len(calls) != before+1 {
-			t.Fatalf("%q: exit %d, stderr %s", tc.args, exit, stderr)
-		}
-		got, _ := json.Marshal(calls[len(calls)-1].Args)
-		if string(got) != tc.want {
-			t.Errorf("%q sent %s, want %s", tc.args, got, tc.want)
-		}
-	}
-}
-
 func TestConfirmRequiredWithYesResendsOnce(t *testing.T) {
 	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(400, testkit.Failure("some_tool", "confirm_required", "why confirm_required", true)))

@@ -1,13 +1,9 @@
 package cmd
 
 import (
-	"bytes"
-	"context"
-	"fmt"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -15,77 +11,7 @@ import (
 	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/testkit"
-	"github.com/visualq/vq/sandbox"
 )
-
-// parse runs one command with its behaviour replaced (the runF each NewCmdX
-// takes), so flag parsing is tested apart from the network: it returns
-// what the command would have run with, printed, or its error.
-func parse(t *testing.T, newCmd func(f *cmdutil.Factory, got func(any)) *cobra.Command, args ...string) (string, error) {
-	t.Helper()
-	f := &cmdutil.Factory{IOStreams: &iostreams.IOStreams{In: &bytes.Buffer{}, Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, Getenv: func(string) string { return "" }}
-	var parsed any
-	c := newCmd(f, func(v any) { parsed = v })
-	c.SetArgs(args)
-	c.SetOut(&bytes.Buffer{})
-	c.SetErr(&bytes.Buffer{})
-	err := c.ExecuteContext(context.Background())
-	if parsed == nil {
-		return "", err
-	}
-	return fmt.Sprintf("%+v", parsed), err
-}
-
-// record is a runF that keeps what it was given.
-func record[T any](got func(any)) func(context.Context, T) error {
-	return func(_ context.Context, v T) error { got(v); return nil }
-}
-
-// recordOptions is record for options that carry a pipeline, which it
-// leaves out: the pipeline's flags are tested through what a run sends.
-func recordOptions[T any](got func(any), pipeline func(*T) **cmdutil.Pipeline) func(context.Context, *T) error {
-	return func(_ context.Context, v *T) error {
-		c := *v
-		*pipeline(&c) = nil
-		got(&c)
-		return nil
-	}
-}
-
-func TestFlagParsing(t *testing.T) {
-	t.Parallel()
-	invoke := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
-		return NewCmdInvoke(f, recordOptions(got, func(o *InvokeOptions) **cmdutil.Pipeline { return &o.Pipeline }))
-	}
-	sb := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
-		return NewCmdSandbox(f, record[*SandboxOptions](got))
-	}
-	tools := func(f *cmdutil.Factory, got func(any)) *cobra.Command {
-		return NewCmdTools(f, func(context.Context, *cmdutil.Pipeline) error { got("tools/list"); return nil })
-	}
-	for _, tc := range []struct {
-		cmd     func(*cmdutil.Factory, func(any)) *cobra.Command
-		args    []string
-		want    string // the options run with; "" when parsing must fail first
-		wantErr string
-	}{
-		{invoke, []string{"get_run", "runId=r1", "n:=2", "--args", `{"x":true}`}, `&{Tool:get_run Pairs:[runId=r1 n:=2] ArgsJSON:{"x":true} Pipeline:<nil>}`, ""},
-		{tools, nil, "tools/list", ""},
-		{sb, []string{"--addr", "127.0.0.1:0", "--latency", "300ms", "--fail-rate", "0.2"},
-			fmt.Sprintf("%+v", &SandboxOptions{sandbox.Options{Addr: "127.0.0.1:0", Latency: 300 * time.Millisecond, FailRate: 0.2}}), ""},
-	} {
-		got, err := parse(t, tc.cmd, tc.args...)
-		if tc.wantErr != "" {
-			if err == nil || !bytes.Contains([]byte(err.Error()), []byte(tc.wantErr)) || got != "" {
-				t.Errorf("%v: ran with %s, err %v; want an error about %s before running", tc.args, got, err, tc.wantErr)
-			}
-			continue
-		}
-		if err != nil || got != tc.want {
-			t.Errorf("%v:\n got %s (err %v)\nwant %s", tc.args, got, err, tc.want)
-		}
-	}
-}
 
 // A command's help shows its own flags and at most six of the shared
 // ones, naming the rest; vq help environment lists every shared flag.

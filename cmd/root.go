@@ -13,14 +13,19 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/cmd/approve"
+	"github.com/visualq/vq/cmd/auth"
 	"github.com/visualq/vq/cmd/ci"
 	"github.com/visualq/vq/cmd/cmdutil"
+	"github.com/visualq/vq/cmd/completion"
 	"github.com/visualq/vq/cmd/failures"
+	"github.com/visualq/vq/cmd/invoke"
 	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/cmd/mcp"
 	"github.com/visualq/vq/cmd/mcpserve"
 	"github.com/visualq/vq/cmd/prove"
+	"github.com/visualq/vq/cmd/sandbox"
 	"github.com/visualq/vq/cmd/task"
+	vqversion "github.com/visualq/vq/cmd/version"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -305,7 +310,7 @@ chains the follow-up calls the service suggests, and watches long jobs.
 
 Try it with no account: vq demo
 
-` + exitCodeSummary(),
+` + vqversion.ExitCodeSummary(),
 		Version:       versionString(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -318,23 +323,23 @@ Try it with no account: vq demo
 	root.PersistentFlags().AddFlagSet(f.Global.FlagsOf(cmdutil.DisplayFlags))
 
 	root.AddCommand(
-		NewCmdInvoke(f, nil),
+		invoke.NewCmdInvoke(f, nil),
 		failures.NewCmdFailures(f, nil),
 		failures.NewCmdDiff(f, nil),
 		approve.NewCmdApprove(f, nil),
 		prove.NewCmdProve(f, nil),
 		prove.NewCmdWatch(f, nil),
 		ci.NewCmdCI(f, nil),
-		NewCmdAuth(f),
-		NewCmdTools(f, nil),
+		auth.NewCmdAuth(f),
+		invoke.NewCmdTools(f, nil),
 		newCmdMCP(f),
-		NewCmdExitCodes(f),
-		NewCmdVersion(f),
-		NewCmdSandbox(f, nil),
-		NewCmdDemo(f),
+		vqversion.NewCmdExitCodes(f, nil),
+		vqversion.NewCmdVersion(f, nil),
+		sandbox.NewCmdSandbox(f, nil),
+		sandbox.NewCmdDemo(f, nil),
 	)
 	root.AddCommand(task.NewCmdTasks(f, nil)...)
-	root.AddCommand(NewCmdCompletion(f), NewCmdEnvironment(), NewCmdFormats())
+	root.AddCommand(completion.NewCmdCompletion(f, nil), NewCmdEnvironment(), NewCmdFormats())
 	groupsTakeSharedFlags(root, &f.Global)
 	return root
 }

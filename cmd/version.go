@@ -1,11 +1,9 @@
 package cmd
 
 import (
-	"fmt"
 	"runtime/debug"
 
-	"github.com/spf13/cobra"
-	"github.com/visualq/vq/cmd/cmdutil"
+	vqversion "github.com/visualq/vq/cmd/version"
 )
 
 // Stamped by the release build (-ldflags -X); otherwise read from the
@@ -23,8 +21,7 @@ func Version() string {
 }
 
 func versionString() string {
-	v, c, d := buildInfo()
-	return fmt.Sprintf("%s (commit %s, built %s)", v, c, d)
+	return vqversion.Format(buildInfo())
 }
 
 func buildInfo() (v, c, d string) {
@@ -52,24 +49,4 @@ func buildInfo() (v, c, d string) {
 		d = "unknown"
 	}
 	return v, c, d
-}
-
-// NewCmdVersion prints the version, commit and build date.
-func NewCmdVersion(f *cmdutil.Factory) *cobra.Command {
-	var out cmdutil.OutputOptions
-	c := &cobra.Command{
-		Use:     "version",
-		Short:   "Print vq's version, commit and build date",
-		Example: "  vq version\n  vq --version\n  vq version --jq .version",
-		Args:    cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			if out.Structured() {
-				v, commit, date := buildInfo()
-				return cmdutil.ShowDocument(c.Context(), f, &out, map[string]string{"version": v, "commit": commit, "date": date})
-			}
-			return f.Terminal().Print.Text("vq " + versionString())
-		},
-	}
-	cmdutil.AddOutputFlags(c, &out, "text", "json")
-	return c
 }

@@ -174,7 +174,7 @@ func (c Cache) Remember(r *api.ToolResponse) {
 		return
 	}
 	var seen []kindID
-	for _, kind := range idKinds {
+	for _, kind := range IDKinds {
 		var id string
 		if json.Unmarshal(r.DataField(kind), &id) == nil && completable(id) {
 			seen = append(seen, kindID{kind, id})
@@ -204,14 +204,15 @@ func (c Cache) Remember(r *api.ToolResponse) {
 	}
 }
 
-// idKinds are the IDs Remember keeps.
-var idKinds = []string{RunID, JobID}
+// IDKinds are the arguments that are IDs: Remember keeps their values, and
+// completion offers them.
+var IDKinds = []string{RunID, JobID}
 
 type kindID struct{ kind, id string }
 
 // appendIDs appends the IDs among a call's arguments.
 func appendIDs(seen []kindID, m map[string]any) []kindID {
-	for _, kind := range idKinds {
+	for _, kind := range IDKinds {
 		if id, ok := m[kind].(string); ok && completable(id) {
 			seen = append(seen, kindID{kind, id})
 		}

@@ -191,13 +191,11 @@ func (t TaskCommand) checkWords() cobra.PositionalArgs {
 	}
 }
 
-// idKinds are the arguments completion offers recently seen values of.
-var idKinds = map[string]string{"runId": completions.RunID, "jobId": completions.JobID}
-
 // completeWords completes the positional words that are run or job IDs
 // with the ones seen recently; nil when none is.
 func (t TaskCommand) completeWords(f *Factory) cobra.CompletionFunc {
-	if !slices.ContainsFunc(t.Positional, func(arg string) bool { return idKinds[arg] != "" }) {
+	isID := func(arg string) bool { return slices.Contains(completions.IDKinds, arg) }
+	if !slices.ContainsFunc(t.Positional, isID) {
 		return nil
 	}
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -205,10 +203,10 @@ func (t TaskCommand) completeWords(f *Factory) cobra.CompletionFunc {
 		if t.Repeats {
 			i = min(i, len(t.Positional)-1)
 		}
-		if i >= len(t.Positional) || idKinds[t.Positional[i]] == "" {
+		if i >= len(t.Positional) || !isID(t.Positional[i]) {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		return completeRecent(f, idKinds[t.Positional[i]])(c, args, toComplete)
+		return completeRecent(f, t.Positional[i])(c, args, toComplete)
 	}
 }
 

@@ -1,6 +1,7 @@
-package cmd
+package version
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -8,10 +9,16 @@ import (
 	"github.com/visualq/vq/internal/exitcode"
 )
 
+// ExitCodesOptions are the inputs of vq exit-codes.
+type ExitCodesOptions struct {
+	Factory *cmdutil.Factory
+	Output  cmdutil.OutputOptions
+}
+
 // NewCmdExitCodes prints the exit-code table, generated from the same
 // constants vq exits with.
-func NewCmdExitCodes(f *cmdutil.Factory) *cobra.Command {
-	var out cmdutil.OutputOptions
+func NewCmdExitCodes(f *cmdutil.Factory, runF func(context.Context, *ExitCodesOptions) error) *cobra.Command {
+	opts := &ExitCodesOptions{Factory: f}
 	c := &cobra.Command{
 		Use:   "exit-codes",
 		Short: "Print the exit-code table (what each exit status means)",
@@ -21,19 +28,26 @@ succeed) and 30+n when it did not. The table never changes meaning.`,
 		Example: "  vq exit-codes\n  vq exit-codes --json | jq '.[] | select(.code==\"rate_limit\")'\n  vq exit-codes --jq '.[] | select(.exit==8) | .meaning'",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if out.Structured() {
-				return cmdutil.ShowDocument(c.Context(), f, &out, exitcode.Table())
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			return f.Terminal().Print.ExitCodes()
+			return exitCodesRun(c.Context(), opts)
 		},
 	}
-	cmdutil.AddOutputFlags(c, &out, "text", "json")
+	cmdutil.AddOutputFlags(c, &opts.Output, "text", "json")
 	return c
 }
 
-// exitCodeSummary is the exit-code paragraph of vq --help, built from the
+func exitCodesRun(ctx context.Context, opts *ExitCodesOptions) error {
+	if opts.Output.Structured() {
+		return cmdutil.ShowDocument(ctx, opts.Factory, &opts.Output, exitcode.Table())
+	}
+	return opts.Factory.Terminal().Print.ExitCodes()
+}
+
+// ExitCodeSummary is the exit-code paragraph of vq --help, built from the
 // constants vq exits with.
-func exitCodeSummary() string {
+func ExitCodeSummary() string {
 	return fmt.Sprintf(`Exit codes: %d ok; %d usage; %d unauthorized; %d watch timeout; %d CI run
 failed; 10+n a contract error the server called recoverable, 30+n one it did
 not; %d interrupted. The full table: vq exit-codes`,

@@ -1,4 +1,4 @@
-package cmd
+package auth
 
 import (
 	"context"
@@ -14,8 +14,9 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// runOAuthLogin is vq auth login --oauth.
-func runOAuthLogin(ctx context.Context, f *cmdutil.Factory, opts *LoginOptions) error {
+// oauthLoginRun is vq auth login --oauth.
+func oauthLoginRun(ctx context.Context, opts *LoginOptions) error {
+	f := opts.Factory
 	// The sign-in ends in a write of the config file: one that cannot be
 	// used stops it before the browser opens.
 	if _, _, err := f.Config().Read(); err != nil {
@@ -55,7 +56,7 @@ func runOAuthLogin(ctx context.Context, f *cmdutil.Factory, opts *LoginOptions) 
 	}
 	if s.BaseURL != "" {
 		// The server gets its entry, and becomes the active one, as with a key.
-		if _, err := store.Save(s.BaseURL, loginEntry(f, opts), ""); err != nil {
+		if _, err := store.Save(s.BaseURL, loginEntry(opts), ""); err != nil {
 			return err
 		}
 	}

@@ -1,13 +1,26 @@
-package cmd
+// Package completion holds vq completion, which prints a shell's
+// completion script.
+package completion
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/cmd/cmdutil"
 )
 
+// CompletionOptions are the inputs of vq completion.
+type CompletionOptions struct {
+	Out io.Writer
+	// Root is the command tree the script completes.
+	Root  *cobra.Command
+	Shell string
+}
+
 // NewCmdCompletion prints a shell's completion script. It replaces cobra's
 // default completion command (a command of the same name suppresses it).
-func NewCmdCompletion(f *cmdutil.Factory) *cobra.Command {
+func NewCmdCompletion(f *cmdutil.Factory, runF func(*CompletionOptions) error) *cobra.Command {
+	opts := &CompletionOptions{Out: f.IOStreams.Out}
 	return &cobra.Command{
 		Use:   "completion bash|zsh|fish|powershell",
 		Short: "Print the shell completion script",
@@ -27,17 +40,25 @@ Install it once:
 		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
 		Args:      cobra.MatchAll(cmdutil.ExactArgs(1, "SHELL (bash, zsh, fish or powershell)"), cobra.OnlyValidArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			root, out := c.Root(), f.IOStreams.Out
-			switch args[0] {
-			case "bash":
-				return root.GenBashCompletionV2(out, true)
-			case "zsh":
-				return root.GenZshCompletion(out)
-			case "fish":
-				return root.GenFishCompletion(out, true)
-			default:
-				return root.GenPowerShellCompletionWithDesc(out)
+			opts.Root, opts.Shell = c.Root(), args[0]
+			if runF != nil {
+				return runF(opts)
 			}
+			return completionRun(opts)
 		},
+	}
+}
+
+func completionRun(opts *CompletionOptions) error {
+	root := opts.Root
+	switch opts.Shell {
+	case "bash":
+		return root.GenBashCompletionV2(opts.Out, true)
+	case "zsh":
+		return root.GenZshCompletion(opts.Out)
+	case "fish":
+		return root.GenFishCompletion(opts.Out, true)
+	default:
+		return root.GenPowerShellCompletionWithDesc(opts.Out)
 	}
 }

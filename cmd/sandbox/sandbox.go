@@ -1,4 +1,6 @@
-package cmd
+// Package sandbox holds vq sandbox, which serves the local
+// VisualQ-compatible server, and vq demo, which shows a failed run of one.
+package sandbox
 
 import (
 	"context"
@@ -8,17 +10,18 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/cmd/cmdutil"
-	"github.com/visualq/vq/sandbox"
+	vqsandbox "github.com/visualq/vq/sandbox"
 )
 
 // SandboxOptions are the inputs of vq sandbox.
 type SandboxOptions struct {
-	sandbox.Options
+	Factory *cmdutil.Factory
+	vqsandbox.Options
 }
 
 // NewCmdSandbox serves a local VisualQ-compatible server until Ctrl-C.
 func NewCmdSandbox(f *cmdutil.Factory, runF func(context.Context, *SandboxOptions) error) *cobra.Command {
-	opts := &SandboxOptions{}
+	opts := &SandboxOptions{Factory: f}
 	c := &cobra.Command{
 		Use:   "sandbox [--addr HOST:PORT]",
 		Short: "Run a local VisualQ-compatible server with seeded demo data",
@@ -34,7 +37,7 @@ Ctrl-C stops it.`,
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
-			return runSandbox(c.Context(), f, opts)
+			return sandboxRun(c.Context(), opts)
 		},
 	}
 	fl := c.Flags()
@@ -46,18 +49,18 @@ Ctrl-C stops it.`,
 	return c
 }
 
-func runSandbox(ctx context.Context, f *cmdutil.Factory, opts *SandboxOptions) error {
-	srv, err := sandbox.Start(opts.Options)
+func sandboxRun(ctx context.Context, opts *SandboxOptions) error {
+	srv, err := vqsandbox.Start(opts.Options)
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	print := f.Terminal().Print
-	keys := make([][2]string, 0, len(sandbox.Keys()))
-	for _, k := range sandbox.Keys() {
+	print := opts.Factory.Terminal().Print
+	keys := make([][2]string, 0, len(vqsandbox.Keys()))
+	for _, k := range vqsandbox.Keys() {
 		keys = append(keys, [2]string{k.Token, k.Description})
 	}
-	if err := print.Sandbox(srv.URL(), keys, sandbox.KeyAdmin); err != nil {
+	if err := print.Sandbox(srv.URL(), keys, vqsandbox.KeyAdmin); err != nil {
 		return err
 	}
 	<-ctx.Done()
@@ -68,11 +71,17 @@ func runSandbox(ctx context.Context, f *cmdutil.Factory, opts *SandboxOptions) e
 // defaultSandboxAddr is where vq sandbox listens without --addr.
 const defaultSandboxAddr = "127.0.0.1:8787"
 
-// demoRun is the failed run vq demo opens.
-const demoRun = "run_abc"
+// demoRunID is the failed run vq demo opens.
+const demoRunID = "run_abc"
+
+// DemoOptions are the inputs of vq demo.
+type DemoOptions struct {
+	Factory *cmdutil.Factory
+}
 
 // NewCmdDemo starts an in-process sandbox and shows a failed run from it.
-func NewCmdDemo(f *cmdutil.Factory) *cobra.Command {
+func NewCmdDemo(f *cmdutil.Factory, runF func(context.Context, *DemoOptions) error) *cobra.Command {
+	opts := &DemoOptions{Factory: f}
 	return cmdutil.TakesFlags(&cobra.Command{
 		Use:   "demo",
 		Short: "Try vq with no account: an embedded sandbox and a failed run",
@@ -82,25 +91,33 @@ quit with q), plain output in a pipe.`,
 		Example: "  vq demo\n  vq demo | cat",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			srv, err := sandbox.Start(sandbox.Options{Addr: "127.0.0.1:0"})
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			defer srv.Close()
-			f.Terminal().Print.Note(fmt.Sprintf("vq demo: sandbox at %s (key %s); vq failures %s", srv.URL(), sandbox.KeyAdmin, demoRun))
-			// A factory of its own, for the sandbox: the user's flags with
-			// its server, and none of the user's settings.
-			demo := &cmdutil.Factory{IOStreams: f.IOStreams, Getenv: demoEnv(f.Getenv, sandbox.KeyAdmin), OpenURL: f.OpenURL, AppVersion: f.AppVersion, Global: f.Global}
-			demo.Global.BaseURL = srv.URL()
-			defer demo.CloseClients()
-			err = cmdutil.NewPipeline(demo).Run(c.Context(), api.RunFailuresCall(demoRun))
-			// The commands it printed (its next actions) need a server
-			// after the demo's is gone.
-			f.Terminal().Print.Hint("the demo's sandbox stops with it: to run the commands it showed, start one with vq sandbox\n" +
-				"and export VQ_BASE_URL=http://" + defaultSandboxAddr + " VQ_API_KEY=" + sandbox.KeyAdmin)
-			return err
+			return demoRun(c.Context(), opts)
 		},
 	}, &f.Global, cmdutil.ScopeFlags, cmdutil.ConnectionFlags, cmdutil.TransportFlags, cmdutil.MCPFlags, cmdutil.ConsentFlags)
+}
+
+func demoRun(ctx context.Context, opts *DemoOptions) error {
+	f := opts.Factory
+	srv, err := vqsandbox.Start(vqsandbox.Options{Addr: "127.0.0.1:0"})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	f.Terminal().Print.Note(fmt.Sprintf("vq demo: sandbox at %s (key %s); vq failures %s", srv.URL(), vqsandbox.KeyAdmin, demoRunID))
+	// A factory of its own, for the sandbox: the user's flags with its
+	// server, and none of the user's settings.
+	demo := &cmdutil.Factory{IOStreams: f.IOStreams, Getenv: demoEnv(f.Getenv, vqsandbox.KeyAdmin), OpenURL: f.OpenURL, AppVersion: f.AppVersion, Global: f.Global}
+	demo.Global.BaseURL = srv.URL()
+	defer demo.CloseClients()
+	err = cmdutil.NewPipeline(demo).Run(ctx, api.RunFailuresCall(demoRunID))
+	// The commands it printed (its next actions) need a server after the
+	// demo's is gone.
+	f.Terminal().Print.Hint("the demo's sandbox stops with it: to run the commands it showed, start one with vq sandbox\n" +
+		"and export VQ_BASE_URL=http://" + defaultSandboxAddr + " VQ_API_KEY=" + vqsandbox.KeyAdmin)
+	return err
 }
 
 // demoEnv hides the user's own key, settings and config file, which belong

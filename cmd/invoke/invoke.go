@@ -1,4 +1,6 @@
-package cmd
+// Package invoke holds vq invoke, which calls any tool, and vq tools, which
+// lists the tools a server offers.
+package invoke
 
 import (
 	"context"
@@ -12,6 +14,7 @@ import (
 
 // InvokeOptions are the inputs of vq invoke.
 type InvokeOptions struct {
+	Factory  *cmdutil.Factory
 	Tool     string
 	Pairs    []string
 	ArgsJSON string
@@ -21,7 +24,7 @@ type InvokeOptions struct {
 // NewCmdInvoke calls any tool. runF replaces the behaviour in tests of flag
 // parsing.
 func NewCmdInvoke(f *cmdutil.Factory, runF func(context.Context, *InvokeOptions) error) *cobra.Command {
-	opts := &InvokeOptions{Pipeline: cmdutil.NewPipeline(f)}
+	opts := &InvokeOptions{Factory: f, Pipeline: cmdutil.NewPipeline(f)}
 	c := &cobra.Command{
 		Use:   "invoke TOOL [KEY=VALUE | KEY:=JSON]...",
 		Short: "Call any VisualQ tool",
@@ -51,7 +54,7 @@ override its members.`,
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
-			return runInvoke(c.Context(), f, opts)
+			return invokeRun(c.Context(), opts)
 		},
 	}
 	c.Flags().StringVar(&opts.ArgsJSON, "args", "", "tool arguments as a JSON object, @FILE or - for stdin")
@@ -61,14 +64,14 @@ override its members.`,
 	return cmdutil.CallsTools(c, &f.Global)
 }
 
-func runInvoke(ctx context.Context, f *cmdutil.Factory, opts *InvokeOptions) error {
+func invokeRun(ctx context.Context, opts *InvokeOptions) error {
 	if !api.ValidToolName(opts.Tool) {
 		return &exitcode.UsageError{
 			Reason: fmt.Sprintf("%q is not a tool name: 1 to 128 letters, digits, '_', '-' or '.', not starting with '-'", opts.Tool),
 			Hint:   "list the server's tools with: vq tools",
 		}
 	}
-	args, err := cmdutil.ParseArgs(opts.Pairs, opts.ArgsJSON, f.IOStreams.In)
+	args, err := cmdutil.ParseArgs(opts.Pairs, opts.ArgsJSON, opts.Factory.IOStreams.In)
 	if err != nil {
 		return err
 	}

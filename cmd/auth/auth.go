@@ -1,4 +1,6 @@
-package cmd
+// Package auth holds vq auth: signing in to servers, switching between
+// them, and seeing where each key comes from.
+package auth
 
 import (
 	"bufio"
@@ -38,16 +40,17 @@ variable (for whichever server is picked), the OS keyring, then the config
 file (written 0600). The key is never a flag, so it never shows in ps.`,
 	}
 	c.AddCommand(
-		cmdutil.CallsServer(newCmdAuthLogin(f), &f.Global),
-		cmdutil.TakesFlags(newCmdAuthLogout(f), &f.Global, cmdutil.ServerFlags, cmdutil.EndpointFlags, cmdutil.ConnectionFlags),
-		cmdutil.TakesFlags(newCmdAuthStatus(f), &f.Global, cmdutil.ServerFlags, cmdutil.EndpointFlags, cmdutil.ConnectionFlags),
-		newCmdAuthSwitch(f),
+		cmdutil.CallsServer(NewCmdLogin(f, nil), &f.Global),
+		cmdutil.TakesFlags(NewCmdLogout(f, nil), &f.Global, cmdutil.ServerFlags, cmdutil.EndpointFlags, cmdutil.ConnectionFlags),
+		cmdutil.TakesFlags(NewCmdStatus(f, nil), &f.Global, cmdutil.ServerFlags, cmdutil.EndpointFlags, cmdutil.ConnectionFlags),
+		NewCmdSwitch(f, nil),
 	)
 	return c
 }
 
 // LoginOptions are the inputs of vq auth login.
 type LoginOptions struct {
+	Factory   *cmdutil.Factory
 	WithToken bool
 	// Name is the entry's name, for --profile and vq auth switch.
 	Name string
@@ -65,8 +68,8 @@ type LoginOptions struct {
 	ClientMetadataURL string
 }
 
-func newCmdAuthLogin(f *cmdutil.Factory) *cobra.Command {
-	opts := &LoginOptions{}
+func NewCmdLogin(f *cmdutil.Factory, runF func(context.Context, *LoginOptions) error) *cobra.Command {
+	opts := &LoginOptions{Factory: f}
 	c := &cobra.Command{
 		Use:   "login",
 		Short: "Sign in to a server: store its URL and an API key",
@@ -123,10 +126,13 @@ script gets exit unauthorized or scope_denied, with the vq auth login
 			if err := checkClientMetadataURL(opts); err != nil {
 				return err
 			}
-			if opts.OAuth {
-				return runOAuthLogin(c.Context(), f, opts)
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			return runLogin(c.Context(), f, opts)
+			if opts.OAuth {
+				return oauthLoginRun(c.Context(), opts)
+			}
+			return loginRun(c.Context(), opts)
 		},
 	}
 	c.Flags().BoolVar(&opts.WithToken, "with-token", false, "read the API key from stdin")
@@ -144,7 +150,8 @@ script gets exit unauthorized or scope_denied, with the vq auth login
 // The base URL prompt, named in the errors about its answer.
 const baseURLPrompt = "VisualQ base URL"
 
-func runLogin(ctx context.Context, f *cmdutil.Factory, opts *LoginOptions) error {
+func loginRun(ctx context.Context, opts *LoginOptions) error {
+	f := opts.Factory
 	s, err := f.Settings(ctx)
 	if err != nil {
 		return err
@@ -175,7 +182,7 @@ func runLogin(ctx context.Context, f *cmdutil.Factory, opts *LoginOptions) error
 	if err != nil {
 		return err
 	}
-	where, err := store.Save(base, loginEntry(f, opts), key)
+	where, err := store.Save(base, loginEntry(opts), key)
 	if err != nil {
 		return err
 	}
@@ -236,8 +243,9 @@ func loginKey(ctx context.Context, t *iostreams.Terminal, in *bufio.Reader, past
 // loginEntry is what vq auth login stores besides the key: the name and
 // the defaults given as flags (a variable set for this run is not meant
 // to outlive it).
-func loginEntry(f *cmdutil.Factory, opts *LoginOptions) account.Server {
-	return account.Server{Name: opts.Name, Project: f.Global.Project, Environment: f.Global.Environment, Transport: f.Global.Transport, Endpoint: f.Global.Endpoint}
+func loginEntry(opts *LoginOptions) account.Server {
+	g := &opts.Factory.Global
+	return account.Server{Name: opts.Name, Project: g.Project, Environment: g.Environment, Transport: g.Transport, Endpoint: g.Endpoint}
 }
 
 // profileName is what a --name may be: never a URL, so vq auth switch
@@ -358,7 +366,13 @@ func verifyKey(ctx context.Context, f *cmdutil.Factory, base, key string) error 
 	return nil
 }
 
-func newCmdAuthLogout(f *cmdutil.Factory) *cobra.Command {
+// LogoutOptions are the inputs of vq auth logout.
+type LogoutOptions struct {
+	Factory *cmdutil.Factory
+}
+
+func NewCmdLogout(f *cmdutil.Factory, runF func(context.Context, *LogoutOptions) error) *cobra.Command {
+	opts := &LogoutOptions{Factory: f}
 	return &cobra.Command{
 		Use:   "logout",
 		Short: "Remove one server's stored key and tokens",
@@ -369,45 +383,53 @@ left, vq auth switch picks one.`,
 		Example: "  vq auth logout --profile staging\n  vq auth logout --base-url https://staging.visualq.example.com",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			s, err := f.Settings(c.Context())
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			if s.BaseURL == "" && s.Endpoint == "" {
-				return &exitcode.UsageError{Reason: "no server to sign out of", Hint: "name one with --base-url or --profile (see vq auth status)"}
-			}
-			store, err := f.Config().Store()
-			if err != nil {
-				return err
-			}
-			print := f.Terminal().Print
-			_, before, err := f.Config().Read()
-			if err != nil {
-				return err
-			}
-			if s.BaseURL != "" {
-				removed, err := store.Delete(s.BaseURL)
-				if err != nil {
-					return err
-				}
-				if removed {
-					print.Note("Signed out of " + describeServer(s.BaseURL, s.Profile) + ": its entry and stored key are removed.")
-				} else {
-					print.Note("Nothing was stored for " + cmdutil.DisplayURL(s.BaseURL) + ".")
-				}
-			}
-			if err := logoutOAuth(f, store, s); err != nil {
-				return err
-			}
-			if s.KeySource == account.SourceEnv {
-				print.Note("VQ_API_KEY is still set in the environment.")
-			}
-			if after, err := store.Load(); err == nil {
-				noteActiveAfterLogout(print, before, after)
-			}
-			return nil
+			return logoutRun(c.Context(), opts)
 		},
 	}
+}
+
+func logoutRun(ctx context.Context, opts *LogoutOptions) error {
+	f := opts.Factory
+	s, err := f.Settings(ctx)
+	if err != nil {
+		return err
+	}
+	if s.BaseURL == "" && s.Endpoint == "" {
+		return &exitcode.UsageError{Reason: "no server to sign out of", Hint: "name one with --base-url or --profile (see vq auth status)"}
+	}
+	store, err := f.Config().Store()
+	if err != nil {
+		return err
+	}
+	print := f.Terminal().Print
+	_, before, err := f.Config().Read()
+	if err != nil {
+		return err
+	}
+	if s.BaseURL != "" {
+		removed, err := store.Delete(s.BaseURL)
+		if err != nil {
+			return err
+		}
+		if removed {
+			print.Note("Signed out of " + describeServer(s.BaseURL, s.Profile) + ": its entry and stored key are removed.")
+		} else {
+			print.Note("Nothing was stored for " + cmdutil.DisplayURL(s.BaseURL) + ".")
+		}
+	}
+	if err := logoutOAuth(f, store, s); err != nil {
+		return err
+	}
+	if s.KeySource == account.SourceEnv {
+		print.Note("VQ_API_KEY is still set in the environment.")
+	}
+	if after, err := store.Load(); err == nil {
+		noteActiveAfterLogout(print, before, after)
+	}
+	return nil
 }
 
 // noteActiveAfterLogout says which server calls go to now that an entry
@@ -424,7 +446,15 @@ func noteActiveAfterLogout(print format.Printer, before, after account.Config) {
 	}
 }
 
-func newCmdAuthSwitch(f *cmdutil.Factory) *cobra.Command {
+// SwitchOptions are the inputs of vq auth switch.
+type SwitchOptions struct {
+	Factory *cmdutil.Factory
+	// Server is the base URL or login --name of the server to make active.
+	Server string
+}
+
+func NewCmdSwitch(f *cmdutil.Factory, runF func(*SwitchOptions) error) *cobra.Command {
+	opts := &SwitchOptions{Factory: f}
 	return &cobra.Command{
 		Use:   "switch URL|NAME",
 		Short: "Make another signed-in server the active one",
@@ -441,28 +471,37 @@ VQ_PROFILE names another.`,
 			return cmdutil.ProfileNames(cfg), cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			store, cfg, err := f.Config().Read()
-			if err != nil {
-				return err
+			opts.Server = args[0]
+			if runF != nil {
+				return runF(opts)
 			}
-			base, found, err := store.Activate(args[0])
-			if err != nil {
-				return err
-			}
-			if !found {
-				return cmdutil.UnknownProfile("vq auth switch", args[0], cfg)
-			}
-			_, entry, _ := cfg.Find(base)
-			print := f.Terminal().Print
-			print.Note("Active server: " + describeServer(base, entry.Name) + ".")
-			for _, name := range []string{"VQ_BASE_URL", "VQ_PROFILE"} {
-				if f.Getenv(name) != "" {
-					print.Note(name + " is set in the environment: it still picks the server while it is.")
-				}
-			}
-			return nil
+			return switchRun(opts)
 		},
 	}
+}
+
+func switchRun(opts *SwitchOptions) error {
+	f := opts.Factory
+	store, cfg, err := f.Config().Read()
+	if err != nil {
+		return err
+	}
+	base, found, err := store.Activate(opts.Server)
+	if err != nil {
+		return err
+	}
+	if !found {
+		return cmdutil.UnknownProfile("vq auth switch", opts.Server, cfg)
+	}
+	_, entry, _ := cfg.Find(base)
+	print := f.Terminal().Print
+	print.Note("Active server: " + describeServer(base, entry.Name) + ".")
+	for _, name := range []string{"VQ_BASE_URL", "VQ_PROFILE"} {
+		if f.Getenv(name) != "" {
+			print.Note(name + " is set in the environment: it still picks the server while it is.")
+		}
+	}
+	return nil
 }
 
 // describeServer names a server for a person: its URL, and its entry's
@@ -482,8 +521,14 @@ func mask(key string) string {
 	return key[:4] + strings.Repeat("*", 8) + key[len(key)-2:]
 }
 
-func newCmdAuthStatus(f *cmdutil.Factory) *cobra.Command {
-	var out cmdutil.OutputOptions
+// StatusOptions are the inputs of vq auth status.
+type StatusOptions struct {
+	Factory *cmdutil.Factory
+	Output  cmdutil.OutputOptions
+}
+
+func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *StatusOptions) error) *cobra.Command {
+	opts := &StatusOptions{Factory: f}
 	c := &cobra.Command{
 		Use:   "status",
 		Short: "List the servers signed in to, the active one, and where each key comes from (masked)",
@@ -495,34 +540,41 @@ It exits unauthorized when the active server has no credential.`,
 		Example: "  vq auth status\n  vq auth status --json",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			ctx := c.Context()
-			s, err := f.Settings(ctx)
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			st, err := collectStatus(ctx, f, s)
-			if err != nil {
-				return err
-			}
-			if out.Structured() {
-				err = cmdutil.ShowDocument(ctx, f, &out, st)
-			} else {
-				err = f.Terminal().Print.AuthStatus(st)
-			}
-			if err != nil {
-				return err
-			}
-			switch {
-			case s.BaseURL == "" && s.Endpoint == "":
-				return &exitcode.Error{Code: exitcode.Unauthorized, Message: "no active server: run vq auth login, or pick one with vq auth switch or --profile"}
-			case s.APIKey == "" && s.OAuth == nil:
-				return &exitcode.Error{Code: exitcode.Unauthorized, Message: "not signed in to " + cmdutil.DisplayURL(cmp.Or(s.BaseURL, s.Endpoint)) + ": run vq auth login, or set VQ_API_KEY"}
-			}
-			return nil
+			return statusRun(c.Context(), opts)
 		},
 	}
-	cmdutil.AddOutputFlags(c, &out, "text", "json")
+	cmdutil.AddOutputFlags(c, &opts.Output, "text", "json")
 	return c
+}
+
+func statusRun(ctx context.Context, opts *StatusOptions) error {
+	f := opts.Factory
+	s, err := f.Settings(ctx)
+	if err != nil {
+		return err
+	}
+	st, err := collectStatus(ctx, f, s)
+	if err != nil {
+		return err
+	}
+	if opts.Output.Structured() {
+		err = cmdutil.ShowDocument(ctx, f, &opts.Output, st)
+	} else {
+		err = f.Terminal().Print.AuthStatus(st)
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case s.BaseURL == "" && s.Endpoint == "":
+		return &exitcode.Error{Code: exitcode.Unauthorized, Message: "no active server: run vq auth login, or pick one with vq auth switch or --profile"}
+	case s.APIKey == "" && s.OAuth == nil:
+		return &exitcode.Error{Code: exitcode.Unauthorized, Message: "not signed in to " + cmdutil.DisplayURL(cmp.Or(s.BaseURL, s.Endpoint)) + ": run vq auth login, or set VQ_API_KEY"}
+	}
+	return nil
 }
 
 // collectStatus lists the servers: the active one as s resolved it, every

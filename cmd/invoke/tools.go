@@ -1,4 +1,4 @@
-package cmd
+package invoke
 
 import (
 	"context"
@@ -9,10 +9,16 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
+// ToolsOptions are the inputs of vq tools.
+type ToolsOptions struct {
+	Factory  *cmdutil.Factory
+	Pipeline *cmdutil.Pipeline
+}
+
 // NewCmdTools lists the tools the server offers. runF replaces the
 // behaviour in tests of flag parsing.
-func NewCmdTools(f *cmdutil.Factory, runF func(context.Context, *cmdutil.Pipeline) error) *cobra.Command {
-	p := cmdutil.NewPipeline(f)
+func NewCmdTools(f *cmdutil.Factory, runF func(context.Context, *ToolsOptions) error) *cobra.Command {
+	opts := &ToolsOptions{Factory: f, Pipeline: cmdutil.NewPipeline(f)}
 	c := &cobra.Command{
 		Use:   "tools",
 		Short: "List the tools the server offers (MCP tools/list)",
@@ -33,16 +39,17 @@ each tool's inputSchema and outputSchema as the server sent them.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if runF != nil {
-				return runF(c.Context(), p)
+				return runF(c.Context(), opts)
 			}
-			return runTools(c.Context(), f, p)
+			return toolsRun(c.Context(), opts)
 		},
 	}
-	cmdutil.AddOutputFlags(c, &p.Output)
+	cmdutil.AddOutputFlags(c, &opts.Pipeline.Output)
 	return cmdutil.CallsMCP(c, &f.Global)
 }
 
-func runTools(ctx context.Context, f *cmdutil.Factory, p *cmdutil.Pipeline) error {
+func toolsRun(ctx context.Context, opts *ToolsOptions) error {
+	f, p := opts.Factory, opts.Pipeline
 	f.Global.Transport = api.TransportMCP
 	client, s, err := p.Connect(ctx)
 	if err != nil {

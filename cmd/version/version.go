@@ -1,0 +1,60 @@
+// Package version holds vq version and vq exit-codes: what this vq is, and
+// what its exit statuses mean.
+package version
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/visualq/vq/cmd/cmdutil"
+)
+
+// VersionOptions are the inputs of vq version.
+type VersionOptions struct {
+	Factory *cmdutil.Factory
+	Output  cmdutil.OutputOptions
+}
+
+// NewCmdVersion prints the version, commit and build date, read from the
+// factory's AppVersion (Format's words).
+func NewCmdVersion(f *cmdutil.Factory, runF func(context.Context, *VersionOptions) error) *cobra.Command {
+	opts := &VersionOptions{Factory: f}
+	c := &cobra.Command{
+		Use:     "version",
+		Short:   "Print vq's version, commit and build date",
+		Example: "  vq version\n  vq --version\n  vq version --jq .version",
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return versionRun(c.Context(), opts)
+		},
+	}
+	cmdutil.AddOutputFlags(c, &opts.Output, "text", "json")
+	return c
+}
+
+func versionRun(ctx context.Context, opts *VersionOptions) error {
+	f := opts.Factory
+	if opts.Output.Structured() {
+		v, commit, date := parts(f.AppVersion)
+		return cmdutil.ShowDocument(ctx, f, &opts.Output, map[string]string{"version": v, "commit": commit, "date": date})
+	}
+	return f.Terminal().Print.Text("vq " + f.AppVersion)
+}
+
+// Format is vq's version as vq --version, vq version and its requests'
+// User-Agent name it.
+func Format(version, commit, date string) string {
+	return fmt.Sprintf("%s (commit %s, built %s)", version, commit, date)
+}
+
+// parts splits what Format made.
+func parts(s string) (version, commit, date string) {
+	version, rest, _ := strings.Cut(s, " (commit ")
+	commit, date, _ = strings.Cut(strings.TrimSuffix(rest, ")"), ", built ")
+	return version, commit, date
+}
