@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/layout"
 )
 
 // Verdicts. vq exits 0 only on an explicit pass, so every answer that
@@ -175,7 +176,8 @@ func ProofVerdict(r *ToolResponse) *ToolResponse {
 
 // RunVerdict reads a CI run's answer (run_vrt, run_perf, get_run_status):
 // an ok answer is a run only with a runId and one documented status, given
-// once; anything else is no verdict, naming what it lacks.
+// once, and counts that agree with it (read as --exit-status reads them,
+// layout.ChecksOf); anything else is no verdict, naming what it lacks.
 func RunVerdict(r *ToolResponse) *ToolResponse {
 	if !r.OK {
 		return r
@@ -195,6 +197,9 @@ func RunVerdict(r *ToolResponse) *ToolResponse {
 		return NoVerdict(r, "run "+run.RunID+" has no status in its answer")
 	case !slices.Contains(runStatuses, run.Status):
 		return unknownStatus(r, "run "+run.RunID, run.Status, runStatuses)
+	}
+	if checks, ok := layout.ChecksOf(r.Data); ok && checks.Unreadable != "" {
+		return NoVerdict(r, "run "+run.RunID+" has no verdict vq can read: "+checks.Unreadable)
 	}
 	return r
 }

@@ -1,10 +1,13 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -203,5 +206,47 @@ func TestHeadlessSignInFollowsNoRedirectOffTheAuthorizationServer(t *testing.T) 
 	}
 	if tok := storedToken(t, env, home.Endpoint); tok.AccessToken == "" {
 		t.Error("no token stored")
+	}
+}
+
+// With no one at a terminal and no browser that opens (BROWSER names a
+// missing command, or there is no display), vq auth login --oauth ends at
+// once, saying how to sign in without a browser: it waited for ever for a
+// redirect no one could bring about.
+func TestOAuthLoginWithNoBrowserAndNoTerminalEndsAtOnce(t *testing.T) {
+	t.Parallel()
+	vq := buildVQ(t)
+	s := testkit.NewOAuthServer(t, testkit.OAuthOptions{Needs: map[string][]string{"initialize": {"mcp:basic"}}})
+	for name, browser := range map[string]string{
+		"a missing browser": "BROWSER=" + filepath.Join(t.TempDir(), "no-such-browser"),
+		"no display":        "BROWSER=",
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := testkit.Bound(t)
+			cmd := exec.CommandContext(ctx, vq, "--endpoint", s.Endpoint, "auth", "login", "--oauth")
+			cmd.Env = []string{browser, "VQ_CONFIG=" + filepath.Join(t.TempDir(), "config.json"), "VQ_NO_KEYRING=1", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr // stdin and stdout: /dev/null, no terminal
+			err := cmd.Run()
+			if ctx.Err() != nil {
+				t.Fatalf("vq still waits for the sign-in:\n%s", stderr.String())
+			}
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != exitcode.Unauthorized {
+				t.Errorf("exit %v, want %d", err, exitcode.Unauthorized)
+			}
+			if auths := s.Authorizations(); len(auths) != 0 {
+				t.Errorf("the authorization endpoint was asked %d times; no one could open it", len(auths))
+			}
+			for _, want := range []string{
+				"error: sign-in failed: no browser could be opened, and no one at a terminal can open the sign-in URL (",
+				"\nhint: without a browser, sign in with an API key: echo \"$VISUALQ_KEY\" | vq auth login --with-token\n",
+			} {
+				if !strings.Contains(stderr.String(), want) {
+					t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+				}
+			}
+		})
 	}
 }

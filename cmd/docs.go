@@ -33,8 +33,9 @@ VisualQ
 Behaviour
   VQ_NO_TUI        any value: plain output even on a terminal (--no-tui)
   VQ_PAGER         the pager long output on a terminal goes through, run by
-                   the shell (default: PAGER, else less -FRX); cat, or
-                   --no-pager, for none. A pipe or a file is never paged
+                   the shell when it is a command line (default: PAGER,
+                   else less -FRX); cat, or --no-pager, for none. A pipe
+                   or a file is never paged
   VQ_DEBUG         any value: trace HTTP on stderr, credentials redacted (--debug)
   VQ_CONFIG        path of the config file, instead of the default below
   VQ_NO_KEYRING    any value: keep the API key in the config file, never in

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -147,5 +149,66 @@ func TestATaskOnlyToolSaysVQCannotRunTasks(t *testing.T) {
 	}
 	if n := calls.Load(); n != 1 {
 		t.Errorf("render was called %d times, want once", n)
+	}
+}
+
+// hugeListingServer lists what no person reads: a tool "wide" taking runId
+// and 1000 arguments of 3000-byte names and descriptions, and 300 tools
+// with 3000-byte descriptions (a 7 MB tools/list).
+func hugeListingServer(t *testing.T) (endpoint string, tools int) {
+	t.Helper()
+	server := mcp.NewServer(&mcp.Implementation{Name: "huge", Version: "1"}, nil)
+	answer := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+	}
+	long := strings.Repeat("n", 3000)
+	props := map[string]any{"runId": map[string]any{"type": "string"}}
+	for i := range 1000 {
+		props[fmt.Sprintf("%04d%s", i, long)] = map[string]any{"type": "string", "description": long}
+	}
+	schema, err := json.Marshal(map[string]any{"type": "object", "properties": props, "additionalProperties": false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	server.AddTool(&mcp.Tool{Name: "wide", InputSchema: json.RawMessage(schema)}, answer)
+	for i := range 300 {
+		server.AddTool(&mcp.Tool{Name: fmt.Sprintf("t%d", i), Description: long, InputSchema: json.RawMessage(`{"type":"object"}`)}, answer)
+	}
+	return testkit.ServeMCP(t, server, &mcp.StreamableHTTPOptions{JSONResponse: true}), 301
+}
+
+// What vq prints of a huge listing is bounded by what a person reads, not
+// by what the server lists: vq tools prints a table cell of at most 256
+// bytes and 30 arguments a tool (it printed the whole 7 MB, twice), and a
+// usage error lists the names that fit in a line and suggests only names
+// a person types (the line held every name: 60 MB for 20k of 3000 bytes).
+func TestHugeListingsPrintWhatAPersonReads(t *testing.T) {
+	t.Parallel()
+	endpoint, tools := hugeListingServer(t)
+	out, errOut, exit := runVQ(t, nil, "--endpoint", endpoint, "tools")
+	if exit != 0 {
+		t.Fatalf("vq tools: exit %d: %s", exit, errOut)
+	}
+	if most := tools*1024 + 64*1024; len(out) > most {
+		t.Errorf("vq tools printed %d bytes, more than %d (1 KiB a tool, 64 KiB for the widest)", len(out), most)
+	}
+	row := regexp.MustCompile(`(?m)^wide +destructive +0000n+… \+1000 more$`)
+	for _, want := range []string{"    +971 more (--json lists them all)\n", "\nt299:\n"} {
+		if !strings.Contains(out, want) || !row.MatchString(out) {
+			t.Errorf("vq tools lacks %q or the row of wide:\n%.3000s", want, out)
+		}
+	}
+
+	for key, reason := range map[string]string{
+		"runid": "error: unknown argument runid; did you mean runId?\n",
+		"zzz":   "error: unknown argument zzz\n",
+	} {
+		_, errOut, exit = runVQ(t, nil, "--endpoint", endpoint, "invoke", "wide", key+"=run_1")
+		if exit != exitcode.Usage || !strings.HasPrefix(errOut, reason) || len(errOut) > 1024 {
+			t.Errorf("%s=: exit %d, %d bytes on stderr, want %d and %q in at most 1 KiB:\n%.2000s", key, exit, len(errOut), exitcode.Usage, reason, errOut)
+		}
+		if !strings.Contains(errOut, " more; to send "+key+" as it is: vq invoke wide --args JSON\n") {
+			t.Errorf("%s=: the hint does not count the names it leaves out:\n%.2000s", key, errOut)
+		}
 	}
 }

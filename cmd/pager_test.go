@@ -1,9 +1,17 @@
 package cmd
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/testkit"
 	"github.com/visualq/vq/sandbox"
 )
 
@@ -53,4 +61,83 @@ func TestLongOutputGoesThroughThePagerInTmux(t *testing.T) {
 	// In a pipe: never paged, whatever the variables say.
 	piped := startTmuxPiped(t, 100, 30, env, "tail -n 3", "failures", "run_big", "--no-tui")
 	piped.waitFor("the piped output", shows("vq diff run_big", "EXIT=0"))
+}
+
+// A pager that does not exist costs nothing of the output: a command of
+// plain words is found before any output goes to it, and vq says once
+// that it prints without it; a shell's command line whose program is
+// missing showed nothing, which vq says and exits on (it printed
+// "sh: not found", lost the output and exited 0).
+func TestAPagerThatDoesNotExistIsSaidAndTheOutputShown(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds vq and drives a terminal")
+	}
+	env := terminalEnv(newRecordingSandbox(t, sandbox.Options{}).Env())
+	env["PAGER"] = "vq-no-such-pager -R"
+	p := startTmux(t, 200, 40, env, "true", "failures", "run_abc", "--no-tui")
+	screen := p.waitFor("the output without the pager", shows("EXIT=0"))
+	warning := `warning: the pager "vq-no-such-pager -R" could not start (exec: "vq-no-such-pager": executable file not found in $PATH): the output is printed without it`
+	if strings.Count(screen, warning) != 1 || !strings.Contains(screen, "Next actions:") {
+		t.Errorf("want the output and once %q:\n%s", warning, screen)
+	}
+
+	env["PAGER"] = "vq-no-such-pager --prompt=x"
+	p = startTmux(t, 200, 40, env, "true", "failures", "run_abc", "--no-tui")
+	screen = p.waitFor("vq's exit", shows("EXIT="))
+	if !strings.Contains(screen, `error: the pager "vq-no-such-pager --prompt=x" could not run (exit status 127): the output was not shown`) || !strings.Contains(screen, "EXIT=1") {
+		t.Errorf("a shell's pager that could not run was not said, or vq exited 0:\n%s", screen)
+	}
+}
+
+// While a pager that never reads holds stdout (vq blocked writing 100k
+// failures to it, or waiting for it to end), SIGTERM and SIGINT still end
+// vq, and the pager with it.
+func TestSignalsEndVQWhileAPagerThatNeverReadsHoldsStdout(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds vq and drives a terminal")
+	}
+	for _, tc := range []struct {
+		name string
+		sig  syscall.Signal
+		exit int
+		args []string
+	}{
+		{"SIGTERM while vq writes", syscall.SIGTERM, exitcode.Terminated, []string{"failures", "run_100k", "--no-tui"}},
+		{"SIGINT while vq writes", syscall.SIGINT, exitcode.Interrupted, []string{"failures", "run_100k", "--no-tui"}},
+		{"SIGTERM while vq waits for the pager", syscall.SIGTERM, exitcode.Terminated, []string{"failures", "run_abc", "--no-tui"}},
+		{"SIGINT while vq waits for the pager", syscall.SIGINT, exitcode.Interrupted, []string{"failures", "run_abc", "--no-tui"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			started, pid := filepath.Join(dir, "started"), filepath.Join(dir, "pid")
+			pager := filepath.Join(dir, "pager")
+			script := "#!/bin/sh\necho $$ > " + pid + "\ntouch " + started + "\nexec sleep 1000\n"
+			if err := os.WriteFile(pager, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			env := terminalEnv(newRecordingSandbox(t, sandbox.Options{}).Env())
+			env["PAGER"] = pager
+			p := startTmux(t, 100, 30, env, "true", tc.args...)
+			ctx := testkit.Bound(t)
+			for _, err := os.Stat(started); err != nil; _, err = os.Stat(started) {
+				if ctx.Err() != nil {
+					t.Fatalf("the pager never started:\n%s", p.run("capture-pane", "-p", "-t", "vq"))
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			vq, _ := os.FindProcess(p.pid())
+			if err := vq.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			p.waitFor("vq's exit", shows(fmt.Sprintf("EXIT=%d", tc.exit)))
+			b, _ := os.ReadFile(pid)
+			n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			if pager, _ := os.FindProcess(n); n == 0 || pager.Signal(syscall.Signal(0)) == nil {
+				t.Errorf("the pager (pid %q) outlived vq", b)
+			}
+		})
+	}
 }

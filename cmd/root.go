@@ -49,7 +49,9 @@ func execute(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(c, err, args) })
 	started := wireRuns(root, f)
 	c, err := executeRecovering(ctx, root)
-	f.Terminal().EndPager()
+	if perr := f.Terminal().EndPager(); perr != nil && (err == nil || iostreams.ClosedPipe(err)) {
+		err = perr
+	}
 	f.CloseClients()
 	if iostreams.ClosedPipe(err) {
 		return nil // the reader left; what it read was right

@@ -40,7 +40,7 @@ func GitHub(out io.Writer, r *api.ToolResponse, stepSummary string, commands Com
 	checks, hasChecks := layout.ChecksOf(r.Data)
 	if hasChecks {
 		switch checks.Verdict() {
-		case layout.VerdictError:
+		case layout.VerdictError, layout.VerdictUnreadable:
 			a.add("error", title, withLinks(runVerdict(checks), "", webURL(checks.URL)))
 		case layout.VerdictCancelled, layout.VerdictPending:
 			a.add("warning", title, withLinks(runVerdict(checks), "", webURL(checks.URL)))

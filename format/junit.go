@@ -202,6 +202,8 @@ func runCase(c *layout.Checks, class, run string) (junitCase, bool) {
 		tc.Error = &junitProblem{Message: verdict, Type: "run_error", Text: linkLines("", run)}
 	case layout.VerdictCancelled:
 		tc.Error = &junitProblem{Message: verdict, Type: "run_cancelled", Text: linkLines("", run)}
+	case layout.VerdictUnreadable:
+		tc.Error = &junitProblem{Message: verdict, Type: "no_verdict", Text: linkLines("", run)}
 	case layout.VerdictPending:
 		tc.Skipped = &junitSkipped{Message: verdict}
 	default:

@@ -99,7 +99,12 @@ func runVerdict(c *layout.Checks) string {
 		}
 		return run + " has no verdict yet (" + c.Status + ", " + itoa(ran) + " of " + itoa(c.Total) + " checks done)"
 	case layout.VerdictFailed:
+		if c.Failed == 0 {
+			return run + " failed"
+		}
 		return itoa(c.Failed) + " of " + itoa(c.Total) + " checks failed"
+	case layout.VerdictUnreadable:
+		return run + " has no verdict vq can read: " + c.Unreadable
 	}
 	if c.Total == 0 {
 		return run + " passed"

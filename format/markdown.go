@@ -83,6 +83,8 @@ func markdownHeadline(r *api.ToolResponse, c *layout.Checks) string {
 		layout.VerdictError:     "❌",
 		layout.VerdictCancelled: "⚠️",
 		layout.VerdictPending:   "⏳",
+		// An answer vq cannot read is no pass.
+		layout.VerdictUnreadable: "❓",
 	}[c.Verdict()]
 	return icon + " " + tool + mdText(runVerdict(c))
 }

@@ -15,7 +15,9 @@ import (
 // the annotations, arguments with * for required ones and :type, and
 // description), then one block per tool with what the table has no room
 // for: every annotation hint, task support, each argument's description,
-// allowed values and default, and the properties the tool returns.
+// allowed values and default, and the properties the tool returns. What a
+// tool prints is bounded whatever the server lists (maxCell, maxArgsShown):
+// --json has the whole list.
 func Tools(out io.Writer, tools []api.Tool) error {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tACCESS\tARGUMENTS\tDESCRIPTION")
@@ -25,7 +27,7 @@ func Tools(out io.Writer, tools []api.Tool) error {
 	// Lines without a tab end tabwriter's column blocks, so each tool's
 	// argument lines line up among themselves, not with the table's.
 	for _, t := range tools {
-		fmt.Fprintf(w, "\n%s:\n  hints: %s\n", textsafe.SanitizeLine(t.Name), hints(t))
+		fmt.Fprintf(w, "\n%s:\n  hints: %s\n", cell(t.Name), hints(t))
 		if t.TaskSupport != "" {
 			fmt.Fprintf(w, "  task support: %s\n", textsafe.SanitizeLine(t.TaskSupport))
 		}
@@ -79,6 +81,15 @@ func stated(hint *bool, yes, no string) string {
 // send thousands.
 const maxEnumShown = 20
 
+// maxArgsShown bounds the arguments listed of one tool, and maxCell the
+// bytes of one cell of a table: a server may list 20k arguments of 3000
+// bytes, which a person does not read and a terminal takes seconds to
+// draw.
+const (
+	maxArgsShown = 30
+	maxCell      = 256
+)
+
 // writeArgs writes one line per argument under a heading: name (* when
 // required), type, then description, allowed values and default.
 func writeArgs(w io.Writer, heading string, args []api.ToolArg) {
@@ -86,7 +97,7 @@ func writeArgs(w io.Writer, heading string, args []api.ToolArg) {
 		return
 	}
 	fmt.Fprintf(w, "  %s:\n", heading)
-	for _, a := range args {
+	for _, a := range args[:min(len(args), maxArgsShown)] {
 		name := a.Name
 		if a.Required {
 			name += "*"
@@ -112,6 +123,9 @@ func writeArgs(w io.Writer, heading string, args []api.ToolArg) {
 		}
 		writeRow(w, "    "+name, typ, strings.Join(facts, "; "))
 	}
+	if more := len(args) - maxArgsShown; more > 0 {
+		fmt.Fprintf(w, "    +%d more (--json lists them all)\n", more)
+	}
 }
 
 func argSummary(args []api.ToolArg) string {
@@ -129,7 +143,26 @@ func argSummary(args []api.ToolArg) string {
 		}
 		parts[i] = p
 	}
-	return strings.Join(parts, " ")
+	return Fitting(parts, " ", maxCell)
+}
+
+// Fitting joins items with sep while they fit in most bytes (the first
+// always, cut to fit), then says how many more there are: "a b c +9997
+// more".
+func Fitting(items []string, sep string, most int) string {
+	const room = 16 // for " +N more"
+	var b strings.Builder
+	for i, item := range items {
+		if i > 0 && b.Len()+len(sep)+len(item) > most-room {
+			fmt.Fprintf(&b, " +%d more", len(items)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(cut(item, most-room))
+	}
+	return b.String()
 }
 
 // Resources writes a server's resources and resource templates as two
@@ -191,10 +224,22 @@ func titled(text, title string) string {
 // cells at the end are left out: tabwriter pads every cell a tab ends.
 func writeRow(w io.Writer, cells ...string) {
 	for i, c := range cells {
-		cells[i] = textsafe.SanitizeLine(c)
+		cells[i] = cell(c)
 	}
 	for len(cells) > 1 && cells[len(cells)-1] == "" {
 		cells = cells[:len(cells)-1]
 	}
 	fmt.Fprintln(w, strings.Join(cells, "\t"))
+}
+
+// cell is server text as one cell of a table: one line of at most
+// maxCell bytes (so a column pads to at most that).
+func cell(s string) string { return textsafe.SanitizeLine(cut(s, maxCell)) }
+
+// cut is s cut to at most n bytes, the cut marked with "…".
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
 }

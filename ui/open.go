@@ -21,8 +21,9 @@ func checkWebURL(link string) error {
 	return nil
 }
 
-// OpenURL starts $BROWSER, else the desktop's URL opener (open, xdg-open,
-// or the Windows URL handler), without waiting for it. Only http(s) links
+// OpenURL starts $BROWSER, else the desktop's URL opener (open, xdg-open
+// where there is a display, or the Windows URL handler), without waiting
+// for it. Only http(s) links
 // are opened: the links vq opens (diff images, OAuth sign-in pages) come
 // from a server.
 func OpenURL(url string) error { return openWith(os.Getenv)(url) }
@@ -56,6 +57,10 @@ func openWith(getenv func(string) string) func(string) error {
 		}
 		if len(errs) > 0 {
 			return errors.Join(errs...)
+		}
+		if runtime.GOOS != "darwin" && runtime.GOOS != "windows" && getenv("DISPLAY") == "" && getenv("WAYLAND_DISPLAY") == "" {
+			// xdg-open would start and fail unseen: there is no desktop.
+			return errors.New("no browser: no display (DISPLAY, WAYLAND_DISPLAY) and no BROWSER")
 		}
 		return startOpener(desktopOpener(url))
 	}

@@ -28,6 +28,10 @@ type OAuthLoginOptions struct {
 	// Headless makes vq follow the authorization URL itself, for servers
 	// that authorize without a person (tests, the sandbox, conformance).
 	Headless bool
+	// Unattended says no person is at a terminal to open the URL by hand:
+	// a browser that cannot be opened ends the sign-in at once
+	// (ErrNoBrowser), as no redirect can come.
+	Unattended bool
 	// Notify receives the lines a person needs: the URL to open, progress.
 	Notify func(string)
 	// ClientID and ClientSecret name a client registered with the issuer
@@ -240,6 +244,10 @@ func (t Target) probe(ctx context.Context) (*http.Request, *http.Response, error
 	return nil, nil, fmt.Errorf("%s answered HTTP %d without asking for a sign-in: %w", endpoint, resp.StatusCode, ErrNoOAuth)
 }
 
+// ErrNoBrowser is a sign-in that no one can finish: the browser did not
+// open, and no person at a terminal can open the URL.
+var ErrNoBrowser = errors.New("no browser could be opened, and no one at a terminal can open the sign-in URL")
+
 // ErrNoOAuth is an MCP endpoint that answered without asking for a
 // sign-in: it takes an API key, or nothing.
 var ErrNoOAuth = errors.New("it needs no OAuth")
@@ -310,6 +318,9 @@ func fetchCode(ctx context.Context, authURL, redirect string, o OAuthLoginOption
 	case o.OpenURL != nil:
 		notify("Opening the browser to sign in. If it does not open, visit:\n  " + authURL)
 		if err := o.OpenURL(authURL); err != nil {
+			if o.Unattended {
+				return nil, fmt.Errorf("%w (%s)", ErrNoBrowser, strings.ReplaceAll(err.Error(), "\n", "; "))
+			}
 			notify("Could not open a browser (" + err.Error() + "); open the URL above yourself.")
 		}
 	default:

@@ -94,7 +94,8 @@ server's defaults (flags and environment variables still win).
 With --oauth vq signs in at the MCP endpoint (--endpoint, else
 {base-url}/api/mcp) instead: it follows the endpoint's 401 to its
 authorization server, opens the browser (--no-browser prints the URL) and
-receives the answer on a 127.0.0.1 port. Tokens are stored per server and
+receives the answer on a 127.0.0.1 port; with no browser to open and no
+one at a terminal, it stops at once and says how to sign in without one. Tokens are stored per server and
 issuer like keys (OS keyring, else a 0600 file), refreshed when they
 expire, removed by vq auth logout. VQ_OAUTH_CLIENT_ID /
 VQ_OAUTH_CLIENT_SECRET name a client registered beforehand;

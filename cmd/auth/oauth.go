@@ -44,6 +44,13 @@ func oauthLoginRun(ctx context.Context, opts *LoginOptions) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if errors.Is(err, account.ErrNoBrowser) {
+			print := f.Terminal().Print
+			print.Error(err.Error())
+			print.Hint("without a browser, sign in with an API key: echo \"$VISUALQ_KEY\" | vq auth login --with-token\n" +
+				"or sign in at a terminal, where --no-browser prints the URL to open")
+			return &exitcode.Error{Code: exitcode.Unauthorized}
+		}
 		return &exitcode.Error{Code: exitcode.Unauthorized, Message: err.Error() + cmdutil.LoginHint(err)}
 	}
 	store, err := f.Config().Store()

@@ -59,6 +59,8 @@ func vq() int {
 //	sent N       the sandbox has received N requests since the script began
 //	invoked T,U  the tools its invoke endpoint was called with, in order
 //	             ('' for none)
+//	answer FILE  vq's server (VQ_BASE_URL) is from now on one of the
+//	             script's own, which answers every call with FILE's bytes
 //
 // The environment starts as the sandbox's: VQ_BASE_URL=$SANDBOX, the admin
 // key in VQ_API_KEY, a config file of the script's in VQ_CONFIG
@@ -81,6 +83,7 @@ func Scripts(t *testing.T, dir string) {
 			}
 			s := NewSandbox(tb, sandbox.Options{JobStep: step, Rate: -1})
 			e.Values[sandboxKey{}] = s
+			e.Values[testKey{}] = tb
 			e.Setenv(exitFile, e.WorkDir+"/.vq-exit")
 			e.Setenv("SANDBOX", s.URL)
 			e.Setenv("VQ_BASE_URL", s.URL)
@@ -93,11 +96,15 @@ func Scripts(t *testing.T, dir string) {
 			"status":  status,
 			"sent":    sent,
 			"invoked": invoked,
+			"answer":  answer,
 		},
 	})
 }
 
-type sandboxKey struct{}
+type (
+	sandboxKey struct{}
+	testKey    struct{}
+)
 
 // Sandbox is a sandbox on loopback that records the requests it receives
 // (testkit.Server's Calls).
@@ -160,4 +167,14 @@ func invoked(ts *testscript.TestScript, neg bool, args []string) {
 	if got := ts.Value(sandboxKey{}).(*Sandbox).InvokedTools(); got != args[0] {
 		ts.Fatalf("the invoke endpoint was called with %q, want %q", got, args[0])
 	}
+}
+
+// answer points vq at a server that answers every call with a file's
+// bytes, for answers the sandbox never gives.
+func answer(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: answer FILE")
+	}
+	s := testkit.NewServer(ts.Value(testKey{}).(testing.TB), testkit.Always(200, ts.ReadFile(args[0])))
+	ts.Setenv("VQ_BASE_URL", s.URL)
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -126,7 +127,8 @@ func checkArgNames(tool string, keys, known []string, open bool) error {
 		}
 		takes := "no arguments"
 		if len(known) > 0 {
-			takes = strings.Join(known, ", ")
+			// A server may list 20k names: the line names what fits.
+			takes = format.Fitting(known, ", ", maxNamesListed)
 		}
 		raw := "vq invoke " + tool
 		if spec, ok := api.LookupTool(tool); ok && spec.CI {
@@ -156,14 +158,27 @@ func argNames(args []api.ToolArg) []string {
 	return names
 }
 
+// maxNamesListed bounds the bytes of the names a usage line lists, and
+// maxSuggested the length of a name it suggests: one a person types.
+const (
+	maxNamesListed = 200
+	maxSuggested   = 64
+)
+
 // nearestName is the name of names that key is a near miss of: the same
 // but for case, or one edit away (two for names longer than four bytes);
-// "" when none is.
+// "" when none is. Only names of about the key's length are compared,
+// and none longer than maxSuggested, so each costs at most 64×66 steps.
 func nearestName(key string, names []string) string {
 	best, bestDistance := "", 0
+	key = strings.ToLower(key)
 	for _, name := range names {
-		d := EditDistance(strings.ToLower(key), strings.ToLower(name))
-		if limit := min(2, max(1, len(name)-3)); d > limit {
+		limit := min(2, max(1, len(name)-3))
+		if len(name) > maxSuggested || max(len(name)-len(key), len(key)-len(name)) > limit {
+			continue // more than limit edits away, or no name a person types
+		}
+		d := EditDistance(key, strings.ToLower(name))
+		if d > limit {
 			continue
 		}
 		if best == "" || d < bestDistance {

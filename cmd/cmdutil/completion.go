@@ -149,24 +149,37 @@ func (cp Completer) checkFlag(key, otherFlag string) cobra.CompletionFunc {
 // viewports (key viewport) of checks, keeping those whose other field is
 // other when other is set.
 func checkValues(checks []layout.Check, key, other string) []string {
-	var values []string
+	var values Distinct
 	for _, ch := range checks {
 		value, otherValue := ch.Scenario, ch.Viewport
 		if key == "viewport" {
 			value, otherValue = otherValue, value
 		}
 		if other == "" || other == otherValue {
-			values = AppendNew(values, value)
+			values.Add(value)
 		}
 	}
-	return values
+	return values.List
 }
 
-func AppendNew(values []string, v string) []string {
-	if v == "" || slices.Contains(values, v) {
-		return values
+// Distinct is a list of values, each once and none empty, in the order
+// first added. The set of those added keeps the work linear: a run may
+// fail on 100k scenario labels.
+type Distinct struct {
+	List []string
+	seen map[string]bool
+}
+
+// Add appends v to the list unless it is empty or there already.
+func (d *Distinct) Add(v string) {
+	if v == "" || d.seen[v] {
+		return
 	}
-	return append(values, v)
+	if d.seen == nil {
+		d.seen = map[string]bool{}
+	}
+	d.seen[v] = true
+	d.List = append(d.List, v)
 }
 
 // failedChecks asks the server for a run's failures within ctx, a read

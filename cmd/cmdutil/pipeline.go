@@ -260,7 +260,7 @@ func (p *Pipeline) SendCI(ctx context.Context, call CICall, tool string, args ma
 // Show hands one response to the renderer the flags chose and returns the
 // error that carries its exit code.
 func (p *Pipeline) Show(ctx context.Context, resp *api.ToolResponse) error {
-	p.f.Terminal().Page()
+	p.f.Terminal().Page(ctx)
 	print := p.f.Terminal().Print
 	if err := saveContent(print, p.f.Global.MCP.SaveDir, p.Output.Structured(), resp); err != nil {
 		return err

@@ -36,7 +36,7 @@ func addJUnitFlag(c *cobra.Command, r *ReportOptions) {
 // AddExitStatusFlag gives c --exit-status, for a read whose answer lists
 // checks: it then exits as vq ci status would for the run.
 func AddExitStatusFlag(c *cobra.Command, r *ReportOptions) {
-	c.Flags().BoolVar(&r.ExitStatus, "exit-status", false, "exit 3 (run_failed) when the answer lists failed checks, 0 when it lists none")
+	c.Flags().BoolVar(&r.ExitStatus, "exit-status", false, "exit 3 (run_failed) when the answer lists failed checks, 0 when it lists none, 54 (no_verdict) when its counts cannot be read")
 }
 
 // finish writes the reports of shown, the answer the command showed last,
@@ -80,7 +80,12 @@ func checksExit(resp *api.ToolResponse) error {
 	}
 	switch checks.Verdict() {
 	case layout.VerdictFailed:
+		if checks.Failed == 0 {
+			return &exitcode.Error{Code: exitcode.RunFailed, Message: run + " failed (--exit-status)"}
+		}
 		return &exitcode.Error{Code: exitcode.RunFailed, Message: fmt.Sprintf("%d of %d checks failed (--exit-status)", checks.Failed, checks.Total)}
+	case layout.VerdictUnreadable:
+		return &exitcode.Error{Code: exitcode.NoVerdict, Message: run + " has no verdict vq can read: " + checks.Unreadable + " (--exit-status)"}
 	case layout.VerdictError:
 		return &exitcode.Error{Code: exitcode.RunError, Message: run + " ended in error (--exit-status)"}
 	case layout.VerdictCancelled:

@@ -30,6 +30,7 @@ func (o OAuthSignIn) Options(browser bool) account.OAuthLoginOptions {
 		// notice under the call instead.
 		Notify:       o.term.Tell,
 		Headless:     o.headless(),
+		Unattended:   !o.term.CanPrompt(),
 		ClientID:     o.getenv("VQ_OAUTH_CLIENT_ID"),
 		ClientSecret: o.getenv("VQ_OAUTH_CLIENT_SECRET"),
 	}

@@ -17,8 +17,9 @@ func NewCmdFailures(f *cmdutil.Factory, runF func(context.Context, *cmdutil.Task
 to triage them; otherwise a table, or --json, --format markdown|junit|github.
 
 In a pipeline, --exit-status makes the read gate the step: exit 3
-(run_failed) when the run has failed checks, 0 when it has none (without it
-an answer is exit 0 whatever it lists). --junit PATH also writes the JUnit
+(run_failed) when the run failed or has failed checks, 0 when it passed
+with none, 54 (no_verdict) when its counts or status cannot be read
+(without it an answer is exit 0 whatever it lists). --junit PATH also writes the JUnit
 report to PATH beside what stdout shows (like --format, it prints the
 answer instead of opening the TUI).`,
 		Example: "  vq failures run_abc\n  vq failures run_abc --json --jq '.data.failures[].scenarioLabel'\n" +

@@ -72,6 +72,6 @@ func toolsRun(ctx context.Context, opts *ToolsOptions) error {
 		f.Terminal().Print.Note(textsafe.SanitizeLine(client.MCPEndpoint()) + " offers no tools.")
 		return nil
 	}
-	f.Terminal().Page()
+	f.Terminal().Page(ctx)
 	return f.Terminal().Print.Tools(tools)
 }

@@ -2,12 +2,19 @@ package iostreams
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
+
+	"github.com/visualq/vq/internal/exitcode"
 )
 
 // Long output on a terminal goes through a pager, as git's and gh's do:
@@ -17,10 +24,17 @@ import (
 // a terminal is ever paged (never a pipe or a file), never the TUI, and
 // --no-pager, or a pager of cat, turns it off. While it runs, vq's lines
 // on stderr are held and written after it, so that they follow the
-// output instead of tearing the pager's screen.
+// output instead of tearing the pager's screen. A pager that cannot start
+// is said once, and the output goes to the terminal as it is; the end of
+// the command's context (SIGINT, SIGTERM) ends the pager, so that one
+// that never reads cannot hold vq.
 
 // defaultPager is the pager without VQ_PAGER or PAGER.
 const defaultPager = "less -FRX"
+
+// shellSyntax are the characters that make a pager command a shell's
+// command line, run by sh -c (on Windows, none is).
+const shellSyntax = "|&;<>()$`\\\"'*?[#~=%{}\n"
 
 // maxHeldErr bounds what stderr holds while the pager runs; past it, the
 // rest is written at once.
@@ -53,20 +67,23 @@ type pager struct {
 
 	cmd  *exec.Cmd
 	pipe io.WriteCloser
+	// ended is the context whose end (a signal) ends the pager.
+	ended context.Context
 }
 
-// start starts the pager, once; without a pager, or when it cannot
-// start, the output goes to the terminal as it is.
-func (p *pager) start(terminal io.Writer, getenv func(string) string) {
-	if p.command == "" || p.cmd != nil {
+// start starts the pager, once, for the output of a command whose
+// context is ctx; without a pager, or when it cannot start (warn says so,
+// once), the output goes to the terminal as it is.
+func (p *pager) start(ctx context.Context, terminal io.Writer, getenv func(string) string, warn func(string)) {
+	if p.command == "" || p.cmd != nil || ctx.Err() != nil {
 		return
 	}
-	name, args := "sh", []string{"-c", p.command}
-	if runtime.GOOS == "windows" {
-		fields := strings.Fields(p.command)
-		name, args = fields[0], fields[1:]
+	cmd := exec.CommandContext(ctx, "sh", "-c", p.command)
+	if fields := strings.Fields(p.command); runtime.GOOS == "windows" || !strings.ContainsAny(p.command, shellSyntax) {
+		// Plain words (less -R) run as they are, so a program that
+		// does not exist is known before any output goes to it.
+		cmd = exec.CommandContext(ctx, fields[0], fields[1:]...)
 	}
-	cmd := exec.Command(name, args...)
 	cmd.Stdout, cmd.Stderr = terminal, p.errOut.target()
 	cmd.Env = os.Environ()
 	if getenv("LESS") == "" {
@@ -79,25 +96,59 @@ func (p *pager) start(terminal io.Writer, getenv func(string) string) {
 	if err != nil {
 		return
 	}
+	// Ended with vq: its pipe closed (a write blocked on a pager that does
+	// not read returns), then SIGTERM, then SIGKILL a second later.
+	cmd.Cancel = func() error {
+		_ = pipe.Close()
+		return cmd.Process.Signal(syscall.SIGTERM)
+	}
+	cmd.WaitDelay = time.Second
 	if err := cmd.Start(); err != nil {
+		warn(fmt.Sprintf("the pager %q could not start (%v): the output is printed without it", p.command, err))
+		p.command = ""
 		return
 	}
-	p.cmd, p.pipe = cmd, pipe
-	p.out.set(pipe)
+	p.cmd, p.pipe, p.ended = cmd, pipe, ctx
+	p.out.set(pagerInput{pipe, ctx})
 	p.errOut.hold()
 }
 
 // stop ends the output to the pager and waits for the person to leave
-// it; then stderr's held lines are written.
-func (p *pager) stop(terminal io.Writer) {
+// it; then stderr's held lines are written. A pager quit early ends the
+// paging all the same; one whose shell could not run its program (exit
+// 126 or 127) showed nothing, which is an error.
+func (p *pager) stop(terminal io.Writer) error {
 	if p.cmd == nil {
-		return
+		return nil
 	}
 	p.out.set(terminal)
 	_ = p.pipe.Close()
-	_ = p.cmd.Wait() // a pager quit early, or one that failed, ends the paging all the same
+	err := p.cmd.Wait()
 	p.cmd = nil
 	p.errOut.release()
+	if err := p.ended.Err(); err != nil {
+		return err // ended by a signal: vq exits as the signal says
+	}
+	if exit, ok := errors.AsType[*exec.ExitError](err); ok && (exit.ExitCode() == 126 || exit.ExitCode() == 127) {
+		return &exitcode.Error{Code: exitcode.Internal, Message: fmt.Sprintf("the pager %q could not run (%v): the output was not shown (--no-pager prints it as it is)", p.command, err)}
+	}
+	return nil
+}
+
+// pagerInput is the pager's stdin as vq writes it: a write that fails
+// because ctx ended the pager fails with ctx's error, so that vq exits as
+// the signal says.
+type pagerInput struct {
+	io.Writer
+	ctx context.Context
+}
+
+func (w pagerInput) Write(b []byte) (int, error) {
+	n, err := w.Writer.Write(b)
+	if err != nil && w.ctx.Err() != nil {
+		return n, w.ctx.Err()
+	}
+	return n, err
 }
 
 // switchWriter writes to the writer set last.

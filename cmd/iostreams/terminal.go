@@ -117,12 +117,13 @@ func isTerminal(w io.Writer) bool {
 }
 
 // Page sends the rest of the command's output on stdout through the
-// pager, when the Display policy has one (a terminal, no --no-pager).
-func (t *Terminal) Page() { t.pager.start(t.io.Out, t.getenv) }
+// pager, when the Display policy has one (a terminal, no --no-pager),
+// until the command is done or ctx ends.
+func (t *Terminal) Page(ctx context.Context) { t.pager.start(ctx, t.io.Out, t.getenv, t.Print.Warning) }
 
 // EndPager ends the output to the pager and waits for the person to
 // leave it: the command is done.
-func (t *Terminal) EndPager() { t.pager.stop(t.io.Out) }
+func (t *Terminal) EndPager() error { return t.pager.stop(t.io.Out) }
 
 // Display is where a command's answers go.
 type Display int

@@ -101,13 +101,16 @@ func (s *agentServer) complete(_ context.Context, req *mcp.CompleteRequest) (*mc
 	if p.Context != nil {
 		context = p.Context.Arguments
 	}
-	values := s.recall.values(p.Argument.Name, context)
+	var recalled cmdutil.Distinct
+	for _, v := range s.recall.values(p.Argument.Name, context) {
+		recalled.Add(v)
+	}
 	if p.Argument.Name == completions.RunID {
 		for _, id := range completions.Open(s.factory.Getenv).Recent(completions.RunID) {
-			values = cmdutil.AppendNew(values, id)
+			recalled.Add(id)
 		}
 	}
-	values = slices.DeleteFunc(values, func(v string) bool { return !strings.HasPrefix(strings.ToLower(v), strings.ToLower(p.Argument.Value)) })
+	values := slices.DeleteFunc(recalled.List, func(v string) bool { return !strings.HasPrefix(strings.ToLower(v), strings.ToLower(p.Argument.Value)) })
 	total := len(values)
 	values = values[:min(total, maxCompletions)]
 	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: values, Total: total, HasMore: total > len(values)}}, nil
@@ -178,19 +181,19 @@ func (r *recall) values(arg string, context map[string]string) []string {
 	if arg == completions.RunID {
 		return slices.Clone(r.runs)
 	}
-	var out []string
+	var out cmdutil.Distinct
 	for _, c := range r.checks {
 		if run := context[completions.RunID]; run != "" && c.run != "" && run != c.run {
 			continue
 		}
 		switch arg {
 		case "scenarioLabel":
-			out = cmdutil.AppendNew(out, c.scenario)
+			out.Add(c.scenario)
 		case "viewport":
 			if scenario := context["scenarioLabel"]; c.viewport != "" && (scenario == "" || scenario == c.scenario) {
-				out = cmdutil.AppendNew(out, c.viewport)
+				out.Add(c.viewport)
 			}
 		}
 	}
-	return out
+	return out.List
 }

@@ -1,6 +1,11 @@
 package layout
 
-import "strconv"
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
 
 // Check is one visual check (a scenario on a viewport) as a response
 // describes it. Fields hold every member the server sent, in its order, for
@@ -48,6 +53,10 @@ type Checks struct {
 	HasRan bool
 	// URL is the run's page, as the server sent it.
 	URL string
+	// Unreadable says why the answer's verdict cannot be read (a count
+	// that is no count, a pass that its counts or an error contradict);
+	// "" when it can.
+	Unreadable string
 }
 
 // Verdicts of a run, as Verdict reports them.
@@ -59,18 +68,26 @@ const (
 	// VerdictPending is a run without a verdict yet: queued, running, or a
 	// status vq does not know, which must not read as passed either.
 	VerdictPending = "pending"
+	// VerdictUnreadable is an answer whose verdict vq cannot read
+	// (Unreadable says why): never a pass.
+	VerdictUnreadable = "unreadable"
 )
 
 // Verdict is what the checks add up to. A run that ended in error or was
-// cancelled has that verdict even when it found failures first; any other
-// status but passed and failed is pending.
+// cancelled has that verdict even when it found failures first, and a
+// failed run is failed whatever its counts; any other status but passed
+// is pending.
 func (c *Checks) Verdict() string {
-	switch c.Status {
-	case "error":
+	switch {
+	case c.Unreadable != "":
+		return VerdictUnreadable
+	case c.Status == "error":
 		return VerdictError
-	case "cancelled":
+	case c.Status == "cancelled":
 		return VerdictCancelled
-	case "", "passed", "failed":
+	case c.Status == "failed":
+		return VerdictFailed
+	case c.Status == "" || c.Status == "passed":
 		if c.Failed > 0 {
 			return VerdictFailed
 		}
@@ -138,10 +155,12 @@ func ChecksOf(data []byte) (*Checks, bool) {
 func checksIn(n *Node) (*Checks, bool) {
 	c := &Checks{RunID: textOf(n.Get("runId")), Status: textOf(n.Get("status")), URL: textOf(n.Get("url"))}
 	if p := n.Get("progress"); p != nil && p.Kind == '{' {
-		c.Ran, c.HasRan = intOf(p.Get("current"))
+		if ran, has, ok := countOf(p.Get("current")); ok {
+			c.Ran, c.HasRan = ran, has
+		}
 	}
-	total, hasTotal := intOf(n.Get("total"))
-	failed, hasFailed := intOf(n.Get("failed"))
+	total, hasTotal := c.count(n, "total")
+	failed, hasFailed := c.count(n, "failed")
 	var listed bool
 	if c.Listed, listed = listedChecks(n); !listed && (!hasTotal || !hasFailed) && (c.RunID == "" || c.Status == "") {
 		// Counts alone are check results only when they say how many
@@ -158,7 +177,53 @@ func checksIn(n *Node) (*Checks, bool) {
 		c.Failed = max(failed, c.Failed)
 	}
 	c.Total = max(total, c.Failed, len(c.Listed))
+	if c.Unreadable == "" {
+		c.Unreadable = c.contradiction(n.Get("error"))
+	}
 	return c, true
+}
+
+// contradiction says how an answer contradicts its pass: a status passed
+// with failed checks, or a pass beside an error (e); "" when it does not.
+func (c *Checks) contradiction(e *Node) string {
+	switch {
+	case c.Status == "passed" && c.Failed > 0:
+		return fmt.Sprintf("it says passed and counts %d failed checks", c.Failed)
+	case e != nil && e.Kind != 'n' && e.Kind != 'f' && c.Verdict() == VerdictPassed:
+		return "it says it passed beside an error"
+	}
+	return ""
+}
+
+// count reads n's member name as a count of checks; has is false when n
+// has none. One that is no count makes the verdict unreadable.
+func (c *Checks) count(n *Node, name string) (v int, has bool) {
+	v, has, ok := countOf(n.Get(name))
+	if !ok && c.Unreadable == "" {
+		c.Unreadable = fmt.Sprintf("its %q is no count of checks (a whole number, at least 0)", name)
+	}
+	return v, has
+}
+
+// maxCount is the largest count read as it is: a larger one (1e30, a
+// hundred digits) is read as maxCount, a big count, never a small one.
+const maxCount = 1 << 53
+
+// countOf reads n as a count: a JSON number in any integral form (5,
+// 5.0, 1e1). has is false when n is nil; ok is false when n is present
+// but no count (negative, fractional, a string, null, ...).
+func countOf(n *Node) (v int, has, ok bool) {
+	if n == nil {
+		return 0, false, true
+	}
+	f, _ := strconv.ParseFloat(n.Text, 64) // past float64's range: ±Inf
+	digits, _, _ := strings.Cut(strings.ToLower(n.Text), "e")
+	if n.Kind != '0' || f < 0 || f != math.Trunc(f) || f == 0 && strings.Trim(digits, "-0.") != "" {
+		// A fraction too small for a float64 (1e-400) reads as 0: it
+		// is no count either.
+		return 0, true, false
+	}
+	return int(min(f, maxCount)), true, true
 }
 
 // listedChecks are the checks n lists: its failures, or n itself when it
@@ -200,14 +265,6 @@ func textOf(n *Node) string {
 		return ""
 	}
 	return n.String()
-}
-
-func intOf(n *Node) (int, bool) {
-	if n == nil || n.Kind != '0' {
-		return 0, false
-	}
-	v, err := strconv.Atoi(n.Text)
-	return v, err == nil
 }
 
 func floatOf(n *Node) (float64, bool) {

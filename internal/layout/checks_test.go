@@ -50,3 +50,24 @@ func TestCheckDiffURL(t *testing.T) {
 		}
 	}
 }
+
+// A count is a JSON number in any integral form; anything else the
+// answer gives for one makes its verdict unreadable, never a pass.
+func TestCountsAreJSONNumbersInAnyIntegralForm(t *testing.T) {
+	t.Parallel()
+	for count, want := range map[string]int{
+		`5`: 5, `5.0`: 5, `1e1`: 10, `0.5e1`: 5, `50E-1`: 5, `-0`: 0, `0.0e7`: 0,
+		`99999999999999999999`: maxCount, `1e400`: maxCount,
+		`-1`: -1, `0.5`: -1, `1e-400`: -1, `-1e400`: -1, `"5"`: -1, `null`: -1, `true`: -1, `{}`: -1,
+	} {
+		c, ok := ChecksOf([]byte(`{"runId":"r","total":0,"failed":` + count + `}`))
+		switch {
+		case !ok:
+			t.Errorf("failed %s: no checks", count)
+		case want < 0 && (c.Verdict() != VerdictUnreadable || c.Unreadable == ""):
+			t.Errorf("failed %s: verdict %s, want %s", count, c.Verdict(), VerdictUnreadable)
+		case want >= 0 && (c.Failed != want || c.Unreadable != ""):
+			t.Errorf("failed %s: read as %d (%q), want %d", count, c.Failed, c.Unreadable, want)
+		}
+	}
+}
