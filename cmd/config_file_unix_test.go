@@ -1,3 +1,5 @@
+//go:build unix
+
 package cmd
 
 import (
@@ -5,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -75,9 +76,6 @@ func hostileConfigs(t *testing.T) map[string]string {
 // goes on without it, with a warning that says so.
 func TestHostileConfigFilesEndAtOnceAndBreakOnlyWhatNeedsThem(t *testing.T) {
 	t.Parallel()
-	if runtime.GOOS == "windows" {
-		t.Skip("FIFOs and /dev/zero are Unix's")
-	}
 	ts := startLoggedSandbox(t)
 	for path, reason := range hostileConfigs(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
@@ -123,9 +121,6 @@ func TestHostileConfigFilesEndAtOnceAndBreakOnlyWhatNeedsThem(t *testing.T) {
 // fix; a private one is not. A sticky directory (/tmp) is no risk.
 func TestConfigOthersMayChangeIsWarnedAbout(t *testing.T) {
 	t.Parallel()
-	if runtime.GOOS == "windows" {
-		t.Skip("modes and owners are Unix's")
-	}
 	ts := startLoggedSandbox(t)
 	for _, c := range []struct {
 		name              string
@@ -168,9 +163,6 @@ func TestConfigOthersMayChangeIsWarnedAbout(t *testing.T) {
 // privately, and a link to what is no regular file is refused with why.
 func TestConfigWritesKeepTheSymlink(t *testing.T) {
 	t.Parallel()
-	if runtime.GOOS == "windows" {
-		t.Skip("symbolic links need privileges on Windows")
-	}
 	ts := startLoggedSandbox(t)
 	other := startLoggedSandbox(t)
 	home, dotfiles := t.TempDir(), t.TempDir()
