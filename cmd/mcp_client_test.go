@@ -356,7 +356,7 @@ func TestAnAnswerBreakingItsOutputSchemaExits51(t *testing.T) {
 // once it has handled n notices (it handles one after taking it), or a
 // while has passed.
 func (s *foreignServer) told(n int) []any {
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(testkit.Patience); ; time.Sleep(10 * time.Millisecond) {
 		s.mu.Lock()
 		told := append([]any(nil), s.cancelled...)
 		s.mu.Unlock()
