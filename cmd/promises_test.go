@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -168,9 +169,11 @@ func (c hostileClass) carries(row promiseRow) bool {
 }
 
 // promiseSlots is how many cells run at once: most of a cell's time is
-// spent waiting (a retry's pause, rate limits, polls), so many more than
-// go test's one per core.
-const promiseSlots = 24
+// spent waiting (a retry's pause, rate limits, polls), so more than go
+// test's one per core, but in proportion to the cores: 24 at once on two
+// starved each other past promiseBound (a 429-forever cell, 0.2s of
+// waits, took 6.3s) and ran the whole matrix slower than 8 do.
+var promiseSlots = 4 * runtime.GOMAXPROCS(0)
 
 func TestPromiseMatrix(t *testing.T) {
 	t.Parallel()
