@@ -279,7 +279,12 @@ func (c *promiseCell) check(t *testing.T) {
 	if elapsed > promiseBound {
 		t.Errorf("promise 3: ended after %s, past its bounds (%s)", elapsed.Round(time.Millisecond), promiseBound)
 	}
-	if code := c.class.reserved; code != "" && exit == exitcode.ForCode(code, true) {
+	// vq's own wait bound may end polls the server answers with its code
+	// (each a retried tool_error; on a loaded machine the bound comes
+	// before the last): that exit is the client's, in its words ("after
+	// 2s").
+	ownWaitEnded := strings.Contains(output, " after "+promiseWait.String())
+	if code := c.class.reserved; code != "" && exit == exitcode.ForCode(code, true) && !ownWaitEnded {
 		t.Errorf("the server's error code %q gave the client's own exit %d", code, exit)
 	}
 	if strings.Contains(output, secretKey) {
