@@ -86,7 +86,7 @@ func TestRateLimitedCallsTakeTurnsOnlyWhileLimited(t *testing.T) {
 		if n > 2 { // the calls after the limit's retry: wait (bounded) for one beside it
 			select {
 			case <-side:
-			case <-time.After(2 * time.Second):
+			case <-time.After(testkit.Patience):
 			case <-r.Context().Done():
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,15 +45,25 @@ func (ls *loggedSandbox) took() []string {
 
 // accountsEnv is the environment of one user's vq: a config file of its
 // own and, when keyring is set, the (mock) OS keyring instead of keys in
-// the file.
+// the file: an empty one the test holds until it ends (keyringTurn). A
+// test calls it with keyring set once at most.
 func accountsEnv(t *testing.T, useKeyring bool) map[string]string {
 	env := map[string]string{"VQ_CONFIG": filepath.Join(t.TempDir(), "vq", "config.json")}
 	if useKeyring {
+		keyringTurn.Lock()
+		t.Cleanup(keyringTurn.Unlock)
 		keyring.MockInit()
 		env["VQ_NO_KEYRING"] = ""
 	}
 	return env
 }
+
+// keyringTurn makes the keyring tests take turns: go-keyring's mock is the
+// process's one map, emptied by MockInit and unsafe for concurrent use, so
+// a keyring test beside another lost its keys ("the OS keyring and the
+// config file hold none for it"). The other tests, which run vq without a
+// keyring (VQ_NO_KEYRING), still run beside them.
+var keyringTurn sync.Mutex
 
 func with(env map[string]string, kv ...string) map[string]string {
 	out := map[string]string{}

@@ -10,12 +10,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/cmd/cmdutil"
 	"github.com/visualq/vq/cmd/iostreams"
+	cmdsandbox "github.com/visualq/vq/cmd/sandbox"
 	"github.com/visualq/vq/sandbox"
 )
 
@@ -80,7 +82,9 @@ func newDocShell(t *testing.T, ts *httptest.Server, env []string, oldNew ...stri
 
 // run runs line after the shell lines of prelude (what a person's shell
 // already ran: exports), unless want skips it, and fails t unless it
-// exits want.exit. A line that serves gets a Ctrl-C once it is up.
+// exits want.exit. A line that serves gets a Ctrl-C once it says it
+// listens, on a port of its own: the default one may be taken, by the
+// sandbox the README tells a person to start.
 func (d *docShell) run(t *testing.T, prelude, line string, want lineExit) {
 	t.Helper()
 	if want.skip != "" {
@@ -88,10 +92,15 @@ func (d *docShell) run(t *testing.T, prelude, line string, want lineExit) {
 	}
 	script := d.replace.Replace(line)
 	if strings.HasPrefix(script, "vq sandbox") {
-		// A second sandbox listens on a port of its own.
-		script = strings.ReplaceAll(script, d.host, "127.0.0.1:0")
+		// A second sandbox listens on a port of its own, given before
+		// the line's comment.
+		command, comment, commented := strings.Cut(script, " #")
+		script = strings.ReplaceAll(strings.TrimRight(command, " "), d.host, "127.0.0.1:0")
 		if !strings.Contains(script, "--addr") {
 			script += " --addr 127.0.0.1:0"
+		}
+		if commented {
+			script += " #" + comment
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -99,19 +108,59 @@ func (d *docShell) run(t *testing.T, prelude, line string, want lineExit) {
 	cmd := exec.CommandContext(ctx, "bash", "-c", `set -o pipefail; fpath=("$PWD"); `+d.replace.Replace(prelude)+script)
 	cmd.Dir = d.dir
 	cmd.Env = d.env
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	up := make(chan string, 1)
+	out := &listenWatch{up: up}
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(exited)
+	}()
 	if want.serves {
-		time.Sleep(500 * time.Millisecond)
-		cmd.Process.Signal(os.Interrupt)
+		select {
+		case url := <-up:
+			if strings.Contains(url, cmdsandbox.DefaultAddr) {
+				t.Errorf("%s\n  (ran: %s)\n  listens on the default %s, which another sandbox may hold", line, script, url)
+			}
+			cmd.Process.Signal(os.Interrupt)
+		case <-exited: // it never listened: its exit code and output say why
+		case <-ctx.Done(): // it is killed, and fails below
+		}
 	}
-	cmd.Wait()
+	<-exited
 	if code := cmd.ProcessState.ExitCode(); code != want.exit {
 		t.Errorf("%s\n  (ran: %s)\n  exit %d, want %d\n%s", line, script, code, want.exit, out.String())
 	}
+}
+
+// listenWatch is a command's output; up gets the URL of its first
+// "listening on" line.
+type listenWatch struct {
+	mu  sync.Mutex
+	out bytes.Buffer
+	up  chan string
+}
+
+func (w *listenWatch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.out.Write(p)
+	if _, rest, ok := strings.Cut(w.out.String(), " listening on "); ok && w.up != nil {
+		if url, _, ok := strings.Cut(rest, "\n"); ok {
+			w.up <- url
+			w.up = nil
+		}
+	}
+	return len(p), nil
+}
+
+func (w *listenWatch) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.out.String()
 }
 
 // Every Example line of every command runs as printed against the

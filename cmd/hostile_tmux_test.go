@@ -34,21 +34,31 @@ func imageBombServer(t *testing.T, images map[string][]byte) *testkit.Server {
 	return s
 }
 
-// peakRSS is the peak resident set of process pid (VmHWM), in bytes.
+// peakRSS is the peak resident set of process pid (VmHWM), in bytes: that
+// of the memory it has had since its exec, which is its own. The test is
+// skipped where /proc cannot tell.
 func peakRSS(t *testing.T, pid int) int64 {
 	t.Helper()
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	peak, err := vmHWM(strconv.Itoa(pid))
 	if err != nil {
 		t.Skipf("no peak RSS to read: %v", err)
 	}
+	return peak
+}
+
+// vmHWM is the VmHWM of /proc/PID/status (PID a number or self), in bytes.
+func vmHWM(pid string) (int64, error) {
+	status, err := os.ReadFile("/proc/" + pid + "/status")
+	if err != nil {
+		return 0, err
+	}
 	for _, line := range strings.Split(string(status), "\n") {
 		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10, err
 		}
 	}
-	t.Fatalf("no VmHWM in /proc/%d/status", pid)
-	return 0
+	return 0, fmt.Errorf("no VmHWM in /proc/%s/status", pid)
 }
 
 // The image bombs of issue 29 served as a diff's screenshots, as vq

@@ -15,17 +15,14 @@ import (
 
 // TestMain runs the tests two to a core and removes the vq binary the process tests built. With asPanickyVQ set, the test
 // binary is vq instead, with a TUI that panics on P (see
-// TestTUIPanicInTmux); with asPeakMeter, it runs a program and measures
-// its peak memory (peakRSS); with asStdioTextServer, it is a stdio MCP
+// TestTUIPanicInTmux); with asStdioTextServer, it is a stdio MCP
 // server of one large text answer (testkit.ServeStdioText); with
 // hostileChildArg first, a hostile stdio MCP server (see
-// TestPromiseMatrix).
+// TestPromiseMatrix). On Linux, with asPeakMeter set, it is a meter of
+// another program's peak memory before TestMain runs (peak_linux_test.go).
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == hostileChildArg {
 		os.Exit(hostileChild(os.Args[2:]))
-	}
-	if file := os.Getenv(asPeakMeter); file != "" {
-		os.Exit(measurePeak(file, os.Args[1:]))
 	}
 	if size, err := strconv.Atoi(os.Getenv(asStdioTextServer)); err == nil {
 		if err := testkit.ServeStdioText(os.Stdin, os.Stdout, size); err != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/internal/testkit"
@@ -28,7 +27,13 @@ func progressServer(t *testing.T) string {
 				if err != nil {
 					return nil, err
 				}
-				time.Sleep(20 * time.Millisecond) // long work, between reports
+				// The work goes on once the client has taken the report:
+				// a client handles a server's messages in order, so its
+				// answer to a ping follows its handling of the report
+				// (its answer to the call may not).
+				if err := req.Session.Ping(ctx, nil); err != nil {
+					return nil, err
+				}
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
 		})

@@ -546,7 +546,7 @@ func TestMCPServeFollowsAJobWithProgress(t *testing.T) {
 			}
 			// The client may handle the last notifications after the answer:
 			// wait a bounded time for the two the test needs.
-			for deadline := time.Now().Add(5 * time.Second); len(s.progress) < 2 && time.Now().Before(deadline); {
+			for deadline := time.Now().Add(testkit.Patience); len(s.progress) < 2 && time.Now().Before(deadline); {
 				time.Sleep(10 * time.Millisecond)
 			}
 			var got []float64
@@ -589,7 +589,7 @@ func TestMCPServeCancellationStopsThePolling(t *testing.T) {
 		t.Fatal("no progress notification")
 	}
 	polls := func() int { return len(ts.invokedCalls(api.ToolJobStatus)) }
-	for deadline := time.Now().Add(5 * time.Second); polls() < 3; time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(testkit.Patience); polls() < 3; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d polls: the job is not being followed", polls())
 		}

@@ -67,10 +67,11 @@ func TestTUIPanicInTmux(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := terminalEnv(map[string]string{asPanickyVQ: "1", "VQ_BASE_URL": ts, "VQ_API_KEY": sandbox.KeyAdmin})
-	p := startTmuxBinary(t, self, 120, 40, env, "stty -a", "failures", "run_big")
+	p := startTmuxBinary(t, self, 120, 40, env, "stty -a; echo stty done", "failures", "run_big")
 	p.waitFor("the failures", shows("failures (350)"))
 	p.keys("P")
-	after := p.waitFor("the shell after vq", shows("EXIT=", "speed"))
+	// The whole of stty's listing: the modes are after its first line.
+	after := p.waitFor("the shell after vq", shows("EXIT=", "stty done"))
 	if !strings.Contains(after, "EXIT=1\n") {
 		t.Errorf("vq did not exit 1:\n%s", after)
 	}

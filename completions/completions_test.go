@@ -4,15 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/internal/testkit"
 )
 
 // response decodes an answer as the client does (data indexed).
@@ -139,30 +136,5 @@ func TestServerToolNamesThatAreNoCandidatesAreDropped(t *testing.T) {
 	})
 	if len(tools) != 1 || tools[0].Name != "ok_tool" || len(tools[0].Args) != 1 || tools[0].Args[0] != "fine" {
 		t.Errorf("tools %q", tools)
-	}
-}
-
-// A cache file that is not a small regular file (swapped for /dev/zero, a
-// FIFO nobody writes, a huge file) is passed over at once: completion works
-// as with no cache.
-func TestHostileCacheFilesArePassedOver(t *testing.T) {
-	for name, plant := range map[string]func(path string) error{
-		"dev zero": func(path string) error { return os.Symlink("/dev/zero", path) },
-		"fifo":     func(path string) error { return syscall.Mkfifo(path, 0o600) },
-		"huge":     func(path string) error { return os.WriteFile(path, make([]byte, maxCacheFile+1), 0o600) },
-	} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			ctx := testkit.Bound(t)
-			c := Cache{Dir: t.TempDir(), TTL: DefaultTTL, Now: time.Now}
-			if err := plant(filepath.Join(c.Dir, "recent.json")); err != nil {
-				t.Skip(err)
-			}
-			done := make(chan []string, 1)
-			go func() { done <- c.Recent(RunID) }()
-			if got := testkit.Receive(t, ctx, done, "the cache's recent IDs"); len(got) != 0 {
-				t.Errorf("recent = %q from a hostile file", got)
-			}
-		})
 	}
 }

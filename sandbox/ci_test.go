@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // ciPost posts body to the CI endpoint of tool with key.
@@ -51,7 +53,7 @@ func decodeCI(t *testing.T, a answer) ciAnswer {
 func followRun(t *testing.T, ts *httptest.Server, runID string) ciAnswer {
 	t.Helper()
 	lastCurrent := 0
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(testkit.Patience); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		st := decodeCI(t, ciPost(t, ts, KeyAdmin, "get_run_status", `{"runId":"`+runID+`"}`))
 		if st.RunID != runID || st.Progress == nil || st.Failed == nil || st.Total == nil || st.URL == "" {
 			t.Fatalf("get_run_status misses contract fields: %+v", st)
@@ -64,7 +66,7 @@ func followRun(t *testing.T, ts *httptest.Server, runID string) ciAnswer {
 			return st
 		}
 	}
-	t.Fatalf("%s has no verdict after 5s", runID)
+	t.Fatalf("%s has no verdict after %s", runID, testkit.Patience)
 	return ciAnswer{}
 }
 

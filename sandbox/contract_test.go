@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // anyValue in a fixture accepts whatever the server sends there (ids of
@@ -200,7 +202,7 @@ func TestTrackingJob(t *testing.T) {
 // waitForJob polls get_job_status until the job is over.
 func waitForJob(t *testing.T, ts *httptest.Server, jobID string) answer {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(testkit.Patience)
 	for time.Now().Before(deadline) {
 		a := invoke(t, ts, KeyAdmin, "get_job_status", map[string]any{"jobId": jobID})
 		var st struct {
@@ -216,6 +218,6 @@ func waitForJob(t *testing.T, ts *httptest.Server, jobID string) answer {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	t.Fatalf("%s still running after 5s", jobID)
+	t.Fatalf("%s still running after %s", jobID, testkit.Patience)
 	return answer{}
 }

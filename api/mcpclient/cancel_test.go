@@ -17,50 +17,60 @@ import (
 // sets, the interrupt of Ctrl-C or the TUI's cancel), over each transport.
 func TestAGivenUpCallIsCancelledAtTheServer(t *testing.T) {
 	t.Parallel()
-	ctx := testkit.Bound(t)
+	// giveUp is how long the call runs before vq gives up on it: time for
+	// a stdio server (this test binary) to start and take the call on a
+	// loaded machine. At 200ms vq gave up there before it had sent the
+	// call, which left nothing to cancel.
+	const giveUp = 2 * time.Second
 	for _, tc := range []struct {
 		name string
 		opts mcpclient.Options
 		call func(context.Context) (context.Context, context.CancelFunc)
 	}{
-		{"--timeout", mcpclient.Options{Options: api.Options{Timeout: 200 * time.Millisecond}, CallBound: true}, nil},
-		{"idle bound", mcpclient.Options{Options: api.Options{Timeout: 200 * time.Millisecond}}, nil},
+		{"--timeout", mcpclient.Options{Options: api.Options{Timeout: giveUp}, CallBound: true}, nil},
+		{"idle bound", mcpclient.Options{Options: api.Options{Timeout: giveUp}}, nil},
 		{"--wait-timeout", mcpclient.Options{}, func(ctx context.Context) (context.Context, context.CancelFunc) {
-			return context.WithTimeout(ctx, 200*time.Millisecond)
+			return context.WithTimeout(ctx, giveUp)
 		}},
 		{"interrupt", mcpclient.Options{}, func(ctx context.Context) (context.Context, context.CancelFunc) {
 			ctx, cancel := context.WithCancel(ctx)
-			time.AfterFunc(200*time.Millisecond, cancel)
+			time.AfterFunc(giveUp, cancel)
 			return ctx, cancel
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := testkit.Bound(t)
 			for name, server := range inputServers(t) {
-				opts := tc.opts
-				opts.OverMCP, opts.Endpoint, opts.StdioEnv, opts.NoRetry = true, server.opts.Endpoint, server.opts.StdioEnv, true
-				c := mcpclient.New(opts)
-				callCtx, cancel := ctx, context.CancelFunc(func() {})
-				if tc.call != nil {
-					callCtx, cancel = tc.call(ctx)
-				}
-				resp, _ := c.Invoke(callCtx, api.Call{Tool: "block"})
-				cancel()
-				c.Close()
-				if resp.OK {
-					t.Errorf("%s: the blocked call answered ok", name)
-				}
-				// Over HTTP on 2026-07-28 the closed stream is the signal
-				// (no notice is expected); elsewhere the notice is.
-				want := "notifications/cancelled "
-				if name == "http 2026-07-28" {
-					want = "block cancelled"
-				}
-				// The notice is recorded as the server's transport takes it,
-				// before Invoke returns (a stdio server's record is read
-				// once Close has ended it); a handler's end is its own.
-				if !server.received(ctx, want) {
-					t.Errorf("%s: the server was never told of the cancelled call", name)
-				}
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					opts := tc.opts
+					opts.OverMCP, opts.Endpoint, opts.StdioEnv, opts.NoRetry = true, server.opts.Endpoint, server.opts.StdioEnv, true
+					c := mcpclient.New(opts)
+					callCtx, cancel := ctx, context.CancelFunc(func() {})
+					if tc.call != nil {
+						callCtx, cancel = tc.call(ctx)
+					}
+					resp, _ := c.Invoke(callCtx, api.Call{Tool: "block"})
+					cancel()
+					if resp.OK {
+						t.Error("the blocked call answered ok")
+					}
+					// Over HTTP on 2026-07-28 the closed stream is the signal
+					// (no notice is expected); elsewhere the notice is.
+					want := "notifications/cancelled "
+					if name == "http 2026-07-28" {
+						want = "block cancelled"
+					}
+					// The notice is sent before Invoke returns, and recorded as
+					// the server's transport takes it; a handler's end is its
+					// own. It is looked for before Close ends a stdio server,
+					// which a loaded machine may not have let read it yet.
+					if !server.received(ctx, want) {
+						t.Error("the server was never told of the cancelled call")
+					}
+					c.Close()
+				})
 			}
 		})
 	}

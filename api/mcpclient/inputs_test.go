@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/api/mcpclient"
@@ -39,10 +40,20 @@ type testServer struct {
 func (s testServer) count(tool string) int { return s.recorded().count("call " + tool) }
 
 // received reports a message the server received, by its start, waiting
-// for it until ctx ends while the server runs; a stdio server's record is
-// read whole, once the client's close has ended it.
+// for it until ctx ends; a stdio server's record, a file, is read again
+// until the message is in it.
 func (s testServer) received(ctx context.Context, prefix string) bool {
-	return s.recorded().await(ctx, prefix)
+	for {
+		r := s.recorded()
+		if found := r.await(ctx, prefix); found || r.changed != nil {
+			return found
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // A server that asks for sampling or roots, which vq does not declare,

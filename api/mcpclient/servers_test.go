@@ -153,13 +153,14 @@ func newTestServer(revisions []string, record func(string)) *mcp.Server {
 	server.AddTool(&mcp.Tool{Name: "env", InputSchema: object}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return text(strings.Join(os.Environ(), "\n")), nil
 	})
-	// A call blocked until the client cancels it, or a while has passed.
+	// A call blocked until the client cancels it, or for as long as a
+	// test waits.
 	server.AddTool(&mcp.Tool{Name: "block", InputSchema: object}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		select {
 		case <-ctx.Done():
 			record("block cancelled")
 			return nil, ctx.Err()
-		case <-time.After(2 * time.Second):
+		case <-time.After(testkit.Patience):
 			return text("unblocked"), nil
 		}
 	})

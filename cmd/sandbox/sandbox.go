@@ -41,7 +41,7 @@ Ctrl-C stops it.`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&opts.Addr, "addr", defaultSandboxAddr, "address to listen on")
+	fl.StringVar(&opts.Addr, "addr", DefaultAddr, "address to listen on")
 	fl.DurationVar(&opts.Latency, "latency", 0, "delay added to every request")
 	fl.Float64Var(&opts.FailRate, "fail-rate", 0, "fraction (0..1) of requests answered 502 with an HTML body")
 	fl.Float64Var(&opts.Rate, "rate", 0, "requests per second per key before 429 (default 20; negative: no limit)")
@@ -68,8 +68,8 @@ func sandboxRun(ctx context.Context, opts *SandboxOptions) error {
 	return nil
 }
 
-// defaultSandboxAddr is where vq sandbox listens without --addr.
-const defaultSandboxAddr = "127.0.0.1:8787"
+// DefaultAddr is where vq sandbox listens without --addr.
+const DefaultAddr = "127.0.0.1:8787"
 
 // demoRunID is the failed run vq demo opens.
 const demoRunID = "run_abc"
@@ -116,7 +116,7 @@ func demoRun(ctx context.Context, opts *DemoOptions) error {
 	// The commands it printed (its next actions) need a server after the
 	// demo's is gone.
 	f.Terminal().Print.Hint("the demo's sandbox stops with it: to run the commands it showed, start one with vq sandbox\n" +
-		"and export VQ_BASE_URL=http://" + defaultSandboxAddr + " VQ_API_KEY=" + vqsandbox.KeyAdmin)
+		"and export VQ_BASE_URL=http://" + DefaultAddr + " VQ_API_KEY=" + vqsandbox.KeyAdmin)
 	return err
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/visualq/vq/internal/testkit"
 )
 
 // session is an SDK server on the transport, driven line by line as a
@@ -20,8 +21,9 @@ type session struct {
 	in      *io.PipeWriter
 	answers chan string
 	done    chan error
-	// release lets the calls of the tool "slow" answer.
-	release chan struct{}
+	// release lets the calls of the tool "slow" answer; started gets a
+	// value as each begins.
+	release, started chan struct{}
 }
 
 const initialize = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
@@ -29,11 +31,10 @@ const initialize = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"pro
 func serve(t *testing.T, maxLine int) *session {
 	t.Helper()
 	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
-	s := &session{t: t, answers: make(chan string, 100), done: make(chan error, 1), release: make(chan struct{})}
-	started := make(chan struct{}, 100)
+	s := &session{t: t, answers: make(chan string, 100), done: make(chan error, 1), release: make(chan struct{}), started: make(chan struct{}, 100)}
 	server.AddTool(&mcp.Tool{Name: "slow", InputSchema: map[string]any{"type": "object"}},
 		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			started <- struct{}{}
+			s.started <- struct{}{}
 			select {
 			case <-s.release:
 			case <-ctx.Done():
@@ -189,11 +190,12 @@ func TestEveryRequestReadBeforeEOFIsAnswered(t *testing.T) {
 
 func TestACancelledCallIsNotAnswered(t *testing.T) {
 	t.Parallel()
+	ctx := testkit.Bound(t)
 	s := serve(t, 0)
 	s.send(initialize, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	s.expect("0", 0)
 	s.send(`{"jsonrpc":"2.0","id":"c-1","method":"tools/call","params":{"name":"slow"}}`)
-	time.Sleep(50 * time.Millisecond)
+	testkit.Receive(t, ctx, s.started, "the call's start")
 	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c-1","reason":"user"}}`,
 		// A cancellation of nothing pending is ignored.
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`,

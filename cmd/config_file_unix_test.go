@@ -1,3 +1,5 @@
+//go:build unix
+
 package cmd
 
 import (
@@ -5,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -75,9 +76,6 @@ func hostileConfigs(t *testing.T) map[string]string {
 // goes on without it, with a warning that says so.
 func TestHostileConfigFilesEndAtOnceAndBreakOnlyWhatNeedsThem(t *testing.T) {
 	t.Parallel()
-	if runtime.GOOS == "windows" {
-		t.Skip("FIFOs and /dev/zero are Unix's")
-	}
 	ts := startLoggedSandbox(t)
 	for path, reason := range hostileConfigs(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
@@ -123,9 +121,6 @@ func TestHostileConfigFilesEndAtOnceAndBreakOnlyWhatNeedsThem(t *testing.T) {
 // config_others_may_change script.
 func TestConfigOthersMayChangeIsWarnedAbout(t *testing.T) {
 	t.Parallel()
-	if runtime.GOOS == "windows" {
-		t.Skip("modes and owners are Unix's")
-	}
 	ts := startLoggedSandbox(t)
 	for _, c := range []struct {
 		name              string
@@ -163,9 +158,6 @@ func TestConfigOthersMayChangeIsWarnedAbout(t *testing.T) {
 // config_symlink script.
 func TestConfigLinkToAFIFOIsRefused(t *testing.T) {
 	t.Parallel()
-	if runtime.GOOS == "windows" {
-		t.Skip("FIFOs are Unix's")
-	}
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	syscall.Mkfifo(fifo, 0o600)
 	toFIFO := filepath.Join(t.TempDir(), "config.json")
