@@ -44,8 +44,19 @@ var importRules = []importRule{
 	// A command group imports the shared pieces, never the root that
 	// assembles the groups, nor another group.
 	{"cmd/approve", groupBans, nil},
+	{"cmd/auth", groupBans, nil},
+	{"cmd/ci", groupBans, nil},
+	{"cmd/completion", groupBans, nil},
 	{"cmd/failures", groupBans, nil},
+	{"cmd/invoke", groupBans, nil},
+	{"cmd/mcp", groupBans, nil},
+	{"cmd/mcpserve", groupBans, nil},
+	{"cmd/prove", groupBans, nil},
 	{"cmd/task", groupBans, nil},
+	{"cmd/version", groupBans, nil},
+	// vq sandbox and vq demo serve the sandbox: the one group that may
+	// import it.
+	{"cmd/sandbox", slices.DeleteFunc(slices.Clone(groupBans), func(ban string) bool { return ban == "sandbox" }), nil},
 	{"cmd/...", []string{"bench/..."}, nil},
 	// Nothing shipped imports the benchmarks or the test kit: vq is
 	// main's dependencies.
