@@ -199,7 +199,7 @@ func (r *runner) outputs(t *testing.T) map[string]string {
 func TestGitHubActionRunsVQ(t *testing.T) {
 	t.Parallel()
 	releases := newReleaseServer(t)
-	releases.release(t, "1.2.3", buildVQ(t), false)
+	releases.release(t, "1.2.3", vqBinary(t), false)
 	releases.tags(t, map[string]string{"v1": "1111111111111111111111111111111111111111", "v1.2.3": "1111111111111111111111111111111111111111",
 		"v1.2.2": "2222222222222222222222222222222222222222"})
 	server := newCISandbox(t, time.Millisecond)
@@ -260,7 +260,7 @@ func TestGitHubActionRunsVQ(t *testing.T) {
 func TestGitHubActionRefusesATamperedArchive(t *testing.T) {
 	t.Parallel()
 	releases := newReleaseServer(t)
-	releases.release(t, "1.2.4", buildVQ(t), true)
+	releases.release(t, "1.2.4", vqBinary(t), true)
 	server := newCISandbox(t, time.Millisecond)
 	r := newRunner(t, releases, server)
 	_, stderr, exit := r.step(t, map[string]string{"VQ_ACTION_ARGS": "ci run-vrt --wait", "VQ_ACTION_VERSION": "v1.2.4"})

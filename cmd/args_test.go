@@ -22,7 +22,7 @@ import (
 func TestAMisspeltArgumentIsRefusedBeforeAnythingIsSent(t *testing.T) {
 	t.Parallel()
 	s := testkit.NewServer(t, testkit.Always(200, runFailuresBody))
-	cmd := exec.Command(buildVQ(t), "ci", "run-vrt", "brnch=feature/new-header", "--wait")
+	cmd := exec.Command(vqBinary(t), "ci", "run-vrt", "brnch=feature/new-header", "--wait")
 	cmd.Env = []string{"VQ_BASE_URL=" + s.URL, "VQ_API_KEY=" + testkit.DefaultKey, "VQ_CONFIG=" + t.TempDir() + "/c.json", "VQ_NO_KEYRING=1"}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -215,7 +215,7 @@ func TestHeadlessSignInFollowsNoRedirectOffTheAuthorizationServer(t *testing.T) 
 // redirect no one could bring about.
 func TestOAuthLoginWithNoBrowserAndNoTerminalEndsAtOnce(t *testing.T) {
 	t.Parallel()
-	vq := buildVQ(t)
+	vq := vqBinary(t)
 	s := testkit.NewOAuthServer(t, testkit.OAuthOptions{Needs: map[string][]string{"initialize": {"mcp:basic"}}})
 	for name, browser := range map[string]string{
 		"a missing browser": "BROWSER=" + filepath.Join(t.TempDir(), "no-such-browser"),

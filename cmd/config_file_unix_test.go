@@ -21,7 +21,7 @@ import (
 // at the bound (or the time limit) instead of taking the machine's memory.
 func runBuiltVQ(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, exit int) {
 	t.Helper()
-	c := exec.Command("/bin/sh", append([]string{"-c", `ulimit -d 1048576 && exec "$0" "$@"`, buildVQ(t)}, args...)...)
+	c := exec.Command("/bin/sh", append([]string{"-c", `ulimit -d 1048576 && exec "$0" "$@"`, vqBinary(t)}, args...)...)
 	c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "VQ_NO_KEYRING=1"}
 	for k, v := range env {
 		c.Env = append(c.Env, k+"="+v)

@@ -205,7 +205,7 @@ func TestPrintedNextActionsRunAsPrinted(t *testing.T) {
 	if err != nil {
 		t.Skip("bash not installed")
 	}
-	bin := buildVQ(t)
+	bin := vqBinary(t)
 	s := testkit.NewServer(t, testkit.Always(200, withActions))
 	stdout, _, _ := runVQ(t, s.Env(), "failures", "run_abc")
 	var resp struct {

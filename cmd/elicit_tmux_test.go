@@ -12,7 +12,7 @@ import (
 func TestElicitationFormInTmux(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("builds vq and drives a terminal")
+		t.Skip("drives a terminal")
 	}
 	const accepted = `accept {"colour":"green","count":3,"name":"Ada","notify":true}`
 	for _, tc := range []struct {

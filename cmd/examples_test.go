@@ -58,7 +58,7 @@ type docShell struct {
 // (after the documents' hosts become the sandbox's).
 func newDocShell(t *testing.T, ts *httptest.Server, env []string, oldNew ...string) *docShell {
 	t.Helper()
-	bin := filepath.Dir(buildVQ(t))
+	bin := filepath.Dir(vqBinary(t))
 	dir := t.TempDir()
 	stubs := filepath.Join(dir, "stubs")
 	os.Mkdir(stubs, 0o755)

@@ -52,7 +52,7 @@ func heardWithin(t *testing.T, heard chan string) string {
 func TestHugeQuestionsInTmux(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("builds vq and drives a terminal")
+		t.Skip("drives a terminal")
 	}
 	env := terminalEnv(map[string]string{})
 	t.Run("50k-value enum", func(t *testing.T) {

@@ -71,7 +71,7 @@ func vmHWM(pid string) (int64, error) {
 func TestImageBombsInTheTUI(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("builds vq and drives a terminal")
+		t.Skip("drives a terminal")
 	}
 	if raceDetector {
 		t.Skip("peak memory is measured in the run without the race detector")
@@ -113,7 +113,7 @@ const imageBombRSS = 160 << 20
 func TestScreenshotsCycleAndCopyInTmux(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("builds vq and drives a terminal")
+		t.Skip("drives a terminal")
 	}
 	for _, setClipboard := range []string{"external", "on"} {
 		t.Run("set-clipboard "+setClipboard, func(t *testing.T) {

@@ -9,12 +9,15 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/visualq/vq/cmd/cmdtest"
 	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/internal/testkit"
 )
 
-// TestMain runs the tests two to a core and removes the vq binary the process tests built. With asPanickyVQ set, the test
-// binary is vq instead, with a TUI that panics on P (see
+// TestMain runs the tests (see tests), and is vq when run under that
+// name: cmdtest.Run (testscript.RunMain) puts this binary on PATH as vq for the tests
+// that need a real process (vqBinary), so none builds vq. With
+// asPanickyVQ set, the test binary is vq too, with a TUI that panics on P (see
 // TestTUIPanicInTmux); with asStdioTextServer, it is a stdio MCP
 // server of one large text answer (testkit.ServeStdioText); with
 // hostileChildArg first, a hostile stdio MCP server (see
@@ -39,19 +42,21 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(Main())
 	}
+	os.Exit(cmdtest.Run(tests{m}, Main))
+}
+
+// tests runs cmd's tests: twice as many at once as there are cores,
+// unless -parallel says otherwise, as they mostly wait (on child
+// processes, tmux, a server's bounds) rather than compute. The race
+// detector's memory keeps its run at the default.
+type tests struct{ m *testing.M }
+
+func (t tests) Run() int {
 	flag.Parse()
 	if !raceDetector && !flagSet("test.parallel") {
-		// cmd's tests mostly wait (on child processes, tmux, a server's
-		// bounds) rather than compute: twice as many run at once as there
-		// are cores, unless -parallel says otherwise. The race detector's
-		// memory keeps its run at the default.
 		flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
 	}
-	code := m.Run()
-	if vqBinary.dir != "" {
-		os.RemoveAll(vqBinary.dir)
-	}
-	os.Exit(code)
+	return t.m.Run()
 }
 
 // flagSet reports whether the command line set the flag name.

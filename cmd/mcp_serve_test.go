@@ -768,7 +768,7 @@ const (
 //
 //	go test ./cmd -run '^$' -bench MCPServe -count 5
 func BenchmarkMCPServe(b *testing.B) {
-	vq := buildVQ(b)
+	vq := vqBinary(b)
 	env := []string{"VQ_NO_KEYRING=1", "VQ_CONFIG=" + filepath.Join(b.TempDir(), "config.json"), "HOME=" + b.TempDir()}
 	command := func(args ...string) *exec.Cmd {
 		c := exec.Command(vq, args...)

@@ -22,7 +22,7 @@ import (
 func TestLongOutputGoesThroughThePagerInTmux(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("builds vq and drives a terminal")
+		t.Skip("drives a terminal")
 	}
 	env := terminalEnv(newRecordingSandbox(t, sandbox.Options{}).Env())
 	p := startTmux(t, 100, 30, env, "true", "failures", "run_big", "--no-tui")
@@ -71,7 +71,7 @@ func TestLongOutputGoesThroughThePagerInTmux(t *testing.T) {
 func TestAPagerThatDoesNotExistIsSaidAndTheOutputShown(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("builds vq and drives a terminal")
+		t.Skip("drives a terminal")
 	}
 	env := terminalEnv(newRecordingSandbox(t, sandbox.Options{}).Env())
 	env["PAGER"] = "vq-no-such-pager -R"
@@ -96,7 +96,7 @@ func TestAPagerThatDoesNotExistIsSaidAndTheOutputShown(t *testing.T) {
 func TestSignalsEndVQWhileAPagerThatNeverReadsHoldsStdout(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("builds vq and drives a terminal")
+		t.Skip("drives a terminal")
 	}
 	for _, tc := range []struct {
 		name string

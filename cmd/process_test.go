@@ -3,14 +3,12 @@ package cmd
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,31 +21,16 @@ import (
 // Tests here run the built vq binary, for what only a real process shows:
 // exit codes from real signals (its peak memory: peak_linux_test.go).
 
-var vqBinary struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
-}
-
-// buildVQ builds vq once per test binary; TestMain removes it.
-func buildVQ(t testing.TB) string {
+// vqBinary is the vq the tests run as a process: this test binary, which
+// TestMain (testscript.RunMain) put on PATH under the name vq, so that no
+// test builds vq.
+func vqBinary(t testing.TB) string {
 	t.Helper()
-	vqBinary.once.Do(func() {
-		vqBinary.dir, vqBinary.err = os.MkdirTemp("", "vq-bin-")
-		if vqBinary.err != nil {
-			return
-		}
-		vqBinary.path = filepath.Join(vqBinary.dir, "vq")
-		out, err := exec.Command("go", "build", "-o", vqBinary.path, "..").CombinedOutput()
-		if err != nil {
-			vqBinary.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if vqBinary.err != nil {
-		t.Fatal(vqBinary.err)
+	path, err := exec.LookPath("vq")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return vqBinary.path
+	return path
 }
 
 // vqProcess is a started vq with its output captured.
@@ -61,7 +44,7 @@ type vqProcess struct {
 func vqCommand(t *testing.T, base string, args ...string) *exec.Cmd {
 	t.Helper()
 	testkit.NoLeaks(t)
-	cmd := exec.Command(buildVQ(t), args...)
+	cmd := exec.Command(vqBinary(t), args...)
 	cmd.Env = []string{
 		"VQ_BASE_URL=" + base, "VQ_API_KEY=" + secretKey, "VQ_NO_KEYRING=1",
 		"VQ_CONFIG=" + filepath.Join(t.TempDir(), "config.json"), "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"),

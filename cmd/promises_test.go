@@ -192,7 +192,7 @@ func TestPromiseMatrix(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Error("tmux is not installed: the TUI's row cannot run")
 	} else {
-		vq = buildVQ(t)
+		vq = vqBinary(t)
 	}
 	var cells []*promiseCell
 	for _, row := range promiseRows() {

@@ -79,7 +79,7 @@ func recipeLines(t *testing.T) []recipeLine {
 // recipe publishes.
 func TestEveryCIRecipeRuns(t *testing.T) {
 	t.Parallel()
-	bin := filepath.Dir(buildVQ(t))
+	bin := filepath.Dir(vqBinary(t))
 	ts := startSandbox(t)
 	lines := recipeLines(t)
 	byFile := map[string]int{}

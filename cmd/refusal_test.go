@@ -98,7 +98,7 @@ func TestA401WithNoCredentialSentSaysSo(t *testing.T) {
 func TestTUIHeaderNamesTheServer(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("builds vq and drives a terminal")
+		t.Skip("drives a terminal")
 	}
 	ts := startLoggedSandbox(t)
 	env := accountsEnv(t, false)

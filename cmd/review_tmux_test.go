@@ -14,7 +14,7 @@ import (
 func reviewPane(t *testing.T, width, height int, args ...string) (*tmuxPane, *recordingSandbox) {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("builds vq and drives a terminal")
+		t.Skip("drives a terminal")
 	}
 	s := newRecordingSandbox(t, sandbox.Options{Rate: -1})
 	env := terminalEnv(s.Env())

@@ -34,7 +34,7 @@ func terminalEnv(env map[string]string) map[string]string {
 // and stays. It skips without tmux.
 func startTmux(t *testing.T, width, height int, env map[string]string, then string, args ...string) *tmuxPane {
 	t.Helper()
-	return startTmuxBinary(t, buildVQ(t), width, height, env, then, args...)
+	return startTmuxBinary(t, vqBinary(t), width, height, env, then, args...)
 }
 
 // startTmuxBinary is startTmux with another binary as vq.
@@ -47,7 +47,7 @@ func startTmuxBinary(t *testing.T, bin string, width, height int, env map[string
 // command pipe; EXIT is then the pipe's.
 func startTmuxPiped(t *testing.T, width, height int, env map[string]string, pipe string, args ...string) *tmuxPane {
 	t.Helper()
-	return startTmuxPipeline(t, buildVQ(t), width, height, env, pipe, "true", args...)
+	return startTmuxPipeline(t, vqBinary(t), width, height, env, pipe, "true", args...)
 }
 
 func startTmuxPipeline(t *testing.T, bin string, width, height int, env map[string]string, pipe, then string, args ...string) *tmuxPane {

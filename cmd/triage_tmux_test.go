@@ -14,7 +14,7 @@ import (
 func TestTriageInTmux(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("builds vq and drives a terminal")
+		t.Skip("drives a terminal")
 	}
 	env := terminalEnv(newRecordingSandbox(t, sandbox.Options{}).Env())
 	p := startTmux(t, 120, 40, env, "true", "failures", "run_big")
@@ -57,7 +57,7 @@ func TestTriageInTmux(t *testing.T) {
 func TestYesConsentsInTheTUIWithoutADialog(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("builds vq and drives a terminal")
+		t.Skip("drives a terminal")
 	}
 	s := newRecordingSandbox(t, sandbox.Options{})
 	env := terminalEnv(s.Env())

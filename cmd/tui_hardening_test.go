@@ -100,7 +100,7 @@ func TestTUIPanicInTmux(t *testing.T) {
 func TestSpinnerBeforeASlowAnswerInTmux(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("builds vq and drives a terminal")
+		t.Skip("drives a terminal")
 	}
 	ts := sandboxServer(t, sandbox.Options{Latency: 3 * time.Second})
 	env := terminalEnv(map[string]string{"VQ_BASE_URL": ts, "VQ_API_KEY": sandbox.KeyAdmin})

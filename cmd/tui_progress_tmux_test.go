@@ -45,7 +45,7 @@ func steppedServer(t *testing.T, next <-chan struct{}) string {
 func TestTUIShowsTheServersProgressInTmux(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("builds vq and drives a terminal")
+		t.Skip("drives a terminal")
 	}
 	for _, tc := range []struct {
 		tool  string

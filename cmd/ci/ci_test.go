@@ -9,13 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/visualq/vq/cmd"
 	"github.com/visualq/vq/cmd/ci"
 	"github.com/visualq/vq/cmd/cmdtest"
 	"github.com/visualq/vq/cmd/cmdutil"
 	"github.com/visualq/vq/cmd/iostreams"
 )
 
-func TestMain(m *testing.M) { cmdtest.Main(m) }
+func TestMain(m *testing.M) { cmdtest.Main(m, cmd.Main) }
 
 // TestScripts runs the command-line cases of vq ci with the test binary
 // as vq, against a sandbox of each script's own.

@@ -2,12 +2,12 @@
 // beside each command group, with the test binary as vq. A group's tests
 // call Main from their TestMain and Scripts from a test:
 //
-//	func TestMain(m *testing.M) { cmdtest.Main(m) }
+//	func TestMain(m *testing.M) { cmdtest.Main(m, cmd.Main) }
 //	func TestScripts(t *testing.T) { cmdtest.Scripts(t, "testdata/script") }
 //
-// It is test support: nothing shipped imports it (arch_test.go). It may
-// import cmd (vq's root command, which it runs), sandbox and
-// internal/testkit.
+// It is test support: nothing shipped imports it (arch_test.go). It
+// imports sandbox and internal/testkit, never cmd: vq's main function is
+// given to it, so that the root command's own tests can use it too.
 package cmdtest
 
 import (
@@ -20,25 +20,28 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
-	"github.com/visualq/vq/cmd"
 	"github.com/visualq/vq/internal/testkit"
 	"github.com/visualq/vq/sandbox"
 )
 
-// Main is a command group's TestMain: the test binary runs as vq when a
-// script runs vq, and runs the tests otherwise.
-func Main(m *testing.M) {
-	os.Exit(testscript.RunMain(m, map[string]func() int{"vq": vq}))
+// Main is a command group's TestMain: the test binary runs as vq (main,
+// cmd.Main) when a script or a test runs vq, and runs the tests otherwise.
+func Main(m *testing.M, main func() int) { os.Exit(Run(m, main)) }
+
+// Run is Main for a TestMain that does more: it returns the exit code.
+// Under the name vq, this binary is then on PATH (exec.LookPath("vq")).
+func Run(m testscript.TestingM, main func() int) int {
+	return testscript.RunMain(m, map[string]func() int{"vq": func() int { return vq(main) }})
 }
 
 // exitFile names the file where vq, run by a script, leaves its exit code
 // for status.
 const exitFile = "VQTEST_EXIT_FILE"
 
-// vq is the test binary run as vq: cmd.Main, its exit code also written
-// where the script's status command reads it.
-func vq() int {
-	code := cmd.Main()
+// vq is the test binary run as vq: main, its exit code also written where
+// the script's status command reads it.
+func vq(main func() int) int {
+	code := main()
 	if path := os.Getenv(exitFile); path != "" {
 		if err := os.WriteFile(path, []byte(strconv.Itoa(code)), 0o600); err != nil {
 			fmt.Fprintln(os.Stderr, "cmdtest:", err)

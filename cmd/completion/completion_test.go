@@ -6,13 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/visualq/vq/cmd"
 	"github.com/visualq/vq/cmd/cmdtest"
 	"github.com/visualq/vq/cmd/cmdutil"
 	"github.com/visualq/vq/cmd/completion"
 	"github.com/visualq/vq/cmd/iostreams"
 )
 
-func TestMain(m *testing.M) { cmdtest.Main(m) }
+func TestMain(m *testing.M) { cmdtest.Main(m, cmd.Main) }
 
 func TestScripts(t *testing.T) { cmdtest.Scripts(t, "testdata/script") }
 

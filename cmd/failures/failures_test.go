@@ -5,11 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/visualq/vq/cmd"
 	"github.com/visualq/vq/cmd/cmdtest"
 	"github.com/visualq/vq/cmd/failures"
 )
 
-func TestMain(m *testing.M) { cmdtest.Main(m) }
+func TestMain(m *testing.M) { cmdtest.Main(m, cmd.Main) }
 
 func TestScripts(t *testing.T) { cmdtest.Scripts(t, "testdata/script") }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/visualq/vq/cmd"
 	"github.com/visualq/vq/cmd/cmdtest"
 	"github.com/visualq/vq/cmd/cmdutil"
 	"github.com/visualq/vq/cmd/iostreams"
@@ -14,7 +15,7 @@ import (
 	vqsandbox "github.com/visualq/vq/sandbox"
 )
 
-func TestMain(m *testing.M) { cmdtest.Main(m) }
+func TestMain(m *testing.M) { cmdtest.Main(m, cmd.Main) }
 
 func TestScripts(t *testing.T) { cmdtest.Scripts(t, "testdata/script") }
 

@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/visualq/vq/cmd"
 	"github.com/visualq/vq/cmd/cmdtest"
 	"github.com/visualq/vq/cmd/cmdutil"
 	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/cmd/version"
 )
 
-func TestMain(m *testing.M) { cmdtest.Main(m) }
+func TestMain(m *testing.M) { cmdtest.Main(m, cmd.Main) }
 
 func TestScripts(t *testing.T) { cmdtest.Scripts(t, "testdata/script") }
 
