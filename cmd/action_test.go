@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/visualq/vq/cmd/cmdtest"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -127,7 +128,7 @@ type runner struct {
 	env map[string]string
 }
 
-func newRunner(t *testing.T, releases *releaseServer, server *recordingSandbox) *runner {
+func newRunner(t *testing.T, releases *releaseServer, server *cmdtest.Sandbox) *runner {
 	t.Helper()
 	osName := map[string]string{"linux": "Linux", "darwin": "macOS"}[runtime.GOOS]
 	arch := map[string]string{"amd64": "X64", "arm64": "ARM64"}[runtime.GOARCH]
@@ -267,7 +268,7 @@ func TestGitHubActionRefusesATamperedArchive(t *testing.T) {
 	if exit != 1 || !strings.Contains(stderr, "vq action: refusing "+archiveName("1.2.4")+": its SHA-256 ") {
 		t.Errorf("exit %d\n%s", exit, stderr)
 	}
-	if got := server.received(api.ToolRunVRT); len(got) != 0 {
+	if got := server.Received(api.ToolRunVRT); len(got) != 0 {
 		t.Errorf("the tampered vq ran: %q", got)
 	}
 	if r.outputs(t)["exit-code"] != "1" {
@@ -305,7 +306,7 @@ func TestGitHubActionRefusesALinkInTheArchive(t *testing.T) {
 	if info, err := os.Stat(outside); err != nil || info.Mode().Perm() != 0o644 {
 		t.Errorf("the file outside the archive is now %v (%v)", info.Mode(), err)
 	}
-	if got := server.received(api.ToolRunVRT); len(got) != 0 {
+	if got := server.Received(api.ToolRunVRT); len(got) != 0 {
 		t.Errorf("sent %q", got)
 	}
 }
@@ -343,7 +344,7 @@ func TestGitHubActionSaysWhyItCannotRun(t *testing.T) {
 	if want := "vq action: cannot download " + releases.URL + "/visualq/vq/releases/download/v9.9.9/" + archiveName("9.9.9") + "\n"; exit != 1 || !strings.HasSuffix(stderr, want) {
 		t.Errorf("a release that does not exist: exit %d\n%s", exit, stderr)
 	}
-	if got := server.received(api.ToolRunVRT); len(got) != 0 {
+	if got := server.Received(api.ToolRunVRT); len(got) != 0 {
 		t.Errorf("sent %q", got)
 	}
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"github.com/visualq/vq/cmd/cmdtest"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +14,7 @@ import (
 )
 
 func sandboxEnv(t *testing.T) map[string]string {
-	return newRecordingSandbox(t, sandbox.Options{Rate: -1}).Env()
+	return cmdtest.NewSandbox(t, sandbox.Options{Rate: -1}).Env()
 }
 
 // failing is how many checks of the run still fail.
@@ -99,7 +100,7 @@ func TestABatchKeepsTheSingleCallsBudget(t *testing.T) {
 func TestABatchAtTheServersRateLimitApprovesEveryCheck(t *testing.T) {
 	t.Parallel()
 	const checks = 60
-	env := newRecordingSandbox(t, sandbox.Options{Rate: 400, Burst: 1}).Env()
+	env := cmdtest.NewSandbox(t, sandbox.Options{Rate: 400, Burst: 1}).Env()
 	args := []string{"approve", "run_big", "--yes"}
 	for _, c := range fixture.Checks(checks) {
 		args = append(args, "--scenario", c.ScenarioLabel, "--viewport", c.Viewport)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"github.com/visualq/vq/cmd/cmdtest"
 	"io"
 	"net/http"
 	"os"
@@ -19,63 +20,9 @@ import (
 	"github.com/visualq/vq/sandbox"
 )
 
-// recordingSandbox is a sandbox that records what it received. hook, when
-// set, sees each CI call first (n counts that tool's calls from 1) and may
-// answer it itself by returning true.
-type recordingSandbox struct {
-	*testkit.Server
-	hook func(w http.ResponseWriter, tool string, n int) bool
-}
-
-func newCISandbox(t *testing.T, step time.Duration) *recordingSandbox {
+func newCISandbox(t *testing.T, step time.Duration) *cmdtest.Sandbox {
 	t.Helper()
-	return newRecordingSandbox(t, sandbox.Options{JobStep: step, Rate: -1})
-}
-
-func newRecordingSandbox(t testing.TB, opts sandbox.Options) *recordingSandbox {
-	t.Helper()
-	s := &recordingSandbox{}
-	next := sandbox.New(opts).Handler()
-	s.Server = testkit.Wrap(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tool, isCI := strings.CutPrefix(r.URL.Path, "/api/ci/")
-		if isCI && s.hook != nil && s.hook(w, tool, len(s.received(tool))) {
-			return
-		}
-		next.ServeHTTP(w, r)
-	}))
-	s.Key = sandbox.KeyAdmin
-	return s
-}
-
-// received are the bodies of the CI calls of tool.
-func (s *recordingSandbox) received(tool string) []string {
-	var bodies []string
-	for _, c := range s.CallsOf(tool) {
-		if c.CI {
-			bodies = append(bodies, string(c.Raw))
-		}
-	}
-	return bodies
-}
-
-func (s *recordingSandbox) invokedTools() string {
-	var names []string
-	for _, c := range s.invokedCalls("") {
-		names = append(names, c.Tool)
-	}
-	return strings.Join(names, ",")
-}
-
-// invokedCalls are the invoke endpoint's calls of tool, or all of them
-// for "".
-func (s *recordingSandbox) invokedCalls(tool string) []testkit.Call {
-	var calls []testkit.Call
-	for _, c := range s.Calls() {
-		if c.Path == "/api/mcp/v1/invoke" && (tool == "" || c.Tool == tool) {
-			calls = append(calls, c)
-		}
-	}
-	return calls
+	return cmdtest.NewSandbox(t, sandbox.Options{JobStep: step, Rate: -1})
 }
 
 // fastWait polls often, so a sandbox run with a short JobStep is followed
@@ -98,11 +45,11 @@ func TestCIWaitInterrupted(t *testing.T) {
 
 // interruptedAtSecondPoll is a sandbox of runs that never end and the
 // context of a command that Ctrl-C ends at the run's second poll.
-func interruptedAtSecondPoll(t *testing.T) (*recordingSandbox, context.Context) {
+func interruptedAtSecondPoll(t *testing.T) (*cmdtest.Sandbox, context.Context) {
 	s := newCISandbox(t, time.Hour)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	s.hook = func(_ http.ResponseWriter, tool string, n int) bool {
+	s.Hook = func(_ http.ResponseWriter, tool string, n int) bool {
 		if tool == api.ToolRunStatus && n == 2 {
 			cancel()
 		}
@@ -116,7 +63,7 @@ func interruptedAtSecondPoll(t *testing.T) (*recordingSandbox, context.Context) 
 func TestCIWaitOutlastsGatewayErrors(t *testing.T) {
 	t.Parallel()
 	s := newCISandbox(t, time.Millisecond)
-	s.hook = func(w http.ResponseWriter, tool string, n int) bool {
+	s.Hook = func(w http.ResponseWriter, tool string, n int) bool {
 		if tool != api.ToolRunStatus || n > 3 {
 			return false
 		}
@@ -136,7 +83,7 @@ func TestCIWaitOutlastsGatewayErrors(t *testing.T) {
 func TestCIAnswerThatIsNotJSONIsAnHTTPError(t *testing.T) {
 	t.Parallel()
 	s := newCISandbox(t, time.Millisecond)
-	s.hook = func(w http.ResponseWriter, tool string, _ int) bool {
+	s.Hook = func(w http.ResponseWriter, tool string, _ int) bool {
 		io.WriteString(w, "<html><body>Welcome to nginx!</body></html>")
 		return true
 	}
@@ -147,7 +94,7 @@ func TestCIAnswerThatIsNotJSONIsAnHTTPError(t *testing.T) {
 	if exit != exitcode.MaybeApplied || stdout != "" || !strings.Contains(stderr, "error: maybe_applied: run_vrt may have been applied: HTTP 200 OK: Welcome to nginx!; vq did not send it again") {
 		t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", exit, exitcode.MaybeApplied, stdout, stderr)
 	}
-	if n := len(s.received("run_vrt")); n != 1 {
+	if n := len(s.Received("run_vrt")); n != 1 {
 		t.Errorf("run_vrt sent %d times", n)
 	}
 	stdout, _, exit = runVQ(t, s.Env(), "ci", "status", "run_1", "--json")

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"github.com/visualq/vq/cmd/cmdtest"
 	"os"
 	"strconv"
 	"strings"
@@ -117,7 +118,7 @@ func TestScreenshotsCycleAndCopyInTmux(t *testing.T) {
 	}
 	for _, setClipboard := range []string{"external", "on"} {
 		t.Run("set-clipboard "+setClipboard, func(t *testing.T) {
-			env := terminalEnv(newRecordingSandbox(t, sandbox.Options{}).Env())
+			env := terminalEnv(cmdtest.NewSandbox(t, sandbox.Options{}).Env())
 			p := startTmux(t, 120, 40, env, "true", "failures", "run_big")
 			p.run("set-option", "-g", "set-clipboard", setClipboard)
 			p.waitFor("the failures", shows("failures (350)", "enter inspect"))

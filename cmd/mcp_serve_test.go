@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/visualq/vq/cmd/cmdtest"
 	"io"
 	"maps"
 	"net/http"
@@ -337,7 +338,7 @@ func requiredNames(args []api.ToolArg) []string {
 // callable, and the server never hears of a call of one.
 func TestMCPServeReadOnlyHidesAndRefusesWriteTools(t *testing.T) {
 	t.Parallel()
-	ts := newRecordingSandbox(t, sandbox.Options{JobStep: time.Millisecond, Rate: -1})
+	ts := cmdtest.NewSandbox(t, sandbox.Options{JobStep: time.Millisecond, Rate: -1})
 	s := serveVQ(t, ts.Env(), "--read-only")
 	served := s.tools(t)
 	for name, tool := range served {
@@ -465,7 +466,7 @@ func TestMCPServeReturnsClientMadeHTTPErrors(t *testing.T) {
 
 func TestMCPServeNeverConsentsForTheAgent(t *testing.T) {
 	t.Parallel()
-	ts := newRecordingSandbox(t, sandbox.Options{JobStep: time.Millisecond, Rate: -1})
+	ts := cmdtest.NewSandbox(t, sandbox.Options{JobStep: time.Millisecond, Rate: -1})
 	// Started by a person at a terminal who wants no TUI, where any other
 	// command asks for consent: vq must not, since its stdin is the agent's
 	// stream.
@@ -477,7 +478,7 @@ func TestMCPServeNeverConsentsForTheAgent(t *testing.T) {
 	if got, _ := json.Marshal(res.StructuredContent); resp.ErrorCode() != api.CodeConfirmRequired || exit == 0 || !sameJSON(t, got, []byte(want)) {
 		t.Errorf("without confirm, served:\n%s\nvq invoke --json:\n%s", got, want)
 	}
-	calls := ts.invokedCalls(api.ToolApprove)
+	calls := ts.InvokedCalls(api.ToolApprove)
 	if len(calls) != 2 || calls[0].Args[api.ArgConfirm] != nil {
 		t.Fatalf("the server received %v: the agent's call once, as sent (then vq invoke's)", calls)
 	}
@@ -488,7 +489,7 @@ func TestMCPServeNeverConsentsForTheAgent(t *testing.T) {
 	if res, resp := s.call(t, api.ToolApprove, map[string]any{"runId": "run_abc", "confirm": true}); !resp.OK {
 		t.Errorf("with the agent's confirm: %s", resultText(res))
 	}
-	if calls := ts.invokedCalls(api.ToolApprove); len(calls) != 3 || calls[2].Args[api.ArgConfirm] != true {
+	if calls := ts.InvokedCalls(api.ToolApprove); len(calls) != 3 || calls[2].Args[api.ArgConfirm] != true {
 		t.Errorf("the server received %v", calls)
 	}
 }
@@ -570,7 +571,7 @@ func TestMCPServeFollowsAJobWithProgress(t *testing.T) {
 
 func TestMCPServeCancellationStopsThePolling(t *testing.T) {
 	t.Parallel()
-	ts := newRecordingSandbox(t, sandbox.Options{JobStep: time.Hour, Rate: -1})
+	ts := cmdtest.NewSandbox(t, sandbox.Options{JobStep: time.Hour, Rate: -1})
 	s := serveVQ(t, ts.Env(), "--interval", "1ms")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -588,7 +589,7 @@ func TestMCPServeCancellationStopsThePolling(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no progress notification")
 	}
-	polls := func() int { return len(ts.invokedCalls(api.ToolJobStatus)) }
+	polls := func() int { return len(ts.InvokedCalls(api.ToolJobStatus)) }
 	for deadline := time.Now().Add(testkit.Patience); polls() < 3; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d polls: the job is not being followed", polls())

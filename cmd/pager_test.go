@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"github.com/visualq/vq/cmd/cmdtest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -24,7 +25,7 @@ func TestLongOutputGoesThroughThePagerInTmux(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives a terminal")
 	}
-	env := terminalEnv(newRecordingSandbox(t, sandbox.Options{}).Env())
+	env := terminalEnv(cmdtest.NewSandbox(t, sandbox.Options{}).Env())
 	p := startTmux(t, 100, 30, env, "true", "failures", "run_big", "--no-tui")
 	screen := p.waitFor("the pager", shows("350 of 480 checks failed.", "failures (350):"))
 	if strings.Contains(screen, "EXIT=") || strings.Contains(screen, "Next actions") {
@@ -73,7 +74,7 @@ func TestAPagerThatDoesNotExistIsSaidAndTheOutputShown(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives a terminal")
 	}
-	env := terminalEnv(newRecordingSandbox(t, sandbox.Options{}).Env())
+	env := terminalEnv(cmdtest.NewSandbox(t, sandbox.Options{}).Env())
 	env["PAGER"] = "vq-no-such-pager -R"
 	p := startTmux(t, 200, 40, env, "true", "failures", "run_abc", "--no-tui")
 	screen := p.waitFor("the output without the pager", shows("EXIT=0"))
@@ -118,7 +119,7 @@ func TestSignalsEndVQWhileAPagerThatNeverReadsHoldsStdout(t *testing.T) {
 			if err := os.WriteFile(pager, []byte(script), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			env := terminalEnv(newRecordingSandbox(t, sandbox.Options{}).Env())
+			env := terminalEnv(cmdtest.NewSandbox(t, sandbox.Options{}).Env())
 			env["PAGER"] = pager
 			p := startTmux(t, 100, 30, env, "true", tc.args...)
 			ctx := testkit.Bound(t)

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"github.com/visualq/vq/cmd/cmdtest"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -87,7 +88,7 @@ func TestJUnitFileBesideStdout(t *testing.T) {
 	slow := newCISandbox(t, time.Hour)
 	for _, tc := range []struct {
 		name   string
-		server *recordingSandbox
+		server *cmdtest.Sandbox
 		args   []string
 		exit   int
 		counts string // tests/failures/errors of the report
@@ -157,7 +158,7 @@ func TestCIFailedWaitKeepsTheHandle(t *testing.T) {
 	})
 	t.Run("error", func(t *testing.T) {
 		s := newCISandbox(t, time.Hour)
-		s.hook = func(w http.ResponseWriter, tool string, n int) bool {
+		s.Hook = func(w http.ResponseWriter, tool string, n int) bool {
 			if tool != api.ToolRunStatus || n < 2 {
 				return false
 			}

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"github.com/visualq/vq/cmd/cmdtest"
 	"regexp"
 	"strings"
 	"testing"
@@ -11,12 +12,12 @@ import (
 
 // reviewPane opens vq failures run_big (350 failures) on a fresh sandbox
 // in a width×height tmux pane, as a developer triaging the run has it.
-func reviewPane(t *testing.T, width, height int, args ...string) (*tmuxPane, *recordingSandbox) {
+func reviewPane(t *testing.T, width, height int, args ...string) (*tmuxPane, *cmdtest.Sandbox) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("drives a terminal")
 	}
-	s := newRecordingSandbox(t, sandbox.Options{Rate: -1})
+	s := cmdtest.NewSandbox(t, sandbox.Options{Rate: -1})
 	env := terminalEnv(s.Env())
 	p := startTmux(t, width, height, env, "true", append([]string{"failures", "run_big"}, args...)...)
 	p.waitFor("the failures", shows("350 of 480 checks failed.", "failures (350)"))

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"github.com/visualq/vq/cmd/cmdtest"
 	"strings"
 	"testing"
 
@@ -16,7 +17,7 @@ func TestTriageInTmux(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives a terminal")
 	}
-	env := terminalEnv(newRecordingSandbox(t, sandbox.Options{}).Env())
+	env := terminalEnv(cmdtest.NewSandbox(t, sandbox.Options{}).Env())
 	p := startTmux(t, 120, 40, env, "true", "failures", "run_big")
 	p.waitFor("the failures", shows("350 of 480 checks failed.", "failures (350)", "enter inspect"))
 
@@ -59,7 +60,7 @@ func TestYesConsentsInTheTUIWithoutADialog(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives a terminal")
 	}
-	s := newRecordingSandbox(t, sandbox.Options{})
+	s := cmdtest.NewSandbox(t, sandbox.Options{})
 	env := terminalEnv(s.Env())
 	p := startTmux(t, 120, 40, env, "true", "failures", "run_big", "--yes")
 	p.waitFor("the failures", shows("350 of 480 checks failed.", "failures (350)"))
@@ -80,7 +81,7 @@ func TestYesConsentsInTheTUIWithoutADialog(t *testing.T) {
 	if strings.Contains(screen, "[y/N]") {
 		t.Errorf("--yes still asked for the batch:\n%s", screen)
 	}
-	approvals := s.invokedCalls("approve_vrt_results")
+	approvals := s.InvokedCalls("approve_vrt_results")
 	if len(approvals) != 13 {
 		t.Fatalf("the server got %d approvals, want 13", len(approvals))
 	}

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"github.com/visualq/vq/cmd/cmdtest"
 	"strings"
 	"testing"
 
@@ -17,19 +18,19 @@ func TestTUIChainsGoesBackAndLeavesItsLastScreen(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives a terminal")
 	}
-	s := newRecordingSandbox(t, sandbox.Options{})
+	s := cmdtest.NewSandbox(t, sandbox.Options{})
 	p := startTmux(t, 120, 40, terminalEnv(s.Env()), "true", "failures", "run_abc")
 	p.waitFor("the failures", shows("✓ ok  get_run_failures", "3 of 12 checks failed.", "failures (3)", "› 1  Inspect Homepage desktop"))
 	p.keys("Enter")
 	p.waitFor("the diff", shows("get_run_failures › Inspect Homepage desktop", "changedPixels"))
-	if tools := s.invokedTools(); tools != "get_run_failures,get_diff_stats" {
+	if tools := s.InvokedTools(); tools != "get_run_failures,get_diff_stats" {
 		t.Fatalf("the server was called with %s", tools)
 	}
 	p.keys("Escape")
 	p.waitFor("the failures again", func(screen string) bool {
 		return strings.Contains(screen, "failures (3)") && !strings.Contains(screen, "changedPixels")
 	})
-	if tools := s.invokedTools(); tools != "get_run_failures,get_diff_stats" {
+	if tools := s.InvokedTools(); tools != "get_run_failures,get_diff_stats" {
 		t.Errorf("Esc sent a call: %s", tools)
 	}
 	p.keys("q")

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"github.com/visualq/vq/cmd/cmdtest"
 	"os"
 	"regexp"
 	"strings"
@@ -122,5 +123,5 @@ func TestSpinnerBeforeASlowAnswerInTmux(t *testing.T) {
 // sandboxServer serves a sandbox with those options for the test; it
 // returns the base URL.
 func sandboxServer(t *testing.T, o sandbox.Options) string {
-	return newRecordingSandbox(t, o).URL
+	return cmdtest.NewSandbox(t, o).URL
 }

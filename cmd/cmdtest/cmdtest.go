@@ -12,6 +12,7 @@ package cmdtest
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -110,27 +111,61 @@ type (
 )
 
 // Sandbox is a sandbox on loopback that records the requests it receives
-// (testkit.Server's Calls).
-type Sandbox struct{ *testkit.Server }
+// (testkit.Server's Calls). Hook, when set, sees each CI call first (n
+// counts that tool's calls from 1) and may answer it itself by returning
+// true.
+type Sandbox struct {
+	*testkit.Server
+	Hook func(w http.ResponseWriter, tool string, n int) bool
+}
 
 // NewSandbox starts a recording sandbox, closed when t ends.
 func NewSandbox(t testing.TB, opts sandbox.Options) *Sandbox {
 	t.Helper()
-	s := &Sandbox{testkit.Wrap(t, sandbox.New(opts).Handler())}
+	s := &Sandbox{}
+	next := sandbox.New(opts).Handler()
+	s.Server = testkit.Wrap(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tool, isCI := strings.CutPrefix(r.URL.Path, "/api/ci/")
+		if isCI && s.Hook != nil && s.Hook(w, tool, len(s.Received(tool))) {
+			return
+		}
+		next.ServeHTTP(w, r)
+	}))
 	s.Key = sandbox.KeyAdmin
 	return s
+}
+
+// Received are the bodies of the CI calls of tool.
+func (s *Sandbox) Received(tool string) []string {
+	var bodies []string
+	for _, c := range s.CallsOf(tool) {
+		if c.CI {
+			bodies = append(bodies, string(c.Raw))
+		}
+	}
+	return bodies
 }
 
 // InvokedTools are the tools the invoke endpoint was called with, in
 // order, joined by commas.
 func (s *Sandbox) InvokedTools() string {
 	var names []string
-	for _, c := range s.Calls() {
-		if c.Path == "/api/mcp/v1/invoke" {
-			names = append(names, c.Tool)
-		}
+	for _, c := range s.InvokedCalls("") {
+		names = append(names, c.Tool)
 	}
 	return strings.Join(names, ",")
+}
+
+// InvokedCalls are the invoke endpoint's calls of tool, or all of them
+// for "".
+func (s *Sandbox) InvokedCalls(tool string) []testkit.Call {
+	var calls []testkit.Call
+	for _, c := range s.Calls() {
+		if c.Path == "/api/mcp/v1/invoke" && (tool == "" || c.Tool == tool) {
+			calls = append(calls, c)
+		}
+	}
+	return calls
 }
 
 // count is the one argument of a command that takes a number.
