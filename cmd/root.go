@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/visualq/vq/format"
 	"os"
 	"os/signal"
 	"strings"
@@ -89,7 +90,8 @@ func writeFailureDocument(f *cmdutil.Factory, c *cobra.Command, err error) {
 	exit := exitcode.Of(err)
 	_, usage := errors.AsType[*exitcode.UsageError](err)
 	resp := api.ClientError(toolOf(c), exitcode.CodeOf(exit), err.Error(), usage)
-	_ = f.Terminal().Print.JSON(resp)
+	print := f.Terminal().Print
+	_ = format.JSON(print.Out, resp, print.Terminal)
 }
 
 // toolOf is the tool a command calls: vq invoke's first argument, the

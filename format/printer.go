@@ -8,9 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
-	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -51,13 +49,6 @@ func (p Printer) Document(ctx context.Context, v any, o Options) error {
 	return WriteDocument(ctx, p.Out, doc, o)
 }
 
-// JSON writes one answer as its JSON document and nothing else: the
-// document of a failure vq reports on its own.
-func (p Printer) JSON(r *api.ToolResponse) error { return JSON(p.Out, r, p.Terminal) }
-
-// ErrorLine writes a failed answer's error line on ErrOut (WriteErrorLine).
-func (p Printer) ErrorLine(r *api.ToolResponse) error { return WriteErrorLine(p.ErrOut, r) }
-
 // Proof writes a proof as vq prove shows it (WriteProof).
 func (p Printer) Proof(r *api.ToolResponse, proof *Proof) error {
 	return WriteProof(p.Out, p.ErrOut, r, proof, p.Commands)
@@ -90,22 +81,8 @@ func (p Printer) CIAnswer(r *api.ToolResponse) error {
 			return err
 		}
 	}
-	return p.ErrorLine(r)
+	return WriteErrorLine(p.ErrOut, r)
 }
-
-// Tools writes a server's tool list (vq tools).
-func (p Printer) Tools(tools []api.Tool) error { return Tools(p.Out, tools) }
-
-// Resources writes a server's resources and templates (vq mcp resources).
-func (p Printer) Resources(resources []*mcp.Resource, templates []*mcp.ResourceTemplate) error {
-	return Resources(p.Out, resources, templates)
-}
-
-// Prompts writes a server's prompts (vq mcp prompts).
-func (p Printer) Prompts(prompts []*mcp.Prompt) error { return Prompts(p.Out, prompts) }
-
-// ExitCodes writes the exit-code table (vq exit-codes).
-func (p Printer) ExitCodes() error { return exitcode.WriteTable(p.Out) }
 
 // Heading writes the line that heads one of several answers on Out.
 func (p Printer) Heading(title string) error {

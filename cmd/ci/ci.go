@@ -10,6 +10,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"github.com/visualq/vq/format"
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
@@ -317,7 +318,7 @@ func showVerdict(ctx context.Context, p *cmdutil.Pipeline, resp *api.ToolRespons
 		if failures.OK {
 			shown = resp.WithFailures(failures)
 		} else {
-			_ = p.Terminal().Print.ErrorLine(failures)
+			_ = format.WriteErrorLine(p.Terminal().Print.ErrOut, failures)
 		}
 		if err := p.ShowCall(ctx, call, shown); err != nil {
 			return err

@@ -2,6 +2,7 @@ package invoke
 
 import (
 	"context"
+	"github.com/visualq/vq/format"
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
@@ -73,5 +74,5 @@ func toolsRun(ctx context.Context, opts *ToolsOptions) error {
 		return nil
 	}
 	f.Terminal().Page(ctx)
-	return f.Terminal().Print.Tools(tools)
+	return format.Tools(f.Terminal().Print.Out, tools)
 }

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"github.com/visualq/vq/format"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -83,7 +84,7 @@ func resourcesRun(ctx context.Context, f *cmdutil.Factory, opts *ResourcesOption
 		p.Terminal().Print.Note(textsafe.SanitizeLine(list.Endpoint) + " offers no resources.")
 		return nil
 	}
-	return p.Terminal().Print.Resources(list.Resources, list.Templates)
+	return format.Resources(p.Terminal().Print.Out, list.Resources, list.Templates)
 }
 
 // PromptsOptions are the inputs of vq mcp prompts.
@@ -146,7 +147,7 @@ func promptsRun(ctx context.Context, f *cmdutil.Factory, opts *PromptsOptions) e
 		p.Terminal().Print.Note(textsafe.SanitizeLine(list.Endpoint) + " offers no prompts.")
 		return nil
 	}
-	return p.Terminal().Print.Prompts(list.Prompts)
+	return format.Prompts(p.Terminal().Print.Out, list.Prompts)
 }
 
 func getPrompt(ctx context.Context, p *cmdutil.Pipeline, client *mcpclient.Client, name string, pairs []string) error {

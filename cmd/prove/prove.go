@@ -158,7 +158,7 @@ func showProof(ctx context.Context, f *cmdutil.Factory, resp *api.ToolResponse, 
 		if err := print.JIRAComment(proof.Markdown); err != nil && !iostreams.ClosedPipe(err) {
 			return err
 		}
-		shown = errors.Join(print.ErrorLine(resp), cmdutil.ShownError(resp))
+		shown = errors.Join(format.WriteErrorLine(print.ErrOut, resp), cmdutil.ShownError(resp))
 	case opts.Markdown && isProof:
 		// A job that could not run and wrote no comment: no comment is
 		// what the ticket gets, and it exits as it does without
@@ -173,7 +173,7 @@ func showProof(ctx context.Context, f *cmdutil.Factory, resp *api.ToolResponse, 
 		if resp.OK {
 			return &exitcode.Error{Code: exitcode.Internal, Message: "the proof answer carries no jiraMarkdown"}
 		}
-		shown = errors.Join(print.ErrorLine(resp), cmdutil.ShownError(resp))
+		shown = errors.Join(format.WriteErrorLine(print.ErrOut, resp), cmdutil.ShownError(resp))
 	default:
 		shown = showProofAnswer(ctx, opts.Pipeline, resp, proof, isProof)
 	}

@@ -42,7 +42,7 @@ func exitCodesRun(ctx context.Context, opts *ExitCodesOptions) error {
 	if opts.Output.Structured() {
 		return cmdutil.ShowDocument(ctx, opts.Factory, &opts.Output, exitcode.Table())
 	}
-	return opts.Factory.Terminal().Print.ExitCodes()
+	return exitcode.WriteTable(opts.Factory.Terminal().Print.Out)
 }
 
 // ExitCodeSummary is the exit-code paragraph of vq --help, built from the
