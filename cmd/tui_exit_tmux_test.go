@@ -45,7 +45,9 @@ func TestTUIChainsGoesBackAndLeavesItsLastScreen(t *testing.T) {
 	if n := strings.Count(final, "3 of 12 checks failed."); n != 1 {
 		t.Errorf("the scrollback holds %d copies of the failures screen, want 1:\n%s", n, text)
 	}
-	if strings.Contains(final, "q quit") {
+	// The loading frame above it may have scrolled up with its key bar (a
+	// pane drawn before tmux gave it its size): the last screen has none.
+	if last := final[strings.LastIndex(final, "3 of 12 checks failed."):]; strings.Contains(last, "q quit") {
 		t.Errorf("the key help stayed in the scrollback:\n%s", text)
 	}
 }
