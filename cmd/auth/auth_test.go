@@ -1,35 +1,19 @@
 package auth_test
 
 import (
-	"bytes"
 	"context"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
 	"github.com/visualq/vq/cmd"
 	"github.com/visualq/vq/cmd/auth"
 	"github.com/visualq/vq/cmd/cmdtest"
-	"github.com/visualq/vq/cmd/cmdutil"
-	"github.com/visualq/vq/cmd/iostreams"
 )
 
 func TestMain(m *testing.M) { cmdtest.Main(m, cmd.Main) }
 
 func TestScripts(t *testing.T) { cmdtest.Scripts(t, "testdata/script") }
-
-// run parses args with c, whose runF stands in for the behaviour.
-func run(c *cobra.Command, args ...string) error {
-	c.SetArgs(args)
-	c.SetOut(&bytes.Buffer{})
-	c.SetErr(&bytes.Buffer{})
-	return c.ExecuteContext(context.Background())
-}
-
-func factory() *cmdutil.Factory {
-	return &cmdutil.Factory{IOStreams: &iostreams.IOStreams{In: &bytes.Buffer{}, Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, Getenv: func(string) string { return "" }}
-}
 
 func TestNewCmdLogin(t *testing.T) {
 	t.Parallel()
@@ -50,7 +34,7 @@ func TestNewCmdLogin(t *testing.T) {
 		{args: []string{"https://visualq.example.com"}, wantErr: "unknown command"},
 	} {
 		var got *auth.LoginOptions
-		err := run(auth.NewCmdLogin(factory(), func(_ context.Context, o *auth.LoginOptions) error { got = o; return nil }), tc.args...)
+		err := cmdtest.Execute(auth.NewCmdLogin(cmdtest.NewFactory(), func(_ context.Context, o *auth.LoginOptions) error { got = o; return nil }), tc.args...)
 		if tc.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || got != nil {
 				t.Errorf("%q: ran %v, err %v; want an error about %q before running", tc.args, got != nil, err, tc.wantErr)
@@ -71,22 +55,22 @@ func TestNewCmdLogin(t *testing.T) {
 func TestNewCmdSwitchLogoutStatus(t *testing.T) {
 	t.Parallel()
 	var server string
-	if err := run(auth.NewCmdSwitch(factory(), func(o *auth.SwitchOptions) error { server = o.Server; return nil }), "prod"); err != nil || server != "prod" {
+	if err := cmdtest.Execute(auth.NewCmdSwitch(cmdtest.NewFactory(), func(o *auth.SwitchOptions) error { server = o.Server; return nil }), "prod"); err != nil || server != "prod" {
 		t.Errorf("switch prod: err %v, server %q", err, server)
 	}
 	for _, args := range [][]string{nil, {"prod", "staging"}} {
-		if err := run(auth.NewCmdSwitch(factory(), func(*auth.SwitchOptions) error { t.Errorf("switch %q ran", args); return nil }), args...); err == nil {
+		if err := cmdtest.Execute(auth.NewCmdSwitch(cmdtest.NewFactory(), func(*auth.SwitchOptions) error { t.Errorf("switch %q ran", args); return nil }), args...); err == nil {
 			t.Errorf("switch %q: no error", args)
 		}
 	}
-	if err := run(auth.NewCmdLogout(factory(), func(context.Context, *auth.LogoutOptions) error { t.Error("logout prod ran"); return nil }), "prod"); err == nil {
+	if err := cmdtest.Execute(auth.NewCmdLogout(cmdtest.NewFactory(), func(context.Context, *auth.LogoutOptions) error { t.Error("logout prod ran"); return nil }), "prod"); err == nil {
 		t.Error("logout prod: no error")
 	}
 	var structured bool
-	if err := run(auth.NewCmdStatus(factory(), func(_ context.Context, o *auth.StatusOptions) error { structured = o.Output.Structured(); return nil }), "--json"); err != nil || !structured {
+	if err := cmdtest.Execute(auth.NewCmdStatus(cmdtest.NewFactory(), func(_ context.Context, o *auth.StatusOptions) error { structured = o.Output.Structured(); return nil }), "--json"); err != nil || !structured {
 		t.Errorf("status --json: err %v, structured %v", err, structured)
 	}
-	if err := run(auth.NewCmdStatus(factory(), nil), "--format", "markdown"); err == nil || !strings.Contains(err.Error(), "markdown") {
+	if err := cmdtest.Execute(auth.NewCmdStatus(cmdtest.NewFactory(), nil), "--format", "markdown"); err == nil || !strings.Contains(err.Error(), "markdown") {
 		t.Errorf("status --format markdown: err %v", err)
 	}
 }

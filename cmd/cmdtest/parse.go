@@ -16,11 +16,20 @@ import (
 // whether it ran, or its error.
 func Parse[T any](t *testing.T, newCmd func(*cmdutil.Factory, func(context.Context, T) error) *cobra.Command, args ...string) (got T, ran bool, err error) {
 	t.Helper()
-	f := &cmdutil.Factory{IOStreams: &iostreams.IOStreams{In: &bytes.Buffer{}, Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, Getenv: func(string) string { return "" }}
-	c := newCmd(f, func(_ context.Context, v T) error { got, ran = v, true; return nil })
+	c := newCmd(NewFactory(), func(_ context.Context, v T) error { got, ran = v, true; return nil })
+	return got, ran, Execute(c, args...)
+}
+
+// NewFactory is a factory whose streams are buffers and whose
+// environment is empty: for a command that a test builds itself.
+func NewFactory() *cmdutil.Factory {
+	return &cmdutil.Factory{IOStreams: &iostreams.IOStreams{In: &bytes.Buffer{}, Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, Getenv: func(string) string { return "" }}
+}
+
+// Execute runs c on args, its output discarded.
+func Execute(c *cobra.Command, args ...string) error {
 	c.SetArgs(args)
 	c.SetOut(&bytes.Buffer{})
 	c.SetErr(&bytes.Buffer{})
-	err = c.ExecuteContext(context.Background())
-	return got, ran, err
+	return c.ExecuteContext(context.Background())
 }

@@ -1,35 +1,19 @@
 package invoke_test
 
 import (
-	"bytes"
 	"context"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
 	"github.com/visualq/vq/cmd"
 	"github.com/visualq/vq/cmd/cmdtest"
-	"github.com/visualq/vq/cmd/cmdutil"
 	"github.com/visualq/vq/cmd/invoke"
-	"github.com/visualq/vq/cmd/iostreams"
 )
 
 func TestMain(m *testing.M) { cmdtest.Main(m, cmd.Main) }
 
 func TestScripts(t *testing.T) { cmdtest.Scripts(t, "testdata/script") }
-
-// run parses args with c, whose runF stands in for the behaviour.
-func run(c *cobra.Command, args ...string) error {
-	c.SetArgs(args)
-	c.SetOut(&bytes.Buffer{})
-	c.SetErr(&bytes.Buffer{})
-	return c.ExecuteContext(context.Background())
-}
-
-func factory() *cmdutil.Factory {
-	return &cmdutil.Factory{IOStreams: &iostreams.IOStreams{In: &bytes.Buffer{}, Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, Getenv: func(string) string { return "" }}
-}
 
 func TestNewCmdInvoke(t *testing.T) {
 	t.Parallel()
@@ -46,7 +30,7 @@ func TestNewCmdInvoke(t *testing.T) {
 		{args: []string{"get_run", "--args"}, wantErr: "flag needs an argument"},
 	} {
 		var got *invoke.InvokeOptions
-		err := run(invoke.NewCmdInvoke(factory(), func(_ context.Context, o *invoke.InvokeOptions) error { got = o; return nil }), tc.args...)
+		err := cmdtest.Execute(invoke.NewCmdInvoke(cmdtest.NewFactory(), func(_ context.Context, o *invoke.InvokeOptions) error { got = o; return nil }), tc.args...)
 		if tc.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || got != nil {
 				t.Errorf("%q: ran %v, err %v; want an error about %q before running", tc.args, got != nil, err, tc.wantErr)
@@ -74,7 +58,7 @@ func TestNewCmdTools(t *testing.T) {
 		{args: []string{"get_run"}, wantErr: `unknown command "get_run"`},
 	} {
 		var got *invoke.ToolsOptions
-		err := run(invoke.NewCmdTools(factory(), func(_ context.Context, o *invoke.ToolsOptions) error { got = o; return nil }), tc.args...)
+		err := cmdtest.Execute(invoke.NewCmdTools(cmdtest.NewFactory(), func(_ context.Context, o *invoke.ToolsOptions) error { got = o; return nil }), tc.args...)
 		if tc.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || got != nil {
 				t.Errorf("%q: ran %v, err %v; want an error about %q before running", tc.args, got != nil, err, tc.wantErr)

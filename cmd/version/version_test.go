@@ -1,34 +1,19 @@
 package version_test
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
 	"github.com/visualq/vq/cmd"
 	"github.com/visualq/vq/cmd/cmdtest"
 	"github.com/visualq/vq/cmd/cmdutil"
-	"github.com/visualq/vq/cmd/iostreams"
 	"github.com/visualq/vq/cmd/version"
 )
 
 func TestMain(m *testing.M) { cmdtest.Main(m, cmd.Main) }
 
 func TestScripts(t *testing.T) { cmdtest.Scripts(t, "testdata/script") }
-
-// run parses args with c, whose runF stands in for the behaviour.
-func run(c *cobra.Command, args ...string) error {
-	c.SetArgs(args)
-	c.SetOut(&bytes.Buffer{})
-	c.SetErr(&bytes.Buffer{})
-	return c.ExecuteContext(context.Background())
-}
-
-func factory() *cmdutil.Factory {
-	return &cmdutil.Factory{IOStreams: &iostreams.IOStreams{In: &bytes.Buffer{}, Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, Getenv: func(string) string { return "" }}
-}
 
 func TestNewCmdVersionAndExitCodes(t *testing.T) {
 	t.Parallel()
@@ -46,8 +31,8 @@ func TestNewCmdVersionAndExitCodes(t *testing.T) {
 		{args: []string{"extra"}, wantErr: `unknown command "extra"`},
 	} {
 		var ranVersion, ranExitCodes *cmdutil.OutputOptions
-		errVersion := run(version.NewCmdVersion(factory(), func(_ context.Context, o *version.VersionOptions) error { ranVersion = &o.Output; return nil }), tc.args...)
-		errExitCodes := run(version.NewCmdExitCodes(factory(), func(_ context.Context, o *version.ExitCodesOptions) error { ranExitCodes = &o.Output; return nil }), tc.args...)
+		errVersion := cmdtest.Execute(version.NewCmdVersion(cmdtest.NewFactory(), func(_ context.Context, o *version.VersionOptions) error { ranVersion = &o.Output; return nil }), tc.args...)
+		errExitCodes := cmdtest.Execute(version.NewCmdExitCodes(cmdtest.NewFactory(), func(_ context.Context, o *version.ExitCodesOptions) error { ranExitCodes = &o.Output; return nil }), tc.args...)
 		for _, got := range []struct {
 			name string
 			ran  *cmdutil.OutputOptions
