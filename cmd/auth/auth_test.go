@@ -17,7 +17,7 @@ func TestScripts(t *testing.T) { cmdtest.Scripts(t, "testdata/script") }
 
 func TestNewCmdLogin(t *testing.T) {
 	t.Parallel()
-	const doc = "https://vq.example.com/oauth/client.json"
+	const doc = "https://192.0.2.1/oauth/client.json"
 	for _, tc := range []struct {
 		args    []string
 		want    auth.LoginOptions
@@ -28,10 +28,10 @@ func TestNewCmdLogin(t *testing.T) {
 		{args: []string{"--oauth", "--client-metadata-url", doc}, want: auth.LoginOptions{OAuth: true, ClientMetadataURL: doc}},
 		{args: []string{"--name", "a b"}, wantErr: `--name "a b"`},
 		{args: []string{"--client-metadata-url", doc}, wantErr: "is a client id for OAuth"},
-		{args: []string{"--oauth", "--client-metadata-url", "https://vq.example.com/"}, wantErr: "has no path"},
+		{args: []string{"--oauth", "--client-metadata-url", "https://192.0.2.1/"}, wantErr: "has no path"},
 		{args: []string{"--oauth", "--with-token"}, wantErr: "[oauth with-token]"},
 		{args: []string{"--oauth", "--no-verify"}, wantErr: "[oauth no-verify]"},
-		{args: []string{"https://visualq.example.com"}, wantErr: "unknown command"},
+		{args: []string{"https://192.0.2.1"}, wantErr: "unknown command"},
 	} {
 		var got *auth.LoginOptions
 		err := cmdtest.Execute(auth.NewCmdLogin(cmdtest.NewFactory(), func(_ context.Context, o *auth.LoginOptions) error { got = o; return nil }), tc.args...)
