@@ -8,12 +8,10 @@ import (
 	"github.com/visualq/vq/api"
 )
 
-// Asker carries questions into a running TUI session, which owns the
-// terminal: a server's questions (Ask), each a screen of its own, and the
-// consent to a write (Confirm), the dialog in the foot of the answer it
-// writes from. Each is asked there in turn, and its answer comes back to
-// the caller. Its zero value is ready; Run connects it to the session
-// while it runs (Options.Asker).
+// Asker carries a server's questions into a running TUI session, which
+// owns the terminal (Ask), each a screen of its own. Each is asked there
+// in turn, and its answer comes back to the caller. Its zero value is
+// ready; Run connects it to the session while it runs (Options.Asker).
 type Asker struct {
 	mu      sync.Mutex
 	session sender
@@ -82,17 +80,6 @@ func (a *Asker) Ask(ctx context.Context, e api.Elicitation) (answer api.ElicitAn
 	return askSession(a, ctx, func(ctx context.Context, reply chan api.ElicitAnswer) (tea.Msg, tea.Msg) {
 		return questionMsg{&question{ctx: ctx, e: e, reply: reply}}, nil
 	}, api.ElicitAnswer{Action: api.ElicitCancel})
-}
-
-// Confirm asks a person for consent in the running session's dialog: the
-// question's first line is what they are asked, the lines after it what
-// it would send. It waits for y or n; asked is false when no session
-// runs. No answer (ctx or the session ended first) is no consent.
-func (a *Asker) Confirm(ctx context.Context, question string) (agreed, asked bool) {
-	return askSession(a, ctx, func(ctx context.Context, reply chan bool) (tea.Msg, tea.Msg) {
-		q := &confirmQuestion{text: question, reply: reply}
-		return confirmMsg{q}, confirmEndedMsg{q}
-	}, false)
 }
 
 // askSession brings the question ask makes into the running session and

@@ -37,11 +37,11 @@ type batchEventMsg struct {
 
 type batchDoneMsg struct{ outcomes []BatchOutcome }
 
-// startBatch sends in's calls, confirmed as calls, as a batch.
-func (m *Model) startBatch(in writeIntent, calls []api.Call) tea.Cmd {
-	p := &batchPage{m: m, under: m.top(), tool: in.tool, table: in.table, calls: calls, names: map[string]string{},
+// startBatch sends calls, in's with consent, as a batch.
+func (m *Model) startBatch(in WriteIntent, calls []api.Call) tea.Cmd {
+	p := &batchPage{m: m, under: m.top(), tool: in.Calls[0].Tool, table: in.table, calls: calls, names: map[string]string{},
 		total: len(calls), events: make(chan tea.Msg, len(calls)+1)}
-	for i, c := range in.calls {
+	for i, c := range in.Calls {
 		k := c.Key()
 		p.names[k] = in.names[i]
 		m.reviewed[k] = reviewPending

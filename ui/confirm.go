@@ -16,31 +16,46 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Every write the TUI sends goes through one door: the consent function
-// of the command (Options.Consent). What the person asks for (a, A over
-// marked rows, enter on a row that writes, or the resend a
-// confirm_required refusal offers) is a writeIntent; consent hands it on
-// as a WriteIntent, and the consent function asks for it by the
-// command's policy (in the dialog below, a question the Asker brings in,
-// or not at all under --yes) and returns its calls with the consent
-// argument. write then sends them: one call, or a batch (batchpage.go).
-// The TUI adds no consent of its own.
+// Consent is the consent policy of a command or a session: how a write
+// (a call to a tool that may change a project, which the server refuses
+// without confirm: true) gets it. Nothing a server sends is a consent: a
+// confirm_required only makes vq ask.
+type Consent int
 
-// WriteIntent is a write the person asked for in the TUI, not sent yet:
-// the calls, and the question that asks for all of them at once (its
-// first line what the person is asked, the lines after it what would be
-// sent).
-type WriteIntent struct {
-	Calls    []api.Call
-	Question string
+const (
+	// ConsentNever: vq gives none of its own. A script's calls without
+	// --yes, and an agent's (vq mcp serve, whose own confirm: true is its
+	// consent), go as they are: the server's confirm gate answers. A
+	// session given none sends no write.
+	ConsentNever Consent = iota
+	// ConsentAsk: a person is asked, in the TUI's dialog or at a prompt.
+	ConsentAsk
+	// ConsentGiven: --yes gave it for every call of the command.
+	ConsentGiven
+)
+
+// For is the policy for in: never when its calls carry the consent
+// already (KEY:=JSON on the command line, or --yes before they were
+// sent), for which a confirm_required is the server's last word.
+func (p Consent) For(in WriteIntent) Consent {
+	for _, c := range in.Calls {
+		if c.Args[api.ArgConfirm] != true {
+			return p
+		}
+	}
+	return ConsentNever
 }
 
-// writeIntent is a write the person asked for: the calls, the tool they
-// go to, and how a person names each.
-type writeIntent struct {
-	tool  string
-	calls []api.Call
-	names []string
+// WriteIntent is a write asked for, not sent yet: its calls, and the
+// question that asks a person for all of them at once (made only when
+// someone is asked: it may need a read of its own). The CLI and the TUI
+// both get consent for one by its policy (Consent.For) and send
+// Confirmed's calls. The TUI's also say how a person names each call,
+// and what sending them does to the screen.
+type WriteIntent struct {
+	Calls    []api.Call
+	Question func(context.Context) string
+	names    []string
 	// resend is set for the answer in view's own call, which the server
 	// refused for want of consent: its answer replaces the screen.
 	resend bool
@@ -48,54 +63,47 @@ type writeIntent struct {
 	table *table
 }
 
-// consentMsg is what the consent function made of an intent: its calls
-// with the consent argument when given is set.
-type consentMsg struct {
-	in    writeIntent
-	calls []api.Call
-	given bool
-	err   error
+// Confirmed is in's calls with the consent argument: consent was given,
+// by --yes or a person's yes to in.Question.
+func (in WriteIntent) Confirmed() []api.Call {
+	calls := make([]api.Call, len(in.Calls))
+	for i, c := range in.Calls {
+		calls[i] = c.WithConfirm()
+	}
+	return calls
 }
 
-// consent hands in to the consent function, which asks for it (or not,
-// by the command's policy); its answer comes back as a consentMsg. One
-// intent is out at a time: the keys wait meanwhile (Model.key).
-func (m *Model) consent(in writeIntent) tea.Cmd {
-	if m.consenting != nil {
-		return nil
-	}
-	ctx, cancel := context.WithCancel(m.ctx)
-	m.consenting = cancel
-	give, intent := m.giveConsent, WriteIntent{Calls: in.calls, Question: in.question()}
-	return func() tea.Msg {
-		calls, given, err := give(ctx, intent)
-		return consentMsg{in: in, calls: calls, given: given, err: err}
-	}
+// intent is a write the person asked for in the TUI, asked for in the
+// dialog's words (question).
+func intent(calls []api.Call, names []string, resend bool) WriteIntent {
+	in := WriteIntent{Calls: calls, names: names, resend: resend}
+	in.Question = func(context.Context) string { return in.question() }
+	return in
 }
 
-// noConsent is the consent function of a session given none
-// (Options.Consent nil): nothing it asks to write is sent.
-func noConsent(context.Context, WriteIntent) ([]api.Call, bool, error) { return nil, false, nil }
-
-// consented takes the consent function's answer: the calls go when
-// consent was given, else the status line says they did not.
-func (m *Model) consented(msg consentMsg) tea.Cmd {
-	m.consenting()
-	m.consenting = nil
-	switch {
-	case msg.err != nil:
-		m.status = "not sent: " + textsafe.SanitizeLine(msg.err.Error())
-	case !msg.given || len(msg.calls) != len(msg.in.calls):
-		m.status = "not sent"
-	default:
-		return m.write(msg.in, msg.calls)
+// consent gets consent for in by the session's policy, and sends its
+// calls with it: at once under --yes, on y in the dialog when asked; else
+// the status line says they were not sent.
+func (m *Model) consent(in WriteIntent) tea.Cmd {
+	switch m.consentPolicy.For(in) {
+	case ConsentGiven:
+		return m.write(in, in.Confirmed())
+	case ConsentAsk:
+		return m.push(newConfirmPage(m, in.Question(m.ctx), func(agreed bool) tea.Cmd {
+			if agreed {
+				return m.write(in, in.Confirmed())
+			}
+			m.status = "not sent"
+			return nil
+		}))
 	}
+	m.status = "not sent"
 	return nil
 }
 
-// write sends in's calls as consent made them: the screen's own call
-// again, a batch over marked rows, or one write.
-func (m *Model) write(in writeIntent, calls []api.Call) tea.Cmd {
+// write sends calls, in's with consent: the screen's own call again, a
+// batch over marked rows, or one write.
+func (m *Model) write(in WriteIntent, calls []api.Call) tea.Cmd {
 	a := m.top()
 	switch {
 	case in.resend:
@@ -105,7 +113,7 @@ func (m *Model) write(in writeIntent, calls []api.Call) tea.Cmd {
 	case in.table != nil:
 		return m.startBatch(in, calls)
 	}
-	m.reviewed[in.calls[0].Key()] = reviewPending
+	m.reviewed[in.Calls[0].Key()] = reviewPending
 	cmd := m.start(calls[0], in.names[0], writeAnswer, nil)
 	m.pending.consented = true
 	return cmd
@@ -113,18 +121,19 @@ func (m *Model) write(in writeIntent, calls []api.Call) tea.Cmd {
 
 // resendIntent is the screen's own call again: what consent lifts a
 // confirm_required refusal with.
-func (s *answerPage) resendIntent() writeIntent {
-	return writeIntent{tool: s.call.Tool, calls: []api.Call{s.call}, resend: true}
+func (s *answerPage) resendIntent() WriteIntent {
+	return intent([]api.Call{s.call}, nil, true)
 }
 
 // rowsIntent is tp's write for rows of t.
-func rowsIntent(t *table, tp *rowTemplate, rows []int) writeIntent {
-	in := writeIntent{tool: tp.action.Tool}
+func rowsIntent(t *table, tp *rowTemplate, rows []int) WriteIntent {
+	var calls []api.Call
+	var names []string
 	for _, r := range rows {
-		in.calls = append(in.calls, tp.call(t, r))
-		in.names = append(in.names, rowName(tp, t, r))
+		calls = append(calls, tp.call(t, r))
+		names = append(names, rowName(tp, t, r))
 	}
-	return in
+	return intent(calls, names, false)
 }
 
 // writeTarget is the tool a would send: the selected row's write
@@ -151,7 +160,7 @@ func (s *answerPage) askWrite() tea.Cmd {
 	if name == "" {
 		name = a.Tool
 	}
-	return s.m.consent(writeIntent{tool: a.Tool, calls: []api.Call{a.Call()}, names: []string{name}})
+	return s.m.consent(intent([]api.Call{a.Call()}, []string{name}, false))
 }
 
 // startBatchFlow is A: the write over the marked rows. A table that knows
@@ -210,25 +219,26 @@ func (m *Model) askBatch(t *table) tea.Cmd {
 // question is how the dialog asks for in, in a person's words: the
 // verb, the count and the checks (or rows) first; the tool and its
 // consent argument as the detail line under them.
-func (in writeIntent) question() string {
-	do := verbOf(in.tool)
+func (in WriteIntent) question() string {
+	do := verbOf(in.Calls[0].Tool)
 	lines := []string{upperFirst(do) + " " + in.what() + "?"}
 	if in.resend {
 		lines = append(lines, "The server asks for your consent before it writes.")
 	}
-	if len(in.calls) > 1 {
-		for i := range min(len(in.calls), maxDialogRows) {
+	n := len(in.Calls)
+	if n > 1 {
+		for i := range min(n, maxDialogRows) {
 			lines = append(lines, "  "+in.nameOf(i))
 		}
-		if len(in.calls) > maxDialogRows {
-			lines = append(lines, "  … and "+strconv.Itoa(len(in.calls)-maxDialogRows)+" more")
+		if n > maxDialogRows {
+			lines = append(lines, "  … and "+strconv.Itoa(n-maxDialogRows)+" more")
 		}
 	}
-	tool := textsafe.SanitizeLine(in.tool)
-	if len(in.calls) > 1 {
-		return strings.Join(append(lines, tool+" ×"+strconv.Itoa(len(in.calls))+", each with confirm: true"), "\n")
+	tool := textsafe.SanitizeLine(in.Calls[0].Tool)
+	if n > 1 {
+		return strings.Join(append(lines, tool+" ×"+strconv.Itoa(n)+", each with confirm: true"), "\n")
 	}
-	args, err := json.Marshal(in.calls[0].Args)
+	args, err := json.Marshal(in.Calls[0].Args)
 	if err != nil {
 		args = []byte(err.Error())
 	}
@@ -237,10 +247,10 @@ func (in writeIntent) question() string {
 
 // what names what in writes: "1 check: Homepage desktop", "12 checks",
 // the label of the action it runs ("Homepage"), or "it".
-func (in writeIntent) what() string {
-	n := len(in.calls)
+func (in WriteIntent) what() string {
+	n := len(in.Calls)
 	noun := "rows"
-	if isCheck(in.calls[0]) {
+	if isCheck(in.Calls[0]) {
 		noun = "checks"
 		if n == 1 {
 			return "1 check: " + in.nameOf(0)
@@ -252,13 +262,13 @@ func (in writeIntent) what() string {
 	case len(in.names) == 0:
 		return "it"
 	}
-	return strings.TrimSpace(trimVerb(in.names[0], verbOf(in.tool)))
+	return strings.TrimSpace(trimVerb(in.names[0], verbOf(in.Calls[0].Tool)))
 }
 
 // nameOf names the i-th call of in for a person: its check ("Homepage
 // desktop"), else the name the intent gives it.
-func (in writeIntent) nameOf(i int) string {
-	c := in.calls[i]
+func (in WriteIntent) nameOf(i int) string {
+	c := in.Calls[i]
 	if isCheck(c) {
 		label, _ := argText(c.Args["scenarioLabel"])
 		viewport, _ := argText(c.Args["viewport"])
@@ -307,68 +317,21 @@ func upperFirst(s string) string {
 // maxDialogRows is how many rows a batch's dialog names.
 const maxDialogRows = 3
 
-// confirmQuestion is a consent asked in the session by an Asker, and
-// where its answer goes: reply holds one answer.
-type confirmQuestion struct {
-	text  string
-	reply chan bool
-	// answered is set once the reply went.
-	answered bool
-}
-
-// confirmMsg brings a consent question into the session;
-// confirmEndedMsg says that its asker gave up on it.
-type (
-	confirmMsg      struct{ q *confirmQuestion }
-	confirmEndedMsg struct{ q *confirmQuestion }
-)
-
 // confirmPage asks the person yes or no, in the foot of the answer in
-// view: the consent to a write (a question the consent function asks
-// through the Asker, answered through its reply), or the session's own
-// questions (dropping marks). decide takes the answer once.
+// view: the consent to a write, or the session's own questions (dropping
+// marks). decide takes the answer once.
 type confirmPage struct {
 	m      *Model
 	under  *answerPage
 	text   string
-	q      *confirmQuestion
 	decide func(agreed bool) tea.Cmd
 	keymap confirmKeys
 }
 
 // newConfirmPage asks text (its first line the question) over the answer
-// in view; q is the consent question it answers, nil for the session's
-// own.
-func newConfirmPage(m *Model, text string, q *confirmQuestion, decide func(bool) tea.Cmd) *confirmPage {
-	return &confirmPage{m: m, under: m.top(), text: text, q: q, decide: decide, keymap: newConfirmKeys()}
-}
-
-// askConfirm opens the dialog on q over the answer in view; before the
-// first answer there is none to write from, and q is answered no.
-func (m *Model) askConfirm(q *confirmQuestion) tea.Cmd {
-	reply := func(agreed bool) tea.Cmd {
-		q.answered = true
-		q.reply <- agreed
-		if !agreed {
-			m.status = "not sent"
-		}
-		return nil
-	}
-	if m.loading() {
-		return reply(false)
-	}
-	return m.push(newConfirmPage(m, q.text, q, reply))
-}
-
-// confirmEnded closes q's dialog when it is still open: its asker gave
-// up on it.
-func (m *Model) confirmEnded(q *confirmQuestion) {
-	for _, p := range m.stack {
-		if c, ok := p.(*confirmPage); ok && c.q == q {
-			c.answer(false)
-			return
-		}
-	}
+// in view.
+func newConfirmPage(m *Model, text string, decide func(bool) tea.Cmd) *confirmPage {
+	return &confirmPage{m: m, under: m.top(), text: text, decide: decide, keymap: newConfirmKeys()}
 }
 
 // confirmKeys are the keys of the dialog.
@@ -447,10 +410,4 @@ func (p *confirmPage) lines() []string {
 		body[i] = l
 	}
 	return strings.Split(st.dialog.Render(strings.Join(body, "\n")), "\n")
-}
-
-// isConfirm reports the consent dialog.
-func isConfirm(p page) bool {
-	_, ok := p.(*confirmPage)
-	return ok
 }

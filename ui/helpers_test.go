@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -159,10 +158,8 @@ func startWith(t testing.TB, client *api.Client, call api.Call) *Model {
 	return m
 }
 
-// startModel builds the model as Run does, with cmd's consent: the
-// person is asked in the session's dialog (asked through the Asker, as
-// cmd's prompter does while the TUI runs) and, on yes, the calls get the
-// consent argument.
+// startModel builds the model as Run does on a person's terminal: the
+// person is asked for consent in the session's dialog.
 func startModel(t testing.TB, opts Options, call api.Call, first *api.ToolResponse) *Model {
 	t.Helper()
 	s := &session{sent: make(chan tea.Msg, 8)}
@@ -170,16 +167,7 @@ func startModel(t testing.TB, opts Options, call api.Call, first *api.ToolRespon
 	// question still asked (a dialog the test left open) ends unanswered.
 	t.Cleanup(s.asker.attach(s))
 	opts.Asker = &s.asker
-	opts.Consent = func(ctx context.Context, in WriteIntent) ([]api.Call, bool, error) {
-		if agreed, _ := s.asker.Confirm(ctx, in.Question); !agreed {
-			return nil, false, nil
-		}
-		calls := make([]api.Call, len(in.Calls))
-		for i, c := range in.Calls {
-			calls[i] = c.WithConfirm()
-		}
-		return calls, true, nil
-	}
+	opts.Consent = ConsentAsk
 	m := newModel(context.Background(), opts, call, first)
 	sessions.Store(m, s)
 	t.Cleanup(func() { sessions.Delete(m) })
@@ -188,19 +176,10 @@ func startModel(t testing.TB, opts Options, call api.Call, first *api.ToolRespon
 }
 
 // session plays the program around a model (see startModel): what its
-// Asker brings in, and the commands that wait on a consent the person has
-// not given yet.
+// Asker brings in.
 type session struct {
-	asker  Asker
-	sent   chan tea.Msg
-	parked []parkedCmd
-}
-
-// parkedCmd is a command waiting on the answer to q: done brings its
-// message once it has one.
-type parkedCmd struct {
-	done chan tea.Msg
-	q    *confirmQuestion
+	asker Asker
+	sent  chan tea.Msg
 }
 
 func (s *session) Send(msg tea.Msg) { s.sent <- msg }
@@ -215,13 +194,11 @@ func sessionOf(m *Model) *session {
 }
 
 // update feeds one message and then runs the commands it returns, feeding
-// their messages back, as the program would, until nothing is left but
-// commands that wait on the person's consent, which a later key gives.
+// their messages back, as the program would, until nothing is left.
 // Spinner ticks are not fed (they only repeat), and a quit is reported.
 func update(m *Model, msg tea.Msg) (quit bool) {
 	_, cmd := m.Update(msg)
-	quit = drain(m, cmd)
-	return resume(m) || quit
+	return drain(m, cmd)
 }
 
 func drain(m *Model, cmd tea.Cmd) (quit bool) {
@@ -247,8 +224,8 @@ func handle(m *Model, msg tea.Msg) (quit bool) {
 	}
 }
 
-// run runs cmd and returns its message; a command that asks the person
-// for consent meanwhile is parked, and the question is its message.
+// run runs cmd and returns its message; what the asker brings in
+// meanwhile is fed as it comes.
 func run(m *Model, cmd tea.Cmd) tea.Msg {
 	s := sessionOf(m)
 	if s == nil {
@@ -259,51 +236,17 @@ func run(m *Model, cmd tea.Cmd) tea.Msg {
 	return s.wait(m, done)
 }
 
-// wait is the message done brings, or the consent question its command
-// asks first (the command is parked until it is answered); what else the
-// asker brings in meanwhile is fed as it comes.
+// wait is the message done brings; what the asker brings in meanwhile
+// is fed as it comes.
 func (s *session) wait(m *Model, done chan tea.Msg) tea.Msg {
 	for {
 		select {
 		case msg := <-done:
 			return msg
 		case msg := <-s.sent:
-			if c, ok := msg.(confirmMsg); ok {
-				s.parked = append(s.parked, parkedCmd{done: done, q: c.q})
-				return msg
-			}
 			update(m, msg)
 		}
 	}
-}
-
-// consentAnswer is the message of the command that waited on the
-// consent just answered, not fed.
-func consentAnswer(t *testing.T, m *Model) tea.Msg {
-	t.Helper()
-	s := sessionOf(m)
-	if len(s.parked) != 1 || !s.parked[0].q.answered {
-		t.Fatalf("no answered consent waits: %+v", s.parked)
-	}
-	p := s.parked[0]
-	s.parked = nil
-	return s.wait(m, p.done)
-}
-
-// resume feeds the messages of the parked commands whose question was
-// answered.
-func resume(m *Model) (quit bool) {
-	s := sessionOf(m)
-	for s != nil {
-		i := slices.IndexFunc(s.parked, func(p parkedCmd) bool { return p.q.answered })
-		if i < 0 {
-			return quit
-		}
-		p := s.parked[i]
-		s.parked = slices.Delete(s.parked, i, i+1)
-		quit = handle(m, s.wait(m, p.done)) || quit
-	}
-	return quit
 }
 
 // press sends one key by the name help and key bindings use.

@@ -89,7 +89,7 @@ func (s *answerPage) askDropMarks(leave bool) tea.Cmd {
 	if leave {
 		question = "Go back and drop the " + n + "?"
 	}
-	return s.m.push(newConfirmPage(s.m, question+"\nA batch (A) would act on them; space unmarks one row.", nil,
+	return s.m.push(newConfirmPage(s.m, question+"\nA batch (A) would act on them; space unmarks one row.",
 		func(agreed bool) tea.Cmd {
 			if !agreed {
 				s.m.status = "marks kept"

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/help"
-	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/progress"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
@@ -24,15 +23,14 @@ import (
 type Model struct {
 	ctx    context.Context
 	invoke func(context.Context, api.Call) (*api.ToolResponse, error)
-	// giveConsent is the command's consent function (Options.Consent);
-	// consenting, set while an intent is out with it, gives that up.
-	giveConsent func(context.Context, WriteIntent) ([]api.Call, bool, error)
-	consenting  context.CancelFunc
-	writeTools  func(string) bool
-	fetch       func(ctx context.Context, link string, max int64) ([]byte, error)
-	open        func(string) error
-	getenv      func(string) string
-	images      imageProtocol
+	// consentPolicy is Options.Consent: how the writes the person asks
+	// for get consent (confirm.go).
+	consentPolicy Consent
+	writeTools    func(string) bool
+	fetch         func(ctx context.Context, link string, max int64) ([]byte, error)
+	open          func(string) error
+	getenv        func(string) string
+	images        imageProtocol
 	// server is Options.Server, made safe for the header line.
 	server string
 
@@ -95,28 +93,25 @@ const defaultWidth, defaultHeight = 80, 24
 // the first call, which Init sends.
 func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolResponse) *Model {
 	m := &Model{
-		ctx:          ctx,
-		invoke:       opts.Invoke,
-		giveConsent:  opts.Consent,
-		writeTools:   opts.WriteTools,
-		fetch:        opts.Fetch,
-		open:         opts.opener(),
-		getenv:       opts.getenv(),
-		images:       detectImageProtocol(opts.getenv()),
-		server:       textsafe.SanitizeLine(clip(opts.Server, maxLineBytes)),
-		styles:       newStyles(true),
-		help:         help.New(),
-		spinner:      spinner.New(spinner.WithSpinner(spinner.Dot)),
-		reviewed:     map[string]reviewState{},
-		failedWrites: map[string]*api.ToolResponse{},
-		width:        defaultWidth,
-		height:       defaultHeight,
+		ctx:           ctx,
+		invoke:        opts.Invoke,
+		consentPolicy: opts.Consent,
+		writeTools:    opts.WriteTools,
+		fetch:         opts.Fetch,
+		open:          opts.opener(),
+		getenv:        opts.getenv(),
+		images:        detectImageProtocol(opts.getenv()),
+		server:        textsafe.SanitizeLine(clip(opts.Server, maxLineBytes)),
+		styles:        newStyles(true),
+		help:          help.New(),
+		spinner:       spinner.New(spinner.WithSpinner(spinner.Dot)),
+		reviewed:      map[string]reviewState{},
+		failedWrites:  map[string]*api.ToolResponse{},
+		width:         defaultWidth,
+		height:        defaultHeight,
 	}
 	if m.writeTools == nil {
 		m.writeTools = api.KnownWriteTool
-	}
-	if m.giveConsent == nil {
-		m.giveConsent = noConsent
 	}
 	m.restyle()
 	m.help.SetWidth(m.width)
@@ -165,13 +160,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case questionRefusedMsg:
 		m.status = string(msg)
 		return m, nil
-	case confirmMsg:
-		return m, m.askConfirm(msg.q)
-	case confirmEndedMsg:
-		m.confirmEnded(msg.q)
-		return m, nil
-	case consentMsg:
-		return m, m.consented(msg)
 	case tea.KeyPressMsg, tea.PasteMsg:
 		return m, m.key(msg)
 	}
@@ -221,13 +209,6 @@ func (m *Model) key(msg tea.Msg) tea.Cmd {
 			return m.loadingKey(k)
 		case m.pending != nil:
 			return m.busyKey(k, m.callKeys(), m.cancelCall)
-		case m.consenting != nil && !isConfirm(front):
-			// The consent function is at work (its dialog opens, or its
-			// answer comes): the keys wait, but for quitting.
-			if key.Matches(k, newLoadingKeys().Quit) {
-				return m.quit()
-			}
-			return nil
 		}
 	}
 	return front.Update(msg)
@@ -250,10 +231,6 @@ func (m *Model) quit() tea.Cmd {
 	if m.pending != nil {
 		m.pending.cancel()
 		m.pending = nil
-	}
-	if m.consenting != nil {
-		m.consenting()
-		m.consenting = nil
 	}
 	answers := make([]page, 0, len(m.stack))
 	for _, p := range m.stack {

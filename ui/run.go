@@ -19,12 +19,10 @@ type Options struct {
 	Out io.Writer
 	// Invoke sends one call; at run time it is the command's pipeline.
 	Invoke func(ctx context.Context, call api.Call) (*api.ToolResponse, error)
-	// Consent is the command's consent function: it asks for the write
-	// the person asked for (by its policy: in the session's dialog, which
-	// Asker brings in, or not at all when it was given) and returns its
-	// calls with the consent argument; given is false when it was not
-	// given, and nothing is sent. Nil gives none.
-	Consent func(ctx context.Context, in WriteIntent) (calls []api.Call, given bool, err error)
+	// Consent is the command's consent policy for the writes the person
+	// asks for: asked in the session's dialog, given by --yes, or (the
+	// zero value) never, and nothing is sent.
+	Consent Consent
 	// NoColor drops colours (NO_COLOR, --no-color); bold and reverse stay.
 	NoColor bool
 	// WriteTools reports tools that change a project, marked in the action

@@ -88,7 +88,7 @@ func approveRun(ctx context.Context, o *ApproveOptions) error {
 	}
 	a := approval{runID: o.RunID, checks: o.Checks, pipeline: p}
 	_, policy := p.Policies()
-	calls, answer, err := cmdutil.ObtainConsent(ctx, policy, p.Terminal().Prompter(p.Output.Structured()), cmdutil.WriteIntent{Calls: o.Calls, Question: a.question})
+	calls, answer, err := cmdutil.ObtainConsent(ctx, policy, p.Terminal().Prompter(p.Output.Structured()), ui.WriteIntent{Calls: o.Calls, Question: a.question})
 	switch {
 	case err != nil:
 		return err

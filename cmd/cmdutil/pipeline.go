@@ -48,7 +48,7 @@ type Pipeline struct {
 	// once: at its first call, when the flags are resolved.
 	decide        sync.Once
 	display       iostreams.Display
-	consentPolicy iostreams.Consent
+	consentPolicy ui.Consent
 }
 
 func NewPipeline(f *Factory) *Pipeline { return &Pipeline{f: f, Admit: admitAtOnce} }
@@ -83,7 +83,7 @@ func (p *Pipeline) Connect(ctx context.Context) (*mcpclient.Client, Settings, er
 // Policies are the command's display and consent, decided from the
 // terminal and the command's flags: output for a program or a file
 // (--json, --format, --jq, --junit) is printed, never the TUI.
-func (p *Pipeline) Policies() (iostreams.Display, iostreams.Consent) {
+func (p *Pipeline) Policies() (iostreams.Display, ui.Consent) {
 	p.decide.Do(func() {
 		t := p.f.Terminal()
 		printed := p.Output.Format != "" || p.Output.query != nil || p.Reports.JUnit != ""
@@ -143,11 +143,11 @@ func (p *Pipeline) Send(ctx context.Context, call api.Call) (*api.ToolResponse, 
 // with --yes a tool known to write goes once with confirm: true; any
 // other call goes as it is, and when the server asks for consent it is
 // asked for (or given by --yes) and the call goes again once. In the TUI
-// the refusal is shown, and the TUI asks through sessionConsent.
+// the refusal is shown, and the TUI asks in its own dialog.
 func (p *Pipeline) consented(ctx context.Context, call api.Call, send func(context.Context, api.Call) (*api.ToolResponse, error)) (*api.ToolResponse, error) {
 	display, policy := p.Policies()
-	if policy == iostreams.ConsentGiven && api.KnownWriteTool(call.Tool) {
-		calls, _, _ := ObtainConsent(ctx, policy, nil, WriteIntent{Calls: []api.Call{call}})
+	if policy == ui.ConsentGiven && api.KnownWriteTool(call.Tool) {
+		calls, _, _ := ObtainConsent(ctx, policy, nil, ui.WriteIntent{Calls: []api.Call{call}})
 		call = calls[0]
 	}
 	resp, err := send(ctx, call)
@@ -158,7 +158,7 @@ func (p *Pipeline) consented(ctx context.Context, call api.Call, send func(conte
 	if display == iostreams.DisplayTUI {
 		ask = nil
 	}
-	calls, answer, err := ObtainConsent(ctx, policy, ask, WriteIntent{Calls: []api.Call{call}, Question: func(context.Context) string {
+	calls, answer, err := ObtainConsent(ctx, policy, ask, ui.WriteIntent{Calls: []api.Call{call}, Question: func(context.Context) string {
 		return fmt.Sprintf("%s\nSend %s again with confirm: true?", textsafe.SanitizeLine(resp.ErrorMessage()), textsafe.SanitizeLine(call.Tool))
 	}})
 	if err != nil || answer != Consented {
@@ -324,8 +324,7 @@ func (p *Pipeline) ShowCall(ctx context.Context, call api.Call, resp *api.ToolRe
 	o.Invoke = func(ctx context.Context, call api.Call) (*api.ToolResponse, error) {
 		return p.consented(ctx, call, p.invoke)
 	}
-	_, policy := p.Policies()
-	o.Consent = sessionConsent(policy, func() iostreams.YesNo { return p.f.Terminal().Prompter(p.Output.Structured()) })
+	_, o.Consent = p.Policies()
 	o.Fetch = func(ctx context.Context, link string, max int64) ([]byte, error) {
 		return client.FetchPublic(ctx, s.Home(), link, max)
 	}

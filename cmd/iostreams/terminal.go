@@ -151,62 +151,36 @@ func (t *Terminal) Display(printed bool) Display {
 	return DisplayPlain
 }
 
-// Consent is how a command gets consent to send a call that may change a
-// project: the server's write tools refuse without confirm: true.
-type Consent int
-
-const (
-	// ConsentNever: vq gives none of its own. A script's calls without
-	// --yes, and an agent's (vq mcp serve, whose own confirm: true is its
-	// consent), go as they are: the server's confirm gate answers.
-	ConsentNever Consent = iota
-	// ConsentAsk: a person is asked, in the TUI's dialog or at a prompt.
-	ConsentAsk
-	// ConsentGiven: --yes gave it for every call of the command.
-	ConsentGiven
-)
-
 // Consent is the consent policy of a command with --yes set as yes, the
 // display d and output for a program (structured) or a person: given by
 // --yes; asked where a person is there to answer (the TUI's dialog, or a
 // prompt on stderr when the output is for a person); else never, by vq: a
 // script's calls and an agent's go as they are, and the server's confirm
 // gate answers.
-func (t *Terminal) Consent(yes bool, d Display, structured bool) Consent {
+func (t *Terminal) Consent(yes bool, d Display, structured bool) ui.Consent {
 	switch {
 	case t.agent:
-		return ConsentNever
+		return ui.ConsentNever
 	case yes:
-		return ConsentGiven
+		return ui.ConsentGiven
 	case d == DisplayTUI || t.person && !structured:
-		return ConsentAsk
+		return ui.ConsentAsk
 	}
-	return ConsentNever
+	return ui.ConsentNever
 }
 
-// YesNo asks a person a yes/no question: the terminal's prompt, or the
-// TUI's dialog.
+// YesNo asks a person a yes/no question on the terminal's prompt.
 type YesNo func(ctx context.Context, question string) (bool, error)
 
-// Prompter is how a person is asked yes or no: the TUI's dialog while
-// the TUI runs, else the y/N prompt on stderr when the output is for a
-// person (not structured, for a program) who can answer it there, else
-// nil: nobody to ask.
+// Prompter is how a person is asked yes or no outside the TUI (which
+// asks in its own dialog): the y/N prompt on stderr when the output is
+// for a person (not structured, for a program) who can answer it there,
+// else nil: nobody to ask.
 func (t *Terminal) Prompter(structured bool) YesNo {
-	switch {
-	case t.session.Running():
-		return t.confirmInSession
-	case !t.person || structured:
+	if !t.person || structured {
 		return nil
 	}
 	return t.askYesNo
-}
-
-// confirmInSession asks question in the running TUI's dialog; a session
-// that ended before the answer gave no consent.
-func (t *Terminal) confirmInSession(ctx context.Context, question string) (bool, error) {
-	agreed, _ := t.session.Confirm(ctx, question)
-	return agreed, nil
 }
 
 // askYesNo asks question on stderr; only y or yes is a yes.
