@@ -43,9 +43,9 @@ type pending struct {
 	kind   answerKind
 	origin *origin
 	cancel context.CancelFunc
-	// consented is set for a call sent with the consent the consent
-	// function gave: a confirm_required answer to it is the server's last
-	// word, shown without asking again (c still does).
+	// consented is set for a call sent with consent: a confirm_required
+	// answer to it is the server's last word, shown without asking again
+	// (c still does).
 	consented bool
 	// note is what vq tells the person of the call meanwhile (a sign-in
 	// again), shown under it; server text in it is sanitized when drawn.

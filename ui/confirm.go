@@ -85,7 +85,7 @@ func intent(calls []api.Call, names []string, resend bool) WriteIntent {
 // calls with it: at once under --yes, on y in the dialog when asked; else
 // the status line says they were not sent.
 func (m *Model) consent(in WriteIntent) tea.Cmd {
-	switch m.consentPolicy.For(in) {
+	switch m.writePolicy.For(in) {
 	case ConsentGiven:
 		return m.write(in, in.Confirmed())
 	case ConsentAsk:

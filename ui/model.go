@@ -23,14 +23,14 @@ import (
 type Model struct {
 	ctx    context.Context
 	invoke func(context.Context, api.Call) (*api.ToolResponse, error)
-	// consentPolicy is Options.Consent: how the writes the person asks
-	// for get consent (confirm.go).
-	consentPolicy Consent
-	writeTools    func(string) bool
-	fetch         func(ctx context.Context, link string, max int64) ([]byte, error)
-	open          func(string) error
-	getenv        func(string) string
-	images        imageProtocol
+	// writePolicy is Options.Consent: how the writes the person asks for
+	// get consent (confirm.go).
+	writePolicy Consent
+	writeTools  func(string) bool
+	fetch       func(ctx context.Context, link string, max int64) ([]byte, error)
+	open        func(string) error
+	getenv      func(string) string
+	images      imageProtocol
 	// server is Options.Server, made safe for the header line.
 	server string
 
@@ -93,22 +93,22 @@ const defaultWidth, defaultHeight = 80, 24
 // the first call, which Init sends.
 func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolResponse) *Model {
 	m := &Model{
-		ctx:           ctx,
-		invoke:        opts.Invoke,
-		consentPolicy: opts.Consent,
-		writeTools:    opts.WriteTools,
-		fetch:         opts.Fetch,
-		open:          opts.opener(),
-		getenv:        opts.getenv(),
-		images:        detectImageProtocol(opts.getenv()),
-		server:        textsafe.SanitizeLine(clip(opts.Server, maxLineBytes)),
-		styles:        newStyles(true),
-		help:          help.New(),
-		spinner:       spinner.New(spinner.WithSpinner(spinner.Dot)),
-		reviewed:      map[string]reviewState{},
-		failedWrites:  map[string]*api.ToolResponse{},
-		width:         defaultWidth,
-		height:        defaultHeight,
+		ctx:          ctx,
+		invoke:       opts.Invoke,
+		writePolicy:  opts.Consent,
+		writeTools:   opts.WriteTools,
+		fetch:        opts.Fetch,
+		open:         opts.opener(),
+		getenv:       opts.getenv(),
+		images:       detectImageProtocol(opts.getenv()),
+		server:       textsafe.SanitizeLine(clip(opts.Server, maxLineBytes)),
+		styles:       newStyles(true),
+		help:         help.New(),
+		spinner:      spinner.New(spinner.WithSpinner(spinner.Dot)),
+		reviewed:     map[string]reviewState{},
+		failedWrites: map[string]*api.ToolResponse{},
+		width:        defaultWidth,
+		height:       defaultHeight,
 	}
 	if m.writeTools == nil {
 		m.writeTools = api.KnownWriteTool

@@ -12,17 +12,15 @@ import (
 //
 //   - answerPage (answer.go): one answer, the first at the bottom and
 //     each action run from it above it; Esc closes it.
-//   - confirmPage (confirm.go): the consent the command's consent
-//     function asks for a write (through the Asker), over the answer it
-//     writes from.
+//   - confirmPage (confirm.go): the consent to a write, asked by the
+//     command's policy, over the answer it writes from.
 //   - filterPage (filter.go): the filter being typed, over its answer.
 //   - batchPage (batchpage.go): a write over marked rows being sent.
 //   - questionPage (question.go): the server's questions, in front of
 //     every other page while there are any.
 //
 // The root routes messages (Model.Update). A notice, a server's question
-// or a consent coming or ending, the consent function's answer and the
-// answer to the call in flight are its own; so
+// coming or ending and the answer to the call in flight are its own; so
 // are the keys while that call is out (call.go). Keys and pastes go to
 // the page in front. Every other message goes to the pages in view
 // (pagesInView), each taking what is its own, after the root took its
@@ -34,7 +32,7 @@ import (
 // nothing disabled: the help line is drawn from them. A page holds the
 // root for what every page shares (the terminal's size and styles, this
 // session's writes) and for the root's doors: start a call (start), open
-// a page (push), close one (close), hand a write to the consent function
+// a page (push), close one (close), get a write consent and send it
 // (consent), quit (quit).
 type page interface {
 	help.KeyMap
