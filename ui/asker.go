@@ -77,17 +77,16 @@ func (a *Asker) Ask(ctx context.Context, e api.Elicitation) (answer api.ElicitAn
 		return api.ElicitAnswer{Action: api.ElicitDecline}, asked
 	}
 	// The question page waits on ctx itself (Model.ask).
-	return askSession(a, ctx, func(ctx context.Context, reply chan api.ElicitAnswer) (tea.Msg, tea.Msg) {
-		return questionMsg{&question{ctx: ctx, e: e, reply: reply}}, nil
+	return askSession(a, ctx, func(ctx context.Context, reply chan api.ElicitAnswer) tea.Msg {
+		return questionMsg{&question{ctx: ctx, e: e, reply: reply}}
 	}, api.ElicitAnswer{Action: api.ElicitCancel})
 }
 
 // askSession brings the question ask makes into the running session and
 // waits for the one reply it gets; unanswered is the answer when ctx or
-// the session ends first, and the session is then told so with ended
-// (when ask made one). The session never waits on the caller: reply
+// the session ends first. The session never waits on the caller: reply
 // holds one answer.
-func askSession[T any](a *Asker, ctx context.Context, ask func(context.Context, chan T) (question, ended tea.Msg), unanswered T) (answer T, asked bool) {
+func askSession[T any](a *Asker, ctx context.Context, ask func(context.Context, chan T) tea.Msg, unanswered T) (answer T, asked bool) {
 	a.mu.Lock()
 	s, sessionEnded := a.session, a.ended
 	a.mu.Unlock()
@@ -97,15 +96,11 @@ func askSession[T any](a *Asker, ctx context.Context, ask func(context.Context, 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // ends the session's wait on ctx too
 	reply := make(chan T, 1)
-	question, ended := ask(ctx, reply)
-	s.Send(question) // returns at once once the session has ended
+	s.Send(ask(ctx, reply)) // returns at once once the session has ended
 	select {
 	case answer = <-reply:
 		return answer, true
 	case <-ctx.Done():
-		if ended != nil {
-			s.Send(ended)
-		}
 	case <-sessionEnded:
 	}
 	return unanswered, true
