@@ -185,7 +185,7 @@ func (c *Client) onElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Eli
 	if answer.Action != api.ElicitAccept {
 		c.inFlight.refuse(calls, key)
 	}
-	return &mcp.ElicitResult{Action: answer.Action, Content: answer.Content}, nil
+	return &answer, nil
 }
 
 // elicitField reads one property of a requested schema: its choices are
