@@ -206,8 +206,8 @@ func elicitField(name string, p *jsonschema.Schema, required bool) api.ElicitFie
 	if !remarshal(enum, &f.Enum) || !remarshal(names, &f.EnumNames) || !remarshal(choices, &titled) {
 		return api.ElicitField{Name: name, Required: required}
 	}
-	for _, c := range titled {
-		if len(enum) == 0 {
+	if len(enum) == 0 {
+		for _, c := range titled {
 			f.Enum, f.EnumNames = append(f.Enum, c.Const), append(f.EnumNames, cmp.Or(c.Title, c.Const))
 		}
 	}
