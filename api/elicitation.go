@@ -1,8 +1,10 @@
 package api
 
 // Elicitation is a server's request for input from the user during a call
-// (MCP elicitation, form mode): a message and the flat fields it asks for.
-// All of it is server text: whoever shows it sanitizes it.
+// (MCP elicitation, form mode): a message and the flat fields it asks for,
+// each field's choices in one list however the schema spells them
+// (TestElicitationSchemaIsReadAsTheFormAsks). All of it is server text:
+// whoever shows it sanitizes it.
 type Elicitation struct {
 	Message string
 	Fields  []ElicitField

@@ -10,7 +10,9 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// Tool is one entry of the server's tools/list, as vq tools shows it.
+// Tool is one entry of the server's tools/list, as vq tools shows it: the
+// shape of vq tools --json, not mcp.Tool's
+// (TestToolsShowsEveryFactOfTheSchemaAndAnnotations).
 type Tool struct {
 	Name        string `json:"name"`
 	Title       string `json:"title,omitempty"`
