@@ -9,6 +9,8 @@ import (
 // Content is the content of a tools/call result from a server that sent no
 // ToolResponse, block by block as the server sent it: what vq shows of such
 // an answer (the MCP result itself is the response's data, for --json).
+// Its blocks are vq's, not the SDK's, which would bring the SDK and its
+// OAuth library into api (TestImportRules).
 type Content struct {
 	Blocks []ContentBlock
 	// Structured is the result's structuredContent, when it sent one.

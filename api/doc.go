@@ -1,9 +1,10 @@
 // Package api owns the contract and the invoke transport: the ToolResponse
 // types and their index of an answer's JSON, the invoke and CI endpoints'
 // clients, the retries every call gets whatever carries it, the tool
-// registry, and the watch and readiness policies. It also holds the
-// SDK-free types the renderers read from MCP answers (Tool, Content,
-// Elicitation), so that format and ui need not import the MCP client.
+// registry, and the watch and readiness policies. It also holds what the
+// renderers read of MCP answers (Tool, Content, Elicitation), off the SDK,
+// which brings OAuth with it (arch_test.go), so that format and ui need
+// not import the MCP client.
 //
 // Everything a server can answer becomes one *ToolResponse here, so the rest
 // of vq never sees HTTP. api's messages say what happened; hints that name

@@ -1,8 +1,10 @@
 package api
 
 // Elicitation is a server's request for input from the user during a call
-// (MCP elicitation, form mode): a message and the flat fields it asks for.
-// All of it is server text: whoever shows it sanitizes it.
+// (MCP elicitation, form mode): a message and the flat fields it asks for,
+// each field's choices in one list however the schema spells them
+// (TestElicitationSchemaIsReadAsTheFormAsks). All of it is server text:
+// whoever shows it sanitizes it.
 type Elicitation struct {
 	Message string
 	Fields  []ElicitField
@@ -45,46 +47,9 @@ func (e Elicitation) Askable() bool {
 	return true
 }
 
-// The actions an elicitation is answered with.
+// The actions an elicitation is answered with (mcp.ElicitResult's).
 const (
 	ElicitAccept  = "accept"
 	ElicitDecline = "decline"
 	ElicitCancel  = "cancel"
 )
-
-// ElicitAnswer is the user's answer: an action and, on accept, the values
-// by field name. Fields left out of an accepted answer take the schema's
-// default.
-type ElicitAnswer struct {
-	Action  string
-	Content map[string]any
-}
-
-// Outcome is the answer as vq reports it: accepted, declined or
-// cancelled.
-func (a ElicitAnswer) Outcome() string {
-	switch a.Action {
-	case ElicitAccept:
-		return "accepted"
-	case ElicitCancel:
-		return "cancelled"
-	}
-	return "declined"
-}
-
-// DefaultsAnswer accepts an elicitation with the schema's defaults, which
-// a script may ask for: it declines instead when a required field has no
-// default, as no answer vq could make up would be the user's.
-func DefaultsAnswer(e Elicitation) ElicitAnswer {
-	content := map[string]any{}
-	for _, f := range e.Fields {
-		if f.Default == nil {
-			if f.Required {
-				return ElicitAnswer{Action: ElicitDecline}
-			}
-			continue
-		}
-		content[f.Name] = f.Default
-	}
-	return ElicitAnswer{Action: ElicitAccept, Content: content}
-}

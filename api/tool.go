@@ -1,13 +1,18 @@
 package api
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// Tool is one entry of the server's tools/list, as vq tools shows it.
+// Tool is one entry of the server's tools/list, as vq tools shows it: the
+// shape of vq tools --json, not mcp.Tool's
+// (TestToolsShowsEveryFactOfTheSchemaAndAnnotations).
 type Tool struct {
 	Name        string `json:"name"`
 	Title       string `json:"title,omitempty"`
@@ -96,34 +101,27 @@ func ToolListResponse(endpoint string, tools []Tool) *ToolResponse {
 
 // SchemaArgs reads the properties of an object schema, required ones
 // first, then by name: the order a person reads a usage line in. A schema
-// vq cannot read has no properties.
+// vq cannot read has no properties. jsonschema-go decodes each level of a
+// schema again: its work is the schema's bytes times their depth, which
+// the caller bounds.
 func SchemaArgs(raw json.RawMessage) []ToolArg {
-	type property struct {
-		Type        any               `json:"type"`
-		Ref         string            `json:"$ref"`
-		Description string            `json:"description"`
-		Enum        []json.RawMessage `json:"enum"`
-		Default     json.RawMessage   `json:"default"`
-		Items       struct {
-			Type any    `json:"type"`
-			Ref  string `json:"$ref"`
-		} `json:"items"`
+	args := []ToolArg{}
+	var schema jsonschema.Schema
+	if json.Unmarshal(raw, &schema) != nil {
+		return args
 	}
-	var schema struct {
-		Properties map[string]property `json:"properties"`
-		Required   []string            `json:"required"`
-	}
-	_ = json.Unmarshal(raw, &schema)
 	required := map[string]bool{}
 	for _, name := range schema.Required {
 		required[name] = true
 	}
-	args := []ToolArg{}
 	for name, p := range schema.Properties {
-		arg := ToolArg{Name: name, Type: schemaType(p.Type, p.Ref), Required: required[name], Description: p.Description,
-			Items: schemaType(p.Items.Type, p.Items.Ref), Default: string(p.Default)}
+		p = cmp.Or(p, &jsonschema.Schema{})
+		arg := ToolArg{Name: name, Type: schemaType(p), Required: required[name], Description: p.Description, Default: string(p.Default)}
+		if p.Items != nil {
+			arg.Items = schemaType(p.Items)
+		}
 		for _, v := range p.Enum {
-			arg.Enum = append(arg.Enum, string(v))
+			arg.Enum = append(arg.Enum, jsonText(v))
 		}
 		args = append(args, arg)
 	}
@@ -137,6 +135,15 @@ func SchemaArgs(raw json.RawMessage) []ToolArg {
 		return strings.Compare(x.Name, y.Name)
 	})
 	return args
+}
+
+// jsonText is v as JSON text, < > & unescaped.
+func jsonText(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // decoded from JSON: encodes again
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // SchemaTypes are the JSON Schema types a ToolArg's Type or Items names
@@ -183,23 +190,14 @@ func (a ToolArg) Schema() map[string]any {
 }
 
 // schemaType renders a JSON Schema type, which may be a list
-// (["string","null"]), or the name of the definition a $ref points to
-// (#/$defs/Point is Point) when it has no type.
-func schemaType(v any, ref string) string {
-	switch t := v.(type) {
-	case string:
-		return t
-	case []any:
-		var parts []string
-		for _, p := range t {
-			if s, ok := p.(string); ok {
-				parts = append(parts, s)
-			}
-		}
-		return strings.Join(parts, "|")
+// (["string","null"] is string|null), or the name of the definition a $ref
+// points to (#/$defs/Point is Point) when it has no type.
+func schemaType(s *jsonschema.Schema) string {
+	switch {
+	case s.Type != "":
+		return s.Type
+	case len(s.Types) > 0:
+		return strings.Join(s.Types, "|")
 	}
-	if ref != "" {
-		return ref[strings.LastIndex(ref, "/")+1:]
-	}
-	return ""
+	return s.Ref[strings.LastIndex(s.Ref, "/")+1:]
 }

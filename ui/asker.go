@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
 )
 
@@ -71,15 +72,15 @@ func (a *Asker) send(msg tea.Msg) (sent bool) {
 // question ends, answered ElicitCancel, when ctx ends or the session does.
 // One too large for a form (CheckQuestion) is declined at once, the
 // status line saying why.
-func (a *Asker) Ask(ctx context.Context, e api.Elicitation) (answer api.ElicitAnswer, asked bool) {
+func (a *Asker) Ask(ctx context.Context, e api.Elicitation) (answer mcp.ElicitResult, asked bool) {
 	if err := CheckQuestion(e); err != nil {
 		asked = a.send(questionRefusedMsg("the server's question: declined: " + err.Error()))
-		return api.ElicitAnswer{Action: api.ElicitDecline}, asked
+		return mcp.ElicitResult{Action: api.ElicitDecline}, asked
 	}
 	// The question page waits on ctx itself (Model.ask).
-	return askSession(a, ctx, func(ctx context.Context, reply chan api.ElicitAnswer) tea.Msg {
+	return askSession(a, ctx, func(ctx context.Context, reply chan mcp.ElicitResult) tea.Msg {
 		return questionMsg{&question{ctx: ctx, e: e, reply: reply}}
-	}, api.ElicitAnswer{Action: api.ElicitCancel})
+	}, mcp.ElicitResult{Action: api.ElicitCancel})
 }
 
 // askSession brings the question ask makes into the running session and

@@ -16,6 +16,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/huh/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -48,7 +49,7 @@ type questionForm struct {
 	width int
 	// answer is set once the person answered: submitted, declined (esc)
 	// or cancelled (ctrl+c).
-	answer *api.ElicitAnswer
+	answer *mcp.ElicitResult
 }
 
 // formField is one requested field and the value the form binds to it:
@@ -102,6 +103,18 @@ func CheckQuestion(e api.Elicitation) error {
 		return fmt.Errorf("it has %d fields, more than the %d a form asks", len(e.Fields), maxFormFields)
 	}
 	return nil
+}
+
+// Outcome is an answer's action as vq reports it: accepted, declined or
+// cancelled.
+func Outcome(action string) string {
+	switch action {
+	case api.ElicitAccept:
+		return "accepted"
+	case api.ElicitCancel:
+		return "cancelled"
+	}
+	return "declined"
 }
 
 // QuestionLine is the server's message as one line, sanitized and cut to
@@ -422,10 +435,10 @@ func (q *questionForm) update(msg tea.Msg) tea.Cmd {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
 		case key.Matches(k, q.keys.Decline):
-			q.answer = &api.ElicitAnswer{Action: api.ElicitDecline}
+			q.answer = &mcp.ElicitResult{Action: api.ElicitDecline}
 			return nil
 		case key.Matches(k, q.keys.Cancel):
-			q.answer = &api.ElicitAnswer{Action: api.ElicitCancel}
+			q.answer = &mcp.ElicitResult{Action: api.ElicitCancel}
 			return nil
 		}
 	}
@@ -439,9 +452,9 @@ func (q *questionForm) update(msg tea.Msg) tea.Cmd {
 
 // submitted is the answer of the submitted form: its values, or a
 // question without fields declined.
-func (q *questionForm) submitted() *api.ElicitAnswer {
+func (q *questionForm) submitted() *mcp.ElicitResult {
 	if len(q.fields) == 0 && !q.accept {
-		return &api.ElicitAnswer{Action: api.ElicitDecline}
+		return &mcp.ElicitResult{Action: api.ElicitDecline}
 	}
 	content := map[string]any{}
 	for _, f := range q.fields {
@@ -449,13 +462,13 @@ func (q *questionForm) submitted() *api.ElicitAnswer {
 			content[f.Name] = v
 		}
 	}
-	return &api.ElicitAnswer{Action: api.ElicitAccept, Content: content}
+	return &mcp.ElicitResult{Action: api.ElicitAccept, Content: content}
 }
 
 // answered is the answer, once the person gave one.
-func (q *questionForm) answered() (api.ElicitAnswer, bool) {
+func (q *questionForm) answered() (mcp.ElicitResult, bool) {
 	if q.answer == nil {
-		return api.ElicitAnswer{}, false
+		return mcp.ElicitResult{}, false
 	}
 	return *q.answer, true
 }
@@ -527,16 +540,16 @@ func (q *questionForm) FullHelp() [][]key.Binding { return [][]key.Binding{q.Sho
 // The answer is the person's: accept with the values,
 // decline (esc), cancel (ctrl+c, or ctx ended: the call waiting on it is
 // over). A form that cannot run declines.
-func Elicit(ctx context.Context, opts Options, e api.Elicitation) api.ElicitAnswer {
+func Elicit(ctx context.Context, opts Options, e api.Elicitation) mcp.ElicitResult {
 	s := &questionSession{st: newStyles(true)}
 	s.form = newQuestionForm(e, &s.st)
 	if _, err := tea.NewProgram(s, opts.programOptions(ctx)...).Run(); err != nil && ctx.Err() == nil {
-		return api.ElicitAnswer{Action: api.ElicitDecline}
+		return mcp.ElicitResult{Action: api.ElicitDecline}
 	}
 	if answer, ok := s.form.answered(); ok {
 		return answer
 	}
-	return api.ElicitAnswer{Action: api.ElicitCancel}
+	return mcp.ElicitResult{Action: api.ElicitCancel}
 }
 
 // questionSession is a question as a program of its own, which ends

@@ -11,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -223,7 +224,7 @@ func TestQuestionInTheTUI(t *testing.T) {
 	t.Parallel()
 	m := hostileModel(t, answerJSON(t, failuresAnswer("run_abc", 3)), 80, 24)
 	q := &question{ctx: context.Background(), e: api.Elicitation{Message: "Approve all?\x1b[2J", Fields: []api.ElicitField{{Name: "sure", Type: "boolean", Required: true}}},
-		reply: make(chan api.ElicitAnswer, 1)}
+		reply: make(chan mcp.ElicitResult, 1)}
 	m.Update(questionMsg{q}) // its commands blink the cursor and wait on the call: not run
 	text := plainText(m)
 	mustContain(t, text, "The server asks", "Approve all?", "sure (required)", "yes", "no", "esc decline")
@@ -247,8 +248,8 @@ func TestQuestionsWaitTheirTurnAndEndWithTheirCall(t *testing.T) {
 	t.Parallel()
 	m := hostileModel(t, answerJSON(t, failuresAnswer("run_abc", 3)), 80, 24)
 	ctx, endCall := context.WithCancel(context.Background())
-	first := &question{ctx: ctx, e: api.Elicitation{Message: "first"}, reply: make(chan api.ElicitAnswer, 1)}
-	second := &question{ctx: context.Background(), e: api.Elicitation{Message: "second"}, reply: make(chan api.ElicitAnswer, 1)}
+	first := &question{ctx: ctx, e: api.Elicitation{Message: "first"}, reply: make(chan mcp.ElicitResult, 1)}
+	second := &question{ctx: context.Background(), e: api.Elicitation{Message: "second"}, reply: make(chan mcp.ElicitResult, 1)}
 	m.Update(questionMsg{first})
 	m.Update(questionMsg{second})
 	mustContain(t, plainText(m), "first")
@@ -275,7 +276,7 @@ func TestAskerBringsTheQuestionIntoTheSession(t *testing.T) {
 	}
 	in, keys := io.Pipe()
 	t.Cleanup(func() { keys.Close() })
-	got := make(chan api.ElicitAnswer, 1)
+	got := make(chan mcp.ElicitResult, 1)
 	invoke := func(ctx context.Context, call api.Call) (*api.ToolResponse, error) {
 		answer, asked := asker.Ask(ctx, api.Elicitation{Message: "How many?", Fields: []api.ElicitField{{Name: "n", Type: "integer", Required: true}}})
 		if !asked {
@@ -341,7 +342,7 @@ func TestElicitOnATerminal(t *testing.T) {
 func TestQuestionFitsASmallTerminal(t *testing.T) {
 	t.Parallel()
 	m := hostileModel(t, answerJSON(t, failuresAnswer("run_abc", 3)), 60, 14)
-	q := &question{ctx: context.Background(), e: signup, reply: make(chan api.ElicitAnswer, 1)}
+	q := &question{ctx: context.Background(), e: signup, reply: make(chan mcp.ElicitResult, 1)}
 	m.Update(questionMsg{q})
 	for _, keys := range [][]string{nil, {"enter", "x", "enter"}} {
 		for _, k := range keys {

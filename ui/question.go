@@ -6,6 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
 )
 
@@ -15,7 +16,7 @@ import (
 type question struct {
 	ctx   context.Context
 	e     api.Elicitation
-	reply chan api.ElicitAnswer
+	reply chan mcp.ElicitResult
 	form  *questionForm
 }
 
@@ -51,7 +52,7 @@ func (m *Model) ask(q *question) tea.Cmd {
 // questionEnded answers q cancel: the call it came with is over.
 func (m *Model) questionEnded(q *question) tea.Cmd {
 	if p, asking := m.front().(*questionPage); asking {
-		return p.answer(q, api.ElicitAnswer{Action: api.ElicitCancel})
+		return p.answer(q, mcp.ElicitResult{Action: api.ElicitCancel})
 	}
 	return nil
 }
@@ -84,7 +85,7 @@ func (p *questionPage) Update(msg tea.Msg) tea.Cmd {
 		q.form.restyle(&p.m.styles)
 	}
 	if answer, ok := q.form.answered(); ok {
-		p.m.status = "the server's question: " + answer.Outcome()
+		p.m.status = "the server's question: " + Outcome(answer.Action)
 		return p.answer(q, answer)
 	}
 	return cmd
@@ -95,7 +96,7 @@ func (p *questionPage) View() []string { return p.queue[0].form.lines() }
 
 // answer sends q its answer and drops it: the next question opens, or
 // the page closes after the last.
-func (p *questionPage) answer(q *question, answer api.ElicitAnswer) tea.Cmd {
+func (p *questionPage) answer(q *question, answer mcp.ElicitResult) tea.Cmd {
 	i := slices.Index(p.queue, q)
 	if i < 0 {
 		return nil
@@ -114,7 +115,7 @@ func (p *questionPage) answer(q *question, answer api.ElicitAnswer) tea.Cmd {
 // end answers every question cancel: the session ends.
 func (p *questionPage) end() {
 	for _, q := range p.queue {
-		q.reply <- api.ElicitAnswer{Action: api.ElicitCancel}
+		q.reply <- mcp.ElicitResult{Action: api.ElicitCancel}
 	}
 	p.queue = nil
 }

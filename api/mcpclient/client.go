@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/api/account"
 )
@@ -43,7 +44,7 @@ type Options struct {
 	// declares the capability); without it they are refused at once. Its
 	// context ends when the calls in flight as the question came have
 	// ended: it must answer then, with api.ElicitCancel.
-	Elicit func(context.Context, api.Elicitation) (api.ElicitAnswer, error)
+	Elicit func(context.Context, api.Elicitation) (mcp.ElicitResult, error)
 	// StdioStderr is shown a stdio server's stderr, a sanitized line at a
 	// time (--debug); nil shows nothing. The last lines are kept for the
 	// error of a server that cannot start either way.

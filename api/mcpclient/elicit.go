@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
 )
@@ -171,15 +172,10 @@ func (c *Client) onElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Eli
 	defer cancel()
 	defer holdBounds(calls)()
 	e := api.Elicitation{Message: p.Message}
-	var schema struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-		Required   []string                   `json:"required"`
-	}
-	if b, err := json.Marshal(p.RequestedSchema); err == nil {
-		_ = json.Unmarshal(b, &schema) // a schema vq cannot read asks for no fields
-	}
-	for name, raw := range schema.Properties {
-		e.Fields = append(e.Fields, elicitField(name, raw, slices.Contains(schema.Required, name)))
+	var schema jsonschema.Schema
+	_ = remarshal(p.RequestedSchema, &schema) // the SDK has read it so: a schema vq cannot read asks for no fields
+	for name, prop := range schema.Properties {
+		e.Fields = append(e.Fields, elicitField(name, prop, slices.Contains(schema.Required, name)))
 	}
 	inSchemaOrder(e.Fields, questionOrder(calls, p.Message, slices.Collect(maps.Keys(schema.Properties))))
 	answer, err := c.opts.Elicit(ctx, e)
@@ -189,55 +185,42 @@ func (c *Client) onElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Eli
 	if answer.Action != api.ElicitAccept {
 		c.inFlight.refuse(calls, key)
 	}
-	return &mcp.ElicitResult{Action: answer.Action, Content: answer.Content}, nil
+	return &answer, nil
 }
 
-// elicitField reads one property of a requested schema. A property vq
-// cannot read has no type, so that it is not asked.
-func elicitField(name string, raw json.RawMessage, required bool) api.ElicitField {
-	type titled struct {
-		Const string `json:"const"`
-		Title string `json:"title"`
+// elicitField reads one property of a requested schema: its choices are
+// its enum (labelled by enumNames), else its titled enum (oneOf const and
+// title); an array's are its items'. A property vq cannot read (a choice
+// that is no string) has no type, so that it is not asked.
+func elicitField(name string, p *jsonschema.Schema, required bool) api.ElicitField {
+	f := api.ElicitField{Name: name, Required: required}
+	if p == nil {
+		return f
 	}
-	var prop struct {
-		Type        string   `json:"type"`
-		Title       string   `json:"title"`
-		Description string   `json:"description"`
-		Enum        []string `json:"enum"`
-		EnumNames   []string `json:"enumNames"`
-		OneOf       []titled `json:"oneOf"`
-		Items       struct {
-			Enum  []string `json:"enum"`
-			AnyOf []titled `json:"anyOf"`
-		} `json:"items"`
-		Minimum   *float64 `json:"minimum"`
-		Maximum   *float64 `json:"maximum"`
-		MinLength *int     `json:"minLength"`
-		MaxLength *int     `json:"maxLength"`
-		MinItems  *int     `json:"minItems"`
-		MaxItems  *int     `json:"maxItems"`
-		Default   any      `json:"default"`
+	enum, names, choices := p.Enum, p.Extra["enumNames"], p.OneOf
+	if p.Type == "array" {
+		items := cmp.Or(p.Items, &jsonschema.Schema{})
+		enum, names, choices = items.Enum, nil, items.AnyOf
 	}
-	if err := json.Unmarshal(raw, &prop); err != nil {
+	var titled []struct{ Const, Title string }
+	if !remarshal(enum, &f.Enum) || !remarshal(names, &f.EnumNames) || !remarshal(choices, &titled) {
 		return api.ElicitField{Name: name, Required: required}
 	}
-	f := api.ElicitField{
-		Name: name, Title: prop.Title, Description: prop.Description, Type: prop.Type, Required: required,
-		Enum: prop.Enum, EnumNames: prop.EnumNames, Default: prop.Default,
-		Minimum: prop.Minimum, Maximum: prop.Maximum, MinLength: prop.MinLength, MaxLength: prop.MaxLength,
-		MinItems: prop.MinItems, MaxItems: prop.MaxItems,
-	}
-	choices := prop.OneOf
-	if f.Type == "array" {
-		f.Enum, f.EnumNames, choices = prop.Items.Enum, nil, prop.Items.AnyOf
-	}
-	if len(f.Enum) == 0 {
-		for _, c := range choices {
-			f.Enum = append(f.Enum, c.Const)
-			f.EnumNames = append(f.EnumNames, cmp.Or(c.Title, c.Const))
+	if len(enum) == 0 {
+		for _, c := range titled {
+			f.Enum, f.EnumNames = append(f.Enum, c.Const), append(f.EnumNames, cmp.Or(c.Title, c.Const))
 		}
 	}
+	f.Title, f.Description, f.Type, f.Minimum, f.Maximum = p.Title, p.Description, p.Type, p.Minimum, p.Maximum
+	f.MinLength, f.MaxLength, f.MinItems, f.MaxItems = p.MinLength, p.MaxLength, p.MinItems, p.MaxItems
+	_ = remarshal(p.Default, &f.Default)
 	return f
+}
+
+// remarshal reads v, decoded from JSON, into out as JSON would.
+func remarshal(v, out any) bool {
+	b, err := json.Marshal(v)
+	return err == nil && json.Unmarshal(b, out) == nil
 }
 
 // linkHost is the host of a server's link, as a person may judge it

@@ -74,13 +74,13 @@ func TestElicitationEndsWithItsCall(t *testing.T) {
 	s := newAskServer(t, ctx)
 	ended := make(chan struct{})
 	c := mcpclient.New(mcpclient.Options{Options: api.Options{Timeout: 300 * time.Millisecond, NoRetry: true}, OverMCP: true, Endpoint: s.endpoint, CallBound: true,
-		Elicit: func(qctx context.Context, e api.Elicitation) (api.ElicitAnswer, error) {
+		Elicit: func(qctx context.Context, e api.Elicitation) (mcp.ElicitResult, error) {
 			select {
 			case <-qctx.Done():
 				close(ended)
 			case <-ctx.Done():
 			}
-			return api.ElicitAnswer{Action: api.ElicitCancel}, nil
+			return mcp.ElicitResult{Action: api.ElicitCancel}, nil
 		}})
 	resp, err := c.Invoke(ctx, api.Call{Tool: "ask"})
 	// The tool says nothing of repeating: timed out, it may have been
@@ -105,9 +105,9 @@ func TestElicitationOutsideACallIsDeclined(t *testing.T) {
 	ctx := testkit.Bound(t)
 	s := newAskServer(t, ctx)
 	c := mcpclient.New(mcpclient.Options{Options: api.Options{NoRetry: true}, OverMCP: true, Endpoint: s.endpoint,
-		Elicit: func(context.Context, api.Elicitation) (api.ElicitAnswer, error) {
+		Elicit: func(context.Context, api.Elicitation) (mcp.ElicitResult, error) {
 			t.Error("a question outside any call was put to the person")
-			return api.ElicitAnswer{Action: api.ElicitAccept}, nil
+			return mcp.ElicitResult{Action: api.ElicitAccept}, nil
 		}})
 	defer c.Close()
 	if resp, err := c.Invoke(ctx, api.Call{Tool: "later"}); err != nil || !resp.OK {
@@ -149,9 +149,9 @@ func TestElicitationSchemaIsReadAsTheFormAsks(t *testing.T) {
 	endpoint := testkit.ServeMCP(t, server, nil)
 	got := map[string]api.Elicitation{}
 	c := mcpclient.New(mcpclient.Options{Options: api.Options{NoRetry: true}, OverMCP: true, Endpoint: endpoint,
-		Elicit: func(_ context.Context, e api.Elicitation) (api.ElicitAnswer, error) {
+		Elicit: func(_ context.Context, e api.Elicitation) (mcp.ElicitResult, error) {
 			got[e.Message] = e
-			return api.ElicitAnswer{Action: api.ElicitDecline}, nil
+			return mcp.ElicitResult{Action: api.ElicitDecline}, nil
 		}})
 	defer c.Close()
 	for _, tool := range []string{"kinds", "tags", "sizes"} {
@@ -186,13 +186,13 @@ func TestAPersonAnsweringIsNotTheServerIdling(t *testing.T) {
 	ctx := testkit.Bound(t)
 	s := newAskServer(t, ctx)
 	c := mcpclient.New(mcpclient.Options{Options: api.Options{Timeout: 200 * time.Millisecond, NoRetry: true}, OverMCP: true, Endpoint: s.endpoint,
-		Elicit: func(ctx context.Context, e api.Elicitation) (api.ElicitAnswer, error) {
+		Elicit: func(ctx context.Context, e api.Elicitation) (mcp.ElicitResult, error) {
 			select {
 			case <-time.After(600 * time.Millisecond): // three idle bounds
 			case <-ctx.Done():
-				return api.ElicitAnswer{Action: api.ElicitCancel}, nil
+				return mcp.ElicitResult{Action: api.ElicitCancel}, nil
 			}
-			return api.ElicitAnswer{Action: api.ElicitAccept, Content: map[string]any{"colour": "green"}}, nil
+			return mcp.ElicitResult{Action: api.ElicitAccept, Content: map[string]any{"colour": "green"}}, nil
 		}})
 	defer c.Close()
 	resp, err := c.Invoke(ctx, api.Call{Tool: "ask"})
@@ -222,9 +222,9 @@ func TestAQuestionAskedAgainAfterARefusalEndsTheCall(t *testing.T) {
 	endpoint := testkit.ServeMCP(t, server, &mcp.StreamableHTTPOptions{Stateless: true})
 	var asked atomic.Int32
 	c := mcpclient.New(mcpclient.Options{OverMCP: true, Endpoint: endpoint,
-		Elicit: func(context.Context, api.Elicitation) (api.ElicitAnswer, error) {
+		Elicit: func(context.Context, api.Elicitation) (mcp.ElicitResult, error) {
 			asked.Add(1)
-			return api.ElicitAnswer{Action: api.ElicitDecline}, nil
+			return mcp.ElicitResult{Action: api.ElicitDecline}, nil
 		}})
 	defer c.Close()
 	resp, err := c.Invoke(ctx, api.Call{Tool: "insist"})

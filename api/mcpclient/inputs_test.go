@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/api/mcpclient"
 	"github.com/visualq/vq/internal/testkit"
@@ -96,11 +97,11 @@ func TestQuestionsAreAnsweredInEveryRevisionInSchemaOrder(t *testing.T) {
 			var asked []string
 			opts := server.opts
 			opts.OverMCP = true
-			opts.Elicit = func(_ context.Context, e api.Elicitation) (api.ElicitAnswer, error) {
+			opts.Elicit = func(_ context.Context, e api.Elicitation) (mcp.ElicitResult, error) {
 				for _, f := range e.Fields {
 					asked = append(asked, f.Name)
 				}
-				return api.ElicitAnswer{Action: api.ElicitAccept, Content: map[string]any{"colour": "red"}}, nil
+				return mcp.ElicitResult{Action: api.ElicitAccept, Content: map[string]any{"colour": "red"}}, nil
 			}
 			c := mcpclient.New(opts)
 			t.Cleanup(func() { c.Close() })
@@ -124,9 +125,9 @@ func TestALinkAQuestionSendsIsDeclinedWithAWord(t *testing.T) {
 	stateless, _ := httpTestServer(t, true)
 	var notes []string
 	c := mcpclient.New(mcpclient.Options{Options: api.Options{Notify: func(s string) { notes = append(notes, s) }}, OverMCP: true, Endpoint: stateless,
-		Elicit: func(context.Context, api.Elicitation) (api.ElicitAnswer, error) {
+		Elicit: func(context.Context, api.Elicitation) (mcp.ElicitResult, error) {
 			t.Error("a link was asked as a form")
-			return api.ElicitAnswer{Action: api.ElicitAccept}, nil
+			return mcp.ElicitResult{Action: api.ElicitAccept}, nil
 		}})
 	t.Cleanup(func() { c.Close() })
 	resp, err := c.Invoke(ctx, api.Call{Tool: "link"})

@@ -195,7 +195,21 @@ func toolFromMCP(t *mcp.Tool, raw rawToolMembers) api.Tool {
 			out.Title = a.Title
 		}
 	}
-	out.Arguments = api.SchemaArgs(out.InputSchema)
-	out.Returns = api.SchemaArgs(out.OutputSchema)
+	out.Arguments, out.Returns = schemaArgs(out.InputSchema), schemaArgs(out.OutputSchema)
 	return out
+}
+
+// maxSchemaDepth is how deep a schema vq reads the arguments of may nest
+// (16 levels of properties, past what tools declare): reading one costs its
+// bytes times its depth.
+const maxSchemaDepth = 32
+
+// schemaArgs are the properties of a listed schema (api.SchemaArgs); none
+// when it nests past maxSchemaDepth, as reading it would cost its bytes
+// times its depth (a megabyte under 1000 levels: a minute).
+func schemaArgs(schema json.RawMessage) []api.ToolArg {
+	if depth, _ := shape(schema); depth > maxSchemaDepth {
+		return []api.ToolArg{}
+	}
+	return api.SchemaArgs(schema)
 }

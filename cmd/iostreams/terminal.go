@@ -12,6 +12,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/textsafe"
@@ -213,7 +214,7 @@ func (t *Terminal) Tell(msg string) {
 // askForm asks a server's question with a form on stderr, one question at
 // a time (the server may ask several at once, over concurrent calls), the
 // progress views held meanwhile.
-func (t *Terminal) askForm(ctx context.Context, e api.Elicitation) api.ElicitAnswer {
+func (t *Terminal) askForm(ctx context.Context, e api.Elicitation) mcp.ElicitResult {
 	t.asking.Lock()
 	defer t.asking.Unlock()
 	defer t.drawing.hold()()
