@@ -39,6 +39,8 @@ type releaseServer struct {
 	root string
 	mu   sync.Mutex
 	got  []string
+	// latest is the release releases/latest redirects to ("" none).
+	latest string
 }
 
 func newReleaseServer(t *testing.T) *releaseServer {
@@ -48,7 +50,12 @@ func newReleaseServer(t *testing.T) *releaseServer {
 	s.Server = testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.got = append(s.got, r.URL.Path)
+		latest := s.latest
 		s.mu.Unlock()
+		if r.URL.Path == "/visualq/vq/releases/latest" && latest != "" {
+			http.Redirect(w, r, s.URL+"/visualq/vq/releases/tag/v"+latest, http.StatusFound)
+			return
+		}
 		files.ServeHTTP(w, r)
 	}))
 	return s

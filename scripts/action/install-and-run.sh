@@ -23,7 +23,10 @@
 # GITHUB_OUTPUT and GITHUB_PATH.
 set -euo pipefail
 
-say() { printf 'vq action: %s\n' "$*" >&2; }
+# The platform, checksum and unpacking steps are the install script's.
+# shellcheck source=scripts/install.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../install.sh"
+say_prefix="vq action"
 fail() { say "$*"; write_output exit-code 1; exit 1; }
 
 write_output() { # NAME VALUE: GitHub's multi-line form, a random delimiter
@@ -33,32 +36,10 @@ write_output() { # NAME VALUE: GitHub's multi-line form, a random delimiter
   printf '%s<<%s\n%s\n%s\n' "$1" "$delimiter" "$2" "$delimiter" >>"$GITHUB_OUTPUT"
 }
 
-# The archive of this runner, named as .goreleaser.yaml names them.
-platform() {
-  local os arch
-  case "${RUNNER_OS:-}" in
-    Linux) os=linux ;;
-    macOS) os=darwin ;;
-    Windows) os=windows ;;
-    *) os="" ;;
-  esac
-  case "${RUNNER_ARCH:-}" in
-    X64) arch=amd64 ;;
-    ARM64) arch=arm64 ;;
-    *) arch="" ;;
-  esac
-  if [ -z "$os" ] || [ -z "$arch" ]; then
-    fail "vq has no release archive for ${RUNNER_OS:-an unknown OS} on ${RUNNER_ARCH:-an unknown architecture} (there are archives for Linux, macOS and Windows on X64 and ARM64)"
-  fi
-  echo "${os}_${arch}"
-}
-
 # Git Bash on a Windows runner: the runner's paths as this script's, and
 # this script's as the runner's; elsewhere they are the same.
 posix_path() { if command -v cygpath >/dev/null; then cygpath -u "$1"; else printf '%s\n' "$1"; fi; }
 runner_path() { if command -v cygpath >/dev/null; then cygpath -w "$1"; else printf '%s\n' "$1"; fi; }
-
-is_release() { [[ "$1" =~ ^v?[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.+-]+)?$ ]]; }
 
 # The release version to install: the version input, else the release tag
 # the action's ref is or points at (a major tag such as v1 moves with each
@@ -89,67 +70,14 @@ release_version() {
   echo "$tag"
 }
 
-sha256() {
-  if command -v sha256sum >/dev/null; then
-    sha256sum "$1" | awk '{ print $1 }'
-  else
-    shasum -a 256 "$1" | awk '{ print $1 }'
-  fi
-}
-
-# install VERSION PLATFORM DIR: download the archive and checksums.txt,
-# refuse an archive whose digest is not the one listed, or whose binary is
-# no regular file (a link would make chmod +x, and the run, reach a file
-# outside it), and unpack the binary into DIR.
-install() {
-  local version="$1" platform="$2" dir="$3" archive ext tmp want got listing
-  ext=tar.gz
-  [ "${platform%_*}" != windows ] || ext=zip
-  archive="vq_${version}_${platform}.${ext}"
-  tmp="$(mktemp -d "$temp/vq-download.XXXXXX")"
-  local url="$github/$repository/releases/download/v$version"
-  say "installing vq $version ($archive) from $url"
-  for file in "$archive" checksums.txt; do
-    curl --fail --silent --show-error --location --retry 3 --proto-redir '=https' \
-      --output "$tmp/$file" "$url/$file" || { rm -rf "$tmp"; fail "cannot download $url/$file"; }
-  done
-  want="$(awk -v f="$archive" '$2 == f || $2 == "*"f { print $1 }' "$tmp/checksums.txt")"
-  got="$(sha256 "$tmp/$archive")"
-  if [ -z "$want" ] || [ "$want" != "$got" ]; then
-    rm -rf "$tmp"
-    fail "refusing $archive: its SHA-256 $got is not the one checksums.txt lists (${want:-none})"
-  fi
-  # Each entry of that name, listed as ls -l does: - is a regular file, l
-  # a symbolic link, h a hard link. The listing is not shown: it is the
-  # archive's text.
-  if [ "$ext" = zip ]; then
-    listing="$(unzip -Z "$tmp/$archive" "$binary" 2>/dev/null)" || listing=""
-  else
-    listing="$(tar -tvzf "$tmp/$archive" "$binary" 2>/dev/null)" || listing=""
-  fi
-  if [ -z "$listing" ] || grep -qv '^-' <<<"$listing"; then
-    rm -rf "$tmp"
-    fail "refusing $archive: its $binary is not a regular file (a link, or missing)"
-  fi
-  mkdir -p "$tmp/unpacked"
-  if [ "$ext" = zip ]; then
-    unzip -q -o "$tmp/$archive" "$binary" -d "$tmp/unpacked"
-  else
-    tar -xzf "$tmp/$archive" -C "$tmp/unpacked" "$binary"
-  fi
-  mkdir -p "$dir"
-  mv "$tmp/unpacked/$binary" "$dir/$binary"
-  chmod +x "$dir/$binary"
-  rm -rf "$tmp"
-}
-
 github="${VQ_ACTION_GITHUB_URL:-https://github.com}"
 temp="$(posix_path "${RUNNER_TEMP:-${TMPDIR:-/tmp}}")"
 repository="${VQ_ACTION_REPOSITORY:-visualq/vq}"
 [[ "${VQ_ACTION_ARGS:-}" =~ [^[:space:]] ]] || fail "the args input is empty (such as args: ci run-vrt branch=main --wait)"
 [ -n "${VQ_API_KEY:-}" ] || fail "the api-key input is empty (such as api-key: \${{ secrets.VQ_API_KEY }}; a pull request from a fork gets no secrets)"
 
-platform="$(platform)"
+platform="$(archive_platform "${RUNNER_OS:-}" "${RUNNER_ARCH:-}")"
+[ -n "$platform" ] || fail "vq has no release archive for ${RUNNER_OS:-an unknown OS} on ${RUNNER_ARCH:-an unknown architecture} (there are archives for Linux, macOS and Windows on X64 and ARM64)"
 version="$(release_version)"
 binary=vq
 [ "${platform%_*}" != windows ] || binary=vq.exe
@@ -159,7 +87,7 @@ binary=vq
 cache="$(posix_path "${RUNNER_TOOL_CACHE:-$temp}")/vq/$version/$platform"
 if [ ! -f "$cache.complete" ] || [ ! -x "$cache/$binary" ]; then
   rm -rf "$cache"
-  install "$version" "$platform" "$cache"
+  install_release "$version" "$platform" "$cache" "$binary"
   touch "$cache.complete"
 else
   say "vq $version from the tool cache"
