@@ -12,6 +12,5 @@ import (
 )
 
 func main() {
-	startingHeap(32 << 20)
 	os.Exit(cmd.Main())
 }

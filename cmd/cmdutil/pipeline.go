@@ -265,7 +265,6 @@ func (p *Pipeline) Show(ctx context.Context, resp *api.ToolResponse) error {
 	if err := saveContent(print, p.f.Global.MCP.SaveDir, p.Output.Structured(), resp); err != nil {
 		return err
 	}
-	p.f.IOStreams.PrepareOutput(len(resp.Raw()))
 	err := print.Response(ctx, resp, p.Output.renderOptions())
 	if p.Output.Structured() {
 		p.f.IOStreams.Documented = true

@@ -69,9 +69,5 @@ func isRegularFile(w io.Writer) bool {
 // reads in a log (vq mcp serve's stream).
 func (s *IOStreams) RawOut() io.Writer { return cmp.Or(s.stdout, s.Out) }
 
-// PrepareOutput tells the streams that about size bytes are coming on Out,
-// so that a pipe there can make room for them (see growPipe).
-func (s *IOStreams) PrepareOutput(size int) { growPipe(s.RawOut(), size) }
-
 // ClosedPipe reports a write to a reader that left: nothing of vq failed.
 func ClosedPipe(err error) bool { return errors.Is(err, syscall.EPIPE) }

@@ -25,7 +25,6 @@ import (
 	"image/draw"
 	_ "image/png" // the screenshots are PNG
 	"io"
-	"runtime/debug"
 	"sync"
 )
 
@@ -80,8 +79,7 @@ func Decode(data []byte) (image.Image, error) {
 }
 
 // DecodeFit decodes an image and scales it down (Fit) to at most side
-// pixels a side; the full image is dropped before it returns, its memory
-// handed back to the system when it was large.
+// pixels a side; the full image is dropped before it returns.
 func DecodeFit(data []byte, side int) (image.Image, error) {
 	decoding.Lock()
 	defer decoding.Unlock()
@@ -89,20 +87,8 @@ func DecodeFit(data []byte, side int) (image.Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	small := Fit(img, side)
-	if b := img.Bounds(); small != img && b.Dx()*b.Dy() >= largeImage {
-		img = nil
-		// The decoder's buffers would otherwise stay in the process's
-		// resident set until the heap grows into them again.
-		debug.FreeOSMemory()
-	}
-	return small, nil
+	return Fit(img, side), nil
 }
-
-// largeImage is the pixel count past which DecodeFit returns the full
-// image's memory at once (the cost of a collection is then small beside
-// the decode's).
-const largeImage = 4_000_000
 
 func decode(data []byte) (image.Image, error) {
 	if _, _, err := Check(bytes.NewReader(data)); err != nil {

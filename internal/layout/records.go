@@ -38,13 +38,8 @@ func (r Records) scan(cell func(row, member int, name, value jsontext.Value)) (i
 	if i >= len(r) || r[i] != '[' {
 		return 0, false
 	}
-	return r.scanRows(skipSpace(r, i+1), 0, -1, cell)
-}
-
-// scanRows is scan from offset i, the start of record number row, up to
-// (not including) record number stop, or to the end when stop is -1.
-func (r Records) scanRows(i, row, stop int, cell func(row, member int, name, value jsontext.Value)) (int, bool) {
-	for ; i < len(r) && r[i] != ']' && row != stop; row++ {
+	row := 0
+	for i = skipSpace(r, i+1); i < len(r) && r[i] != ']'; row++ {
 		if r[i] != '{' {
 			return row, false
 		}
@@ -308,22 +303,10 @@ type shape struct {
 	widths  []int
 	numeric []bool
 	rows    int
-	// half is the first record starting in the second half of a large
-	// list (its number and offset), where printing splits in two.
-	half struct{ row, at int }
 	// bar is the position of the column WriteText draws mismatch bars
 	// for, -1 for none.
 	bar int
 }
-
-// A record list of splitFrom bytes or more is printed by two goroutines,
-// each half on its own core, when the second half's table fits in
-// splitBufferMax bytes: the plain-table row of BENCHMARKS.md meets its goal
-// only with both cores printing.
-const (
-	splitFrom      = 1 << 20
-	splitBufferMax = 16 << 20
-)
 
 // measure is the first of the two passes plain output makes over a record
 // list. ok is false when r is not a record list after all (empty, or an
@@ -331,38 +314,20 @@ const (
 func (r Records) measure() (*shape, bool) {
 	sh := &shape{cols: &columns{index: map[string]int{}}, bar: -1}
 	var spans []span
-	rows, ok := r.scan(func(row, member int, name, value jsontext.Value) {
+	rows, ok := r.scan(func(_, member int, name, value jsontext.Value) {
 		col := sh.cols.column(member, name)
 		sh.cols.see(col, value.Kind())
 		for len(spans) < len(sh.cols.names) {
 			spans = append(spans, span{})
 		}
 		spans[col].add(cellWidth(cellText(value)))
-		if member == 0 && sh.half.at == 0 && len(r) >= splitFrom {
-			// The record's brace is the first byte before its first name
-			// that is not space (name is a view into r).
-			at := cap(r) - cap(name) - 1
-			for r[at] != '{' {
-				at--
-			}
-			if at >= len(r)/2 {
-				sh.half.row, sh.half.at = row, at
-			}
-		}
 	})
 	sh.rows = rows
 	sh.table = sh.cols.choose(rows)
-	rowBytes := 1
 	for _, col := range sh.cols.shown {
 		w := max(textsafe.DisplayWidth(sh.cols.names[col]), spans[col].width(rows))
 		sh.widths = append(sh.widths, w)
 		sh.numeric = append(sh.numeric, sh.cols.numeric[col])
-		rowBytes += w + 2
-	}
-	// The second half is held whole while the first is written: split only
-	// when that stays small, since one wide column pads every row to it.
-	if (rows-sh.half.row)*rowBytes > splitBufferMax {
-		sh.half.row, sh.half.at = 0, 0
 	}
 	return sh, ok
 }
@@ -401,10 +366,8 @@ func (sh *shape) mismatchColumn() int {
 	return -1
 }
 
-// write prints the records as an aligned table: one row at a time, the
-// second half of a large list rendered alongside the first by another
-// goroutine. Cells that need no sanitizing are copied straight from the
-// answer.
+// write prints the records as an aligned table, one row at a time. Cells
+// that need no sanitizing are copied straight from the answer.
 func (r Records) write(w *bufio.Writer, indent string, sh *shape) {
 	header := make([][]byte, len(sh.cols.shown))
 	for i, col := range sh.cols.shown {
@@ -417,34 +380,11 @@ func (r Records) write(w *bufio.Writer, indent string, sh *shape) {
 		widths[sh.bar] += 1 + MismatchBarWidth
 	}
 	writeRow(w, indent, widths, header, make([]bool, len(header)), -1)
-	start := skipSpace(r, skipSpace(r, 0)+1) // the first record
-	if sh.half.at == 0 {
-		r.writeRows(w, indent, sh, start, 0, -1)
-		return
-	}
-	var second bytes.Buffer
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		bw := bufio.NewWriterSize(&second, 64<<10)
-		r.writeRows(bw, indent, sh, sh.half.at, sh.half.row, -1)
-		bw.Flush()
-	}()
-	r.writeRows(w, indent, sh, start, 0, sh.half.row)
-	<-done
-	w.Write(second.Bytes())
-}
-
-// writeRows prints the records from offset i, record number row, up to
-// record number stop (-1: to the end).
-func (r Records) writeRows(w *bufio.Writer, indent string, sh *shape, i, row, stop int) {
-	// Each half looks columns up on its own: measure saw every name, so
-	// only the position cache changes, and each half keeps its own.
 	cols := *sh.cols
 	cols.atPosition = slices.Clone(cols.atPosition)
 	cells := make([][]byte, len(cols.shown))
 	current := -1
-	_, _ = r.scanRows(i, row, stop, func(row, member int, name, value jsontext.Value) {
+	_, _ = r.scan(func(row, member int, name, value jsontext.Value) {
 		if row != current {
 			if current >= 0 {
 				writeRow(w, indent, sh.widths, cells, sh.numeric, sh.bar)
