@@ -265,7 +265,7 @@ func (s *answerPage) viewKey(msg tea.KeyPressMsg, k answerKeys) {
 	page := s.pageSize()
 	switch {
 	case key.Matches(msg, k.Help):
-		s.m.help.ShowAll = !s.m.help.ShowAll
+		s.m.keybar.Toggle()
 	case key.Matches(msg, k.Raw):
 		s.toggle(viewRaw)
 	case key.Matches(msg, k.Warnings):

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/visualq/vq/ui/components/keybar"
 	"strconv"
 
 	"charm.land/bubbles/v2/key"
@@ -25,7 +26,8 @@ type answerKeys struct {
 	Write, Batch        key.Binding
 	Next, Prev          key.Binding
 	Open, Copy, Image   key.Binding
-	Confirm, Help, Quit key.Binding
+	Confirm             key.Binding
+	keybar.Keys
 }
 
 func newAnswerKeys() answerKeys {
@@ -59,8 +61,7 @@ func newAnswerKeys() answerKeys {
 		Copy:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy link")),
 		Image:       key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "next image")),
 		Confirm:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "confirm")),
-		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
-		Quit:        key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Keys:        keybar.NewKeys(),
 	}
 }
 

@@ -352,7 +352,7 @@ func (s *answerPage) footLines(fold bool) []string {
 		keys = s.m.callKeys()
 	}
 	// The full help (?) is several lines: each counts toward the frame.
-	return append(lines, strings.Split(s.m.help.View(keys), "\n")...)
+	return append(lines, s.m.keybar.View(keys)...)
 }
 
 // imageLines are the shown screenshot's preview and its whole link,

@@ -2,11 +2,13 @@ package ui
 
 import (
 	"context"
+	"github.com/visualq/vq/ui/components/keybar"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/textsafe"
+	"github.com/visualq/vq/ui/components/progress"
 )
 
 // The call in flight is the root's: one at a time, sent by start, its
@@ -264,7 +266,8 @@ func (m *Model) wrote(call api.Call, resp *api.ToolResponse) {
 // the help, quitting, and copying the diff link, which sends nothing;
 // every other key waits, and the spinner line says so.
 type busyKeys struct {
-	Copy, Cancel, Help, Quit key.Binding
+	Copy, Cancel key.Binding
+	keybar.Keys
 }
 
 // newBusyKeys are the busy keys with cancel giving up what is out, and
@@ -273,8 +276,7 @@ func newBusyKeys(cancel key.Binding, copyLink bool) busyKeys {
 	k := busyKeys{
 		Copy:   key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy link")),
 		Cancel: cancel,
-		Help:   key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
-		Quit:   key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Keys:   keybar.NewKeys(),
 	}
 	k.Copy.SetEnabled(copyLink)
 	return k
@@ -303,7 +305,7 @@ func (m *Model) busyKey(msg tea.KeyPressMsg, k busyKeys, cancel func()) tea.Cmd 
 	case key.Matches(msg, k.Quit):
 		return m.quit()
 	case key.Matches(msg, k.Help):
-		m.help.ShowAll = !m.help.ShowAll
+		m.keybar.Toggle()
 	case key.Matches(msg, k.Copy):
 		return m.top().copyLink()
 	default:
@@ -315,14 +317,12 @@ func (m *Model) busyKey(msg tea.KeyPressMsg, k busyKeys, cancel func()) tea.Cmd 
 // loadingKeys are the keys while the first call is out, before there is
 // a screen: giving the call up.
 type loadingKeys struct {
-	Cancel, Quit key.Binding
+	Cancel key.Binding
+	keybar.Keys
 }
 
 func newLoadingKeys() loadingKeys {
-	return loadingKeys{
-		Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
-		Quit:   key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-	}
+	return loadingKeys{Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")), Keys: keybar.NewKeys()}
 }
 
 // ShortHelp is the help line while the first call is out.
@@ -352,7 +352,7 @@ func (m *Model) loadingLines() []string {
 	}
 	lines := []string{m.headerLine(m.styles.crumbCurrent.Render(textsafe.SanitizeLine(clip(m.pending.crumb, maxLineBytes)))), "", m.callingLine()}
 	lines = append(lines, m.pendingNote()...)
-	return append(lines, "", m.help.View(newLoadingKeys()))
+	return append(append(lines, ""), m.keybar.View(newLoadingKeys())...)
 }
 
 // pendingNote are the lines of what vq tells of the call in flight.
@@ -371,11 +371,11 @@ func (m *Model) callingLine() string {
 	line := m.spinner.View() + " calling " + textsafe.SanitizeLine(clip(m.pending.call.Tool, maxLineBytes)) + "…"
 	if u := m.pending.progress; u != nil {
 		if u.Total > 0 {
-			line += " " + m.callBar.ViewAs(min(max(u.Current/u.Total, 0), 1))
+			line += " " + m.callBar.View(*u)
 		}
 		u := *u
 		u.Status = "" // running, as the spinner says
-		for _, part := range progressParts(u) {
+		for _, part := range progress.Parts(u) {
 			line += " " + clip(part, maxLineBytes)
 		}
 	}

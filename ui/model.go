@@ -2,23 +2,23 @@ package ui
 
 import (
 	"context"
+	"github.com/visualq/vq/ui/components/keybar"
 	"maps"
 	"slices"
 	"strings"
 
-	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/progress"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/textsafe"
+	"github.com/visualq/vq/ui/components/progress"
 )
 
 // Model is the root of the TUI: the stack of pages (page.go), the call
 // in flight (call.go), and what every page shares: the terminal's size
-// and styles, the help line's state, the status line and what this
+// and styles, the help line, the status line and what this
 // session's writes did. It routes each message (Update) and draws the
 // page in front (View).
 type Model struct {
@@ -37,10 +37,10 @@ type Model struct {
 	server string
 
 	styles  styles
-	help    help.Model
+	keybar  keybar.Model
 	spinner spinner.Model
 	// callBar draws the progress of the call in flight.
-	callBar progress.Model
+	callBar progress.Bar
 
 	// stack holds the pages, the one in front last.
 	stack         []page
@@ -87,6 +87,9 @@ const (
 	reviewRefused
 )
 
+// callBarWidth is the width of the call's progress bar.
+const callBarWidth = 20
+
 // defaultWidth and defaultHeight are the frame's size until the terminal
 // tells its own.
 const defaultWidth, defaultHeight = 80, 24
@@ -105,7 +108,7 @@ func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolR
 		images:       detectImageProtocol(opts.getenv()),
 		server:       textsafe.SanitizeLine(clip(opts.Server, maxLineBytes)),
 		styles:       newStyles(true),
-		help:         help.New(),
+		keybar:       keybar.New(),
 		spinner:      spinner.New(spinner.WithSpinner(spinner.Dot)),
 		reviewed:     map[string]reviewState{},
 		failedWrites: map[string]*api.ToolResponse{},
@@ -119,7 +122,7 @@ func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolR
 		m.giveConsent = noConsent
 	}
 	m.restyle()
-	m.help.SetWidth(m.width)
+	m.keybar.SetWidth(m.width)
 	if first == nil {
 		m.first = m.start(call, call.Tool, pushAnswer, nil)
 		return m
@@ -134,9 +137,9 @@ func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolR
 
 // restyle hands the styles to the parts the root owns.
 func (m *Model) restyle() {
-	m.help.Styles = m.styles.help
+	m.keybar.SetStyles(m.styles.help)
 	m.spinner.Style = m.styles.spinner
-	m.callBar = m.styles.callBar()
+	m.callBar = progress.New(callBarWidth, m.styles.accent)
 }
 
 // Init asks the terminal for its background, to pick light or dark colours,
@@ -189,7 +192,7 @@ func (m *Model) global(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
-		m.help.SetWidth(msg.Width)
+		m.keybar.SetWidth(msg.Width)
 	case tea.BackgroundColorMsg:
 		m.styles = newStyles(msg.IsDark())
 		m.restyle()
@@ -224,7 +227,7 @@ func (m *Model) key(msg tea.Msg) tea.Cmd {
 		case m.consenting != nil && !isConfirm(front):
 			// The consent function is at work (its dialog opens, or its
 			// answer comes): the keys wait, but for quitting.
-			if key.Matches(k, newLoadingKeys().Quit) {
+			if key.Matches(k, keybar.NewKeys().Quit) {
 				return m.quit()
 			}
 			return nil

@@ -4,7 +4,6 @@ import (
 	"image/color"
 
 	"charm.land/bubbles/v2/help"
-	"charm.land/bubbles/v2/progress"
 	"charm.land/bubbles/v2/textinput"
 	"charm.land/huh/v2"
 	"charm.land/lipgloss/v2"
@@ -89,17 +88,6 @@ func (s *styles) formTheme() *huh.Styles {
 	t.Help = s.help
 	return t
 }
-
-// callBar is the progress bar of the call in flight, in the accent
-// colour; its count beside it says how far (no percentage).
-func (s *styles) callBar() progress.Model {
-	return progress.New(progress.WithWidth(callBarWidth), progress.WithoutPercentage(),
-		progress.WithFillCharacters(progress.DefaultFullCharFullBlock, progress.DefaultEmptyCharBlock),
-		progress.WithColors(s.accent))
-}
-
-// callBarWidth is the width of the call's progress bar.
-const callBarWidth = 20
 
 // inputStyles are the filter's: a steady cursor, as a blinking one would
 // redraw the frame twice a second for nothing.
