@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/visualq/vq/ui/components/image"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -28,10 +29,11 @@ type answerPage struct {
 	call   api.Call
 	// crumb names the screen in the breadcrumb: the tool of the first call,
 	// the label of the action that led here after that.
-	crumb  string
-	resp   *api.ToolResponse
-	data   *dataView
-	images imageURLs
+	crumb string
+	resp  *api.ToolResponse
+	data  *dataView
+	// shots are the answer's screenshots, as the screen shows them.
+	shots image.Model
 	// view is what the data pane shows; raw holds the response as JSON
 	// lines once the raw view was asked for.
 	view   paneView
@@ -59,8 +61,6 @@ type answerPage struct {
 	// labelWidth the widest: a frame draws only the few in view.
 	labels     []string
 	labelWidth int
-	// shots are the screenshots as the screen shows them (image.go).
-	shots screenshots
 }
 
 // paneView is what a screen's data pane shows.
@@ -96,11 +96,11 @@ type origin struct {
 }
 
 func newAnswerPage(m *Model, call api.Call, crumb string, resp *api.ToolResponse) *answerPage {
-	s := &answerPage{m: m, keymap: newAnswerKeys(), call: call, crumb: textsafe.SanitizeLine(clip(crumb, maxLineBytes)), resp: resp, hidden: -1}
-	s.data, s.images = parseData(resp)
+	s := &answerPage{m: m, keymap: newAnswerKeys(), call: call, crumb: textsafe.SanitizeLine(textsafe.Clip(crumb, textsafe.MaxLineBytes)), resp: resp, hidden: -1}
+	s.data, s.shots = parseData(resp)
 	s.labels = make([]string, len(resp.NextActions))
 	for i, a := range resp.NextActions {
-		s.labels[i] = textsafe.SanitizeLine(clip(a.Label, maxLineBytes))
+		s.labels[i] = textsafe.SanitizeLine(textsafe.Clip(a.Label, textsafe.MaxLineBytes))
 		s.labelWidth = max(s.labelWidth, textsafe.DisplayWidth(s.labels[i]))
 	}
 	for _, t := range s.data.tables {
@@ -148,15 +148,15 @@ func (s *answerPage) Update(msg tea.Msg) tea.Cmd {
 	case tea.WindowSizeMsg:
 		s.settleFields()
 		s.keepInView()
-		s.drawPreview()
-	case imageMsg:
-		return s.showImage(msg)
+		s.shots.Draw(s.m.width, s.m.height, s.m.styles.image)
+	case image.Msg:
+		return s.shots.Update(msg, s.m.images, s.m.width, s.m.height, s.m.styles.image)
 	case copiedMsg:
 		return s.m.copied(msg)
-	case openedMsg:
-		s.m.status = "opened the " + s.shotName(msg.url) + " image in the browser"
-		if msg.err != nil {
-			s.m.status = "could not open the browser: " + textsafe.SanitizeLine(msg.err.Error()) + " (" + textsafe.SanitizeLine(msg.url) + ")"
+	case image.OpenedMsg:
+		s.m.status = "opened the " + s.shots.Name(msg.URL) + " image in the browser"
+		if msg.Err != nil {
+			s.m.status = "could not open the browser: " + textsafe.SanitizeLine(msg.Err.Error()) + " (" + textsafe.SanitizeLine(msg.URL) + ")"
 		}
 	}
 	return nil
@@ -220,13 +220,14 @@ func (s *answerPage) writeKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, o
 		return s.askWrite(), true
 	case key.Matches(msg, k.Batch):
 		return s.startBatchFlow(), true
-	case key.Matches(msg, k.Open):
-		cur, _ := s.shownShot()
-		return openInBrowser(s.m.open, cur.link), true
-	case key.Matches(msg, k.Copy):
+	case key.Matches(msg, k.img.Open):
+		cur, _ := s.shots.Shown()
+		return image.Open(s.m.open, cur.Link), true
+	case key.Matches(msg, k.img.Copy):
 		return s.copyLink(), true
-	case key.Matches(msg, k.Image):
-		return s.nextShot(), true
+	case key.Matches(msg, k.img.Image):
+		s.shots.Next(s.m.width, s.m.height, s.m.styles.image)
+		return s.askImage(), true
 	}
 	return nil, false
 }
@@ -312,9 +313,12 @@ func (s *answerPage) leave() tea.Cmd {
 
 // copyLink copies the shown screenshot's link to a clipboard (y).
 func (s *answerPage) copyLink() tea.Cmd {
-	cur, _ := s.shownShot()
-	return copyText(s.m.ctx, s.m.getenv, cur.link, cur.name+" image link")
+	cur, _ := s.shots.Shown()
+	return copyText(s.m.ctx, s.m.getenv, cur.Link, cur.Name+" image link")
 }
+
+// askImage fetches the screenshots the screen shows.
+func (s *answerPage) askImage() tea.Cmd { return s.shots.Ask(s.m.ctx, s.m.fetch, s.m.images) }
 
 // moveSelection moves by delta: the action cursor, the selected row, or
 // the scroll position of a pane without rows to select.

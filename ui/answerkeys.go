@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/visualq/vq/ui/components/image"
 	"github.com/visualq/vq/ui/components/keybar"
 	"strconv"
 
@@ -25,8 +26,8 @@ type answerKeys struct {
 	DropMarks           key.Binding
 	Write, Batch        key.Binding
 	Next, Prev          key.Binding
-	Open, Copy, Image   key.Binding
 	Confirm             key.Binding
+	img                 image.Keys
 	keybar.Keys
 }
 
@@ -57,9 +58,7 @@ func newAnswerKeys() answerKeys {
 		Batch:       key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "write the marked rows")),
 		Next:        key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next row")),
 		Prev:        key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "previous row")),
-		Open:        key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open diff")),
-		Copy:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy link")),
-		Image:       key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "next image")),
+		img:         image.NewKeys(),
 		Confirm:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "confirm")),
 		Keys:        keybar.NewKeys(),
 	}
@@ -71,7 +70,7 @@ func (k answerKeys) ShortHelp() []key.Binding {
 	sort := k.Sort
 	sort.SetHelp("s", "sort")
 	return []key.Binding{k.Run, k.Write, k.Next, k.Prev, k.Mark, k.Batch, k.Filter, k.ClearFilter, k.Back,
-		k.DropMarks, k.Confirm, k.Open, k.Image, sort, k.Help, k.Quit}
+		k.DropMarks, k.Confirm, k.img.Open, k.img.Image, sort, k.Help, k.Quit}
 }
 
 // FullHelp is the help shown with ?.
@@ -80,7 +79,7 @@ func (k answerKeys) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.Focus, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Run, k.RunNumber, k.Back, k.Rerun, k.Confirm, k.Write, k.Next, k.Prev},
 		{k.Filter, k.ClearFilter, k.Sort, k.Reverse, k.Mark, k.MarkAll, k.DropMarks, k.Batch},
-		{k.Raw, k.Warnings, k.Fields, k.Open, k.Copy, k.Image, k.Help, k.Quit},
+		{k.Raw, k.Warnings, k.Fields, k.img.Open, k.img.Copy, k.img.Image, k.Help, k.Quit},
 	}
 }
 
@@ -92,7 +91,7 @@ func (s *answerPage) keys() answerKeys {
 	k.Focus.SetEnabled(hasActions && s.lineCount() > 0)
 	k.Back.SetEnabled(s.m.chained(s) && s.filter == "")
 	k.Confirm.SetEnabled(s.needsConfirm())
-	s.enableImages(&k)
+	k.img = s.shots.Keys(k.img)
 	k.Next.SetEnabled(s.origin != nil)
 	k.Prev.SetEnabled(s.origin != nil)
 	k.Warnings.SetEnabled(len(s.resp.Warnings) > maxWarnings)
@@ -108,20 +107,6 @@ func (s *answerPage) keys() answerKeys {
 		k.Write.SetEnabled(false)
 	}
 	return k
-}
-
-// enableImages enables the keys of the screenshots: o and y on the one
-// shown, named, and i when there is another to show.
-func (s *answerPage) enableImages(k *answerKeys) {
-	cur, ok := s.shownShot()
-	k.Open.SetEnabled(ok)
-	k.Copy.SetEnabled(ok)
-	k.Open.SetHelp("o", "open "+cur.name)
-	shots := s.images.shots()
-	k.Image.SetEnabled(len(shots) > 1)
-	if len(shots) > 1 {
-		k.Image.SetHelp("i", shots[(s.shots.shown+1)%len(shots)].name+" image")
-	}
 }
 
 // enableRun enables enter where it runs something: the selected action,

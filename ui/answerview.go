@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"charm.land/bubbles/v2/help"
 	"github.com/charmbracelet/x/ansi"
@@ -22,23 +21,6 @@ const maxSummaryLines = 3
 // maxWarnings bounds the warning lines the same way; the rest are
 // counted on the last.
 const maxWarnings = 3
-
-// maxLineBytes bounds each piece of server text drawn on one line, before
-// it is measured or sanitized: a frame then costs the same for a 20 MB
-// summary or cell as for a short one. No terminal line is this wide.
-const maxLineBytes = 4096
-
-// clip cuts s to at most n bytes, at a rune's start, marking the cut with
-// an ellipsis.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
 
 // lines are the screen's lines for a frame of that height (0: no limit,
 // the one-shot print of a screen with nothing to act on).
@@ -129,23 +111,23 @@ func (s *answerPage) head() []string {
 	if !r.OK {
 		badge = st.errBadge.Render("✗ error")
 	}
-	lines = append(lines, badge+"  "+st.tool.Render(textsafe.SanitizeLine(clip(r.Tool, maxLineBytes))))
+	lines = append(lines, badge+"  "+st.tool.Render(textsafe.SanitizeLine(textsafe.Clip(r.Tool, textsafe.MaxLineBytes))))
 	if layout.ShowsSummary(r.OK, r.Summary, r.ErrorMessage()) {
-		lines = append(lines, s.wrap(textsafe.Sanitize(clip(r.Summary, maxSummaryLines*maxLineBytes)))...)
+		lines = append(lines, s.wrap(textsafe.Sanitize(textsafe.Clip(r.Summary, maxSummaryLines*textsafe.MaxLineBytes)))...)
 	}
 	for i, w := range r.Warnings {
 		if i == maxWarnings-1 && len(r.Warnings) > maxWarnings {
 			lines = append(lines, st.warning.Render("⚠ +"+strconv.Itoa(len(r.Warnings)-i)+" more warnings (w shows them all)"))
 			break
 		}
-		lines = append(lines, st.warning.Render("⚠ warning: "+textsafe.SanitizeLine(clip(w, maxLineBytes))))
+		lines = append(lines, st.warning.Render("⚠ warning: "+textsafe.SanitizeLine(textsafe.Clip(w, textsafe.MaxLineBytes))))
 	}
 	if !r.OK {
-		code := textsafe.SanitizeLine(clip(r.ErrorCode(), maxLineBytes))
-		lines = append(lines, s.wrap(st.errorCode.Render(code)+": "+textsafe.Sanitize(clip(r.ErrorMessage(), maxSummaryLines*maxLineBytes)))...)
+		code := textsafe.SanitizeLine(textsafe.Clip(r.ErrorCode(), textsafe.MaxLineBytes))
+		lines = append(lines, s.wrap(st.errorCode.Render(code)+": "+textsafe.Sanitize(textsafe.Clip(r.ErrorMessage(), maxSummaryLines*textsafe.MaxLineBytes)))...)
 		exit := exitcode.RecoverableText(r.IsRecoverable()) + " · vq exits " + strconv.Itoa(exitcode.ForCode(r.ErrorCode(), r.IsRecoverable()))
 		if origin := r.Origin(); origin != "" {
-			exit += " · " + textsafe.SanitizeLine(clip(strings.Trim(origin, "()"), maxLineBytes))
+			exit += " · " + textsafe.SanitizeLine(textsafe.Clip(strings.Trim(origin, "()"), textsafe.MaxLineBytes))
 		}
 		lines = append(lines, s.wrap(st.dim.Render(exit))...)
 		if r.ErrorCode() == api.CodeRateLimit && r.RetryAfterMs > 0 {
@@ -230,9 +212,9 @@ func (s *answerPage) pane(height int) []string {
 	for i := first; i < first+content && i < total; i++ {
 		switch {
 		case s.view == viewRaw:
-			lines = append(lines, textsafe.SanitizeLine(clip(s.raw[i], maxLineBytes)))
+			lines = append(lines, textsafe.SanitizeLine(textsafe.Clip(s.raw[i], textsafe.MaxLineBytes)))
 		case s.view == viewWarnings:
-			lines = append(lines, st.warning.Render("⚠ "+textsafe.SanitizeLine(clip(s.resp.Warnings[i], maxLineBytes))))
+			lines = append(lines, st.warning.Render("⚠ "+textsafe.SanitizeLine(textsafe.Clip(s.resp.Warnings[i], textsafe.MaxLineBytes))))
 		case i == selected:
 			sc := s.data.sections[s.sec]
 			line := sc.t.line(s.pos, st, width, s.gutter(sc.t, s.pos, true))
@@ -322,7 +304,7 @@ func (s *answerPage) footLines(fold bool) []string {
 	if over != nil {
 		part, drawn = over.part()
 	}
-	lines := s.imageLines()
+	lines := s.shots.View(s.m.done, s.m.width, s.m.styles.image)
 	switch {
 	case part == actionsPart:
 		lines = append(lines, drawn...)
@@ -355,27 +337,6 @@ func (s *answerPage) footLines(fold bool) []string {
 	return append(lines, s.m.keybar.View(keys)...)
 }
 
-// imageLines are the shown screenshot's preview and its whole link,
-// wrapped: a person can always read or select it, whatever the data pane
-// scrolled to.
-func (s *answerPage) imageLines() []string {
-	cur, ok := s.shownShot()
-	if !ok {
-		return nil
-	}
-	lines := append([]string{}, s.shots.preview...)
-	if !s.m.done {
-		st := &s.m.styles
-		keys := "o opens it, y copies it"
-		if shots := s.images.shots(); len(shots) > 1 {
-			keys += ", i shows the " + shots[(s.shots.shown+1)%len(shots)].name
-		}
-		lines = append(lines, st.fieldKey.Render(cur.name+" image")+st.dim.Render("  ("+keys+")"))
-		lines = append(lines, strings.Split(ansi.Hardwrap(clip(cur.link, maxLineBytes), max(s.m.width-1, 20), false), "\n")...)
-	}
-	return lines
-}
-
 // activityLines are the call in flight, else the last batch's report,
 // else the status line.
 func (m *Model) activityLines() []string {
@@ -385,11 +346,11 @@ func (m *Model) activityLines() []string {
 	case len(m.report) > 0:
 		lines := make([]string, 0, len(m.report))
 		for _, l := range m.report {
-			lines = append(lines, m.styles.dim.Render(clip(l, maxLineBytes)))
+			lines = append(lines, m.styles.dim.Render(textsafe.Clip(l, textsafe.MaxLineBytes)))
 		}
 		return lines
 	case m.status != "":
-		return []string{m.styles.dim.Render(clip(m.status, maxLineBytes))}
+		return []string{m.styles.dim.Render(textsafe.Clip(m.status, textsafe.MaxLineBytes))}
 	}
 	return nil
 }
@@ -441,7 +402,7 @@ func (s *answerPage) actions() []string {
 		if i < 9 {
 			number = strconv.Itoa(i + 1)
 		}
-		line := number + "  " + fit(s.labels[i], labelWidth, false) + "  " + textsafe.SanitizeLine(clip(a.Tool, maxLineBytes))
+		line := number + "  " + fit(s.labels[i], labelWidth, false) + "  " + textsafe.SanitizeLine(textsafe.Clip(a.Tool, textsafe.MaxLineBytes))
 		if m.writeTools(a.Tool) {
 			line += "  " + st.writeBadge.Render("[write]")
 		}

@@ -86,7 +86,7 @@ func (p *batchPage) end() { p.stop() }
 // keys are the busy keys: ctrl+c stops the batch.
 func (p *batchPage) keys() busyKeys {
 	stop := key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "stop sending"))
-	return newBusyKeys(stop, p.under.images.diff != "")
+	return newBusyKeys(stop, p.under.shots.HasDiff())
 }
 
 // ShortHelp is the help line.

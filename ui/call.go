@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"github.com/visualq/vq/ui/components/image"
 	"github.com/visualq/vq/ui/components/keybar"
 
 	"charm.land/bubbles/v2/key"
@@ -274,7 +275,7 @@ type busyKeys struct {
 // copy enabled when the screen has a diff link.
 func newBusyKeys(cancel key.Binding, copyLink bool) busyKeys {
 	k := busyKeys{
-		Copy:   key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy link")),
+		Copy:   image.NewKeys().Copy,
 		Cancel: cancel,
 		Keys:   keybar.NewKeys(),
 	}
@@ -293,7 +294,7 @@ func (k busyKeys) FullHelp() [][]key.Binding {
 // callKeys are the busy keys while a call is out: esc gives it up.
 func (m *Model) callKeys() busyKeys {
 	cancel := key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel call"))
-	return newBusyKeys(cancel, m.top().images.diff != "")
+	return newBusyKeys(cancel, m.top().shots.HasDiff())
 }
 
 // busyKey is a key pressed while a call or a batch is out.
@@ -350,7 +351,7 @@ func (m *Model) loadingLines() []string {
 	if m.pending == nil {
 		return nil // given up: the session is ending
 	}
-	lines := []string{m.headerLine(m.styles.crumbCurrent.Render(textsafe.SanitizeLine(clip(m.pending.crumb, maxLineBytes)))), "", m.callingLine()}
+	lines := []string{m.headerLine(m.styles.crumbCurrent.Render(textsafe.SanitizeLine(textsafe.Clip(m.pending.crumb, textsafe.MaxLineBytes)))), "", m.callingLine()}
 	lines = append(lines, m.pendingNote()...)
 	return append(append(lines, ""), m.keybar.View(newLoadingKeys())...)
 }
@@ -359,7 +360,7 @@ func (m *Model) loadingLines() []string {
 func (m *Model) pendingNote() []string {
 	lines := make([]string, 0, len(m.pending.note))
 	for _, l := range m.pending.note {
-		lines = append(lines, m.styles.dim.Render("  "+textsafe.SanitizeLine(clip(l, maxLineBytes))))
+		lines = append(lines, m.styles.dim.Render("  "+textsafe.SanitizeLine(textsafe.Clip(l, textsafe.MaxLineBytes))))
 	}
 	return lines
 }
@@ -368,7 +369,7 @@ func (m *Model) pendingNote() []string {
 // server's progress once it reports some: a bar when it says the total,
 // the count so far when it does not, and its message.
 func (m *Model) callingLine() string {
-	line := m.spinner.View() + " calling " + textsafe.SanitizeLine(clip(m.pending.call.Tool, maxLineBytes)) + "…"
+	line := m.spinner.View() + " calling " + textsafe.SanitizeLine(textsafe.Clip(m.pending.call.Tool, textsafe.MaxLineBytes)) + "…"
 	if u := m.pending.progress; u != nil {
 		if u.Total > 0 {
 			line += " " + m.callBar.View(*u)
@@ -376,7 +377,7 @@ func (m *Model) callingLine() string {
 		u := *u
 		u.Status = "" // running, as the spinner says
 		for _, part := range progress.Parts(u) {
-			line += " " + clip(part, maxLineBytes)
+			line += " " + textsafe.Clip(part, textsafe.MaxLineBytes)
 		}
 	}
 	return line + m.ignoredNote("the answer", "esc cancels")
@@ -388,5 +389,5 @@ func (m *Model) ignoredNote(until, instead string) string {
 	if m.ignored == "" {
 		return ""
 	}
-	return m.styles.dim.Render("  (" + textsafe.SanitizeLine(clip(m.ignored, maxLineBytes)) + " ignored until " + until + "; " + instead + ")")
+	return m.styles.dim.Render("  (" + textsafe.SanitizeLine(textsafe.Clip(m.ignored, textsafe.MaxLineBytes)) + " ignored until " + until + "; " + instead + ")")
 }

@@ -440,7 +440,7 @@ func (p *confirmPage) lines() []string {
 		if i == 0 {
 			l += " [y/N]"
 		}
-		l = ansi.Truncate(textsafe.SanitizeLine(clip(l, maxLineBytes)), inner, "…")
+		l = ansi.Truncate(textsafe.SanitizeLine(textsafe.Clip(l, textsafe.MaxLineBytes)), inner, "…")
 		if i == 0 {
 			l = st.sectionTitle.Render(l)
 		}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"github.com/visualq/vq/ui/components/image"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,18 +45,17 @@ type section struct {
 	start, header int
 }
 
-// parseData lays out a response's data and picks the screenshot links
-// from it.
-func parseData(resp *api.ToolResponse) (*dataView, imageURLs) {
+// parseData lays out a response's data and picks the screenshots from it.
+func parseData(resp *api.ToolResponse) (*dataView, image.Model) {
 	d := &dataView{}
 	l, err := layout.Response(resp.Data, resp.DataMembers)
 	if err != nil {
 		d.plain = []string{textsafe.SanitizeLine(err.Error())}
 		d.index()
-		return d, imageURLs{}
+		return d, image.Model{}
 	}
 	for _, f := range l.Fields {
-		row := field{key: clip(f.Key, maxLineBytes), value: clip(f.Value, maxLineBytes)}
+		row := field{key: textsafe.Clip(f.Key, textsafe.MaxLineBytes), value: textsafe.Clip(f.Value, textsafe.MaxLineBytes)}
 		if f.Name == layout.MismatchColumn && f.Node.Kind == '0' {
 			row.percent, _ = strconv.ParseFloat(f.Node.Text, 64)
 			row.isBar = true
@@ -65,13 +65,13 @@ func parseData(resp *api.ToolResponse) (*dataView, imageURLs) {
 	}
 	d.plain = make([]string, len(l.Lines))
 	for i, line := range l.Lines {
-		d.plain[i] = clip(line, maxLineBytes)
+		d.plain[i] = textsafe.Clip(line, textsafe.MaxLineBytes)
 	}
 	for _, t := range l.Tables {
 		d.tables = append(d.tables, newTable(t.Title, t.Table()))
 	}
 	d.index()
-	return d, findImageURLs(l.Fields)
+	return d, image.New(l.Fields)
 }
 
 func (d *dataView) index() {
@@ -242,34 +242,4 @@ func rawLines(resp *api.ToolResponse) []string {
 		return []string{err.Error()}
 	}
 	return strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
-}
-
-// imageURLs are the screenshot links an answer carries at the top of its
-// data.
-type imageURLs struct {
-	baseline, test, diff string
-}
-
-// all are the links present, baseline first.
-func (u imageURLs) all() []string {
-	var links []string
-	for _, l := range []string{u.baseline, u.test, u.diff} {
-		if l != "" {
-			links = append(links, l)
-		}
-	}
-	return links
-}
-
-func findImageURLs(fields []layout.Field) imageURLs {
-	get := func(k string) string {
-		for _, f := range fields {
-			// Top-level string members only: a nested key is dotted.
-			if f.Key == f.Name && f.Name == k && f.Node.Kind == '"' {
-				return textsafe.SanitizeLine(f.Node.Text)
-			}
-		}
-		return ""
-	}
-	return imageURLs{baseline: get("baselineImageUrl"), test: get("testImageUrl"), diff: get("diffImageUrl")}
 }

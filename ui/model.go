@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"github.com/visualq/vq/ui/components/image"
 	"github.com/visualq/vq/ui/components/keybar"
 	"maps"
 	"slices"
@@ -29,10 +30,10 @@ type Model struct {
 	giveConsent func(context.Context, WriteIntent) ([]api.Call, bool, error)
 	consenting  context.CancelFunc
 	writeTools  func(string) bool
-	fetch       func(ctx context.Context, link string, max int64) ([]byte, error)
+	fetch       image.Fetch
 	open        func(string) error
 	getenv      func(string) string
-	images      imageProtocol
+	images      image.Protocol
 	// server is Options.Server, made safe for the header line.
 	server string
 
@@ -105,8 +106,8 @@ func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolR
 		fetch:        opts.Fetch,
 		open:         opts.opener(),
 		getenv:       opts.getenv(),
-		images:       detectImageProtocol(opts.getenv()),
-		server:       textsafe.SanitizeLine(clip(opts.Server, maxLineBytes)),
+		images:       image.Detect(opts.getenv()),
+		server:       textsafe.SanitizeLine(textsafe.Clip(opts.Server, textsafe.MaxLineBytes)),
 		styles:       newStyles(true),
 		keybar:       keybar.New(),
 		spinner:      spinner.New(spinner.WithSpinner(spinner.Dot)),

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/visualq/vq/ui/components/image"
 	"image/color"
 
 	"charm.land/bubbles/v2/help"
@@ -28,6 +29,7 @@ type styles struct {
 	writeBadge          lipgloss.Style
 	dialog              lipgloss.Style
 	spinner             lipgloss.Style
+	image               image.Styles
 	help                help.Styles
 	input               textinput.Styles
 	// accent and failure are the colours formTheme draws with.
@@ -42,6 +44,7 @@ func newStyles(isDark bool) styles {
 	red := c(lipgloss.Color("#B91C1C"), lipgloss.Color("#F87171"))
 	amber := c(lipgloss.Color("#B45309"), lipgloss.Color("#FBBF24"))
 	magenta := c(lipgloss.Color("#A21CAF"), lipgloss.Color("#F0ABFC"))
+	dim := lipgloss.NewStyle().Foreground(muted)
 	return styles{
 		crumb:        lipgloss.NewStyle().Foreground(muted),
 		crumbCurrent: lipgloss.NewStyle().Bold(true),
@@ -50,8 +53,8 @@ func newStyles(isDark bool) styles {
 		tool:         lipgloss.NewStyle().Bold(true).Foreground(accent),
 		warning:      lipgloss.NewStyle().Foreground(amber),
 		errorCode:    lipgloss.NewStyle().Bold(true).Foreground(red),
-		dim:          lipgloss.NewStyle().Foreground(muted),
-		fieldKey:     lipgloss.NewStyle().Foreground(muted),
+		dim:          dim,
+		fieldKey:     dim,
 		tableHeader:  lipgloss.NewStyle().Bold(true).Underline(true),
 		bar:          lipgloss.NewStyle().Foreground(magenta),
 		sectionTitle: lipgloss.NewStyle().Bold(true),
@@ -59,6 +62,7 @@ func newStyles(isDark bool) styles {
 		writeBadge:   lipgloss.NewStyle().Bold(true).Foreground(amber),
 		dialog:       lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(amber).Padding(0, 1),
 		spinner:      lipgloss.NewStyle().Foreground(accent),
+		image:        image.Styles{Label: dim, Dim: dim},
 		help:         help.DefaultStyles(isDark),
 		input:        inputStyles(isDark),
 		accent:       accent,

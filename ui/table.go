@@ -79,7 +79,7 @@ func newTable(name string, records *layout.Table) *table {
 	}
 	for _, row := range t.t.Rows {
 		for i, cell := range row {
-			t.widths[i] = max(t.widths[i], min(textsafe.DisplayWidth(clip(cell, maxLineBytes)), maxCellWidth))
+			t.widths[i] = max(t.widths[i], min(textsafe.DisplayWidth(textsafe.Clip(cell, textsafe.MaxLineBytes)), maxCellWidth))
 		}
 	}
 	if t.bar >= 0 {
@@ -319,7 +319,7 @@ func (t *table) line(i int, st *styles, width int, gutter string) string {
 
 // fit pads or cuts a sanitized cell to exactly width columns.
 func fit(s string, width int, right bool) string {
-	s = clip(s, maxLineBytes)
+	s = textsafe.Clip(s, textsafe.MaxLineBytes)
 	w := textsafe.DisplayWidth(s)
 	if w > width {
 		return ansi.Truncate(s, width, "…")

@@ -3,8 +3,6 @@ package ui
 import (
 	"context"
 	"fmt"
-	"image"
-	"image/color"
 	"slices"
 	"strings"
 	"sync"
@@ -339,33 +337,6 @@ func TestLongWarningListsCollapse(t *testing.T) {
 	mustContain(t, text, "warning: w1", "warning: w2", "+4 more warnings")
 	if strings.Contains(text, "w3") {
 		t.Errorf("warnings not collapsed:\n%s", text)
-	}
-}
-
-func TestHalfBlocksKeepAspectAndColour(t *testing.T) {
-	t.Parallel()
-	img := image.NewRGBA(image.Rect(0, 0, 1280, 800))
-	for y := range 800 {
-		for x := range 1280 {
-			c := color.RGBA{0xff, 0xff, 0xff, 0xff}
-			if x >= 640 {
-				c = color.RGBA{0xff, 0, 0xff, 0xff}
-			}
-			img.SetRGBA(x, y, c)
-		}
-	}
-	lines := halfBlocks(img, 40, 100)
-	if len(lines) != 13 { // 40 columns × 25 pixels, two a line
-		t.Errorf("%d lines, want 13", len(lines))
-	}
-	if !strings.Contains(lines[0], "\x1b[38;2;255;0;255m") || !strings.HasPrefix(lines[0], "\x1b[38;2;255;255;255m") {
-		t.Errorf("colours lost: %q", lines[0])
-	}
-	if n := strings.Count(lines[0], "▀"); n != 40 {
-		t.Errorf("%d cells, want 40", n)
-	}
-	if short := halfBlocks(img, 40, 4); len(short) != 4 {
-		t.Errorf("a 4-line bound gave %d lines", len(short))
 	}
 }
 
