@@ -1,13 +1,11 @@
 package ui
 
 import (
-	"github.com/visualq/vq/ui/components/image"
-	"strings"
-
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/textsafe"
+	"github.com/visualq/vq/ui/components/image"
 )
 
 // focus is the pane the arrow keys move in.
@@ -236,25 +234,25 @@ func (s *answerPage) writeKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, o
 // marking them; ok is false for the other keys.
 func (s *answerPage) rowKey(msg tea.KeyPressMsg, k answerKeys) (ok bool) {
 	switch {
-	case key.Matches(msg, k.Filter):
+	case key.Matches(msg, k.rows.Filter):
 		s.m.push(newFilterPage(s))
-	case key.Matches(msg, k.ClearFilter):
+	case key.Matches(msg, k.rows.ClearFilter):
 		s.setFilter("")
 		s.keepInView()
-	case key.Matches(msg, k.Sort):
+	case key.Matches(msg, k.rows.Sort):
 		base := s.selectedBase()
-		s.selTable().nextSort()
+		s.selTable().NextSort()
 		s.reselect(base)
 		s.keepInView()
-	case key.Matches(msg, k.Reverse):
+	case key.Matches(msg, k.rows.Reverse):
 		base := s.selectedBase()
-		s.selTable().reverseSort()
+		s.selTable().ReverseSort()
 		s.reselect(base)
 		s.keepInView()
-	case key.Matches(msg, k.Mark):
+	case key.Matches(msg, k.rows.Mark):
 		s.mark()
-	case key.Matches(msg, k.MarkAll):
-		markAll(s.selTable())
+	case key.Matches(msg, k.rows.MarkAll):
+		s.selTable().MarkAll()
 	default:
 		return false
 	}
@@ -337,7 +335,7 @@ func (s *answerPage) moveSelection(delta int) {
 
 // keepInView scrolls the screen so that its selected row shows.
 func (s *answerPage) keepInView() {
-	if s.rowMode() && s.selTable().len() > 0 {
+	if s.rowMode() && s.selTable().Len() > 0 {
 		// The page size depends on the offset (a sticky header takes a
 		// line): settle it in two rounds.
 		for range 2 {
@@ -393,12 +391,12 @@ func (s *answerPage) runRow() tea.Cmd {
 func (s *answerPage) step(delta int) tea.Cmd {
 	o := s.origin
 	t := o.parent.data.sections[o.sec].t
-	pos := t.position(o.row)
+	pos := t.Position(o.row)
 	if pos < 0 {
 		pos = o.parent.pos
 	}
-	for pos += delta; pos >= 0 && pos < t.len(); pos += delta {
-		r := t.row(pos)
+	for pos += delta; pos >= 0 && pos < t.Len(); pos += delta {
+		r := t.Row(pos)
 		if s.m.rowState(t, r) != reviewDone {
 			o.parent.sec, o.parent.pos, o.parent.hidden = o.sec, pos, -1
 			next := &origin{parent: o.parent, sec: o.sec, row: r, tpl: o.tpl}
@@ -446,15 +444,15 @@ func (s *answerPage) selTable() *table { return s.data.sections[s.sec].t }
 // filter left none.
 func (s *answerPage) selRow() int {
 	t := s.selTable()
-	if s.pos >= t.len() {
+	if s.pos >= t.Len() {
 		return -1
 	}
-	return t.row(s.pos)
+	return t.Row(s.pos)
 }
 
 // moveRow moves the selection by delta rows, across tables.
 func (s *answerPage) moveRow(delta int) {
-	line := s.data.rowLine(s.sec, min(s.pos, max(s.selTable().len()-1, 0)))
+	line := s.data.rowLine(s.sec, min(s.pos, max(s.selTable().Len()-1, 0)))
 	for step := sign(delta); delta != 0; delta -= step {
 		next := line + step
 		for next >= 0 && next < s.data.total {
@@ -559,7 +557,7 @@ func (s *answerPage) inherit(old *answerPage) {
 	}
 	for _, ot := range old.data.tables {
 		for _, t := range s.data.tables {
-			if t.name != ot.name || !sameColumns(t, ot) {
+			if t.Name != ot.Name || !t.SameColumns(ot.Table) {
 				continue
 			}
 			// Templates derived against the same columns fit as they are;
@@ -569,11 +567,7 @@ func (s *answerPage) inherit(old *answerPage) {
 					t.templates = append(t.templates, tp)
 				}
 			}
-			if ot.order.col >= 0 {
-				t.order = ot.order
-				t.rebuild()
-			}
-			t.carryMarks(ot)
+			t.Carry(ot.Table)
 		}
 	}
 	s.filter, s.fieldsOpen = old.filter, old.fieldsOpen
@@ -582,16 +576,12 @@ func (s *answerPage) inherit(old *answerPage) {
 	s.offset = old.offset
 	if len(s.data.sections) > 0 && old.sec < len(s.data.sections) {
 		s.sec = old.sec
-		s.pos = min(old.pos, max(s.selTable().len()-1, 0))
+		s.pos = min(old.pos, max(s.selTable().Len()-1, 0))
 		s.reselectFrom(old)
 	}
 	if !s.data.actionable() && len(s.resp.NextActions) > 0 {
 		s.focus = focusActions
 	}
-}
-
-func sameColumns(a, b *table) bool {
-	return strings.Join(a.t.Columns, "\x00") == strings.Join(b.t.Columns, "\x00")
 }
 
 func (t *table) hasTemplate(key string) bool {
@@ -601,21 +591,4 @@ func (t *table) hasTemplate(key string) bool {
 		}
 	}
 	return false
-}
-
-// carryMarks marks the rows of t whose cells are those of a row marked in
-// old.
-func (t *table) carryMarks(old *table) {
-	if len(old.marked) == 0 {
-		return
-	}
-	want := make(map[string]bool, len(old.marked))
-	for r := range old.marked {
-		want[strings.Join(old.t.Rows[r], "\x00")] = true
-	}
-	for r, row := range t.t.Rows {
-		if want[strings.Join(row, "\x00")] {
-			t.marked[r] = true
-		}
-	}
 }

@@ -1,11 +1,12 @@
 package ui
 
 import (
-	"github.com/visualq/vq/ui/components/image"
-	"github.com/visualq/vq/ui/components/keybar"
 	"strconv"
 
 	"charm.land/bubbles/v2/key"
+	"github.com/visualq/vq/ui/components/image"
+	"github.com/visualq/vq/ui/components/keybar"
+	tbl "github.com/visualq/vq/ui/components/table"
 )
 
 // answerKeys are the keys of an answer page. Bindings that do nothing on
@@ -14,62 +15,56 @@ import (
 // Esc does. While a call or a batch is out, the keys are the busy ones
 // (busyKeys) instead.
 type answerKeys struct {
-	Up, Down, Focus     key.Binding
-	PageUp, PageDown    key.Binding
-	Top, Bottom         key.Binding
-	Run, RunNumber      key.Binding
-	Back, Rerun         key.Binding
-	Filter, ClearFilter key.Binding
-	Sort, Reverse, Raw  key.Binding
-	Warnings, Fields    key.Binding
-	Mark, MarkAll       key.Binding
-	DropMarks           key.Binding
-	Write, Batch        key.Binding
-	Next, Prev          key.Binding
-	Confirm             key.Binding
-	img                 image.Keys
+	Up, Down, Focus  key.Binding
+	PageUp, PageDown key.Binding
+	Top, Bottom      key.Binding
+	Run, RunNumber   key.Binding
+	Back, Rerun      key.Binding
+	Raw              key.Binding
+	Warnings, Fields key.Binding
+	DropMarks        key.Binding
+	Write, Batch     key.Binding
+	Next, Prev       key.Binding
+	Confirm          key.Binding
+	img              image.Keys
+	rows             tbl.Keys
 	keybar.Keys
 }
 
 func newAnswerKeys() answerKeys {
 	return answerKeys{
-		Up:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		Focus:       key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "data/actions")),
-		PageUp:      key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup/b", "page up")),
-		PageDown:    key.NewBinding(key.WithKeys("pgdown", "f"), key.WithHelp("pgdn/f", "page down")),
-		Top:         key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top")),
-		Bottom:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom")),
-		Run:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run")),
-		RunNumber:   key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "run #")),
-		Back:        key.NewBinding(key.WithKeys("esc", "alt+esc", "backspace"), key.WithHelp("esc", "back")),
-		Rerun:       key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
-		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		ClearFilter: key.NewBinding(key.WithKeys("esc", "alt+esc"), key.WithHelp("esc", "clear filter")),
-		Sort:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
-		Reverse:     key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "reverse sort")),
-		Raw:         key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "raw JSON")),
-		Warnings:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "all warnings")),
-		Fields:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "show fields")),
-		Mark:        key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "mark")),
-		MarkAll:     key.NewBinding(key.WithKeys("*"), key.WithHelp("*", "mark all shown")),
-		DropMarks:   key.NewBinding(key.WithKeys("esc", "alt+esc"), key.WithHelp("esc", "drop marks")),
-		Write:       key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "write")),
-		Batch:       key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "write the marked rows")),
-		Next:        key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next row")),
-		Prev:        key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "previous row")),
-		img:         image.NewKeys(),
-		Confirm:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "confirm")),
-		Keys:        keybar.NewKeys(),
+		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Focus:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "data/actions")),
+		PageUp:    key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup/b", "page up")),
+		PageDown:  key.NewBinding(key.WithKeys("pgdown", "f"), key.WithHelp("pgdn/f", "page down")),
+		Top:       key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top")),
+		Bottom:    key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom")),
+		Run:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run")),
+		RunNumber: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "run #")),
+		Back:      key.NewBinding(key.WithKeys("esc", "alt+esc", "backspace"), key.WithHelp("esc", "back")),
+		Rerun:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
+		Raw:       key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "raw JSON")),
+		Warnings:  key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "all warnings")),
+		Fields:    key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "show fields")),
+		DropMarks: key.NewBinding(key.WithKeys("esc", "alt+esc"), key.WithHelp("esc", "drop marks")),
+		Write:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "write")),
+		Batch:     key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "write the marked rows")),
+		Next:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next row")),
+		Prev:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "previous row")),
+		img:       image.NewKeys(),
+		rows:      tbl.NewKeys(),
+		Confirm:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "confirm")),
+		Keys:      keybar.NewKeys(),
 	}
 }
 
 // ShortHelp is the help line; the full help says which column s sorts
 // by next.
 func (k answerKeys) ShortHelp() []key.Binding {
-	sort := k.Sort
+	sort := k.rows.Sort
 	sort.SetHelp("s", "sort")
-	return []key.Binding{k.Run, k.Write, k.Next, k.Prev, k.Mark, k.Batch, k.Filter, k.ClearFilter, k.Back,
+	return []key.Binding{k.Run, k.Write, k.Next, k.Prev, k.rows.Mark, k.Batch, k.rows.Filter, k.rows.ClearFilter, k.Back,
 		k.DropMarks, k.Confirm, k.img.Open, k.img.Image, sort, k.Help, k.Quit}
 }
 
@@ -78,7 +73,7 @@ func (k answerKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Focus, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Run, k.RunNumber, k.Back, k.Rerun, k.Confirm, k.Write, k.Next, k.Prev},
-		{k.Filter, k.ClearFilter, k.Sort, k.Reverse, k.Mark, k.MarkAll, k.DropMarks, k.Batch},
+		{k.rows.Filter, k.rows.ClearFilter, k.rows.Sort, k.rows.Reverse, k.rows.Mark, k.rows.MarkAll, k.DropMarks, k.Batch},
 		{k.Raw, k.Warnings, k.Fields, k.img.Open, k.img.Copy, k.img.Image, k.Help, k.Quit},
 	}
 }
@@ -126,18 +121,18 @@ func (s *answerPage) enableRun(k *answerKeys) {
 func (s *answerPage) enableTable(k *answerKeys) {
 	tables := s.view == viewData && s.data.rows() > 1
 	rows := s.rowMode()
-	k.Filter.SetEnabled(tables)
-	k.ClearFilter.SetEnabled(s.filter != "")
-	k.Sort.SetEnabled(tables)
-	k.Reverse.SetEnabled(tables)
+	k.rows.Filter.SetEnabled(tables)
+	k.rows.ClearFilter.SetEnabled(s.filter != "")
+	k.rows.Sort.SetEnabled(tables)
+	k.rows.Reverse.SetEnabled(tables)
 	if tables {
-		k.Sort.SetHelp("s", s.selTable().sortHelp())
+		k.rows.Sort.SetHelp("s", s.selTable().SortHelp())
 	}
-	k.Mark.SetEnabled(rows)
-	k.MarkAll.SetEnabled(rows)
+	k.rows.Mark.SetEnabled(rows)
+	k.rows.MarkAll.SetEnabled(rows)
 	marked := 0
 	if rows {
-		marked = len(s.selTable().marked)
+		marked = len(s.selTable().Marked)
 	}
 	k.Batch.SetEnabled(marked > 0)
 	if marked > 0 {

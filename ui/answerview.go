@@ -217,7 +217,7 @@ func (s *answerPage) pane(height int) []string {
 			lines = append(lines, st.warning.Render("⚠ "+textsafe.SanitizeLine(textsafe.Clip(s.resp.Warnings[i], textsafe.MaxLineBytes))))
 		case i == selected:
 			sc := s.data.sections[s.sec]
-			line := sc.t.line(s.pos, st, width, s.gutter(sc.t, s.pos, true))
+			line := sc.t.Line(s.pos, st.table, width, s.gutter(sc.t, s.pos, true))
 			lines = append(lines, st.selected.Render(ansi.Strip(line)))
 		default:
 			lines = append(lines, s.data.line(i, st, width, gutter))
@@ -239,7 +239,7 @@ func position(s *answerPage, first, end int) string {
 			if fsec, fpos, ok := s.data.rowAt(first); ok && fsec == sec {
 				from = fpos
 			}
-			return "rows " + strconv.Itoa(from+1) + "–" + strconv.Itoa(last+1) + " of " + strconv.Itoa(s.data.sections[sec].t.len())
+			return "rows " + strconv.Itoa(from+1) + "–" + strconv.Itoa(last+1) + " of " + strconv.Itoa(s.data.sections[sec].t.Len())
 		}
 	}
 	return "lines " + strconv.Itoa(first+1) + "–" + strconv.Itoa(end) + " of " + strconv.Itoa(s.lineCount())
@@ -251,12 +251,12 @@ func (s *answerPage) gutter(t *table, pos int, selected bool) string {
 	if !t.actionable() {
 		return ""
 	}
-	r := t.row(pos)
+	r := t.Row(pos)
 	g := []rune("   ")
 	if selected {
 		g[0] = '›'
 	}
-	if t.marked[r] && !s.m.done {
+	if t.Marked[r] && !s.m.done {
 		g[1] = '●'
 	}
 	switch s.m.rowState(t, r) {
@@ -377,8 +377,8 @@ func (s *answerPage) withMarks(activity []string) []string {
 func (s *answerPage) filterCount() string {
 	shown, all := 0, 0
 	for _, t := range s.data.tables {
-		shown += t.len()
-		all += len(t.t.Rows)
+		shown += t.Len()
+		all += len(t.Data.Rows)
 	}
 	return strconv.Itoa(shown) + " of " + strconv.Itoa(all)
 }
@@ -402,7 +402,7 @@ func (s *answerPage) actions() []string {
 		if i < 9 {
 			number = strconv.Itoa(i + 1)
 		}
-		line := number + "  " + fit(s.labels[i], labelWidth, false) + "  " + textsafe.SanitizeLine(textsafe.Clip(a.Tool, textsafe.MaxLineBytes))
+		line := number + "  " + textsafe.Fit(s.labels[i], labelWidth, false) + "  " + textsafe.SanitizeLine(textsafe.Clip(a.Tool, textsafe.MaxLineBytes))
 		if m.writeTools(a.Tool) {
 			line += "  " + st.writeBadge.Render("[write]")
 		}

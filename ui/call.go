@@ -2,13 +2,13 @@ package ui
 
 import (
 	"context"
-	"github.com/visualq/vq/ui/components/image"
-	"github.com/visualq/vq/ui/components/keybar"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/textsafe"
+	"github.com/visualq/vq/ui/components/image"
+	"github.com/visualq/vq/ui/components/keybar"
 	"github.com/visualq/vq/ui/components/progress"
 )
 

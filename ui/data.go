@@ -2,7 +2,6 @@ package ui
 
 import (
 	"bytes"
-	"github.com/visualq/vq/ui/components/image"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +10,8 @@ import (
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
+	"github.com/visualq/vq/ui/components/image"
+	tbl "github.com/visualq/vq/ui/components/table"
 )
 
 // field is one "key  value" line of an object's scalar members.
@@ -68,7 +69,7 @@ func parseData(resp *api.ToolResponse) (*dataView, image.Model) {
 		d.plain[i] = textsafe.Clip(line, textsafe.MaxLineBytes)
 	}
 	for _, t := range l.Tables {
-		d.tables = append(d.tables, newTable(t.Title, t.Table()))
+		d.tables = append(d.tables, &table{Table: tbl.New(t.Title, t.Table())})
 	}
 	d.index()
 	return d, image.New(l.Fields)
@@ -82,11 +83,11 @@ func (d *dataView) index() {
 		if line > 0 {
 			line++ // blank separator
 		}
-		if t.name != "" {
+		if t.Name != "" {
 			line++
 		}
 		s.header = line
-		line += 1 + t.len()
+		line += 1 + t.Len()
 		d.sections = append(d.sections, s)
 	}
 	d.total = line
@@ -100,7 +101,7 @@ func (d *dataView) line(i int, st *styles, width int, gutter func(t *table, pos 
 	}
 	if i < d.fieldLines() {
 		f := d.fields[i]
-		s := st.fieldKey.Render(fit(f.key, d.keyWidth, false)) + columnGap + f.value
+		s := st.fieldKey.Render(textsafe.Fit(f.key, d.keyWidth, false)) + "  " + f.value
 		if f.isBar {
 			bar := strings.TrimRight(layout.MismatchBar(f.percent), " ")
 			s += " " + st.bar.Render(bar) + "  " + st.dim.Render("("+layout.MismatchScale+")")
@@ -117,12 +118,12 @@ func (d *dataView) line(i int, st *styles, width int, gutter func(t *table, pos 
 		case i < s.start:
 			continue
 		case i > s.header:
-			return s.t.line(i-s.header-1, st, width, gutter(s.t, i-s.header-1))
+			return s.t.Line(i-s.header-1, st.table, width, gutter(s.t, i-s.header-1))
 		case i == s.header:
-			return s.t.header(st, width)
-		case s.t.name != "" && i == s.header-1:
-			title := st.sectionTitle.Render(s.t.title())
-			if s.t.bar >= 0 {
+			return s.t.Header(st.table, width, s.t.actionable())
+		case s.t.Name != "" && i == s.header-1:
+			title := st.sectionTitle.Render(s.t.Title())
+			if s.t.HasBar() {
 				title += "  " + st.dim.Render(layout.MismatchLegend)
 			}
 			return title
@@ -182,7 +183,7 @@ func (d *dataView) stickyHeader(first int, st *styles, width int) (string, bool)
 		if first < s.start {
 			continue
 		}
-		return s.t.header(st, width), first > s.header
+		return s.t.Header(st.table, width, s.t.actionable()), first > s.header
 	}
 	return "", false
 }
@@ -195,7 +196,7 @@ func (d *dataView) rowAt(i int) (sec, pos int, ok bool) {
 		if i < s.start {
 			continue
 		}
-		if i > s.header && i-s.header-1 < s.t.len() {
+		if i > s.header && i-s.header-1 < s.t.Len() {
 			return k, i - s.header - 1, true
 		}
 		return 0, 0, false
@@ -209,7 +210,7 @@ func (d *dataView) rowLine(sec, pos int) int { return d.sections[sec].header + 1
 // setFilter filters every table; the virtual lines are laid out again.
 func (d *dataView) setFilter(q string) {
 	for _, t := range d.tables {
-		t.setFilter(q)
+		t.SetFilter(q)
 	}
 	d.index()
 }
@@ -219,7 +220,7 @@ func (d *dataView) setFilter(q string) {
 func (d *dataView) rows() int {
 	n := 0
 	for _, t := range d.tables {
-		n += len(t.t.Rows)
+		n += len(t.Data.Rows)
 	}
 	return n
 }

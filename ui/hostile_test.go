@@ -190,10 +190,10 @@ func TestTableDrawsOnlyTheColumnsInView(t *testing.T) {
 	}
 	m := hostileModel(t, answerJSON(t, map[string]any{"data": map[string]any{"rows": []any{wide, wide}}}), 120, 40)
 	tb := m.top().data.tables[0]
-	if n := len(tb.line(0, &m.styles, 120, "")); n > 4*120 {
+	if n := len(tb.Line(0, m.styles.table, 120, "")); n > 4*120 {
 		t.Errorf("a row of a 120-column frame is %d bytes", n)
 	}
-	if n := len(tb.header(&m.styles, 120)); n > 16*120 {
+	if n := len(tb.Header(m.styles.table, 120, false)); n > 16*120 {
 		t.Errorf("a header of a 120-column frame is %d bytes", n)
 	}
 }

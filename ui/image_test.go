@@ -15,11 +15,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	shots "github.com/visualq/vq/ui/components/image"
-
 	tea "charm.land/bubbletea/v2"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/testkit"
+	shots "github.com/visualq/vq/ui/components/image"
 )
 
 func testPNG(t testing.TB, w, h int) []byte {

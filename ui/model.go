@@ -2,8 +2,6 @@ package ui
 
 import (
 	"context"
-	"github.com/visualq/vq/ui/components/image"
-	"github.com/visualq/vq/ui/components/keybar"
 	"maps"
 	"slices"
 	"strings"
@@ -14,6 +12,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/textsafe"
+	"github.com/visualq/vq/ui/components/image"
+	"github.com/visualq/vq/ui/components/keybar"
 	"github.com/visualq/vq/ui/components/progress"
 )
 

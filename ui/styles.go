@@ -1,13 +1,14 @@
 package ui
 
 import (
-	"github.com/visualq/vq/ui/components/image"
 	"image/color"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/textinput"
 	"charm.land/huh/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/visualq/vq/ui/components/image"
+	tbl "github.com/visualq/vq/ui/components/table"
 )
 
 // styles are every look of the TUI, built once per terminal background.
@@ -22,7 +23,6 @@ type styles struct {
 	errorCode           lipgloss.Style
 	dim                 lipgloss.Style
 	fieldKey            lipgloss.Style
-	tableHeader         lipgloss.Style
 	bar                 lipgloss.Style
 	sectionTitle        lipgloss.Style
 	selected            lipgloss.Style
@@ -30,6 +30,7 @@ type styles struct {
 	dialog              lipgloss.Style
 	spinner             lipgloss.Style
 	image               image.Styles
+	table               tbl.Styles
 	help                help.Styles
 	input               textinput.Styles
 	// accent and failure are the colours formTheme draws with.
@@ -45,6 +46,7 @@ func newStyles(isDark bool) styles {
 	amber := c(lipgloss.Color("#B45309"), lipgloss.Color("#FBBF24"))
 	magenta := c(lipgloss.Color("#A21CAF"), lipgloss.Color("#F0ABFC"))
 	dim := lipgloss.NewStyle().Foreground(muted)
+	bar := lipgloss.NewStyle().Foreground(magenta)
 	return styles{
 		crumb:        lipgloss.NewStyle().Foreground(muted),
 		crumbCurrent: lipgloss.NewStyle().Bold(true),
@@ -55,14 +57,14 @@ func newStyles(isDark bool) styles {
 		errorCode:    lipgloss.NewStyle().Bold(true).Foreground(red),
 		dim:          dim,
 		fieldKey:     dim,
-		tableHeader:  lipgloss.NewStyle().Bold(true).Underline(true),
-		bar:          lipgloss.NewStyle().Foreground(magenta),
+		bar:          bar,
 		sectionTitle: lipgloss.NewStyle().Bold(true),
 		selected:     lipgloss.NewStyle().Reverse(true),
 		writeBadge:   lipgloss.NewStyle().Bold(true).Foreground(amber),
 		dialog:       lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(amber).Padding(0, 1),
 		spinner:      lipgloss.NewStyle().Foreground(accent),
 		image:        image.Styles{Label: dim, Dim: dim},
+		table:        tbl.Styles{Header: lipgloss.NewStyle().Bold(true).Underline(true), Bar: bar},
 		help:         help.DefaultStyles(isDark),
 		input:        inputStyles(isDark),
 		accent:       accent,

@@ -1,6 +1,7 @@
 package textsafe
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
@@ -32,4 +33,19 @@ func Clip(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// Fit pads or cuts sanitized text to exactly width columns, aligned
+// right or left; a piece longer than MaxLineBytes is clipped first.
+func Fit(s string, width int, right bool) string {
+	s = Clip(s, MaxLineBytes)
+	w := DisplayWidth(s)
+	if w > width {
+		return ansi.Truncate(s, width, "…")
+	}
+	padding := strings.Repeat(" ", width-w)
+	if right {
+		return padding + s
+	}
+	return s + padding
 }
