@@ -118,11 +118,11 @@ func newAnswerPage(m *Model, call api.Call, crumb string, resp *api.ToolResponse
 // to see the fields (e). The view keeps its rows.
 func (s *answerPage) settleFields() {
 	d := s.data
-	before := d.fieldLines()
-	unfolded := d.total - before + len(d.fields)
+	before := d.fields.Lines()
+	unfolded := d.total - before + d.fields.Len()
 	room := s.m.height - 1 - len(s.head()) - minFoot
 	if d.fold(!s.fieldsOpen && d.actionable() && s.m.height > 0 && unfolded > room) && s.offset > 0 {
-		s.offset = max(0, s.offset+d.fieldLines()-before)
+		s.offset = max(0, s.offset+d.fields.Lines()-before)
 	}
 }
 
@@ -269,7 +269,7 @@ func (s *answerPage) viewKey(msg tea.KeyPressMsg, k answerKeys) {
 		s.toggle(viewRaw)
 	case key.Matches(msg, k.Warnings):
 		s.toggle(viewWarnings)
-	case key.Matches(msg, k.Fields):
+	case key.Matches(msg, k.fields.Fields):
 		s.fieldsOpen = !s.fieldsOpen
 		s.settleFields()
 		s.keepInView()

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"charm.land/bubbles/v2/key"
+	"github.com/visualq/vq/ui/components/fields"
 	"github.com/visualq/vq/ui/components/image"
 	"github.com/visualq/vq/ui/components/keybar"
 	tbl "github.com/visualq/vq/ui/components/table"
@@ -21,12 +22,13 @@ type answerKeys struct {
 	Run, RunNumber   key.Binding
 	Back, Rerun      key.Binding
 	Raw              key.Binding
-	Warnings, Fields key.Binding
+	Warnings         key.Binding
 	DropMarks        key.Binding
 	Write, Batch     key.Binding
 	Next, Prev       key.Binding
 	Confirm          key.Binding
 	img              image.Keys
+	fields           fields.Keys
 	rows             tbl.Keys
 	keybar.Keys
 }
@@ -46,13 +48,13 @@ func newAnswerKeys() answerKeys {
 		Rerun:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
 		Raw:       key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "raw JSON")),
 		Warnings:  key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "all warnings")),
-		Fields:    key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "show fields")),
 		DropMarks: key.NewBinding(key.WithKeys("esc", "alt+esc"), key.WithHelp("esc", "drop marks")),
 		Write:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "write")),
 		Batch:     key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "write the marked rows")),
 		Next:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next row")),
 		Prev:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "previous row")),
 		img:       image.NewKeys(),
+		fields:    fields.NewKeys(),
 		rows:      tbl.NewKeys(),
 		Confirm:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "confirm")),
 		Keys:      keybar.NewKeys(),
@@ -74,7 +76,7 @@ func (k answerKeys) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.Focus, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Run, k.RunNumber, k.Back, k.Rerun, k.Confirm, k.Write, k.Next, k.Prev},
 		{k.rows.Filter, k.rows.ClearFilter, k.rows.Sort, k.rows.Reverse, k.rows.Mark, k.rows.MarkAll, k.DropMarks, k.Batch},
-		{k.Raw, k.Warnings, k.Fields, k.img.Open, k.img.Copy, k.img.Image, k.Help, k.Quit},
+		{k.Raw, k.Warnings, k.fields.Fields, k.img.Open, k.img.Copy, k.img.Image, k.Help, k.Quit},
 	}
 }
 
@@ -90,10 +92,7 @@ func (s *answerPage) keys() answerKeys {
 	k.Next.SetEnabled(s.origin != nil)
 	k.Prev.SetEnabled(s.origin != nil)
 	k.Warnings.SetEnabled(len(s.resp.Warnings) > maxWarnings)
-	k.Fields.SetEnabled(s.data.folded || s.fieldsOpen)
-	if s.fieldsOpen {
-		k.Fields.SetHelp("e", "fold fields")
-	}
+	k.fields = s.data.fields.Keys(k.fields, s.fieldsOpen)
 	s.enableRun(&k)
 	s.enableTable(&k)
 	if tool, ok := s.writeTarget(); ok {

@@ -3,34 +3,23 @@ package ui
 import (
 	"bytes"
 	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
+	"github.com/visualq/vq/ui/components/fields"
 	"github.com/visualq/vq/ui/components/image"
 	tbl "github.com/visualq/vq/ui/components/table"
 )
-
-// field is one "key  value" line of an object's scalar members.
-type field struct {
-	key, value string
-	// percent is set for a mismatch percentage, drawn with a bar.
-	percent float64
-	isBar   bool
-}
 
 // dataView is a response's data laid out as virtual lines: scalar fields
 // first, then plain lines (a list of scalars, or one scalar), then each
 // record list as a table. Only the lines in view are ever drawn.
 type dataView struct {
-	fields   []field
-	keyWidth int
-	// folded draws the fields on one line, to leave the room to a table
-	// (see answerPage.settleFields).
-	folded bool
+	// fields fold into one line to leave the room to a table (see
+	// answerPage.settleFields).
+	fields fields.Model
 	plain  []string
 	tables []*table
 	// sections index the virtual lines: where each table's title, header
@@ -55,15 +44,7 @@ func parseData(resp *api.ToolResponse) (*dataView, image.Model) {
 		d.index()
 		return d, image.Model{}
 	}
-	for _, f := range l.Fields {
-		row := field{key: textsafe.Clip(f.Key, textsafe.MaxLineBytes), value: textsafe.Clip(f.Value, textsafe.MaxLineBytes)}
-		if f.Name == layout.MismatchColumn && f.Node.Kind == '0' {
-			row.percent, _ = strconv.ParseFloat(f.Node.Text, 64)
-			row.isBar = true
-		}
-		d.fields = append(d.fields, row)
-		d.keyWidth = max(d.keyWidth, textsafe.DisplayWidth(row.key))
-	}
+	d.fields = fields.New(l.Fields)
 	d.plain = make([]string, len(l.Lines))
 	for i, line := range l.Lines {
 		d.plain[i] = textsafe.Clip(line, textsafe.MaxLineBytes)
@@ -77,7 +58,7 @@ func parseData(resp *api.ToolResponse) (*dataView, image.Model) {
 
 func (d *dataView) index() {
 	d.sections = d.sections[:0]
-	line := d.fieldLines() + len(d.plain)
+	line := d.fields.Lines() + len(d.plain)
 	for _, t := range d.tables {
 		s := section{t: t, start: line}
 		if line > 0 {
@@ -96,22 +77,13 @@ func (d *dataView) index() {
 // line draws virtual line i, a table's up to width columns; gutter draws
 // the mark and review state of a table row (see Model.gutter).
 func (d *dataView) line(i int, st *styles, width int, gutter func(t *table, pos int) string) string {
-	if d.folded && i == 0 {
-		return d.foldedFields(st, width)
+	if i < d.fields.Lines() {
+		return d.fields.Line(i, st.fields, width)
 	}
-	if i < d.fieldLines() {
-		f := d.fields[i]
-		s := st.fieldKey.Render(textsafe.Fit(f.key, d.keyWidth, false)) + "  " + f.value
-		if f.isBar {
-			bar := strings.TrimRight(layout.MismatchBar(f.percent), " ")
-			s += " " + st.bar.Render(bar) + "  " + st.dim.Render("("+layout.MismatchScale+")")
-		}
-		return s
-	}
-	if i -= d.fieldLines(); i < len(d.plain) {
+	if i -= d.fields.Lines(); i < len(d.plain) {
 		return d.plain[i]
 	}
-	i += d.fieldLines()
+	i += d.fields.Lines()
 	for k := len(d.sections) - 1; k >= 0; k-- {
 		s := d.sections[k]
 		switch {
@@ -133,45 +105,14 @@ func (d *dataView) line(i int, st *styles, width int, gutter func(t *table, pos 
 	return ""
 }
 
-// fieldLines is how many lines the fields take: one when folded.
-func (d *dataView) fieldLines() int {
-	if d.folded {
-		return 1
-	}
-	return len(d.fields)
-}
-
 // fold draws the fields on one line (or on a line each), laying the
 // lines out again; it reports whether that changed anything.
 func (d *dataView) fold(folded bool) bool {
-	folded = folded && len(d.fields) > 1
-	if folded == d.folded {
+	if !d.fields.Fold(folded) {
 		return false
 	}
-	d.folded = folded
 	d.index()
 	return true
-}
-
-// foldedFields is the fields on one line, as many as fit in width, and
-// the key that shows them all.
-func (d *dataView) foldedFields(st *styles, width int) string {
-	hint := st.dim.Render("  (e shows " + strconv.Itoa(len(d.fields)) + " fields)")
-	room := width - textsafe.DisplayWidth(ansi.Strip(hint))
-	var b strings.Builder
-	drawn := 0
-	for i, f := range d.fields {
-		if drawn >= room {
-			break // the frame cuts the line there: the fields past it cost nothing
-		}
-		if i > 0 {
-			b.WriteString(st.dim.Render(" · "))
-			drawn += 3
-		}
-		b.WriteString(st.fieldKey.Render(f.key) + " " + f.value)
-		drawn += textsafe.DisplayWidth(f.key) + 1 + textsafe.DisplayWidth(f.value)
-	}
-	return ansi.Truncate(b.String(), room, "…") + hint
 }
 
 // stickyHeader is the header to keep on top, up to width columns, when

@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	"charm.land/huh/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/visualq/vq/ui/components/fields"
 	"github.com/visualq/vq/ui/components/image"
 	tbl "github.com/visualq/vq/ui/components/table"
 )
@@ -22,17 +23,17 @@ type styles struct {
 	warning             lipgloss.Style
 	errorCode           lipgloss.Style
 	dim                 lipgloss.Style
-	fieldKey            lipgloss.Style
-	bar                 lipgloss.Style
 	sectionTitle        lipgloss.Style
 	selected            lipgloss.Style
 	writeBadge          lipgloss.Style
 	dialog              lipgloss.Style
 	spinner             lipgloss.Style
-	image               image.Styles
-	table               tbl.Styles
-	help                help.Styles
-	input               textinput.Styles
+	// The components' looks.
+	image  image.Styles
+	fields fields.Styles
+	table  tbl.Styles
+	help   help.Styles
+	input  textinput.Styles
 	// accent and failure are the colours formTheme draws with.
 	accent, failure color.Color
 }
@@ -56,14 +57,13 @@ func newStyles(isDark bool) styles {
 		warning:      lipgloss.NewStyle().Foreground(amber),
 		errorCode:    lipgloss.NewStyle().Bold(true).Foreground(red),
 		dim:          dim,
-		fieldKey:     dim,
-		bar:          bar,
 		sectionTitle: lipgloss.NewStyle().Bold(true),
 		selected:     lipgloss.NewStyle().Reverse(true),
 		writeBadge:   lipgloss.NewStyle().Bold(true).Foreground(amber),
 		dialog:       lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(amber).Padding(0, 1),
 		spinner:      lipgloss.NewStyle().Foreground(accent),
 		image:        image.Styles{Label: dim, Dim: dim},
+		fields:       fields.Styles{Key: dim, Bar: bar, Dim: dim},
 		table:        tbl.Styles{Header: lipgloss.NewStyle().Bold(true).Underline(true), Bar: bar},
 		help:         help.DefaultStyles(isDark),
 		input:        inputStyles(isDark),
