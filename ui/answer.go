@@ -5,6 +5,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/textsafe"
+	"github.com/visualq/vq/ui/components/actions"
 	"github.com/visualq/vq/ui/components/image"
 )
 
@@ -37,7 +38,6 @@ type answerPage struct {
 	view   paneView
 	raw    []string
 	offset int
-	cursor int
 	focus  focus
 	// sec and pos are the selected row (section, position in its table's
 	// view) while the data has rows to act on.
@@ -55,10 +55,8 @@ type answerPage struct {
 	// stale is set when a write succeeded after this answer came: it is
 	// fetched again when the person returns to it.
 	stale bool
-	// labels are the next actions' labels, sanitized once, and
-	// labelWidth the widest: a frame draws only the few in view.
-	labels     []string
-	labelWidth int
+	// actions are the next actions as listed.
+	actions actions.Model
 }
 
 // paneView is what a screen's data pane shows.
@@ -96,11 +94,11 @@ type origin struct {
 func newAnswerPage(m *Model, call api.Call, crumb string, resp *api.ToolResponse) *answerPage {
 	s := &answerPage{m: m, keymap: newAnswerKeys(), call: call, crumb: textsafe.SanitizeLine(textsafe.Clip(crumb, textsafe.MaxLineBytes)), resp: resp, hidden: -1}
 	s.data, s.shots = parseData(resp)
-	s.labels = make([]string, len(resp.NextActions))
+	acts := make([]actions.Action, len(resp.NextActions))
 	for i, a := range resp.NextActions {
-		s.labels[i] = textsafe.SanitizeLine(textsafe.Clip(a.Label, textsafe.MaxLineBytes))
-		s.labelWidth = max(s.labelWidth, textsafe.DisplayWidth(s.labels[i]))
+		acts[i] = actions.Action{Label: a.Label, Tool: a.Tool, Write: m.writeTools(a.Tool)}
 	}
+	s.actions = actions.New(acts)
 	for _, t := range s.data.tables {
 		t.addTemplates(resp.NextActions, -1, m.writeTools)
 	}
@@ -184,12 +182,12 @@ func (s *answerPage) chainKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, o
 	switch {
 	case key.Matches(msg, k.Quit):
 		return s.m.quit(), true
-	case key.Matches(msg, k.Run):
+	case key.Matches(msg, k.acts.Run):
 		if s.focus == focusData {
 			return s.runRow(), true
 		}
-		return s.runAction(s.cursor), true
-	case key.Matches(msg, k.RunNumber):
+		return s.runAction(s.actions.Cursor()), true
+	case key.Matches(msg, k.acts.Number):
 		if i := int(msg.String()[0] - '1'); i < len(s.resp.NextActions) {
 			return s.runAction(i), true
 		}
@@ -324,7 +322,7 @@ func (s *answerPage) moveSelection(delta int) {
 	s.hidden = -1 // the person moved on from the row the filter hid
 	switch {
 	case s.focus == focusActions && (delta == 1 || delta == -1):
-		s.cursor = max(0, min(s.cursor+delta, len(s.resp.NextActions)-1))
+		s.actions.SetCursor(s.actions.Cursor() + delta)
 	case s.rowMode():
 		s.moveRow(delta)
 		s.keepInView()
@@ -551,7 +549,8 @@ func (s *answerPage) writeAction(writes func(string) bool) (api.NextAction, bool
 // (a refresh of the same call): filter, sort, focus, selection, marks and
 // the templates learned from answers reached from its rows.
 func (s *answerPage) inherit(old *answerPage) {
-	s.focus, s.cursor = old.focus, min(old.cursor, max(len(s.resp.NextActions)-1, 0))
+	s.focus = old.focus
+	s.actions.SetCursor(old.actions.Cursor())
 	if old.view != viewData {
 		s.toggle(old.view)
 	}

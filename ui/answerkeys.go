@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"charm.land/bubbles/v2/key"
+	"github.com/visualq/vq/ui/components/actions"
 	"github.com/visualq/vq/ui/components/fields"
 	"github.com/visualq/vq/ui/components/image"
 	"github.com/visualq/vq/ui/components/keybar"
@@ -19,7 +20,6 @@ type answerKeys struct {
 	Up, Down, Focus  key.Binding
 	PageUp, PageDown key.Binding
 	Top, Bottom      key.Binding
-	Run, RunNumber   key.Binding
 	Back, Rerun      key.Binding
 	Raw              key.Binding
 	Warnings         key.Binding
@@ -27,6 +27,7 @@ type answerKeys struct {
 	Write, Batch     key.Binding
 	Next, Prev       key.Binding
 	Confirm          key.Binding
+	acts             actions.Keys
 	img              image.Keys
 	fields           fields.Keys
 	rows             tbl.Keys
@@ -42,8 +43,6 @@ func newAnswerKeys() answerKeys {
 		PageDown:  key.NewBinding(key.WithKeys("pgdown", "f"), key.WithHelp("pgdn/f", "page down")),
 		Top:       key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top")),
 		Bottom:    key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom")),
-		Run:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run")),
-		RunNumber: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "run #")),
 		Back:      key.NewBinding(key.WithKeys("esc", "alt+esc", "backspace"), key.WithHelp("esc", "back")),
 		Rerun:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
 		Raw:       key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "raw JSON")),
@@ -53,6 +52,7 @@ func newAnswerKeys() answerKeys {
 		Batch:     key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "write the marked rows")),
 		Next:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next row")),
 		Prev:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "previous row")),
+		acts:      actions.NewKeys(),
 		img:       image.NewKeys(),
 		fields:    fields.NewKeys(),
 		rows:      tbl.NewKeys(),
@@ -66,7 +66,7 @@ func newAnswerKeys() answerKeys {
 func (k answerKeys) ShortHelp() []key.Binding {
 	sort := k.rows.Sort
 	sort.SetHelp("s", "sort")
-	return []key.Binding{k.Run, k.Write, k.Next, k.Prev, k.rows.Mark, k.Batch, k.rows.Filter, k.rows.ClearFilter, k.Back,
+	return []key.Binding{k.acts.Run, k.Write, k.Next, k.Prev, k.rows.Mark, k.Batch, k.rows.Filter, k.rows.ClearFilter, k.Back,
 		k.DropMarks, k.Confirm, k.img.Open, k.img.Image, sort, k.Help, k.Quit}
 }
 
@@ -74,7 +74,7 @@ func (k answerKeys) ShortHelp() []key.Binding {
 func (k answerKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Focus, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Run, k.RunNumber, k.Back, k.Rerun, k.Confirm, k.Write, k.Next, k.Prev},
+		{k.acts.Run, k.acts.Number, k.Back, k.Rerun, k.Confirm, k.Write, k.Next, k.Prev},
 		{k.rows.Filter, k.rows.ClearFilter, k.rows.Sort, k.rows.Reverse, k.rows.Mark, k.rows.MarkAll, k.DropMarks, k.Batch},
 		{k.Raw, k.Warnings, k.fields.Fields, k.img.Open, k.img.Copy, k.img.Image, k.Help, k.Quit},
 	}
@@ -84,7 +84,7 @@ func (k answerKeys) FullHelp() [][]key.Binding {
 func (s *answerPage) keys() answerKeys {
 	k := s.keymap
 	hasActions := len(s.resp.NextActions) > 0
-	k.RunNumber.SetEnabled(hasActions)
+	k.acts.Number.SetEnabled(hasActions)
 	k.Focus.SetEnabled(hasActions && s.lineCount() > 0)
 	k.Back.SetEnabled(s.m.chained(s) && s.filter == "")
 	k.Confirm.SetEnabled(s.needsConfirm())
@@ -109,9 +109,9 @@ func (s *answerPage) enableRun(k *answerKeys) {
 	rows := s.rowMode()
 	action := len(s.resp.NextActions) > 0 && s.focus == focusActions
 	row := rows && s.selRow() >= 0 && s.selTable().rowAction() != nil
-	k.Run.SetEnabled(action || row)
+	k.acts.Run.SetEnabled(action || row)
 	if rows && s.focus == focusData {
-		k.Run.SetHelp("enter", "inspect")
+		k.acts.Run.SetHelp("enter", "inspect")
 	}
 }
 

@@ -309,9 +309,9 @@ func (s *answerPage) footLines(fold bool) []string {
 	case part == actionsPart:
 		lines = append(lines, drawn...)
 	case fold:
-		lines = append(lines, s.m.styles.dim.Render(strconv.Itoa(len(s.resp.NextActions))+" next actions (tab shows them)"))
+		lines = append(lines, s.actions.Folded(s.m.styles.actions))
 	default:
-		lines = append(lines, s.actions()...)
+		lines = append(lines, s.actions.View(s.m.styles.actions, s.m.width, s.m.height, s.focus == focusActions, s.m.done)...)
 	}
 	if s.m.done {
 		return lines
@@ -381,45 +381,4 @@ func (s *answerPage) filterCount() string {
 		all += len(t.Data.Rows)
 	}
 	return strconv.Itoa(shown) + " of " + strconv.Itoa(all)
-}
-
-// actions lists the next actions: number, label, tool and a write mark. A
-// long list shows a window around the selection.
-func (s *answerPage) actions() []string {
-	m := s.m
-	st := &m.styles
-	acts := s.resp.NextActions
-	if len(acts) == 0 {
-		return nil
-	}
-	labelWidth := min(s.labelWidth, m.width/2)
-	show := min(len(acts), max(3, m.height/4))
-	first := max(0, min(s.cursor-show/2, len(acts)-show))
-	lines := []string{st.sectionTitle.Render("Next actions")}
-	for i := first; i < first+show; i++ {
-		a := acts[i]
-		number := " "
-		if i < 9 {
-			number = strconv.Itoa(i + 1)
-		}
-		line := number + "  " + textsafe.Fit(s.labels[i], labelWidth, false) + "  " + textsafe.SanitizeLine(textsafe.Clip(a.Tool, textsafe.MaxLineBytes))
-		if m.writeTools(a.Tool) {
-			line += "  " + st.writeBadge.Render("[write]")
-		}
-		switch {
-		case m.done:
-			line = "  " + line
-		case i == s.cursor && s.focus == focusActions:
-			line = st.selected.Render("› " + line)
-		case i == s.cursor:
-			line = "› " + line
-		default:
-			line = "  " + line
-		}
-		lines = append(lines, line)
-	}
-	if show < len(acts) {
-		lines = append(lines, st.dim.Render("  "+strconv.Itoa(len(acts)-show)+" more (↑/↓)"))
-	}
-	return lines
 }

@@ -104,7 +104,7 @@ func TestHostileAnswersStayBounded(t *testing.T) {
 		{"20 MB cell and field", answerJSON(t, map[string]any{"data": map[string]any{"note": strings.Repeat("n", 20<<20),
 			"rows": []map[string]any{{"a": strings.Repeat("c", 20<<20)}, {"a": "short"}}}}),
 			[]string{"nnnn", "short"}},
-		{"100,000 next actions with 1 MB labels", answerJSON(t, map[string]any{"nextActions": actions(100_000, strings.Repeat("l", 1<<20), 3)}),
+		{"100,000 next actions with 1 MB labels", answerJSON(t, map[string]any{"nextActions": manyActions(100_000, strings.Repeat("l", 1<<20), 3)}),
 			[]string{"Next actions", "llll"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,8 +126,8 @@ func numbered(prefix string, n int) []string {
 	return out
 }
 
-// actions is n next actions, whose first few have the given long label.
-func actions(n int, long string, longOnes int) []map[string]any {
+// manyActions is n next actions, whose first few have the given long label.
+func manyActions(n int, long string, longOnes int) []map[string]any {
 	out := make([]map[string]any, n)
 	for i := range out {
 		label := fmt.Sprint("Action ", i)

@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	"charm.land/huh/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/visualq/vq/ui/components/actions"
 	"github.com/visualq/vq/ui/components/fields"
 	"github.com/visualq/vq/ui/components/image"
 	tbl "github.com/visualq/vq/ui/components/table"
@@ -29,11 +30,12 @@ type styles struct {
 	dialog              lipgloss.Style
 	spinner             lipgloss.Style
 	// The components' looks.
-	image  image.Styles
-	fields fields.Styles
-	table  tbl.Styles
-	help   help.Styles
-	input  textinput.Styles
+	actions actions.Styles
+	image   image.Styles
+	fields  fields.Styles
+	table   tbl.Styles
+	help    help.Styles
+	input   textinput.Styles
 	// accent and failure are the colours formTheme draws with.
 	accent, failure color.Color
 }
@@ -48,20 +50,23 @@ func newStyles(isDark bool) styles {
 	magenta := c(lipgloss.Color("#A21CAF"), lipgloss.Color("#F0ABFC"))
 	dim := lipgloss.NewStyle().Foreground(muted)
 	bar := lipgloss.NewStyle().Foreground(magenta)
+	bold, selected := lipgloss.NewStyle().Bold(true), lipgloss.NewStyle().Reverse(true)
+	writeBadge := lipgloss.NewStyle().Bold(true).Foreground(amber)
 	return styles{
-		crumb:        lipgloss.NewStyle().Foreground(muted),
-		crumbCurrent: lipgloss.NewStyle().Bold(true),
+		crumb:        dim,
+		crumbCurrent: bold,
 		okBadge:      lipgloss.NewStyle().Bold(true).Foreground(green),
 		errBadge:     lipgloss.NewStyle().Bold(true).Foreground(red),
 		tool:         lipgloss.NewStyle().Bold(true).Foreground(accent),
 		warning:      lipgloss.NewStyle().Foreground(amber),
 		errorCode:    lipgloss.NewStyle().Bold(true).Foreground(red),
 		dim:          dim,
-		sectionTitle: lipgloss.NewStyle().Bold(true),
-		selected:     lipgloss.NewStyle().Reverse(true),
-		writeBadge:   lipgloss.NewStyle().Bold(true).Foreground(amber),
+		sectionTitle: bold,
+		selected:     selected,
+		writeBadge:   writeBadge,
 		dialog:       lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(amber).Padding(0, 1),
 		spinner:      lipgloss.NewStyle().Foreground(accent),
+		actions:      actions.Styles{Title: bold, Selected: selected, Write: writeBadge, Dim: dim},
 		image:        image.Styles{Label: dim, Dim: dim},
 		fields:       fields.Styles{Key: dim, Bar: bar, Dim: dim},
 		table:        tbl.Styles{Header: lipgloss.NewStyle().Bold(true).Underline(true), Bar: bar},
