@@ -17,45 +17,36 @@ const (
 	focusData
 )
 
-// answerPage is one answer on the stack: the call that produced it, the
-// answer, and where the person is looking in it. Its keys (answerkeys.go)
-// move through the data, filter, sort and mark its rows, and run the
-// next actions and row actions, whose answers open above it; it is drawn
-// by answerview.go, with the overlay open over it (page.go) in its foot.
+// answerPage is one answer on the stack and where the person is looking
+// in it; it composes the components (ui/components), routes its keys
+// (answerkeys.go) and is drawn by answerview.go.
 type answerPage struct {
 	m      *Model
 	keymap answerKeys
 	call   api.Call
-	// crumb names the screen in the breadcrumb: the tool of the first call,
-	// the label of the action that led here after that.
+	// crumb names the screen in the breadcrumb.
 	crumb string
 	resp  *api.ToolResponse
 	data  *dataView
 	// shots are the answer's screenshots, as the screen shows them.
 	shots image.Model
-	// view is what the data pane shows; raw holds the response as JSON
-	// lines once the raw view was asked for.
+	// view is what the data pane shows; raw the JSON lines, once asked.
 	view   paneView
 	raw    []string
 	offset int
 	focus  focus
-	// sec and pos are the selected row (section, position in its table's
-	// view) while the data has rows to act on.
+	// sec and pos are the selected row: section, position in its view.
 	sec, pos int
 	// filter is the / query, applied to every table of the screen.
 	filter string
-	// hidden is the selected table's row the person had selected that the
-	// filter hides, -1 when there is none (see selection.go).
+	// hidden is the selected row the filter hides, -1 for none.
 	hidden int
-	// fieldsOpen is set when the person asked to see every field (e),
-	// which settleFields otherwise folds into a line for a table's room.
+	// fieldsOpen is set once the person asked to see every field (e).
 	fieldsOpen bool
 	// origin is the row this screen's call was made for, for n and p.
 	origin *origin
-	// stale is set when a write succeeded after this answer came: it is
-	// fetched again when the person returns to it.
-	stale bool
-	// actions are the next actions as listed.
+	// stale is set when a write succeeded since: it is fetched again on return.
+	stale   bool
 	actions actions.Model
 }
 
@@ -63,12 +54,9 @@ type answerPage struct {
 type paneView int
 
 const (
-	viewData paneView = iota
-	// viewRaw is the whole response as indented JSON (v).
-	viewRaw
-	// viewWarnings is every warning, one a line (w), where the head
-	// shows only the first few.
-	viewWarnings
+	viewData     paneView = iota
+	viewRaw               // the whole response as indented JSON (v)
+	viewWarnings          // every warning, one a line (w)
 )
 
 // toggle switches the pane to v, or back to the data when it shows v.
@@ -158,8 +146,7 @@ func (s *answerPage) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// key is a key pressed while the answer is in front: each group of
-// keys is tried in turn.
+// key tries each group of keys in turn.
 func (s *answerPage) key(msg tea.KeyPressMsg) tea.Cmd {
 	s.m.report = nil
 	k := s.keys()
@@ -175,9 +162,7 @@ func (s *answerPage) key(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// chainKey handles the keys that move along the chain of answers: run
-// an action, go back, refresh, step to the next row; ok is false for the
-// other keys.
+// chainKey handles the keys that move along the chain of answers.
 func (s *answerPage) chainKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, ok bool) {
 	switch {
 	case key.Matches(msg, k.Quit):
@@ -206,8 +191,8 @@ func (s *answerPage) chainKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, o
 	return nil, false
 }
 
-// writeKey handles the keys that write (asking first), or show or hand
-// on the screenshots; ok is false for the other keys.
+// writeKey handles the keys that write (asking first) or use the
+// screenshots.
 func (s *answerPage) writeKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, ok bool) {
 	switch {
 	case key.Matches(msg, k.Confirm):
@@ -228,8 +213,7 @@ func (s *answerPage) writeKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, o
 	return nil, false
 }
 
-// rowKey handles the keys on the table's rows: filtering, sorting and
-// marking them; ok is false for the other keys.
+// rowKey handles the table's keys: filter, sort, mark.
 func (s *answerPage) rowKey(msg tea.KeyPressMsg, k answerKeys) (ok bool) {
 	switch {
 	case key.Matches(msg, k.rows.Filter):
@@ -288,8 +272,7 @@ func (s *answerPage) viewKey(msg tea.KeyPressMsg, k answerKeys) {
 	}
 }
 
-// back closes the screen (esc), after asking when rows are marked on
-// it: the one beneath is fetched again when a write made it stale.
+// back closes the screen (esc), after asking when rows are marked.
 func (s *answerPage) back() tea.Cmd {
 	if s.markCount() > 0 {
 		return s.askDropMarks(true)
@@ -297,7 +280,7 @@ func (s *answerPage) back() tea.Cmd {
 	return s.leave()
 }
 
-// leave closes the screen.
+// leave closes the screen; the one beneath is fetched again when stale.
 func (s *answerPage) leave() tea.Cmd {
 	s.m.close(s)
 	s.m.status = ""
@@ -343,9 +326,8 @@ func (s *answerPage) keepInView() {
 	s.scrollTo(s.offset, s.pageSize())
 }
 
-// runAction sends the i-th next action. A confirm the server put in it is
-// dropped: the server cannot consent for the person, whose dialog opens
-// on the refusal.
+// runAction sends the i-th next action, without a confirm the server put
+// in it: only the person consents.
 func (s *answerPage) runAction(i int) tea.Cmd {
 	a := s.resp.NextActions[i]
 	crumb := a.Label
@@ -355,8 +337,8 @@ func (s *answerPage) runAction(i int) tea.Cmd {
 	return s.m.start(a.Call(), crumb, pushAnswer, s.originOf(a))
 }
 
-// originOf is the row a next action names in the screen's first
-// actionable table, so that n and p work on a screen it opened too.
+// originOf is the row a next action names, so that n and p work on the
+// screen it opens too.
 func (s *answerPage) originOf(a api.NextAction) *origin {
 	for k, sc := range s.data.sections {
 		t := sc.t
@@ -409,8 +391,7 @@ func (s *answerPage) step(delta int) tea.Cmd {
 	return nil
 }
 
-// refresh sends the screen's call again; its answer replaces the screen
-// and keeps its filter, sort and selection.
+// refresh sends the screen's call again (see inherit).
 func (s *answerPage) refresh() tea.Cmd {
 	return s.m.start(s.call, s.crumb, refreshAnswer, s.origin)
 }
@@ -425,8 +406,7 @@ func (s *answerPage) firstRows() (sec, pos int) {
 	return 0, 0
 }
 
-// rowMode reports whether the arrow keys move a row selection: the data
-// pane has focus and shows a table whose rows can be acted on.
+// rowMode reports whether the arrow keys move a row selection.
 func (s *answerPage) rowMode() bool {
 	if s.focus != focusData || s.view != viewData || len(s.data.sections) == 0 {
 		return false
@@ -434,12 +414,10 @@ func (s *answerPage) rowMode() bool {
 	return s.selTable().actionable()
 }
 
-// selTable is the table of the selection (the first table when there is
-// no actionable one); callers check that the data has a table.
+// selTable is the table of the selection; callers check there is one.
 func (s *answerPage) selTable() *table { return s.data.sections[s.sec].t }
 
-// selRow is the selected row's index in its table's rows, -1 when the
-// filter left none.
+// selRow is the selected row, -1 when the filter left none.
 func (s *answerPage) selRow() int {
 	t := s.selTable()
 	if s.pos >= t.Len() {
@@ -506,14 +484,12 @@ func (s *answerPage) lineCount() int {
 	return s.data.total
 }
 
-// scrollTo moves the data pane so that it starts at line first, kept within
-// the content for a pane of the given height.
+// scrollTo starts the pane of that height at line first, within the content.
 func (s *answerPage) scrollTo(first, height int) {
 	s.offset = max(0, min(first, s.lineCount()-height))
 }
 
-// setFilter filters the screen's tables and keeps the selection on its
-// row, or the nearest one shown.
+// setFilter filters the screen's tables, the selection kept on its row.
 func (s *answerPage) setFilter(q string) {
 	base := s.selectedBase()
 	s.filter = q
@@ -528,14 +504,13 @@ func (s *answerPage) needsConfirm() bool {
 	return s.resp.ErrorCode() == api.CodeConfirmRequired
 }
 
-// actionable reports whether the screen offers the person anything to do
-// beyond reading it: otherwise it is printed once and vq exits.
+// actionable reports whether the screen offers anything to do beyond
+// reading it: otherwise it is printed once.
 func (s *answerPage) actionable() bool {
 	return len(s.resp.NextActions) > 0 || s.needsConfirm() || s.data.actionable()
 }
 
-// writeAction is the screen's first next action that changes the
-// project: what a approves from a diff.
+// writeAction is the first next action that writes: what a sends.
 func (s *answerPage) writeAction(writes func(string) bool) (api.NextAction, bool) {
 	for _, a := range s.resp.NextActions {
 		if writes(a.Tool) {
@@ -546,8 +521,7 @@ func (s *answerPage) writeAction(writes func(string) bool) (api.NextAction, bool
 }
 
 // inherit carries what the person set up on the screen this one replaces
-// (a refresh of the same call): filter, sort, focus, selection, marks and
-// the templates learned from answers reached from its rows.
+// (a refresh): filter, sort, focus, selection, marks, learned templates.
 func (s *answerPage) inherit(old *answerPage) {
 	s.focus = old.focus
 	s.actions.SetCursor(old.actions.Cursor())

@@ -14,13 +14,9 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// maxSummaryLines bounds a long summary or error message so the data keeps
-// its room on a small terminal.
-const maxSummaryLines = 3
-
-// maxWarnings bounds the warning lines the same way; the rest are
-// counted on the last.
-const maxWarnings = 3
+// maxSummaryLines and maxWarnings bound a long summary, error message or
+// list of warnings (the rest counted) so the data keeps its room.
+const maxSummaryLines, maxWarnings = 3, 3
 
 // lines are the screen's lines for a frame of that height (0: no limit,
 // the one-shot print of a screen with nothing to act on).
@@ -37,8 +33,8 @@ func (s *answerPage) lines(height int) []string {
 	return append(lines, foot...)
 }
 
-// pageSize is how many content lines the data pane shows in the current
-// frame: the unit of scrolling.
+// pageSize is how many content lines the data pane shows: the unit of
+// scrolling.
 func (s *answerPage) pageSize() int {
 	rows := contentRows(s.lineCount(), s.paneFor(s.head(), s.foot(), s.m.height))
 	_, _, content := s.window(rows)
@@ -80,8 +76,7 @@ func contentRows(total, height int) int {
 }
 
 // paneFor gives the data pane what the head and foot leave of height (one
-// line stays free so that the inline frame never scrolls the terminal),
-// at least one line, and no more than the content needs.
+// line kept free: the inline frame never scrolls), at least one line.
 func (s *answerPage) paneFor(head, foot []string, height int) int {
 	n := s.lineCount()
 	if height <= 0 || n == 0 {
@@ -94,9 +89,8 @@ func (s *answerPage) paneFor(head, foot []string, height int) int {
 	return min(n, max(room, 1))
 }
 
-// footGap reports the blank line between the data and the foot: not
-// while rows have the focus, whose folded action line is separation
-// enough, so that 80×24 keeps ten rows in view.
+// footGap reports the blank line above the foot: not over a folded
+// action line, so that 80×24 keeps ten rows in view.
 func (s *answerPage) footGap(foot []string) bool {
 	return len(foot) > 0 && !s.foldActions()
 }
@@ -191,9 +185,7 @@ func (m *Model) breadcrumb() string {
 }
 
 // pane draws height lines of the data (or of the raw JSON) from the
-// screen's offset: only these lines are ever rendered. When the content is
-// longer, the last line says where the view is, in table rows when it
-// shows a table.
+// offset, and only these; a longer content ends in where the view is.
 func (s *answerPage) pane(height int) []string {
 	st := &s.m.styles
 	width := s.m.width
@@ -230,8 +222,7 @@ func (s *answerPage) pane(height int) []string {
 	return lines
 }
 
-// position says which part of the content shows: table rows when the
-// view ends inside a table, lines otherwise.
+// position says which rows (or lines) of the content show.
 func position(s *answerPage, first, end int) string {
 	if s.view == viewData {
 		if sec, last, ok := s.data.rowAt(end - 1); ok {
@@ -245,8 +236,7 @@ func position(s *answerPage, first, end int) string {
 	return "lines " + strconv.Itoa(first+1) + "–" + strconv.Itoa(end) + " of " + strconv.Itoa(s.lineCount())
 }
 
-// gutter is the start of an actionable table's row: the selection, the
-// mark and what this session's writes did to it.
+// gutter is a row's selection, mark and what this session's writes did.
 func (s *answerPage) gutter(t *table, pos int, selected bool) string {
 	if !t.actionable() {
 		return ""
@@ -270,18 +260,14 @@ func (s *answerPage) gutter(t *table, pos int, selected bool) string {
 	return string(g)
 }
 
-// foot is the image link and preview, the next actions (or the consent
-// dialog), the filter, a batch's progress or report, the status line and
-// the help line.
+// foot is what is drawn under the data (footLines).
 func (s *answerPage) foot() []string { return s.footLines(s.foldActions()) }
 
-// minRows is how many table rows a frame keeps in view when it can: the
-// next actions fold into one line rather than leave fewer.
+// minRows is how many table rows a frame keeps in view when it can.
 const minRows = 10
 
-// foldActions reports whether the next actions fold into one line: while
-// rows have the focus and listing them would leave fewer than minRows
-// rows in view (80×24 keeps ten).
+// foldActions reports whether the next actions fold into one line: when
+// listing them would leave fewer than minRows rows in view.
 func (s *answerPage) foldActions() bool {
 	m := s.m
 	if !s.rowMode() || m.done || len(s.resp.NextActions) == 0 || m.height <= 0 {
@@ -355,10 +341,8 @@ func (m *Model) activityLines() []string {
 	return nil
 }
 
-// withMarks puts the count of the marks before the first of the
-// activity lines (the status line, the call in flight, a batch's
-// progress), or on a line of its own: whenever rows are marked, the foot
-// says how many.
+// withMarks puts the count of the marks before the first activity line,
+// or on a line of its own: the foot always says how many.
 func (s *answerPage) withMarks(activity []string) []string {
 	note := s.marksNote()
 	if note == "" {
@@ -368,17 +352,14 @@ func (s *answerPage) withMarks(activity []string) []string {
 	if len(activity) == 0 {
 		return []string{st.dim.Render(note)}
 	}
-	lines := append([]string{st.dim.Render(note+" · ") + activity[0]}, activity[1:]...)
-	return lines
+	return append([]string{st.dim.Render(note+" · ") + activity[0]}, activity[1:]...)
 }
 
-// filterCount is how many rows the filter shows: "12 of 350", summed
-// over the screen's tables.
+// filterCount is how many rows the filter shows: "12 of 350".
 func (s *answerPage) filterCount() string {
-	shown, all := 0, 0
+	shown := 0
 	for _, t := range s.data.tables {
 		shown += t.Len()
-		all += len(t.Data.Rows)
 	}
-	return strconv.Itoa(shown) + " of " + strconv.Itoa(all)
+	return strconv.Itoa(shown) + " of " + strconv.Itoa(s.data.rows())
 }

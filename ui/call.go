@@ -12,11 +12,9 @@ import (
 	"github.com/visualq/vq/ui/components/progress"
 )
 
-// The call in flight is the root's: one at a time, sent by start, its
-// answer taken by answered, which opens, replaces or refreshes the
-// answer pages. While it is out the root takes the keys an answer would
-// (busyKey); before the first answer there is no page at all, only the
-// call and its spinner (loadingLines).
+// The call in flight is the root's, one at a time: start sends it,
+// answered opens, replaces or refreshes an answer page with its answer.
+// While it is out the root takes the keys (busyKey).
 
 // answerKind is what an answer does to the stack.
 type answerKind int
@@ -46,16 +44,14 @@ type pending struct {
 	kind   answerKind
 	origin *origin
 	cancel context.CancelFunc
-	// consented is set for a call sent with the consent the consent
-	// function gave: a confirm_required answer to it is the server's last
-	// word, shown without asking again (c still does).
+	// consented is set for a call sent with consent: a confirm_required
+	// answer to it is shown without asking again (c still does).
 	consented bool
 	// note is what vq tells the person of the call meanwhile (a sign-in
 	// again), shown under it; server text in it is sanitized when drawn.
 	note []string
-	// progress is the server's latest report of the call's progress (MCP
-	// notifications/progress), nil before the first; updates brings the
-	// next, until done.
+	// progress is the server's latest report (MCP notifications/progress);
+	// updates brings the next, until done.
 	progress *api.JobUpdate
 	updates  chan api.JobUpdate
 	done     <-chan struct{}

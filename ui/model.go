@@ -18,10 +18,8 @@ import (
 )
 
 // Model is the root of the TUI: the stack of pages (page.go), the call
-// in flight (call.go), and what every page shares: the terminal's size
-// and styles, the help line, the status line and what this
-// session's writes did. It routes each message (Update) and draws the
-// page in front (View).
+// in flight (call.go), and what every page shares. It routes each
+// message (Update) and draws the page in front (View).
 type Model struct {
 	ctx    context.Context
 	invoke func(context.Context, api.Call) (*api.ToolResponse, error)
@@ -40,41 +38,31 @@ type Model struct {
 	styles  styles
 	keybar  keybar.Model
 	spinner spinner.Model
-	// callBar draws the progress of the call in flight.
-	callBar progress.Bar
+	callBar progress.Bar // the call in flight's
 
 	// stack holds the pages, the one in front last.
 	stack         []page
 	width, height int
 	pending       *pending
 	seq           int
-	// reviewed is what each write call sent from this session did, by
-	// api.Call.Key: rows show it, whatever screen or refresh they are on.
-	reviewed map[string]reviewState
-	// failedWrites are the answers of the writes whose last answer in this
-	// session was a failure, by api.Call.Key: the session does not exit 0
-	// while one stands (exitAnswer).
+	// reviewed is what each write call of this session did, by
+	// api.Call.Key; failedWrites the answers of those that failed last,
+	// which the session exits with (exitAnswer).
+	reviewed     map[string]reviewState
 	failedWrites map[string]*api.ToolResponse
-	// status is a one-line note on what just happened (a cancelled call,
-	// a browser that would not start); report is a batch's summary, shown
-	// until the next key.
+	// status is a note on what just happened; report a batch's summary,
+	// shown until the next key.
 	status string
 	report []string
-	// ignored is the last key pressed while a call or a batch was out,
-	// which does nothing then: the spinner line names it, so that it is
-	// not lost without a word.
+	// ignored is the last key pressed while busy, named on the spinner line.
 	ignored string
-	// first is the session's first command, run from Init: the first
-	// call when the session opened before its answer (the stack has no
-	// answer until it comes), or the consent a first refusal asks for;
-	// firstErr is why it ended without one, and printAfter is set when
-	// the answer offers nothing to act on, to be printed once after the
-	// program.
+	// first is the session's first command (the first call, or the
+	// consent a first refusal asks for); firstErr why it ended without an
+	// answer; printAfter marks an answer to print once after the program.
 	first      tea.Cmd
 	firstErr   error
 	printAfter bool
-	// done is set when the session ends: the frame drawn then stays in the
-	// scrollback, without key help or selection.
+	// done is set when the session ends: the last frame has no key help.
 	done bool
 }
 

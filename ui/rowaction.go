@@ -11,25 +11,15 @@ import (
 	tbl "github.com/visualq/vq/ui/components/table"
 )
 
-// Row actions are derived from the answer itself, for any tool and any
-// table. A next action is a template for a table when some of its
-// arguments are named like the table's columns and one row holds exactly
-// those values: get_diff_stats {runId, scenarioLabel, viewport} next to a
-// failures table whose Homepage/desktop row has scenarioLabel Homepage and
-// viewport desktop. Every row then gets that action with its own values in
-// those arguments; the other arguments (runId) are kept as sent.
-//
-// An answer reached from a row teaches its table more templates: the
-// approve_vrt_results action of a diff reached from the Homepage/desktop
-// row names that row the same way, so it becomes a template for every row
-// of the failures table (what batch actions over marked rows run).
-//
-// A row's values are sent as the table shows them, sanitized: a value the
-// server sent with control characters in it comes back without them, and
-// the server refuses it as naming no row rather than acting on another.
+// Row actions are derived from the answer itself (docs/tui.md): a next
+// action whose column-named arguments match one row's cells is a template
+// that every row fills with its own values, the other arguments kept as
+// sent; an answer reached from a row teaches its table more templates.
+// Values are sent as the table shows them, sanitized: one the server sent
+// with control characters is refused as naming no row, never another.
 
-// table is a table of the answer's data with the row actions its
-// answers taught it: only rows with one can be selected and marked.
+// table is a table of the answer's data with its row actions: only rows
+// with one can be selected and marked.
 type table struct {
 	*tbl.Table
 	templates []*rowTemplate

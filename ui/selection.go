@@ -3,17 +3,12 @@ package ui
 import "strings"
 
 // The selected row is a check, not a place on the screen: when the rows
-// shown change (a sort, a filter, the answer fetched again after a
-// write), the selection stays on the same row, found again by its
-// identity (rowIdentity: the run, scenario and viewport a row's call
-// names), or, when that row is gone or hidden, on the row nearest to it
-// in the table's order, the rows after it first. A row the filter hid is
-// remembered (answerPage.hidden) until the person moves: clearing the
-// filter brings the selection back to it.
+// shown change (sort, filter, refresh) the selection stays on the row of
+// the same identity (rowIdentity), or the nearest one after it. A row the
+// filter hid is remembered (answerPage.hidden) until the person moves.
 
-// selectedBase is the row the selection follows: the one the filter hid
-// while the person has not moved since, else the selected row; -1 when
-// there is none.
+// selectedBase is the row the selection follows: the one the filter hid,
+// else the selected row; -1 when there is none.
 func (s *answerPage) selectedBase() int {
 	if len(s.data.sections) == 0 {
 		return -1

@@ -12,24 +12,20 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Action is one next action as the list shows it.
+// Action is one next action; Write marks a tool that changes a project.
 type Action struct {
 	Label, Tool string
-	// Write marks a tool that changes a project.
-	Write bool
+	Write       bool
 }
 
 // Model is the list and its cursor.
 type Model struct {
-	acts []Action
-	// labelWidth is the widest label: labels are sanitized once, and a
-	// frame draws only the few in view.
+	acts       []Action // labels sanitized once
 	labelWidth int
 	cursor     int
 }
 
-// Styles are the list's looks: its title, the selected line, the write
-// mark and the count of the actions out of view.
+// Styles are the list's looks: title, selected line, write mark, notes.
 type Styles struct{ Title, Selected, Write, Dim lipgloss.Style }
 
 // New lists acts, the cursor on the first.
@@ -51,8 +47,8 @@ func (m *Model) Cursor() int { return m.cursor }
 // SetCursor puts the cursor on action i, or the nearest there is.
 func (m *Model) SetCursor(i int) { m.cursor = max(0, min(i, len(m.acts)-1)) }
 
-// View lists the actions in a frame of width×height; focused selects the
-// line under the cursor, and the last frame (done) draws no cursor.
+// View lists the actions in a width×height frame, the cursor's line
+// selected when focused; the last frame (done) draws no cursor.
 func (m *Model) View(st Styles, width, height int, focused, done bool) []string {
 	if len(m.acts) == 0 {
 		return nil
@@ -105,8 +101,6 @@ func NewKeys() Keys {
 	}
 }
 
-// ShortHelp is the keys' help line.
-func (k Keys) ShortHelp() []key.Binding { return []key.Binding{k.Run, k.Number} }
-
-// FullHelp is the same.
+// ShortHelp and FullHelp make Keys a help.KeyMap.
+func (k Keys) ShortHelp() []key.Binding  { return []key.Binding{k.Run, k.Number} }
 func (k Keys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }

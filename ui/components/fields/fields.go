@@ -15,12 +15,11 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// field is one "key  value" line.
+// field is one "key  value" line; a mismatch percentage has a bar.
 type field struct {
 	key, value string
-	// percent is set for a mismatch percentage, drawn with a bar.
-	percent float64
-	isBar   bool
+	percent    float64
+	isBar      bool
 }
 
 // Model is the fields, folded or not.
@@ -30,8 +29,7 @@ type Model struct {
 	folded   bool
 }
 
-// Styles are the fields' looks: the keys, the mismatch bar, and the
-// notes.
+// Styles are the fields' looks: keys, mismatch bar, notes.
 type Styles struct{ Key, Bar, Dim lipgloss.Style }
 
 // New takes the fields of an answer's layout, each clipped to a line.
@@ -52,7 +50,7 @@ func New(fs []layout.Field) Model {
 // Len is the number of fields.
 func (m *Model) Len() int { return len(m.fields) }
 
-// Lines is how many lines the fields take: one when folded.
+// Lines is how many lines the fields take.
 func (m *Model) Lines() int {
 	if m.folded {
 		return 1
@@ -63,8 +61,7 @@ func (m *Model) Lines() int {
 // Folded reports whether the fields are drawn on one line.
 func (m *Model) Folded() bool { return m.folded }
 
-// Fold draws the fields on one line (or on a line each); it reports
-// whether that changed anything.
+// Fold folds the fields into one line, or not; it reports a change.
 func (m *Model) Fold(folded bool) bool {
 	folded = folded && len(m.fields) > 1
 	if folded == m.folded {
@@ -88,8 +85,7 @@ func (m *Model) Line(i int, st Styles, width int) string {
 	return s
 }
 
-// foldedLine is the fields on one line, as many as fit in width, and the
-// key that shows them all.
+// foldedLine is as many fields as fit in width, and the key to see all.
 func (m *Model) foldedLine(st Styles, width int) string {
 	hint := st.Dim.Render("  (e shows " + strconv.Itoa(len(m.fields)) + " fields)")
 	room := width - textsafe.DisplayWidth(ansi.Strip(hint))
@@ -117,14 +113,12 @@ func NewKeys() Keys {
 	return Keys{Fields: key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "show fields"))}
 }
 
-// ShortHelp is the key's help.
-func (k Keys) ShortHelp() []key.Binding { return []key.Binding{k.Fields} }
-
-// FullHelp is the same.
+// ShortHelp and FullHelp make Keys a help.KeyMap.
+func (k Keys) ShortHelp() []key.Binding  { return []key.Binding{k.Fields} }
 func (k Keys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
 
-// Keys are k with e enabled where it does something: on folded fields,
-// or on fields the person opened (open), which it folds again.
+// Keys are k with e enabled on folded fields or on those the person
+// opened (open), which it folds again.
 func (m *Model) Keys(k Keys, open bool) Keys {
 	k.Fields.SetEnabled(m.folded || open)
 	if open {

@@ -23,11 +23,11 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Protocol is how the terminal can show a picture inline.
+// Protocol is how the terminal can show a picture inline; None draws
+// half-blocks.
 type Protocol int
 
 const (
-	// None draws half-blocks.
 	None Protocol = iota
 	Kitty
 	ITerm
@@ -48,13 +48,10 @@ func Detect(getenv func(string) string) Protocol {
 	return None
 }
 
-// maxImageBytes bounds a downloaded diff image.
-const maxImageBytes = 16 << 20
-
-// thumbnailSide is the longest side of a screenshot as the half-block
-// preview keeps it: more pixels than a preview of a wide terminal draws,
-// and a few MB at most, whatever the image's size.
-const thumbnailSide = 640
+// maxImageBytes bounds a downloaded image; thumbnailSide is the longest
+// side the half-block preview keeps: more than a wide terminal draws, a
+// few MB at most.
+const maxImageBytes, thumbnailSide = 16 << 20, 640
 
 // Msg carries a fetched screenshot: the PNG, or the picture decoded and
 // scaled down (thumbnailSide) when it is to be drawn in half-blocks
@@ -66,13 +63,12 @@ type Msg struct {
 	Err error
 }
 
-// Fetch is how a screenshot is downloaded: at most max bytes of link.
+// Fetch downloads at most max bytes of link.
 type Fetch func(ctx context.Context, link string, max int64) ([]byte, error)
 
-// fetchImage downloads a screenshot through fetch, which refuses a link
-// off the VisualQ server (ui.Options.Fetch), and decodes it when decode
-// is set, within imagesafe's budget: an image whose header declares too
-// many pixels is refused unread.
+// fetchImage downloads a screenshot through fetch (which refuses a link
+// off the VisualQ server) and decodes it when decode is set, within
+// imagesafe's budget: too many pixels declared are refused unread.
 func fetchImage(ctx context.Context, fetch Fetch, link string, decode bool) tea.Cmd {
 	return func() tea.Msg {
 		data, err := fetch(ctx, link, maxImageBytes)
@@ -88,8 +84,7 @@ func fetchImage(ctx context.Context, fetch Fetch, link string, decode bool) tea.
 // Shot is one of a screen's screenshots.
 type Shot struct{ Name, Link string }
 
-// Styles are the looks of the link's line and of why a picture is not
-// shown.
+// Styles are the looks of the link's line and of the notes.
 type Styles struct{ Label, Dim lipgloss.Style }
 
 // Keys open and copy the screenshot shown, and show the next.
@@ -104,18 +99,14 @@ func NewKeys() Keys {
 	}
 }
 
-// ShortHelp is the keys' help line.
-func (k Keys) ShortHelp() []key.Binding { return []key.Binding{k.Open, k.Copy, k.Image} }
-
-// FullHelp is the same.
+// ShortHelp and FullHelp make Keys a help.KeyMap.
+func (k Keys) ShortHelp() []key.Binding  { return []key.Binding{k.Open, k.Copy, k.Image} }
 func (k Keys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
 
-// Model is what a screen shows of its images: which one (i cycles), the
-// links asked for, each fetched picture or why it is not shown, and the
-// shown one drawn in half-blocks at the terminal's size.
+// Model is a screen's screenshots, in the order i cycles through them,
+// the links asked for, each picture fetched or why it is not shown, and
+// the shown one's half-block preview.
 type Model struct {
-	// shots are the screenshots in the order i cycles through them: the
-	// diff first.
 	shots    []Shot
 	shown    int
 	asked    map[string]bool
@@ -152,7 +143,7 @@ func (m *Model) HasDiff() bool {
 	return slices.ContainsFunc(m.shots, func(s Shot) bool { return s.Name == "diff" })
 }
 
-// Shown is the screenshot shown; ok is false when the answer has none.
+// Shown is the screenshot shown; ok is false when there is none.
 func (m *Model) Shown() (Shot, bool) {
 	if len(m.shots) == 0 {
 		return Shot{}, false
@@ -191,9 +182,8 @@ func (m *Model) Ask(ctx context.Context, fetch Fetch, p Protocol) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// Update prints a fetched screenshot above the screen, where it stays in
-// the scrollback, or keeps a decoded one for the half-block preview, or
-// why it is not shown, which the preview says in its place.
+// Update prints a fetched screenshot above the screen (it stays in the
+// scrollback), or keeps a decoded one, or why it failed, for the preview.
 func (m *Model) Update(msg Msg, p Protocol, width, height int, st Styles) tea.Cmd {
 	if !slices.ContainsFunc(m.shots, func(s Shot) bool { return s.Link == msg.URL }) {
 		return nil // it arrived after the person left its screen
@@ -223,8 +213,8 @@ func (m *Model) Name(link string) string {
 	return "diff"
 }
 
-// Draw draws the shown screenshot in half-blocks, sized to the terminal:
-// its width, a third of its height; or says why it is not shown.
+// Draw draws the shown screenshot in half-blocks, the terminal's width
+// and a third of its height, or why it is not shown.
 func (m *Model) Draw(width, height int, st Styles) {
 	m.preview = nil
 	cur, ok := m.Shown()
@@ -241,9 +231,8 @@ func (m *Model) Draw(width, height int, st Styles) {
 	}
 }
 
-// View is the preview and the shown screenshot's whole link, wrapped: a
-// person can always read or select it, whatever the data pane scrolled
-// to. The last frame (done) keeps only the preview.
+// View is the preview and the shown screenshot's whole link, wrapped, to
+// read or select; the last frame (done) keeps only the preview.
 func (m *Model) View(done bool, width int, st Styles) []string {
 	cur, ok := m.Shown()
 	if !ok {
@@ -263,8 +252,7 @@ func (m *Model) View(done bool, width int, st Styles) []string {
 
 func (m *Model) next() Shot { return m.shots[(m.shown+1)%len(m.shots)] }
 
-// Keys are k with what does nothing disabled: o and y on the one shown,
-// named, and i when there is another to show.
+// Keys are k with what does nothing disabled, named after the shots.
 func (m *Model) Keys(k Keys) Keys {
 	cur, ok := m.Shown()
 	k.Open.SetEnabled(ok)
@@ -277,13 +265,11 @@ func (m *Model) Keys(k Keys) Keys {
 	return k
 }
 
-// inline is the text that, printed above the screen, shows a PNG in
-// about cols columns. The picture is drawn from its last line back up over
-// blank lines reserved for it: the renderer erases every line it prints,
-// and erasing after drawing would wipe the picture in iTerm2.
+// inline is the text that, printed above the screen, shows a PNG in about
+// cols columns, drawn from its last line up over blank lines reserved for
+// it (erasing after drawing would wipe it in iTerm2).
 func inline(p Protocol, png []byte, cols, maxRows int) (string, error) {
-	// The terminal decodes the PNG: it is held to the budget vq's own
-	// decoding is.
+	// The terminal decodes it: it is held to vq's own budget.
 	cfg, _, err := imagesafe.Check(bytes.NewReader(png))
 	if err != nil {
 		return "", err

@@ -40,8 +40,6 @@ func NewKeys() Keys {
 	}
 }
 
-// ShortHelp is the help line of these keys alone.
-func (k Keys) ShortHelp() []key.Binding { return []key.Binding{k.Help, k.Quit} }
-
-// FullHelp is the same: there are two keys.
+// ShortHelp and FullHelp make Keys a help.KeyMap.
+func (k Keys) ShortHelp() []key.Binding  { return []key.Binding{k.Help, k.Quit} }
 func (k Keys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }

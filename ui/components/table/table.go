@@ -1,9 +1,6 @@
 // Package table is a list of records as the TUI draws it: measured once,
-// sorted (s, S: natural order for text, numbers largest first) and
-// filtered (/) as views of row indexes, its rows marked (space, *), and
-// only the rows in view drawn, whatever their number. What a row's action
-// is belongs to the page that shows it. It imports the internal leaves
-// only.
+// sorted (s, S) and filtered (/) as views of row indexes, marked (space,
+// *), only the rows in view drawn. It imports the internal leaves only.
 package table
 
 import (
@@ -18,13 +15,11 @@ import (
 )
 
 const (
-	// maxCellWidth keeps one long value from pushing every other column
-	// off the screen; longer cells end in an ellipsis.
+	// maxCellWidth keeps one long value from pushing the others away.
 	maxCellWidth = 40
 	barWidth     = layout.MismatchBarWidth
 	columnGap    = "  "
-	// gutterWidth is the mark and review state drawn before the cells of
-	// a table whose rows can be acted on.
+	// gutterWidth is the selection, mark and review state before a row.
 	gutterWidth = 3
 	// arrowWidth is the sort arrow after a column's name (" ▲").
 	arrowWidth = 2
@@ -42,14 +37,11 @@ type sortKey struct {
 
 var serverOrder = sortKey{col: -1}
 
-// Table is a layout.Table prepared for windowed rendering: widths and bar
-// values are measured once, so drawing a frame costs only the visible rows,
-// whatever the number of records. Sorting and filtering produce view, the
-// rows shown, as indexes into t.Rows: a row keeps its index whatever the
-// view, which is what marks and row actions refer to.
+// Table is a layout.Table measured once, so a frame costs only the rows
+// in view. Sorting and filtering make view, the rows shown as indexes
+// into Data.Rows: the index marks and row actions refer to.
 type Table struct {
-	// Name is the member that holds the list ("" for the data itself);
-	// Title is what the screen shows above it.
+	// Name is the member that holds the list ("" for the data itself).
 	Name   string
 	Data   *layout.Table
 	widths []int
@@ -62,9 +54,8 @@ type Table struct {
 	// byColumn caches each column's ascending order, built on its first
 	// sort: cycling through the columns again costs nothing.
 	byColumn map[int][]int
-	// query is the lower-cased filter; match holds which rows pass it
-	// (nil: every row) and haystack each row's lower-cased cells, built
-	// on the first filter keystroke.
+	// query is the lower-cased filter; match which rows pass it (nil:
+	// all); haystack each row's lower-cased cells, built once.
 	query    string
 	match    []bool
 	matches  int
@@ -431,12 +422,10 @@ func NewKeys() Keys {
 	}
 }
 
-// ShortHelp is the keys' help line.
+// ShortHelp and FullHelp make Keys a help.KeyMap.
 func (k Keys) ShortHelp() []key.Binding {
 	return []key.Binding{k.Mark, k.Filter, k.ClearFilter, k.Sort}
 }
-
-// FullHelp is the help shown with ?.
 func (k Keys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Filter, k.ClearFilter, k.Sort, k.Reverse, k.Mark, k.MarkAll}}
 }
