@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"cmp"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/visualq/vq/api"
@@ -274,7 +276,7 @@ func (s *answerPage) viewKey(msg tea.KeyPressMsg, k answerKeys) {
 
 // back closes the screen (esc), after asking when rows are marked.
 func (s *answerPage) back() tea.Cmd {
-	if s.markCount() > 0 {
+	if marked, _ := s.marks(); marked > 0 {
 		return s.askDropMarks(true)
 	}
 	return s.leave()
@@ -429,7 +431,7 @@ func (s *answerPage) selRow() int {
 // moveRow moves the selection by delta rows, across tables.
 func (s *answerPage) moveRow(delta int) {
 	line := s.data.rowLine(s.sec, min(s.pos, max(s.selTable().Len()-1, 0)))
-	for step := sign(delta); delta != 0; delta -= step {
+	for step := cmp.Compare(delta, 0); delta != 0; delta -= step {
 		next := line + step
 		for next >= 0 && next < s.data.total {
 			if sec, _, ok := s.data.rowAt(next); ok && s.data.sections[sec].t.actionable() {
@@ -445,13 +447,6 @@ func (s *answerPage) moveRow(delta int) {
 	if sec, pos, ok := s.data.rowAt(line); ok {
 		s.sec, s.pos = sec, pos
 	}
-}
-
-func sign(n int) int {
-	if n < 0 {
-		return -1
-	}
-	return 1
 }
 
 // follow scrolls the data pane so the selected row shows in a pane of

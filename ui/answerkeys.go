@@ -137,7 +137,8 @@ func (s *answerPage) enableTable(k *answerKeys) {
 	if marked > 0 {
 		k.Batch.SetHelp("A", s.batchVerb()+" "+strconv.Itoa(marked)+" marked")
 	}
-	k.DropMarks.SetEnabled(s.markCount() > 0 && s.filter == "" && !s.m.chained(s))
+	all, _ := s.marks()
+	k.DropMarks.SetEnabled(all > 0 && s.filter == "" && !s.m.chained(s))
 }
 
 // ShortHelp is the answer's help line.

@@ -24,13 +24,8 @@ func (s *answerPage) mark() {
 	}
 }
 
-// markCount is how many rows are marked on the screen, and how many of
-// them the filter hides.
-func (s *answerPage) markCount() (marked int) {
-	marked, _ = s.marks()
-	return marked
-}
-
+// marks is how many rows are marked on the screen, and how many of them
+// the filter hides.
 func (s *answerPage) marks() (marked, hidden int) {
 	for _, t := range s.data.tables {
 		marked += len(t.Marked)
@@ -60,8 +55,9 @@ func (s *answerPage) marksNote() string {
 // askDropMarks asks before the screen's marks are dropped: by going back
 // (leave), or by Esc on the first screen, which only drops them.
 func (s *answerPage) askDropMarks(leave bool) tea.Cmd {
-	n := strconv.Itoa(s.markCount()) + " mark"
-	if s.markCount() != 1 {
+	count, _ := s.marks()
+	n := strconv.Itoa(count) + " mark"
+	if count != 1 {
 		n += "s"
 	}
 	question := "Drop the " + n + "?"

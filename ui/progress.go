@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -120,10 +121,11 @@ func (p *JobProgress) Update(u api.JobUpdate) {
 	if p.closed {
 		return
 	}
-	row := p.row(u.JobID)
-	if row == nil {
+	i := slices.IndexFunc(p.jobs, func(r *jobRow) bool { return r.id == u.JobID })
+	if i < 0 {
 		return
 	}
+	row := p.jobs[i]
 	if u.Failure != nil {
 		row.failure = &u
 	} else {
@@ -142,15 +144,6 @@ func (p *JobProgress) Update(u api.JobUpdate) {
 	if p.live {
 		p.redraw()
 	}
-}
-
-func (p *JobProgress) row(id string) *jobRow {
-	for _, r := range p.jobs {
-		if r.id == id {
-			return r
-		}
-	}
-	return nil
 }
 
 // Close stops the display. A live view draws its last frame, leaving each
