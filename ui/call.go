@@ -311,27 +311,18 @@ func (m *Model) busyKey(msg tea.KeyPressMsg, k busyKeys, cancel func()) tea.Cmd 
 	return nil
 }
 
-// loadingKeys are the keys while the first call is out, before there is
-// a screen: giving the call up.
-type loadingKeys struct {
-	Cancel key.Binding
-	keybar.Keys
+// loadingKeys are the busy keys before there is a screen: giving the
+// call up, or quitting.
+func loadingKeys() busyKeys {
+	k := newBusyKeys(key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")), false)
+	k.Help.SetEnabled(false)
+	return k
 }
-
-func newLoadingKeys() loadingKeys {
-	return loadingKeys{Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")), Keys: keybar.NewKeys()}
-}
-
-// ShortHelp is the help line while the first call is out.
-func (k loadingKeys) ShortHelp() []key.Binding { return []key.Binding{k.Cancel, k.Quit} }
-
-// FullHelp is the same: there are two keys.
-func (k loadingKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
 
 // loadingKey is a key before the first answer: q and esc give up the
 // call, and the session with it.
 func (m *Model) loadingKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := newLoadingKeys()
+	k := loadingKeys()
 	if key.Matches(msg, k.Cancel, k.Quit) {
 		m.firstErr = context.Canceled
 		return m.quit()
@@ -349,7 +340,7 @@ func (m *Model) loadingLines() []string {
 	}
 	lines := []string{m.headerLine(m.styles.crumbCurrent.Render(textsafe.SanitizeLine(textsafe.Clip(m.pending.crumb, textsafe.MaxLineBytes)))), "", m.callingLine()}
 	lines = append(lines, m.pendingNote()...)
-	return append(append(lines, ""), m.keybar.View(newLoadingKeys())...)
+	return append(append(lines, ""), m.keybar.View(loadingKeys())...)
 }
 
 // pendingNote are the lines of what vq tells of the call in flight.

@@ -17,21 +17,18 @@ import (
 // first, then plain lines (a list of scalars, or one scalar), then each
 // record list as a table. Only the lines in view are ever drawn.
 type dataView struct {
-	// fields fold into one line to leave the room to a table (see
-	// answerPage.settleFields).
+	// fields fold into a line for a table's room (settleFields).
 	fields fields.Model
 	plain  []string
 	tables []*table
-	// sections index the virtual lines: where each table's title, header
-	// and rows begin.
+	// sections index where each table's lines begin.
 	sections []section
 	total    int
 }
 
 type section struct {
 	t *table
-	// start is the virtual line of the table's first line (a blank
-	// separator, then the title when the table has one).
+	// start is the table's first line (a blank, then any title).
 	start, header int
 }
 
@@ -74,8 +71,8 @@ func (d *dataView) index() {
 	d.total = line
 }
 
-// line draws virtual line i, a table's up to width columns; gutter draws
-// the mark and review state of a table row (see Model.gutter).
+// line draws virtual line i up to width columns; gutter draws a row's
+// gutter (answerPage.gutter).
 func (d *dataView) line(i int, st *styles, width int, gutter func(t *table, pos int) string) string {
 	if i < d.fields.Lines() {
 		return d.fields.Line(i, st.fields, width)
@@ -105,8 +102,7 @@ func (d *dataView) line(i int, st *styles, width int, gutter func(t *table, pos 
 	return ""
 }
 
-// fold draws the fields on one line (or on a line each), laying the
-// lines out again; it reports whether that changed anything.
+// fold folds the fields (fields.Model.Fold), laying the lines out again.
 func (d *dataView) fold(folded bool) bool {
 	if !d.fields.Fold(folded) {
 		return false
@@ -115,9 +111,8 @@ func (d *dataView) fold(folded bool) bool {
 	return true
 }
 
-// stickyHeader is the header to keep on top, up to width columns, when
-// the view starting at line first has scrolled past it inside a table's
-// rows.
+// stickyHeader is the header to keep on top of a view starting at line
+// first, and whether that view scrolled past it.
 func (d *dataView) stickyHeader(first int, st *styles, width int) (string, bool) {
 	for k := len(d.sections) - 1; k >= 0; k-- {
 		s := d.sections[k]
@@ -129,8 +124,7 @@ func (d *dataView) stickyHeader(first int, st *styles, width int) (string, bool)
 	return "", false
 }
 
-// rowAt is the table row at virtual line i: its section and position in
-// the table's view.
+// rowAt is the table row at virtual line i: section, position in view.
 func (d *dataView) rowAt(i int) (sec, pos int, ok bool) {
 	for k := len(d.sections) - 1; k >= 0; k-- {
 		s := d.sections[k]
@@ -156,8 +150,7 @@ func (d *dataView) setFilter(q string) {
 	d.index()
 }
 
-// rows counts the rows of every table, filter aside: a filter or a sort
-// of fewer than two rows would change nothing.
+// rows counts the rows of every table, filter aside.
 func (d *dataView) rows() int {
 	n := 0
 	for _, t := range d.tables {
@@ -171,9 +164,8 @@ func (d *dataView) actionable() bool {
 	return slices.ContainsFunc(d.tables, (*table).actionable)
 }
 
-// rawLines is the response as indented JSON, one line each, for the raw
-// toggle; a line is sanitized when drawn, so that the toggle costs one
-// pass over the answer, whatever its size.
+// rawLines is the response as indented JSON lines (v), each sanitized
+// when drawn: the toggle costs one pass over the answer.
 func rawLines(resp *api.ToolResponse) []string {
 	var buf bytes.Buffer
 	doc, err := resp.Document()
