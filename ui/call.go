@@ -100,8 +100,7 @@ func (m *Model) start(call api.Call, crumb string, kind answerKind, from *origin
 	}, p.nextProgress())
 }
 
-// nextProgress waits for the call's next progress report; nothing comes
-// once the call is over.
+// nextProgress waits for the call's next progress report, if any.
 func (p *pending) nextProgress() tea.Cmd {
 	return func() tea.Msg {
 		select {
@@ -155,7 +154,7 @@ func (m *Model) answered(msg answerMsg) tea.Cmd {
 }
 
 // firstAnswer opens the first screen, or ends the session when the call
-// failed or its answer offers nothing to act on (it is printed then).
+// failed or offers nothing to act on (printed then).
 func (m *Model) firstAnswer(msg answerMsg) tea.Cmd {
 	if msg.err != nil {
 		m.pending.cancel()
@@ -170,8 +169,8 @@ func (m *Model) firstAnswer(msg answerMsg) tea.Cmd {
 	return cmd
 }
 
-// land does what the answer to p is for: a screen, a status line after
-// a write, or the batch's dialog after a probe.
+// land does what the answer to p is for: a screen, a write's status
+// line, or a probe's batch dialog.
 func (m *Model) land(p *pending, msg answerMsg) tea.Cmd {
 	m.pending, m.ignored = nil, ""
 	p.cancel()
@@ -207,8 +206,8 @@ func (m *Model) land(p *pending, msg answerMsg) tea.Cmd {
 	return m.show(p, resp)
 }
 
-// written is the answer to a write sent for the current screen: a status
-// line, and the screen fetched again when it worked.
+// written shows a write's answer as a status line, the screen fetched
+// again when it worked.
 func (m *Model) written(resp *api.ToolResponse) tea.Cmd {
 	if !resp.OK {
 		m.status = "✗ " + textsafe.SanitizeLine(resp.ErrorCode()+": "+resp.ErrorMessage())
@@ -219,8 +218,8 @@ func (m *Model) written(resp *api.ToolResponse) tea.Cmd {
 	return cmd
 }
 
-// show opens the answer to p as a page, as p's kind says, and asks for
-// consent when it is a refusal that consent lifts.
+// show opens the answer to p as p's kind says, asking for consent when
+// consent lifts its refusal.
 func (m *Model) show(p *pending, resp *api.ToolResponse) tea.Cmd {
 	a := newAnswerPage(m, p.call, p.crumb, resp)
 	a.origin = p.origin
@@ -244,8 +243,8 @@ func (m *Model) show(p *pending, resp *api.ToolResponse) tea.Cmd {
 	return cmd
 }
 
-// wrote records a write's answer: the row state it names, and, when it
-// succeeded, every screen beneath is stale, fetched again on return.
+// wrote records a write's answer: its row's state, and every screen
+// stale when it succeeded.
 func (m *Model) wrote(call api.Call, resp *api.ToolResponse) {
 	k := call.Key()
 	switch {
@@ -259,30 +258,23 @@ func (m *Model) wrote(call api.Call, resp *api.ToolResponse) {
 	}
 }
 
-// busyKeys are the keys while a call or a batch is out: giving it up,
-// the help, quitting, and copying the diff link, which sends nothing;
-// every other key waits, and the spinner line says so.
+// busyKeys are the keys while a call or a batch is out (cancel, help,
+// quit, copy the diff link); every other key waits, and the spinner line
+// says so.
 type busyKeys struct {
 	Copy, Cancel key.Binding
 	keybar.Keys
 }
 
-// newBusyKeys are the busy keys with cancel giving up what is out, and
-// copy enabled when the screen has a diff link.
+// newBusyKeys are the busy keys, copy enabled when there is a diff link.
 func newBusyKeys(cancel key.Binding, copyLink bool) busyKeys {
-	k := busyKeys{
-		Copy:   image.NewKeys().Copy,
-		Cancel: cancel,
-		Keys:   keybar.NewKeys(),
-	}
+	k := busyKeys{Copy: image.NewKeys().Copy, Cancel: cancel, Keys: keybar.NewKeys()}
 	k.Copy.SetEnabled(copyLink)
 	return k
 }
 
-// ShortHelp is the help line.
+// ShortHelp and FullHelp make busyKeys a help.KeyMap.
 func (k busyKeys) ShortHelp() []key.Binding { return []key.Binding{k.Cancel, k.Help, k.Quit} }
-
-// FullHelp is the help shown with ?.
 func (k busyKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Copy, k.Cancel, k.Help, k.Quit}}
 }
@@ -319,8 +311,7 @@ func loadingKeys() busyKeys {
 	return k
 }
 
-// loadingKey is a key before the first answer: q and esc give up the
-// call, and the session with it.
+// loadingKey is a key before the first answer: q and esc give up.
 func (m *Model) loadingKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := loadingKeys()
 	if key.Matches(msg, k.Cancel, k.Quit) {
@@ -332,8 +323,7 @@ func (m *Model) loadingKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // loadingLines are the frame before the first answer: the call and a
-// spinner, from the first frame on, so that a slow server shows vq at
-// work rather than a blank terminal.
+// spinner, so that a slow server shows vq at work.
 func (m *Model) loadingLines() []string {
 	if m.pending == nil {
 		return nil // given up: the session is ending

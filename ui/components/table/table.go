@@ -117,9 +117,8 @@ func (t *Table) numbers(col int) []float64 {
 	return v
 }
 
-// nextOrder is the order s moves to: the next column, left to right from
-// the first, then the server's order. A number column starts descending
-// (the largest change first), text ascending.
+// nextOrder is the order s moves to: the next column, then the server's
+// order; numbers start descending, text ascending.
 func (t *Table) nextOrder() sortKey {
 	c := t.order.col + 1
 	if c >= len(t.Data.Columns) {
@@ -250,9 +249,8 @@ func (t *Table) rebuild() {
 // Position is where row r shows in the view, -1 when the filter hides it.
 func (t *Table) Position(r int) int { return slices.Index(t.view, r) }
 
-// Header is the column names, as many as start within width columns; the
-// sorted one has an arrow, in the room its column keeps for it. gutter
-// keeps the room of the rows' gutter (see Line).
+// Header is the column names that start within width, the sorted one
+// with an arrow; gutter keeps the room of the rows' gutter.
 func (t *Table) Header(st Styles, width int, gutter bool) string {
 	var b strings.Builder
 	drawn := 0
@@ -282,9 +280,8 @@ func (t *Table) Header(st Styles, width int, gutter bool) string {
 	return b.String()
 }
 
-// Line draws the i-th row shown, the cells that start within width
-// columns; gutter is its mark and state, drawn only for a table whose rows
-// can be acted on.
+// Line draws the i-th row shown, the cells that start within width,
+// after gutter (its selection, mark and state, or "").
 func (t *Table) Line(i int, st Styles, width int, gutter string) string {
 	r := t.Row(i)
 	var b strings.Builder
@@ -323,9 +320,8 @@ func (t *Table) Shows(r int) bool { return t.match == nil || t.match[r] }
 // HasBar reports a mismatch column, drawn with its bar.
 func (t *Table) HasBar() bool { return t.bar >= 0 }
 
-// Around calls yield with the rows of t in its order as if no filter hid
-// any, from row r outward: r, the rows after it, then those before it,
-// nearest first, until yield returns false.
+// Around yields the rows in t's order, unfiltered, from r outward: r,
+// those after it, then those before it, nearest first.
 func (t *Table) Around(r int, yield func(int) bool) {
 	n := len(t.Data.Rows)
 	at := func(i int) int { return i }
@@ -374,15 +370,13 @@ func (t *Table) MarkAll() {
 	}
 }
 
-// SameColumns reports whether t and old have the same columns: an
-// answer to the same call fetched again.
+// SameColumns reports whether t and old have the same columns.
 func (t *Table) SameColumns(old *Table) bool {
 	return slices.Equal(t.Data.Columns, old.Data.Columns)
 }
 
-// Carry takes on what the person set up on old, the table t replaces:
-// its sort, and its marks, on the rows whose cells are those of a row
-// marked in old.
+// Carry takes on the sort of old, the table t replaces, and its marks,
+// on the rows with the cells of a row marked in old.
 func (t *Table) Carry(old *Table) {
 	if old.order.col >= 0 {
 		t.order = old.order
