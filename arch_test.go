@@ -20,22 +20,25 @@ const module = "github.com/visualq/vq"
 var importRules = []importRule{
 	// The tests' fake server and ToolResponse builders: a leaf, so that
 	// the tests of every package, api's included, can use it.
-	{"internal/testkit", []string{"", "api/...", "cmd/...", "completions", "format", "sandbox", "ui", "bench/..."}, nil},
+	{"internal/testkit", []string{"", "api/...", "cmd/...", "completions", "format", "sandbox", "ui/...", "bench/..."}, nil},
 	// The leaves import nothing of vq but other leaves.
-	{"internal/...", []string{"", "api/...", "cmd/...", "completions", "format", "sandbox", "ui", "bench/..."}, nil},
+	{"internal/...", []string{"", "api/...", "cmd/...", "completions", "format", "sandbox", "ui/...", "bench/..."}, nil},
 	// The contract and the invoke transport know no transport above them,
 	// nor how the MCP client, OAuth or the keyring work.
-	{"api", []string{"api/mcpclient", "api/account", "cmd/...", "completions", "format", "sandbox", "ui", "bench/..."},
+	{"api", []string{"api/mcpclient", "api/account", "cmd/...", "completions", "format", "sandbox", "ui/...", "bench/..."},
 		[]string{"github.com/modelcontextprotocol/go-sdk/...", "golang.org/x/oauth2/...", "github.com/zalando/go-keyring/..."}},
 	// The MCP client signs in through the accounts, which know nothing of
 	// it.
-	{"api/mcpclient", []string{"", "cmd/...", "completions", "format", "sandbox", "ui", "bench/..."}, nil},
-	{"api/account", []string{"", "api/mcpclient", "cmd/...", "completions", "format", "sandbox", "ui", "bench/..."}, nil},
+	{"api/mcpclient", []string{"", "cmd/...", "completions", "format", "sandbox", "ui/...", "bench/..."}, nil},
+	{"api/account", []string{"", "api/mcpclient", "cmd/...", "completions", "format", "sandbox", "ui/...", "bench/..."}, nil},
 	// The renderers read api's types, never a client's.
-	{"format", []string{"api/mcpclient", "api/account", "cmd/...", "completions", "sandbox", "ui", "bench/..."}, nil},
+	{"format", []string{"api/mcpclient", "api/account", "cmd/...", "completions", "sandbox", "ui/...", "bench/..."}, nil},
 	{"ui", []string{"api/mcpclient", "api/account", "cmd/...", "completions", "format", "sandbox", "bench/..."}, nil},
-	{"completions", []string{"api/mcpclient", "api/account", "cmd/...", "format", "sandbox", "ui", "bench/..."}, nil},
-	{"sandbox", []string{"api/mcpclient", "api/account", "cmd/...", "completions", "format", "ui", "bench/..."}, nil},
+	// The TUI's components are dumb parts of its pages: none imports a
+	// page, nor another component.
+	{"ui/components/...", []string{"", "ui", "ui/components/...", "api/mcpclient", "api/account", "cmd/...", "completions", "format", "sandbox", "bench/..."}, nil},
+	{"completions", []string{"api/mcpclient", "api/account", "cmd/...", "format", "sandbox", "ui/...", "bench/..."}, nil},
+	{"sandbox", []string{"api/mcpclient", "api/account", "cmd/...", "completions", "format", "ui/...", "bench/..."}, nil},
 	// The streams and the terminal stand below every command, and the
 	// shared pieces below every command group, which all import them:
 	// neither imports a command, nor the root that assembles them.

@@ -1,12 +1,14 @@
 package ui
 
 import (
-	"strings"
+	"cmp"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/textsafe"
+	"github.com/visualq/vq/ui/components/actions"
+	"github.com/visualq/vq/ui/components/image"
 )
 
 // focus is the pane the arrow keys move in.
@@ -17,62 +19,46 @@ const (
 	focusData
 )
 
-// answerPage is one answer on the stack: the call that produced it, the
-// answer, and where the person is looking in it. Its keys (answerkeys.go)
-// move through the data, filter, sort and mark its rows, and run the
-// next actions and row actions, whose answers open above it; it is drawn
-// by answerview.go, with the overlay open over it (page.go) in its foot.
+// answerPage is one answer on the stack and where the person is looking
+// in it; it composes the components (ui/components), routes its keys
+// (answerkeys.go) and is drawn by answerview.go.
 type answerPage struct {
 	m      *Model
 	keymap answerKeys
 	call   api.Call
-	// crumb names the screen in the breadcrumb: the tool of the first call,
-	// the label of the action that led here after that.
-	crumb  string
-	resp   *api.ToolResponse
-	data   *dataView
-	images imageURLs
-	// view is what the data pane shows; raw holds the response as JSON
-	// lines once the raw view was asked for.
+	// crumb names the screen in the breadcrumb.
+	crumb string
+	resp  *api.ToolResponse
+	data  *dataView
+	// shots are the answer's screenshots, as the screen shows them.
+	shots image.Model
+	// view is what the data pane shows; raw the JSON lines, once asked.
 	view   paneView
 	raw    []string
 	offset int
-	cursor int
 	focus  focus
-	// sec and pos are the selected row (section, position in its table's
-	// view) while the data has rows to act on.
+	// sec and pos are the selected row: section, position in its view.
 	sec, pos int
 	// filter is the / query, applied to every table of the screen.
 	filter string
-	// hidden is the selected table's row the person had selected that the
-	// filter hides, -1 when there is none (see selection.go).
+	// hidden is the selected row the filter hides, -1 for none.
 	hidden int
-	// fieldsOpen is set when the person asked to see every field (e),
-	// which settleFields otherwise folds into a line for a table's room.
+	// fieldsOpen is set once the person asked to see every field (e).
 	fieldsOpen bool
 	// origin is the row this screen's call was made for, for n and p.
 	origin *origin
-	// stale is set when a write succeeded after this answer came: it is
-	// fetched again when the person returns to it.
-	stale bool
-	// labels are the next actions' labels, sanitized once, and
-	// labelWidth the widest: a frame draws only the few in view.
-	labels     []string
-	labelWidth int
-	// shots are the screenshots as the screen shows them (image.go).
-	shots screenshots
+	// stale is set when a write succeeded since: it is fetched again on return.
+	stale   bool
+	actions actions.Model
 }
 
 // paneView is what a screen's data pane shows.
 type paneView int
 
 const (
-	viewData paneView = iota
-	// viewRaw is the whole response as indented JSON (v).
-	viewRaw
-	// viewWarnings is every warning, one a line (w), where the head
-	// shows only the first few.
-	viewWarnings
+	viewData     paneView = iota
+	viewRaw               // the whole response as indented JSON (v)
+	viewWarnings          // every warning, one a line (w)
 )
 
 // toggle switches the pane to v, or back to the data when it shows v.
@@ -96,13 +82,13 @@ type origin struct {
 }
 
 func newAnswerPage(m *Model, call api.Call, crumb string, resp *api.ToolResponse) *answerPage {
-	s := &answerPage{m: m, keymap: newAnswerKeys(), call: call, crumb: textsafe.SanitizeLine(clip(crumb, maxLineBytes)), resp: resp, hidden: -1}
-	s.data, s.images = parseData(resp)
-	s.labels = make([]string, len(resp.NextActions))
+	s := &answerPage{m: m, keymap: newAnswerKeys(), call: call, crumb: textsafe.SanitizeLine(textsafe.Clip(crumb, textsafe.MaxLineBytes)), resp: resp, hidden: -1}
+	s.data, s.shots = parseData(resp)
+	acts := make([]actions.Action, len(resp.NextActions))
 	for i, a := range resp.NextActions {
-		s.labels[i] = textsafe.SanitizeLine(clip(a.Label, maxLineBytes))
-		s.labelWidth = max(s.labelWidth, textsafe.DisplayWidth(s.labels[i]))
+		acts[i] = actions.Action{Label: a.Label, Tool: a.Tool, Write: m.writeTools(a.Tool)}
 	}
+	s.actions = actions.New(acts)
 	for _, t := range s.data.tables {
 		t.addTemplates(resp.NextActions, -1, m.writeTools)
 	}
@@ -120,11 +106,11 @@ func newAnswerPage(m *Model, call api.Call, crumb string, resp *api.ToolResponse
 // to see the fields (e). The view keeps its rows.
 func (s *answerPage) settleFields() {
 	d := s.data
-	before := d.fieldLines()
-	unfolded := d.total - before + len(d.fields)
+	before := d.fields.Lines()
+	unfolded := d.total - before + d.fields.Len()
 	room := s.m.height - 1 - len(s.head()) - minFoot
 	if d.fold(!s.fieldsOpen && d.actionable() && s.m.height > 0 && unfolded > room) && s.offset > 0 {
-		s.offset = max(0, s.offset+d.fieldLines()-before)
+		s.offset = max(0, s.offset+d.fields.Lines()-before)
 	}
 }
 
@@ -148,22 +134,21 @@ func (s *answerPage) Update(msg tea.Msg) tea.Cmd {
 	case tea.WindowSizeMsg:
 		s.settleFields()
 		s.keepInView()
-		s.drawPreview()
-	case imageMsg:
-		return s.showImage(msg)
+		s.shots.Draw(s.m.width, s.m.height, s.m.styles.image)
+	case image.Msg:
+		return s.shots.Update(msg, s.m.images, s.m.width, s.m.height, s.m.styles.image)
 	case copiedMsg:
 		return s.m.copied(msg)
-	case openedMsg:
-		s.m.status = "opened the " + s.shotName(msg.url) + " image in the browser"
-		if msg.err != nil {
-			s.m.status = "could not open the browser: " + textsafe.SanitizeLine(msg.err.Error()) + " (" + textsafe.SanitizeLine(msg.url) + ")"
+	case image.OpenedMsg:
+		s.m.status = "opened the " + s.shots.Name(msg.URL) + " image in the browser"
+		if msg.Err != nil {
+			s.m.status = "could not open the browser: " + textsafe.SanitizeLine(msg.Err.Error()) + " (" + textsafe.SanitizeLine(msg.URL) + ")"
 		}
 	}
 	return nil
 }
 
-// key is a key pressed while the answer is in front: each group of
-// keys is tried in turn.
+// key tries each group of keys in turn.
 func (s *answerPage) key(msg tea.KeyPressMsg) tea.Cmd {
 	s.m.report = nil
 	k := s.keys()
@@ -179,19 +164,17 @@ func (s *answerPage) key(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// chainKey handles the keys that move along the chain of answers: run
-// an action, go back, refresh, step to the next row; ok is false for the
-// other keys.
+// chainKey handles the keys that move along the chain of answers.
 func (s *answerPage) chainKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, ok bool) {
 	switch {
 	case key.Matches(msg, k.Quit):
 		return s.m.quit(), true
-	case key.Matches(msg, k.Run):
+	case key.Matches(msg, k.acts.Run):
 		if s.focus == focusData {
 			return s.runRow(), true
 		}
-		return s.runAction(s.cursor), true
-	case key.Matches(msg, k.RunNumber):
+		return s.runAction(s.actions.Cursor()), true
+	case key.Matches(msg, k.acts.Number):
 		if i := int(msg.String()[0] - '1'); i < len(s.resp.NextActions) {
 			return s.runAction(i), true
 		}
@@ -210,8 +193,8 @@ func (s *answerPage) chainKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, o
 	return nil, false
 }
 
-// writeKey handles the keys that write (asking first), or show or hand
-// on the screenshots; ok is false for the other keys.
+// writeKey handles the keys that write (asking first) or use the
+// screenshots.
 func (s *answerPage) writeKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, ok bool) {
 	switch {
 	case key.Matches(msg, k.Confirm):
@@ -220,40 +203,40 @@ func (s *answerPage) writeKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, o
 		return s.askWrite(), true
 	case key.Matches(msg, k.Batch):
 		return s.startBatchFlow(), true
-	case key.Matches(msg, k.Open):
-		cur, _ := s.shownShot()
-		return openInBrowser(s.m.open, cur.link), true
-	case key.Matches(msg, k.Copy):
+	case key.Matches(msg, k.img.Open):
+		cur, _ := s.shots.Shown()
+		return image.Open(s.m.open, cur.Link), true
+	case key.Matches(msg, k.img.Copy):
 		return s.copyLink(), true
-	case key.Matches(msg, k.Image):
-		return s.nextShot(), true
+	case key.Matches(msg, k.img.Image):
+		s.shots.Next(s.m.width, s.m.height, s.m.styles.image)
+		return s.askImage(), true
 	}
 	return nil, false
 }
 
-// rowKey handles the keys on the table's rows: filtering, sorting and
-// marking them; ok is false for the other keys.
+// rowKey handles the table's keys: filter, sort, mark.
 func (s *answerPage) rowKey(msg tea.KeyPressMsg, k answerKeys) (ok bool) {
 	switch {
-	case key.Matches(msg, k.Filter):
+	case key.Matches(msg, k.rows.Filter):
 		s.m.push(newFilterPage(s))
-	case key.Matches(msg, k.ClearFilter):
+	case key.Matches(msg, k.rows.ClearFilter):
 		s.setFilter("")
 		s.keepInView()
-	case key.Matches(msg, k.Sort):
+	case key.Matches(msg, k.rows.Sort):
 		base := s.selectedBase()
-		s.selTable().nextSort()
+		s.selTable().NextSort()
 		s.reselect(base)
 		s.keepInView()
-	case key.Matches(msg, k.Reverse):
+	case key.Matches(msg, k.rows.Reverse):
 		base := s.selectedBase()
-		s.selTable().reverseSort()
+		s.selTable().ReverseSort()
 		s.reselect(base)
 		s.keepInView()
-	case key.Matches(msg, k.Mark):
+	case key.Matches(msg, k.rows.Mark):
 		s.mark()
-	case key.Matches(msg, k.MarkAll):
-		markAll(s.selTable())
+	case key.Matches(msg, k.rows.MarkAll):
+		s.selTable().MarkAll()
 	default:
 		return false
 	}
@@ -265,12 +248,12 @@ func (s *answerPage) viewKey(msg tea.KeyPressMsg, k answerKeys) {
 	page := s.pageSize()
 	switch {
 	case key.Matches(msg, k.Help):
-		s.m.help.ShowAll = !s.m.help.ShowAll
+		s.m.keybar.Toggle()
 	case key.Matches(msg, k.Raw):
 		s.toggle(viewRaw)
 	case key.Matches(msg, k.Warnings):
 		s.toggle(viewWarnings)
-	case key.Matches(msg, k.Fields):
+	case key.Matches(msg, k.fields.Fields):
 		s.fieldsOpen = !s.fieldsOpen
 		s.settleFields()
 		s.keepInView()
@@ -291,16 +274,15 @@ func (s *answerPage) viewKey(msg tea.KeyPressMsg, k answerKeys) {
 	}
 }
 
-// back closes the screen (esc), after asking when rows are marked on
-// it: the one beneath is fetched again when a write made it stale.
+// back closes the screen (esc), after asking when rows are marked.
 func (s *answerPage) back() tea.Cmd {
-	if s.markCount() > 0 {
+	if marked, _ := s.marks(); marked > 0 {
 		return s.askDropMarks(true)
 	}
 	return s.leave()
 }
 
-// leave closes the screen.
+// leave closes the screen; the one beneath is fetched again when stale.
 func (s *answerPage) leave() tea.Cmd {
 	s.m.close(s)
 	s.m.status = ""
@@ -312,9 +294,12 @@ func (s *answerPage) leave() tea.Cmd {
 
 // copyLink copies the shown screenshot's link to a clipboard (y).
 func (s *answerPage) copyLink() tea.Cmd {
-	cur, _ := s.shownShot()
-	return copyText(s.m.ctx, s.m.getenv, cur.link, cur.name+" image link")
+	cur, _ := s.shots.Shown()
+	return copyText(s.m.ctx, s.m.getenv, cur.Link, cur.Name+" image link")
 }
+
+// askImage fetches the screenshots the screen shows.
+func (s *answerPage) askImage() tea.Cmd { return s.shots.Ask(s.m.ctx, s.m.fetch, s.m.images) }
 
 // moveSelection moves by delta: the action cursor, the selected row, or
 // the scroll position of a pane without rows to select.
@@ -322,7 +307,7 @@ func (s *answerPage) moveSelection(delta int) {
 	s.hidden = -1 // the person moved on from the row the filter hid
 	switch {
 	case s.focus == focusActions && (delta == 1 || delta == -1):
-		s.cursor = max(0, min(s.cursor+delta, len(s.resp.NextActions)-1))
+		s.actions.SetCursor(s.actions.Cursor() + delta)
 	case s.rowMode():
 		s.moveRow(delta)
 		s.keepInView()
@@ -333,7 +318,7 @@ func (s *answerPage) moveSelection(delta int) {
 
 // keepInView scrolls the screen so that its selected row shows.
 func (s *answerPage) keepInView() {
-	if s.rowMode() && s.selTable().len() > 0 {
+	if s.rowMode() && s.selTable().Len() > 0 {
 		// The page size depends on the offset (a sticky header takes a
 		// line): settle it in two rounds.
 		for range 2 {
@@ -343,9 +328,8 @@ func (s *answerPage) keepInView() {
 	s.scrollTo(s.offset, s.pageSize())
 }
 
-// runAction sends the i-th next action. A confirm the server put in it is
-// dropped: the server cannot consent for the person, whose dialog opens
-// on the refusal.
+// runAction sends the i-th next action, without a confirm the server put
+// in it: only the person consents.
 func (s *answerPage) runAction(i int) tea.Cmd {
 	a := s.resp.NextActions[i]
 	crumb := a.Label
@@ -355,8 +339,8 @@ func (s *answerPage) runAction(i int) tea.Cmd {
 	return s.m.start(a.Call(), crumb, pushAnswer, s.originOf(a))
 }
 
-// originOf is the row a next action names in the screen's first
-// actionable table, so that n and p work on a screen it opened too.
+// originOf is the row a next action names, so that n and p work on the
+// screen it opens too.
 func (s *answerPage) originOf(a api.NextAction) *origin {
 	for k, sc := range s.data.sections {
 		t := sc.t
@@ -389,12 +373,12 @@ func (s *answerPage) runRow() tea.Cmd {
 func (s *answerPage) step(delta int) tea.Cmd {
 	o := s.origin
 	t := o.parent.data.sections[o.sec].t
-	pos := t.position(o.row)
+	pos := t.Position(o.row)
 	if pos < 0 {
 		pos = o.parent.pos
 	}
-	for pos += delta; pos >= 0 && pos < t.len(); pos += delta {
-		r := t.row(pos)
+	for pos += delta; pos >= 0 && pos < t.Len(); pos += delta {
+		r := t.Row(pos)
 		if s.m.rowState(t, r) != reviewDone {
 			o.parent.sec, o.parent.pos, o.parent.hidden = o.sec, pos, -1
 			next := &origin{parent: o.parent, sec: o.sec, row: r, tpl: o.tpl}
@@ -409,8 +393,7 @@ func (s *answerPage) step(delta int) tea.Cmd {
 	return nil
 }
 
-// refresh sends the screen's call again; its answer replaces the screen
-// and keeps its filter, sort and selection.
+// refresh sends the screen's call again (see inherit).
 func (s *answerPage) refresh() tea.Cmd {
 	return s.m.start(s.call, s.crumb, refreshAnswer, s.origin)
 }
@@ -425,8 +408,7 @@ func (s *answerPage) firstRows() (sec, pos int) {
 	return 0, 0
 }
 
-// rowMode reports whether the arrow keys move a row selection: the data
-// pane has focus and shows a table whose rows can be acted on.
+// rowMode reports whether the arrow keys move a row selection.
 func (s *answerPage) rowMode() bool {
 	if s.focus != focusData || s.view != viewData || len(s.data.sections) == 0 {
 		return false
@@ -434,24 +416,22 @@ func (s *answerPage) rowMode() bool {
 	return s.selTable().actionable()
 }
 
-// selTable is the table of the selection (the first table when there is
-// no actionable one); callers check that the data has a table.
+// selTable is the table of the selection; callers check there is one.
 func (s *answerPage) selTable() *table { return s.data.sections[s.sec].t }
 
-// selRow is the selected row's index in its table's rows, -1 when the
-// filter left none.
+// selRow is the selected row, -1 when the filter left none.
 func (s *answerPage) selRow() int {
 	t := s.selTable()
-	if s.pos >= t.len() {
+	if s.pos >= t.Len() {
 		return -1
 	}
-	return t.row(s.pos)
+	return t.Row(s.pos)
 }
 
 // moveRow moves the selection by delta rows, across tables.
 func (s *answerPage) moveRow(delta int) {
-	line := s.data.rowLine(s.sec, min(s.pos, max(s.selTable().len()-1, 0)))
-	for step := sign(delta); delta != 0; delta -= step {
+	line := s.data.rowLine(s.sec, min(s.pos, max(s.selTable().Len()-1, 0)))
+	for step := cmp.Compare(delta, 0); delta != 0; delta -= step {
 		next := line + step
 		for next >= 0 && next < s.data.total {
 			if sec, _, ok := s.data.rowAt(next); ok && s.data.sections[sec].t.actionable() {
@@ -467,13 +447,6 @@ func (s *answerPage) moveRow(delta int) {
 	if sec, pos, ok := s.data.rowAt(line); ok {
 		s.sec, s.pos = sec, pos
 	}
-}
-
-func sign(n int) int {
-	if n < 0 {
-		return -1
-	}
-	return 1
 }
 
 // follow scrolls the data pane so the selected row shows in a pane of
@@ -506,14 +479,12 @@ func (s *answerPage) lineCount() int {
 	return s.data.total
 }
 
-// scrollTo moves the data pane so that it starts at line first, kept within
-// the content for a pane of the given height.
+// scrollTo starts the pane of that height at line first, within the content.
 func (s *answerPage) scrollTo(first, height int) {
 	s.offset = max(0, min(first, s.lineCount()-height))
 }
 
-// setFilter filters the screen's tables and keeps the selection on its
-// row, or the nearest one shown.
+// setFilter filters the screen's tables, the selection kept on its row.
 func (s *answerPage) setFilter(q string) {
 	base := s.selectedBase()
 	s.filter = q
@@ -528,14 +499,13 @@ func (s *answerPage) needsConfirm() bool {
 	return s.resp.ErrorCode() == api.CodeConfirmRequired
 }
 
-// actionable reports whether the screen offers the person anything to do
-// beyond reading it: otherwise it is printed once and vq exits.
+// actionable reports whether the screen offers anything to do beyond
+// reading it: otherwise it is printed once.
 func (s *answerPage) actionable() bool {
 	return len(s.resp.NextActions) > 0 || s.needsConfirm() || s.data.actionable()
 }
 
-// writeAction is the screen's first next action that changes the
-// project: what a approves from a diff.
+// writeAction is the first next action that writes: what a sends.
 func (s *answerPage) writeAction(writes func(string) bool) (api.NextAction, bool) {
 	for _, a := range s.resp.NextActions {
 		if writes(a.Tool) {
@@ -546,16 +516,16 @@ func (s *answerPage) writeAction(writes func(string) bool) (api.NextAction, bool
 }
 
 // inherit carries what the person set up on the screen this one replaces
-// (a refresh of the same call): filter, sort, focus, selection, marks and
-// the templates learned from answers reached from its rows.
+// (a refresh): filter, sort, focus, selection, marks, learned templates.
 func (s *answerPage) inherit(old *answerPage) {
-	s.focus, s.cursor = old.focus, min(old.cursor, max(len(s.resp.NextActions)-1, 0))
+	s.focus = old.focus
+	s.actions.SetCursor(old.actions.Cursor())
 	if old.view != viewData {
 		s.toggle(old.view)
 	}
 	for _, ot := range old.data.tables {
 		for _, t := range s.data.tables {
-			if t.name != ot.name || !sameColumns(t, ot) {
+			if t.Name != ot.Name || !t.SameColumns(ot.Table) {
 				continue
 			}
 			// Templates derived against the same columns fit as they are;
@@ -565,11 +535,7 @@ func (s *answerPage) inherit(old *answerPage) {
 					t.templates = append(t.templates, tp)
 				}
 			}
-			if ot.order.col >= 0 {
-				t.order = ot.order
-				t.rebuild()
-			}
-			t.carryMarks(ot)
+			t.Carry(ot.Table)
 		}
 	}
 	s.filter, s.fieldsOpen = old.filter, old.fieldsOpen
@@ -578,16 +544,12 @@ func (s *answerPage) inherit(old *answerPage) {
 	s.offset = old.offset
 	if len(s.data.sections) > 0 && old.sec < len(s.data.sections) {
 		s.sec = old.sec
-		s.pos = min(old.pos, max(s.selTable().len()-1, 0))
+		s.pos = min(old.pos, max(s.selTable().Len()-1, 0))
 		s.reselectFrom(old)
 	}
 	if !s.data.actionable() && len(s.resp.NextActions) > 0 {
 		s.focus = focusActions
 	}
-}
-
-func sameColumns(a, b *table) bool {
-	return strings.Join(a.t.Columns, "\x00") == strings.Join(b.t.Columns, "\x00")
 }
 
 func (t *table) hasTemplate(key string) bool {
@@ -597,21 +559,4 @@ func (t *table) hasTemplate(key string) bool {
 		}
 	}
 	return false
-}
-
-// carryMarks marks the rows of t whose cells are those of a row marked in
-// old.
-func (t *table) carryMarks(old *table) {
-	if len(old.marked) == 0 {
-		return
-	}
-	want := make(map[string]bool, len(old.marked))
-	for r := range old.marked {
-		want[strings.Join(old.t.Rows[r], "\x00")] = true
-	}
-	for r, row := range t.t.Rows {
-		if want[strings.Join(row, "\x00")] {
-			t.marked[r] = true
-		}
-	}
 }

@@ -4,6 +4,11 @@ import (
 	"strconv"
 
 	"charm.land/bubbles/v2/key"
+	"github.com/visualq/vq/ui/components/actions"
+	"github.com/visualq/vq/ui/components/fields"
+	"github.com/visualq/vq/ui/components/image"
+	"github.com/visualq/vq/ui/components/keybar"
+	tbl "github.com/visualq/vq/ui/components/table"
 )
 
 // answerKeys are the keys of an answer page. Bindings that do nothing on
@@ -12,74 +17,66 @@ import (
 // Esc does. While a call or a batch is out, the keys are the busy ones
 // (busyKeys) instead.
 type answerKeys struct {
-	Up, Down, Focus     key.Binding
-	PageUp, PageDown    key.Binding
-	Top, Bottom         key.Binding
-	Run, RunNumber      key.Binding
-	Back, Rerun         key.Binding
-	Filter, ClearFilter key.Binding
-	Sort, Reverse, Raw  key.Binding
-	Warnings, Fields    key.Binding
-	Mark, MarkAll       key.Binding
-	DropMarks           key.Binding
-	Write, Batch        key.Binding
-	Next, Prev          key.Binding
-	Open, Copy, Image   key.Binding
-	Confirm, Help, Quit key.Binding
+	Up, Down, Focus  key.Binding
+	PageUp, PageDown key.Binding
+	Top, Bottom      key.Binding
+	Back, Rerun      key.Binding
+	Raw              key.Binding
+	Warnings         key.Binding
+	DropMarks        key.Binding
+	Write, Batch     key.Binding
+	Next, Prev       key.Binding
+	Confirm          key.Binding
+	acts             actions.Keys
+	img              image.Keys
+	fields           fields.Keys
+	rows             tbl.Keys
+	keybar.Keys
 }
 
 func newAnswerKeys() answerKeys {
 	return answerKeys{
-		Up:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		Focus:       key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "data/actions")),
-		PageUp:      key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup/b", "page up")),
-		PageDown:    key.NewBinding(key.WithKeys("pgdown", "f"), key.WithHelp("pgdn/f", "page down")),
-		Top:         key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top")),
-		Bottom:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom")),
-		Run:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run")),
-		RunNumber:   key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "run #")),
-		Back:        key.NewBinding(key.WithKeys("esc", "alt+esc", "backspace"), key.WithHelp("esc", "back")),
-		Rerun:       key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
-		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		ClearFilter: key.NewBinding(key.WithKeys("esc", "alt+esc"), key.WithHelp("esc", "clear filter")),
-		Sort:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
-		Reverse:     key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "reverse sort")),
-		Raw:         key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "raw JSON")),
-		Warnings:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "all warnings")),
-		Fields:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "show fields")),
-		Mark:        key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "mark")),
-		MarkAll:     key.NewBinding(key.WithKeys("*"), key.WithHelp("*", "mark all shown")),
-		DropMarks:   key.NewBinding(key.WithKeys("esc", "alt+esc"), key.WithHelp("esc", "drop marks")),
-		Write:       key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "write")),
-		Batch:       key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "write the marked rows")),
-		Next:        key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next row")),
-		Prev:        key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "previous row")),
-		Open:        key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open diff")),
-		Copy:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy link")),
-		Image:       key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "next image")),
-		Confirm:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "confirm")),
-		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
-		Quit:        key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Focus:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "data/actions")),
+		PageUp:    key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup/b", "page up")),
+		PageDown:  key.NewBinding(key.WithKeys("pgdown", "f"), key.WithHelp("pgdn/f", "page down")),
+		Top:       key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top")),
+		Bottom:    key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom")),
+		Back:      key.NewBinding(key.WithKeys("esc", "alt+esc", "backspace"), key.WithHelp("esc", "back")),
+		Rerun:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
+		Raw:       key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "raw JSON")),
+		Warnings:  key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "all warnings")),
+		DropMarks: key.NewBinding(key.WithKeys("esc", "alt+esc"), key.WithHelp("esc", "drop marks")),
+		Write:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "write")),
+		Batch:     key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "write the marked rows")),
+		Next:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next row")),
+		Prev:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "previous row")),
+		acts:      actions.NewKeys(),
+		img:       image.NewKeys(),
+		fields:    fields.NewKeys(),
+		rows:      tbl.NewKeys(),
+		Confirm:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "confirm")),
+		Keys:      keybar.NewKeys(),
 	}
 }
 
 // ShortHelp is the help line; the full help says which column s sorts
 // by next.
 func (k answerKeys) ShortHelp() []key.Binding {
-	sort := k.Sort
+	sort := k.rows.Sort
 	sort.SetHelp("s", "sort")
-	return []key.Binding{k.Run, k.Write, k.Next, k.Prev, k.Mark, k.Batch, k.Filter, k.ClearFilter, k.Back,
-		k.DropMarks, k.Confirm, k.Open, k.Image, sort, k.Help, k.Quit}
+	return []key.Binding{k.acts.Run, k.Write, k.Next, k.Prev, k.rows.Mark, k.Batch, k.rows.Filter, k.rows.ClearFilter, k.Back,
+		k.DropMarks, k.Confirm, k.img.Open, k.img.Image, sort, k.Help, k.Quit}
 }
 
 // FullHelp is the help shown with ?.
 func (k answerKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Focus, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Run, k.RunNumber, k.Back, k.Rerun, k.Confirm, k.Write, k.Next, k.Prev},
-		{k.Filter, k.ClearFilter, k.Sort, k.Reverse, k.Mark, k.MarkAll, k.DropMarks, k.Batch},
-		{k.Raw, k.Warnings, k.Fields, k.Open, k.Copy, k.Image, k.Help, k.Quit},
+		{k.acts.Run, k.acts.Number, k.Back, k.Rerun, k.Confirm, k.Write, k.Next, k.Prev},
+		{k.rows.Filter, k.rows.ClearFilter, k.rows.Sort, k.rows.Reverse, k.rows.Mark, k.rows.MarkAll, k.DropMarks, k.Batch},
+		{k.Raw, k.Warnings, k.fields.Fields, k.img.Open, k.img.Copy, k.img.Image, k.Help, k.Quit},
 	}
 }
 
@@ -87,18 +84,15 @@ func (k answerKeys) FullHelp() [][]key.Binding {
 func (s *answerPage) keys() answerKeys {
 	k := s.keymap
 	hasActions := len(s.resp.NextActions) > 0
-	k.RunNumber.SetEnabled(hasActions)
+	k.acts.Number.SetEnabled(hasActions)
 	k.Focus.SetEnabled(hasActions && s.lineCount() > 0)
 	k.Back.SetEnabled(s.m.chained(s) && s.filter == "")
 	k.Confirm.SetEnabled(s.needsConfirm())
-	s.enableImages(&k)
+	k.img = s.shots.Keys(k.img)
 	k.Next.SetEnabled(s.origin != nil)
 	k.Prev.SetEnabled(s.origin != nil)
 	k.Warnings.SetEnabled(len(s.resp.Warnings) > maxWarnings)
-	k.Fields.SetEnabled(s.data.folded || s.fieldsOpen)
-	if s.fieldsOpen {
-		k.Fields.SetHelp("e", "fold fields")
-	}
+	k.fields = s.data.fields.Keys(k.fields, s.fieldsOpen)
 	s.enableRun(&k)
 	s.enableTable(&k)
 	if tool, ok := s.writeTarget(); ok {
@@ -109,29 +103,15 @@ func (s *answerPage) keys() answerKeys {
 	return k
 }
 
-// enableImages enables the keys of the screenshots: o and y on the one
-// shown, named, and i when there is another to show.
-func (s *answerPage) enableImages(k *answerKeys) {
-	cur, ok := s.shownShot()
-	k.Open.SetEnabled(ok)
-	k.Copy.SetEnabled(ok)
-	k.Open.SetHelp("o", "open "+cur.name)
-	shots := s.images.shots()
-	k.Image.SetEnabled(len(shots) > 1)
-	if len(shots) > 1 {
-		k.Image.SetHelp("i", shots[(s.shots.shown+1)%len(shots)].name+" image")
-	}
-}
-
 // enableRun enables enter where it runs something: the selected action,
 // or the selected row's action, which it inspects.
 func (s *answerPage) enableRun(k *answerKeys) {
 	rows := s.rowMode()
 	action := len(s.resp.NextActions) > 0 && s.focus == focusActions
 	row := rows && s.selRow() >= 0 && s.selTable().rowAction() != nil
-	k.Run.SetEnabled(action || row)
+	k.acts.Run.SetEnabled(action || row)
 	if rows && s.focus == focusData {
-		k.Run.SetHelp("enter", "inspect")
+		k.acts.Run.SetHelp("enter", "inspect")
 	}
 }
 
@@ -140,24 +120,25 @@ func (s *answerPage) enableRun(k *answerKeys) {
 func (s *answerPage) enableTable(k *answerKeys) {
 	tables := s.view == viewData && s.data.rows() > 1
 	rows := s.rowMode()
-	k.Filter.SetEnabled(tables)
-	k.ClearFilter.SetEnabled(s.filter != "")
-	k.Sort.SetEnabled(tables)
-	k.Reverse.SetEnabled(tables)
+	k.rows.Filter.SetEnabled(tables)
+	k.rows.ClearFilter.SetEnabled(s.filter != "")
+	k.rows.Sort.SetEnabled(tables)
+	k.rows.Reverse.SetEnabled(tables)
 	if tables {
-		k.Sort.SetHelp("s", s.selTable().sortHelp())
+		k.rows.Sort.SetHelp("s", s.selTable().SortHelp())
 	}
-	k.Mark.SetEnabled(rows)
-	k.MarkAll.SetEnabled(rows)
+	k.rows.Mark.SetEnabled(rows)
+	k.rows.MarkAll.SetEnabled(rows)
 	marked := 0
 	if rows {
-		marked = len(s.selTable().marked)
+		marked = len(s.selTable().Marked)
 	}
 	k.Batch.SetEnabled(marked > 0)
 	if marked > 0 {
 		k.Batch.SetHelp("A", s.batchVerb()+" "+strconv.Itoa(marked)+" marked")
 	}
-	k.DropMarks.SetEnabled(s.markCount() > 0 && s.filter == "" && !s.m.chained(s))
+	all, _ := s.marks()
+	k.DropMarks.SetEnabled(all > 0 && s.filter == "" && !s.m.chained(s))
 }
 
 // ShortHelp is the answer's help line.

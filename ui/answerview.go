@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"charm.land/bubbles/v2/help"
 	"github.com/charmbracelet/x/ansi"
@@ -15,30 +14,9 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// maxSummaryLines bounds a long summary or error message so the data keeps
-// its room on a small terminal.
-const maxSummaryLines = 3
-
-// maxWarnings bounds the warning lines the same way; the rest are
-// counted on the last.
-const maxWarnings = 3
-
-// maxLineBytes bounds each piece of server text drawn on one line, before
-// it is measured or sanitized: a frame then costs the same for a 20 MB
-// summary or cell as for a short one. No terminal line is this wide.
-const maxLineBytes = 4096
-
-// clip cuts s to at most n bytes, at a rune's start, marking the cut with
-// an ellipsis.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+// maxSummaryLines and maxWarnings bound a long summary, error message or
+// list of warnings (the rest counted) so the data keeps its room.
+const maxSummaryLines, maxWarnings = 3, 3
 
 // lines are the screen's lines for a frame of that height (0: no limit,
 // the one-shot print of a screen with nothing to act on).
@@ -55,8 +33,8 @@ func (s *answerPage) lines(height int) []string {
 	return append(lines, foot...)
 }
 
-// pageSize is how many content lines the data pane shows in the current
-// frame: the unit of scrolling.
+// pageSize is how many content lines the data pane shows: the unit of
+// scrolling.
 func (s *answerPage) pageSize() int {
 	rows := contentRows(s.lineCount(), s.paneFor(s.head(), s.foot(), s.m.height))
 	_, _, content := s.window(rows)
@@ -98,8 +76,7 @@ func contentRows(total, height int) int {
 }
 
 // paneFor gives the data pane what the head and foot leave of height (one
-// line stays free so that the inline frame never scrolls the terminal),
-// at least one line, and no more than the content needs.
+// line kept free: the inline frame never scrolls), at least one line.
 func (s *answerPage) paneFor(head, foot []string, height int) int {
 	n := s.lineCount()
 	if height <= 0 || n == 0 {
@@ -112,9 +89,8 @@ func (s *answerPage) paneFor(head, foot []string, height int) int {
 	return min(n, max(room, 1))
 }
 
-// footGap reports the blank line between the data and the foot: not
-// while rows have the focus, whose folded action line is separation
-// enough, so that 80×24 keeps ten rows in view.
+// footGap reports the blank line above the foot: not over a folded
+// action line, so that 80×24 keeps ten rows in view.
 func (s *answerPage) footGap(foot []string) bool {
 	return len(foot) > 0 && !s.foldActions()
 }
@@ -129,23 +105,23 @@ func (s *answerPage) head() []string {
 	if !r.OK {
 		badge = st.errBadge.Render("✗ error")
 	}
-	lines = append(lines, badge+"  "+st.tool.Render(textsafe.SanitizeLine(clip(r.Tool, maxLineBytes))))
+	lines = append(lines, badge+"  "+st.tool.Render(textsafe.SanitizeLine(textsafe.Clip(r.Tool, textsafe.MaxLineBytes))))
 	if layout.ShowsSummary(r.OK, r.Summary, r.ErrorMessage()) {
-		lines = append(lines, s.wrap(textsafe.Sanitize(clip(r.Summary, maxSummaryLines*maxLineBytes)))...)
+		lines = append(lines, s.wrap(textsafe.Sanitize(textsafe.Clip(r.Summary, maxSummaryLines*textsafe.MaxLineBytes)))...)
 	}
 	for i, w := range r.Warnings {
 		if i == maxWarnings-1 && len(r.Warnings) > maxWarnings {
 			lines = append(lines, st.warning.Render("⚠ +"+strconv.Itoa(len(r.Warnings)-i)+" more warnings (w shows them all)"))
 			break
 		}
-		lines = append(lines, st.warning.Render("⚠ warning: "+textsafe.SanitizeLine(clip(w, maxLineBytes))))
+		lines = append(lines, st.warning.Render("⚠ warning: "+textsafe.SanitizeLine(textsafe.Clip(w, textsafe.MaxLineBytes))))
 	}
 	if !r.OK {
-		code := textsafe.SanitizeLine(clip(r.ErrorCode(), maxLineBytes))
-		lines = append(lines, s.wrap(st.errorCode.Render(code)+": "+textsafe.Sanitize(clip(r.ErrorMessage(), maxSummaryLines*maxLineBytes)))...)
+		code := textsafe.SanitizeLine(textsafe.Clip(r.ErrorCode(), textsafe.MaxLineBytes))
+		lines = append(lines, s.wrap(st.errorCode.Render(code)+": "+textsafe.Sanitize(textsafe.Clip(r.ErrorMessage(), maxSummaryLines*textsafe.MaxLineBytes)))...)
 		exit := exitcode.RecoverableText(r.IsRecoverable()) + " · vq exits " + strconv.Itoa(exitcode.ForCode(r.ErrorCode(), r.IsRecoverable()))
 		if origin := r.Origin(); origin != "" {
-			exit += " · " + textsafe.SanitizeLine(clip(strings.Trim(origin, "()"), maxLineBytes))
+			exit += " · " + textsafe.SanitizeLine(textsafe.Clip(strings.Trim(origin, "()"), textsafe.MaxLineBytes))
 		}
 		lines = append(lines, s.wrap(st.dim.Render(exit))...)
 		if r.ErrorCode() == api.CodeRateLimit && r.RetryAfterMs > 0 {
@@ -209,9 +185,7 @@ func (m *Model) breadcrumb() string {
 }
 
 // pane draws height lines of the data (or of the raw JSON) from the
-// screen's offset: only these lines are ever rendered. When the content is
-// longer, the last line says where the view is, in table rows when it
-// shows a table.
+// offset, and only these; a longer content ends in where the view is.
 func (s *answerPage) pane(height int) []string {
 	st := &s.m.styles
 	width := s.m.width
@@ -230,12 +204,12 @@ func (s *answerPage) pane(height int) []string {
 	for i := first; i < first+content && i < total; i++ {
 		switch {
 		case s.view == viewRaw:
-			lines = append(lines, textsafe.SanitizeLine(clip(s.raw[i], maxLineBytes)))
+			lines = append(lines, textsafe.SanitizeLine(textsafe.Clip(s.raw[i], textsafe.MaxLineBytes)))
 		case s.view == viewWarnings:
-			lines = append(lines, st.warning.Render("⚠ "+textsafe.SanitizeLine(clip(s.resp.Warnings[i], maxLineBytes))))
+			lines = append(lines, st.warning.Render("⚠ "+textsafe.SanitizeLine(textsafe.Clip(s.resp.Warnings[i], textsafe.MaxLineBytes))))
 		case i == selected:
 			sc := s.data.sections[s.sec]
-			line := sc.t.line(s.pos, st, width, s.gutter(sc.t, s.pos, true))
+			line := sc.t.Line(s.pos, st.table, width, s.gutter(sc.t, s.pos, true))
 			lines = append(lines, st.selected.Render(ansi.Strip(line)))
 		default:
 			lines = append(lines, s.data.line(i, st, width, gutter))
@@ -248,8 +222,7 @@ func (s *answerPage) pane(height int) []string {
 	return lines
 }
 
-// position says which part of the content shows: table rows when the
-// view ends inside a table, lines otherwise.
+// position says which rows (or lines) of the content show.
 func position(s *answerPage, first, end int) string {
 	if s.view == viewData {
 		if sec, last, ok := s.data.rowAt(end - 1); ok {
@@ -257,24 +230,23 @@ func position(s *answerPage, first, end int) string {
 			if fsec, fpos, ok := s.data.rowAt(first); ok && fsec == sec {
 				from = fpos
 			}
-			return "rows " + strconv.Itoa(from+1) + "–" + strconv.Itoa(last+1) + " of " + strconv.Itoa(s.data.sections[sec].t.len())
+			return "rows " + strconv.Itoa(from+1) + "–" + strconv.Itoa(last+1) + " of " + strconv.Itoa(s.data.sections[sec].t.Len())
 		}
 	}
 	return "lines " + strconv.Itoa(first+1) + "–" + strconv.Itoa(end) + " of " + strconv.Itoa(s.lineCount())
 }
 
-// gutter is the start of an actionable table's row: the selection, the
-// mark and what this session's writes did to it.
+// gutter is a row's selection, mark and what this session's writes did.
 func (s *answerPage) gutter(t *table, pos int, selected bool) string {
 	if !t.actionable() {
 		return ""
 	}
-	r := t.row(pos)
+	r := t.Row(pos)
 	g := []rune("   ")
 	if selected {
 		g[0] = '›'
 	}
-	if t.marked[r] && !s.m.done {
+	if t.Marked[r] && !s.m.done {
 		g[1] = '●'
 	}
 	switch s.m.rowState(t, r) {
@@ -288,18 +260,14 @@ func (s *answerPage) gutter(t *table, pos int, selected bool) string {
 	return string(g)
 }
 
-// foot is the image link and preview, the next actions (or the consent
-// dialog), the filter, a batch's progress or report, the status line and
-// the help line.
+// foot is what is drawn under the data (footLines).
 func (s *answerPage) foot() []string { return s.footLines(s.foldActions()) }
 
-// minRows is how many table rows a frame keeps in view when it can: the
-// next actions fold into one line rather than leave fewer.
+// minRows is how many table rows a frame keeps in view when it can.
 const minRows = 10
 
-// foldActions reports whether the next actions fold into one line: while
-// rows have the focus and listing them would leave fewer than minRows
-// rows in view (80×24 keeps ten).
+// foldActions reports whether the next actions fold into one line: when
+// listing them would leave fewer than minRows rows in view.
 func (s *answerPage) foldActions() bool {
 	m := s.m
 	if !s.rowMode() || m.done || len(s.resp.NextActions) == 0 || m.height <= 0 {
@@ -322,14 +290,14 @@ func (s *answerPage) footLines(fold bool) []string {
 	if over != nil {
 		part, drawn = over.part()
 	}
-	lines := s.imageLines()
+	lines := s.shots.View(s.m.done, s.m.width, s.m.styles.image)
 	switch {
 	case part == actionsPart:
 		lines = append(lines, drawn...)
 	case fold:
-		lines = append(lines, s.m.styles.dim.Render(strconv.Itoa(len(s.resp.NextActions))+" next actions (tab shows them)"))
+		lines = append(lines, s.actions.Folded(s.m.styles.actions))
 	default:
-		lines = append(lines, s.actions()...)
+		lines = append(lines, s.actions.View(s.m.styles.actions, s.m.width, s.m.height, s.focus == focusActions, s.m.done)...)
 	}
 	if s.m.done {
 		return lines
@@ -352,28 +320,7 @@ func (s *answerPage) footLines(fold bool) []string {
 		keys = s.m.callKeys()
 	}
 	// The full help (?) is several lines: each counts toward the frame.
-	return append(lines, strings.Split(s.m.help.View(keys), "\n")...)
-}
-
-// imageLines are the shown screenshot's preview and its whole link,
-// wrapped: a person can always read or select it, whatever the data pane
-// scrolled to.
-func (s *answerPage) imageLines() []string {
-	cur, ok := s.shownShot()
-	if !ok {
-		return nil
-	}
-	lines := append([]string{}, s.shots.preview...)
-	if !s.m.done {
-		st := &s.m.styles
-		keys := "o opens it, y copies it"
-		if shots := s.images.shots(); len(shots) > 1 {
-			keys += ", i shows the " + shots[(s.shots.shown+1)%len(shots)].name
-		}
-		lines = append(lines, st.fieldKey.Render(cur.name+" image")+st.dim.Render("  ("+keys+")"))
-		lines = append(lines, strings.Split(ansi.Hardwrap(clip(cur.link, maxLineBytes), max(s.m.width-1, 20), false), "\n")...)
-	}
-	return lines
+	return append(lines, s.m.keybar.View(keys)...)
 }
 
 // activityLines are the call in flight, else the last batch's report,
@@ -385,19 +332,17 @@ func (m *Model) activityLines() []string {
 	case len(m.report) > 0:
 		lines := make([]string, 0, len(m.report))
 		for _, l := range m.report {
-			lines = append(lines, m.styles.dim.Render(clip(l, maxLineBytes)))
+			lines = append(lines, m.styles.dim.Render(textsafe.Clip(l, textsafe.MaxLineBytes)))
 		}
 		return lines
 	case m.status != "":
-		return []string{m.styles.dim.Render(clip(m.status, maxLineBytes))}
+		return []string{m.styles.dim.Render(textsafe.Clip(m.status, textsafe.MaxLineBytes))}
 	}
 	return nil
 }
 
-// withMarks puts the count of the marks before the first of the
-// activity lines (the status line, the call in flight, a batch's
-// progress), or on a line of its own: whenever rows are marked, the foot
-// says how many.
+// withMarks puts the count of the marks before the first activity line,
+// or on a line of its own: the foot always says how many.
 func (s *answerPage) withMarks(activity []string) []string {
 	note := s.marksNote()
 	if note == "" {
@@ -407,58 +352,14 @@ func (s *answerPage) withMarks(activity []string) []string {
 	if len(activity) == 0 {
 		return []string{st.dim.Render(note)}
 	}
-	lines := append([]string{st.dim.Render(note+" · ") + activity[0]}, activity[1:]...)
-	return lines
+	return append([]string{st.dim.Render(note+" · ") + activity[0]}, activity[1:]...)
 }
 
-// filterCount is how many rows the filter shows: "12 of 350", summed
-// over the screen's tables.
+// filterCount is how many rows the filter shows: "12 of 350".
 func (s *answerPage) filterCount() string {
-	shown, all := 0, 0
+	shown := 0
 	for _, t := range s.data.tables {
-		shown += t.len()
-		all += len(t.t.Rows)
+		shown += t.Len()
 	}
-	return strconv.Itoa(shown) + " of " + strconv.Itoa(all)
-}
-
-// actions lists the next actions: number, label, tool and a write mark. A
-// long list shows a window around the selection.
-func (s *answerPage) actions() []string {
-	m := s.m
-	st := &m.styles
-	acts := s.resp.NextActions
-	if len(acts) == 0 {
-		return nil
-	}
-	labelWidth := min(s.labelWidth, m.width/2)
-	show := min(len(acts), max(3, m.height/4))
-	first := max(0, min(s.cursor-show/2, len(acts)-show))
-	lines := []string{st.sectionTitle.Render("Next actions")}
-	for i := first; i < first+show; i++ {
-		a := acts[i]
-		number := " "
-		if i < 9 {
-			number = strconv.Itoa(i + 1)
-		}
-		line := number + "  " + fit(s.labels[i], labelWidth, false) + "  " + textsafe.SanitizeLine(clip(a.Tool, maxLineBytes))
-		if m.writeTools(a.Tool) {
-			line += "  " + st.writeBadge.Render("[write]")
-		}
-		switch {
-		case m.done:
-			line = "  " + line
-		case i == s.cursor && s.focus == focusActions:
-			line = st.selected.Render("› " + line)
-		case i == s.cursor:
-			line = "› " + line
-		default:
-			line = "  " + line
-		}
-		lines = append(lines, line)
-	}
-	if show < len(acts) {
-		lines = append(lines, st.dim.Render("  "+strconv.Itoa(len(acts)-show)+" more (↑/↓)"))
-	}
-	return lines
+	return strconv.Itoa(shown) + " of " + strconv.Itoa(s.data.rows())
 }

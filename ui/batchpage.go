@@ -86,7 +86,7 @@ func (p *batchPage) end() { p.stop() }
 // keys are the busy keys: ctrl+c stops the batch.
 func (p *batchPage) keys() busyKeys {
 	stop := key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "stop sending"))
-	return newBusyKeys(stop, p.under.images.diff != "")
+	return newBusyKeys(stop, p.under.shots.HasDiff())
 }
 
 // ShortHelp is the help line.
@@ -137,9 +137,9 @@ func (p *batchPage) ended(msg batchDoneMsg) tea.Cmd {
 			delete(m.reviewed, o.Call.Key())
 		}
 	}
-	for r := range p.table.marked {
+	for r := range p.table.Marked {
 		if m.rowState(p.table, r) == reviewDone {
-			delete(p.table.marked, r)
+			delete(p.table.Marked, r)
 		}
 	}
 	m.report = BatchSummary(p.tool, msg.outcomes, func(c api.Call) string { return p.names[c.Key()] }, 3)

@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"image"
-	"image/color"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -37,22 +35,5 @@ func BenchmarkFilterKeystroke100k(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		m.Update(keys[i%len(keys)])
 		_ = m.View()
-	}
-}
-
-// BenchmarkHalfBlocks1280x800 draws a desktop diff in half-blocks at 120
-// columns. Goal: under 20 ms.
-func BenchmarkHalfBlocks1280x800(b *testing.B) {
-	img := image.NewRGBA(image.Rect(0, 0, 1280, 800))
-	for y := range 800 {
-		for x := range 1280 {
-			img.SetRGBA(x, y, color.RGBA{uint8(x), uint8(y), uint8(x ^ y), 0xff})
-		}
-	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if len(halfBlocks(img, 120, 100)) == 0 {
-			b.Fatal("nothing drawn")
-		}
 	}
 }

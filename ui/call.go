@@ -7,13 +7,14 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/textsafe"
+	"github.com/visualq/vq/ui/components/image"
+	"github.com/visualq/vq/ui/components/keybar"
+	"github.com/visualq/vq/ui/components/progress"
 )
 
-// The call in flight is the root's: one at a time, sent by start, its
-// answer taken by answered, which opens, replaces or refreshes the
-// answer pages. While it is out the root takes the keys an answer would
-// (busyKey); before the first answer there is no page at all, only the
-// call and its spinner (loadingLines).
+// The call in flight is the root's, one at a time: start sends it,
+// answered opens, replaces or refreshes an answer page with its answer.
+// While it is out the root takes the keys (busyKey).
 
 // answerKind is what an answer does to the stack.
 type answerKind int
@@ -44,15 +45,13 @@ type pending struct {
 	origin *origin
 	cancel context.CancelFunc
 	// consented is set for a call sent with consent: a confirm_required
-	// answer to it is the server's last word, shown without asking again
-	// (c still does).
+	// answer to it is shown without asking again (c still does).
 	consented bool
 	// note is what vq tells the person of the call meanwhile (a sign-in
 	// again), shown under it; server text in it is sanitized when drawn.
 	note []string
-	// progress is the server's latest report of the call's progress (MCP
-	// notifications/progress), nil before the first; updates brings the
-	// next, until done.
+	// progress is the server's latest report (MCP notifications/progress);
+	// updates brings the next, until done.
 	progress *api.JobUpdate
 	updates  chan api.JobUpdate
 	done     <-chan struct{}
@@ -101,8 +100,7 @@ func (m *Model) start(call api.Call, crumb string, kind answerKind, from *origin
 	}, p.nextProgress())
 }
 
-// nextProgress waits for the call's next progress report; nothing comes
-// once the call is over.
+// nextProgress waits for the call's next progress report, if any.
 func (p *pending) nextProgress() tea.Cmd {
 	return func() tea.Msg {
 		select {
@@ -156,7 +154,7 @@ func (m *Model) answered(msg answerMsg) tea.Cmd {
 }
 
 // firstAnswer opens the first screen, or ends the session when the call
-// failed or its answer offers nothing to act on (it is printed then).
+// failed or offers nothing to act on (printed then).
 func (m *Model) firstAnswer(msg answerMsg) tea.Cmd {
 	if msg.err != nil {
 		m.pending.cancel()
@@ -171,8 +169,8 @@ func (m *Model) firstAnswer(msg answerMsg) tea.Cmd {
 	return cmd
 }
 
-// land does what the answer to p is for: a screen, a status line after
-// a write, or the batch's dialog after a probe.
+// land does what the answer to p is for: a screen, a write's status
+// line, or a probe's batch dialog.
 func (m *Model) land(p *pending, msg answerMsg) tea.Cmd {
 	m.pending, m.ignored = nil, ""
 	p.cancel()
@@ -208,8 +206,8 @@ func (m *Model) land(p *pending, msg answerMsg) tea.Cmd {
 	return m.show(p, resp)
 }
 
-// written is the answer to a write sent for the current screen: a status
-// line, and the screen fetched again when it worked.
+// written shows a write's answer as a status line, the screen fetched
+// again when it worked.
 func (m *Model) written(resp *api.ToolResponse) tea.Cmd {
 	if !resp.OK {
 		m.status = "✗ " + textsafe.SanitizeLine(resp.ErrorCode()+": "+resp.ErrorMessage())
@@ -220,8 +218,8 @@ func (m *Model) written(resp *api.ToolResponse) tea.Cmd {
 	return cmd
 }
 
-// show opens the answer to p as a page, as p's kind says, and asks for
-// consent when it is a refusal that consent lifts.
+// show opens the answer to p as p's kind says, asking for consent when
+// consent lifts its refusal.
 func (m *Model) show(p *pending, resp *api.ToolResponse) tea.Cmd {
 	a := newAnswerPage(m, p.call, p.crumb, resp)
 	a.origin = p.origin
@@ -245,8 +243,8 @@ func (m *Model) show(p *pending, resp *api.ToolResponse) tea.Cmd {
 	return cmd
 }
 
-// wrote records a write's answer: the row state it names, and, when it
-// succeeded, every screen beneath is stale, fetched again on return.
+// wrote records a write's answer: its row's state, and every screen
+// stale when it succeeded.
 func (m *Model) wrote(call api.Call, resp *api.ToolResponse) {
 	k := call.Key()
 	switch {
@@ -260,30 +258,23 @@ func (m *Model) wrote(call api.Call, resp *api.ToolResponse) {
 	}
 }
 
-// busyKeys are the keys while a call or a batch is out: giving it up,
-// the help, quitting, and copying the diff link, which sends nothing;
-// every other key waits, and the spinner line says so.
+// busyKeys are the keys while a call or a batch is out (cancel, help,
+// quit, copy the diff link); every other key waits, and the spinner line
+// says so.
 type busyKeys struct {
-	Copy, Cancel, Help, Quit key.Binding
+	Copy, Cancel key.Binding
+	keybar.Keys
 }
 
-// newBusyKeys are the busy keys with cancel giving up what is out, and
-// copy enabled when the screen has a diff link.
+// newBusyKeys are the busy keys, copy enabled when there is a diff link.
 func newBusyKeys(cancel key.Binding, copyLink bool) busyKeys {
-	k := busyKeys{
-		Copy:   key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy link")),
-		Cancel: cancel,
-		Help:   key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
-		Quit:   key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-	}
+	k := busyKeys{Copy: image.NewKeys().Copy, Cancel: cancel, Keys: keybar.NewKeys()}
 	k.Copy.SetEnabled(copyLink)
 	return k
 }
 
-// ShortHelp is the help line.
+// ShortHelp and FullHelp make busyKeys a help.KeyMap.
 func (k busyKeys) ShortHelp() []key.Binding { return []key.Binding{k.Cancel, k.Help, k.Quit} }
-
-// FullHelp is the help shown with ?.
 func (k busyKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Copy, k.Cancel, k.Help, k.Quit}}
 }
@@ -291,7 +282,7 @@ func (k busyKeys) FullHelp() [][]key.Binding {
 // callKeys are the busy keys while a call is out: esc gives it up.
 func (m *Model) callKeys() busyKeys {
 	cancel := key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel call"))
-	return newBusyKeys(cancel, m.top().images.diff != "")
+	return newBusyKeys(cancel, m.top().shots.HasDiff())
 }
 
 // busyKey is a key pressed while a call or a batch is out.
@@ -303,7 +294,7 @@ func (m *Model) busyKey(msg tea.KeyPressMsg, k busyKeys, cancel func()) tea.Cmd 
 	case key.Matches(msg, k.Quit):
 		return m.quit()
 	case key.Matches(msg, k.Help):
-		m.help.ShowAll = !m.help.ShowAll
+		m.keybar.Toggle()
 	case key.Matches(msg, k.Copy):
 		return m.top().copyLink()
 	default:
@@ -312,29 +303,17 @@ func (m *Model) busyKey(msg tea.KeyPressMsg, k busyKeys, cancel func()) tea.Cmd 
 	return nil
 }
 
-// loadingKeys are the keys while the first call is out, before there is
-// a screen: giving the call up.
-type loadingKeys struct {
-	Cancel, Quit key.Binding
+// loadingKeys are the busy keys before there is a screen: giving the
+// call up, or quitting.
+func loadingKeys() busyKeys {
+	k := newBusyKeys(key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")), false)
+	k.Help.SetEnabled(false)
+	return k
 }
 
-func newLoadingKeys() loadingKeys {
-	return loadingKeys{
-		Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
-		Quit:   key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-	}
-}
-
-// ShortHelp is the help line while the first call is out.
-func (k loadingKeys) ShortHelp() []key.Binding { return []key.Binding{k.Cancel, k.Quit} }
-
-// FullHelp is the same: there are two keys.
-func (k loadingKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
-
-// loadingKey is a key before the first answer: q and esc give up the
-// call, and the session with it.
+// loadingKey is a key before the first answer: q and esc give up.
 func (m *Model) loadingKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := newLoadingKeys()
+	k := loadingKeys()
 	if key.Matches(msg, k.Cancel, k.Quit) {
 		m.firstErr = context.Canceled
 		return m.quit()
@@ -344,22 +323,21 @@ func (m *Model) loadingKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // loadingLines are the frame before the first answer: the call and a
-// spinner, from the first frame on, so that a slow server shows vq at
-// work rather than a blank terminal.
+// spinner, so that a slow server shows vq at work.
 func (m *Model) loadingLines() []string {
 	if m.pending == nil {
 		return nil // given up: the session is ending
 	}
-	lines := []string{m.headerLine(m.styles.crumbCurrent.Render(textsafe.SanitizeLine(clip(m.pending.crumb, maxLineBytes)))), "", m.callingLine()}
+	lines := []string{m.headerLine(m.styles.crumbCurrent.Render(textsafe.SanitizeLine(textsafe.Clip(m.pending.crumb, textsafe.MaxLineBytes)))), "", m.callingLine()}
 	lines = append(lines, m.pendingNote()...)
-	return append(lines, "", m.help.View(newLoadingKeys()))
+	return append(append(lines, ""), m.keybar.View(loadingKeys())...)
 }
 
 // pendingNote are the lines of what vq tells of the call in flight.
 func (m *Model) pendingNote() []string {
 	lines := make([]string, 0, len(m.pending.note))
 	for _, l := range m.pending.note {
-		lines = append(lines, m.styles.dim.Render("  "+textsafe.SanitizeLine(clip(l, maxLineBytes))))
+		lines = append(lines, m.styles.dim.Render("  "+textsafe.SanitizeLine(textsafe.Clip(l, textsafe.MaxLineBytes))))
 	}
 	return lines
 }
@@ -368,15 +346,15 @@ func (m *Model) pendingNote() []string {
 // server's progress once it reports some: a bar when it says the total,
 // the count so far when it does not, and its message.
 func (m *Model) callingLine() string {
-	line := m.spinner.View() + " calling " + textsafe.SanitizeLine(clip(m.pending.call.Tool, maxLineBytes)) + "…"
+	line := m.spinner.View() + " calling " + textsafe.SanitizeLine(textsafe.Clip(m.pending.call.Tool, textsafe.MaxLineBytes)) + "…"
 	if u := m.pending.progress; u != nil {
 		if u.Total > 0 {
-			line += " " + m.callBar.ViewAs(min(max(u.Current/u.Total, 0), 1))
+			line += " " + m.callBar.View(*u)
 		}
 		u := *u
 		u.Status = "" // running, as the spinner says
-		for _, part := range progressParts(u) {
-			line += " " + clip(part, maxLineBytes)
+		for _, part := range progress.Parts(u) {
+			line += " " + textsafe.Clip(part, textsafe.MaxLineBytes)
 		}
 	}
 	return line + m.ignoredNote("the answer", "esc cancels")
@@ -388,5 +366,5 @@ func (m *Model) ignoredNote(until, instead string) string {
 	if m.ignored == "" {
 		return ""
 	}
-	return m.styles.dim.Render("  (" + textsafe.SanitizeLine(clip(m.ignored, maxLineBytes)) + " ignored until " + until + "; " + instead + ")")
+	return m.styles.dim.Render("  (" + textsafe.SanitizeLine(textsafe.Clip(m.ignored, textsafe.MaxLineBytes)) + " ignored until " + until + "; " + instead + ")")
 }

@@ -181,15 +181,15 @@ func (s *answerPage) startBatchFlow() tea.Cmd {
 // markedRows are t's marked rows in the order shown, then those the
 // filter hides.
 func markedRows(t *table) []int {
-	rows := make([]int, 0, len(t.marked))
-	for _, r := range t.view {
-		if t.marked[r] {
+	rows := make([]int, 0, len(t.Marked))
+	for _, r := range t.Shown() {
+		if t.Marked[r] {
 			rows = append(rows, r)
 		}
 	}
 	var hidden []int
-	for r := range t.marked {
-		if t.position(r) < 0 {
+	for r := range t.Marked {
+		if t.Position(r) < 0 {
 			hidden = append(hidden, r)
 		}
 	}
@@ -403,7 +403,7 @@ func (p *confirmPage) lines() []string {
 		if i == 0 {
 			l += " [y/N]"
 		}
-		l = ansi.Truncate(textsafe.SanitizeLine(clip(l, maxLineBytes)), inner, "…")
+		l = ansi.Truncate(textsafe.SanitizeLine(textsafe.Clip(l, textsafe.MaxLineBytes)), inner, "…")
 		if i == 0 {
 			l = st.sectionTitle.Render(l)
 		}

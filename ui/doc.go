@@ -8,8 +8,10 @@
 //
 // The root model (model.go) routes the messages and owns a stack of
 // pages, each in a file of its own: page.go lists them and says how a
-// message reaches one, and docs/recipes.md how to add one. All styles are
-// in styles.go.
+// message reaches one, and docs/recipes.md how to add one. The answer
+// page composes the components under ui/components (table, fields,
+// actions, image, progress, keybar), which import nothing of ui. All
+// styles are in styles.go.
 //
 // ui may import api and the internal leaves (layout, textsafe, exitcode);
 // it must not import cmd, completions, format, sandbox or bench.

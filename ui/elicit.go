@@ -122,14 +122,14 @@ func Outcome(action string) string {
 // is sanitized too, to a few times that, so that a 20 MB message costs
 // what a short one does.
 func QuestionLine(e api.Elicitation) string {
-	return clip(textsafe.SanitizeLine(clip(e.Message, 4*maxTitleBytes)), maxTitleBytes)
+	return textsafe.Clip(textsafe.SanitizeLine(textsafe.Clip(e.Message, 4*maxTitleBytes)), maxTitleBytes)
 }
 
 // newQuestionForm builds the form of e in the TUI's styles. e has no more
 // fields than CheckQuestion allows.
 func newQuestionForm(e api.Elicitation, st *styles) *questionForm {
 	q := &questionForm{keys: newQuestionKeys(), help: help.New(), theme: st.formTheme()}
-	if msg := textsafe.Sanitize(clip(e.Message, maxMessageLines*maxLineBytes)); msg != "" {
+	if msg := textsafe.Sanitize(textsafe.Clip(e.Message, maxMessageLines*textsafe.MaxLineBytes)); msg != "" {
 		q.message = cutLines(strings.Split(msg, "\n"), maxMessageLines)
 	}
 	for _, f := range e.Fields {
@@ -200,7 +200,7 @@ func (f *formField) field(theme huh.Theme) huh.Field {
 	}
 	f.offered = len(values) + 1 // and "(no answer)", or the title of a multi-select
 	if len(values) == 0 {
-		f.text = textsafe.SanitizeLine(clip(defaultText(f.Default), maxLineBytes))
+		f.text = textsafe.SanitizeLine(textsafe.Clip(defaultText(f.Default), textsafe.MaxLineBytes))
 		input := huh.NewInput()
 		input.WithTheme(theme)
 		return input.Title(title).Description(desc).Placeholder(placeholders[f.Type]).
@@ -222,7 +222,7 @@ func (f *formField) field(theme huh.Theme) huh.Field {
 		if f.choice == noChoice && f.Default != nil && fmt.Sprint(f.Default) == v {
 			f.choice = i
 		}
-		options = append(options, huh.NewOption(textsafe.SanitizeLine(clip(labels[i], maxTitleBytes)), i))
+		options = append(options, huh.NewOption(textsafe.SanitizeLine(textsafe.Clip(labels[i], maxTitleBytes)), i))
 		f.choices = append(f.choices, value)
 	}
 	if f.choice == noChoice && f.Required {
@@ -237,11 +237,11 @@ func (f *formField) field(theme huh.Theme) huh.Field {
 // texts are the field's title (marked when required) and description,
 // sanitized and cut.
 func (f *formField) texts() (title, desc string) {
-	title = textsafe.SanitizeLine(clip(cmp.Or(f.Title, f.Name), maxTitleBytes))
+	title = textsafe.SanitizeLine(textsafe.Clip(cmp.Or(f.Title, f.Name), maxTitleBytes))
 	if f.Required {
 		title += " (required)"
 	}
-	desc = textsafe.Sanitize(clip(f.Description, maxDescriptionBytes))
+	desc = textsafe.Sanitize(textsafe.Clip(f.Description, maxDescriptionBytes))
 	if desc != "" {
 		desc = strings.Join(cutLines(strings.Split(desc, "\n"), maxDescriptionLines), "\n")
 	}
@@ -273,7 +273,7 @@ func (f *formField) multiSelect(theme huh.Theme, title, desc string, values, lab
 	options := make([]huh.Option[int], 0, len(values))
 	for i, v := range values {
 		on := slices.ContainsFunc(picked, func(d any) bool { return fmt.Sprint(d) == v })
-		options = append(options, huh.NewOption(textsafe.SanitizeLine(clip(labels[i], maxTitleBytes)), i).Selected(on))
+		options = append(options, huh.NewOption(textsafe.SanitizeLine(textsafe.Clip(labels[i], maxTitleBytes)), i).Selected(on))
 		f.choices = append(f.choices, v)
 	}
 	least := f.MinItems

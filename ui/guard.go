@@ -16,24 +16,21 @@ import (
 // dump, which a person should not get for a bug of vq's.
 type guard struct {
 	m *Model
-	// probe, when set, sees each message before the model does (see
-	// Options.Probe).
+	// probe sees each message before the model does (Options.Probe).
 	probe func(tea.Msg)
 	// kill ends the program from View, which cannot return a command.
 	kill context.CancelFunc
 
 	mu     sync.Mutex
 	failed *exitcode.PanicError
-	// last is the last frame drawn whole: the one left on the terminal
-	// after a panic.
+	// last is the last frame drawn whole: left on the terminal after a panic.
 	last tea.View
 }
 
 // panicMsg tells Update that a command panicked.
 type panicMsg struct{}
 
-// catch records a panic recovered in the caller's deferred call, the
-// first one only.
+// catch records the first panic recovered.
 func (g *guard) catch(r any) {
 	p := exitcode.Recovered(r)
 	g.mu.Lock()

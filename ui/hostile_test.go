@@ -104,7 +104,7 @@ func TestHostileAnswersStayBounded(t *testing.T) {
 		{"20 MB cell and field", answerJSON(t, map[string]any{"data": map[string]any{"note": strings.Repeat("n", 20<<20),
 			"rows": []map[string]any{{"a": strings.Repeat("c", 20<<20)}, {"a": "short"}}}}),
 			[]string{"nnnn", "short"}},
-		{"100,000 next actions with 1 MB labels", answerJSON(t, map[string]any{"nextActions": actions(100_000, strings.Repeat("l", 1<<20), 3)}),
+		{"100,000 next actions with 1 MB labels", answerJSON(t, map[string]any{"nextActions": manyActions(100_000, strings.Repeat("l", 1<<20), 3)}),
 			[]string{"Next actions", "llll"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,8 +126,8 @@ func numbered(prefix string, n int) []string {
 	return out
 }
 
-// actions is n next actions, whose first few have the given long label.
-func actions(n int, long string, longOnes int) []map[string]any {
+// manyActions is n next actions, whose first few have the given long label.
+func manyActions(n int, long string, longOnes int) []map[string]any {
 	out := make([]map[string]any, n)
 	for i := range out {
 		label := fmt.Sprint("Action ", i)
@@ -190,10 +190,10 @@ func TestTableDrawsOnlyTheColumnsInView(t *testing.T) {
 	}
 	m := hostileModel(t, answerJSON(t, map[string]any{"data": map[string]any{"rows": []any{wide, wide}}}), 120, 40)
 	tb := m.top().data.tables[0]
-	if n := len(tb.line(0, &m.styles, 120, "")); n > 4*120 {
+	if n := len(tb.Line(0, m.styles.table, 120, "")); n > 4*120 {
 		t.Errorf("a row of a 120-column frame is %d bytes", n)
 	}
-	if n := len(tb.header(&m.styles, 120)); n > 16*120 {
+	if n := len(tb.Header(m.styles.table, 120, false)); n > 16*120 {
 		t.Errorf("a header of a 120-column frame is %d bytes", n)
 	}
 }

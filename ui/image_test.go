@@ -3,7 +3,6 @@ package ui
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"image"
 	"image/color"
 	"image/png"
@@ -19,26 +18,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/testkit"
+	shots "github.com/visualq/vq/ui/components/image"
 )
-
-func TestDetectImageProtocol(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		env  map[string]string
-		want imageProtocol
-	}{
-		{map[string]string{"TERM": "xterm-kitty"}, kittyImages},
-		{map[string]string{"TERM": "xterm-256color", "KITTY_WINDOW_ID": "3"}, kittyImages},
-		{map[string]string{"TERM_PROGRAM": "iTerm.app"}, itermImages},
-		{map[string]string{"TERM_PROGRAM": "WezTerm"}, itermImages},
-		{map[string]string{"TERM": "xterm-kitty", "TMUX": "/tmp/tmux-0/default,1,0"}, noImages},
-		{map[string]string{"TERM": "xterm-256color", "TERM_PROGRAM": "Apple_Terminal"}, noImages},
-	} {
-		if got := detectImageProtocol(func(k string) string { return c.env[k] }); got != c.want {
-			t.Errorf("%v: got %v, want %v", c.env, got, c.want)
-		}
-	}
-}
 
 func testPNG(t testing.TB, w, h int) []byte {
 	t.Helper()
@@ -51,46 +32,6 @@ func testPNG(t testing.TB, w, h int) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
-}
-
-func TestInlineImageReservesRowsAndCarriesThePNG(t *testing.T) {
-	t.Parallel()
-	pic := testPNG(t, 400, 200)
-	payload := base64.StdEncoding.EncodeToString(pic)
-
-	kitty, err := inlineImage(kittyImages, pic, 40, 30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// 40 columns of a 2:1 picture in 1:2 cells: 10 rows reserved.
-	if !strings.HasPrefix(kitty, strings.Repeat("\n", 10)+"\x1b7\x1b[10A\r\x1b_Gf=100,a=T,q=2,C=1,c=40,r=10,m=0;"+payload+"\x1b\\") {
-		t.Errorf("kitty sequence = %q", kitty)
-	}
-	iterm, err := inlineImage(itermImages, pic, 40, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(iterm, "\x1b]1337;File=inline=1;size=") || !strings.Contains(iterm, "width=40;height=4;") || !strings.Contains(iterm, payload+"\a") {
-		t.Errorf("iTerm2 sequence = %q", iterm)
-	}
-	if _, err := inlineImage(kittyImages, []byte("<html>not a png"), 40, 10); err == nil {
-		t.Error("a non-image body was encoded")
-	}
-}
-
-func TestKittyChunksLargeImages(t *testing.T) {
-	t.Parallel()
-	pic := testPNG(t, 1200, 900)
-	pic = append(pic, bytes.Repeat([]byte{0}, 9000)...) // trailing bytes keep it decodable and make it long
-	seq, err := inlineImage(kittyImages, pic, 80, 20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunks := strings.Count(seq, "\x1b_G")
-	want := (len(base64.StdEncoding.EncodeToString(pic)) + 4095) / 4096
-	if chunks != want || strings.Count(seq, "m=0;") != 1 {
-		t.Errorf("%d chunks (want %d), final markers %d", chunks, want, strings.Count(seq, "m=0;"))
-	}
 }
 
 // On a kitty terminal, arriving on a diff screen fetches its PNG (with no
@@ -114,8 +55,8 @@ func TestDiffScreenFetchesImageOnKitty(t *testing.T) {
 	}}, api.Call{Tool: "get_diff_stats"}, resp)
 
 	msg := m.top().askImage()()
-	im, ok := msg.(imageMsg)
-	if !ok || im.err != nil || !bytes.Equal(im.png, pic) {
+	im, ok := msg.(shots.Msg)
+	if !ok || im.Err != nil || !bytes.Equal(im.PNG, pic) {
 		t.Fatalf("fetch gave %#v", msg)
 	}
 	if len(auth) != 1 || <-auth != "" {
@@ -128,7 +69,7 @@ func TestDiffScreenFetchesImageOnKitty(t *testing.T) {
 		t.Error("the image is fetched again for the same screen")
 	}
 	// An image that arrives once its screen is gone is not printed.
-	m.top().images.diff = s.URL + "/other.png"
+	m.top().shots = shots.Model{}
 	if _, cmd := m.Update(im); cmd != nil {
 		t.Error("an image printed over a screen it does not belong to")
 	}

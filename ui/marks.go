@@ -15,49 +15,23 @@ import (
 func (s *answerPage) mark() {
 	t := s.selTable()
 	if r := s.selRow(); r >= 0 {
-		if t.marked[r] {
-			delete(t.marked, r)
+		if t.Marked[r] {
+			delete(t.Marked, r)
 		} else {
-			t.marked[r] = true
+			t.Marked[r] = true
 		}
 		s.moveSelection(1)
 	}
 }
 
-// markAll marks every row the filter shows, or unmarks them when all
-// are marked already.
-func markAll(t *table) {
-	all := true
-	for _, r := range t.view {
-		if !t.marked[r] {
-			all = false
-			break
-		}
-	}
-	for _, r := range t.view {
-		if all {
-			delete(t.marked, r)
-		} else {
-			t.marked[r] = true
-		}
-	}
-}
-
-// markCount is how many rows are marked on the screen, and how many of
-// them the filter hides.
-func (s *answerPage) markCount() (marked int) {
-	marked, _ = s.marks()
-	return marked
-}
-
+// marks is how many rows are marked on the screen, and how many of them
+// the filter hides.
 func (s *answerPage) marks() (marked, hidden int) {
 	for _, t := range s.data.tables {
-		marked += len(t.marked)
-		if t.match != nil {
-			for r := range t.marked {
-				if !t.match[r] {
-					hidden++
-				}
+		marked += len(t.Marked)
+		for r := range t.Marked {
+			if !t.Shows(r) {
+				hidden++
 			}
 		}
 	}
@@ -81,8 +55,9 @@ func (s *answerPage) marksNote() string {
 // askDropMarks asks before the screen's marks are dropped: by going back
 // (leave), or by Esc on the first screen, which only drops them.
 func (s *answerPage) askDropMarks(leave bool) tea.Cmd {
-	n := strconv.Itoa(s.markCount()) + " mark"
-	if s.markCount() != 1 {
+	count, _ := s.marks()
+	n := strconv.Itoa(count) + " mark"
+	if count != 1 {
 		n += "s"
 	}
 	question := "Drop the " + n + "?"
@@ -96,7 +71,7 @@ func (s *answerPage) askDropMarks(leave bool) tea.Cmd {
 				return nil
 			}
 			for _, t := range s.data.tables {
-				clear(t.marked)
+				clear(t.Marked)
 			}
 			s.m.status = n + " dropped"
 			if leave {

@@ -6,20 +6,19 @@ import (
 	"slices"
 	"strings"
 
-	"charm.land/bubbles/v2/help"
-	"charm.land/bubbles/v2/progress"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/textsafe"
+	"github.com/visualq/vq/ui/components/image"
+	"github.com/visualq/vq/ui/components/keybar"
+	"github.com/visualq/vq/ui/components/progress"
 )
 
 // Model is the root of the TUI: the stack of pages (page.go), the call
-// in flight (call.go), and what every page shares: the terminal's size
-// and styles, the help line's state, the status line and what this
-// session's writes did. It routes each message (Update) and draws the
-// page in front (View).
+// in flight (call.go), and what every page shares. It routes each
+// message (Update) and draws the page in front (View).
 type Model struct {
 	ctx    context.Context
 	invoke func(context.Context, api.Call) (*api.ToolResponse, error)
@@ -27,51 +26,41 @@ type Model struct {
 	// get consent (confirm.go).
 	writePolicy Consent
 	writeTools  func(string) bool
-	fetch       func(ctx context.Context, link string, max int64) ([]byte, error)
+	fetch       image.Fetch
 	open        func(string) error
 	getenv      func(string) string
-	images      imageProtocol
+	images      image.Protocol
 	// server is Options.Server, made safe for the header line.
 	server string
 
 	styles  styles
-	help    help.Model
+	keybar  keybar.Model
 	spinner spinner.Model
-	// callBar draws the progress of the call in flight.
-	callBar progress.Model
+	callBar progress.Bar // the call in flight's
 
 	// stack holds the pages, the one in front last.
 	stack         []page
 	width, height int
 	pending       *pending
 	seq           int
-	// reviewed is what each write call sent from this session did, by
-	// api.Call.Key: rows show it, whatever screen or refresh they are on.
-	reviewed map[string]reviewState
-	// failedWrites are the answers of the writes whose last answer in this
-	// session was a failure, by api.Call.Key: the session does not exit 0
-	// while one stands (exitAnswer).
+	// reviewed is what each write call of this session did, by
+	// api.Call.Key; failedWrites the answers of those that failed last,
+	// which the session exits with (exitAnswer).
+	reviewed     map[string]reviewState
 	failedWrites map[string]*api.ToolResponse
-	// status is a one-line note on what just happened (a cancelled call,
-	// a browser that would not start); report is a batch's summary, shown
-	// until the next key.
+	// status is a note on what just happened; report a batch's summary,
+	// shown until the next key.
 	status string
 	report []string
-	// ignored is the last key pressed while a call or a batch was out,
-	// which does nothing then: the spinner line names it, so that it is
-	// not lost without a word.
+	// ignored is the last key pressed while busy, named on the spinner line.
 	ignored string
-	// first is the session's first command, run from Init: the first
-	// call when the session opened before its answer (the stack has no
-	// answer until it comes), or the consent a first refusal asks for;
-	// firstErr is why it ended without one, and printAfter is set when
-	// the answer offers nothing to act on, to be printed once after the
-	// program.
+	// first is the session's first command (the first call, or the
+	// consent a first refusal asks for); firstErr why it ended without an
+	// answer; printAfter marks an answer to print once after the program.
 	first      tea.Cmd
 	firstErr   error
 	printAfter bool
-	// done is set when the session ends: the frame drawn then stays in the
-	// scrollback, without key help or selection.
+	// done is set when the session ends: the last frame has no key help.
 	done bool
 }
 
@@ -84,6 +73,9 @@ const (
 	reviewDone
 	reviewRefused
 )
+
+// callBarWidth is the width of the call's progress bar.
+const callBarWidth = 20
 
 // defaultWidth and defaultHeight are the frame's size until the terminal
 // tells its own.
@@ -100,10 +92,10 @@ func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolR
 		fetch:        opts.Fetch,
 		open:         opts.opener(),
 		getenv:       opts.getenv(),
-		images:       detectImageProtocol(opts.getenv()),
-		server:       textsafe.SanitizeLine(clip(opts.Server, maxLineBytes)),
+		images:       image.Detect(opts.getenv()),
+		server:       textsafe.SanitizeLine(textsafe.Clip(opts.Server, textsafe.MaxLineBytes)),
 		styles:       newStyles(true),
-		help:         help.New(),
+		keybar:       keybar.New(),
 		spinner:      spinner.New(spinner.WithSpinner(spinner.Dot)),
 		reviewed:     map[string]reviewState{},
 		failedWrites: map[string]*api.ToolResponse{},
@@ -114,7 +106,7 @@ func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolR
 		m.writeTools = api.KnownWriteTool
 	}
 	m.restyle()
-	m.help.SetWidth(m.width)
+	m.keybar.SetWidth(m.width)
 	if first == nil {
 		m.first = m.start(call, call.Tool, pushAnswer, nil)
 		return m
@@ -129,9 +121,9 @@ func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolR
 
 // restyle hands the styles to the parts the root owns.
 func (m *Model) restyle() {
-	m.help.Styles = m.styles.help
+	m.keybar.SetStyles(m.styles.help)
 	m.spinner.Style = m.styles.spinner
-	m.callBar = m.styles.callBar()
+	m.callBar = progress.New(callBarWidth, m.styles.accent)
 }
 
 // Init asks the terminal for its background, to pick light or dark colours,
@@ -177,7 +169,7 @@ func (m *Model) global(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
-		m.help.SetWidth(msg.Width)
+		m.keybar.SetWidth(msg.Width)
 	case tea.BackgroundColorMsg:
 		m.styles = newStyles(msg.IsDark())
 		m.restyle()

@@ -10,8 +10,8 @@ import (
 // A page is one screen on the root's stack (Model.stack), bottom to
 // front:
 //
-//   - answerPage (answer.go): one answer, the first at the bottom and
-//     each action run from it above it; Esc closes it.
+//   - answerPage (answer.go): one answer, each action run from it above
+//     it; Esc closes it. It composes the components (ui/components).
 //   - confirmPage (confirm.go): the consent to a write, asked by the
 //     command's policy, over the answer it writes from.
 //   - filterPage (filter.go): the filter being typed, over its answer.
@@ -19,35 +19,26 @@ import (
 //   - questionPage (question.go): the server's questions, in front of
 //     every other page while there are any.
 //
-// The root routes messages (Model.Update). A notice, a server's question
-// coming or ending and the answer to the call in flight are its own; so
-// are the keys while that call is out (call.go). Keys and pastes go to
-// the page in front. Every other message goes to the pages in view
-// (pagesInView), each taking what is its own, after the root took its
-// part: the terminal's size, its background, the spinner.
+// The root routes messages (Model.Update): notices, questions and the
+// call in flight are its own, and the keys while that call is
+// out (call.go). Keys and pastes go to the page in front; every other
+// message to the pages in view (pagesInView), after the root took its
+// part (size, background, spinner).
 //
-// A page draws from its state and does no I/O itself: what it does goes
-// out as the commands it returns, which come back as typed messages. It
-// names its keys as a help.KeyMap, with the bindings that would do
-// nothing disabled: the help line is drawn from them. A page holds the
-// root for what every page shares (the terminal's size and styles, this
-// session's writes) and for the root's doors: start a call (start), open
-// a page (push), close one (close), get a write consent and send it
-// (consent), quit (quit).
+// A page draws from its state and does no I/O itself: it returns
+// commands, which come back as typed messages. Its keys are a
+// help.KeyMap, those that would do nothing disabled. It holds the root
+// for what every page shares and for its doors: start a call, push or
+// close a page, consent to a write, quit.
 type page interface {
 	help.KeyMap
-	// Init is the page's first command, run as it opens.
-	Init() tea.Cmd
-	// Update handles a message the root routed to the page.
-	Update(msg tea.Msg) tea.Cmd
-	// View is the page's frame, line by line; the root fits it to the
-	// terminal.
-	View() []string
+	Init() tea.Cmd              // the first command, run as it opens
+	Update(msg tea.Msg) tea.Cmd // a message the root routed to it
+	View() []string             // its frame, which the root fits to the terminal
 }
 
-// An overlay is a page drawn inside the foot of the answer beneath it,
-// which stays in view: it draws one part of that foot, and the help line
-// is its keys'.
+// An overlay is a page drawn in one part of the foot of the answer
+// beneath it, which stays in view; the help line is its keys'.
 type overlay interface {
 	page
 	// part is the part of the foot the overlay draws, and its lines.

@@ -3,16 +3,17 @@ package ui
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"charm.land/bubbles/v2/progress"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/textsafe"
+	"github.com/visualq/vq/ui/components/progress"
 )
 
 // JobProgress shows watched jobs on stderr. Live (a terminal), it redraws one
@@ -25,7 +26,7 @@ type JobProgress struct {
 	w      io.Writer
 	live   bool
 	width  int
-	bar    progress.Model
+	bar    progress.Bar
 	styles progressStyles
 	jobs   []*jobRow
 	drawn  int // lines the last live frame drew
@@ -84,10 +85,7 @@ func NewJobProgress(w io.Writer, jobIDs []string, o ProgressOptions) *JobProgres
 	// but never every escape sequence.
 	p.w = &colorprofile.Writer{Forward: w, Profile: max(o.Profile, colorprofile.ASCII)}
 	p.styles = newProgressStyles()
-	// No percentage: the count (3/10) beside the bar says it better.
-	p.bar = progress.New(progress.WithWidth(jobBarWidth), progress.WithoutPercentage(),
-		progress.WithFillCharacters(progress.DefaultFullCharFullBlock, progress.DefaultEmptyCharBlock),
-		progress.WithColors(p.styles.bar))
+	p.bar = progress.New(jobBarWidth, p.styles.bar)
 	refresh := o.Refresh
 	if refresh <= 0 {
 		refresh = time.Second
@@ -123,10 +121,11 @@ func (p *JobProgress) Update(u api.JobUpdate) {
 	if p.closed {
 		return
 	}
-	row := p.row(u.JobID)
-	if row == nil {
+	i := slices.IndexFunc(p.jobs, func(r *jobRow) bool { return r.id == u.JobID })
+	if i < 0 {
 		return
 	}
+	row := p.jobs[i]
 	if u.Failure != nil {
 		row.failure = &u
 	} else {
@@ -145,15 +144,6 @@ func (p *JobProgress) Update(u api.JobUpdate) {
 	if p.live {
 		p.redraw()
 	}
-}
-
-func (p *JobProgress) row(id string) *jobRow {
-	for _, r := range p.jobs {
-		if r.id == id {
-			return r
-		}
-	}
-	return nil
 }
 
 // Close stops the display. A live view draws its last frame, leaving each
@@ -217,10 +207,6 @@ func (p *JobProgress) liveLine(r *jobRow) string {
 	if r.ended {
 		return p.summaryMark(u) + " " + jobLine(u)
 	}
-	pct := 0.0
-	if u.Total > 0 {
-		pct = min(max(u.Current/u.Total, 0), 1)
-	}
 	if u.Status == "" {
 		u.Status = "waiting"
 	}
@@ -228,9 +214,9 @@ func (p *JobProgress) liveLine(r *jobRow) string {
 	if !u.HasProgress || u.Total > 0 {
 		// Progress without a total (MCP allows it) fills no bar: its
 		// count says how far it got.
-		parts = append(parts, p.bar.ViewAs(pct))
+		parts = append(parts, p.bar.View(u))
 	}
-	parts = append(parts, progressParts(u)...)
+	parts = append(parts, progress.Parts(u)...)
 	if f := r.failure; f != nil {
 		parts = append(parts, p.styles.warn.Render("poll failed ("+textsafe.SanitizeLine(f.Failure.ErrorCode())+"), retrying"))
 	}
@@ -259,7 +245,7 @@ func jobLine(u api.JobUpdate) string {
 		fmt.Fprintf(&b, " poll failed: %s: %s; retrying in %s", textsafe.SanitizeLine(u.Failure.ErrorCode()),
 			textsafe.SanitizeLine(u.Failure.ErrorMessage()), retryDelay(u.RetryIn))
 	default:
-		for _, part := range progressParts(u) {
+		for _, part := range progress.Parts(u) {
 			b.WriteString(" " + part)
 		}
 		if u.Final != nil && !u.Final.OK {
@@ -270,31 +256,6 @@ func jobLine(u api.JobUpdate) string {
 	return b.String()
 }
 
-// progressParts are what an update says of a job's progress, as shown:
-// its status, count (3/10, or 3 so far when the total is not known) and
-// message, each when it has one.
-func progressParts(u api.JobUpdate) []string {
-	var parts []string
-	if u.Status == api.JobFailed && u.Message == api.RunError {
-		// A CI run that ended in error is a failed job saying so
-		// (api.RunAsJob): it reads "error", not "failed … error".
-		u.Status, u.Message = api.RunError, ""
-	}
-	if u.Status != "" {
-		parts = append(parts, textsafe.SanitizeLine(u.Status))
-	}
-	switch {
-	case u.HasProgress && u.Total > 0:
-		parts = append(parts, count(u.Current)+"/"+count(u.Total))
-	case u.HasProgress:
-		parts = append(parts, count(u.Current)+" so far")
-	}
-	if u.Message != "" {
-		parts = append(parts, textsafe.SanitizeLine(u.Message))
-	}
-	return parts
-}
-
 // retryDelay rounds a wait for reading: 1.5s, 250ms.
 func retryDelay(d time.Duration) string {
 	if d >= time.Second {
@@ -302,8 +263,6 @@ func retryDelay(d time.Duration) string {
 	}
 	return d.Round(time.Millisecond).String()
 }
-
-func count(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // elapsed is a duration as people read it: 4s, 2m05s, 1h02m.
 func elapsed(d time.Duration) string {

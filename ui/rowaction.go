@@ -8,24 +8,25 @@ import (
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/textsafe"
+	tbl "github.com/visualq/vq/ui/components/table"
 )
 
-// Row actions are derived from the answer itself, for any tool and any
-// table. A next action is a template for a table when some of its
-// arguments are named like the table's columns and one row holds exactly
-// those values: get_diff_stats {runId, scenarioLabel, viewport} next to a
-// failures table whose Homepage/desktop row has scenarioLabel Homepage and
-// viewport desktop. Every row then gets that action with its own values in
-// those arguments; the other arguments (runId) are kept as sent.
-//
-// An answer reached from a row teaches its table more templates: the
-// approve_vrt_results action of a diff reached from the Homepage/desktop
-// row names that row the same way, so it becomes a template for every row
-// of the failures table (what batch actions over marked rows run).
-//
-// A row's values are sent as the table shows them, sanitized: a value the
-// server sent with control characters in it comes back without them, and
-// the server refuses it as naming no row rather than acting on another.
+// Row actions are derived from the answer itself (docs/tui.md): a next
+// action whose column-named arguments match one row's cells is a template
+// that every row fills with its own values, the other arguments kept as
+// sent; an answer reached from a row teaches its table more templates.
+// Values are sent as the table shows them, sanitized: one the server sent
+// with control characters is refused as naming no row, never another.
+
+// table is a table of the answer's data with its row actions: only rows
+// with one can be selected and marked.
+type table struct {
+	*tbl.Table
+	templates []*rowTemplate
+}
+
+// actionable reports whether rows have an action.
+func (t *table) actionable() bool { return len(t.templates) > 0 }
 
 // rowTemplate is a next action with some arguments taken from a row.
 type rowTemplate struct {
@@ -83,7 +84,7 @@ func templateFor(a api.NextAction, t *table, r int, writes func(string) bool) *r
 		if name == api.ArgConfirm {
 			continue
 		}
-		col := slices.Index(t.t.Columns, textsafe.SanitizeLine(name))
+		col := slices.Index(t.Data.Columns, textsafe.SanitizeLine(name))
 		text, scalar := argText(a.Args[name])
 		if col < 0 || !scalar {
 			continue
@@ -103,12 +104,12 @@ func templateFor(a api.NextAction, t *table, r int, writes func(string) bool) *r
 		return true
 	}
 	if r >= 0 {
-		if matches(t.t.Rows[r]) {
+		if matches(t.Data.Rows[r]) {
 			return tp
 		}
 		return nil
 	}
-	if slices.ContainsFunc(t.t.Rows, matches) {
+	if slices.ContainsFunc(t.Data.Rows, matches) {
 		return tp
 	}
 	return nil
@@ -157,7 +158,7 @@ func (t *table) writeAction() *rowTemplate {
 // person's to give.
 func (tp *rowTemplate) call(t *table, r int) api.Call {
 	c := tp.action.Call()
-	row := t.t.Rows[r]
+	row := t.Data.Rows[r]
 	for _, arg := range tp.fromRow {
 		cell := row[arg.col]
 		switch tp.action.Args[arg.name].(type) {
@@ -185,7 +186,7 @@ func (tp *rowTemplate) label(t *table, r int) string {
 	var pairs []string
 	for _, arg := range tp.fromRow {
 		if old, _ := argText(tp.action.Args[arg.name]); old != "" {
-			pairs = append(pairs, old, t.t.Rows[r][arg.col])
+			pairs = append(pairs, old, t.Data.Rows[r][arg.col])
 		}
 	}
 	if label == "" || len(pairs) == 0 {
@@ -201,7 +202,7 @@ func (tp *rowTemplate) rowOf(t *table, a api.NextAction) int {
 	if other == nil || other.key() != tp.key() {
 		return -1
 	}
-	return slices.IndexFunc(t.t.Rows, func(row []string) bool {
+	return slices.IndexFunc(t.Data.Rows, func(row []string) bool {
 		for _, arg := range tp.fromRow {
 			if text, _ := argText(a.Args[arg.name]); row[arg.col] != text {
 				return false
@@ -216,7 +217,7 @@ func (tp *rowTemplate) rowOf(t *table, a api.NextAction) int {
 func rowName(tp *rowTemplate, t *table, r int) string {
 	parts := make([]string, 0, len(tp.fromRow))
 	for _, a := range tp.fromRow {
-		parts = append(parts, t.t.Rows[r][a.col])
+		parts = append(parts, t.Data.Rows[r][a.col])
 	}
 	return strings.Join(parts, " ")
 }

@@ -3,17 +3,12 @@ package ui
 import "strings"
 
 // The selected row is a check, not a place on the screen: when the rows
-// shown change (a sort, a filter, the answer fetched again after a
-// write), the selection stays on the same row, found again by its
-// identity (rowIdentity: the run, scenario and viewport a row's call
-// names), or, when that row is gone or hidden, on the row nearest to it
-// in the table's order, the rows after it first. A row the filter hid is
-// remembered (answerPage.hidden) until the person moves: clearing the
-// filter brings the selection back to it.
+// shown change (sort, filter, refresh) the selection stays on the row of
+// the same identity (rowIdentity), or the nearest one after it. A row the
+// filter hid is remembered (answerPage.hidden) until the person moves.
 
-// selectedBase is the row the selection follows: the one the filter hid
-// while the person has not moved since, else the selected row; -1 when
-// there is none.
+// selectedBase is the row the selection follows: the one the filter hid,
+// else the selected row; -1 when there is none.
 func (s *answerPage) selectedBase() int {
 	if len(s.data.sections) == 0 {
 		return -1
@@ -43,54 +38,19 @@ func (s *answerPage) reselect(base int) {
 // -1 for none. exact reports that base itself is selected.
 func (s *answerPage) selectNear(t, old *table, base int, same func(r int) int) (exact bool) {
 	found := -1
-	old.around(base, func(r int) bool {
-		if n := same(r); n >= 0 && t.shows(n) {
+	old.Around(base, func(r int) bool {
+		if n := same(r); n >= 0 && t.Shows(n) {
 			found, exact = n, r == base
 			return false
 		}
 		return true
 	})
 	if found < 0 {
-		s.pos = min(s.pos, max(t.len()-1, 0))
+		s.pos = min(s.pos, max(t.Len()-1, 0))
 		return false
 	}
-	s.pos = t.position(found)
+	s.pos = t.Position(found)
 	return exact
-}
-
-// shows reports whether the filter shows row r.
-func (t *table) shows(r int) bool { return t.match == nil || t.match[r] }
-
-// around calls yield with the rows of t in its order as if no filter hid
-// any, from row r outward: r, the rows after it, then those before it,
-// nearest first, until yield returns false.
-func (t *table) around(r int, yield func(int) bool) {
-	n := len(t.t.Rows)
-	at := func(i int) int { return i }
-	if t.order.col >= 0 {
-		perm := t.ascending(t.order.col)
-		at = func(i int) int { return perm[i] }
-		if t.order.desc {
-			at = func(i int) int { return perm[n-1-i] }
-		}
-	}
-	place := 0
-	for i := range n {
-		if at(i) == r {
-			place = i
-			break
-		}
-	}
-	for i := place; i < n; i++ {
-		if !yield(at(i)) {
-			return
-		}
-	}
-	for i := place - 1; i >= 0; i-- {
-		if !yield(at(i)) {
-			return
-		}
-	}
 }
 
 // rowIdentity is how the rows of a table are told apart: the values tp,
@@ -119,18 +79,18 @@ func (s *answerPage) reselectFrom(old *answerPage) {
 		return
 	}
 	ot, t := old.selTable(), s.selTable()
-	if !sameColumns(ot, t) {
+	if !t.SameColumns(ot.Table) {
 		return
 	}
 	tp := ot.rowAction()
-	identity := rowIdentity(tp, t.t.Rows)
-	rows := make(map[string]int, len(t.t.Rows))
-	for r := range t.t.Rows {
+	identity := rowIdentity(tp, t.Data.Rows)
+	rows := make(map[string]int, len(t.Data.Rows))
+	for r := range t.Data.Rows {
 		if _, dup := rows[identity(r)]; !dup {
 			rows[identity(r)] = r
 		}
 	}
-	oldIdentity := rowIdentity(tp, ot.t.Rows)
+	oldIdentity := rowIdentity(tp, ot.Data.Rows)
 	same := func(r int) int {
 		if n, ok := rows[oldIdentity(r)]; ok {
 			return n

@@ -4,10 +4,13 @@ import (
 	"image/color"
 
 	"charm.land/bubbles/v2/help"
-	"charm.land/bubbles/v2/progress"
 	"charm.land/bubbles/v2/textinput"
 	"charm.land/huh/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/visualq/vq/ui/components/actions"
+	"github.com/visualq/vq/ui/components/fields"
+	"github.com/visualq/vq/ui/components/image"
+	tbl "github.com/visualq/vq/ui/components/table"
 )
 
 // styles are every look of the TUI, built once per terminal background.
@@ -21,16 +24,18 @@ type styles struct {
 	warning             lipgloss.Style
 	errorCode           lipgloss.Style
 	dim                 lipgloss.Style
-	fieldKey            lipgloss.Style
-	tableHeader         lipgloss.Style
-	bar                 lipgloss.Style
 	sectionTitle        lipgloss.Style
 	selected            lipgloss.Style
 	writeBadge          lipgloss.Style
 	dialog              lipgloss.Style
 	spinner             lipgloss.Style
-	help                help.Styles
-	input               textinput.Styles
+	// The components' looks.
+	actions actions.Styles
+	image   image.Styles
+	fields  fields.Styles
+	table   tbl.Styles
+	help    help.Styles
+	input   textinput.Styles
 	// accent and failure are the colours formTheme draws with.
 	accent, failure color.Color
 }
@@ -43,23 +48,28 @@ func newStyles(isDark bool) styles {
 	red := c(lipgloss.Color("#B91C1C"), lipgloss.Color("#F87171"))
 	amber := c(lipgloss.Color("#B45309"), lipgloss.Color("#FBBF24"))
 	magenta := c(lipgloss.Color("#A21CAF"), lipgloss.Color("#F0ABFC"))
+	dim := lipgloss.NewStyle().Foreground(muted)
+	bar := lipgloss.NewStyle().Foreground(magenta)
+	bold, selected := lipgloss.NewStyle().Bold(true), lipgloss.NewStyle().Reverse(true)
+	writeBadge := lipgloss.NewStyle().Bold(true).Foreground(amber)
 	return styles{
-		crumb:        lipgloss.NewStyle().Foreground(muted),
-		crumbCurrent: lipgloss.NewStyle().Bold(true),
+		crumb:        dim,
+		crumbCurrent: bold,
 		okBadge:      lipgloss.NewStyle().Bold(true).Foreground(green),
 		errBadge:     lipgloss.NewStyle().Bold(true).Foreground(red),
 		tool:         lipgloss.NewStyle().Bold(true).Foreground(accent),
 		warning:      lipgloss.NewStyle().Foreground(amber),
 		errorCode:    lipgloss.NewStyle().Bold(true).Foreground(red),
-		dim:          lipgloss.NewStyle().Foreground(muted),
-		fieldKey:     lipgloss.NewStyle().Foreground(muted),
-		tableHeader:  lipgloss.NewStyle().Bold(true).Underline(true),
-		bar:          lipgloss.NewStyle().Foreground(magenta),
-		sectionTitle: lipgloss.NewStyle().Bold(true),
-		selected:     lipgloss.NewStyle().Reverse(true),
-		writeBadge:   lipgloss.NewStyle().Bold(true).Foreground(amber),
+		dim:          dim,
+		sectionTitle: bold,
+		selected:     selected,
+		writeBadge:   writeBadge,
 		dialog:       lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(amber).Padding(0, 1),
 		spinner:      lipgloss.NewStyle().Foreground(accent),
+		actions:      actions.Styles{Title: bold, Selected: selected, Write: writeBadge, Dim: dim},
+		image:        image.Styles{Label: dim, Dim: dim},
+		fields:       fields.Styles{Key: dim, Bar: bar, Dim: dim},
+		table:        tbl.Styles{Header: lipgloss.NewStyle().Bold(true).Underline(true), Bar: bar},
 		help:         help.DefaultStyles(isDark),
 		input:        inputStyles(isDark),
 		accent:       accent,
@@ -89,17 +99,6 @@ func (s *styles) formTheme() *huh.Styles {
 	t.Help = s.help
 	return t
 }
-
-// callBar is the progress bar of the call in flight, in the accent
-// colour; its count beside it says how far (no percentage).
-func (s *styles) callBar() progress.Model {
-	return progress.New(progress.WithWidth(callBarWidth), progress.WithoutPercentage(),
-		progress.WithFillCharacters(progress.DefaultFullCharFullBlock, progress.DefaultEmptyCharBlock),
-		progress.WithColors(s.accent))
-}
-
-// callBarWidth is the width of the call's progress bar.
-const callBarWidth = 20
 
 // inputStyles are the filter's: a steady cursor, as a blinking one would
 // redraw the frame twice a second for nothing.

@@ -3,8 +3,6 @@ package ui
 import (
 	"context"
 	"fmt"
-	"image"
-	"image/color"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/layout"
+	tbl "github.com/visualq/vq/ui/components/table"
 )
 
 // reviewServer is a run whose failures can be approved one by one: the
@@ -131,9 +130,9 @@ func TestRowsWithoutATemplateAreNotActionable(t *testing.T) {
 
 func TestTemplateKeepsArgumentTypesAndDropsServerConsent(t *testing.T) {
 	t.Parallel()
-	tb := newTable("checks", &layout.Table{
+	tb := &table{Table: tbl.New("checks", &layout.Table{
 		Columns: []string{"id", "attempt"}, Numeric: []bool{false, true}, Rows: [][]string{{"a", "1"}, {"b", "2"}},
-	})
+	})}
 	tb.addTemplates([]api.NextAction{{Tool: "retry", Args: map[string]any{"id": "a", "attempt": float64(1), "confirm": true, "mode": "full"}}}, -1, api.KnownWriteTool)
 	if len(tb.templates) != 1 {
 		t.Fatalf("templates = %d, want 1", len(tb.templates))
@@ -183,7 +182,7 @@ func TestMarksAndABatchWithRateLimitsAndARefusal(t *testing.T) {
 	press(m, "*")
 	press(m, "esc") // the filter goes, the marks stay
 	press(m, "G", "space")
-	if got := len(m.top().selTable().marked); got != 12 {
+	if got := len(m.top().selTable().Marked); got != 12 {
 		t.Fatalf("%d rows marked, want 12 (the filter's 11 and Page 30)", got)
 	}
 	press(m, "A")
@@ -209,7 +208,7 @@ func TestMarksAndABatchWithRateLimitsAndARefusal(t *testing.T) {
 	if strings.Contains(text, "Page 13 ") {
 		t.Errorf("the refreshed list still shows an approved check:\n%s", text)
 	}
-	if marked := m.top().selTable().marked; len(marked) != 1 {
+	if marked := m.top().selTable().Marked; len(marked) != 1 {
 		t.Errorf("after the batch %d rows are marked, want Page 12 alone", len(marked))
 	}
 	if got := m.exitAnswer(); got.ErrorCode() != api.CodeValidation {
@@ -341,33 +340,6 @@ func TestLongWarningListsCollapse(t *testing.T) {
 	}
 }
 
-func TestHalfBlocksKeepAspectAndColour(t *testing.T) {
-	t.Parallel()
-	img := image.NewRGBA(image.Rect(0, 0, 1280, 800))
-	for y := range 800 {
-		for x := range 1280 {
-			c := color.RGBA{0xff, 0xff, 0xff, 0xff}
-			if x >= 640 {
-				c = color.RGBA{0xff, 0, 0xff, 0xff}
-			}
-			img.SetRGBA(x, y, c)
-		}
-	}
-	lines := halfBlocks(img, 40, 100)
-	if len(lines) != 13 { // 40 columns × 25 pixels, two a line
-		t.Errorf("%d lines, want 13", len(lines))
-	}
-	if !strings.Contains(lines[0], "\x1b[38;2;255;0;255m") || !strings.HasPrefix(lines[0], "\x1b[38;2;255;255;255m") {
-		t.Errorf("colours lost: %q", lines[0])
-	}
-	if n := strings.Count(lines[0], "▀"); n != 40 {
-		t.Errorf("%d cells, want 40", n)
-	}
-	if short := halfBlocks(img, 40, 4); len(short) != 4 {
-		t.Errorf("a 4-line bound gave %d lines", len(short))
-	}
-}
-
 func TestDiffPreviewInHalfBlocksWithoutAnImageProtocol(t *testing.T) {
 	t.Parallel()
 	s := triageServer(t, 2)
@@ -392,7 +364,7 @@ func selectedLabel(m *Model) string {
 	if a.selRow() < 0 {
 		return ""
 	}
-	return t.t.Rows[a.selRow()][slices.Index(t.t.Columns, "scenarioLabel")]
+	return t.Data.Rows[a.selRow()][slices.Index(t.Data.Columns, "scenarioLabel")]
 }
 
 // The selection is a check: approving the rows above it, filtering it
@@ -455,7 +427,7 @@ func TestMarksAreStateYouCanSee(t *testing.T) {
 	press(m, "esc", "y")
 	text := plainText(m)
 	mustContain(t, text, "3 marks dropped")
-	if strings.Contains(text, "● ") || len(m.top().selTable().marked) != 0 {
+	if strings.Contains(text, "● ") || len(m.top().selTable().Marked) != 0 {
 		t.Errorf("the marks stayed:\n%s", text)
 	}
 

@@ -1,4 +1,4 @@
-package ui
+package image
 
 import (
 	"image"
@@ -9,16 +9,11 @@ import (
 )
 
 // halfBlocks draws img in at most cols columns and rows lines of "▀"
-// cells, two pixels a cell: the upper in the foreground colour, the lower
-// in the background. The picture keeps its aspect ratio (a cell is about
-// twice as tall as wide, so two pixels a cell make square pixels) and is
-// never drawn larger than it is. Each pixel is the average of the source
-// pixels it covers (imagesafe.Shrink), so thin lines of a diff still tint
-// their cell instead of vanishing between samples. Transparent parts are
-// drawn as they are stored, premultiplied, so they come out dark.
-//
-// Colours are 24-bit; the renderer brings them down to what the terminal
-// has (256 colours, 16), as it does for every other style.
+// cells, two (square) pixels a cell, upper in the foreground colour, in
+// its aspect ratio and never larger than it is. Each pixel averages the
+// source pixels it covers (imagesafe.Shrink), so a diff's thin lines
+// still tint their cell; transparent parts come out dark (premultiplied).
+// Colours are 24-bit; the renderer brings them down to the terminal's.
 func halfBlocks(img image.Image, cols, rows int) []string {
 	b := img.Bounds()
 	if b.Dx() == 0 || b.Dy() == 0 || cols < 1 || rows < 1 {

@@ -1,0 +1,316 @@
+// Package image is an answer's screenshots as its screen shows them: one
+// at a time (i cycles, the diff first), drawn inline where the terminal
+// can (kitty, iTerm2, WezTerm), else in half-blocks, with its link and
+// the keys that open (o) or copy (y) it. Fetching goes out as a command
+// and comes back as a Msg. It imports the internal leaves only.
+package image
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"image"
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/visualq/vq/internal/imagesafe"
+	"github.com/visualq/vq/internal/layout"
+	"github.com/visualq/vq/internal/textsafe"
+)
+
+// Protocol is how the terminal can show a picture inline; None draws
+// half-blocks.
+type Protocol int
+
+const (
+	None Protocol = iota
+	Kitty
+	ITerm
+)
+
+// Detect reads the environment only: asking the terminal would cost a
+// round trip at start-up. Inside tmux the sequences would need
+// passthrough, so tmux gets the half-block preview instead.
+func Detect(getenv func(string) string) Protocol {
+	switch {
+	case getenv("TMUX") != "":
+		return None
+	case getenv("TERM") == "xterm-kitty" || getenv("KITTY_WINDOW_ID") != "":
+		return Kitty
+	case getenv("TERM_PROGRAM") == "iTerm.app" || getenv("TERM_PROGRAM") == "WezTerm":
+		return ITerm
+	}
+	return None
+}
+
+// maxImageBytes bounds a downloaded image; thumbnailSide is the longest
+// side the half-block preview keeps: more than a wide terminal draws, a
+// few MB at most.
+const maxImageBytes, thumbnailSide = 16 << 20, 640
+
+// Msg carries a fetched screenshot: the PNG, or the picture decoded and
+// scaled down (thumbnailSide) when it is to be drawn in half-blocks
+// (decoding is the slow part, done off the update loop).
+type Msg struct {
+	URL string
+	PNG []byte
+	Img image.Image
+	Err error
+}
+
+// Fetch downloads at most max bytes of link.
+type Fetch func(ctx context.Context, link string, max int64) ([]byte, error)
+
+// fetchImage downloads a screenshot through fetch (which refuses a link
+// off the VisualQ server) and decodes it when decode is set, within
+// imagesafe's budget: too many pixels declared are refused unread.
+func fetchImage(ctx context.Context, fetch Fetch, link string, decode bool) tea.Cmd {
+	return func() tea.Msg {
+		data, err := fetch(ctx, link, maxImageBytes)
+		msg := Msg{URL: link, PNG: data, Err: err}
+		if err == nil && decode {
+			msg.PNG = nil
+			msg.Img, msg.Err = imagesafe.DecodeFit(data, thumbnailSide)
+		}
+		return msg
+	}
+}
+
+// Shot is one of a screen's screenshots.
+type Shot struct{ Name, Link string }
+
+// Styles are the looks of the link's line and of the notes.
+type Styles struct{ Label, Dim lipgloss.Style }
+
+// Keys open and copy the screenshot shown, and show the next.
+type Keys struct{ Open, Copy, Image key.Binding }
+
+// NewKeys are o, y and i.
+func NewKeys() Keys {
+	return Keys{
+		Open:  key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open diff")),
+		Copy:  key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy link")),
+		Image: key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "next image")),
+	}
+}
+
+// ShortHelp and FullHelp make Keys a help.KeyMap.
+func (k Keys) ShortHelp() []key.Binding  { return []key.Binding{k.Open, k.Copy, k.Image} }
+func (k Keys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
+
+// Model is a screen's screenshots, in the order i cycles through them,
+// the links asked for, each picture fetched or why it is not shown, and
+// the shown one's half-block preview.
+type Model struct {
+	shots    []Shot
+	shown    int
+	asked    map[string]bool
+	pictures map[string]picture
+	preview  []string
+}
+
+// picture is a fetched screenshot, scaled down, or why it is not shown.
+type picture struct {
+	img image.Image
+	err error
+}
+
+// New finds the screenshot links at the top of an answer's data: its
+// top-level string members baselineImageUrl, testImageUrl, diffImageUrl.
+func New(fields []layout.Field) Model {
+	var m Model
+	for _, s := range []Shot{{"diff", "diffImageUrl"}, {"baseline", "baselineImageUrl"}, {"test", "testImageUrl"}} {
+		for _, f := range fields {
+			// Top-level string members only: a nested key is dotted.
+			if f.Key == f.Name && f.Name == s.Link && f.Node.Kind == '"' {
+				if link := textsafe.SanitizeLine(f.Node.Text); link != "" {
+					m.shots = append(m.shots, Shot{s.Name, link})
+				}
+				break
+			}
+		}
+	}
+	return m
+}
+
+// HasDiff reports a diff image among the screenshots.
+func (m *Model) HasDiff() bool {
+	return slices.ContainsFunc(m.shots, func(s Shot) bool { return s.Name == "diff" })
+}
+
+// Shown is the screenshot shown; ok is false when there is none.
+func (m *Model) Shown() (Shot, bool) {
+	if len(m.shots) == 0 {
+		return Shot{}, false
+	}
+	return m.shots[m.shown%len(m.shots)], true
+}
+
+// Next shows the next screenshot (i).
+func (m *Model) Next(width, height int, st Styles) {
+	m.shown = (m.shown + 1) % max(len(m.shots), 1)
+	m.Draw(width, height, st)
+}
+
+// Ask fetches the screenshots once each: the one shown for a terminal
+// that shows images, else all of them for the half-block preview.
+func (m *Model) Ask(ctx context.Context, fetch Fetch, p Protocol) tea.Cmd {
+	cur, ok := m.Shown()
+	if fetch == nil || !ok {
+		return nil
+	}
+	shots := []Shot{cur}
+	if p == None {
+		shots = m.shots
+	}
+	var cmds []tea.Cmd
+	for _, s := range shots {
+		if m.asked[s.Link] {
+			continue
+		}
+		if m.asked == nil {
+			m.asked = map[string]bool{}
+		}
+		m.asked[s.Link] = true
+		cmds = append(cmds, fetchImage(ctx, fetch, s.Link, p == None))
+	}
+	return tea.Batch(cmds...)
+}
+
+// Update prints a fetched screenshot above the screen (it stays in the
+// scrollback), or keeps a decoded one, or why it failed, for the preview.
+func (m *Model) Update(msg Msg, p Protocol, width, height int, st Styles) tea.Cmd {
+	if !slices.ContainsFunc(m.shots, func(s Shot) bool { return s.Link == msg.URL }) {
+		return nil // it arrived after the person left its screen
+	}
+	if msg.Err == nil && msg.PNG != nil {
+		seq, err := inline(p, msg.PNG, min(width-1, 100), max(height/2, 4))
+		if err == nil {
+			return tea.Println(seq)
+		}
+		msg.Err = err
+	}
+	if m.pictures == nil {
+		m.pictures = map[string]picture{}
+	}
+	m.pictures[msg.URL] = picture{img: msg.Img, err: msg.Err}
+	m.Draw(width, height, st)
+	return nil
+}
+
+// Name names the screenshot of link.
+func (m *Model) Name(link string) string {
+	for _, s := range m.shots {
+		if s.Link == link {
+			return s.Name
+		}
+	}
+	return "diff"
+}
+
+// Draw draws the shown screenshot in half-blocks, the terminal's width
+// and a third of its height, or why it is not shown.
+func (m *Model) Draw(width, height int, st Styles) {
+	m.preview = nil
+	cur, ok := m.Shown()
+	if !ok {
+		return
+	}
+	pic, ok := m.pictures[cur.Link]
+	switch {
+	case !ok:
+	case pic.err != nil:
+		m.preview = []string{st.Dim.Render(cur.Name + ": " + textsafe.SanitizeLine(textsafe.Clip(pic.err.Error(), textsafe.MaxLineBytes)))}
+	default:
+		m.preview = halfBlocks(pic.img, max(width-1, 4), max(height/3-1, 3))
+	}
+}
+
+// View is the preview and the shown screenshot's whole link, wrapped, to
+// read or select; the last frame (done) keeps only the preview.
+func (m *Model) View(done bool, width int, st Styles) []string {
+	cur, ok := m.Shown()
+	if !ok {
+		return nil
+	}
+	lines := append([]string{}, m.preview...)
+	if !done {
+		keys := "o opens it, y copies it"
+		if len(m.shots) > 1 {
+			keys += ", i shows the " + m.next().Name
+		}
+		lines = append(lines, st.Label.Render(cur.Name+" image")+st.Dim.Render("  ("+keys+")"))
+		lines = append(lines, strings.Split(ansi.Hardwrap(textsafe.Clip(cur.Link, textsafe.MaxLineBytes), max(width-1, 20), false), "\n")...)
+	}
+	return lines
+}
+
+func (m *Model) next() Shot { return m.shots[(m.shown+1)%len(m.shots)] }
+
+// Keys are k with what does nothing disabled, named after the shots.
+func (m *Model) Keys(k Keys) Keys {
+	cur, ok := m.Shown()
+	k.Open.SetEnabled(ok)
+	k.Copy.SetEnabled(ok)
+	k.Open.SetHelp("o", "open "+cur.Name)
+	k.Image.SetEnabled(len(m.shots) > 1)
+	if len(m.shots) > 1 {
+		k.Image.SetHelp("i", m.next().Name+" image")
+	}
+	return k
+}
+
+// inline is the text that, printed above the screen, shows a PNG in about
+// cols columns, drawn from its last line up over blank lines reserved for
+// it (erasing after drawing would wipe it in iTerm2).
+func inline(p Protocol, png []byte, cols, maxRows int) (string, error) {
+	// The terminal decodes it: it is held to vq's own budget.
+	cfg, _, err := imagesafe.Check(bytes.NewReader(png))
+	if err != nil {
+		return "", err
+	}
+	// A terminal cell is about twice as tall as it is wide.
+	rows := min(max(cols*cfg.Height/cfg.Width/2, 1), maxRows)
+	data := base64.StdEncoding.EncodeToString(png)
+	var seq strings.Builder
+	switch p {
+	case Kitty:
+		// Chunks of at most 4096 bytes of payload, as the protocol asks.
+		for first := true; first || data != ""; first = false {
+			chunk := data[:min(len(data), 4096)]
+			data = data[len(chunk):]
+			more := 0
+			if data != "" {
+				more = 1
+			}
+			if first {
+				fmt.Fprintf(&seq, "\x1b_Gf=100,a=T,q=2,C=1,c=%d,r=%d,m=%d;%s\x1b\\", cols, rows, more, chunk)
+			} else {
+				fmt.Fprintf(&seq, "\x1b_Gm=%d;%s\x1b\\", more, chunk)
+			}
+		}
+	case ITerm:
+		fmt.Fprintf(&seq, "\x1b]1337;File=inline=1;size=%d;width=%d;height=%d;preserveAspectRatio=1:%s\a", len(png), cols, rows, data)
+	default:
+		return "", fmt.Errorf("terminal shows no images")
+	}
+	return strings.Repeat("\n", rows) + ansi.SaveCursor + ansi.CursorUp(rows) + "\r" + seq.String() + ansi.RestoreCursor, nil
+}
+
+// OpenedMsg reports the browser start.
+type OpenedMsg struct {
+	URL string
+	Err error
+}
+
+// Open hands an image link to the opener.
+func Open(open func(string) error, link string) tea.Cmd {
+	return func() tea.Msg {
+		return OpenedMsg{URL: link, Err: open(link)}
+	}
+}

@@ -1,0 +1,425 @@
+// Package table is a list of records as the TUI draws it: measured once,
+// sorted (s, S) and filtered (/) as views of row indexes, marked (space,
+// *), only the rows in view drawn. It imports the internal leaves only.
+package table
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/lipgloss/v2"
+	"github.com/visualq/vq/internal/layout"
+	"github.com/visualq/vq/internal/textsafe"
+)
+
+const (
+	// maxCellWidth keeps one long value from pushing the others away.
+	maxCellWidth = 40
+	barWidth     = layout.MismatchBarWidth
+	columnGap    = "  "
+	// gutterWidth is the selection, mark and review state before a row.
+	gutterWidth = 3
+	// arrowWidth is the sort arrow after a column's name (" ▲").
+	arrowWidth = 2
+)
+
+// Styles are a table's looks: its header, and the mismatch bar.
+type Styles struct{ Header, Bar lipgloss.Style }
+
+// sortKey is how rows are ordered: by column col (-1: as the server sent
+// them), descending or not.
+type sortKey struct {
+	col  int
+	desc bool
+}
+
+var serverOrder = sortKey{col: -1}
+
+// Table is a layout.Table measured once, so a frame costs only the rows
+// in view. Sorting and filtering make view, the rows shown as indexes
+// into Data.Rows: the index marks and row actions refer to.
+type Table struct {
+	// Name is the member that holds the list ("" for the data itself).
+	Name   string
+	Data   *layout.Table
+	widths []int
+	// bar is the index of the bar column, -1 without one, and values its
+	// numbers.
+	bar    int
+	values []float64
+
+	order sortKey
+	// byColumn caches each column's ascending order, built on its first
+	// sort: cycling through the columns again costs nothing.
+	byColumn map[int][]int
+	// query is the lower-cased filter; match which rows pass it (nil:
+	// all); haystack each row's lower-cased cells, built once.
+	query    string
+	match    []bool
+	matches  int
+	haystack []string
+	view     []int
+
+	// Marked are the rows space or * marked.
+	Marked map[int]bool
+}
+
+// New measures records, the list in member name.
+func New(name string, records *layout.Table) *Table {
+	t := &Table{Name: name, Data: records, bar: -1, order: serverOrder}
+	t.widths = make([]int, len(t.Data.Columns))
+	for i, c := range t.Data.Columns {
+		// A column's name keeps room for the sort arrow after it.
+		t.widths[i] = min(textsafe.DisplayWidth(c)+arrowWidth, maxCellWidth)
+		if c == layout.MismatchColumn && t.Data.Numeric[i] {
+			t.bar = i
+		}
+	}
+	for _, row := range t.Data.Rows {
+		for i, cell := range row {
+			t.widths[i] = max(t.widths[i], min(textsafe.DisplayWidth(textsafe.Clip(cell, textsafe.MaxLineBytes)), maxCellWidth))
+		}
+	}
+	if t.bar >= 0 {
+		t.values = t.numbers(t.bar)
+	}
+	t.Marked = map[int]bool{}
+	t.rebuild()
+	return t
+}
+
+// Title is the table's heading: the member's name and how many rows
+// show, "12 of 350" while a filter hides some.
+func (t *Table) Title() string {
+	if t.Name == "" {
+		return ""
+	}
+	count := strconv.Itoa(len(t.Data.Rows))
+	if t.match != nil {
+		count = strconv.Itoa(t.matches) + " of " + count
+	}
+	return t.Name + " (" + count + ")"
+}
+
+// Len is the number of rows shown.
+func (t *Table) Len() int { return len(t.view) }
+
+// Row is the index in t.Data.Rows of the i-th row shown.
+func (t *Table) Row(i int) int { return t.view[i] }
+
+func (t *Table) numbers(col int) []float64 {
+	v := make([]float64, len(t.Data.Rows))
+	for r, row := range t.Data.Rows {
+		v[r], _ = strconv.ParseFloat(row[col], 64)
+	}
+	return v
+}
+
+// nextOrder is the order s moves to: the next column, then the server's
+// order; numbers start descending, text ascending.
+func (t *Table) nextOrder() sortKey {
+	c := t.order.col + 1
+	if c >= len(t.Data.Columns) {
+		return serverOrder
+	}
+	return sortKey{col: c, desc: t.Data.Numeric[c]}
+}
+
+// NextSort sorts by nextOrder.
+func (t *Table) NextSort() {
+	t.order = t.nextOrder()
+	t.rebuild()
+}
+
+// ReverseSort flips the direction of the current sort; with none, it
+// sorts as s would, the other way round.
+func (t *Table) ReverseSort() {
+	if t.order.col < 0 {
+		t.order = t.nextOrder()
+	}
+	t.order.desc = !t.order.desc
+	t.rebuild()
+}
+
+// SortHelp says what s does next: "sort: viewport", "server order".
+func (t *Table) SortHelp() string {
+	if o := t.nextOrder(); o.col >= 0 {
+		return "sort: " + textsafe.SanitizeLine(t.Data.Columns[o.col])
+	}
+	return "server order"
+}
+
+// ascending is the rows in col's ascending order, numbers by value, ties
+// in the server's order.
+func (t *Table) ascending(col int) []int {
+	if perm, ok := t.byColumn[col]; ok {
+		return perm
+	}
+	perm := make([]int, len(t.Data.Rows))
+	for r := range perm {
+		perm[r] = r
+	}
+	if t.Data.Numeric[col] {
+		v := t.numbers(col)
+		slices.SortStableFunc(perm, func(a, b int) int {
+			switch {
+			case v[a] < v[b]:
+				return -1
+			case v[a] > v[b]:
+				return 1
+			}
+			return 0
+		})
+	} else {
+		rows := t.Data.Rows
+		slices.SortStableFunc(perm, func(a, b int) int { return naturalCompare(rows[a][col], rows[b][col]) })
+	}
+	if t.byColumn == nil {
+		t.byColumn = map[int][]int{}
+	}
+	t.byColumn[col] = perm
+	return perm
+}
+
+// SetFilter shows only the rows that contain q in any cell, ignoring
+// case. A query that extends the last one searches only its matches.
+func (t *Table) SetFilter(q string) {
+	q = strings.ToLower(q)
+	if q == t.query {
+		return
+	}
+	switch {
+	case q == "":
+		t.match, t.matches = nil, len(t.Data.Rows)
+	default:
+		if t.haystack == nil {
+			t.haystack = make([]string, len(t.Data.Rows))
+			for r, row := range t.Data.Rows {
+				t.haystack[r] = strings.ToLower(strings.Join(row, "\x00"))
+			}
+		}
+		narrowing := t.match != nil && strings.HasPrefix(q, t.query)
+		if !narrowing {
+			t.match = make([]bool, len(t.Data.Rows))
+		}
+		t.matches = 0
+		for r, hay := range t.haystack {
+			if narrowing && !t.match[r] {
+				continue
+			}
+			t.match[r] = strings.Contains(hay, q)
+			if t.match[r] {
+				t.matches++
+			}
+		}
+	}
+	t.query = q
+	t.rebuild()
+}
+
+// rebuild makes the view from the order and the filter.
+func (t *Table) rebuild() {
+	var order []int
+	if t.order.col >= 0 {
+		order = t.ascending(t.order.col)
+	}
+	n := len(t.Data.Rows)
+	if t.match != nil {
+		n = t.matches
+	}
+	view := make([]int, 0, n)
+	for i := range len(t.Data.Rows) {
+		r := i
+		switch {
+		case order == nil:
+		case t.order.desc:
+			r = order[len(order)-1-i]
+		default:
+			r = order[i]
+		}
+		if t.match == nil || t.match[r] {
+			view = append(view, r)
+		}
+	}
+	t.view = view
+}
+
+// Position is where row r shows in the view, -1 when the filter hides it.
+func (t *Table) Position(r int) int { return slices.Index(t.view, r) }
+
+// Header is the column names that start within width, the sorted one
+// with an arrow; gutter keeps the room of the rows' gutter.
+func (t *Table) Header(st Styles, width int, gutter bool) string {
+	var b strings.Builder
+	drawn := 0
+	if gutter {
+		b.WriteString(strings.Repeat(" ", gutterWidth))
+		drawn = gutterWidth
+	}
+	var head strings.Builder
+	gap := ""
+	for i, c := range t.Data.Columns {
+		if drawn >= width {
+			break // the frame cuts the line there: the columns past it cost nothing
+		}
+		drawn += len(gap) + t.widths[i]
+		head.WriteString(gap)
+		width := t.widths[i]
+		if i == t.bar {
+			width += 1 + barWidth
+		}
+		gap = columnGap
+		if i == t.order.col {
+			c += map[bool]string{true: " ▼", false: " ▲"}[t.order.desc]
+		}
+		head.WriteString(textsafe.Fit(c, width, false))
+	}
+	b.WriteString(st.Header.Render(strings.TrimRight(head.String(), " ")))
+	return b.String()
+}
+
+// Line draws the i-th row shown, the cells that start within width,
+// after gutter (its selection, mark and state, or "").
+func (t *Table) Line(i int, st Styles, width int, gutter string) string {
+	r := t.Row(i)
+	var b strings.Builder
+	b.WriteString(gutter)
+	drawn := 0
+	if gutter != "" {
+		drawn = gutterWidth
+	}
+	for c, cell := range t.Data.Rows[r] {
+		if drawn >= width {
+			break // the frame cuts the line there: the cells past it cost nothing
+		}
+		if c > 0 {
+			b.WriteString(columnGap)
+			drawn += len(columnGap)
+		}
+		drawn += t.widths[c]
+		if c == t.bar {
+			drawn += 1 + barWidth
+		}
+		b.WriteString(textsafe.Fit(cell, t.widths[c], t.Data.Numeric[c]))
+		if c == t.bar {
+			b.WriteByte(' ')
+			b.WriteString(st.Bar.Render(layout.MismatchBar(t.values[r])))
+		}
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
+// Shown are the rows shown, as indexes into the rows, in their order.
+func (t *Table) Shown() []int { return t.view }
+
+// Shows reports whether the filter shows row r.
+func (t *Table) Shows(r int) bool { return t.match == nil || t.match[r] }
+
+// HasBar reports a mismatch column, drawn with its bar.
+func (t *Table) HasBar() bool { return t.bar >= 0 }
+
+// Around yields the rows in t's order, unfiltered, from r outward: r,
+// those after it, then those before it, nearest first.
+func (t *Table) Around(r int, yield func(int) bool) {
+	n := len(t.Data.Rows)
+	at := func(i int) int { return i }
+	if t.order.col >= 0 {
+		perm := t.ascending(t.order.col)
+		at = func(i int) int { return perm[i] }
+		if t.order.desc {
+			at = func(i int) int { return perm[n-1-i] }
+		}
+	}
+	place := 0
+	for i := range n {
+		if at(i) == r {
+			place = i
+			break
+		}
+	}
+	for i := place; i < n; i++ {
+		if !yield(at(i)) {
+			return
+		}
+	}
+	for i := place - 1; i >= 0; i-- {
+		if !yield(at(i)) {
+			return
+		}
+	}
+}
+
+// MarkAll marks every row the filter shows, or unmarks them when all are
+// marked already (*).
+func (t *Table) MarkAll() {
+	all := true
+	for _, r := range t.view {
+		if !t.Marked[r] {
+			all = false
+			break
+		}
+	}
+	for _, r := range t.view {
+		if all {
+			delete(t.Marked, r)
+		} else {
+			t.Marked[r] = true
+		}
+	}
+}
+
+// SameColumns reports whether t and old have the same columns.
+func (t *Table) SameColumns(old *Table) bool {
+	return slices.Equal(t.Data.Columns, old.Data.Columns)
+}
+
+// Carry takes on the sort of old, the table t replaces, and its marks,
+// on the rows with the cells of a row marked in old.
+func (t *Table) Carry(old *Table) {
+	if old.order.col >= 0 {
+		t.order = old.order
+		t.rebuild()
+	}
+	if len(old.Marked) == 0 {
+		return
+	}
+	want := make(map[string]bool, len(old.Marked))
+	for r := range old.Marked {
+		want[strings.Join(old.Data.Rows[r], "\x00")] = true
+	}
+	for r, row := range t.Data.Rows {
+		if want[strings.Join(row, "\x00")] {
+			t.Marked[r] = true
+		}
+	}
+}
+
+// Keys are a table's keys: filter its rows, sort them, mark them.
+type Keys struct {
+	Filter, ClearFilter key.Binding
+	Sort, Reverse       key.Binding
+	Mark, MarkAll       key.Binding
+}
+
+// NewKeys are /, esc, s, S, space and *. Esc pressed twice quickly
+// arrives as alt+esc: it clears the filter as one Esc does.
+func NewKeys() Keys {
+	return Keys{
+		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		ClearFilter: key.NewBinding(key.WithKeys("esc", "alt+esc"), key.WithHelp("esc", "clear filter")),
+		Sort:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
+		Reverse:     key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "reverse sort")),
+		Mark:        key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "mark")),
+		MarkAll:     key.NewBinding(key.WithKeys("*"), key.WithHelp("*", "mark all shown")),
+	}
+}
+
+// ShortHelp and FullHelp make Keys a help.KeyMap.
+func (k Keys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Mark, k.Filter, k.ClearFilter, k.Sort}
+}
+func (k Keys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Filter, k.ClearFilter, k.Sort, k.Reverse, k.Mark, k.MarkAll}}
+}
