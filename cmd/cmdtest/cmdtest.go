@@ -60,11 +60,16 @@ func vq(main func() int) int {
 //	             environment, its streams pipes (stdin from testscript's
 //	             stdin command); it must exit 0 (! vq: must not)
 //	status N     the last vq exited N
-//	sent N       the sandbox has received N requests since the script began
+//	sent N       the server has received N requests since the script
+//	             began (the sandbox, or answer's server since it began)
 //	invoked T,U  the tools its invoke endpoint was called with, in order
 //	             ('' for none)
-//	answer FILE  vq's server (VQ_BASE_URL) is from now on one of the
-//	             script's own, which answers every call with FILE's bytes
+//	calls        prints the requests the server received, one a line:
+//	             the path and the body as sent (for stdout, cmp)
+//	answer [STATUS] FILE...  vq's server (VQ_BASE_URL) is from now on
+//	             one of the script's own, which answers the calls with
+//	             the files' bytes in order, the last one repeating, each
+//	             with the HTTP status before it (200 when none)
 //
 // The environment starts as the sandbox's: VQ_BASE_URL=$SANDBOX, the admin
 // key in VQ_API_KEY, a config file of the script's in VQ_CONFIG
@@ -86,8 +91,7 @@ func Scripts(t *testing.T, dir string) {
 				}
 			}
 			s := NewSandbox(tb, sandbox.Options{JobStep: step, Rate: -1})
-			e.Values[sandboxKey{}] = s
-			e.Values[testKey{}] = tb
+			e.Values[stateKey{}] = &state{t: tb, server: s.Server}
 			e.Setenv(exitFile, e.WorkDir+"/.vq-exit")
 			e.Setenv("SANDBOX", s.URL)
 			e.Setenv("VQ_BASE_URL", s.URL)
@@ -101,14 +105,23 @@ func Scripts(t *testing.T, dir string) {
 			"sent":    sent,
 			"invoked": invoked,
 			"answer":  answer,
+			"calls":   calls,
 		},
 	})
 }
 
+// state is a script's: its test and the server vq is pointed at.
 type (
-	sandboxKey struct{}
-	testKey    struct{}
+	stateKey struct{}
+	state    struct {
+		t      testing.TB
+		server *testkit.Server
+	}
 )
+
+func server(ts *testscript.TestScript) *testkit.Server {
+	return ts.Value(stateKey{}).(*state).server
+}
 
 // Sandbox is a sandbox on loopback that records the requests it receives
 // (testkit.Server's Calls). Hook, when set, sees each CI call first (n
@@ -148,9 +161,11 @@ func (s *Sandbox) Received(tool string) []string {
 
 // InvokedTools are the tools the invoke endpoint was called with, in
 // order, joined by commas.
-func (s *Sandbox) InvokedTools() string {
+func (s *Sandbox) InvokedTools() string { return invokedTools(s.Server) }
+
+func invokedTools(s *testkit.Server) string {
 	var names []string
-	for _, c := range s.InvokedCalls("") {
+	for _, c := range invokedCalls(s, "") {
 		names = append(names, c.Tool)
 	}
 	return strings.Join(names, ",")
@@ -158,7 +173,9 @@ func (s *Sandbox) InvokedTools() string {
 
 // InvokedCalls are the invoke endpoint's calls of tool, or all of them
 // for "".
-func (s *Sandbox) InvokedCalls(tool string) []testkit.Call {
+func (s *Sandbox) InvokedCalls(tool string) []testkit.Call { return invokedCalls(s.Server, tool) }
+
+func invokedCalls(s *testkit.Server, tool string) []testkit.Call {
 	var calls []testkit.Call
 	for _, c := range s.Calls() {
 		if c.Path == "/api/mcp/v1/invoke" && (tool == "" || c.Tool == tool) {
@@ -188,12 +205,12 @@ func status(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// sent checks how many requests the sandbox has received.
+// sent checks how many requests the server has received.
 func sent(ts *testscript.TestScript, neg bool, args []string) {
 	want := count(ts, neg, args, "sent N")
-	s := ts.Value(sandboxKey{}).(*Sandbox)
+	s := server(ts)
 	if got := len(s.Calls()); got != want {
-		ts.Fatalf("the sandbox received %d requests, want %d: %s", got, want, s.InvokedTools())
+		ts.Fatalf("the server received %d requests, want %d: %s", got, want, invokedTools(s))
 	}
 }
 
@@ -202,17 +219,38 @@ func invoked(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 || neg {
 		ts.Fatalf("usage: invoked TOOL,TOOL")
 	}
-	if got := ts.Value(sandboxKey{}).(*Sandbox).InvokedTools(); got != args[0] {
+	if got := invokedTools(server(ts)); got != args[0] {
 		ts.Fatalf("the invoke endpoint was called with %q, want %q", got, args[0])
 	}
 }
 
-// answer points vq at a server that answers every call with a file's
+// answer points vq at a server that answers the calls with files'
 // bytes, for answers the sandbox never gives.
 func answer(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 || neg {
-		ts.Fatalf("usage: answer FILE")
+	if len(args) == 0 || neg {
+		ts.Fatalf("usage: answer [STATUS] FILE...")
 	}
-	s := testkit.NewServer(ts.Value(testKey{}).(testing.TB), testkit.Always(200, ts.ReadFile(args[0])))
-	ts.Setenv("VQ_BASE_URL", s.URL)
+	var replies []testkit.Reply
+	status := 200
+	for _, arg := range args {
+		if n, err := strconv.Atoi(arg); err == nil {
+			status = n
+			continue
+		}
+		replies = append(replies, testkit.Answer(status, ts.ReadFile(arg)))
+		status = 200
+	}
+	st := ts.Value(stateKey{}).(*state)
+	st.server = testkit.NewServer(st.t, testkit.Script(replies...))
+	ts.Setenv("VQ_BASE_URL", st.server.URL)
+}
+
+// calls prints the requests the server received.
+func calls(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 0 || neg {
+		ts.Fatalf("usage: calls")
+	}
+	for _, c := range server(ts).Calls() {
+		fmt.Fprintf(ts.Stdout(), "%s %s\n", c.Path, c.Raw)
+	}
 }
