@@ -7,7 +7,6 @@ import (
 
 	"github.com/visualq/vq/cmd/cmdutil"
 	"github.com/visualq/vq/cmd/iostreams"
-	"github.com/visualq/vq/internal/testkit"
 )
 
 const confirmRequiredBody = `{"ok":false,"tool":"approve_vrt_results","summary":"confirm must be true","data":null,"warnings":[],"nextActions":[],
@@ -31,24 +30,6 @@ func TestWaitFlagsWhereACallMayBeWaitedFor(t *testing.T) {
 		if c, _, _ := root.Find(path); c.Flags().Lookup("wait") != nil || c.Flags().Lookup("wait-timeout") != nil {
 			t.Errorf("vq %s has wait flags it cannot honour", strings.Join(path, " "))
 		}
-	}
-}
-
-// --timeout given without --wait-timeout still bounds the whole wait, as
-// before --wait-timeout existed, and says it is deprecated.
-func TestTimeoutStillBoundsAWaitWithADeprecationNote(t *testing.T) {
-	t.Parallel()
-	s := testkit.NewJobServer(t, testkit.Reply{}, map[string][]testkit.Reply{"job_1": {testkit.JobStep("job_1", "running", 1, 3, "")}})
-	_, stderr, exit := runVQ(t, s.Env(), "watch", "job_1", "--interval", "2ms", "--timeout", "60ms")
-	if exit != 5 {
-		t.Errorf("exit %d, want 5 (timeout)", exit)
-	}
-	if !strings.Contains(stderr, "warning: --timeout bounding the whole wait is deprecated; use --wait-timeout 60ms\n") {
-		t.Errorf("no deprecation note:\n%s", stderr)
-	}
-	_, stderr, exit = runVQ(t, s.Env(), "watch", "job_1", "--interval", "2ms", "--timeout", "30s", "--wait-timeout", "60ms")
-	if exit != 5 || strings.Contains(stderr, "deprecated") {
-		t.Errorf("with --wait-timeout: exit %d, stderr:\n%s", exit, stderr)
 	}
 }
 
