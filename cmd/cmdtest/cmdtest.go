@@ -64,8 +64,9 @@ func vq(main func() int) int {
 //	             began (the sandbox, or answer's server since it began)
 //	invoked T,U  the tools its invoke endpoint was called with, in order
 //	             ('' for none)
-//	calls        prints the requests the server received, one a line:
-//	             the path and the body as sent (for stdout, cmp)
+//	calls [HEADER]  prints the requests the server received, one a
+//	             line: the path and the body as sent, or the header's
+//	             value (for stdout, cmp)
 //	answer [STATUS] FILE...  vq's server (VQ_BASE_URL) is from now on
 //	             one of the script's own, which answers the calls with
 //	             the files' bytes in order, the last one repeating, each
@@ -247,10 +248,14 @@ func answer(ts *testscript.TestScript, neg bool, args []string) {
 
 // calls prints the requests the server received.
 func calls(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 0 || neg {
-		ts.Fatalf("usage: calls")
+	if len(args) > 1 || neg {
+		ts.Fatalf("usage: calls [HEADER]")
 	}
 	for _, c := range server(ts).Calls() {
-		fmt.Fprintf(ts.Stdout(), "%s %s\n", c.Path, c.Raw)
+		what := string(c.Raw)
+		if len(args) == 1 {
+			what = c.Header.Get(args[0])
+		}
+		fmt.Fprintf(ts.Stdout(), "%s %s\n", c.Path, what)
 	}
 }
