@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/xml"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"regexp"
@@ -56,28 +55,6 @@ func interruptedAtSecondPoll(t *testing.T) (*cmdtest.Sandbox, context.Context) {
 		return false
 	}
 	return s, ctx
-}
-
-// TestCIWaitOutlastsGatewayErrors: 502s while waiting are retried and
-// reported, and the wait goes on to the verdict.
-func TestCIWaitOutlastsGatewayErrors(t *testing.T) {
-	t.Parallel()
-	s := newCISandbox(t, time.Millisecond)
-	s.Hook = func(w http.ResponseWriter, tool string, n int) bool {
-		if tool != api.ToolRunStatus || n > 3 {
-			return false
-		}
-		w.WriteHeader(http.StatusBadGateway)
-		io.WriteString(w, "<html><body>Bad Gateway</body></html>")
-		return true
-	}
-	stdout, stderr, exit := runVQ(t, s.Env(), append([]string{"ci", "run-vrt"}, fastWait...)...)
-	if exit != 0 || !strings.HasPrefix(stdout, "run run_ci_0001 passed") {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", exit, stdout, stderr)
-	}
-	if !strings.Contains(stderr, "run_ci_0001 poll failed: http_error: HTTP 502 Bad Gateway: Bad Gateway; retrying in") {
-		t.Errorf("stderr:\n%s", stderr)
-	}
 }
 
 // TestCIVerdictsInJUnit waits for a run of each kind with --format junit:
