@@ -72,9 +72,10 @@ func vq(main func() int) int {
 //	             the files' bytes in order, the last one repeating, each
 //	             with the HTTP status before it (200 when none)
 //
-// The environment starts as the sandbox's: VQ_BASE_URL=$SANDBOX, the admin
-// key in VQ_API_KEY, a config file of the script's in VQ_CONFIG
-// ($WORK/config.json) and no keyring; "env VQ_API_KEY=" takes the key away.
+// The environment starts as the sandbox's: VQ_BASE_URL=$SANDBOX (its port
+// in $SANDBOX_PORT), the admin key in VQ_API_KEY, a config file of the
+// script's in VQ_CONFIG ($WORK/config.json) and no keyring;
+// "env VQ_API_KEY=" takes the key away.
 // Each step of the sandbox's jobs and runs takes 1ms, or the duration a
 // file sandbox-job-step of the script holds (1h: runs that never end).
 func Scripts(t *testing.T, dir string) {
@@ -95,6 +96,7 @@ func Scripts(t *testing.T, dir string) {
 			e.Values[stateKey{}] = &state{t: tb, server: s.Server}
 			e.Setenv(exitFile, e.WorkDir+"/.vq-exit")
 			e.Setenv("SANDBOX", s.URL)
+			e.Setenv("SANDBOX_PORT", s.URL[strings.LastIndex(s.URL, ":")+1:])
 			e.Setenv("VQ_BASE_URL", s.URL)
 			e.Setenv("VQ_API_KEY", sandbox.KeyAdmin)
 			e.Setenv("VQ_CONFIG", e.WorkDir+"/config.json")
