@@ -162,32 +162,6 @@ func (s *Sandbox) Received(tool string) []string {
 	return bodies
 }
 
-// InvokedTools are the tools the invoke endpoint was called with, in
-// order, joined by commas.
-func (s *Sandbox) InvokedTools() string { return invokedTools(s.Server) }
-
-func invokedTools(s *testkit.Server) string {
-	var names []string
-	for _, c := range invokedCalls(s, "") {
-		names = append(names, c.Tool)
-	}
-	return strings.Join(names, ",")
-}
-
-// InvokedCalls are the invoke endpoint's calls of tool, or all of them
-// for "".
-func (s *Sandbox) InvokedCalls(tool string) []testkit.Call { return invokedCalls(s.Server, tool) }
-
-func invokedCalls(s *testkit.Server, tool string) []testkit.Call {
-	var calls []testkit.Call
-	for _, c := range s.Calls() {
-		if c.Path == "/api/mcp/v1/invoke" && (tool == "" || c.Tool == tool) {
-			calls = append(calls, c)
-		}
-	}
-	return calls
-}
-
 // count is the one argument of a command that takes a number.
 func count(ts *testscript.TestScript, neg bool, args []string, usage string) int {
 	if len(args) != 1 || neg {
@@ -213,7 +187,7 @@ func sent(ts *testscript.TestScript, neg bool, args []string) {
 	want := count(ts, neg, args, "sent N")
 	s := server(ts)
 	if got := len(s.Calls()); got != want {
-		ts.Fatalf("the server received %d requests, want %d: %s", got, want, invokedTools(s))
+		ts.Fatalf("the server received %d requests, want %d: %s", got, want, s.InvokedTools())
 	}
 }
 
@@ -222,7 +196,7 @@ func invoked(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 || neg {
 		ts.Fatalf("usage: invoked TOOL,TOOL")
 	}
-	if got := invokedTools(server(ts)); got != args[0] {
+	if got := server(ts).InvokedTools(); got != args[0] {
 		ts.Fatalf("the invoke endpoint was called with %q, want %q", got, args[0])
 	}
 }
