@@ -5,10 +5,6 @@ import (
 	"testing"
 )
 
-// hostile is server text that would retitle the window, clear the screen,
-// set colours and reorder or hide what follows if a terminal obeyed it.
-const hostile = "a\x1b]0;owned\x07b\u202ec\u200bd\x1b[2Je\u009b31mf"
-
 // assertTerminalSafe fails when out holds anything a terminal would act on.
 func assertTerminalSafe(t *testing.T, what, out string) {
 	t.Helper()
