@@ -2,17 +2,16 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"encoding/xml"
 	"fmt"
-	"github.com/visualq/vq/cmd/cmdtest"
-	"io"
 	"net/http"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/visualq/vq/cmd/cmdtest"
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/exitcode"
@@ -56,56 +55,6 @@ func interruptedAtSecondPoll(t *testing.T) (*cmdtest.Sandbox, context.Context) {
 		return false
 	}
 	return s, ctx
-}
-
-// TestCIWaitOutlastsGatewayErrors: 502s while waiting are retried and
-// reported, and the wait goes on to the verdict.
-func TestCIWaitOutlastsGatewayErrors(t *testing.T) {
-	t.Parallel()
-	s := newCISandbox(t, time.Millisecond)
-	s.Hook = func(w http.ResponseWriter, tool string, n int) bool {
-		if tool != api.ToolRunStatus || n > 3 {
-			return false
-		}
-		w.WriteHeader(http.StatusBadGateway)
-		io.WriteString(w, "<html><body>Bad Gateway</body></html>")
-		return true
-	}
-	stdout, stderr, exit := runVQ(t, s.Env(), append([]string{"ci", "run-vrt"}, fastWait...)...)
-	if exit != 0 || !strings.HasPrefix(stdout, "run run_ci_0001 passed") {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", exit, stdout, stderr)
-	}
-	if !strings.Contains(stderr, "run_ci_0001 poll failed: http_error: HTTP 502 Bad Gateway: Bad Gateway; retrying in") {
-		t.Errorf("stderr:\n%s", stderr)
-	}
-}
-
-func TestCIAnswerThatIsNotJSONIsAnHTTPError(t *testing.T) {
-	t.Parallel()
-	s := newCISandbox(t, time.Millisecond)
-	s.Hook = func(w http.ResponseWriter, tool string, _ int) bool {
-		io.WriteString(w, "<html><body>Welcome to nginx!</body></html>")
-		return true
-	}
-	want := exitcode.Of(exitcode.Shown(&api.ToolResponse{Error: &api.ToolError{Code: api.CodeHTTPError}, Recoverable: new(true)}))
-	// A run started with that answer may have started: it is not started
-	// again, and says so.
-	stdout, stderr, exit := runVQ(t, s.Env(), "ci", "run-vrt", "--wait")
-	if exit != exitcode.MaybeApplied || stdout != "" || !strings.Contains(stderr, "error: maybe_applied: run_vrt may have been applied: HTTP 200 OK: Welcome to nginx!; vq did not send it again") {
-		t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", exit, exitcode.MaybeApplied, stdout, stderr)
-	}
-	if n := len(s.Received("run_vrt")); n != 1 {
-		t.Errorf("run_vrt sent %d times", n)
-	}
-	stdout, _, exit = runVQ(t, s.Env(), "ci", "status", "run_1", "--json")
-	var doc struct {
-		OK    bool
-		Tool  string
-		Error struct{ Code string }
-	}
-	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || exit != want || doc.OK || doc.Tool != api.ToolRunStatus || doc.Error.Code != api.CodeHTTPError {
-		t.Errorf("--json: exit %d, %v\n%s", exit, err, stdout)
-	}
 }
 
 // TestCIVerdictsInJUnit waits for a run of each kind with --format junit:

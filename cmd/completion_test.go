@@ -3,8 +3,6 @@ package cmd
 import (
 	"strings"
 	"testing"
-
-	"github.com/visualq/vq/internal/testkit"
 )
 
 const runFailuresBody = `{"ok":true,"tool":"get_run_failures","summary":"3 of 12 checks failed.",
@@ -28,13 +26,4 @@ func completeWith(t *testing.T, env map[string]string, args ...string) ([]string
 		candidates = append(candidates, strings.SplitN(l, "\t", 2)[0])
 	}
 	return candidates, lines[len(lines)-1]
-}
-
-func TestCompletionOffersNothingWhenTheServerFails(t *testing.T) {
-	t.Parallel()
-	s := testkit.NewServer(t, testkit.Always(502, "<html>bad gateway</html>"))
-	got, directive := completeWith(t, s.Env(), "diff", "run_abc", "--scenario", "")
-	if len(got) != 0 || directive != ":4" {
-		t.Errorf("got %q %s, want nothing and no files", got, directive)
-	}
 }

@@ -91,17 +91,6 @@ func TestAServerCannotPassForTheClient(t *testing.T) {
 	}
 }
 
-// A duplicate ok is no verdict: whichever a decoder keeps, the answer is
-// malformed.
-func TestADuplicateOKIsAMalformedAnswer(t *testing.T) {
-	t.Parallel()
-	s := testkit.NewServer(t, testkit.Always(200, `{"ok":false,"tool":"get_run_failures","summary":"x","ok":true}`))
-	_, stderr, exit := runVQ(t, s.Env(), "failures", "run_1", "--no-retry")
-	if exit != exitcode.ForCode(api.CodeHTTPError, true) || !strings.Contains(stderr, "error: http_error: HTTP 200 OK: ") {
-		t.Errorf("exit %d, stderr %q", exit, stderr)
-	}
-}
-
 func TestExitCodesJSONMatchesWhatVQExitsWith(t *testing.T) {
 	t.Parallel()
 	stdout, _, exit := runVQ(t, nil, "exit-codes", "--json")
@@ -134,33 +123,6 @@ func TestExitCodesJSONMatchesWhatVQExitsWith(t *testing.T) {
 	}
 }
 
-func TestUnknownErrorCodeExitsUnknown(t *testing.T) {
-	t.Parallel()
-	s := testkit.NewServer(t, testkit.Always(422, testkit.Failure("some_tool", "brand_new_code", "why brand_new_code", false)))
-	_, _, exit := runVQ(t, s.Env(), "invoke", "x")
-	if exit != 30 {
-		t.Errorf("exit %d, want 30 (unknown, not recoverable)", exit)
-	}
-}
-
-func TestConfirmRequiredWithYesResendsOnce(t *testing.T) {
-	t.Parallel()
-	s := testkit.NewServer(t, testkit.Always(400, testkit.Failure("some_tool", "confirm_required", "why confirm_required", true)))
-	_, _, exit := runVQ(t, s.Env(), "invoke", "write_tool", "--yes")
-	calls := s.Calls()
-	if len(calls) != 2 || calls[1].Args["confirm"] != true {
-		t.Fatalf("calls %v", calls)
-	}
-	if exit != 12 {
-		t.Errorf("exit %d, want 12 (confirm_required, recoverable)", exit)
-	}
-	s2 := testkit.NewServer(t, testkit.Always(400, testkit.Failure("some_tool", "confirm_required", "why confirm_required", true)))
-	_, _, exit = runVQ(t, s2.Env(), "invoke", "write_tool")
-	if len(s2.Calls()) != 1 || exit != 12 {
-		t.Errorf("a script without --yes must fail with 12 after one call; got exit %d after %d", exit, len(s2.Calls()))
-	}
-}
-
 const withActions = `{"ok":true,"tool":"get_run_failures","summary":"3 of 12 checks failed.\u001b[2J\u001b]0;pwned\u0007",
  "data":{"runId":"run_abc","failed":3,"total":12,"failures":[
    {"scenarioLabel":"Homepage","viewport":"desktop","mismatchPercent":4.2},
@@ -171,30 +133,6 @@ const withActions = `{"ok":true,"tool":"get_run_failures","summary":"3 of 12 che
    {"label":"Tricky","tool":"get_diff_stats","args":{"scenarioLabel":"it's a \"quote\" $HOME ` + "`" + `id` + "`" + ` ; rm -rf /","viewport":"wide 1280×720","limit":5,"deep":{"a":[true,null]}}},
    {"label":"Controls \u202eevil","tool":"get_diff_stats","args":{"scenarioLabel":"line1\nline2\u001b[31m\u202e","viewport":"x"}},
    {"label":"Odd key","tool":"t","args":{"a=b":"c","--flag":"d"}}]}`
-
-func TestPlainOutputIsSanitizedAndAligned(t *testing.T) {
-	t.Parallel()
-	s := testkit.NewServer(t, testkit.Always(200, withActions))
-	stdout, _, exit := runVQ(t, s.Env(), "failures", "run_abc")
-	if exit != 0 {
-		t.Fatalf("exit %d", exit)
-	}
-	if strings.ContainsAny(stdout, "\x1b\x07\u202e") {
-		t.Errorf("control sequences reached plain output: %q", stdout)
-	}
-	for _, want := range []string{
-		"3 of 12 checks failed.\n",
-		"warning: baseline is old\n",
-		"runId   run_abc\nfailed  3\ntotal   12\n",
-		"failures (2):\n  scenarioLabel  viewport  mismatchPercent\n  Homepage       desktop               4.2\n  Cart red       mobile              12.75\n",
-		"  # Inspect Homepage desktop\n  vq diff run_abc --scenario Homepage --viewport desktop\n",
-		"  # Controls <U+202E>evil\n",
-	} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("plain output lacks %q:\n%s", want, stdout)
-		}
-	}
-}
 
 // TestPrintedNextActionsRunAsPrinted runs every printed next-action line
 // (a task command or vq invoke) through a real shell and checks the
@@ -245,32 +183,6 @@ func TestPrintedNextActionsRunAsPrinted(t *testing.T) {
 	}
 }
 
-func TestJQFiltersTheResponse(t *testing.T) {
-	t.Parallel()
-	s := testkit.NewServer(t, testkit.Always(200, withActions))
-	stdout, _, exit := runVQ(t, s.Env(), "failures", "run_abc", "--jq", ".data.failures[] | .scenarioLabel, .mismatchPercent")
-	if exit != 0 || stdout != "Homepage\n4.2\nCart red\n12.75\n" {
-		t.Errorf("exit %d stdout %q", exit, stdout)
-	}
-}
-
-func TestClientMadeHTTPErrorIsOneJSONDocument(t *testing.T) {
-	t.Parallel()
-	s := testkit.NewServer(t, testkit.Always(502, "<html><title>Bad Gateway</title></html>"))
-	stdout, stderr, exit := runVQ(t, s.Env(), "failures", "run_abc", "--json")
-	var doc map[string]any
-	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
-		t.Fatalf("stdout is not one JSON document: %q", stdout)
-	}
-	errObj, _ := doc["error"].(map[string]any)
-	if doc["ok"] != false || errObj["code"] != "http_error" || doc["recoverable"] != true || !strings.Contains(errObj["message"].(string), "HTTP 502") {
-		t.Errorf("doc %v", doc)
-	}
-	if exit != 20 || len(s.Calls()) != 2 {
-		t.Errorf("exit %d after %d calls, want 20 after 2 (5xx retried once); stderr %q", exit, len(s.Calls()), stderr)
-	}
-}
-
 func TestLoginWritesAPrivateConfigFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -299,14 +211,6 @@ func TestLoginWritesAPrivateConfigFile(t *testing.T) {
 	_, _, exit = vqRun{Env: env}.run(t, "auth", "logout")
 	if _, _, after := (vqRun{Env: env}).run(t, "auth", "status"); exit != 0 || after != exitcode.Unauthorized {
 		t.Errorf("logout exit %d, status after %d", exit, after)
-	}
-}
-
-func TestPlainHTTPToARemoteHostIsRefused(t *testing.T) {
-	t.Parallel()
-	_, stderr, exit := runVQ(t, map[string]string{"VQ_API_KEY": "k"}, "failures", "r", "--base-url", "http://visualq.example.com")
-	if exit != exitcode.Usage || !strings.Contains(stderr, "--base-url") {
-		t.Errorf("exit %d stderr %q", exit, stderr)
 	}
 }
 
@@ -393,42 +297,6 @@ func TestTaskCommandsSendTheSpecArguments(t *testing.T) {
 		sent, _ := json.Marshal(calls[0].Args)
 		if calls[0].Tool != tc.tool || string(sent) != tc.sent {
 			t.Errorf("%v: sent %v %s, want %s %s", tc.args, calls[0].Tool, sent, tc.tool, tc.sent)
-		}
-	}
-}
-
-// Settings come from the flag, else the environment, else the config file;
-// one that is set nowhere is not sent.
-func TestSettingsFlagOverEnvironmentOverConfigFile(t *testing.T) {
-	t.Parallel()
-	answer := `{"ok":true,"tool":"t","summary":"done","data":null,"warnings":[],"nextActions":[]}`
-	cfg := filepath.Join(t.TempDir(), "config.json")
-	if err := os.WriteFile(cfg, []byte(`{"project":"from-file","environment":"staging"}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		name                 string
-		config, envProject   string
-		flags                []string
-		project, environment any // nil: not sent
-	}{
-		{"config file", cfg, "", nil, "from-file", "staging"},
-		{"environment over config file", cfg, "from-env", nil, "from-env", "staging"},
-		{"flag over environment", cfg, "from-env", []string{"--project", "from-flag"}, "from-flag", "staging"},
-		{"set nowhere", filepath.Join(t.TempDir(), "none.json"), "", nil, nil, nil},
-	} {
-		s := testkit.NewServer(t, testkit.Always(200, answer))
-		env := s.Env()
-		env["VQ_CONFIG"] = tc.config
-		if tc.envProject != "" {
-			env["VQ_PROJECT"] = tc.envProject
-		}
-		if _, stderr, exit := runVQ(t, env, append([]string{"invoke", "t"}, tc.flags...)...); exit != 0 {
-			t.Fatalf("%s: exit %d: %s", tc.name, exit, stderr)
-		}
-		call := s.Calls()[0]
-		if call.Body["project"] != tc.project || call.Body["environment"] != tc.environment {
-			t.Errorf("%s: sent project %v, environment %v; want %v, %v", tc.name, call.Body["project"], call.Body["environment"], tc.project, tc.environment)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"encoding/xml"
 	"net/http"
 	"os"
 	"os/exec"
@@ -19,21 +18,6 @@ import (
 	"github.com/visualq/vq/internal/testkit"
 )
 
-func TestHelpEnvironmentListsEveryVariable(t *testing.T) {
-	t.Parallel()
-	stdout, _, exit := runVQ(t, nil, "help", "environment")
-	if exit != 0 {
-		t.Fatalf("exit %d", exit)
-	}
-	for _, v := range []string{"VQ_BASE_URL", "VQ_API_KEY", "VQ_PROJECT", "VQ_ENVIRONMENT", "VQ_TRANSPORT", "VQ_ENDPOINT",
-		"VQ_NO_TUI", "VQ_DEBUG", "VQ_CONFIG", "VQ_NO_KEYRING", "NO_COLOR", "CLICOLOR_FORCE", "HTTPS_PROXY", "NO_PROXY",
-		"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "GITHUB_STEP_SUMMARY", "config.json"} {
-		if !strings.Contains(stdout, v) {
-			t.Errorf("vq help environment does not mention %s", v)
-		}
-	}
-}
-
 func TestEveryCommandHasAnExample(t *testing.T) {
 	t.Parallel()
 	var walk func(*cobra.Command)
@@ -46,60 +30,6 @@ func TestEveryCommandHasAnExample(t *testing.T) {
 		}
 	}
 	walk(NewRootCmd(&cmdutil.Factory{IOStreams: &iostreams.IOStreams{}, Getenv: func(string) string { return "" }}))
-}
-
-func TestFormatJUnitThroughTheCommand(t *testing.T) {
-	t.Parallel()
-	s := testkit.NewServer(t, testkit.Always(200, runFailuresBody))
-	stdout, stderr, exit := runVQ(t, s.Env(), "failures", "run_abc", "--format", "junit")
-	if exit != 0 {
-		t.Fatalf("exit %d %s", exit, stderr)
-	}
-	var doc struct {
-		Tests    int `xml:"tests,attr"`
-		Failures int `xml:"failures,attr"`
-		Cases    []struct {
-			Name string `xml:"name,attr"`
-		} `xml:"testsuite>testcase"`
-	}
-	if err := xml.Unmarshal([]byte(stdout), &doc); err != nil {
-		t.Fatalf("not XML: %v\n%s", err, stdout)
-	}
-	if doc.Tests != 12 || doc.Failures != 3 || len(doc.Cases) != 12 || doc.Cases[0].Name != "Homepage [desktop]" {
-		t.Errorf("junit: %+v", doc)
-	}
-}
-
-func TestFormatThatDoesNotFitSaysSo(t *testing.T) {
-	t.Parallel()
-	s := testkit.NewServer(t, testkit.Always(200, `{"ok":true,"tool":"frt_find_scenarios","summary":"1 found","data":{"scenarios":[]},"warnings":[],"nextActions":[]}`))
-	// An answer without checks is one passing case: a valid report, and
-	// the call (which may have written) never reads as a usage error.
-	stdout, stderr, exit := runVQ(t, s.Env(), "scenario", "find", "checkout", "--format", "junit")
-	if exit != 0 || !strings.Contains(stdout, `<testcase name="frt_find_scenarios" classname="vq"></testcase>`) {
-		t.Errorf("exit %d, stdout %q, stderr %q", exit, stdout, stderr)
-	}
-	for _, args := range [][]string{
-		{"failures", "run_abc", "--format", "xml"},
-		{"failures", "run_abc", "--format", "junit", "--json"},
-		{"failures", "run_abc", "--format", "markdown", "--jq", ".ok"},
-	} {
-		if _, stderr, exit := runVQ(t, s.Env(), args...); exit != 2 {
-			t.Errorf("%q: exit %d, want 2 (usage) %s", args, exit, stderr)
-		}
-	}
-	if n := len(s.Calls()); n != 1 {
-		t.Errorf("usage errors must send nothing; server got %d calls", n)
-	}
-}
-
-func TestFormatMarkdownOfAFailedCallKeepsItsExitCode(t *testing.T) {
-	t.Parallel()
-	s := testkit.NewServer(t, testkit.Always(400, testkit.Failure("some_tool", "validation_error", "why validation_error", true)))
-	stdout, stderr, exit := runVQ(t, s.Env(), "failures", "nope", "--format", "markdown", "--no-retry")
-	if exit != 11 || !strings.Contains(stdout, "**Error** `validation_error`") || !strings.Contains(stderr, "error: validation_error") {
-		t.Errorf("exit %d\nstdout %q\nstderr %q", exit, stdout, stderr)
-	}
 }
 
 // TestHTTPSProxyIsUsed runs vq in a child process (the proxy environment is

@@ -97,16 +97,3 @@ func TestTheCommandTableIsTheSpecs(t *testing.T) {
 		}
 	}
 }
-
-// A proof prints its next actions as their fronting commands (vq
-// failures' outputs: cmd/failures/testdata/script/failures_next_actions.txtar).
-func TestAProofPrintsTheFrontingCommand(t *testing.T) {
-	t.Parallel()
-	proof := testkit.NewServer(t, testkit.Always(200, `{"ok":true,"tool":"tracking_prove_jira_ticket","summary":"proven",
-		"data":{"proofVerdict":"proven","proofOutcome":{"proven":true,"headline":"OUI","reasons":[]},"jiraMarkdown":"ok","warnings":[],
-		"nextActions":[{"label":"Prove again","tool":"tracking_prove_jira_ticket","args":{"ticket":"BN-471"}}]},"warnings":[],"nextActions":[]}`))
-	stdout, stderr, exit := runVQ(t, proof.Env(), "prove", "BN-470", "--no-tui")
-	if exit != 0 || !strings.Contains(stdout, "  vq prove BN-471\n") {
-		t.Errorf("vq prove: exit %d, stdout %q (%s); want the line vq prove BN-471", exit, stdout, stderr)
-	}
-}

@@ -139,14 +139,6 @@ func TestSignalsCancelTheRequestAndExit(t *testing.T) {
 // one text answer of its size (TestMain).
 const asStdioTextServer = "VQ_TEST_AS_STDIO_TEXT_SERVER"
 
-func TestTheAPIKeyIsNeverAFlag(t *testing.T) {
-	t.Parallel()
-	_, stderr, exit := runVQ(t, nil, "invoke", "t", "--api-key", secretKey)
-	if exit != exitcode.Usage || strings.Contains(stderr, secretKey) {
-		t.Errorf("exit %d, stderr %q", exit, stderr)
-	}
-}
-
 // A reader that stops early (vq failures run_100k | head -1) ends vq
 // quietly: no error on stderr, and the exit code is the answer's, as if
 // the whole answer had been read.

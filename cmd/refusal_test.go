@@ -64,34 +64,6 @@ func TestRefusalsNameTheirServerAndTheKeysSource(t *testing.T) {
 	}
 }
 
-// A 401 to a call that carried no credential says that none was sent, and
-// how to sign in; a VisualQ key kept from an --endpoint on another host is
-// named as the key that was not sent.
-func TestA401WithNoCredentialSentSaysSo(t *testing.T) {
-	t.Parallel()
-	ts := startLoggedSandbox(t)
-	endpoint := ts.URL + "/api/mcp"
-	meta := ts.URL + "/.well-known/oauth-protected-resource/api/mcp"
-	for _, c := range []struct {
-		name, credential string
-		env              map[string]string
-	}{
-		{"nothing at all", "no credential sent", nil},
-		{"a key for another server", "no credential sent: the API key from VQ_API_KEY goes only to localhost:1", map[string]string{"VQ_BASE_URL": "http://localhost:1", "VQ_API_KEY": sandbox.KeyAdmin}},
-	} {
-		_, stderr, exit := runVQ(t, c.env, "--endpoint", endpoint, "failures", "run_abc")
-		want := "error: unauthorized: the server asks for a credential, and none was sent (HTTP 401); sign in with: vq auth login --oauth --endpoint " + endpoint + " (resource metadata: " + meta + "), or send one with --header 'Authorization: Bearer …' (server " + host(ts.URL) + "; " + c.credential + ") (not recoverable, exit 4)\n"
-		if exit != exitcode.Unauthorized || stderr != want {
-			t.Errorf("%s: exit %d\nstderr: %q\nwant:   %q", c.name, exit, stderr, want)
-		}
-		for _, call := range ts.Calls() {
-			if h := call.Header.Get("Authorization"); h != "" {
-				t.Errorf("%s: the server got Authorization %q", c.name, h)
-			}
-		}
-	}
-}
-
 // The TUI's header names the server the session's calls go to, with the
 // profile that picked it; a refusal on its screen says where its key came
 // from.

@@ -134,19 +134,12 @@ func jsonData(t *testing.T, stdout string) map[string]any {
 	return doc.Data
 }
 
-// A run's wait that times out, is interrupted or ends in an error keeps the
-// run's handle in its document, and stderr the command that resumes.
+// A run's wait that is interrupted or ends in an error keeps the run's
+// handle in its document, and stderr the command that resumes (timed out:
+// cmd/ci/testdata/script/ci_wait_timeout.txtar).
 func TestCIFailedWaitKeepsTheHandle(t *testing.T) {
 	t.Parallel()
 	resume := "hint: to resume: vq ci status run_ci_0001 --wait\n"
-	t.Run("timeout", func(t *testing.T) {
-		s := newCISandbox(t, time.Hour)
-		stdout, stderr, exit := runVQ(t, s.Env(), "ci", "run-vrt", "--wait", "--interval", "5ms", "--wait-timeout", "100ms", "--json")
-		data := jsonData(t, stdout)
-		if exit != exitcode.Timeout || data["runId"] != "run_ci_0001" || data["url"] != s.URL+"/sandbox/runs/run_ci_0001" || !strings.HasSuffix(stderr, resume) {
-			t.Errorf("exit %d, data %v\n%s", exit, data, stderr)
-		}
-	})
 	t.Run("interrupted", func(t *testing.T) {
 		s, ctx := interruptedAtSecondPoll(t)
 		stdout, stderr, exit := vqRun{Env: s.Env(), Ctx: ctx}.run(t, "ci", "run-vrt", "--wait", "--interval", "5ms", "--json")
@@ -175,19 +168,12 @@ func TestCIFailedWaitKeepsTheHandle(t *testing.T) {
 	})
 }
 
-// A job's watch that times out, is interrupted or is refused keeps the
-// job's ID in its document (vq watch, and every --wait on a job).
+// A job's watch that is interrupted keeps the job's ID in its document
+// (vq watch, and every --wait on a job); timed out and refused:
+// prove/testdata/script/watch_*.txtar.
 func TestJobWaitKeepsTheHandle(t *testing.T) {
 	t.Parallel()
 	running := map[string][]testkit.Reply{"job_1": {testkit.JobStep("job_1", "running", 1, 9, "slow")}}
-	t.Run("timeout", func(t *testing.T) {
-		s := testkit.NewJobServer(t, testkit.Reply{}, running)
-		stdout, stderr, exit := runVQ(t, s.Env(), "watch", "job_1", "--interval", "2ms", "--wait-timeout", "1s", "--json")
-		if data := jsonData(t, stdout); exit != exitcode.Timeout || data["jobId"] != "job_1" || data["status"] != "running" ||
-			!strings.Contains(stderr, "hint: to resume: vq watch job_1\n") {
-			t.Errorf("exit %d, data %v\n%s", exit, data, stderr)
-		}
-	})
 	t.Run("interrupted", func(t *testing.T) {
 		s := testkit.NewJobServer(t, testkit.Reply{}, running)
 		ctx, cancel := context.WithCancel(context.Background())
@@ -195,13 +181,6 @@ func TestJobWaitKeepsTheHandle(t *testing.T) {
 		stdout, stderr, exit := vqRun{Env: s.Env(), Ctx: ctx}.run(t, "watch", "job_1", "--interval", "2ms", "--json")
 		if data := jsonData(t, stdout); exit != exitcode.Interrupted || data["jobId"] != "job_1" ||
 			!strings.HasSuffix(stderr, "hint: to resume: vq watch job_1\nerror: interrupted\n") {
-			t.Errorf("exit %d, data %v\n%s", exit, data, stderr)
-		}
-	})
-	t.Run("refused", func(t *testing.T) {
-		s := testkit.NewJobServer(t, testkit.Reply{}, nil)
-		stdout, stderr, exit := runVQ(t, s.Env(), "watch", "job_nope", "--interval", "1ms", "--json")
-		if data := jsonData(t, stdout); exit != 41 || data["jobId"] != "job_nope" || !strings.Contains(stderr, "hint: to resume: vq watch job_nope\n") {
 			t.Errorf("exit %d, data %v\n%s", exit, data, stderr)
 		}
 	})

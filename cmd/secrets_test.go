@@ -29,31 +29,6 @@ func TestConfigDirectoryIsPrivateAndWarnedAbout(t *testing.T) {
 	}
 }
 
-// A token file that is not JSON names itself and breaks only what needs
-// it: calls with a key work, and signing out works.
-func TestCorruptTokenFileBreaksOnlyWhatNeedsIt(t *testing.T) {
-	t.Parallel()
-	ts := startSandbox(t)
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "oauth.json"), []byte("{not json"), 0o600)
-	env := map[string]string{"VQ_CONFIG": filepath.Join(dir, "config.json"), "VQ_BASE_URL": ts.URL}
-	withKey := map[string]string{"VQ_API_KEY": sandbox.KeyAdmin}
-	for k, v := range env {
-		withKey[k] = v
-	}
-	if _, stderr, exit := runVQ(t, withKey, "--transport", "mcp", "failures", "run_abc"); exit != 0 {
-		t.Errorf("a call with a key: exit %d, %s", exit, stderr)
-	}
-	_, stderr, exit := runVQ(t, env, "--transport", "mcp", "failures", "run_abc")
-	if exit == 0 || !strings.Contains(stderr, filepath.Join(dir, "oauth.json")+" is not valid JSON") {
-		t.Errorf("a call that needs the token: exit %d, stderr %s", exit, stderr)
-	}
-	_, stderr, exit = runVQ(t, env, "auth", "logout")
-	if exit != 0 || !strings.Contains(stderr, "oauth.json is not valid JSON") {
-		t.Errorf("logout: exit %d, stderr %s", exit, stderr)
-	}
-}
-
 // Two sign-ins at once, to different servers, both survive.
 func TestConcurrentSignInsBothSurvive(t *testing.T) {
 	t.Parallel()

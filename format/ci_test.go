@@ -110,82 +110,6 @@ func TestJUnitHasOneCasePerCheckAndHonestCounts(t *testing.T) {
 	}
 }
 
-func TestJUnitOfAFailedCallIsOneErroredCase(t *testing.T) {
-	t.Parallel()
-	r := decodeResponse(t, `{"ok":false,"tool":"get_run_failures","summary":"nope","data":null,"warnings":[],"nextActions":[],
-		"error":{"code":"validation_error","message":"runId \"x\" not found"},"recoverable":true}`)
-	var out bytes.Buffer
-	if err := JUnit(&out, r); err != nil {
-		t.Fatal(err)
-	}
-	s := parseJUnit(t, out.Bytes())
-	if s.Tests != 1 || s.Errors != 1 || s.Suites[0].Cases[0].Error == nil || s.Suites[0].Cases[0].Error.Type != "validation_error" {
-		t.Fatalf("want one errored case, got %+v", s)
-	}
-}
-
-func TestJUnitOfDataWithoutChecksIsOnePassingCase(t *testing.T) {
-	t.Parallel()
-	r := decodeResponse(t, `{"ok":true,"tool":"approve_vrt_results","summary":"approved","data":{"approved":1},"warnings":[],"nextActions":[]}`)
-	var out bytes.Buffer
-	if err := JUnit(&out, r); err != nil {
-		t.Fatal(err)
-	}
-	if s := parseJUnit(t, out.Bytes()); s.Tests != 1 || s.Failures != 0 || s.Errors != 0 {
-		t.Fatalf("want one passing case for the call, got %+v", s)
-	}
-}
-
-func TestJUnitOfADiffIsOneCase(t *testing.T) {
-	t.Parallel()
-	r := decodeResponse(t, `{"ok":true,"tool":"get_diff_stats","summary":"s","data":{"runId":"run_abc","scenarioLabel":"Homepage","viewport":"desktop","approved":false,"mismatchPercent":4.2,"threshold":0.1},"warnings":[],"nextActions":[]}`)
-	var out bytes.Buffer
-	if err := JUnit(&out, r); err != nil {
-		t.Fatal(err)
-	}
-	if s := parseJUnit(t, out.Bytes()); s.Tests != 1 || s.Failures != 1 {
-		t.Fatalf("want 1 failing case, got %+v", s)
-	}
-}
-
-func TestGitHubAnnotationsEscapeWorkflowCommandSyntax(t *testing.T) {
-	t.Parallel()
-	r := decodeResponse(t, `{"ok":true,"tool":"get_run_failures","summary":"s","data":{"runId":"r","failed":1,"total":1,
-		"failures":[{"scenarioLabel":"50%: a, b","viewport":"x\r\n::error::forged","mismatchPercent":3}]},
-		"warnings":["line one\nline two 100%\r\u001b[31mred"],"nextActions":[]}`)
-	var out bytes.Buffer
-	if err := GitHub(&out, r, "", nil); err != nil {
-		t.Fatal(err)
-	}
-	want := "::error title=Visual change%3A 50%25%3A a%2C b [x%0D%0A%3A%3Aerror%3A%3Aforged]::50%25: a, b on x%0D%0A::error::forged changed: 3%25 of pixels differ\n" +
-		"::warning title=vq get_run_failures::line one%0Aline two 100%25%0Dred\n"
-	if out.String() != want {
-		t.Errorf("annotations:\n got %q\nwant %q", out.String(), want)
-	}
-}
-
-// Counts alone (a CI run's status) are one annotation; it names the command
-// that lists the checks only when it knows the run.
-func TestGitHubCountsWithoutChecks(t *testing.T) {
-	t.Parallel()
-	for runID, want := range map[string]string{
-		"":      "::error title=vq get_run_status::3 of 12 checks failed (not itemized here)\n",
-		"run 1": "::error title=vq get_run_status::3 of 12 checks failed (not itemized here; run vq failures 'run 1')\n",
-	} {
-		data := `{"status":"failed","failed":3,"total":12}`
-		if runID != "" {
-			data = `{"runId":"` + runID + `","status":"failed","failed":3,"total":12}`
-		}
-		var out bytes.Buffer
-		if err := GitHub(&out, decodeResponse(t, `{"ok":true,"tool":"get_run_status","summary":"s","data":`+data+`}`), "", nil); err != nil {
-			t.Fatal(err)
-		}
-		if out.String() != want {
-			t.Errorf("run %q:\n got %q\nwant %q", runID, out.String(), want)
-		}
-	}
-}
-
 func TestGitHubAppendsTheReportToTheStepSummary(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "summary.md")
@@ -199,53 +123,6 @@ func TestGitHubAppendsTheReportToTheStepSummary(t *testing.T) {
 	b, _ := os.ReadFile(path)
 	if !strings.HasPrefix(string(b), "earlier step\n### ❌ vq get\\_run\\_failures") || !strings.Contains(string(b), "| Homepage | desktop | 4.2% ██████▌ | failed |") {
 		t.Errorf("step summary:\n%s", b)
-	}
-}
-
-func TestMarkdownReport(t *testing.T) {
-	t.Parallel()
-	var out bytes.Buffer
-	// The next steps are the commands the printer gives (cmd's command
-	// table: its own tests hold the lines to the commands).
-	front := func(a api.NextAction) (string, bool) {
-		return "vq diff run_abc --scenario Homepage --viewport desktop", a.Tool == api.ToolDiffStats
-	}
-	if err := Markdown(&out, failuresResponse(t), front); err != nil {
-		t.Fatal(err)
-	}
-	want := "### ❌ vq get\\_run\\_failures: 2 of 12 checks failed\n\n" +
-		"**Summary:** 2 of 12 checks failed.\n\n" +
-		"**Checks:** 2 failed of 12 in run `run_abc`\n\n" +
-		"| Scenario | Viewport | Mismatch | Result |\n|---|---|---:|---|\n" +
-		"| Homepage | desktop | 4.2% ██████▌ | failed |\n" +
-		"| Cart \\| \\*promo\\* | mobile | 0.5% ████▎ | failed |\n\n" +
-		"_Mismatch bars: log scale, 0.01% to 100%._\n\n" +
-		"_Not itemized by the server: 10 passed, 0 failed._\n\n" +
-		"#### Warnings\n\n- baseline is 30 days old\n\n" +
-		"#### Next steps\n\n```sh\n# Inspect Homepage desktop\nvq diff run_abc --scenario Homepage --viewport desktop\n```\n"
-	if out.String() != want {
-		t.Errorf("markdown:\n got %q\nwant %q", out.String(), want)
-	}
-}
-
-func TestMarkdownEscapesServerText(t *testing.T) {
-	t.Parallel()
-	r := decodeResponse(t, `{"ok":false,"tool":"x","summary":"# <img src=x> [link](http://evil)","data":{"note":"- 1. item","ratio":"4.2"},
-		"warnings":["1. not a list"],"nextActions":[],"error":{"code":"tool_error","message":"a`+"`"+`b"}}`)
-	var out bytes.Buffer
-	if err := Markdown(&out, r, nil); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
-		"**Summary:** \\# &lt;img src=x&gt; \\[link\\](http://evil)\n",
-		"| note | \\- 1. item |\n",
-		"| ratio | 4.2 |\n",
-		"- 1\\. not a list\n",
-		"**Error** `tool_error`: a\\`b (not recoverable, exit 37)\n",
-	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("missing %q in:\n%s", want, out.String())
-		}
 	}
 }
 
@@ -330,23 +207,6 @@ func count(b bool) int {
 	return 0
 }
 
-func TestJUnitCarriesTheLinks(t *testing.T) {
-	t.Parallel()
-	var out bytes.Buffer
-	if err := JUnit(&out, linkedFailures(t)); err != nil {
-		t.Fatal(err)
-	}
-	suite := parseJUnit(t, out.Bytes()).Suites[0]
-	if !slices.Contains(suite.Properties, parsedProperty{"url", "http://127.0.0.1:8787/runs/run_9"}) {
-		t.Errorf("suite properties %+v lack the run's url", suite.Properties)
-	}
-	home := suite.Cases[0]
-	if home.Name != "Homepage [desktop]" || home.SystemOut != "" ||
-		home.Failure == nil || !strings.HasPrefix(home.Failure.Text, "Diff image: http://127.0.0.1:8787/img/home%20page/diff.png\nRun: http://127.0.0.1:8787/runs/run_9\n") {
-		t.Errorf("first case %+v", home)
-	}
-}
-
 // Only web addresses become links, written so that no report syntax ends
 // them early; anything else is left out rather than made clickable.
 func TestWebURL(t *testing.T) {
@@ -385,30 +245,6 @@ func TestWorstFailedKeepsTheLargestInOrder(t *testing.T) {
 	}
 	if all := worstFailed(listed, 10); len(all) != 7 || all[6].Scenario != "2" {
 		t.Errorf("a check without a mismatch comes last: %+v", all)
-	}
-}
-
-func TestGitHubOfEachVerdict(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name string
-		resp *api.ToolResponse
-		want string
-	}{
-		{"passed", runStatus(t, "passed", 12, 0), "::notice title=vq get_run_status::run run_9 passed\n"},
-		{"error", runStatus(t, "error", 6, 0), "::error title=vq get_run_status::run run_9 ended in error after 6 of 12 checks; 6 did not run%0ARun: http://127.0.0.1:8787/runs/run_9\n"},
-		{"cancelled", runStatus(t, "cancelled", 3, 0), "::warning title=vq get_run_status::run run_9 was cancelled after 3 of 12 checks; 9 did not run%0ARun: http://127.0.0.1:8787/runs/run_9\n"},
-		{"running", runStatus(t, "running", 3, 0), "::warning title=vq get_run_status::run run_9 has no verdict yet (running, 3 of 12 checks done)%0ARun: http://127.0.0.1:8787/runs/run_9\n"},
-		{"failed", linkedFailures(t), "::error title=Visual change%3A Cart [mobile]::Cart on mobile changed: 9.5%25 of pixels differ%0ADiff image: http://127.0.0.1:8787/img/cart/diff.png%0ARun: http://127.0.0.1:8787/runs/run_9\n" +
-			"::error title=Visual change%3A Homepage [desktop]::Homepage on desktop changed: 4.2%25 of pixels differ%0ADiff image: http://127.0.0.1:8787/img/home%2520page/diff.png%0ARun: http://127.0.0.1:8787/runs/run_9\n"},
-	} {
-		var out bytes.Buffer
-		if err := GitHub(&out, tc.resp, "", nil); err != nil {
-			t.Fatal(err)
-		}
-		if out.String() != tc.want {
-			t.Errorf("%s:\n got %q\nwant %q", tc.name, out.String(), tc.want)
-		}
 	}
 }
 
@@ -484,99 +320,6 @@ func TestCutAtLineLeavesNoFenceOpen(t *testing.T) {
 	} {
 		if got := string(cutAtLine([]byte(in))); got != want {
 			t.Errorf("cutAtLine(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-// Whatever the verdict, the first line of a Markdown report states it.
-func TestMarkdownFirstLineStatesTheVerdict(t *testing.T) {
-	t.Parallel()
-	failedCall := decodeResponse(t, `{"ok":false,"tool":"get_run_failures","summary":"","data":null,"warnings":[],"nextActions":[],
-		"error":{"code":"validation_error","message":"no such run"},"recoverable":true}`)
-	for _, tc := range []struct {
-		resp *api.ToolResponse
-		want string
-	}{
-		{runStatus(t, "passed", 12, 0), "### ✅ vq get\\_run\\_status: 12 checks passed"},
-		{linkedFailures(t), "### ❌ vq get\\_run\\_failures: 2 of 12 checks failed"},
-		{runStatus(t, "error", 6, 0), "### ❌ vq get\\_run\\_status: run run\\_9 ended in error after 6 of 12 checks; 6 did not run"},
-		{runStatus(t, "cancelled", 3, 0), "### ⚠️ vq get\\_run\\_status: run run\\_9 was cancelled after 3 of 12 checks; 9 did not run"},
-		{runStatus(t, "queued", 0, 0), "### ⏳ vq get\\_run\\_status: run run\\_9 has no verdict yet (queued, 0 of 12 checks done)"},
-		{failedCall, "### ❌ vq get\\_run\\_failures: error `validation_error`"},
-	} {
-		var out bytes.Buffer
-		if err := Markdown(&out, tc.resp, nil); err != nil {
-			t.Fatal(err)
-		}
-		if first, _, _ := strings.Cut(out.String(), "\n"); first != tc.want {
-			t.Errorf("first line:\n got %s\nwant %s", first, tc.want)
-		}
-	}
-}
-
-// A report links the run, links every row's diff and shows the largest
-// changes' diffs inline, so a pull-request comment shows them.
-func TestMarkdownLinksEveryDiff(t *testing.T) {
-	t.Parallel()
-	var out bytes.Buffer
-	if err := Markdown(&out, linkedFailures(t), nil); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
-		"**Checks:** 2 failed of 12 in run [`run_9`](http://127.0.0.1:8787/runs/run_9)\n\n" +
-			"#### Largest changes\n\n" +
-			"**Cart on mobile**: 9.5%\n\n![diff of Cart on mobile](http://127.0.0.1:8787/img/cart/diff.png)\n\n" +
-			"**Homepage on desktop**: 4.2%\n\n![diff of Homepage on desktop](http://127.0.0.1:8787/img/home%20page/diff.png)\n\n" +
-			"| Scenario | Viewport | Mismatch | Result | Diff |\n|---|---|---:|---|---|\n" +
-			"| Homepage | desktop | 4.2% ██████▌ | failed | [diff](http://127.0.0.1:8787/img/home%20page/diff.png) |\n" +
-			"| Cart | mobile | 9.5% ███████▌ | failed | [diff](http://127.0.0.1:8787/img/cart/diff.png) |\n",
-	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("missing\n%s\nin:\n%s", want, out.String())
-		}
-	}
-}
-
-// A diff address that is no web address is shown as no link at all, and
-// the row keeps its cells.
-func TestMarkdownLinksOnlyWebAddresses(t *testing.T) {
-	t.Parallel()
-	r := decodeResponse(t, `{"ok":true,"tool":"get_run_failures","summary":"s","data":{"runId":"r","failed":2,"total":2,"url":"javascript:alert(1)","failures":[
-		{"scenarioLabel":"A","viewport":"d","mismatchPercent":1,"diffUrl":"javascript:alert(1)"},
-		{"scenarioLabel":"B","viewport":"d","mismatchPercent":2,"diffUrl":"http://127.0.0.1:8787/b|c)d"}]},"warnings":[],"nextActions":[]}`)
-	var out bytes.Buffer
-	if err := Markdown(&out, r, nil); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
-		"in run `r`\n",
-		"| A | d | 1% █████ | failed | |\n",
-		"| B | d | 2% █████▊ | failed | [diff](http://127.0.0.1:8787/b%7Cc%29d) |\n",
-	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("missing %q in:\n%s", want, out.String())
-		}
-	}
-	if strings.Contains(out.String(), "javascript") {
-		t.Errorf("a javascript: address became a link:\n%s", out.String())
-	}
-}
-
-// Server text that names a person or a team notifies no one where the
-// report is pasted: the @ is followed by an invisible word joiner.
-func TestMarkdownNeutralisesMentions(t *testing.T) {
-	t.Parallel()
-	r := decodeResponse(t, `{"ok":true,"tool":"x","summary":"ping @octocat and @org/team","data":{"owner":"@admin"},"warnings":["cc @oncall"],"nextActions":[]}`)
-	var out bytes.Buffer
-	if err := Markdown(&out, r, nil); err != nil {
-		t.Fatal(err)
-	}
-	if regexp.MustCompile(`@[A-Za-z0-9]`).MatchString(out.String()) {
-		t.Errorf("a mention survives:\n%s", out.String())
-	}
-	for _, want := range []string{"ping @\u2060octocat and @\u2060org/team", "| owner | @\u2060admin |", "- cc @\u2060oncall"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("missing %q in:\n%s", want, out.String())
 		}
 	}
 }

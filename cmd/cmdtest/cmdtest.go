@@ -60,15 +60,22 @@ func vq(main func() int) int {
 //	             environment, its streams pipes (stdin from testscript's
 //	             stdin command); it must exit 0 (! vq: must not)
 //	status N     the last vq exited N
-//	sent N       the sandbox has received N requests since the script began
+//	sent N       the server has received N requests since the script
+//	             began (the sandbox, or answer's server since it began)
 //	invoked T,U  the tools its invoke endpoint was called with, in order
 //	             ('' for none)
-//	answer FILE  vq's server (VQ_BASE_URL) is from now on one of the
-//	             script's own, which answers every call with FILE's bytes
+//	calls [HEADER]  prints the requests the server received, one a
+//	             line: the path and the body as sent, or the header's
+//	             value (for stdout, cmp)
+//	answer [STATUS] FILE...  vq's server (VQ_BASE_URL) is from now on
+//	             one of the script's own, which answers the calls with
+//	             the files' bytes in order, the last one repeating, each
+//	             with the HTTP status before it (200 when none)
 //
-// The environment starts as the sandbox's: VQ_BASE_URL=$SANDBOX, the admin
-// key in VQ_API_KEY, a config file of the script's in VQ_CONFIG
-// ($WORK/config.json) and no keyring; "env VQ_API_KEY=" takes the key away.
+// The environment starts as the sandbox's: VQ_BASE_URL=$SANDBOX (its port
+// in $SANDBOX_PORT), the admin key in VQ_API_KEY, a config file of the
+// script's in VQ_CONFIG ($WORK/config.json) and no keyring;
+// "env VQ_API_KEY=" takes the key away.
 // Each step of the sandbox's jobs and runs takes 1ms, or the duration a
 // file sandbox-job-step of the script holds (1h: runs that never end).
 func Scripts(t *testing.T, dir string) {
@@ -86,10 +93,10 @@ func Scripts(t *testing.T, dir string) {
 				}
 			}
 			s := NewSandbox(tb, sandbox.Options{JobStep: step, Rate: -1})
-			e.Values[sandboxKey{}] = s
-			e.Values[testKey{}] = tb
+			e.Values[stateKey{}] = &state{t: tb, server: s.Server}
 			e.Setenv(exitFile, e.WorkDir+"/.vq-exit")
 			e.Setenv("SANDBOX", s.URL)
+			e.Setenv("SANDBOX_PORT", s.URL[strings.LastIndex(s.URL, ":")+1:])
 			e.Setenv("VQ_BASE_URL", s.URL)
 			e.Setenv("VQ_API_KEY", sandbox.KeyAdmin)
 			e.Setenv("VQ_CONFIG", e.WorkDir+"/config.json")
@@ -101,14 +108,23 @@ func Scripts(t *testing.T, dir string) {
 			"sent":    sent,
 			"invoked": invoked,
 			"answer":  answer,
+			"calls":   calls,
 		},
 	})
 }
 
+// state is a script's: its test and the server vq is pointed at.
 type (
-	sandboxKey struct{}
-	testKey    struct{}
+	stateKey struct{}
+	state    struct {
+		t      testing.TB
+		server *testkit.Server
+	}
 )
+
+func server(ts *testscript.TestScript) *testkit.Server {
+	return ts.Value(stateKey{}).(*state).server
+}
 
 // Sandbox is a sandbox on loopback that records the requests it receives
 // (testkit.Server's Calls). Hook, when set, sees each CI call first (n
@@ -146,28 +162,6 @@ func (s *Sandbox) Received(tool string) []string {
 	return bodies
 }
 
-// InvokedTools are the tools the invoke endpoint was called with, in
-// order, joined by commas.
-func (s *Sandbox) InvokedTools() string {
-	var names []string
-	for _, c := range s.InvokedCalls("") {
-		names = append(names, c.Tool)
-	}
-	return strings.Join(names, ",")
-}
-
-// InvokedCalls are the invoke endpoint's calls of tool, or all of them
-// for "".
-func (s *Sandbox) InvokedCalls(tool string) []testkit.Call {
-	var calls []testkit.Call
-	for _, c := range s.Calls() {
-		if c.Path == "/api/mcp/v1/invoke" && (tool == "" || c.Tool == tool) {
-			calls = append(calls, c)
-		}
-	}
-	return calls
-}
-
 // count is the one argument of a command that takes a number.
 func count(ts *testscript.TestScript, neg bool, args []string, usage string) int {
 	if len(args) != 1 || neg {
@@ -188,12 +182,12 @@ func status(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// sent checks how many requests the sandbox has received.
+// sent checks how many requests the server has received.
 func sent(ts *testscript.TestScript, neg bool, args []string) {
 	want := count(ts, neg, args, "sent N")
-	s := ts.Value(sandboxKey{}).(*Sandbox)
+	s := server(ts)
 	if got := len(s.Calls()); got != want {
-		ts.Fatalf("the sandbox received %d requests, want %d: %s", got, want, s.InvokedTools())
+		ts.Fatalf("the server received %d requests, want %d: %s", got, want, s.InvokedTools())
 	}
 }
 
@@ -202,17 +196,42 @@ func invoked(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 || neg {
 		ts.Fatalf("usage: invoked TOOL,TOOL")
 	}
-	if got := ts.Value(sandboxKey{}).(*Sandbox).InvokedTools(); got != args[0] {
+	if got := server(ts).InvokedTools(); got != args[0] {
 		ts.Fatalf("the invoke endpoint was called with %q, want %q", got, args[0])
 	}
 }
 
-// answer points vq at a server that answers every call with a file's
+// answer points vq at a server that answers the calls with files'
 // bytes, for answers the sandbox never gives.
 func answer(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 || neg {
-		ts.Fatalf("usage: answer FILE")
+	if len(args) == 0 || neg {
+		ts.Fatalf("usage: answer [STATUS] FILE...")
 	}
-	s := testkit.NewServer(ts.Value(testKey{}).(testing.TB), testkit.Always(200, ts.ReadFile(args[0])))
-	ts.Setenv("VQ_BASE_URL", s.URL)
+	var replies []testkit.Reply
+	status := 200
+	for _, arg := range args {
+		if n, err := strconv.Atoi(arg); err == nil {
+			status = n
+			continue
+		}
+		replies = append(replies, testkit.Answer(status, ts.ReadFile(arg)))
+		status = 200
+	}
+	st := ts.Value(stateKey{}).(*state)
+	st.server = testkit.NewServer(st.t, testkit.Script(replies...))
+	ts.Setenv("VQ_BASE_URL", st.server.URL)
+}
+
+// calls prints the requests the server received.
+func calls(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) > 1 || neg {
+		ts.Fatalf("usage: calls [HEADER]")
+	}
+	for _, c := range server(ts).Calls() {
+		what := string(c.Raw)
+		if len(args) == 1 {
+			what = c.Header.Get(args[0])
+		}
+		fmt.Fprintf(ts.Stdout(), "%s %s\n", c.Path, what)
+	}
 }

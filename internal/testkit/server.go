@@ -174,3 +174,25 @@ func (s *Server) Tools() []string {
 	}
 	return tools
 }
+
+// InvokedTools are the tools the invoke endpoint was called with, in
+// order, joined by commas.
+func (s *Server) InvokedTools() string {
+	var names []string
+	for _, c := range s.InvokedCalls("") {
+		names = append(names, c.Tool)
+	}
+	return strings.Join(names, ",")
+}
+
+// InvokedCalls are the invoke endpoint's calls of tool, or all of them
+// for "".
+func (s *Server) InvokedCalls(tool string) []Call {
+	var calls []Call
+	for _, c := range s.Calls() {
+		if c.Path == "/api/mcp/v1/invoke" && (tool == "" || c.Tool == tool) {
+			calls = append(calls, c)
+		}
+	}
+	return calls
+}
