@@ -27,7 +27,7 @@ func checkToolResponse(t *testing.T, what string, r *ToolResponse) {
 	}
 	// --json prints the server's bytes when the response has them: they
 	// must say what Data says.
-	if raw := r.Raw(); raw != nil {
+	if raw := r.Raw; raw != nil {
 		if served, err := DecodeToolResponse(raw); err != nil || !bytes.Equal(served.Data, r.Data) {
 			t.Fatalf("%s: --json would print %s, whose data is not %s", what, raw, r.Data)
 		}

@@ -178,26 +178,11 @@ func (r *ToolResponse) dataMembers() (members, bool) {
 	if r == nil {
 		return members{}, false
 	}
-	if r.data != nil {
-		return *r.data, true
+	if m := r.Members; m != nil {
+		return members{doc: r.Data, names: m.Names, values: m.Values}, true
 	}
 	m, err := splitObject(r.Data)
 	return m, err == nil
-}
-
-// DataMembers is data's top-level members in order, each value a view into
-// the response; ok is false when data is not an object. For an answer read
-// from a server it costs nothing: the index was made while reading it.
-func (r *ToolResponse) DataMembers() (names []string, values [][]byte, ok bool) {
-	m, ok := r.dataMembers()
-	return m.names, m.values, ok
-}
-
-// DataField is the raw value of one top-level member of r's data, or nil
-// when data is not an object or has no such member.
-func (r *ToolResponse) DataField(name string) json.RawMessage {
-	m, _ := r.dataMembers()
-	return m.get(name)
 }
 
 // JSONScan follows valid JSON a byte at a time, for a pass over a

@@ -23,7 +23,7 @@ import (
 // out, is unanswered. transient retries it once where the tool allows.
 func Contradicted(tool, transport string, transient bool) *ToolResponse {
 	r := ClientError(tool, CodeHTTPError, transport+" carrying an answer that says ok: the two disagree, so it is no success", true)
-	r.transient, r.unanswered = transient, true
+	r.Failure = Failure{Transient: transient, Unanswered: true}
 	return r
 }
 
@@ -156,7 +156,7 @@ func ProofVerdict(r *ToolResponse) *ToolResponse {
 		return r
 	}
 	raw := r.Data
-	if result := r.DataField("result"); len(result) > 0 {
+	if result := layout.Member(r.Data, r.Members, "result"); len(result) > 0 {
 		raw = result
 	}
 	var proof struct {

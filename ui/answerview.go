@@ -144,7 +144,7 @@ func (s *answerPage) head() []string {
 		code := textsafe.SanitizeLine(clip(r.ErrorCode(), maxLineBytes))
 		lines = append(lines, s.wrap(st.errorCode.Render(code)+": "+textsafe.Sanitize(clip(r.ErrorMessage(), maxSummaryLines*maxLineBytes)))...)
 		exit := exitcode.RecoverableText(r.IsRecoverable()) + " · vq exits " + strconv.Itoa(exitcode.ForCode(r.ErrorCode(), r.IsRecoverable()))
-		if origin := r.Origin(); origin != "" {
+		if origin := r.Failure.Origin; origin != "" {
 			exit += " · " + textsafe.SanitizeLine(clip(strings.Trim(origin, "()"), maxLineBytes))
 		}
 		lines = append(lines, s.wrap(st.dim.Render(exit))...)

@@ -48,7 +48,7 @@ type section struct {
 // from it.
 func parseData(resp *api.ToolResponse) (*dataView, imageURLs) {
 	d := &dataView{}
-	l, err := layout.Response(resp.Data, resp.DataMembers)
+	l, err := layout.Response(resp.Data, resp.Members)
 	if err != nil {
 		d.plain = []string{textsafe.SanitizeLine(err.Error())}
 		d.index()

@@ -2,6 +2,7 @@ package layout
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -78,22 +79,44 @@ func Data(raw []byte) (*Layout, error) {
 	return l, nil
 }
 
-// Response is Data for a tool answer's data whose top-level members were
-// found while the answer was read: members (api.ToolResponse.DataMembers)
-// lists them, values being views into data, or reports that data is not an
-// object. They are placed as given, so data is not scanned a second time.
-func Response(data []byte, members func() (names []string, values [][]byte, isObject bool)) (*Layout, error) {
-	names, values, isObject := members()
-	if !isObject {
+// Members is a JSON object's top-level members in order, each value a view
+// into the object: what a tool answer's data holds, found while the answer
+// was read.
+type Members struct {
+	Names  []string
+	Values [][]byte
+}
+
+// Response is Data for a tool answer's data whose top-level members m were
+// found while the answer was read (nil when they were not): placed as
+// given, so that data is not scanned a second time.
+func Response(data []byte, m *Members) (*Layout, error) {
+	if m == nil {
 		return Data(data)
 	}
 	l := &Layout{}
-	for i, name := range names {
-		if err := l.add(name, name, values[i]); err != nil {
+	for i, name := range m.Names {
+		if err := l.add(name, name, m.Values[i]); err != nil {
 			return nil, fmt.Errorf("data is not valid JSON: %w", err)
 		}
 	}
 	return l, nil
+}
+
+// Member is the raw value of data's top-level member name (the last one,
+// as encoding/json takes it), or nil; m, when not nil, is data's members.
+func Member(data []byte, m *Members, name string) []byte {
+	if m == nil {
+		var all map[string]json.RawMessage
+		_ = json.Unmarshal(data, &all) // no object: no member
+		return all[name]
+	}
+	for i := len(m.Names) - 1; i >= 0; i-- {
+		if m.Names[i] == name {
+			return m.Values[i]
+		}
+	}
+	return nil
 }
 
 // ShowsSummary reports whether a rendering of an answer shows its summary
