@@ -8,16 +8,13 @@ import (
 	"io"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/visualq/vq/internal/layout"
 )
 
-// members is a JSON object split into its top-level members. Each value is
-// a view into the document it came from: nothing is copied, so an 8 MB
+// members is a JSON object split into its top-level members, each value a
+// view into the document it came from: nothing is copied, so an 8 MB
 // answer costs one validating scan, not a decode per question asked of it.
-type members struct {
-	doc    []byte // the object itself
-	names  []string
-	values [][]byte
-}
+type members layout.Members
 
 // splitObject scans doc once and returns its top-level members. It fails
 // for anything but exactly one JSON object. Invalid UTF-8 and duplicate
@@ -45,9 +42,9 @@ type span struct{ start, end int64 }
 // in is the index made into views of doc, the document it was read from.
 // Views are capped so an append can never write into the document.
 func (x objectIndex) in(doc []byte) members {
-	m := members{doc: doc[x.start:x.end:x.end], names: x.names, values: make([][]byte, len(x.values))}
+	m := members{Names: x.names, Values: make([][]byte, len(x.values))}
 	for i, v := range x.values {
-		m.values[i] = doc[v.start:v.end:v.end]
+		m.Values[i] = doc[v.start:v.end:v.end]
 	}
 	return m
 }
@@ -127,9 +124,9 @@ func skipValue(dec *jsontext.Decoder) (span, error) {
 // get is the raw value of the member named name (the last one, as
 // encoding/json would take), or nil.
 func (m members) get(name string) []byte {
-	for i := len(m.names) - 1; i >= 0; i-- {
-		if m.names[i] == name {
-			return m.values[i]
+	for i := len(m.Names) - 1; i >= 0; i-- {
+		if m.Names[i] == name {
+			return m.Values[i]
 		}
 	}
 	return nil
@@ -138,7 +135,7 @@ func (m members) get(name string) []byte {
 // without re-assembles the object minus the named member.
 func (m members) without(name string) []byte {
 	var keep []string
-	for _, n := range m.names {
+	for _, n := range m.Names {
 		if n != name {
 			keep = append(keep, n)
 		}
@@ -179,7 +176,7 @@ func (r *ToolResponse) dataMembers() (members, bool) {
 		return members{}, false
 	}
 	if m := r.Members; m != nil {
-		return members{doc: r.Data, names: m.Names, values: m.Values}, true
+		return members(*m), true
 	}
 	m, err := splitObject(r.Data)
 	return m, err == nil

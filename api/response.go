@@ -275,8 +275,8 @@ func toolResponseOf(raw []byte, index objectIndex, dataIndex *objectIndex) (*Too
 		resp.Data = json.RawMessage("null")
 	}
 	if dataIndex != nil {
-		data := dataIndex.in(raw)
-		resp.Members = &layout.Members{Names: data.names, Values: data.values}
+		data := layout.Members(dataIndex.in(raw))
+		resp.Members = &data
 	}
 	if resp.Warnings == nil {
 		resp.Warnings = []string{}

@@ -59,7 +59,7 @@ func serversCode(code, message string) (string, string) {
 // is a malformed answer, not some other server's structured output.
 func ClaimsToolResponse(doc []byte) bool {
 	m, err := splitObject(doc)
-	return err == nil && slices.Contains(m.names, "ok") && slices.Contains(m.names, "tool")
+	return err == nil && slices.Contains(m.Names, "ok") && slices.Contains(m.Names, "tool")
 }
 
 // NoVerdict is the failure of an answer whose verdict vq cannot read; its
@@ -208,7 +208,7 @@ func RunVerdict(r *ToolResponse) *ToolResponse {
 // none.
 func (m members) repeated(name string) bool {
 	n := 0
-	for _, have := range m.names {
+	for _, have := range m.Names {
 		if have == name {
 			n++
 		}
