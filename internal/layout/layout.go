@@ -2,7 +2,6 @@ package layout
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -104,12 +103,11 @@ func Response(data []byte, m *Members) (*Layout, error) {
 }
 
 // Member is the raw value of data's top-level member name (the last one,
-// as encoding/json takes it), or nil; m, when not nil, is data's members.
+// as encoding/json takes it), a view into data, or nil; m, when not nil,
+// is data's members.
 func Member(data []byte, m *Members, name string) []byte {
 	if m == nil {
-		var all map[string]json.RawMessage
-		_ = json.Unmarshal(data, &all) // no object: no member
-		return all[name]
+		m = membersOf(data)
 	}
 	for i := len(m.Names) - 1; i >= 0; i-- {
 		if m.Names[i] == name {
@@ -117,6 +115,34 @@ func Member(data []byte, m *Members, name string) []byte {
 		}
 	}
 	return nil
+}
+
+// membersOf is data's members when it is one valid JSON object, else none.
+func membersOf(data []byte) *Members {
+	dec := newDecoder(data)
+	m := &Members{}
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return m
+	}
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			return &Members{}
+		}
+		m.Names = append(m.Names, name.String())
+		value, err := dec.ReadValue()
+		if err != nil {
+			return &Members{}
+		}
+		m.Values = append(m.Values, value)
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return &Members{}
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return &Members{}
+	}
+	return m
 }
 
 // ShowsSummary reports whether a rendering of an answer shows its summary
