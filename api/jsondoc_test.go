@@ -11,7 +11,7 @@ import (
 // is an answer (nil), not a crash.
 func TestDataFieldOfBrokenData(t *testing.T) {
 	t.Parallel()
-	for _, data := range []string{`  {"a":`, `{"a":1`, `{"a":1}}`, `[1]`, ``} {
+	for _, data := range []string{`  {"a":`, `{"a":1`, `{"a":1}}`, `{"a":1} x`, `[1]`, ``} {
 		r := &ToolResponse{Data: json.RawMessage(data)}
 		if got := layout.Member(r.Data, r.Members, "a"); got != nil {
 			t.Errorf("data %q: field a = %s, want none", data, got)

@@ -107,7 +107,8 @@ func Response(data []byte, m *Members) (*Layout, error) {
 // is data's members.
 func Member(data []byte, m *Members, name string) []byte {
 	if m == nil {
-		m = membersOf(data)
+		found := membersOf(data)
+		m = &found
 	}
 	for i := len(m.Names) - 1; i >= 0; i-- {
 		if m.Names[i] == name {
@@ -118,29 +119,28 @@ func Member(data []byte, m *Members, name string) []byte {
 }
 
 // membersOf is data's members when it is one valid JSON object, else none.
-func membersOf(data []byte) *Members {
+func membersOf(data []byte) (m Members) {
 	dec := newDecoder(data)
-	m := &Members{}
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
-		return m
+		return Members{}
 	}
 	for dec.PeekKind() != '}' {
 		name, err := dec.ReadToken()
 		if err != nil {
-			return &Members{}
+			return Members{}
 		}
 		m.Names = append(m.Names, name.String())
 		value, err := dec.ReadValue()
 		if err != nil {
-			return &Members{}
+			return Members{}
 		}
 		m.Values = append(m.Values, value)
 	}
 	if _, err := dec.ReadToken(); err != nil {
-		return &Members{}
+		return Members{}
 	}
-	if _, err := dec.ReadToken(); err != io.EOF {
-		return &Members{}
+	if _, end := dec.ReadToken(); end != io.EOF {
+		return Members{}
 	}
 	return m
 }
