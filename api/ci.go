@@ -225,8 +225,7 @@ func ciFailure(tool string, status int, header http.Header, raw []byte, doc json
 		recoverable = new(code == CodeRateLimit || code == CodeHTTPError || code == CodeValidation)
 	}
 	r := ClientError(tool, code, message, *recoverable)
-	r.transient = status >= 500
-	r.unanswered = status >= 500
+	r.Failure = Failure{Transient: status >= 500, Unanswered: status >= 500}
 	r.RetryAfterMs = retryAfterMs
 	if r.RetryAfterMs == 0 && code == CodeRateLimit {
 		r.RetryAfterMs = retryAfterHeader(header.Get("Retry-After"))

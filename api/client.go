@@ -144,11 +144,23 @@ const (
 // error is non-nil only when ctx ended (interrupt, signal).
 //
 // The answer of an async tool of the registry is read as the start of a
-// job (StartVerdict): an ok one that starts none is no verdict.
+// job (StartVerdict): an ok one that starts none is no verdict. What
+// comes next is read here too, so that no caller asks api again: the
+// readiness lock (Readiness), the job or token work it started (Job,
+// Token).
 func (c *Client) Invoke(ctx context.Context, call Call) (*ToolResponse, error) {
 	resp, err := c.retry(ctx, call, func() bool { return c.Repeatable(ctx, call.Tool) },
 		func() *ToolResponse { return c.transport.Attempt(ctx, call) })
-	return StartVerdict(call, resp), err
+	resp = StartVerdict(call, resp)
+	if state, locked := ReadinessLock(resp); locked {
+		resp.Readiness = &state
+	}
+	if lr, ok := ParseLongRunning(resp); ok {
+		resp.Token = lr.Token
+	} else {
+		resp.Job, _ = AcceptedJob(resp)
+	}
+	return resp, err
 }
 
 // InvokeOnce is Invoke without the automatic retries, for callers with a

@@ -55,7 +55,7 @@ func TestEveryContractStatusDecodesAToolResponse(t *testing.T) {
 		if resp.ErrorCode() != tc.code || s.Count() != 1 {
 			t.Errorf("HTTP %d: code %q after %d calls, want %q after 1 (refusals are never retried)", tc.status, resp.ErrorCode(), s.Count(), tc.code)
 		}
-		if resp.Raw() == nil {
+		if resp.Raw == nil {
 			t.Errorf("HTTP %d: the server's bytes were not kept", tc.status)
 		}
 	}
@@ -80,7 +80,7 @@ func TestBodiesThatAreNotToolResponsesBecomeHTTPErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := testkit.NewServer(t, testkit.Always(tc.status, tc.body))
 			resp, _ := newClient(s, Options{}).Invoke(ctx, Call{Tool: ToolRunFailures})
-			if resp.ErrorCode() != CodeHTTPError || !resp.IsRecoverable() || resp.Raw() != nil {
+			if resp.ErrorCode() != CodeHTTPError || !resp.IsRecoverable() || resp.Raw != nil {
 				t.Fatalf("got %+v", resp)
 			}
 			if resp.Error.Message != tc.wantMsg {
@@ -121,8 +121,8 @@ func TestTimeoutIsAnHTTPErrorAndNotRetried(t *testing.T) {
 	defer close(block)
 	c := New(Options{BaseURL: srv.URL, APIKey: "k", Timeout: 100 * time.Millisecond})
 	resp, _ := c.Invoke(ctx, Call{Tool: ToolRunFailures})
-	if resp.ErrorCode() != CodeHTTPError || !strings.Contains(resp.Error.Message, "timed out") || !resp.TimedOut() {
-		t.Fatalf("got %+v, timed out %v", resp.Error, resp.TimedOut())
+	if resp.ErrorCode() != CodeHTTPError || !strings.Contains(resp.Error.Message, "timed out") || !resp.Failure.TimedOut {
+		t.Fatalf("got %+v, timed out %v", resp.Error, resp.Failure.TimedOut)
 	}
 	if hits.Load() != 1 {
 		t.Errorf("%d requests; a timeout must not be retried", hits.Load())
@@ -233,7 +233,7 @@ func TestUnauthorizedIsNeverRetried(t *testing.T) {
 	if resp.ErrorCode() != CodeUnauthorized || s.Count() != 1 {
 		t.Fatalf("code %q after %d requests", resp.ErrorCode(), s.Count())
 	}
-	if meta, refused := resp.CredentialRefused(); !refused || meta != "https://vq.example/.well-known/oauth-protected-resource" {
+	if meta, refused := resp.Failure.ResourceMetadata, resp.Failure.CredentialRefused; !refused || meta != "https://vq.example/.well-known/oauth-protected-resource" {
 		t.Errorf("CredentialRefused = %q, %v; want the challenge's resource metadata", meta, refused)
 	}
 }

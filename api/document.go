@@ -9,7 +9,7 @@ import (
 // Document is the response as one JSON document: the server's own bytes
 // when it sent them, else the client-made response encoded.
 func (r *ToolResponse) Document() ([]byte, error) {
-	if raw := r.Raw(); raw != nil {
+	if raw := r.Raw; raw != nil {
 		return bytes.TrimSpace(raw), nil
 	}
 	var doc bytes.Buffer
@@ -25,7 +25,7 @@ func (r *ToolResponse) Document() ([]byte, error) {
 // json.Marshal would copy it into a buffer that grows by doubling, then
 // copy that. The bytes are json.Marshal's.
 func (r *ToolResponse) WriteDocument(w io.Writer) error {
-	if raw := r.Raw(); raw != nil {
+	if raw := r.Raw; raw != nil {
 		_, err := w.Write(bytes.TrimSpace(raw))
 		return err
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/visualq/vq/internal/layout"
 )
 
 func FuzzDecodeToolResponse(f *testing.F) {
@@ -24,8 +26,8 @@ func FuzzDecodeToolResponse(f *testing.F) {
 		var top, fields map[string]json.RawMessage
 		if json.Unmarshal(body, &top) == nil && json.Unmarshal(top["data"], &fields) == nil {
 			for name, want := range fields {
-				if got := resp.DataField(name); !bytes.Equal(compact(got), compact(want)) {
-					t.Fatalf("DataField(%q) = %s, want %s", name, got, want)
+				if got := layout.Member(resp.Data, resp.Members, name); !bytes.Equal(compact(got), compact(want)) {
+					t.Fatalf("Member(%q) = %s, want %s", name, got, want)
 				}
 			}
 		}

@@ -8,16 +8,13 @@ import (
 	"io"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/visualq/vq/internal/layout"
 )
 
-// members is a JSON object split into its top-level members. Each value is
-// a view into the document it came from: nothing is copied, so an 8 MB
+// members is a JSON object split into its top-level members, each value a
+// view into the document it came from: nothing is copied, so an 8 MB
 // answer costs one validating scan, not a decode per question asked of it.
-type members struct {
-	doc    []byte // the object itself
-	names  []string
-	values [][]byte
-}
+type members layout.Members
 
 // splitObject scans doc once and returns its top-level members. It fails
 // for anything but exactly one JSON object. Invalid UTF-8 and duplicate
@@ -45,9 +42,9 @@ type span struct{ start, end int64 }
 // in is the index made into views of doc, the document it was read from.
 // Views are capped so an append can never write into the document.
 func (x objectIndex) in(doc []byte) members {
-	m := members{doc: doc[x.start:x.end:x.end], names: x.names, values: make([][]byte, len(x.values))}
+	m := members{Names: x.names, Values: make([][]byte, len(x.values))}
 	for i, v := range x.values {
-		m.values[i] = doc[v.start:v.end:v.end]
+		m.Values[i] = doc[v.start:v.end:v.end]
 	}
 	return m
 }
@@ -127,9 +124,9 @@ func skipValue(dec *jsontext.Decoder) (span, error) {
 // get is the raw value of the member named name (the last one, as
 // encoding/json would take), or nil.
 func (m members) get(name string) []byte {
-	for i := len(m.names) - 1; i >= 0; i-- {
-		if m.names[i] == name {
-			return m.values[i]
+	for i := len(m.Names) - 1; i >= 0; i-- {
+		if m.Names[i] == name {
+			return m.Values[i]
 		}
 	}
 	return nil
@@ -138,7 +135,7 @@ func (m members) get(name string) []byte {
 // without re-assembles the object minus the named member.
 func (m members) without(name string) []byte {
 	var keep []string
-	for _, n := range m.names {
+	for _, n := range m.Names {
 		if n != name {
 			keep = append(keep, n)
 		}
@@ -178,26 +175,11 @@ func (r *ToolResponse) dataMembers() (members, bool) {
 	if r == nil {
 		return members{}, false
 	}
-	if r.data != nil {
-		return *r.data, true
+	if m := r.Members; m != nil {
+		return members(*m), true
 	}
 	m, err := splitObject(r.Data)
 	return m, err == nil
-}
-
-// DataMembers is data's top-level members in order, each value a view into
-// the response; ok is false when data is not an object. For an answer read
-// from a server it costs nothing: the index was made while reading it.
-func (r *ToolResponse) DataMembers() (names []string, values [][]byte, ok bool) {
-	m, ok := r.dataMembers()
-	return m.names, m.values, ok
-}
-
-// DataField is the raw value of one top-level member of r's data, or nil
-// when data is not an object or has no such member.
-func (r *ToolResponse) DataField(name string) json.RawMessage {
-	m, _ := r.dataMembers()
-	return m.get(name)
 }
 
 // JSONScan follows valid JSON a byte at a time, for a pass over a

@@ -5,17 +5,20 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/visualq/vq/internal/layout"
 )
 
 // ToolResponse is the one shape every VisualQ tool answers with (the
-// contract of the invoke endpoint). Data stays raw so that a script asking
-// for --json gets the server's own bytes and large answers are decoded only
-// by the renderer that needs them.
+// contract of the invoke endpoint), plus what vq learnt as it read the
+// answer, in fields of its own that no document shows. Data stays raw so
+// that a script asking for --json gets the server's own bytes and large
+// answers are decoded only by the renderer that needs them.
 //
-// A response is a value: one made from another (a run read as a job, new
-// data, an amended message) comes from WithData or WithErrorMessage, which
-// leave the server's bytes and the data index behind. Assigning Data of a
-// response read from a server would leave both describing the old data.
+// A response made from another with other data or words comes from
+// WithData, WithNextActions or WithErrorMessage, which leave Raw and
+// Members behind: assigning Data of a response read from a server would
+// leave both describing the old data.
 type ToolResponse struct {
 	OK          bool            `json:"ok"`
 	Tool        string          `json:"tool"`
@@ -29,54 +32,61 @@ type ToolResponse struct {
 	// RetryAfterMs accompanies rate_limit refusals (HTTP 429).
 	RetryAfterMs int64 `json:"retryAfterMs,omitempty"`
 
-	// raw is the server's body when the response was read from a server as
+	// Raw is the server's body when the response was read from a server as
 	// it stands; nil when the client made or derived the response.
-	raw []byte
-	// data indexes Data's top-level members when Data is an object read
-	// from a server: made in the same pass as the read, and valid because
-	// only derive makes a response with other data, and derive drops it.
-	data *members
-	// transient marks client-made failures that may pass on their own
-	// (5xx, a cut connection): the class the contract retries once.
-	transient bool
-	// notSent marks a client-made failure of a request that provably
-	// never reached the server (refused, DNS, TLS, no session): sending it
-	// again is safe whatever the tool. unanswered marks one whose request
-	// may have reached it, with no answer vq can read of what became of
-	// it (a cut, a 5xx, an unreadable or self-contradicting answer): the
-	// call may have been carried out (MayHaveBeenApplied).
-	notSent, unanswered bool
-	// cause says why the client made a failure itself, resourceMetadata is
-	// a 401 challenge's protected-resource metadata, and url the address
-	// that served nothing: what a caller needs to say what the user can do.
-	cause            failureCause
-	resourceMetadata string
-	url              string
+	Raw []byte `json:"-"`
+	// Members are Data's top-level members when Data is an object read
+	// from a server, found in the same pass as the read; nil otherwise.
+	Members *layout.Members `json:"-"`
+	// Failure is what vq knows of how the call failed beyond the answer's
+	// words.
+	Failure Failure `json:"-"`
+	// Readiness is set on the readiness lock's refusal (ReadinessLock),
+	// and Job and Token on an answer that started work vq can follow (a
+	// job, MCP token work: FollowUp): all three read by Invoke.
+	Readiness *Readiness `json:"-"`
+	Job       string     `json:"-"`
+	Token     string     `json:"-"`
 	// content is the result of a general MCP server, block by block (see
 	// Content); nil for a ToolResponse.
 	content *Content
-	// scope is the OAuth scope a 403 insufficient_scope asked for.
-	scope string
-	// repeatUnsafe marks a tool failure the contract would retry but the
-	// tool may have changed something before failing: a general MCP
-	// server's error from a tool it does not say is read-only or idempotent.
-	repeatUnsafe bool
-	// origin says where a refusal came from, for the person reading it
-	// (WithOrigin); no part of the document.
-	origin string
 }
 
-// failureCause is why the client made a failed response itself, where the
-// error code alone does not say.
-type failureCause int
-
-const (
-	causeOther             failureCause = iota
-	causeNoCredential                   // nothing was sent: no credential is configured
-	causeCredentialRefused              // the server answered HTTP 401
-	causeTimedOut                       // the request ran past its timeout
-	causeNotServed                      // HTTP 404 and no ToolResponse: nothing is served at url
-)
+// Failure is what vq knows of a failed call beyond the answer's words: for
+// the retry policy, and to say what the user can do. The zero value
+// knows nothing more.
+type Failure struct {
+	// NotSent: the request provably never reached the server (refused,
+	// DNS, TLS, no session, no credential): it may go again whatever the
+	// tool. Unanswered: it may have reached it, with no answer vq can read
+	// of what became of it (a cut, a 5xx, an unreadable answer): a call
+	// that may change something is not sent again (MayHaveBeenApplied).
+	NotSent, Unanswered bool
+	// Transient: it may pass on its own (5xx, a cut connection), the class
+	// the contract retries once. RepeatUnsafe: the tool may have changed
+	// something before failing, or would only refuse the same way: it is
+	// not sent twice although the contract would retry its code.
+	Transient, RepeatUnsafe bool
+	// TimedOut: the request ran past its timeout (Options.Timeout).
+	TimedOut bool
+	// NoCredential: nothing was sent, as no credential is configured.
+	NoCredential bool
+	// CredentialRefused: HTTP 401, whose challenge named ResourceMetadata
+	// (protected-resource metadata) where the server offers a sign-in.
+	CredentialRefused bool
+	ResourceMetadata  string
+	// ScopeDenied: HTTP 403 insufficient_scope, asking for Scope ("" when
+	// it named none).
+	ScopeDenied bool
+	Scope       string
+	// NotServed is the URL of an HTTP 404 that carried no ToolResponse:
+	// most often a base URL that is not the server's root.
+	NotServed string
+	// Origin is where a refusal came from (the server a call went to and
+	// the credential it carried), which its error line shows after the
+	// message; the document --json prints leaves it out.
+	Origin string
+}
 
 // NextAction is a suggested follow-up call. It is sent back as exactly the
 // request it describes, so chaining needs no translation.
@@ -155,17 +165,13 @@ func (r *ToolResponse) IsRecoverable() bool {
 	return r.Recoverable != nil && *r.Recoverable
 }
 
-// Raw is the body the server sent, or nil for a client-made or derived
-// response.
-func (r *ToolResponse) Raw() []byte { return r.raw }
-
 // derive is the one way to make a response from another: a copy that
 // keeps everything the answer said and leaves behind what described its
 // bytes, the server's body and the data index. The error is copied, so
 // changing the copy's leaves r's as it was.
 func (r *ToolResponse) derive() *ToolResponse {
 	out := *r
-	out.raw, out.data = nil, nil
+	out.Raw, out.Members = nil, nil
 	if r.Error != nil {
 		e := *r.Error
 		out.Error = &e
@@ -203,69 +209,6 @@ func (r *ToolResponse) WithErrorMessage(msg string) *ToolResponse {
 	}
 	out.Error.Message = msg
 	return out
-}
-
-// WithOrigin is r with where it came from (the server a call went to and
-// the credential it carried), which its error line shows after the
-// message. Unlike WithErrorMessage it keeps the server's bytes: the
-// document --json prints is the answer as it was, the origin is the
-// client's to tell.
-func (r *ToolResponse) WithOrigin(origin string) *ToolResponse {
-	out := *r
-	out.origin = origin
-	return &out
-}
-
-// Origin is what WithOrigin set, "" when nothing did.
-func (r *ToolResponse) Origin() string { return r.origin }
-
-// NotRepeatable is the failure r marked as one the contract's retry must
-// not send again, although it would retry its code: the tool may have
-// changed something before it failed, or would only refuse the same way.
-func (r *ToolResponse) NotRepeatable() *ToolResponse {
-	out := r.derive()
-	out.repeatUnsafe = true
-	return out
-}
-
-// NotSent is the client-made failure r marked as one whose request never
-// reached the server, so that it may go again whatever the tool.
-func (r *ToolResponse) NotSent() *ToolResponse {
-	out := r.derive()
-	out.notSent, out.unanswered = true, false
-	return out
-}
-
-// Unanswered is the client-made failure r marked as one whose request may
-// have reached the server with no answer vq can read: a call that may
-// change something is then never sent again (MayHaveBeenApplied).
-func (r *ToolResponse) Unanswered() *ToolResponse {
-	out := r.derive()
-	out.unanswered, out.notSent = true, false
-	return out
-}
-
-// CredentialMissing reports the client-made failure of a call that was
-// never sent because no credential is configured (MissingCredential).
-func (r *ToolResponse) CredentialMissing() bool { return r.cause == causeNoCredential }
-
-// CredentialRefused reports the client-made failure of a call the server
-// answered with HTTP 401. resourceMetadata is the protected-resource
-// metadata its challenge named, where the server offers an OAuth sign-in,
-// or "".
-func (r *ToolResponse) CredentialRefused() (resourceMetadata string, refused bool) {
-	return r.resourceMetadata, r.cause == causeCredentialRefused
-}
-
-// TimedOut reports the client-made failure of a request that ran past its
-// timeout (Options.Timeout) before a complete answer arrived.
-func (r *ToolResponse) TimedOut() bool { return r.cause == causeTimedOut }
-
-// NotServed reports the client-made failure of a request whose URL the
-// server does not serve (HTTP 404 without a ToolResponse): most often a
-// base URL that is not the server's root. url is the address tried.
-func (r *ToolResponse) NotServed() (url string, notServed bool) {
-	return r.url, r.cause == causeNotServed
 }
 
 func boolPtr(b bool) *bool { return &b }
@@ -326,14 +269,14 @@ func toolResponseOf(raw []byte, index objectIndex, dataIndex *objectIndex) (*Too
 	}
 	resp := &probe.ToolResponse
 	resp.OK = *probe.OK
-	resp.raw = raw
+	resp.Raw = raw
 	resp.Data = top.get("data")
 	if len(resp.Data) == 0 {
 		resp.Data = json.RawMessage("null")
 	}
 	if dataIndex != nil {
-		data := dataIndex.in(raw)
-		resp.data = &data
+		data := layout.Members(dataIndex.in(raw))
+		resp.Members = &data
 	}
 	if resp.Warnings == nil {
 		resp.Warnings = []string{}

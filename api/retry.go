@@ -71,7 +71,7 @@ func (c *Client) retry(ctx context.Context, call Call, repeatable func() bool, a
 			c.notify(fmt.Sprintf("%s: rate limited, retrying in %s", call.Tool, wait.Round(time.Millisecond)))
 			turn.rateLimited(ctx, wait)
 			continue // the turn holds the next attempt back for wait
-		case resp.isUnexpected() && !retriedUnexpected && (resp.notSent || repeatable()):
+		case resp.isUnexpected() && !retriedUnexpected && (resp.Failure.NotSent || repeatable()):
 			retriedUnexpected = true
 			wait = unexpectedRetryWait
 			c.notify(fmt.Sprintf("%s: %s, retrying once", call.Tool, resp.ErrorCode()))
@@ -87,7 +87,7 @@ func (c *Client) retry(ctx context.Context, call Call, repeatable func() bool, a
 // settled is the answer a call ends with: an unanswered one of a call that
 // may not be repeated may have been applied, and says so.
 func settled(call Call, resp *ToolResponse, repeatable func() bool) *ToolResponse {
-	if resp.unanswered && !repeatable() {
+	if resp.Failure.Unanswered && !repeatable() {
 		return resp.MayHaveBeenApplied(call)
 	}
 	return resp
@@ -126,7 +126,7 @@ func (r *ToolResponse) MayHaveBeenApplied(call Call) *ToolResponse {
 	out := r.derive()
 	out.Summary, out.Data = msg, json.RawMessage("null")
 	out.Error, out.Recoverable = &ToolError{Code: CodeMaybeApplied, Message: msg}, boolPtr(false)
-	out.transient, out.unanswered = false, false
+	out.Failure.Transient, out.Failure.Unanswered = false, false
 	out.NextActions = []NextAction{}
 	if checkable {
 		out.NextActions = []NextAction{{Label: "Check whether " + call.Tool + " was applied", Tool: check.Tool, Args: check.Args}}
@@ -144,12 +144,12 @@ func (c *Client) notify(msg string) {
 // unexpected error, or a transport failure that may pass on its own. A
 // readiness lock is a refusal whatever code carries it: sending the call
 // again is the loop its message asks not to make. A failure that would
-// only come again the same way (repeatUnsafe) is never sent twice.
+// only come again the same way (RepeatUnsafe) is never sent twice.
 func (r *ToolResponse) isUnexpected() bool {
 	if _, locked := ReadinessLock(r); locked {
 		return false
 	}
-	return r.ErrorCode() == CodeToolError && !r.repeatUnsafe || r.transient
+	return r.ErrorCode() == CodeToolError && !r.Failure.RepeatUnsafe || r.Failure.Transient
 }
 
 // maxRetryAfterMs clamps a server's wait: a day is past any budget, so a

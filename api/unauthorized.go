@@ -6,18 +6,18 @@ import (
 
 // Unauthorized is the client-made response for HTTP 401: never retried with
 // the same credential. It keeps where the challenge says an OAuth sign-in
-// starts (CredentialRefused), for the caller that says how to sign in.
+// starts, for the caller that says how to sign in.
 func Unauthorized(tool, wwwAuthenticate string) *ToolResponse {
 	r := ClientError(tool, CodeUnauthorized, "the server did not accept the credential (HTTP 401)", false)
-	r.cause, r.resourceMetadata = causeCredentialRefused, ResourceMetadata(wwwAuthenticate)
+	r.Failure = Failure{CredentialRefused: true, ResourceMetadata: ResourceMetadata(wwwAuthenticate)}
 	return r
 }
 
 // MissingCredential is the response for a call that was never sent because
-// no API key is configured (CredentialMissing).
+// no API key is configured.
 func MissingCredential(tool string) *ToolResponse {
 	r := ClientError(tool, CodeUnauthorized, "no API key", false)
-	r.cause, r.notSent = causeNoCredential, true
+	r.Failure = Failure{NoCredential: true, NotSent: true}
 	return r
 }
 
@@ -81,22 +81,13 @@ func InsufficientScope(challenge string) (string, bool) {
 
 // ScopeDenied is the client-made refusal of a call whose token lacks a
 // scope: the contract's scope_denied, naming the scope, never retried
-// with the same token. Scope (ScopeNeeded) is what signing in again must
-// ask for.
+// with the same token. Its scope is what signing in again must ask for.
 func ScopeDenied(tool, endpoint, scope string) *ToolResponse {
 	msg := "the server needs more scope than the token has (HTTP 403 insufficient_scope from " + endpoint + ")"
 	if scope != "" {
 		msg = "the server needs the scope " + scope + " (HTTP 403 insufficient_scope from " + endpoint + ")"
 	}
 	r := ClientError(tool, CodeScopeDenied, msg, false)
-	r.scope = scope
-	r.url = endpoint
+	r.Failure = Failure{ScopeDenied: true, Scope: scope}
 	return r
-}
-
-// ScopeNeeded reports a call refused for want of an OAuth scope (HTTP 403
-// insufficient_scope), with the scope the server named ("" when it named
-// none).
-func (r *ToolResponse) ScopeNeeded() (scope string, denied bool) {
-	return r.scope, r.ErrorCode() == CodeScopeDenied && r.url != ""
 }

@@ -23,7 +23,7 @@ import (
 // out, is unanswered. transient retries it once where the tool allows.
 func Contradicted(tool, transport string, transient bool) *ToolResponse {
 	r := ClientError(tool, CodeHTTPError, transport+" carrying an answer that says ok: the two disagree, so it is no success", true)
-	r.transient, r.unanswered = transient, true
+	r.Failure = Failure{Transient: transient, Unanswered: true}
 	return r
 }
 
@@ -59,7 +59,7 @@ func serversCode(code, message string) (string, string) {
 // is a malformed answer, not some other server's structured output.
 func ClaimsToolResponse(doc []byte) bool {
 	m, err := splitObject(doc)
-	return err == nil && slices.Contains(m.names, "ok") && slices.Contains(m.names, "tool")
+	return err == nil && slices.Contains(m.Names, "ok") && slices.Contains(m.Names, "tool")
 }
 
 // NoVerdict is the failure of an answer whose verdict vq cannot read; its
@@ -156,7 +156,7 @@ func ProofVerdict(r *ToolResponse) *ToolResponse {
 		return r
 	}
 	raw := r.Data
-	if result := r.DataField("result"); len(result) > 0 {
+	if result := layout.Member(r.Data, r.Members, "result"); len(result) > 0 {
 		raw = result
 	}
 	var proof struct {
@@ -208,7 +208,7 @@ func RunVerdict(r *ToolResponse) *ToolResponse {
 // none.
 func (m members) repeated(name string) bool {
 	n := 0
-	for _, have := range m.names {
+	for _, have := range m.Names {
 		if have == name {
 			n++
 		}

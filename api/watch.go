@@ -349,15 +349,15 @@ func updateFrom(jobID string, s JobStatus) JobUpdate {
 	return u
 }
 
-// FollowUp says how to watch the work an answer started: an async tool's
-// job (get_job_status) or an MCP tool's token (the same call again). id is
-// what to show the user; ok is false when the answer started nothing.
+// FollowUp says how to watch the work an answer of Invoke started: an
+// async tool's job (get_job_status) or an MCP tool's token (the same call
+// again). id is what to show the user; ok is false when it started nothing.
 func (c *Client) FollowUp(call Call, resp *ToolResponse) (id string, poll PollFunc, ok bool) {
-	if lr, ok := ParseLongRunning(resp); ok {
-		return lr.Token, c.TokenPoll(call, lr.Token), true
-	}
-	if id, ok := AcceptedJob(resp); ok {
-		return id, c.JobStatusPoll(id), true
+	switch {
+	case resp.Token != "":
+		return resp.Token, c.TokenPoll(call, resp.Token), true
+	case resp.Job != "":
+		return resp.Job, c.JobStatusPoll(resp.Job), true
 	}
 	return "", nil, false
 }

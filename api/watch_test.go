@@ -189,7 +189,7 @@ func TestWatchEndsOnARefusalAndOnAFailedJob(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := testkit.NewServer(t, testkit.Always(200, body))
 			resp, updates, err := watchOnce(t, s, fast)
-			if err != nil || resp == nil || string(resp.Raw()) != body {
+			if err != nil || resp == nil || string(resp.Raw) != body {
 				t.Fatalf("resp %+v err %v", resp, err)
 			}
 			if n := s.Count(); n != 1 {

@@ -95,8 +95,7 @@ func (e *unsentError) Unwrap() error { return e.err }
 
 // TransportFailure turns a request to url that got no complete answer into
 // the client-made http_error of the contract: retried once when it may pass
-// on its own (a cut connection), and TimedOut when it ran past its
-// deadline. Unless no byte of it was written (post's error says so), the
+// on its own (a cut connection). Unless no byte of it was written (post's error says so), the
 // request may have reached the server: it is unanswered.
 func TransportFailure(tool, url string, status int, err error) *ToolResponse {
 	msg, transient := DescribeTransportError(shownURL(url), err)
@@ -104,15 +103,10 @@ func TransportFailure(tool, url string, status int, err error) *ToolResponse {
 		msg = fmt.Sprintf("HTTP %d, then %s", status, msg)
 	}
 	r := ClientError(tool, CodeHTTPError, msg, true)
-	r.transient = transient
-	if TimedOut(err) {
-		r.cause = causeTimedOut
-	}
 	_, unsent := errors.AsType[*unsentError](err)
-	r.notSent = unsent
 	// A redirect refused is an answer: the server did not act on a call
 	// it sent elsewhere.
-	r.unanswered = !unsent && !refusedRedirect(err)
+	r.Failure = Failure{Transient: transient, TimedOut: TimedOut(err), NotSent: unsent, Unanswered: !unsent && !refusedRedirect(err)}
 	return r
 }
 
@@ -128,10 +122,9 @@ func refusedRedirect(err error) bool {
 // other status left the call unanswered.
 func HTTPFailure(tool, url string, status int, msg string) *ToolResponse {
 	r := ClientError(tool, CodeHTTPError, msg, true)
-	r.transient = status >= 500
-	r.unanswered = status < 400 || status >= 500
+	r.Failure = Failure{Transient: status >= 500, Unanswered: status < 400 || status >= 500}
 	if status == http.StatusNotFound {
-		r.cause, r.url = causeNotServed, shownURL(url)
+		r.Failure.NotServed = shownURL(url)
 	}
 	return r
 }

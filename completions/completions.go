@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/privatefile"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -176,7 +177,7 @@ func (c Cache) Remember(r *api.ToolResponse) {
 	var seen []kindID
 	for _, kind := range IDKinds {
 		var id string
-		if json.Unmarshal(r.DataField(kind), &id) == nil && completable(id) {
+		if json.Unmarshal(layout.Member(r.Data, r.Members, kind), &id) == nil && completable(id) {
 			seen = append(seen, kindID{kind, id})
 		}
 	}

@@ -30,7 +30,7 @@ func BenchmarkRender100k(b *testing.B) {
 		{"github", func(w io.Writer, r *api.ToolResponse) error { return GitHub(w, r, os.DevNull, nil) }},
 	} {
 		b.Run(out.name, func(b *testing.B) {
-			b.SetBytes(int64(len(resp.Raw())))
+			b.SetBytes(int64(len(resp.Raw)))
 			b.ReportAllocs()
 			for b.Loop() {
 				if err := out.render(io.Discard, resp); err != nil {

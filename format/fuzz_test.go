@@ -46,7 +46,7 @@ func FuzzLayoutResponse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		fromIndex, err1 := layout.Response(resp.Data, resp.DataMembers)
+		fromIndex, err1 := layout.Response(resp.Data, resp.Members)
 		fromBytes, err2 := layout.Data(resp.Data)
 		if (err1 == nil) != (err2 == nil) {
 			t.Fatalf("errors differ: %v / %v", err1, err2)

@@ -187,7 +187,7 @@ func writeMarkdownImages(w *bufio.Writer, listed []layout.Check) {
 // writeMarkdownData shows data that holds no check results: its fields as
 // a two-column table, plain lines as text, and each record list as a table.
 func writeMarkdownData(w *bufio.Writer, r *api.ToolResponse) error {
-	l, err := layout.Response(r.Data, r.DataMembers)
+	l, err := layout.Response(r.Data, r.Members)
 	if err != nil {
 		return err
 	}

@@ -71,7 +71,7 @@ func WriteErrorLine(errOut io.Writer, r *api.ToolResponse) error {
 // its code, message, where it came from (Origin) and its exit.
 func ErrorLine(r *api.ToolResponse) string {
 	msg := r.ErrorMessage()
-	if origin := r.Origin(); origin != "" {
+	if origin := r.Failure.Origin; origin != "" {
 		msg += " " + origin
 	}
 	return "error: " + textsafe.SanitizeLine(r.ErrorCode()) + ": " + textsafe.SanitizeLine(msg) + " (" + exitNote(r) + ")"
@@ -88,7 +88,7 @@ func exitNote(r *api.ToolResponse) string {
 // a member of the data rather than the data itself), with mismatch bars
 // when bars is set.
 func writeData(w *bufio.Writer, r *api.ToolResponse, bars bool) error {
-	l, err := layout.Response(r.Data, r.DataMembers)
+	l, err := layout.Response(r.Data, r.Members)
 	if err != nil {
 		return err
 	}

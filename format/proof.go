@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -43,7 +44,7 @@ type proofResult struct {
 // warnings and nextActions follow the proof's, without repeats.
 func ParseProof(r *api.ToolResponse) (*Proof, bool) {
 	raw := []byte(r.Data)
-	if result := r.DataField("result"); len(result) > 0 && string(result) != "null" {
+	if result := layout.Member(r.Data, r.Members, "result"); len(result) > 0 && string(result) != "null" {
 		raw = result
 	}
 	var res proofResult

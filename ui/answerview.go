@@ -120,7 +120,7 @@ func (s *answerPage) head() []string {
 		code := textsafe.SanitizeLine(textsafe.Clip(r.ErrorCode(), textsafe.MaxLineBytes))
 		lines = append(lines, s.wrap(st.errorCode.Render(code)+": "+textsafe.Sanitize(textsafe.Clip(r.ErrorMessage(), maxSummaryLines*textsafe.MaxLineBytes)))...)
 		exit := exitcode.RecoverableText(r.IsRecoverable()) + " · vq exits " + strconv.Itoa(exitcode.ForCode(r.ErrorCode(), r.IsRecoverable()))
-		if origin := r.Origin(); origin != "" {
+		if origin := r.Failure.Origin; origin != "" {
 			exit += " · " + textsafe.SanitizeLine(textsafe.Clip(strings.Trim(origin, "()"), textsafe.MaxLineBytes))
 		}
 		lines = append(lines, s.wrap(st.dim.Render(exit))...)

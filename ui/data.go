@@ -35,7 +35,7 @@ type section struct {
 // parseData lays out a response's data and picks the screenshots from it.
 func parseData(resp *api.ToolResponse) (*dataView, image.Model) {
 	d := &dataView{}
-	l, err := layout.Response(resp.Data, resp.DataMembers)
+	l, err := layout.Response(resp.Data, resp.Members)
 	if err != nil {
 		d.plain = []string{textsafe.SanitizeLine(err.Error())}
 		d.index()

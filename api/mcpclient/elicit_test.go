@@ -85,7 +85,7 @@ func TestElicitationEndsWithItsCall(t *testing.T) {
 	resp, err := c.Invoke(ctx, api.Call{Tool: "ask"})
 	// The tool says nothing of repeating: timed out, it may have been
 	// carried out.
-	if err != nil || resp.OK || resp.ErrorCode() != api.CodeMaybeApplied || !resp.TimedOut() {
+	if err != nil || resp.OK || resp.ErrorCode() != api.CodeMaybeApplied || !resp.Failure.TimedOut {
 		t.Fatalf("a call whose question is never answered: %+v, %v", resp, err)
 	}
 	testkit.Receive(t, ctx, ended, "the question's context to end with its call")

@@ -280,7 +280,7 @@ func TestMCPTransportFailures(t *testing.T) {
 		if resp.ErrorCode() != tc.code || !strings.Contains(resp.ErrorMessage(), tc.contains) {
 			t.Errorf("%s: %s %q, want %s containing %q", tc.path, resp.ErrorCode(), resp.ErrorMessage(), tc.code, tc.contains)
 		}
-		if meta, refused := resp.CredentialRefused(); refused != (tc.code == api.CodeUnauthorized) ||
+		if meta, refused := resp.Failure.ResourceMetadata, resp.Failure.CredentialRefused; refused != (tc.code == api.CodeUnauthorized) ||
 			refused && meta != "https://example.test/.well-known/oauth-protected-resource/api/mcp" {
 			t.Errorf("%s: CredentialRefused = %q, %v", tc.path, meta, refused)
 		}

@@ -36,8 +36,8 @@ func (c *Client) checkOutput(ctx context.Context, tool string, resp *api.ToolRes
 	}
 	resp.OK = false
 	resp.Error = &api.ToolError{Code: api.CodeOutputSchema, Message: fmt.Sprintf("%s's answer breaks the outputSchema the server lists for it: %s", tool, broken)}
-	resp.Recoverable = new(false)
-	return resp.NotRepeatable()
+	resp.Recoverable, resp.Failure.RepeatUnsafe = new(false), true
+	return resp
 }
 
 // outputBreaks is how structured (none: nil) breaks schema, or why it

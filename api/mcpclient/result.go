@@ -35,7 +35,9 @@ func toolResponseFromMCP(tool string, res *mcp.CallToolResult, raw, structured j
 			// Shaped as VisualQ's answer, and none: no verdict to read,
 			// and the call may have been carried out.
 			why := strings.TrimPrefix(err.Error(), "not a ToolResponse: ")
-			return api.ClientError(tool, api.CodeHTTPError, "the MCP result's structuredContent is a malformed ToolResponse ("+why+"): "+api.Snippet(structured), true).Unanswered()
+			r := api.ClientError(tool, api.CodeHTTPError, "the MCP result's structuredContent is a malformed ToolResponse ("+why+"): "+api.Snippet(structured), true)
+			r.Failure.Unanswered = true
+			return r
 		}
 	}
 	if len(raw) == 0 {
@@ -106,9 +108,7 @@ func classifyToolError(resp *api.ToolResponse, text string, info toolInfo) *api.
 		}
 	}
 	resp.OK, resp.Error, resp.Recoverable = false, &api.ToolError{Code: code, Message: text}, new(recoverable)
-	if code == api.CodeToolError && !info.repeatable {
-		return resp.NotRepeatable()
-	}
+	resp.Failure.RepeatUnsafe = code == api.CodeToolError && !info.repeatable
 	return resp
 }
 
@@ -191,17 +191,21 @@ func (c *Client) mcpFailure(tool string, rec *httpRecord, err error) *api.ToolRe
 func (c *Client) repeatedFailure(tool string, err error) (*api.ToolResponse, bool) {
 	var start *StdioStartError
 	var asked *askedAgainError
+	var r *api.ToolResponse
 	switch {
 	case errors.As(err, &start):
-		return api.ClientError(tool, api.CodeServerConfig, start.Error(), false).NotRepeatable(), true
+		r = api.ClientError(tool, api.CodeServerConfig, start.Error(), false)
 	case isNotOffered(err):
-		return api.ClientError(tool, api.CodeToolError, err.Error(), false).NotRepeatable(), true
+		r = api.ClientError(tool, api.CodeToolError, err.Error(), false)
 	case errors.As(err, &asked):
-		return api.ClientError(tool, api.CodeToolError, asked.Error()+"; vq answers a question once per call", false).NotRepeatable(), true
+		r = api.ClientError(tool, api.CodeToolError, asked.Error()+"; vq answers a question once per call", false)
 	case errors.Is(err, errEndlessList):
 		return api.ClientError(tool, api.CodeHTTPError, fmt.Sprintf("%v (from %s)", err, c.MCPEndpoint()), false), true
+	default:
+		return nil, false
 	}
-	return nil, false
+	r.Failure.RepeatUnsafe = true
+	return r, true
 }
 
 // serverRPCError finds the JSON-RPC error object the server answered. The
@@ -234,9 +238,13 @@ func rpcFailure(tool string, e *jsonrpc.Error) *api.ToolResponse {
 		return api.ClientError(tool, api.CodeValidation, msg, true)
 	case e.Code == mcp.CodeMissingRequiredClientCapabilities:
 		// Asking again gets the same refusal.
-		return api.ClientError(tool, api.CodeToolError, msg+": vq offers no sampling or roots (a command line, not an agent host)", false).NotRepeatable()
+		r := api.ClientError(tool, api.CodeToolError, msg+": vq offers no sampling or roots (a command line, not an agent host)", false)
+		r.Failure.RepeatUnsafe = true
+		return r
 	}
 	// The server's own failure, after it had the call: it may have been
 	// carried out.
-	return api.ClientError(tool, api.CodeToolError, fmt.Sprintf("%s (JSON-RPC error %d)", msg, e.Code), true).Unanswered()
+	r := api.ClientError(tool, api.CodeToolError, fmt.Sprintf("%s (JSON-RPC error %d)", msg, e.Code), true)
+	r.Failure.Unanswered = true
+	return r
 }

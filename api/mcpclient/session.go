@@ -169,20 +169,26 @@ func (c *Client) callMCP(ctx context.Context, call api.Call) *api.ToolResponse {
 	if _, refused := serverRPCError(err); refused || err == nil && result.IsError {
 		if info = c.toolInfo(ctx, call.Tool); info.taskRequired {
 			// Asking again gets the same refusal.
-			return api.ClientError(call.Tool, api.CodeToolError, call.Tool+" runs only as an MCP task (its execution.taskSupport is required), which vq cannot run yet: the MCP Go SDK it is built on has no tasks", false).NotRepeatable()
+			r := api.ClientError(call.Tool, api.CodeToolError, call.Tool+" runs only as an MCP task (its execution.taskSupport is required), which vq cannot run yet: the MCP Go SDK it is built on has no tasks", false)
+			r.Failure.RepeatUnsafe = true
+			return r
 		}
 	}
 	switch {
 	case err != nil && !sent:
 		// No session: the server never saw the call.
-		return c.withNotOffered(inFlight, c.mcpFailure(call.Tool, rec, err).NotSent())
+		r := c.mcpFailure(call.Tool, rec, err)
+		r.Failure.NotSent, r.Failure.Unanswered = true, false
+		return c.withNotOffered(inFlight, r)
 	case err != nil:
 		return c.withNotOffered(inFlight, c.mcpFailure(call.Tool, rec, err))
 	}
 	raw, structured := rec.toolResult(result)
 	if len(raw) == 0 && rec.resultMissing() {
 		// No verdict, after the server had the call.
-		return api.ClientError(call.Tool, api.CodeNoVerdict, "the server answered tools/call with no result", false).Unanswered()
+		r := api.ClientError(call.Tool, api.CodeNoVerdict, "the server answered tools/call with no result", false)
+		r.Failure.Unanswered = true
+		return r
 	}
 	return c.withNotOffered(inFlight, c.checkOutput(ctx, call.Tool, toolResponseFromMCP(call.Tool, result, raw, structured, info)))
 }
@@ -196,8 +202,8 @@ func (c *Client) withNotOffered(call *callInFlight, resp *api.ToolResponse) *api
 		return resp
 	}
 	resp = resp.WithErrorMessage(resp.ErrorMessage() + " (the server asked for " + what + ", which vq does not offer)")
-	resp.Recoverable = new(false)
-	return resp.NotRepeatable()
+	resp.Recoverable, resp.Failure.RepeatUnsafe = new(false), true
+	return resp
 }
 
 // listToolsForHeaders lists the session's tools before a call, once per

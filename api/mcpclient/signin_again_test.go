@@ -142,7 +142,7 @@ func TestSignInAgainIsOncePerRefusal(t *testing.T) {
 	c, _ := signedIn(t, s, account.OAuthLoginOptions{}, &account.OAuthLoginOptions{Headless: true, Notify: told.add})
 	for i := range 2 {
 		resp, err := c.Invoke(ctx, api.Call{Tool: testkit.OAuthTool})
-		if scope, denied := resp.ScopeNeeded(); err != nil || !denied || scope != "mcp:basic mcp:write" {
+		if scope, denied := resp.Failure.Scope, resp.Failure.ScopeDenied; err != nil || !denied || scope != "mcp:basic mcp:write" {
 			t.Fatalf("call %d: %+v %+v, %v; want scope_denied naming mcp:basic mcp:write\n%s", i, resp, resp.Error, err, told.String())
 		}
 	}
@@ -165,7 +165,7 @@ func TestRefusedCallWithoutSignInIsScopeDenied(t *testing.T) {
 	s := testkit.NewOAuthServer(t, testkit.OAuthOptions{Needs: stepUpNeeds})
 	c, _ := signedIn(t, s, account.OAuthLoginOptions{}, nil)
 	resp, err := c.Invoke(ctx, api.Call{Tool: testkit.OAuthTool})
-	if scope, denied := resp.ScopeNeeded(); err != nil || !denied || scope != "mcp:basic mcp:write" || resp.Error.Message != "the server needs the scope mcp:basic mcp:write (HTTP 403 insufficient_scope from "+s.Endpoint+")" {
+	if scope, denied := resp.Failure.Scope, resp.Failure.ScopeDenied; err != nil || !denied || scope != "mcp:basic mcp:write" || resp.Error.Message != "the server needs the scope mcp:basic mcp:write (HTTP 403 insufficient_scope from "+s.Endpoint+")" {
 		t.Fatalf("call: %+v, %v", resp, err)
 	}
 	if n := len(s.Authorizations()); n != 1 {

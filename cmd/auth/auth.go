@@ -355,7 +355,7 @@ func verifyKey(ctx context.Context, f *cmdutil.Factory, base, key string) error 
 	if resp == nil {
 		return nil
 	}
-	if _, refused := resp.CredentialRefused(); refused {
+	if resp.Failure.CredentialRefused {
 		return &exitcode.Error{Code: exitcode.Unauthorized, Message: fmt.Sprintf(
 			"%s rejected the key (HTTP 401); nothing was saved. Check the key and that it belongs to this server", cmdutil.DisplayURL(base))}
 	}

@@ -20,11 +20,13 @@ func WithHint(resp *api.ToolResponse, s Settings) *api.ToolResponse {
 	if resp == nil || resp.OK {
 		return resp
 	}
-	switch {
-	case resp.CredentialMissing():
-		resp = resp.WithOrigin(s.missingKey())
-	case namesItsServer(resp):
-		resp = resp.WithOrigin(s.origin())
+	if f := resp.Failure; f.NoCredential || namesItsServer(resp) {
+		out := *resp // the server's bytes kept: the origin is the client's to tell
+		out.Failure.Origin = s.origin()
+		if f.NoCredential {
+			out.Failure.Origin = s.missingKey()
+		}
+		resp = &out
 	}
 	msg, hint := resp.ErrorMessage(), actionHint(resp, s)
 	if refusedNothing(resp, s) {
@@ -38,21 +40,19 @@ func WithHint(resp *api.ToolResponse, s Settings) *api.ToolResponse {
 
 // refusedNothing reports a 401 to a call that carried no credential.
 func refusedNothing(resp *api.ToolResponse, s Settings) bool {
-	_, refused := resp.CredentialRefused()
-	return refused && s.sentNone()
+	return resp.Failure.CredentialRefused && s.sentNone()
 }
 
 // actionHint is what to do about resp, "" when vq knows nothing to add.
 func actionHint(resp *api.ToolResponse, s Settings) string {
-	meta, refused := resp.CredentialRefused()
-	url, notServed := resp.NotServed()
-	scope, scopeDenied := resp.ScopeNeeded()
+	f := resp.Failure
+	meta, refused := f.ResourceMetadata, f.CredentialRefused
 	switch {
-	case scopeDenied && scope != "":
-		return "; sign in again to be granted it: vq auth login --oauth --scope " + textsafe.ShellQuote(scope)
-	case scopeDenied:
+	case f.ScopeDenied && f.Scope != "":
+		return "; sign in again to be granted it: vq auth login --oauth --scope " + textsafe.ShellQuote(f.Scope)
+	case f.ScopeDenied:
 		return "; sign in again to be granted it: vq auth login --oauth"
-	case resp.CredentialMissing():
+	case f.NoCredential:
 		return ": run vq auth login, or set VQ_API_KEY"
 	case refused && s.sentNone():
 		return signInHint(s, meta)
@@ -60,10 +60,10 @@ func actionHint(resp *api.ToolResponse, s Settings) string {
 		return "; sign in with: vq auth login (or vq auth login --oauth; resource metadata: " + meta + ")"
 	case refused:
 		return "; sign in with: vq auth login"
-	case resp.TimedOut():
+	case f.TimedOut:
 		return timeoutHint
-	case notServed:
-		return notServedHint(url)
+	case f.NotServed != "":
+		return notServedHint(f.NotServed)
 	}
 	return ""
 }

@@ -122,8 +122,11 @@ func (p *Pipeline) Call(ctx context.Context, call api.Call) (*api.ToolResponse, 
 	if err != nil {
 		return nil, err
 	}
+	if !p.Wait.Wait {
+		return resp, nil
+	}
 	client, _, _ := p.Connect(ctx)
-	if id, poll, ok := client.FollowUp(call, resp); ok && p.Wait.Wait {
+	if id, poll, ok := client.FollowUp(call, resp); ok {
 		outcomes, err := p.Watch().jobs(ctx, []watched{{id: id, poll: poll}})
 		if err != nil {
 			return nil, err
@@ -200,10 +203,10 @@ func (p *Pipeline) SendConsented(ctx context.Context, call api.Call) (*api.ToolR
 	if err != nil {
 		return nil, err
 	}
-	state, locked := api.ReadinessLock(resp)
-	if !locked {
+	if resp.Readiness == nil {
 		return resp, nil
 	}
+	state := *resp.Readiness
 	print := p.f.Terminal().Print
 	tool := textsafe.SanitizeLine(call.Tool)
 	if !p.Wait.Wait {

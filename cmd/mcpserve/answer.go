@@ -14,6 +14,7 @@ import (
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/imagesafe"
+	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -143,7 +144,7 @@ func diffLinks(resp *api.ToolResponse) []diffLink {
 // there is none.
 func dataString(resp *api.ToolResponse, name string) string {
 	var v string
-	_ = json.Unmarshal(resp.DataField(name), &v)
+	_ = json.Unmarshal(layout.Member(resp.Data, resp.Members, name), &v)
 	return v
 }
 
@@ -166,7 +167,7 @@ type listedFailure struct {
 // listedFailures are the first n failures of an answer's data.failures,
 // read one by one: a run can list 100,000.
 func listedFailures(resp *api.ToolResponse, n int) []listedFailure {
-	raw := resp.DataField("failures")
+	raw := layout.Member(resp.Data, resp.Members, "failures")
 	if raw == nil {
 		return nil
 	}

@@ -78,22 +78,71 @@ func Data(raw []byte) (*Layout, error) {
 	return l, nil
 }
 
-// Response is Data for a tool answer's data whose top-level members were
-// found while the answer was read: members (api.ToolResponse.DataMembers)
-// lists them, values being views into data, or reports that data is not an
-// object. They are placed as given, so data is not scanned a second time.
-func Response(data []byte, members func() (names []string, values [][]byte, isObject bool)) (*Layout, error) {
-	names, values, isObject := members()
-	if !isObject {
+// Members is a JSON object's top-level members in order, each value a view
+// into the object: what a tool answer's data holds, found while the answer
+// was read.
+type Members struct {
+	Names  []string
+	Values [][]byte
+}
+
+// Response is Data for a tool answer's data whose top-level members m were
+// found while the answer was read (nil when they were not): placed as
+// given, so that data is not scanned a second time.
+func Response(data []byte, m *Members) (*Layout, error) {
+	if m == nil {
 		return Data(data)
 	}
 	l := &Layout{}
-	for i, name := range names {
-		if err := l.add(name, name, values[i]); err != nil {
+	for i, name := range m.Names {
+		if err := l.add(name, name, m.Values[i]); err != nil {
 			return nil, fmt.Errorf("data is not valid JSON: %w", err)
 		}
 	}
 	return l, nil
+}
+
+// Member is the raw value of data's top-level member name (the last one,
+// as encoding/json takes it), a view into data, or nil; m, when not nil,
+// is data's members.
+func Member(data []byte, m *Members, name string) []byte {
+	if m == nil {
+		found := membersOf(data)
+		m = &found
+	}
+	for i := len(m.Names) - 1; i >= 0; i-- {
+		if m.Names[i] == name {
+			return m.Values[i]
+		}
+	}
+	return nil
+}
+
+// membersOf is data's members when it is one valid JSON object, else none.
+func membersOf(data []byte) (m Members) {
+	dec := newDecoder(data)
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return Members{}
+	}
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			return Members{}
+		}
+		m.Names = append(m.Names, name.String())
+		value, err := dec.ReadValue()
+		if err != nil {
+			return Members{}
+		}
+		m.Values = append(m.Values, value)
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return Members{}
+	}
+	if _, end := dec.ReadToken(); end != io.EOF {
+		return Members{}
+	}
+	return m
 }
 
 // ShowsSummary reports whether a rendering of an answer shows its summary
