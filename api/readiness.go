@@ -49,40 +49,42 @@ const (
 	ReadinessMaxWait = 60 * time.Second
 )
 
-// ReadinessOptions tune AwaitReady.
-type ReadinessOptions struct {
-	// Interval, when set, is a fixed wait between calls (--interval);
-	// otherwise the wait grows from ReadinessMinWait to ReadinessMaxWait.
-	Interval time.Duration
-	// OnWait hears of each refusal and how long vq now waits.
-	OnWait func(r Readiness, wait time.Duration)
-}
-
-// AwaitReady waits out the readiness lock: while resp is the lock's
-// refusal it waits, then asks again with send (the same call), and returns
-// the first answer that is not the lock. err is non-nil only when ctx ended.
-func AwaitReady(ctx context.Context, resp *ToolResponse, send PollFunc, o ReadinessOptions) (*ToolResponse, error) {
-	wait := ReadinessMinWait
-	if o.Interval > 0 {
-		wait = o.Interval
-	}
-	for {
-		state, locked := ReadinessLock(resp)
-		if !locked {
+// AwaitReady waits out the readiness lock in the watch's loop: while
+// resp, a call's answer, is the lock's refusal, it waits (from
+// ReadinessMinWait doubling to ReadinessMaxWait, or o.Interval), then sends
+// the call again with send, a whole call with its own retries, and
+// answers the first answer that is not the lock, or past o.Timeout the
+// last one. Each refusal reaches o.OnUpdate as a Failure with its
+// RetryIn. err is non-nil only when ctx ended.
+func AwaitReady(ctx context.Context, resp *ToolResponse, send PollFunc, o WatchOptions) (*ToolResponse, error) {
+	policy := NewPolicy(WatchOptions{Interval: o.Interval, MinInterval: ReadinessMinWait, MaxInterval: ReadinessMaxWait})
+	policy.backoff = 2
+	w := &watch{o: o, start: time.Now(), policy: policy}
+	first := true
+	ask := func(ctx context.Context) (*ToolResponse, error) {
+		if first { // the answer in hand is read first
+			first = false
 			return resp, nil
 		}
-		if o.OnWait != nil {
-			o.OnWait(state, wait)
+		r, err := send(ctx)
+		if r != nil {
+			resp = r
 		}
-		if err := sleep(ctx, wait); err != nil {
-			return resp, err
-		}
-		if o.Interval == 0 {
-			wait = min(wait*2, ReadinessMaxWait)
-		}
-		var err error
-		if resp, err = send(ctx); err != nil {
-			return resp, err
-		}
+		return r, err
 	}
+	final, err := w.run(ctx, ask, func() budget { return sent }, func(r *ToolResponse) (time.Duration, *ToolResponse) {
+		if _, locked := ReadinessLock(r); !locked {
+			return 0, r
+		}
+		wait := policy.Next(false)
+		w.notify(JobUpdate{Failure: r, RetryIn: wait})
+		return wait, nil
+	})
+	if err != nil { // past the bound, the last answer is the answer
+		return resp, ctx.Err()
+	}
+	return final, nil
 }
+
+// sent is the budget of a poll that is a whole call, retried as one: none.
+func sent(*ToolResponse) (time.Duration, bool) { return 0, false }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/api/mcpclient"
@@ -211,20 +210,10 @@ func (p *Pipeline) SendConsented(ctx context.Context, call api.Call) (*api.ToolR
 			tool, readinessProgress(state)))
 		return resp, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, p.Watch().Bound())
-	defer cancel()
-	resp, err = api.AwaitReady(ctx, resp, func(ctx context.Context) (*api.ToolResponse, error) { return p.invoke(ctx, call) }, api.ReadinessOptions{
-		Interval: p.Wait.Interval,
-		OnWait: func(r api.Readiness, wait time.Duration) {
-			print.Note(fmt.Sprintf("%s: the project's first import is being analysed (%s); asking again in %s", tool, readinessProgress(r), wait))
-		},
-	})
-	if errors.Is(err, context.DeadlineExceeded) {
-		// The bound ended the wait, not the user: the last refusal is the
-		// answer, shown and exited with as any other.
-		return resp, nil
-	}
-	return resp, err
+	return api.AwaitReady(ctx, resp, func(ctx context.Context) (*api.ToolResponse, error) { return p.invoke(ctx, call) }, p.Watch().Options(func(u api.JobUpdate) {
+		state, _ := api.ReadinessLock(u.Failure)
+		print.Note(fmt.Sprintf("%s: the project's first import is being analysed (%s); asking again in %s", tool, readinessProgress(state), u.RetryIn))
+	}))
 }
 
 func readinessProgress(r api.Readiness) string {
