@@ -10,8 +10,9 @@ import (
 // import is analysed, a tool that changes the project is refused with code
 // project_not_ready (vq's convention, which the sandbox implements) and a
 // message saying how far the analysis has got, as "3 of 5 sources
-// analysed". Servers that use another code are recognised by that phrase. It is a refusal: never retried by Client.Retry, shown as
-// progress, and waited out only with --wait, politely.
+// analysed". Servers that use another code are recognised by that phrase.
+// It is a refusal: never retried, shown as progress, and waited out only
+// with --wait (AwaitReady).
 const CodeProjectNotReady = "project_not_ready"
 
 // Readiness is how far a locked project's analysis has got.
@@ -42,37 +43,25 @@ func ParseReadiness(text string) (Readiness, bool) {
 	return Readiness{Analysed: done, Total: total}, true
 }
 
-// The polite schedule of --wait on a locked project: the analysis takes
-// minutes, so vq asks rarely and ever more rarely.
-const (
-	ReadinessMinWait = 15 * time.Second
-	ReadinessMaxWait = 60 * time.Second
-)
-
-// AwaitReady waits out the readiness lock in the watch's loop: while
-// resp, a call's answer, is the lock's refusal, it waits (from
-// ReadinessMinWait doubling to ReadinessMaxWait, or o.Interval), then sends
-// the call again with send, a whole call with its own retries, and
-// answers the first answer that is not the lock, or past o.Timeout the
-// last one. Each refusal reaches o.OnUpdate as a Failure with its
-// RetryIn. err is non-nil only when ctx ended.
+// AwaitReady waits out the readiness lock in the watch's loop, politely
+// (the analysis takes minutes): while resp, a call's answer, is the lock's
+// refusal, it waits 15s, doubling to a minute (or o.Interval), then sends
+// the call again with send, a whole call with its own retries. It answers
+// the first answer that is not the lock, or past o.Timeout the last one.
+// Each refusal reaches o.OnUpdate as a Failure with its RetryIn. err is
+// non-nil only when ctx ended.
 func AwaitReady(ctx context.Context, resp *ToolResponse, send PollFunc, o WatchOptions) (*ToolResponse, error) {
-	policy := NewPolicy(WatchOptions{Interval: o.Interval, MinInterval: ReadinessMinWait, MaxInterval: ReadinessMaxWait})
+	policy := NewPolicy(WatchOptions{Interval: o.Interval, MinInterval: 15 * time.Second, MaxInterval: time.Minute})
 	policy.backoff = 2
 	w := &watch{o: o, start: time.Now(), policy: policy}
-	first := true
 	ask := func(ctx context.Context) (*ToolResponse, error) {
-		if first { // the answer in hand is read first
-			first = false
-			return resp, nil
-		}
 		r, err := send(ctx)
 		if r != nil {
 			resp = r
 		}
 		return r, err
 	}
-	final, err := w.run(ctx, ask, func() budget { return sent }, func(r *ToolResponse) (time.Duration, *ToolResponse) {
+	final, err := w.run(ctx, resp, ask, func() budget { return sent }, func(r *ToolResponse) (time.Duration, *ToolResponse) {
 		if _, locked := ReadinessLock(r); !locked {
 			return 0, r
 		}

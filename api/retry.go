@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -89,10 +90,7 @@ func resend(ctx context.Context, gate *rateGate, tool string, attempt func() (*T
 			return late.Response(tool), nil
 		}
 		resp, err := attempt()
-		if err == nil {
-			err = ctx.Err()
-		}
-		if err != nil {
+		if err = cmp.Or(err, ctx.Err()); err != nil {
 			return resp, err
 		}
 		wait, ok := again(resp)

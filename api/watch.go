@@ -68,11 +68,11 @@ func AcceptedJob(r *ToolResponse) (string, bool) {
 	return s.JobID, true
 }
 
-// PollFunc asks once how a job is doing. Its answer's data is read as a
-// JobStatus; err is non-nil only when ctx ended. Watch owns the policy (when
-// to ask again, what ends the watch), so any source that can answer in that
-// shape plugs in: get_job_status here, and an MCP long-running tool called
-// again with its token.
+// PollFunc asks once how a job is doing: one request, which Watch sends
+// again within the poll's budget. Its answer's data is read as a
+// JobStatus; err is non-nil only when ctx ended. Watch owns the policy, so
+// any source that answers in that shape plugs in: get_job_status, an MCP
+// long-running tool called again with its token, a CI run (RunAsJob).
 type PollFunc func(ctx context.Context) (*ToolResponse, error)
 
 // JobStatusCall is the get_job_status call for one job.
@@ -102,8 +102,8 @@ const (
 	DefaultMaxFailures = 10
 )
 
-// WatchOptions tune Watch. The zero value is the default policy with no
-// deadline.
+// WatchOptions tune Watch (and AwaitReady). The zero value is the default
+// policy with no deadline.
 type WatchOptions struct {
 	// Interval, when set, is a fixed poll interval (--interval).
 	Interval time.Duration
@@ -220,26 +220,15 @@ func (p *Policy) Next(changed bool) time.Duration {
 // returns that final answer (a failed job's answer is ok:false with its
 // error and data.result). A refusal (unknown job, bad id, no access) ends
 // the watch with that answer too, as does a poll whose budget
-// (watch.budget) is spent. Errors: *WatchTimeoutError past Timeout, ctx's error when ctx
-// ended.
+// (watch.budget) is spent. Errors as run's.
 func Watch(ctx context.Context, jobID string, poll PollFunc, o WatchOptions) (*ToolResponse, error) {
 	if o.MaxFailures <= 0 {
 		o.MaxFailures = DefaultMaxFailures
 	}
 	w := &watch{o: o, start: time.Now(), policy: NewPolicy(o), last: JobUpdate{JobID: jobID}}
-	// Each answer is read as the job's (JobVerdict), so that none whose
-	// verdict vq cannot read is ever the job's end: an ok answer without
-	// a status is a failed poll, polled again like one; a status vq does
-	// not know ends the watch with no_verdict. Progress an MCP server
-	// notifies during a poll is shown as the polls'.
-	read := func(ctx context.Context) (*ToolResponse, error) {
-		resp, err := poll(WithProgress(ctx, w.notify))
-		if err != nil {
-			return resp, err
-		}
-		return JobVerdict(resp), nil
-	}
-	return w.run(ctx, read, w.budget, w.read)
+	// Progress an MCP server notifies during a poll is shown as the polls'.
+	progress := func(ctx context.Context) (*ToolResponse, error) { return poll(WithProgress(ctx, w.notify)) }
+	return w.run(ctx, nil, progress, w.budget, w.read)
 }
 
 // watch is one watch's state between its polls.
@@ -252,11 +241,11 @@ type watch struct {
 }
 
 // run is the one poll loop, a job's watch and the readiness lock's wait
-// (AwaitReady): it asks with poll, a failed read sent again within a
-// budget of its own (resend), and waits as read says until read has the
-// answer that ends it. Errors: *WatchTimeoutError past Timeout, ctx's
-// error when ctx ended.
-func (w *watch) run(ctx context.Context, poll PollFunc, newBudget func() budget, read func(*ToolResponse) (time.Duration, *ToolResponse)) (*ToolResponse, error) {
+// (AwaitReady): it reads resp if any, then asks with poll, a failed read
+// sent again within a budget of its own (resend), and waits as read says
+// until read has the answer that ends it. Errors: *WatchTimeoutError past
+// Timeout, ctx's error when ctx ended.
+func (w *watch) run(ctx context.Context, resp *ToolResponse, poll PollFunc, newBudget func() budget, read func(*ToolResponse) (time.Duration, *ToolResponse)) (*ToolResponse, error) {
 	pollCtx := ctx
 	if w.o.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -264,9 +253,11 @@ func (w *watch) run(ctx context.Context, poll PollFunc, newBudget func() budget,
 		defer cancel()
 	}
 	for {
-		resp, err := resend(pollCtx, nil, "", func() (*ToolResponse, error) { return poll(pollCtx) }, newBudget())
-		if err != nil {
-			return nil, w.stopped(ctx)
+		if resp == nil {
+			var err error
+			if resp, err = resend(pollCtx, nil, "", func() (*ToolResponse, error) { return poll(pollCtx) }, newBudget()); err != nil {
+				return nil, w.stopped(ctx)
+			}
 		}
 		wait, final := read(resp)
 		if final != nil {
@@ -275,6 +266,7 @@ func (w *watch) run(ctx context.Context, poll PollFunc, newBudget func() budget,
 		if sleep(pollCtx, wait) != nil {
 			return nil, w.stopped(ctx)
 		}
+		resp = nil
 	}
 }
 
@@ -287,14 +279,13 @@ func (w *watch) notify(u JobUpdate) {
 
 // budget is one poll's: a transient failure (http_error, tool_error, an
 // answer that is no status) is polled again on the watch's schedule, up
-// to MaxFailures in a row, each told as a failure with its wait. A rate
-// limit is waited out like a call's, at most MaxRateLimitRetries in a
-// row: a server that only ever says "slow down", or asks for a wait past
-// the watch's bound, ends the watch with its rate_limit answer rather
-// than at the deadline.
+// to MaxFailures in a row, each told as a failure; a rate limit is waited
+// out, at most MaxRateLimitRetries in a row and within the watch's bound,
+// else it ends the watch with its rate_limit answer, not at the deadline.
 func (w *watch) budget() budget {
 	failures, rateLimited := 0, 0
 	return func(resp *ToolResponse) (time.Duration, bool) {
+		resp = JobVerdict(resp)
 		status, isStatus := ParseJobStatus(resp)
 		switch code := resp.ErrorCode(); {
 		case isStatus && status.Ended(): // a failed job's answer: its end
@@ -316,8 +307,13 @@ func (w *watch) budget() budget {
 
 // read takes in one poll's answer: the wait before the next poll, or the
 // answer that ends the watch, a status or any failure its budget did not
-// poll again (a refusal: polling again would get the same answer).
+// poll again (a refusal: polling again would get the same answer). An
+// answer is read as the job's (JobVerdict, as by the budget), so that none
+// whose verdict vq cannot read is ever the job's end: an ok answer without
+// a status is a failed poll, polled again like one; a status vq does not
+// know ends the watch with no_verdict.
 func (w *watch) read(resp *ToolResponse) (time.Duration, *ToolResponse) {
+	resp = JobVerdict(resp)
 	status, isStatus := ParseJobStatus(resp)
 	if resp.OK || isStatus && status.Ended() {
 		return w.status(status, resp)

@@ -199,21 +199,19 @@ func (p *Pipeline) SendConsented(ctx context.Context, call api.Call) (*api.ToolR
 	if err != nil {
 		return nil, err
 	}
-	state, locked := api.ReadinessLock(resp)
-	if !locked {
+	if _, locked := api.ReadinessLock(resp); !locked {
 		return resp, nil
 	}
-	print := p.f.Terminal().Print
-	tool := textsafe.SanitizeLine(call.Tool)
+	note := func(r *api.ToolResponse, then string) {
+		state, _ := api.ReadinessLock(r)
+		p.f.Terminal().Print.Note(fmt.Sprintf("%s: the project's first import is being analysed (%s); %s", textsafe.SanitizeLine(call.Tool), readinessProgress(state), then))
+	}
 	if !p.Wait.Wait {
-		print.Note(fmt.Sprintf("%s: the project's first import is being analysed (%s); not retried: run it again later, or add --wait",
-			tool, readinessProgress(state)))
+		note(resp, "not retried: run it again later, or add --wait")
 		return resp, nil
 	}
-	return api.AwaitReady(ctx, resp, func(ctx context.Context) (*api.ToolResponse, error) { return p.invoke(ctx, call) }, p.Watch().Options(func(u api.JobUpdate) {
-		state, _ := api.ReadinessLock(u.Failure)
-		print.Note(fmt.Sprintf("%s: the project's first import is being analysed (%s); asking again in %s", tool, readinessProgress(state), u.RetryIn))
-	}))
+	return api.AwaitReady(ctx, resp, func(ctx context.Context) (*api.ToolResponse, error) { return p.invoke(ctx, call) },
+		p.Watch().Options(func(u api.JobUpdate) { note(u.Failure, "asking again in "+u.RetryIn.String()) }))
 }
 
 func readinessProgress(r api.Readiness) string {
