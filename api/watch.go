@@ -165,7 +165,6 @@ func (e *WatchTimeoutError) Error() string {
 type Policy struct {
 	min, max, cur time.Duration
 	backoff       float64
-	fixed         bool
 	// lastChange is when a poll last saw the job move; now is the clock.
 	lastChange time.Time
 	now        func() time.Time
@@ -177,12 +176,13 @@ type Policy struct {
 // one poll a step instead of a burst of short ones every step.
 const paceFraction = 0.85
 
-// NewPolicy builds the schedule for the options (defaults filled in).
+// NewPolicy builds the schedule for the options (defaults filled in); a
+// fixed Interval is the short and the long one.
 func NewPolicy(o WatchOptions) *Policy {
-	if o.Interval > 0 {
-		return &Policy{min: o.Interval, max: o.Interval, cur: o.Interval, fixed: true}
-	}
 	p := &Policy{min: o.MinInterval, max: o.MaxInterval, backoff: DefaultBackoff, now: time.Now}
+	if o.Interval > 0 {
+		p.min, p.max = o.Interval, o.Interval
+	}
 	if p.min <= 0 {
 		p.min = DefaultMinInterval
 	}
@@ -198,9 +198,6 @@ func NewPolicy(o WatchOptions) *Policy {
 // the short and long intervals). Each poll that saw nothing new then waits
 // from the short interval up, ×1.5 (its backoff) each time, to the maximum.
 func (p *Policy) Next(changed bool) time.Duration {
-	if p.fixed {
-		return p.min
-	}
 	if !changed {
 		wait := p.cur
 		p.cur = min(time.Duration(float64(p.cur)*p.backoff), p.max)
