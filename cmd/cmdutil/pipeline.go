@@ -352,8 +352,7 @@ func (p *Pipeline) Follow(ctx context.Context, call api.Call, resp *api.ToolResp
 		return poll(ctx)
 	}
 	final, err := api.Watch(ctx, id, admitted, p.Watch().Options(onUpdate))
-	var timeout *api.WatchTimeoutError
-	if errors.As(err, &timeout) {
+	if timeout, ok := errors.AsType[*api.WatchTimeoutError](err); ok {
 		return timeout.Response(), nil
 	}
 	if err != nil {
