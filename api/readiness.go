@@ -44,12 +44,11 @@ func ParseReadiness(text string) (Readiness, bool) {
 }
 
 // AwaitReady waits out the readiness lock in the watch's loop, politely
-// (the analysis takes minutes): while resp, a call's answer, is the lock's
-// refusal, it waits 15s, doubling to a minute (or o.Interval), then sends
-// the call again with send, a whole call with its own retries. It answers
-// the first answer that is not the lock, or past o.Timeout the last one.
-// Each refusal reaches o.OnUpdate as a Failure with its RetryIn. err is
-// non-nil only when ctx ended.
+// (the analysis takes minutes): while resp is the lock's refusal, it waits
+// 15s, doubling to a minute (or o.Interval), then sends the call again
+// (send: a whole call, with its own retries), each refusal told to
+// o.OnUpdate as a Failure with its RetryIn. It answers the first answer
+// that is not the lock, past o.Timeout the last; err only when ctx ended.
 func AwaitReady(ctx context.Context, resp *ToolResponse, send PollFunc, o WatchOptions) (*ToolResponse, error) {
 	policy := NewPolicy(WatchOptions{Interval: o.Interval, MinInterval: 15 * time.Second, MaxInterval: time.Minute})
 	policy.backoff = 2

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -112,7 +113,8 @@ type WatchOptions struct {
 	// Timeout bounds the whole watch; zero means until the job ends or ctx
 	// is cancelled.
 	Timeout time.Duration
-	// MaxFailures is how many transient failures in a row end the watch.
+	// MaxFailures is how many transient failures in a row end the watch
+	// (zero: DefaultMaxFailures).
 	MaxFailures int
 	// OnUpdate, when set, hears of every change of status or progress and of
 	// every transient failure; never of a poll that saw nothing new.
@@ -219,9 +221,6 @@ func (p *Policy) Next(changed bool) time.Duration {
 // the watch with that answer too, as does a poll whose budget
 // (watch.budget) is spent. Errors as run's.
 func Watch(ctx context.Context, jobID string, poll PollFunc, o WatchOptions) (*ToolResponse, error) {
-	if o.MaxFailures <= 0 {
-		o.MaxFailures = DefaultMaxFailures
-	}
 	w := &watch{o: o, start: time.Now(), policy: NewPolicy(o), last: JobUpdate{JobID: jobID}}
 	// Progress an MCP server notifies during a poll is shown as the polls'.
 	progress := func(ctx context.Context) (*ToolResponse, error) { return poll(WithProgress(ctx, w.notify)) }
@@ -291,7 +290,7 @@ func (w *watch) budget() budget {
 			rateLimited++
 			return wait, rateLimited <= MaxRateLimitRetries && (w.o.Timeout <= 0 || time.Since(w.start)+wait <= w.o.Timeout)
 		case code == CodeHTTPError || code == CodeToolError || code == CodeNoVerdict && !isStatus:
-			if failures++; failures >= w.o.MaxFailures {
+			if failures++; failures >= cmp.Or(w.o.MaxFailures, DefaultMaxFailures) {
 				return 0, false
 			}
 			wait := w.policy.Next(false)

@@ -203,8 +203,11 @@ func (p *Pipeline) SendConsented(ctx context.Context, call api.Call) (*api.ToolR
 		return resp, nil
 	}
 	note := func(r *api.ToolResponse, then string) {
-		state, _ := api.ReadinessLock(r)
-		p.f.Terminal().Print.Note(fmt.Sprintf("%s: the project's first import is being analysed (%s); %s", textsafe.SanitizeLine(call.Tool), readinessProgress(state), then))
+		progress := "analysis in progress"
+		if state, _ := api.ReadinessLock(r); state.Total != 0 {
+			progress = fmt.Sprintf("%d of %d sources analysed", state.Analysed, state.Total)
+		}
+		p.f.Terminal().Print.Note(fmt.Sprintf("%s: the project's first import is being analysed (%s); %s", textsafe.SanitizeLine(call.Tool), progress, then))
 	}
 	if !p.Wait.Wait {
 		note(resp, "not retried: run it again later, or add --wait")
@@ -212,13 +215,6 @@ func (p *Pipeline) SendConsented(ctx context.Context, call api.Call) (*api.ToolR
 	}
 	return api.AwaitReady(ctx, resp, func(ctx context.Context) (*api.ToolResponse, error) { return p.invoke(ctx, call) },
 		p.Watch().Options(func(u api.JobUpdate) { note(u.Failure, "asking again in "+u.RetryIn.String()) }))
-}
-
-func readinessProgress(r api.Readiness) string {
-	if r.Total == 0 {
-		return "analysis in progress"
-	}
-	return fmt.Sprintf("%d of %d sources analysed", r.Analysed, r.Total)
 }
 
 // CICall sends a CI call: (*mcpclient.Client).CallCI, or CallCIOnce.
