@@ -33,7 +33,8 @@ type rateGate struct {
 
 func newRateGate() *rateGate { return &rateGate{turn: make(chan struct{}, 1), now: time.Now} }
 
-func (g *rateGate) limited() bool { return g.now().UnixNano() < g.limitedUntil.Load() }
+// limited reports calls taking turns; a nil gate (a watch's polls) has none.
+func (g *rateGate) limited() bool { return g != nil && g.now().UnixNano() < g.limitedUntil.Load() }
 
 // gateTurn is one call's place at the gate.
 type gateTurn struct {

@@ -10,8 +10,9 @@ import (
 // import is analysed, a tool that changes the project is refused with code
 // project_not_ready (vq's convention, which the sandbox implements) and a
 // message saying how far the analysis has got, as "3 of 5 sources
-// analysed". Servers that use another code are recognised by that phrase. It is a refusal: never retried by Client.Retry, shown as
-// progress, and waited out only with --wait, politely.
+// analysed". Servers that use another code are recognised by that phrase.
+// It is a refusal: never retried, shown as progress, and waited out only
+// with --wait (AwaitReady).
 const CodeProjectNotReady = "project_not_ready"
 
 // Readiness is how far a locked project's analysis has got.
@@ -42,47 +43,36 @@ func ParseReadiness(text string) (Readiness, bool) {
 	return Readiness{Analysed: done, Total: total}, true
 }
 
-// The polite schedule of --wait on a locked project: the analysis takes
-// minutes, so vq asks rarely and ever more rarely.
-const (
-	ReadinessMinWait = 15 * time.Second
-	ReadinessMaxWait = 60 * time.Second
-)
-
-// ReadinessOptions tune AwaitReady.
-type ReadinessOptions struct {
-	// Interval, when set, is a fixed wait between calls (--interval);
-	// otherwise the wait grows from ReadinessMinWait to ReadinessMaxWait.
-	Interval time.Duration
-	// OnWait hears of each refusal and how long vq now waits.
-	OnWait func(r Readiness, wait time.Duration)
+// AwaitReady waits out the readiness lock in the watch's loop, politely
+// (the analysis takes minutes): while resp is the lock's refusal, it waits
+// 15s, doubling to a minute (or o.Interval), then sends the call again
+// (send: a whole call, with its own retries), each refusal told to
+// o.OnUpdate as a Failure with its RetryIn. It answers the first answer
+// that is not the lock, past o.Timeout the last; err only when ctx ended.
+func AwaitReady(ctx context.Context, resp *ToolResponse, send PollFunc, o WatchOptions) (*ToolResponse, error) {
+	policy := NewPolicy(WatchOptions{Interval: o.Interval, MinInterval: 15 * time.Second, MaxInterval: time.Minute})
+	policy.backoff = 2
+	w := &watch{o: o, start: time.Now(), policy: policy}
+	ask := func(ctx context.Context) (*ToolResponse, error) {
+		r, err := send(ctx)
+		if r != nil {
+			resp = r
+		}
+		return r, err
+	}
+	final, err := w.run(ctx, resp, ask, func() budget { return sent }, func(r *ToolResponse) (time.Duration, *ToolResponse) {
+		if _, locked := ReadinessLock(r); !locked {
+			return 0, r
+		}
+		wait := policy.Next(false)
+		w.notify(JobUpdate{Failure: r, RetryIn: wait})
+		return wait, nil
+	})
+	if err != nil { // past the bound, the last answer is the answer
+		return resp, ctx.Err()
+	}
+	return final, nil
 }
 
-// AwaitReady waits out the readiness lock: while resp is the lock's
-// refusal it waits, then asks again with send (the same call), and returns
-// the first answer that is not the lock. err is non-nil only when ctx ended.
-func AwaitReady(ctx context.Context, resp *ToolResponse, send PollFunc, o ReadinessOptions) (*ToolResponse, error) {
-	wait := ReadinessMinWait
-	if o.Interval > 0 {
-		wait = o.Interval
-	}
-	for {
-		state, locked := ReadinessLock(resp)
-		if !locked {
-			return resp, nil
-		}
-		if o.OnWait != nil {
-			o.OnWait(state, wait)
-		}
-		if err := sleep(ctx, wait); err != nil {
-			return resp, err
-		}
-		if o.Interval == 0 {
-			wait = min(wait*2, ReadinessMaxWait)
-		}
-		var err error
-		if resp, err = send(ctx); err != nil {
-			return resp, err
-		}
-	}
-}
+// sent is the budget of a poll that is a whole call, retried as one: none.
+func sent(*ToolResponse) (time.Duration, bool) { return 0, false }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -45,41 +46,61 @@ func (c *Client) Retry(ctx context.Context, tool string, attempt func() *ToolRes
 // whether the call may be sent twice, asked only when it matters.
 func (c *Client) retry(ctx context.Context, call Call, repeatable func() bool, attempt func() *ToolResponse) (*ToolResponse, error) {
 	var waited time.Duration
-	rateLimited := 0
-	retriedUnexpected := false
-	turn := gateTurn{gate: c.gate}
-	defer turn.done()
-	for {
-		if late := turn.before(ctx); late != nil {
-			return late.Response(call.Tool), nil
-		}
-		resp := attempt()
-		if err := ctx.Err(); err != nil {
-			return resp, err
-		}
-		var wait time.Duration
+	rateLimited, retried := 0, false
+	resp, err := resend(ctx, c.gate, call.Tool, func() (*ToolResponse, error) { return attempt(), nil }, func(resp *ToolResponse) (time.Duration, bool) {
 		switch {
 		case c.opts.NoRetry:
-			return settled(call, resp, repeatable), nil
 		case resp.ErrorCode() == CodeRateLimit:
-			wait = resp.RetryAfter()
+			wait := resp.RetryAfter()
 			if waited+wait > c.opts.RateLimitBudget || rateLimited >= MaxRateLimitRetries {
-				return resp, nil
+				return 0, false
 			}
 			waited += wait
 			rateLimited++
 			c.notify(fmt.Sprintf("%s: rate limited, retrying in %s", call.Tool, wait.Round(time.Millisecond)))
-			turn.rateLimited(ctx, wait)
-			continue // the turn holds the next attempt back for wait
-		case resp.isUnexpected() && !retriedUnexpected && (resp.Failure.NotSent || repeatable()):
-			retriedUnexpected = true
-			wait = unexpectedRetryWait
+			return wait, true
+		case resp.isUnexpected() && !retried && (resp.Failure.NotSent || repeatable()):
+			retried = true
 			c.notify(fmt.Sprintf("%s: %s, retrying once", call.Tool, resp.ErrorCode()))
-		default:
-			return settled(call, resp, repeatable), nil
+			return unexpectedRetryWait, true
 		}
-		if err := sleep(ctx, wait); err != nil {
+		return 0, false
+	})
+	if err != nil {
+		return resp, err
+	}
+	return settled(call, resp, repeatable), nil
+}
+
+// A budget is what one call may spend on sending its failed attempts
+// again (a call's in retry, a watch's poll's in watch.budget): the wait
+// before resp's call is sent again, or false.
+type budget func(resp *ToolResponse) (wait time.Duration, again bool)
+
+// resend is the one retry loop, every call's and every poll's: it makes
+// attempts until again sends no more, and answers the last. While the
+// server rate limits a client's calls they take turns at its gate (a
+// watch's polls have none). The error is non-nil when ctx ended or
+// attempt failed.
+func resend(ctx context.Context, gate *rateGate, tool string, attempt func() (*ToolResponse, error), again budget) (*ToolResponse, error) {
+	turn := gateTurn{gate: gate}
+	defer turn.done()
+	for {
+		if late := turn.before(ctx); late != nil {
+			return late.Response(tool), nil
+		}
+		resp, err := attempt()
+		if err = cmp.Or(err, ctx.Err()); err != nil {
 			return resp, err
+		}
+		wait, ok := again(resp)
+		switch {
+		case !ok:
+			return resp, nil
+		case gate != nil && resp.ErrorCode() == CodeRateLimit:
+			turn.rateLimited(ctx, wait) // the turn holds the next attempt back for wait
+		case sleep(ctx, wait) != nil:
+			return resp, ctx.Err()
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -68,11 +69,11 @@ func AcceptedJob(r *ToolResponse) (string, bool) {
 	return s.JobID, true
 }
 
-// PollFunc asks once how a job is doing. Its answer's data is read as a
-// JobStatus; err is non-nil only when ctx ended. Watch owns the policy (when
-// to ask again, what ends the watch), so any source that can answer in that
-// shape plugs in: get_job_status here, and an MCP long-running tool called
-// again with its token.
+// PollFunc asks once how a job is doing: one request, which Watch sends
+// again within the poll's budget. Its answer's data is read as a
+// JobStatus; err is non-nil only when ctx ended. Watch owns the policy, so
+// any source that answers in that shape plugs in: get_job_status, an MCP
+// long-running tool called again with its token, a CI run (RunAsJob).
 type PollFunc func(ctx context.Context) (*ToolResponse, error)
 
 // JobStatusCall is the get_job_status call for one job.
@@ -102,8 +103,8 @@ const (
 	DefaultMaxFailures = 10
 )
 
-// WatchOptions tune Watch. The zero value is the default policy with no
-// deadline.
+// WatchOptions tune Watch (and AwaitReady). The zero value is the default
+// policy with no deadline.
 type WatchOptions struct {
 	// Interval, when set, is a fixed poll interval (--interval).
 	Interval time.Duration
@@ -112,7 +113,8 @@ type WatchOptions struct {
 	// Timeout bounds the whole watch; zero means until the job ends or ctx
 	// is cancelled.
 	Timeout time.Duration
-	// MaxFailures is how many transient failures in a row end the watch.
+	// MaxFailures is how many transient failures in a row end the watch
+	// (zero: DefaultMaxFailures).
 	MaxFailures int
 	// OnUpdate, when set, hears of every change of status or progress and of
 	// every transient failure; never of a poll that saw nothing new.
@@ -164,7 +166,7 @@ func (e *WatchTimeoutError) Error() string {
 // poll, from whether it saw a change.
 type Policy struct {
 	min, max, cur time.Duration
-	fixed         bool
+	backoff       float64
 	// lastChange is when a poll last saw the job move; now is the clock.
 	lastChange time.Time
 	now        func() time.Time
@@ -176,12 +178,13 @@ type Policy struct {
 // one poll a step instead of a burst of short ones every step.
 const paceFraction = 0.85
 
-// NewPolicy builds the schedule for the options (defaults filled in).
+// NewPolicy builds the schedule for the options (defaults filled in); a
+// fixed Interval is the short and the long one.
 func NewPolicy(o WatchOptions) *Policy {
+	p := &Policy{min: o.MinInterval, max: o.MaxInterval, backoff: DefaultBackoff, now: time.Now}
 	if o.Interval > 0 {
-		return &Policy{min: o.Interval, max: o.Interval, cur: o.Interval, fixed: true}
+		p.min, p.max = o.Interval, o.Interval
 	}
-	p := &Policy{min: o.MinInterval, max: o.MaxInterval, now: time.Now}
 	if p.min <= 0 {
 		p.min = DefaultMinInterval
 	}
@@ -195,14 +198,11 @@ func NewPolicy(o WatchOptions) *Policy {
 // Next is the wait before the next poll. After a change: the short
 // interval, or once the job has shown its pace, most of one step (within
 // the short and long intervals). Each poll that saw nothing new then waits
-// from the short interval up, ×1.5 each time, to the maximum.
+// from the short interval up, ×1.5 (its backoff) each time, to the maximum.
 func (p *Policy) Next(changed bool) time.Duration {
-	if p.fixed {
-		return p.min
-	}
 	if !changed {
 		wait := p.cur
-		p.cur = min(time.Duration(float64(p.cur)*DefaultBackoff), p.max)
+		p.cur = min(time.Duration(float64(p.cur)*p.backoff), p.max)
 		return wait
 	}
 	now := p.now()
@@ -218,48 +218,52 @@ func (p *Policy) Next(changed bool) time.Duration {
 // Watch polls a job until its status is completed, failed or cancelled and
 // returns that final answer (a failed job's answer is ok:false with its
 // error and data.result). A refusal (unknown job, bad id, no access) ends
-// the watch with that answer too, as do MaxFailures transient failures
-// (http_error, tool_error) in a row. A rate limit that got past the
-// client's own retries waits its retryAfterMs, up to MaxRateLimitRetries
-// in a row, then ends the watch too. Errors: *WatchTimeoutError
-// past Timeout, ctx's error when ctx ended.
+// the watch with that answer too, as does a poll whose budget
+// (watch.budget) is spent. Errors as run's.
 func Watch(ctx context.Context, jobID string, poll PollFunc, o WatchOptions) (*ToolResponse, error) {
-	if o.MaxFailures <= 0 {
-		o.MaxFailures = DefaultMaxFailures
-	}
-	pollCtx := ctx
-	if o.Timeout > 0 {
-		var cancel context.CancelFunc
-		pollCtx, cancel = context.WithTimeout(ctx, o.Timeout)
-		defer cancel()
-	}
 	w := &watch{o: o, start: time.Now(), policy: NewPolicy(o), last: JobUpdate{JobID: jobID}}
 	// Progress an MCP server notifies during a poll is shown as the polls'.
-	pollCtx = WithProgress(pollCtx, w.notify)
-	for {
-		resp, err := poll(pollCtx)
-		if err != nil {
-			return nil, stopped(ctx, jobID, o.Timeout, w.last)
-		}
-		wait, final := w.read(resp)
-		if final != nil {
-			return final, nil
-		}
-		if sleep(pollCtx, wait) != nil {
-			return nil, stopped(ctx, jobID, o.Timeout, w.last)
-		}
-	}
+	progress := func(ctx context.Context) (*ToolResponse, error) { return poll(WithProgress(ctx, w.notify)) }
+	return w.run(ctx, nil, progress, w.budget, w.read)
 }
 
-// watch is one Watch's state between its polls.
+// watch is one watch's state between its polls.
 type watch struct {
 	o      WatchOptions
 	start  time.Time
 	policy *Policy
-	// last is the latest status seen; failures and rateLimited count the
-	// answers of those kinds in a row.
-	last                  JobUpdate
-	failures, rateLimited int
+	// last is the latest status seen.
+	last JobUpdate
+}
+
+// run is the one poll loop, a job's watch and the readiness lock's wait
+// (AwaitReady): it reads resp if any, then asks with poll, a failed read
+// sent again within a budget of its own (resend), and waits as read says
+// until read has the answer that ends it. Errors: *WatchTimeoutError past
+// Timeout, ctx's error when ctx ended.
+func (w *watch) run(ctx context.Context, resp *ToolResponse, poll PollFunc, newBudget func() budget, read func(*ToolResponse) (time.Duration, *ToolResponse)) (*ToolResponse, error) {
+	pollCtx := ctx
+	if w.o.Timeout > 0 {
+		var cancel context.CancelFunc
+		pollCtx, cancel = context.WithTimeout(ctx, w.o.Timeout)
+		defer cancel()
+	}
+	for {
+		if resp == nil {
+			var err error
+			if resp, err = resend(pollCtx, nil, "", func() (*ToolResponse, error) { return poll(pollCtx) }, newBudget()); err != nil {
+				return nil, w.stopped(ctx)
+			}
+		}
+		wait, final := read(resp)
+		if final != nil {
+			return final, nil
+		}
+		if sleep(pollCtx, wait) != nil {
+			return nil, w.stopped(ctx)
+		}
+		resp = nil
+	}
 }
 
 func (w *watch) notify(u JobUpdate) {
@@ -269,48 +273,53 @@ func (w *watch) notify(u JobUpdate) {
 	}
 }
 
-// read takes in one poll's answer: the wait before the next poll, or the
-// answer that ends the watch. An answer is read as the job's first
-// (JobVerdict), so that none whose verdict vq cannot read is ever the
-// job's end: an ok answer without a status is a failed poll, polled again
-// like one; a status vq does not know ends the watch with no_verdict.
-func (w *watch) read(resp *ToolResponse) (wait time.Duration, final *ToolResponse) {
-	resp = JobVerdict(resp)
-	status, isStatus := ParseJobStatus(resp)
-	switch {
-	case resp.OK, isStatus && status.Ended():
-		return w.status(status, resp)
-	case resp.ErrorCode() == CodeRateLimit:
-		// Waited out like the client's own retries, and bounded the same
-		// way: a server that only ever says "slow down", or asks for a
-		// wait past the watch's bound, ends the watch with its rate_limit
-		// answer rather than at the deadline.
-		wait = resp.RetryAfter()
-		if w.rateLimited++; w.rateLimited > MaxRateLimitRetries || !w.fits(wait) {
-			return 0, w.end(resp)
+// budget is one poll's: a transient failure (http_error, tool_error, an
+// answer that is no status) is polled again on the watch's schedule, up
+// to MaxFailures in a row, each told as a failure; a rate limit is waited
+// out, at most MaxRateLimitRetries in a row and within the watch's bound,
+// else it ends the watch with its rate_limit answer, not at the deadline.
+func (w *watch) budget() budget {
+	failures, rateLimited := 0, 0
+	return func(resp *ToolResponse) (time.Duration, bool) {
+		resp = JobVerdict(resp)
+		status, isStatus := ParseJobStatus(resp)
+		switch code := resp.ErrorCode(); {
+		case isStatus && status.Ended(): // a failed job's answer: its end
+		case code == CodeRateLimit:
+			wait := resp.RetryAfter()
+			rateLimited++
+			return wait, rateLimited <= MaxRateLimitRetries && (w.o.Timeout <= 0 || time.Since(w.start)+wait <= w.o.Timeout)
+		case code == CodeHTTPError || code == CodeToolError || code == CodeNoVerdict && !isStatus:
+			if failures++; failures >= cmp.Or(w.o.MaxFailures, DefaultMaxFailures) {
+				return 0, false
+			}
+			wait := w.policy.Next(false)
+			w.notify(JobUpdate{JobID: w.last.JobID, Status: w.last.Status, Failure: resp, RetryIn: wait})
+			return wait, true
 		}
-		return wait, nil
-	case resp.ErrorCode() == CodeHTTPError || resp.ErrorCode() == CodeToolError || resp.ErrorCode() == CodeNoVerdict && !isStatus:
-		if w.failures++; w.failures >= w.o.MaxFailures {
-			return 0, w.end(resp)
-		}
-		wait = w.policy.Next(false)
-		w.notify(JobUpdate{JobID: w.last.JobID, Status: w.last.Status, Failure: resp, RetryIn: wait})
-		return wait, nil
+		return 0, false
 	}
-	// A refusal: polling again would get the same answer.
-	return 0, w.end(resp)
 }
 
-// fits reports a wait that ends within the watch's bound.
-func (w *watch) fits(wait time.Duration) bool {
-	return w.o.Timeout <= 0 || time.Since(w.start)+wait <= w.o.Timeout
+// read takes in one poll's answer: the wait before the next poll, or the
+// answer that ends the watch, a status or any failure its budget did not
+// poll again (a refusal: polling again would get the same answer). An
+// answer is read as the job's (JobVerdict, as by the budget), so that none
+// whose verdict vq cannot read is ever the job's end: an ok answer without
+// a status is a failed poll, polled again like one; a status vq does not
+// know ends the watch with no_verdict.
+func (w *watch) read(resp *ToolResponse) (time.Duration, *ToolResponse) {
+	resp = JobVerdict(resp)
+	status, isStatus := ParseJobStatus(resp)
+	if resp.OK || isStatus && status.Ended() {
+		return w.status(status, resp)
+	}
+	return 0, w.end(resp)
 }
 
 // status takes in a job status: the job's end, or how long to wait after
 // a change or none.
 func (w *watch) status(status JobStatus, resp *ToolResponse) (time.Duration, *ToolResponse) {
-	w.failures, w.rateLimited = 0, 0
 	u := updateFrom(w.last.JobID, status)
 	if status.Ended() {
 		u.Final = resp
@@ -333,11 +342,11 @@ func (w *watch) end(resp *ToolResponse) *ToolResponse {
 
 // stopped is the outcome of a watch whose context ended: the caller's
 // cancellation, or else the watch's own deadline.
-func stopped(ctx context.Context, jobID string, timeout time.Duration, last JobUpdate) error {
+func (w *watch) stopped(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return &WatchTimeoutError{JobID: jobID, Timeout: timeout, Last: last}
+	return &WatchTimeoutError{JobID: w.last.JobID, Timeout: w.o.Timeout, Last: w.last}
 }
 
 func updateFrom(jobID string, s JobStatus) JobUpdate {

@@ -1,7 +1,6 @@
 package cmdutil
 
 import (
-	"context"
 	"errors"
 	"strings"
 
@@ -106,11 +105,6 @@ func notServedHint(url string) string {
 // hinted is WithHint for the two results of a call sent with s.
 func (s Settings) hinted(resp *api.ToolResponse, err error) (*api.ToolResponse, error) {
 	return WithHint(resp, s), err
-}
-
-// hintedPoll is poll with WithHint applied to each answer.
-func hintedPoll(poll api.PollFunc, s Settings) api.PollFunc {
-	return func(ctx context.Context) (*api.ToolResponse, error) { return s.hinted(poll(ctx)) }
 }
 
 // LoginHint is WithHint for the errors of an OAuth sign-in.

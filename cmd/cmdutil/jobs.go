@@ -71,7 +71,8 @@ func (w JobWatch) jobs(ctx context.Context, jobs []watched) ([]JobOutcome, error
 	var wg sync.WaitGroup
 	for i, j := range jobs {
 		wg.Go(func() {
-			resp, err := api.Watch(ctx, j.id, hintedPoll(j.poll, w.settings), opts)
+			hinted := func(ctx context.Context) (*api.ToolResponse, error) { return w.settings.hinted(j.poll(ctx)) }
+			resp, err := api.Watch(ctx, j.id, hinted, opts)
 			outcomes[i] = JobOutcome{ID: j.id, Resp: resp, err: err}
 		})
 	}

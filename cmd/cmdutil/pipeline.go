@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/api/mcpclient"
@@ -206,35 +205,19 @@ func (p *Pipeline) SendConsented(ctx context.Context, call api.Call) (*api.ToolR
 	if resp.Readiness == nil {
 		return resp, nil
 	}
-	state := *resp.Readiness
-	print := p.f.Terminal().Print
-	tool := textsafe.SanitizeLine(call.Tool)
+	note := func(r *api.ToolResponse, then string) {
+		progress := "analysis in progress"
+		if state := r.Readiness; state != nil && state.Total != 0 {
+			progress = fmt.Sprintf("%d of %d sources analysed", state.Analysed, state.Total)
+		}
+		p.f.Terminal().Print.Note(fmt.Sprintf("%s: the project's first import is being analysed (%s); %s", textsafe.SanitizeLine(call.Tool), progress, then))
+	}
 	if !p.Wait.Wait {
-		print.Note(fmt.Sprintf("%s: the project's first import is being analysed (%s); not retried: run it again later, or add --wait",
-			tool, readinessProgress(state)))
+		note(resp, "not retried: run it again later, or add --wait")
 		return resp, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, p.Watch().Bound())
-	defer cancel()
-	resp, err = api.AwaitReady(ctx, resp, func(ctx context.Context) (*api.ToolResponse, error) { return p.invoke(ctx, call) }, api.ReadinessOptions{
-		Interval: p.Wait.Interval,
-		OnWait: func(r api.Readiness, wait time.Duration) {
-			print.Note(fmt.Sprintf("%s: the project's first import is being analysed (%s); asking again in %s", tool, readinessProgress(r), wait))
-		},
-	})
-	if errors.Is(err, context.DeadlineExceeded) {
-		// The bound ended the wait, not the user: the last refusal is the
-		// answer, shown and exited with as any other.
-		return resp, nil
-	}
-	return resp, err
-}
-
-func readinessProgress(r api.Readiness) string {
-	if r.Total == 0 {
-		return "analysis in progress"
-	}
-	return fmt.Sprintf("%d of %d sources analysed", r.Analysed, r.Total)
+	return api.AwaitReady(ctx, resp, func(ctx context.Context) (*api.ToolResponse, error) { return p.invoke(ctx, call) },
+		p.Watch().Options(func(u api.JobUpdate) { note(u.Failure, "asking again in "+u.RetryIn.String()) }))
 }
 
 // CICall sends a CI call: (*mcpclient.Client).CallCI, or CallCIOnce.
@@ -366,8 +349,7 @@ func (p *Pipeline) Follow(ctx context.Context, call api.Call, resp *api.ToolResp
 		return poll(ctx)
 	}
 	final, err := api.Watch(ctx, id, admitted, p.Watch().Options(onUpdate))
-	var timeout *api.WatchTimeoutError
-	if errors.As(err, &timeout) {
+	if timeout, ok := errors.AsType[*api.WatchTimeoutError](err); ok {
 		return timeout.Response(), nil
 	}
 	if err != nil {
