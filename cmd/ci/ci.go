@@ -209,7 +209,7 @@ func runCI(ctx context.Context, opts *CIOptions) error {
 	}
 	resp = api.RunVerdict(resp)
 	run, isRun := api.ParseCIRun(resp)
-	if !isRun || run.Ended() {
+	if !isRun || run.Exit() != exitcode.Pending {
 		return showVerdict(ctx, p, resp)
 	}
 	if p.Wait.Wait {
@@ -220,7 +220,7 @@ func runCI(ctx context.Context, opts *CIOptions) error {
 	if err == nil && opts.Tool == api.ToolRunStatus {
 		// Asked how a run is doing, "still going" is no verdict: a script
 		// must not read it as passed. A run just started is what was asked.
-		err = &exitcode.Error{Code: exitcode.Pending}
+		err = &exitcode.Error{Code: run.Exit()}
 	}
 	return err
 }
@@ -301,10 +301,7 @@ func showStopped(ctx context.Context, p *cmdutil.Pipeline, resp *api.ToolRespons
 // that call succeeded: changes found are a verdict, never a crash.
 func showVerdict(ctx context.Context, p *cmdutil.Pipeline, resp *api.ToolResponse) error {
 	run, isRun := api.ParseCIRun(resp)
-	var verdict *exitcode.Error
-	switch {
-	case !isRun:
-	case run.Status == api.RunFailed:
+	if isRun && run.Exit() == exitcode.RunFailed {
 		call := api.RunFailuresCall(run.RunID)
 		failures, err := p.Send(ctx, call)
 		if err != nil {
@@ -323,18 +320,11 @@ func showVerdict(ctx context.Context, p *cmdutil.Pipeline, resp *api.ToolRespons
 		if err := p.ShowCall(ctx, call, shown); err != nil {
 			return err
 		}
-		p.Terminal().Print.Verdict(run)
-		return &exitcode.Error{Code: exitcode.RunFailed}
-	case run.Status == api.RunError:
-		verdict = &exitcode.Error{Code: exitcode.RunError}
-	case run.Status == api.RunCancelled:
-		verdict = &exitcode.Error{Code: exitcode.RunCancelled}
-	}
-	if err := p.Show(ctx, resp); err != nil || verdict == nil {
+	} else if err := p.Show(ctx, resp); err != nil || !isRun || run.Exit() == exitcode.OK {
 		return err
 	}
 	p.Terminal().Print.Verdict(run)
-	return verdict
+	return &exitcode.Error{Code: run.Exit()}
 }
 
 // showCIAnswer prints a CI answer as vq ci call does: the JSON the server

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/visualq/vq/internal/exitcode"
 )
 
 // Check is one visual check (a scenario on a viewport) as a response
@@ -34,11 +36,12 @@ func (c Check) MismatchText() string {
 	return strconv.FormatFloat(c.Mismatch, 'f', -1, 64) + "%"
 }
 
-// Checks is what a response tells about the checks of a run. The server
-// may list only the failed checks (get_run_failures), one check
-// (get_diff_stats) or only counts (a CI run status): Listed holds what was
-// listed, Total and Failed the counts, so a report can say what it does not
-// know instead of inventing it.
+// Checks is vq's one verdict of a run: what a response tells about its
+// checks. The server may list only the failed checks (get_run_failures),
+// one check (get_diff_stats) or only counts and a status (a CI run's
+// answer): Listed holds what was listed, Total and Failed the counts, so a
+// report can say what it does not know instead of inventing it. Verdict
+// is what they add up to, Exit its exit code.
 type Checks struct {
 	RunID  string
 	Total  int
@@ -47,10 +50,10 @@ type Checks struct {
 	// Status is the run's status where the answer gives one (a CI run:
 	// queued, running, passed, failed, error, cancelled); "" otherwise.
 	Status string
-	// Ran is how many checks the run got through (progress.current);
-	// HasRan is false when the answer did not say.
-	Ran    int
-	HasRan bool
+	// Ran is how many checks the run got through (progress.current) of
+	// RanOf (progress.total); HasRan is false when the answer did not say.
+	Ran, RanOf int
+	HasRan     bool
 	// URL is the run's page, as the server sent it.
 	URL string
 	// Unreadable says why the answer's verdict cannot be read (a count
@@ -96,6 +99,41 @@ func (c *Checks) Verdict() string {
 	return VerdictPending
 }
 
+// Exit is the verdict's row of the exit-code table (whose outcome
+// exitcode.OutcomeOf names): the one map from a verdict to an exit code.
+func (c *Checks) Exit() int {
+	switch c.Verdict() {
+	case VerdictPassed:
+		return exitcode.OK
+	case VerdictFailed:
+		return exitcode.RunFailed
+	case VerdictError:
+		return exitcode.RunError
+	case VerdictCancelled:
+		return exitcode.RunCancelled
+	case VerdictUnreadable:
+		return exitcode.NoVerdict
+	}
+	return exitcode.Pending
+}
+
+// Summary is the one-line account of a run: "run run_123 queued",
+// "run run_123 running (3/12)", "run run_123 failed: 3 of 12 checks".
+func (c *Checks) Summary() string {
+	s := "run " + c.RunID + " " + c.Status
+	switch {
+	case c.Status == "error":
+		return "run " + c.RunID + " ended in error"
+	case c.Status == "passed" && c.Total > 0:
+		return s + ": " + strconv.Itoa(c.Total) + " checks"
+	case c.Status == "failed" && c.Total > 0:
+		return s + ": " + strconv.Itoa(c.Failed) + " of " + strconv.Itoa(c.Total) + " checks"
+	case c.HasRan && c.Verdict() == VerdictPending:
+		return s + " (" + strconv.Itoa(c.Ran) + "/" + strconv.Itoa(c.RanOf) + ")"
+	}
+	return s
+}
+
 // Complete reports whether every counted check ran: the run passed or
 // failed, rather than stopping (error, cancelled) or still going.
 func (c *Checks) Complete() bool {
@@ -136,11 +174,8 @@ func (c *Checks) Unlisted() (passed, failed, notRun int) {
 // ChecksOf reads the check results in a response's data (or in data.result,
 // where a finished job carries them). ok is false when the data holds none.
 func ChecksOf(data []byte) (*Checks, bool) {
-	if len(data) == 0 {
-		return nil, false
-	}
-	n, err := ParseNode(data)
-	if err != nil || n.Kind != '{' {
+	n := objectOf(data)
+	if n == nil {
 		return nil, false
 	}
 	if c, ok := checksIn(n); ok {
@@ -152,12 +187,36 @@ func ChecksOf(data []byte) (*Checks, bool) {
 	return nil, false
 }
 
+// RunOf reads data as a CI run's answer (run_vrt, run_perf,
+// get_run_status): the checks at its top level. ok is false when data is
+// no object naming a runId and a status, or its counts cannot be read
+// (Unreadable then says why, or c holds what it lacks).
+func RunOf(data []byte) (*Checks, bool) {
+	n := objectOf(data)
+	if n == nil {
+		return &Checks{Unreadable: "it is no JSON object"}, false
+	}
+	c, _ := checksIn(n)
+	return c, c.RunID != "" && c.Status != "" && c.Unreadable == ""
+}
+
+// objectOf is data parsed when it is a JSON object; nil otherwise.
+func objectOf(data []byte) *Node {
+	if n, err := ParseNode(data); err == nil && n.Kind == '{' {
+		return n
+	}
+	return nil
+}
+
+// checksIn reads n's checks; ok is false when n holds none (c is still
+// what it read of a run: its runId and status).
 func checksIn(n *Node) (*Checks, bool) {
 	c := &Checks{RunID: textOf(n.Get("runId")), Status: textOf(n.Get("status")), URL: textOf(n.Get("url"))}
 	if p := n.Get("progress"); p != nil && p.Kind == '{' {
 		if ran, has, ok := countOf(p.Get("current")); ok {
 			c.Ran, c.HasRan = ran, has
 		}
+		c.RanOf, _, _ = countOf(p.Get("total"))
 	}
 	total, hasTotal := c.count(n, "total")
 	failed, hasFailed := c.count(n, "failed")
@@ -166,7 +225,7 @@ func checksIn(n *Node) (*Checks, bool) {
 		// Counts alone are check results only when they say how many
 		// failed: {analysed, total} of a readiness lock is no run. A run
 		// with a status and no counts yet (just queued) is one.
-		return nil, false
+		return c, false
 	}
 	for _, ch := range c.Listed {
 		if ch.Failed {
