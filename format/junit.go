@@ -198,9 +198,9 @@ func runCase(c *layout.Checks, class, run string) (junitCase, bool) {
 	}
 	tc := junitCase{Name: name, ClassName: class}
 	verdict := textsafe.SanitizeLine(runVerdict(c))
-	switch c.Exit() {
+	switch c.Verdict() {
 	case exitcode.RunError, exitcode.RunCancelled, exitcode.NoVerdict:
-		tc.Error = &junitProblem{Message: verdict, Type: exitcode.CodeOf(c.Exit()), Text: linkLines("", run)}
+		tc.Error = &junitProblem{Message: verdict, Type: exitcode.CodeOf(c.Verdict()), Text: linkLines("", run)}
 	case exitcode.Pending:
 		tc.Skipped = &junitSkipped{Message: verdict}
 	default:

@@ -11,7 +11,7 @@ import (
 // no error of vq's, and for changes found the hint of the command that
 // accepts them. A run that passed or has no verdict yet writes nothing.
 func (p Printer) Verdict(run *layout.Checks) {
-	switch run.Exit() {
+	switch run.Verdict() {
 	case exitcode.RunFailed:
 		p.Note(textsafe.SanitizeLine(run.Summary()))
 		p.Hint("to accept the changes as the new baseline: vq approve " + textsafe.ShellQuote(run.RunID))

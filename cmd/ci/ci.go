@@ -209,7 +209,7 @@ func runCI(ctx context.Context, opts *CIOptions) error {
 	}
 	resp = api.RunVerdict(resp)
 	run, isRun := api.ParseCIRun(resp)
-	if !isRun || run.Exit() != exitcode.Pending {
+	if !isRun || run.Verdict() != exitcode.Pending {
 		return showVerdict(ctx, p, resp)
 	}
 	if p.Wait.Wait {
@@ -220,7 +220,7 @@ func runCI(ctx context.Context, opts *CIOptions) error {
 	if err == nil && opts.Tool == api.ToolRunStatus {
 		// Asked how a run is doing, "still going" is no verdict: a script
 		// must not read it as passed. A run just started is what was asked.
-		err = &exitcode.Error{Code: run.Exit()}
+		err = &exitcode.Error{Code: run.Verdict()}
 	}
 	return err
 }
@@ -301,7 +301,7 @@ func showStopped(ctx context.Context, p *cmdutil.Pipeline, resp *api.ToolRespons
 // that call succeeded: changes found are a verdict, never a crash.
 func showVerdict(ctx context.Context, p *cmdutil.Pipeline, resp *api.ToolResponse) error {
 	run, isRun := api.ParseCIRun(resp)
-	if isRun && run.Exit() == exitcode.RunFailed {
+	if isRun && run.Verdict() == exitcode.RunFailed {
 		call := api.RunFailuresCall(run.RunID)
 		failures, err := p.Send(ctx, call)
 		if err != nil {
@@ -320,11 +320,11 @@ func showVerdict(ctx context.Context, p *cmdutil.Pipeline, resp *api.ToolRespons
 		if err := p.ShowCall(ctx, call, shown); err != nil {
 			return err
 		}
-	} else if err := p.Show(ctx, resp); err != nil || !isRun || run.Exit() == exitcode.OK {
+	} else if err := p.Show(ctx, resp); err != nil || !isRun || run.Verdict() == exitcode.OK {
 		return err
 	}
 	p.Terminal().Print.Verdict(run)
-	return &exitcode.Error{Code: run.Exit()}
+	return &exitcode.Error{Code: run.Verdict()}
 }
 
 // showCIAnswer prints a CI answer as vq ci call does: the JSON the server

@@ -71,7 +71,7 @@ func (r ReportOptions) finish(ctx context.Context, f *Factory, shown *api.ToolRe
 // whose checks all passed, or that lists none.
 func checksExit(resp *api.ToolResponse) error {
 	checks, ok := layout.ChecksOf(resp.Data)
-	if !ok || checks.Exit() == exitcode.OK {
+	if !ok || checks.Verdict() == exitcode.OK {
 		return nil
 	}
 	run := "the run"
@@ -84,11 +84,11 @@ func checksExit(resp *api.ToolResponse) error {
 		exitcode.RunError:     run + " ended in error",
 		exitcode.RunCancelled: run + " was cancelled",
 		exitcode.Pending:      run + " has no verdict yet",
-	}[checks.Exit()]
-	if checks.Exit() == exitcode.RunFailed && checks.Failed > 0 {
+	}[checks.Verdict()]
+	if checks.Verdict() == exitcode.RunFailed && checks.Failed > 0 {
 		why = fmt.Sprintf("%d of %d checks failed", checks.Failed, checks.Total)
 	}
-	return &exitcode.Error{Code: checks.Exit(), Message: why + " (--exit-status)"}
+	return &exitcode.Error{Code: checks.Verdict(), Message: why + " (--exit-status)"}
 }
 
 // ExitError is the error vq exits with for a command's err: a SIGTERM

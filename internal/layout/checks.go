@@ -41,7 +41,7 @@ func (c Check) MismatchText() string {
 // one check (get_diff_stats) or only counts and a status (a CI run's
 // answer): Listed holds what was listed, Total and Failed the counts, so a
 // report can say what it does not know instead of inventing it. Verdict
-// is what they add up to, Exit its exit code.
+// is what they add up to.
 type Checks struct {
 	RunID  string
 	Total  int
@@ -62,59 +62,29 @@ type Checks struct {
 	Unreadable string
 }
 
-// Verdicts of a run, as Verdict reports them.
-const (
-	VerdictPassed    = "passed"
-	VerdictFailed    = "failed"
-	VerdictError     = "error"
-	VerdictCancelled = "cancelled"
-	// VerdictPending is a run without a verdict yet: queued, running, or a
-	// status vq does not know, which must not read as passed either.
-	VerdictPending = "pending"
-	// VerdictUnreadable is an answer whose verdict vq cannot read
-	// (Unreadable says why): never a pass.
-	VerdictUnreadable = "unreadable"
-)
-
-// Verdict is what the checks add up to. A run that ended in error or was
-// cancelled has that verdict even when it found failures first, and a
-// failed run is failed whatever its counts; any other status but passed
-// is pending.
-func (c *Checks) Verdict() string {
+// Verdict is what the checks add up to, as the row of the exit-code table
+// it exits with (exitcode.OutcomeOf names its outcome): the one map from
+// a verdict to an exit code. A run that ended in error or was cancelled
+// has that verdict even when it found failures first, and a failed run is
+// failed whatever its counts; any other status but passed is pending (a
+// status vq does not know must not read as passed either), and an answer
+// whose verdict vq cannot read (Unreadable says why) is no_verdict.
+func (c *Checks) Verdict() int {
 	switch {
 	case c.Unreadable != "":
-		return VerdictUnreadable
-	case c.Status == "error":
-		return VerdictError
-	case c.Status == "cancelled":
-		return VerdictCancelled
-	case c.Status == "failed":
-		return VerdictFailed
-	case c.Status == "" || c.Status == "passed":
-		if c.Failed > 0 {
-			return VerdictFailed
-		}
-		return VerdictPassed
-	}
-	return VerdictPending
-}
-
-// Exit is the verdict's row of the exit-code table (whose outcome
-// exitcode.OutcomeOf names): the one map from a verdict to an exit code.
-func (c *Checks) Exit() int {
-	switch c.Verdict() {
-	case VerdictPassed:
-		return exitcode.OK
-	case VerdictFailed:
-		return exitcode.RunFailed
-	case VerdictError:
-		return exitcode.RunError
-	case VerdictCancelled:
-		return exitcode.RunCancelled
-	case VerdictUnreadable:
 		return exitcode.NoVerdict
+	case c.Status == "error":
+		return exitcode.RunError
+	case c.Status == "cancelled":
+		return exitcode.RunCancelled
+	case c.Status == "failed":
+		return exitcode.RunFailed
+	case c.Status != "" && c.Status != "passed":
+		return exitcode.Pending
+	case c.Failed > 0:
+		return exitcode.RunFailed
 	}
-	return exitcode.Pending
+	return exitcode.OK
 }
 
 // Summary is the one-line account of a run: "run run_123 queued",
@@ -128,7 +98,7 @@ func (c *Checks) Summary() string {
 		return s + ": " + strconv.Itoa(c.Total) + " checks"
 	case c.Status == "failed" && c.Total > 0:
 		return s + ": " + strconv.Itoa(c.Failed) + " of " + strconv.Itoa(c.Total) + " checks"
-	case c.HasRan && c.Verdict() == VerdictPending:
+	case c.HasRan && c.Verdict() == exitcode.Pending:
 		return s + " (" + strconv.Itoa(c.Ran) + "/" + strconv.Itoa(c.RanOf) + ")"
 	}
 	return s
@@ -138,7 +108,7 @@ func (c *Checks) Summary() string {
 // failed, rather than stopping (error, cancelled) or still going.
 func (c *Checks) Complete() bool {
 	v := c.Verdict()
-	return v == VerdictPassed || v == VerdictFailed
+	return v == exitcode.OK || v == exitcode.RunFailed
 }
 
 // ListedFailed is how many of the listed checks failed.
@@ -248,7 +218,7 @@ func (c *Checks) contradiction(e *Node) string {
 	switch {
 	case c.Status == "passed" && c.Failed > 0:
 		return fmt.Sprintf("it says passed and counts %d failed checks", c.Failed)
-	case e != nil && e.Kind != 'n' && e.Kind != 'f' && c.Verdict() == VerdictPassed:
+	case e != nil && e.Kind != 'n' && e.Kind != 'f' && c.Verdict() == exitcode.OK:
 		return "it says it passed beside an error"
 	}
 	return ""
