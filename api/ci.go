@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/layout"
 )
 
@@ -38,6 +39,14 @@ func ParseCIRun(r *ToolResponse) (*layout.Checks, bool) {
 		return nil, false
 	}
 	return layout.RunOf(r.Data)
+}
+
+// RunFailure is the answer r of a run whose verdict is not a pass as the
+// contract's pattern makes of it (as of a failed proof): ok:false with
+// error.code the code of its exit (run_failed, run_error, run_cancelled)
+// and the run's data kept.
+func RunFailure(r *ToolResponse, run *layout.Checks) *ToolResponse {
+	return r.failedAs(exitcode.CodeOf(run.Verdict()), run.Summary())
 }
 
 // RunTimeout is a run's watch past its deadline as the client-made answer

@@ -56,6 +56,9 @@ type Checks struct {
 	HasRan     bool
 	// URL is the run's page, as the server sent it.
 	URL string
+	// Reason is why the run says it ended as it did (its error, or
+	// error.message, message or reason), as the server sent it; "" for none.
+	Reason string
 	// Unreadable says why the answer's verdict cannot be read (a count
 	// that is no count, a pass that its counts or an error contradict);
 	// "" when it can.
@@ -92,12 +95,14 @@ func (c *Checks) Verdict() int {
 func (c *Checks) Summary() string {
 	s := "run " + c.RunID + " " + c.Status
 	switch {
+	case c.Status == "error" && c.Reason == "":
+		return "run " + c.RunID + " ended in error (the server gave no reason)"
 	case c.Status == "error":
-		return "run " + c.RunID + " ended in error"
+		return "run " + c.RunID + " ended in error: " + c.Reason
 	case c.Status == "passed" && c.Total > 0:
 		return s + ": " + strconv.Itoa(c.Total) + " checks"
 	case c.Status == "failed" && c.Total > 0:
-		return s + ": " + strconv.Itoa(c.Failed) + " of " + strconv.Itoa(c.Total) + " checks"
+		return s + ": " + strconv.Itoa(c.Failed) + " of " + strconv.Itoa(c.Total) + " checks changed"
 	case c.HasRan && c.Verdict() == exitcode.Pending:
 		return s + " (" + strconv.Itoa(c.Ran) + "/" + strconv.Itoa(c.RanOf) + ")"
 	}
@@ -181,7 +186,7 @@ func objectOf(data []byte) *Node {
 // checksIn reads n's checks; ok is false when n holds none (c is still
 // what it read of a run: its runId and status).
 func checksIn(n *Node) (*Checks, bool) {
-	c := &Checks{RunID: textOf(n.Get("runId")), Status: textOf(n.Get("status")), URL: textOf(n.Get("url"))}
+	c := &Checks{RunID: textOf(n.Get("runId")), Status: textOf(n.Get("status")), URL: textOf(n.Get("url")), Reason: reasonOf(n)}
 	if p := n.Get("progress"); p != nil && p.Kind == '{' {
 		if ran, has, ok := countOf(p.Get("current")); ok {
 			c.Ran, c.HasRan = ran, has
@@ -210,6 +215,17 @@ func checksIn(n *Node) (*Checks, bool) {
 		c.Unreadable = c.contradiction(n.Get("error"))
 	}
 	return c, true
+}
+
+// reasonOf is why n says its run ended as it did: its error (a string, or
+// error.message), message or reason; "" for none.
+func reasonOf(n *Node) string {
+	for _, why := range []*Node{n.Get("error"), n.Get("error").Get("message"), n.Get("message"), n.Get("reason")} {
+		if why != nil && why.Kind == '"' {
+			return why.Text
+		}
+	}
+	return ""
 }
 
 // contradiction says how an answer contradicts its pass: a status passed

@@ -75,3 +75,23 @@ func TestCountsAreJSONNumbersInAnyIntegralForm(t *testing.T) {
 		}
 	}
 }
+
+// A run's one-line account speaks of the run: changed checks, and why it
+// ended in error when the server says (its error, error.message, message
+// or reason), or that it did not.
+func TestRunSummarySaysWhatChangedAndWhy(t *testing.T) {
+	t.Parallel()
+	for data, want := range map[string]string{
+		`{"runId":"r","status":"failed","failed":3,"total":12}`:              "run r failed: 3 of 12 checks changed",
+		`{"runId":"r","status":"error"}`:                                     "run r ended in error (the server gave no reason)",
+		`{"runId":"r","status":"error","error":"the browser crashed"}`:       "run r ended in error: the browser crashed",
+		`{"runId":"r","status":"error","error":{"message":"out of memory"}}`: "run r ended in error: out of memory",
+		`{"runId":"r","status":"error","message":"no baseline"}`:             "run r ended in error: no baseline",
+		`{"runId":"r","status":"error","reason":"deploy gone","error":null}`: "run r ended in error: deploy gone",
+	} {
+		c, ok := RunOf([]byte(data))
+		if !ok || c.Summary() != want {
+			t.Errorf("%s: %q (run %v), want %q", data, c.Summary(), ok, want)
+		}
+	}
+}
