@@ -65,13 +65,10 @@ type Checks struct {
 	Unreadable string
 }
 
-// Verdict is what the checks add up to, as the row of the exit-code table
-// it exits with (exitcode.OutcomeOf names its outcome): the one map from
-// a verdict to an exit code. A run that ended in error or was cancelled
-// has that verdict even when it found failures first, and a failed run is
-// failed whatever its counts; any other status but passed is pending (a
-// status vq does not know must not read as passed either), and an answer
-// whose verdict vq cannot read (Unreadable says why) is no_verdict.
+// Verdict is what the checks add up to as the exit-code row it exits with
+// (exitcode.OutcomeOf names its outcome): the one verdict → exit map. An
+// error or a cancel wins over failures found first; a run still going, or
+// with a status vq does not know, is pending, never passed.
 func (c *Checks) Verdict() int {
 	switch {
 	case c.Unreadable != "":
@@ -91,7 +88,7 @@ func (c *Checks) Verdict() int {
 }
 
 // Summary is the one-line account of a run: "run run_123 queued",
-// "run run_123 running (3/12)", "run run_123 failed: 3 of 12 checks".
+// "run run_123 running (3/12)", "run run_123 failed: 3 of 12 checks changed".
 func (c *Checks) Summary() string {
 	s := "run " + c.RunID + " " + c.Status
 	switch {
@@ -175,7 +172,6 @@ func RunOf(data []byte) (*Checks, bool) {
 	return c, c.RunID != "" && c.Status != "" && c.Unreadable == ""
 }
 
-// objectOf is data parsed when it is a JSON object; nil otherwise.
 func objectOf(data []byte) *Node {
 	if n, err := ParseNode(data); err == nil && n.Kind == '{' {
 		return n
@@ -183,8 +179,7 @@ func objectOf(data []byte) *Node {
 	return nil
 }
 
-// checksIn reads n's checks; ok is false when n holds none (c is still
-// what it read of a run: its runId and status).
+// checksIn reads n's checks; ok is false when n holds none.
 func checksIn(n *Node) (*Checks, bool) {
 	c := &Checks{RunID: textOf(n.Get("runId")), Status: textOf(n.Get("status")), URL: textOf(n.Get("url")), Reason: reasonOf(n)}
 	if p := n.Get("progress"); p != nil && p.Kind == '{' {
