@@ -10,6 +10,9 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+
+	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/layout"
 )
 
 // CI tools are routed through POST {base}/api/ci/{tool} and answer plain
@@ -27,60 +30,24 @@ const (
 	RunCancelled = "cancelled"
 )
 
-// CIRun is the answer of run_vrt, run_perf and get_run_status:
-// {runId, status, progress?, failed?, total?, url?}.
-type CIRun struct {
-	RunID    string       `json:"runId"`
-	Status   string       `json:"status"`
-	Progress *JobProgress `json:"progress,omitempty"`
-	// Failed and Total count checks; float64 so that any JSON number reads.
-	Failed float64 `json:"failed,omitempty"`
-	Total  float64 `json:"total,omitempty"`
-	URL    string  `json:"url,omitempty"`
-}
-
-// Ended reports whether the run has its verdict.
-func (r CIRun) Ended() bool {
-	return r.Status == RunPassed || r.Status == RunFailed || r.Status == RunError || r.Status == RunCancelled
-}
-
-// ParseCIRun reads a CI answer's data as a run. ok is false when the answer
-// failed or its data is not an object with a runId and a status.
-func ParseCIRun(r *ToolResponse) (CIRun, bool) {
-	var run CIRun
-	if r == nil || !r.OK || json.Unmarshal(r.Data, &run) != nil || run.RunID == "" || run.Status == "" {
-		return CIRun{}, false
+// ParseCIRun reads a CI answer's data as a run: vq's one verdict type,
+// layout.Checks, read from its top level. ok is false when the answer
+// failed, or its data is no object with a runId, a status and counts vq
+// can read.
+func ParseCIRun(r *ToolResponse) (*layout.Checks, bool) {
+	if r == nil || !r.OK {
+		return nil, false
 	}
-	return run, true
+	return layout.RunOf(r.Data)
 }
 
-// Summary is the one-line account of a run: "run run_123 queued",
-// "run run_123 failed: 3 of 12 checks".
-func (r CIRun) Summary() string {
-	s := "run " + r.RunID + " "
-	switch r.Status {
-	case RunPassed:
-		s += "passed"
-		if r.Total > 0 {
-			s += ": " + count(r.Total) + " checks"
-		}
-	case RunFailed:
-		s += "failed"
-		if r.Total > 0 {
-			s += ": " + count(r.Failed) + " of " + count(r.Total) + " checks"
-		}
-	case RunError:
-		s += "ended in error"
-	default:
-		s += r.Status
-		if p := r.Progress; p != nil && !r.Ended() {
-			s += " (" + count(p.Current) + "/" + count(p.Total) + ")"
-		}
-	}
-	return s
+// RunFailure is the answer r of a run whose verdict is not a pass as the
+// contract's pattern makes of it (as of a failed proof): ok:false with
+// error.code the code of its exit (run_failed, run_error, run_cancelled)
+// and the run's data kept.
+func RunFailure(r *ToolResponse, run *layout.Checks) *ToolResponse {
+	return r.failedAs(exitcode.CodeOf(run.Verdict()), run.Summary())
 }
-
-func count(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // RunTimeout is a run's watch past its deadline as the client-made answer
 // a script reads (--json): get_run_status, code timeout, recoverable, no
@@ -102,7 +69,10 @@ func RunAsJob(r *ToolResponse) *ToolResponse {
 	if !ok {
 		return r.WithData(json.RawMessage("null"))
 	}
-	job := JobStatus{JobID: run.RunID, Status: run.Status, Progress: run.Progress}
+	job := JobStatus{JobID: run.RunID, Status: run.Status}
+	if run.HasRan {
+		job.Progress = &JobProgress{Current: float64(run.Ran), Total: float64(run.RanOf)}
+	}
 	verdict := ""
 	switch run.Status {
 	case RunPassed:
@@ -111,16 +81,12 @@ func RunAsJob(r *ToolResponse) *ToolResponse {
 		job.Status, verdict = JobFailed, "error"
 	case RunFailed:
 		if run.Total > 0 {
-			verdict = count(run.Failed) + " of " + count(run.Total) + " checks changed"
+			verdict = strconv.Itoa(run.Failed) + " of " + strconv.Itoa(run.Total) + " checks changed"
 		}
 	}
 	if verdict != "" {
-		p := JobProgress{}
-		if run.Progress != nil {
-			p = *run.Progress
-		}
-		p.Message = verdict
-		job.Progress = &p
+		job.Progress = cmp.Or(job.Progress, &JobProgress{})
+		job.Progress.Message = verdict
 	}
 	data, _ := json.Marshal(job) // strings and numbers: it always encodes
 	return r.WithData(data)

@@ -176,30 +176,32 @@ func ProofVerdict(r *ToolResponse) *ToolResponse {
 
 // RunVerdict reads a CI run's answer (run_vrt, run_perf, get_run_status):
 // an ok answer is a run only with a runId and one documented status, given
-// once, and counts that agree with it (read as --exit-status reads them,
-// layout.ChecksOf); anything else is no verdict, naming what it lacks.
+// once, and counts that agree with it (ParseCIRun, the reading --exit-status
+// shares); anything else is no verdict, naming what it lacks.
 func RunVerdict(r *ToolResponse) *ToolResponse {
 	if !r.OK {
 		return r
 	}
 	m, err := splitObject(r.Data)
-	var run CIRun
+	var id struct{ RunID, Status string }
 	switch {
 	case err != nil:
 		return NoVerdict(r, "the run's answer is no JSON object")
 	case m.repeated("status"):
 		return NoVerdict(r, "the run's answer gives its status twice")
-	case json.Unmarshal(r.Data, &run) != nil:
+	case m.repeated("runId"):
+		return NoVerdict(r, "the run's answer gives its runId twice")
+	case m.decodeFields(&id, "runId", "status") != nil:
 		return NoVerdict(r, "the run's answer is no run (runId and status are strings)")
-	case run.RunID == "":
+	case id.RunID == "":
 		return NoVerdict(r, "the run's answer names no runId")
-	case run.Status == "":
-		return NoVerdict(r, "run "+run.RunID+" has no status in its answer")
-	case !slices.Contains(runStatuses, run.Status):
-		return unknownStatus(r, "run "+run.RunID, run.Status, runStatuses)
+	case id.Status == "":
+		return NoVerdict(r, "run "+id.RunID+" has no status in its answer")
+	case !slices.Contains(runStatuses, id.Status):
+		return unknownStatus(r, "run "+id.RunID, id.Status, runStatuses)
 	}
-	if checks, ok := layout.ChecksOf(r.Data); ok && checks.Unreadable != "" {
-		return NoVerdict(r, "run "+run.RunID+" has no verdict vq can read: "+checks.Unreadable)
+	if run, ok := ParseCIRun(r); !ok {
+		return NoVerdict(r, "run "+id.RunID+" has no verdict vq can read: "+run.Unreadable)
 	}
 	return r
 }

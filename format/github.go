@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -40,9 +41,9 @@ func GitHub(out io.Writer, r *api.ToolResponse, stepSummary string, commands Com
 	checks, hasChecks := layout.ChecksOf(r.Data)
 	if hasChecks {
 		switch checks.Verdict() {
-		case layout.VerdictError, layout.VerdictUnreadable:
+		case exitcode.RunError, exitcode.NoVerdict:
 			a.add("error", title, withLinks(runVerdict(checks), "", webURL(checks.URL)))
-		case layout.VerdictCancelled, layout.VerdictPending:
+		case exitcode.RunCancelled, exitcode.Pending:
 			a.add("warning", title, withLinks(runVerdict(checks), "", webURL(checks.URL)))
 		}
 		annotateChecks(&a, title, checks)

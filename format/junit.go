@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/privatefile"
 	"github.com/visualq/vq/internal/textsafe"
@@ -198,13 +199,9 @@ func runCase(c *layout.Checks, class, run string) (junitCase, bool) {
 	tc := junitCase{Name: name, ClassName: class}
 	verdict := textsafe.SanitizeLine(runVerdict(c))
 	switch c.Verdict() {
-	case layout.VerdictError:
-		tc.Error = &junitProblem{Message: verdict, Type: "run_error", Text: linkLines("", run)}
-	case layout.VerdictCancelled:
-		tc.Error = &junitProblem{Message: verdict, Type: "run_cancelled", Text: linkLines("", run)}
-	case layout.VerdictUnreadable:
-		tc.Error = &junitProblem{Message: verdict, Type: "no_verdict", Text: linkLines("", run)}
-	case layout.VerdictPending:
+	case exitcode.RunError, exitcode.RunCancelled, exitcode.NoVerdict:
+		tc.Error = &junitProblem{Message: verdict, Type: exitcode.CodeOf(c.Verdict()), Text: linkLines("", run)}
+	case exitcode.Pending:
 		tc.Skipped = &junitSkipped{Message: verdict}
 	default:
 		return junitCase{}, false

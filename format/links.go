@@ -3,6 +3,7 @@ package format
 import (
 	"strings"
 
+	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -89,21 +90,21 @@ func runVerdict(c *layout.Checks) string {
 		progress = "; " + itoa(notRun) + " of " + itoa(c.Total) + " checks have no result"
 	}
 	switch c.Verdict() {
-	case layout.VerdictError:
+	case exitcode.RunError:
 		return run + " ended in error" + progress
-	case layout.VerdictCancelled:
+	case exitcode.RunCancelled:
 		return run + " was cancelled" + progress
-	case layout.VerdictPending:
+	case exitcode.Pending:
 		if c.Total == 0 {
 			return run + " has no verdict yet (" + c.Status + ")"
 		}
 		return run + " has no verdict yet (" + c.Status + ", " + itoa(ran) + " of " + itoa(c.Total) + " checks done)"
-	case layout.VerdictFailed:
+	case exitcode.RunFailed:
 		if c.Failed == 0 {
 			return run + " failed"
 		}
 		return itoa(c.Failed) + " of " + itoa(c.Total) + " checks failed"
-	case layout.VerdictUnreadable:
+	case exitcode.NoVerdict:
 		return run + " has no verdict vq can read: " + c.Unreadable
 	}
 	if c.Total == 0 {

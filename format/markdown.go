@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -77,14 +78,14 @@ func markdownHeadline(r *api.ToolResponse, c *layout.Checks) string {
 	case c == nil:
 		return "✅ " + tool + "ok"
 	}
-	icon := map[string]string{
-		layout.VerdictPassed:    "✅",
-		layout.VerdictFailed:    "❌",
-		layout.VerdictError:     "❌",
-		layout.VerdictCancelled: "⚠️",
-		layout.VerdictPending:   "⏳",
+	icon := map[int]string{
+		exitcode.OK:           "✅",
+		exitcode.RunFailed:    "❌",
+		exitcode.RunError:     "❌",
+		exitcode.RunCancelled: "⚠️",
+		exitcode.Pending:      "⏳",
 		// An answer vq cannot read is no pass.
-		layout.VerdictUnreadable: "❓",
+		exitcode.NoVerdict: "❓",
 	}[c.Verdict()]
 	return icon + " " + tool + mdText(runVerdict(c))
 }

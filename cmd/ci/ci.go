@@ -37,7 +37,9 @@ prints one ToolResponse document like every other command, also for HTTP
 failures, and --jq filters it: --jq .data.runId. Whatever the verdict, a
 run's document has one shape: tool get_run_status, and .data with runId,
 status, url, failed and total; a failed run also nests its failing checks
-in .data.failures (--jq '.data.failures[].scenarioLabel').`
+in .data.failures (--jq '.data.failures[].scenarioLabel'). A verdict that
+is not a pass is ok:false, its .error.code the code of its exit
+(run_failed, run_error, run_cancelled, no_verdict).`
 
 const ciExitHelp = `Exit codes (vq exit-codes): 0 when the run passed (or was just started,
 without --wait); 8 (pending) when vq ci status finds it still queued or
@@ -209,7 +211,7 @@ func runCI(ctx context.Context, opts *CIOptions) error {
 	}
 	resp = api.RunVerdict(resp)
 	run, isRun := api.ParseCIRun(resp)
-	if !isRun || run.Ended() {
+	if !isRun || run.Verdict() != exitcode.Pending {
 		return showVerdict(ctx, p, resp)
 	}
 	if p.Wait.Wait {
@@ -220,7 +222,7 @@ func runCI(ctx context.Context, opts *CIOptions) error {
 	if err == nil && opts.Tool == api.ToolRunStatus {
 		// Asked how a run is doing, "still going" is no verdict: a script
 		// must not read it as passed. A run just started is what was asked.
-		err = &exitcode.Error{Code: exitcode.Pending}
+		err = &exitcode.Error{Code: run.Verdict()}
 	}
 	return err
 }
@@ -263,9 +265,8 @@ func waitRun(ctx context.Context, p *cmdutil.Pipeline, started *api.ToolResponse
 		resp := api.RunTimeout(timeout).WithData(lastRun.Data)
 		shown := showStopped(ctx, p, resp)
 		if !p.Output.Structured() {
-			// No verdict: a warning, never an error that reads as a
-			// failed run.
-			p.Terminal().Print.Warning(textsafe.SanitizeLine(resp.ErrorMessage()))
+			// No verdict: the wait's error, never a failed run's.
+			p.Terminal().Print.Error(textsafe.SanitizeLine(resp.ErrorMessage()))
 		}
 		p.Terminal().Print.Hint(resume)
 		return cmp.Or(shown, error(&exitcode.Error{Code: exitcode.Timeout}))
@@ -298,14 +299,16 @@ func showStopped(ctx context.Context, p *cmdutil.Pipeline, resp *api.ToolRespons
 // showVerdict shows a CI answer and exits with the run's verdict. A failed
 // run is shown as its failed checks, fetched with get_run_failures and
 // rendered as vq failures renders them, and exits run_failed even though
-// that call succeeded: changes found are a verdict, never a crash.
+// that call succeeded: changes found are a verdict, never a crash. A JSON
+// document of a verdict that is not a pass is ok:false (api.RunFailure).
 func showVerdict(ctx context.Context, p *cmdutil.Pipeline, resp *api.ToolResponse) error {
 	run, isRun := api.ParseCIRun(resp)
-	var verdict *exitcode.Error
-	switch {
-	case !isRun:
-	case run.Status == api.RunFailed:
-		call := api.RunFailuresCall(run.RunID)
+	if !isRun || run.Verdict() == exitcode.OK {
+		return p.Show(ctx, resp)
+	}
+	var call api.Call
+	if run.Verdict() == exitcode.RunFailed {
+		call = api.RunFailuresCall(run.RunID)
 		failures, err := p.Send(ctx, call)
 		if err != nil {
 			return err
@@ -314,27 +317,28 @@ func showVerdict(ctx context.Context, p *cmdutil.Pipeline, resp *api.ToolRespons
 		// triage), in the run's own shape. Failures that could not be
 		// fetched leave the run's answer as it is and say why; the run's
 		// verdict is still the exit code.
-		shown := resp
 		if failures.OK {
-			shown = resp.WithFailures(failures)
+			resp = resp.WithFailures(failures)
 		} else {
 			_ = format.WriteErrorLine(p.Terminal().Print.ErrOut, failures)
 		}
-		if err := p.ShowCall(ctx, call, shown); err != nil {
-			return err
-		}
-		p.Terminal().Print.Verdict(run)
-		return &exitcode.Error{Code: exitcode.RunFailed}
-	case run.Status == api.RunError:
-		verdict = &exitcode.Error{Code: exitcode.RunError}
-	case run.Status == api.RunCancelled:
-		verdict = &exitcode.Error{Code: exitcode.RunCancelled}
 	}
-	if err := p.Show(ctx, resp); err != nil || verdict == nil {
+	if p.Output.Format == "json" || p.Output.JQ != "" {
+		// Its error line on stderr says the verdict; --junit reports the
+		// run's checks, as in every format.
+		err := p.Show(ctx, api.RunFailure(resp, run))
+		p.Remember(resp)
+		return err
+	}
+	show := p.Show
+	if call.Tool != "" {
+		show = func(ctx context.Context, r *api.ToolResponse) error { return p.ShowCall(ctx, call, r) }
+	}
+	if err := show(ctx, resp); err != nil {
 		return err
 	}
 	p.Terminal().Print.Verdict(run)
-	return verdict
+	return &exitcode.Error{Code: run.Verdict()}
 }
 
 // showCIAnswer prints a CI answer as vq ci call does: the JSON the server

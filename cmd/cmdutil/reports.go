@@ -71,29 +71,24 @@ func (r ReportOptions) finish(ctx context.Context, f *Factory, shown *api.ToolRe
 // whose checks all passed, or that lists none.
 func checksExit(resp *api.ToolResponse) error {
 	checks, ok := layout.ChecksOf(resp.Data)
-	if !ok {
+	if !ok || checks.Verdict() == exitcode.OK {
 		return nil
 	}
 	run := "the run"
 	if checks.RunID != "" {
 		run = "run " + textsafe.SanitizeLine(checks.RunID)
 	}
-	switch checks.Verdict() {
-	case layout.VerdictFailed:
-		if checks.Failed == 0 {
-			return &exitcode.Error{Code: exitcode.RunFailed, Message: run + " failed (--exit-status)"}
-		}
-		return &exitcode.Error{Code: exitcode.RunFailed, Message: fmt.Sprintf("%d of %d checks failed (--exit-status)", checks.Failed, checks.Total)}
-	case layout.VerdictUnreadable:
-		return &exitcode.Error{Code: exitcode.NoVerdict, Message: run + " has no verdict vq can read: " + checks.Unreadable + " (--exit-status)"}
-	case layout.VerdictError:
-		return &exitcode.Error{Code: exitcode.RunError, Message: run + " ended in error (--exit-status)"}
-	case layout.VerdictCancelled:
-		return &exitcode.Error{Code: exitcode.RunCancelled, Message: run + " was cancelled (--exit-status)"}
-	case layout.VerdictPending:
-		return &exitcode.Error{Code: exitcode.Pending, Message: run + " has no verdict yet (--exit-status)"}
+	why := map[int]string{
+		exitcode.RunFailed:    run + " failed",
+		exitcode.NoVerdict:    run + " has no verdict vq can read: " + checks.Unreadable,
+		exitcode.RunError:     run + " ended in error",
+		exitcode.RunCancelled: run + " was cancelled",
+		exitcode.Pending:      run + " has no verdict yet",
+	}[checks.Verdict()]
+	if checks.Verdict() == exitcode.RunFailed && checks.Failed > 0 {
+		why = fmt.Sprintf("%d of %d checks failed", checks.Failed, checks.Total)
 	}
-	return nil
+	return &exitcode.Error{Code: checks.Verdict(), Message: why + " (--exit-status)"}
 }
 
 // ExitError is the error vq exits with for a command's err: a SIGTERM

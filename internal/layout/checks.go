@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/visualq/vq/internal/exitcode"
 )
 
 // Check is one visual check (a scenario on a viewport) as a response
@@ -34,11 +36,12 @@ func (c Check) MismatchText() string {
 	return strconv.FormatFloat(c.Mismatch, 'f', -1, 64) + "%"
 }
 
-// Checks is what a response tells about the checks of a run. The server
-// may list only the failed checks (get_run_failures), one check
-// (get_diff_stats) or only counts (a CI run status): Listed holds what was
-// listed, Total and Failed the counts, so a report can say what it does not
-// know instead of inventing it.
+// Checks is vq's one verdict of a run: what a response tells about its
+// checks. The server may list only the failed checks (get_run_failures),
+// one check (get_diff_stats) or only counts and a status (a CI run's
+// answer): Listed holds what was listed, Total and Failed the counts, so a
+// report can say what it does not know instead of inventing it. Verdict
+// is what they add up to.
 type Checks struct {
 	RunID  string
 	Total  int
@@ -47,60 +50,67 @@ type Checks struct {
 	// Status is the run's status where the answer gives one (a CI run:
 	// queued, running, passed, failed, error, cancelled); "" otherwise.
 	Status string
-	// Ran is how many checks the run got through (progress.current);
-	// HasRan is false when the answer did not say.
-	Ran    int
-	HasRan bool
+	// Ran is how many checks the run got through (progress.current) of
+	// RanOf (progress.total); HasRan is false when the answer did not say.
+	Ran, RanOf int
+	HasRan     bool
 	// URL is the run's page, as the server sent it.
 	URL string
+	// Reason is why the run says it ended as it did (its error, or
+	// error.message, message or reason), as the server sent it; "" for none.
+	Reason string
 	// Unreadable says why the answer's verdict cannot be read (a count
 	// that is no count, a pass that its counts or an error contradict);
 	// "" when it can.
 	Unreadable string
 }
 
-// Verdicts of a run, as Verdict reports them.
-const (
-	VerdictPassed    = "passed"
-	VerdictFailed    = "failed"
-	VerdictError     = "error"
-	VerdictCancelled = "cancelled"
-	// VerdictPending is a run without a verdict yet: queued, running, or a
-	// status vq does not know, which must not read as passed either.
-	VerdictPending = "pending"
-	// VerdictUnreadable is an answer whose verdict vq cannot read
-	// (Unreadable says why): never a pass.
-	VerdictUnreadable = "unreadable"
-)
-
-// Verdict is what the checks add up to. A run that ended in error or was
-// cancelled has that verdict even when it found failures first, and a
-// failed run is failed whatever its counts; any other status but passed
-// is pending.
-func (c *Checks) Verdict() string {
+// Verdict is what the checks add up to as the exit-code row it exits with
+// (exitcode.OutcomeOf names its outcome): the one verdict → exit map. An
+// error or a cancel wins over failures found first; a run still going, or
+// with a status vq does not know, is pending, never passed.
+func (c *Checks) Verdict() int {
 	switch {
 	case c.Unreadable != "":
-		return VerdictUnreadable
+		return exitcode.NoVerdict
 	case c.Status == "error":
-		return VerdictError
+		return exitcode.RunError
 	case c.Status == "cancelled":
-		return VerdictCancelled
+		return exitcode.RunCancelled
 	case c.Status == "failed":
-		return VerdictFailed
-	case c.Status == "" || c.Status == "passed":
-		if c.Failed > 0 {
-			return VerdictFailed
-		}
-		return VerdictPassed
+		return exitcode.RunFailed
+	case c.Status != "" && c.Status != "passed":
+		return exitcode.Pending
+	case c.Failed > 0:
+		return exitcode.RunFailed
 	}
-	return VerdictPending
+	return exitcode.OK
+}
+
+// Summary is the one-line account of a run: "run run_123 queued",
+// "run run_123 running (3/12)", "run run_123 failed: 3 of 12 checks changed".
+func (c *Checks) Summary() string {
+	s := "run " + c.RunID + " " + c.Status
+	switch {
+	case c.Status == "error" && c.Reason == "":
+		return "run " + c.RunID + " ended in error (the server gave no reason)"
+	case c.Status == "error":
+		return "run " + c.RunID + " ended in error: " + c.Reason
+	case c.Status == "passed" && c.Total > 0:
+		return s + ": " + strconv.Itoa(c.Total) + " checks"
+	case c.Status == "failed" && c.Total > 0:
+		return s + ": " + strconv.Itoa(c.Failed) + " of " + strconv.Itoa(c.Total) + " checks changed"
+	case c.HasRan && c.Verdict() == exitcode.Pending:
+		return s + " (" + strconv.Itoa(c.Ran) + "/" + strconv.Itoa(c.RanOf) + ")"
+	}
+	return s
 }
 
 // Complete reports whether every counted check ran: the run passed or
 // failed, rather than stopping (error, cancelled) or still going.
 func (c *Checks) Complete() bool {
 	v := c.Verdict()
-	return v == VerdictPassed || v == VerdictFailed
+	return v == exitcode.OK || v == exitcode.RunFailed
 }
 
 // ListedFailed is how many of the listed checks failed.
@@ -136,11 +146,8 @@ func (c *Checks) Unlisted() (passed, failed, notRun int) {
 // ChecksOf reads the check results in a response's data (or in data.result,
 // where a finished job carries them). ok is false when the data holds none.
 func ChecksOf(data []byte) (*Checks, bool) {
-	if len(data) == 0 {
-		return nil, false
-	}
-	n, err := ParseNode(data)
-	if err != nil || n.Kind != '{' {
+	n := objectOf(data)
+	if n == nil {
 		return nil, false
 	}
 	if c, ok := checksIn(n); ok {
@@ -152,12 +159,34 @@ func ChecksOf(data []byte) (*Checks, bool) {
 	return nil, false
 }
 
+// RunOf reads data as a CI run's answer (run_vrt, run_perf,
+// get_run_status): the checks at its top level. ok is false when data is
+// no object naming a runId and a status, or its counts cannot be read
+// (Unreadable then says why, or c holds what it lacks).
+func RunOf(data []byte) (*Checks, bool) {
+	n := objectOf(data)
+	if n == nil {
+		return &Checks{Unreadable: "it is no JSON object"}, false
+	}
+	c, _ := checksIn(n)
+	return c, c.RunID != "" && c.Status != "" && c.Unreadable == ""
+}
+
+func objectOf(data []byte) *Node {
+	if n, err := ParseNode(data); err == nil && n.Kind == '{' {
+		return n
+	}
+	return nil
+}
+
+// checksIn reads n's checks; ok is false when n holds none.
 func checksIn(n *Node) (*Checks, bool) {
-	c := &Checks{RunID: textOf(n.Get("runId")), Status: textOf(n.Get("status")), URL: textOf(n.Get("url"))}
+	c := &Checks{RunID: textOf(n.Get("runId")), Status: textOf(n.Get("status")), URL: textOf(n.Get("url")), Reason: reasonOf(n)}
 	if p := n.Get("progress"); p != nil && p.Kind == '{' {
 		if ran, has, ok := countOf(p.Get("current")); ok {
 			c.Ran, c.HasRan = ran, has
 		}
+		c.RanOf, _, _ = countOf(p.Get("total"))
 	}
 	total, hasTotal := c.count(n, "total")
 	failed, hasFailed := c.count(n, "failed")
@@ -166,7 +195,7 @@ func checksIn(n *Node) (*Checks, bool) {
 		// Counts alone are check results only when they say how many
 		// failed: {analysed, total} of a readiness lock is no run. A run
 		// with a status and no counts yet (just queued) is one.
-		return nil, false
+		return c, false
 	}
 	for _, ch := range c.Listed {
 		if ch.Failed {
@@ -183,13 +212,24 @@ func checksIn(n *Node) (*Checks, bool) {
 	return c, true
 }
 
+// reasonOf is why n says its run ended as it did: its error (a string, or
+// error.message), message or reason; "" for none.
+func reasonOf(n *Node) string {
+	for _, why := range []*Node{n.Get("error"), n.Get("error").Get("message"), n.Get("message"), n.Get("reason")} {
+		if why != nil && why.Kind == '"' {
+			return why.Text
+		}
+	}
+	return ""
+}
+
 // contradiction says how an answer contradicts its pass: a status passed
 // with failed checks, or a pass beside an error (e); "" when it does not.
 func (c *Checks) contradiction(e *Node) string {
 	switch {
 	case c.Status == "passed" && c.Failed > 0:
 		return fmt.Sprintf("it says passed and counts %d failed checks", c.Failed)
-	case e != nil && e.Kind != 'n' && e.Kind != 'f' && c.Verdict() == VerdictPassed:
+	case e != nil && e.Kind != 'n' && e.Kind != 'f' && c.Verdict() == exitcode.OK:
 		return "it says it passed beside an error"
 	}
 	return ""
