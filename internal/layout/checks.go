@@ -154,7 +154,9 @@ func ChecksOf(data []byte) (*Checks, bool) {
 		return c, true
 	}
 	if res := n.Get("result"); res != nil && res.Kind == '{' {
-		return checksIn(res)
+		if c, ok := checksIn(res); ok {
+			return c, true
+		}
 	}
 	return nil, false
 }
