@@ -52,13 +52,6 @@ type BlockAnnotations struct {
 	LastModified string
 }
 
-// Content is the content of an answer made from a general MCP server's
-// result, and false for any other answer (a VisualQ ToolResponse, a
-// client-made failure, data vq derived).
-func (r *ToolResponse) Content() (*Content, bool) {
-	return r.content, r.content != nil
-}
-
 // Binary reports a block whose payload is bytes (an image, audio, a blob
 // resource), which a terminal cannot show as text.
 func (b ContentBlock) Binary() bool {
@@ -121,5 +114,5 @@ func byteSize(n int64) string {
 // Recoverable.
 func ContentAnswer(tool string, data json.RawMessage, content *Content, summary string) *ToolResponse {
 	return &ToolResponse{OK: true, Tool: tool, Summary: summary, Data: data,
-		Warnings: []string{}, NextActions: []NextAction{}, content: content}
+		Warnings: []string{}, NextActions: []NextAction{}, Content: content}
 }

@@ -47,9 +47,10 @@ type ToolResponse struct {
 	Readiness *Readiness `json:"-"`
 	Job       string     `json:"-"`
 	Token     string     `json:"-"`
-	// content is the result of a general MCP server, block by block (see
-	// Content); nil for a ToolResponse.
-	content *Content
+	// Content is the result of a general MCP server, block by block; nil
+	// for any other answer (a ToolResponse, a client-made failure, data vq
+	// derived).
+	Content *Content `json:"-"`
 }
 
 // Failure is what vq knows of a failed call beyond the answer's words: for
@@ -159,6 +160,12 @@ func (r *ToolResponse) ErrorMessage() string {
 	return r.Summary
 }
 
+// ShowsSummary reports whether a rendering of r shows its summary line:
+// not when it only repeats the error message shown with the error.
+func (r *ToolResponse) ShowsSummary() bool {
+	return r.Summary != "" && (r.OK || r.Summary != r.ErrorMessage())
+}
+
 // IsRecoverable reports the contract's recoverable flag; a missing flag
 // counts as not recoverable, the answer that never invites a useless retry.
 func (r *ToolResponse) IsRecoverable() bool {
@@ -183,7 +190,7 @@ func (r *ToolResponse) derive() *ToolResponse {
 // a job status), which --json then prints instead of the server's bytes.
 func (r *ToolResponse) WithData(data json.RawMessage) *ToolResponse {
 	out := r.derive()
-	out.Data, out.content = data, nil
+	out.Data, out.Content = data, nil
 	return out
 }
 

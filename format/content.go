@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -16,8 +17,8 @@ import (
 // the text is the error line's message, so only the other blocks are
 // written. structuredContent is laid out as data when no block says
 // anything.
-func writeContent(w *bufio.Writer, r *api.ToolResponse, c *api.Content) error {
-	wrote := false
+func writeContent(w *bufio.Writer, r *api.ToolResponse) error {
+	c, wrote := r.Content, false
 	for _, b := range c.Blocks {
 		if b.Type == api.BlockText {
 			if r.OK {
@@ -33,7 +34,7 @@ func writeContent(w *bufio.Writer, r *api.ToolResponse, c *api.Content) error {
 		}
 	}
 	if !wrote && len(c.Structured) > 0 {
-		return writeData(w, r.WithData(c.Structured), false)
+		return layout.Text(w, "", nil, c.Structured, nil, false)
 	}
 	if !wrote && r.OK {
 		w.WriteString(textsafe.SanitizeLine(r.Summary) + "\n")

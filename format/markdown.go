@@ -30,7 +30,7 @@ func markdown(out io.Writer, r *api.ToolResponse, checks *layout.Checks, command
 	w := bufio.NewWriter(out)
 	hasChecks := checks != nil
 	w.WriteString("### " + markdownHeadline(r, checks) + "\n\n")
-	if layout.ShowsSummary(r.OK, r.Summary, r.ErrorMessage()) {
+	if r.ShowsSummary() {
 		w.WriteString("**Summary:** " + mdText(r.Summary) + "\n\n")
 	}
 	if !r.OK {

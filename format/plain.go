@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/exitcode"
@@ -25,8 +24,8 @@ func Plain(out, errOut io.Writer, r *api.ToolResponse, commands CommandPrinter) 
 // mismatch bars.
 func plain(out, errOut io.Writer, r *api.ToolResponse, commands CommandPrinter, terminal bool) error {
 	w := bufio.NewWriterSize(out, 64<<10)
-	if c, ok := r.Content(); ok {
-		if err := writeContent(w, r, c); err != nil {
+	if r.Content != nil {
+		if err := writeContent(w, r); err != nil {
 			return err
 		}
 		for _, warn := range r.Warnings { // stdout is the server's
@@ -34,14 +33,11 @@ func plain(out, errOut io.Writer, r *api.ToolResponse, commands CommandPrinter, 
 		}
 		return finish(w, errOut, r)
 	}
-	if layout.ShowsSummary(r.OK, r.Summary, r.ErrorMessage()) {
-		w.WriteString(textsafe.Sanitize(r.Summary))
-		w.WriteByte('\n')
+	summary := ""
+	if r.ShowsSummary() {
+		summary = r.Summary
 	}
-	for _, warn := range r.Warnings {
-		w.WriteString("warning: " + textsafe.SanitizeLine(warn) + "\n")
-	}
-	if err := writeData(w, r, terminal); err != nil {
+	if err := layout.Text(w, summary, r.Warnings, r.Data, r.Members, terminal); err != nil {
 		return err
 	}
 	writeNextActions(w, r.NextActions, commands)
@@ -81,38 +77,6 @@ func ErrorLine(r *api.ToolResponse) string {
 // response, as error lines end: "recoverable, exit 11".
 func exitNote(r *api.ToolResponse) string {
 	return exitcode.RecoverableText(r.IsRecoverable()) + ", exit " + itoa(exitcode.ForCode(r.ErrorCode(), r.IsRecoverable()))
-}
-
-// writeData prints the data's layout: aligned "key  value" fields, plain
-// lines, then each record list as a table (titled and indented when it is
-// a member of the data rather than the data itself), with mismatch bars
-// when bars is set.
-func writeData(w *bufio.Writer, r *api.ToolResponse, bars bool) error {
-	l, err := layout.Response(r.Data, r.Members)
-	if err != nil {
-		return err
-	}
-	width := l.KeyWidth()
-	for _, f := range l.Fields {
-		w.WriteString(f.Key)
-		if f.Value != "" {
-			w.WriteString(strings.Repeat(" ", max(0, width-textsafe.DisplayWidth(f.Key))+2))
-			w.WriteString(f.Value)
-		}
-		w.WriteByte('\n')
-	}
-	for _, line := range l.Lines {
-		w.WriteString(line + "\n")
-	}
-	for _, t := range l.Tables {
-		if t.Title == "" {
-			t.WriteText(w, "", bars)
-			continue
-		}
-		w.WriteString("\n" + t.Title + " (" + itoa(t.Count) + "):\n")
-		t.WriteText(w, "  ", bars)
-	}
-	return nil
 }
 
 // writeNextActions prints each next action under its label as the command

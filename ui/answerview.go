@@ -10,7 +10,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/internal/exitcode"
-	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -106,7 +105,7 @@ func (s *answerPage) head() []string {
 		badge = st.errBadge.Render("✗ error")
 	}
 	lines = append(lines, badge+"  "+st.tool.Render(textsafe.SanitizeLine(textsafe.Clip(r.Tool, textsafe.MaxLineBytes))))
-	if layout.ShowsSummary(r.OK, r.Summary, r.ErrorMessage()) {
+	if r.ShowsSummary() {
 		lines = append(lines, s.wrap(textsafe.Sanitize(textsafe.Clip(r.Summary, maxSummaryLines*textsafe.MaxLineBytes)))...)
 	}
 	for i, w := range r.Warnings {

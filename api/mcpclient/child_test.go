@@ -52,8 +52,8 @@ func TestStdioServerGetsAMinimalEnvironment(t *testing.T) {
 
 func contentText(t *testing.T, resp *api.ToolResponse) string {
 	t.Helper()
-	content, ok := resp.Content()
-	if !ok {
+	content := resp.Content
+	if content == nil {
 		t.Fatalf("no content in %s", resp.Data)
 	}
 	var parts []string

@@ -213,9 +213,9 @@ func TestMCPTextContentBecomesAToolResponse(t *testing.T) {
 	m := newMCPServer(t)
 	c := mcpClient(t, m, api.Options{})
 	resp, _ := c.Invoke(ctx, api.Call{Tool: "plain", Args: map[string]any{"runId": "r"}})
-	content, ok := resp.Content()
+	content := resp.Content
 	if !resp.OK || resp.Summary != "hello" || string(resp.Data) != `{"content":[{"type":"text","text":"hello\nworld"}]}` ||
-		!ok || len(content.Blocks) != 1 || content.Blocks[0].Text != "hello\nworld" {
+		content == nil || len(content.Blocks) != 1 || content.Blocks[0].Text != "hello\nworld" {
 		t.Fatalf("resp = %+v data %s", resp, resp.Data)
 	}
 }

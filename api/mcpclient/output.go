@@ -19,8 +19,8 @@ import (
 // check would not end, or cost too much, judges nothing and says why in a
 // warning.
 func (c *Client) checkOutput(ctx context.Context, tool string, resp *api.ToolResponse) *api.ToolResponse {
-	content, general := resp.Content()
-	if !general || !resp.OK {
+	content := resp.Content
+	if content == nil || !resp.OK {
 		return resp
 	}
 	listed, known, _ := c.listedTool(ctx, tool)

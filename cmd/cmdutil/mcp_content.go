@@ -21,12 +21,11 @@ import (
 // exists; --json carries the bytes in base64 either way.
 // structured says the output is for a program, which gets no hint.
 func saveContent(print format.Printer, dir string, structured bool, resp *api.ToolResponse) error {
-	content, ok := resp.Content()
-	if !ok {
+	if resp.Content == nil {
 		return nil
 	}
 	n := 0
-	for _, b := range content.Blocks {
+	for _, b := range resp.Content.Blocks {
 		if !b.Binary() {
 			continue
 		}

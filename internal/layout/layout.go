@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -49,7 +50,7 @@ type TitledTable struct {
 
 // Data arranges raw data. null or empty data gives an empty layout.
 // Record lists are kept as the bytes they are, so that a renderer can
-// stream them (TitledTable.WriteText) or decode them (Records.Table) as it
+// stream them (Text) or decode them (Records.Table) as it
 // needs.
 func Data(raw []byte) (*Layout, error) {
 	l := &Layout{}
@@ -145,12 +146,6 @@ func membersOf(data []byte) (m Members) {
 	return m
 }
 
-// ShowsSummary reports whether a rendering of an answer shows its summary
-// line: not when it only repeats the error message shown with the error.
-func ShowsSummary(ok bool, summary, errorMessage string) bool {
-	return summary != "" && (ok || summary != errorMessage)
-}
-
 // add places one value: a non-empty object is flattened into dotted keys,
 // a record list becomes a table, anything else a field — or, for the data
 // itself (no name), plain lines.
@@ -205,8 +200,46 @@ func (l *Layout) records(name, key string, list jsontext.Value) error {
 	return nil
 }
 
-// KeyWidth is the width the fields' keys are aligned to (see span).
-func (l *Layout) KeyWidth() int {
+// Text writes an answer as plain text shows it, all sanitized here: its
+// summary (none when ""), a warning: line for each warning, then its data
+// laid out (Response): aligned "key  value" fields, plain lines, then each
+// record list as a table, titled and indented when it is a member of the
+// data rather than the data itself, with mismatch bars when bars is set.
+func Text(w *bufio.Writer, summary string, warnings []string, data []byte, m *Members, bars bool) error {
+	if summary != "" {
+		w.WriteString(textsafe.Sanitize(summary) + "\n")
+	}
+	for _, warn := range warnings {
+		w.WriteString("warning: " + textsafe.SanitizeLine(warn) + "\n")
+	}
+	l, err := Response(data, m)
+	if err != nil {
+		return err
+	}
+	width := l.keyWidth()
+	for _, f := range l.Fields {
+		w.WriteString(f.Key)
+		if f.Value != "" {
+			w.WriteString(strings.Repeat(" ", max(0, width-textsafe.DisplayWidth(f.Key))+2) + f.Value)
+		}
+		w.WriteByte('\n')
+	}
+	for _, line := range l.Lines {
+		w.WriteString(line + "\n")
+	}
+	for _, t := range l.Tables {
+		if t.Title == "" {
+			t.writeText(w, "", bars)
+			continue
+		}
+		w.WriteString("\n" + t.Title + " (" + strconv.Itoa(t.Count) + "):\n")
+		t.writeText(w, "  ", bars)
+	}
+	return nil
+}
+
+// keyWidth is the width the fields' keys are aligned to (see span).
+func (l *Layout) keyWidth() int {
 	var keys span
 	for _, f := range l.Fields {
 		keys.add(textsafe.DisplayWidth(f.Key))

@@ -303,7 +303,7 @@ type shape struct {
 	widths  []int
 	numeric []bool
 	rows    int
-	// bar is the position of the column WriteText draws mismatch bars
+	// bar is the position of the column writeText draws mismatch bars
 	// for, -1 for none.
 	bar int
 }
@@ -332,7 +332,7 @@ func (r Records) measure() (*shape, bool) {
 	return sh, ok
 }
 
-// WriteText prints the records as an aligned table, each line after
+// writeText prints the records as an aligned table, each line after
 // indent: the header, then one row a record, numbers on the right, and
 // the note of the columns left out. It is the second pass over the
 // records, measured when the data was laid out.
@@ -340,7 +340,7 @@ func (r Records) measure() (*shape, bool) {
 // With bars, a number column of mismatch percentages (MismatchColumn)
 // gets its bars (MismatchBar) and the legend follows the table: for a
 // person at a terminal, not for a program reading the columns.
-func (t TitledTable) WriteText(w *bufio.Writer, indent string, bars bool) {
+func (t TitledTable) writeText(w *bufio.Writer, indent string, bars bool) {
 	sh := *t.shape
 	sh.bar = -1
 	if bars {
