@@ -128,9 +128,6 @@ func sameHostRedirects() resty.RedirectPolicy {
 	})
 }
 
-// InvokeURL is the invoke endpoint of the configured server.
-func (c *Client) InvokeURL() string { return c.opts.BaseURL + InvokePath }
-
 // InvokePath, CIPath and MCPPath are where a VisualQ server serves the
 // invoke, CI and MCP endpoints under its base URL.
 const (

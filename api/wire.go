@@ -29,7 +29,7 @@ func (c *Client) postInvoke(ctx context.Context, body invokeBody) *ToolResponse 
 	var index objectIndex
 	var dataIndex *objectIndex
 	var ierr error
-	url := c.InvokeURL()
+	url := c.opts.BaseURL + InvokePath
 	status, header, raw, err := c.post(ctx, url, body, func(r io.Reader) {
 		index, dataIndex, ierr = indexObject(r, "data")
 	})
