@@ -79,7 +79,7 @@ func New(opts Options) *Client {
 	if opts.Debug != nil {
 		hc.SetTransport(&tracer{next: hc.GetClient().Transport, w: opts.Debug, secrets: append([]string{opts.APIKey}, opts.Redact...)})
 	}
-	c := &Client{opts: opts, http: hc, transport: opts.Transport, gate: newRateGate()}
+	c := &Client{opts: opts, http: hc, transport: opts.Transport, gate: &rateGate{turn: make(chan struct{}, 1), now: time.Now}}
 	if c.transport == nil {
 		c.transport = invokeTransport{c}
 	}
@@ -116,8 +116,11 @@ const (
 // is non-nil only when ctx ended), read once for what comes next:
 // StartVerdict, Readiness, Job, Token.
 func (c *Client) Invoke(ctx context.Context, call Call) (*ToolResponse, error) {
-	resp, err := c.retry(ctx, call, func() bool { return c.Repeatable(ctx, call.Tool) },
-		func() *ToolResponse { return c.transport.Attempt(ctx, call) })
+	repeatable := func() bool {
+		h, ok := c.transport.(ReadOnlyHints)
+		return ReadOnlyTool(call.Tool, ok && h.ReadOnlyHint(ctx, call.Tool))
+	}
+	resp, err := c.retry(ctx, call, repeatable, func() *ToolResponse { return c.transport.Attempt(ctx, call) })
 	resp = StartVerdict(call, resp)
 	if state, locked := ReadinessLock(resp); locked {
 		resp.Readiness = &state
@@ -144,14 +147,6 @@ const (
 
 // invokeTransport POSTs calls to the invoke endpoint.
 type invokeTransport struct{ c *Client }
-
-func (t invokeTransport) Attempt(ctx context.Context, call Call) *ToolResponse {
-	body := invokeBody{Tool: call.Tool, Args: call.Args, Project: t.c.opts.Project, Environment: t.c.opts.Environment}
-	if body.Args == nil {
-		body.Args = map[string]any{}
-	}
-	return t.c.postInvoke(ctx, body)
-}
 
 func (invokeTransport) Close() error { return nil }
 

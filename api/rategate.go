@@ -23,8 +23,6 @@ type rateGate struct {
 	now          func() time.Time
 }
 
-func newRateGate() *rateGate { return &rateGate{turn: make(chan struct{}, 1), now: time.Now} }
-
 // limited reports calls taking turns; a nil gate (a watch's polls) has none.
 func (g *rateGate) limited() bool { return g != nil && g.now().UnixNano() < g.limitedUntil.Load() }
 

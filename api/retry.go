@@ -87,16 +87,6 @@ func resend(ctx context.Context, gate *rateGate, tool string, attempt func() (*T
 	}
 }
 
-// Repeatable reports whether a call of tool may be sent twice (ReadOnlyTool,
-// with the transport's readOnlyHint).
-func (c *Client) Repeatable(ctx context.Context, tool string) bool {
-	hinted := false
-	if h, ok := c.transport.(ReadOnlyHints); ok {
-		hinted = h.ReadOnlyHint(ctx, tool)
-	}
-	return ReadOnlyTool(tool, hinted)
-}
-
 // ReadOnlyHints is a Transport that knows the server's readOnlyHint of the
 // tools it listed (false when it said nothing).
 type ReadOnlyHints interface {

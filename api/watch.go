@@ -275,11 +275,15 @@ func (w *watch) read(resp *ToolResponse) (time.Duration, *ToolResponse) {
 	if resp.OK || isStatus && status.Ended() {
 		return w.status(status, resp)
 	}
-	return 0, w.end(resp)
+	w.notify(JobUpdate{JobID: w.last.JobID, Status: w.last.Status, Final: resp})
+	return 0, resp
 }
 
 func (w *watch) status(status JobStatus, resp *ToolResponse) (time.Duration, *ToolResponse) {
-	u := updateFrom(w.last.JobID, status)
+	u := JobUpdate{JobID: w.last.JobID, Status: status.Status}
+	if p := status.Progress; p != nil {
+		u.HasProgress, u.Current, u.Total, u.Message = true, p.Current, p.Total, p.Message
+	}
 	if status.Ended() {
 		u.Final = resp
 		w.notify(u)
@@ -293,26 +297,12 @@ func (w *watch) status(status JobStatus, resp *ToolResponse) (time.Duration, *To
 	return w.policy.Next(changed), nil
 }
 
-func (w *watch) end(resp *ToolResponse) *ToolResponse {
-	w.notify(JobUpdate{JobID: w.last.JobID, Status: w.last.Status, Final: resp})
-	return resp
-}
-
 // stopped is the caller's cancellation, or else the watch's own deadline.
 func (w *watch) stopped(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	return &WatchTimeoutError{JobID: w.last.JobID, Timeout: w.o.Timeout, Last: w.last}
-}
-
-func updateFrom(jobID string, s JobStatus) JobUpdate {
-	u := JobUpdate{JobID: jobID, Status: s.Status}
-	if s.Progress != nil {
-		u.HasProgress = true
-		u.Current, u.Total, u.Message = s.Progress.Current, s.Progress.Total, s.Progress.Message
-	}
-	return u
 }
 
 // FollowUp says how to watch the job or token work an answer of Invoke

@@ -24,7 +24,12 @@ type invokeBody struct {
 	Environment string         `json:"environment,omitempty"`
 }
 
-func (c *Client) postInvoke(ctx context.Context, body invokeBody) *ToolResponse {
+func (t invokeTransport) Attempt(ctx context.Context, call Call) *ToolResponse {
+	c := t.c
+	body := invokeBody{Tool: call.Tool, Args: call.Args, Project: c.opts.Project, Environment: c.opts.Environment}
+	if body.Args == nil {
+		body.Args = map[string]any{}
+	}
 	var index objectIndex
 	var dataIndex *objectIndex
 	var ierr error
