@@ -15,7 +15,8 @@ import (
 // What vq cannot read is never a pass.
 
 // Contradicted is the failure of an answer whose body says ok while its
-// transport says it failed: neither is believed, and the call is unanswered.
+// transport says it failed: neither is believed, the call is unanswered,
+// and transient retries it once where the tool allows.
 func Contradicted(tool, transport string, transient bool) *ToolResponse {
 	r := ClientError(tool, CodeHTTPError, transport+" carrying an answer that says ok: the two disagree, so it is no success", true)
 	r.Failure = Failure{Transient: transient, Unanswered: true}
