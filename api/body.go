@@ -11,8 +11,8 @@ import (
 // ErrBodyTooLarge reports an answer past the body cap.
 var ErrBodyTooLarge = errors.New("response body too large")
 
-// BodyTooLarge is the cap's error, for a body announced at size bytes
-// (Content-Length), or found past the cap while reading (size 0).
+// BodyTooLarge is the cap's error for a body announced at size bytes, or
+// found past the cap while reading (size 0).
 func BodyTooLarge(size, limit int64) error {
 	if size > 0 {
 		return fmt.Errorf("%w: %d bytes, the limit is %d", ErrBodyTooLarge, size, limit)
@@ -20,13 +20,10 @@ func BodyTooLarge(size, limit int64) error {
 	return fmt.Errorf("%w: more than %d bytes", ErrBodyTooLarge, limit)
 }
 
-// body is a response body read into memory within a cap, which a consumer
-// may read (as an io.Reader) while it is still arriving: a large answer is
-// then decoded as it lands, instead of after (see reader for which).
-//
-// It reads into chunks joined only at the end (one chunk when the length
-// was announced), so a body that runs past the cap never costs more than
-// the cap: a growing buffer would briefly hold its old and new copies.
+// body is a response body read into memory within a cap, readable while
+// it arrives (see reader). It reads into chunks joined only at the end, so
+// it never costs more than the cap: a growing buffer would briefly hold its
+// old and new copies.
 type body struct {
 	announced int64 // Content-Length, or -1
 	limit     int64
@@ -49,7 +46,6 @@ func newBody(contentLength, limit int64) *body {
 	return &body{announced: contentLength, limit: limit, next: next, more: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
-// fill reads r to its end, the cap or a failure.
 func (b *body) fill(r io.Reader) {
 	if b.announced > b.limit {
 		b.publish(nil, 0, BodyTooLarge(b.announced, b.limit))
@@ -96,7 +92,7 @@ func (b *body) publish(chunk []byte, n int, err error) {
 	}
 }
 
-// bytes waits for the whole body: it returns once fill has.
+// bytes waits for the whole body.
 func (b *body) bytes() ([]byte, error) {
 	<-b.done
 	b.mu.Lock()
@@ -110,13 +106,10 @@ func (b *body) bytes() ([]byte, error) {
 	return bytes.Join(b.chunks, nil), nil
 }
 
-// reader is the body for a decoder. A body announced at up to
-// streamDecodeMax bytes is read as it arrives; a larger one, or one of
-// unannounced length, once it is complete and in place (a *bytes.Buffer,
-// which the decoder does not copy). A decoder reading a stream holds a
-// copy of the value it is in the middle of, so a body that is one huge
-// string would cost twice the cap. One reader at a time: the signal that
-// more has arrived wakes one waiter.
+// reader is the body for a decoder: read as it arrives when announced at up
+// to streamDecodeMax bytes, else once complete, in place: a decoder reading
+// a stream copies the value it is in, so one huge string would cost twice
+// the cap. One reader at a time: the signal wakes one waiter.
 func (b *body) reader() io.Reader {
 	if 0 < b.announced && b.announced <= streamDecodeMax {
 		return &bodyReader{b: b}
@@ -128,11 +121,9 @@ func (b *body) reader() io.Reader {
 	return bytes.NewBuffer(data)
 }
 
-// streamDecodeMax is the largest body read as it arrives: a page of a
-// large run's failures is, a body near the cap is not.
+// streamDecodeMax is the largest body read as it arrives.
 const streamDecodeMax = 32 << 20
 
-// failedReader reads as a body that could not be read.
 type failedReader struct{ err error }
 
 func (r failedReader) Read([]byte) (int, error) { return 0, r.err }

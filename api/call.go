@@ -2,25 +2,22 @@ package api
 
 import "encoding/json"
 
-// Call is one tool invocation: exactly the body POSTed to the invoke
-// endpoint, minus project and environment which the client adds.
+// Call is one tool invocation (the invoke body minus project and environment).
 type Call struct {
 	Tool string         `json:"tool"`
 	Args map[string]any `json:"args"`
 }
 
-// Call turns a suggested action into the request it describes, but for
-// consent: a server cannot consent for the person, so a confirm it put in
-// the arguments is left out and asked for as for any write.
+// Call is the call a suggested action describes, without any confirm: a
+// server cannot consent for the person.
 func (a NextAction) Call() Call {
 	args := cloneArgs(a.Args)
 	delete(args, ArgConfirm)
 	return Call{Tool: a.Tool, Args: args}
 }
 
-// ValidToolName reports a name MCP allows for a tool: 1 to 128 letters,
-// digits, '_', '-' and '.', not starting with '-' (which a command line
-// would read as a flag).
+// ValidToolName reports a name MCP allows for a tool, not starting with '-'
+// (which a command line would read as a flag).
 func ValidToolName(name string) bool {
 	if name == "" || len(name) > 128 || name[0] == '-' {
 		return false
@@ -34,8 +31,7 @@ func ValidToolName(name string) bool {
 	return true
 }
 
-// WithConfirm returns the call with confirm: true, the consent a write tool
-// needs. The original is left untouched.
+// WithConfirm returns a copy of the call with confirm: true.
 func (c Call) WithConfirm() Call {
 	args := cloneArgs(c.Args)
 	args[ArgConfirm] = true
@@ -50,8 +46,7 @@ func cloneArgs(in map[string]any) map[string]any {
 	return out
 }
 
-// UniqueCalls are calls without the repeats: a call given twice (the same
-// tool and arguments, consent aside) is kept once, where it first came.
+// UniqueCalls keeps the first of calls with the same Key.
 func UniqueCalls(calls []Call) []Call {
 	seen := make(map[string]bool, len(calls))
 	out := make([]Call, 0, len(calls))
@@ -65,8 +60,7 @@ func UniqueCalls(calls []Call) []Call {
 	return out
 }
 
-// Key tells calls apart by tool and arguments, consent aside: the same
-// call, confirmed or not, has one key (maps encode in key order).
+// Key tells calls apart by tool and arguments, consent aside.
 func (c Call) Key() string {
 	args := cloneArgs(c.Args)
 	delete(args, ArgConfirm)

@@ -15,10 +15,8 @@ import (
 	"github.com/visualq/vq/internal/layout"
 )
 
-// CI tools are routed through POST {base}/api/ci/{tool} and answer plain
-// JSON, not ToolResponses. CallCI wraps each answer in a ToolResponse so
-// that the rest of vq (rendering, exit codes, retries, watching) handles it
-// like any other answer.
+// CI tools answer plain JSON at POST {base}/api/ci/{tool}; CallCI wraps
+// each answer in a ToolResponse, handled like any other.
 
 // CI run statuses of get_run_status.
 const (
@@ -30,10 +28,7 @@ const (
 	RunCancelled = "cancelled"
 )
 
-// ParseCIRun reads a CI answer's data as a run: vq's one verdict type,
-// layout.Checks, read from its top level. ok is false when the answer
-// failed, or its data is no object with a runId, a status and counts vq
-// can read.
+// ParseCIRun reads an ok CI answer's data as a run (layout.RunOf).
 func ParseCIRun(r *ToolResponse) (*layout.Checks, bool) {
 	if r == nil || !r.OK {
 		return nil, false
@@ -41,29 +36,22 @@ func ParseCIRun(r *ToolResponse) (*layout.Checks, bool) {
 	return layout.RunOf(r.Data)
 }
 
-// RunFailure is the answer r of a run whose verdict is not a pass as the
-// contract's pattern makes of it (as of a failed proof): ok:false with
-// error.code the code of its exit (run_failed, run_error, run_cancelled)
-// and the run's data kept.
+// RunFailure is r, a run that did not pass, as a failure under the code of
+// its exit, its data kept.
 func RunFailure(r *ToolResponse, run *layout.Checks) *ToolResponse {
 	return r.failedAs(exitcode.CodeOf(run.Verdict()), run.Summary())
 }
 
-// RunTimeout is a run's watch past its deadline as the client-made answer
-// a script reads (--json): get_run_status, code timeout, recoverable, no
-// data, since the run gave no verdict yet.
+// RunTimeout is a run's watch past its deadline as a recoverable timeout.
 func RunTimeout(e *WatchTimeoutError) *ToolResponse {
 	msg := fmt.Sprintf("run %s has no verdict yet after %s; it may still finish", e.JobID, e.Timeout)
 	return ClientError(ToolRunStatus, CodeTimeout, msg, true)
 }
 
-// RunAsJob returns a get_run_status answer as Watch reads a job's status, so
-// a run is watched with the job policy and display: runId becomes jobId, a
-// passed run completed, failed and error runs failed, and the verdict the
-// job word does not say ("passed", "error", "3 of 12 checks changed") rides
-// in the progress message. An answer that is no run (a failure, other
-// JSON) keeps data null, so Watch retries or ends on it as its error code
-// says.
+// RunAsJob returns a get_run_status answer as a job status, so a run is
+// watched as a job: the verdict the job word does not say ("3 of 12 checks
+// changed") rides in the progress message. An answer that is no run keeps
+// data null, for Watch to read by its error code.
 func RunAsJob(r *ToolResponse) *ToolResponse {
 	run, ok := ParseCIRun(r)
 	if !ok {
@@ -97,22 +85,15 @@ func (c *Client) CIURL(tool string) string {
 	return c.opts.BaseURL + CIPath + url.PathEscape(tool)
 }
 
-// CallCI calls a CI tool with args as the body (plus project and
-// environment when configured and not in args) and always answers with a
-// ToolResponse: ok when the server answered 2xx with JSON, data the JSON it
-// sent, summary derived from it; a failure's data is null. Failures get the body's error.code where
-// the server sent one; 401 is unauthorized, 404 not_found, 429 rate_limit
-// (waited and retried), 5xx and non-JSON bodies http_error (5xx retried
-// once), exactly as invoke's answers are. The error is non-nil only when ctx
-// ended.
+// CallCI calls a CI tool with the retry policy and always answers (the
+// error is non-nil only when ctx ended): ok for 2xx JSON, data that JSON.
 func (c *Client) CallCI(ctx context.Context, tool string, args map[string]any) (*ToolResponse, error) {
 	body := c.ciBody(args)
 	call := Call{Tool: tool, Args: args}
 	return c.retry(ctx, call, func() bool { return ReadOnlyTool(tool, false) }, func() *ToolResponse { return c.ciAttempt(ctx, tool, body) })
 }
 
-// CallCIOnce is CallCI without the automatic retries, for a watch, which
-// has a retry policy of its own (as InvokeOnce).
+// CallCIOnce is one attempt of CallCI, for a watch.
 func (c *Client) CallCIOnce(ctx context.Context, tool string, args map[string]any) (*ToolResponse, error) {
 	resp := c.ciAttempt(ctx, tool, c.ciBody(args))
 	return resp, ctx.Err()
@@ -127,8 +108,7 @@ func (c *Client) ciAttempt(ctx context.Context, tool string, body map[string]any
 	return ciResponse(tool, url, status, header, raw)
 }
 
-// ciBody is the body of a CI call: args, plus the project and environment
-// when configured and not in args.
+// ciBody is args plus the configured project and environment they lack.
 func (c *Client) ciBody(args map[string]any) map[string]any {
 	body := cloneArgs(args)
 	for key, value := range map[string]string{"project": c.opts.Project, "environment": c.opts.Environment} {
@@ -139,8 +119,6 @@ func (c *Client) ciBody(args map[string]any) map[string]any {
 	return body
 }
 
-// ciErrorBody is the error shape of the CI endpoint, with the contract's
-// optional fields read where a server adds them.
 type ciErrorBody struct {
 	Error *struct {
 		Code         string `json:"code"`
@@ -152,7 +130,6 @@ type ciErrorBody struct {
 	RetryAfterMs int64 `json:"retryAfterMs"`
 }
 
-// ciResponse wraps one complete CI answer.
 func ciResponse(tool, url string, status int, header http.Header, raw []byte) *ToolResponse {
 	if status == http.StatusUnauthorized {
 		return Unauthorized(tool, header.Get("WWW-Authenticate"))
@@ -171,9 +148,7 @@ func ciResponse(tool, url string, status int, header http.Header, raw []byte) *T
 	return ciFailure(tool, status, header, raw, doc)
 }
 
-// ciFailure is a CI answer of an error status, doc its JSON: the body's
-// error is all it carries, with a code its status decides where the body
-// names none (or the status overrides it).
+// ciFailure is a CI answer of an error status, doc its JSON.
 func ciFailure(tool string, status int, header http.Header, raw []byte, doc json.RawMessage) *ToolResponse {
 	var body ciErrorBody
 	_ = json.Unmarshal(doc, &body) // any JSON is a valid error body; fields are optional
@@ -199,16 +174,12 @@ func ciFailure(tool string, status int, header http.Header, raw []byte, doc json
 	return r
 }
 
-// ciCode is the code of a CI failure of status whose body said code ("" for
-// none).
 func ciCode(status int, code string) string {
 	switch {
 	case status == http.StatusTooManyRequests:
 		return CodeRateLimit
 	case status >= 500:
-		// Whatever the server calls it, a 5xx is the unexpected failure
-		// the contract retries (and a watch outlasts); the message quotes
-		// its body.
+		// Whatever its code, a 5xx is the unexpected failure retried once.
 		return CodeHTTPError
 	case code == "" && status == http.StatusNotFound:
 		return CodeNotFound
@@ -218,8 +189,7 @@ func ciCode(status int, code string) string {
 	return code
 }
 
-// jsonDocument reports whether raw is exactly one JSON document, and returns
-// it without surrounding whitespace.
+// jsonDocument returns raw, trimmed, when it is exactly one JSON document.
 func jsonDocument(raw []byte) (json.RawMessage, bool) {
 	doc := bytes.TrimSpace(raw)
 	if len(doc) == 0 || !json.Valid(doc) {
@@ -228,10 +198,8 @@ func jsonDocument(raw []byte) (json.RawMessage, bool) {
 	return json.RawMessage(doc), true
 }
 
-// WithFailures is a failed CI run's answer (r) with the failing checks of
-// its get_run_failures answer nested in data.failures, and that answer's
-// warnings and next actions: a script reads the same shape whatever the
-// verdict, and a person gets the actions that inspect each check.
+// WithFailures is a failed run's answer r with get_run_failures' list in
+// data.failures, and its warnings and next actions.
 func (r *ToolResponse) WithFailures(failures *ToolResponse) *ToolResponse {
 	var members map[string]json.RawMessage
 	var listed struct {

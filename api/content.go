@@ -6,15 +6,11 @@ import (
 	"strings"
 )
 
-// Content is the content of a tools/call result from a server that sent no
-// ToolResponse, block by block as the server sent it: what vq shows of such
-// an answer (the MCP result itself is the response's data, for --json).
-// Its blocks are vq's, not the SDK's, which would bring the SDK and its
-// OAuth library into api (TestImportRules).
+// Content is a general MCP server's tools/call result, block by block: what
+// vq shows of it. Its own types keep the SDK out of api (TestImportRules).
 type Content struct {
-	Blocks []ContentBlock
-	// Structured is the result's structuredContent, when it sent one.
-	Structured json.RawMessage
+	Blocks     []ContentBlock
+	Structured json.RawMessage // structuredContent, when sent
 }
 
 // The types of content block MCP defines.
@@ -26,9 +22,8 @@ const (
 	BlockResourceLink = "resource_link"
 )
 
-// ContentBlock is one block of a result's content. Fields a type does not
-// use are empty: Text for text (and text resources), Data for images,
-// audio and blob resources, URI and Name for resources and links.
+// ContentBlock is one block of a result's content; fields its type does
+// not use are empty.
 type ContentBlock struct {
 	Type        string
 	Text        string
@@ -38,28 +33,25 @@ type ContentBlock struct {
 	Name        string
 	Title       string
 	Description string
-	// Size is the size a resource link announces, or -1.
-	Size        int64
+	Size        int64 // a resource link's announced size, or -1
 	Annotations *BlockAnnotations
 }
 
-// BlockAnnotations are a block's MCP annotations as vq shows them: whom
-// the block is for (its audience's roles), how much it matters, and when
-// it last changed. Server text: the caller sanitizes it.
+// BlockAnnotations are a block's MCP annotations. Server text: the caller
+// sanitizes it.
 type BlockAnnotations struct {
 	Audience     []string
 	Priority     float64
 	LastModified string
 }
 
-// Binary reports a block whose payload is bytes (an image, audio, a blob
-// resource), which a terminal cannot show as text.
+// Binary reports a block whose payload is bytes, not text.
 func (b ContentBlock) Binary() bool {
 	return len(b.Data) > 0 || b.Type == BlockImage || b.Type == BlockAudio
 }
 
-// Describe is the block's one-line account: its type, name or URI, MIME
-// type and size, and its annotations. Server text: the caller sanitizes it.
+// Describe is the block's one-line account. Server text: the caller
+// sanitizes it.
 func (b ContentBlock) Describe() string {
 	parts := []string{b.Type}
 	for _, s := range []string{b.URI, b.Name, b.MIMEType} {
@@ -107,11 +99,8 @@ func byteSize(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// ContentAnswer is the answer made from a result shown block by block (a
-// general MCP server's tool result, a resource, a prompt): ok, data the
-// result as the server sent it, content its blocks, and summary the line
-// that stands for it. A failed result is then given its Error and
-// Recoverable.
+// ContentAnswer is the ok answer made from a result shown block by block (a
+// tool result, a resource, a prompt); the caller marks a failed one.
 func ContentAnswer(tool string, data json.RawMessage, content *Content, summary string) *ToolResponse {
 	return &ToolResponse{OK: true, Tool: tool, Summary: summary, Data: data,
 		Warnings: []string{}, NextActions: []NextAction{}, Content: content}

@@ -7,7 +7,7 @@ import (
 )
 
 // Document is the response as one JSON document: the server's own bytes
-// when it sent them, else the client-made response encoded.
+// when it sent them, else the response encoded.
 func (r *ToolResponse) Document() ([]byte, error) {
 	if raw := r.Raw; raw != nil {
 		return bytes.TrimSpace(raw), nil
@@ -20,10 +20,8 @@ func (r *ToolResponse) Document() ([]byte, error) {
 	return doc.Bytes(), nil
 }
 
-// WriteDocument writes the bytes of Document to w. The data, which can be
-// most of an answer, is written as it is encoded, never held again:
-// json.Marshal would copy it into a buffer that grows by doubling, then
-// copy that. The bytes are json.Marshal's.
+// WriteDocument writes the bytes of Document (json.Marshal's) to w, the
+// data as it is encoded: json.Marshal would hold copies of it.
 func (r *ToolResponse) WriteDocument(w io.Writer) error {
 	if raw := r.Raw; raw != nil {
 		_, err := w.Write(bytes.TrimSpace(raw))
@@ -39,8 +37,7 @@ func (r *ToolResponse) WriteDocument(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// The members before data are a bool and strings, in which a quote is
-	// escaped: the first `"data":null` is the member.
+	// The members before data are a bool and strings (quotes escaped).
 	const member = `"data":`
 	at := bytes.Index(head, []byte(member+"null")) + len(member)
 	if _, err := w.Write(head[:at]); err != nil {
@@ -58,14 +55,11 @@ func (r *ToolResponse) WriteDocument(w io.Writer) error {
 }
 
 // writeMarshalled writes valid JSON as json.Marshal writes a RawMessage:
-// without the whitespace between its tokens, and with <, >, & and the line
-// and paragraph separators U+2028 and U+2029 escaped.
+// compact, with <, >, &, U+2028 and U+2029 escaped.
 func writeMarshalled(w io.Writer, doc []byte) error {
 	const hex = "0123456789abcdef"
 	var escape [6]byte
 	start := 0
-	// replace writes what came before doc[i] and then with, in place of
-	// the n bytes at i.
 	replace := func(i, n int, with []byte) error {
 		if _, err := w.Write(doc[start:i]); err != nil {
 			return err
@@ -78,8 +72,6 @@ func writeMarshalled(w io.Writer, doc []byte) error {
 	for i := 0; i < len(doc); i++ {
 		c := doc[i]
 		var err error
-		// The separators are three bytes of a string, none a quote or a
-		// backslash: the scan need not see them.
 		switch _, space := scan.Next(c); {
 		case c == '<' || c == '>' || c == '&':
 			escape = [6]byte{'\\', 'u', '0', '0', hex[c>>4], hex[c&0xf]}

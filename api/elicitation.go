@@ -1,10 +1,7 @@
 package api
 
-// Elicitation is a server's request for input from the user during a call
-// (MCP elicitation, form mode): a message and the flat fields it asks for,
-// each field's choices in one list however the schema spells them
-// (TestElicitationSchemaIsReadAsTheFormAsks). All of it is server text:
-// whoever shows it sanitizes it.
+// Elicitation is a server's request for input during a call (MCP form
+// mode). Server text: whoever shows it sanitizes it.
 type Elicitation struct {
 	Message string
 	Fields  []ElicitField
@@ -13,28 +10,21 @@ type Elicitation struct {
 // ElicitField is one field of an elicitation's requested schema.
 type ElicitField struct {
 	Name, Title, Description string
-	// Type is string, number, integer, boolean, or array: several of Enum
-	// picked (a multi-select). Any other (an array of free values, a
-	// property vq could not read) cannot be asked.
+	// Type is string, number, integer, boolean, or array (a multi-select of
+	// Enum); any other cannot be asked.
 	Type     string
 	Required bool
-	// Enum are the choices of a string field (of an array's items),
-	// EnumNames their labels when the server gave them (one per choice):
-	// its enumNames, or the titles of a titled enum (oneOf or anyOf const
-	// and title).
+	// Enum are the choices (of an array's items), EnumNames their labels
+	// when the server gave them (enumNames, or a titled oneOf/anyOf).
 	Enum, EnumNames []string
-	// Minimum and Maximum bound a number, MinLength and MaxLength the
-	// characters of a string; nil where the schema sets no bound.
+	// The schema's bounds and default; nil where it sets none.
 	Minimum, Maximum     *float64
 	MinLength, MaxLength *int
-	// MinItems and MaxItems bound how many an array picks.
-	MinItems, MaxItems *int
-	// Default is the schema's default, nil when there is none.
-	Default any
+	MinItems, MaxItems   *int
+	Default              any
 }
 
-// Askable reports whether a person can answer every field: each is of a
-// kind vq asks for.
+// Askable reports whether every field is of a kind vq can ask for.
 func (e Elicitation) Askable() bool {
 	for _, f := range e.Fields {
 		switch {

@@ -11,15 +11,13 @@ import (
 	"github.com/visualq/vq/internal/layout"
 )
 
-// members is a JSON object split into its top-level members, each value a
-// view into the document it came from: nothing is copied, so an 8 MB
-// answer costs one validating scan, not a decode per question asked of it.
+// members is a JSON object's top-level members, each value a view into the
+// document: an 8 MB answer costs one scan, not a decode per question.
 type members layout.Members
 
-// splitObject scans doc once and returns its top-level members. It fails
-// for anything but exactly one JSON object. Invalid UTF-8 and duplicate
-// names are accepted, as encoding/json accepts them: the text is the
-// server's, and rejecting it would hide the whole answer.
+// splitObject returns the top-level members of doc, exactly one JSON
+// object. Invalid UTF-8 and duplicate names are accepted, as encoding/json
+// accepts them: rejecting them would hide the whole answer.
 func splitObject(doc []byte) (members, error) {
 	top, _, err := indexObject(bytes.NewBuffer(doc), "")
 	if err != nil {
@@ -28,9 +26,8 @@ func splitObject(doc []byte) (members, error) {
 	return top.in(doc), nil
 }
 
-// objectIndex is an object's top-level members as offsets into the
-// document it was read from: offsets, not views, so the index can be made
-// while the document is still arriving.
+// objectIndex is an object's top-level members as offsets, so it can be
+// made while the document is still arriving.
 type objectIndex struct {
 	start, end int64
 	names      []string
@@ -39,8 +36,7 @@ type objectIndex struct {
 
 type span struct{ start, end int64 }
 
-// in is the index made into views of doc, the document it was read from.
-// Views are capped so an append can never write into the document.
+// in is the index as views of doc, capped so an append never writes into it.
 func (x objectIndex) in(doc []byte) members {
 	m := members{Names: x.names, Values: make([][]byte, len(x.values))}
 	for i, v := range x.values {
@@ -49,10 +45,9 @@ func (x objectIndex) in(doc []byte) members {
 	return m
 }
 
-// indexObject reads exactly one JSON object from r and indexes its
-// members, and in the same pass those of its member named inner when that
-// is an object: a ToolResponse's data is indexed while the response is
-// read, not scanned a second time. A *bytes.Buffer is read in place.
+// indexObject indexes exactly one JSON object from r and, in the same
+// pass, its member inner when that is an object (a ToolResponse's data).
+// A *bytes.Buffer is read in place.
 func indexObject(r io.Reader, inner string) (top objectIndex, nested *objectIndex, err error) {
 	dec := jsontext.NewDecoder(r, jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
 	if top, nested, err = readObject(dec, inner); err != nil {
@@ -64,7 +59,6 @@ func indexObject(r io.Reader, inner string) (top objectIndex, nested *objectInde
 	return top, nested, nil
 }
 
-// readObject indexes the object at the decoder's position.
 func readObject(dec *jsontext.Decoder, inner string) (x objectIndex, nested *objectIndex, err error) {
 	tok, err := dec.ReadToken()
 	if err != nil {
@@ -99,9 +93,8 @@ func readObject(dec *jsontext.Decoder, inner string) (x objectIndex, nested *obj
 	return x, nested, nil
 }
 
-// skipValue reads the value at the decoder's position and says where it
-// lies. An array is read an element at a time, so a decoder reading from a
-// stream holds one element, never a whole list of 100k failures.
+// skipValue says where the next value lies. An array is read an element at
+// a time, so a streaming decoder never holds a whole list of 100k failures.
 func skipValue(dec *jsontext.Decoder) (span, error) {
 	if dec.PeekKind() != '[' {
 		v, err := dec.ReadValue()
@@ -121,8 +114,8 @@ func skipValue(dec *jsontext.Decoder) (span, error) {
 	return span{start, dec.InputOffset()}, err
 }
 
-// get is the raw value of the member named name (the last one, as
-// encoding/json would take), or nil.
+// get is the raw value of the last member named name, as encoding/json
+// takes, or nil.
 func (m members) get(name string) []byte {
 	for i := len(m.Names) - 1; i >= 0; i-- {
 		if m.Names[i] == name {
@@ -132,7 +125,6 @@ func (m members) get(name string) []byte {
 	return nil
 }
 
-// without re-assembles the object minus the named member.
 func (m members) without(name string) []byte {
 	var keep []string
 	for _, n := range m.Names {
@@ -143,15 +135,13 @@ func (m members) without(name string) []byte {
 	return m.object(keep)
 }
 
-// decodeFields decodes only the named members into v, a struct whose json
-// tags name them: a job status is four small fields even when the data
-// around them holds a hundred thousand records.
+// decodeFields decodes only the named members into v: a job status is four
+// small fields even beside a hundred thousand records.
 func (m members) decodeFields(v any, names ...string) error {
 	return json.Unmarshal(m.object(names), v)
 }
 
-// object assembles a JSON object of the named members that m has (for a
-// name given twice, its last value, as get finds it).
+// object assembles a JSON object of the named members m has.
 func (m members) object(names []string) []byte {
 	doc := []byte{'{'}
 	for _, n := range names {
@@ -169,8 +159,7 @@ func (m members) object(names []string) []byte {
 	return append(doc, '}')
 }
 
-// dataMembers is the top-level index of r's data, or false when data is not
-// an object. Responses decoded from a server carry it ready-made.
+// dataMembers is the top-level index of r's data, false when it is no object.
 func (r *ToolResponse) dataMembers() (members, bool) {
 	if r == nil {
 		return members{}, false
@@ -182,13 +171,12 @@ func (r *ToolResponse) dataMembers() (members, bool) {
 	return m, err == nil
 }
 
-// JSONScan follows valid JSON a byte at a time, for a pass over a
-// document too large to decode (or to copy) just to find where its strings
-// are.
+// JSONScan follows valid JSON a byte at a time, to find the strings of a
+// document too large to decode.
 type JSONScan struct{ inString, escaped bool }
 
-// Next reads the next byte: structure is a byte outside the strings (not
-// their quotes) other than whitespace, space whitespace between tokens.
+// Next reads the next byte: structure outside strings and whitespace, or
+// space between tokens.
 func (s *JSONScan) Next(c byte) (structure, space bool) {
 	if s.inString {
 		s.inString = s.escaped || c != '"'

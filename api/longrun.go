@@ -5,35 +5,24 @@ import (
 	"encoding/json"
 )
 
-// Long-running MCP work, a tool whose work outlasts one request. vq's
-// convention, which the sandbox implements identically:
-//
-//   - The first tools/call answers at once, ok, with data
-//     {"status": "started", "token": "<token>", "progress"?: {current, total, message?}}.
-//   - The same call with the same arguments plus "token": "<token>" answers
-//     {"status": "running", "token", "progress"} while the work goes on,
-//     and finally the tool's ordinary answer (its result, or its error).
-//
-// FollowUp recognises such an answer and hands Watch a PollFunc that makes
-// the token calls look like get_job_status answers, so vq watch and --wait
-// drive both kinds of work the same way.
+// Long-running MCP work (vq's convention): the first call answers
+// {"status": "started", "token", "progress"?}; the same call plus ArgToken
+// answers "running" until the tool's ordinary answer. TokenPoll makes these
+// read as get_job_status answers, so Watch drives both kinds of work.
 const (
 	LongRunningStarted = "started"
 	LongRunningRunning = "running"
-	// ArgToken is the argument that carries the token back.
-	ArgToken = "token"
+	ArgToken           = "token"
 )
 
-// LongRunning is the data of an answer that accepted work without
-// finishing it.
+// LongRunning is the data of an answer that started work under a token.
 type LongRunning struct {
 	Status   string       `json:"status"`
 	Token    string       `json:"token"`
 	Progress *JobProgress `json:"progress,omitempty"`
 }
 
-// ParseLongRunning reports whether r says work has started (or is still
-// running) under a token.
+// ParseLongRunning reports whether r says work started or runs under a token.
 func ParseLongRunning(r *ToolResponse) (LongRunning, bool) {
 	var lr LongRunning
 	data, isObject := r.dataMembers()
@@ -47,20 +36,16 @@ func ParseLongRunning(r *ToolResponse) (LongRunning, bool) {
 	return lr, true
 }
 
-// WithToken returns the call that asks after started work: the same tool
-// and arguments plus the token. The original is left untouched.
+// WithToken returns a copy of the call that asks after its token's work.
 func (c Call) WithToken(token string) Call {
 	args := cloneArgs(c.Args)
 	args[ArgToken] = token
 	return Call{Tool: c.Tool, Args: args}
 }
 
-// TokenPoll asks once after token work. Its answers read as get_job_status
-// data for Watch: running while the tool says so, then completed (or failed)
-// with the tool's final data as result, keeping the tool's summary, error and
-// next actions. Transient failures and rate limits pass through unchanged
-// for Watch to retry. Progress notifications the server sends during a poll
-// reach the hook of WithProgress.
+// TokenPoll asks once after token work, answering as get_job_status would
+// (the tool's final data as result); transient failures and rate limits
+// pass through for Watch to retry.
 func (c *Client) TokenPoll(call Call, token string) PollFunc {
 	next := call.WithToken(token)
 	return func(ctx context.Context) (*ToolResponse, error) {

@@ -8,44 +8,32 @@ import (
 	"time"
 )
 
-// rateLimitQuiet is how long past the wait a server last asked for a
-// client's calls keep taking turns: a batch at the server's limit meets
-// it call after call and stays in line; a long-lived client (vq mcp
-// serve) the server stopped limiting sends its calls side by side again.
+// rateLimitQuiet is how long past the server's last wait calls keep taking
+// turns, so a long-lived client (vq mcp serve) goes parallel again.
 const rateLimitQuiet = time.Second
 
-// rateGate paces a client's calls while the server rate limits them. Then
-// its calls take turns: one call at a time is sent, and keeps its turn
-// through its rate-limit retries, each attempt no earlier than the wait
-// the server last asked for. The calls of a batch then wait for the
-// server's next free slot in line instead of racing each other for it,
-// where a call can lose every one of its retries to the calls sent beside
-// it.
+// rateGate makes a rate-limited client's calls take turns: one call at a
+// time, keeping its turn through its retries, no earlier than the server's
+// last wait. Racing each other, a call could lose every retry to the calls
+// beside it.
 type rateGate struct {
-	// limitedUntil (Unix nanoseconds) is when the calls stop taking turns.
-	limitedUntil atomic.Int64
-	// turn is held by the call whose turn it is; its holder owns
-	// notBefore.
-	turn      chan struct{}
-	notBefore time.Time
-	now       func() time.Time
+	limitedUntil atomic.Int64  // Unix nanoseconds
+	turn         chan struct{} // held by the call whose turn it is; its holder owns notBefore
+	notBefore    time.Time
+	now          func() time.Time
 }
-
-func newRateGate() *rateGate { return &rateGate{turn: make(chan struct{}, 1), now: time.Now} }
 
 // limited reports calls taking turns; a nil gate (a watch's polls) has none.
 func (g *rateGate) limited() bool { return g != nil && g.now().UnixNano() < g.limitedUntil.Load() }
 
-// gateTurn is one call's place at the gate.
 type gateTurn struct {
 	gate *rateGate
 	held bool
 }
 
 // before waits, while the client is rate limited, for the call's turn and
-// for the server's wait; it returns early when ctx ends (which is the
-// caller's to see), and with the error when ctx's turn deadline
-// (WithTurnTimeout) passed first.
+// the server's wait: early when ctx ends (the caller's to see), with the
+// error past ctx's turn deadline.
 func (t *gateTurn) before(ctx context.Context) *TurnTimeoutError {
 	var late *TurnTimeoutError
 	if !t.held && t.gate.limited() && errors.As(t.take(ctx), &late) {
@@ -72,7 +60,6 @@ func (t *gateTurn) rateLimited(ctx context.Context, wait time.Duration) {
 	}
 }
 
-// done gives the turn back when the call has it.
 func (t *gateTurn) done() {
 	if t.held {
 		<-t.gate.turn
@@ -80,8 +67,8 @@ func (t *gateTurn) done() {
 	}
 }
 
-// take takes the turn, waiting for it within ctx's turn deadline; a free
-// turn is taken whatever the deadline.
+// take takes the turn within ctx's turn deadline; a free turn is taken
+// whatever the deadline.
 func (t *gateTurn) take(ctx context.Context) error {
 	err := AwaitTurn(ctx, "rate-limited calls", func(wait context.Context) error {
 		select {
@@ -100,13 +87,9 @@ func (t *gateTurn) take(ctx context.Context) error {
 	return err
 }
 
-// A turn deadline bounds a call's waits for its turn to be sent: behind
-// the calls of a rate-limited client (the rate gate), behind the requests
-// a caller lets be in flight at once (AwaitTurn). A batch has none: its
-// calls wait in line as long as it takes, within the batch's own bound. A
-// long-lived client serving calls that have nothing to do with each other
-// (vq mcp serve) gives each its own, so that no call waits on another's
-// rate limit past its timeout.
+// A turn deadline bounds a call's wait for its turn to be sent. A batch has
+// none; vq mcp serve gives each call its own, so that none waits on
+// another's rate limit past its timeout.
 type turnDeadlineKey struct{}
 
 type turnDeadline struct {
@@ -114,15 +97,13 @@ type turnDeadline struct {
 	timeout time.Duration
 }
 
-// WithTurnTimeout gives the call sent with ctx a turn deadline timeout
-// from now.
+// WithTurnTimeout gives the call sent with ctx a turn deadline.
 func WithTurnTimeout(ctx context.Context, timeout time.Duration) context.Context {
 	return context.WithValue(ctx, turnDeadlineKey{}, turnDeadline{at: time.Now().Add(timeout), timeout: timeout})
 }
 
-// AwaitTurn runs wait, which waits for a turn until its context ends,
-// within ctx's turn deadline: past it the error is a *TurnTimeoutError
-// naming what the call waited behind; otherwise it is wait's.
+// AwaitTurn runs wait within ctx's turn deadline: past it the error is a
+// *TurnTimeoutError naming what the call waited behind.
 func AwaitTurn(ctx context.Context, behind string, wait func(context.Context) error) error {
 	d, bounded := ctx.Value(turnDeadlineKey{}).(turnDeadline)
 	if !bounded {
@@ -137,20 +118,17 @@ func AwaitTurn(ctx context.Context, behind string, wait func(context.Context) er
 	return err
 }
 
-// TurnTimeoutError is a call that did not get its turn to be sent by its
-// turn deadline.
+// TurnTimeoutError is a call that did not get its turn by its deadline.
 type TurnTimeoutError struct {
 	Timeout time.Duration
-	// Behind is what the call waited behind: "rate-limited calls".
-	Behind string
+	Behind  string // "rate-limited calls"
 }
 
 func (e *TurnTimeoutError) Error() string {
 	return fmt.Sprintf("timed out after %s waiting for its turn behind %s; call it again later", e.Timeout, e.Behind)
 }
 
-// Response is the answer of a call of tool that ended so: a timeout, which
-// may pass.
+// Response is the recoverable timeout a call of tool ends with.
 func (e *TurnTimeoutError) Response(tool string) *ToolResponse {
 	return ClientError(tool, CodeTimeout, tool+" "+e.Error(), true)
 }

@@ -6,13 +6,9 @@ import (
 	"time"
 )
 
-// The import readiness lock, on either transport: while a project's first
-// import is analysed, a tool that changes the project is refused with code
-// project_not_ready (vq's convention, which the sandbox implements) and a
-// message saying how far the analysis has got, as "3 of 5 sources
-// analysed". Servers that use another code are recognised by that phrase.
-// It is a refusal: never retried, shown as progress, and waited out only
-// with --wait (AwaitReady).
+// CodeProjectNotReady is the readiness lock's refusal while a project's
+// first import is analysed ("3 of 5 sources analysed"; other codes are
+// known by that phrase). Never retried; waited out only with --wait.
 const CodeProjectNotReady = "project_not_ready"
 
 // Readiness is how far a locked project's analysis has got.
@@ -31,8 +27,7 @@ func ReadinessLock(r *ToolResponse) (Readiness, bool) {
 	return state, found || r.ErrorCode() == CodeProjectNotReady
 }
 
-// ParseReadiness reads how far the analysis has got from the lock's phrase
-// in text ("3 of 5 sources analysed"); false when text has none.
+// ParseReadiness reads the lock's phrase in text; false when it has none.
 func ParseReadiness(text string) (Readiness, bool) {
 	m := readinessPhrase().FindStringSubmatch(text)
 	if m == nil {
@@ -43,12 +38,10 @@ func ParseReadiness(text string) (Readiness, bool) {
 	return Readiness{Analysed: done, Total: total}, true
 }
 
-// AwaitReady waits out the readiness lock in the watch's loop, politely
-// (the analysis takes minutes): while resp is the lock's refusal, it waits
-// 15s, doubling to a minute (or o.Interval), then sends the call again
-// (send: a whole call, with its own retries), each refusal told to
-// o.OnUpdate as a Failure with its RetryIn. It answers the first answer
-// that is not the lock, past o.Timeout the last; err only when ctx ended.
+// AwaitReady sends the call again (send has its own retries) while resp is
+// the lock's refusal, politely: 15s doubling to a minute, or o.Interval. It
+// answers the first other answer, past o.Timeout the last; err only when
+// ctx ended.
 func AwaitReady(ctx context.Context, resp *ToolResponse, send PollFunc, o WatchOptions) (*ToolResponse, error) {
 	policy := NewPolicy(WatchOptions{Interval: o.Interval, MinInterval: 15 * time.Second, MaxInterval: time.Minute})
 	policy.backoff = 2
@@ -74,5 +67,5 @@ func AwaitReady(ctx context.Context, resp *ToolResponse, send PollFunc, o WatchO
 	return final, nil
 }
 
-// sent is the budget of a poll that is a whole call, retried as one: none.
+// sent is the budget of a poll that is a whole call: none.
 func sent(*ToolResponse) (time.Duration, bool) { return 0, false }

@@ -8,42 +8,28 @@ import (
 	"time"
 )
 
-// MaxRateLimitRetries bounds how often one call is retried after rate
-// limits, besides the waiting budget: a server that asks for tiny waits
-// over and over is not hammered for the whole budget.
+// MaxRateLimitRetries bounds one call's rate-limit retries besides the
+// waiting budget, so tiny waits asked over and over do not hammer the server.
 const MaxRateLimitRetries = 10
 
-// unexpectedRetryWait is the pause before the one retry of an unexpected
-// failure.
 const unexpectedRetryWait = 500 * time.Millisecond
 
-// The retry policy, one for every call whatever carries it (the invoke
-// endpoint, MCP over HTTP or stdio, the CI endpoint), a single call's or a
-// batch's, keyed on whether sending the call twice is safe:
-//
-//   - A rate limit changed nothing: it is waited out and retried, at most
-//     MaxRateLimitRetries times and within the waiting budget; while the
-//     server rate limits them, the client's calls take turns (rateGate).
-//   - An unexpected failure (the tool's error, a transport failure that
-//     may pass) is retried once, but only when the request provably never
-//     reached the server (notSent) or the tool changes nothing
-//     (ReadOnlyTool: the registry's word on its tools, whatever a server
-//     says; an MCP server's readOnlyHint on any other).
-//   - A call that may change something and whose request may have
-//     reached the server with no answer vq can read (unanswered) is never
-//     sent again: it ends as "may have been applied", with the call that
-//     checks it (MayHaveBeenApplied).
-//   - Refusals, 401s and the readiness lock are never retried.
+// The retry policy, every call's whatever carries it:
+//   - a rate limit is waited out and retried (bounded; calls take turns);
+//   - an unexpected failure is retried once, only when the request was
+//     never sent or the tool is read-only (ReadOnlyTool);
+//   - an unanswered call that may change something is never sent again
+//     (MayHaveBeenApplied);
+//   - refusals, 401s and the readiness lock are never retried.
 
-// Retry applies the retry policy to the attempts of a request that reads
-// (a transport's own tools/list, resources/read), which may always go
-// again. The error is non-nil only when ctx ended.
+// Retry applies the retry policy to a read that may always go again
+// (tools/list, resources/read). The error is non-nil only when ctx ended.
 func (c *Client) Retry(ctx context.Context, tool string, attempt func() *ToolResponse) (*ToolResponse, error) {
 	return c.retry(ctx, Call{Tool: tool}, func() bool { return true }, attempt)
 }
 
-// retry applies the retry policy to the attempts of call; repeatable says
-// whether the call may be sent twice, asked only when it matters.
+// retry applies the retry policy to call; repeatable is asked only when it
+// matters.
 func (c *Client) retry(ctx context.Context, call Call, repeatable func() bool, attempt func() *ToolResponse) (*ToolResponse, error) {
 	var waited time.Duration
 	rateLimited, retried := 0, false
@@ -66,22 +52,18 @@ func (c *Client) retry(ctx context.Context, call Call, repeatable func() bool, a
 		}
 		return 0, false
 	})
-	if err != nil {
-		return resp, err
+	if err == nil && resp.Failure.Unanswered && !repeatable() {
+		return resp.MayHaveBeenApplied(call), nil
 	}
-	return settled(call, resp, repeatable), nil
+	return resp, err
 }
 
-// A budget is what one call may spend on sending its failed attempts
-// again (a call's in retry, a watch's poll's in watch.budget): the wait
-// before resp's call is sent again, or false.
+// A budget says, of a failed attempt, the wait before sending it again, or false.
 type budget func(resp *ToolResponse) (wait time.Duration, again bool)
 
-// resend is the one retry loop, every call's and every poll's: it makes
-// attempts until again sends no more, and answers the last. While the
-// server rate limits a client's calls they take turns at its gate (a
-// watch's polls have none). The error is non-nil when ctx ended or
-// attempt failed.
+// resend is the one retry loop, every call's and every poll's, answering
+// the last attempt; gate is nil for a watch's polls. The error is non-nil
+// when ctx ended or attempt failed.
 func resend(ctx context.Context, gate *rateGate, tool string, attempt func() (*ToolResponse, error), again budget) (*ToolResponse, error) {
 	turn := gateTurn{gate: gate}
 	defer turn.done()
@@ -105,38 +87,15 @@ func resend(ctx context.Context, gate *rateGate, tool string, attempt func() (*T
 	}
 }
 
-// settled is the answer a call ends with: an unanswered one of a call that
-// may not be repeated may have been applied, and says so.
-func settled(call Call, resp *ToolResponse, repeatable func() bool) *ToolResponse {
-	if resp.Failure.Unanswered && !repeatable() {
-		return resp.MayHaveBeenApplied(call)
-	}
-	return resp
-}
-
-// Repeatable reports whether a call of tool may be sent twice: a tool
-// that changes nothing (ReadOnlyTool), the server's readOnlyHint counting
-// where the transport has it and the registry does not know the tool.
-func (c *Client) Repeatable(ctx context.Context, tool string) bool {
-	hinted := false
-	if h, ok := c.transport.(ReadOnlyHints); ok {
-		hinted = h.ReadOnlyHint(ctx, tool)
-	}
-	return ReadOnlyTool(tool, hinted)
-}
-
 // ReadOnlyHints is a Transport that knows the server's readOnlyHint of the
-// tools it listed.
+// tools it listed (false when it said nothing).
 type ReadOnlyHints interface {
-	// ReadOnlyHint is the server's word on tool; false when it said
-	// nothing of it.
 	ReadOnlyHint(ctx context.Context, tool string) bool
 }
 
-// MayHaveBeenApplied is the unanswered failure r of call, a call that may
-// change something, as it ends: not sent again, and said to have maybe
-// been carried out, with the call that checks whether it was (a next
-// action) where the registry knows one.
+// MayHaveBeenApplied is r, the unanswered failure of a call that may
+// change something, as it ends: not sent again, with the registry's check
+// as a next action.
 func (r *ToolResponse) MayHaveBeenApplied(call Call) *ToolResponse {
 	check, checkable := CheckCall(call)
 	how := "check on the server before sending it again"
@@ -162,10 +121,8 @@ func (c *Client) notify(msg string) {
 }
 
 // isUnexpected is the failure class the contract retries once: a tool's
-// unexpected error, or a transport failure that may pass on its own. A
-// readiness lock is a refusal whatever code carries it: sending the call
-// again is the loop its message asks not to make. A failure that would
-// only come again the same way (RepeatUnsafe) is never sent twice.
+// error or a transient transport failure, never the readiness lock (a
+// refusal whatever its code) nor a RepeatUnsafe one.
 func (r *ToolResponse) isUnexpected() bool {
 	if _, locked := ReadinessLock(r); locked {
 		return false
@@ -173,14 +130,12 @@ func (r *ToolResponse) isUnexpected() bool {
 	return r.ErrorCode() == CodeToolError && !r.Failure.RepeatUnsafe || r.Failure.Transient
 }
 
-// maxRetryAfterMs clamps a server's wait: a day is past any budget, so a
-// wait that large (or one that would overflow a Duration) is simply more
-// than vq waits, never a negative "retry in -1ms".
+// maxRetryAfterMs clamps a server's wait: a day is past any budget, and a
+// larger wait could overflow a Duration into a negative one.
 const maxRetryAfterMs = int64(24 * time.Hour / time.Millisecond)
 
-// RetryAfter is how long a rate-limited call should wait, from the body's
-// retryAfterMs (or Retry-After), else one second; a day at most, so that
-// no wait overflows.
+// RetryAfter is how long a rate-limited call waits: retryAfterMs (or
+// Retry-After), else one second; a day at most.
 func (r *ToolResponse) RetryAfter() time.Duration {
 	if r.RetryAfterMs > 0 {
 		return time.Duration(min(r.RetryAfterMs, maxRetryAfterMs)) * time.Millisecond

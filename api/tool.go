@@ -10,32 +10,24 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// Tool is one entry of the server's tools/list, as vq tools shows it: the
-// shape of vq tools --json, not mcp.Tool's
-// (TestToolsShowsEveryFactOfTheSchemaAndAnnotations).
+// Tool is one entry of the server's tools/list in the shape of vq tools
+// --json, not mcp.Tool's.
 type Tool struct {
 	Name        string `json:"name"`
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
-	// ReadOnly, Destructive, Idempotent and OpenWorld are the server's
-	// annotations (hints, not guarantees). Destructive and OpenWorld are nil
-	// when the server did not say; MCP then presumes a tool that is not
-	// read-only may be destructive, and that any tool reaches the open world.
-	ReadOnly    bool  `json:"readOnly"`
-	Destructive *bool `json:"destructive,omitempty"`
-	Idempotent  bool  `json:"idempotent"`
-	OpenWorld   *bool `json:"openWorld,omitempty"`
-	// TaskSupport is the tool's execution.taskSupport (forbidden, optional
-	// or required), "" when the server did not say.
-	TaskSupport string    `json:"taskSupport,omitempty"`
+	// The server's annotations (hints, not guarantees); Destructive and
+	// OpenWorld are nil when it did not say.
+	ReadOnly    bool      `json:"readOnly"`
+	Destructive *bool     `json:"destructive,omitempty"`
+	Idempotent  bool      `json:"idempotent"`
+	OpenWorld   *bool     `json:"openWorld,omitempty"`
+	TaskSupport string    `json:"taskSupport,omitempty"` // execution.taskSupport
 	Arguments   []ToolArg `json:"arguments"`
-	// InputSchema and OutputSchema are the schemas as the server sent them,
-	// byte for byte where vq saw the bytes ($schema, $defs, $ref and all).
+	// The schemas byte for byte as the server sent them, where vq saw them.
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-	// Returns are the properties of OutputSchema, read as Arguments are,
-	// for the text view; --json carries the schema itself.
-	Returns []ToolArg `json:"-"`
+	Returns      []ToolArg       `json:"-"` // OutputSchema's properties, for the text view
 }
 
 // ToolArg is one property of a tool's input schema.
@@ -44,21 +36,14 @@ type ToolArg struct {
 	Type        string `json:"type,omitempty"`
 	Required    bool   `json:"required"`
 	Description string `json:"description,omitempty"`
-	// Items is the item type of an array argument.
-	Items string `json:"items,omitempty"`
-	// Enum are the values the argument may take, each as JSON text.
-	Enum []string `json:"enum,omitempty"`
-	// Default is the schema's default, as JSON text.
-	Default string `json:"default,omitempty"`
+	Items       string `json:"items,omitempty"` // an array's item type
+	// Enum and Default are JSON text.
+	Enum    []string `json:"enum,omitempty"`
+	Default string   `json:"default,omitempty"`
 }
 
-// Writes reports whether the tool may change something: not annotated
-// read-only. The TUI marks such tools before the server's confirm gate does.
-func (t Tool) Writes() bool { return !t.ReadOnly }
-
-// TakesOtherArguments reports whether the input schema lets a call carry
-// arguments it does not declare: unless additionalProperties is false, as
-// JSON Schema has it.
+// TakesOtherArguments reports whether the input schema allows undeclared
+// arguments (additionalProperties is not false).
 func (t Tool) TakesOtherArguments() bool {
 	var schema struct {
 		AdditionalProperties json.RawMessage `json:"additionalProperties"`
@@ -66,18 +51,17 @@ func (t Tool) TakesOtherArguments() bool {
 	return json.Unmarshal(t.InputSchema, &schema) != nil || string(schema.AdditionalProperties) != "false"
 }
 
-// WriteTools turns a tool list into the predicate the TUI needs; tools the
-// list does not name are not marked.
+// WriteTools reports the listed tools not annotated read-only, which the
+// TUI marks as writes; unlisted tools are not marked.
 func WriteTools(tools []Tool) func(tool string) bool {
 	writes := make(map[string]bool, len(tools))
 	for _, t := range tools {
-		writes[t.Name] = t.Writes()
+		writes[t.Name] = !t.ReadOnly
 	}
 	return func(tool string) bool { return writes[tool] }
 }
 
-// MethodToolsList is the MCP method behind vq tools, and the tool name of
-// the answers made from it.
+// MethodToolsList is the MCP method behind vq tools, and its answers' tool.
 const MethodToolsList = "tools/list"
 
 // ToolList is the data of ToolListResponse.
@@ -86,8 +70,7 @@ type ToolList struct {
 	Tools    []Tool `json:"tools"`
 }
 
-// ToolListResponse is a tool list as scripts get every answer: one
-// ToolResponse, {"endpoint", "tools"} in its data.
+// ToolListResponse is a tool list as a ToolResponse, ToolList its data.
 func ToolListResponse(endpoint string, tools []Tool) *ToolResponse {
 	if tools == nil {
 		tools = []Tool{}
@@ -100,10 +83,8 @@ func ToolListResponse(endpoint string, tools []Tool) *ToolResponse {
 }
 
 // SchemaArgs reads the properties of an object schema, required ones
-// first, then by name: the order a person reads a usage line in. A schema
-// vq cannot read has no properties. jsonschema-go decodes each level of a
-// schema again: its work is the schema's bytes times their depth, which
-// the caller bounds.
+// first, then by name; none when unreadable. jsonschema-go decodes each
+// level again: its work is bytes times depth, which the caller bounds.
 func SchemaArgs(raw json.RawMessage) []ToolArg {
 	args := []ToolArg{}
 	var schema jsonschema.Schema
@@ -146,8 +127,7 @@ func jsonText(v any) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// SchemaTypes are the JSON Schema types a ToolArg's Type or Items names
-// (schemaType writes a list as "string|null"); none for "".
+// SchemaTypes splits a ToolArg's Type or Items ("string|null"); none for "".
 func SchemaTypes(t string) []string {
 	if t == "" {
 		return nil
@@ -155,9 +135,8 @@ func SchemaTypes(t string) []string {
 	return strings.Split(t, "|")
 }
 
-// Schema is the argument's JSON Schema as vq read it: its type (or list
-// of types), item type, allowed values and default; the description is
-// left to the caller, which shows server text its own way.
+// Schema is the argument's JSON Schema as vq read it, without the
+// description, which the caller shows its own way.
 func (a ToolArg) Schema() map[string]any {
 	p := map[string]any{}
 	typeValue := func(t string) any {
@@ -189,9 +168,8 @@ func (a ToolArg) Schema() map[string]any {
 	return p
 }
 
-// schemaType renders a JSON Schema type, which may be a list
-// (["string","null"] is string|null), or the name of the definition a $ref
-// points to (#/$defs/Point is Point) when it has no type.
+// schemaType renders a JSON Schema type: a list as string|null, a $ref
+// without type by its name (#/$defs/Point is Point).
 func schemaType(s *jsonschema.Schema) string {
 	switch {
 	case s.Type != "":

@@ -6,13 +6,8 @@ import (
 	"slices"
 )
 
-// The tool registry: every VisualQ tool vq knows by name, described once.
-// Task commands build their calls from it, completion offers it when no
-// server lists its tools, and consent is asked for the tools it marks as
-// writes. A server may offer more tools (vq invoke calls any of them); the
-// registry is what the client relies on without asking.
-
-// The names of the tools in the registry.
+// The tool registry: every VisualQ tool vq knows by name, what the client
+// relies on without asking a server (which may offer more).
 const (
 	ToolRunFailures    = "get_run_failures"
 	ToolDiffStats      = "get_diff_stats"
@@ -28,42 +23,28 @@ const (
 	ToolRunStatus      = "get_run_status"
 )
 
-// ArgConfirm is the argument of a write tool that carries the caller's
-// consent: only a JSON true lets the write happen.
+// ArgConfirm carries a write's consent: only a JSON true lets it happen.
 const ArgConfirm = "confirm"
 
 // ToolSpec is what vq knows of one tool.
 type ToolSpec struct {
-	Name string
-	// Summary says in one line what the tool does.
+	Name    string
 	Summary string
-	// Args are the tool's own arguments, in the order a person gives them;
-	// a write tool's consent (ArgConfirm) is implied by Write, not listed.
-	Args []ToolArg
-	// ExtraArgs tools take KEY=VALUE pairs beyond Args and pass them on.
-	ExtraArgs bool
-	// Write tools change a project, so they need consent: confirm: true.
-	Write bool
-	// ReadOnly tools change nothing: a call of one may always be sent
-	// again (the retry policy). A tool neither Write nor ReadOnly starts
-	// work (a job, a CI run) and is not sent twice either.
+	// Args in the order a person gives them, without ArgConfirm.
+	Args      []ToolArg
+	ExtraArgs bool // takes KEY=VALUE pairs beyond Args
+	Write     bool // changes a project: needs consent
+	// ReadOnly tools may always be sent again; a tool neither Write nor
+	// ReadOnly starts work and is not sent twice either.
 	ReadOnly bool
-	// Check is the read that tells whether a call of this tool was carried
-	// out, when its answer was lost: its tool, and which of its arguments
-	// take which of the call's (check argument → call argument).
-	Check *ToolCheck
-	// Verb is what a person does with a write tool, in the words the
-	// TUI's keys and consent dialog use ("approve").
-	Verb string
-	// Async tools answer {jobId, status: queued} at once; the job is then
-	// followed with get_job_status.
-	Async bool
-	// CI tools are called through POST {base}/api/ci/{tool} and answer plain
-	// JSON; the others go through the invoke endpoint.
-	CI bool
+	Check    *ToolCheck // the read that tells whether a lost call was carried out
+	Verb     string     // a write's word in the TUI ("approve")
+	Async    bool       // answers {jobId, status: queued}
+	CI       bool       // called at the CI endpoint
 }
 
-// ToolCheck is the read that checks whether a call was carried out.
+// ToolCheck is the read that checks whether a call was carried out; Args
+// maps its arguments to the call's.
 type ToolCheck struct {
 	Tool string
 	Args map[string]string
@@ -128,8 +109,7 @@ var registry = []ToolSpec{
 		Async: true},
 }
 
-// KnownTools are the registry's tools in name order. They are copies:
-// changing one does not change the registry.
+// KnownTools are copies of the registry's tools in name order.
 func KnownTools() []ToolSpec {
 	out := make([]ToolSpec, len(registry))
 	for i, t := range registry {
@@ -147,8 +127,7 @@ func LookupTool(name string) (ToolSpec, bool) {
 	return registry[i].clone(), true
 }
 
-// MustTool is the registry's tool named name, for the Tool constants of
-// this package: any other name is a programming error, and it panics.
+// MustTool is LookupTool for the Tool constants: it panics on any other name.
 func MustTool(name string) ToolSpec {
 	t, ok := LookupTool(name)
 	if !ok {
@@ -157,11 +136,9 @@ func MustTool(name string) ToolSpec {
 	return t
 }
 
-// ReadOnlyTool is the one rule of which tools change nothing: those vq
-// mcp serve --read-only offers, and those the retry policy may send
-// again. A tool of the registry is read-only by its ReadOnly mark,
-// whatever a server says of it; any other tool only when its server
-// annotates it readOnlyHint: true (hinted).
+// ReadOnlyTool is the one rule of which tools change nothing (mcp serve
+// --read-only, the retry policy): the registry's mark whatever a server
+// says, else the server's readOnlyHint (hinted).
 func ReadOnlyTool(tool string, hinted bool) bool {
 	if t, ok := LookupTool(tool); ok {
 		return t.ReadOnly
@@ -169,8 +146,7 @@ func ReadOnlyTool(tool string, hinted bool) bool {
 	return hinted
 }
 
-// CheckCall is the read that checks whether call was carried out (the
-// registry's Check, given the call's arguments); false when vq knows none.
+// CheckCall is the registry's Check of call; false when vq knows none.
 func CheckCall(call Call) (Call, bool) {
 	t, ok := LookupTool(call.Tool)
 	if !ok || t.Check == nil {
@@ -187,9 +163,7 @@ func CheckCall(call Call) (Call, bool) {
 	return Call{Tool: t.Check.Tool, Args: args}, true
 }
 
-// KnownWriteTool reports the registry's tools that change a project (they
-// ask for consent): what marks write actions when no tool list with MCP
-// annotations is at hand.
+// KnownWriteTool reports the registry's Write tools.
 func KnownWriteTool(tool string) bool {
 	t, ok := LookupTool(tool)
 	return ok && t.Write
@@ -205,8 +179,7 @@ func (t ToolSpec) clone() ToolSpec {
 	return t
 }
 
-// InputArgs are the arguments a server lists for the tool: Args, then the
-// consent argument of a write tool.
+// InputArgs are Args, then a write tool's ArgConfirm.
 func (t ToolSpec) InputArgs() []ToolArg {
 	args := slices.Clone(t.Args)
 	if t.Write {
@@ -215,10 +188,8 @@ func (t ToolSpec) InputArgs() []ToolArg {
 	return args
 }
 
-// Call is the call of the tool with these argument values. Unset optional
-// values (nil or "") are left out, as a command's empty flags are. The
-// error is an *ArgError when a required value is unset, or when a tool
-// without ExtraArgs is given an argument it does not take.
+// Call is the call of the tool with these values, nil and "" left out; an
+// *ArgError when a required one is unset or one is not taken.
 func (t ToolSpec) Call(values map[string]any) (Call, error) {
 	args := make(map[string]any, len(values))
 	for name, v := range values {
@@ -239,19 +210,15 @@ func (t ToolSpec) Call(values map[string]any) (Call, error) {
 	return Call{Tool: t.Name, Args: args}, nil
 }
 
-// TakesArg reports whether a call of the tool may carry the argument
-// name: one of its InputArgs, or any for a tool with ExtraArgs.
+// TakesArg reports whether a call of the tool may carry the argument name.
 func (t ToolSpec) TakesArg(name string) bool {
 	return t.ExtraArgs || slices.ContainsFunc(t.InputArgs(), func(a ToolArg) bool { return a.Name == name })
 }
 
-// ArgError is a call that ToolSpec.Call refuses to build: a required
-// argument is missing, or an argument is one the tool does not take.
+// ArgError is a call that ToolSpec.Call refuses to build.
 type ArgError struct {
 	Tool, Arg string
-	// Missing is true for a missing required argument, false for an
-	// argument the tool does not take.
-	Missing bool
+	Missing   bool // a required argument, else one the tool does not take
 }
 
 func (e *ArgError) Error() string {

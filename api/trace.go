@@ -14,17 +14,14 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// traceBodyBytes is how much of each body --debug shows.
 const traceBodyBytes = 4096
 
 // tracer is the --debug round tripper: method, URL, status, timing and the
 // start of each body, with every credential redacted before it is written.
 type tracer struct {
-	next http.RoundTripper
-	w    io.Writer
-	// secrets are the credentials vq was given: the API key and the values
-	// of --header, which name a server's own credentials.
-	secrets []string
+	next    http.RoundTripper
+	w       io.Writer
+	secrets []string // the API key and the --header values
 	mu      sync.Mutex
 }
 
@@ -57,8 +54,6 @@ func (t *tracer) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // tracedBody traces the start of a body as its reader reads it: reading
 // ahead would hold an event stream (MCP's) until the trace limit filled.
-// The trace is written once the limit is reached, the body ends, or it is
-// closed.
 type tracedBody struct {
 	io.ReadCloser
 	t       *tracer
@@ -97,8 +92,7 @@ func (b *tracedBody) write() {
 	b.t.printf("< %s%s\n", b.t.redact(b.head), more)
 }
 
-// headers traces each header, the name and the value made safe and any
-// credential redacted, in name order so traces compare.
+// headers traces each header, redacted, in name order so traces compare.
 func (t *tracer) headers(dir string, h http.Header) {
 	for _, name := range slices.Sorted(maps.Keys(h)) {
 		for _, v := range h[name] {
@@ -124,22 +118,18 @@ func redactHeader(name, value string) string {
 	return value
 }
 
-// secretFields matches JSON members whose values are credentials: also
-// inside a JSON string (escaped quotes), and a value the trace limit cut
-// before its closing quote.
+// secretFields matches JSON members whose values are credentials, also
+// inside a JSON string and when cut before the closing quote.
 var secretFields = lazyRegexp(`(?i)(\\*"(?:[a-z_-]*api[_-]?key|[a-z_]*token|password|[a-z_]*secret|authorization|code_verifier|session_?id|cookie|credentials?|private_?key|bearer)\\*"\s*:\s*\\*")(?:[^"\\]|\\[^"])*`)
 
-// secretParams matches credentials in form-encoded bodies (OAuth token
-// requests): code=…, code_verifier=…, client_secret=…, refresh_token=….
+// secretParams matches credentials in form-encoded bodies (OAuth token requests).
 var secretParams = lazyRegexp(`(?i)(^|[&?])((?:code|code_verifier|client_secret|refresh_token|access_token|assertion|password)=)[^&\s]*`)
 
-// keyLike matches strings shaped like VisualQ or bearer keys even where no
-// field name gives them away.
+// keyLike matches strings shaped like VisualQ or bearer keys.
 var keyLike = lazyRegexp(`\b(?:vqs?_[A-Za-z0-9_]{4,}|sk-[A-Za-z0-9_-]{8,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_.-]+)`)
 
-// redact removes the configured secret and anything key-like from traced
-// bytes and sanitizes them as any server text, so a trace is safe on a
-// terminal and to paste.
+// redact removes the secrets and anything key-like from traced bytes and
+// sanitizes them, so a trace is safe on a terminal and to paste.
 func (t *tracer) redact(b []byte) string {
 	s := string(b)
 	for _, secret := range t.secrets {
@@ -161,8 +151,7 @@ func (t *tracer) redact(b []byte) string {
 	return textsafe.Sanitize(s)
 }
 
-// lazyRegexp compiles expr on first use: most runs never redact or read a
-// readiness phrase, and compiling at start-up would cost every run.
+// lazyRegexp compiles expr on first use, not at every run's start-up.
 func lazyRegexp(expr string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

@@ -1,20 +1,16 @@
 package api
 
-import (
-	"strings"
-)
+import "strings"
 
-// Unauthorized is the client-made response for HTTP 401: never retried with
-// the same credential. It keeps where the challenge says an OAuth sign-in
-// starts, for the caller that says how to sign in.
+// Unauthorized is the client-made response for HTTP 401, never retried;
+// it keeps the challenge's resource metadata for the sign-in hint.
 func Unauthorized(tool, wwwAuthenticate string) *ToolResponse {
 	r := ClientError(tool, CodeUnauthorized, "the server did not accept the credential (HTTP 401)", false)
 	r.Failure = Failure{CredentialRefused: true, ResourceMetadata: ResourceMetadata(wwwAuthenticate)}
 	return r
 }
 
-// MissingCredential is the response for a call that was never sent because
-// no API key is configured.
+// MissingCredential is the response for a call not sent for want of a key.
 func MissingCredential(tool string) *ToolResponse {
 	r := ClientError(tool, CodeUnauthorized, "no API key", false)
 	r.Failure = Failure{NoCredential: true, NotSent: true}
@@ -27,9 +23,8 @@ func ResourceMetadata(header string) string {
 	return authParam(header, "resource_metadata")
 }
 
-// authParam finds name=value or name="value" among a challenge's
-// parameters. It is deliberately lenient: odd headers yield "" rather than
-// an error, because a 401 is reported either way.
+// authParam finds name=value or name="value" in a challenge; lenient ("" on
+// odd headers), since the 401 is reported either way.
 func authParam(header, name string) string {
 	rest := header
 	for {
@@ -37,7 +32,6 @@ func authParam(header, name string) string {
 		if i < 0 {
 			return ""
 		}
-		// Accept only a whole parameter name, not a suffix of another one.
 		if i > 0 && !strings.ContainsRune(" ,\t", rune(rest[i-1])) {
 			rest = rest[i+len(name)+1:]
 			continue
@@ -57,9 +51,8 @@ func authParam(header, name string) string {
 	}
 }
 
-// lowerASCII folds ASCII letters only, so every byte offset in the result is
-// one in s (strings.ToLower turns invalid UTF-8 into wider U+FFFD), which is
-// all a parameter name needs: names are ASCII tokens.
+// lowerASCII folds ASCII only, so offsets in the result are offsets in s
+// (strings.ToLower widens invalid UTF-8 into U+FFFD).
 func lowerASCII(s string) string {
 	b := []byte(s)
 	for i, c := range b {
@@ -79,9 +72,8 @@ func InsufficientScope(challenge string) (string, bool) {
 	return authParam(challenge, "scope"), true
 }
 
-// ScopeDenied is the client-made refusal of a call whose token lacks a
-// scope: the contract's scope_denied, naming the scope, never retried
-// with the same token. Its scope is what signing in again must ask for.
+// ScopeDenied is the client-made scope_denied of a token lacking scope,
+// never retried with the same token.
 func ScopeDenied(tool, endpoint, scope string) *ToolResponse {
 	msg := "the server needs more scope than the token has (HTTP 403 insufficient_scope from " + endpoint + ")"
 	if scope != "" {

@@ -10,28 +10,21 @@ import (
 	"github.com/visualq/vq/internal/layout"
 )
 
-// Verdicts. vq exits 0 only on an explicit pass, so every answer that
-// carries a verdict is read here, once, into either that pass or a
-// failure that says why it is none: an answer that contradicts its
-// transport, a server's failure under a code of the client's own, a job
-// that ended failed while its answer said ok, a status vq does not know,
-// no verdict at all. What vq cannot read is never a pass.
+// Verdicts: vq exits 0 only on an explicit pass, so every answer carrying
+// a verdict is read here into that pass or a failure saying why it is none.
+// What vq cannot read is never a pass.
 
 // Contradicted is the failure of an answer whose body says ok while its
-// transport says it failed (HTTP 4xx or 5xx, an MCP result with isError:
-// true): neither is believed, and the call, which may have been carried
-// out, is unanswered. transient retries it once where the tool allows.
+// transport says it failed: neither is believed, the call is unanswered,
+// and transient retries it once where the tool allows.
 func Contradicted(tool, transport string, transient bool) *ToolResponse {
 	r := ClientError(tool, CodeHTTPError, transport+" carrying an answer that says ok: the two disagree, so it is no success", true)
 	r.Failure = Failure{Transient: transient, Unanswered: true}
 	return r
 }
 
-// fromServer is a failure the server answered as it is read: its own code,
-// unless that code is one only vq gives (exitcode.Reserved: unauthorized,
-// timeout, usage, http_error ...), which would pass the server's failure
-// off as the client's. Such a failure is the tool's (tool_error), with the
-// server's code kept in its message.
+// fromServer is a server's failure as it is read: under its own code,
+// unless only vq gives that code (exitcode.Reserved).
 func (r *ToolResponse) fromServer() *ToolResponse {
 	if r.OK || r.Error == nil || !exitcode.Reserved(r.Error.Code) {
 		return r
@@ -45,8 +38,8 @@ func (r *ToolResponse) fromServer() *ToolResponse {
 	return out
 }
 
-// serversCode is the code and message a server's failure is read with:
-// its own, unless the code is one only vq gives.
+// serversCode is a server's code and message, a code only vq gives read as
+// tool_error with the code kept in the message.
 func serversCode(code, message string) (string, string) {
 	if !exitcode.Reserved(code) {
 		return code, message
@@ -54,16 +47,15 @@ func serversCode(code, message string) (string, string) {
 	return CodeToolError, fmt.Sprintf("%s (the server's error code %q is one only vq gives: read as %s)", message, code, CodeToolError)
 }
 
-// ClaimsToolResponse reports a structured answer that is shaped as a
-// ToolResponse (members ok and tool), so that one vq cannot read as one
-// is a malformed answer, not some other server's structured output.
+// ClaimsToolResponse reports an object with members ok and tool: one vq
+// cannot read is a malformed answer, not another server's output.
 func ClaimsToolResponse(doc []byte) bool {
 	m, err := splitObject(doc)
 	return err == nil && slices.Contains(m.Names, "ok") && slices.Contains(m.Names, "tool")
 }
 
-// NoVerdict is the failure of an answer whose verdict vq cannot read; its
-// data is the answer's, so --json still shows what came.
+// NoVerdict is the failure of an answer whose verdict vq cannot read, its
+// data kept.
 func NoVerdict(r *ToolResponse, why string) *ToolResponse {
 	out := r.derive()
 	out.OK, out.Summary = false, why
@@ -71,22 +63,18 @@ func NoVerdict(r *ToolResponse, why string) *ToolResponse {
 	return out
 }
 
-// jobStatuses are get_job_status's documented statuses.
-var jobStatuses = []string{JobQueued, JobRunning, JobCompleted, JobFailed, JobCancelled}
+var (
+	jobStatuses = []string{JobQueued, JobRunning, JobCompleted, JobFailed, JobCancelled}
+	runStatuses = []string{RunQueued, RunRunning, RunPassed, RunFailed, RunError, RunCancelled}
+)
 
-// runStatuses are get_run_status's.
-var runStatuses = []string{RunQueued, RunRunning, RunPassed, RunFailed, RunError, RunCancelled}
-
-// unknownStatus is the failure of an answer whose status is none of the
-// documented ones: named, as a newer server's status would be.
 func unknownStatus(r *ToolResponse, what, status string, known []string) *ToolResponse {
 	return NoVerdict(r, fmt.Sprintf("%s answered status %q, which is none of %s", what, status, strings.Join(known, ", ")))
 }
 
-// JobVerdict reads an answer of an async tool or of get_job_status as the
-// job's: an ok answer passes with a documented status only, and a job that
-// ended failed or cancelled is a failure (job_failed, job_cancelled) even
-// when its answer said ok. A failed answer is already its own verdict.
+// JobVerdict reads an async tool's or get_job_status's answer as the job's:
+// ok only with a documented status, and failed or cancelled jobs fail even
+// when their answer said ok.
 func JobVerdict(r *ToolResponse) *ToolResponse {
 	if !r.OK {
 		return r
@@ -109,8 +97,7 @@ func JobVerdict(r *ToolResponse) *ToolResponse {
 	return r
 }
 
-// failedAs is r, an ok answer whose content says it failed, as the failure
-// it is: its data, warnings and next actions kept.
+// failedAs is r, an ok answer whose content says it failed, as a failure.
 func (r *ToolResponse) failedAs(code, msg string) *ToolResponse {
 	out := r.derive()
 	out.OK = false
@@ -118,12 +105,9 @@ func (r *ToolResponse) failedAs(code, msg string) *ToolResponse {
 	return out
 }
 
-// StartVerdict reads the first answer of an async tool of the registry:
-// ok only when it started work vq can follow (a queued or running job, or
-// MCP token work), or work that already ended well (a job completed, a
-// proof answered at once and proven); a start that names no job, or a
-// status vq does not know, is no verdict. Other tools' answers are
-// returned as they are.
+// StartVerdict reads the first answer of a registry async tool: ok only
+// when it started work vq can follow, or work that already ended well.
+// Other tools' answers are returned as they are.
 func StartVerdict(call Call, r *ToolResponse) *ToolResponse {
 	if t, ok := LookupTool(call.Tool); !ok || !t.Async || !r.OK {
 		return r
@@ -138,9 +122,7 @@ func StartVerdict(call Call, r *ToolResponse) *ToolResponse {
 	return WorkVerdict(call.Tool, JobVerdict(r))
 }
 
-// WorkVerdict reads the answer that ends the work a call of tool started
-// (its job's final status): a proof job's by its proof (ProofVerdict),
-// any other as the job's.
+// WorkVerdict reads the answer that ends the work a call of tool started.
 func WorkVerdict(tool string, r *ToolResponse) *ToolResponse {
 	if tool == ToolProve {
 		return ProofVerdict(r)
@@ -148,9 +130,8 @@ func WorkVerdict(tool string, r *ToolResponse) *ToolResponse {
 	return r
 }
 
-// ProofVerdict reads a finished proof job's answer: ok:true passes only
-// with proofVerdict "proven"; "failed" is the proof_failed the contract
-// says such an answer carries, and anything else is no verdict.
+// ProofVerdict reads a finished proof's answer: ok only with proofVerdict
+// "proven", "failed" is proof_failed, anything else no verdict.
 func ProofVerdict(r *ToolResponse) *ToolResponse {
 	if !r.OK {
 		return r
@@ -174,10 +155,8 @@ func ProofVerdict(r *ToolResponse) *ToolResponse {
 	return NoVerdict(r, fmt.Sprintf("the proof answer's proofVerdict %q is neither proven nor failed", *proof.Verdict))
 }
 
-// RunVerdict reads a CI run's answer (run_vrt, run_perf, get_run_status):
-// an ok answer is a run only with a runId and one documented status, given
-// once, and counts that agree with it (ParseCIRun, the reading --exit-status
-// shares); anything else is no verdict, naming what it lacks.
+// RunVerdict reads a CI run's answer: ok only with one runId, one
+// documented status and counts that agree (ParseCIRun); else no verdict.
 func RunVerdict(r *ToolResponse) *ToolResponse {
 	if !r.OK {
 		return r
@@ -206,8 +185,7 @@ func RunVerdict(r *ToolResponse) *ToolResponse {
 	return r
 }
 
-// repeated reports a member given more than once: a verdict given twice is
-// none.
+// repeated reports a member given more than once: a verdict given twice is none.
 func (m members) repeated(name string) bool {
 	n := 0
 	for _, have := range m.Names {

@@ -16,8 +16,7 @@ import (
 	"time"
 )
 
-// invokeBody is what the invoke endpoint takes: a Call plus the project
-// and environment of every call.
+// invokeBody is a Call plus the project and environment of every call.
 type invokeBody struct {
 	Tool        string         `json:"tool"`
 	Args        map[string]any `json:"args"`
@@ -25,11 +24,16 @@ type invokeBody struct {
 	Environment string         `json:"environment,omitempty"`
 }
 
-func (c *Client) postInvoke(ctx context.Context, body invokeBody) *ToolResponse {
+func (t invokeTransport) Attempt(ctx context.Context, call Call) *ToolResponse {
+	c := t.c
+	body := invokeBody{Tool: call.Tool, Args: call.Args, Project: c.opts.Project, Environment: c.opts.Environment}
+	if body.Args == nil {
+		body.Args = map[string]any{}
+	}
 	var index objectIndex
 	var dataIndex *objectIndex
 	var ierr error
-	url := c.InvokeURL()
+	url := c.opts.BaseURL + InvokePath
 	status, header, raw, err := c.post(ctx, url, body, func(r io.Reader) {
 		index, dataIndex, ierr = indexObject(r, "data")
 	})
@@ -56,11 +60,9 @@ func (c *Client) postInvoke(ctx context.Context, body invokeBody) *ToolResponse 
 }
 
 // post sends a JSON body and reads the answer within the body cap. A non-nil
-// error means no complete answer arrived; status is then 0 unless headers
-// came before the failure, and the error is an *unsentError when no byte
-// of the request was written. A non-nil decode reads the answer on this
-// goroutine while another one receives it (body.reader says when it reads
-// as the answer arrives).
+// error means no complete answer arrived, an *unsentError when no byte of
+// the request was written. decode reads the answer while another goroutine
+// receives it (body.reader).
 func (c *Client) post(ctx context.Context, url string, body any, decode func(io.Reader)) (int, http.Header, []byte, error) {
 	var wrote atomic.Bool
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteHeaders: func() { wrote.Store(true) }})
@@ -86,17 +88,16 @@ func (c *Client) post(ctx context.Context, url string, body any, decode func(io.
 	return res.StatusCode(), res.Header(), data, err
 }
 
-// unsentError is a request that failed before any of it was written (no
-// connection: refused, DNS, TLS): the server cannot have acted on it.
+// unsentError is a request that failed before any of it was written: the
+// server cannot have acted on it.
 type unsentError struct{ err error }
 
 func (e *unsentError) Error() string { return e.err.Error() }
 func (e *unsentError) Unwrap() error { return e.err }
 
-// TransportFailure turns a request to url that got no complete answer into
-// the client-made http_error of the contract: retried once when it may pass
-// on its own (a cut connection). Unless no byte of it was written (post's error says so), the
-// request may have reached the server: it is unanswered.
+// TransportFailure is the http_error of a request that got no complete
+// answer: unanswered unless it was never sent, or a redirect was refused
+// (the server acted on nothing it sent elsewhere).
 func TransportFailure(tool, url string, status int, err error) *ToolResponse {
 	msg, transient := DescribeTransportError(shownURL(url), err)
 	if status != 0 {
@@ -104,8 +105,6 @@ func TransportFailure(tool, url string, status int, err error) *ToolResponse {
 	}
 	r := ClientError(tool, CodeHTTPError, msg, true)
 	_, unsent := errors.AsType[*unsentError](err)
-	// A redirect refused is an answer: the server did not act on a call
-	// it sent elsewhere.
 	r.Failure = Failure{Transient: transient, TimedOut: TimedOut(err), NotSent: unsent, Unanswered: !unsent && !refusedRedirect(err)}
 	return r
 }
@@ -115,11 +114,9 @@ func refusedRedirect(err error) bool {
 	return errors.As(err, &urlErr) && strings.Contains(urlErr.Err.Error(), "redirect")
 }
 
-// HTTPFailure is the client-made http_error for an answer from url that came
-// but was no ToolResponse: recoverable, and retried once when the server
-// failed (5xx), as the contract retries unexpected failures. A 4xx is a
-// refusal of whatever stands before the tool (a gateway, a firewall); any
-// other status left the call unanswered.
+// HTTPFailure is the http_error of an answer that was no ToolResponse:
+// transient on 5xx; a 4xx is a refusal by whatever stands before the tool,
+// any other status leaves the call unanswered.
 func HTTPFailure(tool, url string, status int, msg string) *ToolResponse {
 	r := ClientError(tool, CodeHTTPError, msg, true)
 	r.Failure = Failure{Transient: status >= 500, Unanswered: status < 400 || status >= 500}
@@ -138,20 +135,19 @@ func shownURL(raw string) string {
 	return u.Redacted()
 }
 
-// ErrTimedOut is a request that ran past its timeout (Options.Timeout).
+// ErrTimedOut is a request that ran past Options.Timeout.
 var ErrTimedOut = errors.New("request timed out")
 
-// TimedOut reports a request that failed at its deadline: the context's,
-// or a connection's (which os.ErrDeadlineExceeded, a net.Error, reports).
+// TimedOut reports a request that failed at the context's or a
+// connection's deadline.
 func TimedOut(err error) bool {
 	var netErr net.Error
 	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout()
 }
 
-// DescribeTransportError says what went wrong with a request to target in
-// words a user can act on, and whether the failure is the kind that may
-// pass on a second try. A timeout is not retried: the server may still be
-// doing the work.
+// DescribeTransportError says what went wrong with a request to target, and
+// whether it may pass on a second try (not a timeout: the server may still
+// be working).
 func DescribeTransportError(target string, err error) (string, bool) {
 	var urlErr *url.Error
 	switch {
@@ -169,8 +165,7 @@ func DescribeTransportError(target string, err error) (string, bool) {
 	}
 	var sysErr *os.SyscallError
 	if errors.As(err, &sysErr) {
-		// "connection refused", "connection reset by peer": the system's
-		// words without the syscall and addresses around them.
+		// The system's words without the syscall and addresses.
 		return "connection to " + target + " failed: " + sysErr.Err.Error(), true
 	}
 	var opErr *net.OpError
@@ -184,9 +179,7 @@ func DescribeTransportError(target string, err error) (string, bool) {
 	return "request failed: " + Snippet([]byte(err.Error())), true
 }
 
-// schemeMismatch explains an https:// request that a plain-HTTP server
-// answered (Go's "server gave HTTP response to HTTPS client"): the
-// scheme, or the port, is not the server's.
+// schemeMismatch explains an https:// request a plain-HTTP server answered.
 func schemeMismatch(target string) string {
 	host := target
 	if u, err := url.Parse(target); err == nil && u.Host != "" {
@@ -195,8 +188,7 @@ func schemeMismatch(target string) string {
 	return host + " answers plain HTTP, not HTTPS (TLS): for a server on this machine use http://" + host + "; otherwise check the URL's port"
 }
 
-// httpErrorMessage names the status and quotes a short, single-line,
-// printable snippet of a body that was not a ToolResponse.
+// httpErrorMessage names the status and quotes a Snippet of the body.
 func httpErrorMessage(status int, body []byte) string {
 	msg := fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
 	if s := Snippet(body); s != "" {
@@ -207,7 +199,7 @@ func httpErrorMessage(status int, body []byte) string {
 
 const snippetRunes = 120
 
-// Snippet keeps the first printable words of a body: markup tags and control
+// Snippet keeps the first printable words of a body: tags and control
 // characters dropped, whitespace collapsed, invalid UTF-8 replaced.
 func Snippet(b []byte) string {
 	var out strings.Builder
@@ -254,9 +246,8 @@ func retryAfterHeader(v string) int64 {
 	return 0
 }
 
-// notAToolResponse is the client-made answer to a response that carried
-// no ToolResponse (a gateway's text or HTML): a 429 is a rate limit all
-// the same, anything else an http_error quoting the body.
+// notAToolResponse answers a response that carried no ToolResponse (a
+// gateway's text or HTML): a 429 is a rate limit all the same.
 func notAToolResponse(tool, url string, status int, header http.Header, raw []byte) *ToolResponse {
 	if status == http.StatusTooManyRequests {
 		return RateLimited(tool, url, header.Get("Retry-After"))
@@ -264,9 +255,7 @@ func notAToolResponse(tool, url string, status int, header http.Header, raw []by
 	return HTTPFailure(tool, url, status, httpErrorMessage(status, raw))
 }
 
-// RateLimited is the client-made rate_limit of a 429 without a
-// ToolResponse, waited out and retried as one, as long as Retry-After
-// says.
+// RateLimited is the client-made rate_limit of a 429 without a ToolResponse.
 func RateLimited(tool, url, retryAfter string) *ToolResponse {
 	r := ClientError(tool, CodeRateLimit, "rate limited (HTTP 429 from "+shownURL(url)+")", true)
 	r.RetryAfterMs = retryAfterHeader(retryAfter)
