@@ -343,7 +343,7 @@ func groupsTakeSharedFlags(c *cobra.Command, g *cmdutil.GlobalOptions) {
 	if !c.HasSubCommands() {
 		return
 	}
-	cmdutil.TakesFlags(c, g, cmdutil.ServerFlags, cmdutil.EndpointFlags, cmdutil.ScopeFlags, cmdutil.ConnectionFlags, cmdutil.TransportFlags, cmdutil.MCPFlags, cmdutil.ConsentFlags)
+	cmdutil.CallsTools(c, g)
 	for _, sub := range c.Commands() {
 		groupsTakeSharedFlags(sub, g)
 	}

@@ -115,9 +115,6 @@ func (c check) String() string {
 	return "every failing check"
 }
 
-// pinned reports a filter that names exactly one check.
-func (c check) pinned() bool { return c.scenario != "" && c.viewport != "" }
-
 // pairChecks pairs the repeated --scenario and --viewport flags by
 // position; a single one of either applies to every one of the other.
 func pairChecks(scenarios, viewports []string) ([]check, error) {
@@ -164,7 +161,7 @@ type approval struct {
 // names one.
 func (a approval) question(ctx context.Context) string {
 	count := ""
-	if all := len(a.checks); a.checks[0].pinned() {
+	if all, first := len(a.checks), a.checks[0]; first.scenario != "" && first.viewport != "" {
 		count = fmt.Sprintf("%d %s", all, plural(all, "check", "checks"))
 	} else if n, ok := a.countFailing(ctx); ok {
 		count = fmt.Sprintf("%d failing %s", n, plural(n, "check", "checks"))

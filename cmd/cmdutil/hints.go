@@ -25,17 +25,13 @@ func WithHint(resp *api.ToolResponse, s Settings) *api.ToolResponse {
 		resp = &out
 	}
 	msg, hint := resp.ErrorMessage(), actionHint(resp, s)
-	if refusedNothing(resp, s) {
+	if resp.Failure.CredentialRefused && s.sentNone() {
 		msg = "the server asks for a credential, and none was sent (HTTP 401)"
 	}
 	if msg == resp.ErrorMessage() && hint == "" {
 		return resp
 	}
 	return resp.WithErrorMessage(msg + hint)
-}
-
-func refusedNothing(resp *api.ToolResponse, s Settings) bool {
-	return resp.Failure.CredentialRefused && s.sentNone()
 }
 
 func actionHint(resp *api.ToolResponse, s Settings) string {
