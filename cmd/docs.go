@@ -4,11 +4,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// NewCmdEnvironment is the help topic "vq help environment": every
-// environment variable vq reads, the files it keeps, and every shared flag
-// with its variable (a command's help shows only the few most used).
-// Having no RunE makes it a topic that cobra lists under "Additional help
-// topics".
+// NewCmdEnvironment is the help topic "vq help environment" (no RunE: a
+// topic cobra lists under "Additional help topics").
 func NewCmdEnvironment() *cobra.Command {
 	return &cobra.Command{
 		Use:   "environment",

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/visualq/vq/format"
 	"os"
 	"os/signal"
 	"strings"
@@ -27,12 +26,12 @@ import (
 	"github.com/visualq/vq/cmd/sandbox"
 	"github.com/visualq/vq/cmd/task"
 	vqversion "github.com/visualq/vq/cmd/version"
+	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Main runs vq with the process's arguments and returns its exit code.
-// It is the one place where errors become exit codes.
+// Main runs vq and returns its exit code.
 func Main() int {
 	ctx, stop := signalContext()
 	defer stop()
@@ -58,7 +57,7 @@ func execute(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		return nil // the reader left; what it read was right
 	}
 	_, panicked := errors.AsType[*exitcode.PanicError](err)
-	if err != nil && !*started && !typed(err) && !panicked {
+	if err != nil && !*started && exitcode.Of(err) == exitcode.Internal && !panicked {
 		// cobra's own complaints (a missing required flag, a bad argument
 		// count) come before any command runs: they are usage errors.
 		err = &exitcode.UsageError{Reason: err.Error(), Hint: "see: " + c.CommandPath() + " --help"}
@@ -69,10 +68,9 @@ func execute(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	return err
 }
 
-// executeRecovering runs the command tree. A panic in it is a bug in vq:
-// it becomes an error, so that vq exits with the internal code and a
-// one-line report rather than the Go runtime's stack dump and exit 2,
-// which scripts would read as a usage error.
+// executeRecovering runs the command tree; a panic becomes an error, so vq
+// exits with the internal code rather than the runtime's exit 2, which
+// scripts would read as a usage error.
 func executeRecovering(ctx context.Context, root *cobra.Command) (c *cobra.Command, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -83,9 +81,7 @@ func executeRecovering(ctx context.Context, root *cobra.Command) (c *cobra.Comma
 }
 
 // writeFailureDocument gives a script that asked for JSON its one document
-// when vq failed before any answer (a usage mistake, a bad config): a
-// ToolResponse vq makes, with the exit status's code. The person still
-// reads the error on stderr.
+// when vq failed before any answer.
 func writeFailureDocument(f *cmdutil.Factory, c *cobra.Command, err error) {
 	exit := exitcode.Of(err)
 	_, usage := errors.AsType[*exitcode.UsageError](err)
@@ -94,8 +90,7 @@ func writeFailureDocument(f *cmdutil.Factory, c *cobra.Command, err error) {
 	_ = format.JSON(print.Out, resp, print.Terminal)
 }
 
-// toolOf is the tool a command calls: vq invoke's first argument, the
-// tool a task command fronts, or "" for the rest.
+// toolOf is the tool a command calls, or "".
 func toolOf(c *cobra.Command) string {
 	if c.Name() == "invoke" {
 		return c.Flags().Arg(0)
@@ -109,10 +104,10 @@ func toolOf(c *cobra.Command) string {
 	return ""
 }
 
-// wireRuns wraps every command's RunE: it records that a command began, so
-// execute can tell cobra's argument errors from the command's own
-// failures, and resolves the global flags first. Doing it here, not in a
-// PersistentPreRunE, keeps it working for commands that have their own.
+// wireRuns wraps every command's RunE to record that a command began (so
+// execute can tell cobra's argument errors from the command's own) and to
+// resolve the global flags first. A PersistentPreRunE would be replaced by
+// a command's own.
 func wireRuns(c *cobra.Command, f *cmdutil.Factory) *bool {
 	started := new(bool)
 	var wrap func(*cobra.Command)
@@ -137,8 +132,8 @@ func wireRuns(c *cobra.Command, f *cmdutil.Factory) *bool {
 	return started
 }
 
-// runGroup is what a command that groups others does: alone, it shows its
-// help; with anything else, it is an unknown command, never a silent exit 0.
+// runGroup shows a group's help; given words, it is an unknown command,
+// never a silent exit 0.
 func runGroup(c *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return c.Help()
@@ -156,11 +151,7 @@ func unknownCommand(c *cobra.Command, name string) error {
 }
 
 // flagError makes cobra's flag complaints usage errors that say what to
-// do: the command that was meant when a group got a flag after a word that
-// names no command, that a shared flag does not apply to a command that
-// does not take it, the KEY=VALUE pair that was meant when the flag names
-// an argument of the command's tool, the flag that was meant when one is
-// misspelt. args are the words vq was given.
+// do; args are the words vq was given.
 func flagError(c *cobra.Command, err error, args []string) error {
 	if rest := c.Flags().Args(); c.HasSubCommands() && len(rest) > 0 {
 		return unknownCommand(c, rest[0])
@@ -183,9 +174,7 @@ func flagError(c *cobra.Command, err error, args []string) error {
 	return &exitcode.UsageError{Reason: err.Error(), Hint: hint}
 }
 
-// calledTool is the tool c calls with KEY=VALUE pairs: vq invoke's or vq
-// ci call's first word, or the tool of a task command that passes pairs
-// on; "" for the rest.
+// calledTool is the tool c calls with KEY=VALUE pairs, or "".
 func calledTool(c *cobra.Command) string {
 	if c.Name() == "call" && c.HasParent() && c.Parent().Name() == "ci" {
 		return c.Flags().Arg(0)
@@ -197,8 +186,7 @@ func calledTool(c *cobra.Command) string {
 	return tool
 }
 
-// argumentOf is the argument of c's tool (in the registry) that name,
-// given as a flag, names but for case; "" when it names none.
+// argumentOf is the argument of c's tool that name names but for case, or "".
 func argumentOf(c *cobra.Command, name string) string {
 	spec, known := api.LookupTool(calledTool(c))
 	if !known {
@@ -226,15 +214,13 @@ func flagValue(args []string, name string) string {
 	return "VALUE"
 }
 
-// isSharedFlag reports whether name is one of vq's shared flags, all of
-// which the root takes.
+// isSharedFlag reports one of vq's shared flags, all of which the root takes.
 func isSharedFlag(c *cobra.Command, name string) bool {
 	f := c.Root().Flags().Lookup(name)
 	return f != nil && cmdutil.IsShared(f)
 }
 
-// closestFlag is the flag of c (its own or inherited) nearest to name, when
-// it is near enough to be a typo.
+// closestFlag is the flag of c near enough to name to be a typo, or "".
 func closestFlag(c *cobra.Command, name string) string {
 	best, bestDistance := "", 3
 	c.Flags().VisitAll(func(f *pflag.Flag) {
@@ -245,13 +231,9 @@ func closestFlag(c *cobra.Command, name string) string {
 	return best
 }
 
-func typed(err error) bool {
-	return exitcode.Of(err) != exitcode.Internal
-}
-
-// report prints an error that the command did not already show; a
-// recovered panic's stack only under --debug (or VQ_DEBUG, read here too
-// as the panic may have come before the flags were resolved).
+// report prints an error the command did not already show; a panic's
+// stack only under --debug (or VQ_DEBUG: the panic may have come before
+// the flags were resolved).
 func report(f *cmdutil.Factory, err error) {
 	if err == nil || exitcode.Silent(err) {
 		return
@@ -278,11 +260,9 @@ func report(f *cmdutil.Factory, err error) {
 	print.Error(err.Error())
 }
 
-// signalContext is cancelled by SIGINT (cause context.Canceled) or SIGTERM
-// (cause exitcode.ErrTerminated), so in-flight requests stop at once.
+// signalContext is cancelled by SIGINT or SIGTERM (cause ErrTerminated).
 // SIGPIPE is ignored, so a reader that leaves early (vq ... | head -1) makes
-// writes fail with EPIPE, which ends vq quietly (see ClosedPipe), instead of
-// killing it with a signal's exit status.
+// writes fail with EPIPE, which ends vq quietly, instead of killing it.
 func signalContext() (context.Context, func()) {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -348,22 +328,22 @@ Try it with no account: vq demo
 	return root
 }
 
-// newCmdMCP is vq mcp with vq mcp serve, a group of its own, under it.
+// newCmdMCP is vq mcp with vq mcp serve under it.
 func newCmdMCP(f *cmdutil.Factory) *cobra.Command {
 	c := mcp.NewCmdMCP(f)
 	c.AddCommand(mcpserve.NewCmdServe(f, nil))
 	return c
 }
 
-// groupsTakeSharedFlags gives every group of the tree every shared flag,
-// so that one may stand before the name of the command that takes it (vq
-// --profile prod ci run-vrt): finding the command, cobra must know which
-// flags take a value. Alone, a group shows its help, as with any flag.
+// groupsTakeSharedFlags gives every group every shared flag, so that one
+// may stand before the name of the command that takes it (vq --profile
+// prod ci run-vrt): finding the command, cobra must know which flags take
+// a value.
 func groupsTakeSharedFlags(c *cobra.Command, g *cmdutil.GlobalOptions) {
 	if !c.HasSubCommands() {
 		return
 	}
-	cmdutil.TakesFlags(c, g, cmdutil.ServerFlags, cmdutil.EndpointFlags, cmdutil.ScopeFlags, cmdutil.ConnectionFlags, cmdutil.TransportFlags, cmdutil.MCPFlags, cmdutil.ConsentFlags)
+	cmdutil.CallsTools(c, g)
 	for _, sub := range c.Commands() {
 		groupsTakeSharedFlags(sub, g)
 	}

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"runtime/debug"
 
 	vqversion "github.com/visualq/vq/cmd/version"
@@ -39,14 +40,5 @@ func buildInfo() (v, c, d string) {
 			}
 		}
 	}
-	if v == "" {
-		v = "dev"
-	}
-	if c == "" {
-		c = "unknown"
-	}
-	if d == "" {
-		d = "unknown"
-	}
-	return v, c, d
+	return cmp.Or(v, "dev"), cmp.Or(c, "unknown"), cmp.Or(d, "unknown")
 }

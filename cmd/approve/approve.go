@@ -1,5 +1,5 @@
-// Package approve holds vq approve: a run's changes accepted as the new
-// baseline, one approve_vrt_results call per check, sent as a batch.
+// Package approve holds vq approve: one approve_vrt_results call per
+// check, sent as a batch.
 package approve
 
 import (
@@ -24,16 +24,13 @@ import (
 type ApproveOptions struct {
 	RunID  string
 	Checks []check
-	// Calls are the approve_vrt_results calls, one per check, without
-	// consent: it is given once for all of them.
+	// Calls are one per check, without consent: it is given once for all.
 	Calls    []api.Call
 	DryRun   bool
 	Pipeline *cmdutil.Pipeline
 }
 
-// NewCmdApprove accepts a run's changes as the new baseline: all of them,
-// or the checks named by --scenario/--viewport pairs, asked for once.
-// runF replaces the behaviour in tests of flag parsing.
+// NewCmdApprove is vq approve; runF is for flag-parsing tests.
 func NewCmdApprove(f *cmdutil.Factory, runF func(context.Context, *ApproveOptions) error) *cobra.Command {
 	opts := &ApproveOptions{Pipeline: cmdutil.NewPipeline(f)}
 	c := &cobra.Command{
@@ -65,7 +62,7 @@ sends nothing.`,
 		opts.RunID, opts.Checks, opts.Calls = args[0], checks, make([]api.Call, len(checks))
 		spec := api.MustTool(api.ToolApprove)
 		for i, ch := range checks {
-			if opts.Calls[i], err = spec.Call(approveArgs(opts.RunID, ch)); err != nil {
+			if opts.Calls[i], err = spec.Call(map[string]any{"runId": opts.RunID, "scenarioLabel": ch.scenario, "viewport": ch.viewport}); err != nil {
 				return nil, &exitcode.UsageError{Reason: err.Error(), Hint: "usage: " + c.UseLine()}
 			}
 		}
@@ -78,9 +75,8 @@ sends nothing.`,
 	return c
 }
 
-// approveRun runs vq approve: one call per check, consent asked for once
-// on a terminal in words that say how many checks it approves, several
-// sent as a batch. With --dry-run the calls are shown and nothing is sent.
+// approveRun asks consent once for every call, in words that say how many
+// checks it approves.
 func approveRun(ctx context.Context, o *ApproveOptions) error {
 	p := o.Pipeline
 	if o.DryRun {
@@ -92,15 +88,13 @@ func approveRun(ctx context.Context, o *ApproveOptions) error {
 	switch {
 	case err != nil:
 		return err
-	case answer == cmdutil.Declined:
-		return p.Show(ctx, declinedAnswer(api.ToolApprove))
-	case len(calls) == 1:
+	case len(calls) == 1 && answer != cmdutil.Declined:
 		// Not asked, it goes as it is: the server's confirm gate answers
 		// (and in the TUI, its dialog asks).
 		return p.Run(ctx, calls[0])
 	case answer != cmdutil.Consented:
-		// A script is never asked: nothing is sent without --yes.
-		return p.Show(ctx, declinedAnswer(api.ToolApprove))
+		// A batch is never sent without consent.
+		return p.Show(ctx, declinedAnswer())
 	}
 	return a.sendBatch(ctx, calls)
 }
@@ -120,9 +114,6 @@ func (c check) String() string {
 	}
 	return "every failing check"
 }
-
-// pinned reports a filter that names exactly one check.
-func (c check) pinned() bool { return c.scenario != "" && c.viewport != "" }
 
 // pairChecks pairs the repeated --scenario and --viewport flags by
 // position; a single one of either applies to every one of the other.
@@ -153,18 +144,12 @@ func pairChecks(scenarios, viewports []string) ([]check, error) {
 	return checks, nil
 }
 
-// approveArgs is the approve_vrt_results arguments for one filter.
-func approveArgs(runID string, c check) map[string]any {
-	return map[string]any{"runId": runID, "scenarioLabel": c.scenario, "viewport": c.viewport}
-}
-
 // checkOf is the filter an approve_vrt_results call approves.
 func checkOf(c api.Call) check {
 	return check{scenario: fmt.Sprint(c.Args["scenarioLabel"]), viewport: fmt.Sprint(c.Args["viewport"])}
 }
 
-// approval is one vq approve of several checks of a run: the question
-// that asks for it, and its batch.
+// approval is one vq approve of several checks of a run.
 type approval struct {
 	runID    string
 	checks   []check
@@ -172,11 +157,11 @@ type approval struct {
 }
 
 // question asks once for the whole approval, saying how many checks it
-// approves: the filters that name one check each count themselves, others
-// are counted on the run's failures (a read) when the server answers.
+// approves: counted on the run's failures (a read) unless each filter
+// names one.
 func (a approval) question(ctx context.Context) string {
 	count := ""
-	if all := len(a.checks); a.checks[0].pinned() {
+	if all, first := len(a.checks), a.checks[0]; first.scenario != "" && first.viewport != "" {
 		count = fmt.Sprintf("%d %s", all, plural(all, "check", "checks"))
 	} else if n, ok := a.countFailing(ctx); ok {
 		count = fmt.Sprintf("%d failing %s", n, plural(n, "check", "checks"))
@@ -223,12 +208,9 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// sendBatch sends the consented approvals as a batch (ui.RunBatch: a few
-// at a time, each distinct call once), each through the sender of a
-// single call, so each gets its hints, retries and bounds; --wait-timeout
-// ends the whole batch. It says on stderr how each call ended, and shows
-// one answer for them all. Ctrl-C stops it: the summary on stderr says
-// what was not sent, and vq exits as interrupted.
+// sendBatch sends the consented approvals as a batch, each as a single
+// call is sent; --wait-timeout ends the whole batch. It shows one answer
+// for them all; Ctrl-C stops it and says what was not sent.
 func (a approval) sendBatch(ctx context.Context, calls []api.Call) error {
 	p := a.pipeline
 	_, s, err := p.Connect(ctx)
@@ -260,17 +242,13 @@ func (a approval) sendBatch(ctx context.Context, calls []api.Call) error {
 	return p.Show(ctx, a.answer(outcomes, bound))
 }
 
-// batchStates are the words that say how a call of the batch ended.
 var batchStates = map[ui.BatchState]string{ui.BatchDone: "approved", ui.BatchRefused: "refused", ui.BatchMaybeApplied: "may have been applied:"}
 
-// describe names an approval's check for a person.
 func describe(c api.Call) string { return checkOf(c).String() }
 
-// answer is the one answer vq shows for a batch of approvals, each call's
-// outcome in data.results: ok when every call was approved, else the
-// failure that matters most, a call that may have been applied before the
-// bound that left calls unsent (bound, zero when it was not reached)
-// before a refusal.
+// answer is the one answer of a batch: ok when every call was approved,
+// else the failure that matters most, maybe-applied before the bound
+// (zero when not reached) before a refusal.
 func (a approval) answer(outcomes []ui.BatchOutcome, bound time.Duration) *api.ToolResponse {
 	outcomes = appliedOrder(outcomes)
 	type result struct {
@@ -319,11 +297,9 @@ func (a approval) answer(outcomes []ui.BatchOutcome, bound time.Duration) *api.T
 	return resp
 }
 
-// appliedOrder is the outcomes in the order the server applied them: each
-// approval says how many checks still failed after it (data.remaining),
-// and the answers may come back in another order than the server's, or
-// the calls'. Approvals that say nothing of it, and the rest, follow in
-// the calls' order.
+// appliedOrder is the outcomes in the order the server applied them, by
+// data.remaining (answers may come back in another order); the rest
+// follow in the calls' order.
 func appliedOrder(outcomes []ui.BatchOutcome) []ui.BatchOutcome {
 	remaining := make([]int, len(outcomes))
 	for i, o := range outcomes {
@@ -345,8 +321,6 @@ func appliedOrder(outcomes []ui.BatchOutcome) []ui.BatchOutcome {
 	return sorted
 }
 
-// batchFailure is the failure one call of a batch ended with, nil for
-// one approved or not sent.
 func batchFailure(o ui.BatchOutcome) *api.ToolResponse {
 	switch {
 	case o.State == ui.BatchDone || o.State == ui.BatchNotSent:
@@ -359,7 +333,6 @@ func batchFailure(o ui.BatchOutcome) *api.ToolResponse {
 	return api.ClientError(o.Call.Tool, api.CodeHTTPError, o.Err.Error(), true)
 }
 
-// dryRunAnswer lists the calls vq approve would send.
 func dryRunAnswer(o *ApproveOptions) *api.ToolResponse {
 	data, _ := json.Marshal(map[string]any{"dryRun": true, "calls": o.Calls})
 	names := make([]string, len(o.Checks))
@@ -372,9 +345,8 @@ func dryRunAnswer(o *ApproveOptions) *api.ToolResponse {
 		Data: data, Warnings: []string{}, NextActions: []api.NextAction{}}
 }
 
-// declinedAnswer is the answer when consent was not given: nothing was
-// sent.
-func declinedAnswer(tool string) *api.ToolResponse {
+func declinedAnswer() *api.ToolResponse {
+	const tool = api.ToolApprove
 	return &api.ToolResponse{OK: false, Tool: tool, Summary: "Not sent: consent was not given.",
 		Data: json.RawMessage("null"), Warnings: []string{}, NextActions: []api.NextAction{},
 		Error:       &api.ToolError{Code: api.CodeConfirmRequired, Message: tool + " changes your project: confirm at the prompt, or pass --yes"},

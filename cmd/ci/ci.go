@@ -1,6 +1,5 @@
-// Package ci holds vq ci and its subcommands (run-vrt, run-perf, status,
-// call): runs of the CI endpoint started, followed to their verdict, and
-// that verdict as the exit code.
+// Package ci holds vq ci and its subcommands: runs of the CI endpoint
+// started, followed to their verdict, and that verdict as the exit code.
 //
 // It may import cmd/cmdutil, cmd/iostreams, api, format, ui and the
 // internal leaves; never cmd nor another command group.
@@ -10,27 +9,24 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"github.com/visualq/vq/format"
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/api/mcpclient"
 	"github.com/visualq/vq/cmd/cmdutil"
+	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// CIOptions are the inputs of the vq ci commands: one CI tool and its args.
+// CIOptions are the inputs of the vq ci commands.
 type CIOptions struct {
-	Tool string
-	Args map[string]any
-	// Raw prints the CI answer itself as JSON and never waits (vq ci call).
-	Raw      bool
+	Tool     string
+	Args     map[string]any
+	Raw      bool // vq ci call: the CI answer itself, never waiting
 	Pipeline *cmdutil.Pipeline
 }
 
-// ciJSONHelp is the one account of what --json and --jq see for the CI
-// commands, shared by their help texts.
 const ciJSONHelp = `CI tools answer plain JSON, not ToolResponses. vq wraps each answer in a
 ToolResponse (ok, tool, summary, data = the CI answer, error), so --json
 prints one ToolResponse document like every other command, also for HTTP
@@ -57,8 +53,6 @@ http_error, not_found). A wait that stops before the verdict (a timeout,
 Ctrl-C, a failure) keeps the run in its document's .data (runId, url,
 status as last seen) and prints the command that resumes.`
 
-// ciReportsHelp is the account of what vq ci hands a pipeline beside
-// stdout, shared by the help of the commands that report a run.
 const ciReportsHelp = `In a pipeline: --junit PATH writes the run's JUnit report (one case per
 check) to PATH beside whatever stdout shows. Under GitHub Actions
 (GITHUB_ACTIONS=true) the default format is github (annotations, and the
@@ -68,8 +62,7 @@ whatever the format; an outputs file vq cannot write is a warning, never
 another exit code. The action visualq/vq@v1 and GitLab and Jenkins recipes:
 docs/ci in the repository.`
 
-// NewCmdCI groups the CI endpoint's commands. runF replaces the behaviour
-// of every subcommand in tests of flag parsing.
+// NewCmdCI groups the CI endpoint's commands; runF is for flag-parsing tests.
 func NewCmdCI(f *cmdutil.Factory, runF func(context.Context, *CIOptions) error) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "ci",
@@ -99,8 +92,8 @@ default); --timeout bounds each request.
 	return c
 }
 
-// ciCmd builds a CI subcommand from the options its arguments make: output
-// flags always, wait flags unless it only calls (vq ci call).
+// ciCmd builds a CI subcommand; one that waits takes the wait flags and
+// the reports.
 func ciCmd(f *cmdutil.Factory, c *cobra.Command, waits bool, build func(args []string) (*CIOptions, error), runF func(context.Context, *CIOptions) error) *cobra.Command {
 	p := cmdutil.NewPipeline(f)
 	cmdutil.AddOutputFlags(c, &p.Output)
@@ -198,8 +191,8 @@ command's, the CI answer under .data.`,
 	return c
 }
 
-// runCI calls the CI tool, then shows the answer: raw for vq ci call, else
-// followed to the run's verdict with --wait, else as it stands.
+// runCI calls the CI tool, then shows the answer, with --wait followed to
+// the run's verdict.
 func runCI(ctx context.Context, opts *CIOptions) error {
 	p := opts.Pipeline
 	resp, err := p.SendCI(ctx, (*mcpclient.Client).CallCI, opts.Tool, opts.Args)
@@ -231,11 +224,9 @@ func resumeRunWait(runID string) string {
 	return "vq ci status " + textsafe.ShellQuote(runID) + " --wait"
 }
 
-// waitRun polls get_run_status for the run started's answer with the
-// watch policy and display, then shows the verdict. A wait that times out,
-// is interrupted or ends in an error keeps the run's handle: its answer
-// holds the run as last seen (--jq .data.runId), and stderr the command
-// that resumes. Neither a timeout nor Ctrl-C ever reads as a failed run.
+// waitRun polls the run to its verdict. A wait that stops short keeps the
+// run's handle in its answer and prints the command that resumes; neither
+// a timeout nor Ctrl-C ever reads as a failed run.
 func waitRun(ctx context.Context, p *cmdutil.Pipeline, started *api.ToolResponse) error {
 	run, _ := api.ParseCIRun(started)
 	w := p.Watch()
@@ -284,10 +275,8 @@ func waitRun(ctx context.Context, p *cmdutil.Pipeline, started *api.ToolResponse
 	return showVerdict(ctx, p, last)
 }
 
-// showStopped shows the answer of a wait that stopped before the verdict
-// when a script asked for a document (it gets its one document, and the
-// error line); the reports are of it either way. The error is Show's, or
-// nil when nothing was shown.
+// showStopped shows the answer of a wait stopped before the verdict to a
+// script, which gets its one document; the reports are of it either way.
 func showStopped(ctx context.Context, p *cmdutil.Pipeline, resp *api.ToolResponse) error {
 	if p.Output.Structured() {
 		return p.Show(ctx, resp)
@@ -297,10 +286,8 @@ func showStopped(ctx context.Context, p *cmdutil.Pipeline, resp *api.ToolRespons
 }
 
 // showVerdict shows a CI answer and exits with the run's verdict. A failed
-// run is shown as its failed checks, fetched with get_run_failures and
-// rendered as vq failures renders them, and exits run_failed even though
-// that call succeeded: changes found are a verdict, never a crash. A JSON
-// document of a verdict that is not a pass is ok:false (api.RunFailure).
+// run is shown as vq failures shows its checks, and exits run_failed even
+// though that call succeeded.
 func showVerdict(ctx context.Context, p *cmdutil.Pipeline, resp *api.ToolResponse) error {
 	run, isRun := api.ParseCIRun(resp)
 	if !isRun || run.Verdict() == exitcode.OK {
@@ -313,10 +300,8 @@ func showVerdict(ctx context.Context, p *cmdutil.Pipeline, resp *api.ToolRespons
 		if err != nil {
 			return err
 		}
-		// Shown as vq failures shows it (on a terminal the TUI opens into
-		// triage), in the run's own shape. Failures that could not be
-		// fetched leave the run's answer as it is and say why; the run's
-		// verdict is still the exit code.
+		// Failures that could not be fetched leave the run's answer as it
+		// is and say why; the run's verdict is still the exit code.
 		if failures.OK {
 			resp = resp.WithFailures(failures)
 		} else {
@@ -341,9 +326,8 @@ func showVerdict(ctx context.Context, p *cmdutil.Pipeline, resp *api.ToolRespons
 	return &exitcode.Error{Code: run.Verdict()}
 }
 
-// showCIAnswer prints a CI answer as vq ci call does: the JSON the server
-// sent on stdout, and a failure's error line on stderr. --json, --jq and
-// --format render the wrapping ToolResponse as for any command.
+// showCIAnswer prints the JSON the server sent, or the wrapping
+// ToolResponse as the output flags ask.
 func showCIAnswer(ctx context.Context, p *cmdutil.Pipeline, resp *api.ToolResponse) error {
 	if p.Output.Structured() {
 		return p.Show(ctx, resp)

@@ -16,9 +16,8 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// ParseArgs builds a tool's args from --args (a JSON object given inline, as
-// @FILE, or - for stdin) overridden by KEY=VALUE (a string) and KEY:=JSON (a
-// raw JSON value) pairs, as HTTPie reads them.
+// ParseArgs builds a tool's args from --args (JSON inline, @FILE or -)
+// overridden by KEY=VALUE and KEY:=JSON pairs, as HTTPie reads them.
 func ParseArgs(pairs []string, argsFlag string, stdin io.Reader) (map[string]any, error) {
 	args := map[string]any{}
 	if argsFlag != "" {
@@ -27,8 +26,12 @@ func ParseArgs(pairs []string, argsFlag string, stdin io.Reader) (map[string]any
 			return nil, err
 		}
 		if err := DecodeJSON(src, &args); err != nil || args == nil {
+			got := "got null"
+			if err != nil {
+				got = err.Error()
+			}
 			return nil, &exitcode.UsageError{
-				Reason: "--args must be a JSON object: " + errText(err, "got null"),
+				Reason: "--args must be a JSON object: " + got,
 				Hint:   `example: --args '{"runId": "run_abc"}'`,
 			}
 		}
@@ -61,8 +64,7 @@ func readArgsSource(flag string, stdin io.Reader) ([]byte, error) {
 	return []byte(flag), nil
 }
 
-// parsePair reads KEY=VALUE or KEY:=JSON. The first = splits key from value;
-// a key ending in : marks the value as JSON.
+// parsePair reads KEY=VALUE or KEY:=JSON, split at the first =.
 func parsePair(p string) (string, any, error) {
 	key, value, ok := strings.Cut(p, "=")
 	if !ok || key == "" || key == ":" {
@@ -98,20 +100,9 @@ func DecodeJSON(b []byte, v any) error {
 	return nil
 }
 
-func errText(err error, fallback string) string {
-	if err != nil {
-		return err.Error()
-	}
-	return fallback
-}
-
-// checkArgNames refuses, before anything is sent, a key of a KEY=VALUE
-// pair that the tool does not take: known are the arguments it declares.
-// A tool that passes other arguments on (open: the registry's ExtraArgs,
-// an input schema that allows additional properties) takes any key, but
-// one that is a near miss of a known argument (brnch for branch, runid for
-// runId) is a typo, never sent: --args JSON (of vq invoke, or vq ci call
-// for a CI tool) sends it as it is.
+// checkArgNames refuses a pair's key the tool does not take. An open tool
+// (one that passes other arguments on) takes any key but a near miss of a
+// known one (brnch for branch), a typo never sent: --args sends it as it is.
 func checkArgNames(tool string, keys, known []string, open bool) error {
 	for _, key := range slices.Sorted(slices.Values(keys)) {
 		if slices.Contains(known, key) {
@@ -139,9 +130,8 @@ func checkArgNames(tool string, keys, known []string, open bool) error {
 	return nil
 }
 
-// CheckKnownArgs is checkArgNames against the registry, for a tool it
-// knows: the arguments a VisualQ or CI tool takes. A tool it does not
-// know is the server's to judge.
+// CheckKnownArgs is checkArgNames against the registry; a tool it does
+// not know is the server's to judge.
 func CheckKnownArgs(tool string, keys []string) error {
 	spec, known := api.LookupTool(tool)
 	if !known {
@@ -165,10 +155,9 @@ const (
 	maxSuggested   = 64
 )
 
-// nearestName is the name of names that key is a near miss of: the same
-// but for case, or one edit away (two for names longer than four bytes);
-// "" when none is. Only names of about the key's length are compared,
-// and none longer than maxSuggested, so each costs at most 64×66 steps.
+// nearestName is the name key is a near miss of (case, or one edit; two
+// for names over four bytes), or "". Only names of about the key's length
+// and at most maxSuggested are compared: each costs at most 64×66 steps.
 func nearestName(key string, names []string) string {
 	best, bestDistance := "", 0
 	key = strings.ToLower(key)

@@ -14,15 +14,10 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// TaskCommands is the one table of the task commands: for each, the tool
-// it fronts and where each of the tool's arguments goes on its command
-// line. A row builds its command's usage line, argument check, argument
-// flags and positional completion (TaskCommand.Shape), reads the call's
-// arguments back (TaskCommand.Values), and prints a next action of its
-// tool as this command (FrontingLine). The tool's wire facts (its
-// arguments, write, async, CI, whether it passes other pairs on) are the
-// registry's, in api/tools.go. A tool's first row is the command its next
-// actions print as.
+// TaskCommands is the one table of the task commands: the tool each
+// fronts and where each argument goes on its command line. The tool's
+// wire facts are the registry's (api/tools.go). A tool's first row is the
+// command its next actions print as (FrontingLine).
 var TaskCommands = []TaskCommand{
 	{Path: "failures", Tool: api.ToolRunFailures, Positional: []string{"runId"}},
 	{Path: "diff", Tool: api.ToolDiffStats, Positional: []string{"runId"}, Flags: []ArgFlag{
@@ -49,19 +44,13 @@ var TaskCommands = []TaskCommand{
 
 // TaskCommand is one row of TaskCommands.
 type TaskCommand struct {
-	// Path is the command as typed after "vq": "failures", "scenario create".
-	Path string
-	// Tool is the registry's tool the command calls.
-	Tool string
-	// Positional are the tool's arguments given as words, in order; their
-	// usage names are the argument names in capitals (runId: RUN_ID).
-	Positional []string
+	Path       string // as typed after "vq": "scenario create"
+	Tool       string
+	Positional []string // arguments given as words, in order
 	// Repeats: the last positional word may be given several times, one
 	// call each (vq watch JOB_ID...).
 	Repeats bool
-	// Flags are the tool's arguments given by flag. A flag of a required
-	// argument is a required flag.
-	Flags []ArgFlag
+	Flags   []ArgFlag // a required argument's flag is required
 }
 
 // ArgFlag is a tool argument given by a flag of its own.
@@ -74,8 +63,7 @@ type ArgFlag struct {
 	Repeated bool
 }
 
-// TaskRow is the row of the command at path; a path without one is a
-// programming error, and it panics.
+// TaskRow is the row of the command at path; it panics without one.
 func TaskRow(path string) TaskCommand {
 	i := slices.IndexFunc(TaskCommands, func(t TaskCommand) bool { return t.Path == path })
 	if i < 0 {
@@ -84,8 +72,7 @@ func TaskRow(path string) TaskCommand {
 	return TaskCommands[i]
 }
 
-// FrontingRow is the row of the command that fronts tool, if one does:
-// its first.
+// FrontingRow is the first row of tool, if any.
 func FrontingRow(tool string) (TaskCommand, bool) {
 	i := slices.IndexFunc(TaskCommands, func(t TaskCommand) bool { return t.Tool == tool })
 	if i < 0 {
@@ -97,15 +84,12 @@ func FrontingRow(tool string) (TaskCommand, bool) {
 // Spec is the registry's entry of the row's tool.
 func (t TaskCommand) Spec() api.ToolSpec { return api.MustTool(t.Tool) }
 
-// required reports whether the registry requires the tool's argument.
 func (t TaskCommand) required(arg string) bool {
 	return slices.ContainsFunc(t.Spec().Args, func(a api.ToolArg) bool { return a.Name == arg && a.Required })
 }
 
-// Shape gives c what the row says: its usage line (the command's name,
-// its words and argument flags, the pairs when the tool takes other
-// arguments, then more, the usage of c's own flags), the check of its
-// words, the argument flags and the completion of run and job IDs.
+// Shape gives c the row's usage line (ending in more), word check,
+// argument flags and ID completion.
 func (t TaskCommand) Shape(f *Factory, c *cobra.Command, more string) *cobra.Command {
 	c.Use, c.Args, c.ValidArgsFunction = t.usage(more), t.checkWords(), t.completeWords(f)
 	for _, fl := range t.Flags {
@@ -121,7 +105,6 @@ func (t TaskCommand) Shape(f *Factory, c *cobra.Command, more string) *cobra.Com
 	return c
 }
 
-// usage is the row's usage line, as cobra's Use.
 func (t TaskCommand) usage(more string) string {
 	words := []string{t.Path[strings.LastIndexByte(t.Path, ' ')+1:]}
 	for _, arg := range t.Positional {
@@ -165,8 +148,8 @@ func usageName(arg string) string {
 	return b.String()
 }
 
-// checkWords checks the words against the row: exactly its positional
-// words; at least those when the last repeats or pairs may follow.
+// checkWords wants exactly the positional words; at least those when the
+// last repeats or pairs may follow.
 func (t TaskCommand) checkWords() cobra.PositionalArgs {
 	names := make([]string, len(t.Positional))
 	for i, arg := range t.Positional {
@@ -191,8 +174,8 @@ func (t TaskCommand) checkWords() cobra.PositionalArgs {
 	}
 }
 
-// completeWords completes the positional words that are run or job IDs
-// with the ones seen recently; nil when none is.
+// completeWords completes run or job IDs with recent ones; nil when no
+// word is one.
 func (t TaskCommand) completeWords(f *Factory) cobra.CompletionFunc {
 	isID := func(arg string) bool { return slices.Contains(completions.IDKinds, arg) }
 	if !slices.ContainsFunc(t.Positional, isID) {
@@ -206,15 +189,12 @@ func (t TaskCommand) completeWords(f *Factory) cobra.CompletionFunc {
 		if i >= len(t.Positional) || !isID(t.Positional[i]) {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		return completeRecent(f, t.Positional[i])(c, args, toComplete)
+		return NewCompleter(f).recent(t.Positional[i])(c, args, toComplete)
 	}
 }
 
-// Values are the tool's arguments as c was given them: the positional
-// words, the argument flags (a repeated one's first value: the first
-// check's call), and KEY=VALUE pairs for a tool that takes other
-// arguments, which an argument flag given overrides. A pair's key that is
-// a near miss of the tool's arguments is refused (CheckKnownArgs).
+// Values are the tool's arguments as c was given them: words, flags (a
+// repeated one's first value) and pairs, which a flag overrides.
 func (t TaskCommand) Values(c *cobra.Command, words []string) (map[string]any, error) {
 	values := map[string]any{}
 	if t.Spec().ExtraArgs {
@@ -246,10 +226,8 @@ func (t TaskCommand) Values(c *cobra.Command, words []string) (map[string]any, e
 }
 
 // FrontingLine is a next action as the command that fronts its tool, when
-// every argument fits it: positional and flag values are non-empty strings
-// that do not look like a flag, every required argument is there, and any
-// other argument is a pair the command passes on. It is format's
-// CommandPrinter: format prints vq invoke for the rest.
+// every argument fits it (format's CommandPrinter: the rest print as vq
+// invoke).
 func FrontingLine(a api.NextAction) (string, bool) {
 	t, fronted := FrontingRow(a.Tool)
 	if !fronted || !t.hasRequired(a.Args) {
@@ -273,7 +251,6 @@ func FrontingLine(a api.NextAction) (string, bool) {
 	return strings.Join(append(words, pairs...), " "), ok
 }
 
-// hasRequired reports whether args hold every argument the tool requires.
 func (t TaskCommand) hasRequired(args map[string]any) bool {
 	return !slices.ContainsFunc(t.Spec().Args, func(arg api.ToolArg) bool {
 		_, set := args[arg.Name]
@@ -281,10 +258,9 @@ func (t TaskCommand) hasRequired(args map[string]any) bool {
 	})
 }
 
-// argumentWords are the command's words for args: vq, its path, the
-// positional words, then the argument flags, shell-quoted; used are the
-// arguments they carry. fits is false when a value cannot be such a word:
-// not a string, empty, or looking like a flag.
+// argumentWords are the command's words for args, shell-quoted, and the
+// arguments they carry; fits is false when a value is not a string, is
+// empty, or looks like a flag.
 func (t TaskCommand) argumentWords(args map[string]any) (words []string, used map[string]bool, fits bool) {
 	words, used = append([]string{"vq"}, strings.Fields(t.Path)...), map[string]bool{}
 	add := func(arg string, before ...string) bool {
@@ -304,16 +280,10 @@ func (t TaskCommand) argumentWords(args map[string]any) (words []string, used ma
 			return nil, nil, false
 		}
 	}
-	for _, fl := range sortedFlags(t.Flags) {
+	for _, fl := range slices.SortedFunc(slices.Values(t.Flags), func(x, y ArgFlag) int { return strings.Compare(x.Arg, y.Arg) }) {
 		if !add(fl.Arg, "--"+fl.Name) {
 			return nil, nil, false
 		}
 	}
 	return words, used, true
-}
-
-// sortedFlags are flags in the order of their arguments' names, the
-// order a printed command gives them in.
-func sortedFlags(flags []ArgFlag) []ArgFlag {
-	return slices.SortedFunc(slices.Values(flags), func(x, y ArgFlag) int { return strings.Compare(x.Arg, y.Arg) })
 }

@@ -19,15 +19,13 @@ import (
 const completionBudget = 900 * time.Millisecond
 
 // Completer completes command lines from what the cache and the server
-// know: tool names and their argument keys, recent run and job IDs, the
-// checks of a run's failures. Every server call it makes is a read within
-// completionBudget, and any failure means nothing to offer.
+// know. Every server call it makes is a read within completionBudget, and
+// any failure means nothing to offer.
 type Completer struct {
-	// client is the server's client as a command's would be.
 	client func(context.Context) (*mcpclient.Client, Settings, error)
 	cache  completions.Cache
-	// transport is the --transport setting, which completing what only
-	// MCP offers (prompts, resources) sets to mcp.
+	// transport is --transport, which completing what only MCP offers
+	// (prompts, resources) sets to mcp.
 	transport *string
 }
 
@@ -35,16 +33,11 @@ func NewCompleter(f *Factory) Completer {
 	return Completer{client: f.Client, cache: completions.Open(f.Getenv), transport: &f.Global.Transport}
 }
 
-// CompleteCheckFlags completes --scenario and --viewport of a command on
-// one run's checks from that run's failures.
+// CompleteCheckFlags completes --scenario and --viewport from the run's
+// failures.
 func CompleteCheckFlags(f *Factory, c *cobra.Command) {
 	_ = c.RegisterFlagCompletionFunc("scenario", NewCompleter(f).checkFlag("scenarioLabel", "viewport"))
 	_ = c.RegisterFlagCompletionFunc("viewport", NewCompleter(f).checkFlag("viewport", "scenario"))
-}
-
-// completeRecent completes the run or job IDs (kind) seen recently.
-func completeRecent(f *Factory, kind string) cobra.CompletionFunc {
-	return NewCompleter(f).recent(kind)
 }
 
 func (cp Completer) recent(kind string) cobra.CompletionFunc {
@@ -53,8 +46,8 @@ func (cp Completer) recent(kind string) cobra.CompletionFunc {
 	}
 }
 
-// tools is the catalogue completion offers: the server's tools/list
-// through the cache, or the built-in one when no server or key is configured.
+// tools is the server's tools/list through the cache, or the built-in
+// catalogue without a server or key.
 func (cp Completer) tools(ctx context.Context) []completions.Tool {
 	client, s, err := cp.client(ctx)
 	if err != nil || s.APIKey == "" {
@@ -70,8 +63,7 @@ func (cp Completer) tools(ctx context.Context) []completions.Tool {
 	return cp.cache.Tools(ctx, s.BaseURL+" "+s.Endpoint, list)
 }
 
-// Invoke completes vq invoke TOOL KEY=VALUE...: the tool name, then the
-// keys it takes (each once), then values the cache or the run knows.
+// Invoke completes vq invoke TOOL KEY=VALUE...
 func (cp Completer) Invoke(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	ctx, cancel := context.WithTimeout(commandContext(c), completionBudget)
 	defer cancel()
@@ -111,14 +103,12 @@ func (cp Completer) Invoke(c *cobra.Command, args []string, toComplete string) (
 	return withPrefix(keys, toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 }
 
-// withPrefix keeps the candidates that extend what was typed, so the answer
-// is exact for every shell, also those that do not filter themselves.
+// withPrefix keeps the candidates that extend what was typed: some
+// shells do not filter themselves.
 func withPrefix(candidates []string, typed string) []string {
 	return slices.DeleteFunc(candidates, func(c string) bool { return !strings.HasPrefix(c, typed) })
 }
 
-// argValues are the values known for an argument: recent IDs, or the
-// scenarios and viewports failing in the run named by runId=.
 func (cp Completer) argValues(ctx context.Context, key string, given map[string]string) []string {
 	switch key {
 	case completions.RunID, completions.JobID:
@@ -130,9 +120,8 @@ func (cp Completer) argValues(ctx context.Context, key string, given map[string]
 	return nil
 }
 
-// checkFlag completes --scenario or --viewport of a run's command (key
-// names the argument it fills) from the run's failures, narrowed by the
-// other flag when that is set.
+// checkFlag completes the flag of argument key from the run's failures,
+// narrowed by otherFlag when set.
 func (cp Completer) checkFlag(key, otherFlag string) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if len(args) == 0 {
@@ -145,9 +134,7 @@ func (cp Completer) checkFlag(key, otherFlag string) cobra.CompletionFunc {
 	}
 }
 
-// checkValues are the distinct scenario labels (key scenarioLabel) or
-// viewports (key viewport) of checks, keeping those whose other field is
-// other when other is set.
+// checkValues are the distinct key values of checks, narrowed by other.
 func checkValues(checks []layout.Check, key, other string) []string {
 	var values Distinct
 	for _, ch := range checks {
@@ -170,7 +157,6 @@ type Distinct struct {
 	seen map[string]bool
 }
 
-// Add appends v to the list unless it is empty or there already.
 func (d *Distinct) Add(v string) {
 	if v == "" || d.seen[v] {
 		return
@@ -182,9 +168,8 @@ func (d *Distinct) Add(v string) {
 	d.List = append(d.List, v)
 }
 
-// failedChecks asks the server for a run's failures within ctx, a read
-// sent as it is: completion never asks, retries past its budget or signs
-// in. Any failure (no server, no key, timeout) means nothing to offer.
+// failedChecks asks the server for a run's failures within ctx: completion
+// never asks, retries past its budget or signs in.
 func (cp Completer) failedChecks(ctx context.Context, runID string) []layout.Check {
 	if runID == "" {
 		return nil

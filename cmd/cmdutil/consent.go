@@ -12,21 +12,14 @@ import (
 type ConsentAnswer int
 
 const (
-	// NotAsked: nobody was asked (no one to ask, or the policy is never):
-	// the calls are as they were.
-	NotAsked ConsentAnswer = iota
-	// Declined: the person said no; nothing is to be sent.
-	Declined
-	// Consented: --yes, or yes to the question; the calls carry the
-	// consent argument.
-	Consented
+	NotAsked  ConsentAnswer = iota // the calls are as they were
+	Declined                       // nothing is to be sent
+	Consented                      // the calls carry the consent argument
 )
 
-// ObtainConsent is consent on the command line, by policy (ui.Consent.For):
-// given by --yes, asked at the prompt ask (nil: nobody can be asked here),
-// or not. The TUI asks in its own dialog; both send in.Confirmed() when it
-// was given. Nothing a server sends reaches it as a consent: a server's
-// confirm_required only makes a command ask.
+// ObtainConsent is consent on the command line by policy, asked at ask
+// (nil: nobody can be asked here). Nothing a server sends reaches it as a
+// consent: a server's confirm_required only makes a command ask.
 func ObtainConsent(ctx context.Context, policy ui.Consent, ask iostreams.YesNo, in ui.WriteIntent) ([]api.Call, ConsentAnswer, error) {
 	switch policy.For(in) {
 	case ui.ConsentAsk:

@@ -19,32 +19,24 @@ import (
 	"github.com/visualq/vq/ui"
 )
 
-// Factory holds the dependencies every command may need, made lazily:
-// the streams and the terminal read from them, the environment, the
-// global flags it resolves settings from, the server's client and the
-// browser opener. It holds no behaviour of a call: that is the Pipeline's.
+// Factory holds the dependencies every command may need, made lazily; a
+// call's behaviour is the Pipeline's.
 type Factory struct {
-	IOStreams *iostreams.IOStreams
-	Getenv    func(string) string
-	// OpenURL opens a link in the user's browser (ui.OpenURL when nil).
-	OpenURL func(string) error
-	// AppVersion is vq's version as its requests name it (User-Agent).
-	AppVersion string
+	IOStreams  *iostreams.IOStreams
+	Getenv     func(string) string
+	OpenURL    func(string) error
+	AppVersion string // in the User-Agent
 
 	Global GlobalOptions
 
-	// terminal is made by Terminal on first use, once the flags are
-	// resolved (vq mcp serve sets the agent's first).
-	terminal *iostreams.Terminal
-	// clients are the API clients made by Client, closed (their MCP
-	// sessions ended) when the command is done.
-	clients []*mcpclient.Client
-	// configSaid is what the config file's reads have said once for this
-	// process.
+	// terminal is made on first use, once the flags are resolved (vq mcp
+	// serve sets the agent's first).
+	terminal   *iostreams.Terminal
+	clients    []*mcpclient.Client // closed by CloseClients
 	configSaid configSaid
 }
 
-// NewFactory is the factory of the real process, vq at appVersion.
+// NewFactory is the factory of the real process.
 func NewFactory(appVersion string) *Factory {
 	return &Factory{IOStreams: iostreams.System(), Getenv: os.Getenv, OpenURL: ui.OpenURL, AppVersion: appVersion}
 }
@@ -52,11 +44,8 @@ func NewFactory(appVersion string) *Factory {
 // Settings are the global options resolved flag > environment > config
 // file, for the one server the call goes to.
 type Settings struct {
-	BaseURL string
-	// Profile is the name of BaseURL's entry in the config file, if any;
-	// PickedBy says what chose the server: a flag, a variable or the
-	// config file's active entry.
-	Profile     string
+	BaseURL     string
+	Profile     string // BaseURL's entry name in the config file
 	PickedBy    string
 	APIKey      string
 	KeySource   string
@@ -65,21 +54,17 @@ type Settings struct {
 	Transport   string
 	Endpoint    string
 	ConfigPath  string
-	// OAuth is the token vq auth login --oauth stored for the MCP endpoint,
-	// nil when there is none; oauthErr says why a token file could not be
-	// read, for the calls that would have used it.
-	OAuth    *account.OAuthToken
+	OAuth       *account.OAuthToken // stored for the MCP endpoint
+	// oauthErr is why the token file could not be read, for the calls
+	// that would have used it.
 	oauthErr error
-	// For the refusals' words (origin): keyring says the OS keyring was
-	// looked in, headerAuth that --header gives an Authorization, and
-	// withheld is the source of a key not sent to an --endpoint on
-	// another host.
+	// For the refusals' words (origin): withheld is the source of a key
+	// not sent to an --endpoint on another host.
 	keyring, headerAuth bool
 	withheld            string
 }
 
-// MCPEndpoint is the MCP endpoint the settings name: --endpoint, else the
-// base URL's /api/mcp.
+// MCPEndpoint is --endpoint, else the base URL's /api/mcp.
 func (s Settings) MCPEndpoint() string {
 	if s.Endpoint != "" {
 		return s.Endpoint
@@ -90,9 +75,7 @@ func (s Settings) MCPEndpoint() string {
 	return s.BaseURL + api.MCPPath
 }
 
-// Home is the VisualQ server's address, whose origin alone the images of
-// its answers are fetched from (api.Client.FetchPublic): the base URL,
-// else the MCP endpoint.
+// Home is the origin images are fetched from (api.Client.FetchPublic).
 func (s Settings) Home() string { return cmp.Or(s.BaseURL, s.Endpoint) }
 
 // HasCredential reports whether a call may be sent: with an API key, an
@@ -102,8 +85,7 @@ func (s Settings) HasCredential() bool {
 	return s.APIKey != "" || (s.Transport == api.TransportMCP && (s.OAuth != nil || s.Endpoint != ""))
 }
 
-// Terminal is what the streams and the display flags say about the
-// person at the other end, read once.
+// Terminal is read once from the streams and the display flags.
 func (f *Factory) Terminal() *iostreams.Terminal {
 	if f.terminal == nil {
 		f.terminal = iostreams.NewTerminal(f.IOStreams, f.Getenv, f.Global.NoTUI, f.Global.NoColor, f.Global.NoPager)
@@ -112,25 +94,22 @@ func (f *Factory) Terminal() *iostreams.Terminal {
 	return f.terminal
 }
 
-// SetTerminal makes t the terminal of the factory's commands, before
-// any reads it: vq mcp serve's is the agent's.
+// SetTerminal sets the terminal before any reads it: vq mcp serve's is
+// the agent's.
 func (f *Factory) SetTerminal(t *iostreams.Terminal) { f.terminal = t }
 
-// Config is the config file of this process, and the store of API keys
-// and tokens beside it.
+// Config is the config file and the key store beside it.
 func (f *Factory) Config() ConfigFile {
 	return ConfigFile{getenv: f.Getenv, global: &f.Global, warn: func(msg string) { f.Terminal().Print.Warning(msg) }, said: &f.configSaid}
 }
 
-// Settings resolves the global settings for the server the flags, the
-// environment or the config file pick (see server). It reads the config
-// file and, only when VQ_API_KEY is unset, the keyring, which may be slow
-// or locked: the lookup ends with ctx.
+// Settings resolves the settings for the server pickServer picks. Only
+// when VQ_API_KEY is unset it reads the keyring, which may be slow or
+// locked: the lookup ends with ctx.
 func (f *Factory) Settings(ctx context.Context) (Settings, error) {
 	return f.settings(ctx, f.Config().Read)
 }
 
-// settings is Settings with the config file read by config.
 func (f *Factory) settings(ctx context.Context, config func() (account.CredentialStore, account.Config, error)) (Settings, error) {
 	store, cfg, err := config()
 	if err != nil {
@@ -145,7 +124,7 @@ func (f *Factory) settings(ctx context.Context, config func() (account.Credentia
 	return s, err
 }
 
-// SettingsFor resolves the settings as Settings does, for baseURL.
+// SettingsFor is Settings for baseURL.
 func (f *Factory) SettingsFor(ctx context.Context, baseURL string) (Settings, error) {
 	store, cfg, err := f.Config().Read()
 	if err != nil {
@@ -154,9 +133,8 @@ func (f *Factory) SettingsFor(ctx context.Context, baseURL string) (Settings, er
 	return resolveSettings(ctx, f.Global, f.Getenv, store, cfg, baseURL)
 }
 
-// ConfigFile reads the config file for settings: its permissions are
-// checked once a process, and one that cannot be used is passed over,
-// once said, for a call that needs none of it.
+// ConfigFile reads the config file, checking its permissions once a
+// process.
 type ConfigFile struct {
 	getenv func(string) string
 	global *GlobalOptions
@@ -164,12 +142,10 @@ type ConfigFile struct {
 	said   *configSaid
 }
 
-// configSaid: the file's and its directory's permissions were checked
-// (and warned about); a file that cannot be used was passed over for a
-// call, and said so.
+// configSaid is what the reads have warned about once a process.
 type configSaid struct{ checked, skipped bool }
 
-// Store is the store of API keys this process uses.
+// Store is the store of API keys ($VQ_CONFIG, else the default path).
 func (c ConfigFile) Store() (account.CredentialStore, error) {
 	path := c.getenv("VQ_CONFIG")
 	if path == "" {
@@ -182,7 +158,7 @@ func (c ConfigFile) Store() (account.CredentialStore, error) {
 	return account.CredentialStore{ConfigPath: path, UseKeyring: c.getenv("VQ_NO_KEYRING") == ""}, nil
 }
 
-// Read is the store and the config file as they are.
+// Read loads the config file.
 func (c ConfigFile) Read() (account.CredentialStore, account.Config, error) {
 	store, err := c.Store()
 	if err != nil {
@@ -198,10 +174,9 @@ func (c ConfigFile) Read() (account.CredentialStore, account.Config, error) {
 	return store, cfg, err
 }
 
-// forCall is read for a call: a config file that cannot be used (not
-// JSON, too large, not a regular file) is passed over, with a warning,
-// when the flags and the environment give the server and its key, so
-// that a broken file breaks only the commands that need it.
+// forCall is Read, but a file that cannot be used is passed over, with
+// a warning, when the flags and the environment give the server and its
+// key: a broken file breaks only the commands that need it.
 func (c ConfigFile) forCall() (account.CredentialStore, account.Config, error) {
 	store, cfg, err := c.Read()
 	if errors.Is(err, account.ErrUnreadableFile) && !needsConfig(*c.global, c.getenv) {
@@ -231,12 +206,10 @@ func needsConfig(g GlobalOptions, getenv func(string) string) bool {
 	return cmp.Or(g.Endpoint, getenv("VQ_ENDPOINT")) == ""
 }
 
-// resolveSettings resolves every setting for base: a flag, else its
-// variable, else base's entry, else the file's default. The key is
-// VQ_API_KEY, else the one stored for base and no other server. The
-// server's URLs are kept normalised (NormalizeBaseURL): a host name is
-// sent lower case, as servers that check it (the MCP SDK's DNS-rebinding
-// guard) expect.
+// resolveSettings picks each setting for base: flag, variable, base's
+// entry, the file's default. The key is VQ_API_KEY, else the one stored
+// for base and no other server. URLs are normalised: servers that check
+// the host (the MCP SDK's DNS-rebinding guard) expect it lower case.
 func resolveSettings(ctx context.Context, g GlobalOptions, getenv func(string) string, store account.CredentialStore, cfg account.Config, base string) (Settings, error) {
 	_, entry, _ := cfg.Find(base)
 	pick := func(flag, env, stored, fallback string) string {
@@ -288,10 +261,9 @@ func resolveSettings(ctx context.Context, g GlobalOptions, getenv func(string) s
 	return s, nil
 }
 
-// pickServer picks the server calls go to: --base-url, else --profile,
-// else VQ_BASE_URL, else VQ_PROFILE, else the config file's active entry,
-// and says which did. A profile is an entry's name or base URL; a profile
-// and a base URL given together must name one server.
+// pickServer picks the server (--base-url, --profile, VQ_BASE_URL,
+// VQ_PROFILE, the active entry) and says which did. A profile and a base
+// URL given together must name one server.
 func pickServer(g GlobalOptions, getenv func(string) string, cfg account.Config) (base, pickedBy string, err error) {
 	for _, level := range []struct{ base, profile, baseName, profileName string }{
 		{g.BaseURL, g.Profile, "--base-url", "--profile"},
@@ -330,8 +302,7 @@ func UnknownProfile(flag, name string, cfg account.Config) error {
 	return &exitcode.UsageError{Reason: fmt.Sprintf("%s %q: no server is signed in under that name or URL", flag, name), Hint: hint}
 }
 
-// ProfileNames are the names --profile accepts: each entry's name, else
-// its base URL.
+// ProfileNames are the names --profile accepts.
 func ProfileNames(cfg account.Config) []string {
 	var names []string
 	for _, base := range cfg.BaseURLs() {
@@ -340,8 +311,7 @@ func ProfileNames(cfg account.Config) []string {
 	return names
 }
 
-// DisplayURL is a server URL as vq prints it: without a password, and
-// without terminal controls.
+// DisplayURL is a server URL without its password or terminal controls.
 func DisplayURL(raw string) string {
 	if u, err := url.Parse(raw); err == nil {
 		raw = u.Redacted()
@@ -349,9 +319,8 @@ func DisplayURL(raw string) string {
 	return textsafe.SanitizeLine(raw)
 }
 
-// Client builds the API client for the resolved settings. A missing
-// server is a usage error; a missing key is reported by the caller as the
-// unauthorized response, before anything is sent.
+// Client builds the API client for the resolved settings. A missing key
+// is the caller's to report, as the unauthorized response.
 func (f *Factory) Client(ctx context.Context) (*mcpclient.Client, Settings, error) {
 	s, err := f.settings(ctx, f.Config().forCall)
 	if err != nil {
@@ -364,8 +333,8 @@ func (f *Factory) Client(ctx context.Context) (*mcpclient.Client, Settings, erro
 	return client, s, err
 }
 
-// ClientFor builds the API client for s, and drops from s a stored key
-// the client will not send (mcpOptions).
+// ClientFor builds the API client for s, dropping from s a key the
+// client will not send (mcpOptions).
 func (f *Factory) ClientFor(s *Settings) (*mcpclient.Client, error) {
 	if err := checkServer(*s, f.Global.MCP); err != nil {
 		return nil, err
@@ -396,10 +365,7 @@ func (f *Factory) ClientFor(s *Settings) (*mcpclient.Client, error) {
 	return client, nil
 }
 
-// checkServer refuses settings no call can be sent with: an unknown
-// transport, or one at odds with the MCP flags; no server; a server URL
-// that is not http(s), or plain http off this machine; a stdio: endpoint
-// that names no command.
+// checkServer refuses settings no call can be sent with.
 func checkServer(s Settings, mcpFlags MCPOptions) error {
 	if err := checkTransport(s, mcpFlags); err != nil {
 		return err
@@ -418,13 +384,10 @@ func checkServer(s Settings, mcpFlags MCPOptions) error {
 	return checkStdio(s, mcpFlags.EnvPairs)
 }
 
-// mcpOptions sets the transport and picks the MCP credential. A VisualQ
-// API key (stored or VQ_API_KEY) belongs to its server, the base URL's: it
-// is never sent to an --endpoint elsewhere, a stdio server included. To
-// send a credential to such a server, the user names it: --header
-// 'Authorization: Bearer ...'. Without a key the OAuth token stored for
-// the endpoint is used, refreshed when it expires, and signed in again
-// for when the server refuses it where a person (or headless vq) can.
+// mcpOptions sets the transport and picks the MCP credential. An API key
+// belongs to the base URL's server: it is never sent to an --endpoint
+// elsewhere (stdio included); the user names such a credential with
+// --header. Without a key the endpoint's stored OAuth token is used.
 func (f *Factory) mcpOptions(opts *mcpclient.Options, s *Settings) {
 	opts.OverMCP, opts.Endpoint = s.Transport == api.TransportMCP, s.Endpoint
 	if s.Transport != api.TransportMCP {
@@ -446,7 +409,7 @@ func (f *Factory) mcpOptions(opts *mcpclient.Options, s *Settings) {
 	}
 }
 
-// CloseClients ends the MCP sessions of every client this process made.
+// CloseClients ends the MCP sessions of every client made.
 func (f *Factory) CloseClients() {
 	for _, c := range f.clients {
 		_ = c.Close()
@@ -454,15 +417,14 @@ func (f *Factory) CloseClients() {
 	f.clients = nil
 }
 
-// ShowDocument writes v, a JSON document that is no ToolResponse (the
-// exit-code table, the version, vq auth status), as the output flags ask.
+// ShowDocument writes v, a JSON document that is no ToolResponse.
 func ShowDocument(ctx context.Context, f *Factory, out *OutputOptions, v any) error {
 	f.IOStreams.Documented = true
 	return f.Terminal().Print.Document(ctx, v, out.renderOptions())
 }
 
-// checkTransport refuses an unknown --transport, and --endpoint with
-// --transport invoke: an endpoint is an MCP server's.
+// checkTransport refuses an unknown --transport, and one at odds with
+// --endpoint or the MCP flags.
 func checkTransport(s Settings, mcpFlags MCPOptions) error {
 	switch s.Transport {
 	case "", api.TransportInvoke, api.TransportMCP:
@@ -472,7 +434,6 @@ func checkTransport(s Settings, mcpFlags MCPOptions) error {
 	if s.Endpoint != "" && s.Transport == api.TransportInvoke {
 		return &exitcode.UsageError{Reason: "--endpoint names an MCP endpoint; it cannot be used with --transport invoke", Hint: "drop --transport, or use --transport mcp"}
 	}
-	// An MCP flag on calls that go to the invoke endpoint would do nothing.
 	if flag := mcpFlags.given(); flag != "" && s.Transport != api.TransportMCP {
 		return &exitcode.UsageError{
 			Reason: flag + " acts on MCP calls; this command's calls go to the invoke endpoint",
@@ -488,10 +449,9 @@ func sameHost(a, b string) bool {
 	return errA == nil && errB == nil && strings.EqualFold(ua.Host, ub.Host) && ua.Scheme == ub.Scheme
 }
 
-// CheckServerURL refuses a server URL that is not http(s), and plain http
-// to a host other than loopback, where the key would cross the network in
-// clear. source names where the URL came from, as the user gave it: a flag,
-// its variable, or a prompt's answer.
+// CheckServerURL refuses a URL that is not http(s), and plain http off
+// loopback, where the key would cross the network in clear. source is a
+// flag, a variable or a prompt, as the user gave it.
 func CheckServerURL(source, raw string) error {
 	example, https := "example: https://visualq.example.com", "use an https:// URL"
 	if strings.HasPrefix(source, "--") {
@@ -513,15 +473,14 @@ func CheckServerURL(source, raw string) error {
 	return nil
 }
 
-// IsLoopback reports a host name or address of this machine. Host names
-// are case-insensitive (RFC 4343): LOCALHOST is localhost.
+// IsLoopback reports a host of this machine (names case-insensitive, RFC 4343).
 func IsLoopback(host string) bool {
 	ip := net.ParseIP(host)
 	return strings.EqualFold(host, "localhost") || (ip != nil && ip.IsLoopback())
 }
 
-// checkStdio refuses a stdio: endpoint that names no command (or quotes
-// it wrongly).
+// checkStdio refuses a stdio: endpoint that names no command, and --env
+// without one.
 func checkStdio(s Settings, env []string) error {
 	if !strings.HasPrefix(s.Endpoint, mcpclient.StdioScheme) {
 		if len(env) > 0 {

@@ -13,13 +13,10 @@ import (
 	"github.com/visualq/vq/internal/exitcode"
 )
 
-// GlobalOptions are the flags many commands share: which server, what
-// every call carries, how vq talks to the server, the consent and the
-// display. Each command takes the sets it acts on (CallsServer,
-// CallsTools, TakesFlags); the display flags are every command's
-// (persistent on the root). A group takes them all, so that they may
-// stand before a command's name (vq --profile prod failures run_abc); a
-// command given one it does not take refuses it (flagError).
+// GlobalOptions are the flags many commands share. Each command takes the
+// sets it acts on (TakesFlags); a group takes them all, so that they may
+// stand before a command's name (vq --profile prod failures run_abc), and
+// a command given one it does not take refuses it (flagError).
 type GlobalOptions struct {
 	BaseURL     string
 	Profile     string
@@ -34,44 +31,30 @@ type GlobalOptions struct {
 	NoTUI       bool
 	NoColor     bool
 	NoPager     bool
-	// MCP: --header, --log-level, --save-dir, --elicit-defaults (see
-	// mcp_flags.go).
-	MCP MCPOptions
-	// timeoutGiven: --timeout was on the command line, so it bounds a
-	// whole MCP call instead of its idle time.
+	MCP         MCPOptions
+	// timeoutGiven: --timeout bounds a whole MCP call instead of its idle time.
 	timeoutGiven bool
-	// defined are each set's flags, defined once per tree: the commands
-	// that take a set share its flags, which only the command that runs
-	// parses.
+	// defined are each set's flags, defined once per tree and shared by
+	// the commands that take it: only the command that runs parses them.
 	defined [sharedSets]*pflag.FlagSet
 }
 
 // SharedSet is one set of the shared flags.
 type SharedSet int
 
+// The shared sets; DisplayFlags are persistent on the root.
 const (
-	// ServerFlags name the VisualQ server a command calls.
 	ServerFlags SharedSet = iota
-	// EndpointFlags name an MCP endpoint instead (any MCP server).
 	EndpointFlags
-	// ScopeFlags are what every call carries.
 	ScopeFlags
-	// ConnectionFlags say how vq talks to a server: bounds, retries and
-	// trace.
 	ConnectionFlags
-	// TransportFlags pick the endpoint of VisualQ's tools: invoke or MCP.
 	TransportFlags
-	// MCPFlags are what an MCP server gets and may ask: they act only on
-	// calls that go over MCP.
-	MCPFlags
-	// ConsentFlags give the consent of a command that sends tool calls.
+	MCPFlags // act only on calls over MCP
 	ConsentFlags
-	// DisplayFlags are every command's, persistent on the root.
 	DisplayFlags
 	sharedSets
 )
 
-// defineShared defines each set's flags on fs, bound to g.
 var defineShared = [sharedSets]func(fs *pflag.FlagSet, g *GlobalOptions){
 	ServerFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
 		fs.StringVar(&g.BaseURL, "base-url", "", "VisualQ server URL (env VQ_BASE_URL)")
@@ -103,12 +86,10 @@ var defineShared = [sharedSets]func(fs *pflag.FlagSet, g *GlobalOptions){
 	},
 }
 
-// sharedAnnotation marks a flag as one of the shared ones, which help
-// lists apart from a command's own.
+// sharedAnnotation marks a shared flag, which help lists apart.
 const sharedAnnotation = "vq.shared"
 
-// FlagsOf is the flag set of the shared flags of set, bound to g, each
-// marked shared.
+// FlagsOf is the flag set of set, bound to g.
 func (g *GlobalOptions) FlagsOf(set SharedSet) *pflag.FlagSet {
 	if g.defined[set] == nil {
 		fs := pflag.NewFlagSet("shared", pflag.ContinueOnError)
@@ -130,28 +111,23 @@ func TakesFlags(c *cobra.Command, g *GlobalOptions, sets ...SharedSet) *cobra.Co
 	return c
 }
 
-// CallsServer gives c the flags of a command that calls a server: which
-// server, what every call carries, and how vq talks to it.
+// CallsServer gives c the flags of a command that calls a server.
 func CallsServer(c *cobra.Command, g *GlobalOptions) *cobra.Command {
 	return TakesFlags(c, g, ServerFlags, EndpointFlags, ScopeFlags, ConnectionFlags, TransportFlags, MCPFlags)
 }
 
-// CallsTools gives c the flags of a command that sends tool calls through
-// the pipeline: CallsServer's, and --yes, the consent a write needs.
+// CallsTools is CallsServer with --yes, for commands that send tool calls.
 func CallsTools(c *cobra.Command, g *GlobalOptions) *cobra.Command {
 	return TakesFlags(c, g, ServerFlags, EndpointFlags, ScopeFlags, ConnectionFlags, TransportFlags, MCPFlags, ConsentFlags)
 }
 
-// CallsMCP gives c the flags of a command that speaks MCP whatever the
-// transport setting says (its methods have no invoke counterpart): no
-// --transport.
+// CallsMCP is CallsServer without --transport, for MCP-only methods.
 func CallsMCP(c *cobra.Command, g *GlobalOptions) *cobra.Command {
 	return TakesFlags(c, g, ServerFlags, EndpointFlags, ScopeFlags, ConnectionFlags, MCPFlags)
 }
 
-// CallsCI gives c the flags of a command that calls the VisualQ server's
-// CI endpoint, which is under the base URL and speaks neither invoke nor
-// MCP: no --endpoint, --transport or MCP flags.
+// CallsCI gives c the flags of a command that calls the CI endpoint under
+// the base URL, which speaks neither invoke nor MCP.
 func CallsCI(c *cobra.Command, g *GlobalOptions) *cobra.Command {
 	return TakesFlags(c, g, ServerFlags, ScopeFlags, ConnectionFlags)
 }
@@ -162,8 +138,7 @@ func IsShared(f *pflag.Flag) bool {
 	return shared
 }
 
-// Resolve folds in the environment variables that stand in for flags (vq
-// help environment), once, so every later test of them is the flag's.
+// Resolve folds in the environment variables that stand in for flags, once.
 func (g *GlobalOptions) Resolve(c *cobra.Command, getenv func(string) string) error {
 	g.NoTUI = g.NoTUI || getenv("VQ_NO_TUI") != ""
 	g.NoColor = g.NoColor || getenv("NO_COLOR") != ""
@@ -175,8 +150,7 @@ func (g *GlobalOptions) Resolve(c *cobra.Command, getenv func(string) string) er
 	return g.MCP.resolve()
 }
 
-// OutputOptions are the output flags of a command that prints answers
-// for programs as well as people: --json, --format and --jq.
+// OutputOptions are --json, --format and --jq.
 type OutputOptions struct {
 	JSON   bool
 	Format string
@@ -201,7 +175,6 @@ func AddOutputFlags(c *cobra.Command, o *OutputOptions, formats ...string) {
 	c.PreRunE = chainPreRun(c.PreRunE, func(*cobra.Command, []string) error { return o.resolve(formats) })
 }
 
-// resolve checks the output flags before anything is sent.
 func (o *OutputOptions) resolve(formats []string) error {
 	if o.Format != "" && !slices.Contains(formats, o.Format) {
 		return &exitcode.UsageError{Reason: fmt.Sprintf("unknown --format %q", o.Format), Hint: "use one of: " + strings.Join(formats, ", ")}
@@ -225,14 +198,12 @@ func (o *OutputOptions) resolve(formats []string) error {
 	return nil
 }
 
-// Structured is whether the flags ask for output a program reads (--json,
-// --jq, a CI format) rather than text for a person. A nil OutputOptions is
-// a command without output flags: text.
+// Structured is whether the flags ask for output a program reads. A nil
+// OutputOptions is text.
 func (o *OutputOptions) Structured() bool {
 	return o != nil && (o.query != nil || (o.Format != "" && o.Format != "text"))
 }
 
-// renderOptions are the format package's view of the flags.
 func (o *OutputOptions) renderOptions() format.Options {
 	if o == nil {
 		return format.Options{Commands: FrontingLine}
@@ -240,10 +211,8 @@ func (o *OutputOptions) renderOptions() format.Options {
 	return format.Options{Format: o.Format, Query: o.query, Commands: FrontingLine}
 }
 
-// AsksForJSON reports whether c's flags ask for one JSON document on
-// stdout, read from the flags themselves, or from the words given (args)
-// when a flag error stopped their parsing: a failure may come before the
-// command checked them.
+// AsksForJSON reports whether c's flags ask for JSON on stdout, read from
+// args too: a flag error may have stopped their parsing.
 func AsksForJSON(c *cobra.Command, args []string) bool {
 	flag := func(name string) string {
 		if f := c.Flags().Lookup(name); f != nil {
@@ -272,22 +241,19 @@ func AsksForJSON(c *cobra.Command, args []string) bool {
 // enough for any proof, short enough that a forgotten CI step ends.
 const DefaultWatchTimeout = 30 * time.Minute
 
-// WaitOptions are the flags of a command that follows a job or run to its
-// end: --wait (where waiting is optional), --interval and --wait-timeout.
+// WaitOptions are --wait, --interval and --wait-timeout.
 type WaitOptions struct {
 	Wait     bool
 	Interval time.Duration
 	Timeout  time.Duration
 
-	// timeoutGiven: --wait-timeout was on the command line.
 	timeoutGiven bool
-	// legacyTimeout is --timeout when it was given and --wait-timeout was
-	// not: for one release it still bounds the whole wait, as it did.
+	// legacyTimeout is --timeout given without --wait-timeout: for one
+	// release it still bounds the whole wait, as it did.
 	legacyTimeout time.Duration
 }
 
-// AddWaitFlags gives c the wait flags; optional adds --wait itself, for a
-// command that waits only when asked.
+// AddWaitFlags gives c the wait flags; optional adds --wait itself.
 func AddWaitFlags(c *cobra.Command, w *WaitOptions, optional bool) {
 	fs := c.Flags()
 	if optional {
@@ -315,8 +281,7 @@ func (w *WaitOptions) resolve(c *cobra.Command) error {
 	return nil
 }
 
-// bound is the whole wait's bound. A --timeout given without --wait-timeout
-// still bounds it, as before --wait-timeout existed, with a note saying so.
+// bound is the whole wait's bound, noting a deprecated --timeout.
 func (w *WaitOptions) bound(note func(string)) time.Duration {
 	if w.legacyTimeout > 0 {
 		note("--timeout bounding the whole wait is deprecated; use --wait-timeout " + w.legacyTimeout.String())
@@ -325,8 +290,7 @@ func (w *WaitOptions) bound(note func(string)) time.Duration {
 	return w.Timeout
 }
 
-// chainPreRun runs first, then next: flag helpers add their checks to a
-// command's own.
+// chainPreRun runs first, then next.
 func chainPreRun(first, next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
 	if first == nil {
 		return next
@@ -339,16 +303,14 @@ func chainPreRun(first, next func(*cobra.Command, []string) error) func(*cobra.C
 	}
 }
 
-// featuredFlags are the shared flags a command's help shows, the first
-// maxFeaturedFlags of them it takes in this order; it names the others,
-// which vq help environment lists with their variables.
+// featuredFlags are the shared flags a command's help shows: the first
+// maxFeaturedFlags it takes; it names the others.
 var featuredFlags = []string{"yes", "base-url", "profile", "project", "environment", "debug", "no-tui", "endpoint", "transport", "timeout", "no-color"}
 
 const maxFeaturedFlags = 6
 
-// Usage writes c's usage as cobra does (usage line, aliases, examples,
-// subcommands, flags, help topics), with its own flags first and of the
-// shared ones only the featured.
+// Usage writes c's usage as cobra does, with its own flags first and of
+// the shared ones only the featured.
 func Usage(c *cobra.Command) error {
 	var b strings.Builder
 	b.WriteString("Usage:")
@@ -389,8 +351,6 @@ func Usage(c *cobra.Command) error {
 	return err
 }
 
-// writeFlagUsages writes c's own flags, then the featured shared flags it
-// takes and the names of the others.
 func writeFlagUsages(b *strings.Builder, c *cobra.Command) {
 	own := pflag.NewFlagSet("own", pflag.ContinueOnError)
 	c.LocalFlags().VisitAll(func(f *pflag.Flag) {
@@ -401,7 +361,12 @@ func writeFlagUsages(b *strings.Builder, c *cobra.Command) {
 	if own.HasAvailableFlags() {
 		b.WriteString("\n\nFlags:\n" + strings.TrimRight(own.FlagUsages(), " \n"))
 	}
-	shown := featuredOf(c)
+	var shown []string
+	for _, name := range featuredFlags {
+		if f := c.Flags().Lookup(name); f != nil && IsShared(f) && len(shown) < maxFeaturedFlags {
+			shown = append(shown, name)
+		}
+	}
 	featured := pflag.NewFlagSet("featured", pflag.ContinueOnError)
 	var others []string
 	c.Flags().VisitAll(func(f *pflag.Flag) {
@@ -420,18 +385,6 @@ func writeFlagUsages(b *strings.Builder, c *cobra.Command) {
 		words := strings.Fields("More global flags (vq help environment): " + strings.Join(others, ", "))
 		b.WriteString("\n" + wrap(words, 78, "  "))
 	}
-}
-
-// featuredOf are the shared flags c's help shows: the first
-// maxFeaturedFlags of featuredFlags that c takes.
-func featuredOf(c *cobra.Command) []string {
-	var names []string
-	for _, name := range featuredFlags {
-		if f := c.Flags().Lookup(name); f != nil && IsShared(f) && len(names) < maxFeaturedFlags {
-			names = append(names, name)
-		}
-	}
-	return names
 }
 
 // wrap joins words into lines of at most width bytes (a longer word

@@ -8,14 +8,8 @@ import (
 	"github.com/visualq/vq/internal/exitcode"
 )
 
-// A wait that stops short of the end of its job (a timeout, Ctrl-C, a
-// refusal or failures the retries did not outlast) keeps the job's handle
-// in its answer, .data.jobId and the status last seen, so a script can
-// resume it; runs keep theirs the same way (waitRun).
-
-// withJobHandle is a failed answer of job id with the job's handle as its
-// data, for a script that asked for a document (structured); a person
-// reads the job's ID in the error line and the command that resumes.
+// withJobHandle gives a wait that stopped short the job's handle as its
+// data, for a script to resume it; a person reads it in the error line.
 func withJobHandle(structured bool, resp *api.ToolResponse, id, status string) *api.ToolResponse {
 	if !structured {
 		return resp
@@ -28,7 +22,7 @@ func withJobHandle(structured bool, resp *api.ToolResponse, id, status string) *
 }
 
 // endedShort reports an answer that ended a watch without being the job's
-// status: a refusal, or a failure the retries did not outlast.
+// status.
 func endedShort(resp *api.ToolResponse) bool {
 	if resp == nil || resp.OK {
 		return false
@@ -37,8 +31,7 @@ func endedShort(resp *api.ToolResponse) bool {
 	return !isStatus
 }
 
-// InterruptedAnswer is the client-made answer of a wait for what (a job,
-// a run) that a signal stopped, with the code of the exit it gets.
+// InterruptedAnswer is the answer of a wait a signal stopped.
 func InterruptedAnswer(ctx context.Context, tool, what string) *api.ToolResponse {
 	code := exitcode.CodeOf(exitcode.Of(ExitError(ctx, ctx.Err())))
 	return api.ClientError(tool, code, "the wait for "+what+" was interrupted; it may still finish", true)

@@ -9,12 +9,9 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// WithHint adds to a failure api describes what the user can do about
-// it, in vq's own commands and flags (api says what happened, cmd how to
-// act), and, to a refusal, where it came from: the server and the
-// credential of s (origin), which its error line shows and its document
-// leaves out. Every answer cmd gets from the client passes through it
-// once.
+// WithHint adds to a failure what the user can do about it, in vq's own
+// commands (api says what happened, cmd how to act), and to a refusal
+// where it came from (origin). Every answer passes through it once.
 func WithHint(resp *api.ToolResponse, s Settings) *api.ToolResponse {
 	if resp == nil || resp.OK {
 		return resp
@@ -28,7 +25,7 @@ func WithHint(resp *api.ToolResponse, s Settings) *api.ToolResponse {
 		resp = &out
 	}
 	msg, hint := resp.ErrorMessage(), actionHint(resp, s)
-	if refusedNothing(resp, s) {
+	if resp.Failure.CredentialRefused && s.sentNone() {
 		msg = "the server asks for a credential, and none was sent (HTTP 401)"
 	}
 	if msg == resp.ErrorMessage() && hint == "" {
@@ -37,12 +34,6 @@ func WithHint(resp *api.ToolResponse, s Settings) *api.ToolResponse {
 	return resp.WithErrorMessage(msg + hint)
 }
 
-// refusedNothing reports a 401 to a call that carried no credential.
-func refusedNothing(resp *api.ToolResponse, s Settings) bool {
-	return resp.Failure.CredentialRefused && s.sentNone()
-}
-
-// actionHint is what to do about resp, "" when vq knows nothing to add.
 func actionHint(resp *api.ToolResponse, s Settings) string {
 	f := resp.Failure
 	meta, refused := f.ResourceMetadata, f.CredentialRefused
@@ -67,8 +58,6 @@ func actionHint(resp *api.ToolResponse, s Settings) string {
 	return ""
 }
 
-// signInHint is how to sign in to a server that refused a call sent with
-// no credential: OAuth at its endpoint, or a credential of one's own.
 func signInHint(s Settings, meta string) string {
 	login := "vq auth login --oauth"
 	if s.Endpoint != "" {
@@ -102,7 +91,6 @@ func notServedHint(url string) string {
 	return hint
 }
 
-// hinted is WithHint for the two results of a call sent with s.
 func (s Settings) hinted(resp *api.ToolResponse, err error) (*api.ToolResponse, error) {
 	return WithHint(resp, s), err
 }

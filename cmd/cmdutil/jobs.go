@@ -12,34 +12,28 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// JobWatch follows jobs to their end for a command: the progress view on
-// its terminal, --interval and the whole wait's bound, and the command
-// line that resumes a watch stopped early.
+// JobWatch follows jobs to their end for a command, with its progress
+// view, and the command line that resumes a watch stopped early.
 type JobWatch struct {
-	term *iostreams.Terminal
-	wait WaitOptions
-	// resume is the command line that resumes the watch of the jobs; nil
-	// is vq watch IDS.
-	resume func(ids []string) string
+	term   *iostreams.Terminal
+	wait   WaitOptions
+	resume func(ids []string) string // nil is vq watch IDS
 	// structured: the command prints documents for a script, one per job
 	// even for a watch stopped short, which show shows.
 	structured bool
 	show       func(context.Context, *api.ToolResponse) error
-	// settings name the server and the credential of the polls, for the
-	// refusals (withHint).
-	settings Settings
+	settings   Settings // for the refusals' words
 }
 
-// watched is one job to watch: its id and how to ask after it (a
-// get_job_status poll, or the call that follows MCP token work).
+// watched is one job to watch: a get_job_status poll, or the call that
+// follows MCP token work.
 type watched struct {
 	id   string
 	poll api.PollFunc
 }
 
-// JobOutcome is how the watch of one job ended: its final answer (a
-// client-made timeout answer past the deadline). err is Watch's own error,
-// read only while the outcomes are collected.
+// JobOutcome is the final answer of one job (a client-made timeout past
+// the deadline). err is read only while the outcomes are collected.
 type JobOutcome struct {
 	ID   string
 	Resp *api.ToolResponse
@@ -49,17 +43,15 @@ type JobOutcome struct {
 // Bound is the bound of the whole wait (--wait-timeout).
 func (w JobWatch) Bound() time.Duration { return w.wait.bound(w.term.Print.Warning) }
 
-// Options are the options every watch shares, --interval and the wait's
-// bound, with the listener of its updates.
+// Options are the options every watch shares.
 func (w JobWatch) Options(onUpdate func(api.JobUpdate)) api.WatchOptions {
 	return api.WatchOptions{Interval: w.wait.Interval, Timeout: w.Bound(), OnUpdate: onUpdate}
 }
 
-// jobs watches every job at once with the progress view on stderr. A job
-// still running at the deadline gets a timeout outcome (exit code
-// exitcode.Timeout); Ctrl-C ends the whole watch with ctx's error. Both,
-// and a watch that a refusal or failures ended, keep the job's handle in
-// a script's document and print the command that resumes the watch.
+// jobs watches every job at once. A job still running at the deadline
+// gets a timeout outcome; Ctrl-C ends the whole watch with ctx's error.
+// Both, and a watch a refusal ended, keep the job's handle in a script's
+// document and print the command that resumes the watch.
 func (w JobWatch) jobs(ctx context.Context, jobs []watched) ([]JobOutcome, error) {
 	ids := make([]string, len(jobs))
 	for i, j := range jobs {
@@ -116,7 +108,6 @@ func (w JobWatch) jobs(ctx context.Context, jobs []watched) ([]JobOutcome, error
 	return outcomes, nil
 }
 
-// watchCommand is the vq watch command line of the jobs.
 func watchCommand(ids []string) string {
 	words := []string{"vq", "watch"}
 	for _, id := range ids {

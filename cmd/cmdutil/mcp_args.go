@@ -12,13 +12,9 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// CheckPairs checks the KEY=VALUE and KEY:=JSON pairs of a call before it
-// is sent. Over MCP, the tool the server lists (listed, nil for a call
-// that does not go over MCP) says what it takes: a key it does not take is
-// refused (checkArgNames), and KEY=VALUE strings are converted to the
-// types its input schema declares (typeArgs). Otherwise, and for a tool
-// the server does not list, the registry says what a VisualQ tool takes.
-// --args is the user's own JSON and is never checked.
+// CheckPairs checks a call's pairs before it is sent, against the tool
+// the MCP server lists (listed, nil off MCP), else the registry. --args is
+// the user's own JSON and is never checked.
 func CheckPairs(ctx context.Context, listed func(context.Context, string) (api.Tool, bool), call api.Call, pairs []string) error {
 	keys := stringPairKeys(pairs)
 	if len(keys) == 0 {
@@ -35,13 +31,9 @@ func CheckPairs(ctx context.Context, listed func(context.Context, string) (api.T
 	return CheckKnownArgs(call.Tool, PairKeys(pairs))
 }
 
-// typeArgs converts the KEY=VALUE strings (keys true) of a call to an MCP
-// server into the types the tool's input schema declares (number,
-// integer, boolean, an array or object of them), as the MCP Inspector's
-// CLI does: a server that validates its input would refuse limit="5".
-// KEY:=JSON values and --args are the user's own JSON and stay as given;
-// so do strings for an argument the schema does not type. A value that
-// cannot convert is a usage error naming the argument.
+// typeArgs converts the KEY=VALUE strings (keys true) into the types the
+// input schema declares, as the MCP Inspector's CLI does: a server that
+// validates its input would refuse limit="5".
 func typeArgs(call api.Call, keys map[string]bool, schema []api.ToolArg) error {
 	for _, arg := range schema {
 		if !keys[arg.Name] {
@@ -80,10 +72,9 @@ func stringPairKeys(pairs []string) map[string]bool {
 	return keys
 }
 
-// convertArg reads value as the schema type types (a type, or several
-// joined by |, as api.ToolArg has them); items is an array's item type. A
-// type that admits a string keeps the string, but for true and false
-// where it admits a boolean too; false when no type takes the value.
+// convertArg reads value as types (joined by |); items is an array's item
+// type. A type that admits a string keeps it, but for true and false
+// where a boolean is admitted too.
 func convertArg(value, types, items string) (any, bool) {
 	kinds := api.SchemaTypes(types)
 	if slices.Contains(kinds, "boolean") && (value == "true" || value == "false") {

@@ -9,14 +9,8 @@ import (
 	"github.com/visualq/vq/api/mcpclient"
 )
 
-// Shell completion of what an MCP server offers besides tools: prompt
-// names and their arguments' keys from its lists, and the values of
-// prompt arguments and resource template variables from the server itself
-// (completion/complete), all within the completion budget.
-
-// mcpCompletion is what completion asks the server with: the budget's
-// context and a client over MCP (nil when none can be had), and what ends
-// both.
+// mcpCompletion is the budget's context and a client over MCP (nil when
+// none can be had), and what ends both.
 func (cp Completer) mcpCompletion(c *cobra.Command) (context.Context, *mcpclient.Client, func()) {
 	ctx, cancel := context.WithTimeout(commandContext(c), completionBudget)
 	*cp.transport = api.TransportMCP
@@ -69,8 +63,7 @@ func (cp Completer) Prompt(c *cobra.Command, args []string, toComplete string) (
 	return withPrefix(candidates, toComplete), directive
 }
 
-// Resource completes vq mcp resource URI: the listed resources,
-// and a template's URI, its variables filled in from the server.
+// Resource completes vq mcp resource URI, templates filled in by the server.
 func (cp Completer) Resource(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp

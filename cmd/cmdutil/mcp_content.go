@@ -12,14 +12,9 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// saveContent writes the binary blocks of a general MCP server's answer
-// (images, audio, blob resources) into --save-dir, one file each, and says
-// where on stderr. The names are vq's own (tool-N.ext, the extension from
-// a fixed table of MIME types): nothing the server sends names a file.
-// Each is written as a report is (privatefile.WriteReport): never over
-// what is no regular file. Without --save-dir a person is told the flag
-// exists; --json carries the bytes in base64 either way.
-// structured says the output is for a program, which gets no hint.
+// saveContent writes the binary blocks of an MCP answer into --save-dir.
+// The names are vq's own (tool-N.ext): nothing the server sends names a
+// file, and none is written over what is no regular file.
 func saveContent(print format.Printer, dir string, structured bool, resp *api.ToolResponse) error {
 	if resp.Content == nil {
 		return nil
@@ -49,8 +44,7 @@ func saveContent(print format.Printer, dir string, structured bool, resp *api.To
 	return nil
 }
 
-// fileSafe keeps the letters, digits, dots, dashes and underscores of a
-// tool name, so it can start a file name.
+// fileSafe keeps the ASCII letters, digits, ., - and _ of a tool name.
 func fileSafe(name string) string {
 	safe := strings.Map(func(r rune) rune {
 		if r < 0x80 && (r == '-' || r == '_' || r == '.' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {

@@ -10,22 +10,18 @@ import (
 	"github.com/visualq/vq/internal/exitcode"
 )
 
-// MCPOptions are the global flags of MCP servers in general: a header of
-// their own, their log level, where their binary content goes.
+// MCPOptions are the global flags of MCP servers in general.
 type MCPOptions struct {
-	HeaderLines []string
-	LogLevel    string
-	SaveDir     string
-	// ElicitDefaults accepts a server's elicitation with its schema's
-	// defaults instead of declining it.
+	HeaderLines    []string
+	LogLevel       string
+	SaveDir        string
 	ElicitDefaults bool
-	// EnvPairs are the --env KEY=VALUE pairs of a stdio: server.
-	EnvPairs []string
+	EnvPairs       []string // of a stdio: server
 
 	headers http.Header
 }
 
-// logLevels are the levels of MCP logging/setLevel, least severe first.
+// logLevels are MCP logging/setLevel's, least severe first.
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 // given is the first MCP flag given that acts only on MCP calls (--env is
@@ -52,7 +48,6 @@ func addMCPFlags(fs *pflag.FlagSet, o *MCPOptions) {
 	fs.BoolVar(&o.ElicitDefaults, "elicit-defaults", false, "answer an MCP server's questions (elicitation) with their schema's defaults without asking; otherwise vq asks with a form on a terminal and declines in a script")
 }
 
-// resolve checks the flags before anything is sent.
 func (o *MCPOptions) resolve() error {
 	if o.LogLevel != "" && !slices.Contains(logLevels, o.LogLevel) {
 		return &exitcode.UsageError{Reason: fmt.Sprintf("unknown --log-level %q", o.LogLevel), Hint: "use one of: " + strings.Join(logLevels, ", ")}

@@ -8,15 +8,11 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// A refusal (the server's or vq's own) says where it came from: the
-// server a call went to, host[:port], with the profile that picked it,
-// and the credential it carried, by where the key came from. With two
-// servers signed in and a key in the environment, that is what a person
-// needs to tell which one refused which key.
+// A refusal says where it came from (server, profile) and the credential
+// it carried: with two servers signed in and a key in the environment, a
+// person needs that to tell which one refused which key.
 
-// server is the server calls go to, as a refusal names it: host[:port]
-// of the MCP endpoint over MCP, else of the base URL (a stdio endpoint
-// by its command).
+// server is host[:port] of the endpoint calls go to.
 func (s Settings) server() string {
 	target := s.BaseURL
 	if s.Transport == api.TransportMCP {
@@ -33,8 +29,7 @@ func (s Settings) serverName() string {
 	return s.server() + " (profile " + s.Profile + ")"
 }
 
-// credential says what the call carried: the API key and where it came
-// from, the OAuth token, a --header Authorization, or none.
+// credential says what the call carried.
 func (s Settings) credential() string {
 	switch {
 	case s.APIKey != "" && s.KeySource == account.SourceEnv:
@@ -55,14 +50,13 @@ func (s Settings) credential() string {
 	return "no credential sent"
 }
 
-// ci are the settings of a call to the CI endpoint, which is the base
-// URL's whatever the transport, and takes the API key alone.
+// ci are the settings of a call to the CI endpoint: the base URL's
+// whatever the transport, with the API key alone.
 func (s Settings) ci() Settings {
 	s.Transport, s.OAuth, s.headerAuth = api.TransportInvoke, nil, false
 	return s
 }
 
-// sentNone reports a call that carried no credential at all.
 func (s Settings) sentNone() bool {
 	return s.APIKey == "" && s.OAuth == nil && !s.headerAuth
 }
@@ -73,8 +67,7 @@ func (s Settings) origin() string {
 	return "(" + s.serverAndProfile() + "; " + s.credential() + ")"
 }
 
-// missingKey is the origin of a call never sent for want of a key: where
-// vq looked for one.
+// missingKey is the origin of a call never sent for want of a key.
 func (s Settings) missingKey() string {
 	if s.withheld != "" {
 		return s.origin()
@@ -93,8 +86,7 @@ func (s Settings) serverAndProfile() string {
 	return "server " + s.server() + ", profile " + s.Profile
 }
 
-// namesItsServer reports the refusals that say where they came from:
-// credentials, scope, plan and the connection's failures.
+// namesItsServer reports the refusals that say where they came from.
 func namesItsServer(resp *api.ToolResponse) bool {
 	switch resp.ErrorCode() {
 	case api.CodeUnauthorized, api.CodeScopeDenied, api.CodePlanGate, api.CodeHTTPError:

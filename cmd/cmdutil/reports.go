@@ -13,17 +13,12 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// ReportOptions are what a command gives CI beside what it prints: the
-// JUnit file of --junit, the exit status of --exit-status, and under
-// GitHub Actions the step outputs of a CI run. Each reads the answer the
-// command showed last.
+// ReportOptions are what a command gives CI beside what it prints, each
+// of the answer it showed last.
 type ReportOptions struct {
-	// JUnit is the path of --junit ("" for none).
-	JUnit string
-	// ExitStatus is --exit-status: failed checks exit as a failed run.
-	ExitStatus bool
-	// StepOutputs: write the run's outputs to $GITHUB_OUTPUT when set.
-	StepOutputs bool
+	JUnit       string // --junit
+	ExitStatus  bool   // --exit-status
+	StepOutputs bool   // to $GITHUB_OUTPUT when set
 }
 
 // addJUnitFlag gives c --junit. Like --format, it turns the TUI off: the
@@ -33,17 +28,14 @@ func addJUnitFlag(c *cobra.Command, r *ReportOptions) {
 	_ = c.MarkFlagFilename("junit", "xml")
 }
 
-// AddExitStatusFlag gives c --exit-status, for a read whose answer lists
-// checks: it then exits as vq ci status would for the run.
+// AddExitStatusFlag gives c --exit-status: exit as vq ci status would.
 func AddExitStatusFlag(c *cobra.Command, r *ReportOptions) {
 	c.Flags().BoolVar(&r.ExitStatus, "exit-status", false, "exit 3 (run_failed) when the answer lists failed checks, 0 when it lists none, 54 (no_verdict) when its counts cannot be read")
 }
 
-// finish writes the reports of shown, the answer the command showed last,
-// and returns the error it exits with: err, unless --exit-status finds
-// failed checks in an answer that was ok. A report that cannot be written
-// says so and never turns a failure into a success, nor a verdict into
-// another.
+// finish writes the reports of shown and returns the error to exit with.
+// A report that cannot be written never turns a failure into a success,
+// nor a verdict into another.
 func (r ReportOptions) finish(ctx context.Context, f *Factory, shown *api.ToolResponse, err error) error {
 	print := f.Terminal().Print
 	if r.JUnit != "" && shown != nil {
@@ -66,9 +58,8 @@ func (r ReportOptions) finish(ctx context.Context, f *Factory, shown *api.ToolRe
 	return err
 }
 
-// checksExit is the exit of --exit-status for an ok answer: the verdict of
-// the checks it lists, as vq ci status gives a run's; nil for an answer
-// whose checks all passed, or that lists none.
+// checksExit is the exit of --exit-status for an ok answer; nil when its
+// checks passed or it lists none.
 func checksExit(resp *api.ToolResponse) error {
 	checks, ok := layout.ChecksOf(resp.Data)
 	if !ok || checks.Verdict() == exitcode.OK {
@@ -91,9 +82,8 @@ func checksExit(resp *api.ToolResponse) error {
 	return &exitcode.Error{Code: checks.Verdict(), Message: why + " (--exit-status)"}
 }
 
-// ExitError is the error vq exits with for a command's err: a SIGTERM
-// ends it as terminated, whatever the command made of its cancelled
-// context.
+// ExitError is err, or ErrTerminated after a SIGTERM whatever the command
+// made of its cancelled context.
 func ExitError(ctx context.Context, err error) error {
 	if errors.Is(context.Cause(ctx), exitcode.ErrTerminated) {
 		return exitcode.ErrTerminated
@@ -101,9 +91,7 @@ func ExitError(ctx context.Context, err error) error {
 	return err
 }
 
-// addReportFlags gives a task command the report flags that act on its
-// tool's answer: --exit-status where it lists checks (a run's failures, a
-// diff), --junit where it is a run's checks.
+// addReportFlags gives a task command the report flags its answer takes.
 func addReportFlags(c *cobra.Command, tool string, r *ReportOptions) {
 	switch tool {
 	case api.ToolRunFailures:
@@ -114,10 +102,8 @@ func addReportFlags(c *cobra.Command, tool string, r *ReportOptions) {
 	}
 }
 
-// AddRunReports gives a command that reports a CI run its reports:
-// --junit, the step outputs under GitHub Actions ($GITHUB_OUTPUT), and
-// there (GITHUB_ACTIONS=true) the github format when no other output was
-// asked for, so annotations and the step summary come without a flag.
+// AddRunReports gives a CI run's command --junit, the step outputs, and
+// under GitHub Actions the github format when no other was asked for.
 func AddRunReports(c *cobra.Command, f *Factory, p *Pipeline) {
 	addJUnitFlag(c, &p.Reports)
 	p.Reports.StepOutputs = true

@@ -7,23 +7,18 @@ import (
 )
 
 // OAuthSignIn is how this process signs in with OAuth, for vq auth login
-// --oauth and for the sign-in again of a refused call: the browser (or the
-// URL printed), or vq itself with VQ_OAUTH_HEADLESS; the person's notices
-// where they see them; a client registered beforehand from
-// VQ_OAUTH_CLIENT_ID and VQ_OAUTH_CLIENT_SECRET.
+// --oauth and for the sign-in again of a refused call.
 type OAuthSignIn struct {
 	term   *iostreams.Terminal
 	getenv func(string) string
-	// open opens a link in the browser; nil is ui.OpenURL.
-	open func(string) error
+	open   func(string) error // nil is ui.OpenURL
 }
 
 func NewOAuthSignIn(f *Factory) OAuthSignIn {
 	return OAuthSignIn{term: f.Terminal(), getenv: f.Getenv, open: f.OpenURL}
 }
 
-// Options are the sign-in's options; browser opens the authorization URL
-// (else it is only printed).
+// Options are the sign-in's options; without browser the URL is only printed.
 func (o OAuthSignIn) Options(browser bool) account.OAuthLoginOptions {
 	opts := account.OAuthLoginOptions{
 		// In the TUI a stderr line would tear the frame: it shows the
@@ -45,8 +40,6 @@ func (o OAuthSignIn) Options(browser bool) account.OAuthLoginOptions {
 
 func (o OAuthSignIn) headless() bool { return o.getenv("VQ_OAUTH_HEADLESS") != "" }
 
-// again reports whether a call the server refuses for its OAuth token may
-// sign in again: a person at the terminal sees the notices and the
-// browser, and headless vq needs none. A script (and an agent) gets the
-// refusal and the hint naming vq auth login --oauth.
+// again reports whether a refused OAuth call may sign in again: a person
+// can, and headless vq; a script (and an agent) gets the refusal's hint.
 func (o OAuthSignIn) again() bool { return o.headless() || o.term.CanPrompt() }

@@ -9,16 +9,14 @@ import (
 	"github.com/visualq/vq/internal/exitcode"
 )
 
-// TaskOptions are the inputs of a task command: the call its arguments
-// make and the pipeline its flags configure.
+// TaskOptions are the inputs of a task command.
 type TaskOptions struct {
 	Call     api.Call
 	Pipeline *Pipeline
 }
 
-// Thin sets the behaviour of a thin command: build its options from the
-// arguments, then run them — or hand them to runF, which flag-parsing
-// tests set instead.
+// Thin sets a command to build its options, then run them, or hand them
+// to runF, which flag-parsing tests set.
 func Thin[T any](c *cobra.Command, build func(args []string) (T, error), run, runF func(context.Context, T) error) *cobra.Command {
 	if runF != nil {
 		run = runF
@@ -33,11 +31,9 @@ func Thin[T any](c *cobra.Command, build func(args []string) (T, error), run, ru
 	return c
 }
 
-// TaskCmd builds the task command at path from its row of TaskCommands
-// (usage line, words, argument flags; more ends the usage line) and c's
-// help: the flags of a command that calls tools, output flags always; wait flags when the tool may start a job, or
-// writes, and so may be held by the readiness lock. Its behaviour is
-// "build this call and run it".
+// TaskCmd builds the task command at path from its row and c's help. A
+// tool that may start a job, or writes (and so may be held by the
+// readiness lock), takes the wait flags.
 func TaskCmd(f *Factory, path string, c *cobra.Command, more string, runF func(context.Context, *TaskOptions) error) *cobra.Command {
 	row := TaskRow(path)
 	spec := row.Spec()
@@ -61,7 +57,7 @@ func TaskCmd(f *Factory, path string, c *cobra.Command, more string, runF func(c
 	}, func(ctx context.Context, o *TaskOptions) error { return o.Pipeline.Run(ctx, o.Call) }, runF)
 }
 
-// ExactArgs is cobra.ExactArgs with a message that names what is missing.
+// ExactArgs is cobra.ExactArgs naming what is missing.
 func ExactArgs(n int, names string) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
 		if len(args) == n {

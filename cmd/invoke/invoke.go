@@ -21,8 +21,7 @@ type InvokeOptions struct {
 	Pipeline *cmdutil.Pipeline
 }
 
-// NewCmdInvoke calls any tool. runF replaces the behaviour in tests of flag
-// parsing.
+// NewCmdInvoke is vq invoke; runF is for flag-parsing tests.
 func NewCmdInvoke(f *cmdutil.Factory, runF func(context.Context, *InvokeOptions) error) *cobra.Command {
 	opts := &InvokeOptions{Factory: f, Pipeline: cmdutil.NewPipeline(f)}
 	c := &cobra.Command{

@@ -2,11 +2,11 @@ package invoke
 
 import (
 	"context"
-	"github.com/visualq/vq/format"
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/cmd/cmdutil"
+	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
@@ -16,8 +16,7 @@ type ToolsOptions struct {
 	Pipeline *cmdutil.Pipeline
 }
 
-// NewCmdTools lists the tools the server offers. runF replaces the
-// behaviour in tests of flag parsing.
+// NewCmdTools is vq tools; runF is for flag-parsing tests.
 func NewCmdTools(f *cmdutil.Factory, runF func(context.Context, *ToolsOptions) error) *cobra.Command {
 	opts := &ToolsOptions{Factory: f, Pipeline: cmdutil.NewPipeline(f)}
 	c := &cobra.Command{

@@ -11,8 +11,8 @@ import (
 	"golang.org/x/term"
 )
 
-// IOStreams are the process's standard streams with their terminal-ness,
-// injected so that tests can pretend to be a terminal or a pipe.
+// IOStreams are the standard streams with their terminal-ness, which
+// tests may pretend.
 type IOStreams struct {
 	In     io.Reader
 	Out    io.Writer
@@ -25,8 +25,8 @@ type IOStreams struct {
 	// and stdout is Out as the process got it. Both nil without a guard.
 	commands, stdout io.Writer
 
-	// Documented is set once a document for programs (--json, --jq, a CI
-	// format) was written on Out: a failure after it needs no other.
+	// Documented: a document for programs was written on Out; a failure
+	// after it needs no other.
 	Documented bool
 }
 
@@ -41,8 +41,7 @@ func System() *IOStreams {
 }
 
 // GuardCommands keeps server text from forming GitHub Actions workflow
-// commands (textsafe.CommandGuard) on the streams the runner reads when
-// GITHUB_ACTIONS=true: stdout and stderr, unless they are regular files.
+// commands on stdout and stderr, unless they are regular files.
 func (s *IOStreams) GuardCommands(getenv func(string) string) {
 	if getenv("GITHUB_ACTIONS") != "true" {
 		return
@@ -65,8 +64,7 @@ func isRegularFile(w io.Writer) bool {
 	return err == nil && info.Mode().IsRegular()
 }
 
-// RawOut is stdout as the process got it, unguarded: for bytes no person
-// reads in a log (vq mcp serve's stream).
+// RawOut is stdout unguarded, for bytes no log shows (vq mcp serve's stream).
 func (s *IOStreams) RawOut() io.Writer { return cmp.Or(s.stdout, s.Out) }
 
 // ClosedPipe reports a write to a reader that left: nothing of vq failed.

@@ -17,27 +17,19 @@ import (
 	"github.com/visualq/vq/internal/exitcode"
 )
 
-// Long output on a terminal goes through a pager, as git's and gh's do:
-// VQ_PAGER, else PAGER, else less -FRX (which leaves at once when the
-// output fits the screen, keeps colours and leaves the text on the
-// screen). The pager is part of the Display policy: only stdout that is
-// a terminal is ever paged (never a pipe or a file), never the TUI, and
-// --no-pager, or a pager of cat, turns it off. While it runs, vq's lines
-// on stderr are held and written after it, so that they follow the
-// output instead of tearing the pager's screen. A pager that cannot start
-// is said once, and the output goes to the terminal as it is; the end of
-// the command's context (SIGINT, SIGTERM) ends the pager, so that one
-// that never reads cannot hold vq.
+// Long output on a terminal goes through a pager, as git's does; only a
+// terminal's stdout is paged. While it runs, vq's lines on stderr are held
+// and written after it, so they do not tear its screen. The end of the
+// command's context (a signal) ends the pager, so that one that never
+// reads cannot hold vq.
 
-// defaultPager is the pager without VQ_PAGER or PAGER.
 const defaultPager = "less -FRX"
 
 // shellSyntax are the characters that make a pager command a shell's
 // command line, run by sh -c (on Windows, none is).
 const shellSyntax = "|&;<>()$`\\\"'*?[#~=%{}\n"
 
-// maxHeldErr bounds what stderr holds while the pager runs; past it, the
-// rest is written at once.
+// maxHeldErr bounds what stderr holds while the pager runs.
 const maxHeldErr = 1 << 20
 
 // pagerCommand is the pager to use: "" for none.
@@ -58,22 +50,20 @@ func pagerCommand(getenv func(string) string, noPager, stdoutTerminal bool) stri
 	return command
 }
 
-// pager runs the pager for one command: out is stdout as vq writes it,
-// to the pager while it runs; errOut is stderr, held meanwhile.
+// pager runs the pager for one command: out goes to it while it runs;
+// errOut is held meanwhile.
 type pager struct {
 	command string
 	out     *switchWriter
 	errOut  *heldWriter
 
-	cmd  *exec.Cmd
-	pipe io.WriteCloser
-	// ended is the context whose end (a signal) ends the pager.
-	ended context.Context
+	cmd   *exec.Cmd
+	pipe  io.WriteCloser
+	ended context.Context // whose end ends the pager
 }
 
-// start starts the pager, once, for the output of a command whose
-// context is ctx; without a pager, or when it cannot start (warn says so,
-// once), the output goes to the terminal as it is.
+// start starts the pager, once; one that cannot start is said once, and
+// the output goes to the terminal as it is.
 func (p *pager) start(ctx context.Context, terminal io.Writer, getenv func(string) string, warn func(string)) {
 	if p.command == "" || p.cmd != nil || ctx.Err() != nil {
 		return
@@ -113,10 +103,9 @@ func (p *pager) start(ctx context.Context, terminal io.Writer, getenv func(strin
 	p.errOut.hold()
 }
 
-// stop ends the output to the pager and waits for the person to leave
-// it; then stderr's held lines are written. A pager quit early ends the
-// paging all the same; one whose shell could not run its program (exit
-// 126 or 127) showed nothing, which is an error.
+// stop waits for the person to leave the pager, then writes stderr's held
+// lines. A shell that could not run its program (exit 126 or 127) showed
+// nothing, which is an error.
 func (p *pager) stop(terminal io.Writer) error {
 	if p.cmd == nil {
 		return nil
@@ -135,9 +124,8 @@ func (p *pager) stop(terminal io.Writer) error {
 	return nil
 }
 
-// pagerInput is the pager's stdin as vq writes it: a write that fails
-// because ctx ended the pager fails with ctx's error, so that vq exits as
-// the signal says.
+// pagerInput is the pager's stdin: a write that fails because ctx ended
+// the pager fails with ctx's error, so that vq exits as the signal says.
 type pagerInput struct {
 	io.Writer
 	ctx context.Context
@@ -170,10 +158,8 @@ func (s *switchWriter) Write(b []byte) (int, error) {
 	return w.Write(b)
 }
 
-// heldWriter is stderr as vq's lines reach it: one write at a time, so
-// that the notices of calls sent at once (a batch's, an agent's) come
-// whole, one after the other; while it is held (the pager runs), what is
-// written waits (up to maxHeldErr).
+// heldWriter is stderr, one write at a time so that the notices of calls
+// sent at once come whole; while held, writes wait (up to maxHeldErr).
 type heldWriter struct {
 	mu   sync.Mutex
 	w    io.Writer
@@ -188,7 +174,6 @@ func (h *heldWriter) hold() {
 	h.held = &bytes.Buffer{}
 }
 
-// release writes what was held, and what comes after as it comes.
 func (h *heldWriter) release() {
 	h.mu.Lock()
 	defer h.mu.Unlock()

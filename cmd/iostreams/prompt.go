@@ -12,7 +12,7 @@ import (
 
 // The terminal reads of prompts block in the kernel, where a signal cannot
 // reach them: each runs in a goroutine so that Ctrl-C (ctx) ends the prompt
-// at once, with the terminal as it was, and vq exits 130.
+// at once, with the terminal as it was.
 
 // ReadLine reads one line, trimmed; EOF ends it like a newline.
 func ReadLine(ctx context.Context, in *bufio.Reader) (string, error) {
@@ -62,8 +62,7 @@ func await(ctx context.Context, read func() (string, error), undo func()) (strin
 
 // ReadLineHidingKey reads one line from the terminal fd, echoing it only
 // up to its first space or tab: a person who pastes "URL KEY" at the URL
-// prompt never sees the key on the screen (nor does anyone behind them).
-// Backspace edits; Ctrl-C ends it with ctx's error; Enter ends the line.
+// prompt never sees the key on the screen.
 func ReadLineHidingKey(ctx context.Context, in io.Reader, fd int, echo io.Writer) (string, error) {
 	state, err := term.MakeRaw(fd)
 	if err != nil {
@@ -92,17 +91,13 @@ func ReadLineHidingKey(ctx context.Context, in io.Reader, fd int, echo io.Writer
 // errInterrupted is Ctrl-C typed at a raw prompt.
 var errInterrupted = errors.New("interrupted")
 
-// hiddenLine is a line typed at a raw terminal, echoed up to its first
-// space or tab.
 type hiddenLine struct {
-	echo io.Writer
-	line []byte
-	// shown is how many bytes of line were echoed.
-	shown int
+	echo  io.Writer
+	line  []byte
+	shown int // bytes of line echoed
 }
 
-// key takes one typed byte; done says the line ended (Enter, or Ctrl-C
-// and Ctrl-D with their errors).
+// key takes one typed byte; done says the line ended.
 func (l *hiddenLine) key(c byte) (done bool, err error) {
 	switch {
 	case c == '\r' || c == '\n':

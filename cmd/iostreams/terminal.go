@@ -21,16 +21,10 @@ import (
 )
 
 // Terminal is what vq knows of the person at the other end of its
-// streams, read once from the streams and the display flags: whether
-// someone is there to answer, whether the TUI may open, what stderr can
-// draw. Commands get their policies from it (Display, Consent); nothing
-// else asks whether a stream is a terminal. It also holds what the
-// terminal is busy with: the TUI session that asks a server's questions
-// while it runs, the one question asked on stderr at a time, and the
-// progress views drawn there.
+// streams, read once. Commands get their policies from it (Display,
+// Consent); nothing else asks whether a stream is a terminal.
 type Terminal struct {
-	// Print writes every byte vq shows outside the TUI.
-	Print format.Printer
+	Print format.Printer // every byte vq shows outside the TUI
 
 	io      *IOStreams
 	getenv  func(string) string
@@ -39,33 +33,24 @@ type Terminal struct {
 	// agent: the streams are an agent's MCP stream (vq mcp serve): nobody
 	// is there, nothing is drawn, and vq consents to nothing.
 	agent bool
-	// person: stdin and stderr are terminals, so someone can answer a
-	// question written on stderr; forms: and TERM draws a form there.
+	// person: stdin and stderr are terminals; forms: and TERM draws.
 	person, forms bool
-	// typing: stdin is a terminal, where a key is typed without echo;
-	// errTerminal: stderr is one, where OSC 52 reaches the clipboard.
+	// typing: stdin is a terminal; errTerminal: stderr is one (OSC 52).
 	typing, errTerminal bool
-	// tui: stdin and stdout are terminals that draw, and --no-tui is off.
-	tui bool
-	// live: stderr draws progress in place, in colour profile profile.
-	live    bool
-	profile colorprofile.Profile
+	tui                 bool
+	live                bool // stderr draws progress in place
+	profile             colorprofile.Profile
 
-	// session carries a server's questions into the TUI while it runs.
-	session ui.Asker
-	// asking lets one question at a time be asked on stderr.
-	asking sync.Mutex
-	// drawing are the live progress views on stderr, which a form there
-	// holds while it asks.
+	session ui.Asker   // a server's questions into the running TUI
+	asking  sync.Mutex // one question at a time on stderr
+	// drawing are the progress views on stderr, which a form holds.
 	drawing progressViews
-	// pager takes stdout on a terminal while a command prints (pager.go).
-	pager pager
+	pager   pager
 }
 
-// NewTerminal reads the streams and the display settings once: --no-tui
-// (or VQ_NO_TUI), --no-color (or NO_COLOR), --no-pager, and the
-// environment's TERM, colour and pager variables. Its Print prints next
-// actions as vq invoke lines unless the caller sets Print.Commands.
+// NewTerminal reads the streams and the display settings once. Its Print
+// prints next actions as vq invoke lines unless the caller sets
+// Print.Commands.
 func NewTerminal(streams *IOStreams, getenv func(string) string, noTUI, noColor, noPager bool) *Terminal {
 	draws := getenv("TERM") != "dumb"
 	profile := colorprofile.Env(ui.Environ(getenv))
@@ -89,9 +74,8 @@ func NewTerminal(streams *IOStreams, getenv func(string) string, noTUI, noColor,
 	}
 }
 
-// NewAgentTerminal is the terminal of vq mcp serve: stdin and stdout
-// carry the agent's MCP stream, which vq never reads or writes outside
-// the MCP server, and stderr takes vq's lines and --debug traces.
+// NewAgentTerminal is the terminal of vq mcp serve: stdin and stdout are
+// the agent's MCP stream, never touched outside the MCP server.
 func NewAgentTerminal(errOut io.Writer, getenv func(string) string) *Terminal {
 	streams := &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: errOut}
 	return &Terminal{
@@ -100,48 +84,40 @@ func NewAgentTerminal(errOut io.Writer, getenv func(string) string) *Terminal {
 	}
 }
 
-// CanPrompt reports someone there to answer a question asked on stderr:
-// stdin and stderr are terminals.
+// CanPrompt reports someone there to answer a question on stderr.
 func (t *Terminal) CanPrompt() bool { return t.person }
 
-// IsStdinTTY reports stdin a terminal, where a key is typed without echo.
+// IsStdinTTY reports stdin a terminal.
 func (t *Terminal) IsStdinTTY() bool { return t.typing }
 
 // Streams are the streams the terminal was read from.
 func (t *Terminal) Streams() *IOStreams { return t.io }
 
-// isTerminal reports a stream that is a terminal device: what a pager
-// is started for, rather than the terminal-ness tests give buffers.
+// isTerminal reports a terminal device, unlike the terminal-ness tests
+// give buffers: what a pager is started for.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// Page sends the rest of the command's output on stdout through the
-// pager, when the Display policy has one (a terminal, no --no-pager),
-// until the command is done or ctx ends.
+// Page sends the rest of stdout through the pager, if any, until the
+// command is done or ctx ends.
 func (t *Terminal) Page(ctx context.Context) { t.pager.start(ctx, t.io.Out, t.getenv, t.Print.Warning) }
 
-// EndPager ends the output to the pager and waits for the person to
-// leave it: the command is done.
+// EndPager ends the output to the pager and waits for the person to leave it.
 func (t *Terminal) EndPager() error { return t.pager.stop(t.io.Out) }
 
 // Display is where a command's answers go.
 type Display int
 
 const (
-	// DisplayPlain: text or a document on stdout, vq's lines on stderr.
 	DisplayPlain Display = iota
-	// DisplayTUI: the TUI, on a person's terminal.
 	DisplayTUI
-	// DisplayAgent: nowhere but the answer of an agent's MCP call (vq mcp
-	// serve); vq's lines go to stderr.
-	DisplayAgent
+	DisplayAgent // only the answer of an agent's MCP call (vq mcp serve)
 )
 
-// Display is the display of a command: the TUI on a person's terminal
-// unless its flags asked for output printed (for a program, a CI system
-// or a file).
+// Display is the TUI on a person's terminal unless the flags asked for
+// output printed.
 func (t *Terminal) Display(printed bool) Display {
 	switch {
 	case t.agent:
@@ -152,12 +128,9 @@ func (t *Terminal) Display(printed bool) Display {
 	return DisplayPlain
 }
 
-// Consent is the consent policy of a command with --yes set as yes, the
-// display d and output for a program (structured) or a person: given by
-// --yes; asked where a person is there to answer (the TUI's dialog, or a
-// prompt on stderr when the output is for a person); else never, by vq: a
-// script's calls and an agent's go as they are, and the server's confirm
-// gate answers.
+// Consent is the consent policy: given by --yes; asked where a person is
+// there to answer; else never: a script's and an agent's calls go as they
+// are, and the server's confirm gate answers.
 func (t *Terminal) Consent(yes bool, d Display, structured bool) ui.Consent {
 	switch {
 	case t.agent:
@@ -173,10 +146,8 @@ func (t *Terminal) Consent(yes bool, d Display, structured bool) ui.Consent {
 // YesNo asks a person a yes/no question on the terminal's prompt.
 type YesNo func(ctx context.Context, question string) (bool, error)
 
-// Prompter is how a person is asked yes or no outside the TUI (which
-// asks in its own dialog): the y/N prompt on stderr when the output is
-// for a person (not structured, for a program) who can answer it there,
-// else nil: nobody to ask.
+// Prompter is the y/N prompt on stderr outside the TUI; nil when nobody
+// is there to ask or the output is for a program.
 func (t *Terminal) Prompter(structured bool) YesNo {
 	if !t.person || structured {
 		return nil
@@ -184,7 +155,6 @@ func (t *Terminal) Prompter(structured bool) YesNo {
 	return t.askYesNo
 }
 
-// askYesNo asks question on stderr; only y or yes is a yes.
 func (t *Terminal) askYesNo(ctx context.Context, question string) (bool, error) {
 	t.Print.Prompt(question + " [y/N]")
 	line, err := ReadLine(ctx, bufio.NewReader(t.io.In))
@@ -192,10 +162,8 @@ func (t *Terminal) askYesNo(ctx context.Context, question string) (bool, error) 
 	return answer == "y" || answer == "yes", err
 }
 
-// Notices is where the client's notices go (a rate limit waited out, a
-// retry, a server's log line), each held to one line: stderr, except
-// where the TUI may open, whose frame a line would tear and whose screens
-// show the outcome instead.
+// Notices is where the client's notices go, one line each: stderr, but
+// nowhere where the TUI may open, whose frame a line would tear.
 func (t *Terminal) Notices() func(string) {
 	if t.tui {
 		return nil
@@ -203,17 +171,15 @@ func (t *Terminal) Notices() func(string) {
 	return func(msg string) { t.Print.Note(textsafe.SanitizeLine(msg)) }
 }
 
-// Tell shows a notice where the person sees it: in the TUI while it runs,
-// else on stderr.
+// Tell shows a notice in the TUI while it runs, else on stderr.
 func (t *Terminal) Tell(msg string) {
 	if !t.session.Tell(msg) {
 		t.Print.Note(msg)
 	}
 }
 
-// askForm asks a server's question with a form on stderr, one question at
-// a time (the server may ask several at once, over concurrent calls), the
-// progress views held meanwhile.
+// askForm asks a server's question with a form on stderr, one at a time
+// (concurrent calls may ask at once), the progress views held meanwhile.
 func (t *Terminal) askForm(ctx context.Context, e api.Elicitation) mcp.ElicitResult {
 	t.asking.Lock()
 	defer t.asking.Unlock()
@@ -221,19 +187,16 @@ func (t *Terminal) askForm(ctx context.Context, e api.Elicitation) mcp.ElicitRes
 	return ui.Elicit(ctx, ui.Options{In: t.io.In, Out: t.io.ErrOut, NoColor: t.noColor, Getenv: t.getenv}, e)
 }
 
-// TUIProbe is ui.Options.Probe for the TUIs this process opens: set only
-// by tests, to make the TUI fail on cue.
+// TUIProbe is ui.Options.Probe, set only by tests to fail the TUI on cue.
 var TUIProbe func(tea.Msg)
 
-// TUIOptions connect a TUI session to this terminal; the caller adds the
-// server's side.
+// TUIOptions connect a TUI session to this terminal.
 func (t *Terminal) TUIOptions() ui.Options {
 	return ui.Options{In: t.io.In, Out: t.io.Out, NoColor: t.noColor, Getenv: t.getenv, Probe: TUIProbe, Asker: &t.session}
 }
 
-// Progress starts the progress view of the jobs on stderr: live on a
-// terminal that draws (unless --no-tui), else a line per change. end
-// closes it.
+// Progress starts the progress view of the jobs on stderr: live where it
+// draws, else a line per change.
 func (t *Terminal) Progress(ids []string) (view *ui.JobProgress, end func()) {
 	o := ui.ProgressOptions{Live: t.live, Profile: t.profile}
 	if file, ok := t.io.ErrOut.(*os.File); ok && t.live {
@@ -249,10 +212,8 @@ func (t *Terminal) Progress(ids []string) (view *ui.JobProgress, end func()) {
 	}
 }
 
-// CallProgress asks for the progress notifications of the calls made with
-// the returned context and shows them in a progress view, under the
-// tool's name, from the first one on: a call that reports no progress
-// shows nothing. end closes the view.
+// CallProgress shows the progress notifications of the calls made with
+// the returned context, from the first one on.
 func (t *Terminal) CallProgress(ctx context.Context, tool string) (_ context.Context, end func()) {
 	var mu sync.Mutex
 	var view *ui.JobProgress
@@ -288,12 +249,10 @@ func (t *Terminal) Clipboard() (io.WriteCloser, error) {
 	return os.OpenFile("/dev/tty", os.O_WRONLY, 0)
 }
 
-// nopCloser is a writer vq does not own, such as stderr.
 type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
 
-// progressViews are the live progress views drawn on stderr.
 type progressViews struct {
 	mu    sync.Mutex
 	views []*ui.JobProgress

@@ -1,6 +1,5 @@
-// Package prove holds vq prove and vq watch: proof jobs and async jobs
-// watched to their end, a proof shown headline first, its JIRA comment
-// printed or copied.
+// Package prove holds vq prove and vq watch: jobs watched to their end, a
+// proof shown headline first, its JIRA comment printed or copied.
 //
 // It may import cmd/cmdutil, cmd/iostreams, api, format, ui and the
 // internal leaves; never cmd nor another command group.
@@ -28,14 +27,11 @@ type ProveOptions struct {
 	Copy     bool
 	Markdown bool
 	NoWait   bool
-	// Job is a proof job already started (by an earlier vq prove of
-	// Ticket) to watch instead of starting one.
-	Job      string
+	Job      string // an earlier vq prove's job, to watch instead of starting one
 	Pipeline *cmdutil.Pipeline
 }
 
-// NewCmdProve proves a JIRA tracking ticket and shows the verdict and the
-// comment to paste. runF replaces the behaviour in tests of flag parsing.
+// NewCmdProve is vq prove; runF is for flag-parsing tests.
 func NewCmdProve(f *cmdutil.Factory, runF func(context.Context, *ProveOptions) error) *cobra.Command {
 	opts := &ProveOptions{Pipeline: cmdutil.NewPipeline(f)}
 	c := cmdutil.TaskRow("prove").Shape(f, &cobra.Command{
@@ -133,8 +129,7 @@ func runProve(ctx context.Context, f *cmdutil.Factory, opts *ProveOptions) error
 	return showProof(ctx, f, resp, opts)
 }
 
-// resumeProof is the vq prove command line that resumes the watch of job,
-// with the flags that shape what it shows.
+// resumeProof is the vq prove command line that resumes the watch of job.
 func resumeProof(opts *ProveOptions, job string) string {
 	words := []string{"vq", "prove", textsafe.ShellQuote(opts.Ticket), "--job", textsafe.ShellQuote(job)}
 	if opts.Markdown {
@@ -160,10 +155,9 @@ func showProof(ctx context.Context, f *cmdutil.Factory, resp *api.ToolResponse, 
 		}
 		shown = errors.Join(format.WriteErrorLine(print.ErrOut, resp), cmdutil.ShownError(resp))
 	case opts.Markdown && isProof:
-		// A job that could not run and wrote no comment: no comment is
-		// what the ticket gets, and it exits as it does without
-		// --markdown, with its error's code. An ok answer without the
-		// comment it owes exits as a failed proof.
+		// No comment: it exits with its error's code, as without
+		// --markdown; an ok answer without the comment it owes exits as a
+		// failed proof.
 		code := exitcode.ForCode(api.CodeProofFailed, resp.IsRecoverable())
 		if !resp.OK {
 			code = exitcode.ForCode(resp.ErrorCode(), resp.IsRecoverable())
@@ -190,10 +184,8 @@ func showProof(ctx context.Context, f *cmdutil.Factory, resp *api.ToolResponse, 
 	return shown
 }
 
-// showProofAnswer shows a proof job's answer as vq prove does (headline
-// first, verdict, reasons, warnings, the comment as a block, next steps),
-// unless the flags ask for another rendering or it carries no proof; the
-// error carries its exit code.
+// showProofAnswer shows a proof job's answer as vq prove does, unless the
+// flags ask for another rendering or it carries no proof.
 func showProofAnswer(ctx context.Context, p *cmdutil.Pipeline, resp *api.ToolResponse, proof *format.Proof, isProof bool) error {
 	if !isProof || p.Output.Structured() {
 		return p.Show(ctx, resp)
@@ -205,8 +197,7 @@ func showProofAnswer(ctx context.Context, p *cmdutil.Pipeline, resp *api.ToolRes
 	return cmdutil.ShownError(resp)
 }
 
-// copyComment puts the proof's JIRA comment on a clipboard and says on
-// stderr which way it went; the error says that nothing was copied and why.
+// copyComment puts the JIRA comment on a clipboard and says which way it went.
 func copyComment(ctx context.Context, f *cmdutil.Factory, proof *format.Proof, hasMarkdown bool) error {
 	print := f.Terminal().Print
 	if !hasMarkdown {
@@ -226,8 +217,6 @@ func noClipboard(err error) error {
 	return &exitcode.Error{Code: exitcode.NoClipboard, Message: "--copy: nothing copied: " + err.Error() + " (use --markdown > FILE instead)"}
 }
 
-// clipboardEnv is where --copy may copy to: vq's environment, and the
-// terminal on stderr or, when stderr is redirected, the controlling one.
 func clipboardEnv(f *cmdutil.Factory) clipboard.Env {
 	return clipboard.Env{Getenv: f.Getenv, Terminal: f.Terminal().Clipboard}
 }

@@ -15,8 +15,7 @@ type WatchOptions struct {
 	Pipeline *cmdutil.Pipeline
 }
 
-// NewCmdWatch polls async jobs until they end. runF replaces the behaviour
-// in tests of flag parsing.
+// NewCmdWatch is vq watch; runF is for flag-parsing tests.
 func NewCmdWatch(f *cmdutil.Factory, runF func(context.Context, *WatchOptions) error) *cobra.Command {
 	opts := &WatchOptions{Pipeline: cmdutil.NewPipeline(f)}
 	c := cmdutil.TaskRow("watch").Shape(f, &cobra.Command{
@@ -56,34 +55,24 @@ the deadline, 130 on Ctrl-C. Both print the vq watch command that resumes.`,
 	return cmdutil.CallsServer(c, &f.Global)
 }
 
-// runWatch watches the jobs and shows each final answer; the error
-// carries the worst exit code of them.
+// runWatch shows each job's final answer; the error is the one with the
+// largest exit code (documented in vq watch).
 func runWatch(ctx context.Context, opts *WatchOptions) error {
 	p := opts.Pipeline
 	outcomes, err := p.WatchJobs(ctx, opts.JobIDs)
 	if err != nil {
 		return err
 	}
-	var errs []error
+	var worst error
 	for _, o := range outcomes {
 		if len(outcomes) > 1 && !p.Output.Structured() {
 			// A reader that left early still gets the answers' exit code.
 			_ = p.Terminal().Print.Heading("job " + o.ID)
 		}
 		proof, isProof := format.ProofAnswer(o.Resp, false)
-		errs = append(errs, showProofAnswer(ctx, p, o.Resp, proof, isProof))
-	}
-	return worst(errs)
-}
-
-// worst is the error with the largest exit code: any failure beats success,
-// and among failures the highest number wins (documented in vq watch).
-func worst(errs []error) error {
-	var w error
-	for _, err := range errs {
-		if exitcode.Of(err) > exitcode.Of(w) {
-			w = err
+		if err := showProofAnswer(ctx, p, o.Resp, proof, isProof); exitcode.Of(err) > exitcode.Of(worst) {
+			worst = err
 		}
 	}
-	return w
+	return worst
 }

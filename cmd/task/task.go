@@ -1,6 +1,5 @@
 // Package task builds the grouped task commands (vq scenario create|find,
-// vq tracking plan|run) from their rows of the one command table,
-// cmdutil.TaskCommands: each calls its row's tool through the pipeline.
+// vq tracking plan|run) from their rows of cmdutil.TaskCommands.
 package task
 
 import (
@@ -11,11 +10,10 @@ import (
 	"github.com/visualq/vq/cmd/cmdutil"
 )
 
-// helpText is what a command's help says of it.
 type helpText struct{ Short, Long, Example string }
 
-// help is the help of the groups this package builds and of their
-// commands, by path; a row of the table whose path is here is built.
+// help is the help of the groups and their commands, by path; a row whose
+// path is here is built.
 var help = map[string]helpText{
 	"scenario": {Short: "Find and create functional-test (FRT) scenarios"},
 	"scenario create": {
@@ -34,8 +32,7 @@ duplicated. This writes: consent with --yes or at the prompt.`,
 	},
 }
 
-// NewCmdTasks builds the group commands, each with its rows' commands
-// in the table's order. runF, when set, runs instead of each call.
+// NewCmdTasks builds the group commands; runF is for flag-parsing tests.
 func NewCmdTasks(f *cmdutil.Factory, runF func(context.Context, *cmdutil.TaskOptions) error) []*cobra.Command {
 	var groups []*cobra.Command
 	byName := map[string]*cobra.Command{}

@@ -6,8 +6,7 @@ import (
 	"fmt"
 )
 
-// UsageError is a mistake in the command line, found before anything is
-// sent. Hint, when set, says how to do it right.
+// UsageError is a mistake in the command line, found before anything is sent.
 type UsageError struct {
 	Reason string
 	Hint   string
@@ -25,16 +24,14 @@ func Usagef(format string, args ...any) *UsageError {
 	return &UsageError{Reason: fmt.Sprintf(format, args...)}
 }
 
-// Answer is what the exit code reads of a failed tool answer;
-// *api.ToolResponse is one.
+// Answer is what the exit code reads of a failed tool answer.
 type Answer interface {
 	ErrorCode() string
 	IsRecoverable() bool
 	ErrorMessage() string
 }
 
-// ResponseError is a failed tool answer that was already shown, so the
-// command can exit with its code without printing it twice.
+// ResponseError is a failed tool answer already shown.
 type ResponseError struct {
 	Code        string
 	Recoverable bool
@@ -48,8 +45,7 @@ func Shown(a Answer) *ResponseError {
 
 func (e *ResponseError) Error() string { return e.Code + ": " + e.Message }
 
-// Error ends vq with a fixed code and a message (which may be empty when
-// the output already said everything).
+// Error ends vq with a fixed code and a message ("" when already shown).
 type Error struct {
 	Code    int
 	Message string

@@ -30,38 +30,27 @@ const (
 	Terminated   = 143
 )
 
-// Outcome is how a command ended: every command ends in one value of this
-// closed set, the outcome of the row its exit code is, so that whatever
-// the path (one call, a batch, a watch, a CI run) an exit 0 says passed
-// and nothing else does.
+// Outcome is how a command ended, the outcome of its exit code's row:
+// whatever the path, an exit 0 says passed and nothing else does.
 type Outcome string
 
 const (
-	// OutcomePassed: an explicit pass (ok:true, a job completed, a run
-	// passed, a proof proven).
-	OutcomePassed Outcome = "passed"
-	// OutcomeFailed: a verdict that is not a pass (a run with changes, a
-	// failed proof, a failed or cancelled job).
-	OutcomeFailed Outcome = "failed"
-	// OutcomePending: no verdict yet; the work may still finish.
-	OutcomePending Outcome = "pending"
-	// OutcomeUnknown: vq cannot tell what happened (no verdict it can
-	// read, a write whose answer was lost).
-	OutcomeUnknown Outcome = "unknown"
-	// OutcomeError: a failure, named by its code.
-	OutcomeError Outcome = "error"
+	OutcomePassed  Outcome = "passed"  // an explicit pass
+	OutcomeFailed  Outcome = "failed"  // a verdict that is not a pass
+	OutcomePending Outcome = "pending" // no verdict yet
+	OutcomeUnknown Outcome = "unknown" // vq cannot tell what happened
+	OutcomeError   Outcome = "error"   // a failure, named by its code
 )
 
-// A contract error code exits with recoverableBase+offset when the answer
-// says recoverable:true and with unrecoverableBase+offset otherwise, so
+// A contract error code exits in the band of its recoverable flag, so
 // "retrying with other arguments may succeed" is readable from the number.
 const (
 	recoverableBase   = 10
 	unrecoverableBase = 30
 )
 
-// contractCodes gives each contract error code its offset within a band.
-// Offset 0 is an error code this table does not know yet.
+// contractCodes gives each contract error code its offset within a band;
+// 0 is one this table does not know yet.
 var contractCodes = []struct{ code, meaning string }{
 	{"unknown", "an error code this vq does not know (newer server)"},
 	{"validation_error", "missing or invalid arguments"},
@@ -79,13 +68,11 @@ var contractCodes = []struct{ code, meaning string }{
 	{"project_not_ready", "the project's first import is still being analysed; wait, then call again"},
 }
 
-// codeHTTPError is the contract's code of a failure only a client makes:
-// an answer that was no ToolResponse.
+// codeHTTPError is the contract's code of an answer that was no ToolResponse.
 const codeHTTPError = "http_error"
 
-// fixedRows are the codes with one exit code whatever their recoverable
-// flag says: the client's own failures and verdicts. No server's error
-// code ever exits with one of them (see Reserved).
+// fixedRows are the client's own failures and verdicts, one exit code
+// each; no server's error code exits with one (Reserved).
 var fixedRows = []Row{
 	{OK, "ok", nil, OutcomePassed, "the tool answered ok:true"},
 	{Internal, "internal", nil, OutcomeError, "vq itself failed (cannot write output, read config, ...)"},
@@ -116,8 +103,7 @@ type Row struct {
 	Meaning     string  `json:"meaning"`
 }
 
-// Table is the whole table, in exit-code order: what vq exit-codes prints
-// and what the README documents.
+// Table is the whole table, in exit-code order.
 func Table() []Row {
 	yes, no := true, false
 	var rows []Row
@@ -138,32 +124,24 @@ func Table() []Row {
 	return rows
 }
 
-// CodeOf is the code of an exit status's row: the name a client-made
-// answer gives a failure of vq's own ("usage", "internal", ...).
-func CodeOf(exit int) string {
-	for _, r := range Table() {
-		if r.Exit == exit {
-			return r.Code
-		}
-	}
-	return "internal"
-}
+// CodeOf is the code of an exit status's row ("usage", "internal", ...).
+func CodeOf(exit int) string { return rowOf(exit).Code }
 
 // OutcomeOf is the outcome of an exit status's row.
-func OutcomeOf(exit int) Outcome {
-	for _, r := range Table() {
-		if r.Exit == exit {
-			return r.Outcome
-		}
+func OutcomeOf(exit int) Outcome { return rowOf(exit).Outcome }
+
+// rowOf is exit's row, the internal row when none is.
+func rowOf(exit int) Row {
+	rows := Table()
+	if i := slices.IndexFunc(rows, func(r Row) bool { return r.Exit == exit }); i >= 0 {
+		return rows[i]
 	}
-	return OutcomeError
+	return Row{Exit: Internal, Code: "internal", Outcome: OutcomeError}
 }
 
-// Reserved reports the error codes only vq itself may give a failure: the
-// rows of its own failures and verdicts, and http_error, the contract's
-// code of an answer that was no ToolResponse. A server that answers with
-// one of them passes for the client; its answer is read as the tool's
-// failure instead (api keeps the server's code in the message).
+// Reserved reports the error codes only vq itself may give a failure. A
+// server that answers with one passes for the client; its answer is read
+// as the tool's failure instead.
 func Reserved(code string) bool {
 	return code == codeHTTPError || slices.ContainsFunc(fixedRows, func(r Row) bool { return r.Code == code })
 }
@@ -182,8 +160,7 @@ func WriteTable(out io.Writer) error {
 	return tw.Flush()
 }
 
-// ForCode is the exit code of a tool's answer: code is its error code ("" for
-// ok:true) and recoverable its contract flag.
+// ForCode is the exit code of a tool's answer ("" is ok:true).
 func ForCode(code string, recoverable bool) int {
 	if code == "" {
 		return OK
@@ -204,8 +181,7 @@ func ForCode(code string, recoverable bool) int {
 	return unrecoverableBase + offset
 }
 
-// RecoverableText says whether trying other arguments may help, as error
-// lines print the flag next to the exit code.
+// RecoverableText is the recoverable flag as error lines print it.
 func RecoverableText(recoverable bool) string {
 	if recoverable {
 		return "recoverable"
