@@ -118,10 +118,8 @@ func (s *answerPage) settleFields() {
 // next actions and the help line.
 const minFoot = 3
 
-// Init fetches the answer's screenshots.
 func (s *answerPage) Init() tea.Cmd { return s.askImage() }
 
-// View draws the answer (answerview.go).
 func (s *answerPage) View() []string { return s.lines(s.m.height) }
 
 // Update handles the keys while the answer is in front and nothing is
@@ -298,7 +296,6 @@ func (s *answerPage) copyLink() tea.Cmd {
 	return copyText(s.m.ctx, s.m.getenv, cur.Link, cur.Name+" image link")
 }
 
-// askImage fetches the screenshots the screen shows.
 func (s *answerPage) askImage() tea.Cmd { return s.shots.Ask(s.m.ctx, s.m.fetch, s.m.images) }
 
 // moveSelection moves by delta: the action cursor, the selected row, or

@@ -141,8 +141,6 @@ func (s *answerPage) enableTable(k *answerKeys) {
 	k.DropMarks.SetEnabled(all > 0 && s.filter == "" && !s.m.chained(s))
 }
 
-// ShortHelp is the answer's help line.
 func (s *answerPage) ShortHelp() []key.Binding { return s.keys().ShortHelp() }
 
-// FullHelp is the answer's help shown with ?.
 func (s *answerPage) FullHelp() [][]key.Binding { return s.keys().FullHelp() }

@@ -89,10 +89,8 @@ func (p *batchPage) keys() busyKeys {
 	return newBusyKeys(stop, p.under.shots.HasDiff())
 }
 
-// ShortHelp is the help line.
 func (p *batchPage) ShortHelp() []key.Binding { return p.keys().ShortHelp() }
 
-// FullHelp is the help shown with ?.
 func (p *batchPage) FullHelp() [][]key.Binding { return p.keys().FullHelp() }
 
 // Update counts the answers, and takes the keys while the batch runs.
@@ -150,7 +148,6 @@ func (p *batchPage) ended(msg batchDoneMsg) tea.Cmd {
 	return m.top().refresh()
 }
 
-// View is the answer beneath, the batch counted in its foot.
 func (p *batchPage) View() []string { return p.under.View() }
 
 // part is the progress line, where the status line was.

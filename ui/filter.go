@@ -25,18 +25,14 @@ type filterKeys struct {
 	Apply, Clear key.Binding
 }
 
-func newFilterKeys() filterKeys {
-	return filterKeys{
+// newFilterPage opens the filter on a's query, the rows focused.
+func newFilterPage(a *answerPage) *filterPage {
+	p := &filterPage{m: a.m, under: a, input: textinput.New(), keymap: filterKeys{
 		Apply: key.NewBinding(key.WithKeys("enter", "down", "tab"), key.WithHelp("enter", "keep filter")),
 		// Esc twice in quick succession reaches a program as one
 		// alt+esc: it clears the filter as one Esc does.
 		Clear: key.NewBinding(key.WithKeys("esc", "alt+esc"), key.WithHelp("esc", "clear")),
-	}
-}
-
-// newFilterPage opens the filter on a's query, the rows focused.
-func newFilterPage(a *answerPage) *filterPage {
-	p := &filterPage{m: a.m, under: a, input: textinput.New(), keymap: newFilterKeys()}
+	}}
 	p.input.Prompt = "/"
 	p.input.Placeholder = "filter rows"
 	p.input.SetStyles(a.m.styles.input)

@@ -62,7 +62,7 @@ func (p *questionPage) Init() tea.Cmd {
 	q := p.queue[0]
 	q.form = newQuestionForm(q.e, &p.m.styles)
 	q.form.resize(p.m.width, p.m.height)
-	return q.form.init()
+	return q.form.form.Init()
 }
 
 // ShortHelp is the form's help line.
@@ -84,9 +84,9 @@ func (p *questionPage) Update(msg tea.Msg) tea.Cmd {
 	if _, ok := msg.(tea.BackgroundColorMsg); ok {
 		q.form.restyle(&p.m.styles)
 	}
-	if answer, ok := q.form.answered(); ok {
-		p.m.status = "the server's question: " + Outcome(answer.Action)
-		return p.answer(q, answer)
+	if a := q.form.answer; a != nil {
+		p.m.status = "the server's question: " + Outcome(a.Action)
+		return p.answer(q, *a)
 	}
 	return cmd
 }

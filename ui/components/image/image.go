@@ -99,7 +99,6 @@ func NewKeys() Keys {
 	}
 }
 
-// ShortHelp and FullHelp make Keys a help.KeyMap.
 func (k Keys) ShortHelp() []key.Binding  { return []key.Binding{k.Open, k.Copy, k.Image} }
 func (k Keys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
 
@@ -138,7 +137,6 @@ func New(fields []layout.Field) Model {
 	return m
 }
 
-// HasDiff reports a diff image among the screenshots.
 func (m *Model) HasDiff() bool {
 	return slices.ContainsFunc(m.shots, func(s Shot) bool { return s.Name == "diff" })
 }

@@ -103,7 +103,6 @@ func (t *Table) Title() string {
 	return t.Name + " (" + count + ")"
 }
 
-// Len is the number of rows shown.
 func (t *Table) Len() int { return len(t.view) }
 
 // Row is the index in t.Data.Rows of the i-th row shown.
@@ -127,7 +126,6 @@ func (t *Table) nextOrder() sortKey {
 	return sortKey{col: c, desc: t.Data.Numeric[c]}
 }
 
-// NextSort sorts by nextOrder.
 func (t *Table) NextSort() {
 	t.order = t.nextOrder()
 	t.rebuild()
@@ -314,7 +312,6 @@ func (t *Table) Line(i int, st Styles, width int, gutter string) string {
 // Shown are the rows shown, as indexes into the rows, in their order.
 func (t *Table) Shown() []int { return t.view }
 
-// Shows reports whether the filter shows row r.
 func (t *Table) Shows(r int) bool { return t.match == nil || t.match[r] }
 
 // HasBar reports a mismatch column, drawn with its bar.
@@ -370,7 +367,6 @@ func (t *Table) MarkAll() {
 	}
 }
 
-// SameColumns reports whether t and old have the same columns.
 func (t *Table) SameColumns(old *Table) bool {
 	return slices.Equal(t.Data.Columns, old.Data.Columns)
 }
