@@ -403,7 +403,6 @@ func (l *stderrLog) end() {
 	}
 }
 
-// tail is the last lines kept.
 func (l *stderrLog) tail() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -76,20 +76,6 @@ func (b *cappedBody) fail(err error) error {
 	return err
 }
 
-// bodyError is why a response body of the request could not be read, or nil.
-func (r *httpRecord) bodyError() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.bodyErr
-}
-
-// retryAfterHeader is the Retry-After of the failed response.
-func (r *httpRecord) retryAfterHeader() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.retryAfter
-}
-
 type mcpRoundTripper struct {
 	next http.RoundTripper
 	c    *Client
@@ -261,20 +247,6 @@ func (r *httpRecord) forgetFailure() {
 	defer r.mu.Unlock()
 	r.body.Truncate(r.failedAt)
 	r.status, r.wwwAuthenticate, r.retryAfter = 0, "", ""
-}
-
-// failedBody is what was read of the failed response's body, to quote in
-// an http_error as the invoke transport does.
-func (r *httpRecord) failedBody() []byte {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return bytes.Clone(r.body.Bytes()[min(r.failedAt, r.body.Len()):])
-}
-
-func (r *httpRecord) get() (int, string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.status, r.wwwAuthenticate
 }
 
 // keep keeps a stdio server's answer to the request; the oldest are let
