@@ -129,7 +129,6 @@ func (c Config) Pick(ref string) (key string, s Server, found bool) {
 	return c.Find(ref)
 }
 
-// BaseURLs are the servers with an entry, sorted.
 func (c Config) BaseURLs() []string {
 	return slices.Sorted(maps.Keys(c.Servers))
 }

@@ -29,7 +29,6 @@ type CredentialStore struct {
 	KeyringTimeout time.Duration
 }
 
-// Load reads the store's config file.
 func (s CredentialStore) Load() (Config, error) { return LoadConfig(s.ConfigPath) }
 
 // account is the keyring account of baseURL's key: the key its entry is
