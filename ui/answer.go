@@ -23,33 +23,24 @@ const (
 // in it; it composes the components (ui/components), routes its keys
 // (answerkeys.go) and is drawn by answerview.go.
 type answerPage struct {
-	m      *Model
-	keymap answerKeys
-	call   api.Call
-	// crumb names the screen in the breadcrumb.
-	crumb string
-	resp  *api.ToolResponse
-	data  *dataView
-	// shots are the answer's screenshots, as the screen shows them.
-	shots image.Model
-	// view is what the data pane shows; raw the JSON lines, once asked.
-	view   paneView
-	raw    []string
-	offset int
-	focus  focus
-	// sec and pos are the selected row: section, position in its view.
-	sec, pos int
-	// filter is the / query, applied to every table of the screen.
-	filter string
-	// hidden is the selected row the filter hides, -1 for none.
-	hidden int
-	// fieldsOpen is set once the person asked to see every field (e).
-	fieldsOpen bool
-	// origin is the row this screen's call was made for, for n and p.
-	origin *origin
-	// stale is set when a write succeeded since: it is fetched again on return.
-	stale   bool
-	actions actions.Model
+	m          *Model
+	keymap     answerKeys
+	call       api.Call
+	crumb      string // crumb names the screen in the breadcrumb.
+	resp       *api.ToolResponse
+	data       *dataView
+	shots      image.Model // the answer's screenshots, as the screen shows them.
+	view       paneView    // what the data pane shows; raw the JSON lines, once asked.
+	raw        []string
+	offset     int
+	focus      focus
+	sec, pos   int     // the selected row: section, position in its view.
+	filter     string  // the / query, applied to every table of the screen.
+	hidden     int     // the selected row the filter hides, -1 for none.
+	fieldsOpen bool    // set once the person asked to see every field (e).
+	origin     *origin // the row this screen's call was made for, for n and p.
+	stale      bool    // set when a write succeeded since: it is fetched again on return.
+	actions    actions.Model
 }
 
 // paneView is what a screen's data pane shows.

@@ -40,9 +40,8 @@ const (
 
 // BatchOutcome is one call of a batch and how it ended.
 type BatchOutcome struct {
-	Call api.Call
-	// Resp is the answer; nil when none came.
-	Resp  *api.ToolResponse
+	Call  api.Call
+	Resp  *api.ToolResponse // the answer; nil when none came.
 	Err   error
 	State BatchState
 }

@@ -15,15 +15,14 @@ import (
 // stops it and every other key but the help and q waits; when it ends,
 // its report shows and the answer is fetched again.
 type batchPage struct {
-	m     *Model
-	under *answerPage
-	tool  string
-	table *table
-	calls []api.Call
-	names map[string]string // by api.Call.Key
-	total int
-	// finished, done and refused count the answers so far.
-	finished, done, refused int
+	m                       *Model
+	under                   *answerPage
+	tool                    string
+	table                   *table
+	calls                   []api.Call
+	names                   map[string]string // by api.Call.Key
+	total                   int
+	finished, done, refused int // finished, done and refused count the answers so far.
 	cancel                  context.CancelFunc
 	events                  chan tea.Msg
 	stopped                 bool

@@ -40,9 +40,8 @@ type pending struct {
 	consented bool
 	// note is what vq tells the person of the call meanwhile (a sign-in
 	// again), shown under it; server text in it is sanitized when drawn.
-	note []string
-	// progress is the server's latest report; updates brings the next.
-	progress *api.JobUpdate
+	note     []string
+	progress *api.JobUpdate // the server's latest report; updates brings the next.
 	updates  chan api.JobUpdate
 	done     <-chan struct{}
 }

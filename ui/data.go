@@ -17,12 +17,10 @@ import (
 // first, then plain lines (a list of scalars, or one scalar), then each
 // record list as a table. Only the lines in view are ever drawn.
 type dataView struct {
-	// fields fold into a line for a table's room (settleFields).
-	fields fields.Model
-	plain  []string
-	tables []*table
-	// sections index where each table's lines begin.
-	sections []section
+	fields   fields.Model // fields fold into a line for a table's room (settleFields).
+	plain    []string
+	tables   []*table
+	sections []section // sections index where each table's lines begin.
 	total    int
 }
 

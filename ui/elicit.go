@@ -31,11 +31,10 @@ type questionForm struct {
 	head       []string
 	fields     []*formField
 	pageStarts []int // the indexes of the fields that start a page
-	// accept is the answer to a question without fields.
-	accept bool
-	keys   questionKeys
-	help   help.Model
-	st     *styles
+	accept     bool  // the answer to a question without fields.
+	keys       questionKeys
+	help       help.Model
+	st         *styles
 	// theme is the fields' styles, which they read through themeFunc at
 	// each frame: huh keeps the first theme a field is given, so a field
 	// is given this one as it is built (else huh builds its default theme

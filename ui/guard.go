@@ -18,13 +18,11 @@ type guard struct {
 	m *Model
 	// probe sees each message before the model does (Options.Probe).
 	probe func(tea.Msg)
-	// kill ends the program from View, which cannot return a command.
-	kill context.CancelFunc
+	kill  context.CancelFunc // kill ends the program from View, which cannot return a command.
 
 	mu     sync.Mutex
 	failed *exitcode.PanicError
-	// last is the last frame drawn whole: left on the terminal after a panic.
-	last tea.View
+	last   tea.View // the last frame drawn whole: left on the terminal after a panic.
 }
 
 // panicMsg tells Update that a command panicked.

@@ -22,8 +22,7 @@ const keyringService = "vq"
 // server's API key in the OS keyring when one answers, else in its entry.
 type CredentialStore struct {
 	ConfigPath string
-	// UseKeyring is false where no keyring should be touched (VQ_NO_KEYRING).
-	UseKeyring bool
+	UseKeyring bool // false where no keyring should be touched (VQ_NO_KEYRING).
 	// KeyringTimeout bounds every keyring call: a locked or absent keyring
 	// must never hang vq. Zero means 3s.
 	KeyringTimeout time.Duration

@@ -187,9 +187,8 @@ type httpRecord struct {
 	retryAfter      string
 	// bodyErr is why a response body could not be read (cut, timed out,
 	// past the cap).
-	bodyErr error
-	// failedAt is where the failed response's body starts in body.
-	failedAt int
+	bodyErr  error
+	failedAt int // where the failed response's body starts in body.
 	// body is every response body read for the request: the SDK decodes
 	// structuredContent into a map, losing the server's key order, which
 	// vq keeps (columns and --json follow it), so it is read again here.

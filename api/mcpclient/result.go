@@ -81,10 +81,8 @@ func structuredOf(res *mcp.CallToolResult, raw json.RawMessage) json.RawMessage 
 // twice.
 type toolInfo struct {
 	listed, known bool
-	// repeatable: it changes nothing (api.ReadOnlyTool).
-	repeatable bool
-	// taskRequired: the tool runs only as a task (execution.taskSupport).
-	taskRequired bool
+	repeatable    bool // it changes nothing (api.ReadOnlyTool).
+	taskRequired  bool // the tool runs only as a task (execution.taskSupport).
 }
 
 // classifyToolError reads an isError result that carries no ToolResponse

@@ -147,8 +147,7 @@ type recordingConn struct {
 type pendingRequest struct {
 	rec    *httpRecord
 	method string
-	// kept: its answer was kept as read.
-	kept bool
+	kept   bool // its answer was kept as read.
 }
 
 func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {

@@ -52,10 +52,8 @@ file (written 0600). The key is never a flag, so it never shows in ps.`,
 type LoginOptions struct {
 	Factory   *cmdutil.Factory
 	WithToken bool
-	// Name is the entry's name, for --profile and vq auth switch.
-	Name string
-	// NoVerify saves the key without the call that checks it.
-	NoVerify bool
+	Name      string // the entry's name, for --profile and vq auth switch.
+	NoVerify  bool   // NoVerify saves the key without the call that checks it.
 	// OAuth signs in with OAuth at the MCP endpoint instead of an API key;
 	// NoBrowser prints the authorization URL instead of opening it.
 	OAuth, NoBrowser bool
@@ -450,8 +448,7 @@ func noteActiveAfterLogout(print format.Printer, before, after account.Config) {
 // SwitchOptions are the inputs of vq auth switch.
 type SwitchOptions struct {
 	Factory *cmdutil.Factory
-	// Server is the base URL or login --name of the server to make active.
-	Server string
+	Server  string // the base URL or login --name of the server to make active.
 }
 
 func NewCmdSwitch(f *cmdutil.Factory, runF func(*SwitchOptions) error) *cobra.Command {

@@ -21,8 +21,7 @@ import (
 
 // ResourcesOptions are the inputs of vq mcp resources.
 type ResourcesOptions struct {
-	// URI is the resource to read; "" lists them.
-	URI      string
+	URI      string // the resource to read; "" lists them.
 	Pipeline *cmdutil.Pipeline
 }
 
@@ -89,8 +88,7 @@ func resourcesRun(ctx context.Context, f *cmdutil.Factory, opts *ResourcesOption
 
 // PromptsOptions are the inputs of vq mcp prompts.
 type PromptsOptions struct {
-	// Name is the prompt to get, with its KEY=VALUE Pairs; "" lists them.
-	Name     string
+	Name     string // the prompt to get, with its KEY=VALUE Pairs; "" lists them.
 	Pairs    []string
 	Pipeline *cmdutil.Pipeline
 }

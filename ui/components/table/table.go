@@ -41,8 +41,7 @@ var serverOrder = sortKey{col: -1}
 // in view. Sorting and filtering make view, the rows shown as indexes
 // into Data.Rows: the index marks and row actions refer to.
 type Table struct {
-	// Name is the member that holds the list ("" for the data itself).
-	Name   string
+	Name   string // the member that holds the list ("" for the data itself).
 	Data   *layout.Table
 	widths []int
 	// bar is the index of the bar column, -1 without one, and values its
@@ -62,8 +61,7 @@ type Table struct {
 	haystack []string
 	view     []int
 
-	// Marked are the rows space or * marked.
-	Marked map[int]bool
+	Marked map[int]bool // the rows space or * marked.
 }
 
 // New measures records, the list in member name.
