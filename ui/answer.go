@@ -137,7 +137,6 @@ func (s *answerPage) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// key tries each group of keys in turn.
 func (s *answerPage) key(msg tea.KeyPressMsg) tea.Cmd {
 	s.m.report = nil
 	k := s.keys()
@@ -456,7 +455,6 @@ func (s *answerPage) follow(content int) {
 	s.offset = max(0, s.offset)
 }
 
-// lineCount is the number of lines of the data pane's content.
 func (s *answerPage) lineCount() int {
 	switch s.view {
 	case viewRaw:

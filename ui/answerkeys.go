@@ -70,7 +70,6 @@ func (k answerKeys) ShortHelp() []key.Binding {
 		k.DropMarks, k.Confirm, k.img.Open, k.img.Image, sort, k.Help, k.Quit}
 }
 
-// FullHelp is the help shown with ?.
 func (k answerKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Focus, k.PageUp, k.PageDown, k.Top, k.Bottom},

@@ -81,7 +81,6 @@ func RunBatch(ctx context.Context, calls []api.Call, send func(context.Context, 
 	return outcomes
 }
 
-// sendOne sends one call of a batch.
 func sendOne(ctx context.Context, call api.Call, send func(context.Context, api.Call) (*api.ToolResponse, error)) BatchOutcome {
 	o := BatchOutcome{Call: call}
 	if ctx.Err() != nil {
@@ -113,7 +112,6 @@ type BatchCounts struct {
 	Done, Refused, MaybeApplied, NotSent int
 }
 
-// CountBatch counts the outcomes by state.
 func CountBatch(outcomes []BatchOutcome) BatchCounts {
 	var c BatchCounts
 	for _, o := range outcomes {

@@ -79,7 +79,6 @@ func (p *batchPage) stop() {
 	}
 }
 
-// end stops the batch when the session ends.
 func (p *batchPage) end() { p.stop() }
 
 // keys are the busy keys: ctrl+c stops the batch.

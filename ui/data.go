@@ -148,7 +148,6 @@ func (d *dataView) setFilter(q string) {
 	d.index()
 }
 
-// rows counts the rows of every table, filter aside.
 func (d *dataView) rows() int {
 	n := 0
 	for _, t := range d.tables {
@@ -157,7 +156,6 @@ func (d *dataView) rows() int {
 	return n
 }
 
-// actionable reports whether any table's rows can be acted on.
 func (d *dataView) actionable() bool {
 	return slices.ContainsFunc(d.tables, (*table).actionable)
 }

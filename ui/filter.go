@@ -43,10 +43,8 @@ func newFilterPage(a *answerPage) *filterPage {
 	return p
 }
 
-// ShortHelp is the filter's help line.
 func (p *filterPage) ShortHelp() []key.Binding { return []key.Binding{p.keymap.Apply, p.keymap.Clear} }
 
-// FullHelp is the same: the filter has two keys.
 func (p *filterPage) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }
 
 // Init does nothing: the input's cursor does not blink.
@@ -75,7 +73,6 @@ func (p *filterPage) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// View is the answer beneath, the filter in its foot.
 func (p *filterPage) View() []string { return p.under.View() }
 
 // part is the input, where the filter's line was, with how many rows it

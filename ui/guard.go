@@ -45,7 +45,6 @@ func (g *guard) panicked() *exitcode.PanicError {
 	return g.failed
 }
 
-// Init implements tea.Model.
 func (g *guard) Init() (cmd tea.Cmd) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -75,7 +74,6 @@ func (g *guard) Update(msg tea.Msg) (model tea.Model, cmd tea.Cmd) {
 	return g, g.wrap(cmd)
 }
 
-// View implements tea.Model.
 func (g *guard) View() (v tea.View) {
 	defer func() {
 		if r := recover(); r != nil {

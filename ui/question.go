@@ -57,7 +57,6 @@ func (m *Model) questionEnded(q *question) tea.Cmd {
 	return nil
 }
 
-// Init opens the first question's form.
 func (p *questionPage) Init() tea.Cmd {
 	q := p.queue[0]
 	q.form = newQuestionForm(q.e, &p.m.styles)
@@ -65,10 +64,8 @@ func (p *questionPage) Init() tea.Cmd {
 	return q.form.form.Init()
 }
 
-// ShortHelp is the form's help line.
 func (p *questionPage) ShortHelp() []key.Binding { return p.queue[0].form.ShortHelp() }
 
-// FullHelp is the form's.
 func (p *questionPage) FullHelp() [][]key.Binding { return p.queue[0].form.FullHelp() }
 
 // Update hands msg to the form on screen, which sees every message the
@@ -91,7 +88,6 @@ func (p *questionPage) Update(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-// View is the form on screen.
 func (p *questionPage) View() []string { return p.queue[0].form.lines() }
 
 // answer sends q its answer and drops it: the next question opens, or

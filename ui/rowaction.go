@@ -25,7 +25,6 @@ type table struct {
 	templates []*rowTemplate
 }
 
-// actionable reports whether rows have an action.
 func (t *table) actionable() bool { return len(t.templates) > 0 }
 
 // rowTemplate is a next action with some arguments taken from a row.

@@ -201,7 +201,6 @@ func (m *Model) Update(msg Msg, p Protocol, width, height int, st Styles) tea.Cm
 	return nil
 }
 
-// Name names the screenshot of link.
 func (m *Model) Name(link string) string {
 	for _, s := range m.shots {
 		if s.Link == link {
@@ -306,7 +305,6 @@ type OpenedMsg struct {
 	Err error
 }
 
-// Open hands an image link to the opener.
 func Open(open func(string) error, link string) tea.Cmd {
 	return func() tea.Msg {
 		return OpenedMsg{URL: link, Err: open(link)}

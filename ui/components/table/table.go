@@ -410,7 +410,6 @@ func NewKeys() Keys {
 	}
 }
 
-// ShortHelp and FullHelp make Keys a help.KeyMap.
 func (k Keys) ShortHelp() []key.Binding {
 	return []key.Binding{k.Mark, k.Filter, k.ClearFilter, k.Sort}
 }
