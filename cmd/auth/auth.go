@@ -619,13 +619,11 @@ func storedOAuth(ctx context.Context, store account.CredentialStore, s cmdutil.S
 		return nil, nil
 	}
 	tok, found, err := store.LookupOAuth(ctx, endpoint)
-	switch {
-	case errors.Is(err, account.ErrUnreadableFile):
+	if errors.Is(err, account.ErrUnreadableFile) || err == nil && !found {
 		return nil, nil
-	case err != nil:
+	}
+	if err != nil {
 		return nil, err
-	case !found:
-		return nil, nil
 	}
 	return &tok, nil
 }
@@ -634,7 +632,9 @@ func serverStatusOf(s cmdutil.Settings, active bool) format.ServerStatus {
 	ss := format.ServerStatus{
 		BaseURL: cmdutil.DisplayURL(s.BaseURL), Name: s.Profile, Active: active, KeySource: s.KeySource,
 		Project: s.Project, Environment: s.Environment, Transport: s.Transport, Endpoint: cmdutil.DisplayURL(s.Endpoint),
-		OAuth: oauthStatusOf(s),
+	}
+	if s.OAuth != nil {
+		ss.OAuth = &format.OAuthStatus{Endpoint: cmdutil.DisplayURL(s.MCPEndpoint()), Issuer: cmdutil.DisplayURL(s.OAuth.Issuer), Expiry: s.OAuth.Expiry, Refreshable: s.OAuth.RefreshToken != ""}
 	}
 	if s.APIKey != "" {
 		ss.APIKey = mask(s.APIKey)
