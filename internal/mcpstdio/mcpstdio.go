@@ -114,7 +114,6 @@ type conn struct {
 
 func (c *conn) SessionID() string { return "" }
 
-// Read implements mcp.Connection.
 func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	select {
 	case msg := <-c.incoming:
@@ -129,7 +128,6 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
-// Close implements mcp.Connection.
 func (c *conn) Close() error {
 	var err error
 	c.close.Do(func() {
