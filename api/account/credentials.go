@@ -103,7 +103,7 @@ func (s CredentialStore) save(baseURL string, entry Server, key string) (string,
 		c.Servers = map[string]Server{}
 	}
 	c.Servers[acct], c.Active = stored, acct
-	return where, SaveConfig(s.ConfigPath, c)
+	return where, writeJSONFile(s.ConfigPath, c)
 }
 
 // merge sets the fields that from sets; the key is Save's.
@@ -149,7 +149,7 @@ func (s CredentialStore) delete(baseURL string) (bool, error) {
 		// The one server left is the only one calls could mean.
 		c.Active = c.BaseURLs()[0]
 	}
-	return removed, SaveConfig(s.ConfigPath, c)
+	return removed, writeJSONFile(s.ConfigPath, c)
 }
 
 // Activate makes the entry ref names (its name or base URL) the active
@@ -164,7 +164,7 @@ func (s CredentialStore) Activate(ref string) (baseURL string, found bool, err e
 			return nil
 		}
 		c.Active = baseURL
-		return SaveConfig(s.ConfigPath, c)
+		return writeJSONFile(s.ConfigPath, c)
 	})
 	return baseURL, found, err
 }
