@@ -26,12 +26,9 @@ const batchConcurrency = 4
 type BatchState int
 
 const (
-	// BatchNotSent: the batch was stopped before the call went out.
-	BatchNotSent BatchState = iota
-	// BatchDone: the tool answered ok.
-	BatchDone
-	// BatchRefused: the tool answered with an error; nothing was done.
-	BatchRefused
+	BatchNotSent BatchState = iota // the batch was stopped before the call went out
+	BatchDone                      // the tool answered ok
+	BatchRefused                   // the tool answered with an error; nothing was done
 	// BatchMaybeApplied: the call went out and no answer says what became
 	// of it (the batch was stopped while it was in flight, or its answer
 	// was lost): the server may have acted on it.
@@ -96,12 +93,10 @@ func sendOne(ctx context.Context, call api.Call, send func(context.Context, api.
 		// Stopped in flight: the server may have acted on it. A rate
 		// limit it was waiting out did nothing.
 		o.State = BatchMaybeApplied
-	case o.Err != nil || o.Resp == nil:
-		if o.Err == nil {
+	default:
+		if o.Err == nil && o.Resp == nil {
 			o.Err = errors.New("no answer")
 		}
-		o.State = BatchRefused
-	default:
 		o.State = BatchRefused
 	}
 	return o
