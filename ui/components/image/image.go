@@ -306,7 +306,5 @@ type OpenedMsg struct {
 }
 
 func Open(open func(string) error, link string) tea.Cmd {
-	return func() tea.Msg {
-		return OpenedMsg{URL: link, Err: open(link)}
-	}
+	return func() tea.Msg { return OpenedMsg{URL: link, Err: open(link)} }
 }
