@@ -31,7 +31,7 @@ type cappedBody struct {
 
 func (b *cappedBody) Read(p []byte) (int, error) {
 	if b.contentLength > b.limit {
-		return 0, b.fail(api.BodyTooLarge(b.contentLength, b.limit))
+		return 0, b.rec.fail(api.BodyTooLarge(b.contentLength, b.limit))
 	}
 	if room := b.limit + 1 - b.read; int64(len(p)) > room {
 		p = p[:room]
@@ -39,7 +39,7 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	b.read += int64(n)
 	if b.read > b.limit {
-		return n, b.fail(api.BodyTooLarge(0, b.limit))
+		return n, b.rec.fail(api.BodyTooLarge(0, b.limit))
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		// A read cut because the request's owner cancelled it is no fault
@@ -47,7 +47,7 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 		// stream drained after the connect that opened it returned, an
 		// interrupt, or the idle bound (callMCP asks it first).
 		if cause := b.cause(err); !errors.Is(cause, context.Canceled) {
-			b.fail(cause)
+			b.rec.fail(cause)
 		}
 	}
 	return n, err
@@ -67,11 +67,13 @@ func (b *cappedBody) cause(err error) error {
 	return err
 }
 
-func (b *cappedBody) fail(err error) error {
-	b.rec.mu.Lock()
-	defer b.rec.mu.Unlock()
-	if b.rec.bodyErr == nil {
-		b.rec.bodyErr = err
+// fail records err as why a response body could not be read, unless a
+// reason is recorded already.
+func (r *httpRecord) fail(err error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.bodyErr == nil {
+		r.bodyErr = err
 	}
 	return err
 }
