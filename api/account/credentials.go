@@ -73,11 +73,16 @@ func (s CredentialStore) Lookup(ctx context.Context, baseURL string) (key, sourc
 // key goes to the keyring when one answers, else into the entry; Save
 // reports where ("" when no key was given).
 func (s CredentialStore) Save(baseURL string, entry Server, key string) (where string, err error) {
-	err = privatefile.Update(s.ConfigPath, func() error {
-		where, err = s.save(baseURL, entry, key)
+	return locked(s.ConfigPath, func() (string, error) { return s.save(baseURL, entry, key) })
+}
+
+// locked runs op holding path's update lock (privatefile.Update).
+func locked[T any](path string, op func() (T, error)) (v T, err error) {
+	err = privatefile.Update(path, func() error {
+		v, err = op()
 		return err
 	})
-	return where, err
+	return v, err
 }
 
 func (s CredentialStore) save(baseURL string, entry Server, key string) (string, error) {
@@ -119,11 +124,7 @@ func (e *Server) merge(from Server) {
 // every other server's, and reports whether anything was stored. When no
 // server is then active and exactly one remains, that one becomes active.
 func (s CredentialStore) Delete(baseURL string) (removed bool, err error) {
-	err = privatefile.Update(s.ConfigPath, func() error {
-		removed, err = s.delete(baseURL)
-		return err
-	})
-	return removed, err
+	return locked(s.ConfigPath, func() (bool, error) { return s.delete(baseURL) })
 }
 
 func (s CredentialStore) delete(baseURL string) (bool, error) {
