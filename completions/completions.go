@@ -46,7 +46,6 @@ func BuiltinTools() []Tool {
 	return tools
 }
 
-// Find is the tool named name in a catalogue.
 func Find(tools []Tool, name string) (Tool, bool) {
 	for _, t := range tools {
 		if t.Name == name {

@@ -23,33 +23,24 @@ const (
 // in it; it composes the components (ui/components), routes its keys
 // (answerkeys.go) and is drawn by answerview.go.
 type answerPage struct {
-	m      *Model
-	keymap answerKeys
-	call   api.Call
-	// crumb names the screen in the breadcrumb.
-	crumb string
-	resp  *api.ToolResponse
-	data  *dataView
-	// shots are the answer's screenshots, as the screen shows them.
-	shots image.Model
-	// view is what the data pane shows; raw the JSON lines, once asked.
-	view   paneView
-	raw    []string
-	offset int
-	focus  focus
-	// sec and pos are the selected row: section, position in its view.
-	sec, pos int
-	// filter is the / query, applied to every table of the screen.
-	filter string
-	// hidden is the selected row the filter hides, -1 for none.
-	hidden int
-	// fieldsOpen is set once the person asked to see every field (e).
-	fieldsOpen bool
-	// origin is the row this screen's call was made for, for n and p.
-	origin *origin
-	// stale is set when a write succeeded since: it is fetched again on return.
-	stale   bool
-	actions actions.Model
+	m          *Model
+	keymap     answerKeys
+	call       api.Call
+	crumb      string // crumb names the screen in the breadcrumb.
+	resp       *api.ToolResponse
+	data       *dataView
+	shots      image.Model // the answer's screenshots, as the screen shows them.
+	view       paneView    // what the data pane shows; raw the JSON lines, once asked.
+	raw        []string
+	offset     int
+	focus      focus
+	sec, pos   int     // the selected row: section, position in its view.
+	filter     string  // the / query, applied to every table of the screen.
+	hidden     int     // the selected row the filter hides, -1 for none.
+	fieldsOpen bool    // set once the person asked to see every field (e).
+	origin     *origin // the row this screen's call was made for, for n and p.
+	stale      bool    // set when a write succeeded since: it is fetched again on return.
+	actions    actions.Model
 }
 
 // paneView is what a screen's data pane shows.
@@ -118,10 +109,8 @@ func (s *answerPage) settleFields() {
 // next actions and the help line.
 const minFoot = 3
 
-// Init fetches the answer's screenshots.
 func (s *answerPage) Init() tea.Cmd { return s.askImage() }
 
-// View draws the answer (answerview.go).
 func (s *answerPage) View() []string { return s.lines(s.m.height) }
 
 // Update handles the keys while the answer is in front and nothing is
@@ -148,7 +137,6 @@ func (s *answerPage) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// key tries each group of keys in turn.
 func (s *answerPage) key(msg tea.KeyPressMsg) tea.Cmd {
 	s.m.report = nil
 	k := s.keys()
@@ -298,7 +286,6 @@ func (s *answerPage) copyLink() tea.Cmd {
 	return copyText(s.m.ctx, s.m.getenv, cur.Link, cur.Name+" image link")
 }
 
-// askImage fetches the screenshots the screen shows.
 func (s *answerPage) askImage() tea.Cmd { return s.shots.Ask(s.m.ctx, s.m.fetch, s.m.images) }
 
 // moveSelection moves by delta: the action cursor, the selected row, or
@@ -468,7 +455,6 @@ func (s *answerPage) follow(content int) {
 	s.offset = max(0, s.offset)
 }
 
-// lineCount is the number of lines of the data pane's content.
 func (s *answerPage) lineCount() int {
 	switch s.view {
 	case viewRaw:

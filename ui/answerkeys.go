@@ -70,7 +70,6 @@ func (k answerKeys) ShortHelp() []key.Binding {
 		k.DropMarks, k.Confirm, k.img.Open, k.img.Image, sort, k.Help, k.Quit}
 }
 
-// FullHelp is the help shown with ?.
 func (k answerKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Focus, k.PageUp, k.PageDown, k.Top, k.Bottom},
@@ -141,8 +140,6 @@ func (s *answerPage) enableTable(k *answerKeys) {
 	k.DropMarks.SetEnabled(all > 0 && s.filter == "" && !s.m.chained(s))
 }
 
-// ShortHelp is the answer's help line.
 func (s *answerPage) ShortHelp() []key.Binding { return s.keys().ShortHelp() }
 
-// FullHelp is the answer's help shown with ?.
 func (s *answerPage) FullHelp() [][]key.Binding { return s.keys().FullHelp() }

@@ -131,7 +131,6 @@ func (s *answerPage) head() []string {
 	return lines
 }
 
-// wrap breaks text to the width, keeping at most maxSummaryLines.
 func (s *answerPage) wrap(text string) []string { return wrapLines(text, s.m.width, maxSummaryLines) }
 
 // wrapLines breaks text to width, keeping at most most lines, the last
@@ -259,7 +258,6 @@ func (s *answerPage) gutter(t *table, pos int, selected bool) string {
 	return string(g)
 }
 
-// foot is what is drawn under the data (footLines).
 func (s *answerPage) foot() []string { return s.footLines(s.foldActions()) }
 
 // minRows is how many table rows a frame keeps in view when it can.

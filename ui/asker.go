@@ -39,7 +39,6 @@ func (a *Asker) attach(s sender) (detach func()) {
 	}
 }
 
-// Running reports whether a session is connected.
 func (a *Asker) Running() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -26,12 +26,9 @@ const batchConcurrency = 4
 type BatchState int
 
 const (
-	// BatchNotSent: the batch was stopped before the call went out.
-	BatchNotSent BatchState = iota
-	// BatchDone: the tool answered ok.
-	BatchDone
-	// BatchRefused: the tool answered with an error; nothing was done.
-	BatchRefused
+	BatchNotSent BatchState = iota // the batch was stopped before the call went out
+	BatchDone                      // the tool answered ok
+	BatchRefused                   // the tool answered with an error; nothing was done
 	// BatchMaybeApplied: the call went out and no answer says what became
 	// of it (the batch was stopped while it was in flight, or its answer
 	// was lost): the server may have acted on it.
@@ -40,9 +37,8 @@ const (
 
 // BatchOutcome is one call of a batch and how it ended.
 type BatchOutcome struct {
-	Call api.Call
-	// Resp is the answer; nil when none came.
-	Resp  *api.ToolResponse
+	Call  api.Call
+	Resp  *api.ToolResponse // the answer; nil when none came.
 	Err   error
 	State BatchState
 }
@@ -82,7 +78,6 @@ func RunBatch(ctx context.Context, calls []api.Call, send func(context.Context, 
 	return outcomes
 }
 
-// sendOne sends one call of a batch.
 func sendOne(ctx context.Context, call api.Call, send func(context.Context, api.Call) (*api.ToolResponse, error)) BatchOutcome {
 	o := BatchOutcome{Call: call}
 	if ctx.Err() != nil {
@@ -98,12 +93,10 @@ func sendOne(ctx context.Context, call api.Call, send func(context.Context, api.
 		// Stopped in flight: the server may have acted on it. A rate
 		// limit it was waiting out did nothing.
 		o.State = BatchMaybeApplied
-	case o.Err != nil || o.Resp == nil:
-		if o.Err == nil {
+	default:
+		if o.Err == nil && o.Resp == nil {
 			o.Err = errors.New("no answer")
 		}
-		o.State = BatchRefused
-	default:
 		o.State = BatchRefused
 	}
 	return o
@@ -114,7 +107,6 @@ type BatchCounts struct {
 	Done, Refused, MaybeApplied, NotSent int
 }
 
-// CountBatch counts the outcomes by state.
 func CountBatch(outcomes []BatchOutcome) BatchCounts {
 	var c BatchCounts
 	for _, o := range outcomes {

@@ -15,15 +15,14 @@ import (
 // stops it and every other key but the help and q waits; when it ends,
 // its report shows and the answer is fetched again.
 type batchPage struct {
-	m     *Model
-	under *answerPage
-	tool  string
-	table *table
-	calls []api.Call
-	names map[string]string // by api.Call.Key
-	total int
-	// finished, done and refused count the answers so far.
-	finished, done, refused int
+	m                       *Model
+	under                   *answerPage
+	tool                    string
+	table                   *table
+	calls                   []api.Call
+	names                   map[string]string // by api.Call.Key
+	total                   int
+	finished, done, refused int // finished, done and refused count the answers so far.
 	cancel                  context.CancelFunc
 	events                  chan tea.Msg
 	stopped                 bool
@@ -80,7 +79,6 @@ func (p *batchPage) stop() {
 	}
 }
 
-// end stops the batch when the session ends.
 func (p *batchPage) end() { p.stop() }
 
 // keys are the busy keys: ctrl+c stops the batch.
@@ -89,10 +87,8 @@ func (p *batchPage) keys() busyKeys {
 	return newBusyKeys(stop, p.under.shots.HasDiff())
 }
 
-// ShortHelp is the help line.
 func (p *batchPage) ShortHelp() []key.Binding { return p.keys().ShortHelp() }
 
-// FullHelp is the help shown with ?.
 func (p *batchPage) FullHelp() [][]key.Binding { return p.keys().FullHelp() }
 
 // Update counts the answers, and takes the keys while the batch runs.
@@ -150,7 +146,6 @@ func (p *batchPage) ended(msg batchDoneMsg) tea.Cmd {
 	return m.top().refresh()
 }
 
-// View is the answer beneath, the batch counted in its foot.
 func (p *batchPage) View() []string { return p.under.View() }
 
 // part is the progress line, where the status line was.

@@ -20,20 +20,11 @@ import (
 type answerKind int
 
 const (
-	// pushAnswer opens a new screen.
-	pushAnswer answerKind = iota
-	// refreshAnswer replaces the top screen with a fresh answer to its
-	// call, keeping what the person set up on it.
-	refreshAnswer
-	// replaceAnswer replaces the top screen: a confirmed resend, or n/p
-	// stepping to the neighbouring row.
-	replaceAnswer
-	// writeAnswer is a write sent from a for the current screen: its
-	// answer is a status line, then the screen is refreshed.
-	writeAnswer
-	// probeAnswer is a row's answer fetched only to learn its templates,
-	// before a batch over marked rows.
-	probeAnswer
+	pushAnswer    answerKind = iota // a new screen
+	refreshAnswer                   // the top screen's call again, keeping its setup
+	replaceAnswer                   // a confirmed resend, or n/p to the neighbouring row
+	writeAnswer                     // a write: a status line, then a refresh
+	probeAnswer                     // a row's answer to learn its templates, before a batch
 )
 
 // pending is the call in flight.
@@ -49,15 +40,12 @@ type pending struct {
 	consented bool
 	// note is what vq tells the person of the call meanwhile (a sign-in
 	// again), shown under it; server text in it is sanitized when drawn.
-	note []string
-	// progress is the server's latest report (MCP notifications/progress);
-	// updates brings the next, until done.
-	progress *api.JobUpdate
+	note     []string
+	progress *api.JobUpdate // the server's latest report; updates brings the next.
 	updates  chan api.JobUpdate
 	done     <-chan struct{}
 }
 
-// progressMsg is a progress report of the call with that sequence number.
 type progressMsg struct {
 	seq int
 	u   api.JobUpdate
@@ -100,7 +88,6 @@ func (m *Model) start(call api.Call, crumb string, kind answerKind, from *origin
 	}, p.nextProgress())
 }
 
-// nextProgress waits for the call's next progress report, if any.
 func (p *pending) nextProgress() tea.Cmd {
 	return func() tea.Msg {
 		select {
@@ -112,7 +99,6 @@ func (p *pending) nextProgress() tea.Cmd {
 	}
 }
 
-// progressed records a progress report of the call in flight.
 func (m *Model) progressed(msg progressMsg) tea.Cmd {
 	if m.pending == nil || m.pending.seq != msg.seq {
 		return nil
@@ -128,7 +114,6 @@ func (m *Model) cancelCall() {
 	m.status = "call cancelled"
 }
 
-// busy reports that a call or a batch is out.
 func (m *Model) busy() bool {
 	if m.pending != nil {
 		return true
@@ -141,7 +126,6 @@ func (m *Model) busy() bool {
 	return false
 }
 
-// answered takes the answer to the call in flight.
 func (m *Model) answered(msg answerMsg) tea.Cmd {
 	p := m.pending
 	if p == nil || msg.seq != p.seq {
@@ -266,14 +250,12 @@ type busyKeys struct {
 	keybar.Keys
 }
 
-// newBusyKeys are the busy keys, copy enabled when there is a diff link.
 func newBusyKeys(cancel key.Binding, copyLink bool) busyKeys {
 	k := busyKeys{Copy: image.NewKeys().Copy, Cancel: cancel, Keys: keybar.NewKeys()}
 	k.Copy.SetEnabled(copyLink)
 	return k
 }
 
-// ShortHelp and FullHelp make busyKeys a help.KeyMap.
 func (k busyKeys) ShortHelp() []key.Binding { return []key.Binding{k.Cancel, k.Help, k.Quit} }
 func (k busyKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Copy, k.Cancel, k.Help, k.Quit}}
@@ -285,7 +267,6 @@ func (m *Model) callKeys() busyKeys {
 	return newBusyKeys(cancel, m.top().shots.HasDiff())
 }
 
-// busyKey is a key pressed while a call or a batch is out.
 func (m *Model) busyKey(msg tea.KeyPressMsg, k busyKeys, cancel func()) tea.Cmd {
 	m.report = nil
 	switch {
@@ -333,7 +314,6 @@ func (m *Model) loadingLines() []string {
 	return append(append(lines, ""), m.keybar.View(loadingKeys())...)
 }
 
-// pendingNote are the lines of what vq tells of the call in flight.
 func (m *Model) pendingNote() []string {
 	lines := make([]string, 0, len(m.pending.note))
 	for _, l := range m.pending.note {

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -16,22 +14,17 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Consent is the consent policy of a command or a session: how a write
-// (a call to a tool that may change a project, which the server refuses
-// without confirm: true) gets it. Nothing a server sends is a consent: a
-// confirm_required only makes vq ask.
+// Consent is how a write (which the server refuses without confirm: true)
+// gets consent. Nothing a server sends is a consent: a confirm_required
+// only makes vq ask.
 type Consent int
 
 const (
-	// ConsentNever: vq gives none of its own. A script's calls without
-	// --yes, and an agent's (vq mcp serve, whose own confirm: true is its
-	// consent), go as they are: the server's confirm gate answers. A
-	// session given none sends no write.
+	// ConsentNever: vq gives none of its own; calls go as they are (a
+	// script's without --yes, an agent's) and the server's gate answers.
 	ConsentNever Consent = iota
-	// ConsentAsk: a person is asked, in the TUI's dialog or at a prompt.
-	ConsentAsk
-	// ConsentGiven: --yes gave it for every call of the command.
-	ConsentGiven
+	ConsentAsk           // a person is asked, in the TUI's dialog or at a prompt
+	ConsentGiven         // --yes gave it for every call of the command
 )
 
 // For is the policy for in: never when its calls carry the consent
@@ -48,10 +41,7 @@ func (p Consent) For(in WriteIntent) Consent {
 
 // WriteIntent is a write asked for, not sent yet: its calls, and the
 // question that asks a person for all of them at once (made only when
-// someone is asked: it may need a read of its own). The CLI and the TUI
-// both get consent for one by its policy (Consent.For) and send
-// Confirmed's calls. The TUI's also say how a person names each call,
-// and what sending them does to the screen.
+// someone is asked: it may need a read of its own).
 type WriteIntent struct {
 	Calls    []api.Call
 	Question func(context.Context) string
@@ -59,12 +49,10 @@ type WriteIntent struct {
 	// resend is set for the answer in view's own call, which the server
 	// refused for want of consent: its answer replaces the screen.
 	resend bool
-	// table is set for a batch over its marked rows.
-	table *table
+	table  *table // set for a batch over its marked rows
 }
 
-// Confirmed is in's calls with the consent argument: consent was given,
-// by --yes or a person's yes to in.Question.
+// Confirmed is in's calls with the consent argument.
 func (in WriteIntent) Confirmed() []api.Call {
 	calls := make([]api.Call, len(in.Calls))
 	for i, c := range in.Calls {
@@ -73,8 +61,7 @@ func (in WriteIntent) Confirmed() []api.Call {
 	return calls
 }
 
-// intent is a write the person asked for in the TUI, asked for in the
-// dialog's words (question).
+// intent is a write the person asked for in the TUI.
 func intent(calls []api.Call, names []string, resend bool) WriteIntent {
 	in := WriteIntent{Calls: calls, names: names, resend: resend}
 	in.Question = func(context.Context) string { return in.question() }
@@ -82,8 +69,7 @@ func intent(calls []api.Call, names []string, resend bool) WriteIntent {
 }
 
 // consent gets consent for in by the session's policy, and sends its
-// calls with it: at once under --yes, on y in the dialog when asked; else
-// the status line says they were not sent.
+// calls with it.
 func (m *Model) consent(in WriteIntent) tea.Cmd {
 	switch m.writePolicy.For(in) {
 	case ConsentGiven:
@@ -101,8 +87,7 @@ func (m *Model) consent(in WriteIntent) tea.Cmd {
 	return nil
 }
 
-// write sends calls, in's with consent: the screen's own call again, a
-// batch over marked rows, or one write.
+// write sends calls, in's with consent.
 func (m *Model) write(in WriteIntent, calls []api.Call) tea.Cmd {
 	a := m.top()
 	switch {
@@ -125,7 +110,6 @@ func (s *answerPage) resendIntent() WriteIntent {
 	return intent([]api.Call{s.call}, nil, true)
 }
 
-// rowsIntent is tp's write for rows of t.
 func rowsIntent(t *table, tp *rowTemplate, rows []int) WriteIntent {
 	var calls []api.Call
 	var names []string
@@ -148,7 +132,6 @@ func (s *answerPage) writeTarget() (string, bool) {
 	return a.Tool, ok
 }
 
-// askWrite asks consent for what a sends.
 func (s *answerPage) askWrite() tea.Cmd {
 	if s.rowMode() && s.selRow() >= 0 {
 		if tp := s.selTable().writeAction(); tp != nil {
@@ -221,7 +204,7 @@ func (m *Model) askBatch(t *table) tea.Cmd {
 // consent argument as the detail line under them.
 func (in WriteIntent) question() string {
 	do := verbOf(in.Calls[0].Tool)
-	lines := []string{upperFirst(do) + " " + in.what() + "?"}
+	lines := []string{strings.ToUpper(do[:1]) + do[1:] + " " + in.what() + "?"}
 	if in.resend {
 		lines = append(lines, "The server asks for your consent before it writes.")
 	}
@@ -289,7 +272,7 @@ func isCheck(c api.Call) bool {
 }
 
 // verbOf is what a person does with tool: the registry's verb
-// ("approve"), else "send" and the tool's name.
+// ("approve", ASCII), else "send" and the tool's name.
 func verbOf(tool string) string {
 	if spec, ok := api.LookupTool(tool); ok && spec.Verb != "" {
 		return spec.Verb
@@ -306,15 +289,6 @@ func trimVerb(label, verb string) string {
 	return label
 }
 
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	r, n := utf8.DecodeRuneInString(s)
-	return string(unicode.ToUpper(r)) + s[n:]
-}
-
-// maxDialogRows is how many rows a batch's dialog names.
 const maxDialogRows = 3
 
 // confirmPage asks the person yes or no, in the foot of the answer in
@@ -331,34 +305,25 @@ type confirmPage struct {
 // newConfirmPage asks text (its first line the question) over the answer
 // in view.
 func newConfirmPage(m *Model, text string, decide func(bool) tea.Cmd) *confirmPage {
-	return &confirmPage{m: m, under: m.top(), text: text, decide: decide, keymap: newConfirmKeys()}
+	return &confirmPage{m: m, under: m.top(), text: text, decide: decide, keymap: confirmKeys{
+		Yes:  key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
+		No:   key.NewBinding(key.WithKeys("n", "N", "esc", "enter"), key.WithHelp("n/esc", "no")),
+		Quit: key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+	}}
 }
 
-// confirmKeys are the keys of the dialog.
 type confirmKeys struct {
 	Yes, No, Quit key.Binding
 }
 
-func newConfirmKeys() confirmKeys {
-	return confirmKeys{
-		Yes:  key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
-		No:   key.NewBinding(key.WithKeys("n", "N", "esc", "enter"), key.WithHelp("n/esc", "no")),
-		Quit: key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-	}
-}
-
-// ShortHelp is the dialog's help line.
 func (p *confirmPage) ShortHelp() []key.Binding {
 	return []key.Binding{p.keymap.Yes, p.keymap.No, p.keymap.Quit}
 }
 
-// FullHelp is the same: the dialog has three keys.
 func (p *confirmPage) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }
 
-// Init does nothing: the dialog waits for a key.
 func (p *confirmPage) Init() tea.Cmd { return nil }
 
-// Update takes y, n and q.
 func (p *confirmPage) Update(msg tea.Msg) tea.Cmd {
 	k, ok := msg.(tea.KeyPressMsg)
 	switch {
@@ -387,7 +352,6 @@ func (p *confirmPage) answer(agreed bool) tea.Cmd {
 // end answers no: the session ends.
 func (p *confirmPage) end() { p.answer(false) }
 
-// View is the answer beneath, the dialog in its foot.
 func (p *confirmPage) View() []string { return p.under.View() }
 
 // part is the dialog, where the next actions were.

@@ -42,7 +42,6 @@ func (m *Model) copied(msg copiedMsg) tea.Cmd {
 	return tea.Raw(msg.osc52)
 }
 
-// nopWriteCloser is a writer with nothing to close.
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }

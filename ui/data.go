@@ -17,12 +17,10 @@ import (
 // first, then plain lines (a list of scalars, or one scalar), then each
 // record list as a table. Only the lines in view are ever drawn.
 type dataView struct {
-	// fields fold into a line for a table's room (settleFields).
-	fields fields.Model
-	plain  []string
-	tables []*table
-	// sections index where each table's lines begin.
-	sections []section
+	fields   fields.Model // fields fold into a line for a table's room (settleFields).
+	plain    []string
+	tables   []*table
+	sections []section // sections index where each table's lines begin.
 	total    int
 }
 
@@ -150,7 +148,6 @@ func (d *dataView) setFilter(q string) {
 	d.index()
 }
 
-// rows counts the rows of every table, filter aside.
 func (d *dataView) rows() int {
 	n := 0
 	for _, t := range d.tables {
@@ -159,7 +156,6 @@ func (d *dataView) rows() int {
 	return n
 }
 
-// actionable reports whether any table's rows can be acted on.
 func (d *dataView) actionable() bool {
 	return slices.ContainsFunc(d.tables, (*table).actionable)
 }

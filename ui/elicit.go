@@ -22,39 +22,29 @@ import (
 )
 
 // questionForm is a server's question (MCP elicitation, form mode) as a
-// form: the server's message, one field per requested field, and the help
-// line. It is pure UI, shown by the TUI's question page (question.go)
-// while the session runs, or by Elicit on a terminal of its own; whoever
-// shows it reads its answer once it has one.
+// form, shown by the TUI's question page (question.go) or by Elicit.
 type questionForm struct {
 	form *huh.Form
-	// message is the server's message, sanitized, at most
-	// maxMessageLines lines; head is the form's head wrapped to width.
-	message []string
-	head    []string
-	fields  []*formField
-	// pageStarts are the indexes of the fields that start a page.
-	pageStarts []int
-	// accept is the answer to a question without fields: it asks whether
-	// to accept, which enter does.
-	accept bool
-	keys   questionKeys
-	help   help.Model
-	st     *styles
+	// message is sanitized, at most maxMessageLines lines; head is the
+	// form's head wrapped to width.
+	message    []string
+	head       []string
+	fields     []*formField
+	pageStarts []int // the indexes of the fields that start a page
+	accept     bool  // the answer to a question without fields.
+	keys       questionKeys
+	help       help.Model
+	st         *styles
 	// theme is the fields' styles, which they read through themeFunc at
 	// each frame: huh keeps the first theme a field is given, so a field
 	// is given this one as it is built (else huh builds its default theme
 	// for every choice it measures) and a restyle changes what it returns.
-	theme *huh.Styles
-	width int
-	// answer is set once the person answered: submitted, declined (esc)
-	// or cancelled (ctrl+c).
-	answer *mcp.ElicitResult
+	theme  *huh.Styles
+	width  int
+	answer *mcp.ElicitResult // set once the person answered
 }
 
-// formField is one requested field and the value the form binds to it:
-// the text typed, or the choice made among an enum's values (a boolean's
-// being yes and no).
+// formField is one requested field and the value the form binds to it.
 type formField struct {
 	api.ElicitField
 	huh  huh.Field
@@ -64,8 +54,7 @@ type formField struct {
 	choices []any
 	choice  int
 	picks   []int
-	// offered is how many lines of choices the field draws.
-	offered int
+	offered int // lines of choices the field draws
 }
 
 // noChoice is the choice that leaves an optional field out of the
@@ -105,8 +94,7 @@ func CheckQuestion(e api.Elicitation) error {
 	return nil
 }
 
-// Outcome is an answer's action as vq reports it: accepted, declined or
-// cancelled.
+// Outcome is an answer's action as vq reports it.
 func Outcome(action string) string {
 	switch action {
 	case api.ElicitAccept:
@@ -125,10 +113,12 @@ func QuestionLine(e api.Elicitation) string {
 	return textsafe.Clip(textsafe.SanitizeLine(textsafe.Clip(e.Message, 4*maxTitleBytes)), maxTitleBytes)
 }
 
-// newQuestionForm builds the form of e in the TUI's styles. e has no more
-// fields than CheckQuestion allows.
+// newQuestionForm builds the form of e, which CheckQuestion allowed.
 func newQuestionForm(e api.Elicitation, st *styles) *questionForm {
-	q := &questionForm{keys: newQuestionKeys(), help: help.New(), theme: st.formTheme()}
+	q := &questionForm{help: help.New(), theme: st.formTheme(), keys: questionKeys{
+		Decline: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "decline")),
+		Cancel:  key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel")),
+	}}
 	if msg := textsafe.Sanitize(textsafe.Clip(e.Message, maxMessageLines*textsafe.MaxLineBytes)); msg != "" {
 		q.message = cutLines(strings.Split(msg, "\n"), maxMessageLines)
 	}
@@ -156,8 +146,8 @@ func newQuestionForm(e api.Elicitation, st *styles) *questionForm {
 	return q
 }
 
-// pages are the form's fields in groups of at most pageFields fields and
-// pageChoices choices, in order; huh shows one group at a time.
+// pages groups the fields by at most pageFields fields and pageChoices
+// choices; huh shows one group at a time.
 func (q *questionForm) pages() []*huh.Group {
 	var groups []*huh.Group
 	var page []huh.Field
@@ -234,8 +224,7 @@ func (f *formField) field(theme huh.Theme) huh.Field {
 		Height(min(len(options), selectRows) + 1 + descriptionHeight(desc))
 }
 
-// texts are the field's title (marked when required) and description,
-// sanitized and cut.
+// texts are the field's title and description, sanitized and cut.
 func (f *formField) texts() (title, desc string) {
 	title = textsafe.SanitizeLine(textsafe.Clip(cmp.Or(f.Title, f.Name), maxTitleBytes))
 	if f.Required {
@@ -301,7 +290,6 @@ func (f *formField) multiSelect(theme huh.Theme, title, desc string, values, lab
 // key.
 const selectRows = 10
 
-// descriptionHeight is how many lines desc takes under a field's title.
 func descriptionHeight(desc string) int {
 	if desc == "" {
 		return 0
@@ -309,7 +297,6 @@ func descriptionHeight(desc string) int {
 	return strings.Count(desc, "\n") + 1
 }
 
-// placeholders hint at what a number field takes.
 var placeholders = map[string]string{"number": "a number", "integer": "a whole number"}
 
 // defaultText is a default as the input shows it: a JSON number without
@@ -352,8 +339,7 @@ func (f *formField) parse(s string) (any, error) {
 	return s, inBounds(float64(utf8.RuneCountInString(s)), asFloat(f.MinLength), asFloat(f.MaxLength), " characters")
 }
 
-// inBounds says what v breaks of the schema's bounds, unit naming what v
-// counts.
+// inBounds says what v breaks of the schema's bounds.
 func inBounds(v float64, least, most *float64, unit string) error {
 	switch {
 	case least != nil && v < *least:
@@ -372,7 +358,7 @@ func asFloat(n *int) *float64 {
 	return &v
 }
 
-// value is the field's answer; ok is false when it is left out.
+// value is the field's answer, !ok when it is left out.
 func (f *formField) value() (v any, ok bool) {
 	if f.Type == "array" {
 		picked := make([]any, 0, len(f.picks))
@@ -400,13 +386,9 @@ func (q *questionForm) restyle(st *styles) {
 	q.wrapHead()
 }
 
-// themeFunc is the theme that draws in the form's current styles.
 func (q *questionForm) themeFunc() huh.Theme {
 	return huh.ThemeFunc(func(bool) *huh.Styles { return q.theme })
 }
-
-// init is the form's first command.
-func (q *questionForm) init() tea.Cmd { return q.form.Init() }
 
 // resize fits the form into a terminal of width×height: the fields get
 // the rows left by the head, the blank and help lines below, the two a
@@ -426,8 +408,7 @@ func (q *questionForm) resize(width, height int) {
 	q.form.Update(tea.WindowSizeMsg{Width: width, Height: max(room, 3)})
 }
 
-// update hands msg to the form, first taking esc and ctrl+c, and records
-// the answer once there is one.
+// update hands msg to the form, first taking esc and ctrl+c.
 func (q *questionForm) update(msg tea.Msg) tea.Cmd {
 	if q.answer != nil {
 		return nil
@@ -450,8 +431,7 @@ func (q *questionForm) update(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-// submitted is the answer of the submitted form: its values, or a
-// question without fields declined.
+// submitted is the answer of the submitted form.
 func (q *questionForm) submitted() *mcp.ElicitResult {
 	if len(q.fields) == 0 && !q.accept {
 		return &mcp.ElicitResult{Action: api.ElicitDecline}
@@ -465,14 +445,6 @@ func (q *questionForm) submitted() *mcp.ElicitResult {
 	return &mcp.ElicitResult{Action: api.ElicitAccept, Content: content}
 }
 
-// answered is the answer, once the person gave one.
-func (q *questionForm) answered() (mcp.ElicitResult, bool) {
-	if q.answer == nil {
-		return mcp.ElicitResult{}, false
-	}
-	return *q.answer, true
-}
-
 // wrapHead wraps the title and the server's message to the width, once
 // for each width and style: a key does not wrap them again.
 func (q *questionForm) wrapHead() {
@@ -483,8 +455,7 @@ func (q *questionForm) wrapHead() {
 	q.head = append(lines[:min(len(lines), 1+maxMessageLines)], "")
 }
 
-// lines are the form's frame, no wider than the terminal: the head, the
-// fields, the help line, which says first how not to answer.
+// lines are the form's frame, no wider than the terminal.
 func (q *questionForm) lines() []string {
 	lines := append([]string{}, q.head...)
 	if page := q.pageLine(); page != "" {
@@ -498,8 +469,7 @@ func (q *questionForm) lines() []string {
 	return lines
 }
 
-// pageLine says which page of the form is in view, "" for a form of one
-// page.
+// pageLine says which page is in view, "" for a form of one page.
 func (q *questionForm) pageLine() string {
 	if len(q.pageStarts) < 2 {
 		return ""
@@ -512,55 +482,43 @@ func (q *questionForm) pageLine() string {
 	return fmt.Sprintf("page %d of %d (enter moves on, shift+tab back)", page+1, len(q.pageStarts))
 }
 
-// questionKeys are the keys a server's question adds to its form's own:
-// the two ways of not answering it.
+// questionKeys are the two ways of not answering, which the form's keys
+// do not have.
 type questionKeys struct {
 	Decline, Cancel key.Binding
 }
 
-func newQuestionKeys() questionKeys {
-	return questionKeys{
-		Decline: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "decline")),
-		Cancel:  key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel")),
-	}
-}
-
-// ShortHelp is the form's help line: first how not to answer, then the
-// keys of the field in focus.
+// ShortHelp says first how not to answer, then the keys of the field in
+// focus.
 func (q *questionForm) ShortHelp() []key.Binding {
 	return append([]key.Binding{q.keys.Decline, q.keys.Cancel}, q.form.KeyBinds()...)
 }
 
-// FullHelp is the same: the form shows one help line.
 func (q *questionForm) FullHelp() [][]key.Binding { return [][]key.Binding{q.ShortHelp()} }
 
-// Elicit asks a server's question on a terminal no TUI owns: the form is
-// drawn inline on opts.Out (stderr, so that stdout stays the answer) and
-// read from opts.In, in the colours opts.NoColor and opts.Getenv allow.
-// The answer is the person's: accept with the values,
-// decline (esc), cancel (ctrl+c, or ctx ended: the call waiting on it is
-// over). A form that cannot run declines.
+// Elicit asks a server's question on a terminal no TUI owns, inline on
+// opts.Out (stderr, so that stdout stays the answer). ctx ending cancels;
+// a form that cannot run declines.
 func Elicit(ctx context.Context, opts Options, e api.Elicitation) mcp.ElicitResult {
 	s := &questionSession{st: newStyles(true)}
 	s.form = newQuestionForm(e, &s.st)
 	if _, err := tea.NewProgram(s, opts.programOptions(ctx)...).Run(); err != nil && ctx.Err() == nil {
 		return mcp.ElicitResult{Action: api.ElicitDecline}
 	}
-	if answer, ok := s.form.answered(); ok {
-		return answer
+	if s.form.answer != nil {
+		return *s.form.answer
 	}
 	return mcp.ElicitResult{Action: api.ElicitCancel}
 }
 
-// questionSession is a question as a program of its own, which ends
-// when the question is answered.
+// questionSession is a question as a program of its own.
 type questionSession struct {
 	form *questionForm
 	st   styles
 }
 
 func (s *questionSession) Init() tea.Cmd {
-	return tea.Batch(tea.RequestBackgroundColor, s.form.init())
+	return tea.Batch(tea.RequestBackgroundColor, s.form.form.Init())
 }
 
 func (s *questionSession) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -573,16 +531,15 @@ func (s *questionSession) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return s, nil
 	}
 	cmd := s.form.update(msg)
-	if _, ok := s.form.answered(); ok {
+	if s.form.answer != nil {
 		return s, tea.Quit
 	}
 	return s, cmd
 }
 
-// View is the form, and nothing once answered: the caller reports the
-// answer in a line of its own.
+// View is nothing once answered: the caller reports the answer.
 func (s *questionSession) View() tea.View {
-	if _, ok := s.form.answered(); ok {
+	if s.form.answer != nil {
 		return tea.NewView("")
 	}
 	return tea.NewView(strings.Join(s.form.lines(), "\n"))

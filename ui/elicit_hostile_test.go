@@ -80,7 +80,7 @@ func TestHugeQuestionsAreCutBeforeTheyAreDrawn(t *testing.T) {
 	}
 	q := openForm(hostileQuestions()["50k-value enum"])
 	pressInForm(q, "up", "enter") // past the first, back round to the last offered
-	answer, _ := q.answered()
+	answer, _ := answered(q)
 	if want := fmt.Sprint("v", fieldChoices-1); answer.Action != api.ElicitAccept || answer.Content["e"] != want {
 		t.Errorf("answer %+v, want e = %s, the last value offered", answer, want)
 	}
@@ -207,7 +207,7 @@ func FuzzQuestionForm(f *testing.F) {
 				}
 			}
 		}
-		answer, ok := q.answered()
+		answer, ok := answered(q)
 		if !ok || answer.Action != api.ElicitAccept {
 			return
 		}

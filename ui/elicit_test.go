@@ -106,7 +106,7 @@ var signup = api.Elicitation{Message: "Tell us about the run", Fields: []api.Eli
 func openForm(e api.Elicitation) *questionForm {
 	st := newStyles(true)
 	q := newQuestionForm(e, &st)
-	settle(q.update, q.init())
+	settle(q.update, q.form.Init())
 	return q
 }
 
@@ -124,7 +124,7 @@ func TestQuestionIsAnsweredWithTypedValues(t *testing.T) {
 	pressInForm(q, "A", "d", "a", "enter")
 	pressInForm(q, "0", ".", "5", "enter")
 	pressInForm(q, "down", "enter") // notify: past "(no answer)" to yes
-	answer, ok := q.answered()
+	answer, ok := answered(q)
 	want := map[string]any{"colour": "g", "count": int64(3), "name": "Ada", "ratio": 0.5, "notify": true}
 	if !ok || answer.Action != api.ElicitAccept || !reflect.DeepEqual(answer.Content, want) {
 		t.Fatalf("answer %+v (answered %v), want accept %v\n%s", answer, ok, want, formText(q))
@@ -137,7 +137,7 @@ func TestQuestionLeftAtItsDefaults(t *testing.T) {
 	t.Parallel()
 	q := newSignup()
 	pressInForm(q, "enter", "enter", "X", "enter", "enter", "enter")
-	answer, _ := q.answered()
+	answer, _ := answered(q)
 	want := map[string]any{"colour": "r", "count": int64(3), "name": "X"}
 	if answer.Action != api.ElicitAccept || !reflect.DeepEqual(answer.Content, want) {
 		t.Fatalf("answer %+v, want accept %v", answer, want)
@@ -165,7 +165,7 @@ func TestQuestionRefusesWhatItCannotSend(t *testing.T) {
 	} {
 		q := openForm(api.Elicitation{Fields: []api.ElicitField{tc.field}})
 		pressInForm(q, tc.keys...)
-		if answer, ok := q.answered(); ok {
+		if answer, ok := answered(q); ok {
 			t.Errorf("%s %q was sent: %+v", tc.field.Type, tc.keys, answer)
 		}
 		mustContain(t, formText(q), tc.says)
@@ -173,7 +173,7 @@ func TestQuestionRefusesWhatItCannotSend(t *testing.T) {
 	ten := 10.0
 	q := openForm(api.Elicitation{Fields: []api.ElicitField{{Name: "count", Type: "integer", Minimum: &one, Maximum: &ten}}})
 	pressInForm(q, "1", "0", "enter")
-	if answer, _ := q.answered(); answer.Content["count"] != int64(10) {
+	if answer, _ := answered(q); answer.Content["count"] != int64(10) {
 		t.Errorf("a bound itself was refused: %+v", answer)
 	}
 }
@@ -184,7 +184,7 @@ func TestQuestionDeclinedOrCancelled(t *testing.T) {
 	for key, action := range map[string]string{"esc": api.ElicitDecline, "ctrl+c": api.ElicitCancel} {
 		q := newSignup()
 		pressInForm(q, "enter", "enter", "A", key)
-		if answer, ok := q.answered(); !ok || answer.Action != action || answer.Content != nil {
+		if answer, ok := answered(q); !ok || answer.Action != action || answer.Content != nil {
 			t.Errorf("%s: answer %+v (answered %v), want %s", key, answer, ok, action)
 		}
 	}
@@ -367,7 +367,7 @@ func TestQuestionPicksSeveral(t *testing.T) {
 	q := openForm(api.Elicitation{Fields: []api.ElicitField{tags}})
 	mustContain(t, formText(q), "Tags (required)", "Alpha", "Beta", "Gamma")
 	pressInForm(q, "up", "x", "enter") // Alpha too (the cursor starts on the first picked)
-	answer, ok := q.answered()
+	answer, ok := answered(q)
 	if want := []any{"a", "b"}; !ok || answer.Action != api.ElicitAccept || !reflect.DeepEqual(answer.Content["tags"], want) {
 		t.Fatalf("answer %+v (answered %v), want tags %v\n%s", answer, ok, want, formText(q))
 	}
@@ -377,14 +377,22 @@ func TestQuestionPicksSeveral(t *testing.T) {
 	tags.Default = nil
 	q = openForm(api.Elicitation{Fields: []api.ElicitField{tags}})
 	pressInForm(q, "enter")
-	if answer, ok := q.answered(); ok {
+	if answer, ok := answered(q); ok {
 		t.Errorf("nothing picked was sent: %+v", answer)
 	}
 	mustContain(t, formText(q), "at least 1 picked")
 	tags.Required = false
 	q = openForm(api.Elicitation{Fields: []api.ElicitField{tags}})
 	pressInForm(q, "enter")
-	if answer, ok := q.answered(); !ok || len(answer.Content) != 0 {
+	if answer, ok := answered(q); !ok || len(answer.Content) != 0 {
 		t.Errorf("an optional multi-select left empty: %+v (answered %v)", answer, ok)
 	}
+}
+
+// answered is the form's answer, once the person gave one.
+func answered(q *questionForm) (mcp.ElicitResult, bool) {
+	if q.answer == nil {
+		return mcp.ElicitResult{}, false
+	}
+	return *q.answer, true
 }

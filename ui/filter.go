@@ -25,18 +25,14 @@ type filterKeys struct {
 	Apply, Clear key.Binding
 }
 
-func newFilterKeys() filterKeys {
-	return filterKeys{
+// newFilterPage opens the filter on a's query, the rows focused.
+func newFilterPage(a *answerPage) *filterPage {
+	p := &filterPage{m: a.m, under: a, input: textinput.New(), keymap: filterKeys{
 		Apply: key.NewBinding(key.WithKeys("enter", "down", "tab"), key.WithHelp("enter", "keep filter")),
 		// Esc twice in quick succession reaches a program as one
 		// alt+esc: it clears the filter as one Esc does.
 		Clear: key.NewBinding(key.WithKeys("esc", "alt+esc"), key.WithHelp("esc", "clear")),
-	}
-}
-
-// newFilterPage opens the filter on a's query, the rows focused.
-func newFilterPage(a *answerPage) *filterPage {
-	p := &filterPage{m: a.m, under: a, input: textinput.New(), keymap: newFilterKeys()}
+	}}
 	p.input.Prompt = "/"
 	p.input.Placeholder = "filter rows"
 	p.input.SetStyles(a.m.styles.input)
@@ -47,10 +43,8 @@ func newFilterPage(a *answerPage) *filterPage {
 	return p
 }
 
-// ShortHelp is the filter's help line.
 func (p *filterPage) ShortHelp() []key.Binding { return []key.Binding{p.keymap.Apply, p.keymap.Clear} }
 
-// FullHelp is the same: the filter has two keys.
 func (p *filterPage) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }
 
 // Init does nothing: the input's cursor does not blink.
@@ -79,7 +73,6 @@ func (p *filterPage) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// View is the answer beneath, the filter in its foot.
 func (p *filterPage) View() []string { return p.under.View() }
 
 // part is the input, where the filter's line was, with how many rows it

@@ -18,13 +18,11 @@ type guard struct {
 	m *Model
 	// probe sees each message before the model does (Options.Probe).
 	probe func(tea.Msg)
-	// kill ends the program from View, which cannot return a command.
-	kill context.CancelFunc
+	kill  context.CancelFunc // kill ends the program from View, which cannot return a command.
 
 	mu     sync.Mutex
 	failed *exitcode.PanicError
-	// last is the last frame drawn whole: left on the terminal after a panic.
-	last tea.View
+	last   tea.View // the last frame drawn whole: left on the terminal after a panic.
 }
 
 // panicMsg tells Update that a command panicked.
@@ -47,7 +45,6 @@ func (g *guard) panicked() *exitcode.PanicError {
 	return g.failed
 }
 
-// Init implements tea.Model.
 func (g *guard) Init() (cmd tea.Cmd) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -77,7 +74,6 @@ func (g *guard) Update(msg tea.Msg) (model tea.Model, cmd tea.Cmd) {
 	return g, g.wrap(cmd)
 }
 
-// View implements tea.Model.
 func (g *guard) View() (v tea.View) {
 	defer func() {
 		if r := recover(); r != nil {

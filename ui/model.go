@@ -20,26 +20,22 @@ import (
 // in flight (call.go), and what every page shares. It routes each
 // message (Update) and draws the page in front (View).
 type Model struct {
-	ctx    context.Context
-	invoke func(context.Context, api.Call) (*api.ToolResponse, error)
-	// writePolicy is Options.Consent: how the writes the person asks for
-	// get consent (confirm.go).
-	writePolicy Consent
+	ctx         context.Context
+	invoke      func(context.Context, api.Call) (*api.ToolResponse, error)
+	writePolicy Consent // Options.Consent
 	writeTools  func(string) bool
 	fetch       image.Fetch
 	open        func(string) error
 	getenv      func(string) string
 	images      image.Protocol
-	// server is Options.Server, made safe for the header line.
-	server string
+	server      string // Options.Server, sanitized
 
 	styles  styles
 	keybar  keybar.Model
 	spinner spinner.Model
 	callBar progress.Bar // the call in flight's
 
-	// stack holds the pages, the one in front last.
-	stack         []page
+	stack         []page // the one in front last
 	width, height int
 	pending       *pending
 	seq           int
@@ -50,18 +46,16 @@ type Model struct {
 	failedWrites map[string]*api.ToolResponse
 	// status is a note on what just happened; report a batch's summary,
 	// shown until the next key.
-	status string
-	report []string
-	// ignored is the last key pressed while busy, named on the spinner line.
-	ignored string
+	status  string
+	report  []string
+	ignored string // the last key pressed while busy
 	// first is the session's first command (the first call, or the
 	// consent a first refusal asks for); firstErr why it ended without an
 	// answer; printAfter marks an answer to print once after the program.
 	first      tea.Cmd
 	firstErr   error
 	printAfter bool
-	// done is set when the session ends: the last frame has no key help.
-	done bool
+	done       bool // the session ended: the last frame has no key help
 }
 
 // reviewState is what a write call did to the row it was made for.
@@ -74,11 +68,9 @@ const (
 	reviewRefused
 )
 
-// callBarWidth is the width of the call's progress bar.
 const callBarWidth = 20
 
-// defaultWidth and defaultHeight are the frame's size until the terminal
-// tells its own.
+// defaultWidth and defaultHeight hold until the terminal tells its size.
 const defaultWidth, defaultHeight = 80, 24
 
 // newModel builds the model on the first answer, or, with first nil, on
@@ -119,7 +111,6 @@ func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolR
 	return m
 }
 
-// restyle hands the styles to the parts the root owns.
 func (m *Model) restyle() {
 	m.keybar.SetStyles(m.styles.help)
 	m.spinner.Style = m.styles.spinner
@@ -135,11 +126,10 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(tea.RequestBackgroundColor, m.top().askImage(), m.first)
 }
 
-// loading reports that the first answer has not come yet: there is no
-// answer page.
+// loading reports that the first answer has not come yet.
 func (m *Model) loading() bool { return m.top() == nil }
 
-// Update implements tea.Model: it routes msg (see page).
+// Update routes msg (see page).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case noticeMsg:
@@ -246,7 +236,6 @@ func (m *Model) staleAnswers() {
 	}
 }
 
-// rowState is what this session's writes did to row r of t.
 func (m *Model) rowState(t *table, r int) reviewState {
 	tp := t.writeAction()
 	if tp == nil || len(m.reviewed) == 0 {

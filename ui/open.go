@@ -12,20 +12,10 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// checkWebURL refuses links that are not fit to open (textsafe.WebURL):
-// the link is server text.
-func checkWebURL(link string) error {
-	if _, ok := textsafe.WebURL(link); !ok {
-		return fmt.Errorf("not an http(s) link: %q", link)
-	}
-	return nil
-}
-
 // OpenURL starts $BROWSER, else the desktop's URL opener (open, xdg-open
 // where there is a display, or the Windows URL handler), without waiting
-// for it. Only http(s) links
-// are opened: the links vq opens (diff images, OAuth sign-in pages) come
-// from a server.
+// for it. Only http(s) links are opened (textsafe.WebURL): the links vq
+// opens (diff images, OAuth sign-in pages) come from a server.
 func OpenURL(url string) error { return openWith(os.Getenv)(url) }
 
 // openWith is OpenURL reading the environment through getenv. $BROWSER is
@@ -35,8 +25,8 @@ func OpenURL(url string) error { return openWith(os.Getenv)(url) }
 // server text.
 func openWith(getenv func(string) string) func(string) error {
 	return func(url string) error {
-		if err := checkWebURL(url); err != nil {
-			return err
+		if _, ok := textsafe.WebURL(url); !ok {
+			return fmt.Errorf("not an http(s) link: %q", url)
 		}
 		var errs []error
 		for _, entry := range strings.Split(getenv("BROWSER"), ":") {
@@ -76,14 +66,11 @@ func startOpener(c *exec.Cmd) error {
 }
 
 func desktopOpener(url string) *exec.Cmd {
-	var c *exec.Cmd
 	switch runtime.GOOS {
 	case "darwin":
-		c = exec.Command("open", url)
+		return exec.Command("open", url)
 	case "windows":
-		c = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
-	default:
-		c = exec.Command("xdg-open", url)
+		return exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
 	}
-	return c
+	return exec.Command("xdg-open", url)
 }

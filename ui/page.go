@@ -23,13 +23,7 @@ import (
 // call in flight are its own, and the keys while that call is
 // out (call.go). Keys and pastes go to the page in front; every other
 // message to the pages in view (pagesInView), after the root took its
-// part (size, background, spinner).
-//
-// A page draws from its state and does no I/O itself: it returns
-// commands, which come back as typed messages. Its keys are a
-// help.KeyMap, those that would do nothing disabled. It holds the root
-// for what every page shares and for its doors: start a call, push or
-// close a page, consent to a write, quit.
+// part (size, background, spinner). docs/recipes.md says how to add one.
 type page interface {
 	help.KeyMap
 	Init() tea.Cmd              // the first command, run as it opens
@@ -41,7 +35,6 @@ type page interface {
 // beneath it, which stays in view; the help line is its keys'.
 type overlay interface {
 	page
-	// part is the part of the foot the overlay draws, and its lines.
 	part() (footPart, []string)
 }
 
@@ -49,13 +42,9 @@ type overlay interface {
 type footPart int
 
 const (
-	// actionsPart is the next actions: where the consent dialog asks.
-	actionsPart footPart = iota
-	// filterPart is the filter's line: where the filter is typed.
-	filterPart
-	// activityPart is the call in flight, a batch's report or the status
-	// line: where a batch counts its answers.
-	activityPart
+	actionsPart  footPart = iota // the next actions: the consent dialog
+	filterPart                   // the filter's line: the filter typed
+	activityPart                 // the call in flight or status line: a batch's count
 )
 
 // ender is a page that holds something running (a batch, a server's
@@ -76,14 +65,12 @@ func (m *Model) push(p page) tea.Cmd {
 	return p.Init()
 }
 
-// close takes p off the stack, wherever it is.
 func (m *Model) close(p page) {
 	if i := slices.Index(m.stack, p); i >= 0 {
 		m.stack = slices.Delete(m.stack, i, i+1)
 	}
 }
 
-// replace puts p where old is on the stack.
 func (m *Model) replace(old, p page) {
 	if i := slices.Index(m.stack, old); i >= 0 {
 		m.stack[i] = p

@@ -41,10 +41,8 @@ type JobProgress struct {
 
 // ProgressOptions configure a JobProgress.
 type ProgressOptions struct {
-	// Live redraws in place; set it only when w is a terminal.
-	Live bool
-	// Width is the terminal's width in columns; 0 means 80.
-	Width int
+	Live  bool // Live redraws in place; set it only when w is a terminal.
+	Width int  // the terminal's width in columns; 0 means 80.
 	// Profile is the terminal's colour profile (colorprofile.ASCII for
 	// --no-color). Ignored when not live.
 	Profile colorprofile.Profile
@@ -54,12 +52,11 @@ type ProgressOptions struct {
 }
 
 type jobRow struct {
-	id    string
-	start time.Time
-	last  api.JobUpdate
-	ended bool
-	// failure is the last poll's failure while the watch retries.
-	failure *api.JobUpdate
+	id      string
+	start   time.Time
+	last    api.JobUpdate
+	ended   bool
+	failure *api.JobUpdate // the last poll's failure while the watch retries.
 	// printed is the state last written as a line (without its elapsed
 	// time): over MCP a progress notification and a poll can report the
 	// same change, and a script's log should get it once.

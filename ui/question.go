@@ -57,18 +57,15 @@ func (m *Model) questionEnded(q *question) tea.Cmd {
 	return nil
 }
 
-// Init opens the first question's form.
 func (p *questionPage) Init() tea.Cmd {
 	q := p.queue[0]
 	q.form = newQuestionForm(q.e, &p.m.styles)
 	q.form.resize(p.m.width, p.m.height)
-	return q.form.init()
+	return q.form.form.Init()
 }
 
-// ShortHelp is the form's help line.
 func (p *questionPage) ShortHelp() []key.Binding { return p.queue[0].form.ShortHelp() }
 
-// FullHelp is the form's.
 func (p *questionPage) FullHelp() [][]key.Binding { return p.queue[0].form.FullHelp() }
 
 // Update hands msg to the form on screen, which sees every message the
@@ -84,14 +81,13 @@ func (p *questionPage) Update(msg tea.Msg) tea.Cmd {
 	if _, ok := msg.(tea.BackgroundColorMsg); ok {
 		q.form.restyle(&p.m.styles)
 	}
-	if answer, ok := q.form.answered(); ok {
-		p.m.status = "the server's question: " + Outcome(answer.Action)
-		return p.answer(q, answer)
+	if a := q.form.answer; a != nil {
+		p.m.status = "the server's question: " + Outcome(a.Action)
+		return p.answer(q, *a)
 	}
 	return cmd
 }
 
-// View is the form on screen.
 func (p *questionPage) View() []string { return p.queue[0].form.lines() }
 
 // answer sends q its answer and drops it: the next question opens, or

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,7 +26,6 @@ type table struct {
 	templates []*rowTemplate
 }
 
-// actionable reports whether rows have an action.
 func (t *table) actionable() bool { return len(t.templates) > 0 }
 
 // rowTemplate is a next action with some arguments taken from a row.
@@ -75,12 +75,7 @@ func argText(v any) (string, bool) {
 func templateFor(a api.NextAction, t *table, r int, writes func(string) bool) *rowTemplate {
 	tp := &rowTemplate{action: a, write: writes(a.Tool)}
 	var want []string
-	names := make([]string, 0, len(a.Args))
-	for name := range a.Args {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(a.Args)) {
 		if name == api.ArgConfirm {
 			continue
 		}
@@ -103,13 +98,11 @@ func templateFor(a api.NextAction, t *table, r int, writes func(string) bool) *r
 		}
 		return true
 	}
+	rows := t.Data.Rows
 	if r >= 0 {
-		if matches(t.Data.Rows[r]) {
-			return tp
-		}
-		return nil
+		rows = rows[r : r+1]
 	}
-	if slices.ContainsFunc(t.Data.Rows, matches) {
+	if slices.ContainsFunc(rows, matches) {
 		return tp
 	}
 	return nil

@@ -23,8 +23,7 @@ type Options struct {
 	// asks for: asked in the session's dialog, given by --yes, or (the
 	// zero value) never, and nothing is sent.
 	Consent Consent
-	// NoColor drops colours (NO_COLOR, --no-color); bold and reverse stay.
-	NoColor bool
+	NoColor bool // NoColor drops colours (NO_COLOR, --no-color); bold and reverse stay.
 	// WriteTools reports tools that change a project, marked in the action
 	// list. Nil means api.KnownWriteTool.
 	WriteTools func(tool string) bool

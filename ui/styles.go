@@ -30,14 +30,13 @@ type styles struct {
 	dialog              lipgloss.Style
 	spinner             lipgloss.Style
 	// The components' looks.
-	actions actions.Styles
-	image   image.Styles
-	fields  fields.Styles
-	table   tbl.Styles
-	help    help.Styles
-	input   textinput.Styles
-	// accent and failure are the colours formTheme draws with.
-	accent, failure color.Color
+	actions         actions.Styles
+	image           image.Styles
+	fields          fields.Styles
+	table           tbl.Styles
+	help            help.Styles
+	input           textinput.Styles
+	accent, failure color.Color // the colours formTheme draws with.
 }
 
 func newStyles(isDark bool) styles {
@@ -113,8 +112,7 @@ func inputStyles(isDark bool) textinput.Styles {
 // both dark and light ones, and every state also has a word and a mark.
 type progressStyles struct {
 	ok, failed, warn, dim lipgloss.Style
-	// bar fills the progress bars.
-	bar color.Color
+	bar                   color.Color // bar fills the progress bars.
 }
 
 func newProgressStyles() progressStyles {

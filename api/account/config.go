@@ -92,12 +92,6 @@ func (c *Config) migrate() {
 	c.BaseURL, c.APIKey = "", ""
 }
 
-// SaveConfig writes the config file with mode 0600 in a 0700 directory,
-// atomically: a crash leaves the old file or the new one, never half of one.
-func SaveConfig(path string, c Config) error {
-	return writeJSONFile(path, c)
-}
-
 // Find is the entry for baseURL, compared normalised, with the key it is
 // stored under.
 func (c Config) Find(baseURL string) (key string, s Server, found bool) {
@@ -129,7 +123,6 @@ func (c Config) Pick(ref string) (key string, s Server, found bool) {
 	return c.Find(ref)
 }
 
-// BaseURLs are the servers with an entry, sorted.
 func (c Config) BaseURLs() []string {
 	return slices.Sorted(maps.Keys(c.Servers))
 }

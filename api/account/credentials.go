@@ -22,14 +22,12 @@ const keyringService = "vq"
 // server's API key in the OS keyring when one answers, else in its entry.
 type CredentialStore struct {
 	ConfigPath string
-	// UseKeyring is false where no keyring should be touched (VQ_NO_KEYRING).
-	UseKeyring bool
+	UseKeyring bool // false where no keyring should be touched (VQ_NO_KEYRING).
 	// KeyringTimeout bounds every keyring call: a locked or absent keyring
 	// must never hang vq. Zero means 3s.
 	KeyringTimeout time.Duration
 }
 
-// Load reads the store's config file.
 func (s CredentialStore) Load() (Config, error) { return LoadConfig(s.ConfigPath) }
 
 // account is the keyring account of baseURL's key: the key its entry is
@@ -75,11 +73,16 @@ func (s CredentialStore) Lookup(ctx context.Context, baseURL string) (key, sourc
 // key goes to the keyring when one answers, else into the entry; Save
 // reports where ("" when no key was given).
 func (s CredentialStore) Save(baseURL string, entry Server, key string) (where string, err error) {
-	err = privatefile.Update(s.ConfigPath, func() error {
-		where, err = s.save(baseURL, entry, key)
+	return locked(s.ConfigPath, func() (string, error) { return s.save(baseURL, entry, key) })
+}
+
+// locked runs op holding path's update lock (privatefile.Update).
+func locked[T any](path string, op func() (T, error)) (v T, err error) {
+	err = privatefile.Update(path, func() error {
+		v, err = op()
 		return err
 	})
-	return where, err
+	return v, err
 }
 
 func (s CredentialStore) save(baseURL string, entry Server, key string) (string, error) {
@@ -105,7 +108,7 @@ func (s CredentialStore) save(baseURL string, entry Server, key string) (string,
 		c.Servers = map[string]Server{}
 	}
 	c.Servers[acct], c.Active = stored, acct
-	return where, SaveConfig(s.ConfigPath, c)
+	return where, writeJSONFile(s.ConfigPath, c)
 }
 
 // merge sets the fields that from sets; the key is Save's.
@@ -121,11 +124,7 @@ func (e *Server) merge(from Server) {
 // every other server's, and reports whether anything was stored. When no
 // server is then active and exactly one remains, that one becomes active.
 func (s CredentialStore) Delete(baseURL string) (removed bool, err error) {
-	err = privatefile.Update(s.ConfigPath, func() error {
-		removed, err = s.delete(baseURL)
-		return err
-	})
-	return removed, err
+	return locked(s.ConfigPath, func() (bool, error) { return s.delete(baseURL) })
 }
 
 func (s CredentialStore) delete(baseURL string) (bool, error) {
@@ -151,7 +150,7 @@ func (s CredentialStore) delete(baseURL string) (bool, error) {
 		// The one server left is the only one calls could mean.
 		c.Active = c.BaseURLs()[0]
 	}
-	return removed, SaveConfig(s.ConfigPath, c)
+	return removed, writeJSONFile(s.ConfigPath, c)
 }
 
 // Activate makes the entry ref names (its name or base URL) the active
@@ -166,7 +165,7 @@ func (s CredentialStore) Activate(ref string) (baseURL string, found bool, err e
 			return nil
 		}
 		c.Active = baseURL
-		return SaveConfig(s.ConfigPath, c)
+		return writeJSONFile(s.ConfigPath, c)
 	})
 	return baseURL, found, err
 }

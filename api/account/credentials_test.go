@@ -38,7 +38,7 @@ func TestALockedKeyringHonoursTheContext(t *testing.T) {
 	lockedKeyring(t)
 	dir := t.TempDir()
 	s := CredentialStore{ConfigPath: filepath.Join(dir, "config.json"), UseKeyring: true, KeyringTimeout: 10 * time.Second}
-	if err := SaveConfig(s.ConfigPath, Config{BaseURL: "https://vq.example", APIKey: "vqs_file"}); err != nil {
+	if err := writeJSONFile(s.ConfigPath, Config{BaseURL: "https://vq.example", APIKey: "vqs_file"}); err != nil {
 		t.Fatal(err)
 	}
 	// Token secrets kept in the keyring: the file has none.
@@ -72,7 +72,7 @@ func TestALockedKeyringTimesOutToTheConfigFile(t *testing.T) {
 	ctx := testkit.Bound(t)
 	lockedKeyring(t)
 	s := CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json"), UseKeyring: true, KeyringTimeout: 50 * time.Millisecond}
-	if err := SaveConfig(s.ConfigPath, Config{BaseURL: "https://vq.example", APIKey: "vqs_file"}); err != nil {
+	if err := writeJSONFile(s.ConfigPath, Config{BaseURL: "https://vq.example", APIKey: "vqs_file"}); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/visualq/vq/internal/privatefile"
 	"github.com/zalando/go-keyring"
 	"golang.org/x/oauth2"
 )
@@ -81,11 +80,7 @@ func (s CredentialStore) loadOAuth() (oauthFile, error) {
 // SaveOAuth stores t under its issuer and resource, secrets in the keyring when one
 // answers, else all of it in the 0600 token file; it says where.
 func (s CredentialStore) SaveOAuth(t OAuthToken) (where string, err error) {
-	err = privatefile.Update(s.OAuthPath(), func() error {
-		where, err = s.saveOAuth(t)
-		return err
-	})
-	return where, err
+	return locked(s.OAuthPath(), func() (string, error) { return s.saveOAuth(t) })
 }
 
 func (s CredentialStore) saveOAuth(t OAuthToken) (string, error) {
@@ -138,11 +133,7 @@ func (s CredentialStore) LookupOAuth(ctx context.Context, resource string) (OAut
 // DeleteOAuth removes every token stored for an MCP endpoint and reports
 // the issuers it removed.
 func (s CredentialStore) DeleteOAuth(resource string) (issuers []string, err error) {
-	err = privatefile.Update(s.OAuthPath(), func() error {
-		issuers, err = s.deleteOAuth(resource)
-		return err
-	})
-	return issuers, err
+	return locked(s.OAuthPath(), func() ([]string, error) { return s.deleteOAuth(resource) })
 }
 
 func (s CredentialStore) deleteOAuth(resource string) ([]string, error) {

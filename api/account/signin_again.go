@@ -50,8 +50,7 @@ type Credential struct {
 	mu, flow sync.Mutex
 	token    OAuthToken
 	src      oauth2.TokenSource
-	// answered are the challenges a sign-in again was started for.
-	answered map[string]bool
+	answered map[string]bool // the challenges a sign-in again was started for.
 }
 
 // NewCredential is the stored sign-in as the transport to target sends

@@ -35,16 +35,12 @@ func (s span) in(line []byte) []byte { return line[s.start:s.end:s.end] }
 
 // callAnswer is a stdio server's answer to a request, as read.
 type callAnswer struct {
-	line []byte
-	// result is the result's value, empty for an error.
-	result span
-	// members are the result's member names, when it is an object.
-	members []string
-	// structured is the result's structuredContent, when it has one.
-	structured    span
+	line          []byte
+	result        span     // the result's value, empty for an error.
+	members       []string // the result's member names, when it is an object.
+	structured    span     // the result's structuredContent, when it has one.
 	hasStructured bool
-	// texts are the strings of its content blocks' texts.
-	texts []contentText
+	texts         []contentText // the strings of its content blocks' texts.
 }
 
 // contentText is a content block's text in the line: the block's own, or

@@ -41,8 +41,7 @@ const (
 type StdioStartError struct {
 	Command string
 	Reason  string
-	// Stderr are the server's last lines of stderr, sanitized and bounded.
-	Stderr []string
+	Stderr  []string // the server's last lines of stderr, sanitized and bounded.
 }
 
 func (e *StdioStartError) Error() string {
@@ -93,12 +92,11 @@ const stdioMaxLine = 64 << 20
 // an HTTP answer has, where CommandTransport would refuse any answer past
 // its own smaller default, such as a large run's failures.
 type childTransport struct {
-	command   string // as the endpoint names it
-	path      string
-	args, env []string
-	limit     int64
-	// recordLimit bounds what a call's record keeps of its answers.
-	recordLimit int64
+	command     string // as the endpoint names it
+	path        string
+	args, env   []string
+	limit       int64
+	recordLimit int64 // recordLimit bounds what a call's record keeps of its answers.
 	log         *stderrLog
 	mu          sync.Mutex
 	proc        *childProcess // the child Connect started; nil before
@@ -162,10 +160,9 @@ type childProcess struct {
 	cmd                   *exec.Cmd
 	stdin, stdout, stderr *os.File
 	exited, stderrRead    chan struct{}
-	// closing: vq has begun to end it; ended: its stdout ended before.
-	closing, ended atomic.Bool
-	closeOnce      sync.Once
-	closeErr       error
+	closing, ended        atomic.Bool // closing: vq has begun to end it; ended: its stdout ended before.
+	closeOnce             sync.Once
+	closeErr              error
 }
 
 func startChild(path string, args, env []string, log *stderrLog) (*childProcess, error) {
@@ -336,13 +333,12 @@ const stderrMore = "stdio server: (more on stderr, past what --debug shows)\n"
 // at stderrLineMax bytes; the last stderrTailLines are kept, and shown
 // (under --debug) is written each line, up to stderrShownMax bytes.
 type stderrLog struct {
-	shown io.Writer
-	mu    sync.Mutex
-	line  []byte // the line being read, up to stderrLineMax
-	cut   bool   // it went on past stderrLineMax
-	lines []string
-	// written is what shown has been written; past the bound, nothing more.
-	written int
+	shown   io.Writer
+	mu      sync.Mutex
+	line    []byte // the line being read, up to stderrLineMax
+	cut     bool   // it went on past stderrLineMax
+	lines   []string
+	written int // what shown has been written; past the bound, nothing more.
 }
 
 func (l *stderrLog) Write(p []byte) (int, error) {
@@ -403,7 +399,6 @@ func (l *stderrLog) end() {
 	}
 }
 
-// tail is the last lines kept.
 func (l *stderrLog) tail() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -24,9 +24,8 @@ import (
 // session's Close after a timed-out call, which waits for the handlers,
 // never waits on a person.
 type callsInFlight struct {
-	mu     sync.Mutex
-	lastID int
-	calls  map[int]*callInFlight
+	mu    sync.Mutex
+	calls map[*callInFlight]bool
 }
 
 // callInFlight is one call a server's questions may belong to.
@@ -46,16 +45,14 @@ func (f *callsInFlight) start(ctx context.Context) (call *callInFlight, end func
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.calls == nil {
-		f.calls = map[int]*callInFlight{}
+		f.calls = map[*callInFlight]bool{}
 	}
-	f.lastID++
-	id := f.lastID
 	call = &callInFlight{ctx: ctx, refused: map[string]bool{}}
-	f.calls[id] = call
+	f.calls[call] = true
 	return call, func() {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		delete(f.calls, id)
+		delete(f.calls, call)
 	}
 }
 
@@ -64,7 +61,7 @@ func (f *callsInFlight) start(ctx context.Context) (call *callInFlight, end func
 func (f *callsInFlight) markNotOffered(what string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for _, call := range f.calls {
+	for call := range f.calls {
 		call.notOffered = what
 	}
 }
@@ -80,11 +77,7 @@ func (f *callsInFlight) notOffered(call *callInFlight) string {
 func (f *callsInFlight) now() []*callInFlight {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	calls := make([]*callInFlight, 0, len(f.calls))
-	for _, call := range f.calls {
-		calls = append(calls, call)
-	}
-	return calls
+	return slices.Collect(maps.Keys(f.calls))
 }
 
 // bound is ctx, ended also once every one of calls has ended.

@@ -15,7 +15,6 @@ import (
 	"github.com/visualq/vq/api"
 )
 
-// handleLogs routes a server's notifications/message to onLog.
 func (c *Client) handleLogs(opts *mcp.ClientOptions) { opts.LoggingMessageHandler = c.onLog }
 
 // offersLogging reports a session whose server declares logging, when

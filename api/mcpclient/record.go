@@ -31,7 +31,7 @@ type cappedBody struct {
 
 func (b *cappedBody) Read(p []byte) (int, error) {
 	if b.contentLength > b.limit {
-		return 0, b.fail(api.BodyTooLarge(b.contentLength, b.limit))
+		return 0, b.rec.fail(api.BodyTooLarge(b.contentLength, b.limit))
 	}
 	if room := b.limit + 1 - b.read; int64(len(p)) > room {
 		p = p[:room]
@@ -39,7 +39,7 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	b.read += int64(n)
 	if b.read > b.limit {
-		return n, b.fail(api.BodyTooLarge(0, b.limit))
+		return n, b.rec.fail(api.BodyTooLarge(0, b.limit))
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		// A read cut because the request's owner cancelled it is no fault
@@ -47,7 +47,7 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 		// stream drained after the connect that opened it returned, an
 		// interrupt, or the idle bound (callMCP asks it first).
 		if cause := b.cause(err); !errors.Is(cause, context.Canceled) {
-			b.fail(cause)
+			b.rec.fail(cause)
 		}
 	}
 	return n, err
@@ -67,27 +67,15 @@ func (b *cappedBody) cause(err error) error {
 	return err
 }
 
-func (b *cappedBody) fail(err error) error {
-	b.rec.mu.Lock()
-	defer b.rec.mu.Unlock()
-	if b.rec.bodyErr == nil {
-		b.rec.bodyErr = err
+// fail records err as why a response body could not be read, unless a
+// reason is recorded already.
+func (r *httpRecord) fail(err error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.bodyErr == nil {
+		r.bodyErr = err
 	}
 	return err
-}
-
-// bodyError is why a response body of the request could not be read, or nil.
-func (r *httpRecord) bodyError() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.bodyErr
-}
-
-// retryAfterHeader is the Retry-After of the failed response.
-func (r *httpRecord) retryAfterHeader() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.retryAfter
 }
 
 type mcpRoundTripper struct {
@@ -201,9 +189,8 @@ type httpRecord struct {
 	retryAfter      string
 	// bodyErr is why a response body could not be read (cut, timed out,
 	// past the cap).
-	bodyErr error
-	// failedAt is where the failed response's body starts in body.
-	failedAt int
+	bodyErr  error
+	failedAt int // where the failed response's body starts in body.
 	// body is every response body read for the request: the SDK decodes
 	// structuredContent into a map, losing the server's key order, which
 	// vq keeps (columns and --json follow it), so it is read again here.
@@ -261,20 +248,6 @@ func (r *httpRecord) forgetFailure() {
 	defer r.mu.Unlock()
 	r.body.Truncate(r.failedAt)
 	r.status, r.wwwAuthenticate, r.retryAfter = 0, "", ""
-}
-
-// failedBody is what was read of the failed response's body, to quote in
-// an http_error as the invoke transport does.
-func (r *httpRecord) failedBody() []byte {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return bytes.Clone(r.body.Bytes()[min(r.failedAt, r.body.Len()):])
-}
-
-func (r *httpRecord) get() (int, string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.status, r.wwwAuthenticate
 }
 
 // keep keeps a stdio server's answer to the request; the oldest are let

@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -80,10 +81,8 @@ func structuredOf(res *mcp.CallToolResult, raw json.RawMessage) json.RawMessage 
 // twice.
 type toolInfo struct {
 	listed, known bool
-	// repeatable: it changes nothing (api.ReadOnlyTool).
-	repeatable bool
-	// taskRequired: the tool runs only as a task (execution.taskSupport).
-	taskRequired bool
+	repeatable    bool // it changes nothing (api.ReadOnlyTool).
+	taskRequired  bool // the tool runs only as a task (execution.taskSupport).
 }
 
 // classifyToolError reads an isError result that carries no ToolResponse
@@ -146,15 +145,18 @@ func (c *Client) mcpFailure(tool string, rec *httpRecord, err error) *api.ToolRe
 	if resp, ok := c.repeatedFailure(tool, err); ok {
 		return resp
 	}
-	if err := rec.bodyError(); err != nil {
-		return api.TransportFailure(tool, c.MCPEndpoint(), 0, err)
+	rec.mu.Lock()
+	bodyErr, status, challenge, retryAfter := rec.bodyErr, rec.status, rec.wwwAuthenticate, rec.retryAfter
+	failedBody := bytes.Clone(rec.body.Bytes()[min(rec.failedAt, rec.body.Len()):])
+	rec.mu.Unlock()
+	if bodyErr != nil {
+		return api.TransportFailure(tool, c.MCPEndpoint(), 0, bodyErr)
 	}
-	status, challenge := rec.get()
 	switch status {
 	case http.StatusUnauthorized:
 		return api.Unauthorized(tool, challenge)
 	case http.StatusTooManyRequests:
-		return api.RateLimited(tool, c.MCPEndpoint(), rec.retryAfterHeader())
+		return api.RateLimited(tool, c.MCPEndpoint(), retryAfter)
 	case http.StatusForbidden:
 		if scope, ok := api.InsufficientScope(challenge); ok {
 			return api.ScopeDenied(tool, c.MCPEndpoint(), scope)
@@ -173,7 +175,7 @@ func (c *Client) mcpFailure(tool string, rec *httpRecord, err error) *api.ToolRe
 	}
 	if status != 0 {
 		msg := fmt.Sprintf("HTTP %d %s from %s", status, http.StatusText(status), c.MCPEndpoint())
-		if quoted := api.Snippet(rec.failedBody()); quoted != "" {
+		if quoted := api.Snippet(failedBody); quoted != "" {
 			msg += ": " + quoted // when the SDK read it at all
 		}
 		return api.HTTPFailure(tool, c.MCPEndpoint(), status, msg)

@@ -65,8 +65,7 @@ type schemaGraph struct {
 	// at is each subschema by its JSON Pointer, anchors by its $anchor or
 	// $dynamicAnchor.
 	at, anchors map[string]*schemaS
-	// base is the URI that the root's $id gives (none: empty).
-	base *url.URL
+	base        *url.URL // the URI that the root's $id gives (none: empty).
 }
 
 var (
@@ -145,9 +144,8 @@ func (g *schemaGraph) target(ref string) *schemaS {
 
 // schemaWalk counts Validate's steps down an answer.
 type schemaWalk struct {
-	g *schemaGraph
-	// same is each schema's inPlace, once found.
-	same          map[*schemaS][]*schemaS
+	g             *schemaGraph
+	same          map[*schemaS][]*schemaS // each schema's inPlace, once found.
 	steps, budget int
 }
 

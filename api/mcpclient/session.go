@@ -29,8 +29,7 @@ type mcpState struct {
 	// them, by progress token.
 	progress   sync.Map // progress token (string) → func(JobUpdate)
 	progressID atomic.Int64
-	// tools is the session's tools/list, once asked for (sessionTools).
-	tools []api.Tool
+	tools      []api.Tool // the session's tools/list, once asked for (sessionTools).
 	// readOnly is what every tools/list of the client said of each
 	// tool: its readOnlyHint. It outlives a broken session, when the
 	// retry policy asks.

@@ -147,8 +147,7 @@ type recordingConn struct {
 type pendingRequest struct {
 	rec    *httpRecord
 	method string
-	// kept: its answer was kept as read.
-	kept bool
+	kept   bool // its answer was kept as read.
 }
 
 func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
@@ -201,11 +200,7 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		// The session ends with the line: the calls waiting on it learn why.
 		c.mu.Lock()
 		for _, req := range c.pending {
-			req.rec.mu.Lock()
-			if req.rec.bodyErr == nil {
-				req.rec.bodyErr = err
-			}
-			req.rec.mu.Unlock()
+			req.rec.fail(err)
 		}
 		c.mu.Unlock()
 	}

@@ -52,10 +52,8 @@ file (written 0600). The key is never a flag, so it never shows in ps.`,
 type LoginOptions struct {
 	Factory   *cmdutil.Factory
 	WithToken bool
-	// Name is the entry's name, for --profile and vq auth switch.
-	Name string
-	// NoVerify saves the key without the call that checks it.
-	NoVerify bool
+	Name      string // the entry's name, for --profile and vq auth switch.
+	NoVerify  bool   // NoVerify saves the key without the call that checks it.
 	// OAuth signs in with OAuth at the MCP endpoint instead of an API key;
 	// NoBrowser prints the authorization URL instead of opening it.
 	OAuth, NoBrowser bool
@@ -450,8 +448,7 @@ func noteActiveAfterLogout(print format.Printer, before, after account.Config) {
 // SwitchOptions are the inputs of vq auth switch.
 type SwitchOptions struct {
 	Factory *cmdutil.Factory
-	// Server is the base URL or login --name of the server to make active.
-	Server string
+	Server  string // the base URL or login --name of the server to make active.
 }
 
 func NewCmdSwitch(f *cmdutil.Factory, runF func(*SwitchOptions) error) *cobra.Command {
@@ -622,13 +619,11 @@ func storedOAuth(ctx context.Context, store account.CredentialStore, s cmdutil.S
 		return nil, nil
 	}
 	tok, found, err := store.LookupOAuth(ctx, endpoint)
-	switch {
-	case errors.Is(err, account.ErrUnreadableFile):
+	if errors.Is(err, account.ErrUnreadableFile) || err == nil && !found {
 		return nil, nil
-	case err != nil:
+	}
+	if err != nil {
 		return nil, err
-	case !found:
-		return nil, nil
 	}
 	return &tok, nil
 }
@@ -637,7 +632,9 @@ func serverStatusOf(s cmdutil.Settings, active bool) format.ServerStatus {
 	ss := format.ServerStatus{
 		BaseURL: cmdutil.DisplayURL(s.BaseURL), Name: s.Profile, Active: active, KeySource: s.KeySource,
 		Project: s.Project, Environment: s.Environment, Transport: s.Transport, Endpoint: cmdutil.DisplayURL(s.Endpoint),
-		OAuth: oauthStatusOf(s),
+	}
+	if s.OAuth != nil {
+		ss.OAuth = &format.OAuthStatus{Endpoint: cmdutil.DisplayURL(s.MCPEndpoint()), Issuer: cmdutil.DisplayURL(s.OAuth.Issuer), Expiry: s.OAuth.Expiry, Refreshable: s.OAuth.RefreshToken != ""}
 	}
 	if s.APIKey != "" {
 		ss.APIKey = mask(s.APIKey)

@@ -9,7 +9,6 @@ import (
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/api/account"
 	"github.com/visualq/vq/cmd/cmdutil"
-	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -113,12 +112,4 @@ func logoutOAuth(f *cmdutil.Factory, store account.CredentialStore, s cmdutil.Se
 		return nil
 	}
 	return err
-}
-
-// oauthStatusOf is the OAuth sign-in vq auth status shows for s.
-func oauthStatusOf(s cmdutil.Settings) *format.OAuthStatus {
-	if s.OAuth == nil {
-		return nil
-	}
-	return &format.OAuthStatus{Endpoint: cmdutil.DisplayURL(s.MCPEndpoint()), Issuer: cmdutil.DisplayURL(s.OAuth.Issuer), Expiry: s.OAuth.Expiry, Refreshable: s.OAuth.RefreshToken != ""}
 }

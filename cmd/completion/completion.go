@@ -11,9 +11,8 @@ import (
 
 // CompletionOptions are the inputs of vq completion.
 type CompletionOptions struct {
-	Out io.Writer
-	// Root is the command tree the script completes.
-	Root  *cobra.Command
+	Out   io.Writer
+	Root  *cobra.Command // the command tree the script completes.
 	Shell string
 }
 

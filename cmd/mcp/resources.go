@@ -3,13 +3,13 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"github.com/visualq/vq/format"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/api/mcpclient"
 	"github.com/visualq/vq/cmd/cmdutil"
+	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -21,8 +21,7 @@ import (
 
 // ResourcesOptions are the inputs of vq mcp resources.
 type ResourcesOptions struct {
-	// URI is the resource to read; "" lists them.
-	URI      string
+	URI      string // the resource to read; "" lists them.
 	Pipeline *cmdutil.Pipeline
 }
 
@@ -89,8 +88,7 @@ func resourcesRun(ctx context.Context, f *cmdutil.Factory, opts *ResourcesOption
 
 // PromptsOptions are the inputs of vq mcp prompts.
 type PromptsOptions struct {
-	// Name is the prompt to get, with its KEY=VALUE Pairs; "" lists them.
-	Name     string
+	Name     string // the prompt to get, with its KEY=VALUE Pairs; "" lists them.
 	Pairs    []string
 	Pipeline *cmdutil.Pipeline
 }
@@ -135,7 +133,19 @@ func promptsRun(ctx context.Context, f *cmdutil.Factory, opts *PromptsOptions) e
 		return err
 	}
 	if opts.Name != "" {
-		return getPrompt(ctx, p, client, opts.Name, opts.Pairs)
+		values := map[string]string{}
+		for _, pair := range opts.Pairs {
+			key, value, ok := strings.Cut(pair, "=")
+			if !ok || key == "" {
+				return &exitcode.UsageError{Reason: fmt.Sprintf("argument %q is not KEY=VALUE", pair), Hint: "example: vq mcp prompt NAME style=terse"}
+			}
+			values[key] = value
+		}
+		resp, err := client.GetPrompt(ctx, opts.Name, values)
+		if err != nil {
+			return err
+		}
+		return p.Show(ctx, cmdutil.WithHint(resp, p.Settings()))
 	}
 	resp, list, err := client.ListPrompts(ctx)
 	switch {
@@ -148,22 +158,6 @@ func promptsRun(ctx context.Context, f *cmdutil.Factory, opts *PromptsOptions) e
 		return nil
 	}
 	return format.Prompts(p.Terminal().Print.Out, list.Prompts)
-}
-
-func getPrompt(ctx context.Context, p *cmdutil.Pipeline, client *mcpclient.Client, name string, pairs []string) error {
-	values := map[string]string{}
-	for _, pair := range pairs {
-		key, value, ok := strings.Cut(pair, "=")
-		if !ok || key == "" {
-			return &exitcode.UsageError{Reason: fmt.Sprintf("argument %q is not KEY=VALUE", pair), Hint: "example: vq mcp prompt NAME style=terse"}
-		}
-		values[key] = value
-	}
-	resp, err := client.GetPrompt(ctx, name, values)
-	if err != nil {
-		return err
-	}
-	return p.Show(ctx, cmdutil.WithHint(resp, p.Settings()))
 }
 
 // connect connects the pipeline over MCP, whatever --transport says

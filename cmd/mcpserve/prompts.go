@@ -65,7 +65,6 @@ var servedPrompts = []servedPrompt{
 	},
 }
 
-// addPrompts serves the prompts.
 func (s *agentServer) addPrompts() {
 	for _, p := range servedPrompts {
 		s.server.AddPrompt(p.prompt, func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {

@@ -39,8 +39,7 @@ type ServeOptions struct {
 	// Interval is the poll interval of a job followed for a progress
 	// token; zero is the adaptive schedule of every watch.
 	Interval time.Duration
-	// NoImages leaves the diff images an answer links out of its result.
-	NoImages bool
+	NoImages bool // NoImages leaves the diff images an answer links out of its result.
 }
 
 // NewCmdServe serves the tools on stdio. runF replaces the behaviour in
@@ -148,18 +147,14 @@ type agentServer struct {
 	backend *semaphore.Weighted
 	// timeout is each request's (--timeout, else the client's default),
 	// which a call's waits for its turn count against.
-	timeout time.Duration
-	// decoding lets one image be decoded at a time.
-	decoding sync.Mutex
-	// recall holds what completion offers.
-	recall recall
+	timeout  time.Duration
+	decoding sync.Mutex // one image decoded at a time
+	recall   recall     // what completion offers
 
 	// ready is closed once the tools are registered: tools/list and
 	// tools/call wait for it, while initialize is answered at once.
-	ready chan struct{}
-	// stopLoad ends the loading of the tools; loaded is closed when it has
-	// ended.
-	stopLoad context.CancelFunc
+	ready    chan struct{}
+	stopLoad context.CancelFunc // stopLoad ends the loading of the tools; loaded is closed then.
 	loaded   chan struct{}
 }
 
@@ -237,15 +232,13 @@ func (s *agentServer) undeclared(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// close stops the loading of the tools and ends the pipeline's sessions.
 func (s *agentServer) close() {
 	s.stopLoad()
 	<-s.loaded
 	s.factory.CloseClients()
 }
 
-// awaitTools holds tools/list and tools/call until the tools are
-// registered.
+// awaitTools holds tools/list and tools/call until the tools are ready.
 func (s *agentServer) awaitTools(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method == "tools/list" || method == "tools/call" {

@@ -9,16 +9,10 @@ import (
 	"github.com/visualq/vq/internal/exitcode"
 )
 
-// ExitCodesOptions are the inputs of vq exit-codes.
-type ExitCodesOptions struct {
-	Factory *cmdutil.Factory
-	Output  cmdutil.OutputOptions
-}
-
 // NewCmdExitCodes prints the exit-code table, generated from the same
 // constants vq exits with.
-func NewCmdExitCodes(f *cmdutil.Factory, runF func(context.Context, *ExitCodesOptions) error) *cobra.Command {
-	opts := &ExitCodesOptions{Factory: f}
+func NewCmdExitCodes(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{Factory: f}
 	c := &cobra.Command{
 		Use:   "exit-codes",
 		Short: "Print the exit-code table (what each exit status means)",
@@ -38,7 +32,7 @@ succeed) and 30+n when it did not. The table never changes meaning.`,
 	return c
 }
 
-func exitCodesRun(ctx context.Context, opts *ExitCodesOptions) error {
+func exitCodesRun(ctx context.Context, opts *Options) error {
 	if opts.Output.Structured() {
 		return cmdutil.ShowDocument(ctx, opts.Factory, &opts.Output, exitcode.Table())
 	}

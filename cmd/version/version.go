@@ -11,16 +11,16 @@ import (
 	"github.com/visualq/vq/cmd/cmdutil"
 )
 
-// VersionOptions are the inputs of vq version.
-type VersionOptions struct {
+// Options are the inputs of vq version and vq exit-codes.
+type Options struct {
 	Factory *cmdutil.Factory
 	Output  cmdutil.OutputOptions
 }
 
 // NewCmdVersion prints the version, commit and build date, read from the
 // factory's AppVersion (Format's words).
-func NewCmdVersion(f *cmdutil.Factory, runF func(context.Context, *VersionOptions) error) *cobra.Command {
-	opts := &VersionOptions{Factory: f}
+func NewCmdVersion(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{Factory: f}
 	c := &cobra.Command{
 		Use:     "version",
 		Short:   "Print vq's version, commit and build date",
@@ -37,7 +37,7 @@ func NewCmdVersion(f *cmdutil.Factory, runF func(context.Context, *VersionOption
 	return c
 }
 
-func versionRun(ctx context.Context, opts *VersionOptions) error {
+func versionRun(ctx context.Context, opts *Options) error {
 	f := opts.Factory
 	if opts.Output.Structured() {
 		v, commit, date := parts(f.AppVersion)

@@ -31,8 +31,8 @@ func TestNewCmdVersionAndExitCodes(t *testing.T) {
 		{args: []string{"extra"}, wantErr: `unknown command "extra"`},
 	} {
 		var ranVersion, ranExitCodes *cmdutil.OutputOptions
-		errVersion := cmdtest.Execute(version.NewCmdVersion(cmdtest.NewFactory(), func(_ context.Context, o *version.VersionOptions) error { ranVersion = &o.Output; return nil }), tc.args...)
-		errExitCodes := cmdtest.Execute(version.NewCmdExitCodes(cmdtest.NewFactory(), func(_ context.Context, o *version.ExitCodesOptions) error { ranExitCodes = &o.Output; return nil }), tc.args...)
+		errVersion := cmdtest.Execute(version.NewCmdVersion(cmdtest.NewFactory(), func(_ context.Context, o *version.Options) error { ranVersion = &o.Output; return nil }), tc.args...)
+		errExitCodes := cmdtest.Execute(version.NewCmdExitCodes(cmdtest.NewFactory(), func(_ context.Context, o *version.Options) error { ranExitCodes = &o.Output; return nil }), tc.args...)
 		for _, got := range []struct {
 			name string
 			ran  *cmdutil.OutputOptions

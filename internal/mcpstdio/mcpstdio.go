@@ -59,11 +59,9 @@ const idPrefix = 4 << 10
 type Transport struct {
 	// In is read line by line; Close of the connection closes it, which
 	// ends a read waiting on it.
-	In io.ReadCloser
-	// Out receives one line per message; writes are serialized.
-	Out io.Writer
-	// MaxLine bounds one message in bytes (zero: DefaultMaxLine).
-	MaxLine int
+	In      io.ReadCloser
+	Out     io.Writer // Out receives one line per message; writes are serialized.
+	MaxLine int       // MaxLine bounds one message in bytes (zero: DefaultMaxLine).
 }
 
 // Connect implements mcp.Transport. It is called once.
@@ -108,8 +106,7 @@ type conn struct {
 	seq     int64
 	pending map[int64]*request // by the id handed to the SDK
 	byKey   map[string]int64
-	// drained is closed once the input has ended and nothing is pending.
-	drained chan struct{}
+	drained chan struct{} // closed once the input has ended and nothing is pending.
 	// established: a request other than initialize's preliminaries has
 	// been answered, so the session is past its initialization.
 	established bool
@@ -117,7 +114,6 @@ type conn struct {
 
 func (c *conn) SessionID() string { return "" }
 
-// Read implements mcp.Connection.
 func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	select {
 	case msg := <-c.incoming:
@@ -132,7 +128,6 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
-// Close implements mcp.Connection.
 func (c *conn) Close() error {
 	var err error
 	c.close.Do(func() {

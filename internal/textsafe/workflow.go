@@ -30,7 +30,6 @@ type CommandGuard struct {
 	hashes      int
 }
 
-// NewCommandGuard guards w, at the start of a line.
 func NewCommandGuard(w io.Writer) *CommandGuard { return &CommandGuard{w: w, lead: true} }
 
 // Write writes p with each byte that would complete a workflow command

@@ -38,10 +38,8 @@ func New(acts []Action) Model {
 	return m
 }
 
-// Len is the number of actions.
 func (m *Model) Len() int { return len(m.acts) }
 
-// Cursor is the index of the action under the cursor.
 func (m *Model) Cursor() int { return m.cursor }
 
 // SetCursor puts the cursor on action i, or the nearest there is.
@@ -101,6 +99,5 @@ func NewKeys() Keys {
 	}
 }
 
-// ShortHelp and FullHelp make Keys a help.KeyMap.
 func (k Keys) ShortHelp() []key.Binding  { return []key.Binding{k.Run, k.Number} }
 func (k Keys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }

@@ -47,7 +47,6 @@ func New(fs []layout.Field) Model {
 	return m
 }
 
-// Len is the number of fields.
 func (m *Model) Len() int { return len(m.fields) }
 
 // Lines is how many lines the fields take.
@@ -58,7 +57,6 @@ func (m *Model) Lines() int {
 	return len(m.fields)
 }
 
-// Folded reports whether the fields are drawn on one line.
 func (m *Model) Folded() bool { return m.folded }
 
 // Fold folds the fields into one line, or not; it reports a change.
@@ -113,7 +111,6 @@ func NewKeys() Keys {
 	return Keys{Fields: key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "show fields"))}
 }
 
-// ShortHelp and FullHelp make Keys a help.KeyMap.
 func (k Keys) ShortHelp() []key.Binding  { return []key.Binding{k.Fields} }
 func (k Keys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
 

@@ -99,7 +99,6 @@ func NewKeys() Keys {
 	}
 }
 
-// ShortHelp and FullHelp make Keys a help.KeyMap.
 func (k Keys) ShortHelp() []key.Binding  { return []key.Binding{k.Open, k.Copy, k.Image} }
 func (k Keys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
 
@@ -138,7 +137,6 @@ func New(fields []layout.Field) Model {
 	return m
 }
 
-// HasDiff reports a diff image among the screenshots.
 func (m *Model) HasDiff() bool {
 	return slices.ContainsFunc(m.shots, func(s Shot) bool { return s.Name == "diff" })
 }
@@ -203,7 +201,6 @@ func (m *Model) Update(msg Msg, p Protocol, width, height int, st Styles) tea.Cm
 	return nil
 }
 
-// Name names the screenshot of link.
 func (m *Model) Name(link string) string {
 	for _, s := range m.shots {
 		if s.Link == link {
@@ -308,9 +305,6 @@ type OpenedMsg struct {
 	Err error
 }
 
-// Open hands an image link to the opener.
 func Open(open func(string) error, link string) tea.Cmd {
-	return func() tea.Msg {
-		return OpenedMsg{URL: link, Err: open(link)}
-	}
+	return func() tea.Msg { return OpenedMsg{URL: link, Err: open(link)} }
 }

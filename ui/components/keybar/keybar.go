@@ -17,10 +17,8 @@ type Model struct{ help help.Model }
 // New is the help line, short until ? asks for it all.
 func New() Model { return Model{help.New()} }
 
-// SetWidth fits the line to the terminal's width.
 func (m *Model) SetWidth(width int) { m.help.SetWidth(width) }
 
-// SetStyles draws the line in s.
 func (m *Model) SetStyles(s help.Styles) { m.help.Styles = s }
 
 // Toggle switches between the short line and the full help (?).
@@ -40,6 +38,5 @@ func NewKeys() Keys {
 	}
 }
 
-// ShortHelp and FullHelp make Keys a help.KeyMap.
 func (k Keys) ShortHelp() []key.Binding  { return []key.Binding{k.Help, k.Quit} }
 func (k Keys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }

@@ -41,8 +41,7 @@ var serverOrder = sortKey{col: -1}
 // in view. Sorting and filtering make view, the rows shown as indexes
 // into Data.Rows: the index marks and row actions refer to.
 type Table struct {
-	// Name is the member that holds the list ("" for the data itself).
-	Name   string
+	Name   string // the member that holds the list ("" for the data itself).
 	Data   *layout.Table
 	widths []int
 	// bar is the index of the bar column, -1 without one, and values its
@@ -62,8 +61,7 @@ type Table struct {
 	haystack []string
 	view     []int
 
-	// Marked are the rows space or * marked.
-	Marked map[int]bool
+	Marked map[int]bool // the rows space or * marked.
 }
 
 // New measures records, the list in member name.
@@ -103,7 +101,6 @@ func (t *Table) Title() string {
 	return t.Name + " (" + count + ")"
 }
 
-// Len is the number of rows shown.
 func (t *Table) Len() int { return len(t.view) }
 
 // Row is the index in t.Data.Rows of the i-th row shown.
@@ -127,7 +124,6 @@ func (t *Table) nextOrder() sortKey {
 	return sortKey{col: c, desc: t.Data.Numeric[c]}
 }
 
-// NextSort sorts by nextOrder.
 func (t *Table) NextSort() {
 	t.order = t.nextOrder()
 	t.rebuild()
@@ -314,7 +310,6 @@ func (t *Table) Line(i int, st Styles, width int, gutter string) string {
 // Shown are the rows shown, as indexes into the rows, in their order.
 func (t *Table) Shown() []int { return t.view }
 
-// Shows reports whether the filter shows row r.
 func (t *Table) Shows(r int) bool { return t.match == nil || t.match[r] }
 
 // HasBar reports a mismatch column, drawn with its bar.
@@ -370,7 +365,6 @@ func (t *Table) MarkAll() {
 	}
 }
 
-// SameColumns reports whether t and old have the same columns.
 func (t *Table) SameColumns(old *Table) bool {
 	return slices.Equal(t.Data.Columns, old.Data.Columns)
 }
@@ -416,7 +410,6 @@ func NewKeys() Keys {
 	}
 }
 
-// ShortHelp and FullHelp make Keys a help.KeyMap.
 func (k Keys) ShortHelp() []key.Binding {
 	return []key.Binding{k.Mark, k.Filter, k.ClearFilter, k.Sort}
 }
