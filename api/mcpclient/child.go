@@ -21,23 +21,17 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// How a stdio server is ended, as the MCP stdio transport orders: its
-// stdin is closed, and it has stdioGrace to exit; then its process group
-// is sent SIGTERM and has stdioTermGrace; then SIGKILL. Whatever the
-// server left running in its group is ended the same way once it has
-// exited, so a launcher (npx) that ignores SIGTERM leaves no server
-// behind. A server that exits on end of input, as they do, is gone well
-// within the grace; the whole teardown is bounded by the sum
-// (docs/reliability.md).
+// A stdio server is ended as the MCP stdio transport orders: stdin closed,
+// stdioGrace; SIGTERM to its group, stdioTermGrace; then SIGKILL. What it
+// left in its group (a launcher's server) is ended too; the sum bounds it.
 const (
 	stdioGrace     = 50 * time.Millisecond
 	stdioTermGrace = 500 * time.Millisecond
 	stdioKillWait  = time.Second
 )
 
-// StdioStartError is a stdio server that could not start: its command
-// cannot be run, or it exited (or closed its output) before answering. A
-// configuration error, which starting it again would repeat.
+// StdioStartError is a stdio server that could not run or ended before
+// answering: a configuration error, which a retry would repeat.
 type StdioStartError struct {
 	Command string
 	Reason  string
@@ -52,10 +46,7 @@ func (e *StdioStartError) Error() string {
 	return msg
 }
 
-// stdioTransport starts nothing yet: the command starts on Connect, with
-// the minimal environment (childEnv) in a process group of its own, and
-// ends on Close (childProcess.end). Its stderr is kept (the last lines, for
-// a StdioStartError) and, under --debug, shown sanitized (stderrLog).
+// stdioTransport starts the command on Connect, in its own process group with a minimal environment.
 func (c *Client) stdioTransport(argv []string) (*childTransport, error) {
 	log := &stderrLog{shown: c.opts.StdioStderr}
 	path, err := exec.LookPath(argv[0])
@@ -66,14 +57,12 @@ func (c *Client) stdioTransport(argv []string) (*childTransport, error) {
 		limit: min(c.opts.MaxBodyBytes, stdioMaxLine), recordLimit: c.opts.MaxBodyBytes, log: log}, nil
 }
 
-// childEnv is a stdio server's environment: the few variables of vq's
-// that a program needs to run (inheritedEnv, as the MCP TypeScript SDK
-// passes them), never vq's keys or tokens, then the --env pairs.
+// childEnv is inheritedEnv (as the MCP TypeScript SDK passes it; never vq's
+// keys or tokens), then the --env pairs.
 func childEnv(extra []string) []string {
 	var env []string
 	for _, name := range inheritedEnv {
-		// A value starting with "()" is a shell function, which a
-		// program has no use for.
+		// "()" starts a shell function.
 		if v, ok := os.LookupEnv(name); ok && !strings.HasPrefix(v, "()") {
 			env = append(env, name+"="+v)
 		}
@@ -81,22 +70,18 @@ func childEnv(extra []string) []string {
 	return append(env, extra...)
 }
 
-// stdioMaxLine caps one message of a stdio server, below the HTTP answer
-// cap: a stdio message is read whole before it is decoded, so its peak
-// memory is a multiple of the line (answerLines; docs/reliability.md)
-// where an HTTP answer is decoded as it arrives.
+// stdioMaxLine caps one stdio message below the HTTP cap: it is read whole
+// before decoding, so its peak memory is a multiple of the line.
 const stdioMaxLine = 64 << 20
 
-// childTransport is the SDK's IOTransport over a child process, with vq's
-// answer cap: the SDK frames the messages and bounds each one by the cap
-// an HTTP answer has, where CommandTransport would refuse any answer past
-// its own smaller default, such as a large run's failures.
+// childTransport is the SDK's IOTransport over a child with vq's answer cap,
+// where CommandTransport's smaller default would refuse a large answer.
 type childTransport struct {
 	command     string // as the endpoint names it
 	path        string
 	args, env   []string
 	limit       int64
-	recordLimit int64 // recordLimit bounds what a call's record keeps of its answers.
+	recordLimit int64 // what a call's record keeps of its answers
 	log         *stderrLog
 	mu          sync.Mutex
 	proc        *childProcess // the child Connect started; nil before
@@ -120,8 +105,7 @@ func (t *childTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	framed := &mcp.IOTransport{
 		Reader: io.NopCloser(&answerLines{lines: lines, conn: conn}),
 		Writer: p,
-		// The SDK's frame cap stays as a backstop behind lineCap, which
-		// fails first and says why.
+		// A backstop: lineCap fails first and says why.
 		MaxLineLength: int(min(t.limit+1, math.MaxInt32)),
 	}
 	if conn.Connection, err = framed.Connect(ctx); err != nil {
@@ -130,15 +114,11 @@ func (t *childTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	return conn, nil
 }
 
-// lineChunk is the piece a stdio server's line is read in: a line longer
-// is gathered in pieces this size, then copied once into a buffer its own
-// size.
+// lineChunk is the piece a longer stdio line is gathered in.
 const lineChunk = 64 << 10
 
-// startFailure is err, why a session could not be opened, as a
-// StdioStartError when the child could not start or ended on its own
-// before answering; err as it is otherwise (a timeout, an interrupt, a
-// refusal).
+// startFailure is err as a StdioStartError when the child could not start
+// or ended on its own before answering.
 func (t *childTransport) startFailure(ctx context.Context, err error) error {
 	t.mu.Lock()
 	p, startErr := t.proc, t.startError
@@ -149,13 +129,12 @@ func (t *childTransport) startFailure(ctx context.Context, err error) error {
 	case ctx.Err() != nil || p == nil || !p.endedOnItsOwn():
 		return err
 	}
-	p.wait() // its last lines of stderr
+	_ = p.Close() // its last lines of stderr
 	return &StdioStartError{Command: t.command, Reason: p.exitReason(), Stderr: t.log.tail()}
 }
 
-// childProcess is a started stdio server: vq's ends of its three pipes
-// (its own, not exec's, so that neither Wait nor a grandchild holding a
-// pipe decides when vq stops reading), and its teardown as Close.
+// childProcess is a started stdio server. The pipes are vq's own, not
+// exec's, so neither Wait nor a grandchild holding one decides when vq stops reading.
 type childProcess struct {
 	cmd                   *exec.Cmd
 	stdin, stdout, stderr *os.File
@@ -219,8 +198,7 @@ func (p *childProcess) Close() error {
 	return p.closeErr
 }
 
-// end closes the child's stdin, waits, then signals its process group:
-// SIGTERM, then SIGKILL (the bounds above).
+// end closes stdin, then signals the group (the bounds above).
 func (p *childProcess) end() error {
 	p.closing.Store(true)
 	defer p.release()
@@ -240,8 +218,7 @@ func (p *childProcess) end() error {
 	return errors.New("the stdio server does not exit")
 }
 
-// endGroup ends what the exited server left running in its process group
-// (a launcher's server, its own children): SIGTERM, then SIGKILL.
+// endGroup ends what the exited server left running in its group.
 func (p *childProcess) endGroup() {
 	if !groupAlive(p.cmd.Process) {
 		return
@@ -266,13 +243,10 @@ func (p *childProcess) awaitExit(d time.Duration) bool {
 	}
 }
 
-// stderrDrain bounds the reading of what a child wrote to stderr last,
-// once it has exited: a grandchild that escaped its group may hold the
-// pipe open.
+// stderrDrain bounds reading an exited child's stderr: an escaped grandchild may hold the pipe.
 const stderrDrain = 100 * time.Millisecond
 
-// release closes vq's ends of the pipes, once the child's last lines of
-// stderr are read (within stderrDrain), so no reader outlives the child.
+// release closes vq's pipe ends so no reader outlives the child.
 func (p *childProcess) release() {
 	timer := time.NewTimer(stderrDrain)
 	defer timer.Stop()
@@ -285,9 +259,6 @@ func (p *childProcess) release() {
 	<-p.stderrRead
 }
 
-// wait waits for the child's end (Close has begun it).
-func (p *childProcess) wait() { _ = p.Close() }
-
 // outputEnded records the child's stdout ending before vq ended it.
 func (p *childProcess) outputEnded() {
 	if !p.closing.Load() {
@@ -295,8 +266,7 @@ func (p *childProcess) outputEnded() {
 	}
 }
 
-// endedOnItsOwn reports a child that closed its output before vq ended it,
-// or exited with a failure status: it could not serve.
+// endedOnItsOwn reports a child that closed its output or failed: it could not serve.
 func (p *childProcess) endedOnItsOwn() bool {
 	if p.ended.Load() {
 		return true
@@ -318,8 +288,7 @@ func (p *childProcess) exitReason() string {
 	}
 }
 
-// Bounds of a stdio server's stderr: each line as shown or kept, the
-// lines kept for a StdioStartError, and what --debug shows in all.
+// Bounds of a stdio server's stderr: a line, the lines kept, what --debug shows.
 const (
 	stderrLineMax   = 1000
 	stderrTailLines = 10
@@ -328,17 +297,15 @@ const (
 
 const stderrMore = "stdio server: (more on stderr, past what --debug shows)\n"
 
-// stderrLog reads a stdio server's stderr a line at a time: each line is
-// sanitized (a server's escape sequences never reach the terminal) and cut
-// at stderrLineMax bytes; the last stderrTailLines are kept, and shown
-// (under --debug) is written each line, up to stderrShownMax bytes.
+// stderrLog keeps a stdio server's last stderr lines, sanitized and cut,
+// and writes them to shown (--debug) within stderrShownMax.
 type stderrLog struct {
 	shown   io.Writer
 	mu      sync.Mutex
-	line    []byte // the line being read, up to stderrLineMax
-	cut     bool   // it went on past stderrLineMax
+	line    []byte
+	cut     bool // line went on past stderrLineMax
 	lines   []string
-	written int // what shown has been written; past the bound, nothing more.
+	written int
 }
 
 func (l *stderrLog) Write(p []byte) (int, error) {

@@ -15,14 +15,11 @@ import (
 	"github.com/visualq/vq/api"
 )
 
-// cappedBody is an MCP response body as the SDK reads it. The SDK reads
-// whole bodies into memory, so the body cap is enforced here; and it
-// reports a body it could not read only as text, so the reason is kept in
-// the record for mcpFailure to describe like the invoke transport does.
+// cappedBody enforces the body cap (the SDK reads whole bodies) and keeps
+// why a read failed, which the SDK reports only as text, for mcpFailure.
 type cappedBody struct {
 	io.ReadCloser
-	// ctx is the request's: its deadline is the --timeout, and the
-	// transport below reports a read it cut short only as "canceled".
+	// ctx is the request's (--timeout): the transport reports a cut read only as "canceled".
 	ctx                  context.Context
 	rec                  *httpRecord
 	contentLength, limit int64
@@ -42,10 +39,7 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 		return n, b.rec.fail(api.BodyTooLarge(0, b.limit))
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
-		// A read cut because the request's owner cancelled it is no fault
-		// of the body, and the owner knows why: a session's initialize
-		// stream drained after the connect that opened it returned, an
-		// interrupt, or the idle bound (callMCP asks it first).
+		// A read the request's owner cancelled is no fault of the body; the owner knows why.
 		if cause := b.cause(err); !errors.Is(cause, context.Canceled) {
 			b.rec.fail(cause)
 		}
@@ -53,10 +47,8 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// cause names a failed read by the request's context when that ended it.
-// http.Client's own timer cuts the read at the deadline, possibly an
-// instant before the context reports it: a read failing at or past the
-// deadline timed out.
+// cause names a failed read by the request's context when that ended it;
+// http.Client's timer may cut the read an instant before ctx reports it.
 func (b *cappedBody) cause(err error) error {
 	if ctxErr := b.ctx.Err(); ctxErr != nil {
 		return ctxErr
@@ -67,8 +59,7 @@ func (b *cappedBody) cause(err error) error {
 	return err
 }
 
-// fail records err as why a response body could not be read, unless a
-// reason is recorded already.
+// fail records err as why a body could not be read, unless one is recorded.
 func (r *httpRecord) fail(err error) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -97,10 +88,8 @@ func (t *mcpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	var endNotice context.CancelFunc
 	if isCancelNotice(req) {
-		// A call's cancellation is best-effort and sent after the call has
-		// ended (the SDK gives it five seconds of its own): a server that
-		// hangs must not hold vq's exit, or the failure of a timed-out
-		// handshake, past the call's own bound.
+		// The SDK gives a cancellation five seconds of its own: a hung server
+		// must not hold vq's exit past the call's own bound.
 		var ctx context.Context
 		ctx, endNotice = context.WithTimeout(req.Context(), giveUpBudget)
 		req = req.WithContext(ctx)
@@ -117,8 +106,7 @@ func (t *mcpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		res.Body = afterClose{ReadCloser: res.Body, then: endNotice}
 	}
 	rec, ok := req.Context().Value(httpRecordKey{}).(*httpRecord)
-	// A GET is the session's standalone stream, which outlives the request
-	// that opened it: what it carries is no call's answer.
+	// A GET is the session's standalone stream: it carries no call's answer.
 	if !ok || err != nil || req.Method == http.MethodGet {
 		return res, err
 	}
@@ -133,13 +121,11 @@ func (t *mcpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	return res, nil
 }
 
-// giveUpBudget bounds what vq spends, once it has given up on a request,
-// on leaving the server nothing open: the sending of a call's
-// cancellation, the end of a handshake whose session it then closes.
+// giveUpBudget bounds the cleanup after vq gives up on a request (sending
+// the cancellation, ending a handshake).
 const giveUpBudget = 500 * time.Millisecond
 
-// isCancelNotice reports the POST of a notifications/cancelled message,
-// which is small: its body is read again from GetBody.
+// isCancelNotice reports the (small) POST of a notifications/cancelled.
 func isCancelNotice(req *http.Request) bool {
 	if req.Method != http.MethodPost || req.GetBody == nil || req.ContentLength <= 0 || req.ContentLength > 1024 {
 		return false
@@ -164,8 +150,7 @@ func (b afterClose) Close() error {
 	return b.ReadCloser.Close()
 }
 
-// bodyRecorder appends what the SDK reads to the record, up to limit
-// bytes; the SDK reads on its own goroutines, hence the lock.
+// bodyRecorder appends what the SDK reads (on its own goroutines) to the record, up to limit.
 type bodyRecorder struct {
 	rec   *httpRecord
 	limit int64
@@ -180,26 +165,18 @@ func (w bodyRecorder) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// httpRecord keeps the last failed HTTP status seen while one MCP request
-// was carried out, so a transport error can be reported as 401 or 404.
+// httpRecord keeps one MCP request's last failed HTTP status and bodies.
 type httpRecord struct {
 	mu              sync.Mutex
 	status          int
 	wwwAuthenticate string
 	retryAfter      string
-	// bodyErr is why a response body could not be read (cut, timed out,
-	// past the cap).
-	bodyErr  error
+	bodyErr  error // why a body could not be read
 	failedAt int // where the failed response's body starts in body.
-	// body is every response body read for the request: the SDK decodes
-	// structuredContent into a map, losing the server's key order, which
-	// vq keeps (columns and --json follow it), so it is read again here.
-	body bytes.Buffer
-	// answers are a stdio server's answers to the request, as read, up to
-	// the body's bound in all (keep).
-	answers []callAnswer
-	// noticed is closed once a cancellation of the request has been sent,
-	// or its sending has failed (awaitCancelNotice).
+	// body is every body read: the SDK's map loses the server's key order.
+	body    bytes.Buffer
+	answers []callAnswer // a stdio server's answers, bounded by keep
+	// noticed is closed once the request's cancellation was sent or failed.
 	noticed    chan struct{}
 	noticeOnce sync.Once
 }
@@ -208,19 +185,11 @@ type httpRecordKey struct{}
 
 func newHTTPRecord() *httpRecord { return &httpRecord{noticed: make(chan struct{})} }
 
-// cancelNoticeSent records that the transport has sent the request's
-// notifications/cancelled, or failed to.
 func (r *httpRecord) cancelNoticeSent() { r.noticeOnce.Do(func() { close(r.noticed) }) }
 
-// awaitCancelNotice waits until the server has been told of the request's
-// end, when err is the request giving up on ctx, which has ended (a
-// timeout, an interrupt). The SDK sends notifications/cancelled on a
-// goroutine of its own after the request has returned, and a session
-// closed before it has (withSession drops the session at once, and vq
-// closes it on its way out) never sends it: the server's handler, and any
-// question it waits on vq to answer, would run on with no one to end
-// them. A closed connection carries no notice, and the wait is bounded by
-// the notice's own budget.
+// awaitCancelNotice waits, bounded, for the SDK to send the cancellation of
+// a request that gave up on ctx: it does so on its own goroutine after the
+// request returned, and a session closed first never sends it.
 func (r *httpRecord) awaitCancelNotice(ctx context.Context, err error) {
 	if ctx.Err() == nil || err == nil || errors.Is(err, mcp.ErrConnectionClosed) {
 		return
@@ -240,9 +209,7 @@ func (r *httpRecord) set(status int, header http.Header) {
 	r.failedAt = r.body.Len()
 }
 
-// forgetFailure drops the failed response recorded last, and its body: a
-// sign-in again answered it, and what the request is answered now is the
-// record's (its status, its result).
+// forgetFailure drops the last failed response and its body: a sign-in again answered it.
 func (r *httpRecord) forgetFailure() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -250,8 +217,7 @@ func (r *httpRecord) forgetFailure() {
 	r.status, r.wwwAuthenticate, r.retryAfter = 0, "", ""
 }
 
-// keep keeps a stdio server's answer to the request; the oldest are let
-// go past limit bytes in all.
+// keep keeps a stdio server's answer, dropping the oldest past limit bytes in all.
 func (r *httpRecord) keep(a callAnswer, limit int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -265,12 +231,8 @@ func (r *httpRecord) keep(a callAnswer, limit int64) {
 	}
 }
 
-// toolResult finds the raw result of the last tools/call answered, and
-// its structuredContent: the SDK decodes structuredContent into a map,
-// losing the server's key order, and drops members it does not know,
-// while vq keeps both (columns and --json follow the server's order;
-// --json carries all it sent). A stdio server's answer reached the SDK
-// without its texts: res, the SDK's decoding, is given them back.
+// toolResult finds the last tools/call's raw result and structuredContent,
+// which the SDK reorders and prunes; res gets back a stdio answer's texts.
 func (r *httpRecord) toolResult(res *mcp.CallToolResult) (raw, structured json.RawMessage) {
 	a := r.answerWith("content")
 	if a == nil {
@@ -297,10 +259,7 @@ func (r *httpRecord) answerWith(member string) *callAnswer {
 	return nil
 }
 
-// resultWith is the raw result of the last answer recorded whose result
-// has the member (content for tools/call, contents for resources/read):
-// kept as read from a stdio server, or found in the recorded bodies (a
-// JSON body, or the data lines of an event stream).
+// resultWith is the raw result of the last answer whose result has member.
 func (r *httpRecord) resultWith(member string) json.RawMessage {
 	if a := r.answerWith(member); a != nil {
 		return a.result.in(a.line)
@@ -321,9 +280,7 @@ func (r *httpRecord) resultWith(member string) json.RawMessage {
 	return found
 }
 
-// resultMissing reports an answer, the last one recorded, whose result is
-// null or no object: no tool result at all, which the SDK reads as an
-// empty one.
+// resultMissing reports a last answer whose result is no object, which the SDK reads as empty.
 func (r *httpRecord) resultMissing() bool {
 	var last json.RawMessage
 	answered := false
@@ -340,10 +297,8 @@ func (r *httpRecord) resultMissing() bool {
 	return answered && (len(last) == 0 || last[0] != '{')
 }
 
-// eachMessage calls fn with every JSON-RPC message recorded: JSON bodies
-// one after the other (a session opened within the request records
-// initialize's answer before the request's own), the data lines of event
-// streams, and a stdio server's answers.
+// eachMessage calls fn with every JSON-RPC message recorded: stdio answers,
+// JSON bodies, and event-stream data lines.
 func (r *httpRecord) eachMessage(fn func(doc []byte)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -14,30 +14,23 @@ import (
 	"github.com/visualq/vq/api"
 )
 
-// mcpFallbackVersion is asked for when a server refuses initialize outright
-// instead of offering its own revision: the first revision with streamable
-// HTTP, which every such server speaks.
+// mcpFallbackVersion is asked for when a server refuses initialize outright:
+// the first revision with streamable HTTP.
 const mcpFallbackVersion = "2025-03-26"
 
-// mcpState is the Client's one MCP session, made on first use and reused by
-// every call until Close, or until the connection breaks.
+// mcpState is the Client's one MCP session, reused until Close or a broken connection.
 type mcpState struct {
 	mu      sync.Mutex
 	session *mcp.ClientSession
 	http    *http.Client
-	// progress routes notifications/progress to the call that asked for
-	// them, by progress token.
 	progress   sync.Map // progress token (string) → func(JobUpdate)
 	progressID atomic.Int64
-	tools      []api.Tool // the session's tools/list, once asked for (sessionTools).
-	// readOnly is what every tools/list of the client said of each
-	// tool: its readOnlyHint. It outlives a broken session, when the
-	// retry policy asks.
+	tools      []api.Tool // the session's tools/list (sessionTools)
+	// readOnly is each tool's readOnlyHint; it outlives a broken session for the retry policy.
 	readOnly sync.Map // tool name → bool
 }
 
-// mcpSession returns the open session, connecting (initialize) first when
-// there is none, within the request timeout.
+// mcpSession returns the open session, connecting first when there is none.
 func (c *Client) mcpSession(ctx context.Context) (*mcp.ClientSession, error) {
 	c.mcp.mu.Lock()
 	defer c.mcp.mu.Unlock()
@@ -45,9 +38,7 @@ func (c *Client) mcpSession(ctx context.Context) (*mcp.ClientSession, error) {
 		return c.mcp.session, nil
 	}
 	opts := &mcp.ClientOptions{
-		// vq offers the server no roots or sampling: it is a command line,
-		// not an agent host. A request for them is answered with an error at
-		// once, so no call waits on one.
+		// No roots or sampling: a request for them fails at once, so no call waits.
 		Capabilities:                &mcp.ClientCapabilities{},
 		ProgressNotificationHandler: c.onProgress,
 		// inputRounds answers a call's rounds of input instead.
@@ -67,8 +58,7 @@ func (c *Client) mcpSession(ctx context.Context) (*mcp.ClientSession, error) {
 		session, err = c.connect(hctx, client, mcpFallbackVersion)
 	}
 	if ctx.Err() != nil {
-		// Given up during the handshake: the session it opened is closed
-		// at the server, not left there.
+		// Given up during the handshake: close the session it opened.
 		if err == nil {
 			_ = session.Close()
 		}
@@ -82,21 +72,15 @@ func (c *Client) mcpSession(ctx context.Context) (*mcp.ClientSession, error) {
 	return session, nil
 }
 
-// handshakeContext bounds a session's handshake by timeout, and lets it
-// run on for giveUpBudget once ctx has ended: a server makes the session
-// when it answers initialize, and its id comes in that answer, so a
-// handshake cut short leaves a session at the server that vq cannot
-// close. Allowed to end, the handshake gives vq the session to close.
+// handshakeContext bounds a handshake by timeout and lets it run giveUpBudget
+// past ctx: one cut short leaves a session at the server vq cannot close.
 func handshakeContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
 	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	stop := context.AfterFunc(ctx, func() { time.AfterFunc(giveUpBudget, cancel) })
 	return hctx, func() { stop(); cancel() }
 }
 
-// connect opens a session over the transport the endpoint names: a child
-// process for a stdio: endpoint, else streamable HTTP, with the standalone
-// stream open so that requests the server makes outside a call
-// (elicitation) arrive.
+// connect opens a session over stdio or streamable HTTP, as the endpoint names.
 func (c *Client) connect(ctx context.Context, client *mcp.Client, version string) (*mcp.ClientSession, error) {
 	endpoint := c.MCPEndpoint()
 	opts := &mcp.ClientSessionOptions{ProtocolVersion: version}
@@ -115,15 +99,13 @@ func (c *Client) connect(ctx context.Context, client *mcp.Client, version string
 	return session, nil
 }
 
-// overHTTP reports an endpoint spoken to over streamable HTTP, rather than
-// over a local transport (stdio:).
+// overHTTP reports an http(s) endpoint.
 func overHTTP(endpoint string) bool {
 	u, err := url.Parse(endpoint)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https")
 }
 
-// forgetBrokenSession drops a session after a transport failure, so the
-// next attempt (the contract's one retry) connects afresh.
+// forgetBrokenSession drops s so the next attempt connects afresh.
 func (c *Client) forgetBrokenSession(s *mcp.ClientSession) {
 	c.mcp.mu.Lock()
 	defer c.mcp.mu.Unlock()
@@ -132,16 +114,18 @@ func (c *Client) forgetBrokenSession(s *mcp.ClientSession) {
 	}
 }
 
-// callMCP is one attempt of a tool call over MCP, always answered with a
-// ToolResponse. The call carries a progress token: progress keeps it alive
-// past the idle bound (callContext) and reaches the hook of WithProgress.
+// callMCP is one attempt of a tool call; its progress token keeps it past the idle bound.
 func (c *Client) callMCP(ctx context.Context, call api.Call) *api.ToolResponse {
 	rec := newHTTPRecord()
 	ctx, touch, timedOut, done := c.callContext(context.WithValue(ctx, httpRecordKey{}, rec))
 	defer done()
 	inFlight, end := c.inFlight.start(ctx)
 	defer end()
-	params := &mcp.CallToolParams{Name: call.Tool, Arguments: nonNilArgs(call.Args), Meta: c.callMeta()}
+	args := call.Args
+	if args == nil {
+		args = map[string]any{}
+	}
+	params := &mcp.CallToolParams{Name: call.Tool, Arguments: args, Meta: c.callMeta()}
 	token := fmt.Sprintf("vq-%d", c.mcp.progressID.Add(1))
 	hook := api.ProgressHook(ctx)
 	c.mcp.progress.Store(token, func(u api.JobUpdate) {
@@ -192,9 +176,8 @@ func (c *Client) callMCP(ctx context.Context, call api.Call) *api.ToolResponse {
 	return c.withNotOffered(inFlight, c.checkOutput(ctx, call.Tool, toolResponseFromMCP(call.Tool, result, raw, structured, info)))
 }
 
-// withNotOffered is the failure of a call during which the server asked
-// for what vq does not offer (refuseUnoffered), so said, and not sent
-// again: the server would ask again.
+// withNotOffered says a failed call's server asked for what vq does not
+// offer, and marks it not to be sent again.
 func (c *Client) withNotOffered(call *callInFlight, resp *api.ToolResponse) *api.ToolResponse {
 	what := c.inFlight.notOffered(call)
 	if resp.OK || what == "" {
@@ -205,12 +188,8 @@ func (c *Client) withNotOffered(call *callInFlight, resp *api.ToolResponse) *api
 	return resp
 }
 
-// listToolsForHeaders lists the session's tools before a call, once per
-// session, when the session speaks 2026-07-28 over HTTP: in that revision
-// the arguments a tool's schema marks x-mcp-header travel in Mcp-Param-*
-// headers too (SEP-2243), which the SDK builds from the session's
-// tools/list. A list that fails leaves the call without them, for the
-// server to judge.
+// listToolsForHeaders lists tools once per 2026-07-28 HTTP session: the SDK
+// builds Mcp-Param-* headers (SEP-2243) from it.
 func (c *Client) listToolsForHeaders(ctx context.Context) {
 	if !overHTTP(c.MCPEndpoint()) {
 		return
@@ -222,11 +201,8 @@ func (c *Client) listToolsForHeaders(ctx context.Context) {
 	c.sessionTools(ctx)
 }
 
-// callContext bounds one MCP call. With a wall bound (Options.CallBound)
-// the whole call ends at the timeout; otherwise the timeout is an idle
-// bound, which touch (a progress notification) starts again, so long work
-// that reports progress keeps going. timedOut reports that the bound ended
-// the call; done releases it.
+// callContext bounds one call: by wall time (CallBound), or else idle time
+// that touch (progress) restarts.
 func (c *Client) callContext(parent context.Context) (ctx context.Context, touch func(), timedOut func() bool, done func()) {
 	if c.opts.CallBound {
 		ctx, cancel := context.WithTimeout(parent, c.opts.Timeout)
@@ -235,7 +211,7 @@ func (c *Client) callContext(parent context.Context) (ctx context.Context, touch
 	ctx, cancel := context.WithCancelCause(parent)
 	idle := time.AfterFunc(c.opts.Timeout, func() { cancel(errIdle) })
 	// A sign-in again within the call is no silence of the server's.
-	ctx = withBoundHold(ctx, func() func() { idle.Stop(); return func() { idle.Reset(c.opts.Timeout) } })
+	ctx = context.WithValue(ctx, boundHoldKey{}, func() func() { idle.Stop(); return func() { idle.Reset(c.opts.Timeout) } })
 	return ctx, func() { idle.Reset(c.opts.Timeout) },
 		func() bool { return errors.Is(context.Cause(ctx), errIdle) },
 		func() { idle.Stop(); cancel(nil) }
@@ -245,15 +221,7 @@ var errIdle = errors.New("no answer nor progress within the timeout")
 
 type boundHoldKey struct{}
 
-// withBoundHold lets what runs within the call of ctx (a sign-in again, a
-// person answering a question) pause the call's bound: hold stops it and
-// returns what starts it again.
-func withBoundHold(ctx context.Context, hold func() (release func())) context.Context {
-	return context.WithValue(ctx, boundHoldKey{}, hold)
-}
-
-// holdBound pauses the bound of the call ctx belongs to, if it can be
-// paused, and returns what starts it again.
+// holdBound pauses the call's bound (for a sign-in, a person answering) and returns what restarts it.
 func holdBound(ctx context.Context) (release func()) {
 	if hold, ok := ctx.Value(boundHoldKey{}).(func() func()); ok {
 		return hold()
@@ -270,12 +238,9 @@ func (c *Client) timeoutFailure(tool string) *api.ToolResponse {
 	return r.WithErrorMessage(r.ErrorMessage() + ": no answer nor progress for " + c.opts.Timeout.String())
 }
 
-// withSession runs op on the session, rec recording its requests. A
-// session the server has forgotten (404 with a session id) is replaced
-// once; any other transport failure, a request given up on included,
-// drops the session for the next attempt, once the server has been told
-// of the request vq gave up (awaitCancelNotice). JSON-RPC errors keep it:
-// the connection is fine, the request was refused.
+// withSession runs op on the session. A forgotten session is replaced once;
+// other transport failures drop it once the cancellation is sent;
+// JSON-RPC errors keep it.
 func (c *Client) withSession(ctx context.Context, rec *httpRecord, op func(*mcp.ClientSession) error) error {
 	for attempt := 0; ; attempt++ {
 		s, err := c.mcpSession(ctx)
@@ -294,8 +259,7 @@ func (c *Client) withSession(ctx context.Context, rec *httpRecord, op func(*mcp.
 	}
 }
 
-// callMeta carries the project and environment in the request's _meta
-// (api.MetaProject).
+// callMeta carries the project and environment in the request's _meta.
 func (c *Client) callMeta() mcp.Meta {
 	meta := mcp.Meta{}
 	if c.opts.Project != "" {
@@ -308,13 +272,6 @@ func (c *Client) callMeta() mcp.Meta {
 		return nil
 	}
 	return meta
-}
-
-func nonNilArgs(a map[string]any) map[string]any {
-	if a == nil {
-		return map[string]any{}
-	}
-	return a
 }
 
 // onProgress routes notifications/progress to the call that asked.
