@@ -16,17 +16,11 @@ import (
 	"github.com/visualq/vq/api"
 )
 
-// A stdio server's answers to vq's requests are kept as the line read
-// (callAnswer), indexed in the one pass that validates them: the record
-// of the call that asked has the result as the server sent it, which
-// nothing encodes again or parses a second time. The SDK decodes each
-// value it reads several times over (its decoder's growing buffer, a copy
-// per level), so a tools/call answer reaches it without what only vq
-// reads: its content's texts and its structuredContent, which vq takes
-// from the line instead (httpRecord.toolResult). What the SDK
-// judges of an answer (its framing, ids, block types, errors) it still
-// judges; a line vq cannot read as plainly (invalid, a name twice, nested
-// past the SDK's bound) reaches it as it came, to judge as ever.
+// A stdio server's answers are kept as the line read, indexed in the one
+// pass that validates them. The SDK copies each value it decodes several
+// times, so a tools/call answer reaches it without its texts and
+// structuredContent, which vq takes from the line; a line vq cannot read
+// plainly reaches the SDK as it came, to judge as ever.
 
 // span is where a value lies in the line it was read from.
 type span struct{ start, end int }
@@ -36,15 +30,14 @@ func (s span) in(line []byte) []byte { return line[s.start:s.end:s.end] }
 // callAnswer is a stdio server's answer to a request, as read.
 type callAnswer struct {
 	line          []byte
-	result        span     // the result's value, empty for an error.
-	members       []string // the result's member names, when it is an object.
-	structured    span     // the result's structuredContent, when it has one.
+	result        span     // empty for an error
+	members       []string // the result's member names
+	structured    span
 	hasStructured bool
-	texts         []contentText // the strings of its content blocks' texts.
+	texts         []contentText
 }
 
-// contentText is a content block's text in the line: the block's own, or
-// that of the resource it embeds.
+// contentText is a content block's text, or its embedded resource's.
 type contentText struct {
 	block    int
 	resource bool
@@ -54,8 +47,7 @@ type contentText struct {
 // sdkMaxDepth is the nesting the SDK's decoder refuses past.
 const sdkMaxDepth = 1000
 
-// readAnswer indexes a line that is a JSON-RPC response; false for any
-// other line, and for one the SDK is better left to judge (see above).
+// readAnswer indexes a JSON-RPC response line; false for any other, or one the SDK should judge.
 func readAnswer(line []byte) (a callAnswer, id jsonrpc.ID, ok bool) {
 	dec := jsontext.NewDecoder(bytes.NewBuffer(line))
 	r := answerReader{dec: dec, a: callAnswer{line: line}}
@@ -82,15 +74,14 @@ type answerReader struct {
 	a   callAnswer
 }
 
-// value reads the value at the decoder's position and says where it lies.
+// value reads the next value and says where it lies.
 func (r *answerReader) value() (span, error) {
 	v, err := r.dec.ReadValue()
 	end := int(r.dec.InputOffset())
 	return span{end - len(v), end}, err
 }
 
-// message reads the message's members: its id's value, and whether it is
-// a request (it has a method).
+// message reads the message's members: its id, and whether it has a method.
 func (r *answerReader) message() (idValue []byte, isRequest bool, err error) {
 	_, err = r.object(func(name string) error {
 		switch {
@@ -172,9 +163,7 @@ func (r *answerReader) text(block int, resource bool) error {
 	return err
 }
 
-// object reads the object at the decoder's position, calling member with
-// each member's name, the decoder at its value (which member must read),
-// and says where the object lies.
+// object reads an object, calling member (which must read the value) with each name.
 func (r *answerReader) object(member func(name string) error) (span, error) {
 	if tok, err := r.dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return span{}, errors.Join(err, errors.New("not an object"))
@@ -193,8 +182,7 @@ func (r *answerReader) object(member func(name string) error) (span, error) {
 	return span{start, int(r.dec.InputOffset())}, err
 }
 
-// shape is how deep valid JSON nests its objects and arrays, and whether
-// it has no whitespace between its tokens.
+// shape is how deep valid JSON nests, and whether it has no whitespace.
 func shape(doc []byte) (depth int, compact bool) {
 	var scan api.JSONScan
 	level := 0
@@ -215,9 +203,7 @@ func shape(doc []byte) (depth int, compact bool) {
 	return depth, compact
 }
 
-// asEncoded is the answer as the SDK encodes a message, without whitespace
-// between tokens, which is what the readers of a record find in it (a
-// listed tool's schemas are kept as they are found).
+// asEncoded is the answer compacted, as the SDK encodes a message.
 func (a callAnswer) asEncoded() callAnswer {
 	if _, compact := shape(bytes.TrimRight(a.line, " \t\r\n")); compact {
 		return a
@@ -232,9 +218,7 @@ func (a callAnswer) asEncoded() callAnswer {
 	return a
 }
 
-// structuredContent is the result's structuredContent as the SDK encodes
-// it, and false when the SDK was given it (it has none, or nests too deep
-// for the SDK, which refuses it).
+// structuredContent is the result's structuredContent compacted; false when the SDK was given it.
 func (a *callAnswer) structuredContent() (json.RawMessage, bool) {
 	if !a.hasStructured {
 		return nil, false
@@ -253,8 +237,7 @@ func (a *callAnswer) structuredContent() (json.RawMessage, bool) {
 	return encoded.Bytes(), true
 }
 
-// forSDK is the line as the SDK is given it: without the content's texts
-// (each an empty string) and the structuredContent (null).
+// forSDK is the line with texts as "" and structuredContent as null.
 func (a *callAnswer) forSDK() []byte {
 	if len(a.texts) == 0 && !a.hasStructured {
 		return a.line
@@ -284,9 +267,7 @@ func (a *callAnswer) forSDK() []byte {
 	return append(out, a.line[at:]...)
 }
 
-// restoreTexts gives the SDK's decoding of the answer (res) the texts it
-// was not given. A text the SDK did not take (a block of another type) is
-// left out as the SDK left it.
+// restoreTexts gives res the texts the SDK was not given, where it kept the block type.
 func (a *callAnswer) restoreTexts(res *mcp.CallToolResult) {
 	for _, t := range a.texts {
 		if t.block >= len(res.Content) {
@@ -312,18 +293,15 @@ func (a *callAnswer) restoreTexts(res *mcp.CallToolResult) {
 	}
 }
 
-// unquote is a JSON string's text, made in one buffer the string's size:
-// a text can be most of a 64 MiB line, and a conversion would copy it
-// again. The buffer is never written once made.
+// unquote decodes into one never-rewritten buffer: a text can be most of a
+// 64 MiB line, and a conversion would copy it again.
 func unquote(s []byte) (string, error) {
 	b, err := jsontext.AppendUnquote(make([]byte, 0, len(s)), s)
 	return unsafe.String(unsafe.SliceData(b), len(b)), err
 }
 
-// answerLines is a stdio server's output as the SDK reads it: a line at a
-// time, each one the record of the request it answers keeps as read
-// (recordingConn.received), and a tools/call answer without what only vq
-// reads.
+// answerLines is a stdio server's output as the SDK reads it, a line at a
+// time, each recorded first (recordingConn.received).
 type answerLines struct {
 	lines *bufio.Reader
 	conn  *recordingConn
@@ -331,10 +309,8 @@ type answerLines struct {
 	err   error  // what ended the output, once next is read
 }
 
-// collectPast is the line past which the pieces it was gathered in
-// (lineChunk) are collected, and their memory given back, before anything
-// is made of it: its text, as large, would otherwise come on top of the
-// pieces, or fit in their memory only by chance.
+// collectPast is the line past which its gathered pieces' memory is given
+// back before its text, as large, is made.
 const collectPast = 8 << 20
 
 func (l *answerLines) Read(p []byte) (int, error) {
@@ -350,8 +326,7 @@ func (l *answerLines) Read(p []byte) (int, error) {
 			}
 			l.next, l.err = l.conn.received(line), err
 		default:
-			// The line is cut (past the cap, a read failure): the SDK
-			// learns why, not a part of it.
+			// A cut line: the SDK learns why, not a part of it.
 			return 0, err
 		}
 	}

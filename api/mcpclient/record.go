@@ -171,8 +171,8 @@ type httpRecord struct {
 	status          int
 	wwwAuthenticate string
 	retryAfter      string
-	bodyErr  error // why a body could not be read
-	failedAt int // where the failed response's body starts in body.
+	bodyErr         error // why a body could not be read
+	failedAt        int   // where the failed response's body starts in body.
 	// body is every body read: the SDK's map loses the server's key order.
 	body    bytes.Buffer
 	answers []callAnswer // a stdio server's answers, bounded by keep

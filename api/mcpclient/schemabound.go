@@ -11,40 +11,24 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// The library's Validate recurses without a bound and applies a schema
-// as often as the paths that lead to it: a $ref loop that never goes into
-// the answer overflows the stack (which no recover catches), and $refs
-// applied twice over 32 levels take 2^32 steps (which no context stops).
-// So validationCost counts, before Validate runs, what it could cost.
+// The library's Validate recurses without a bound: a $ref loop overflows the
+// stack (no recover catches it), and $refs applied twice over 32 levels take
+// 2^32 steps (no context stops them). validationCost counts it first.
 const (
-	// validateSteps is what checking any answer may cost: a step is a
-	// schema applied to a value, or an entry of the lists it goes through
-	// each time (properties, patternProperties, required, enum).
-	validateSteps = 100_000
-	// validateStepsPerByte is what each byte of the answer adds, so that a
-	// large answer under a plain schema is still checked.
-	validateStepsPerByte = 2
-	// validateFrames is how deep Validate may nest its calls: a call
-	// takes about 4 KiB of stack.
-	validateFrames = 10_000
+	// validateSteps: a step is a schema applied to a value, or an entry of
+	// its properties, patternProperties, required, enum.
+	validateSteps        = 100_000
+	validateStepsPerByte = 2      // so a large answer under a plain schema is still checked
+	validateFrames       = 10_000 // a call takes about 4 KiB of stack
 )
 
-// schemaS is the library's schema, for short.
 type schemaS = jsonschema.Schema
 
-// validationCost is why the answer instance (size bytes of JSON) is not
-// checked against root, which Resolve accepted: "" when Validate's work on
-// it is bounded. It over-counts (both branches of an if are taken, every
-// dependent schema, every pattern's schema on every member), so that
-// what it lets through is safe.
-//
-// It follows the answer down, carrying to each value the schemas applied
-// to it and how many times each is (the number of paths that lead to it):
-// a $ref loop that stays on one value is infinite; one that goes into the
-// answer (a tree's schema under properties or items) ends with the
-// answer, which the SDK nests at most 1000 deep. Each value is met once,
-// and costs the schemas applied to it, each once: the walk is linear in
-// the answer and the steps it counts.
+// validationCost is why instance (size bytes) is not checked against root:
+// "" when Validate's work is bounded. It over-counts, so what it lets
+// through is safe. It carries to each value the schemas applied to it and
+// how often; a $ref loop that stays on one value never ends. The walk is
+// linear in the answer and the steps it counts.
 func validationCost(root *schemaS, instance any, size int) string {
 	g := schemaGraph{at: map[string]*schemaS{}, anchors: map[string]*schemaS{}}
 	if why := g.index(root, ""); why != "" {
@@ -62,10 +46,8 @@ func validationCost(root *schemaS, instance any, size int) string {
 
 // schemaGraph is where a schema's $refs lead.
 type schemaGraph struct {
-	// at is each subschema by its JSON Pointer, anchors by its $anchor or
-	// $dynamicAnchor.
-	at, anchors map[string]*schemaS
-	base        *url.URL // the URI that the root's $id gives (none: empty).
+	at, anchors map[string]*schemaS // by JSON Pointer; by $anchor or $dynamicAnchor
+	base        *url.URL            // the root's $id
 }
 
 var (
@@ -73,10 +55,8 @@ var (
 	pointerUnescaper = strings.NewReplacer("~0", "~", "~1", "/")
 )
 
-// index records s, at path, and everything under it, with their anchors.
-// An $id below the root would give the $refs under it another base: vq
-// does not follow those. Without one, a $dynamicRef leads where a $ref to
-// its anchor does: the root is the only base a dynamic scope can name.
+// index records s at path, and all under it. An inner $id is refused, so the
+// root is the only base, and a $dynamicRef leads where a $ref to its anchor does.
 func (g *schemaGraph) index(s *schemaS, path string) string {
 	if path != "" && s.ID != "" {
 		return "it has an $id inside, which vq does not resolve"
@@ -96,8 +76,7 @@ func (g *schemaGraph) index(s *schemaS, path string) string {
 	return why
 }
 
-// eachSubschema calls f with every subschema of s and the JSON Pointer
-// that leads to it from s.
+// eachSubschema calls f with every subschema of s and its JSON Pointer.
 func eachSubschema(s *schemaS, f func(key string, c *schemaS)) {
 	for k, c := range map[string]*schemaS{"not": s.Not, "if": s.If, "then": s.Then, "else": s.Else, "items": s.Items,
 		"additionalItems": s.AdditionalItems, "contains": s.Contains, "unevaluatedItems": s.UnevaluatedItems,
@@ -120,8 +99,7 @@ func eachSubschema(s *schemaS, f func(key string, c *schemaS)) {
 	}
 }
 
-// target is the schema a $ref (or $dynamicRef) names, as Resolve found it;
-// nil when vq cannot tell.
+// target is the schema a $ref names, nil when vq cannot tell.
 func (g *schemaGraph) target(ref string) *schemaS {
 	u, err := g.base.Parse(ref)
 	if err != nil {
@@ -145,12 +123,11 @@ func (g *schemaGraph) target(ref string) *schemaS {
 // schemaWalk counts Validate's steps down an answer.
 type schemaWalk struct {
 	g             *schemaGraph
-	same          map[*schemaS][]*schemaS // each schema's inPlace, once found.
+	same          map[*schemaS][]*schemaS // inPlace, memoized
 	steps, budget int
 }
 
-// value counts the steps of validating v under applied (each schema with
-// the times it is applied to v), which Validate reaches frames deep.
+// value counts the steps of validating v under applied (schema → times), frames deep.
 func (w *schemaWalk) value(v any, applied map[*schemaS]int, frames int) string {
 	order, deepest, why := w.order(applied, frames)
 	if why != "" {
@@ -198,10 +175,8 @@ func (w *schemaWalk) inPlace(s *schemaS) []*schemaS {
 	return out
 }
 
-// order is the schemas that applied leads to on the same value, each
-// after every schema that applies it, with applied counting the times
-// each is applied, and how many calls deep the deepest is; a loop never
-// ends.
+// order is the schemas applied leads to on the same value, topologically,
+// adding their counts to applied, and the depth of the deepest; a loop never ends.
 func (w *schemaWalk) order(applied map[*schemaS]int, frames int) ([]*schemaS, int, string) {
 	order := slices.Collect(maps.Keys(applied))
 	if !slices.ContainsFunc(order, func(s *schemaS) bool { return len(w.inPlace(s)) > 0 }) {
@@ -250,14 +225,12 @@ func (w *schemaWalk) order(applied map[*schemaS]int, frames int) ([]*schemaS, in
 	return order, deepest, ""
 }
 
-// applying is a schema applied n times.
 type applying struct {
 	s *schemaS
 	n int
 }
 
-// members counts the steps of validating an object's members, and its
-// members' names, under order, the schemas applied to the object.
+// members counts the steps of validating an object's members and names.
 func (w *schemaWalk) members(v map[string]any, order []*schemaS, applied map[*schemaS]int, frames int) string {
 	var every, names []applying
 	named := map[string][]applying{}
@@ -286,8 +259,7 @@ func (w *schemaWalk) members(v map[string]any, order []*schemaS, applied map[*sc
 	return w.into("", under, frames, names)
 }
 
-// items counts the steps of validating an array's items under order, the
-// schemas applied to the array.
+// items counts the steps of validating an array's items.
 func (w *schemaWalk) items(v []any, order []*schemaS, applied map[*schemaS]int, frames int) string {
 	var every []applying
 	leading := map[int][]applying{}
@@ -313,8 +285,7 @@ func (w *schemaWalk) items(v []any, order []*schemaS, applied map[*schemaS]int, 
 	return ""
 }
 
-// into counts the steps of validating v, a member or an item, under the
-// schemas the lists apply to it, in under (emptied first).
+// into counts the steps of validating v under the lists, in under (emptied first).
 func (w *schemaWalk) into(v any, under map[*schemaS]int, frames int, lists ...[]applying) string {
 	clear(under)
 	for _, list := range lists {

@@ -20,9 +20,9 @@ const mcpFallbackVersion = "2025-03-26"
 
 // mcpState is the Client's one MCP session, reused until Close or a broken connection.
 type mcpState struct {
-	mu      sync.Mutex
-	session *mcp.ClientSession
-	http    *http.Client
+	mu         sync.Mutex
+	session    *mcp.ClientSession
+	http       *http.Client
 	progress   sync.Map // progress token (string) → func(JobUpdate)
 	progressID atomic.Int64
 	tools      []api.Tool // the session's tools/list (sessionTools)
