@@ -82,7 +82,8 @@ func summary(c *api.Content) string {
 			// line, stands for it instead.
 			return compactStart(text, summaryMax)
 		}
-		return firstLine(text)
+		line, _, _ := strings.Cut(text, "\n")
+		return line
 	}
 	switch {
 	case len(c.Blocks) > 0:

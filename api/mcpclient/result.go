@@ -14,13 +14,9 @@ import (
 	"github.com/visualq/vq/api"
 )
 
-// toolResponseFromMCP maps a tools/call result to the contract. A VisualQ
-// server puts the whole ToolResponse in structuredContent. Any other server
-// gets one made from its result: the result itself, as the server sent it
-// (raw, when recorded), is the data, so --json loses nothing; its content
-// is kept block by block for the renderers (Content); its first line of
-// text is the summary. structured is the result's structuredContent, nil
-// when it has none.
+// toolResponseFromMCP maps a tools/call result to the contract: VisualQ's
+// structuredContent is the ToolResponse; any other server's raw result is
+// the data (--json loses nothing), its content the blocks, its first line the summary.
 func toolResponseFromMCP(tool string, res *mcp.CallToolResult, raw, structured json.RawMessage, info toolInfo) *api.ToolResponse {
 	if structured != nil {
 		resp, err := api.DecodeToolResponse(structured)
@@ -33,8 +29,7 @@ func toolResponseFromMCP(tool string, res *mcp.CallToolResult, raw, structured j
 			}
 			return resp
 		case api.ClaimsToolResponse(structured):
-			// Shaped as VisualQ's answer, and none: no verdict to read,
-			// and the call may have been carried out.
+			// No verdict to read, and the call may have been carried out.
 			why := strings.TrimPrefix(err.Error(), "not a ToolResponse: ")
 			r := api.ClientError(tool, api.CodeHTTPError, "the MCP result's structuredContent is a malformed ToolResponse ("+why+"): "+api.Snippet(structured), true)
 			r.Failure.Unanswered = true
@@ -56,9 +51,7 @@ func toolResponseFromMCP(tool string, res *mcp.CallToolResult, raw, structured j
 	return resp
 }
 
-// structuredOf is the structuredContent of a result, found in raw (the
-// result as the server sent it, when recorded), else in the SDK's decoding;
-// nil when it has none.
+// structuredOf is the result's structuredContent, from raw when recorded, else the SDK's.
 func structuredOf(res *mcp.CallToolResult, raw json.RawMessage) json.RawMessage {
 	if len(raw) > 0 {
 		var members struct {
@@ -76,22 +69,16 @@ func structuredOf(res *mcp.CallToolResult, raw json.RawMessage) json.RawMessage 
 	return nil
 }
 
-// toolInfo is what the server's tools/list said of a tool, for reading its
-// errors: whether the server lists it at all, and whether it may be sent
-// twice.
+// toolInfo is what tools/list said of a tool, for reading its errors.
 type toolInfo struct {
 	listed, known bool
-	repeatable    bool // it changes nothing (api.ReadOnlyTool).
-	taskRequired  bool // the tool runs only as a task (execution.taskSupport).
+	repeatable    bool // api.ReadOnlyTool
+	taskRequired  bool // execution.taskSupport
 }
 
-// classifyToolError reads an isError result that carries no ToolResponse
-// (resp, made from its content) into its failure.
-// Servers say "unknown tool" and "invalid arguments" in words, often with
-// the JSON-RPC code in them: those are not_found and validation_error. The
-// readiness lock is its own refusal. Anything else is the tool's failure,
-// which the contract retries once, but only for a tool that changes
-// nothing (api.ReadOnlyTool): the failure may have come after a change.
+// classifyToolError reads an isError result without a ToolResponse from its
+// words. A tool_error is retried only for a read-only tool: it may have come
+// after a change.
 func classifyToolError(resp *api.ToolResponse, text string, info toolInfo) *api.ToolResponse {
 	code, recoverable := api.CodeToolError, true
 	lower := strings.ToLower(text)
@@ -111,8 +98,7 @@ func classifyToolError(resp *api.ToolResponse, text string, info toolInfo) *api.
 	return resp
 }
 
-// unknownToolText reports the words servers use for a tool they do not
-// have ("unknown tool x", "Tool x not found"), in lower case.
+// unknownToolText reports "unknown tool x" or "tool x not found" (lower case).
 func unknownToolText(lower string) bool {
 	if strings.Contains(lower, "unknown tool") {
 		return true
@@ -130,14 +116,7 @@ func unknownToolText(lower string) bool {
 	return strings.HasPrefix(rest[len(name):], " not found")
 }
 
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
-}
-
-// mcpFailure maps what went wrong below the tool: a JSON-RPC error to the
-// contract code it means, an HTTP failure to unauthorized, a wrong path, or
-// http_error.
+// mcpFailure maps what went wrong below the tool to the contract.
 func (c *Client) mcpFailure(tool string, rec *httpRecord, err error) *api.ToolResponse {
 	if rpcErr, ok := serverRPCError(err); ok {
 		return rpcFailure(tool, rpcErr)
@@ -166,8 +145,7 @@ func (c *Client) mcpFailure(tool string, rec *httpRecord, err error) *api.ToolRe
 			return api.ClientError(tool, api.CodeHTTPError, fmt.Sprintf(
 				"wrong path: the MCP server is at %s (got 404 from %s)", api.MCPPath, c.MCPEndpoint()), false)
 		}
-		// A server of another make: VisualQ's path means nothing there. The
-		// URL tried is the answer's (NotServed).
+		// A server of another make: VisualQ's path means nothing there.
 		r := api.HTTPFailure(tool, c.MCPEndpoint(), status,
 			"HTTP 404 Not Found (vq speaks MCP over streamable HTTP, not the legacy HTTP+SSE transport)")
 		r.Recoverable = new(false) // no arguments make a wrong URL right
@@ -186,10 +164,7 @@ func (c *Client) mcpFailure(tool string, rec *httpRecord, err error) *api.ToolRe
 	return api.TransportFailure(tool, c.MCPEndpoint(), 0, err)
 }
 
-// repeatedFailure is the answer to a failure that trying again would
-// repeat, found by vq before the server's answer: a stdio server that
-// cannot start, a server asking for what vq does not offer, or asking a
-// refused question again, a list without end.
+// repeatedFailure is the answer to a failure vq found that a retry would repeat.
 func (c *Client) repeatedFailure(tool string, err error) (*api.ToolResponse, bool) {
 	var start *StdioStartError
 	var asked *askedAgainError
@@ -210,10 +185,8 @@ func (c *Client) repeatedFailure(tool string, err error) (*api.ToolResponse, boo
 	return r, true
 }
 
-// serverRPCError finds the JSON-RPC error object the server answered. The
-// SDK also wraps its own transport failures as JSON-RPC errors (client
-// closing -32003, server closing -32004, rejected by transport -32005):
-// those are not the server's answer.
+// serverRPCError finds the server's JSON-RPC error. The SDK's own transport
+// failures (-32003, -32004, -32005) are not the server's answer.
 func serverRPCError(err error) (*jsonrpc.Error, bool) {
 	var rpcErr *jsonrpc.Error
 	if !errors.As(err, &rpcErr) {
@@ -226,10 +199,7 @@ func serverRPCError(err error) (*jsonrpc.Error, bool) {
 	return rpcErr, true
 }
 
-// rpcFailure maps a JSON-RPC error object to the contract: an unknown tool
-// is not_found, bad arguments are a validation_error, a capability vq does
-// not offer is a tool_error never retried, anything else is the tool's
-// unexpected error.
+// rpcFailure maps a JSON-RPC error object to the contract.
 func rpcFailure(tool string, e *jsonrpc.Error) *api.ToolResponse {
 	msg := e.Message
 	switch {
@@ -244,8 +214,7 @@ func rpcFailure(tool string, e *jsonrpc.Error) *api.ToolResponse {
 		r.Failure.RepeatUnsafe = true
 		return r
 	}
-	// The server's own failure, after it had the call: it may have been
-	// carried out.
+	// After the server had the call: it may have been carried out.
 	r := api.ClientError(tool, api.CodeToolError, fmt.Sprintf("%s (JSON-RPC error %d)", msg, e.Code), true)
 	r.Failure.Unanswered = true
 	return r

@@ -99,12 +99,6 @@ func (c *Client) connect(ctx context.Context, client *mcp.Client, version string
 	return session, nil
 }
 
-// overHTTP reports an http(s) endpoint.
-func overHTTP(endpoint string) bool {
-	u, err := url.Parse(endpoint)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https")
-}
-
 // forgetBrokenSession drops s so the next attempt connects afresh.
 func (c *Client) forgetBrokenSession(s *mcp.ClientSession) {
 	c.mcp.mu.Lock()
@@ -191,7 +185,7 @@ func (c *Client) withNotOffered(call *callInFlight, resp *api.ToolResponse) *api
 // listToolsForHeaders lists tools once per 2026-07-28 HTTP session: the SDK
 // builds Mcp-Param-* headers (SEP-2243) from it.
 func (c *Client) listToolsForHeaders(ctx context.Context) {
-	if !overHTTP(c.MCPEndpoint()) {
+	if u, err := url.Parse(c.MCPEndpoint()); err != nil || u.Scheme != "http" && u.Scheme != "https" {
 		return
 	}
 	s, err := c.mcpSession(ctx)

@@ -10,11 +10,8 @@ import (
 	"github.com/visualq/vq/api"
 )
 
-// ListTools asks the server for its tools (MCP tools/list, every page). It
-// always speaks MCP, at MCPEndpoint, whatever the transport: tools/list has
-// no invoke counterpart. A failure comes back as a client-made
-// ToolResponse (tool "tools/list") so it renders and exits like any other;
-// err is non-nil only when ctx ended.
+// ListTools asks for every page of tools/list, over MCP whatever the
+// transport. A failure is a ToolResponse; err is non-nil only when ctx ended.
 func (c *Client) ListTools(ctx context.Context) ([]api.Tool, *api.ToolResponse, error) {
 	var tools []api.Tool
 	var failure *api.ToolResponse
@@ -31,16 +28,13 @@ func (c *Client) ListTools(ctx context.Context) ([]api.Tool, *api.ToolResponse, 
 	return tools, failure, nil
 }
 
-// Bounds of one tools/list: a server that always answers with another
-// page (or the same cursor) cannot keep vq listing forever.
+// Bounds of one list: a server that always has another page cannot keep vq listing.
 const (
 	maxListPages = 100
 	maxListItems = 10000
 )
 
-// sessionTools is the session's tool list, asked for once per session: a
-// call reads the schema of its tool from it (argument types) and its
-// annotations (whether an error may be retried).
+// sessionTools is the session's tool list, asked for once per session.
 func (c *Client) sessionTools(ctx context.Context) ([]api.Tool, *api.ToolResponse) {
 	c.mcp.mu.Lock()
 	cached := c.mcp.tools
@@ -80,14 +74,11 @@ func (c *Client) sessionTools(ctx context.Context) ([]api.Tool, *api.ToolRespons
 	return tools, nil
 }
 
-// errEndlessList is a list listPages stopped: the server's fault, which
-// asking again would repeat.
+// errEndlessList is a list listPages stopped, which a retry would repeat.
 var errEndlessList = errors.New("the server's list has no end")
 
-// listPages appends to items page after page (page gets a cursor and
-// answers a page's items and the next cursor) until a page has no cursor,
-// within maxListPages and maxListItems, and never asking twice with the
-// same cursor.
+// listPages appends pages to items until one has no cursor, within the
+// bounds, never asking twice with the same cursor.
 func listPages[T any](ctx context.Context, items *[]T, page func(cursor string) ([]T, string, error)) error {
 	seen := map[string]bool{}
 	cursor := ""
@@ -114,15 +105,13 @@ func listPages[T any](ctx context.Context, items *[]T, page func(cursor string) 
 	}
 }
 
-// toolInfo is what the session's tool list says of one tool; nothing
-// (listed false) when the list cannot be had.
+// toolInfo is what the session's tool list says of one tool.
 func (c *Client) toolInfo(ctx context.Context, name string) toolInfo {
 	t, known, listed := c.listedTool(ctx, name)
 	return toolInfo{listed: listed, known: known, repeatable: api.ReadOnlyTool(name, t.ReadOnly), taskRequired: t.TaskSupport == "required"}
 }
 
-// listedTool is the session's tools/list entry of name; known is false
-// when the list has none, listed false when the list cannot be had.
+// listedTool is name's entry; listed is false when the list cannot be had.
 func (c *Client) listedTool(ctx context.Context, name string) (t api.Tool, known, listed bool) {
 	tools, failure := c.sessionTools(ctx)
 	if failure != nil {
@@ -136,10 +125,8 @@ func (c *Client) listedTool(ctx context.Context, name string) (t api.Tool, known
 	return api.Tool{}, false, true
 }
 
-// ListedTool is the tool as the server lists it, for checking KEY=VALUE
-// pairs against the arguments it declares and reading them as the types it
-// expects; false when the server does not list the tool (or the list
-// cannot be had: the server then judges the arguments itself).
+// ListedTool is the tool as the server lists it, to check KEY=VALUE pairs;
+// false when unlisted or the list cannot be had (the server then judges).
 func (c *Client) ListedTool(ctx context.Context, name string) (api.Tool, bool) {
 	t, known, _ := c.listedTool(ctx, name)
 	return t, known
@@ -154,8 +141,7 @@ type rawToolMembers struct {
 	} `json:"execution"`
 }
 
-// rawTools finds the listed tools in the recorded tools/list answers, by
-// name.
+// rawTools finds the listed tools in the recorded answers, by name.
 func (r *httpRecord) rawTools() map[string]rawToolMembers {
 	out := map[string]rawToolMembers{}
 	r.eachMessage(func(doc []byte) {
@@ -199,14 +185,11 @@ func toolFromMCP(t *mcp.Tool, raw rawToolMembers) api.Tool {
 	return out
 }
 
-// maxSchemaDepth is how deep a schema vq reads the arguments of may nest
-// (16 levels of properties, past what tools declare): reading one costs its
-// bytes times its depth.
+// maxSchemaDepth bounds the schemas vq reads arguments of (16 levels of
+// properties): reading costs bytes times depth (a megabyte under 1000 levels: a minute).
 const maxSchemaDepth = 32
 
-// schemaArgs are the properties of a listed schema (api.SchemaArgs); none
-// when it nests past maxSchemaDepth, as reading it would cost its bytes
-// times its depth (a megabyte under 1000 levels: a minute).
+// schemaArgs are a listed schema's properties; none past maxSchemaDepth.
 func schemaArgs(schema json.RawMessage) []api.ToolArg {
 	if depth, _ := shape(schema); depth > maxSchemaDepth {
 		return []api.ToolArg{}
