@@ -15,14 +15,10 @@ import (
 	"github.com/visualq/vq/api"
 )
 
-// callsInFlight are the MCP tool calls being sent. A server asks its
-// questions while it answers a call, but the request does not say which
-// call it belongs to, and the SDK does not end the handler's context when
-// the call ends: each question is bound to the calls in flight when it
-// came instead, and ends once their contexts all have (answered, timed
-// out, given up). No question outlives the call waiting on it, and the
-// session's Close after a timed-out call, which waits for the handlers,
-// never waits on a person.
+// callsInFlight are the MCP tool calls being sent. A question does not say
+// which call it belongs to, and the SDK does not end its handler with the
+// call: so it ends with all the calls in flight as it came, and Close
+// (which waits for handlers) never waits on a person.
 type callsInFlight struct {
 	mu    sync.Mutex
 	calls map[*callInFlight]bool
@@ -31,13 +27,10 @@ type callsInFlight struct {
 // callInFlight is one call a server's questions may belong to.
 type callInFlight struct {
 	ctx context.Context
-	// refused are the questions declined or cancelled during the call
-	// (questionKey): a server that asks one again gets an error, not
-	// the person asked in a loop.
-	refused map[string]bool
-	// notOffered is what the server asked for during the call that vq
-	// does not offer (refuseUnoffered), or "".
-	notOffered string
+	// refused are the questions declined during the call: asked again, the
+	// server gets an error, not the person asked in a loop.
+	refused    map[string]bool
+	notOffered string // what the server asked for that vq does not offer
 }
 
 // start records a call in flight, bounded by ctx; end records its end.
@@ -56,8 +49,6 @@ func (f *callsInFlight) start(ctx context.Context) (call *callInFlight, end func
 	}
 }
 
-// markNotOffered records, on every call in flight, that the server asked
-// for what vq does not offer.
 func (f *callsInFlight) markNotOffered(what string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -66,14 +57,12 @@ func (f *callsInFlight) markNotOffered(what string) {
 	}
 }
 
-// notOffered is what the server asked of call that vq does not offer.
 func (f *callsInFlight) notOffered(call *callInFlight) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return call.notOffered
 }
 
-// now are the calls in flight.
 func (f *callsInFlight) now() []*callInFlight {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -111,8 +100,7 @@ func (f *callsInFlight) refuse(calls []*callInFlight, key string) {
 	}
 }
 
-// holdBounds pauses the idle bound of calls while a person answers (the
-// wall bound of --timeout holds), and returns what starts them again.
+// holdBounds pauses the calls' idle bounds while a person answers.
 func holdBounds(calls []*callInFlight) (release func()) {
 	releases := make([]func(), 0, len(calls))
 	for _, call := range calls {
@@ -125,8 +113,7 @@ func holdBounds(calls []*callInFlight) (release func()) {
 	}
 }
 
-// askedAgainError is a server that asked again a question vq had declined
-// or cancelled during the same call.
+// askedAgainError is a question asked again after vq refused it in the call.
 type askedAgainError struct{ question string }
 
 func (e *askedAgainError) Error() string {
@@ -139,11 +126,9 @@ func questionKey(p *mcp.ElicitParams) string {
 	return p.Message + "\x00" + string(schema)
 }
 
-// onElicit answers an elicitation request through Options.Elicit, within
-// the life of the calls in flight (callsInFlight). A question asked while
-// no call is in flight has no one waiting on its answer: it is declined,
-// as is a URL elicitation, which asks the user to visit a page the server
-// names: vq sends no one to a server's link.
+// onElicit answers an elicitation through Options.Elicit within the calls in
+// flight; one with no call in flight is declined, as is a URL elicitation:
+// vq sends no one to a server's link.
 func (c *Client) onElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	p := req.Params
 	if p == nil {
@@ -181,10 +166,9 @@ func (c *Client) onElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Eli
 	return &answer, nil
 }
 
-// elicitField reads one property of a requested schema: its choices are
-// its enum (labelled by enumNames), else its titled enum (oneOf const and
-// title); an array's are its items'. A property vq cannot read (a choice
-// that is no string) has no type, so that it is not asked.
+// elicitField reads one property of a requested schema: choices from enum
+// (enumNames) or oneOf const/title, an array's from its items. One vq cannot
+// read has no type, so it is not asked.
 func elicitField(name string, p *jsonschema.Schema, required bool) api.ElicitField {
 	f := api.ElicitField{Name: name, Required: required}
 	if p == nil {
@@ -216,8 +200,7 @@ func remarshal(v, out any) bool {
 	return err == nil && json.Unmarshal(b, out) == nil
 }
 
-// linkHost is the host of a server's link, as a person may judge it
-// (the link itself is not shown: vq sends no one to it).
+// linkHost is the host of a server's link; the link itself is not shown.
 func linkHost(link string) string {
 	if u, err := url.Parse(link); err == nil && u.Host != "" {
 		return u.Host

@@ -15,40 +15,25 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// A server asks its client for input in one of two ways, by revision.
-// Before 2026-07-28 it sends a request of its own while it answers a call
-// (elicitation/create, sampling/createMessage, roots/list); from 2026-07-28
-// it answers the call with the input it needs (multi round-trip requests,
-// SEP-2322), and the client calls again with the answers. vq answers
-// elicitation (onElicit) and offers no sampling nor roots: it is a command
-// line, not an agent host, and declares neither. Asked for them anyway,
-// it refuses as the revision says, once: a JSON-RPC error to the server's
-// request, or the call ended at once; either way the call's failure is
-// not sent again (the contract's one retry would ask the same).
-//
-// The SDK's own multi round-trip loop is turned off (it would answer
-// roots/list with an empty list and sampling with an error the call
-// retries): inputRounds runs the rounds instead, with the SDK's bounds.
+// A server asks for input by a request of its own (before 2026-07-28) or by
+// answering the call with what it needs (SEP-2322). vq answers elicitation
+// and refuses sampling and roots; the failed call is not sent again. The
+// SDK's own round loop is off (it answers roots/list with an empty list).
 
-// Bounds of a request's rounds of input: in all, and answered "busy"
-// (input required, none asked: the server sheds load).
+// Bounds of a request's rounds of input: in all, and "busy" (none asked).
 const (
 	maxInputRounds = 10
 	maxBusyRounds  = 3
 )
 
-// notOfferedError is a server that asked, within a call, for a capability
-// vq does not offer.
+// notOfferedError is a server that asked for a capability vq does not offer.
 type notOfferedError struct{ what string }
 
 func (e *notOfferedError) Error() string {
 	return fmt.Sprintf("the server asked for %s, which vq does not offer (a command line, not an agent host, declares no sampling nor roots)", e.what)
 }
 
-// inputRounds is a sending middleware that answers a tools/call,
-// prompts/get or resources/read the server answered with the input it
-// needs, and sends it again with the answers and the server's state,
-// within the bounds above.
+// inputRounds is a sending middleware that answers a request's rounds of input.
 func (c *Client) inputRounds(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		s, ok := req.GetSession().(*mcp.ClientSession)
@@ -79,8 +64,7 @@ func (c *Client) inputRounds(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// inputsNeeded reads a result that asks for input: what it asks, and the
-// state to send back.
+// inputsNeeded reads what a result asks, and the state to send back.
 func inputsNeeded(res mcp.Result) (mcp.InputRequestMap, string, bool) {
 	switch r := res.(type) {
 	case *mcp.CallToolResult:
@@ -93,8 +77,7 @@ func inputsNeeded(res mcp.Result) (mcp.InputRequestMap, string, bool) {
 	return nil, "", false
 }
 
-// answerInputs answers a round's questions one at a time (a person answers
-// them). The first that asks for what vq does not offer ends the call.
+// answerInputs answers a round's questions one at a time.
 func (c *Client) answerInputs(ctx context.Context, s *mcp.ClientSession, asks mcp.InputRequestMap) (mcp.InputResponseMap, error) {
 	answers := mcp.InputResponseMap{}
 	for key, ask := range asks {
@@ -119,8 +102,7 @@ func (c *Client) answerInputs(ctx context.Context, s *mcp.ClientSession, asks mc
 	return answers, nil
 }
 
-// withInputs is req again, with a copy of its params carrying the answers
-// and the server's state (the caller's params stay as they were).
+// withInputs is req again with a copy of its params carrying answers and state.
 func withInputs(s *mcp.ClientSession, req mcp.Request, answers mcp.InputResponseMap, state string) (mcp.Request, error) {
 	switch p := req.GetParams().(type) {
 	case *mcp.CallToolParams:
@@ -139,10 +121,8 @@ func withInputs(s *mcp.ClientSession, req mcp.Request, answers mcp.InputResponse
 	return nil, fmt.Errorf("input for a request vq cannot send again (%T)", req.GetParams())
 }
 
-// refuseUnoffered is a receiving middleware that answers a server's
-// sampling/createMessage and roots/list (revisions before 2026-07-28) with
-// "method not found", the error of a client that does not offer them, and
-// marks the calls in flight, whose failure is then not sent again.
+// refuseUnoffered answers sampling/createMessage and roots/list "method not
+// found" and marks the calls in flight not to be sent again.
 func (c *Client) refuseUnoffered(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		var what string
@@ -159,8 +139,6 @@ func (c *Client) refuseUnoffered(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// isNotOffered reports a call ended because the server asked for what vq
-// does not offer.
 func isNotOffered(err error) bool {
 	var e *notOfferedError
 	return errors.As(err, &e)

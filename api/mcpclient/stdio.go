@@ -15,15 +15,11 @@ import (
 	"github.com/visualq/vq/api"
 )
 
-// StdioScheme starts an --endpoint that names a command instead of a URL:
-// "stdio:CMD ARGS" runs CMD as a child process and speaks MCP over its
-// stdin and stdout.
+// StdioScheme starts an --endpoint "stdio:CMD ARGS" that runs CMD and speaks MCP over its stdio.
 const StdioScheme = "stdio:"
 
-// StdioCommand splits a stdio: endpoint into the command and its
-// arguments, as a shell splits words (single and double quotes, backslash
-// escapes) but without running one: no variables, globs or pipes. false
-// when the endpoint is not a stdio: one, or names no command.
+// StdioCommand splits a stdio: endpoint as a shell splits words (quotes,
+// backslashes; no variables, globs or pipes); false when it names no command.
 func StdioCommand(endpoint string) ([]string, bool) {
 	rest, ok := strings.CutPrefix(endpoint, StdioScheme)
 	if !ok {
@@ -36,8 +32,7 @@ func StdioCommand(endpoint string) ([]string, bool) {
 	return argv, true
 }
 
-// CheckStdioEndpoint says what is wrong with a stdio: endpoint, nil when it
-// names a command.
+// CheckStdioEndpoint says what is wrong with a stdio: endpoint.
 func CheckStdioEndpoint(endpoint string) error {
 	rest, _ := strings.CutPrefix(endpoint, StdioScheme)
 	argv, err := splitWords(rest)
@@ -62,7 +57,7 @@ func splitWords(s string) ([]string, error) {
 	return w.list, nil
 }
 
-// words splits a command line as splitWords does, a rune at a time.
+// words splits a command line a rune at a time.
 type words struct {
 	list    []string
 	word    strings.Builder
@@ -92,7 +87,6 @@ func (w *words) add(r rune) {
 	}
 }
 
-// end ends the word being read, if any.
 func (w *words) end() {
 	if w.inWord {
 		w.list = append(w.list, w.word.String())
@@ -101,16 +95,13 @@ func (w *words) end() {
 	}
 }
 
-// lineCap fails a stdio server's line past limit bytes with api.ErrBodyTooLarge,
-// the error an HTTP answer past the cap has, so the user reads why. (The
-// SDK's own frame cap, which also holds, ends the session with an error of
-// its own that cannot be told from a crash.)
+// lineCap fails a line past limit with api.ErrBodyTooLarge, so the user reads
+// why; the SDK's own frame cap fails like a crash.
 type lineCap struct {
 	r     io.Reader
 	limit int64
-	line  int64 // bytes read since the last newline
-	// ended is told of the end of the server's output.
-	ended func()
+	line  int64  // bytes read since the last newline
+	ended func() // told of the end of the output
 }
 
 func (l *lineCap) Read(p []byte) (int, error) {
@@ -130,12 +121,8 @@ func (l *lineCap) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// recordingConn keeps a stdio server's answers as mcpRoundTripper keeps
-// HTTP bodies: the SDK decodes results lossily (structuredContent's key
-// order, members it does not know), so the answer to each request sent
-// with an httpRecord in its context is kept in that record: as read
-// (answerLines, received), or, for a line the SDK is left to judge, as
-// the SDK encodes the message it read.
+// recordingConn keeps a stdio server's answers in their requests' records,
+// as mcpRoundTripper keeps HTTP bodies: the SDK decodes results lossily.
 type recordingConn struct {
 	mcp.Connection
 	limit   int64
@@ -143,11 +130,10 @@ type recordingConn struct {
 	pending map[jsonrpc.ID]pendingRequest // until answered
 }
 
-// pendingRequest is a request of vq's awaiting its answer.
 type pendingRequest struct {
 	rec    *httpRecord
 	method string
-	kept   bool // its answer was kept as read.
+	kept   bool // its answer was kept as read
 }
 
 func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
@@ -165,10 +151,8 @@ func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return err
 }
 
-// received keeps a line the server wrote that answers a recorded request
-// in that request's record, and is the line as the SDK is to read it: a
-// tools/call result with content without what vq reads from the line
-// (callAnswer.forSDK); any other line as it came.
+// received records a line that answers a recorded request, and is the line
+// as the SDK is to read it (callAnswer.forSDK for a tools/call).
 func (c *recordingConn) received(line []byte) []byte {
 	answer, id, ok := readAnswer(line)
 	if !ok {
@@ -185,8 +169,7 @@ func (c *recordingConn) received(line []byte) []byte {
 	case !pending:
 		return line
 	case req.method != "tools/call" || !slices.Contains(answer.members, "content"):
-		// The SDK decodes it whole: vq reads in it only what the SDK
-		// does not keep (a listed tool's schemas as sent).
+		// The SDK decodes it whole; vq reads only what the SDK drops.
 		req.rec.keep(answer.asEncoded(), c.limit)
 		return line
 	}
@@ -205,8 +188,7 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		c.mu.Unlock()
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "elicitation/create" {
-		// A question belongs to a call in flight, which cannot be told:
-		// each one's record has it (questionOrder reads it there).
+		// Which call a question belongs to cannot be told: each record has it.
 		if doc, encErr := jsonrpc.EncodeMessage(req); encErr == nil {
 			c.mu.Lock()
 			for _, pending := range c.pending {
