@@ -15,8 +15,7 @@ var inheritedEnv = []string{"APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", 
 // inOwnGroup does nothing here: there are no process groups to signal.
 func inOwnGroup(*exec.Cmd) {}
 
-// signalGroup signals the child alone; without SIGTERM, only the kill
-// ends it.
+// signalGroup signals the child alone.
 func signalGroup(p *os.Process, sig syscall.Signal) error {
 	if sig == syscall.SIGKILL {
 		return p.Kill()

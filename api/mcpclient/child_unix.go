@@ -11,9 +11,8 @@ import (
 // inheritedEnv are the variables of vq's environment a stdio server gets.
 var inheritedEnv = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"}
 
-// inOwnGroup starts the child as the leader of a process group of its
-// own: its teardown signals the group, and a terminal's Ctrl-C reaches
-// vq alone, which ends the child in order.
+// inOwnGroup starts the child in its own process group: teardown signals
+// the group, and Ctrl-C reaches vq alone, which ends the child in order.
 func inOwnGroup(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} }
 
 // signalGroup signals every process of the child's group.

@@ -8,16 +8,11 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// maxCompletions bounds the values one completion offers: a shell shows
-// a screenful, and a server may answer with any number.
+// maxCompletions bounds the values offered: a server may answer any number.
 const maxCompletions = 100
 
-// Complete asks the server (completion/complete) for values of the
-// argument name of a prompt (prompt set) or a resource template
-// (uriTemplate set) that start as value does, given the arguments already
-// filled in. A server that declares no completions offers none; any
-// failure offers none too (completion never gets in the way). Values a
-// terminal would obey (controls, escapes) or spanning words are left out.
+// Complete asks completion/complete for values of a prompt's or template's
+// argument; a failure offers none (completion never gets in the way).
 func (c *Client) Complete(ctx context.Context, prompt, uriTemplate, name, value string, given map[string]string) []string {
 	ref := &mcp.CompleteReference{Type: "ref/prompt", Name: prompt}
 	if prompt == "" {
@@ -37,8 +32,7 @@ func (c *Client) Complete(ctx context.Context, prompt, uriTemplate, name, value 
 			return err
 		}
 		for _, v := range res.Completion.Values {
-			// A value is offered to a shell as a word of its own: one a
-			// terminal would obey, or that spans words, is not.
+			// A shell word: none a terminal would obey, or that spans words.
 			if len(values) < maxCompletions && v != "" && v == textsafe.SanitizeLine(v) && !strings.ContainsAny(v, " \t") {
 				values = append(values, v)
 			}
@@ -48,11 +42,9 @@ func (c *Client) Complete(ctx context.Context, prompt, uriTemplate, name, value 
 	return values
 }
 
-// TemplateArgument reads what is typed of a resource template's URI: the
-// name of the variable being typed, what is typed of it, and the values
-// of the variables before it; false when typed does not follow the
-// template up to a variable. Variables are RFC 6570's simple {name}; an
-// expression with an operator or several names is typed as a whole.
+// TemplateArgument reads what is typed of a template's URI: the variable
+// being typed, its value so far, and those before; false when typed does
+// not follow the template. Variables are RFC 6570's simple {name}.
 func TemplateArgument(template, typed string) (name, value string, given map[string]string, ok bool) {
 	given = map[string]string{}
 	rest := template

@@ -8,8 +8,7 @@ import (
 	"github.com/visualq/vq/api"
 )
 
-// contentOf reads the SDK's blocks into vq's. A block type the SDK does
-// not know never gets here: the SDK refuses the result.
+// contentOf reads the SDK's blocks into vq's.
 func contentOf(res *mcp.CallToolResult, structured json.RawMessage) *api.Content {
 	out := &api.Content{Blocks: make([]api.ContentBlock, 0, len(res.Content)), Structured: structured}
 	for _, c := range res.Content {
@@ -20,8 +19,7 @@ func contentOf(res *mcp.CallToolResult, structured json.RawMessage) *api.Content
 	return out
 }
 
-// blockOf reads one of the SDK's content blocks into vq's; false for a
-// type vq does not show.
+// blockOf reads one SDK block; false for a type vq does not show.
 func blockOf(c mcp.Content) (api.ContentBlock, bool) {
 	b := api.ContentBlock{Size: -1}
 	switch c := c.(type) {
@@ -58,8 +56,7 @@ func annotationsOf(a *mcp.Annotations) *api.BlockAnnotations {
 	return out
 }
 
-// resourceBlock is a resource's contents as a block: its text, or its
-// blob as bytes.
+// resourceBlock is a resource's contents as a block.
 func resourceBlock(rc *mcp.ResourceContents) api.ContentBlock {
 	b := api.ContentBlock{Type: api.BlockResource, Size: -1}
 	if rc != nil {
@@ -68,9 +65,8 @@ func resourceBlock(rc *mcp.ResourceContents) api.ContentBlock {
 	return b
 }
 
-// summary is the one line that stands for the content where a line is
-// wanted (the summary of --json, the TUI's header): the first line of its
-// first text, else an account of its first block, never empty.
+// summary is the line that stands for the content: the first text's first
+// line, else an account of its first block; never empty.
 func summary(c *api.Content) string {
 	for _, b := range c.Blocks {
 		text := strings.TrimSpace(b.Text)
@@ -78,8 +74,7 @@ func summary(c *api.Content) string {
 		case b.Type != api.BlockText || text == "":
 			continue
 		case (text[0] == '{' || text[0] == '[') && json.Valid([]byte(text)):
-			// A JSON document's first line is its "{": its start, on one
-			// line, stands for it instead.
+			// A JSON document's compact start, not its "{" line.
 			return compactStart(text, summaryMax)
 		}
 		line, _, _ := strings.Cut(text, "\n")
@@ -108,8 +103,7 @@ func text(c *api.Content) string {
 // summaryMax bounds the start of a JSON document a summary shows.
 const summaryMax = 200
 
-// compactStart is the start of a valid JSON document, without the
-// whitespace between its tokens, cut at max bytes with "…".
+// compactStart is a valid JSON document compacted, cut at max bytes with "…".
 func compactStart(doc string, max int) string {
 	var b strings.Builder
 	var scan api.JSONScan

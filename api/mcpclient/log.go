@@ -17,16 +17,13 @@ import (
 
 func (c *Client) handleLogs(opts *mcp.ClientOptions) { opts.LoggingMessageHandler = c.onLog }
 
-// offersLogging reports a session whose server declares logging, when
-// --log-level asks for its logs.
+// offersLogging reports --log-level and a server that declares logging.
 func (c *Client) offersLogging(s *mcp.ClientSession) bool {
 	res := s.InitializeResult()
 	return c.opts.LogLevel != "" && res != nil && res.Capabilities != nil && res.Capabilities.Logging != nil
 }
 
-// setLogLevel sends --log-level to a server that offers logging, as
-// logging/setLevel before revision 2026-07-28, which removed it: there
-// the level travels in each request's _meta (logLevelInMeta).
+// setLogLevel sends logging/setLevel before 2026-07-28, which moved it to _meta.
 func (c *Client) setLogLevel(ctx context.Context, session *mcp.ClientSession) {
 	level := c.opts.LogLevel
 	if !c.offersLogging(session) || newRevision(session) {
@@ -37,8 +34,7 @@ func (c *Client) setLogLevel(ctx context.Context, session *mcp.ClientSession) {
 	}
 }
 
-// onLog shows a server's notifications/message as vq's notices show (on
-// stderr, sanitized by Notify), with its level and logger.
+// onLog shows a server's notifications/message through Notify (which sanitizes).
 func (c *Client) onLog(_ context.Context, req *mcp.LoggingMessageRequest) {
 	p := req.Params
 	if p == nil {
@@ -56,10 +52,8 @@ func (c *Client) onLog(_ context.Context, req *mcp.LoggingMessageRequest) {
 	c.notify(fmt.Sprintf("%s [%s]: %s", from, p.Level, text))
 }
 
-// logLevelInMeta is a sending middleware that puts --log-level in the
-// _meta of every request of a 2026-07-28 session whose server offers
-// logging (io.modelcontextprotocol/logLevel): a server of that revision
-// logs only what a request asks for.
+// logLevelInMeta puts --log-level in each request's _meta for 2026-07-28
+// servers, which log only what a request asks for.
 func (c *Client) logLevelInMeta(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		s, ok := req.GetSession().(*mcp.ClientSession)

@@ -10,15 +10,8 @@ import (
 	"github.com/visualq/vq/api"
 )
 
-// The SDK decodes a server's question (its requested schema) into a map,
-// which loses the order of its fields; a form asks them in the server's
-// order, so it is read again from the messages recorded for the calls in
-// flight: the question as a request of the server's (elicitation/create)
-// or as a call's answer asking for input (inputRequests).
-
-// questionOrder is the order of the fields of the question asked with
-// message whose fields are names, as the server sent it to one of calls;
-// nil when no recorded message has it.
+// questionOrder is the server's order of a question's fields, read from the
+// calls' records (the SDK's map loses it); nil when none has it.
 func questionOrder(calls []*callInFlight, message string, names []string) []string {
 	slices.Sort(names)
 	var order []string
@@ -42,7 +35,6 @@ func questionOrder(calls []*callInFlight, message string, names []string) []stri
 	return order
 }
 
-// question is a server's question as the wire carries it.
 type question struct {
 	Message         string `json:"message"`
 	RequestedSchema struct {
@@ -50,7 +42,7 @@ type question struct {
 	} `json:"requestedSchema"`
 }
 
-// questionsIn are the questions one JSON-RPC message asks, if any.
+// questionsIn are the questions one message asks: a request or inputRequests.
 func questionsIn(doc []byte) []question {
 	if !bytes.Contains(doc, []byte(`"requestedSchema"`)) {
 		return nil
@@ -99,8 +91,7 @@ func objectKeys(raw json.RawMessage) []string {
 	return keys
 }
 
-// inSchemaOrder sorts fields by order; fields order does not name come
-// after, by name.
+// inSchemaOrder sorts fields by order, then the rest by name.
 func inSchemaOrder(fields []api.ElicitField, order []string) {
 	rank := func(name string) int {
 		if i := slices.Index(order, name); i >= 0 {

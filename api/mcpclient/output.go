@@ -10,14 +10,9 @@ import (
 	"github.com/visualq/vq/api"
 )
 
-// checkOutput holds a general server's answer (resp, ok) to the
-// outputSchema its tools/list gives the tool: structuredContent must be
-// there and valid. An answer that breaks it is an output_schema failure,
-// not recoverable, naming where and by which rule, which keeps the answer
-// as its data (--json still carries it). A schema vq cannot read (one it
-// cannot resolve, of a draft it does not know) judges nothing; one whose
-// check would not end, or cost too much, judges nothing and says why in a
-// warning.
+// checkOutput holds an answer to its tool's listed outputSchema: breaking it
+// is an output_schema failure, the answer kept as data. A schema vq cannot
+// read judges nothing; one too costly to check says so in a warning.
 func (c *Client) checkOutput(ctx context.Context, tool string, resp *api.ToolResponse) *api.ToolResponse {
 	content := resp.Content
 	if content == nil || !resp.OK {
@@ -40,9 +35,7 @@ func (c *Client) checkOutput(ctx context.Context, tool string, resp *api.ToolRes
 	return resp
 }
 
-// outputBreaks is how structured (none: nil) breaks schema, or why it
-// cannot be checked against it; both "" when it holds, or the schema
-// judges nothing.
+// outputBreaks is how structured breaks schema, or why it cannot be checked.
 func outputBreaks(schema, structured json.RawMessage) (broken, unchecked string) {
 	var s jsonschema.Schema
 	if json.Unmarshal(schema, &s) != nil {
@@ -68,9 +61,7 @@ func outputBreaks(schema, structured json.RawMessage) (broken, unchecked string)
 	return "", ""
 }
 
-// schemaViolation is a validation error as a person reads it: the
-// library's chain of "validating <schema path>: " prefixes becomes the
-// innermost path, which names the member (as /properties/n), and its rule.
+// schemaViolation is a validation error as the innermost schema path and its rule.
 func schemaViolation(err error) string {
 	msg, path := err.Error(), ""
 	for {

@@ -9,8 +9,7 @@ import (
 	"github.com/visualq/vq/api"
 )
 
-// The MCP methods behind vq mcp resources, resource, prompts and prompt,
-// and the tool names of the answers made from them.
+// The MCP methods behind vq mcp resources, resource, prompts and prompt; their answers' tool names.
 const (
 	MethodResourcesList = "resources/list"
 	MethodResourcesRead = "resources/read"
@@ -18,8 +17,7 @@ const (
 	MethodPromptsGet    = "prompts/get"
 )
 
-// ResourceList is the data of ListResources' answer. A server that
-// declares no resources capability has none to list.
+// ResourceList is the data of ListResources' answer.
 type ResourceList struct {
 	Endpoint  string                  `json:"endpoint"`
 	Resources []*mcp.Resource         `json:"resources"`
@@ -32,10 +30,8 @@ type PromptList struct {
 	Prompts  []*mcp.Prompt `json:"prompts"`
 }
 
-// ListResources asks for the server's resources and resource templates,
-// every page of each within the bounds of listPages. Like every answer it
-// is one ToolResponse (a failure is client-made); err is non-nil only when
-// ctx ended.
+// ListResources lists the server's resources and templates, every page. A
+// failure is a ToolResponse; err is non-nil only when ctx ended.
 func (c *Client) ListResources(ctx context.Context) (*api.ToolResponse, ResourceList, error) {
 	list := ResourceList{Endpoint: c.MCPEndpoint(), Resources: []*mcp.Resource{}, Templates: []*mcp.ResourceTemplate{}}
 	failure, err := c.mcpRead(ctx, MethodResourcesList, func(ctx context.Context, s *mcp.ClientSession, _ *httpRecord) error {
@@ -68,8 +64,7 @@ func (c *Client) ListResources(ctx context.Context) (*api.ToolResponse, Resource
 	return listResponse(MethodResourcesList, summary, list), list, nil
 }
 
-// ListPrompts asks for the server's prompts, every page within the bounds
-// of listPages; as ListResources.
+// ListPrompts lists the server's prompts, as ListResources.
 func (c *Client) ListPrompts(ctx context.Context) (*api.ToolResponse, PromptList, error) {
 	list := PromptList{Endpoint: c.MCPEndpoint(), Prompts: []*mcp.Prompt{}}
 	failure, err := c.mcpRead(ctx, MethodPromptsList, func(ctx context.Context, s *mcp.ClientSession, _ *httpRecord) error {
@@ -96,9 +91,7 @@ func listResponse(method, summary string, list any) *api.ToolResponse {
 	return &api.ToolResponse{OK: true, Tool: method, Summary: summary, Data: data, Warnings: []string{}, NextActions: []api.NextAction{}}
 }
 
-// ReadResource reads one resource: its contents are the answer's content
-// blocks (text shown, blobs saved or summarised), the result as the server
-// sent it its data.
+// ReadResource reads one resource: its contents are the answer's blocks, its raw result the data.
 func (c *Client) ReadResource(ctx context.Context, uri string) (*api.ToolResponse, error) {
 	var res *mcp.ReadResourceResult
 	var raw json.RawMessage
@@ -118,8 +111,7 @@ func (c *Client) ReadResource(ctx context.Context, uri string) (*api.ToolRespons
 	return contentResponse(MethodResourcesRead, res, raw, content, summary(content)), nil
 }
 
-// GetPrompt gets a prompt with its arguments: each message is a line
-// naming its role, then its content.
+// GetPrompt gets a prompt: each message is a line naming its role, then its content.
 func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string) (*api.ToolResponse, error) {
 	var res *mcp.GetPromptResult
 	var raw json.RawMessage
@@ -146,8 +138,7 @@ func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]str
 	return contentResponse(MethodPromptsGet, res, raw, content, summary), nil
 }
 
-// contentResponse is the answer made from a result shown block by block:
-// the result as the server sent it (raw, when recorded) is the data.
+// contentResponse is the answer from a result shown block by block, raw (when recorded) its data.
 func contentResponse(method string, res any, raw json.RawMessage, content *api.Content, summary string) *api.ToolResponse {
 	if len(raw) == 0 {
 		raw, _ = json.Marshal(res) // the SDK's own types: cannot fail
@@ -155,10 +146,8 @@ func contentResponse(method string, res any, raw json.RawMessage, content *api.C
 	return api.ContentAnswer(method, raw, content, summary)
 }
 
-// mcpRead runs one read-only MCP request (op) on the session, with the
-// record of what the server answered, retried as the contract retries
-// unexpected failures: reading twice changes nothing. A failure comes back
-// as the client-made answer of method; err is non-nil only when ctx ended.
+// mcpRead runs a read-only request, retried as the contract retries (reading
+// twice changes nothing); err is non-nil only when ctx ended.
 func (c *Client) mcpRead(ctx context.Context, method string, op func(context.Context, *mcp.ClientSession, *httpRecord) error) (*api.ToolResponse, error) {
 	var failure *api.ToolResponse
 	_, err := c.Retry(ctx, method, func() *api.ToolResponse {
@@ -170,9 +159,7 @@ func (c *Client) mcpRead(ctx context.Context, method string, op func(context.Con
 	return failure, err
 }
 
-// mcpAttempt runs op once on the session within the request timeout, with
-// the record of what the server answered; a failure is method's
-// client-made answer, nil when op succeeded.
+// mcpAttempt runs op once within the timeout; nil when it succeeded.
 func (c *Client) mcpAttempt(ctx context.Context, method string, op func(context.Context, *mcp.ClientSession, *httpRecord) error) *api.ToolResponse {
 	rec := newHTTPRecord()
 	rctx, cancel := context.WithTimeout(context.WithValue(ctx, httpRecordKey{}, rec), c.opts.Timeout)
