@@ -10,8 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// WriteJSON writes one JSON document (indented for a person when asked),
-// escaped as JSON does it, and ends it with a newline.
+// WriteJSON writes one JSON document, escaped (EscapeJSON), ending in a newline.
 func WriteJSON(out io.Writer, doc []byte, indent bool) error {
 	if indent {
 		var buf bytes.Buffer
@@ -33,7 +32,7 @@ func WriteJSONFrom(out io.Writer, write func(io.Writer) error) error {
 	if err := write(e); err != nil {
 		return err
 	}
-	e.end()
+	writeEscaped(w, e.rune[:e.held]) // a rune left cut, as the invalid bytes it is
 	if e.last != '\n' {
 		w.WriteByte('\n')
 	}
@@ -82,12 +81,6 @@ func (e *escaper) Write(p []byte) (int, error) {
 	writeEscaped(e.w, p[:whole])
 	e.held += copy(e.rune[e.held:], p[whole:])
 	return n, nil
-}
-
-// end writes a rune left cut at the end, as the invalid bytes it is.
-func (e *escaper) end() {
-	writeEscaped(e.w, e.rune[:e.held])
-	e.held = 0
 }
 
 // EscapeJSON rewrites, inside valid JSON, the runes a terminal could obey
