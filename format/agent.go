@@ -9,11 +9,8 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// AgentText is what an agent reads of an answer vq mcp serve returns, for
-// a client that has no eye for its structuredContent: the summary, the
-// error (with how to consent, for a write refused without it), the
-// warnings and each next action with its arguments. Server text
-// is sanitized: clients show it on terminals too.
+// AgentText is what an agent reads of an answer vq mcp serve returns, server
+// text sanitized: clients show it on terminals too.
 func AgentText(r *api.ToolResponse) string {
 	var lines []string
 	if r.Summary != "" {
@@ -30,8 +27,7 @@ func AgentText(r *api.ToolResponse) string {
 		lines = append(lines, e)
 	}
 	if r.ErrorCode() == api.CodeConfirmRequired {
-		// In the agent's terms: an argument of its call, not vq's
-		// command-line syntax.
+		// In the agent's terms, not vq's command-line syntax.
 		lines = append(lines, "consent: nothing was written; ask your user, and if they agree call "+r.Tool+" again with the argument confirm: true")
 	}
 	for _, w := range r.Warnings {

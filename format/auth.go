@@ -10,9 +10,8 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// AuthStatus is what vq auth status shows, as text or --json: every
-// server signed in to, and the active one. Keys are masked and URLs are
-// in the form vq prints them (no password) before they get here.
+// AuthStatus is what vq auth status shows; keys arrive masked, URLs without
+// a password.
 type AuthStatus struct {
 	Config string `json:"config"`
 	// Active is the server calls go to, PickedBy what picked it.
@@ -54,8 +53,7 @@ func (o *OAuthStatus) String() string {
 	return fmt.Sprintf("%s at issuer %s (%s)", o.Endpoint, o.Issuer, expiry)
 }
 
-// AuthStatus writes vq auth status as text: a block per server, the
-// active one marked with *.
+// AuthStatus writes vq auth status as text, the active server marked *.
 func (p Printer) AuthStatus(st AuthStatus) error {
 	var b strings.Builder
 	b.WriteString("config: " + textsafe.SanitizeLine(st.Config) + "\n")

@@ -9,14 +9,10 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// writeContent writes the content of a general MCP server's answer, block
-// by block: text as the block it is (its lines kept), every other block as
-// one line saying what it is (type, URI, name, MIME type, size,
-// annotations), an embedded text resource followed by its text. Binary
-// payloads never reach the terminal (--save-dir saves them). For a failure
-// the text is the error line's message, so only the other blocks are
-// written. structuredContent is laid out as data when no block says
-// anything.
+// writeContent writes an MCP answer's content: text blocks as they are, other
+// blocks as a line saying what they are; binary payloads never reach the
+// terminal. A failure's text is the error line's. structuredContent is laid
+// out as data when no block says anything.
 func writeContent(w *bufio.Writer, r *api.ToolResponse) error {
 	c, wrote := r.Content, false
 	for _, b := range c.Blocks {
@@ -42,8 +38,7 @@ func writeContent(w *bufio.Writer, r *api.ToolResponse) error {
 	return nil
 }
 
-// writeBlock writes server text as a block of lines, sanitized, ending in
-// one newline.
+// writeBlock writes server text sanitized, ending in one newline.
 func writeBlock(w *bufio.Writer, text string) {
 	w.WriteString(strings.TrimRight(textsafe.Sanitize(text), "\n"))
 	w.WriteByte('\n')

@@ -1,14 +1,5 @@
-// Package format turns one api.ToolResponse into bytes for a script or a
-// plain terminal: plain text, JSON, jq, the CI formats (Markdown, JUnit,
-// GitHub workflow commands) and the files CI reads beside them (a JUnit
-// report, GitHub step outputs), the proof report, the tool list, and next
-// actions as shell command lines; and the other text vq writes outside the
-// TUI: vq auth status, a CI run's verdict, the text an agent reads of an
-// answer (vq mcp serve), and the lines vq says on stderr. Printer is the
-// one door cmd writes through. It draws the arrangement internal/layout
-// makes, makes server text safe with internal/textsafe and ends error lines
-// with the exit code internal/exitcode gives.
-//
-// format may import api and the internal leaves; it must not import cmd,
-// ui, completions or sandbox.
+// Package format turns an api.ToolResponse into bytes for a script or a plain
+// terminal (text, JSON, jq, Markdown, JUnit, GitHub) and writes all other text
+// vq shows outside the TUI; Printer is the one door cmd writes through.
+// format must not import cmd, ui, completions or sandbox.
 package format

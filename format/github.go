@@ -14,23 +14,17 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// GitHub shows at most maxAnnotations error and as many warning
-// annotations of a step, and stepSummaryLimit bytes of its summary; what
-// is written beyond either is lost, so vq writes no more than that.
+// What GitHub shows of a step (errors and warnings each, summary bytes);
+// vq writes no more.
 const (
 	maxAnnotations   = 10
 	stepSummaryLimit = 1 << 20
 )
 
-// GitHub writes a response as GitHub Actions workflow commands: an ::error
-// annotation for a failed call, for a run that ended in error and per failed
-// check (the worst first, each with its diff image and run links), a
-// ::warning for a cancelled run, one without a verdict yet and per warning,
-// and a ::notice with the summary when nothing failed. What GitHub would
-// not show is one ::notice saying how much more there is and where. When
-// stepSummary (the path in $GITHUB_STEP_SUMMARY) is set, the Markdown
-// report is appended to it, cut to fit, so it shows on the run's summary
-// page, its next steps printed by commands as Plain's are.
+// GitHub writes a response as workflow commands: ::error for a failure and per
+// failed check (worst first), ::warning for a run not ended or per warning, a
+// ::notice for what GitHub would not show or, when nothing failed, the summary.
+// The Markdown report is appended to stepSummary when set, cut to fit.
 func GitHub(out io.Writer, r *api.ToolResponse, stepSummary string, commands CommandPrinter) error {
 	var a annotations
 	title := "vq " + r.Tool
@@ -67,8 +61,7 @@ func GitHub(out io.Writer, r *api.ToolResponse, stepSummary string, commands Com
 	return appendStepSummary(stepSummary, r, checks, commands)
 }
 
-// annotateChecks adds one error for failures counted but not named, then
-// one per failed check, the worst first as far as GitHub shows them.
+// annotateChecks adds an error for unnamed failures, then one per failed check.
 func annotateChecks(a *annotations, title string, checks *layout.Checks) {
 	if _, unnamed, _ := checks.Unlisted(); unnamed > 0 {
 		hint := "not itemized here"
@@ -89,8 +82,7 @@ func annotateChecks(a *annotations, title string, checks *layout.Checks) {
 	a.dropped[0] += checks.ListedFailed() - len(worst)
 }
 
-// withLinks is an annotation's message followed by its links (see
-// linkLines), one a line.
+// withLinks is msg followed by its links, one a line.
 func withLinks(msg, diff, run string) string {
 	if links := linkLines(diff, run); links != "" {
 		return msg + "\n" + strings.TrimSuffix(links, "\n")
@@ -98,8 +90,7 @@ func withLinks(msg, diff, run string) string {
 	return msg
 }
 
-// annotations are workflow commands as GitHub shows them: up to
-// maxAnnotations errors and warnings each; the rest are counted.
+// annotations keeps up to maxAnnotations errors and warnings; the rest are counted.
 type annotations struct {
 	b       strings.Builder
 	written [2]int // errors, warnings
@@ -130,8 +121,7 @@ func (a *annotations) add(level, title, message string) {
 
 func (a *annotations) notice(title, message string) { annotate(&a.b, "notice", title, message) }
 
-// overflow says how many annotations were left out and where the whole
-// account is: the run's page, vq failures, the step summary.
+// overflow says how many annotations were left out and where they all are.
 func (a *annotations) overflow(checks *layout.Checks) string {
 	var parts []string
 	if n := a.dropped[0]; n > 0 {
@@ -161,10 +151,8 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// appendStepSummary appends the Markdown report to the step summary file,
-// cut at a line so that the file stays within what GitHub shows, with a
-// line saying where the rest is. Rendering stops at the cut, so a 100k
-// report costs no more than the part kept.
+// appendStepSummary appends the Markdown report, cut at a line to fit what
+// GitHub shows, with a note on where the rest is. Rendering stops at the cut.
 func appendStepSummary(path string, r *api.ToolResponse, checks *layout.Checks, commands CommandPrinter) error {
 	used := int64(0)
 	if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
@@ -216,8 +204,7 @@ func summaryCutNote(checks *layout.Checks) string {
 	return "\n_Report cut here: GitHub shows 1 MiB of a step's summary. The rest is" + where + "._\n"
 }
 
-// cutAtLine is a cut report ending at its last whole line and before a
-// code fence the cut left open, so the note after it reads as text.
+// cutAtLine cuts md after its last whole line and before an unclosed fence.
 func cutAtLine(md []byte) []byte {
 	md = md[:bytes.LastIndexByte(md, '\n')+1]
 	fence, fenceAt, at := "", 0, 0
@@ -239,8 +226,7 @@ func cutAtLine(md []byte) []byte {
 
 var errSummaryFull = errors.New("step summary full")
 
-// cappedBuffer keeps the first limit bytes written to it and refuses the
-// rest, which makes the renderer writing to it stop.
+// cappedBuffer keeps the first limit bytes and refuses the rest.
 type cappedBuffer struct {
 	buf   []byte
 	limit int
@@ -257,10 +243,8 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// annotate writes one workflow command, ::level title=T::message, escaped
-// as the runner reads it: in the message %, CR and LF; in a property also
-// : and , (which would end the property). "##[", the older form of a
-// command, is broken in both as textsafe.CommandGuard breaks it.
+// annotate writes ::level title=T::message, escaped as the runner reads it
+// (a property also escapes : and ,); "##[", the older form, is broken in both.
 func annotate(b *strings.Builder, level, title, message string) {
 	b.WriteString("::" + level + " title=" + GitHubProperty(title) + "::" + GitHubData(message) + "\n")
 }
@@ -270,9 +254,8 @@ var (
 	ghProperty = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C", "##[", `##\u005b`)
 )
 
-// GitHubData escapes the message of a workflow command. Escaping comes
-// before sanitizing, so line breaks survive as %0A while every other
-// control character is removed.
+// GitHubData escapes a workflow command's message before sanitizing, so line
+// breaks survive as %0A and other controls are removed.
 func GitHubData(s string) string { return textsafe.SanitizeLine(ghData.Replace(s)) }
 
 // GitHubProperty escapes a property value of a workflow command.

@@ -13,9 +13,8 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// JSON writes exactly one ToolResponse document: the server's own bytes
-// when it sent them, else the client-made response. Characters a terminal
-// could act on or hide are written as \u escapes; nothing else changes.
+// JSON writes one ToolResponse document, the server's bytes when it sent them,
+// characters a terminal could act on or hide as \u escapes.
 func JSON(out io.Writer, r *api.ToolResponse, indent bool) error {
 	if !indent {
 		return textsafe.WriteJSONFrom(out, r.WriteDocument)
@@ -30,8 +29,7 @@ func JSON(out io.Writer, r *api.ToolResponse, indent bool) error {
 // Query is a compiled --jq expression.
 type Query struct{ code *gojq.Code }
 
-// CompileJQ compiles a jq expression, so a bad one is a usage error found
-// before anything is sent.
+// CompileJQ compiles a jq expression: a bad one is a usage error before any call.
 func CompileJQ(expr string) (*Query, error) {
 	q, err := gojq.Parse(expr)
 	if err != nil {
@@ -44,8 +42,7 @@ func CompileJQ(expr string) (*Query, error) {
 	return &Query{code: code}, nil
 }
 
-// Run filters the response's JSON document and writes each result on its
-// own line: strings raw (as jq -r) but sanitized, other values as JSON.
+// Run writes each result a line: strings raw (jq -r) but sanitized, else JSON.
 func (q *Query) Run(ctx context.Context, out io.Writer, r *api.ToolResponse) error {
 	doc, err := r.Document()
 	if err != nil {
@@ -54,9 +51,7 @@ func (q *Query) Run(ctx context.Context, out io.Writer, r *api.ToolResponse) err
 	return q.runDocument(ctx, out, doc)
 }
 
-// WriteDocument writes a JSON document that is not a ToolResponse (the
-// exit-code table, the version) as the output flags ask: filtered by the
-// query when there is one, else indented for a person when asked.
+// WriteDocument writes a JSON document that is no ToolResponse as o asks.
 func WriteDocument(ctx context.Context, out io.Writer, doc []byte, o Options) error {
 	if o.Query != nil {
 		return o.Query.runDocument(ctx, out, doc)

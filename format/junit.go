@@ -12,10 +12,8 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// JUnit XML in the shape of the Jenkins schema (junit-10.xsd), which the
-// JUnit publishers of Jenkins, GitLab and GitHub read: skipped is counted
-// on the suite only, and a case holds no properties, so its links ride in
-// its failure body or its system-out.
+// JUnit XML of the Jenkins schema (junit-10.xsd), which Jenkins, GitLab and
+// GitHub read: a case holds no properties, so links ride in its body.
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
@@ -36,8 +34,7 @@ type junitSuite struct {
 	SystemOut  string          `xml:"system-out,omitempty"`
 }
 
-// junitProperties are a <properties> element. They marshal themselves
-// because encoding/xml writes the parent of an empty "a>b" slice anyway.
+// junitProperties marshal themselves: encoding/xml writes an empty "a>b" parent.
 type junitProperties []junitProperty
 
 func (p junitProperties) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
@@ -70,14 +67,10 @@ type junitProblem struct {
 	Text    string `xml:",chardata"`
 }
 
-// JUnit writes the check results of a response as JUnit XML: one test case
-// per check. Where the server counted checks without listing them, the
-// cases say so in their names rather than inventing scenarios. A run that
-// ended in error or was cancelled adds an errored case for the run, and a
-// run without a verdict yet a skipped one; the checks such a run did not
-// get to are skipped cases, never passing ones. A failed response becomes
-// one errored case, and an answer without check results one passing case
-// for the call.
+// JUnit writes a response's checks as JUnit XML, one case per check; checks
+// counted but not listed say so in their names, a run not finished adds a
+// run case and its unrun checks are skipped, never passing. A failure is an
+// errored case, an answer without checks one passing case.
 func JUnit(out io.Writer, r *api.ToolResponse) error {
 	suite := junitSuite{Name: "vq " + textsafe.SanitizeLine(r.Tool), SystemOut: textsafe.Sanitize(r.Summary)}
 	checks, ok := layout.ChecksOf(r.Data)
@@ -92,9 +85,6 @@ func JUnit(out io.Writer, r *api.ToolResponse) error {
 			suite.Properties = append(suite.Properties, junitProperty{"url", run})
 		}
 	case r.OK:
-		// An answer without checks (an approval, a scenario) is one passing
-		// case for the call: the report stays valid, and the call — which
-		// may have written — is never mistaken for a usage error.
 		suite.Cases = []junitCase{{Name: textsafe.SanitizeLine(r.Tool), ClassName: "vq"}}
 	}
 	if !r.OK {
@@ -160,14 +150,11 @@ func checkCases(c *layout.Checks, class string) []junitCase {
 	return cases
 }
 
-// maxUnnamedCases bounds the cases made for checks a server counted but did
-// not name: past it, one case stands for them all, so a few bytes saying
-// "300000 passed" never become 300,000 cases.
+// maxUnnamedCases bounds the cases of checks counted but not named: past it one
+// case stands for all, so "300000 passed" never becomes 300,000 cases.
 const maxUnnamedCases = 1000
 
-// appendUnnamed adds the cases of n checks the answer counts without naming
-// them: one case each (named "passed check 3 of 12 ..."), or past
-// maxUnnamedCases one case for all n ("300000 passed checks ...").
+// appendUnnamed adds the cases of n unnamed checks ("passed check 3 of 12").
 func appendUnnamed(cases []junitCase, n int, one, many string, mark func(*junitCase), class, what string) []junitCase {
 	add := func(name string) {
 		tc := junitCase{Name: name + " " + what, ClassName: class}
@@ -186,11 +173,8 @@ func appendUnnamed(cases []junitCase, n int, one, many string, mark func(*junitC
 	return cases
 }
 
-// runCase is the case of a run that did not finish: errored when it ended
-// in error or was cancelled (its checks have no verdict, and the exit code
-// fails the job too), skipped while it has no verdict yet, its body the
-// run's page (run, as webURL made it). A finished run needs none: its
-// checks are its cases.
+// runCase is the case of a run that did not finish: errored when it ended in
+// error or was cancelled, skipped while pending.
 func runCase(c *layout.Checks, class, run string) (junitCase, bool) {
 	name := "run"
 	if c.RunID != "" {
@@ -209,8 +193,7 @@ func runCase(c *layout.Checks, class, run string) (junitCase, bool) {
 	return tc, true
 }
 
-// diffSummary lists a check's fields as "key: value" lines, in the
-// server's order.
+// diffSummary lists a check's fields as "key: value" lines.
 func diffSummary(n *layout.Node) string {
 	var b strings.Builder
 	for i, k := range n.Keys {
@@ -219,11 +202,8 @@ func diffSummary(n *layout.Node) string {
 	return b.String()
 }
 
-// WriteJUnitFile writes the JUnit report of r to path (--junit), creating
-// its directory, as vq writes a report a person asks for
-// (privatefile.WriteReport): renamed onto path once complete, so a reader
-// never finds half a report, through a link to its target, and never over
-// what is no regular file (/dev/stdout, a FIFO, a device).
+// WriteJUnitFile writes the JUnit report of r to path (--junit) with
+// privatefile.WriteReport.
 func WriteJUnitFile(path string, r *api.ToolResponse) error {
 	return privatefile.WriteReport(path, func(w io.Writer) error { return JUnit(w, r) })
 }

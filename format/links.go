@@ -8,17 +8,15 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// urlEscaper percent-encodes what would end or break a link in the
-// reports: a Markdown link destination ends at a space or parenthesis, a
-// table cell at a pipe, an HTML attribute at a quote.
+// urlEscaper percent-encodes what would end a link in a report (a space,
+// parenthesis, pipe, quote ...).
 var urlEscaper = strings.NewReplacer(
 	" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E", "[", "%5B", "]", "%5D",
 	"`", "%60", `"`, "%22", "'", "%27", `\`, "%5C", "|", "%7C",
 )
 
-// webURL is a server-sent address fit to click (textsafe.WebURL),
-// written so no report syntax can end it early. Anything else is
-// "": a report shows no link rather than a javascript: one.
+// webURL is a server-sent address fit to click (textsafe.WebURL), escaped;
+// else "": a report shows no link rather than a javascript: one.
 func webURL(s string) string {
 	u, ok := textsafe.WebURL(s)
 	if !ok {
@@ -27,8 +25,7 @@ func webURL(s string) string {
 	return urlEscaper.Replace(u.String())
 }
 
-// linkLines are a check's diff image and its run's page, each as webURL
-// made it ("" for none), as the lines of a text body ("Diff image: URL").
+// linkLines are the webURL-made diff and run links as lines of a text body.
 func linkLines(diff, run string) string {
 	lines := ""
 	if diff != "" {
@@ -40,10 +37,8 @@ func linkLines(diff, run string) string {
 	return lines
 }
 
-// worstFailed are the k failed checks of listed with the largest
-// mismatch, largest first; checks that give none come last, and ties keep
-// the server's order. It costs O(len(listed)·k), linear for the small k
-// of the reports.
+// worstFailed are the k failed checks with the largest mismatch, largest
+// first, stable; O(len(listed)·k), linear for the reports' small k.
 func worstFailed(listed []layout.Check, k int) []layout.Check {
 	worst := make([]layout.Check, 0, k)
 	rank := func(ch layout.Check) float64 {
@@ -72,8 +67,7 @@ func worstFailed(listed []layout.Check, k int) []layout.Check {
 	return worst
 }
 
-// runVerdict is one sentence saying what a run's checks add up to, for the
-// first line of a report and the annotation of a run that did not pass.
+// runVerdict is one sentence saying what a run's checks add up to.
 func runVerdict(c *layout.Checks) string {
 	run := "the run"
 	if c.RunID != "" {

@@ -12,14 +12,10 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Markdown writes a response as a report to paste into a pull request or a
-// ticket: the verdict in its first line, the largest changes as inline
-// diff images, the checks as a scenario × viewport × mismatch table with a
-// diff link per row when the data holds check results (the data's fields
-// otherwise), the warnings, and the next steps as ready-to-run commands.
-// Server text is sanitized and its Markdown syntax escaped, so it reads as
-// text; links are only web addresses. commands prints the next steps as
-// Plain's does.
+// Markdown writes a response as a report for a pull request or a ticket: the
+// verdict, the largest changes inline, the checks as a table (or the data's
+// fields), warnings and next steps as commands. Server text is sanitized and
+// escaped so it reads as text; links are only web addresses.
 func Markdown(out io.Writer, r *api.ToolResponse, commands CommandPrinter) error {
 	checks, _ := layout.ChecksOf(r.Data)
 	return markdown(out, r, checks, commands)
@@ -68,8 +64,7 @@ func markdown(out io.Writer, r *api.ToolResponse, checks *layout.Checks, command
 	return w.Flush()
 }
 
-// markdownHeadline is the report's first line: an icon and the verdict of
-// the call, or of the run its data describes.
+// markdownHeadline is an icon and the verdict of the call or its run.
 func markdownHeadline(r *api.ToolResponse, c *layout.Checks) string {
 	tool := "vq " + mdText(r.Tool) + ": "
 	switch {
@@ -84,14 +79,12 @@ func markdownHeadline(r *api.ToolResponse, c *layout.Checks) string {
 		exitcode.RunError:     "❌",
 		exitcode.RunCancelled: "⚠️",
 		exitcode.Pending:      "⏳",
-		// An answer vq cannot read is no pass.
-		exitcode.NoVerdict: "❓",
+		exitcode.NoVerdict:    "❓",
 	}[c.Verdict()]
 	return icon + " " + tool + mdText(runVerdict(c))
 }
 
-// maxInlineImages bounds the diff images a report shows inline: a page of
-// them is what a reader looks at, and each row still links its own.
+// maxInlineImages bounds the inline diff images; each row still links its own.
 const maxInlineImages = 10
 
 func writeMarkdownChecks(w *bufio.Writer, c *layout.Checks) {
@@ -123,9 +116,7 @@ func writeMarkdownChecks(w *bufio.Writer, c *layout.Checks) {
 	}
 }
 
-// writeMarkdownCheckTable is the listed checks as a scenario × viewport ×
-// mismatch table, each mismatch with its bar, and a diff link per row
-// when any has one.
+// writeMarkdownCheckTable is the listed checks as a table, diff links when any.
 func writeMarkdownCheckTable(w *bufio.Writer, listed []layout.Check) {
 	if len(listed) == 0 {
 		return
@@ -165,8 +156,7 @@ func writeMarkdownCheckTable(w *bufio.Writer, listed []layout.Check) {
 	}
 }
 
-// writeMarkdownImages shows the diff images of the largest changes inline,
-// so a pull-request comment or a step summary shows what changed.
+// writeMarkdownImages shows the diff images of the largest changes inline.
 func writeMarkdownImages(w *bufio.Writer, listed []layout.Check) {
 	heading := "#### Largest changes\n\n"
 	for _, ch := range worstFailed(listed, maxInlineImages) {
@@ -185,8 +175,7 @@ func writeMarkdownImages(w *bufio.Writer, listed []layout.Check) {
 	}
 }
 
-// writeMarkdownData shows data that holds no check results: its fields as
-// a two-column table, plain lines as text, and each record list as a table.
+// writeMarkdownData shows data's fields, plain lines and record lists.
 func writeMarkdownData(w *bufio.Writer, r *api.ToolResponse) error {
 	l, err := layout.Response(r.Data, r.Members)
 	if err != nil {
@@ -240,19 +229,16 @@ func writeMarkdownTable(w *bufio.Writer, t *layout.Table) {
 	w.WriteString("\n")
 }
 
-// mdEscaper makes server text inert in Markdown: emphasis, code, links,
-// images, HTML, strikethrough and table pipes are all escaped, and an @
-// gets an invisible word joiner after it, so "@team" notifies no one where
-// the report is pasted.
+// mdEscaper makes server text inert in Markdown; an @ gets a word joiner
+// after it, so "@team" notifies no one where the report is pasted.
 var mdEscaper = strings.NewReplacer(
 	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
 	"<", "&lt;", ">", "&gt;", "&", "&amp;", "|", `\|`, "~", `\~`, "#", `\#`,
 	"@", "@\u2060",
 )
 
-// mdText is server text as inline Markdown on one line. Besides the inline
-// syntax, a start that would open a list ("- ", "1. ") is escaped, since a
-// list item may begin with it; # is escaped everywhere.
+// mdText is server text as inline Markdown on one line, a start that would
+// open a list ("- ", "1. ") escaped too.
 func mdText(s string) string {
 	s = mdEscaper.Replace(textsafe.SanitizeLine(s))
 	if s != "" && strings.IndexByte("-+=", s[0]) >= 0 {
@@ -268,8 +254,7 @@ func mdText(s string) string {
 	return s
 }
 
-// mdCode is text for inside a `code span`, where escapes do not work: a
-// backtick would end the span, so it becomes a quote.
+// mdCode is text for a `code span`, where escapes do not work: ` becomes '.
 func mdCode(s string) string { return strings.ReplaceAll(textsafe.SanitizeLine(s), "`", "'") }
 
 func longestRun(s string, c byte) int {

@@ -11,17 +11,14 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Plain writes a response for a script or a non-TUI terminal: summary,
-// warning: lines, data (a table for a record list, fields otherwise) and each
-// next action as a ready-to-run command, all on out; for a failure, one
-// error line on errOut. All server text is sanitized. commands prints the
-// next actions that a task command fronts (nil: all as vq invoke).
+// Plain writes a response for a script or a non-TUI terminal, all server text
+// sanitized: summary, warnings, data and next actions as commands on out, a
+// failure's error line on errOut.
 func Plain(out, errOut io.Writer, r *api.ToolResponse, commands CommandPrinter) error {
 	return plain(out, errOut, r, commands, false)
 }
 
-// plain is Plain; on a terminal (Options.Terminal) its tables draw
-// mismatch bars.
+// plain is Plain; on a terminal its tables draw mismatch bars.
 func plain(out, errOut io.Writer, r *api.ToolResponse, commands CommandPrinter, terminal bool) error {
 	w := bufio.NewWriterSize(out, 64<<10)
 	if r.Content != nil {
@@ -44,8 +41,7 @@ func plain(out, errOut io.Writer, r *api.ToolResponse, commands CommandPrinter, 
 	return finish(w, errOut, r)
 }
 
-// finish flushes a plain rendering and, for a failure, writes the error
-// line on errOut after it.
+// finish flushes w, then writes a failure's error line on errOut.
 func finish(w *bufio.Writer, errOut io.Writer, r *api.ToolResponse) error {
 	if err := w.Flush(); err != nil {
 		return err
@@ -53,8 +49,7 @@ func finish(w *bufio.Writer, errOut io.Writer, r *api.ToolResponse) error {
 	return WriteErrorLine(errOut, r)
 }
 
-// WriteErrorLine writes a failed response's ErrorLine on errOut (stderr);
-// for a success it writes nothing.
+// WriteErrorLine writes a failed response's ErrorLine on errOut.
 func WriteErrorLine(errOut io.Writer, r *api.ToolResponse) error {
 	if r.OK {
 		return nil
@@ -63,8 +58,7 @@ func WriteErrorLine(errOut io.Writer, r *api.ToolResponse) error {
 	return err
 }
 
-// ErrorLine is the one-line account of a failed response, for stderr:
-// its code, message, where it came from (Origin) and its exit.
+// ErrorLine is a failed response's code, message, origin and exit, one line.
 func ErrorLine(r *api.ToolResponse) string {
 	msg := r.ErrorMessage()
 	if origin := r.Failure.Origin; origin != "" {
@@ -73,15 +67,13 @@ func ErrorLine(r *api.ToolResponse) string {
 	return "error: " + textsafe.SanitizeLine(r.ErrorCode()) + ": " + textsafe.SanitizeLine(msg) + " (" + exitNote(r) + ")"
 }
 
-// exitNote is the recoverable flag and the exit code of a failed
-// response, as error lines end: "recoverable, exit 11".
+// exitNote ends an error line: "recoverable, exit 11".
 func exitNote(r *api.ToolResponse) string {
 	return exitcode.RecoverableText(r.IsRecoverable()) + ", exit " + itoa(exitcode.ForCode(r.ErrorCode(), r.IsRecoverable()))
 }
 
-// writeNextActions prints each next action under its label as the command
-// line that runs it; one that no command line may carry is described in
-// words instead, after a warning.
+// writeNextActions prints each next action under its label as a command line,
+// or, when none may carry it, a warning saying why.
 func writeNextActions(w *bufio.Writer, actions []api.NextAction, commands CommandPrinter) {
 	if len(actions) == 0 {
 		return

@@ -13,14 +13,12 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Proof is the result of a tracking_prove_jira_ticket job: its verdict,
-// the outcome's headline and reasons, and the JIRA comment to paste.
+// Proof is the result of a tracking_prove_jira_ticket job.
 type Proof struct {
 	Verdict  string
 	Headline string
 	Reasons  []string
-	// Markdown is jiraMarkdown exactly as the server sent it; HasMarkdown
-	// tells an empty comment from a missing one.
+	// Markdown is jiraMarkdown as sent; HasMarkdown tells empty from missing.
 	Markdown    string
 	HasMarkdown bool
 	Warnings    []string
@@ -38,10 +36,8 @@ type proofResult struct {
 	NextActions  []api.NextAction `json:"nextActions"`
 }
 
-// ParseProof reads the proof a response carries: in data.result (the
-// finished job's answer) or in data itself. ok is false when there is none,
-// e.g. a job that broke before proving anything. The response's own
-// warnings and nextActions follow the proof's, without repeats.
+// ParseProof reads the proof in data.result or data; ok is false for none. The
+// response's own warnings and nextActions follow the proof's, without repeats.
 func ParseProof(r *api.ToolResponse) (*Proof, bool) {
 	raw := []byte(r.Data)
 	if result := layout.Member(r.Data, r.Members, "result"); len(result) > 0 && string(result) != "null" {
@@ -65,15 +61,9 @@ func ParseProof(r *api.ToolResponse) (*Proof, bool) {
 	return p, true
 }
 
-// ProofAnswer is the proof an answer to a proof job shows: the proof it
-// carries, or, for a job that ended (failed or cancelled) before a
-// verdict, a proof whose NON headline says that the check could not run
-// and why, keeping any comment and next actions the answer has. proofJob
-// says the answer is known to be a proof job's (vq prove asked for it);
-// otherwise a job that ended before a verdict counts as a proof job when
-// a next action proves a ticket again, as a proof's do. ok is false for
-// any other answer, e.g. a refused call or a watch that timed out while
-// the job still runs.
+// ProofAnswer is the proof an answer carries or, for a proof job (proofJob, or
+// one whose next action proves a ticket again) that ended before a verdict, a
+// NON proof saying why the check could not run. ok is false otherwise.
 func ProofAnswer(r *api.ToolResponse, proofJob bool) (*Proof, bool) {
 	p, isProof := ParseProof(r)
 	if isProof && p.Verdict != "" {
@@ -113,12 +103,8 @@ func appendNew[T any](a, b []T, key func(T) string) []T {
 	return out
 }
 
-// WriteProof renders a proof in the order the contract asks: the headline
-// quoted (the OUI/NON a person must read first), the verdict, the reasons,
-// the warnings, the JIRA markdown and the next actions as ready-to-run
-// commands. A failed proof's error line goes to errOut. Server text is
-// sanitized; vq prove --markdown is the byte-exact path. commands prints
-// the next actions as Plain's does.
+// WriteProof renders a proof in the contract's order, headline (OUI/NON) first,
+// sanitized; vq prove --markdown is the byte-exact path.
 func WriteProof(out, errOut io.Writer, r *api.ToolResponse, p *Proof, commands CommandPrinter) error {
 	w := bufio.NewWriter(out)
 	if p.Headline != "" {

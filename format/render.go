@@ -11,30 +11,18 @@ import (
 
 // Options say how Render writes a response.
 type Options struct {
-	// Format is one of Formats; "" is text.
-	Format string
-	// Query, when set, filters the JSON document instead (--jq).
-	Query *Query
-	// Terminal: stdout is a terminal, where a person reads: JSON is
-	// indented, and text draws mismatch bars in its tables.
+	Format string // one of Formats; "" is text
+	Query  *Query // --jq: filters the JSON document instead
+	// Terminal: a person reads stdout; JSON is indented, tables get bars.
 	Terminal bool
-	// Getenv supplies GITHUB_STEP_SUMMARY to the github format.
-	Getenv func(string) string
-	// Commands prints next actions as the commands that front their
-	// tools; nil prints each as vq invoke.
+	Getenv   func(string) string // supplies GITHUB_STEP_SUMMARY
+	// Commands prints next actions as their front commands; nil: vq invoke.
 	Commands CommandPrinter
-	// Workflow, when set, takes the github format's workflow commands
-	// (Printer.Workflow).
-	Workflow io.Writer
+	Workflow io.Writer // takes the github format's workflow commands
 }
 
-// renderer writes a response on out and, for a failure, what a person
-// reading the log needs on errOut.
-type renderer func(out, errOut io.Writer, r *api.ToolResponse, o Options) error
-
-// renderers are the formats, each in one entry: adding a format is adding
-// a renderer here.
-var renderers = map[string]renderer{
+// renderers write a response on out and a failure's error line on errOut.
+var renderers = map[string]func(out, errOut io.Writer, r *api.ToolResponse, o Options) error{
 	"text": func(out, errOut io.Writer, r *api.ToolResponse, o Options) error {
 		return plain(out, errOut, r, o.Commands, o.Terminal)
 	},
@@ -68,8 +56,7 @@ var ciFormats = []string{"markdown", "junit", "github"}
 // IsCI reports a format written for a CI system (markdown, junit, github).
 func IsCI(name string) bool { return slices.Contains(ciFormats, name) }
 
-// Render writes one response as the options ask: the one place a
-// ToolResponse becomes bytes.
+// Render writes one response as o asks: the one place a ToolResponse becomes bytes.
 func Render(ctx context.Context, out, errOut io.Writer, r *api.ToolResponse, o Options) error {
 	if o.Query != nil {
 		return withErrorLine(errOut, r, o.Query.Run(ctx, out, r))
@@ -86,8 +73,7 @@ func Render(ctx context.Context, out, errOut io.Writer, r *api.ToolResponse, o O
 }
 
 // withErrorLine adds a failed call's error line on errOut after a rendering
-// for programs, so the person reading a CI log learns what went wrong even
-// when stdout is a document.
+// for programs, so a CI log says what went wrong.
 func withErrorLine(errOut io.Writer, r *api.ToolResponse, err error) error {
 	if err != nil {
 		return err

@@ -12,20 +12,14 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// CommandPrinter prints a next action as the vq command that fronts its
-// tool (vq diff run_abc --scenario Homepage --viewport desktop); ok is
-// false when no command fronts the tool or the action's arguments do not
-// fit it. cmd's command table is the one printer; format, which may not
-// import cmd, is handed it in Options.
+// CommandPrinter prints a next action as the vq command that fronts its tool;
+// ok is false when none fits. cmd hands its command table in as Options.
 type CommandPrinter func(a api.NextAction) (line string, ok bool)
 
-// ActionCommand is a suggested action as a command line that a POSIX shell
-// runs as printed: the command commands prints when it prints one (the vq
-// command that fronts the tool), else vq invoke; commands may be nil. A consent the server put in the arguments is
-// left out: consent is the person's, given with --yes or at the prompt.
-// When no command line may carry the action, line is "" and why says so:
-// a tool name MCP does not allow (one starting with "-" would be read as a
-// flag of vq), or an argument holding a NUL byte, which no shell passes on.
+// ActionCommand is a suggested action as a POSIX command line (commands' when
+// it prints one, else vq invoke), without a server-set consent: consent is the
+// person's. line is "" and why says so for an invalid tool name (one starting
+// with "-" would be a flag) or a NUL byte in an argument.
 func ActionCommand(a api.NextAction, commands CommandPrinter) (line, why string) {
 	if !api.ValidToolName(a.Tool) {
 		return "", "the suggested tool " + strconv.Quote(textsafe.SanitizeLine(a.Tool)) + " is not a valid tool name"
@@ -42,8 +36,7 @@ func ActionCommand(a api.NextAction, commands CommandPrinter) (line, why string)
 	return InvokeCommand(a), ""
 }
 
-// holdsNUL reports a NUL byte anywhere in args: in a key, or in a string
-// value at any depth.
+// holdsNUL reports a NUL byte in any key or string value of args.
 func holdsNUL(v any) bool {
 	switch v := v.(type) {
 	case string:
@@ -64,13 +57,9 @@ func holdsNUL(v any) bool {
 	return false
 }
 
-// InvokeCommand is a suggested action as a vq invoke command line that a
-// POSIX shell runs as printed: string arguments as KEY=VALUE, others as
-// KEY:=JSON, each shell-quoted, consent left out as ActionCommand leaves
-// it. Arguments that the pair syntax cannot carry (a key containing = or
-// :, or looking like a flag) and those of a registry tool that vq does not
-// know (a newer server's, which vq invoke refuses as pairs) fall back to
-// --args JSON, which vq invoke sends as it is.
+// InvokeCommand is a suggested action as a vq invoke command line of pairs,
+// consent left out; arguments pairs cannot carry (see PairWords, or unknown to
+// a registry tool) fall back to --args JSON.
 func InvokeCommand(a api.NextAction) string {
 	a.Args = a.Call().Args
 	parts := []string{"vq", "invoke", textsafe.ShellQuote(a.Tool)}
@@ -85,10 +74,8 @@ func InvokeCommand(a api.NextAction) string {
 	return strings.Join(append(parts, pairs...), " ")
 }
 
-// PairWords are the keys of args as shell-quoted KEY=VALUE (strings) and
-// KEY:=JSON (other values) words, as vq invoke and the task commands that
-// pass pairs on take them. ok is false when a key cannot be written
-// as a pair: empty, holding = or :, or starting with "-".
+// PairWords are args as shell-quoted KEY=VALUE (strings) and KEY:=JSON words;
+// ok is false for a key that is empty, holds = or :, or starts with "-".
 func PairWords(args map[string]any, keys []string) ([]string, bool) {
 	words := make([]string, 0, len(keys))
 	for _, k := range keys {

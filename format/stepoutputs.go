@@ -16,10 +16,8 @@ import (
 // StepOutput is one output of a GitHub Actions step.
 type StepOutput struct{ Name, Value string }
 
-// RunOutputs are the step outputs of a CI run's answer, whatever it ended
-// in: run-id, url, status, failed and total as the run last stood (empty
-// when the answer holds no run: the run never started), and exit-code, the
-// exit status vq ends with.
+// RunOutputs are a CI run's step outputs as it last stood (empty when it never
+// started), and the exit-code vq ends with.
 func RunOutputs(r *api.ToolResponse, exit int) []StepOutput {
 	out := []StepOutput{{"run-id", ""}, {"url", ""}, {"status", ""}, {"failed", ""}, {"total", ""}, {"exit-code", strconv.Itoa(exit)}}
 	if r == nil {

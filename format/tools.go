@@ -11,21 +11,16 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Tools writes a server's tool list: a table to scan (name, access from
-// the annotations, arguments with * for required ones and :type, and
-// description), then one block per tool with what the table has no room
-// for: every annotation hint, task support, each argument's description,
-// allowed values and default, and the properties the tool returns. What a
-// tool prints is bounded whatever the server lists (maxCell, maxArgsShown):
-// --json has the whole list.
+// Tools writes a server's tool list as a table, then one block per tool with
+// what the table has no room for. Output is bounded whatever the server lists
+// (maxCell, maxArgsShown): --json has the whole list.
 func Tools(out io.Writer, tools []api.Tool) error {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tACCESS\tARGUMENTS\tDESCRIPTION")
 	for _, t := range tools {
 		writeRow(w, t.Name, access(t), argSummary(t.Arguments), titled(t.Description, t.Title))
 	}
-	// Lines without a tab end tabwriter's column blocks, so each tool's
-	// argument lines line up among themselves, not with the table's.
+	// Lines without a tab end tabwriter's blocks: each tool aligns on its own.
 	for _, t := range tools {
 		fmt.Fprintf(w, "\n%s:\n  hints: %s\n", cell(t.Name), hints(t))
 		if t.TaskSupport != "" {
@@ -50,10 +45,7 @@ func access(t api.Tool) string {
 	}
 }
 
-// hints renders every annotation hint, saying which are MCP's presumptions
-// because the server said nothing: a tool not read-only may be
-// destructive, and any tool may reach the open world. Destructive and
-// idempotent mean something only of a tool that writes.
+// hints renders every annotation hint, marking MCP's presumptions.
 func hints(t api.Tool) string {
 	parts := []string{"read-only"}
 	if !t.ReadOnly {
@@ -77,21 +69,16 @@ func stated(hint *bool, yes, no string) string {
 	return no
 }
 
-// maxEnumShown bounds the values listed of one argument: a server may
-// send thousands.
-const maxEnumShown = 20
-
-// maxArgsShown bounds the arguments listed of one tool, and maxCell the
-// bytes of one cell of a table: a server may list 20k arguments of 3000
-// bytes, which a person does not read and a terminal takes seconds to
-// draw.
+// Bounds on what one tool prints (values of an argument, arguments, bytes of
+// a cell): a server may list 20k arguments of 3000 bytes, which a person does
+// not read and a terminal takes seconds to draw.
 const (
+	maxEnumShown = 20
 	maxArgsShown = 30
 	maxCell      = 256
 )
 
-// writeArgs writes one line per argument under a heading: name (* when
-// required), type, then description, allowed values and default.
+// writeArgs writes one line per argument under a heading.
 func writeArgs(w io.Writer, heading string, args []api.ToolArg) {
 	if len(args) == 0 {
 		return
@@ -146,9 +133,8 @@ func argSummary(args []api.ToolArg) string {
 	return Fitting(parts, " ", maxCell)
 }
 
-// Fitting joins items with sep while they fit in most bytes (the first
-// always, cut to fit), then says how many more there are: "a b c +9997
-// more".
+// Fitting joins items with sep while they fit in most bytes (the first always,
+// cut), then says how many more: "a b c +9997 more".
 func Fitting(items []string, sep string, most int) string {
 	const room = 16 // for " +N more"
 	var b strings.Builder
@@ -165,8 +151,7 @@ func Fitting(items []string, sep string, most int) string {
 	return b.String()
 }
 
-// Resources writes a server's resources and resource templates as two
-// tables: URI (or URI template), name, MIME type and description.
+// Resources writes a server's resources and resource templates as two tables.
 func Resources(out io.Writer, resources []*mcp.Resource, templates []*mcp.ResourceTemplate) error {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	if len(resources) > 0 {
@@ -187,9 +172,7 @@ func Resources(out io.Writer, resources []*mcp.Resource, templates []*mcp.Resour
 	return w.Flush()
 }
 
-// Prompts writes a server's prompts as tools are written: a table (name,
-// arguments with * for required ones, description), then a block per
-// prompt that takes arguments, each with its description.
+// Prompts writes a server's prompts as Tools writes tools.
 func Prompts(out io.Writer, prompts []*mcp.Prompt) error {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tARGUMENTS\tDESCRIPTION")
@@ -220,8 +203,8 @@ func titled(text, title string) string {
 	return title + ": " + text
 }
 
-// writeRow writes server text as one table row, each cell sanitized. Empty
-// cells at the end are left out: tabwriter pads every cell a tab ends.
+// writeRow writes server text as one sanitized table row, dropping trailing
+// empty cells (tabwriter pads every cell a tab ends).
 func writeRow(w io.Writer, cells ...string) {
 	for i, c := range cells {
 		cells[i] = cell(c)
@@ -232,8 +215,7 @@ func writeRow(w io.Writer, cells ...string) {
 	fmt.Fprintln(w, strings.Join(cells, "\t"))
 }
 
-// cell is server text as one cell of a table: one line of at most
-// maxCell bytes (so a column pads to at most that).
+// cell is server text as one line of at most maxCell bytes.
 func cell(s string) string { return textsafe.SanitizeLine(cut(s, maxCell)) }
 
 // cut is s cut to at most n bytes, the cut marked with "…".

@@ -6,10 +6,8 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Verdict writes on ErrOut the verdict of a CI run that did not pass: its
-// one-line account (the server's run ID held to one line), a verdict and
-// no error of vq's, and for changes found the hint of the command that
-// accepts them. A run that passed or has no verdict yet writes nothing.
+// Verdict writes on ErrOut the account of a CI run that did not pass, with
+// the hint that accepts changes found; nothing for a pass or no verdict.
 func (p Printer) Verdict(run *layout.Checks) {
 	switch run.Verdict() {
 	case exitcode.RunFailed:

@@ -9,26 +9,21 @@ import (
 	"github.com/visualq/vq/internal/exitcode"
 )
 
-// Check is one visual check (a scenario on a viewport) as a response
-// describes it. Fields hold every member the server sent, in its order, for
-// reports that show the diff summary.
+// Check is one visual check (a scenario on a viewport); Fields holds every
+// member sent, for reports that show the diff summary.
 type Check struct {
-	Scenario string
-	Viewport string
-	// Mismatch is the percentage of differing pixels; HasMismatch is false
-	// when the server did not say.
-	Mismatch    float64
+	Scenario    string
+	Viewport    string
+	Mismatch    float64 // percent of differing pixels
 	HasMismatch bool
 	Failed      bool
-	// DiffURL is the check's diff image (diffUrl, or diffImageUrl as
-	// get_diff_stats names it), as the server sent it: reports link it
-	// only after checking it is a web address.
+	// DiffURL (diffUrl or diffImageUrl) is as sent: reports link it only
+	// after checking it is a web address.
 	DiffURL string
 	Fields  *Node
 }
 
-// MismatchText is the mismatch as reports print it ("4.2%"), or "" when the
-// server did not say.
+// MismatchText is the mismatch as reports print it ("4.2%"), "" when unknown.
 func (c Check) MismatchText() string {
 	if !c.HasMismatch {
 		return ""
@@ -36,39 +31,27 @@ func (c Check) MismatchText() string {
 	return strconv.FormatFloat(c.Mismatch, 'f', -1, 64) + "%"
 }
 
-// Checks is vq's one verdict of a run: what a response tells about its
-// checks. The server may list only the failed checks (get_run_failures),
-// one check (get_diff_stats) or only counts and a status (a CI run's
-// answer): Listed holds what was listed, Total and Failed the counts, so a
-// report can say what it does not know instead of inventing it. Verdict
-// is what they add up to.
+// Checks is what a response tells about a run's checks: Listed holds what was
+// itemized (failures, or one diff), Total and Failed the counts, so a report
+// can say what it does not know instead of inventing it.
 type Checks struct {
 	RunID  string
 	Total  int
 	Failed int
 	Listed []Check
-	// Status is the run's status where the answer gives one (a CI run:
-	// queued, running, passed, failed, error, cancelled); "" otherwise.
-	Status string
-	// Ran is how many checks the run got through (progress.current) of
-	// RanOf (progress.total); HasRan is false when the answer did not say.
+	Status string // queued, running, passed, failed, error, cancelled; "" for none
+	// Ran is progress.current of RanOf (progress.total), when HasRan.
 	Ran, RanOf int
 	HasRan     bool
-	// URL is the run's page, as the server sent it.
-	URL string
-	// Reason is why the run says it ended as it did (its error, or
-	// error.message, message or reason), as the server sent it; "" for none.
-	Reason string
-	// Unreadable says why the answer's verdict cannot be read (a count
-	// that is no count, a pass that its counts or an error contradict);
-	// "" when it can.
+	URL        string
+	Reason     string // why the run ended so, as sent
+	// Unreadable says why the verdict cannot be read (a bad count, a
+	// contradicted pass); "" when it can.
 	Unreadable string
 }
 
-// Verdict is what the checks add up to as the exit-code row it exits with
-// (exitcode.OutcomeOf names its outcome): the one verdict → exit map. An
-// error or a cancel wins over failures found first; a run still going, or
-// with a status vq does not know, is pending, never passed.
+// Verdict is the exit code the checks add up to, the one verdict → exit map:
+// error or cancel wins over failures; an unknown or running status is pending.
 func (c *Checks) Verdict() int {
 	switch {
 	case c.Unreadable != "":
@@ -106,8 +89,7 @@ func (c *Checks) Summary() string {
 	return s
 }
 
-// Complete reports whether every counted check ran: the run passed or
-// failed, rather than stopping (error, cancelled) or still going.
+// Complete reports whether the run passed or failed (every counted check ran).
 func (c *Checks) Complete() bool {
 	v := c.Verdict()
 	return v == exitcode.OK || v == exitcode.RunFailed
@@ -124,10 +106,8 @@ func (c *Checks) ListedFailed() int {
 	return n
 }
 
-// Unlisted are the checks counted but not itemized: passed ones, failed
-// ones the server did not name, and, for a run that is not complete, the
-// ones that did not run. Of an incomplete run only the checks it got
-// through (Ran) can have passed: without progress none is known to have.
+// Unlisted are the checks counted but not itemized. Of an incomplete run only
+// those it got through (Ran) can have passed.
 func (c *Checks) Unlisted() (passed, failed, notRun int) {
 	failed = max(0, c.Failed-c.ListedFailed())
 	known := len(c.Listed) + failed
@@ -143,8 +123,7 @@ func (c *Checks) Unlisted() (passed, failed, notRun int) {
 	return passed, failed, rest - passed
 }
 
-// ChecksOf reads the check results in a response's data (or in data.result,
-// where a finished job carries them). ok is false when the data holds none.
+// ChecksOf reads the check results in data or data.result; ok is false for none.
 func ChecksOf(data []byte) (*Checks, bool) {
 	n := objectOf(data)
 	if n == nil {
@@ -161,10 +140,8 @@ func ChecksOf(data []byte) (*Checks, bool) {
 	return nil, false
 }
 
-// RunOf reads data as a CI run's answer (run_vrt, run_perf,
-// get_run_status): the checks at its top level. ok is false when data is
-// no object naming a runId and a status, or its counts cannot be read
-// (Unreadable then says why, or c holds what it lacks).
+// RunOf reads data as a CI run's answer; ok is false without a runId and a
+// status or with unreadable counts (Unreadable says why).
 func RunOf(data []byte) (*Checks, bool) {
 	n := objectOf(data)
 	if n == nil {
@@ -194,9 +171,7 @@ func checksIn(n *Node) (*Checks, bool) {
 	failed, hasFailed := c.count(n, "failed")
 	var listed bool
 	if c.Listed, listed = listedChecks(n); !listed && (!hasTotal || !hasFailed) && (c.RunID == "" || c.Status == "") {
-		// Counts alone are check results only when they say how many
-		// failed: {analysed, total} of a readiness lock is no run. A run
-		// with a status and no counts yet (just queued) is one.
+		// {analysed, total} of a readiness lock is no run; a queued run is.
 		return c, false
 	}
 	for _, ch := range c.Listed {
@@ -214,8 +189,7 @@ func checksIn(n *Node) (*Checks, bool) {
 	return c, true
 }
 
-// reasonOf is why n says its run ended as it did: its error (a string, or
-// error.message), message or reason; "" for none.
+// reasonOf is n's error, error.message, message or reason; "" for none.
 func reasonOf(n *Node) string {
 	for _, why := range []*Node{n.Get("error"), n.Get("error").Get("message"), n.Get("message"), n.Get("reason")} {
 		if why != nil && why.Kind == '"' {
@@ -225,8 +199,7 @@ func reasonOf(n *Node) string {
 	return ""
 }
 
-// contradiction says how an answer contradicts its pass: a status passed
-// with failed checks, or a pass beside an error (e); "" when it does not.
+// contradiction says how an answer contradicts its pass; "" when it does not.
 func (c *Checks) contradiction(e *Node) string {
 	switch {
 	case c.Status == "passed" && c.Failed > 0:
@@ -237,8 +210,7 @@ func (c *Checks) contradiction(e *Node) string {
 	return ""
 }
 
-// count reads n's member name as a count of checks; has is false when n
-// has none. One that is no count makes the verdict unreadable.
+// count reads n's member name as a count; a bad one makes the verdict unreadable.
 func (c *Checks) count(n *Node, name string) (v int, has bool) {
 	v, has, ok := countOf(n.Get(name))
 	if !ok && c.Unreadable == "" {
@@ -247,13 +219,11 @@ func (c *Checks) count(n *Node, name string) (v int, has bool) {
 	return v, has
 }
 
-// maxCount is the largest count read as it is: a larger one (1e30, a
-// hundred digits) is read as maxCount, a big count, never a small one.
+// maxCount caps a count: 1e30 reads as a big count, never a small one.
 const maxCount = 1 << 53
 
-// countOf reads n as a count: a JSON number in any integral form (5,
-// 5.0, 1e1). has is false when n is nil; ok is false when n is present
-// but no count (negative, fractional, a string, null, ...).
+// countOf reads n as a count, any integral number form (5, 5.0, 1e1); has is
+// false for nil n, ok false for no count (negative, fractional, not a number).
 func countOf(n *Node) (v int, has, ok bool) {
 	if n == nil {
 		return 0, false, true
@@ -261,16 +231,14 @@ func countOf(n *Node) (v int, has, ok bool) {
 	f, _ := strconv.ParseFloat(n.Text, 64) // past float64's range: ±Inf
 	digits, _, _ := strings.Cut(strings.ToLower(n.Text), "e")
 	if n.Kind != '0' || f < 0 || f != math.Trunc(f) || f == 0 && strings.Trim(digits, "-0.") != "" {
-		// A fraction too small for a float64 (1e-400) reads as 0: it
-		// is no count either.
+		// 1e-400 reads as 0 but is no count either.
 		return 0, true, false
 	}
 	return int(min(f, maxCount)), true, true
 }
 
-// listedChecks are the checks n lists: its failures, or n itself when it
-// is one check (a diff's answer, failed when past its threshold and not
-// approved); ok is false when it lists none.
+// listedChecks are n's failures, or n itself as one diff (failed past its
+// threshold unless approved); ok is false when it lists none.
 func listedChecks(n *Node) (listed []Check, ok bool) {
 	if failures := n.Get("failures"); failures != nil && failures.Kind == '[' {
 		for _, f := range failures.Items {

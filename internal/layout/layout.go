@@ -14,13 +14,9 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Layout is a response's data arranged for display, the one arrangement
-// that plain text, Markdown and the TUI all draw: scalar fields first
-// (nested objects flattened to dotted keys), then plain lines (a list of
-// scalars, or one scalar), then each record list as a titled table of a
-// bounded set of columns. A record list that makes no table (its records
-// share few keys, or one has too many: see choose) is fields instead, its
-// records flattened as objects at name[i].
+// Layout is a response's data arranged for plain text, Markdown and the TUI:
+// fields (nested objects flattened to dotted keys), plain lines, then each
+// record list as a titled table (or, when it makes no table, as fields at name[i]).
 type Layout struct {
 	Fields []Field
 	Lines  []string
@@ -29,29 +25,22 @@ type Layout struct {
 
 // Field is one "key  value" line.
 type Field struct {
-	// Key is the sanitized dotted path; Name is the member's own key as
-	// sent (the last segment of Key), for renderers that treat some fields
-	// specially.
+	// Key is the sanitized dotted path; Name the member's own key as sent.
 	Key, Name string
-	// Value is the sanitized one-line rendering of Node.
-	Value string
-	Node  *Node
+	Value     string // sanitized one-line rendering of Node
+	Node      *Node
 }
 
-// TitledTable is a record list and where it was: Title is the sanitized
-// dotted path of the member holding it, "" when the data itself is the list.
+// TitledTable is a record list; Title is its sanitized dotted path, "" for the data itself.
 type TitledTable struct {
 	Title   string
 	Count   int
 	Records Records
-	// shape is the records measured while the data was laid out.
-	shape *shape
+	shape   *shape
 }
 
-// Data arranges raw data. null or empty data gives an empty layout.
-// Record lists are kept as the bytes they are, so that a renderer can
-// stream them (Text) or decode them (Records.Table) as it
-// needs.
+// Data arranges raw data (null or empty: an empty layout), keeping record
+// lists as bytes to stream (Text) or decode (Records.Table).
 func Data(raw []byte) (*Layout, error) {
 	l := &Layout{}
 	if len(raw) == 0 || string(raw) == "null" {
@@ -60,7 +49,6 @@ func Data(raw []byte) (*Layout, error) {
 	dec := newDecoder(raw)
 	var err error
 	if dec.PeekKind() == '{' {
-		// The common case, read in one pass: members are placed as they come.
 		err = l.object(dec, "")
 	} else {
 		var value jsontext.Value
@@ -79,17 +67,14 @@ func Data(raw []byte) (*Layout, error) {
 	return l, nil
 }
 
-// Members is a JSON object's top-level members in order, each value a view
-// into the object: what a tool answer's data holds, found while the answer
-// was read.
+// Members is a JSON object's top-level members in order, values views into it.
 type Members struct {
 	Names  []string
 	Values [][]byte
 }
 
-// Response is Data for a tool answer's data whose top-level members m were
-// found while the answer was read (nil when they were not): placed as
-// given, so that data is not scanned a second time.
+// Response is Data for data whose members m were found while reading the
+// answer (nil if not), so data is not scanned twice.
 func Response(data []byte, m *Members) (*Layout, error) {
 	if m == nil {
 		return Data(data)
@@ -103,9 +88,8 @@ func Response(data []byte, m *Members) (*Layout, error) {
 	return l, nil
 }
 
-// Member is the raw value of data's top-level member name (the last one,
-// as encoding/json takes it), a view into data, or nil; m, when not nil,
-// is data's members.
+// Member is the raw value of data's last top-level member name, or nil;
+// m, when not nil, is data's members.
 func Member(data []byte, m *Members, name string) []byte {
 	if m == nil {
 		found := membersOf(data)
@@ -146,9 +130,8 @@ func membersOf(data []byte) (m Members) {
 	return m
 }
 
-// add places one value: a non-empty object is flattened into dotted keys,
-// a record list becomes a table, anything else a field — or, for the data
-// itself (no name), plain lines.
+// add places one value: an object flattened, a record list as a table, else a
+// field, or plain lines for the data itself.
 func (l *Layout) add(name, key string, value jsontext.Value) error {
 	switch value.Kind() {
 	case '{':
@@ -181,8 +164,7 @@ func (l *Layout) add(name, key string, value jsontext.Value) error {
 	return nil
 }
 
-// records places a record list that is no table (see choose) as fields:
-// each record as the object at name[i] would be.
+// records places a record list that is no table as objects at name[i].
 func (l *Layout) records(name, key string, list jsontext.Value) error {
 	dec := newDecoder(list)
 	if _, err := dec.ReadToken(); err != nil {
@@ -200,11 +182,8 @@ func (l *Layout) records(name, key string, list jsontext.Value) error {
 	return nil
 }
 
-// Text writes an answer as plain text shows it, all sanitized here: its
-// summary (none when ""), a warning: line for each warning, then its data
-// laid out (Response): aligned "key  value" fields, plain lines, then each
-// record list as a table, titled and indented when it is a member of the
-// data rather than the data itself, with mismatch bars when bars is set.
+// Text writes an answer as plain text, all sanitized here: summary, warning:
+// lines, then the data laid out, member tables titled and indented.
 func Text(w *bufio.Writer, summary string, warnings []string, data []byte, m *Members, bars bool) error {
 	if summary != "" {
 		w.WriteString(textsafe.Sanitize(summary) + "\n")
@@ -216,7 +195,11 @@ func Text(w *bufio.Writer, summary string, warnings []string, data []byte, m *Me
 	if err != nil {
 		return err
 	}
-	width := l.keyWidth()
+	var keys span
+	for _, f := range l.Fields {
+		keys.add(textsafe.DisplayWidth(f.Key))
+	}
+	width := keys.width(len(l.Fields))
 	for _, f := range l.Fields {
 		w.WriteString(f.Key)
 		if f.Value != "" {
@@ -238,21 +221,10 @@ func Text(w *bufio.Writer, summary string, warnings []string, data []byte, m *Me
 	return nil
 }
 
-// keyWidth is the width the fields' keys are aligned to (see span).
-func (l *Layout) keyWidth() int {
-	var keys span
-	for _, f := range l.Fields {
-		keys.add(textsafe.DisplayWidth(f.Key))
-	}
-	return keys.width(len(l.Fields))
-}
-
-// alignSlack is how many times its mean width (see span) a column may be
-// padded to.
+// alignSlack is how many times its mean width a column may be padded to.
 const alignSlack = 4
 
-// span measures a column of cells for alignment: its widest cell, the
-// widest narrower than that, and the sum of their widths.
+// span measures a column for alignment: widest, second widest, total width.
 type span struct{ widest, second, total int }
 
 func (s *span) add(w int) {
@@ -265,11 +237,9 @@ func (s *span) add(w int) {
 	}
 }
 
-// width is what a column of n cells is padded to: its widest cell, unless
-// that is more than alignSlack times the mean width of its cells; then the
-// next widest, or else that bound. Padding every cell then costs at most
-// alignSlack times the column's own text: one long cell overflows its
-// column instead of padding thousands of short ones to its width.
+// width is what a column of n cells is padded to: the widest cell within
+// alignSlack times the mean, else that bound. Padding then costs at most
+// alignSlack times the column's text: one long cell overflows instead.
 func (s span) width(n int) int {
 	if n == 0 {
 		return s.widest
@@ -284,14 +254,11 @@ func (s span) width(n int) int {
 	return limit
 }
 
-// maxKeyRunes bounds a shown key or title. A dotted path repeats its
-// prefix for every member below it, so an answer could otherwise make each
-// of its members print a long path: a longer one keeps its start and its
-// end (the member's own name), with … between.
+// maxKeyRunes bounds a shown key: a dotted path repeats its prefix for every
+// member below it, so a longer one keeps its start and end, with … between.
 const maxKeyRunes = 48
 
-// shownKey is a dotted path as shown: sanitized, and shortened past
-// maxKeyRunes.
+// shownKey is a dotted path sanitized and shortened past maxKeyRunes.
 func shownKey(path string) string {
 	s := textsafe.SanitizeLine(path)
 	if utf8.RuneCountInString(s) <= maxKeyRunes {
@@ -302,8 +269,7 @@ func shownKey(path string) string {
 	return string(runes[:head]) + "…" + string(runes[len(runes)-(maxKeyRunes-head-1):])
 }
 
-// object reads the object at the decoder and places each member; prefix
-// is the dotted path so far ("" at the top, else ending in a dot).
+// object places each member of the object at dec under prefix ("" or "a.b.").
 func (l *Layout) object(dec *jsontext.Decoder, prefix string) error {
 	if _, err := dec.ReadToken(); err != nil {
 		return err

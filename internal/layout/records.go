@@ -13,26 +13,19 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Records is a record list (a JSON array of objects) as the server sent
-// it. It is drawn by scanning these bytes rather than by building a tree:
-// a 100k-row answer costs a few passes over 8 MB, not a million objects.
+// Records is a record list (a JSON array of objects) as sent, drawn by scanning
+// its bytes: a 100k-row answer costs a few passes, not a million objects.
 type Records []byte
 
-// newDecoder reads doc in place (a bytes.Buffer source is not copied), so
-// the values it returns are views into doc that stay valid.
+// newDecoder reads doc in place: the values it returns are views into doc.
 func newDecoder(doc []byte) *jsontext.Decoder {
 	return jsontext.NewDecoder(bytes.NewBuffer(doc), jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
 }
 
-// scan calls cell for every member of every record, in order: the record's
-// index, the member's quoted name and its value, both views into r. It
-// reports how many records there were, and false when r is not a
-// non-empty array of objects only.
-//
-// r was validated when the data was laid out (jsontext read it whole), so
-// this pass only needs to find where each name and value begins and ends:
-// it runs over the bytes several times faster than a token reader, and it
-// runs twice for every table plain output prints.
+// scan calls cell for every member of every record (quoted name and value are
+// views into r) and reports the record count, false unless r is a non-empty
+// array of objects. r was validated when laid out, so scan only finds bounds:
+// several times faster than a token reader, and it runs twice per table.
 func (r Records) scan(cell func(row, member int, name, value jsontext.Value)) (int, bool) {
 	i := skipSpace(r, 0)
 	if i >= len(r) || r[i] != '[' {
@@ -129,26 +122,19 @@ func skipString(b []byte, i int) int {
 // columns is the layout of a record list: the member names in first-seen
 // order, and which columns hold numbers only.
 type columns struct {
-	names   []string
-	index   map[string]int
-	numeric []bool
-	// quoted holds each column's name as sent; atPosition the column last
-	// seen at each member position (see column).
-	quoted     []jsontext.Value
-	atPosition []int
-	// seenNumber and notNumber decide numeric: every non-empty cell a number.
+	names                 []string
+	index                 map[string]int
+	numeric               []bool
+	quoted                []jsontext.Value // names as sent
+	atPosition            []int            // column last seen at each member position
 	seenNumber, notNumber []bool
-	// present counts the records holding each column (see choose).
-	present []int
-	// show is each column's position in the table, -1 for one left out;
-	// shown lists the columns of the table in order.
-	show, shown []int
+	present               []int // records holding each column
+	show                  []int // position in the table, -1 when left out
+	shown                 []int
 }
 
-// column is the column of the member at position member named name. The
-// records of a list nearly always list their members in one order, so the
-// column seen at that position before is tried first, and the map only
-// when the order differs: a hash per cell is most of a pass otherwise.
+// column is the column of member name at position member. Records nearly always
+// share one member order, so the column last seen there is tried before the map.
 func (c *columns) column(member int, name jsontext.Value) int {
 	if member < len(c.atPosition) {
 		if col := c.atPosition[member]; bytes.Equal(c.quoted[col], name) {
@@ -187,19 +173,10 @@ func (c *columns) see(col int, kind jsontext.Kind) {
 // reads no better than fields do, and each column costs every row.
 const maxColumns = 32
 
-// choose picks the columns a list of rows records shows as a table and
-// reports whether it is one. A table shows the most frequent columns, as
-// many as keep it at least half full (every column shown is held by half
-// the records on average) and at most maxColumns, in first-seen order;
-// the rest are counted, not shown. The list is a table when those columns
-// hold at least half of its members; otherwise its records share too few
-// keys to line up (or one record has too many) and it is laid out as
-// fields, one per member.
-//
-// These rules bound the printing: the cells of a half-full table are at
-// most twice the members it shows, so its separators and empty cells cost
-// a few bytes per member of the answer, whatever the number of distinct
-// keys.
+// choose picks the most frequent columns, in first-seen order, as many as keep
+// the table at least half full and at most maxColumns, and reports whether they
+// hold half the members (else the list is laid out as fields). This bounds the
+// printing: a half-full table's empty cells cost a few bytes per member sent.
 func (c *columns) choose(rows int) (table bool) {
 	byCount := make([]int, len(c.names))
 	members := 0
@@ -241,9 +218,8 @@ func MoreColumnsNote(n int) string {
 	return "+" + strconv.Itoa(n) + " more " + noun + " (--json shows every member)"
 }
 
-// Table decodes the records into a Table (every cell a sanitized string)
-// of the columns a table of them shows (see choose), for renderers that
-// keep the rows: the TUI scrolls and sorts them.
+// Table decodes the records' shown columns into a Table of sanitized cells,
+// for renderers that keep the rows (the TUI).
 func (r Records) Table() *Table {
 	sh, ok := r.measure()
 	if !ok {
@@ -255,15 +231,13 @@ func (r Records) Table() *Table {
 // Table is the records' Table, as measured when the data was laid out.
 func (t TitledTable) Table() *Table { return t.shape.decode(t.Records) }
 
-// decode reads the shown cells of the records into a Table. The cells
-// are substrings of one string of all their text, so a 100k-row answer
-// costs a few allocations rather than one a cell.
+// decode reads the shown cells into a Table; cells share one string, so a
+// 100k-row answer costs a few allocations rather than one a cell.
 func (sh *shape) decode(r Records) *Table {
 	cols := *sh.cols
 	cols.atPosition = slices.Clone(cols.atPosition)
 	n := len(cols.shown)
-	// spans are where each cell is in text, which holds them in the order
-	// met (answers are bounded far below the 2 GiB an int32 counts).
+	// answers are bounded far below the 2 GiB an int32 counts
 	type span struct{ start, end int32 }
 	spans := make([]span, sh.rows*n)
 	var text strings.Builder
@@ -293,24 +267,18 @@ func (sh *shape) decode(r Records) *Table {
 	return t
 }
 
-// shape is what printing a record list needs to know before its first
-// row: the columns shown, their widths and how many records there are.
+// shape is what printing a record list needs before its first row.
 type shape struct {
-	cols *columns
-	// table is false for a list laid out as fields (see choose).
-	table bool
-	// widths and numeric are those of the columns shown, in order.
-	widths  []int
+	cols    *columns
+	table   bool  // false for a list laid out as fields
+	widths  []int // of the shown columns
 	numeric []bool
 	rows    int
-	// bar is the position of the column writeText draws mismatch bars
-	// for, -1 for none.
-	bar int
+	bar     int // shown column with mismatch bars, -1 for none
 }
 
-// measure is the first of the two passes plain output makes over a record
-// list. ok is false when r is not a record list after all (empty, or an
-// element that is not an object).
+// measure is the first of plain output's two passes; ok is false when r is
+// empty or holds a non-object.
 func (r Records) measure() (*shape, bool) {
 	sh := &shape{cols: &columns{index: map[string]int{}}, bar: -1}
 	var spans []span
@@ -320,7 +288,8 @@ func (r Records) measure() (*shape, bool) {
 		for len(spans) < len(sh.cols.names) {
 			spans = append(spans, span{})
 		}
-		spans[col].add(cellWidth(cellText(value)))
+		_, width := shownCell(cellText(value))
+		spans[col].add(width)
 	})
 	sh.rows = rows
 	sh.table = sh.cols.choose(rows)
@@ -332,19 +301,16 @@ func (r Records) measure() (*shape, bool) {
 	return sh, ok
 }
 
-// writeText prints the records as an aligned table, each line after
-// indent: the header, then one row a record, numbers on the right, and
-// the note of the columns left out. It is the second pass over the
-// records, measured when the data was laid out.
-//
-// With bars, a number column of mismatch percentages (MismatchColumn)
-// gets its bars (MismatchBar) and the legend follows the table: for a
-// person at a terminal, not for a program reading the columns.
+// writeText prints the records as an aligned table after indent, then the note
+// of the columns left out. With bars (for a person, not a program), the number
+// column MismatchColumn gets mismatch bars and the legend follows.
 func (t TitledTable) writeText(w *bufio.Writer, indent string, bars bool) {
 	sh := *t.shape
 	sh.bar = -1
-	if bars {
-		sh.bar = sh.mismatchColumn()
+	for i, col := range sh.cols.shown {
+		if bars && sh.bar < 0 && sh.numeric[i] && sh.cols.names[col] == MismatchColumn {
+			sh.bar = i
+		}
 	}
 	t.Records.write(w, indent, &sh)
 	if note := MoreColumnsNote(t.shape.cols.more()); note != "" {
@@ -355,19 +321,7 @@ func (t TitledTable) writeText(w *bufio.Writer, indent string, bars bool) {
 	}
 }
 
-// mismatchColumn is the position of the shown number column of mismatch
-// percentages, -1 when there is none.
-func (sh *shape) mismatchColumn() int {
-	for i, col := range sh.cols.shown {
-		if sh.numeric[i] && sh.cols.names[col] == MismatchColumn {
-			return i
-		}
-	}
-	return -1
-}
-
-// write prints the records as an aligned table, one row at a time. Cells
-// that need no sanitizing are copied straight from the answer.
+// write prints the records as an aligned table, one row at a time.
 func (r Records) write(w *bufio.Writer, indent string, sh *shape) {
 	header := make([][]byte, len(sh.cols.shown))
 	for i, col := range sh.cols.shown {
@@ -401,9 +355,8 @@ func (r Records) write(w *bufio.Writer, indent string, sh *shape) {
 	}
 }
 
-// writeRow prints one row of cells padded to widths, numbers on the right,
-// the number at position bar (-1: none) followed by its mismatch bar; a
-// cell wider than its column (see span) pushes the rest along.
+// writeRow prints one row padded to widths, numbers on the right, the one at
+// position bar followed by its mismatch bar (cut at the line's end).
 func writeRow(w *bufio.Writer, indent string, widths []int, cells [][]byte, numeric []bool, bar int) {
 	w.WriteString(indent)
 	last := len(cells) - 1
@@ -420,25 +373,19 @@ func writeRow(w *bufio.Writer, indent string, widths []int, cells [][]byte, nume
 			}
 		}
 		if i == bar {
-			writeBar(w, text, i == last)
+			percent, _ := strconv.ParseFloat(string(text), 64)
+			b := MismatchBar(percent)
+			if i == last {
+				b = strings.TrimRight(b, " ")
+			}
+			w.WriteByte(' ')
+			w.WriteString(b)
 		}
 		if i < last {
 			w.WriteString("  ")
 		}
 	}
 	w.WriteByte('\n')
-}
-
-// writeBar writes the mismatch bar of the number text after a space, its
-// padding cut at the end of a line.
-func writeBar(w *bufio.Writer, text []byte, last bool) {
-	percent, _ := strconv.ParseFloat(string(text), 64)
-	bar := MismatchBar(percent)
-	if last {
-		bar = strings.TrimRight(bar, " ")
-	}
-	w.WriteByte(' ')
-	w.WriteString(bar)
 }
 
 // cellText is a value as a cell shows it, not yet sanitized: a string's
@@ -470,8 +417,8 @@ func unquote(v jsontext.Value) string {
 	return string(s)
 }
 
-// shownCell is a cell as it may reach a terminal, and its width there:
-// plain ASCII as is, anything else through SanitizeLine.
+// shownCell is a cell as it may reach a terminal (plain ASCII as is, anything
+// else through SanitizeLine) and its width there.
 func shownCell(text []byte) ([]byte, int) {
 	for _, c := range text {
 		if c < ' ' || c >= 0x7f {
@@ -480,12 +427,6 @@ func shownCell(text []byte) ([]byte, int) {
 		}
 	}
 	return text, len(text)
-}
-
-// cellWidth is the terminal width of a cell once sanitized.
-func cellWidth(text []byte) int {
-	_, width := shownCell(text)
-	return width
 }
 
 const spaces = "                                                                "

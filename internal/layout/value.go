@@ -1,7 +1,6 @@
 package layout
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -9,26 +8,20 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// Node is a decoded JSON value that remembers the order of object keys, so
-// fields and table columns appear in the order the server chose.
+// Node is a decoded JSON value that keeps the server's order of object keys.
 type Node struct {
-	Kind jsontext.Kind
-	// Text is the unescaped string or the number literal as sent.
-	Text string
-	// Keys and Values hold an object's members in order.
+	Kind   jsontext.Kind
+	Text   string // unescaped string or number literal as sent
 	Keys   []string
 	Values []*Node
-	// Items hold an array's elements.
-	Items []*Node
+	Items  []*Node
 }
 
-// ParseNode decodes one JSON document. Invalid UTF-8 is accepted (and later
-// shown as U+FFFD) because the text is the server's, not ours to reject.
+// ParseNode decodes one JSON document. Invalid UTF-8 is accepted (shown as
+// U+FFFD): the text is the server's, not ours to reject.
 func ParseNode(raw []byte) (*Node, error) {
-	// A bytes.Buffer, not a bytes.Reader: jsontext then parses raw in
-	// place instead of copying it into a buffer of its own.
 	p := &parser{
-		dec:   jsontext.NewDecoder(bytes.NewBuffer(raw), jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)),
+		dec:   newDecoder(raw),
 		names: map[string]string{},
 		room:  len(raw)/2 + 1,
 	}
@@ -39,10 +32,8 @@ func ParseNode(raw []byte) (*Node, error) {
 	return n, nil
 }
 
-// valueNode is ParseNode for a value already read as valid JSON. The
-// usual field value, a number or a plain string, is made here without a
-// decoder, which costs more than such a field: a list laid out as fields
-// has one for every member.
+// valueNode is ParseNode for a valid value; a scalar or plain string is made
+// without a decoder, which costs more than such a field.
 func valueNode(v jsontext.Value) (*Node, error) {
 	switch k := v.Kind(); {
 	case k == '0':
@@ -55,18 +46,13 @@ func valueNode(v jsontext.Value) (*Node, error) {
 	return ParseNode(v)
 }
 
-// parser builds a Node tree. A large answer is mostly a list of records
-// with the same few keys, so it shares one string per distinct key, sizes
-// each record's members from the record before it, and allocates nodes in
-// blocks rather than one by one.
+// parser builds a Node tree, sharing one string per distinct key, sizing each
+// record from the one before and allocating nodes in blocks.
 type parser struct {
 	dec   *jsontext.Decoder
 	names map[string]string
 	block []Node
-	// room is at most how many nodes are still to come: every value but
-	// the last takes two bytes or more, so a small document (a field's
-	// value) gets a block no larger than it needs.
-	room int
+	room  int // bound on nodes to come (a value takes two bytes or more)
 }
 
 const nodeBlock = 256
@@ -127,8 +113,7 @@ func (p *parser) readNode(members int) (*Node, error) {
 	return n, nil
 }
 
-// readName reads an object member's name, shared with every earlier
-// occurrence of the same plain name.
+// readName reads a member name, shared with earlier occurrences of it.
 func (p *parser) readName() (string, error) {
 	quoted, err := p.dec.ReadValue() // valid only until the next read
 	if err != nil {
@@ -139,8 +124,6 @@ func (p *parser) readName() (string, error) {
 	}
 	inner := quoted[1 : len(quoted)-1]
 	if !plainASCII(inner) {
-		// Escapes or non-ASCII: unquote as a token would (invalid UTF-8
-		// becomes U+FFFD).
 		name, _ := jsontext.AppendUnquote(nil, quoted)
 		return string(name), nil
 	}
@@ -152,8 +135,7 @@ func (p *parser) readName() (string, error) {
 	return name, nil
 }
 
-// plainASCII reports string contents with no escape and no byte that
-// unquoting could change.
+// plainASCII reports string contents that unquoting leaves as they are.
 func plainASCII(b []byte) bool {
 	for _, c := range b {
 		if c == '\\' || c >= utf8.RuneSelf {
@@ -181,8 +163,7 @@ func (n *Node) IsScalar() bool {
 	return n.Kind != '{' && n.Kind != '['
 }
 
-// String renders a value on one line: strings unquoted, scalars as sent,
-// objects and arrays as compact JSON. It does not sanitize.
+// String renders a value on one line (objects as compact JSON), unsanitized.
 func (n *Node) String() string {
 	switch n.Kind {
 	case '"', '0':

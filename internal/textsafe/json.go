@@ -10,8 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// WriteJSON writes one JSON document (indented for a person when asked),
-// escaped as JSON does it, and ends it with a newline.
+// WriteJSON writes one JSON document, escaped (EscapeJSON), ending in a newline.
 func WriteJSON(out io.Writer, doc []byte, indent bool) error {
 	if indent {
 		var buf bytes.Buffer
@@ -25,24 +24,22 @@ func WriteJSON(out io.Writer, doc []byte, indent bool) error {
 	})
 }
 
-// WriteJSONFrom writes the JSON document write writes, as WriteJSON writes
-// one (not indented), as it comes: a document of any size is never held
-// whole. write's error is returned as it is.
+// WriteJSONFrom is WriteJSON, not indented, of what write writes, streamed:
+// a document of any size is never held whole.
 func WriteJSONFrom(out io.Writer, write func(io.Writer) error) error {
 	w := bufio.NewWriterSize(out, 64<<10)
 	e := &escaper{w: w}
 	if err := write(e); err != nil {
 		return err
 	}
-	e.end()
+	writeEscaped(w, e.rune[:e.held]) // a rune left cut, as the invalid bytes it is
 	if e.last != '\n' {
 		w.WriteByte('\n')
 	}
 	return w.Flush()
 }
 
-// escaper writes what it is given as writeEscaped does, whatever the
-// pieces: a rune cut between two is held until it is whole.
+// escaper is writeEscaped over pieces: a rune cut between two is held.
 type escaper struct {
 	w    *bufio.Writer
 	rune [utf8.UTFMax]byte
@@ -86,12 +83,6 @@ func (e *escaper) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// end writes a rune left cut at the end, as the invalid bytes it is.
-func (e *escaper) end() {
-	writeEscaped(e.w, e.rune[:e.held])
-	e.held = 0
-}
-
 // EscapeJSON rewrites, inside valid JSON, the runes a terminal could obey
 // (DEL, C1 controls, bidi controls, zero-width characters) and invalid UTF-8 as
 // \u escapes. Outside strings JSON is ASCII, so a byte-level pass is safe.
@@ -106,10 +97,8 @@ func EscapeJSON(doc []byte) []byte {
 	return out.Bytes()
 }
 
-// writeEscaped writes doc as EscapeJSON returns it, plain ASCII a piece
-// at a time: one piece is on its way to the reader while the next is
-// scanned, so an 8 MB answer costs no pass of its own before its first
-// byte is written. Write errors stay in w, for its Flush to report.
+// writeEscaped writes doc as EscapeJSON returns it, a plain piece at a time,
+// so an 8 MB answer costs no pass before its first byte. Errors stay in w.
 func writeEscaped(w *bufio.Writer, doc []byte) {
 	const piece = 256 << 10
 	for len(doc) > 0 {
@@ -131,9 +120,8 @@ func writeEscaped(w *bufio.Writer, doc []byte) {
 	}
 }
 
-// plainASCIIPrefix is how many leading bytes of b are ASCII other than DEL,
-// the bytes EscapeJSON passes through. It tests eight bytes at a time: an
-// 8 MB answer is scanned on every --json.
+// plainASCIIPrefix is how many leading bytes of b EscapeJSON passes through
+// (ASCII but DEL), tested eight at a time: every --json scans the answer.
 func plainASCIIPrefix(b []byte) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	i := 0

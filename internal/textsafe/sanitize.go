@@ -28,9 +28,7 @@ func SanitizeLine(s string) string {
 	return sanitize(s, false)
 }
 
-// isSafe reports text that sanitize would return unchanged, so that the
-// common case costs no copy: printable runes only (and, multiline, newline
-// and tab).
+// isSafe reports text that sanitize returns unchanged: the common case, no copy.
 func isSafe(s string, multiline bool) bool {
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -50,8 +48,7 @@ func isSafe(s string, multiline bool) bool {
 	return true
 }
 
-// keptAsIs reports a rune at or above U+00A0 that sanitize writes as it
-// is wherever it stands.
+// keptAsIs reports a rune ≥ U+00A0 that sanitize keeps wherever it stands.
 func keptAsIs(r rune) bool {
 	return r >= 0xa0 && r != utf8.RuneError && r != lineSeparator && r != paragraphSeparator && !isInvisible(r)
 }
@@ -60,8 +57,6 @@ func sanitize(s string, multiline bool) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); {
-		// Most runes are printable and kept as they are: written here,
-		// the rest by sanitizeRune.
 		if c := s[i]; c >= ' ' && c < 0x7f {
 			b.WriteByte(c)
 			i++
@@ -77,8 +72,8 @@ func sanitize(s string, multiline bool) string {
 	return b.String()
 }
 
-// sanitizeRune writes to b what stands for the rune at s[i:] and says how
-// many bytes of s it took: a whole escape sequence is taken at once.
+// sanitizeRune writes what stands for the rune at s[i:] and how many bytes it
+// took: a whole escape sequence at once.
 func sanitizeRune(b *strings.Builder, s string, i int, multiline bool) int {
 	r, size := utf8.DecodeRuneInString(s[i:])
 	switch {
@@ -110,9 +105,8 @@ func isC1Introducer(r rune) bool {
 	return false
 }
 
-// writeBreak writes a line break or tab as the output keeps it: as it is
-// in multiline text (a Unicode line or paragraph separator as a newline),
-// as a space in one line.
+// writeBreak writes a line break or tab: kept in multiline text (U+2028/9 as
+// a newline), a space in one line.
 func writeBreak(b *strings.Builder, r rune, multiline bool) {
 	switch {
 	case !multiline:
@@ -124,8 +118,8 @@ func writeBreak(b *strings.Builder, r rune, multiline bool) {
 	}
 }
 
-// escapeLen is the length of the escape sequence at the start of s (which
-// begins with ESC), so that the whole sequence is removed, not just ESC.
+// escapeLen is the length of the escape sequence s starts with, so all of it
+// is removed, not just ESC.
 func escapeLen(s string) int {
 	if len(s) < 2 {
 		return len(s)
@@ -136,8 +130,7 @@ func escapeLen(s string) int {
 	case ']', 'P', '^', '_', 'X':
 		return 2 + controlStringLen(s[2:], false)
 	}
-	// Two-byte sequences (ESC c, ESC 7, ESC ( B ...): intermediates then
-	// one final byte.
+	// ESC c, ESC 7, ESC ( B ...: intermediates then one final byte.
 	n := 1
 	for n < len(s) && s[n] >= 0x20 && s[n] <= 0x2f {
 		n++
@@ -183,9 +176,8 @@ const (
 	paragraphSeparator = 0x2029
 )
 
-// invisible is the one table of characters that change how the text around
-// them is shown, or break it, without being seen themselves: a server could
-// use them to hide or reorder what a person reads.
+// invisible is the one table of characters that change or break the text
+// around them unseen: a server could hide or reorder what a person reads.
 var invisible = []struct{ lo, hi rune }{
 	{0x00ad, 0x00ad},   // soft hyphen
 	{0x034f, 0x034f},   // combining grapheme joiner
@@ -215,9 +207,8 @@ func isInvisible(r rune) bool {
 	return false
 }
 
-// joinsEmoji reports the two invisible characters emoji are made of: a
-// variation selector right after an emoji (☺️) and a zero-width joiner
-// between two (👩‍💻). They are kept; anywhere else they are shown.
+// joinsEmoji reports a variation selector after an emoji (☺️) or a ZWJ between
+// two (👩‍💻): kept there, shown anywhere else.
 func joinsEmoji(s string, i int, r rune, size int) bool {
 	if r != 0xfe0e && r != 0xfe0f && r != 0x200d {
 		return false

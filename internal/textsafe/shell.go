@@ -5,11 +5,9 @@ import (
 	"strings"
 )
 
-// ShellQuote quotes s for a POSIX shell. Plain words stay bare; others are
-// single-quoted. A word holding characters a terminal would act on or hide
-// (controls, bidi overrides) uses $'...' with escapes instead, which bash,
-// zsh and ksh read back to the same bytes, so the printed line is both safe
-// to display and exact when run.
+// ShellQuote quotes s for a POSIX shell: plain words bare, others
+// single-quoted, and a word a terminal would act on or hide as $'...' escapes,
+// which bash, zsh and ksh read back exactly: safe to show, exact when run.
 func ShellQuote(s string) string {
 	if s == "" {
 		return "''"

@@ -5,12 +5,9 @@ import (
 	"strings"
 )
 
-// WebURL reads a server-sent link as one fit to open or click: an
-// absolute http or https URL with a host and without user information,
-// which can make a link read as another host
-// ("https://github.com@evil.example/"). false for anything else: a
-// file:, javascript: or option-like link does other work than showing a
-// page.
+// WebURL reads a server-sent link fit to open: absolute http(s) with a host and
+// no user information ("https://github.com@evil.example/" reads as another
+// host); false for file:, javascript: or option-like links.
 func WebURL(link string) (*url.URL, bool) {
 	u, err := url.Parse(link) // the scheme comes back lower-cased
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
@@ -19,11 +16,8 @@ func WebURL(link string) (*url.URL, bool) {
 	return u, true
 }
 
-// SameOrigin reports whether two URLs share one origin: scheme, host and
-// port, a missing port read as the scheme's. It is the one rule of where
-// vq follows a server: the redirects of its calls and of the images it
-// fetches, and those of a headless sign-in, stay on the origin they
-// started from.
+// SameOrigin reports whether two URLs share scheme, host and port (default
+// per scheme): the one rule of which redirects vq follows.
 func SameOrigin(a, b *url.URL) bool {
 	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && portOf(a) == portOf(b)
 }

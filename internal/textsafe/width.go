@@ -18,13 +18,11 @@ func DisplayWidth(s string) int {
 	return len(s)
 }
 
-// MaxLineBytes bounds each piece of server text drawn on one line, before
-// it is measured or sanitized: a frame then costs the same for a 20 MB
-// summary or cell as for a short one. No terminal line is this wide.
+// MaxLineBytes bounds server text drawn on one line, before it is measured or
+// sanitized: a 20 MB cell costs a frame no more. No terminal is this wide.
 const MaxLineBytes = 4096
 
-// Clip cuts s to at most n bytes, at a rune's start, marking the cut with
-// an ellipsis.
+// Clip cuts s to at most n bytes at a rune's start, marked with an ellipsis.
 func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -35,8 +33,7 @@ func Clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// Fit pads or cuts sanitized text to exactly width columns, aligned
-// right or left; a piece longer than MaxLineBytes is clipped first.
+// Fit pads or cuts sanitized text to width columns (clipped to MaxLineBytes).
 func Fit(s string, width int, right bool) string {
 	s = Clip(s, MaxLineBytes)
 	w := DisplayWidth(s)

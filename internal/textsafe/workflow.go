@@ -6,21 +6,13 @@ import (
 	"sync"
 )
 
-// The GitHub Actions runner reads a step's stdout and stderr a line at a
-// time (a line ends at LF or CR) for workflow commands: a line that starts
-// with "::" once its leading whitespace is trimmed (::add-mask::,
-// ::stop-commands::, ::error ...), and "##[" anywhere in a line, the older
-// form (##[set-output name=x;]y).
+// The runner reads workflow commands from lines (ending at LF or CR) that
+// start with "::" after whitespace, and from "##[" anywhere in a line.
 
-// CommandGuard writes to a stream the runner reads so that nothing written
-// through it forms a workflow command: a backslash goes before the second
-// colon of a line's leading "::" (":\:"), and the bracket of "##[" becomes
-// \u005b ("##\u005b"), visible in text and the same string in JSON, where
-// "##[" can only stand inside a string (and no line starts with ':'). What
-// the runner might trim or ignore counts as nothing between them: bytes of
-// non-ASCII characters and control characters (":\u200b:" is guarded).
-// It keeps where a line stands across writes, and costs a pass over each
-// write, skipping to the next line end or '#'. Safe for concurrent use.
+// CommandGuard writes to a runner-read stream so nothing forms a workflow
+// command: a line's leading "::" becomes ":\:" and "##[" becomes "##\u005b"
+// (the same string in JSON). Bytes the runner might ignore (non-ASCII,
+// controls) count as nothing between them. Safe for concurrent use.
 type CommandGuard struct {
 	mu sync.Mutex
 	w  io.Writer
@@ -32,8 +24,7 @@ type CommandGuard struct {
 
 func NewCommandGuard(w io.Writer) *CommandGuard { return &CommandGuard{w: w, lead: true} }
 
-// Write writes p with each byte that would complete a workflow command
-// escaped.
+// Write writes p, escaping each byte that would complete a workflow command.
 func (g *CommandGuard) Write(p []byte) (int, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -58,9 +49,7 @@ func (g *CommandGuard) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Commands is where the commands vq itself gives go: to the guarded
-// stream as they are, the guard reading them only to know where the line
-// stands after them.
+// Commands writes vq's own commands unguarded, tracking where the line stands.
 func (g *CommandGuard) Commands() io.Writer { return guardedCommands{g} }
 
 type guardedCommands struct{ g *CommandGuard }
@@ -72,15 +61,12 @@ func (c guardedCommands) Write(p []byte) (int, error) {
 	return c.g.w.Write(p)
 }
 
-// scan reads p on from the guard's state, appends to at the offsets of
-// the bytes that would complete a command, and leaves the state where p
-// ends.
+// scan appends to at the offsets in p of bytes that would complete a command.
 func (g *CommandGuard) scan(p []byte, at []int) []int {
 	hash, cr := -1, -1 // the next '#' and CR at or after i, once looked for
 	for i := 0; i < len(p); i++ {
 		if !g.lead && !g.colon && g.hashes == 0 {
-			// Inside a line and after no '#': only a line end or a '#'
-			// can matter.
+			// Inside a line, after no '#': only a line end or '#' matters.
 			if hash < i {
 				hash = nextByte(p, i, '#')
 			}
@@ -120,13 +106,10 @@ func (g *CommandGuard) step(c byte) bool {
 	return false
 }
 
-// ignorable reports a byte the runner may trim or ignore when it looks
-// for a command: of a non-ASCII character, or a control character other
-// than tab.
+// ignorable reports a byte the runner may ignore: non-ASCII, or a control but tab.
 func ignorable(c byte) bool { return c >= 0x80 || c < ' ' && c != '\t' || c == 0x7f }
 
-// nextByte is the offset of the first c in p at or after i, len(p) when
-// there is none.
+// nextByte is the offset of the first c in p[i:], len(p) for none.
 func nextByte(p []byte, i int, c byte) int {
 	if j := bytes.IndexByte(p[i:], c); j >= 0 {
 		return i + j
