@@ -28,10 +28,8 @@ func (s *answerPage) reselect(base int) {
 	}
 }
 
-// selectNear selects in t (the selected table) the row that is row base
-// of old (t itself, or the table t replaced), or the nearest one t shows,
-// in old's order; same maps a row of old to t's row with its identity,
-// -1 for none. exact reports that base itself is selected.
+// selectNear selects in t old's row base, or the nearest t shows in old's order; same maps old's
+// rows to t's (-1: none). exact reports base itself was selected.
 func (s *answerPage) selectNear(t, old *table, base int, same func(r int) int) (exact bool) {
 	found := -1
 	old.Around(base, func(r int) bool {
