@@ -19,9 +19,7 @@ const (
 	focusData
 )
 
-// answerPage is one answer on the stack and where the person is looking
-// in it; it composes the components (ui/components), routes its keys
-// (answerkeys.go) and is drawn by answerview.go.
+// answerPage is one answer on the stack and where the person is looking in it.
 type answerPage struct {
 	m          *Model
 	keymap     answerKeys
@@ -64,8 +62,7 @@ func (s *answerPage) toggle(v paneView) {
 	s.offset = 0
 }
 
-// origin is the table row a screen was opened for, and the template that
-// made its call: n and p run the template on the neighbouring rows.
+// origin is the row and template a screen was opened for: n and p run it on neighbours.
 type origin struct {
 	parent   *answerPage
 	sec, row int
@@ -91,10 +88,7 @@ func newAnswerPage(m *Model, call api.Call, crumb string, resp *api.ToolResponse
 	return s
 }
 
-// settleFields folds the data's fields into one line when a table needs
-// the room, so that 80×24 shows ten rows: the table has rows to act on,
-// the data is taller than the frame leaves it, and the person did not ask
-// to see the fields (e). The view keeps its rows.
+// settleFields folds the fields into one line when a table needs the room (80×24 shows ten rows).
 func (s *answerPage) settleFields() {
 	d := s.data
 	before := d.fields.Lines()
@@ -105,17 +99,14 @@ func (s *answerPage) settleFields() {
 	}
 }
 
-// minFoot is the fewest lines under the data: the blank line, the folded
-// next actions and the help line.
+// minFoot is the blank line, the folded next actions and the help line.
 const minFoot = 3
 
 func (s *answerPage) Init() tea.Cmd { return s.askImage() }
 
 func (s *answerPage) View() []string { return s.lines(s.m.height) }
 
-// Update handles the keys while the answer is in front and nothing is
-// out, and, while it is in view, the terminal's size and what its own
-// commands bring back.
+// Update handles the keys while the answer is in front and what its commands bring back.
 func (s *answerPage) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
@@ -181,8 +172,7 @@ func (s *answerPage) chainKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, o
 	return nil, false
 }
 
-// writeKey handles the keys that write (asking first) or use the
-// screenshots.
+// writeKey handles the keys that write (asking first) or use the screenshots.
 func (s *answerPage) writeKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, ok bool) {
 	switch {
 	case key.Matches(msg, k.Confirm):
@@ -288,8 +278,7 @@ func (s *answerPage) copyLink() tea.Cmd {
 
 func (s *answerPage) askImage() tea.Cmd { return s.shots.Ask(s.m.ctx, s.m.fetch, s.m.images) }
 
-// moveSelection moves by delta: the action cursor, the selected row, or
-// the scroll position of a pane without rows to select.
+// moveSelection moves the action cursor, the selected row, or the scroll position.
 func (s *answerPage) moveSelection(delta int) {
 	s.hidden = -1 // the person moved on from the row the filter hid
 	switch {
@@ -306,8 +295,7 @@ func (s *answerPage) moveSelection(delta int) {
 // keepInView scrolls the screen so that its selected row shows.
 func (s *answerPage) keepInView() {
 	if s.rowMode() && s.selTable().Len() > 0 {
-		// The page size depends on the offset (a sticky header takes a
-		// line): settle it in two rounds.
+		// A sticky header changes the page size: settle in two rounds.
 		for range 2 {
 			s.follow(s.pageSize())
 		}
@@ -315,8 +303,7 @@ func (s *answerPage) keepInView() {
 	s.scrollTo(s.offset, s.pageSize())
 }
 
-// runAction sends the i-th next action, without a confirm the server put
-// in it: only the person consents.
+// runAction sends the i-th next action without the server's confirm: only the person consents.
 func (s *answerPage) runAction(i int) tea.Cmd {
 	a := s.resp.NextActions[i]
 	crumb := a.Label
@@ -326,8 +313,7 @@ func (s *answerPage) runAction(i int) tea.Cmd {
 	return s.m.start(a.Call(), crumb, pushAnswer, s.originOf(a))
 }
 
-// originOf is the row a next action names, so that n and p work on the
-// screen it opens too.
+// originOf is the row a next action names, so n and p work on its screen.
 func (s *answerPage) originOf(a api.NextAction) *origin {
 	for k, sc := range s.data.sections {
 		t := sc.t
@@ -353,10 +339,7 @@ func (s *answerPage) runRow() tea.Cmd {
 	return s.m.start(tp.call(t, r), tp.label(t, r), pushAnswer, &origin{parent: s, sec: s.sec, row: r, tpl: tp})
 }
 
-// step runs the template that opened this screen on the next (delta 1)
-// or previous row of the table it came from, in that table's order and
-// filter, skipping rows already written; the screen is replaced, so Esc
-// still goes back to the table.
+// step runs this screen's template on the next or previous unwritten row, replacing the screen.
 func (s *answerPage) step(delta int) tea.Cmd {
 	o := s.origin
 	t := o.parent.data.sections[o.sec].t
@@ -436,9 +419,7 @@ func (s *answerPage) moveRow(delta int) {
 	}
 }
 
-// follow scrolls the data pane so the selected row shows in a pane of
-// the given content height, with its table's title and header when it is
-// the first row (and what is above it, for the first table).
+// follow scrolls the pane so the selected row shows (with its table's head on the first row).
 func (s *answerPage) follow(content int) {
 	sc := s.data.sections[s.sec]
 	line := sc.header + 1 + s.pos
@@ -485,8 +466,7 @@ func (s *answerPage) needsConfirm() bool {
 	return s.resp.ErrorCode() == api.CodeConfirmRequired
 }
 
-// actionable reports whether the screen offers anything to do beyond
-// reading it: otherwise it is printed once.
+// actionable reports whether the screen offers anything beyond reading it.
 func (s *answerPage) actionable() bool {
 	return len(s.resp.NextActions) > 0 || s.needsConfirm() || s.data.actionable()
 }
@@ -501,8 +481,7 @@ func (s *answerPage) writeAction(writes func(string) bool) (api.NextAction, bool
 	return api.NextAction{}, false
 }
 
-// inherit carries what the person set up on the screen this one replaces
-// (a refresh): filter, sort, focus, selection, marks, learned templates.
+// inherit carries what the person set up on the screen this one refreshes.
 func (s *answerPage) inherit(old *answerPage) {
 	s.focus = old.focus
 	s.actions.SetCursor(old.actions.Cursor())
@@ -514,8 +493,7 @@ func (s *answerPage) inherit(old *answerPage) {
 			if t.Name != ot.Name || !t.SameColumns(ot.Table) {
 				continue
 			}
-			// Templates derived against the same columns fit as they are;
-			// the row one was learned from may be gone (approved).
+			// Templates of the same columns fit though their row may be gone.
 			for _, tp := range ot.templates {
 				if !t.hasTemplate(tp.key()) {
 					t.templates = append(t.templates, tp)

@@ -11,11 +11,8 @@ import (
 	tbl "github.com/visualq/vq/ui/components/table"
 )
 
-// answerKeys are the keys of an answer page. Bindings that do nothing on
-// the current screen are disabled (keys), which hides them from the help
-// line too. Esc pressed twice quickly arrives as alt+esc: it does what
-// Esc does. While a call or a batch is out, the keys are the busy ones
-// (busyKeys) instead.
+// answerKeys are an answer page's keys; those that do nothing here are disabled, hiding them
+// from help. A quick double Esc arrives as alt+esc and does what Esc does.
 type answerKeys struct {
 	Up, Down, Focus  key.Binding
 	PageUp, PageDown key.Binding
@@ -61,8 +58,7 @@ func newAnswerKeys() answerKeys {
 	}
 }
 
-// ShortHelp is the help line; the full help says which column s sorts
-// by next.
+// ShortHelp is the help line; the full help says which column s sorts by next.
 func (k answerKeys) ShortHelp() []key.Binding {
 	sort := k.rows.Sort
 	sort.SetHelp("s", "sort")
@@ -102,8 +98,7 @@ func (s *answerPage) keys() answerKeys {
 	return k
 }
 
-// enableRun enables enter where it runs something: the selected action,
-// or the selected row's action, which it inspects.
+// enableRun enables enter where it runs the selected action or row action.
 func (s *answerPage) enableRun(k *answerKeys) {
 	rows := s.rowMode()
 	action := len(s.resp.NextActions) > 0 && s.focus == focusActions
@@ -114,8 +109,7 @@ func (s *answerPage) enableRun(k *answerKeys) {
 	}
 }
 
-// enableTable enables the keys of tables: filtering and sorting more
-// than one row, and marking rows that can be acted on.
+// enableTable enables filtering, sorting and marking where they apply.
 func (s *answerPage) enableTable(k *answerKeys) {
 	tables := s.view == viewData && s.data.rows() > 1
 	rows := s.rowMode()

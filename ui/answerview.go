@@ -13,12 +13,10 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// maxSummaryLines and maxWarnings bound a long summary, error message or
-// list of warnings (the rest counted) so the data keeps its room.
+// maxSummaryLines and maxWarnings keep the data its room (the rest counted).
 const maxSummaryLines, maxWarnings = 3, 3
 
-// lines are the screen's lines for a frame of that height (0: no limit,
-// the one-shot print of a screen with nothing to act on).
+// lines are the screen's lines for a frame of that height (0: no limit).
 func (s *answerPage) lines(height int) []string {
 	head, foot := s.head(), s.foot()
 	lines := append([]string{}, head...)
@@ -32,18 +30,14 @@ func (s *answerPage) lines(height int) []string {
 	return append(lines, foot...)
 }
 
-// pageSize is how many content lines the data pane shows: the unit of
-// scrolling.
+// pageSize is how many content lines the data pane shows.
 func (s *answerPage) pageSize() int {
 	rows := contentRows(s.lineCount(), s.paneFor(s.head(), s.foot(), s.m.height))
 	_, _, content := s.window(rows)
 	return max(content, 1)
 }
 
-// window is what a pane of rows lines shows from the screen's offset: the
-// first line, how many content lines, and the header of the table the view
-// starts inside (drawn above them, taking one of the rows) when the view
-// starts below that header.
+// window is what a pane of rows lines shows, with the sticky header of the table it starts in.
 func (s *answerPage) window(rows int) (header string, first, content int) {
 	total := s.lineCount()
 	first = max(0, min(s.offset, total-rows))
@@ -65,8 +59,7 @@ func (s *answerPage) window(rows int) (header string, first, content int) {
 	return header, first, content
 }
 
-// contentRows is the part of a pane of that height left for content: a
-// longer content gives its last line to the scroll position.
+// contentRows is the pane's content height; longer content gives a line to the position.
 func contentRows(total, height int) int {
 	if total > height && height > 1 {
 		return height - 1
@@ -74,8 +67,7 @@ func contentRows(total, height int) int {
 	return height
 }
 
-// paneFor gives the data pane what the head and foot leave of height (one
-// line kept free: the inline frame never scrolls), at least one line.
+// paneFor is what head and foot leave of height, one line kept free, at least one.
 func (s *answerPage) paneFor(head, foot []string, height int) int {
 	n := s.lineCount()
 	if height <= 0 || n == 0 {
@@ -88,14 +80,12 @@ func (s *answerPage) paneFor(head, foot []string, height int) int {
 	return min(n, max(room, 1))
 }
 
-// footGap reports the blank line above the foot: not over a folded
-// action line, so that 80×24 keeps ten rows in view.
+// footGap reports the blank above the foot: not over folded actions (80×24 keeps ten rows).
 func (s *answerPage) footGap(foot []string) bool {
 	return len(foot) > 0 && !s.foldActions()
 }
 
-// head is the breadcrumb, the badge line, the summary, warnings and, for a
-// failure, the error with its exit code.
+// head is the breadcrumb, badges, summary, warnings and any error with its exit code.
 func (s *answerPage) head() []string {
 	st := &s.m.styles
 	lines := []string{s.m.headerLine(s.m.breadcrumb())}
@@ -133,8 +123,7 @@ func (s *answerPage) head() []string {
 
 func (s *answerPage) wrap(text string) []string { return wrapLines(text, s.m.width, maxSummaryLines) }
 
-// wrapLines breaks text to width, keeping at most most lines, the last
-// marked with an ellipsis when some were left out.
+// wrapLines breaks text to width, keeping at most most lines (see cutLines).
 func wrapLines(text string, width, most int) []string {
 	lines := strings.Split(ansi.Wrap(text, width, ""), "\n")
 	if len(lines) > most {
@@ -144,8 +133,7 @@ func wrapLines(text string, width, most int) []string {
 	return lines
 }
 
-// headerLine is the first line of a frame: left, and the server at the
-// right when the width leaves room for both.
+// headerLine is left, and the server at the right when there is room.
 func (m *Model) headerLine(left string) string {
 	gap := m.width - ansi.StringWidth(left) - textsafe.DisplayWidth(m.server)
 	if m.server == "" || gap < 2 {
@@ -154,8 +142,7 @@ func (m *Model) headerLine(left string) string {
 	return left + strings.Repeat(" ", gap) + m.styles.dim.Render(m.server)
 }
 
-// breadcrumb is the chain of screens, cut from the left when it is too long
-// so that the current screen always shows.
+// breadcrumb is the chain of screens, cut from the left so the current one shows.
 func (m *Model) breadcrumb() string {
 	st := &m.styles
 	sep := " › "
@@ -182,8 +169,7 @@ func (m *Model) breadcrumb() string {
 	return strings.Join(parts, st.crumb.Render(sep))
 }
 
-// pane draws height lines of the data (or of the raw JSON) from the
-// offset, and only these; a longer content ends in where the view is.
+// pane draws only the height lines of the data (or JSON) in view.
 func (s *answerPage) pane(height int) []string {
 	st := &s.m.styles
 	width := s.m.width
@@ -263,8 +249,7 @@ func (s *answerPage) foot() []string { return s.footLines(s.foldActions()) }
 // minRows is how many table rows a frame keeps in view when it can.
 const minRows = 10
 
-// foldActions reports whether the next actions fold into one line: when
-// listing them would leave fewer than minRows rows in view.
+// foldActions reports whether listing the actions would leave fewer than minRows rows.
 func (s *answerPage) foldActions() bool {
 	m := s.m
 	if !s.rowMode() || m.done || len(s.resp.NextActions) == 0 || m.height <= 0 {
@@ -278,9 +263,7 @@ func (s *answerPage) foldActions() bool {
 	return room-1-max(before, 1) < minRows
 }
 
-// footLines are the foot's parts in order; the overlay open over the
-// answer draws its own part (page.go), and the help line is the keys of
-// whatever takes them.
+// footLines are the foot's parts in order; an open overlay draws its own.
 func (s *answerPage) footLines(fold bool) []string {
 	over := s.m.overlayOn(s)
 	part, drawn := footPart(-1), []string(nil)
@@ -320,8 +303,7 @@ func (s *answerPage) footLines(fold bool) []string {
 	return append(lines, s.m.keybar.View(keys)...)
 }
 
-// activityLines are the call in flight, else the last batch's report,
-// else the status line.
+// activityLines are the call in flight, else the batch report, else the status.
 func (m *Model) activityLines() []string {
 	switch {
 	case m.pending != nil:
@@ -338,8 +320,7 @@ func (m *Model) activityLines() []string {
 	return nil
 }
 
-// withMarks puts the count of the marks before the first activity line,
-// or on a line of its own: the foot always says how many.
+// withMarks puts the marks' count before the first activity line, or on its own.
 func (s *answerPage) withMarks(activity []string) []string {
 	note := s.marksNote()
 	if note == "" {

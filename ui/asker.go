@@ -9,10 +9,8 @@ import (
 	"github.com/visualq/vq/api"
 )
 
-// Asker carries a server's questions into a running TUI session, which
-// owns the terminal (Ask), each a screen of its own. Each is asked there
-// in turn, and its answer comes back to the caller. Its zero value is
-// ready; Run connects it to the session while it runs (Options.Asker).
+// Asker carries a server's questions into the running TUI session, which owns the terminal.
+// Its zero value is ready; Run connects it while the session runs.
 type Asker struct {
 	mu      sync.Mutex
 	session sender
@@ -45,13 +43,10 @@ func (a *Asker) Running() bool {
 	return a.session != nil
 }
 
-// noticeMsg is a line vq tells the person while the session runs (a
-// sign-in again's progress), which stderr would tear the frame with.
+// noticeMsg is a line for the person, which stderr would tear the frame with.
 type noticeMsg string
 
-// Tell shows msg in the running session, under the call in flight (else
-// as the status line); told is false when no session runs, and the caller
-// tells some other way.
+// Tell shows msg in the running session; told is false when none runs.
 func (a *Asker) Tell(msg string) (told bool) { return a.send(noticeMsg(msg)) }
 
 // send brings msg into the running session; sent is false when none runs.
@@ -66,11 +61,8 @@ func (a *Asker) send(msg tea.Msg) (sent bool) {
 	return true
 }
 
-// Ask asks e in the running session and waits for the answer; asked is
-// false when no session runs, and the caller asks some other way. The
-// question ends, answered ElicitCancel, when ctx ends or the session does.
-// One too large for a form (CheckQuestion) is declined at once, the
-// status line saying why.
+// Ask asks e in the running session and waits; asked is false when none runs. It is
+// cancelled when ctx or the session ends; one too large for a form is declined at once.
 func (a *Asker) Ask(ctx context.Context, e api.Elicitation) (answer mcp.ElicitResult, asked bool) {
 	if err := CheckQuestion(e); err != nil {
 		asked = a.send(questionRefusedMsg("the server's question: declined: " + err.Error()))
@@ -82,10 +74,8 @@ func (a *Asker) Ask(ctx context.Context, e api.Elicitation) (answer mcp.ElicitRe
 	}, mcp.ElicitResult{Action: api.ElicitCancel})
 }
 
-// askSession brings the question ask makes into the running session and
-// waits for the one reply it gets; unanswered is the answer when ctx or
-// the session ends first. The session never waits on the caller: reply
-// holds one answer.
+// askSession waits for the one reply to ask, unanswered when ctx or the session ends first.
+// reply holds one answer, so the session never waits on the caller.
 func askSession[T any](a *Asker, ctx context.Context, ask func(context.Context, chan T) tea.Msg, unanswered T) (answer T, asked bool) {
 	a.mu.Lock()
 	s, sessionEnded := a.session, a.ended

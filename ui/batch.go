@@ -17,9 +17,7 @@ type BatchOptions struct {
 	OnDone func(i int, o BatchOutcome)
 }
 
-// batchConcurrency keeps a few calls in flight: enough to hide the round
-// trip, few enough that a rate limit is met by waiting, not by a burst of
-// refusals.
+// batchConcurrency hides the round trip while a rate limit is met by waiting, not refusals.
 const batchConcurrency = 4
 
 // BatchState is how one call of a batch ended.
@@ -29,9 +27,7 @@ const (
 	BatchNotSent BatchState = iota // the batch was stopped before the call went out
 	BatchDone                      // the tool answered ok
 	BatchRefused                   // the tool answered with an error; nothing was done
-	// BatchMaybeApplied: the call went out and no answer says what became
-	// of it (the batch was stopped while it was in flight, or its answer
-	// was lost): the server may have acted on it.
+	// BatchMaybeApplied: the call went out and its answer is unknown.
 	BatchMaybeApplied
 )
 
@@ -43,13 +39,8 @@ type BatchOutcome struct {
 	State BatchState
 }
 
-// RunBatch sends every distinct call of calls once (a call given twice is
-// sent once), a few at a time, until all are answered or ctx ends; it
-// returns an outcome per distinct call, in the calls' order. Each call
-// goes through send, the sender of a single call, with that call's
-// retries and bounds (rate limits waited out within its budget, a call
-// that may have been applied never sent again): the batch adds no retry
-// of its own, so it costs what its calls cost one by one.
+// RunBatch sends each distinct call once, a few at a time, until all are answered or ctx
+// ends, returning an outcome per distinct call in order. It adds no retry to send's own.
 func RunBatch(ctx context.Context, calls []api.Call, send func(context.Context, api.Call) (*api.ToolResponse, error), opts BatchOptions) []BatchOutcome {
 	calls = api.UniqueCalls(calls)
 	outcomes := make([]BatchOutcome, len(calls))
@@ -90,8 +81,7 @@ func sendOne(ctx context.Context, call api.Call, send func(context.Context, api.
 	case code == api.CodeMaybeApplied:
 		o.State = BatchMaybeApplied
 	case ctx.Err() != nil && code != api.CodeRateLimit:
-		// Stopped in flight: the server may have acted on it. A rate
-		// limit it was waiting out did nothing.
+		// Stopped in flight; a rate limit being waited out did nothing.
 		o.State = BatchMaybeApplied
 	default:
 		if o.Err == nil && o.Resp == nil {
@@ -124,11 +114,8 @@ func CountBatch(outcomes []BatchOutcome) BatchCounts {
 	return c
 }
 
-// BatchSummary is the batch's report for a person: a count line, then the
-// refusals with their reasons, the calls that may have been applied (in
-// flight when it was stopped, or their answer lost) and those never sent,
-// at most limit of each (the rest counted), each call named by describe.
-// It is sanitized.
+// BatchSummary is the batch's sanitized report: a count line, then refused, maybe applied
+// and unsent calls, at most limit of each (the rest counted).
 func BatchSummary(tool string, outcomes []BatchOutcome, describe func(api.Call) string, limit int) []string {
 	c := CountBatch(outcomes)
 	head := textsafe.SanitizeLine(tool) + ": " + strconv.Itoa(c.Done) + " done"

@@ -10,10 +10,7 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// batchPage is a write over marked rows being sent (RunBatch), counted
-// in the foot of the answer whose rows they are. While it runs, ctrl+c
-// stops it and every other key but the help and q waits; when it ends,
-// its report shows and the answer is fetched again.
+// batchPage is a write over marked rows being sent, counted in the answer's foot; ctrl+c stops it.
 type batchPage struct {
 	m                       *Model
 	under                   *answerPage
@@ -49,8 +46,7 @@ func (m *Model) startBatch(in WriteIntent, calls []api.Call) tea.Cmd {
 	return m.push(p)
 }
 
-// Init sends the calls: each ending comes back as a batchEventMsg, the
-// whole as a batchDoneMsg.
+// Init sends the calls, reporting batchEventMsg each and batchDoneMsg at the end.
 func (p *batchPage) Init() tea.Cmd {
 	ctx, cancel := context.WithCancel(p.m.ctx)
 	p.cancel = cancel
@@ -121,8 +117,7 @@ func (p *batchPage) answered(msg batchEventMsg) tea.Cmd {
 	return waitBatch(p.events)
 }
 
-// ended closes the page on the batch's report; the rows written are
-// unmarked, and the screens fetched again when any call worked.
+// ended shows the report, unmarks the rows written and refreshes when any worked.
 func (p *batchPage) ended(msg batchDoneMsg) tea.Cmd {
 	m := p.m
 	m.close(p)

@@ -12,9 +12,7 @@ import (
 	"github.com/visualq/vq/ui/components/progress"
 )
 
-// The call in flight is the root's, one at a time: start sends it,
-// answered opens, replaces or refreshes an answer page with its answer.
-// While it is out the root takes the keys (busyKey).
+// The call in flight is the root's, one at a time; while it is out the root takes the keys.
 
 // answerKind is what an answer does to the stack.
 type answerKind int
@@ -35,11 +33,9 @@ type pending struct {
 	kind   answerKind
 	origin *origin
 	cancel context.CancelFunc
-	// consented is set for a call sent with consent: a confirm_required
-	// answer to it is shown without asking again (c still does).
+	// consented: a confirm_required answer is shown without asking again.
 	consented bool
-	// note is what vq tells the person of the call meanwhile (a sign-in
-	// again), shown under it; server text in it is sanitized when drawn.
+	// note is shown under the call; server text in it is sanitized when drawn.
 	note     []string
 	progress *api.JobUpdate // the server's latest report; updates brings the next.
 	updates  chan api.JobUpdate
@@ -51,8 +47,7 @@ type progressMsg struct {
 	u   api.JobUpdate
 }
 
-// answerMsg is the answer to the call with that sequence number; answers to
-// calls the person cancelled are dropped.
+// answerMsg is the answer to call seq; those to cancelled calls are dropped.
 type answerMsg struct {
 	seq  int
 	resp *api.ToolResponse
@@ -71,8 +66,7 @@ func (m *Model) start(call api.Call, crumb string, kind answerKind, from *origin
 	m.pending = p
 	m.status, m.ignored = "", ""
 	invoke, seq := m.invoke, m.seq
-	// The server's progress shows from its first report on: the latest
-	// one waits in updates, an older one not read yet is dropped.
+	// The latest progress report waits in updates; an unread older one is dropped.
 	ctx = api.WithProgress(ctx, func(u api.JobUpdate) {
 		for {
 			select {
@@ -137,8 +131,7 @@ func (m *Model) answered(msg answerMsg) tea.Cmd {
 	return m.land(p, msg)
 }
 
-// firstAnswer opens the first screen, or ends the session when the call
-// failed or offers nothing to act on (printed then).
+// firstAnswer opens the first screen, or ends the session on failure or nothing to act on.
 func (m *Model) firstAnswer(msg answerMsg) tea.Cmd {
 	if msg.err != nil {
 		m.pending.cancel()
@@ -153,8 +146,7 @@ func (m *Model) firstAnswer(msg answerMsg) tea.Cmd {
 	return cmd
 }
 
-// land does what the answer to p is for: a screen, a write's status
-// line, or a probe's batch dialog.
+// land does what the answer to p is for: a screen, a status line, or a batch dialog.
 func (m *Model) land(p *pending, msg answerMsg) tea.Cmd {
 	m.pending, m.ignored = nil, ""
 	p.cancel()
@@ -167,8 +159,7 @@ func (m *Model) land(p *pending, msg answerMsg) tea.Cmd {
 	}
 	resp := msg.resp
 	if p.origin != nil {
-		// The answer to a row's call names that row the same way in its
-		// own next actions: they are templates for the whole table.
+		// A row's answer names that row in its next actions: templates for the table.
 		t := p.origin.parent.data.sections[p.origin.sec].t
 		t.addTemplates(resp.NextActions, p.origin.row, m.writeTools)
 	}
@@ -190,8 +181,7 @@ func (m *Model) land(p *pending, msg answerMsg) tea.Cmd {
 	return m.show(p, resp)
 }
 
-// written shows a write's answer as a status line, the screen fetched
-// again when it worked.
+// written shows a write's answer as a status line, refreshing on success.
 func (m *Model) written(resp *api.ToolResponse) tea.Cmd {
 	if !resp.OK {
 		m.status = "✗ " + textsafe.SanitizeLine(resp.ErrorCode()+": "+resp.ErrorMessage())
@@ -202,8 +192,7 @@ func (m *Model) written(resp *api.ToolResponse) tea.Cmd {
 	return cmd
 }
 
-// show opens the answer to p as p's kind says, asking for consent when
-// consent lifts its refusal.
+// show opens the answer to p, asking for consent when that lifts its refusal.
 func (m *Model) show(p *pending, resp *api.ToolResponse) tea.Cmd {
 	a := newAnswerPage(m, p.call, p.crumb, resp)
 	a.origin = p.origin
@@ -227,8 +216,7 @@ func (m *Model) show(p *pending, resp *api.ToolResponse) tea.Cmd {
 	return cmd
 }
 
-// wrote records a write's answer: its row's state, and every screen
-// stale when it succeeded.
+// wrote records a write's answer, every screen stale on success.
 func (m *Model) wrote(call api.Call, resp *api.ToolResponse) {
 	k := call.Key()
 	switch {
@@ -242,9 +230,7 @@ func (m *Model) wrote(call api.Call, resp *api.ToolResponse) {
 	}
 }
 
-// busyKeys are the keys while a call or a batch is out (cancel, help,
-// quit, copy the diff link); every other key waits, and the spinner line
-// says so.
+// busyKeys are the keys while a call or batch is out; the others wait, saying so.
 type busyKeys struct {
 	Copy, Cancel key.Binding
 	keybar.Keys
@@ -284,8 +270,7 @@ func (m *Model) busyKey(msg tea.KeyPressMsg, k busyKeys, cancel func()) tea.Cmd 
 	return nil
 }
 
-// loadingKeys are the busy keys before there is a screen: giving the
-// call up, or quitting.
+// loadingKeys are the busy keys before there is a screen.
 func loadingKeys() busyKeys {
 	k := newBusyKeys(key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")), false)
 	k.Help.SetEnabled(false)
@@ -303,8 +288,7 @@ func (m *Model) loadingKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// loadingLines are the frame before the first answer: the call and a
-// spinner, so that a slow server shows vq at work.
+// loadingLines are the frame before the first answer: the call and a spinner.
 func (m *Model) loadingLines() []string {
 	if m.pending == nil {
 		return nil // given up: the session is ending
@@ -322,9 +306,7 @@ func (m *Model) pendingNote() []string {
 	return lines
 }
 
-// callingLine is the spinner line of the call in flight, with the
-// server's progress once it reports some: a bar when it says the total,
-// the count so far when it does not, and its message.
+// callingLine is the spinner line of the call in flight, with the server's progress.
 func (m *Model) callingLine() string {
 	line := m.spinner.View() + " calling " + textsafe.SanitizeLine(textsafe.Clip(m.pending.call.Tool, textsafe.MaxLineBytes)) + "…"
 	if u := m.pending.progress; u != nil {
@@ -340,8 +322,7 @@ func (m *Model) callingLine() string {
 	return line + m.ignoredNote("the answer", "esc cancels")
 }
 
-// ignoredNote names the last key pressed while vq was busy, which did
-// nothing: until when, and what does work meanwhile.
+// ignoredNote names the last key ignored while busy, until when, and what works.
 func (m *Model) ignoredNote(until, instead string) string {
 	if m.ignored == "" {
 		return ""

@@ -14,22 +14,17 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Consent is how a write (which the server refuses without confirm: true)
-// gets consent. Nothing a server sends is a consent: a confirm_required
-// only makes vq ask.
+// Consent is how a write gets consent; a server's confirm_required only makes vq ask.
 type Consent int
 
 const (
-	// ConsentNever: vq gives none of its own; calls go as they are (a
-	// script's without --yes, an agent's) and the server's gate answers.
+	// ConsentNever: calls go as they are and the server's gate answers.
 	ConsentNever Consent = iota
 	ConsentAsk           // a person is asked, in the TUI's dialog or at a prompt
 	ConsentGiven         // --yes gave it for every call of the command
 )
 
-// For is the policy for in: never when its calls carry the consent
-// already (KEY:=JSON on the command line, or --yes before they were
-// sent), for which a confirm_required is the server's last word.
+// For is the policy for in: never when its calls carry the consent already.
 func (p Consent) For(in WriteIntent) Consent {
 	for _, c := range in.Calls {
 		if c.Args[api.ArgConfirm] != true {
@@ -39,15 +34,12 @@ func (p Consent) For(in WriteIntent) Consent {
 	return ConsentNever
 }
 
-// WriteIntent is a write asked for, not sent yet: its calls, and the
-// question that asks a person for all of them at once (made only when
-// someone is asked: it may need a read of its own).
+// WriteIntent is a write asked for, not sent yet, and how to ask for it.
 type WriteIntent struct {
 	Calls    []api.Call
 	Question func(context.Context) string
 	names    []string
-	// resend is set for the answer in view's own call, which the server
-	// refused for want of consent: its answer replaces the screen.
+	// resend: the screen's own refused call, whose answer replaces it.
 	resend bool
 	table  *table // set for a batch over its marked rows
 }
@@ -68,8 +60,7 @@ func intent(calls []api.Call, names []string, resend bool) WriteIntent {
 	return in
 }
 
-// consent gets consent for in by the session's policy, and sends its
-// calls with it.
+// consent gets consent for in by the session's policy and sends its calls.
 func (m *Model) consent(in WriteIntent) tea.Cmd {
 	switch m.writePolicy.For(in) {
 	case ConsentGiven:
@@ -104,8 +95,7 @@ func (m *Model) write(in WriteIntent, calls []api.Call) tea.Cmd {
 	return cmd
 }
 
-// resendIntent is the screen's own call again: what consent lifts a
-// confirm_required refusal with.
+// resendIntent is the screen's own call again, to lift a confirm_required refusal.
 func (s *answerPage) resendIntent() WriteIntent {
 	return intent([]api.Call{s.call}, nil, true)
 }
@@ -120,8 +110,7 @@ func rowsIntent(t *table, tp *rowTemplate, rows []int) WriteIntent {
 	return intent(calls, names, false)
 }
 
-// writeTarget is the tool a would send: the selected row's write
-// template, else the screen's first write action.
+// writeTarget is the tool a would send.
 func (s *answerPage) writeTarget() (string, bool) {
 	if s.rowMode() && s.selRow() >= 0 {
 		if tp := s.selTable().writeAction(); tp != nil {
@@ -146,9 +135,7 @@ func (s *answerPage) askWrite() tea.Cmd {
 	return s.m.consent(intent([]api.Call{a.Call()}, []string{name}, false))
 }
 
-// startBatchFlow is A: the write over the marked rows. A table that knows
-// no write template yet learns it from the answer of the first marked
-// row's action (a read), fetched without opening a screen.
+// startBatchFlow is A; a table without a write template learns it from the first marked row's read.
 func (s *answerPage) startBatchFlow() tea.Cmd {
 	t := s.selTable()
 	if t.writeAction() != nil {
@@ -161,8 +148,7 @@ func (s *answerPage) startBatchFlow() tea.Cmd {
 	return cmd
 }
 
-// markedRows are t's marked rows in the order shown, then those the
-// filter hides.
+// markedRows are t's marked rows as shown, then those the filter hides.
 func markedRows(t *table) []int {
 	rows := make([]int, 0, len(t.Marked))
 	for _, r := range t.Shown() {
@@ -180,8 +166,7 @@ func markedRows(t *table) []int {
 	return append(rows, hidden...)
 }
 
-// askBatch asks consent for the table's write template over its marked
-// rows, leaving out rows written already.
+// askBatch asks consent for the write over the marked rows not written yet.
 func (m *Model) askBatch(t *table) tea.Cmd {
 	tp := t.writeAction()
 	var rows []int
@@ -199,9 +184,7 @@ func (m *Model) askBatch(t *table) tea.Cmd {
 	return m.consent(in)
 }
 
-// question is how the dialog asks for in, in a person's words: the
-// verb, the count and the checks (or rows) first; the tool and its
-// consent argument as the detail line under them.
+// question asks for in in a person's words; the tool is the detail line.
 func (in WriteIntent) question() string {
 	do := verbOf(in.Calls[0].Tool)
 	lines := []string{strings.ToUpper(do[:1]) + do[1:] + " " + in.what() + "?"}
@@ -228,8 +211,7 @@ func (in WriteIntent) question() string {
 	return strings.Join(append(lines, tool+" with confirm: true", "  "+textsafe.SanitizeLine(string(args))), "\n")
 }
 
-// what names what in writes: "1 check: Homepage desktop", "12 checks",
-// the label of the action it runs ("Homepage"), or "it".
+// what names what in writes: "1 check: Homepage desktop", "12 checks", a label, or "it".
 func (in WriteIntent) what() string {
 	n := len(in.Calls)
 	noun := "rows"
@@ -248,8 +230,7 @@ func (in WriteIntent) what() string {
 	return strings.TrimSpace(trimVerb(in.names[0], verbOf(in.Calls[0].Tool)))
 }
 
-// nameOf names the i-th call of in for a person: its check ("Homepage
-// desktop"), else the name the intent gives it.
+// nameOf names the i-th call of in for a person.
 func (in WriteIntent) nameOf(i int) string {
 	c := in.Calls[i]
 	if isCheck(c) {
@@ -263,16 +244,14 @@ func (in WriteIntent) nameOf(i int) string {
 	return textsafe.SanitizeLine(c.Tool)
 }
 
-// isCheck reports a call that names one check: a scenario and a
-// viewport.
+// isCheck reports a call that names a scenario and a viewport.
 func isCheck(c api.Call) bool {
 	_, scenario := c.Args["scenarioLabel"].(string)
 	_, viewport := c.Args["viewport"].(string)
 	return scenario && viewport
 }
 
-// verbOf is what a person does with tool: the registry's verb
-// ("approve", ASCII), else "send" and the tool's name.
+// verbOf is what a person does with tool ("approve"), else "send" and its name.
 func verbOf(tool string) string {
 	if spec, ok := api.LookupTool(tool); ok && spec.Verb != "" {
 		return spec.Verb
@@ -280,8 +259,7 @@ func verbOf(tool string) string {
 	return "send " + textsafe.SanitizeLine(tool)
 }
 
-// trimVerb is a label without the verb it starts with ("Approve
-// Homepage" → "Homepage").
+// trimVerb is a label without its leading verb.
 func trimVerb(label, verb string) string {
 	if len(label) > len(verb) && strings.EqualFold(label[:len(verb)], verb) && label[len(verb)] == ' ' {
 		return label[len(verb)+1:]
@@ -291,9 +269,7 @@ func trimVerb(label, verb string) string {
 
 const maxDialogRows = 3
 
-// confirmPage asks the person yes or no, in the foot of the answer in
-// view: the consent to a write, or the session's own questions (dropping
-// marks). decide takes the answer once.
+// confirmPage asks yes or no in the answer's foot; decide takes the answer once.
 type confirmPage struct {
 	m      *Model
 	under  *answerPage
@@ -302,8 +278,7 @@ type confirmPage struct {
 	keymap confirmKeys
 }
 
-// newConfirmPage asks text (its first line the question) over the answer
-// in view.
+// newConfirmPage asks text, its first line the question.
 func newConfirmPage(m *Model, text string, decide func(bool) tea.Cmd) *confirmPage {
 	return &confirmPage{m: m, under: m.top(), text: text, decide: decide, keymap: confirmKeys{
 		Yes:  key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
@@ -357,8 +332,7 @@ func (p *confirmPage) View() []string { return p.under.View() }
 // part is the dialog, where the next actions were.
 func (p *confirmPage) part() (footPart, []string) { return actionsPart, p.lines() }
 
-// lines are the question in a box: its first line, with the keys that
-// answer it, in bold, the lines after it as they came.
+// lines are the question in a box, its first line and keys in bold.
 func (p *confirmPage) lines() []string {
 	st := &p.m.styles
 	body := strings.Split(p.text, "\n")

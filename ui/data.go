@@ -13,9 +13,7 @@ import (
 	tbl "github.com/visualq/vq/ui/components/table"
 )
 
-// dataView is a response's data laid out as virtual lines: scalar fields
-// first, then plain lines (a list of scalars, or one scalar), then each
-// record list as a table. Only the lines in view are ever drawn.
+// dataView is the data as virtual lines (fields, plain lines, tables); only those in view are drawn.
 type dataView struct {
 	fields   fields.Model // fields fold into a line for a table's room (settleFields).
 	plain    []string
@@ -69,8 +67,7 @@ func (d *dataView) index() {
 	d.total = line
 }
 
-// line draws virtual line i up to width columns; gutter draws a row's
-// gutter (answerPage.gutter).
+// line draws virtual line i up to width columns.
 func (d *dataView) line(i int, st *styles, width int, gutter func(t *table, pos int) string) string {
 	if i < d.fields.Lines() {
 		return d.fields.Line(i, st.fields, width)
@@ -109,8 +106,7 @@ func (d *dataView) fold(folded bool) bool {
 	return true
 }
 
-// stickyHeader is the header to keep on top of a view starting at line
-// first, and whether that view scrolled past it.
+// stickyHeader is the header atop a view starting at first, and whether it scrolled past.
 func (d *dataView) stickyHeader(first int, st *styles, width int) (string, bool) {
 	for k := len(d.sections) - 1; k >= 0; k-- {
 		s := d.sections[k]
@@ -160,8 +156,7 @@ func (d *dataView) actionable() bool {
 	return slices.ContainsFunc(d.tables, (*table).actionable)
 }
 
-// rawLines is the response as indented JSON lines (v), each sanitized
-// when drawn: the toggle costs one pass over the answer.
+// rawLines is the response as indented JSON lines, sanitized when drawn.
 func rawLines(resp *api.ToolResponse) []string {
 	var buf bytes.Buffer
 	doc, err := resp.Document()

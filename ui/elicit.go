@@ -21,13 +21,10 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// questionForm is a server's question (MCP elicitation, form mode) as a
-// form, shown by the TUI's question page (question.go) or by Elicit.
+// questionForm is a server's question (MCP elicitation, form mode) as a form.
 type questionForm struct {
-	form *huh.Form
-	// message is sanitized, at most maxMessageLines lines; head is the
-	// form's head wrapped to width.
-	message    []string
+	form       *huh.Form
+	message    []string // sanitized, at most maxMessageLines lines
 	head       []string
 	fields     []*formField
 	pageStarts []int // the indexes of the fields that start a page
@@ -35,10 +32,7 @@ type questionForm struct {
 	keys       questionKeys
 	help       help.Model
 	st         *styles
-	// theme is the fields' styles, which they read through themeFunc at
-	// each frame: huh keeps the first theme a field is given, so a field
-	// is given this one as it is built (else huh builds its default theme
-	// for every choice it measures) and a restyle changes what it returns.
+	// theme is read through themeFunc: huh keeps a field's first theme, so a restyle changes what it returns.
 	theme  *huh.Styles
 	width  int
 	answer *mcp.ElicitResult // set once the person answered
@@ -49,44 +43,32 @@ type formField struct {
 	api.ElicitField
 	huh  huh.Field
 	text string
-	// choices are the values offered, and choice the index of the one
-	// picked, or noChoice; picks are the indexes a multi-select picked.
+	// choice indexes choices (or is noChoice); picks are a multi-select's.
 	choices []any
 	choice  int
 	picks   []int
 	offered int // lines of choices the field draws
 }
 
-// noChoice is the choice that leaves an optional field out of the
-// answer, offered first when the field has no default.
+// noChoice leaves an optional field out of the answer.
 const noChoice = -1
 
-// A server's question is bounded before it is drawn. The form (huh)
-// draws every field of the page in view and every choice of them at each
-// key, so what a page holds is what a key costs: its fields and choices
-// are bounded, the form is split into pages, and text is cut, saying so.
-// Past maxFormFields a question is declined (CheckQuestion).
+// huh draws a page's every field and choice at each key, so a page is bounded,
+// text is cut (saying so), and past maxFormFields a question is declined.
 const (
-	// maxMessageLines bounds the server's message above the fields, so
-	// that a long one leaves the fields their room.
-	maxMessageLines = 6
-	// maxFormFields is the most fields a form asks.
-	maxFormFields = 32
-	// pageFields and pageChoices bound a page of the form; a field
-	// offers at most fieldChoices choices (a longer enum is cut with "+N
-	// more").
+	maxMessageLines = 6 // leaves the fields their room
+	maxFormFields   = 32
+	// a longer enum than fieldChoices is cut with "+N more".
 	pageFields   = 6
 	pageChoices  = 32
 	fieldChoices = 24
-	// maxTitleBytes bounds a field's title and a choice's label,
-	// maxDescriptionBytes and maxDescriptionLines its description.
+	// maxTitleBytes bounds titles and labels.
 	maxTitleBytes       = 80
 	maxDescriptionBytes = 160
 	maxDescriptionLines = 2
 )
 
-// CheckQuestion says why vq's form cannot ask e, nil when it can: a form
-// of more than maxFormFields fields is refused, and declined.
+// CheckQuestion says why vq's form cannot ask e, nil when it can.
 func CheckQuestion(e api.Elicitation) error {
 	if len(e.Fields) > maxFormFields {
 		return fmt.Errorf("it has %d fields, more than the %d a form asks", len(e.Fields), maxFormFields)
@@ -105,10 +87,7 @@ func Outcome(action string) string {
 	return "declined"
 }
 
-// QuestionLine is the server's message as one line, sanitized and cut to
-// maxTitleBytes: what a script prints of a question. It is cut before it
-// is sanitized too, to a few times that, so that a 20 MB message costs
-// what a short one does.
+// QuestionLine is the message as one safe line; clipped before sanitizing so 20 MB costs what a short one does.
 func QuestionLine(e api.Elicitation) string {
 	return textsafe.Clip(textsafe.SanitizeLine(textsafe.Clip(e.Message, 4*maxTitleBytes)), maxTitleBytes)
 }
@@ -134,8 +113,7 @@ func newQuestionForm(e api.Elicitation, st *styles) *questionForm {
 		accept.WithTheme(q.themeFunc())
 		groups = append(groups, huh.NewGroup(accept.Title("Accept?").Affirmative("Accept").Negative("Decline").Value(&q.accept)))
 	}
-	// esc and ctrl+c are the question's (decline and cancel), not the
-	// form's: a select's filter, which esc would end, is not offered.
+	// esc and ctrl+c are the question's, so a select's filter is not offered.
 	km := huh.NewDefaultKeyMap()
 	km.Quit.SetEnabled(false)
 	km.Select.Filter.SetEnabled(false)
@@ -146,8 +124,7 @@ func newQuestionForm(e api.Elicitation, st *styles) *questionForm {
 	return q
 }
 
-// pages groups the fields by at most pageFields fields and pageChoices
-// choices; huh shows one group at a time.
+// pages groups the fields by at most pageFields fields and pageChoices choices.
 func (q *questionForm) pages() []*huh.Group {
 	var groups []*huh.Group
 	var page []huh.Field
@@ -169,8 +146,7 @@ func (q *questionForm) pages() []*huh.Group {
 	return groups
 }
 
-// cutLines is lines, at most most of them, the last marked with an
-// ellipsis when some were left out.
+// cutLines keeps at most most lines, the last marked with an ellipsis when cut.
 func cutLines(lines []string, most int) []string {
 	if len(lines) > most {
 		lines = lines[:most]
@@ -179,9 +155,7 @@ func cutLines(lines []string, most int) []string {
 	return lines
 }
 
-// field is the form's field for f, in theme: a select among an enum's
-// values (at most fieldChoices of them) or yes and no, else a text input
-// that checks what is typed.
+// field is the form's field for f: a select for an enum or boolean, else a checked text input.
 func (f *formField) field(theme huh.Theme) huh.Field {
 	title, desc := f.texts()
 	values, labels, more := f.offers()
@@ -237,9 +211,7 @@ func (f *formField) texts() (title, desc string) {
 	return title, desc
 }
 
-// offers are the values the field offers and their labels: an enum's
-// first fieldChoices, more saying how many were left out, or yes and no;
-// none for a text field.
+// offers are the values a select offers and their labels; more counts those cut.
 func (f *formField) offers() (values, labels []string, more string) {
 	values, labels = f.Enum, f.EnumNames
 	if f.Type == "boolean" {
@@ -255,8 +227,7 @@ func (f *formField) offers() (values, labels []string, more string) {
 	return values, labels, more
 }
 
-// multiSelect is the field of an array of choices: several picked (x or
-// space), as many as its bounds allow, the default's picked at first.
+// multiSelect is the field of an array of choices, within its bounds.
 func (f *formField) multiSelect(theme huh.Theme, title, desc string, values, labels []string) huh.Field {
 	picked, _ := f.Default.([]any)
 	options := make([]huh.Option[int], 0, len(values))
@@ -270,8 +241,7 @@ func (f *formField) multiSelect(theme huh.Theme, title, desc string, values, lab
 		one := 1
 		least = &one
 	}
-	// selectRows choices in view, the others scrolled to: huh counts the
-	// title and description within the height.
+	// huh counts the title and description within the height.
 	height := min(len(values), selectRows) + 1 + descriptionHeight(desc)
 	field := huh.NewMultiSelect[int]()
 	field.WithTheme(theme)
@@ -285,9 +255,7 @@ func (f *formField) multiSelect(theme huh.Theme, title, desc string, values, lab
 	return field
 }
 
-// selectRows is how many choices a select shows at once; the others
-// scroll into view. Without a height huh measures every choice at each
-// key.
+// selectRows bounds a select's height: without one huh measures every choice at each key.
 const selectRows = 10
 
 func descriptionHeight(desc string) int {
@@ -299,8 +267,7 @@ func descriptionHeight(desc string) int {
 
 var placeholders = map[string]string{"number": "a number", "integer": "a whole number"}
 
-// defaultText is a default as the input shows it: a JSON number without
-// an exponent or trailing zeros.
+// defaultText is a default as the input shows it (numbers without exponent).
 func defaultText(v any) string {
 	switch v := v.(type) {
 	case nil:
@@ -311,9 +278,7 @@ func defaultText(v any) string {
 	return fmt.Sprint(v)
 }
 
-// parse is the value typed as the answer carries it (float64 for a
-// number, int64 for an integer), nil for an optional field left empty.
-// Its error is what the form says under the field.
+// parse is the value typed as the answer carries it, nil for an optional field left empty.
 func (f *formField) parse(s string) (any, error) {
 	trimmed := strings.TrimSpace(s)
 	if trimmed == "" {
@@ -390,10 +355,7 @@ func (q *questionForm) themeFunc() huh.Theme {
 	return huh.ThemeFunc(func(bool) *huh.Styles { return q.theme })
 }
 
-// resize fits the form into a terminal of width×height: the fields get
-// the rows left by the head, the blank and help lines below, the two a
-// field's error adds, and the line an inline frame keeps free. An output
-// that is no terminal reports no size: the form keeps the one it has.
+// resize fits the form into width×height; a size of 0 (no terminal) keeps the one it has.
 func (q *questionForm) resize(width, height int) {
 	if width <= 0 || height <= 0 {
 		return
@@ -445,8 +407,7 @@ func (q *questionForm) submitted() *mcp.ElicitResult {
 	return &mcp.ElicitResult{Action: api.ElicitAccept, Content: content}
 }
 
-// wrapHead wraps the title and the server's message to the width, once
-// for each width and style: a key does not wrap them again.
+// wrapHead wraps the title and message once per width and style, not per key.
 func (q *questionForm) wrapHead() {
 	lines := []string{q.st.writeBadge.Render("The server asks")}
 	for _, l := range q.message {
@@ -482,23 +443,20 @@ func (q *questionForm) pageLine() string {
 	return fmt.Sprintf("page %d of %d (enter moves on, shift+tab back)", page+1, len(q.pageStarts))
 }
 
-// questionKeys are the two ways of not answering, which the form's keys
-// do not have.
+// questionKeys are the two ways of not answering.
 type questionKeys struct {
 	Decline, Cancel key.Binding
 }
 
-// ShortHelp says first how not to answer, then the keys of the field in
-// focus.
+// ShortHelp says how not to answer, then the focused field's keys.
 func (q *questionForm) ShortHelp() []key.Binding {
 	return append([]key.Binding{q.keys.Decline, q.keys.Cancel}, q.form.KeyBinds()...)
 }
 
 func (q *questionForm) FullHelp() [][]key.Binding { return [][]key.Binding{q.ShortHelp()} }
 
-// Elicit asks a server's question on a terminal no TUI owns, inline on
-// opts.Out (stderr, so that stdout stays the answer). ctx ending cancels;
-// a form that cannot run declines.
+// Elicit asks a question inline on opts.Out (stderr: stdout stays the answer).
+// ctx ending cancels; a form that cannot run declines.
 func Elicit(ctx context.Context, opts Options, e api.Elicitation) mcp.ElicitResult {
 	s := &questionSession{st: newStyles(true)}
 	s.form = newQuestionForm(e, &s.st)

@@ -6,21 +6,17 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// filterPage is the filter being typed (/), in the foot of the answer it
-// filters: every key is text, and each filters the answer's tables at
-// once; enter keeps the filter, esc clears it.
+// filterPage is the filter being typed (/); enter keeps it, esc clears it.
 type filterPage struct {
 	m      *Model
 	under  *answerPage
 	input  textinput.Model
 	keymap filterKeys
-	// line holds the line part draws: a frame draws the foot several
-	// times, and each keystroke draws a frame.
+	// line holds part's line: a frame draws the foot several times.
 	line [1]string
 }
 
-// filterKeys are the keys while the filter is typed; every other key is
-// text.
+// filterKeys are the keys while the filter is typed; others are text.
 type filterKeys struct {
 	Apply, Clear key.Binding
 }
@@ -29,8 +25,7 @@ type filterKeys struct {
 func newFilterPage(a *answerPage) *filterPage {
 	p := &filterPage{m: a.m, under: a, input: textinput.New(), keymap: filterKeys{
 		Apply: key.NewBinding(key.WithKeys("enter", "down", "tab"), key.WithHelp("enter", "keep filter")),
-		// Esc twice in quick succession reaches a program as one
-		// alt+esc: it clears the filter as one Esc does.
+		// A quick double Esc arrives as alt+esc.
 		Clear: key.NewBinding(key.WithKeys("esc", "alt+esc"), key.WithHelp("esc", "clear")),
 	}}
 	p.input.Prompt = "/"
@@ -75,8 +70,7 @@ func (p *filterPage) Update(msg tea.Msg) tea.Cmd {
 
 func (p *filterPage) View() []string { return p.under.View() }
 
-// part is the input, where the filter's line was, with how many rows it
-// shows.
+// part is the input with how many rows it shows.
 func (p *filterPage) part() (footPart, []string) {
 	p.line[0] = p.input.View() + p.m.styles.dim.Render("  "+p.under.filterCount())
 	return filterPart, p.line[:]

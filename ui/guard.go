@@ -8,12 +8,8 @@ import (
 	"github.com/visualq/vq/internal/exitcode"
 )
 
-// guard runs the root model so that a panic in it (Update, View, or a
-// command in its goroutine) ends the session as a bug report: the program
-// shuts down the normal way, which restores the terminal, and Run returns
-// the panic as an *exitcode.PanicError. Bubbletea's own recovery stays
-// on behind it, for what the guard cannot reach, but it prints a Go stack
-// dump, which a person should not get for a bug of vq's.
+// guard turns a panic in the root model or its commands into a normal shutdown (restoring the
+// terminal) and an *exitcode.PanicError, not bubbletea's stack dump.
 type guard struct {
 	m *Model
 	// probe sees each message before the model does (Options.Probe).
@@ -55,8 +51,7 @@ func (g *guard) Init() (cmd tea.Cmd) {
 	return g.wrap(g.m.Init())
 }
 
-// Update implements tea.Model: after a panic, the model (whose state may
-// be half changed) is left alone and the program quits.
+// Update leaves a panicked model (half changed) alone and quits.
 func (g *guard) Update(msg tea.Msg) (model tea.Model, cmd tea.Cmd) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -89,9 +84,7 @@ func (g *guard) View() (v tea.View) {
 	return g.last
 }
 
-// wrap runs cmd under the guard: a panic becomes a panicMsg, and the
-// commands of a batch it returns are wrapped in turn, as bubbletea runs
-// each in a goroutine of its own.
+// wrap runs cmd under the guard, and a batch's commands in turn (each runs in its own goroutine).
 func (g *guard) wrap(cmd tea.Cmd) tea.Cmd {
 	if cmd == nil {
 		return nil

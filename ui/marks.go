@@ -6,10 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// Marks are state the person can see: the foot counts them whenever
-// there are any (marksNote), the batch key says what it does to them
-// and how many, and nothing drops them without asking (Esc, going
-// back).
+// Marks are state the person sees: the foot counts them and nothing drops them without asking.
 
 // mark marks or unmarks the selected row (space) and moves on.
 func (s *answerPage) mark() {
@@ -24,8 +21,7 @@ func (s *answerPage) mark() {
 	}
 }
 
-// marks is how many rows are marked on the screen, and how many of them
-// the filter hides.
+// marks is how many rows are marked, and how many of them the filter hides.
 func (s *answerPage) marks() (marked, hidden int) {
 	for _, t := range s.data.tables {
 		marked += len(t.Marked)
@@ -38,8 +34,7 @@ func (s *answerPage) marks() (marked, hidden int) {
 	return marked, hidden
 }
 
-// marksNote is the foot's count of the marks, "" without any: "● 12
-// marked", "● 12 marked (3 hidden by the filter)".
+// marksNote is "● 12 marked (3 hidden by the filter)", "" without marks.
 func (s *answerPage) marksNote() string {
 	marked, hidden := s.marks()
 	if marked == 0 || s.m.done {
@@ -52,8 +47,7 @@ func (s *answerPage) marksNote() string {
 	return note
 }
 
-// askDropMarks asks before the screen's marks are dropped: by going back
-// (leave), or by Esc on the first screen, which only drops them.
+// askDropMarks asks before the marks are dropped (leave: going back too).
 func (s *answerPage) askDropMarks(leave bool) tea.Cmd {
 	count, _ := s.marks()
 	n := strconv.Itoa(count) + " mark"
@@ -81,9 +75,7 @@ func (s *answerPage) askDropMarks(leave bool) tea.Cmd {
 		}))
 }
 
-// batchVerb is what A does to the marked rows: the verb of the table's
-// write, "write" while none is known yet (the first marked row's answer
-// will tell).
+// batchVerb is what A does to the marked rows, "write" while not known yet.
 func (s *answerPage) batchVerb() string {
 	if tp := s.selTable().writeAction(); tp != nil {
 		return verbOf(tp.action.Tool)

@@ -16,9 +16,7 @@ import (
 	"github.com/visualq/vq/ui/components/progress"
 )
 
-// Model is the root of the TUI: the stack of pages (page.go), the call
-// in flight (call.go), and what every page shares. It routes each
-// message (Update) and draws the page in front (View).
+// Model is the root of the TUI: the page stack, the call in flight, what pages share.
 type Model struct {
 	ctx         context.Context
 	invoke      func(context.Context, api.Call) (*api.ToolResponse, error)
@@ -39,19 +37,14 @@ type Model struct {
 	width, height int
 	pending       *pending
 	seq           int
-	// reviewed is what each write call of this session did, by
-	// api.Call.Key; failedWrites the answers of those that failed last,
-	// which the session exits with (exitAnswer).
+	// reviewed is what each write did, by api.Call.Key; failedWrites feed exitAnswer.
 	reviewed     map[string]reviewState
 	failedWrites map[string]*api.ToolResponse
-	// status is a note on what just happened; report a batch's summary,
-	// shown until the next key.
+	// status and report (a batch's summary) show until the next key.
 	status  string
 	report  []string
 	ignored string // the last key pressed while busy
-	// first is the session's first command (the first call, or the
-	// consent a first refusal asks for); firstErr why it ended without an
-	// answer; printAfter marks an answer to print once after the program.
+	// first is the session's first command; printAfter an answer to print after the program.
 	first      tea.Cmd
 	firstErr   error
 	printAfter bool
@@ -73,8 +66,7 @@ const callBarWidth = 20
 // defaultWidth and defaultHeight hold until the terminal tells its size.
 const defaultWidth, defaultHeight = 80, 24
 
-// newModel builds the model on the first answer, or, with first nil, on
-// the first call, which Init sends.
+// newModel builds the model on the first answer, or with first nil on the call Init sends.
 func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolResponse) *Model {
 	m := &Model{
 		ctx:          ctx,
@@ -117,8 +109,7 @@ func (m *Model) restyle() {
 	m.callBar = progress.New(callBarWidth, m.styles.accent)
 }
 
-// Init asks the terminal for its background, to pick light or dark colours,
-// and sends the first call or fetches the first screen's diff image.
+// Init asks the terminal's background and sends the first call or image fetch.
 func (m *Model) Init() tea.Cmd {
 	if m.loading() {
 		return tea.Batch(tea.RequestBackgroundColor, m.first)
@@ -153,8 +144,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, tea.Batch(append(cmds, cmd)...)
 }
 
-// global handles what is the root's of a message that is no key: the
-// terminal's size and background, the spinner and the call in flight.
+// global handles the root's non-key messages.
 func (m *Model) global(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -177,9 +167,7 @@ func (m *Model) global(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// key routes a key or a paste: to the server's question when one is
-// asked, else to the call in flight while there is one (see busyKey),
-// else to the page in front.
+// key routes a key or paste: to the question, else the call in flight, else the page in front.
 func (m *Model) key(msg tea.Msg) tea.Cmd {
 	front := m.front()
 	if _, asking := front.(*questionPage); !asking {
@@ -196,8 +184,7 @@ func (m *Model) key(msg tea.Msg) tea.Cmd {
 	return front.Update(msg)
 }
 
-// notice shows a line vq tells the person: under the call in flight,
-// else as the status line.
+// notice shows a line under the call in flight, else as the status line.
 func (m *Model) notice(msg string) {
 	if m.pending != nil {
 		m.pending.note = strings.Split(msg, "\n")
@@ -206,9 +193,7 @@ func (m *Model) notice(msg string) {
 	m.status = textsafe.SanitizeLine(msg)
 }
 
-// quit ends the session: the call in flight is given up, every page
-// that holds something running ends it, and only the answers stay, the
-// last drawn as the final frame.
+// quit ends the session, giving up what runs; the last answer is the final frame.
 func (m *Model) quit() tea.Cmd {
 	if m.pending != nil {
 		m.pending.cancel()
@@ -228,8 +213,7 @@ func (m *Model) quit() tea.Cmd {
 	return tea.Quit
 }
 
-// staleAnswers marks every answer on the stack stale: a write succeeded,
-// and each is fetched again when the person returns to it.
+// staleAnswers marks every answer stale after a write, to fetch again on return.
 func (m *Model) staleAnswers() {
 	for _, a := range m.answers() {
 		a.stale = true
@@ -244,12 +228,10 @@ func (m *Model) rowState(t *table, r int) reviewState {
 	return m.reviewed[tp.call(t, r).Key()]
 }
 
-// View implements tea.Model. It is inline, not the alternate screen, so the
-// last frame stays in the scrollback after q.
+// View is inline, not the alternate screen, so the last frame stays in the scrollback.
 func (m *Model) View() tea.View {
 	if m.done && (m.loading() || m.printAfter) {
-		// Nothing stays of the spinner: an answer to print is printed
-		// after the program, whole.
+		// An answer to print is printed after the program, whole.
 		return tea.NewView("")
 	}
 	var lines []string
@@ -261,31 +243,24 @@ func (m *Model) View() tea.View {
 	return tea.NewView(m.fit(lines, m.height))
 }
 
-// fit makes a frame of the lines for a terminal height lines tall (0: no
-// limit, the one-shot print of a screen with nothing to act on).
+// fit makes a frame for a terminal height lines tall (0: no limit).
 func (m *Model) fit(lines []string, height int) string {
-	// Never taller than the terminal: a taller frame scrolls it, and the
-	// renderer's redraws then pile copies into the scrollback.
+	// A frame taller than the terminal piles copies into the scrollback.
 	if height > 1 && len(lines) > height-1 {
 		lines = lines[:height-1]
 	}
 	for i, l := range lines {
 		lines[i] = ansi.Truncate(l, m.width, "…")
 	}
-	// Every frame of a session has the same height: the inline renderer
-	// redraws a frame whose height changed from scratch, and terminals such
-	// as tmux then push the old frame into the scrollback, next to the last
-	// screen. The final frame, without the help line, so ends in a blank
-	// line, which the renderer erases on exit.
+	// Frames keep one height: a height change redraws from scratch, which tmux pushes into
+	// the scrollback. The final frame so ends in a blank line, erased on exit.
 	for height > 0 && len(lines) < height-1 {
 		lines = append(lines, "")
 	}
 	return strings.Join(lines, "\n")
 }
 
-// review records what a write call did: the state its row shows and,
-// when it failed, its answer for the session's exit code; a later answer
-// to the same call replaces both.
+// review records what a write call did; a later answer to it replaces both.
 func (m *Model) review(k string, state reviewState, resp *api.ToolResponse) {
 	m.reviewed[k] = state
 	if state == reviewRefused && resp != nil {
@@ -295,10 +270,7 @@ func (m *Model) review(k string, state reviewState, resp *api.ToolResponse) {
 	}
 }
 
-// exitAnswer is the answer the session exits with: the last one shown,
-// unless it was ok while a write the person sent from the session failed
-// (a status line, or a batch row marked ✗): then that write's, so that
-// no session in which a write failed exits 0.
+// exitAnswer is the last answer shown, or a failed write's: a session in which a write failed never exits 0.
 func (m *Model) exitAnswer() *api.ToolResponse {
 	last := m.top().resp
 	if !last.OK || len(m.failedWrites) == 0 {

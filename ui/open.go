@@ -12,17 +12,12 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// OpenURL starts $BROWSER, else the desktop's URL opener (open, xdg-open
-// where there is a display, or the Windows URL handler), without waiting
-// for it. Only http(s) links are opened (textsafe.WebURL): the links vq
-// opens (diff images, OAuth sign-in pages) come from a server.
+// OpenURL starts $BROWSER, else the desktop's URL opener, without waiting.
+// Only http(s) links are opened: they come from a server.
 func OpenURL(url string) error { return openWith(os.Getenv)(url) }
 
-// openWith is OpenURL reading the environment through getenv. $BROWSER is
-// a colon-separated list of commands, tried in turn, each given the link
-// in place of %s or as its last argument (the convention of xdg-utils and
-// Python's webbrowser). The commands run without a shell: the link is
-// server text.
+// openWith reads getenv. $BROWSER lists commands (colon-separated) given the link for %s or last
+// (the xdg-utils convention), run without a shell: the link is server text.
 func openWith(getenv func(string) string) func(string) error {
 	return func(url string) error {
 		if _, ok := textsafe.WebURL(url); !ok {

@@ -7,23 +7,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// A page is one screen on the root's stack (Model.stack), bottom to
-// front:
-//
-//   - answerPage (answer.go): one answer, each action run from it above
-//     it; Esc closes it. It composes the components (ui/components).
-//   - confirmPage (confirm.go): the consent to a write, asked by the
-//     command's policy, over the answer it writes from.
-//   - filterPage (filter.go): the filter being typed, over its answer.
-//   - batchPage (batchpage.go): a write over marked rows being sent.
-//   - questionPage (question.go): the server's questions, in front of
-//     every other page while there are any.
-//
-// The root routes messages (Model.Update): notices, questions and the
-// call in flight are its own, and the keys while that call is
-// out (call.go). Keys and pastes go to the page in front; every other
-// message to the pages in view (pagesInView), after the root took its
-// part (size, background, spinner). docs/recipes.md says how to add one.
+// A page is one screen on the root's stack: answerPage, and over it confirmPage, filterPage,
+// batchPage, and questionPage in front of all. Keys go to the page in front, other messages
+// to the pages in view after the root took its part. docs/recipes.md says how to add one.
 type page interface {
 	help.KeyMap
 	Init() tea.Cmd              // the first command, run as it opens
@@ -31,8 +17,7 @@ type page interface {
 	View() []string             // its frame, which the root fits to the terminal
 }
 
-// An overlay is a page drawn in one part of the foot of the answer
-// beneath it, which stays in view; the help line is its keys'.
+// An overlay is a page drawn in a part of the foot of the answer beneath it.
 type overlay interface {
 	page
 	part() (footPart, []string)
@@ -47,15 +32,12 @@ const (
 	activityPart                 // the call in flight or status line: a batch's count
 )
 
-// ender is a page that holds something running (a batch, a server's
-// question waiting for its answer): end stops it when the session ends
-// with the page open.
+// ender is a page holding something running, which end stops when the session ends.
 type ender interface {
 	end()
 }
 
-// push opens p in front, beneath the server's questions, which stay in
-// front of whatever opens meanwhile, and returns its first command.
+// push opens p in front, beneath the server's questions, and returns its first command.
 func (m *Model) push(p page) tea.Cmd {
 	i := len(m.stack)
 	if _, asking := m.front().(*questionPage); asking {
@@ -85,8 +67,7 @@ func (m *Model) front() page {
 	return m.stack[len(m.stack)-1]
 }
 
-// top is the answer in view: the topmost answer page, nil before the
-// first answer came.
+// top is the topmost answer page, nil before the first answer.
 func (m *Model) top() *answerPage {
 	for i := len(m.stack) - 1; i >= 0; i-- {
 		if a, ok := m.stack[i].(*answerPage); ok {
@@ -120,8 +101,7 @@ func (m *Model) chained(a *answerPage) bool {
 	return false
 }
 
-// pagesInView are the pages from the front back to the answer in view:
-// what the frame shows, or shows when the page in front closes.
+// pagesInView are the pages from the front back to the answer in view.
 func (m *Model) pagesInView() []page {
 	var pages []page
 	for i := len(m.stack) - 1; i >= 0; i-- {

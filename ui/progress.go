@@ -16,11 +16,8 @@ import (
 	"github.com/visualq/vq/ui/components/progress"
 )
 
-// JobProgress shows watched jobs on stderr. Live (a terminal), it redraws one
-// line per job in place — a progress bar, status, message and elapsed time —
-// and leaves a one-line summary per job. Not live (CI logs), it writes one
-// line per change of status or progress and nothing else, no escape codes.
-// It is safe for concurrent use by one watch goroutine per job.
+// JobProgress shows watched jobs on stderr: live, a line per job redrawn in place; else (CI
+// logs) a plain line per change. It is safe for one watch goroutine per job.
 type JobProgress struct {
 	mu     sync.Mutex
 	w      io.Writer
@@ -30,9 +27,7 @@ type JobProgress struct {
 	styles progressStyles
 	jobs   []*jobRow
 	drawn  int // lines the last live frame drew
-	// held stops the view writing while something else has the terminal
-	// (a form asking the server's question): a plain view prints the
-	// next change after.
+	// held stops writing while something else (a form) has the terminal.
 	held   bool
 	closed bool
 	stop   chan struct{}
@@ -43,11 +38,9 @@ type JobProgress struct {
 type ProgressOptions struct {
 	Live  bool // Live redraws in place; set it only when w is a terminal.
 	Width int  // the terminal's width in columns; 0 means 80.
-	// Profile is the terminal's colour profile (colorprofile.ASCII for
-	// --no-color). Ignored when not live.
+	// Profile is the terminal's colour profile; ignored when not live.
 	Profile colorprofile.Profile
-	// Refresh is how often a live view redraws to advance elapsed times;
-	// 0 means once a second.
+	// Refresh is how often a live view redraws (0: once a second).
 	Refresh time.Duration
 }
 
@@ -57,9 +50,7 @@ type jobRow struct {
 	last    api.JobUpdate
 	ended   bool
 	failure *api.JobUpdate // the last poll's failure while the watch retries.
-	// printed is the state last written as a line (without its elapsed
-	// time): over MCP a progress notification and a poll can report the
-	// same change, and a script's log should get it once.
+	// printed dedupes lines: a notification and a poll can report the same change.
 	printed string
 }
 
@@ -78,8 +69,7 @@ func NewJobProgress(w io.Writer, jobIDs []string, o ProgressOptions) *JobProgres
 	if !p.live {
 		return p
 	}
-	// A live view needs cursor movement, so the profile may drop colours
-	// but never every escape sequence.
+	// A live view needs cursor movement: at least ASCII.
 	p.w = &colorprofile.Writer{Forward: w, Profile: max(o.Profile, colorprofile.ASCII)}
 	p.styles = newProgressStyles()
 	p.bar = progress.New(jobBarWidth, p.styles.bar)
@@ -143,8 +133,7 @@ func (p *JobProgress) Update(u api.JobUpdate) {
 	}
 }
 
-// Close stops the display. A live view draws its last frame, leaving each
-// job's line (a summary for the jobs that ended) in the scrollback.
+// Close stops the display; a live view leaves its last frame in the scrollback.
 func (p *JobProgress) Close() {
 	p.mu.Lock()
 	if p.closed {
@@ -162,9 +151,7 @@ func (p *JobProgress) Close() {
 	}
 }
 
-// Hold stops the view writing until release: a live view then draws
-// afresh below whatever was written meanwhile (a form on the same
-// terminal), a plain one prints its next change.
+// Hold stops the view writing until release, after which it draws afresh below.
 func (p *JobProgress) Hold() (release func()) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -179,8 +166,7 @@ func (p *JobProgress) Hold() (release func()) {
 	}
 }
 
-// redraw moves back over the last frame and draws the current one, each
-// line cut to the terminal width so no wrap throws the count off.
+// redraw draws over the last frame, lines cut to the width so no wrap throws the count off.
 func (p *JobProgress) redraw() {
 	if p.held {
 		return
@@ -209,8 +195,7 @@ func (p *JobProgress) liveLine(r *jobRow) string {
 	}
 	parts := []string{textsafe.SanitizeLine(r.id)}
 	if !u.HasProgress || u.Total > 0 {
-		// Progress without a total (MCP allows it) fills no bar: its
-		// count says how far it got.
+		// Progress without a total fills no bar.
 		parts = append(parts, p.bar.View(u))
 	}
 	parts = append(parts, progress.Parts(u)...)
@@ -231,9 +216,7 @@ func (p *JobProgress) summaryMark(u api.JobUpdate) string {
 	return p.styles.failed.Render("✗")
 }
 
-// jobLine is the one-line account of a job update, as CI logs get it:
-// "job_123 running 3/10 Comparing screenshots (4s)"; a failed poll says it
-// will retry, a final answer with an error names it.
+// jobLine is a job update as CI logs get it: "job_123 running 3/10 Comparing screenshots (4s)".
 func jobLine(u api.JobUpdate) string {
 	var b strings.Builder
 	b.WriteString(textsafe.SanitizeLine(u.JobID))

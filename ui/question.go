@@ -10,9 +10,7 @@ import (
 	"github.com/visualq/vq/api"
 )
 
-// question is a server's question brought into a running session by an
-// Asker, and where its answer goes: reply holds one answer, so that the
-// session never waits on the asker.
+// question is a server's question in the session; reply holds one answer, so the session never waits.
 type question struct {
 	ctx   context.Context
 	e     api.Elicitation
@@ -20,26 +18,21 @@ type question struct {
 	form  *questionForm
 }
 
-// questionMsg brings a question into the session; questionEndedMsg says
-// that its context ended (the call it came with is over);
-// questionRefusedMsg says why one was declined unasked.
+// questionEndedMsg: its context ended; questionRefusedMsg: why one was declined unasked.
 type (
 	questionMsg        struct{ q *question }
 	questionEndedMsg   struct{ q *question }
 	questionRefusedMsg string
 )
 
-// questionPage is the server's questions (MCP elicitation) waiting for
-// the person, in the order they came: the first is on screen, as a form
-// (elicit.go) that has the frame and the keys to itself. It stays in
-// front of every other page (push) until the last is answered.
+// questionPage is the server's questions in order, the first on screen as a form owning the
+// frame and keys; it stays in front until the last is answered.
 type questionPage struct {
 	m     *Model
 	queue []*question
 }
 
-// ask brings q into the session: on screen, or behind the questions
-// asked before it. It is answered cancel when its context ends.
+// ask queues q; it is answered cancel when its context ends.
 func (m *Model) ask(q *question) tea.Cmd {
 	wait := func() tea.Msg { <-q.ctx.Done(); return questionEndedMsg{q} }
 	if p, asking := m.front().(*questionPage); asking {
@@ -68,9 +61,7 @@ func (p *questionPage) ShortHelp() []key.Binding { return p.queue[0].form.ShortH
 
 func (p *questionPage) FullHelp() [][]key.Binding { return p.queue[0].form.FullHelp() }
 
-// Update hands msg to the form on screen, which sees every message the
-// root routes here (its fields' own among them), and takes its answer
-// once there is one.
+// Update hands msg to the form on screen and takes its answer once there is one.
 func (p *questionPage) Update(msg tea.Msg) tea.Cmd {
 	q := p.queue[0]
 	if size, ok := msg.(tea.WindowSizeMsg); ok {
@@ -90,8 +81,7 @@ func (p *questionPage) Update(msg tea.Msg) tea.Cmd {
 
 func (p *questionPage) View() []string { return p.queue[0].form.lines() }
 
-// answer sends q its answer and drops it: the next question opens, or
-// the page closes after the last.
+// answer sends q its answer and opens the next question, or closes the page.
 func (p *questionPage) answer(q *question, answer mcp.ElicitResult) tea.Cmd {
 	i := slices.Index(p.queue, q)
 	if i < 0 {

@@ -12,15 +12,10 @@ import (
 	tbl "github.com/visualq/vq/ui/components/table"
 )
 
-// Row actions are derived from the answer itself (docs/tui.md): a next
-// action whose column-named arguments match one row's cells is a template
-// that every row fills with its own values, the other arguments kept as
-// sent; an answer reached from a row teaches its table more templates.
-// Values are sent as the table shows them, sanitized: one the server sent
-// with control characters is refused as naming no row, never another.
+// Row actions (docs/tui.md): a next action whose column-named arguments match a row's cells is
+// a template every row fills. Values go as shown, sanitized: one with control characters names no row.
 
-// table is a table of the answer's data with its row actions: only rows
-// with one can be selected and marked.
+// table is a data table with its row actions; only rows with one can be selected.
 type table struct {
 	*tbl.Table
 	templates []*rowTemplate
@@ -31,8 +26,7 @@ func (t *table) actionable() bool { return len(t.templates) > 0 }
 // rowTemplate is a next action with some arguments taken from a row.
 type rowTemplate struct {
 	action api.NextAction
-	// fromRow pairs each argument taken from a row with its column, in
-	// argument-name order.
+	// fromRow pairs row-filled arguments with columns, by argument name.
 	fromRow []rowArg
 	write   bool
 }
@@ -42,8 +36,7 @@ type rowArg struct {
 	col  int
 }
 
-// key identifies a template by its tool and the arguments rows fill in,
-// so that the five "Inspect …" actions of one answer give one template.
+// key identifies a template by tool and row-filled arguments: five "Inspect …" give one.
 func (tp *rowTemplate) key() string {
 	var b strings.Builder
 	b.WriteString(tp.action.Tool)
@@ -53,8 +46,7 @@ func (tp *rowTemplate) key() string {
 	return b.String()
 }
 
-// argText is an argument value as a cell would show it; ok is false for
-// values no cell holds (objects, arrays, null).
+// argText is a value as a cell shows it; !ok for objects, arrays, null.
 func argText(v any) (string, bool) {
 	switch v := v.(type) {
 	case string:
@@ -69,9 +61,7 @@ func argText(v any) (string, bool) {
 	return "", false
 }
 
-// templateFor makes a template of a when its column-named arguments match
-// the cells of a row: row r only, or any row when r is -1. It is nil when
-// no argument is named like a column or no row matches.
+// templateFor makes a template of a when its column-named arguments match row r (-1: any), else nil.
 func templateFor(a api.NextAction, t *table, r int, writes func(string) bool) *rowTemplate {
 	tp := &rowTemplate{action: a, write: writes(a.Tool)}
 	var want []string
@@ -108,8 +98,7 @@ func templateFor(a api.NextAction, t *table, r int, writes func(string) bool) *r
 	return nil
 }
 
-// addTemplates adds the templates among actions to the table (row r only
-// or any row, as for templateFor), skipping those it has.
+// addTemplates adds the new templates among actions, as templateFor finds them.
 func (t *table) addTemplates(actions []api.NextAction, r int, writes func(string) bool) {
 	for _, a := range actions {
 		tp := templateFor(a, t, r, writes)
@@ -120,8 +109,7 @@ func (t *table) addTemplates(actions []api.NextAction, r int, writes func(string
 	}
 }
 
-// rowAction is what Enter runs on a row: the first template that only
-// reads, else the first one.
+// rowAction is what Enter runs: the first read-only template, else the first.
 func (t *table) rowAction() *rowTemplate {
 	for _, tp := range t.templates {
 		if !tp.write {
@@ -134,8 +122,7 @@ func (t *table) rowAction() *rowTemplate {
 	return nil
 }
 
-// writeAction is the first template that changes the project: what a
-// batch over marked rows runs.
+// writeAction is the first writing template: what a batch runs.
 func (t *table) writeAction() *rowTemplate {
 	for _, tp := range t.templates {
 		if tp.write {
@@ -145,10 +132,7 @@ func (t *table) writeAction() *rowTemplate {
 	return nil
 }
 
-// call is the template's call for row r. A value keeps the type the
-// template's argument had (a number stays a number). A confirm the
-// server put in the action is dropped (NextAction.Call): consent is the
-// person's to give.
+// call is the template's call for row r, values keeping their type; the server's confirm is dropped.
 func (tp *rowTemplate) call(t *table, r int) api.Call {
 	c := tp.action.Call()
 	row := t.Data.Rows[r]
@@ -171,9 +155,7 @@ func (tp *rowTemplate) call(t *table, r int) api.Call {
 	return c
 }
 
-// label is the template's label with the values of the row it came from
-// replaced by row r's ("Inspect Homepage desktop" → "Inspect Cart 3
-// tablet"), or the tool when the label names none of them.
+// label is the label with its row's values replaced by row r's, else the tool.
 func (tp *rowTemplate) label(t *table, r int) string {
 	label := textsafe.SanitizeLine(tp.action.Label)
 	var pairs []string
@@ -188,8 +170,7 @@ func (tp *rowTemplate) label(t *table, r int) string {
 	return strings.NewReplacer(pairs...).Replace(label)
 }
 
-// rowOf is the first row of t whose cells hold the values a gives the
-// template's arguments, -1 when none does (or a fills other arguments).
+// rowOf is the first row holding the values a gives the template's arguments, else -1.
 func (tp *rowTemplate) rowOf(t *table, a api.NextAction) int {
 	other := templateFor(a, t, -1, func(string) bool { return tp.write })
 	if other == nil || other.key() != tp.key() {
@@ -205,8 +186,7 @@ func (tp *rowTemplate) rowOf(t *table, a api.NextAction) int {
 	})
 }
 
-// rowName names a row for dialogs and summaries by the values their
-// template takes from them ("Cart 3 tablet").
+// rowName names a row by the values its template takes ("Cart 3 tablet").
 func rowName(tp *rowTemplate, t *table, r int) string {
 	parts := make([]string, 0, len(tp.fromRow))
 	for _, a := range tp.fromRow {

@@ -19,33 +19,22 @@ type Options struct {
 	Out io.Writer
 	// Invoke sends one call; at run time it is the command's pipeline.
 	Invoke func(ctx context.Context, call api.Call) (*api.ToolResponse, error)
-	// Consent is the command's consent policy for the writes the person
-	// asks for: asked in the session's dialog, given by --yes, or (the
-	// zero value) never, and nothing is sent.
+	// Consent is the command's consent policy; the zero value never sends a write.
 	Consent Consent
 	NoColor bool // NoColor drops colours (NO_COLOR, --no-color); bold and reverse stay.
-	// WriteTools reports tools that change a project, marked in the action
-	// list. Nil means api.KnownWriteTool.
+	// WriteTools reports tools that write; nil means api.KnownWriteTool.
 	WriteTools func(tool string) bool
-	// Fetch downloads a screenshot link, at most max bytes; at run time
-	// the api client's FetchPublic from the VisualQ server, which fetches
-	// nothing on another server (the screen says where the image is, and
-	// o opens it). Nil shows no images.
+	// Fetch downloads a screenshot, at most max bytes, from the VisualQ server only; nil shows none.
 	Fetch func(ctx context.Context, link string, max int64) ([]byte, error)
-	// Getenv reads the environment for terminal detection (image
-	// protocols) and $BROWSER. Nil means os.Getenv.
+	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
-	// Open shows a link in a browser (o). Nil means $BROWSER, else the
-	// desktop's opener.
+	// Open shows a link in a browser (o); nil means $BROWSER, else the desktop opener.
 	Open func(url string) error
-	// Probe, when set, sees every message before the TUI handles it, in
-	// the same guard: tests use it to make the TUI fail on cue.
+	// Probe sees every message first, in the guard: tests make the TUI fail with it.
 	Probe func(tea.Msg)
-	// Server names the server the calls go to (host[:port] and profile),
-	// shown at the right of the header line; "" shows none.
+	// Server (host[:port] and profile) shows at the right of the header line.
 	Server string
-	// Asker, when set, brings the server's questions into the session
-	// while it runs: the TUI asks them, as it owns the terminal.
+	// Asker brings the server's questions into the session, which owns the terminal.
 	Asker *Asker
 }
 
@@ -63,8 +52,7 @@ func (o Options) getenv() func(string) string {
 	return o.Getenv
 }
 
-// Environ is the part of the environment that decides colours and the
-// terminal's kind, from getenv: what colorprofile and bubbletea read.
+// Environ is the environment colorprofile and bubbletea read, from getenv.
 func Environ(getenv func(string) string) []string {
 	var env []string
 	for _, k := range []string{"TERM", "COLORTERM", "NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE"} {
@@ -75,14 +63,9 @@ func Environ(getenv func(string) string) []string {
 	return env
 }
 
-// Run shows first, the answer to call, and lets the person chain through
-// its next actions until they quit. With first nil, the TUI opens at once
-// and sends call itself through opts.Invoke, showing a spinner until the
-// answer comes. It returns the last answer shown, whose exit code is the
-// session's; with none (the first call failed or was given up) the error
-// says why. A screen that offers nothing to act on is printed once,
-// without waiting for a key. A panic in the TUI restores the terminal and
-// comes back as an *exitcode.PanicError.
+// Run shows first (with first nil, sends call itself) and lets the person chain through next
+// actions until they quit. It returns the last answer shown, else the error saying why. A screen
+// with nothing to act on is printed once; a panic comes back as an *exitcode.PanicError.
 func Run(ctx context.Context, opts Options, call api.Call, first *api.ToolResponse) (*api.ToolResponse, error) {
 	m := newModel(ctx, opts, call, first)
 	if !m.loading() && !m.top().actionable() {
@@ -115,8 +98,7 @@ func (o Options) programOptions(ctx context.Context) []tea.ProgramOption {
 	return popts
 }
 
-// printOnce writes the screen as its final frame, all of its data, in the
-// colours the output supports.
+// printOnce writes the screen as its final frame, all of its data.
 func printOnce(opts Options, m *Model) error {
 	w := colorprofile.NewWriter(opts.Out, Environ(opts.getenv()))
 	if opts.NoColor {

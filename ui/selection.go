@@ -2,13 +2,10 @@ package ui
 
 import "strings"
 
-// The selected row is a check, not a place on the screen: when the rows
-// shown change (sort, filter, refresh) the selection stays on the row of
-// the same identity (rowIdentity), or the nearest one after it. A row the
-// filter hid is remembered (answerPage.hidden) until the person moves.
+// The selection is a check, not a place: when rows change it stays on the same identity, or
+// the nearest after. A row the filter hid is remembered until the person moves.
 
-// selectedBase is the row the selection follows: the one the filter hid,
-// else the selected row; -1 when there is none.
+// selectedBase is the row the filter hid, else the selected row, else -1.
 func (s *answerPage) selectedBase() int {
 	if len(s.data.sections) == 0 {
 		return -1
@@ -19,8 +16,7 @@ func (s *answerPage) selectedBase() int {
 	return s.selRow()
 }
 
-// reselect puts the selection on base, a row of the selected table, or
-// near it, after its view changed (sort, filter).
+// reselect puts the selection on or near base after the view changed.
 func (s *answerPage) reselect(base int) {
 	if base < 0 || len(s.data.sections) == 0 {
 		return
@@ -32,10 +28,8 @@ func (s *answerPage) reselect(base int) {
 	}
 }
 
-// selectNear selects in t (the selected table) the row that is row base
-// of old (t itself, or the table t replaced), or the nearest one t shows,
-// in old's order; same maps a row of old to t's row with its identity,
-// -1 for none. exact reports that base itself is selected.
+// selectNear selects in t old's row base, or the nearest t shows in old's order; same maps old's
+// rows to t's (-1: none). exact reports base itself was selected.
 func (s *answerPage) selectNear(t, old *table, base int, same func(r int) int) (exact bool) {
 	found := -1
 	old.Around(base, func(r int) bool {
@@ -53,9 +47,7 @@ func (s *answerPage) selectNear(t, old *table, base int, same func(r int) int) (
 	return exact
 }
 
-// rowIdentity is how the rows of a table are told apart: the values tp,
-// its row action, takes from them (scenario and viewport, the run being
-// the action's own), or all of their cells without one.
+// rowIdentity tells rows apart by the values tp takes from them, else all cells.
 func rowIdentity(tp *rowTemplate, rows [][]string) func(r int) string {
 	if tp == nil || len(tp.fromRow) == 0 {
 		return func(r int) string { return strings.Join(rows[r], "\x00") }
@@ -70,9 +62,7 @@ func rowIdentity(tp *rowTemplate, rows [][]string) func(r int) string {
 	}
 }
 
-// reselectFrom selects, on an answer that replaces old (the same call
-// fetched again), old's row or the nearest one still shown; old's row
-// hidden by the filter stays remembered.
+// reselectFrom selects old's row, or the nearest, on the answer that refreshes old.
 func (s *answerPage) reselectFrom(old *answerPage) {
 	base := old.selectedBase()
 	if base < 0 || old.sec >= len(old.data.sections) || old.sec >= len(s.data.sections) {

@@ -13,10 +13,8 @@ import (
 	tbl "github.com/visualq/vq/ui/components/table"
 )
 
-// styles are every look of the TUI, built once per terminal background.
-// Colours are chosen for both backgrounds with LightDark; NO_COLOR is not
-// handled here but by the colour profile, which drops colours and keeps
-// bold and reverse, so nothing may depend on colour alone.
+// styles are the TUI's looks per background; NO_COLOR drops colours but keeps bold and reverse,
+// so nothing may depend on colour alone.
 type styles struct {
 	crumb, crumbCurrent lipgloss.Style
 	okBadge, errBadge   lipgloss.Style
@@ -76,9 +74,7 @@ func newStyles(isDark bool) styles {
 	}
 }
 
-// formTheme is the look of a server's question (a huh form) in these
-// styles: the focused field is marked by its border, not by colour alone.
-// It is built when a question opens, as most sessions never see one.
+// formTheme is a question form's look, the focus marked by a border; built only when needed.
 func (s *styles) formTheme() *huh.Styles {
 	t := huh.ThemeBase(false) // its looks are the same on either background
 	for _, f := range []*huh.FieldStyles{&t.Focused, &t.Blurred} {
@@ -99,17 +95,14 @@ func (s *styles) formTheme() *huh.Styles {
 	return t
 }
 
-// inputStyles are the filter's: a steady cursor, as a blinking one would
-// redraw the frame twice a second for nothing.
+// inputStyles are the filter's: a blinking cursor would redraw twice a second.
 func inputStyles(isDark bool) textinput.Styles {
 	s := textinput.DefaultStyles(isDark)
 	s.Cursor.Blink = false
 	return s
 }
 
-// progressStyles are the looks of the job view (JobProgress), which
-// never asks the terminal for its background: basic ANSI colours read on
-// both dark and light ones, and every state also has a word and a mark.
+// progressStyles are JobProgress's: basic ANSI colours read on any background.
 type progressStyles struct {
 	ok, failed, warn, dim lipgloss.Style
 	bar                   color.Color // bar fills the progress bars.

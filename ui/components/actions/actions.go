@@ -1,7 +1,4 @@
-// Package actions is the next actions an answer offers, as the TUI lists
-// them: numbered, each with its tool and a mark on the writes, the one
-// under the cursor selected; a long list shows a window around it. It
-// imports the internal leaves only.
+// Package actions lists an answer's next actions, numbered, writes marked. It imports the internal leaves only.
 package actions
 
 import (
@@ -45,8 +42,7 @@ func (m *Model) Cursor() int { return m.cursor }
 // SetCursor puts the cursor on action i, or the nearest there is.
 func (m *Model) SetCursor(i int) { m.cursor = max(0, min(i, len(m.acts)-1)) }
 
-// View lists the actions in a width×height frame, the cursor's line
-// selected when focused; the last frame (done) draws no cursor.
+// View lists the actions in a width×height frame; the last frame (done) draws no cursor.
 func (m *Model) View(st Styles, width, height int, focused, done bool) []string {
 	if len(m.acts) == 0 {
 		return nil

@@ -1,7 +1,5 @@
-// Package fields is an answer's scalar members as the TUI draws them: a
-// "key  value" line each (a mismatch percentage with its bar), or all on
-// one line when a table needs the room, which e unfolds. It imports the
-// internal leaves only.
+// Package fields draws an answer's scalar members, folded on one line when a table needs the room.
+// It imports the internal leaves only.
 package fields
 
 import (
@@ -114,8 +112,7 @@ func NewKeys() Keys {
 func (k Keys) ShortHelp() []key.Binding  { return []key.Binding{k.Fields} }
 func (k Keys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
 
-// Keys are k with e enabled on folded fields or on those the person
-// opened (open), which it folds again.
+// Keys are k with e enabled on folded or opened fields.
 func (m *Model) Keys(k Keys, open bool) Keys {
 	k.Fields.SetEnabled(m.folded || open)
 	if open {

@@ -8,12 +8,8 @@ import (
 	"github.com/visualq/vq/internal/imagesafe"
 )
 
-// halfBlocks draws img in at most cols columns and rows lines of "▀"
-// cells, two (square) pixels a cell, upper in the foreground colour, in
-// its aspect ratio and never larger than it is. Each pixel averages the
-// source pixels it covers (imagesafe.Shrink), so a diff's thin lines
-// still tint their cell; transparent parts come out dark (premultiplied).
-// Colours are 24-bit; the renderer brings them down to the terminal's.
+// halfBlocks draws img in at most cols×rows "▀" cells, two pixels a cell, never enlarged.
+// Pixels average what they cover, so a diff's thin lines still tint their cell.
 func halfBlocks(img image.Image, cols, rows int) []string {
 	b := img.Bounds()
 	if b.Dx() == 0 || b.Dy() == 0 || cols < 1 || rows < 1 {

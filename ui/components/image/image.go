@@ -1,8 +1,5 @@
-// Package image is an answer's screenshots as its screen shows them: one
-// at a time (i cycles, the diff first), drawn inline where the terminal
-// can (kitty, iTerm2, WezTerm), else in half-blocks, with its link and
-// the keys that open (o) or copy (y) it. Fetching goes out as a command
-// and comes back as a Msg. It imports the internal leaves only.
+// Package image shows an answer's screenshots one at a time, inline where the terminal can,
+// else in half-blocks. It imports the internal leaves only.
 package image
 
 import (
@@ -23,8 +20,7 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Protocol is how the terminal can show a picture inline; None draws
-// half-blocks.
+// Protocol is how the terminal shows a picture inline; None draws half-blocks.
 type Protocol int
 
 const (
@@ -33,9 +29,7 @@ const (
 	ITerm
 )
 
-// Detect reads the environment only: asking the terminal would cost a
-// round trip at start-up. Inside tmux the sequences would need
-// passthrough, so tmux gets the half-block preview instead.
+// Detect reads the environment only (asking costs a round trip); tmux gets half-blocks.
 func Detect(getenv func(string) string) Protocol {
 	switch {
 	case getenv("TMUX") != "":
@@ -48,14 +42,10 @@ func Detect(getenv func(string) string) Protocol {
 	return None
 }
 
-// maxImageBytes bounds a downloaded image; thumbnailSide is the longest
-// side the half-block preview keeps: more than a wide terminal draws, a
-// few MB at most.
+// maxImageBytes bounds a download; thumbnailSide the preview's kept side (a few MB at most).
 const maxImageBytes, thumbnailSide = 16 << 20, 640
 
-// Msg carries a fetched screenshot: the PNG, or the picture decoded and
-// scaled down (thumbnailSide) when it is to be drawn in half-blocks
-// (decoding is the slow part, done off the update loop).
+// Msg carries a fetched PNG, or its thumbnail decoded off the update loop.
 type Msg struct {
 	URL string
 	PNG []byte
@@ -66,9 +56,7 @@ type Msg struct {
 // Fetch downloads at most max bytes of link.
 type Fetch func(ctx context.Context, link string, max int64) ([]byte, error)
 
-// fetchImage downloads a screenshot through fetch (which refuses a link
-// off the VisualQ server) and decodes it when decode is set, within
-// imagesafe's budget: too many pixels declared are refused unread.
+// fetchImage downloads a screenshot and decodes it within imagesafe's pixel budget.
 func fetchImage(ctx context.Context, fetch Fetch, link string, decode bool) tea.Cmd {
 	return func() tea.Msg {
 		data, err := fetch(ctx, link, maxImageBytes)
@@ -102,9 +90,7 @@ func NewKeys() Keys {
 func (k Keys) ShortHelp() []key.Binding  { return []key.Binding{k.Open, k.Copy, k.Image} }
 func (k Keys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
 
-// Model is a screen's screenshots, in the order i cycles through them,
-// the links asked for, each picture fetched or why it is not shown, and
-// the shown one's half-block preview.
+// Model is a screen's screenshots in i's order, each fetched or why not.
 type Model struct {
 	shots    []Shot
 	shown    int
@@ -119,8 +105,7 @@ type picture struct {
 	err error
 }
 
-// New finds the screenshot links at the top of an answer's data: its
-// top-level string members baselineImageUrl, testImageUrl, diffImageUrl.
+// New finds the top-level baselineImageUrl, testImageUrl and diffImageUrl.
 func New(fields []layout.Field) Model {
 	var m Model
 	for _, s := range []Shot{{"diff", "diffImageUrl"}, {"baseline", "baselineImageUrl"}, {"test", "testImageUrl"}} {
@@ -155,8 +140,7 @@ func (m *Model) Next(width, height int, st Styles) {
 	m.Draw(width, height, st)
 }
 
-// Ask fetches the screenshots once each: the one shown for a terminal
-// that shows images, else all of them for the half-block preview.
+// Ask fetches each screenshot once: the shown one inline, else all for the preview.
 func (m *Model) Ask(ctx context.Context, fetch Fetch, p Protocol) tea.Cmd {
 	cur, ok := m.Shown()
 	if fetch == nil || !ok {
@@ -180,8 +164,7 @@ func (m *Model) Ask(ctx context.Context, fetch Fetch, p Protocol) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// Update prints a fetched screenshot above the screen (it stays in the
-// scrollback), or keeps a decoded one, or why it failed, for the preview.
+// Update prints a fetched screenshot above the screen, or keeps it for the preview.
 func (m *Model) Update(msg Msg, p Protocol, width, height int, st Styles) tea.Cmd {
 	if !slices.ContainsFunc(m.shots, func(s Shot) bool { return s.Link == msg.URL }) {
 		return nil // it arrived after the person left its screen
@@ -210,8 +193,7 @@ func (m *Model) Name(link string) string {
 	return "diff"
 }
 
-// Draw draws the shown screenshot in half-blocks, the terminal's width
-// and a third of its height, or why it is not shown.
+// Draw draws the shown screenshot in a third of the height, or why it is not shown.
 func (m *Model) Draw(width, height int, st Styles) {
 	m.preview = nil
 	cur, ok := m.Shown()
@@ -228,8 +210,7 @@ func (m *Model) Draw(width, height int, st Styles) {
 	}
 }
 
-// View is the preview and the shown screenshot's whole link, wrapped, to
-// read or select; the last frame (done) keeps only the preview.
+// View is the preview and the shown link, wrapped; the last frame keeps only the preview.
 func (m *Model) View(done bool, width int, st Styles) []string {
 	cur, ok := m.Shown()
 	if !ok {
@@ -262,9 +243,7 @@ func (m *Model) Keys(k Keys) Keys {
 	return k
 }
 
-// inline is the text that, printed above the screen, shows a PNG in about
-// cols columns, drawn from its last line up over blank lines reserved for
-// it (erasing after drawing would wipe it in iTerm2).
+// inline shows a PNG over blank lines reserved for it (erasing after would wipe it in iTerm2).
 func inline(p Protocol, png []byte, cols, maxRows int) (string, error) {
 	// The terminal decodes it: it is held to vq's own budget.
 	cfg, _, err := imagesafe.Check(bytes.NewReader(png))

@@ -1,7 +1,4 @@
-// Package keybar is the TUI's help line: the keys of whatever takes them
-// (a help.KeyMap, whose disabled bindings it leaves out), on one line, or
-// in full after ?. Its own keys, help and quit, are the ones every page
-// offers. It imports nothing of vq.
+// Package keybar is the TUI's help line, in full after ?. It imports nothing of vq.
 package keybar
 
 import (

@@ -1,7 +1,5 @@
-// Package progress draws how far a job or a call got: a bar, filled when
-// the total is known, and the parts an update says (status, count,
-// message). The TUI's call in flight and vq's stderr job view both draw
-// with it. It imports api for the updates it draws, and nothing of ui.
+// Package progress draws how far a job or call got, for the TUI and the stderr job view.
+// It imports api, and nothing of ui.
 package progress
 
 import (
@@ -13,8 +11,7 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Bar is a progress bar without a percentage: the count beside it says
-// how far.
+// Bar is a progress bar without a percentage.
 type Bar struct{ bar progress.Model }
 
 // New is a bar width columns wide, filled in colour fill.
@@ -33,14 +30,11 @@ func (b Bar) View(u api.JobUpdate) string {
 	return b.bar.ViewAs(pct)
 }
 
-// Parts are what an update says of a job's progress, as shown: its
-// status, count (3/10, or 3 so far when the total is not known) and
-// message, each when it has one.
+// Parts are an update's status, count and message, each when it has one.
 func Parts(u api.JobUpdate) []string {
 	var parts []string
 	if u.Status == api.JobFailed && u.Message == api.RunError {
-		// A CI run that ended in error is a failed job saying so
-		// (api.RunAsJob): it reads "error", not "failed … error".
+		// A CI run ended in error reads "error", not "failed … error".
 		u.Status, u.Message = api.RunError, ""
 	}
 	if u.Status != "" {

@@ -6,10 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// naturalCompare orders text as people read it: numbers inside it by
-// value ("Checkout 2" before "Checkout 10"), letters ignoring case. It
-// returns 0 for texts that read the same ("Cart 02", "cart 2"), which
-// a stable sort keeps in the server's order.
+// naturalCompare orders text as people read it ("Checkout 2" before "Checkout 10"), case-blind.
 func naturalCompare(a, b string) int {
 	for a != "" && b != "" {
 		if isDigit(a[0]) && isDigit(b[0]) {
@@ -35,8 +32,7 @@ func naturalCompare(a, b string) int {
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
-// digitRun splits s after its leading digits, which it returns without
-// their leading zeros.
+// digitRun splits s after its leading digits, returned without leading zeros.
 func digitRun(s string) (digits, rest string) {
 	i := 0
 	for i < len(s) && isDigit(s[i]) {
@@ -49,8 +45,7 @@ func digitRun(s string) (digits, rest string) {
 	return digits, s[i:]
 }
 
-// compareNumbers compares two runs of digits without leading zeros by
-// value, however long.
+// compareNumbers compares digit runs by value, however long.
 func compareNumbers(a, b string) int {
 	if len(a) != len(b) {
 		return cmp.Compare(len(a), len(b))

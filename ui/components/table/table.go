@@ -1,6 +1,5 @@
-// Package table is a list of records as the TUI draws it: measured once,
-// sorted (s, S) and filtered (/) as views of row indexes, marked (space,
-// *), only the rows in view drawn. It imports the internal leaves only.
+// Package table draws a list of records: measured once, sorted and filtered as views of row
+// indexes, only the rows in view drawn. It imports the internal leaves only.
 package table
 
 import (
@@ -28,8 +27,7 @@ const (
 // Styles are a table's looks: its header, and the mismatch bar.
 type Styles struct{ Header, Bar lipgloss.Style }
 
-// sortKey is how rows are ordered: by column col (-1: as the server sent
-// them), descending or not.
+// sortKey orders rows by col (-1: as the server sent them).
 type sortKey struct {
 	col  int
 	desc bool
@@ -37,24 +35,20 @@ type sortKey struct {
 
 var serverOrder = sortKey{col: -1}
 
-// Table is a layout.Table measured once, so a frame costs only the rows
-// in view. Sorting and filtering make view, the rows shown as indexes
-// into Data.Rows: the index marks and row actions refer to.
+// Table is a layout.Table measured once, so a frame costs only the rows in view.
+// view holds the rows shown as indexes into Data.Rows.
 type Table struct {
 	Name   string // the member that holds the list ("" for the data itself).
 	Data   *layout.Table
 	widths []int
-	// bar is the index of the bar column, -1 without one, and values its
-	// numbers.
+	// bar is the bar column's index (-1: none), values its numbers.
 	bar    int
 	values []float64
 
 	order sortKey
-	// byColumn caches each column's ascending order, built on its first
-	// sort: cycling through the columns again costs nothing.
+	// byColumn caches each column's ascending order.
 	byColumn map[int][]int
-	// query is the lower-cased filter; match which rows pass it (nil:
-	// all); haystack each row's lower-cased cells, built once.
+	// query is lower-cased; match the rows passing it (nil: all); haystack built once.
 	query    string
 	match    []bool
 	matches  int
@@ -88,8 +82,7 @@ func New(name string, records *layout.Table) *Table {
 	return t
 }
 
-// Title is the table's heading: the member's name and how many rows
-// show, "12 of 350" while a filter hides some.
+// Title is the member's name and the row count ("12 of 350" while filtered).
 func (t *Table) Title() string {
 	if t.Name == "" {
 		return ""
@@ -114,8 +107,7 @@ func (t *Table) numbers(col int) []float64 {
 	return v
 }
 
-// nextOrder is the order s moves to: the next column, then the server's
-// order; numbers start descending, text ascending.
+// nextOrder is s's next column, then the server's order; numbers start descending.
 func (t *Table) nextOrder() sortKey {
 	c := t.order.col + 1
 	if c >= len(t.Data.Columns) {
@@ -129,8 +121,7 @@ func (t *Table) NextSort() {
 	t.rebuild()
 }
 
-// ReverseSort flips the direction of the current sort; with none, it
-// sorts as s would, the other way round.
+// ReverseSort flips the current sort, or sorts as s would, reversed.
 func (t *Table) ReverseSort() {
 	if t.order.col < 0 {
 		t.order = t.nextOrder()
@@ -147,8 +138,7 @@ func (t *Table) SortHelp() string {
 	return "server order"
 }
 
-// ascending is the rows in col's ascending order, numbers by value, ties
-// in the server's order.
+// ascending is the rows in col's order, numbers by value, ties as sent.
 func (t *Table) ascending(col int) []int {
 	if perm, ok := t.byColumn[col]; ok {
 		return perm
@@ -179,8 +169,7 @@ func (t *Table) ascending(col int) []int {
 	return perm
 }
 
-// SetFilter shows only the rows that contain q in any cell, ignoring
-// case. A query that extends the last one searches only its matches.
+// SetFilter shows the rows containing q, ignoring case; an extended query searches only the matches.
 func (t *Table) SetFilter(q string) {
 	q = strings.ToLower(q)
 	if q == t.query {
@@ -245,8 +234,7 @@ func (t *Table) rebuild() {
 // Position is where row r shows in the view, -1 when the filter hides it.
 func (t *Table) Position(r int) int { return slices.Index(t.view, r) }
 
-// Header is the column names that start within width, the sorted one
-// with an arrow; gutter keeps the room of the rows' gutter.
+// Header is the column names that start within width, the sorted one with an arrow.
 func (t *Table) Header(st Styles, width int, gutter bool) string {
 	var b strings.Builder
 	drawn := 0
@@ -276,8 +264,7 @@ func (t *Table) Header(st Styles, width int, gutter bool) string {
 	return b.String()
 }
 
-// Line draws the i-th row shown, the cells that start within width,
-// after gutter (its selection, mark and state, or "").
+// Line draws the i-th row shown within width, after gutter.
 func (t *Table) Line(i int, st Styles, width int, gutter string) string {
 	r := t.Row(i)
 	var b strings.Builder
@@ -315,8 +302,7 @@ func (t *Table) Shows(r int) bool { return t.match == nil || t.match[r] }
 // HasBar reports a mismatch column, drawn with its bar.
 func (t *Table) HasBar() bool { return t.bar >= 0 }
 
-// Around yields the rows in t's order, unfiltered, from r outward: r,
-// those after it, then those before it, nearest first.
+// Around yields the rows in t's order, unfiltered: r, those after, then those before.
 func (t *Table) Around(r int, yield func(int) bool) {
 	n := len(t.Data.Rows)
 	at := func(i int) int { return i }
@@ -346,8 +332,7 @@ func (t *Table) Around(r int, yield func(int) bool) {
 	}
 }
 
-// MarkAll marks every row the filter shows, or unmarks them when all are
-// marked already (*).
+// MarkAll marks the rows shown, or unmarks them when all are marked.
 func (t *Table) MarkAll() {
 	all := true
 	for _, r := range t.view {
@@ -369,8 +354,7 @@ func (t *Table) SameColumns(old *Table) bool {
 	return slices.Equal(t.Data.Columns, old.Data.Columns)
 }
 
-// Carry takes on the sort of old, the table t replaces, and its marks,
-// on the rows with the cells of a row marked in old.
+// Carry takes on the sort and marks (by cells) of old, the table t replaces.
 func (t *Table) Carry(old *Table) {
 	if old.order.col >= 0 {
 		t.order = old.order
@@ -397,8 +381,7 @@ type Keys struct {
 	Mark, MarkAll       key.Binding
 }
 
-// NewKeys are /, esc, s, S, space and *. Esc pressed twice quickly
-// arrives as alt+esc: it clears the filter as one Esc does.
+// NewKeys are /, esc (and alt+esc, a quick double Esc), s, S, space and *.
 func NewKeys() Keys {
 	return Keys{
 		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
