@@ -1,8 +1,6 @@
 // Package completions holds what shell completion offers beyond the command
-// tree: the catalogue of tools and their argument names (the server's when
-// it lists them, else vq's built-in one), and the run and job IDs this user has
-// recently seen. Both live in a small cache under the XDG cache directory,
-// so completing never waits on the network for what is already known.
+// tree: the tool catalogue (the server's, else vq's) and recently seen run and
+// job IDs, cached so completing never waits on the network for what is known.
 package completions
 
 import (
@@ -28,9 +26,7 @@ type Tool struct {
 	Args []string `json:"args"`
 }
 
-// BuiltinTools is the catalogue of the tools vq invoke can call that vq
-// itself knows (api.KnownTools without the CI endpoint's), used when no
-// server lists its tools.
+// BuiltinTools is api.KnownTools without the CI ones, for a server that lists none.
 func BuiltinTools() []Tool {
 	var tools []Tool
 	for _, spec := range api.KnownTools() {
@@ -58,8 +54,7 @@ func Find(tools []Tool, name string) (Tool, bool) {
 // Lister asks a server for the tools it offers (MCP tools/list).
 type Lister func(context.Context) ([]Tool, error)
 
-// FromAPI is a server's tool list (tools/list) as completion keeps it:
-// names and argument names.
+// FromAPI is a server's tool list as completion keeps it: names and argument names.
 func FromAPI(tools []api.Tool) []Tool {
 	out := make([]Tool, len(tools))
 	for i, t := range tools {
@@ -78,24 +73,19 @@ const (
 )
 
 const (
-	// DefaultTTL is how long a server's tool list is trusted: short, as
-	// deployments add tools, long enough that a burst of TABs asks once.
-	DefaultTTL = 10 * time.Minute
-	// maxRecent IDs are kept per kind, newest first.
-	maxRecent = 20
+	DefaultTTL = 10 * time.Minute // DefaultTTL trusts a tool list for a burst of TABs, not a deployment.
+	maxRecent  = 20               // IDs kept per kind, newest first
 )
 
-// Cache is the completion cache in Dir. An empty Dir is no cache: nothing
-// is read or written.
+// Cache is the completion cache in Dir; an empty Dir is none.
 type Cache struct {
 	Dir string
 	TTL time.Duration
 	Now func() time.Time
 }
 
-// Open is the cache of this user: $XDG_CACHE_HOME/vq, else the OS cache
-// directory derived from HOME (or LocalAppData on Windows), read through
-// getenv so that tests and embedders choose it.
+// Open is this user's cache: $XDG_CACHE_HOME/vq, else the OS cache directory,
+// read through getenv so tests choose it.
 func Open(getenv func(string) string) Cache {
 	return Cache{Dir: cacheDir(getenv), TTL: DefaultTTL, Now: time.Now}
 }
@@ -125,10 +115,8 @@ type toolsFile struct {
 	Tools   []Tool    `json:"tools"`
 }
 
-// Tools is the catalogue of the server identified by server: from the
-// cache while it is fresh, else from list (whose context bounds the wait),
-// else BuiltinTools. A server that cannot list its tools costs one attempt
-// per TTL, because the built-in catalogue is then cached in its place.
+// Tools is server's catalogue: cached while fresh, else from list, else
+// BuiltinTools, cached too so a server that cannot list costs one try per TTL.
 func (c Cache) Tools(ctx context.Context, server string, list Lister) []Tool {
 	path := c.path("tools-" + shortHash(server) + ".json")
 	var cached toolsFile
@@ -144,9 +132,8 @@ func (c Cache) Tools(ctx context.Context, server string, list Lister) []Tool {
 	return tools
 }
 
-// candidateTools keeps the tools, and the arguments, whose names can be
-// completion candidates: a server's names reach the shell, which would
-// echo control sequences and split on line breaks.
+// candidateTools keeps the tools and arguments whose names are OneLine: they
+// reach the shell, which would echo controls and split on line breaks.
 func candidateTools(tools []Tool) []Tool {
 	var keep []Tool
 	for _, t := range tools {
@@ -165,10 +152,8 @@ func candidateTools(tools []Tool) []Tool {
 	return keep
 }
 
-// Remember records the run and job IDs a response carries at the top of
-// its data (and in its next actions), for completing them later. It is
-// called after every response is shown, so it does nothing for data that
-// mentions neither.
+// Remember records the run and job IDs atop a response's data and in its next
+// actions, for completing them later.
 func (c Cache) Remember(r *api.ToolResponse) {
 	if c.Dir == "" || r == nil {
 		return
@@ -204,8 +189,7 @@ func (c Cache) Remember(r *api.ToolResponse) {
 	}
 }
 
-// IDKinds are the arguments that are IDs: Remember keeps their values, and
-// completion offers them.
+// IDKinds are the arguments that are IDs, which Remember keeps.
 var IDKinds = []string{RunID, JobID}
 
 type kindID struct{ kind, id string }
@@ -225,9 +209,8 @@ func completable(id string) bool {
 	return id != "" && len(id) <= 200 && !strings.Contains(id, " ") && OneLine(id)
 }
 
-// OneLine reports text that can be one completion candidate: no tab or
-// line break (the separators of cobra's completion protocol) and nothing a
-// terminal would obey.
+// OneLine reports text that can be one completion candidate: no tab or line
+// break (cobra's separators), nothing a terminal would obey.
 func OneLine(s string) bool {
 	return textsafe.SanitizeLine(s) == s
 }
@@ -246,13 +229,11 @@ func (c Cache) path(name string) string {
 	return filepath.Join(c.Dir, name)
 }
 
-// maxCacheFile bounds what completion reads of a cache file: a tool list
-// of thousands of tools fits; a file swapped for /dev/zero or a FIFO is
-// passed over at once instead of holding the shell.
+// maxCacheFile bounds a cache file read (thousands of tools fit); /dev/zero or
+// a FIFO is passed over instead of holding the shell.
 const maxCacheFile = 8 << 20
 
-// read and write ignore failures: a cache that cannot be used only makes
-// completion less helpful, never wrong.
+// read and write ignore failures: a broken cache makes completion less helpful, never wrong.
 func (c Cache) read(path string, v any) bool {
 	if path == "" {
 		return false

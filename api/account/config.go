@@ -17,41 +17,32 @@ import (
 	"github.com/visualq/vq/internal/privatefile"
 )
 
-// Config is the settings file under the user config directory: one entry
-// per server, the active one, and defaults for every server. Flags and
-// environment variables override every field.
+// Config is the settings file: an entry per server, the active one, and
+// defaults; flags and variables override every field.
 type Config struct {
-	// Active is the base URL of the server calls go to when no flag or
-	// environment variable names one.
-	Active string `json:"active,omitempty"`
-	// Servers are keyed by base URL: the normalised one for entries vq
-	// auth login writes, a migrated file's own spelling (the keyring
-	// account of its key) otherwise. Entries are matched normalised.
+	Active string `json:"active,omitempty"` // the base URL used when nothing names one
+	// Servers are keyed by base URL (a migrated file's own spelling, the
+	// keyring account of its key); entries are matched normalised.
 	Servers map[string]Server `json:"servers,omitempty"`
-	// Project, Environment, Transport and Endpoint apply to every server
-	// whose entry sets none of its own.
+	// Defaults for every server whose entry sets none.
 	Project     string `json:"project,omitempty"`
 	Environment string `json:"environment,omitempty"`
 	Transport   string `json:"transport,omitempty"`
 	Endpoint    string `json:"endpoint,omitempty"`
-	// BaseURL is the one server of a file written before vq kept an entry
-	// per server; LoadConfig moves it, its key and its settings into
-	// Servers. An APIKey left here came without a base URL: it was stored
-	// for no server, so it is sent to none, and kept as the user wrote it.
+	// BaseURL is a single-server file's server, which LoadConfig moves into
+	// Servers. An APIKey left here had no base URL: it is sent to none.
 	BaseURL string `json:"baseUrl,omitempty"`
 	APIKey  string `json:"apiKey,omitempty"`
 }
 
 // Server is one server's entry.
 type Server struct {
-	// Name lets --profile, VQ_PROFILE and vq auth switch pick the entry.
-	Name        string `json:"name,omitempty"`
+	Name        string `json:"name,omitempty"` // picked by --profile, VQ_PROFILE, vq auth switch
 	Project     string `json:"project,omitempty"`
 	Environment string `json:"environment,omitempty"`
 	Transport   string `json:"transport,omitempty"`
 	Endpoint    string `json:"endpoint,omitempty"`
-	// APIKey is stored here only when no OS keyring is available.
-	APIKey string `json:"apiKey,omitempty"`
+	APIKey      string `json:"apiKey,omitempty"` // only when no OS keyring is available
 }
 
 // DefaultConfigPath is $XDG_CONFIG_HOME/vq/config.json or the OS equivalent.
@@ -63,8 +54,7 @@ func DefaultConfigPath() (string, error) {
 	return filepath.Join(dir, "vq", "config.json"), nil
 }
 
-// LoadConfig reads the config file; a missing file is an empty config. A
-// file of the single-server shape comes back as one entry, the active one.
+// LoadConfig reads the config file (missing: empty), migrating a single-server one.
 func LoadConfig(path string) (Config, error) {
 	var c Config
 	if err := readJSONFile("config file", path, &c); err != nil {
@@ -92,8 +82,7 @@ func (c *Config) migrate() {
 	c.BaseURL, c.APIKey = "", ""
 }
 
-// Find is the entry for baseURL, compared normalised, with the key it is
-// stored under.
+// Find is the entry for baseURL, compared normalised, with its key.
 func (c Config) Find(baseURL string) (key string, s Server, found bool) {
 	want := NormalizeBaseURL(baseURL)
 	for k, s := range c.Servers {
@@ -114,8 +103,7 @@ func (c Config) Named(name string) (key string, s Server, found bool) {
 	return "", Server{}, false
 }
 
-// Pick is the entry a --profile, VQ_PROFILE or vq auth switch names: by
-// name, else by base URL.
+// Pick is the entry a --profile names: by name, else by base URL.
 func (c Config) Pick(ref string) (key string, s Server, found bool) {
 	if key, s, found = c.Named(ref); found {
 		return key, s, found
@@ -127,9 +115,8 @@ func (c Config) BaseURLs() []string {
 	return slices.Sorted(maps.Keys(c.Servers))
 }
 
-// NormalizeBaseURL is the form a server's entry is kept under: scheme and
-// host lower case, no default port, no trailing slash, so that one server
-// spelt two ways has one entry. A string that is no URL is only trimmed.
+// NormalizeBaseURL is the form an entry is kept under (lower-case scheme and
+// host, no default port or trailing slash); a non-URL is only trimmed.
 func NormalizeBaseURL(raw string) string {
 	raw = strings.TrimRight(raw, "/")
 	u, err := url.Parse(raw)
@@ -146,17 +133,12 @@ func NormalizeBaseURL(raw string) string {
 	return u.String()
 }
 
-// MaxFileSize bounds each of vq's own files (the config, the token
-// file): a config holds a few hundred bytes per server, so a larger file
-// is none of vq's, and refusing it keeps a hostile one (VQ_CONFIG=/dev/zero,
-// a 300 MB file) from costing more than this.
+// MaxFileSize bounds each of vq's own files (config, tokens), a few hundred
+// bytes a server: a hostile one (VQ_CONFIG=/dev/zero) costs no more than this.
 const MaxFileSize = 1 << 20
 
-// readJSONFile reads one of vq's own JSON files into v. A missing or empty
-// file (or /dev/null) holds no settings and leaves v as it was; one that
-// is not a regular file, is larger than MaxFileSize or is not JSON is
-// ErrUnreadableFile, naming it.
-// what names the file in that error ("config file").
+// readJSONFile reads one of vq's JSON files into v; missing or empty leaves v.
+// Not regular, past MaxFileSize or not JSON is ErrUnreadableFile, naming what.
 func readJSONFile(what, path string, v any) error {
 	b, err := privatefile.Read(path, MaxFileSize)
 	if _, refused := errors.AsType[*privatefile.RefusedError](err); refused {
@@ -174,9 +156,8 @@ func readJSONFile(what, path string, v any) error {
 	return nil
 }
 
-// ErrUnreadableFile is one of vq's own files that cannot be used: not
-// valid JSON, not a regular file, or too large. The error names the file,
-// and only the commands that need it fail.
+// ErrUnreadableFile is one of vq's files that is not JSON, not regular, or too
+// large; only the commands that need it fail.
 var ErrUnreadableFile = errors.New("one of vq's files cannot be used")
 
 // unusableFileError is an ErrUnreadableFile that says why.
@@ -186,10 +167,9 @@ func (unusableFileError) Is(target error) bool { return target == ErrUnreadableF
 
 func (e unusableFileError) Unwrap() error { return e.error }
 
-// ConfigWarnings say what is wrong with the config file at path and the
-// directories it is kept in (path's, and a symbolic link's target's) when
-// another user may change them: whoever can write the file, or replace it,
-// can change where the key is sent. They are nil when all is well.
+// ConfigWarnings say when another user may change the config file or its
+// directories (path's and a link target's): whoever can replace it can
+// change where the key is sent.
 func ConfigWarnings(path string) []string {
 	if runtime.GOOS == "windows" {
 		return nil // ACLs, not modes, guard files there
@@ -215,10 +195,8 @@ func ConfigWarnings(path string) []string {
 	return warnings
 }
 
-// othersMayChange is the warning for a file or directory another user may
-// write, or owns, "" for none. A directory with the sticky bit (/tmp) lets
-// no one else replace what is in it; root, which can do anything anyway,
-// may own it (a system-wide /etc/vq).
+// othersMayChange warns of a file or directory another user may write or owns
+// ("" for none); the sticky bit protects, and root may own it.
 func othersMayChange(path string, info fs.FileInfo, private string) string {
 	mode := info.Mode()
 	writers := ""
@@ -238,8 +216,7 @@ func othersMayChange(path string, info fs.FileInfo, private string) string {
 	return ""
 }
 
-// writeJSONFile writes v as one of vq's own files: indented, private and
-// atomic (privatefile.Write).
+// writeJSONFile writes v indented, private and atomic (privatefile.Write).
 func writeJSONFile(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {

@@ -21,18 +21,14 @@ const keyringService = "vq"
 // CredentialStore keeps one entry per server in the config file, and each
 // server's API key in the OS keyring when one answers, else in its entry.
 type CredentialStore struct {
-	ConfigPath string
-	UseKeyring bool // false where no keyring should be touched (VQ_NO_KEYRING).
-	// KeyringTimeout bounds every keyring call: a locked or absent keyring
-	// must never hang vq. Zero means 3s.
-	KeyringTimeout time.Duration
+	ConfigPath     string
+	UseKeyring     bool          // false where no keyring should be touched (VQ_NO_KEYRING).
+	KeyringTimeout time.Duration // KeyringTimeout bounds each keyring call (zero: 3s): a locked one must not hang vq.
 }
 
 func (s CredentialStore) Load() (Config, error) { return LoadConfig(s.ConfigPath) }
 
-// account is the keyring account of baseURL's key: the key its entry is
-// stored under, else baseURL itself (the keyring of a version that kept
-// one file entry may hold keys for other servers too).
+// account is the keyring account of baseURL's key: its entry's key, else baseURL.
 func account(c Config, baseURL string) (string, Server, bool) {
 	key, entry, found := c.Find(baseURL)
 	if !found {
@@ -41,11 +37,9 @@ func account(c Config, baseURL string) (string, Server, bool) {
 	return key, entry, true
 }
 
-// Lookup finds the key stored for baseURL, and no other server's, and says
-// where it was. A keyring that has not answered when ctx ends (a locked
-// one waiting for its unlock prompt) fails the lookup with ctx's error;
-// one that does not answer within KeyringTimeout is passed over for the
-// config file.
+// Lookup finds baseURL's key (no other server's) and says where. A keyring
+// silent when ctx ends fails with ctx's error; one silent past KeyringTimeout
+// is passed over for the config file.
 func (s CredentialStore) Lookup(ctx context.Context, baseURL string) (key, source string, err error) {
 	c, err := s.Load()
 	if err != nil {
@@ -68,10 +62,8 @@ func (s CredentialStore) Lookup(ctx context.Context, baseURL string) (key, sourc
 	return "", "", nil
 }
 
-// Save adds baseURL's entry or updates it with the fields set in entry,
-// leaving every other server's, and makes it the active one. A non-empty
-// key goes to the keyring when one answers, else into the entry; Save
-// reports where ("" when no key was given).
+// Save sets entry's fields on baseURL's entry and makes it active; a key goes to
+// the keyring when one answers, else the entry, and Save says where ("" if none).
 func (s CredentialStore) Save(baseURL string, entry Server, key string) (where string, err error) {
 	return locked(s.ConfigPath, func() (string, error) { return s.save(baseURL, entry, key) })
 }
@@ -120,9 +112,8 @@ func (e *Server) merge(from Server) {
 	}
 }
 
-// Delete removes baseURL's entry and its key from the keyring, leaving
-// every other server's, and reports whether anything was stored. When no
-// server is then active and exactly one remains, that one becomes active.
+// Delete removes baseURL's entry and key and reports whether any was stored;
+// the one server left becomes active when none is.
 func (s CredentialStore) Delete(baseURL string) (removed bool, err error) {
 	return locked(s.ConfigPath, func() (bool, error) { return s.delete(baseURL) })
 }
@@ -153,8 +144,7 @@ func (s CredentialStore) delete(baseURL string) (bool, error) {
 	return removed, writeJSONFile(s.ConfigPath, c)
 }
 
-// Activate makes the entry ref names (its name or base URL) the active
-// one and returns its base URL; found is false when there is none.
+// Activate makes the entry ref names (name or base URL) active and returns its base URL.
 func (s CredentialStore) Activate(ref string) (baseURL string, found bool, err error) {
 	err = privatefile.Update(s.ConfigPath, func() error {
 		c, err := s.Load()
@@ -175,9 +165,8 @@ var errKeyringTimeout = errors.New("the OS keyring did not answer in time")
 // keyringGet reads the OS keyring; a test stands a locked keyring in.
 var keyringGet = keyring.Get
 
-// keyring runs one keyring call for at most KeyringTimeout, and not past
-// ctx. The call goes on in its goroutine when either ends first: the OS
-// offers no way to cancel it, and its answer is dropped.
+// keyring runs one call within KeyringTimeout and ctx; one that outlives them
+// goes on in its goroutine (the OS cannot cancel it) and its answer is dropped.
 func (s CredentialStore) keyring(ctx context.Context, op func() (string, error)) (string, error) {
 	timeout := s.KeyringTimeout
 	if timeout <= 0 {

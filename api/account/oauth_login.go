@@ -22,50 +22,32 @@ import (
 // OAuthLoginOptions drive an OAuth sign-in: vq auth login --oauth, and
 // the sign-in again of a call the server refused (StoredOAuth.SignIn).
 type OAuthLoginOptions struct {
-	// OpenURL shows the person the authorization URL (a browser); nil
-	// means the URL is only announced through Notify (--no-browser).
-	OpenURL func(string) error
-	// Headless makes vq follow the authorization URL itself, for servers
-	// that authorize without a person (tests, the sandbox, conformance).
-	Headless bool
-	// Unattended says no person is at a terminal to open the URL by hand:
-	// a browser that cannot be opened ends the sign-in at once
-	// (ErrNoBrowser), as no redirect can come.
-	Unattended bool
-	// Notify receives the lines a person needs: the URL to open, progress.
-	Notify func(string)
-	// ClientID and ClientSecret name a client registered with the issuer
-	// beforehand; without them vq registers itself (dynamic registration).
+	OpenURL    func(string) error // OpenURL shows the URL (a browser); nil only announces it (--no-browser).
+	Headless   bool               // Headless follows the URL itself, for servers that need no person.
+	Unattended bool               // Unattended: no person can open the URL, so a failed browser is ErrNoBrowser.
+	Notify     func(string)       // Notify receives the lines a person needs.
+	// ClientID and ClientSecret name a pre-registered client; without them vq
+	// registers itself dynamically.
 	ClientID, ClientSecret string
-	// ClientMetadataURL is vq's client id as a Client ID Metadata Document
-	// (an https URL serving the client's metadata), used where the
-	// authorization server advertises client_id_metadata_document_supported;
-	// elsewhere ClientID or dynamic registration serve. The token keeps it,
-	// for the sign-ins after (CheckClientMetadataURL says which URLs do).
+	// ClientMetadataURL is vq's client id as a Client ID Metadata Document, used
+	// where the issuer supports it; the token keeps it for later sign-ins.
 	ClientMetadataURL string
-	// Scopes are asked for beyond those the server's challenge or metadata
-	// name: a server may want more (step-up) only for some calls.
-	Scopes []string
+	Scopes            []string // Scopes are asked for beyond the server's (step-up).
 }
 
 // Target is the MCP endpoint a sign-in is for, and how vq reaches it.
 type Target struct {
-	Endpoint string
-	// HTTP carries no credential: the client's (api.Client.HTTPClient), with
-	// its timeout, redirect policy and --debug tracer.
-	HTTP      *http.Client
+	Endpoint  string
+	HTTP      *http.Client // without credential: api.Client.HTTPClient, with its timeout and tracer
 	UserAgent string
 }
 
-// mcpInitializeVersion is the newest MCP revision opened with initialize,
-// which the probe, a request made without the SDK, speaks: a server
-// refuses an initialize in 2026-07-28, opened with server/discover.
+// mcpInitializeVersion is the newest MCP revision opened with initialize, which
+// the probe speaks (2026-07-28 opens with server/discover).
 const mcpInitializeVersion = "2025-11-25"
 
-// LoginOAuth signs in to the MCP endpoint with OAuth 2.1: the endpoint's
-// 401 names its protected-resource metadata, which names the authorization
-// server; vq registers (or uses ClientID), sends the person to authorize
-// with PKCE S256, receives the code on a loopback listener and exchanges it.
+// LoginOAuth signs in to the MCP endpoint with OAuth 2.1 (PKCE S256, the code
+// received on a loopback listener).
 func LoginOAuth(ctx context.Context, t Target, o OAuthLoginOptions) (OAuthToken, error) {
 	req, resp, err := t.probe(ctx)
 	if err != nil {
@@ -78,10 +60,8 @@ func LoginOAuth(ctx context.Context, t Target, o OAuthLoginOptions) (OAuthToken,
 	}
 	defer flow.close()
 	if resp.StatusCode == http.StatusOK && len(o.Scopes) == 0 || resp.StatusCode == http.StatusBadRequest {
-		// initialize is open: the server may challenge only on its tools
-		// (step-up), which a session run through the handler finds out.
-		// A server of 2026-07-28 refuses initialize (it opens with
-		// server/discover), which the session speaks.
+		// initialize is open (or refused by a 2026-07-28 server): a session
+		// through the handler finds a challenge on the tools (step-up).
 		resp.Body.Close()
 		if err := t.stepUpProbe(ctx, flow.handler); err != nil {
 			return OAuthToken{}, err
@@ -92,11 +72,9 @@ func LoginOAuth(ctx context.Context, t Target, o OAuthLoginOptions) (OAuthToken,
 	return flow.result(ctx, resp.Header.Get("WWW-Authenticate"))
 }
 
-// signIn is one OAuth authorization-code flow as vq runs it, for a login
-// and a sign-in again alike: a loopback listener for the redirect, and the
-// SDK's handler configured from the options, which does discovery,
-// registration (a Client ID Metadata Document, else the client given, else
-// dynamic), PKCE and the exchange. token records what it was issued.
+// signIn is one authorization-code flow (login or sign-in again): a loopback
+// listener and the SDK's handler, which does discovery, registration, PKCE and
+// the exchange.
 type signIn struct {
 	hc      *http.Client
 	handler *auth.AuthorizationCodeHandler
@@ -167,8 +145,7 @@ func newSignIn(t Target, o OAuthLoginOptions) (*signIn, error) {
 
 func (s *signIn) close() { s.srv.Close() }
 
-// result is the token the flow was issued, with the issuer it is stored
-// under; challenge is the WWW-Authenticate that started the flow.
+// result is the token issued, with its issuer; challenge started the flow.
 func (s *signIn) result(ctx context.Context, challenge string) (OAuthToken, error) {
 	if s.token.AccessToken == "" {
 		return OAuthToken{}, errors.New("sign-in failed: the authorization server issued no access token")
@@ -178,9 +155,7 @@ func (s *signIn) result(ctx context.Context, challenge string) (OAuthToken, erro
 	return tok, nil
 }
 
-// grantedScopes are the scopes a token response says it grants, else
-// (RFC 6749 5.1: the scope is omitted when it is the one requested) those
-// asked for.
+// grantedScopes are the scopes granted, else those asked for (RFC 6749 5.1).
 func grantedScopes(tok *oauth2.Token, requested []string) []string {
 	if granted, ok := tok.Extra("scope").(string); ok && granted != "" {
 		return strings.Fields(granted)
@@ -188,10 +163,8 @@ func grantedScopes(tok *oauth2.Token, requested []string) []string {
 	return slices.Clone(requested)
 }
 
-// CheckClientMetadataURL says whether raw can be a client id of a Client ID
-// Metadata Document: an https URL with a path other than the root, without
-// a fragment, credentials or dot segments (draft-ietf-oauth-client-id-
-// metadata-document, section 3).
+// CheckClientMetadataURL says whether raw can be a Client ID Metadata Document
+// id: https, a non-root path, no fragment, credentials or dot segments.
 func CheckClientMetadataURL(raw string) error {
 	u, err := url.Parse(raw)
 	switch {
@@ -209,11 +182,8 @@ func CheckClientMetadataURL(raw string) error {
 	return nil
 }
 
-// probe sends an unauthenticated initialize to learn how the endpoint wants
-// to be signed in to: a 401 (or a 403 challenge) starts the sign-in; a 200
-// may still hide one behind the tools, and a 400 behind a newer handshake
-// (stepUpProbe). Any other answer means there is no OAuth sign-in to run
-// (ErrNoOAuth).
+// probe sends an unauthenticated initialize: a 401 (or 403 challenge) starts
+// the sign-in, a 200 or 400 may hide one (stepUpProbe), else ErrNoOAuth.
 func (t Target) probe(ctx context.Context) (*http.Request, *http.Response, error) {
 	endpoint := t.Endpoint
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"vq","version":%q}}}`,
@@ -244,17 +214,14 @@ func (t Target) probe(ctx context.Context) (*http.Request, *http.Response, error
 	return nil, nil, fmt.Errorf("%s answered HTTP %d without asking for a sign-in: %w", endpoint, resp.StatusCode, ErrNoOAuth)
 }
 
-// ErrNoBrowser is a sign-in that no one can finish: the browser did not
-// open, and no person at a terminal can open the URL.
+// ErrNoBrowser is a sign-in no one can finish: no browser, no person.
 var ErrNoBrowser = errors.New("no browser could be opened, and no one at a terminal can open the sign-in URL")
 
-// ErrNoOAuth is an MCP endpoint that answered without asking for a
-// sign-in: it takes an API key, or nothing.
+// ErrNoOAuth is an MCP endpoint that asked for no sign-in.
 var ErrNoOAuth = errors.New("it needs no OAuth")
 
-// issuer names the authorization server the tokens came from, the key they
-// are stored under: from the protected-resource metadata, else the token
-// endpoint's origin.
+// issuer is the key tokens are stored under: the resource metadata's, else
+// the token endpoint's origin.
 func issuer(ctx context.Context, hc *http.Client, challenge, endpoint, tokenURL string) string {
 	if meta := api.ResourceMetadata(challenge); meta != "" {
 		if prm, err := oauthex.GetProtectedResourceMetadata(ctx, meta, endpoint, hc); err == nil && prm != nil && len(prm.AuthorizationServers) > 0 {
@@ -272,8 +239,7 @@ type callbackResult struct {
 	err              error
 }
 
-// callbackHandler receives the authorization server's redirect on the
-// loopback listener.
+// callbackHandler receives the redirect on the loopback listener.
 func callbackHandler(out chan<- callbackResult) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/callback" {
@@ -301,9 +267,7 @@ func callbackHandler(out chan<- callbackResult) http.Handler {
 	})
 }
 
-// fetchCode sends the person (or, headless, vq itself) to the
-// authorization URL and waits for the redirect to the listener, at
-// redirect.
+// fetchCode sends the person (or vq, headless) to the URL and waits for redirect.
 func fetchCode(ctx context.Context, authURL, redirect string, o OAuthLoginOptions, callbacks <-chan callbackResult) (*auth.AuthorizationResult, error) {
 	notify := func(s string) {
 		if o.Notify != nil {
@@ -338,12 +302,9 @@ func fetchCode(ctx context.Context, authURL, redirect string, o OAuthLoginOption
 	}
 }
 
-// followAuthorization is the headless browser: GET the authorization URL
-// and follow its redirects within the authorization server's origin
-// (textsafe.SameOrigin), and the one to redirect, the loopback listener,
-// which ends them. It carries no credential, yet a redirect elsewhere is
-// refused: the server's answer cannot make vq ask another server (one of
-// this machine's) for anything.
+// followAuthorization is the headless browser: it follows redirects within the
+// issuer's origin and to the listener only, so a server cannot make vq ask
+// another server (one of this machine's) for anything.
 func followAuthorization(ctx context.Context, authURL, redirect string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
 	if err != nil {
@@ -377,10 +338,8 @@ func followAuthorization(ctx context.Context, authURL, redirect string) error {
 	return nil
 }
 
-// stepUpProbe opens an SDK session whose transport signs in through handler
-// when challenged, and lists the tools: a server that lets initialize
-// through without a token asks for one there. No challenge at all means
-// the server needs no OAuth (ErrNoOAuth).
+// stepUpProbe lists the tools in a session that signs in through handler when
+// challenged; no challenge at all is ErrNoOAuth.
 func (t Target) stepUpProbe(ctx context.Context, handler *auth.AuthorizationCodeHandler) error {
 	endpoint := t.Endpoint
 	challenged := &challengeSpy{OAuthHandler: handler}
@@ -402,8 +361,7 @@ func (t Target) stepUpProbe(ctx context.Context, handler *auth.AuthorizationCode
 	return nil
 }
 
-// challengeSpy is the session's OAuth handler, noting whether the server
-// challenged and how the sign-in went.
+// challengeSpy is the session's OAuth handler, noting the challenge and sign-in.
 type challengeSpy struct {
 	auth.OAuthHandler
 	called bool

@@ -12,13 +12,10 @@ import (
 	"golang.org/x/oauth2"
 )
 
-// OAuthToken is what vq auth login --oauth keeps: the tokens, and what it
-// takes to refresh them without another sign-in.
+// OAuthToken is what vq auth login --oauth keeps: the tokens and how to refresh them.
 type OAuthToken struct {
-	// Issuer is the authorization server; tokens are stored per issuer.
-	Issuer string `json:"issuer"`
-	// Resource is the MCP endpoint the token was obtained for.
-	Resource     string    `json:"resource"`
+	Issuer       string    `json:"issuer"`   // the authorization server
+	Resource     string    `json:"resource"` // the MCP endpoint
 	ClientID     string    `json:"clientId"`
 	ClientSecret string    `json:"clientSecret,omitempty"`
 	TokenURL     string    `json:"tokenUrl"`
@@ -27,31 +24,26 @@ type OAuthToken struct {
 	RefreshToken string    `json:"refreshToken,omitempty"`
 	TokenType    string    `json:"tokenType,omitempty"`
 	Expiry       time.Time `json:"expiry,omitzero"`
-	// Scopes are those granted; a sign-in again asks for them too, so
-	// that a step-up keeps what was granted before.
-	Scopes []string `json:"scopes,omitempty"`
-	// ClientMetadataURL is the Client ID Metadata Document the sign-in
-	// offered (--client-metadata-url), offered again by the sign-ins after.
-	ClientMetadataURL string `json:"clientMetadataUrl,omitempty"`
+	// Scopes granted and the Client ID Metadata Document offered, both asked
+	// again by a sign-in again, so a step-up keeps what was granted.
+	Scopes            []string `json:"scopes,omitempty"`
+	ClientMetadataURL string   `json:"clientMetadataUrl,omitempty"`
 }
 
-// oauthSecrets are the fields that go to the keyring when one answers; the
-// file then keeps the rest, so tokens can still be found by resource.
+// oauthSecrets go to the keyring when one answers; the file keeps the rest.
 type oauthSecrets struct {
 	ClientSecret string `json:"clientSecret,omitempty"`
 	AccessToken  string `json:"accessToken,omitempty"`
 	RefreshToken string `json:"refreshToken,omitempty"`
 }
 
-// oauthFile keys each token by issuer and resource, and its keyring
-// account is that key: two servers signing in at one issuer keep a token
-// each. A file written before holds keys that are the issuer alone.
+// oauthFile keys each token (and its keyring account) by issuer and resource,
+// so two servers at one issuer keep one each; older files key by issuer alone.
 type oauthFile struct {
 	Tokens map[string]OAuthToken `json:"tokens"`
 }
 
-// key is where t is kept: the key of the token stored for the same issuer
-// and resource, else a new one.
+// key is the key of the token stored for t's issuer and resource, else a new one.
 func (f oauthFile) key(t OAuthToken) string {
 	for k, old := range f.Tokens {
 		if old.Issuer == t.Issuer && old.Resource == t.Resource {
@@ -77,8 +69,8 @@ func (s CredentialStore) loadOAuth() (oauthFile, error) {
 	return f, err
 }
 
-// SaveOAuth stores t under its issuer and resource, secrets in the keyring when one
-// answers, else all of it in the 0600 token file; it says where.
+// SaveOAuth stores t, secrets in the keyring when one answers, else all in the
+// 0600 token file; it says where.
 func (s CredentialStore) SaveOAuth(t OAuthToken) (where string, err error) {
 	return locked(s.OAuthPath(), func() (string, error) { return s.saveOAuth(t) })
 }
@@ -102,9 +94,8 @@ func (s CredentialStore) saveOAuth(t OAuthToken) (string, error) {
 	return where, writeJSONFile(s.OAuthPath(), f)
 }
 
-// LookupOAuth finds the token stored for an MCP endpoint. Its secrets in a
-// keyring that has not answered when ctx ends fail the lookup with ctx's
-// error, as Lookup's do.
+// LookupOAuth finds the token stored for an MCP endpoint; a keyring silent when
+// ctx ends fails it, as in Lookup.
 func (s CredentialStore) LookupOAuth(ctx context.Context, resource string) (OAuthToken, bool, error) {
 	f, err := s.loadOAuth()
 	if err != nil {
@@ -130,8 +121,7 @@ func (s CredentialStore) LookupOAuth(ctx context.Context, resource string) (OAut
 	return OAuthToken{}, false, nil
 }
 
-// DeleteOAuth removes every token stored for an MCP endpoint and reports
-// the issuers it removed.
+// DeleteOAuth removes an MCP endpoint's tokens and reports their issuers.
 func (s CredentialStore) DeleteOAuth(resource string) (issuers []string, err error) {
 	return locked(s.OAuthPath(), func() ([]string, error) { return s.deleteOAuth(resource) })
 }
@@ -158,9 +148,8 @@ func (s CredentialStore) deleteOAuth(resource string) ([]string, error) {
 	return removed, writeJSONFile(s.OAuthPath(), f)
 }
 
-// oauthTokenSource yields t's access token, refreshing it at the issuer
-// when it has expired and storing the new tokens, so the next vq process
-// starts from them.
+// oauthTokenSource yields t's access token, refreshed when expired and stored
+// for the next vq process.
 func (s CredentialStore) oauthTokenSource(t OAuthToken, hc *http.Client) oauth2.TokenSource {
 	cfg := &oauth2.Config{
 		ClientID:     t.ClientID,

@@ -18,43 +18,32 @@ import (
 type StoredOAuth struct {
 	Token OAuthToken
 	Store CredentialStore
-	// SignIn, when set, is how to sign in again when the server refuses
-	// the token of a request (401, or 403 insufficient_scope): a person at
-	// a terminal, or headless. The new token is stored and the request
-	// sent again. Without it the refusal is the answer, as in a script.
+	// SignIn, when set, signs in again when the server refuses the token (401,
+	// 403 insufficient_scope); without it the refusal is the answer.
 	SignIn *OAuthLoginOptions
 }
 
-// maxSignIns bounds the sign-ins again of one credential: each answers a
-// challenge not answered before, and a server that keeps naming new ones
-// cannot keep a person signing in (nor a headless vq looping).
+// maxSignIns bounds one credential's sign-ins again: a server naming new
+// challenges cannot keep a person signing in, nor headless vq looping.
 const maxSignIns = 3
 
-// Credential is the OAuth sign-in an MCP transport sends: the stored
-// token's source, until a sign-in again replaces it.
-//
-// With StoredOAuth.SignIn it is also the transport's OAuthHandler
-// (SignInAgain), which the SDK asks to Authorize when the server refuses
-// a request at the HTTP layer (401, or 403 insufficient_scope), before
-// the request ran: vq signs in again for the scopes the challenge names
-// plus those granted before, stores the new token, and the SDK sends the
-// request once more. Without SignIn (a script) there is no handler, and
-// the refusal is the answer.
+// Credential is the OAuth sign-in an MCP transport sends. With
+// StoredOAuth.SignIn it is also the OAuthHandler the SDK asks to Authorize a
+// refused request: vq signs in again for the challenge's scopes plus those
+// granted, stores the token, and the SDK sends the request once more.
 type Credential struct {
 	target Target
 	store  CredentialStore
 	signIn *OAuthLoginOptions
 
-	// mu guards the token; flow is held through a sign-in again, so that
-	// requests refused together start one.
+	// mu guards the token; flow is held through a sign-in, so requests refused together start one.
 	mu, flow sync.Mutex
 	token    OAuthToken
 	src      oauth2.TokenSource
 	answered map[string]bool // the challenges a sign-in again was started for.
 }
 
-// NewCredential is the stored sign-in as the transport to target sends
-// it; its token is refreshed through target's HTTP.
+// NewCredential is the stored sign-in for target, refreshed through target's HTTP.
 func NewCredential(stored StoredOAuth, target Target) *Credential {
 	return &Credential{
 		target: target, store: stored.Store, signIn: stored.SignIn,
@@ -71,9 +60,7 @@ func (o *Credential) Token() (*oauth2.Token, error) {
 	return src.Token()
 }
 
-// SignInAgain is the handler that answers a refused request with a sign-in
-// again: the credential, when it has SignIn; else none (a nil interface,
-// not a nil pointer in one).
+// SignInAgain is the credential as handler when it has SignIn, else a nil interface.
 func (o *Credential) SignInAgain() auth.OAuthHandler {
 	if o.signIn == nil {
 		return nil
@@ -81,21 +68,17 @@ func (o *Credential) SignInAgain() auth.OAuthHandler {
 	return o
 }
 
-// TokenSource gives the SDK no token source: the transport adds the
-// bearer (Token) to every request, the standalone stream's too, and sends
-// none when the token cannot be refreshed, so that the server's 401 leads
-// to Authorize instead of a failed request.
+// TokenSource gives the SDK none: the transport adds the bearer itself, and
+// none when it cannot be refreshed, so the 401 leads to Authorize.
 func (o *Credential) TokenSource(context.Context) (oauth2.TokenSource, error) {
 	return nil, nil
 }
 
-// Authorize answers a refused request with a sign-in again, at most once
-// per challenge and maxSignIns in all; an error leaves the refusal as the
-// request's answer (unauthorized, or scope_denied with its hint).
+// Authorize signs in again, once per challenge and maxSignIns in all; an error
+// leaves the refusal as the answer.
 func (o *Credential) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
 	defer resp.Body.Close()
-	// Read to its end: the transport's record of the request quotes the
-	// body of a refusal that stays the answer.
+	// Read to its end: the record of a refusal that stays the answer quotes it.
 	_, _ = io.Copy(io.Discard, resp.Body)
 	challenge := resp.Header.Get("WWW-Authenticate")
 	scope, insufficient := api.InsufficientScope(challenge)
@@ -106,8 +89,7 @@ func (o *Credential) Authorize(ctx context.Context, req *http.Request, resp *htt
 	o.flow.Lock()
 	defer o.flow.Unlock()
 	if sentToken(resp) != o.current() {
-		// Refused with a token another request's sign-in (or a refresh)
-		// has replaced since: the SDK sends it again with the new one.
+		// Its token was replaced since: the SDK sends it again with the new one.
 		return nil
 	}
 	key := fmt.Sprintf("%d %s", resp.StatusCode, scope)
@@ -144,9 +126,8 @@ func (o *Credential) Authorize(ctx context.Context, req *http.Request, resp *htt
 	return nil
 }
 
-// signInAgain runs the OAuth flow for the refused request: the options of
-// a login, offering the Client ID Metadata Document the token was got
-// with and asking again for the scopes it was granted.
+// signInAgain runs a login's flow with the token's Client ID Metadata Document
+// and scopes.
 func (o *Credential) signInAgain(ctx context.Context, req *http.Request, resp *http.Response) (OAuthToken, error) {
 	o.mu.Lock()
 	opts := *o.signIn
@@ -171,8 +152,7 @@ func sentToken(resp *http.Response) string {
 	return strings.TrimPrefix(resp.Request.Header.Get("Authorization"), "Bearer ")
 }
 
-// current is the access token requests are sent with now, "" when it
-// cannot be had.
+// current is the access token requests are sent with now, "" when none.
 func (o *Credential) current() string {
 	if tok, err := o.Token(); err == nil {
 		return tok.AccessToken

@@ -50,20 +50,13 @@ file (written 0600). The key is never a flag, so it never shows in ps.`,
 
 // LoginOptions are the inputs of vq auth login.
 type LoginOptions struct {
-	Factory   *cmdutil.Factory
-	WithToken bool
-	Name      string // the entry's name, for --profile and vq auth switch.
-	NoVerify  bool   // NoVerify saves the key without the call that checks it.
-	// OAuth signs in with OAuth at the MCP endpoint instead of an API key;
-	// NoBrowser prints the authorization URL instead of opening it.
-	OAuth, NoBrowser bool
-	// Scopes are OAuth scopes asked for beyond those the server names
-	// (--scope), for a server that asks for more only on some calls.
-	Scopes []string
-	// ClientMetadataURL is vq's client id as a Client ID Metadata
-	// Document (--client-metadata-url), for authorization servers that
-	// take one instead of a registration.
-	ClientMetadataURL string
+	Factory           *cmdutil.Factory
+	WithToken         bool
+	Name              string   // the entry's name, for --profile and vq auth switch.
+	NoVerify          bool     // NoVerify saves the key without the call that checks it.
+	OAuth, NoBrowser  bool     // OAuth at the MCP endpoint; NoBrowser prints the URL instead.
+	Scopes            []string // --scope: asked for beyond the server's
+	ClientMetadataURL string   // --client-metadata-url: vq's Client ID Metadata Document
 }
 
 func NewCmdLogin(f *cmdutil.Factory, runF func(context.Context, *LoginOptions) error) *cobra.Command {
@@ -194,9 +187,8 @@ func loginRun(ctx context.Context, opts *LoginOptions) error {
 	return nil
 }
 
-// loginServer is the server vq auth login signs in to, checked: the one a
-// flag names, else the base URL prompt's answer (offering the server the
-// settings pick), with the key when it was pasted on the same line.
+// loginServer is the server to sign in to, checked: a flag's, else the prompt's
+// answer, with the key when it was pasted on the same line.
 func loginServer(ctx context.Context, f *cmdutil.Factory, in *bufio.Reader, s cmdutil.Settings, withToken bool) (base, pasted string, err error) {
 	base, source := s.BaseURL, cmp.Or(s.PickedBy, "--base-url")
 	if !withToken && (base == "" || (f.Global.BaseURL == "" && f.Global.Profile == "")) { // ask unless a flag named it
@@ -215,9 +207,8 @@ func loginServer(ctx context.Context, f *cmdutil.Factory, in *bufio.Reader, s cm
 	return base, pasted, cmdutil.CheckServerURL(source, base)
 }
 
-// loginKey is the API key to sign in with: the one pasted with the URL,
-// else stdin's first line with --with-token, else what is typed at the
-// hidden prompt.
+// loginKey is the key pasted with the URL, else stdin's first line with
+// --with-token, else the hidden prompt's.
 func loginKey(ctx context.Context, t *iostreams.Terminal, in *bufio.Reader, pasted string, withToken bool) (string, error) {
 	switch {
 	case pasted != "":
@@ -239,20 +230,17 @@ func loginKey(ctx context.Context, t *iostreams.Terminal, in *bufio.Reader, past
 	return key, err
 }
 
-// loginEntry is what vq auth login stores besides the key: the name and
-// the defaults given as flags (a variable set for this run is not meant
-// to outlive it).
+// loginEntry is the name and the flags' defaults stored besides the key (not
+// the variables: they are for this run).
 func loginEntry(opts *LoginOptions) account.Server {
 	g := &opts.Factory.Global
 	return account.Server{Name: opts.Name, Project: g.Project, Environment: g.Environment, Transport: g.Transport, Endpoint: g.Endpoint}
 }
 
-// profileName is what a --name may be: never a URL, so vq auth switch
-// and --profile can tell the two apart.
+// profileName is what a --name may be: never a URL, so --profile can tell them apart.
 var profileName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
-// checkProfileName refuses a --name that is no name, before anything is
-// asked or sent.
+// checkProfileName refuses a --name that is no name, before anything is sent.
 func checkProfileName(name string) error {
 	if name != "" && !profileName.MatchString(name) {
 		return exitcode.Usagef("--name %q: use letters, digits, '.', '_' and '-'", name)
@@ -260,9 +248,8 @@ func checkProfileName(name string) error {
 	return nil
 }
 
-// checkNameFree refuses a --name another server's entry has: one name
-// picks one server. It returns the name base's entry has now, for the
-// note that a sign-in renamed it.
+// checkNameFree refuses a --name another server's entry has; it returns base's
+// current name, for noteRename.
 func checkNameFree(f *cmdutil.Factory, name, base string) (current string, err error) {
 	if name == "" {
 		return "", nil
@@ -281,19 +268,16 @@ func checkNameFree(f *cmdutil.Factory, name, base string) (current string, err e
 	return entry.Name, nil
 }
 
-// noteRename says that signing in again under another --name renamed the
-// server's entry: the old name no longer picks it.
+// noteRename says a sign-in under another --name renamed the entry.
 func noteRename(print format.Printer, base, was, now string) {
 	if was != "" && now != "" && was != now {
 		print.Note(fmt.Sprintf("Renamed the entry of %s from %s to %s: --profile %s no longer picks it.", cmdutil.DisplayURL(base), was, now, was))
 	}
 }
 
-// promptBaseURL asks for the server. A host typed without a scheme is
-// taken as https://, or http:// for a loopback address (a server on this
-// machine, the sandbox's), and the person is told so. A line of two words is the
-// URL and the key pasted together: the key is returned, and on a terminal
-// it was never echoed.
+// promptBaseURL asks for the server; a host without a scheme is https://
+// (http:// on loopback), as the person is told. Two words are the URL and the
+// key pasted together: the key is returned, never echoed on a terminal.
 func promptBaseURL(ctx context.Context, t *iostreams.Terminal, in *bufio.Reader, def string) (base, key string, err error) {
 	label := baseURLPrompt
 	if def != "" {
@@ -325,12 +309,9 @@ func promptBaseURL(ctx context.Context, t *iostreams.Terminal, in *bufio.Reader,
 	return base, key, nil
 }
 
-// verifyKey makes one cheap authenticated call with the key about to be
-// saved: MCP tools/list on the MCP transport, else an invoke of
-// get_job_status for a job that does not exist, which changes nothing. A
-// 401 is a key the server rejects; no answer at all (or none from a
-// VisualQ server) leaves the key unchecked; any other answer, even a
-// refusal, means the key got in.
+// verifyKey makes one cheap call with the key (tools/list on MCP, else
+// get_job_status of no job): a 401 rejects it, no VisualQ answer leaves it
+// unchecked, any other answer means it got in.
 func verifyKey(ctx context.Context, f *cmdutil.Factory, base, key string) error {
 	s, err := f.SettingsFor(ctx, base)
 	if err != nil {
@@ -431,8 +412,7 @@ func logoutRun(ctx context.Context, opts *LogoutOptions) error {
 	return nil
 }
 
-// noteActiveAfterLogout says which server calls go to now that an entry
-// is gone: the one left, made active, or none, and how to pick one.
+// noteActiveAfterLogout says which server is active now that an entry is gone.
 func noteActiveAfterLogout(print format.Printer, before, after account.Config) {
 	switch {
 	case after.Active != "" && account.NormalizeBaseURL(after.Active) != account.NormalizeBaseURL(before.Active):
@@ -502,8 +482,7 @@ func switchRun(opts *SwitchOptions) error {
 	return nil
 }
 
-// describeServer names a server for a person: its URL, and its entry's
-// name when it has one.
+// describeServer names a server: its URL, and its entry's name if any.
 func describeServer(base, name string) string {
 	if name == "" {
 		return cmdutil.DisplayURL(base)
@@ -575,8 +554,7 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 	return nil
 }
 
-// collectStatus lists the servers: the active one as s resolved it, every
-// other entry as stored.
+// collectStatus lists the active server as s resolved it, the others as stored.
 func collectStatus(ctx context.Context, f *cmdutil.Factory, s cmdutil.Settings) (format.AuthStatus, error) {
 	store, cfg, err := f.Config().Read()
 	if err != nil {
@@ -610,9 +588,7 @@ func collectStatus(ctx context.Context, f *cmdutil.Factory, s cmdutil.Settings) 
 	return st, nil
 }
 
-// storedOAuth is the token stored for s's MCP endpoint, or nil; a token
-// file that cannot be read shows as none, as status is how a person finds
-// out what is stored.
+// storedOAuth is the token stored for s's MCP endpoint; an unreadable file is none.
 func storedOAuth(ctx context.Context, store account.CredentialStore, s cmdutil.Settings) (*account.OAuthToken, error) {
 	endpoint := s.MCPEndpoint()
 	if endpoint == "" {

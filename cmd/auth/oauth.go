@@ -16,8 +16,7 @@ import (
 // oauthLoginRun is vq auth login --oauth.
 func oauthLoginRun(ctx context.Context, opts *LoginOptions) error {
 	f := opts.Factory
-	// The sign-in ends in a write of the config file: one that cannot be
-	// used stops it before the browser opens.
+	// It ends writing the config: an unusable one stops it before the browser opens.
 	if _, _, err := f.Config().Read(); err != nil {
 		return err
 	}
@@ -30,12 +29,10 @@ func oauthLoginRun(ctx context.Context, opts *LoginOptions) error {
 		return err
 	}
 	o := cmdutil.NewOAuthSignIn(f).Options(!opts.NoBrowser)
-	// --scope 'a b' names two, as a challenge (and the hint of a refused
-	// call) does.
+	// --scope 'a b' names two, as a challenge does.
 	o.Scopes, o.ClientMetadataURL = strings.Fields(strings.Join(opts.Scopes, " ")), opts.ClientMetadataURL
 	if o.ClientMetadataURL == "" && s.OAuth != nil {
-		// Signing in again (the hint of a refused call) offers the
-		// document the stored sign-in did.
+		// Signing in again offers the document the stored sign-in did.
 		o.ClientMetadataURL = s.OAuth.ClientMetadataURL
 	}
 	tok, err := client.LoginOAuth(ctx, o)

@@ -19,22 +19,14 @@ import (
 )
 
 const (
-	// maxAgentImages bounds the diff images one answer carries: the
-	// first failures' of a run, or the one diff of get_diff_stats.
-	maxAgentImages = 4
-	// agentImageSide is the longer side an image is cut down to: the
-	// largest vision models take without scaling it again.
-	agentImageSide = 1568
-	// maxImageBytes bounds a downloaded image, as the TUI's preview does.
-	maxImageBytes = 16 << 20
+	maxAgentImages = 4        // diff images one answer carries
+	agentImageSide = 1568     // the largest side vision models take unscaled
+	maxImageBytes  = 16 << 20 // a downloaded image, as the TUI's preview
 )
 
-// toolResult is a ToolResponse as vq mcp serve answers it: the response
-// as the agent may have it (forAgent) as structuredContent, and as text
-// blocks the readable summary, error, warnings and next actions, then the
-// same JSON serialized (MCP asks for it, for clients that ignore
-// structuredContent), then the diff images the answer links; isError
-// when it is not ok.
+// toolResult answers forAgent(resp) as structuredContent, and as text the
+// summary, error, warnings and next actions, then the same JSON (for clients
+// ignoring structuredContent), then the diff images; isError when not ok.
 func (s *agentServer) toolResult(ctx context.Context, resp *api.ToolResponse) (*mcp.CallToolResult, error) {
 	resp = s.forAgent(resp)
 	doc, err := resp.Document()
@@ -49,13 +41,9 @@ func (s *agentServer) toolResult(ctx context.Context, resp *api.ToolResponse) (*
 	return &mcp.CallToolResult{Content: content, StructuredContent: json.RawMessage(doc), IsError: !resp.OK}, nil
 }
 
-// forAgent is an answer as the agent may have it: a next action whose
-// tool is no valid tool name, or whose argument names are not plain
-// one-line text, is left out (the agent would call it back as it came),
-// labels are sanitized, and a confirm the server put in the arguments is
-// taken out, as the command line takes it out: consent is the agent's
-// user's to give, never the server's. An answer with nothing to change
-// keeps the server's bytes.
+// forAgent drops next actions whose names are not plain (the agent calls them
+// back), sanitizes labels and takes out a server's confirm: consent is the
+// user's, never the server's. An answer with nothing to change keeps its bytes.
 func (s *agentServer) forAgent(resp *api.ToolResponse) *api.ToolResponse {
 	actions := make([]api.NextAction, 0, len(resp.NextActions))
 	changed := false
@@ -76,8 +64,7 @@ func (s *agentServer) forAgent(resp *api.ToolResponse) *api.ToolResponse {
 	return resp.WithNextActions(actions)
 }
 
-// agentAction is a next action as the agent may have it, or why it may
-// not have it at all.
+// agentAction is a next action as the agent may have it, or why not.
 func agentAction(a api.NextAction) (api.NextAction, string) {
 	if !api.ValidToolName(a.Tool) {
 		return a, "its tool is not a valid tool name"
@@ -94,8 +81,7 @@ func agentAction(a api.NextAction) (api.NextAction, string) {
 	return out, ""
 }
 
-// plainName reports a name an agent can be handed and write back: one
-// line of text with nothing a terminal would obey or hide.
+// plainName reports one line with nothing a terminal would obey or hide.
 func plainName(s string) bool {
 	return s != "" && textsafe.SanitizeLine(s) == s
 }
@@ -103,10 +89,8 @@ func plainName(s string) bool {
 // diffLink is a diff image an answer links, and what it is of.
 type diffLink struct{ url, of string }
 
-// images are the diff images an answer links on the VisualQ server, each
-// after a line saying what it is of; a link that cannot be shown is a
-// line saying why instead. They are fetched together, within the bound of
-// requests in flight.
+// images are an answer's diff images, each after a line saying what it is of
+// (or why it cannot be shown), fetched together within the in-flight bound.
 func (s *agentServer) images(ctx context.Context, resp *api.ToolResponse) []mcp.Content {
 	links := diffLinks(resp)
 	shown := make([][]mcp.Content, len(links))
@@ -140,8 +124,7 @@ func diffLinks(resp *api.ToolResponse) []diffLink {
 	return links
 }
 
-// dataString is a top-level string member of an answer's data, "" when
-// there is none.
+// dataString is a top-level string member of an answer's data, or "".
 func dataString(resp *api.ToolResponse, name string) string {
 	var v string
 	_ = json.Unmarshal(layout.Member(resp.Data, resp.Members, name), &v)
@@ -164,8 +147,7 @@ type listedFailure struct {
 	DiffURL       string `json:"diffUrl"`
 }
 
-// listedFailures are the first n failures of an answer's data.failures,
-// read one by one: a run can list 100,000.
+// listedFailures are the first n data.failures, read one by one: a run can list 100,000.
 func listedFailures(resp *api.ToolResponse, n int) []listedFailure {
 	raw := layout.Member(resp.Data, resp.Members, "failures")
 	if raw == nil {
@@ -186,12 +168,9 @@ func listedFailures(resp *api.ToolResponse, n int) []listedFailure {
 	return out
 }
 
-// diffImage fetches an image the VisualQ server links from its own origin
-// (api.Client.FetchPublic), within the bounds of the TUI's preview (size,
-// pixels), as a PNG at most agentImageSide on its longer side: the
-// server's own bytes when its header says they are one, else made so.
-// Images are decoded one at a time: each may take the pixel budget's
-// memory.
+// diffImage fetches a linked image from the server's origin within the
+// preview's bounds, as a PNG at most agentImageSide a side (the server's bytes
+// when they already are); one decode at a time, each may take the budget.
 func (s *agentServer) diffImage(ctx context.Context, link string) ([]byte, error) {
 	done, err := s.admit(ctx)
 	if err != nil {

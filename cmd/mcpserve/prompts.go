@@ -15,15 +15,11 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// servedPrompt is a VisualQ workflow an agent's user starts by name (most
-// agents offer prompts as slash commands). Its arguments are those of the
-// tools it asks the agent to call, which completion/complete completes
-// from the answers vq mcp serve has passed on.
+// servedPrompt is a workflow an agent's user starts by name; its arguments are
+// the tools', completed from the answers passed on.
 type servedPrompt struct {
 	prompt *mcp.Prompt
-	// text is the message asking for the workflow, from the arguments
-	// (sanitized, all present); readOnly leaves out what writes.
-	text func(a map[string]string, readOnly bool) string
+	text   func(a map[string]string, readOnly bool) string // from sanitized arguments; readOnly leaves out writes
 }
 
 var (
@@ -83,14 +79,11 @@ func (s *agentServer) addPrompts() {
 	}
 }
 
-// maxCompletions is what one completion/complete answers at most, as MCP
-// caps it.
+// maxCompletions caps one completion/complete answer, as MCP does.
 const maxCompletions = 100
 
-// complete answers completion/complete for the prompts' arguments: the
-// run ids, scenario labels and viewports of the answers vq mcp serve
-// passed on (a check's, of the run the context names), then the run ids
-// the completion cache holds of this user's vq commands.
+// complete answers completion/complete for the prompts' arguments from the
+// answers passed on, then the completion cache's run ids.
 func (s *agentServer) complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 	p := req.Params
 	if p.Ref.Type != "ref/prompt" || !slices.ContainsFunc(servedPrompts, func(sp servedPrompt) bool { return sp.prompt.Name == p.Ref.Name }) {
@@ -116,16 +109,13 @@ func (s *agentServer) complete(_ context.Context, req *mcp.CompleteRequest) (*mc
 }
 
 const (
-	// maxRecalledRuns and maxRecalledChecks bound what recall keeps.
-	maxRecalledRuns   = 50
+	maxRecalledRuns   = 50 // bounds on what recall keeps
 	maxRecalledChecks = 500
-	// maxRecalledValue is the longest value kept: an id or a label.
-	maxRecalledValue = 200
+	maxRecalledValue  = 200 // the longest id or label kept
 )
 
-// recall is what vq mcp serve remembers of the answers it passed on, for
-// completion: the runs they named and the checks (scenario and viewport)
-// of each, newest first, bounded.
+// recall is what completion remembers of the answers passed on: runs and their
+// checks, newest first, bounded.
 type recall struct {
 	mu     sync.Mutex
 	runs   []string
@@ -134,8 +124,7 @@ type recall struct {
 
 type recalledCheck struct{ run, scenario, viewport string }
 
-// remember records the run and checks an answer names: at the top of
-// its data, in its first failures and in its next actions' arguments.
+// remember records the run and checks atop an answer's data, failures and next actions.
 func (r *recall) remember(resp *api.ToolResponse) {
 	run := dataString(resp, completions.RunID)
 	found := []recalledCheck{{run, dataString(resp, "scenarioLabel"), dataString(resp, "viewport")}}
@@ -161,8 +150,7 @@ func (r *recall) remember(resp *api.ToolResponse) {
 	}
 }
 
-// recallable is a value worth offering, or none: a plain one-line name,
-// not too long.
+// recallable reports a value worth offering: empty, or a plain name not too long.
 func recallable(v string) bool { return v == "" || plainName(v) && len(v) <= maxRecalledValue }
 
 // newestFirst is list with v at its head, once, at most limit long.
@@ -172,8 +160,8 @@ func newestFirst[T comparable](list []T, v T, limit int) []T {
 	return list[:min(len(list), limit)]
 }
 
-// values are the remembered values of a prompt argument, newest first:
-// checks of the run (and scenario) the context names when it names one.
+// values are a prompt argument's remembered values, newest first, of the run
+// (and scenario) the context names.
 func (r *recall) values(arg string, context map[string]string) []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -33,17 +33,12 @@ import (
 
 // ServeOptions are the inputs of vq mcp serve.
 type ServeOptions struct {
-	// ReadOnly offers only the tools that change nothing
-	// (api.ReadOnlyTool): the others are neither listed nor callable.
-	ReadOnly bool
-	// Interval is the poll interval of a job followed for a progress
-	// token; zero is the adaptive schedule of every watch.
-	Interval time.Duration
-	NoImages bool // NoImages leaves the diff images an answer links out of its result.
+	ReadOnly bool          // ReadOnly offers only the tools api.ReadOnlyTool admits.
+	Interval time.Duration // Interval polls a job followed for a progress token; zero is adaptive.
+	NoImages bool          // NoImages leaves the diff images an answer links out of its result.
 }
 
-// NewCmdServe serves the tools on stdio. runF replaces the behaviour in
-// tests of flag parsing.
+// NewCmdServe serves the tools on stdio; runF replaces the run in flag tests.
 func NewCmdServe(f *cmdutil.Factory, runF func(context.Context, *ServeOptions) error) *cobra.Command {
 	opts := &ServeOptions{}
 	c := &cobra.Command{
@@ -119,8 +114,7 @@ func serveRun(ctx context.Context, f *cmdutil.Factory, opts *ServeOptions) error
 	if !ok {
 		in = io.NopCloser(f.IOStreams.In)
 	}
-	// The session ends when the client closes the stream (nil), once every
-	// request read has been answered, or when ctx ends.
+	// Ends when the client closes the stream, once every request read is answered.
 	return s.server.Run(ctx, &mcpstdio.Transport{In: in, Out: f.IOStreams.RawOut()})
 }
 
@@ -132,8 +126,7 @@ Async tools answer at once with a job (jobId) or started work (a token): send a 
 A project_not_ready refusal ("3 of 5 sources analysed") must not be retried in a loop: wait, then call again.
 An answer that links diff images on the VisualQ server carries them as images after its text: look at them before you judge a change.`
 
-// agentServer is vq mcp serve's MCP server: the tools it offers, each call
-// forwarded to the call pipeline.
+// agentServer is vq mcp serve's MCP server, each call sent through the pipeline.
 type agentServer struct {
 	server   *mcp.Server
 	pipeline *cmdutil.Pipeline
@@ -142,28 +135,19 @@ type agentServer struct {
 	settings cmdutil.Settings
 	opts     *ServeOptions
 	print    format.Printer
-	// backend bounds the requests to the server in flight at once; the
-	// others wait their turn in order.
-	backend *semaphore.Weighted
-	// timeout is each request's (--timeout, else the client's default),
-	// which a call's waits for its turn count against.
-	timeout  time.Duration
-	decoding sync.Mutex // one image decoded at a time
-	recall   recall     // what completion offers
+	backend  *semaphore.Weighted // bounds the requests in flight; the others wait in order
+	timeout  time.Duration       // each request's; a call's waits for its turn count against it
+	decoding sync.Mutex          // one image decoded at a time
+	recall   recall              // what completion offers
 
-	// ready is closed once the tools are registered: tools/list and
-	// tools/call wait for it, while initialize is answered at once.
-	ready    chan struct{}
+	ready    chan struct{}      // closed once the tools are registered; tools/list and tools/call wait
 	stopLoad context.CancelFunc // stopLoad ends the loading of the tools; loaded is closed then.
 	loaded   chan struct{}
 }
 
-// startAgentServer connects the pipeline and starts loading the tools to
-// offer. A missing or invalid server setting is the usage error it is for
-// every command, before anything is served. stdin and stdout carry the
-// MCP stream: the process's terminal is the agent's, where nobody is
-// asked, nothing is drawn and vq consents to nothing; its notes
-// (rate-limit waits, the readiness lock) and --debug traces go to stderr.
+// startAgentServer connects the pipeline and starts loading the tools. stdin
+// and stdout carry MCP: the terminal is the agent's, where nobody is asked and
+// vq consents to nothing; notes and --debug traces go to stderr.
 func startAgentServer(ctx context.Context, f *cmdutil.Factory, opts *ServeOptions) (*agentServer, error) {
 	f.SetTerminal(iostreams.NewAgentTerminal(f.IOStreams.ErrOut, f.Getenv))
 	p := cmdutil.NewPipeline(f)
@@ -181,10 +165,8 @@ func startAgentServer(ctx context.Context, f *cmdutil.Factory, opts *ServeOption
 	p.Admit = s.admit
 	serverOpts := &mcp.ServerOptions{
 		Instructions: serveInstructions,
-		// What is served is declared, and fixed for the process: no
-		// list_changed notifications, no resources, and no logging
-		// capability (logs go to stderr). Completions are declared by
-		// the SDK for the handler.
+		// Fixed for the process: no list_changed, no resources, no logging
+		// (logs go to stderr); the SDK declares completions for the handler.
 		Capabilities:      &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Prompts: &mcp.PromptCapabilities{}},
 		CompletionHandler: s.complete,
 	}
@@ -204,14 +186,11 @@ func startAgentServer(ctx context.Context, f *cmdutil.Factory, opts *ServeOption
 	return s, nil
 }
 
-// maxBackendCalls bounds the requests vq mcp serve has in flight to the
-// server at once (calls, polls of followed jobs, image downloads): an
-// agent's burst of calls waits its turn, as latency, rather than opening
-// a connection each.
+// maxBackendCalls bounds the requests in flight to the server (calls, polls,
+// image downloads): a burst waits its turn rather than opening a connection each.
 const maxBackendCalls = 8
 
-// admit waits for a turn to send a request to the server (Pipeline.Admit),
-// within the call's turn deadline.
+// admit waits for a turn to send a request (Pipeline.Admit), within the call's turn deadline.
 func (s *agentServer) admit(ctx context.Context) (func(), error) {
 	behind := fmt.Sprintf("the %d requests in flight", maxBackendCalls)
 	if err := api.AwaitTurn(ctx, behind, func(ctx context.Context) error { return s.backend.Acquire(ctx, 1) }); err != nil {
@@ -220,9 +199,8 @@ func (s *agentServer) admit(ctx context.Context) (func(), error) {
 	return func() { s.backend.Release(1) }, nil
 }
 
-// undeclared refuses the methods of what vq mcp serve does not serve, as
-// unknown: the SDK answers resources/list and logging/setLevel whatever
-// the capabilities say.
+// undeclared refuses as unknown what the SDK answers whatever the capabilities
+// say (resources/*, logging/setLevel).
 func (s *agentServer) undeclared(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if strings.HasPrefix(method, "resources/") || method == "logging/setLevel" {
@@ -252,10 +230,8 @@ func (s *agentServer) awaitTools(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// load registers the tools to offer; with --read-only only those
-// annotated read-only, which vq decides (api.ReadOnlyTool). A tool not
-// registered is refused by the SDK as an unknown tool, before anything is
-// sent.
+// load registers the tools to offer (with --read-only, only read-only ones); the
+// SDK refuses a tool not registered before anything is sent.
 func (s *agentServer) load(ctx context.Context) {
 	defer close(s.ready)
 	tools, source := s.offered(ctx)
@@ -303,11 +279,8 @@ func (s *agentServer) logf(msg string, args ...any) {
 	s.print.Note("vq mcp serve: " + fmt.Sprintf(msg, args...))
 }
 
-// registryTools are the invoke tools of vq's registry (CI tools answer no
-// ToolResponse, so they are not offered), annotated as the registry knows
-// them: a read is read-only, a write destructive, and a tool that starts
-// work (a tracking run, a proof) neither: an agent must not take it for a
-// read it may send again.
+// registryTools are the registry's non-CI tools: a read is read-only, a write
+// destructive, and a tool that starts work neither, so it is not resent as a read.
 func registryTools() []*mcp.Tool {
 	var out []*mcp.Tool
 	for _, t := range api.KnownTools() {
@@ -324,17 +297,11 @@ func registryTools() []*mcp.Tool {
 	return out
 }
 
-// hostedTools are a server's tools as vq offers them again, names
-// unchanged. Their schemas are rebuilt from what vq reads of them (each
-// argument's name, type, item type, allowed values, default, description
-// and whether it is required: api.ToolArg.Schema), so
-// whatever else a server puts in a schema can neither reach the agent nor
-// stop the tool from being served. Whether a tool is read-only is vq's
-// rule (api.ReadOnlyTool): a server cannot pass one of the registry's
-// writes off as a read. Their text is sanitized, as agents show
-// it on terminals too. A name is not text to sanitize: the agent sends it
-// back, so a tool whose name or an argument's is not a plain name is not
-// served, and an allowed value or default that is not plain is left out.
+// hostedTools are a server's tools offered again. Schemas are rebuilt from what
+// vq reads (api.ToolArg.Schema), so nothing else a server puts there reaches the
+// agent; read-only is vq's rule (api.ReadOnlyTool); text is sanitized. Names go
+// back to the server, so a tool with a name that is not plain is not served and
+// a value or default that is not plain is left out.
 func (s *agentServer) hostedTools(tools []api.Tool) []*mcp.Tool {
 	out := make([]*mcp.Tool, 0, len(tools))
 	for _, t := range tools {
@@ -369,8 +336,7 @@ func unservable(t api.Tool) string {
 	return ""
 }
 
-// servableArg is an argument with the names it holds (its type, item
-// type, allowed values and default) kept only where they are plain.
+// servableArg keeps an argument's type, items, enum and default only where plain.
 func servableArg(a api.ToolArg) api.ToolArg {
 	if !plainName(a.Type) {
 		a.Type = ""
@@ -385,8 +351,7 @@ func servableArg(a api.ToolArg) api.ToolArg {
 	return a
 }
 
-// plainJSON reports JSON text whose strings are all plain one-line text
-// (or empty).
+// plainJSON reports JSON text whose strings are all plain names (or empty).
 func plainJSON(text string) bool {
 	var v any
 	if text == "" || json.Unmarshal([]byte(text), &v) != nil {
@@ -411,9 +376,8 @@ func plainValue(v any) bool {
 	return true
 }
 
-// inputSchema is the JSON Schema of a tool's arguments. It leaves further
-// properties allowed, as the servers take them (KEY=VALUE pairs, a
-// long-running tool's token).
+// inputSchema is the JSON Schema of a tool's arguments; further properties stay
+// allowed, as servers take them (KEY=VALUE pairs, a long-running tool's token).
 func inputSchema(args []api.ToolArg) map[string]any {
 	props := make(map[string]any, len(args))
 	var required []string
@@ -434,12 +398,9 @@ func inputSchema(args []api.ToolArg) map[string]any {
 	return schema
 }
 
-// call forwards one tools/call through the pipeline, without consent of
-// vq's own: the agent's arguments are sent as they are. Its waits for its
-// turn (behind the requests in flight, behind rate-limited calls) count
-// against its --timeout: the agent's calls have nothing to do with each
-// other, so none waits on another's rate limit for long. With a progress
-// token, the job the tool starts is followed to its end.
+// call sends one tools/call through the pipeline with the agent's arguments as
+// they are (no consent of vq's own). Its waits for a turn count against its
+// --timeout; with a progress token the job it starts is followed to its end.
 func (s *agentServer) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	args, err := callArgs(req.Params.Arguments)
 	if err != nil {
@@ -451,16 +412,14 @@ func (s *agentServer) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		resp, err = s.pipeline.Follow(ctx, call, resp, s.progressNotifier(ctx, req))
 	}
 	if err != nil {
-		// Failures are answers (ToolResponses); what is left is the end
-		// of ctx (a cancelled call, whose answer is not sent) or vq's own.
+		// Failures are ToolResponses; this is a cancelled call or vq's own error.
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: textsafe.SanitizeLine(err.Error())}
 	}
 	s.recall.remember(resp)
 	return s.toolResult(ctx, resp)
 }
 
-// callArgs decodes a call's arguments with numbers kept exact, as vq
-// sends them on.
+// callArgs decodes a call's arguments with numbers kept exact.
 func callArgs(raw json.RawMessage) (map[string]any, error) {
 	args := map[string]any{}
 	if len(raw) == 0 || string(raw) == "null" {
@@ -472,12 +431,10 @@ func callArgs(raw json.RawMessage) (map[string]any, error) {
 	return args, nil
 }
 
-// progressNotifier turns the updates of a followed job into
-// notifications/progress for the call's token. MCP wants the progress
-// value to grow with each notification: an update that does not move it
-// on is not sent, and a job that reports no figures counts its changes.
-// Updates come from the polls and from a hosted server's own
-// notifications at once, hence the lock, which also keeps them in order.
+// progressNotifier turns a followed job's updates into notifications/progress.
+// MCP wants progress to grow, so an update that does not is dropped and a job
+// without figures counts its changes. Polls and a hosted server's notifications
+// arrive at once: the lock keeps them in order.
 func (s *agentServer) progressNotifier(ctx context.Context, req *mcp.CallToolRequest) func(api.JobUpdate) {
 	token := req.Params.GetProgressToken()
 	var mu sync.Mutex

@@ -107,21 +107,18 @@ func demoRun(ctx context.Context, opts *DemoOptions) error {
 	}
 	defer srv.Close()
 	f.Terminal().Print.Note(fmt.Sprintf("vq demo: sandbox at %s (key %s); vq failures %s", srv.URL(), vqsandbox.KeyAdmin, demoRunID))
-	// A factory of its own, for the sandbox: the user's flags with its
-	// server, and none of the user's settings.
+	// The user's flags with the sandbox's server, none of the user's settings.
 	demo := &cmdutil.Factory{IOStreams: f.IOStreams, Getenv: demoEnv(f.Getenv, vqsandbox.KeyAdmin), OpenURL: f.OpenURL, AppVersion: f.AppVersion, Global: f.Global}
 	demo.Global.BaseURL = srv.URL()
 	defer demo.CloseClients()
 	err = cmdutil.NewPipeline(demo).Run(ctx, api.RunFailuresCall(demoRunID))
-	// The commands it printed (its next actions) need a server after the
-	// demo's is gone.
+	// Its next actions need a server after the demo's is gone.
 	f.Terminal().Print.Hint("the demo's sandbox stops with it: to run the commands it showed, start one with vq sandbox\n" +
 		"and export VQ_BASE_URL=http://" + DefaultAddr + " VQ_API_KEY=" + vqsandbox.KeyAdmin)
 	return err
 }
 
-// demoEnv hides the user's own key, settings and config file, which belong
-// to a real server, from the demo.
+// demoEnv hides the user's key, settings and config file (a real server's) from the demo.
 func demoEnv(getenv func(string) string, key string) func(string) string {
 	return func(name string) string {
 		switch name {

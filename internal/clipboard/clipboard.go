@@ -1,20 +1,13 @@
 // Package clipboard puts text where a person can paste it from, and says
-// truthfully where that was: inside tmux a tmux buffer (tmux load-buffer -w,
-// which tmux also forwards to the outer terminal's clipboard when its
-// set-clipboard option allows), on a desktop the platform's clipboard
-// (wl-copy on Wayland, xclip or xsel on X11, pbcopy on macOS, clip on
-// Windows), else an OSC 52 request to the terminal, which works over SSH
-// but which a terminal may ignore without saying so.
+// truthfully where: a tmux buffer inside tmux, else the platform's clipboard
+// tool (wl-copy, xclip, xsel, pbcopy, clip), else an OSC 52 request, which a
+// terminal may ignore silently.
 //
-// What goes to a clipboard is stripped of control characters first
-// (Printable): pasted into a terminal, an ESC would be obeyed, and the end
-// of a bracketed paste (ESC [201~) would turn the rest of the paste into
-// typed commands.
+// Control characters are stripped first (Printable): pasted into a terminal an
+// ESC would be obeyed, and ESC [201~ would end a bracketed paste.
 //
-// The platform tools are run rather than linked: the maintained Go
-// libraries either run the same tools without saying which (and read the
-// environment once, at start-up) or need cgo and an X11 library, which a
-// static binary run over SSH cannot count on.
+// The tools are run, not linked: Go libraries run them without saying which or
+// need cgo and X11, which a static binary over SSH cannot count on.
 //
 // clipboard is a leaf: it imports the standard library only, never a vq
 // package.
@@ -35,25 +28,18 @@ import (
 	"unicode/utf8"
 )
 
-// Env is what decides the way to a clipboard. Zero fields take the
-// process's own: runtime.GOOS and exec.LookPath.
+// Env decides the way to a clipboard; zero fields take the process's own.
 type Env struct {
 	Getenv   func(string) string
 	GOOS     string
 	LookPath func(string) (string, error)
-	// Terminal opens the terminal an OSC 52 request is written to; nil,
-	// or an error, means there is none (a pipe, no controlling terminal).
-	Terminal func() (io.WriteCloser, error)
+	Terminal func() (io.WriteCloser, error) // Terminal opens the OSC 52 target; nil or an error: none.
 }
 
 // Method is one way to a clipboard.
 type Method struct {
-	// Name says where the text goes, for a person: "tmux buffer (tmux
-	// load-buffer -w -)".
-	Name string
-	// Unconfirmed is true for OSC 52: the request is written, but no
-	// terminal answers whether it took it.
-	Unconfirmed bool
+	Name        string // Name says where the text goes, for a person.
+	Unconfirmed bool   // Unconfirmed is true for OSC 52: no terminal says it took it.
 
 	argv   []string // a tool that reads the text on stdin
 	env    []string // added to the tool's environment
@@ -61,20 +47,17 @@ type Method struct {
 	osc52  func() (io.WriteCloser, error)
 }
 
-// UnavailableError is a copy that no method could make: each reason says
-// why one was left out or failed.
+// UnavailableError is a copy no method could make, with each method's reason.
 type UnavailableError struct{ Reasons []string }
 
 func (e *UnavailableError) Error() string {
 	return "no clipboard to copy to: " + strings.Join(e.Reasons, "; ")
 }
 
-// toolTimeout bounds one clipboard tool: they return at once, and one that
-// hangs (an X server that does not answer) must not hang vq.
+// toolTimeout bounds one clipboard tool: a hung X server must not hang vq.
 const toolTimeout = 5 * time.Second
 
-// Candidates are the methods that may work here, best first, and the
-// reasons the others were left out.
+// Candidates are the methods that may work here, best first, and why not the others.
 func Candidates(env Env) ([]Method, []string) {
 	getenv, lookPath, goos := env.Getenv, env.LookPath, env.GOOS
 	if getenv == nil {
@@ -88,9 +71,7 @@ func Candidates(env Env) ([]Method, []string) {
 	}
 	var methods []Method
 	var reasons []string
-	// tool adds the first of names that is installed, or says none is.
-	// The tool is told the variable that chose it (the tmux socket, the
-	// display) from env, so it reaches what vq decided on.
+	// tool adds the first installed of names, told the variable that chose it.
 	tool := func(why, variable string, names ...string) {
 		for _, name := range names {
 			if path, err := lookPath(name); err == nil {
@@ -134,8 +115,7 @@ func Candidates(env Env) ([]Method, []string) {
 	return methods, reasons
 }
 
-// platformTool is the method of one installed clipboard tool, given the
-// environment variable that chose it and its value.
+// platformTool is the method of one installed tool and the variable that chose it.
 func platformTool(name, path, variable, value string) Method {
 	m := Method{argv: []string{path}, encode: func(s string) []byte { return []byte(s) }}
 	if variable != "" {
@@ -165,17 +145,14 @@ func platformTool(name, path, variable, value string) Method {
 	return m
 }
 
-// Copied is what a copy did: the method that took the text, how many
-// bytes went, and how many control characters were left out of them.
+// Copied is what a copy did: the method, bytes sent, control characters left out.
 type Copied struct {
 	Method
 	Bytes, Dropped int
 }
 
-// Report is the copy of what (a noun phrase: "the JIRA comment (12
-// bytes)") as a person is told it: where it went, what was left out, and,
-// for OSC 52, that nothing can confirm it. It never says "copied" of a
-// copy vq cannot check.
+// Report tells a person where what (a noun phrase) went and what was left out;
+// it never says "copied" of an OSC 52 copy vq cannot check.
 func (c Copied) Report(what string) string {
 	verb := " copied to "
 	if c.Unconfirmed {
@@ -191,9 +168,8 @@ func (c Copied) Report(what string) string {
 	return report
 }
 
-// Copy puts text, its controls left out (Printable), on the first
-// candidate that takes it. The error is an *UnavailableError when none
-// did.
+// Copy puts Printable(text) on the first candidate that takes it; else the
+// error is an *UnavailableError.
 func Copy(ctx context.Context, text string, env Env) (Copied, error) {
 	clean, dropped := Printable(text)
 	methods, reasons := Candidates(env)
@@ -207,9 +183,8 @@ func Copy(ctx context.Context, text string, env Env) (Copied, error) {
 	return Copied{}, &UnavailableError{Reasons: reasons}
 }
 
-// Printable is text without the C0 and C1 control characters (and DEL)
-// other than tab and newline, invalid UTF-8 shown as U+FFFD; dropped
-// counts what was left out.
+// Printable drops C0, C1 and DEL but tab and newline, shows invalid UTF-8 as
+// U+FFFD, and counts what it dropped.
 func Printable(text string) (clean string, dropped int) {
 	isControl := func(r rune) bool {
 		return (r < 0x20 && r != '\t' && r != '\n') || (r >= 0x7f && r <= 0x9f)
@@ -245,9 +220,8 @@ func (m Method) copy(ctx context.Context, text string) error {
 		c.Env = append(c.Environ(), m.env...)
 	}
 	c.Stdin = bytes.NewReader(m.encode(text))
-	// No pipes on stdout and stderr: xclip and wl-copy fork a child that
-	// keeps serving the selection, and a pipe it inherited would hold
-	// Wait until that child ends.
+	// No pipes on stdout and stderr: xclip and wl-copy fork a child serving
+	// the selection, whose inherited pipe would hold Wait.
 	c.WaitDelay = time.Second
 	if err := c.Run(); err != nil {
 		return fmt.Errorf("%s: %w", strings.Join(m.argv[1:], " "), err)

@@ -1,16 +1,8 @@
-// Package imagesafe decodes the images a server links (diff, baseline and
-// test screenshots) within a fixed budget, and scales them down. The
-// compressed size bounds nothing: a 78-byte PNG can declare 100000×100000
-// pixels, and a 97 KB one 10000×10000. So an image's header is read first
-// (Check) and one past the budget is refused before a pixel is decoded;
-// decodes run one at a time, so that the budget bounds the process, not
-// each caller; and DecodeFit drops the full image before it returns, so
-// that what a caller keeps is the small one.
-//
-// The steps are Check (the header against the budget), Decode (Check,
-// then the pixels) and Fit (an image scaled down); DecodeFit is the last
-// two as one, which is what a caller that keeps a picture wants; Shrink
-// is the scaling itself, to any size.
+// Package imagesafe decodes the images a server links within a fixed budget,
+// and scales them down. The compressed size bounds nothing (a 78-byte PNG can
+// declare 100000×100000 pixels), so Check refuses a header past the budget
+// before a pixel is decoded; decodes run one at a time, so the budget bounds
+// the process; DecodeFit drops the full image before it returns.
 //
 // imagesafe is a leaf: it imports the standard library only, never a vq
 // package outside internal/.
@@ -28,27 +20,22 @@ import (
 	"sync"
 )
 
-// MaxPixels is the pixel budget of one image: a full-page screenshot of a
-// tall page fits (1280×30000).
+// MaxPixels is the pixel budget of one image: a tall full-page screenshot fits (1280×30000).
 const MaxPixels = 40_000_000
 
-// MaxBytes bounds the memory one decoded image takes: 4 bytes a pixel
-// (8-bit RGBA) at MaxPixels. A 16-bit or an interlaced PNG (which the
-// decoder builds in passes beside the image) takes more a pixel, so fewer
-// of its pixels fit.
+// MaxBytes bounds one decoded image: 4 bytes a pixel at MaxPixels, so fewer
+// pixels of a 16-bit or interlaced PNG fit.
 const MaxBytes = 4 * MaxPixels
 
-// TooLargeError refuses an image whose header declares more than the
-// budget allows.
+// TooLargeError refuses an image whose header declares more than the budget.
 type TooLargeError struct{ Width, Height int }
 
 func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("image too large (%d×%d)", e.Width, e.Height)
 }
 
-// Check reads an image's header (its size and format name) and refuses
-// one that is not an image, is empty, or is past the budget (MaxPixels,
-// MaxBytes).
+// Check reads an image's header and refuses a non-image, an empty one, or one
+// past MaxPixels or MaxBytes.
 func Check(r io.Reader) (image.Config, string, error) {
 	var head header
 	cfg, format, err := image.DecodeConfig(io.TeeReader(r, &head))
@@ -65,21 +52,17 @@ func Check(r io.Reader) (image.Config, string, error) {
 	return cfg, format, nil
 }
 
-// decoding lets one decode run at a time: three screenshots of a screen
-// fetched at once would otherwise hold three budgets.
+// decoding lets one decode run at a time, so concurrent fetches hold one budget.
 var decoding sync.Mutex
 
-// Decode decodes an image once Check lets it through. The image is the
-// caller's to keep or drop: one that keeps only a smaller picture calls
-// DecodeFit.
+// Decode decodes an image once Check lets it through.
 func Decode(data []byte) (image.Image, error) {
 	decoding.Lock()
 	defer decoding.Unlock()
 	return decode(data)
 }
 
-// DecodeFit decodes an image and scales it down (Fit) to at most side
-// pixels a side; the full image is dropped before it returns.
+// DecodeFit decodes an image and Fits it to side; the full image is dropped before it returns.
 func DecodeFit(data []byte, side int) (image.Image, error) {
 	decoding.Lock()
 	defer decoding.Unlock()
@@ -98,13 +81,10 @@ func decode(data []byte) (image.Image, error) {
 	return img, err
 }
 
-// Fit is img scaled down, its aspect kept, so that neither side is longer
-// than side pixels; an image that fits already is returned as it is. Each
-// pixel is the average of the source pixels it covers (a box filter), so a
-// one-pixel diff highlight fades rather than vanishes. It reads the source
-// a row at a time: its memory is that of the result and one source row (a
-// separable kernel's buffer of the result's width by the source's height,
-// x/image/draw's, took 317 MB for the budget's 6324×6324 fit to 1568).
+// Fit scales img down, aspect kept, to at most side pixels a side (one that
+// fits is returned as is). A box filter lets a one-pixel diff fade rather than
+// vanish; reading a row at a time keeps memory to the result and one row
+// (x/image/draw's separable kernel took 317 MB for 6324×6324 to 1568).
 func Fit(img image.Image, side int) image.Image {
 	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()
@@ -119,9 +99,7 @@ func Fit(img image.Image, side int) image.Image {
 	return Shrink(img, w, h)
 }
 
-// Shrink averages img into w×h pixels (a box filter), w and h no larger
-// than img's; colours are averaged premultiplied, as *image.RGBA stores
-// them. It reads img a row at a time.
+// Shrink box-filters img into w×h (no larger than img), premultiplied, a row at a time.
 func Shrink(img image.Image, w, h int) *image.RGBA {
 	b := img.Bounds()
 	w, h = max(min(w, b.Dx()), 1), max(min(h, b.Dy()), 1)
@@ -157,8 +135,7 @@ func Shrink(img image.Image, w, h int) *image.RGBA {
 	return dst
 }
 
-// header keeps the first bytes of an image as Check reads them: a PNG's
-// IHDR says whether it is interlaced.
+// header keeps the bytes Check reads: a PNG's IHDR says whether it is interlaced.
 type header struct{ b []byte }
 
 const headerSize = 33 // the PNG signature and the IHDR chunk
@@ -172,9 +149,8 @@ func (h *header) Write(p []byte) (int, error) {
 
 var pngSignature = []byte("\x89PNG\r\n\x1a\n")
 
-// bytesPerPixel is what the decoder allocates a pixel for an image of
-// model: twice as much for an interlaced PNG, whose passes are decoded
-// into images of their own before they are merged.
+// bytesPerPixel is what the decoder allocates a pixel, doubled for an
+// interlaced PNG, whose passes are decoded apart before they merge.
 func (h *header) bytesPerPixel(model color.Model) int64 {
 	n := int64(8) // a model not listed: as much as the widest
 	switch model {

@@ -1,31 +1,19 @@
 // Package mcpstdio is the stdio transport of vq mcp serve: newline-delimited
-// JSON-RPC between an agent and the MCP Go SDK's server, with the
-// guarantees an agent's session needs that the SDK's IOTransport does not
-// give:
+// JSON-RPC to the MCP Go SDK's server, with what the SDK's IOTransport lacks
+// (it ends the session at a bad or oversized line and drops queued answers):
 //
-//   - A line that is not JSON is answered -32700 and the session goes on;
-//     a message that is no request is answered -32600. (The SDK's read loop
-//     ends the session at the first such line, without an answer.)
-//   - A line past MaxLine is read to its end without being kept, and
-//     answered -32600, with the request's id when it stands in the line's
-//     first bytes. (The SDK ends the session.)
-//   - Every request read before the end of the input is answered before
-//     the connection reports it: the SDK stops writing once its reader has
-//     ended, which dropped the requests still queued.
-//   - Ids are echoed byte for byte: a string or an integer, of any size,
-//     as it was written. The SDK holds ids as float64 and int64 (2^70 came
-//     back as -2^63, 1.5 as 1), so the transport hands the SDK an id of its
-//     own for each request and writes the answer with the agent's.
-//   - A request cancelled by notifications/cancelled is not answered, as
-//     MCP asks of the receiver of a cancellation.
-//   - A JSON-RPC error code is never 0: the SDK answers some refusals made
-//     before its middleware runs (a request before initialize) with a plain
-//     error, and server/discover without the new protocol's _meta with
-//     -32601 although the method is served (-32602: its params are what is
-//     missing).
+//   - A line that is not JSON is answered -32700, a non-request -32600, and
+//     the session goes on; a line past MaxLine is read to its end unkept and
+//     answered -32600 with its id when that stands in its first bytes.
+//   - Every request read before the end of input is answered first.
+//   - Ids are echoed byte for byte (the SDK turned 2^70 into -2^63, 1.5 into
+//     1): the SDK gets an id of the transport's own per request.
+//   - A request cancelled by notifications/cancelled is not answered.
+//   - An error code is never 0 (the SDK's plain errors before initialize),
+//     and server/discover lacking _meta is -32602, not -32601.
 //
-// The error answers for lines the SDK never sees are the only JSON-RPC
-// responses written here; every other answer is the SDK's, re-addressed.
+// Only refusals of lines the SDK never sees are written here; every other
+// answer is the SDK's, re-addressed.
 //
 // mcpstdio is a leaf: it imports the standard library, the MCP SDK and
 // jsontext, never a vq package outside internal/.
@@ -47,18 +35,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// DefaultMaxLine is the bound of one message when Transport.MaxLine is
-// zero: the SDK's own default.
+// DefaultMaxLine bounds one message when Transport.MaxLine is zero (the SDK's default).
 const DefaultMaxLine = mcp.DefaultMaxLineLength
 
-// idPrefix is how much of a line past the bound is kept to find its id:
-// clients write the id before the params.
+// idPrefix is how much of an oversized line is kept to find its id (written before params).
 const idPrefix = 4 << 10
 
 // Transport is an mcp.Transport over In and Out.
 type Transport struct {
-	// In is read line by line; Close of the connection closes it, which
-	// ends a read waiting on it.
+	// In is read line by line; closing the connection closes it, ending a waiting read.
 	In      io.ReadCloser
 	Out     io.Writer // Out receives one line per message; writes are serialized.
 	MaxLine int       // MaxLine bounds one message in bytes (zero: DefaultMaxLine).
@@ -107,8 +92,7 @@ type conn struct {
 	pending map[int64]*request // by the id handed to the SDK
 	byKey   map[string]int64
 	drained chan struct{} // closed once the input has ended and nothing is pending.
-	// established: a request other than initialize's preliminaries has
-	// been answered, so the session is past its initialization.
+	// established: a request past initialize's preliminaries has been answered.
 	established bool
 }
 
@@ -137,9 +121,8 @@ func (c *conn) Close() error {
 	return err
 }
 
-// readLoop reads the input to its end, hands each request to the SDK (or
-// answers it when the SDK cannot take it), and reports the end once every
-// request read has been answered.
+// readLoop hands each request to the SDK (or refuses it) and reports the end of
+// input once every request read has been answered.
 func (c *conn) readLoop() {
 	r := bufio.NewReaderSize(c.in, 64<<10)
 	for {
@@ -160,8 +143,7 @@ func (c *conn) readLoop() {
 	}
 }
 
-// readLine reads one line without its line break. A line longer than the
-// bound is read to its end but only its first bytes are kept: over is set.
+// readLine reads one line; past the bound it keeps only the first bytes and sets over.
 func (c *conn) readLine(r *bufio.Reader) (line []byte, over bool, err error) {
 	for {
 		chunk, err := r.ReadSlice('\n')
@@ -218,10 +200,8 @@ type refusal struct {
 	message string
 }
 
-// decode reads one message. A request gets an id of the transport's own,
-// a cancellation the id the SDK knows its request by; a message that is
-// no request (or response) is refused; nil, nil is a cancellation of
-// nothing pending, which the SDK is not bothered with.
+// decode reads one message: a request gets the transport's own id, a
+// cancellation the SDK's id of its request; nil, nil cancels nothing pending.
 func (c *conn) decode(line []byte) (jsonrpc.Message, *refusal) {
 	id, hasID, err := scan(line)
 	switch {
@@ -261,8 +241,7 @@ func (c *conn) decode(line []byte) (jsonrpc.Message, *refusal) {
 	return req, nil
 }
 
-// register records a request and gives it the id the SDK will know it by;
-// fresh is false when the agent's id is already pending.
+// register gives a request the SDK's id; fresh is false when the agent's id is pending.
 func (c *conn) register(id []byte, key, method string) (jsonrpc.ID, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -276,9 +255,8 @@ func (c *conn) register(id []byte, key, method string) (jsonrpc.ID, bool) {
 	return sdkID, true
 }
 
-// cancellation marks the request a notifications/cancelled names as
-// cancelled, and names it as the SDK knows it; nil when no such request
-// is pending (already answered, or never sent).
+// cancellation marks the named request cancelled and returns the SDK's id for
+// it; nil when no such request is pending.
 func (c *conn) cancellation(req *jsonrpc.Request) *jsonrpc.Request {
 	var params map[string]json.RawMessage
 	if json.Unmarshal(req.Params, &params) != nil {
@@ -318,8 +296,8 @@ func (c *conn) end(err error) {
 	}
 }
 
-// Write implements mcp.Connection: an answer goes out with the agent's id,
-// or not at all when the agent cancelled its request.
+// Write implements mcp.Connection: an answer goes out with the agent's id, or
+// not at all when cancelled.
 func (c *conn) Write(_ context.Context, msg jsonrpc.Message) error {
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok {
@@ -373,11 +351,8 @@ func (c *conn) answered(sdkID int64) {
 	}
 }
 
-// coded gives an error the JSON-RPC code it lacks: a plain error (code 0)
-// is an invalid request while the session is not established (a request
-// before initialize, a second initialize) and an internal error after;
-// server/discover refused as unknown is a call whose params lack the
-// protocol's _meta.
+// coded gives a plain error (code 0) -32600 before the session is established
+// and -32603 after; server/discover refused as unknown lacked _meta (-32602).
 func coded(err error, method string, established bool) error {
 	if err == nil {
 		return nil
@@ -404,8 +379,7 @@ func coded(err error, method string, established bool) error {
 	return out
 }
 
-// readdressed is an encoded answer with the agent's id in place of the
-// SDK's. The SDK's encoder writes "jsonrpc" then "id" first.
+// readdressed puts the agent's id in place of the SDK's ("jsonrpc" then "id" come first).
 func readdressed(data []byte, sdkID int64, id []byte) ([]byte, error) {
 	const head = `{"jsonrpc":"2.0","id":`
 	rest, ok := bytes.CutPrefix(data, []byte(head+strconv.FormatInt(sdkID, 10)))
@@ -447,9 +421,8 @@ var (
 	errNotObject = errors.New("a message is a JSON object")
 )
 
-// scan checks that line is one JSON object with unique member names and
-// reads its id member as written (nil when it has none). On a line cut
-// short the id is still reported when it came before the cut.
+// scan checks line is one JSON object with unique names and returns its id as
+// written (nil if none), even on a cut line when the id came before the cut.
 func scan(line []byte) (id []byte, hasID bool, err error) {
 	d := jsontext.NewDecoder(bytes.NewReader(line), jsontext.AllowInvalidUTF8(true))
 	switch d.PeekKind() {
@@ -494,9 +467,7 @@ func scan(line []byte) (id []byte, hasID bool, err error) {
 	return id, hasID, nil
 }
 
-// idKey is the identity of an id MCP allows (a string, or an integer
-// written without fraction or exponent): its decoded text for a string,
-// its digits for a number.
+// idKey identifies an id MCP allows: a string's decoded text, an integer's digits.
 func idKey(id []byte) (string, bool) {
 	switch {
 	case len(id) == 0:
@@ -510,8 +481,7 @@ func idKey(id []byte) (string, bool) {
 	return "", false
 }
 
-// echoable is an id worth echoing in a refusal: a string or a number as
-// written; anything else (null, an object) is answered with null.
+// echoable is an id echoed in a refusal (a string or number); else null is.
 func echoable(id []byte) []byte {
 	if len(id) > 0 && (id[0] == '"' || id[0] == '-' || id[0] >= '0' && id[0] <= '9') {
 		return id

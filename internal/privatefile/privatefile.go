@@ -1,9 +1,7 @@
-// Package privatefile reads and writes vq's own files (the config, the
-// OAuth tokens, the completion cache): read within a size bound and only
-// from a regular file, written private (0600 in a 0700 directory),
-// atomically, through a symbolic link to its target, and updated under a
-// lock beside them. The reports a person asks for (WriteReport) are
-// written the same way, readable by others.
+// Package privatefile reads vq's own files (config, OAuth tokens, completion
+// cache) within a size bound and only if regular, and writes them private
+// (0600, directory 0700), atomically, through a symbolic link to its target,
+// updated under a lock beside them. WriteReport is the same, readable by others.
 //
 // Imports: a leaf, nothing of vq.
 package privatefile
@@ -18,8 +16,7 @@ import (
 	"path/filepath"
 )
 
-// RefusedError is a file vq will not read or write: not a regular file,
-// or larger than the bound its reader gives. It names the file.
+// RefusedError names a file vq will not read or write: not regular, or too large.
 type RefusedError struct {
 	Path string
 	Why  string
@@ -27,12 +24,9 @@ type RefusedError struct {
 
 func (e *RefusedError) Error() string { return e.Path + " " + e.Why }
 
-// Read reads one of vq's own files, of at most limit bytes. A missing
-// file is fs.ErrNotExist; os.DevNull (or a link to it) reads as empty, so
-// VQ_CONFIG=/dev/null means no settings. Anything else that is not a
-// regular file (a FIFO, a device such as /dev/zero, a directory) is
-// refused before it is read, and the read stops past limit: no file makes
-// vq block or hold more than limit.
+// Read reads one of vq's files of at most limit bytes; missing is
+// fs.ErrNotExist, os.DevNull is empty. Anything else not regular (a FIFO,
+// /dev/zero) is refused unread: no file makes vq block or hold more than limit.
 func Read(path string, limit int64) ([]byte, error) {
 	info, err := os.Stat(path)
 	if err != nil {
@@ -41,8 +35,7 @@ func Read(path string, limit int64) ([]byte, error) {
 	if err := readable(path, info, limit); err != nil || isDevNull(info) {
 		return nil, err
 	}
-	// Opened without blocking (openNonBlocking), and checked again: the
-	// name may have been swapped for a FIFO since the Stat.
+	// Opened without blocking and checked again: it may be a FIFO since the Stat.
 	f, err := openNonBlocking(path)
 	if err != nil {
 		return nil, err
@@ -61,8 +54,7 @@ func Read(path string, limit int64) ([]byte, error) {
 	return b, err
 }
 
-// readable refuses what Read must not read: anything but a regular file
-// (os.DevNull aside), or one larger than limit.
+// readable refuses anything but a regular file (os.DevNull aside) within limit.
 func readable(path string, info fs.FileInfo, limit int64) error {
 	switch {
 	case isDevNull(info):
@@ -110,10 +102,8 @@ func size(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// Update runs update, a read and rewrite of one of vq's files, holding an
-// exclusive lock beside it (path.lock, beside a link's target), so that
-// two vq processes signing in at once (to different servers, say) both
-// keep what they wrote.
+// Update runs update (a read and rewrite) holding an exclusive lock beside the
+// target (path.lock), so two vq processes signing in at once both keep theirs.
 func Update(path string, update func() error) error {
 	target, err := replaceable(path)
 	if err != nil {
@@ -136,10 +126,8 @@ func Update(path string, update func() error) error {
 // maxLinks bounds a chain of symbolic links, as the kernel's ELOOP does.
 const maxLinks = 40
 
-// Target is the file a write of path replaces: path itself, or the end of
-// the chain of symbolic links it names, which need not exist yet (a link
-// into a dotfiles repository kept before the file is). Writing there
-// keeps the links.
+// Target is the file a write of path replaces: path, or the end of its chain of
+// symbolic links (which need not exist yet), so writing keeps the links.
 func Target(path string) (string, error) {
 	target := path
 	for range maxLinks {
@@ -155,8 +143,7 @@ func Target(path string) (string, error) {
 			return "", err
 		}
 		if !filepath.IsAbs(link) {
-			// Not filepath.Join, which would resolve ".." before the
-			// links it passes through.
+			// Not filepath.Join: it resolves ".." before the links.
 			link = filepath.Dir(target) + string(filepath.Separator) + link
 		}
 		target = link
@@ -164,10 +151,9 @@ func Target(path string) (string, error) {
 	return "", &RefusedError{Path: path, Why: fmt.Sprintf("is a chain of more than %d symbolic links", maxLinks)}
 }
 
-// replaceable is path's Target, refused when it exists and is no regular
-// file (VQ_CONFIG=/dev/null, --junit /dev/stdout: nothing is created
-// beside it, nothing replaces it). What path is, the system says, links
-// followed: /dev/stdout's /proc/self/fd/1 names no file it can read.
+// replaceable is path's Target, refused when it exists and is not regular
+// (/dev/null, /dev/stdout): nothing is created beside or replaces it. Stat
+// follows the links: /proc/self/fd/1 names no file Readlink can read.
 func replaceable(path string) (string, error) {
 	target, err := Target(path)
 	if err != nil {
@@ -179,10 +165,9 @@ func replaceable(path string) (string, error) {
 	return target, nil
 }
 
-// Write writes a private file (0600, directory 0700) through a temporary
-// file and a rename: a crash leaves the old file or the new one, never
-// half of one. A symbolic link is kept: its target is the file replaced.
-// A target that is not a regular file (a device, a FIFO) is refused.
+// Write writes a private file (0600, directory 0700) through a temporary file
+// and a rename, so a crash never leaves half of one; a link's target is
+// replaced, and a target that is not regular is refused.
 func Write(path string, data []byte) error {
 	return replace(path, 0o600, 0o700, func(w io.Writer) error {
 		_, err := w.Write(data)
@@ -190,18 +175,14 @@ func Write(path string, data []byte) error {
 	})
 }
 
-// WriteReport writes a file a person asked vq for (--junit, --save-dir)
-// as Write does, through a link to its target, atomically, refusing a
-// target that is no regular file (a device, a FIFO, /dev/stdout), but
-// readable by others: 0644, a directory it creates 0755. write writes its
-// bytes.
+// WriteReport writes a file a person asked for (--junit, --save-dir) as Write
+// does, but readable by others (0644, directory 0755).
 func WriteReport(path string, write func(io.Writer) error) error {
 	return replace(path, 0o644, 0o755, write)
 }
 
-// replace writes path's replaceable target, of mode perm (its directory
-// created dirPerm), with what write writes, in a temporary file beside it
-// renamed over it once complete.
+// replace writes path's replaceable target (mode perm, directory dirPerm)
+// through a temporary file beside it, renamed over it once complete.
 func replace(path string, perm, dirPerm fs.FileMode, write func(io.Writer) error) error {
 	target, err := replaceable(path)
 	if err != nil {
