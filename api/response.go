@@ -200,7 +200,6 @@ func DecodeToolResponse(raw []byte) (*ToolResponse, error) {
 func toolResponseOf(raw []byte, index objectIndex, dataIndex *objectIndex) (*ToolResponse, error) {
 	top := index.in(raw)
 	// All but data is small; UseNumber so next actions go back as sent.
-
 	var probe struct {
 		OK *bool `json:"ok"`
 		ToolResponse

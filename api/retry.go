@@ -126,7 +126,6 @@ func (r *ToolResponse) isUnexpected() bool {
 const maxRetryAfterMs = int64(24 * time.Hour / time.Millisecond)
 
 // RetryAfter is a rate-limited call's wait: the server's, else 1s; a day max.
-
 func (r *ToolResponse) RetryAfter() time.Duration {
 	if r.RetryAfterMs > 0 {
 		return time.Duration(min(r.RetryAfterMs, maxRetryAfterMs)) * time.Millisecond

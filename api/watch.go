@@ -308,7 +308,6 @@ func (c *Client) FollowUp(call Call, resp *ToolResponse) (id string, poll PollFu
 type progressKey struct{}
 
 // WithProgress hands fn an MCP server's progress during calls made with ctx.
-
 func WithProgress(ctx context.Context, fn func(JobUpdate)) context.Context {
 	return context.WithValue(ctx, progressKey{}, fn)
 }

@@ -239,7 +239,6 @@ func retryAfterHeader(v string) int64 {
 }
 
 // notAToolResponse answers a gateway's non-ToolResponse; a 429 is a rate limit.
-
 func notAToolResponse(tool, url string, status int, header http.Header, raw []byte) *ToolResponse {
 	if status == http.StatusTooManyRequests {
 		return RateLimited(tool, url, header.Get("Retry-After"))
