@@ -153,8 +153,8 @@ func (c *Client) HTTPClient() *http.Client {
 	return &http.Client{Timeout: base.Timeout, CheckRedirect: base.CheckRedirect, Transport: base.Transport}
 }
 
-// FetchPublic downloads a linked file only from home's origin (no SSRF), with
-// no credential, capped at max.
+// FetchPublic downloads a linked file only from home's origin, so an answer
+// cannot aim vq elsewhere; no credential, capped at max.
 func (c *Client) FetchPublic(ctx context.Context, home, link string, max int64) ([]byte, error) {
 	u, ok := textsafe.WebURL(link)
 	if !ok {
