@@ -11,8 +11,7 @@ import (
 // ErrBodyTooLarge reports an answer past the body cap.
 var ErrBodyTooLarge = errors.New("response body too large")
 
-// BodyTooLarge is the cap's error for a body announced at size bytes, or
-// found past the cap while reading (size 0).
+// BodyTooLarge is the cap's error (size 0: found past it while reading).
 func BodyTooLarge(size, limit int64) error {
 	if size > 0 {
 		return fmt.Errorf("%w: %d bytes, the limit is %d", ErrBodyTooLarge, size, limit)
@@ -20,10 +19,8 @@ func BodyTooLarge(size, limit int64) error {
 	return fmt.Errorf("%w: more than %d bytes", ErrBodyTooLarge, limit)
 }
 
-// body is a response body read into memory within a cap, readable while
-// it arrives (see reader). It reads into chunks joined only at the end, so
-// it never costs more than the cap: a growing buffer would briefly hold its
-// old and new copies.
+// body is a response read within a cap, readable while it arrives; chunks
+// joined at the end keep it at the cap (a growing buffer would double it).
 type body struct {
 	announced int64 // Content-Length, or -1
 	limit     int64
@@ -72,8 +69,7 @@ func (b *body) fill(r io.Reader) {
 	}
 }
 
-// publish makes n more bytes of the last chunk (now chunk) readable, and
-// ends the body with err when it is not nil.
+// publish makes n more bytes readable, ending the body on err.
 func (b *body) publish(chunk []byte, n int, err error) {
 	b.mu.Lock()
 	if len(b.chunks) > 0 {
@@ -106,10 +102,9 @@ func (b *body) bytes() ([]byte, error) {
 	return bytes.Join(b.chunks, nil), nil
 }
 
-// reader is the body for a decoder: read as it arrives when announced at up
-// to streamDecodeMax bytes, else once complete, in place: a decoder reading
-// a stream copies the value it is in, so one huge string would cost twice
-// the cap. One reader at a time: the signal wakes one waiter.
+// reader streams bodies up to streamDecodeMax, else reads in place once
+// complete (a stream decoder copies a huge string: twice the cap). One
+// reader at a time: the signal wakes one waiter.
 func (b *body) reader() io.Reader {
 	if 0 < b.announced && b.announced <= streamDecodeMax {
 		return &bodyReader{b: b}

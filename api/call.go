@@ -8,16 +8,14 @@ type Call struct {
 	Args map[string]any `json:"args"`
 }
 
-// Call is the call a suggested action describes, without any confirm: a
-// server cannot consent for the person.
+// Call is the action's call without confirm: a server cannot consent.
 func (a NextAction) Call() Call {
 	args := cloneArgs(a.Args)
 	delete(args, ArgConfirm)
 	return Call{Tool: a.Tool, Args: args}
 }
 
-// ValidToolName reports a name MCP allows for a tool, not starting with '-'
-// (which a command line would read as a flag).
+// ValidToolName reports an MCP tool name not starting with '-' (a flag).
 func ValidToolName(name string) bool {
 	if name == "" || len(name) > 128 || name[0] == '-' {
 		return false

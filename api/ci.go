@@ -15,8 +15,7 @@ import (
 	"github.com/visualq/vq/internal/layout"
 )
 
-// CI tools answer plain JSON at POST {base}/api/ci/{tool}; CallCI wraps
-// each answer in a ToolResponse, handled like any other.
+// CI tools answer plain JSON at POST {base}/api/ci/{tool}; CallCI wraps it.
 
 // CI run statuses of get_run_status.
 const (
@@ -36,8 +35,7 @@ func ParseCIRun(r *ToolResponse) (*layout.Checks, bool) {
 	return layout.RunOf(r.Data)
 }
 
-// RunFailure is r, a run that did not pass, as a failure under the code of
-// its exit, its data kept.
+// RunFailure fails a run that did not pass under its exit's code, data kept.
 func RunFailure(r *ToolResponse, run *layout.Checks) *ToolResponse {
 	return r.failedAs(exitcode.CodeOf(run.Verdict()), run.Summary())
 }
@@ -48,10 +46,8 @@ func RunTimeout(e *WatchTimeoutError) *ToolResponse {
 	return ClientError(ToolRunStatus, CodeTimeout, msg, true)
 }
 
-// RunAsJob returns a get_run_status answer as a job status, so a run is
-// watched as a job: the verdict the job word does not say ("3 of 12 checks
-// changed") rides in the progress message. An answer that is no run keeps
-// data null, for Watch to read by its error code.
+// RunAsJob reads a get_run_status answer as a job status (verdict in the
+// progress message) so Watch drives runs; no run keeps data null.
 func RunAsJob(r *ToolResponse) *ToolResponse {
 	run, ok := ParseCIRun(r)
 	if !ok {
@@ -85,8 +81,7 @@ func (c *Client) CIURL(tool string) string {
 	return c.opts.BaseURL + CIPath + url.PathEscape(tool)
 }
 
-// CallCI calls a CI tool with the retry policy and always answers (the
-// error is non-nil only when ctx ended): ok for 2xx JSON, data that JSON.
+// CallCI calls a CI tool with the retry policy (err only when ctx ended).
 func (c *Client) CallCI(ctx context.Context, tool string, args map[string]any) (*ToolResponse, error) {
 	body := c.ciBody(args)
 	call := Call{Tool: tool, Args: args}
@@ -198,8 +193,7 @@ func jsonDocument(raw []byte) (json.RawMessage, bool) {
 	return json.RawMessage(doc), true
 }
 
-// WithFailures is a failed run's answer r with get_run_failures' list in
-// data.failures, and its warnings and next actions.
+// WithFailures adds get_run_failures' answer to failed run r.
 func (r *ToolResponse) WithFailures(failures *ToolResponse) *ToolResponse {
 	var members map[string]json.RawMessage
 	var listed struct {

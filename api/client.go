@@ -34,8 +34,7 @@ type Options struct {
 	Transport       Transport     // nil: the invoke endpoint
 }
 
-// Transport carries one attempt of a call; Client wraps it in the retries,
-// follow-ups and watches, so a call reads the same whatever carried it.
+// Transport carries one attempt; Client adds retries, follow-ups, watches.
 type Transport interface {
 	// Attempt sends call once; a transport failure is a client-made answer.
 	Attempt(ctx context.Context, call Call) *ToolResponse
@@ -89,8 +88,7 @@ func New(opts Options) *Client {
 // Close ends what the transport holds open.
 func (c *Client) Close() error { return c.transport.Close() }
 
-// sameHostRedirects follows redirects only within the origin, so the
-// credential never goes to another server, nor in clear to the same one.
+// sameHostRedirects stays within the origin: the credential never leaves it.
 func sameHostRedirects() resty.RedirectPolicy {
 	return resty.RedirectPolicyFunc(func(req *http.Request, via []*http.Request) error {
 		switch {
@@ -112,9 +110,8 @@ const (
 	MCPPath    = "/api/mcp"
 )
 
-// Invoke calls a tool with the retry policy and always answers (the error
-// is non-nil only when ctx ended), read once for what comes next:
-// StartVerdict, Readiness, Job, Token.
+// Invoke calls a tool with the retry policy and always answers (err only when
+// ctx ended).
 func (c *Client) Invoke(ctx context.Context, call Call) (*ToolResponse, error) {
 	repeatable := func() bool {
 		h, ok := c.transport.(ReadOnlyHints)
@@ -150,16 +147,14 @@ type invokeTransport struct{ c *Client }
 
 func (invokeTransport) Close() error { return nil }
 
-// HTTPClient is the client's http.Client (timeout, redirect policy, trace)
-// without a credential: for OAuth and the MCP transport.
+// HTTPClient is the client's http.Client without a credential (OAuth, MCP).
 func (c *Client) HTTPClient() *http.Client {
 	base := c.http.GetClient()
 	return &http.Client{Timeout: base.Timeout, CheckRedirect: base.CheckRedirect, Transport: base.Transport}
 }
 
-// FetchPublic downloads a link an answer points at (a screenshot), only
-// from home's origin, so an answer cannot make vq fetch from another server
-// (this machine's included). No credential; the body is capped at max.
+// FetchPublic downloads a linked file only from home's origin, so an answer
+// cannot aim vq elsewhere; no credential, capped at max.
 func (c *Client) FetchPublic(ctx context.Context, home, link string, max int64) ([]byte, error) {
 	u, ok := textsafe.WebURL(link)
 	if !ok {

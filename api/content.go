@@ -6,8 +6,7 @@ import (
 	"strings"
 )
 
-// Content is a general MCP server's tools/call result, block by block: what
-// vq shows of it. Its own types keep the SDK out of api (TestImportRules).
+// Content is an MCP tools/call result; own types keep the SDK out of api.
 type Content struct {
 	Blocks     []ContentBlock
 	Structured json.RawMessage // structuredContent, when sent
@@ -22,8 +21,7 @@ const (
 	BlockResourceLink = "resource_link"
 )
 
-// ContentBlock is one block of a result's content; fields its type does
-// not use are empty.
+// ContentBlock is one block of a result's content.
 type ContentBlock struct {
 	Type        string
 	Text        string
@@ -37,8 +35,7 @@ type ContentBlock struct {
 	Annotations *BlockAnnotations
 }
 
-// BlockAnnotations are a block's MCP annotations. Server text: the caller
-// sanitizes it.
+// BlockAnnotations are a block's MCP annotations (caller sanitizes).
 type BlockAnnotations struct {
 	Audience     []string
 	Priority     float64
@@ -50,8 +47,7 @@ func (b ContentBlock) Binary() bool {
 	return len(b.Data) > 0 || b.Type == BlockImage || b.Type == BlockAudio
 }
 
-// Describe is the block's one-line account. Server text: the caller
-// sanitizes it.
+// Describe is the block's one-line account (caller sanitizes).
 func (b ContentBlock) Describe() string {
 	parts := []string{b.Type}
 	for _, s := range []string{b.URI, b.Name, b.MIMEType} {
@@ -99,8 +95,7 @@ func byteSize(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// ContentAnswer is the ok answer made from a result shown block by block (a
-// tool result, a resource, a prompt); the caller marks a failed one.
+// ContentAnswer is the ok answer of a block-by-block result.
 func ContentAnswer(tool string, data json.RawMessage, content *Content, summary string) *ToolResponse {
 	return &ToolResponse{OK: true, Tool: tool, Summary: summary, Data: data,
 		Warnings: []string{}, NextActions: []NextAction{}, Content: content}

@@ -1,10 +1,4 @@
-// Package api owns the contract and the invoke transport: the ToolResponse
-// types, the invoke and CI clients, the retries every call gets, the tool
-// registry, and the watch and readiness policies. Everything a server
-// answers becomes one *ToolResponse here, so the rest of vq never sees
-// HTTP; hints naming vq's commands and flags are cmd's.
-//
-// Imports: only the leaf packages under internal/; never the MCP SDK, OAuth
-// or the keyring (arch_test.go), so format and ui can read MCP answers
-// (Tool, Content, Elicitation) without them.
+// Package api owns the contract, transports, retries, registry and watches:
+// every answer becomes a *ToolResponse, so the rest of vq never sees HTTP.
+// It imports no MCP SDK, OAuth or keyring (arch_test.go).
 package api

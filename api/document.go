@@ -6,8 +6,7 @@ import (
 	"io"
 )
 
-// Document is the response as one JSON document: the server's own bytes
-// when it sent them, else the response encoded.
+// Document is the response as JSON: the server's bytes, else encoded.
 func (r *ToolResponse) Document() ([]byte, error) {
 	if raw := r.Raw; raw != nil {
 		return bytes.TrimSpace(raw), nil
@@ -20,8 +19,7 @@ func (r *ToolResponse) Document() ([]byte, error) {
 	return doc.Bytes(), nil
 }
 
-// WriteDocument writes the bytes of Document (json.Marshal's) to w, the
-// data as it is encoded: json.Marshal would hold copies of it.
+// WriteDocument streams Document to w (json.Marshal would copy the data).
 func (r *ToolResponse) WriteDocument(w io.Writer) error {
 	if raw := r.Raw; raw != nil {
 		_, err := w.Write(bytes.TrimSpace(raw))
@@ -54,8 +52,7 @@ func (r *ToolResponse) WriteDocument(w io.Writer) error {
 	return err
 }
 
-// writeMarshalled writes valid JSON as json.Marshal writes a RawMessage:
-// compact, with <, >, &, U+2028 and U+2029 escaped.
+// writeMarshalled writes JSON as json.Marshal writes a RawMessage.
 func writeMarshalled(w io.Writer, doc []byte) error {
 	const hex = "0123456789abcdef"
 	var escape [6]byte

@@ -1,7 +1,6 @@
 package api
 
-// Elicitation is a server's request for input during a call (MCP form
-// mode). Server text: whoever shows it sanitizes it.
+// Elicitation is a server's request for input (MCP form mode), unsanitized.
 type Elicitation struct {
 	Message string
 	Fields  []ElicitField

@@ -15,9 +15,8 @@ import (
 // document: an 8 MB answer costs one scan, not a decode per question.
 type members layout.Members
 
-// splitObject returns the top-level members of doc, exactly one JSON
-// object. Invalid UTF-8 and duplicate names are accepted, as encoding/json
-// accepts them: rejecting them would hide the whole answer.
+// splitObject returns doc's top-level members, accepting what encoding/json
+// does (bad UTF-8, duplicates) so no answer is hidden.
 func splitObject(doc []byte) (members, error) {
 	top, _, err := indexObject(bytes.NewBuffer(doc), "")
 	if err != nil {
@@ -26,8 +25,7 @@ func splitObject(doc []byte) (members, error) {
 	return top.in(doc), nil
 }
 
-// objectIndex is an object's top-level members as offsets, so it can be
-// made while the document is still arriving.
+// objectIndex holds offsets, so it is made while the document arrives.
 type objectIndex struct {
 	start, end int64
 	names      []string
@@ -45,9 +43,8 @@ func (x objectIndex) in(doc []byte) members {
 	return m
 }
 
-// indexObject indexes exactly one JSON object from r and, in the same
-// pass, its member inner when that is an object (a ToolResponse's data).
-// A *bytes.Buffer is read in place.
+// indexObject indexes one JSON object from r and, in the same pass, its
+// object member inner.
 func indexObject(r io.Reader, inner string) (top objectIndex, nested *objectIndex, err error) {
 	dec := jsontext.NewDecoder(r, jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
 	if top, nested, err = readObject(dec, inner); err != nil {
@@ -93,8 +90,7 @@ func readObject(dec *jsontext.Decoder, inner string) (x objectIndex, nested *obj
 	return x, nested, nil
 }
 
-// skipValue says where the next value lies. An array is read an element at
-// a time, so a streaming decoder never holds a whole list of 100k failures.
+// skipValue reads arrays an element at a time: never a whole 100k list held.
 func skipValue(dec *jsontext.Decoder) (span, error) {
 	if dec.PeekKind() != '[' {
 		v, err := dec.ReadValue()
@@ -114,8 +110,7 @@ func skipValue(dec *jsontext.Decoder) (span, error) {
 	return span{start, dec.InputOffset()}, err
 }
 
-// get is the raw value of the last member named name, as encoding/json
-// takes, or nil.
+// get is the last member named name (as encoding/json takes), or nil.
 func (m members) get(name string) []byte {
 	for i := len(m.Names) - 1; i >= 0; i-- {
 		if m.Names[i] == name {
@@ -135,8 +130,7 @@ func (m members) without(name string) []byte {
 	return m.object(keep)
 }
 
-// decodeFields decodes only the named members into v: a job status is four
-// small fields even beside a hundred thousand records.
+// decodeFields decodes only the named members (small beside 100k records).
 func (m members) decodeFields(v any, names ...string) error {
 	return json.Unmarshal(m.object(names), v)
 }
@@ -171,12 +165,10 @@ func (r *ToolResponse) dataMembers() (members, bool) {
 	return m, err == nil
 }
 
-// JSONScan follows valid JSON a byte at a time, to find the strings of a
-// document too large to decode.
+// JSONScan walks JSON a byte at a time, for documents too large to decode.
 type JSONScan struct{ inString, escaped bool }
 
-// Next reads the next byte: structure outside strings and whitespace, or
-// space between tokens.
+// Next reads the next byte.
 func (s *JSONScan) Next(c byte) (structure, space bool) {
 	if s.inString {
 		s.inString = s.escaped || c != '"'

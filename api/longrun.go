@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 )
 
-// Long-running MCP work (vq's convention): the first call answers
-// {"status": "started", "token", "progress"?}; the same call plus ArgToken
-// answers "running" until the tool's ordinary answer. TokenPoll makes these
-// read as get_job_status answers, so Watch drives both kinds of work.
+// Long-running MCP work: a token to re-ask with (ArgToken) until the final
+// answer; TokenPoll reads it as a job, so Watch drives both.
 const (
 	LongRunningStarted = "started"
 	LongRunningRunning = "running"
@@ -43,9 +41,7 @@ func (c Call) WithToken(token string) Call {
 	return Call{Tool: c.Tool, Args: args}
 }
 
-// TokenPoll asks once after token work, answering as get_job_status would
-// (the tool's final data as result); transient failures and rate limits
-// pass through for Watch to retry.
+// TokenPoll asks once after token work, answering as get_job_status would.
 func (c *Client) TokenPoll(call Call, token string) PollFunc {
 	next := call.WithToken(token)
 	return func(ctx context.Context) (*ToolResponse, error) {

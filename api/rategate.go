@@ -8,14 +8,11 @@ import (
 	"time"
 )
 
-// rateLimitQuiet is how long past the server's last wait calls keep taking
-// turns, so a long-lived client (vq mcp serve) goes parallel again.
+// rateLimitQuiet ends turn-taking, so vq mcp serve goes parallel again.
 const rateLimitQuiet = time.Second
 
-// rateGate makes a rate-limited client's calls take turns: one call at a
-// time, keeping its turn through its retries, no earlier than the server's
-// last wait. Racing each other, a call could lose every retry to the calls
-// beside it.
+// rateGate makes a rate-limited client's calls take turns (through their
+// retries): racing, a call could lose every retry to its neighbours.
 type rateGate struct {
 	limitedUntil atomic.Int64  // Unix nanoseconds
 	turn         chan struct{} // held by the call whose turn it is; its holder owns notBefore
@@ -31,9 +28,7 @@ type gateTurn struct {
 	held bool
 }
 
-// before waits, while the client is rate limited, for the call's turn and
-// the server's wait: early when ctx ends (the caller's to see), with the
-// error past ctx's turn deadline.
+// before waits for the call's turn and the server's wait while rate limited.
 func (t *gateTurn) before(ctx context.Context) *TurnTimeoutError {
 	var late *TurnTimeoutError
 	if !t.held && t.gate.limited() && errors.As(t.take(ctx), &late) {
@@ -67,8 +62,7 @@ func (t *gateTurn) done() {
 	}
 }
 
-// take takes the turn within ctx's turn deadline; a free turn is taken
-// whatever the deadline.
+// take takes the turn within ctx's turn deadline (a free one regardless).
 func (t *gateTurn) take(ctx context.Context) error {
 	err := AwaitTurn(ctx, "rate-limited calls", func(wait context.Context) error {
 		select {
@@ -87,9 +81,7 @@ func (t *gateTurn) take(ctx context.Context) error {
 	return err
 }
 
-// A turn deadline bounds a call's wait for its turn to be sent. A batch has
-// none; vq mcp serve gives each call its own, so that none waits on
-// another's rate limit past its timeout.
+// A turn deadline bounds a call's wait for its turn (vq mcp serve: per call).
 type turnDeadlineKey struct{}
 
 type turnDeadline struct {
@@ -102,8 +94,7 @@ func WithTurnTimeout(ctx context.Context, timeout time.Duration) context.Context
 	return context.WithValue(ctx, turnDeadlineKey{}, turnDeadline{at: time.Now().Add(timeout), timeout: timeout})
 }
 
-// AwaitTurn runs wait within ctx's turn deadline: past it the error is a
-// *TurnTimeoutError naming what the call waited behind.
+// AwaitTurn runs wait within ctx's turn deadline, else *TurnTimeoutError.
 func AwaitTurn(ctx context.Context, behind string, wait func(context.Context) error) error {
 	d, bounded := ctx.Value(turnDeadlineKey{}).(turnDeadline)
 	if !bounded {

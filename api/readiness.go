@@ -6,9 +6,8 @@ import (
 	"time"
 )
 
-// CodeProjectNotReady is the readiness lock's refusal while a project's
-// first import is analysed ("3 of 5 sources analysed"; other codes are
-// known by that phrase). Never retried; waited out only with --wait.
+// CodeProjectNotReady is the readiness lock's refusal (also known by its
+// phrase); never retried, waited out only with --wait.
 const CodeProjectNotReady = "project_not_ready"
 
 // Readiness is how far a locked project's analysis has got.
@@ -38,10 +37,8 @@ func ParseReadiness(text string) (Readiness, bool) {
 	return Readiness{Analysed: done, Total: total}, true
 }
 
-// AwaitReady sends the call again (send has its own retries) while resp is
-// the lock's refusal, politely: 15s doubling to a minute, or o.Interval. It
-// answers the first other answer, past o.Timeout the last; err only when
-// ctx ended.
+// AwaitReady resends while locked, 15s doubling to a minute (or o.Interval);
+// err only when ctx ended.
 func AwaitReady(ctx context.Context, resp *ToolResponse, send PollFunc, o WatchOptions) (*ToolResponse, error) {
 	policy := NewPolicy(WatchOptions{Interval: o.Interval, MinInterval: 15 * time.Second, MaxInterval: time.Minute})
 	policy.backoff = 2

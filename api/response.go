@@ -9,16 +9,8 @@ import (
 	"github.com/visualq/vq/internal/layout"
 )
 
-// ToolResponse is the one shape every VisualQ tool answers with (the
-// contract of the invoke endpoint), plus what vq learnt as it read the
-// answer, in fields of its own that no document shows. Data stays raw so
-// that a script asking for --json gets the server's own bytes and large
-// answers are decoded only by the renderer that needs them.
-//
-// A response made from another with other data or words comes from
-// WithData, WithNextActions or WithErrorMessage, which leave Raw and
-// Members behind: assigning Data of a response read from a server would
-// leave both describing the old data.
+// ToolResponse is the invoke contract's answer plus what vq learnt reading it;
+// Data stays raw (--json prints the server's bytes). Derive copies via With*.
 type ToolResponse struct {
 	OK          bool            `json:"ok"`
 	Tool        string          `json:"tool"`
@@ -32,65 +24,42 @@ type ToolResponse struct {
 	// RetryAfterMs accompanies rate_limit refusals (HTTP 429).
 	RetryAfterMs int64 `json:"retryAfterMs,omitempty"`
 
-	// Raw is the server's body when the response was read from a server as
-	// it stands; nil when the client made or derived the response.
-	Raw []byte `json:"-"`
-	// Members are Data's top-level members when Data is an object read
-	// from a server, found in the same pass as the read; nil otherwise.
+	// Raw (server body) and Members (Data's index) are nil once derived.
+	Raw     []byte          `json:"-"`
 	Members *layout.Members `json:"-"`
-	// Failure is what vq knows of how the call failed beyond the answer's
-	// words.
-	Failure Failure `json:"-"`
-	// Readiness is set on the readiness lock's refusal (ReadinessLock),
-	// and Job and Token on an answer that started work vq can follow (a
-	// job, MCP token work: FollowUp): all three read by Invoke.
+	Failure Failure         `json:"-"`
+	// Readiness: the readiness lock's refusal; Job/Token: work to follow.
 	Readiness *Readiness `json:"-"`
 	Job       string     `json:"-"`
 	Token     string     `json:"-"`
-	// Content is the result of a general MCP server, block by block; nil
-	// for any other answer (a ToolResponse, a client-made failure, data vq
-	// derived).
+	// Content is a general MCP server's result; nil otherwise.
 	Content *Content `json:"-"`
 }
 
-// Failure is what vq knows of a failed call beyond the answer's words: for
-// the retry policy, and to say what the user can do. The zero value
-// knows nothing more.
+// Failure is what vq knows of a failed call beyond the answer's words, for
+// the retry policy and the hint; the zero value knows nothing more.
 type Failure struct {
-	// NotSent: the request provably never reached the server (refused,
-	// DNS, TLS, no session, no credential): it may go again whatever the
-	// tool. Unanswered: it may have reached it, with no answer vq can read
-	// of what became of it (a cut, a 5xx, an unreadable answer): a call
-	// that may change something is not sent again (MayHaveBeenApplied).
+	// NotSent: provably never reached the server, so any tool may go again.
+	// Unanswered: may have reached it; a changing call is not resent.
 	NotSent, Unanswered bool
-	// Transient: it may pass on its own (5xx, a cut connection), the class
-	// the contract retries once. RepeatUnsafe: the tool may have changed
-	// something before failing, or would only refuse the same way: it is
-	// not sent twice although the contract would retry its code.
+	// Transient: retried once per contract, unless RepeatUnsafe (the tool may
+	// have changed something, or would refuse the same way).
 	Transient, RepeatUnsafe bool
-	// TimedOut: the request ran past its timeout (Options.Timeout).
-	TimedOut bool
-	// NoCredential: nothing was sent, as no credential is configured.
-	NoCredential bool
-	// CredentialRefused: HTTP 401, whose challenge named ResourceMetadata
-	// (protected-resource metadata) where the server offers a sign-in.
+	TimedOut                bool
+	NoCredential            bool
+	// CredentialRefused: HTTP 401; ResourceMetadata is its sign-in pointer.
 	CredentialRefused bool
 	ResourceMetadata  string
-	// ScopeDenied: HTTP 403 insufficient_scope, asking for Scope ("" when
-	// it named none).
+	// ScopeDenied: HTTP 403 insufficient_scope for Scope.
 	ScopeDenied bool
 	Scope       string
-	// NotServed is the URL of an HTTP 404 that carried no ToolResponse:
-	// most often a base URL that is not the server's root.
+	// NotServed is the URL of a 404 without a ToolResponse (a wrong base URL).
 	NotServed string
-	// Origin is where a refusal came from (the server a call went to and
-	// the credential it carried), which its error line shows after the
-	// message; the document --json prints leaves it out.
+	// Origin (server and credential) follows a refusal's message; not in --json.
 	Origin string
 }
 
-// NextAction is a suggested follow-up call. It is sent back as exactly the
-// request it describes, so chaining needs no translation.
+// NextAction is a suggested follow-up call, sent back exactly as described.
 type NextAction struct {
 	Label string         `json:"label"`
 	Tool  string         `json:"tool"`
@@ -119,16 +88,8 @@ const (
 	CodeProofFailed       = "proof_failed"
 )
 
-// Client-side codes of responses vq makes itself; they are not contract
-// codes, and no server's answer carries one (Reserved). CodeUnauthorized
-// answers HTTP 401 or a missing credential; CodeTimeout a watch that ran
-// past its --wait-timeout, or a call that waited for its turn past its
-// --timeout (TurnTimeoutError); CodeServerConfig a stdio server that cannot
-// start; CodeOutputSchema a tool's answer that breaks the outputSchema the
-// server lists for it; CodeJobFailed and CodeJobCancelled a job that ended
-// so although its answer said ok; CodeNoVerdict an answer whose verdict vq
-// cannot read; CodeMaybeApplied a call that may have changed something and
-// got no answer vq can read after it was sent.
+// Client-side codes of responses vq makes itself; no server answer may carry
+// one (Reserved).
 const (
 	CodeUnauthorized = "unauthorized"
 	CodeTimeout      = "timeout"
@@ -151,8 +112,7 @@ func (r *ToolResponse) ErrorCode() string {
 	return r.Error.Code
 }
 
-// ErrorMessage is the human explanation of a failure, falling back to the
-// summary when the server gave no message.
+// ErrorMessage is a failure's message, else its summary.
 func (r *ToolResponse) ErrorMessage() string {
 	if r.Error != nil && r.Error.Message != "" {
 		return r.Error.Message
@@ -160,22 +120,18 @@ func (r *ToolResponse) ErrorMessage() string {
 	return r.Summary
 }
 
-// ShowsSummary reports whether a rendering of r shows its summary line:
-// not when it only repeats the error message shown with the error.
+// ShowsSummary reports whether r's summary adds to its error message.
 func (r *ToolResponse) ShowsSummary() bool {
 	return r.Summary != "" && (r.OK || r.Summary != r.ErrorMessage())
 }
 
-// IsRecoverable reports the contract's recoverable flag; a missing flag
-// counts as not recoverable, the answer that never invites a useless retry.
+// IsRecoverable is the contract's flag; missing means no (no useless retry).
 func (r *ToolResponse) IsRecoverable() bool {
 	return r.Recoverable != nil && *r.Recoverable
 }
 
-// derive is the one way to make a response from another: a copy that
-// keeps everything the answer said and leaves behind what described its
-// bytes, the server's body and the data index. The error is copied, so
-// changing the copy's leaves r's as it was.
+// derive copies r without Raw and Members (they describe the old bytes), with
+// its own Error.
 func (r *ToolResponse) derive() *ToolResponse {
 	out := *r
 	out.Raw, out.Members = nil, nil
@@ -186,26 +142,22 @@ func (r *ToolResponse) derive() *ToolResponse {
 	return &out
 }
 
-// WithData is r with other data: what vq made of the answer (a run read as
-// a job status), which --json then prints instead of the server's bytes.
+// WithData is r with data vq made, which --json prints instead of the server's.
 func (r *ToolResponse) WithData(data json.RawMessage) *ToolResponse {
 	out := r.derive()
 	out.Data, out.Content = data, nil
 	return out
 }
 
-// WithNextActions is r with other next actions: those of the server's
-// that vq passes on (vq mcp serve leaves out what an agent must not be
-// handed).
+// WithNextActions is r with the next actions vq passes on.
 func (r *ToolResponse) WithNextActions(actions []NextAction) *ToolResponse {
 	out := r.derive()
 	out.NextActions = actions
 	return out
 }
 
-// WithErrorMessage is the failure r with the message msg, for a caller that
-// adds what to do about it. A summary that only repeated the message
-// repeats the new one, so no rendering shows the old one beside it.
+// WithErrorMessage is failure r with message msg; a summary that repeated the
+// old message repeats msg.
 func (r *ToolResponse) WithErrorMessage(msg string) *ToolResponse {
 	out := r.derive()
 	if out.Summary == r.ErrorMessage() {
@@ -220,9 +172,7 @@ func (r *ToolResponse) WithErrorMessage(msg string) *ToolResponse {
 
 func boolPtr(b bool) *bool { return &b }
 
-// ClientError makes the ToolResponse the client reports for a failure that
-// did not come from a tool: one answer shape, even for a mistake found
-// before anything was sent.
+// ClientError is a failure vq reports itself, in the one answer shape.
 func ClientError(tool, code, message string, recoverable bool) *ToolResponse {
 	return &ToolResponse{
 		OK:          false,
@@ -236,11 +186,8 @@ func ClientError(tool, code, message string, recoverable bool) *ToolResponse {
 	}
 }
 
-// DecodeToolResponse parses a body as a ToolResponse. It fails for anything
-// that is not a JSON object carrying a boolean "ok", so a gateway's HTML or a
-// truncated body is never mistaken for an answer. The response keeps raw:
-// its Data points into it rather than holding a copy, which for a large
-// answer (100k failures, ~8 MB) is most of the memory a call takes.
+// DecodeToolResponse parses a JSON object with a boolean "ok" (so HTML or a
+// truncated body is no answer); Data points into raw, not a copy (~8 MB saved).
 func DecodeToolResponse(raw []byte) (*ToolResponse, error) {
 	top, data, err := indexObject(bytes.NewBuffer(raw), "data")
 	if err != nil {
@@ -249,13 +196,10 @@ func DecodeToolResponse(raw []byte) (*ToolResponse, error) {
 	return toolResponseOf(raw, top, data)
 }
 
-// toolResponseOf is DecodeToolResponse's second half: the response from
-// raw, once raw has been indexed (top) with its data (data, when an object).
+// toolResponseOf builds the response from raw once indexed.
 func toolResponseOf(raw []byte, index objectIndex, dataIndex *objectIndex) (*ToolResponse, error) {
 	top := index.in(raw)
-	// Everything but data is small: decode it the ordinary way, numbers kept
-	// exact so next actions go back to the server as sent. data stays a view
-	// into raw, indexed once for the questions asked of it later.
+	// All but data is small; UseNumber so next actions go back as sent.
 	var probe struct {
 		OK *bool `json:"ok"`
 		ToolResponse

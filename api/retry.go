@@ -8,8 +8,7 @@ import (
 	"time"
 )
 
-// MaxRateLimitRetries bounds one call's rate-limit retries besides the
-// waiting budget, so tiny waits asked over and over do not hammer the server.
+// MaxRateLimitRetries bounds rate-limit retries, so tiny waits can't hammer.
 const MaxRateLimitRetries = 10
 
 const unexpectedRetryWait = 500 * time.Millisecond
@@ -22,14 +21,12 @@ const unexpectedRetryWait = 500 * time.Millisecond
 //     (MayHaveBeenApplied);
 //   - refusals, 401s and the readiness lock are never retried.
 
-// Retry applies the retry policy to a read that may always go again
-// (tools/list, resources/read). The error is non-nil only when ctx ended.
+// Retry applies the policy to an always-repeatable read; err only if ctx ended.
 func (c *Client) Retry(ctx context.Context, tool string, attempt func() *ToolResponse) (*ToolResponse, error) {
 	return c.retry(ctx, Call{Tool: tool}, func() bool { return true }, attempt)
 }
 
-// retry applies the retry policy to call; repeatable is asked only when it
-// matters.
+// retry applies the retry policy to call.
 func (c *Client) retry(ctx context.Context, call Call, repeatable func() bool, attempt func() *ToolResponse) (*ToolResponse, error) {
 	var waited time.Duration
 	rateLimited, retried := 0, false
@@ -61,9 +58,7 @@ func (c *Client) retry(ctx context.Context, call Call, repeatable func() bool, a
 // A budget says, of a failed attempt, the wait before sending it again, or false.
 type budget func(resp *ToolResponse) (wait time.Duration, again bool)
 
-// resend is the one retry loop, every call's and every poll's, answering
-// the last attempt; gate is nil for a watch's polls. The error is non-nil
-// when ctx ended or attempt failed.
+// resend is the one retry loop (calls and polls; gate nil for polls).
 func resend(ctx context.Context, gate *rateGate, tool string, attempt func() (*ToolResponse, error), again budget) (*ToolResponse, error) {
 	turn := gateTurn{gate: gate}
 	defer turn.done()
@@ -87,15 +82,13 @@ func resend(ctx context.Context, gate *rateGate, tool string, attempt func() (*T
 	}
 }
 
-// ReadOnlyHints is a Transport that knows the server's readOnlyHint of the
-// tools it listed (false when it said nothing).
+// ReadOnlyHints is a Transport that knows its tools' readOnlyHint.
 type ReadOnlyHints interface {
 	ReadOnlyHint(ctx context.Context, tool string) bool
 }
 
-// MayHaveBeenApplied is r, the unanswered failure of a call that may
-// change something, as it ends: not sent again, with the registry's check
-// as a next action.
+// MayHaveBeenApplied ends an unanswered changing call: not resent, with a
+// check as next action.
 func (r *ToolResponse) MayHaveBeenApplied(call Call) *ToolResponse {
 	check, checkable := CheckCall(call)
 	how := "check on the server before sending it again"
@@ -120,9 +113,8 @@ func (c *Client) notify(msg string) {
 	}
 }
 
-// isUnexpected is the failure class the contract retries once: a tool's
-// error or a transient transport failure, never the readiness lock (a
-// refusal whatever its code) nor a RepeatUnsafe one.
+// isUnexpected is the class the contract retries once (not the readiness lock
+// nor RepeatUnsafe).
 func (r *ToolResponse) isUnexpected() bool {
 	if _, locked := ReadinessLock(r); locked {
 		return false
@@ -130,12 +122,10 @@ func (r *ToolResponse) isUnexpected() bool {
 	return r.ErrorCode() == CodeToolError && !r.Failure.RepeatUnsafe || r.Failure.Transient
 }
 
-// maxRetryAfterMs clamps a server's wait: a day is past any budget, and a
-// larger wait could overflow a Duration into a negative one.
+// maxRetryAfterMs (a day) clamps a server's wait so a Duration can't overflow.
 const maxRetryAfterMs = int64(24 * time.Hour / time.Millisecond)
 
-// RetryAfter is how long a rate-limited call waits: retryAfterMs (or
-// Retry-After), else one second; a day at most.
+// RetryAfter is a rate-limited call's wait: the server's, else 1s; a day max.
 func (r *ToolResponse) RetryAfter() time.Duration {
 	if r.RetryAfterMs > 0 {
 		return time.Duration(min(r.RetryAfterMs, maxRetryAfterMs)) * time.Millisecond

@@ -10,8 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// Tool is one entry of the server's tools/list in the shape of vq tools
-// --json, not mcp.Tool's.
+// Tool is one tools/list entry in vq tools --json's shape.
 type Tool struct {
 	Name        string `json:"name"`
 	Title       string `json:"title,omitempty"`
@@ -42,8 +41,7 @@ type ToolArg struct {
 	Default string   `json:"default,omitempty"`
 }
 
-// TakesOtherArguments reports whether the input schema allows undeclared
-// arguments (additionalProperties is not false).
+// TakesOtherArguments reports additionalProperties not false.
 func (t Tool) TakesOtherArguments() bool {
 	var schema struct {
 		AdditionalProperties json.RawMessage `json:"additionalProperties"`
@@ -51,8 +49,7 @@ func (t Tool) TakesOtherArguments() bool {
 	return json.Unmarshal(t.InputSchema, &schema) != nil || string(schema.AdditionalProperties) != "false"
 }
 
-// WriteTools reports the listed tools not annotated read-only, which the
-// TUI marks as writes; unlisted tools are not marked.
+// WriteTools reports the listed tools not annotated read-only (TUI marks).
 func WriteTools(tools []Tool) func(tool string) bool {
 	writes := make(map[string]bool, len(tools))
 	for _, t := range tools {
@@ -82,9 +79,8 @@ func ToolListResponse(endpoint string, tools []Tool) *ToolResponse {
 	}
 }
 
-// SchemaArgs reads the properties of an object schema, required ones
-// first, then by name; none when unreadable. jsonschema-go decodes each
-// level again: its work is bytes times depth, which the caller bounds.
+// SchemaArgs reads an object schema's properties, required first; work is
+// bytes times depth (jsonschema-go re-decodes), which the caller bounds.
 func SchemaArgs(raw json.RawMessage) []ToolArg {
 	args := []ToolArg{}
 	var schema jsonschema.Schema
@@ -135,8 +131,7 @@ func SchemaTypes(t string) []string {
 	return strings.Split(t, "|")
 }
 
-// Schema is the argument's JSON Schema as vq read it, without the
-// description, which the caller shows its own way.
+// Schema is the argument's JSON Schema, without the description.
 func (a ToolArg) Schema() map[string]any {
 	p := map[string]any{}
 	typeValue := func(t string) any {
@@ -168,8 +163,7 @@ func (a ToolArg) Schema() map[string]any {
 	return p
 }
 
-// schemaType renders a JSON Schema type: a list as string|null, a $ref
-// without type by its name (#/$defs/Point is Point).
+// schemaType renders a type: a list as string|null, a bare $ref by its name.
 func schemaType(s *jsonschema.Schema) string {
 	switch {
 	case s.Type != "":

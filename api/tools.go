@@ -6,8 +6,7 @@ import (
 	"slices"
 )
 
-// The tool registry: every VisualQ tool vq knows by name, what the client
-// relies on without asking a server (which may offer more).
+// The tool registry: what vq knows of VisualQ tools without asking a server.
 const (
 	ToolRunFailures    = "get_run_failures"
 	ToolDiffStats      = "get_diff_stats"
@@ -43,8 +42,7 @@ type ToolSpec struct {
 	CI       bool       // called at the CI endpoint
 }
 
-// ToolCheck is the read that checks whether a call was carried out; Args
-// maps its arguments to the call's.
+// ToolCheck is the read checking whether a call was carried out.
 type ToolCheck struct {
 	Tool string
 	Args map[string]string
@@ -136,9 +134,8 @@ func MustTool(name string) ToolSpec {
 	return t
 }
 
-// ReadOnlyTool is the one rule of which tools change nothing (mcp serve
-// --read-only, the retry policy): the registry's mark whatever a server
-// says, else the server's readOnlyHint (hinted).
+// ReadOnlyTool is the one read-only rule: the registry's mark, else the
+// server's readOnlyHint.
 func ReadOnlyTool(tool string, hinted bool) bool {
 	if t, ok := LookupTool(tool); ok {
 		return t.ReadOnly
@@ -188,8 +185,7 @@ func (t ToolSpec) InputArgs() []ToolArg {
 	return args
 }
 
-// Call is the call of the tool with these values, nil and "" left out; an
-// *ArgError when a required one is unset or one is not taken.
+// Call builds the call, nil and "" left out; *ArgError on a bad argument.
 func (t ToolSpec) Call(values map[string]any) (Call, error) {
 	args := make(map[string]any, len(values))
 	for name, v := range values {

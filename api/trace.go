@@ -16,8 +16,7 @@ import (
 
 const traceBodyBytes = 4096
 
-// tracer is the --debug round tripper: method, URL, status, timing and the
-// start of each body, with every credential redacted before it is written.
+// tracer is the --debug round tripper, redacting every credential.
 type tracer struct {
 	next    http.RoundTripper
 	w       io.Writer
@@ -52,8 +51,7 @@ func (t *tracer) RoundTrip(req *http.Request) (*http.Response, error) {
 	return res, nil
 }
 
-// tracedBody traces the start of a body as its reader reads it: reading
-// ahead would hold an event stream (MCP's) until the trace limit filled.
+// tracedBody traces as its reader reads (reading ahead would stall MCP streams).
 type tracedBody struct {
 	io.ReadCloser
 	t       *tracer
@@ -118,8 +116,7 @@ func redactHeader(name, value string) string {
 	return value
 }
 
-// secretFields matches JSON members whose values are credentials, also
-// inside a JSON string and when cut before the closing quote.
+// secretFields matches credential members, even in strings and cut short.
 var secretFields = lazyRegexp(`(?i)(\\*"(?:[a-z_-]*api[_-]?key|[a-z_]*token|password|[a-z_]*secret|authorization|code_verifier|session_?id|cookie|credentials?|private_?key|bearer)\\*"\s*:\s*\\*")(?:[^"\\]|\\[^"])*`)
 
 // secretParams matches credentials in form-encoded bodies (OAuth token requests).
@@ -128,8 +125,7 @@ var secretParams = lazyRegexp(`(?i)(^|[&?])((?:code|code_verifier|client_secret|
 // keyLike matches strings shaped like VisualQ or bearer keys.
 var keyLike = lazyRegexp(`\b(?:vqs?_[A-Za-z0-9_]{4,}|sk-[A-Za-z0-9_-]{8,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_.-]+)`)
 
-// redact removes the secrets and anything key-like from traced bytes and
-// sanitizes them, so a trace is safe on a terminal and to paste.
+// redact strips secrets and sanitizes, so a trace is safe to show and paste.
 func (t *tracer) redact(b []byte) string {
 	s := string(b)
 	for _, secret := range t.secrets {

@@ -2,8 +2,7 @@ package api
 
 import "strings"
 
-// Unauthorized is the client-made response for HTTP 401, never retried;
-// it keeps the challenge's resource metadata for the sign-in hint.
+// Unauthorized is the never-retried answer to HTTP 401, keeping the hint's URL.
 func Unauthorized(tool, wwwAuthenticate string) *ToolResponse {
 	r := ClientError(tool, CodeUnauthorized, "the server did not accept the credential (HTTP 401)", false)
 	r.Failure = Failure{CredentialRefused: true, ResourceMetadata: ResourceMetadata(wwwAuthenticate)}
@@ -17,14 +16,12 @@ func MissingCredential(tool string) *ToolResponse {
 	return r
 }
 
-// ResourceMetadata extracts the resource_metadata parameter of a
-// WWW-Authenticate challenge (RFC 9728), or "" when there is none.
+// ResourceMetadata extracts a challenge's resource_metadata (RFC 9728).
 func ResourceMetadata(header string) string {
 	return authParam(header, "resource_metadata")
 }
 
-// authParam finds name=value or name="value" in a challenge; lenient ("" on
-// odd headers), since the 401 is reported either way.
+// authParam finds name=value in a challenge; lenient: the 401 shows anyway.
 func authParam(header, name string) string {
 	rest := header
 	for {
@@ -51,8 +48,7 @@ func authParam(header, name string) string {
 	}
 }
 
-// lowerASCII folds ASCII only, so offsets in the result are offsets in s
-// (strings.ToLower widens invalid UTF-8 into U+FFFD).
+// lowerASCII keeps offsets (strings.ToLower widens invalid UTF-8).
 func lowerASCII(s string) string {
 	b := []byte(s)
 	for i, c := range b {
@@ -63,8 +59,7 @@ func lowerASCII(s string) string {
 	return string(b)
 }
 
-// InsufficientScope reads a 403 challenge that says the token lacks a
-// scope (RFC 6750 error="insufficient_scope"), and the scope it names.
+// InsufficientScope reads a 403 insufficient_scope challenge (RFC 6750).
 func InsufficientScope(challenge string) (string, bool) {
 	if authParam(challenge, "error") != "insufficient_scope" {
 		return "", false
@@ -72,8 +67,7 @@ func InsufficientScope(challenge string) (string, bool) {
 	return authParam(challenge, "scope"), true
 }
 
-// ScopeDenied is the client-made scope_denied of a token lacking scope,
-// never retried with the same token.
+// ScopeDenied is the never-retried scope_denied of a token lacking scope.
 func ScopeDenied(tool, endpoint, scope string) *ToolResponse {
 	msg := "the server needs more scope than the token has (HTTP 403 insufficient_scope from " + endpoint + ")"
 	if scope != "" {

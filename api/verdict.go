@@ -10,21 +10,17 @@ import (
 	"github.com/visualq/vq/internal/layout"
 )
 
-// Verdicts: vq exits 0 only on an explicit pass, so every answer carrying
-// a verdict is read here into that pass or a failure saying why it is none.
-// What vq cannot read is never a pass.
+// Verdicts: vq exits 0 only on an explicit pass; what vq cannot read is none.
 
-// Contradicted is the failure of an answer whose body says ok while its
-// transport says it failed: neither is believed, the call is unanswered,
-// and transient retries it once where the tool allows.
+// Contradicted is an answer saying ok over a failed transport: unanswered,
+// transient.
 func Contradicted(tool, transport string, transient bool) *ToolResponse {
 	r := ClientError(tool, CodeHTTPError, transport+" carrying an answer that says ok: the two disagree, so it is no success", true)
 	r.Failure = Failure{Transient: transient, Unanswered: true}
 	return r
 }
 
-// fromServer is a server's failure as it is read: under its own code,
-// unless only vq gives that code (exitcode.Reserved).
+// fromServer keeps a server's code unless it is vq's own (exitcode.Reserved).
 func (r *ToolResponse) fromServer() *ToolResponse {
 	if r.OK || r.Error == nil || !exitcode.Reserved(r.Error.Code) {
 		return r
@@ -38,8 +34,7 @@ func (r *ToolResponse) fromServer() *ToolResponse {
 	return out
 }
 
-// serversCode is a server's code and message, a code only vq gives read as
-// tool_error with the code kept in the message.
+// serversCode reads a vq-only code as tool_error, the code kept in the message.
 func serversCode(code, message string) (string, string) {
 	if !exitcode.Reserved(code) {
 		return code, message
@@ -47,15 +42,13 @@ func serversCode(code, message string) (string, string) {
 	return CodeToolError, fmt.Sprintf("%s (the server's error code %q is one only vq gives: read as %s)", message, code, CodeToolError)
 }
 
-// ClaimsToolResponse reports an object with members ok and tool: one vq
-// cannot read is a malformed answer, not another server's output.
+// ClaimsToolResponse reports an object with ok and tool (malformed, not foreign).
 func ClaimsToolResponse(doc []byte) bool {
 	m, err := splitObject(doc)
 	return err == nil && slices.Contains(m.Names, "ok") && slices.Contains(m.Names, "tool")
 }
 
-// NoVerdict is the failure of an answer whose verdict vq cannot read, its
-// data kept.
+// NoVerdict fails an answer whose verdict vq cannot read, its data kept.
 func NoVerdict(r *ToolResponse, why string) *ToolResponse {
 	out := r.derive()
 	out.OK, out.Summary = false, why
@@ -72,9 +65,8 @@ func unknownStatus(r *ToolResponse, what, status string, known []string) *ToolRe
 	return NoVerdict(r, fmt.Sprintf("%s answered status %q, which is none of %s", what, status, strings.Join(known, ", ")))
 }
 
-// JobVerdict reads an async tool's or get_job_status's answer as the job's:
-// ok only with a documented status, and failed or cancelled jobs fail even
-// when their answer said ok.
+// JobVerdict reads a job's answer: ok only with a documented status that
+// is not failed or cancelled.
 func JobVerdict(r *ToolResponse) *ToolResponse {
 	if !r.OK {
 		return r
@@ -105,9 +97,8 @@ func (r *ToolResponse) failedAs(code, msg string) *ToolResponse {
 	return out
 }
 
-// StartVerdict reads the first answer of a registry async tool: ok only
-// when it started work vq can follow, or work that already ended well.
-// Other tools' answers are returned as they are.
+// StartVerdict reads a registry async tool's first answer: ok only when it
+// started followable work or already ended well.
 func StartVerdict(call Call, r *ToolResponse) *ToolResponse {
 	if t, ok := LookupTool(call.Tool); !ok || !t.Async || !r.OK {
 		return r
@@ -130,8 +121,7 @@ func WorkVerdict(tool string, r *ToolResponse) *ToolResponse {
 	return r
 }
 
-// ProofVerdict reads a finished proof's answer: ok only with proofVerdict
-// "proven", "failed" is proof_failed, anything else no verdict.
+// ProofVerdict: ok only with proofVerdict "proven"; "failed" is proof_failed.
 func ProofVerdict(r *ToolResponse) *ToolResponse {
 	if !r.OK {
 		return r
@@ -155,8 +145,7 @@ func ProofVerdict(r *ToolResponse) *ToolResponse {
 	return NoVerdict(r, fmt.Sprintf("the proof answer's proofVerdict %q is neither proven nor failed", *proof.Verdict))
 }
 
-// RunVerdict reads a CI run's answer: ok only with one runId, one
-// documented status and counts that agree (ParseCIRun); else no verdict.
+// RunVerdict: ok only with one runId, a documented status, agreeing counts.
 func RunVerdict(r *ToolResponse) *ToolResponse {
 	if !r.OK {
 		return r

@@ -25,8 +25,7 @@ type JobProgress struct {
 	Message string  `json:"message,omitempty"`
 }
 
-// JobStatus is the data of an async tool's first answer and of
-// get_job_status: {jobId, status, progress?, result?}.
+// JobStatus is the data of an async tool's first answer and of get_job_status.
 type JobStatus struct {
 	JobID    string          `json:"jobId"`
 	Status   string          `json:"status"`
@@ -39,9 +38,8 @@ func (s JobStatus) Ended() bool {
 	return s.Status == JobCompleted || s.Status == JobFailed || s.Status == JobCancelled
 }
 
-// ParseJobStatus reads a response's data as a job status; false without a
-// status. Progress that is no numbers (1e400, "50%") is left out, so it
-// never makes a running job's answer no status.
+// ParseJobStatus reads data as a job status; bad progress ("50%") is dropped,
+// never failing the status.
 func ParseJobStatus(r *ToolResponse) (JobStatus, bool) {
 	var s JobStatus
 	data, isObject := r.dataMembers()
@@ -55,8 +53,7 @@ func ParseJobStatus(r *ToolResponse) (JobStatus, bool) {
 	return s, true
 }
 
-// AcceptedJob reports the job id of an async tool's first answer, data
-// {jobId, status: queued|running}.
+// AcceptedJob reports the job id of an async tool's first answer.
 func AcceptedJob(r *ToolResponse) (string, bool) {
 	if r == nil || !r.OK {
 		return "", false
@@ -68,9 +65,8 @@ func AcceptedJob(r *ToolResponse) (string, bool) {
 	return s.JobID, true
 }
 
-// PollFunc asks once how a job is doing, answering a JobStatus; err is
-// non-nil only when ctx ended. Watch owns the policy, so any source
-// answering that shape plugs in (get_job_status, a token, RunAsJob).
+// PollFunc asks once how a job is doing; err only when ctx ended. Watch owns
+// the policy, so any source plugs in.
 type PollFunc func(ctx context.Context) (*ToolResponse, error)
 
 // JobStatusCall is the get_job_status call for one job.
@@ -99,8 +95,7 @@ const (
 	DefaultMaxFailures = 10
 )
 
-// WatchOptions tune Watch and AwaitReady; the zero value is the default
-// policy with no deadline.
+// WatchOptions tune Watch and AwaitReady; zero is the default, no deadline.
 type WatchOptions struct {
 	Interval                 time.Duration // fixed (--interval)
 	MinInterval, MaxInterval time.Duration
@@ -152,9 +147,8 @@ type Policy struct {
 	now           func() time.Time
 }
 
-// paceFraction is how much of the job's pace (the time between its last two
-// changes) to wait: a little less than a step, to see the next change soon,
-// at about one poll a step.
+// paceFraction of the job's pace (time between changes) is waited: about one
+// poll a step.
 const paceFraction = 0.85
 
 // NewPolicy builds the schedule for the options, defaults filled in.
@@ -173,8 +167,7 @@ func NewPolicy(o WatchOptions) *Policy {
 	return p
 }
 
-// Next is the wait before the next poll: after a change, the short
-// interval or most of the job's pace; after none, backing off to the max.
+// Next is the wait before the next poll: short after a change, else backoff.
 func (p *Policy) Next(changed bool) time.Duration {
 	if !changed {
 		wait := p.cur
@@ -191,8 +184,7 @@ func (p *Policy) Next(changed bool) time.Duration {
 	return wait
 }
 
-// Watch polls a job until it ends and returns the final answer; a refusal,
-// or a poll whose budget is spent, ends it too. Errors as run's.
+// Watch polls a job until it ends, a refusal, or a poll's budget is spent.
 func Watch(ctx context.Context, jobID string, poll PollFunc, o WatchOptions) (*ToolResponse, error) {
 	w := &watch{o: o, start: time.Now(), policy: NewPolicy(o), last: JobUpdate{JobID: jobID}}
 	progress := func(ctx context.Context) (*ToolResponse, error) { return poll(WithProgress(ctx, w.notify)) }
@@ -206,9 +198,8 @@ type watch struct {
 	last   JobUpdate // the latest status seen
 }
 
-// run is the one poll loop (Watch, AwaitReady): it reads resp if any, then
-// polls, each poll resent within its budget, until read has the answer that
-// ends it. Errors: *WatchTimeoutError past Timeout, else ctx's.
+// run is the one poll loop (Watch, AwaitReady); *WatchTimeoutError past
+// Timeout, else ctx's error.
 func (w *watch) run(ctx context.Context, resp *ToolResponse, poll PollFunc, newBudget func() budget, read func(*ToolResponse) (time.Duration, *ToolResponse)) (*ToolResponse, error) {
 	pollCtx := ctx
 	if w.o.Timeout > 0 {
@@ -241,9 +232,8 @@ func (w *watch) notify(u JobUpdate) {
 	}
 }
 
-// budget is one poll's: a transient failure is polled again on the watch's
-// schedule, up to MaxFailures in a row; a rate limit is waited out, at most
-// MaxRateLimitRetries and within the watch's bound, else it ends the watch.
+// budget is one poll's: MaxFailures transient failures in a row, and
+// MaxRateLimitRetries rate limits within the watch's bound.
 func (w *watch) budget() budget {
 	failures, rateLimited := 0, 0
 	return func(resp *ToolResponse) (time.Duration, bool) {
@@ -267,8 +257,7 @@ func (w *watch) budget() budget {
 	}
 }
 
-// read takes in one poll's answer, read as the job's (JobVerdict): the wait
-// before the next poll, or the answer that ends the watch.
+// read takes one poll's answer: the next wait, or the answer that ends it.
 func (w *watch) read(resp *ToolResponse) (time.Duration, *ToolResponse) {
 	resp = JobVerdict(resp)
 	status, isStatus := ParseJobStatus(resp)
@@ -305,8 +294,7 @@ func (w *watch) stopped(ctx context.Context) error {
 	return &WatchTimeoutError{JobID: w.last.JobID, Timeout: w.o.Timeout, Last: w.last}
 }
 
-// FollowUp says how to watch the job or token work an answer of Invoke
-// started; ok is false when it started nothing.
+// FollowUp says how to watch the work an Invoke answer started, if any.
 func (c *Client) FollowUp(call Call, resp *ToolResponse) (id string, poll PollFunc, ok bool) {
 	switch {
 	case resp.Token != "":
@@ -319,8 +307,7 @@ func (c *Client) FollowUp(call Call, resp *ToolResponse) (id string, poll PollFu
 
 type progressKey struct{}
 
-// WithProgress hands fn the progress an MCP server notifies while a call
-// made with ctx runs (the invoke transport has none).
+// WithProgress hands fn an MCP server's progress during calls made with ctx.
 func WithProgress(ctx context.Context, fn func(JobUpdate)) context.Context {
 	return context.WithValue(ctx, progressKey{}, fn)
 }

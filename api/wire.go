@@ -59,10 +59,8 @@ func (t invokeTransport) Attempt(ctx context.Context, call Call) *ToolResponse {
 	return resp
 }
 
-// post sends a JSON body and reads the answer within the body cap. A non-nil
-// error means no complete answer arrived, an *unsentError when no byte of
-// the request was written. decode reads the answer while another goroutine
-// receives it (body.reader).
+// post sends a JSON body and reads the answer within the body cap; an error is
+// no complete answer (*unsentError: nothing written). decode runs concurrently.
 func (c *Client) post(ctx context.Context, url string, body any, decode func(io.Reader)) (int, http.Header, []byte, error) {
 	var wrote atomic.Bool
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteHeaders: func() { wrote.Store(true) }})
@@ -88,16 +86,14 @@ func (c *Client) post(ctx context.Context, url string, body any, decode func(io.
 	return res.StatusCode(), res.Header(), data, err
 }
 
-// unsentError is a request that failed before any of it was written: the
-// server cannot have acted on it.
+// unsentError: failed before a byte was written, so the server did nothing.
 type unsentError struct{ err error }
 
 func (e *unsentError) Error() string { return e.err.Error() }
 func (e *unsentError) Unwrap() error { return e.err }
 
-// TransportFailure is the http_error of a request that got no complete
-// answer: unanswered unless it was never sent, or a redirect was refused
-// (the server acted on nothing it sent elsewhere).
+// TransportFailure is the http_error of a request without a complete answer:
+// unanswered unless never sent or a redirect was refused.
 func TransportFailure(tool, url string, status int, err error) *ToolResponse {
 	msg, transient := DescribeTransportError(shownURL(url), err)
 	if status != 0 {
@@ -114,9 +110,8 @@ func refusedRedirect(err error) bool {
 	return errors.As(err, &urlErr) && strings.Contains(urlErr.Err.Error(), "redirect")
 }
 
-// HTTPFailure is the http_error of an answer that was no ToolResponse:
-// transient on 5xx; a 4xx is a refusal by whatever stands before the tool,
-// any other status leaves the call unanswered.
+// HTTPFailure is the http_error of a non-ToolResponse answer: 5xx transient,
+// 4xx a refusal, else unanswered.
 func HTTPFailure(tool, url string, status int, msg string) *ToolResponse {
 	r := ClientError(tool, CodeHTTPError, msg, true)
 	r.Failure = Failure{Transient: status >= 500, Unanswered: status < 400 || status >= 500}
@@ -138,16 +133,14 @@ func shownURL(raw string) string {
 // ErrTimedOut is a request that ran past Options.Timeout.
 var ErrTimedOut = errors.New("request timed out")
 
-// TimedOut reports a request that failed at the context's or a
-// connection's deadline.
+// TimedOut reports a request that failed at a context or connection deadline.
 func TimedOut(err error) bool {
 	var netErr net.Error
 	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout()
 }
 
-// DescribeTransportError says what went wrong with a request to target, and
-// whether it may pass on a second try (not a timeout: the server may still
-// be working).
+// DescribeTransportError says what went wrong and whether a retry may pass
+// (not after a timeout: the server may still be working).
 func DescribeTransportError(target string, err error) (string, bool) {
 	var urlErr *url.Error
 	switch {
@@ -199,8 +192,7 @@ func httpErrorMessage(status int, body []byte) string {
 
 const snippetRunes = 120
 
-// Snippet keeps the first printable words of a body: tags and control
-// characters dropped, whitespace collapsed, invalid UTF-8 replaced.
+// Snippet keeps a body's first printable words (no tags or control characters).
 func Snippet(b []byte) string {
 	var out strings.Builder
 	inTag, space, n := false, false, 0
@@ -246,8 +238,7 @@ func retryAfterHeader(v string) int64 {
 	return 0
 }
 
-// notAToolResponse answers a response that carried no ToolResponse (a
-// gateway's text or HTML): a 429 is a rate limit all the same.
+// notAToolResponse answers a gateway's non-ToolResponse; a 429 is a rate limit.
 func notAToolResponse(tool, url string, status int, header http.Header, raw []byte) *ToolResponse {
 	if status == http.StatusTooManyRequests {
 		return RateLimited(tool, url, header.Get("Retry-After"))
