@@ -1,5 +1,4 @@
-// Package auth holds vq auth: signing in to servers, switching between
-// them, and seeing where each key comes from.
+// Package auth holds vq auth: signing in to servers, switching, and where each key comes from.
 package auth
 
 import (
@@ -54,15 +53,11 @@ type LoginOptions struct {
 	WithToken bool
 	Name      string // the entry's name, for --profile and vq auth switch.
 	NoVerify  bool   // NoVerify saves the key without the call that checks it.
-	// OAuth signs in with OAuth at the MCP endpoint instead of an API key;
-	// NoBrowser prints the authorization URL instead of opening it.
+	// OAuth signs in at the MCP endpoint; NoBrowser prints its URL instead of opening it.
 	OAuth, NoBrowser bool
-	// Scopes are OAuth scopes asked for beyond those the server names
-	// (--scope), for a server that asks for more only on some calls.
+	// Scopes (--scope) are asked beyond the server's, for one that wants more on some calls.
 	Scopes []string
-	// ClientMetadataURL is vq's client id as a Client ID Metadata
-	// Document (--client-metadata-url), for authorization servers that
-	// take one instead of a registration.
+	// ClientMetadataURL (--client-metadata-url) is vq's client id for servers without registration.
 	ClientMetadataURL string
 }
 
@@ -194,9 +189,7 @@ func loginRun(ctx context.Context, opts *LoginOptions) error {
 	return nil
 }
 
-// loginServer is the server vq auth login signs in to, checked: the one a
-// flag names, else the base URL prompt's answer (offering the server the
-// settings pick), with the key when it was pasted on the same line.
+// loginServer is the flag's server, else the prompt's answer and any key pasted with it.
 func loginServer(ctx context.Context, f *cmdutil.Factory, in *bufio.Reader, s cmdutil.Settings, withToken bool) (base, pasted string, err error) {
 	base, source := s.BaseURL, cmp.Or(s.PickedBy, "--base-url")
 	if !withToken && (base == "" || (f.Global.BaseURL == "" && f.Global.Profile == "")) { // ask unless a flag named it
@@ -215,9 +208,7 @@ func loginServer(ctx context.Context, f *cmdutil.Factory, in *bufio.Reader, s cm
 	return base, pasted, cmdutil.CheckServerURL(source, base)
 }
 
-// loginKey is the API key to sign in with: the one pasted with the URL,
-// else stdin's first line with --with-token, else what is typed at the
-// hidden prompt.
+// loginKey is the key pasted with the URL, else stdin's line (--with-token), else the hidden prompt's.
 func loginKey(ctx context.Context, t *iostreams.Terminal, in *bufio.Reader, pasted string, withToken bool) (string, error) {
 	switch {
 	case pasted != "":
@@ -239,20 +230,16 @@ func loginKey(ctx context.Context, t *iostreams.Terminal, in *bufio.Reader, past
 	return key, err
 }
 
-// loginEntry is what vq auth login stores besides the key: the name and
-// the defaults given as flags (a variable set for this run is not meant
-// to outlive it).
+// loginEntry is the name and flag defaults stored with the key (env vars are for one run only).
 func loginEntry(opts *LoginOptions) account.Server {
 	g := &opts.Factory.Global
 	return account.Server{Name: opts.Name, Project: g.Project, Environment: g.Environment, Transport: g.Transport, Endpoint: g.Endpoint}
 }
 
-// profileName is what a --name may be: never a URL, so vq auth switch
-// and --profile can tell the two apart.
+// profileName is a --name: never a URL, so vq auth switch and --profile tell them apart.
 var profileName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
-// checkProfileName refuses a --name that is no name, before anything is
-// asked or sent.
+// checkProfileName refuses a bad --name before anything is asked or sent.
 func checkProfileName(name string) error {
 	if name != "" && !profileName.MatchString(name) {
 		return exitcode.Usagef("--name %q: use letters, digits, '.', '_' and '-'", name)
@@ -260,9 +247,7 @@ func checkProfileName(name string) error {
 	return nil
 }
 
-// checkNameFree refuses a --name another server's entry has: one name
-// picks one server. It returns the name base's entry has now, for the
-// note that a sign-in renamed it.
+// checkNameFree refuses another server's --name (one name, one server); it returns base's current name.
 func checkNameFree(f *cmdutil.Factory, name, base string) (current string, err error) {
 	if name == "" {
 		return "", nil
@@ -281,19 +266,15 @@ func checkNameFree(f *cmdutil.Factory, name, base string) (current string, err e
 	return entry.Name, nil
 }
 
-// noteRename says that signing in again under another --name renamed the
-// server's entry: the old name no longer picks it.
+// noteRename says a sign-in under another --name renamed the entry.
 func noteRename(print format.Printer, base, was, now string) {
 	if was != "" && now != "" && was != now {
 		print.Note(fmt.Sprintf("Renamed the entry of %s from %s to %s: --profile %s no longer picks it.", cmdutil.DisplayURL(base), was, now, was))
 	}
 }
 
-// promptBaseURL asks for the server. A host typed without a scheme is
-// taken as https://, or http:// for a loopback address (a server on this
-// machine, the sandbox's), and the person is told so. A line of two words is the
-// URL and the key pasted together: the key is returned, and on a terminal
-// it was never echoed.
+// promptBaseURL asks for the server: no scheme means https:// (http:// on loopback, said so);
+// a second word is the key pasted with it, returned, never echoed on a terminal.
 func promptBaseURL(ctx context.Context, t *iostreams.Terminal, in *bufio.Reader, def string) (base, key string, err error) {
 	label := baseURLPrompt
 	if def != "" {
@@ -325,12 +306,8 @@ func promptBaseURL(ctx context.Context, t *iostreams.Terminal, in *bufio.Reader,
 	return base, key, nil
 }
 
-// verifyKey makes one cheap authenticated call with the key about to be
-// saved: MCP tools/list on the MCP transport, else an invoke of
-// get_job_status for a job that does not exist, which changes nothing. A
-// 401 is a key the server rejects; no answer at all (or none from a
-// VisualQ server) leaves the key unchecked; any other answer, even a
-// refusal, means the key got in.
+// verifyKey makes one harmless call (tools/list, else get_job_status of no job): 401 rejects the key,
+// no VisualQ answer leaves it unchecked, any other answer means it got in.
 func verifyKey(ctx context.Context, f *cmdutil.Factory, base, key string) error {
 	s, err := f.SettingsFor(ctx, base)
 	if err != nil {
@@ -431,8 +408,7 @@ func logoutRun(ctx context.Context, opts *LogoutOptions) error {
 	return nil
 }
 
-// noteActiveAfterLogout says which server calls go to now that an entry
-// is gone: the one left, made active, or none, and how to pick one.
+// noteActiveAfterLogout says which server calls go to after a logout, and how to pick one.
 func noteActiveAfterLogout(print format.Printer, before, after account.Config) {
 	switch {
 	case after.Active != "" && account.NormalizeBaseURL(after.Active) != account.NormalizeBaseURL(before.Active):
@@ -502,8 +478,7 @@ func switchRun(opts *SwitchOptions) error {
 	return nil
 }
 
-// describeServer names a server for a person: its URL, and its entry's
-// name when it has one.
+// describeServer is a server's URL and its entry's name, if any.
 func describeServer(base, name string) string {
 	if name == "" {
 		return cmdutil.DisplayURL(base)
@@ -575,8 +550,7 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 	return nil
 }
 
-// collectStatus lists the servers: the active one as s resolved it, every
-// other entry as stored.
+// collectStatus lists the active server as s resolved it, then every other entry as stored.
 func collectStatus(ctx context.Context, f *cmdutil.Factory, s cmdutil.Settings) (format.AuthStatus, error) {
 	store, cfg, err := f.Config().Read()
 	if err != nil {
@@ -610,9 +584,7 @@ func collectStatus(ctx context.Context, f *cmdutil.Factory, s cmdutil.Settings) 
 	return st, nil
 }
 
-// storedOAuth is the token stored for s's MCP endpoint, or nil; a token
-// file that cannot be read shows as none, as status is how a person finds
-// out what is stored.
+// storedOAuth is s's stored MCP token, or nil; an unreadable file shows as none.
 func storedOAuth(ctx context.Context, store account.CredentialStore, s cmdutil.Settings) (*account.OAuthToken, error) {
 	endpoint := s.MCPEndpoint()
 	if endpoint == "" {

@@ -1,5 +1,4 @@
-// Package sandbox holds vq sandbox, which serves the local
-// VisualQ-compatible server, and vq demo, which shows a failed run of one.
+// Package sandbox holds vq sandbox (a local VisualQ-compatible server) and vq demo (a failed run).
 package sandbox
 
 import (
@@ -120,8 +119,7 @@ func demoRun(ctx context.Context, opts *DemoOptions) error {
 	return err
 }
 
-// demoEnv hides the user's own key, settings and config file, which belong
-// to a real server, from the demo.
+// demoEnv hides the user's real key, settings and config file from the demo.
 func demoEnv(getenv func(string) string, key string) func(string) string {
 	return func(name string) string {
 		switch name {
