@@ -11,7 +11,6 @@ import (
 	"github.com/visualq/vq/ui/components/image"
 )
 
-// focus is the pane the arrow keys move in.
 type focus int
 
 const (
@@ -19,7 +18,6 @@ const (
 	focusData
 )
 
-// answerPage is one answer on the stack and where the person is looking in it.
 type answerPage struct {
 	m          *Model
 	keymap     answerKeys
@@ -41,7 +39,6 @@ type answerPage struct {
 	actions    actions.Model
 }
 
-// paneView is what a screen's data pane shows.
 type paneView int
 
 const (
@@ -143,7 +140,6 @@ func (s *answerPage) key(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// chainKey handles the keys that move along the chain of answers.
 func (s *answerPage) chainKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, ok bool) {
 	switch {
 	case key.Matches(msg, k.Quit):
@@ -172,7 +168,6 @@ func (s *answerPage) chainKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, o
 	return nil, false
 }
 
-// writeKey handles the keys that write (asking first) or use the screenshots.
 func (s *answerPage) writeKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, ok bool) {
 	switch {
 	case key.Matches(msg, k.Confirm):
@@ -193,7 +188,6 @@ func (s *answerPage) writeKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, o
 	return nil, false
 }
 
-// rowKey handles the table's keys: filter, sort, mark.
 func (s *answerPage) rowKey(msg tea.KeyPressMsg, k answerKeys) (ok bool) {
 	switch {
 	case key.Matches(msg, k.rows.Filter):
@@ -221,7 +215,6 @@ func (s *answerPage) rowKey(msg tea.KeyPressMsg, k answerKeys) (ok bool) {
 	return true
 }
 
-// viewKey handles the keys that move or switch what the screen shows.
 func (s *answerPage) viewKey(msg tea.KeyPressMsg, k answerKeys) {
 	page := s.pageSize()
 	switch {
@@ -270,7 +263,6 @@ func (s *answerPage) leave() tea.Cmd {
 	return s.m.top().askImage()
 }
 
-// copyLink copies the shown screenshot's link to a clipboard (y).
 func (s *answerPage) copyLink() tea.Cmd {
 	cur, _ := s.shots.Shown()
 	return copyText(s.m.ctx, s.m.getenv, cur.Link, cur.Name+" image link")
@@ -278,7 +270,6 @@ func (s *answerPage) copyLink() tea.Cmd {
 
 func (s *answerPage) askImage() tea.Cmd { return s.shots.Ask(s.m.ctx, s.m.fetch, s.m.images) }
 
-// moveSelection moves the action cursor, the selected row, or the scroll position.
 func (s *answerPage) moveSelection(delta int) {
 	s.hidden = -1 // the person moved on from the row the filter hid
 	switch {
@@ -292,7 +283,6 @@ func (s *answerPage) moveSelection(delta int) {
 	}
 }
 
-// keepInView scrolls the screen so that its selected row shows.
 func (s *answerPage) keepInView() {
 	if s.rowMode() && s.selTable().Len() > 0 {
 		// A sticky header changes the page size: settle in two rounds.
@@ -368,7 +358,6 @@ func (s *answerPage) refresh() tea.Cmd {
 	return s.m.start(s.call, s.crumb, refreshAnswer, s.origin)
 }
 
-// firstRows is the first actionable table's section, at its top.
 func (s *answerPage) firstRows() (sec, pos int) {
 	for k, sc := range s.data.sections {
 		if sc.t.actionable() {
@@ -378,7 +367,6 @@ func (s *answerPage) firstRows() (sec, pos int) {
 	return 0, 0
 }
 
-// rowMode reports whether the arrow keys move a row selection.
 func (s *answerPage) rowMode() bool {
 	if s.focus != focusData || s.view != viewData || len(s.data.sections) == 0 {
 		return false
@@ -398,7 +386,6 @@ func (s *answerPage) selRow() int {
 	return t.Row(s.pos)
 }
 
-// moveRow moves the selection by delta rows, across tables.
 func (s *answerPage) moveRow(delta int) {
 	line := s.data.rowLine(s.sec, min(s.pos, max(s.selTable().Len()-1, 0)))
 	for step := cmp.Compare(delta, 0); delta != 0; delta -= step {
@@ -446,7 +433,6 @@ func (s *answerPage) lineCount() int {
 	return s.data.total
 }
 
-// scrollTo starts the pane of that height at line first, within the content.
 func (s *answerPage) scrollTo(first, height int) {
 	s.offset = max(0, min(first, s.lineCount()-height))
 }
@@ -466,12 +452,10 @@ func (s *answerPage) needsConfirm() bool {
 	return s.resp.ErrorCode() == api.CodeConfirmRequired
 }
 
-// actionable reports whether the screen offers anything beyond reading it.
 func (s *answerPage) actionable() bool {
 	return len(s.resp.NextActions) > 0 || s.needsConfirm() || s.data.actionable()
 }
 
-// writeAction is the first next action that writes: what a sends.
 func (s *answerPage) writeAction(writes func(string) bool) (api.NextAction, bool) {
 	for _, a := range s.resp.NextActions {
 		if writes(a.Tool) {

@@ -11,8 +11,7 @@ import (
 	tbl "github.com/visualq/vq/ui/components/table"
 )
 
-// answerKeys are an answer page's keys; those that do nothing here are disabled, hiding them
-// from help. A quick double Esc arrives as alt+esc and does what Esc does.
+// answerKeys are an answer page's keys, useless ones disabled (hidden from help); alt+esc is a quick double Esc.
 type answerKeys struct {
 	Up, Down, Focus  key.Binding
 	PageUp, PageDown key.Binding
@@ -109,7 +108,6 @@ func (s *answerPage) enableRun(k *answerKeys) {
 	}
 }
 
-// enableTable enables filtering, sorting and marking where they apply.
 func (s *answerPage) enableTable(k *answerKeys) {
 	tables := s.view == viewData && s.data.rows() > 1
 	rows := s.rowMode()

@@ -30,7 +30,6 @@ func (s *answerPage) lines(height int) []string {
 	return append(lines, foot...)
 }
 
-// pageSize is how many content lines the data pane shows.
 func (s *answerPage) pageSize() int {
 	rows := contentRows(s.lineCount(), s.paneFor(s.head(), s.foot(), s.m.height))
 	_, _, content := s.window(rows)
@@ -85,7 +84,6 @@ func (s *answerPage) footGap(foot []string) bool {
 	return len(foot) > 0 && !s.foldActions()
 }
 
-// head is the breadcrumb, badges, summary, warnings and any error with its exit code.
 func (s *answerPage) head() []string {
 	st := &s.m.styles
 	lines := []string{s.m.headerLine(s.m.breadcrumb())}
@@ -133,7 +131,6 @@ func wrapLines(text string, width, most int) []string {
 	return lines
 }
 
-// headerLine is left, and the server at the right when there is room.
 func (m *Model) headerLine(left string) string {
 	gap := m.width - ansi.StringWidth(left) - textsafe.DisplayWidth(m.server)
 	if m.server == "" || gap < 2 {
@@ -206,7 +203,6 @@ func (s *answerPage) pane(height int) []string {
 	return lines
 }
 
-// position says which rows (or lines) of the content show.
 func position(s *answerPage, first, end int) string {
 	if s.view == viewData {
 		if sec, last, ok := s.data.rowAt(end - 1); ok {
@@ -220,7 +216,6 @@ func position(s *answerPage, first, end int) string {
 	return "lines " + strconv.Itoa(first+1) + "–" + strconv.Itoa(end) + " of " + strconv.Itoa(s.lineCount())
 }
 
-// gutter is a row's selection, mark and what this session's writes did.
 func (s *answerPage) gutter(t *table, pos int, selected bool) string {
 	if !t.actionable() {
 		return ""
@@ -246,7 +241,6 @@ func (s *answerPage) gutter(t *table, pos int, selected bool) string {
 
 func (s *answerPage) foot() []string { return s.footLines(s.foldActions()) }
 
-// minRows is how many table rows a frame keeps in view when it can.
 const minRows = 10
 
 // foldActions reports whether listing the actions would leave fewer than minRows rows.
@@ -320,7 +314,6 @@ func (m *Model) activityLines() []string {
 	return nil
 }
 
-// withMarks puts the marks' count before the first activity line, or on its own.
 func (s *answerPage) withMarks(activity []string) []string {
 	note := s.marksNote()
 	if note == "" {
@@ -333,7 +326,6 @@ func (s *answerPage) withMarks(activity []string) []string {
 	return append([]string{st.dim.Render(note+" · ") + activity[0]}, activity[1:]...)
 }
 
-// filterCount is how many rows the filter shows: "12 of 350".
 func (s *answerPage) filterCount() string {
 	shown := 0
 	for _, t := range s.data.tables {

@@ -74,8 +74,7 @@ func (a *Asker) Ask(ctx context.Context, e api.Elicitation) (answer mcp.ElicitRe
 	}, mcp.ElicitResult{Action: api.ElicitCancel})
 }
 
-// askSession waits for the one reply to ask, unanswered when ctx or the session ends first.
-// reply holds one answer, so the session never waits on the caller.
+// askSession waits for ask's reply (buffered: the session never waits), unanswered if ctx or the session ends.
 func askSession[T any](a *Asker, ctx context.Context, ask func(context.Context, chan T) tea.Msg, unanswered T) (answer T, asked bool) {
 	a.mu.Lock()
 	s, sessionEnded := a.session, a.ended

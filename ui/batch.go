@@ -39,8 +39,8 @@ type BatchOutcome struct {
 	State BatchState
 }
 
-// RunBatch sends each distinct call once, a few at a time, until all are answered or ctx
-// ends, returning an outcome per distinct call in order. It adds no retry to send's own.
+// RunBatch sends each distinct call once, a few at a time, until done or ctx ends: an outcome
+// per distinct call, in order, with no retry beyond send's own.
 func RunBatch(ctx context.Context, calls []api.Call, send func(context.Context, api.Call) (*api.ToolResponse, error), opts BatchOptions) []BatchOutcome {
 	calls = api.UniqueCalls(calls)
 	outcomes := make([]BatchOutcome, len(calls))
@@ -114,8 +114,7 @@ func CountBatch(outcomes []BatchOutcome) BatchCounts {
 	return c
 }
 
-// BatchSummary is the batch's sanitized report: a count line, then refused, maybe applied
-// and unsent calls, at most limit of each (the rest counted).
+// BatchSummary is the batch's sanitized report: counts, then at most limit refused, maybe applied and unsent calls.
 func BatchSummary(tool string, outcomes []BatchOutcome, describe func(api.Call) string, limit int) []string {
 	c := CountBatch(outcomes)
 	head := textsafe.SanitizeLine(tool) + ": " + strconv.Itoa(c.Done) + " done"

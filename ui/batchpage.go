@@ -33,7 +33,6 @@ type batchEventMsg struct {
 
 type batchDoneMsg struct{ outcomes []BatchOutcome }
 
-// startBatch sends calls, in's with consent, as a batch.
 func (m *Model) startBatch(in WriteIntent, calls []api.Call) tea.Cmd {
 	p := &batchPage{m: m, under: m.top(), tool: in.Calls[0].Tool, table: in.table, calls: calls, names: map[string]string{},
 		total: len(calls), events: make(chan tea.Msg, len(calls)+1)}
@@ -143,7 +142,6 @@ func (p *batchPage) ended(msg batchDoneMsg) tea.Cmd {
 
 func (p *batchPage) View() []string { return p.under.View() }
 
-// part is the progress line, where the status line was.
 func (p *batchPage) part() (footPart, []string) {
 	line := p.m.spinner.View() + " " + textsafe.SanitizeLine(p.tool) + ": " + strconv.Itoa(p.finished) + " of " + strconv.Itoa(p.total) + " answered"
 	if p.refused > 0 {

@@ -14,7 +14,6 @@ import (
 
 // The call in flight is the root's, one at a time; while it is out the root takes the keys.
 
-// answerKind is what an answer does to the stack.
 type answerKind int
 
 const (
@@ -25,7 +24,6 @@ const (
 	probeAnswer                     // a row's answer to learn its templates, before a batch
 )
 
-// pending is the call in flight.
 type pending struct {
 	seq    int
 	call   api.Call
@@ -101,7 +99,6 @@ func (m *Model) progressed(msg progressMsg) tea.Cmd {
 	return m.pending.nextProgress()
 }
 
-// cancelCall gives up the call in flight (esc).
 func (m *Model) cancelCall() {
 	m.pending.cancel()
 	m.pending = nil
@@ -247,7 +244,6 @@ func (k busyKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Copy, k.Cancel, k.Help, k.Quit}}
 }
 
-// callKeys are the busy keys while a call is out: esc gives it up.
 func (m *Model) callKeys() busyKeys {
 	cancel := key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel call"))
 	return newBusyKeys(cancel, m.top().shots.HasDiff())
@@ -270,7 +266,6 @@ func (m *Model) busyKey(msg tea.KeyPressMsg, k busyKeys, cancel func()) tea.Cmd 
 	return nil
 }
 
-// loadingKeys are the busy keys before there is a screen.
 func loadingKeys() busyKeys {
 	k := newBusyKeys(key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")), false)
 	k.Help.SetEnabled(false)
@@ -288,7 +283,6 @@ func (m *Model) loadingKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// loadingLines are the frame before the first answer: the call and a spinner.
 func (m *Model) loadingLines() []string {
 	if m.pending == nil {
 		return nil // given up: the session is ending
@@ -306,7 +300,6 @@ func (m *Model) pendingNote() []string {
 	return lines
 }
 
-// callingLine is the spinner line of the call in flight, with the server's progress.
 func (m *Model) callingLine() string {
 	line := m.spinner.View() + " calling " + textsafe.SanitizeLine(textsafe.Clip(m.pending.call.Tool, textsafe.MaxLineBytes)) + "…"
 	if u := m.pending.progress; u != nil {

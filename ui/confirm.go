@@ -53,7 +53,6 @@ func (in WriteIntent) Confirmed() []api.Call {
 	return calls
 }
 
-// intent is a write the person asked for in the TUI.
 func intent(calls []api.Call, names []string, resend bool) WriteIntent {
 	in := WriteIntent{Calls: calls, names: names, resend: resend}
 	in.Question = func(context.Context) string { return in.question() }
@@ -78,7 +77,6 @@ func (m *Model) consent(in WriteIntent) tea.Cmd {
 	return nil
 }
 
-// write sends calls, in's with consent.
 func (m *Model) write(in WriteIntent, calls []api.Call) tea.Cmd {
 	a := m.top()
 	switch {
@@ -110,7 +108,6 @@ func rowsIntent(t *table, tp *rowTemplate, rows []int) WriteIntent {
 	return intent(calls, names, false)
 }
 
-// writeTarget is the tool a would send.
 func (s *answerPage) writeTarget() (string, bool) {
 	if s.rowMode() && s.selRow() >= 0 {
 		if tp := s.selTable().writeAction(); tp != nil {
@@ -166,7 +163,6 @@ func markedRows(t *table) []int {
 	return append(rows, hidden...)
 }
 
-// askBatch asks consent for the write over the marked rows not written yet.
 func (m *Model) askBatch(t *table) tea.Cmd {
 	tp := t.writeAction()
 	var rows []int
@@ -230,7 +226,6 @@ func (in WriteIntent) what() string {
 	return strings.TrimSpace(trimVerb(in.names[0], verbOf(in.Calls[0].Tool)))
 }
 
-// nameOf names the i-th call of in for a person.
 func (in WriteIntent) nameOf(i int) string {
 	c := in.Calls[i]
 	if isCheck(c) {
@@ -244,7 +239,6 @@ func (in WriteIntent) nameOf(i int) string {
 	return textsafe.SanitizeLine(c.Tool)
 }
 
-// isCheck reports a call that names a scenario and a viewport.
 func isCheck(c api.Call) bool {
 	_, scenario := c.Args["scenarioLabel"].(string)
 	_, viewport := c.Args["viewport"].(string)
@@ -259,7 +253,6 @@ func verbOf(tool string) string {
 	return "send " + textsafe.SanitizeLine(tool)
 }
 
-// trimVerb is a label without its leading verb.
 func trimVerb(label, verb string) string {
 	if len(label) > len(verb) && strings.EqualFold(label[:len(verb)], verb) && label[len(verb)] == ' ' {
 		return label[len(verb)+1:]
@@ -278,7 +271,6 @@ type confirmPage struct {
 	keymap confirmKeys
 }
 
-// newConfirmPage asks text, its first line the question.
 func newConfirmPage(m *Model, text string, decide func(bool) tea.Cmd) *confirmPage {
 	return &confirmPage{m: m, under: m.top(), text: text, decide: decide, keymap: confirmKeys{
 		Yes:  key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
@@ -329,10 +321,8 @@ func (p *confirmPage) end() { p.answer(false) }
 
 func (p *confirmPage) View() []string { return p.under.View() }
 
-// part is the dialog, where the next actions were.
 func (p *confirmPage) part() (footPart, []string) { return actionsPart, p.lines() }
 
-// lines are the question in a box, its first line and keys in bold.
 func (p *confirmPage) lines() []string {
 	st := &p.m.styles
 	body := strings.Split(p.text, "\n")

@@ -10,17 +10,13 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// copiedMsg reports a copy (y): what the status line says of it, and the
-// OSC 52 request to write when the terminal's clipboard was the way.
+// copiedMsg reports a copy (y): its status line, and any OSC 52 request to write.
 type copiedMsg struct {
 	report, osc52 string
 }
 
-// copyText puts text on a clipboard the way every copy of vq's goes
-// (internal/clipboard, as vq prove --copy): inside tmux a tmux buffer,
-// else the desktop's clipboard, else OSC 52. The OSC 52 request is not
-// written from the command: the program writes it between frames
-// (tea.Raw), so that it cannot land inside one.
+// copyText copies via internal/clipboard; an OSC 52 request is written by the program
+// between frames (tea.Raw), so it cannot land inside one.
 func copyText(ctx context.Context, getenv func(string) string, text, what string) tea.Cmd {
 	return func() tea.Msg {
 		var osc52 strings.Builder

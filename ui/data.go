@@ -133,7 +133,6 @@ func (d *dataView) rowAt(i int) (sec, pos int, ok bool) {
 	return 0, 0, false
 }
 
-// rowLine is the virtual line of the row at pos in section sec.
 func (d *dataView) rowLine(sec, pos int) int { return d.sections[sec].header + 1 + pos }
 
 // setFilter filters every table; the virtual lines are laid out again.

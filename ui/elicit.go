@@ -38,7 +38,6 @@ type questionForm struct {
 	answer *mcp.ElicitResult // set once the person answered
 }
 
-// formField is one requested field and the value the form binds to it.
 type formField struct {
 	api.ElicitField
 	huh  huh.Field
@@ -146,7 +145,6 @@ func (q *questionForm) pages() []*huh.Group {
 	return groups
 }
 
-// cutLines keeps at most most lines, the last marked with an ellipsis when cut.
 func cutLines(lines []string, most int) []string {
 	if len(lines) > most {
 		lines = lines[:most]
@@ -198,7 +196,6 @@ func (f *formField) field(theme huh.Theme) huh.Field {
 		Height(min(len(options), selectRows) + 1 + descriptionHeight(desc))
 }
 
-// texts are the field's title and description, sanitized and cut.
 func (f *formField) texts() (title, desc string) {
 	title = textsafe.SanitizeLine(textsafe.Clip(cmp.Or(f.Title, f.Name), maxTitleBytes))
 	if f.Required {
@@ -227,7 +224,6 @@ func (f *formField) offers() (values, labels []string, more string) {
 	return values, labels, more
 }
 
-// multiSelect is the field of an array of choices, within its bounds.
 func (f *formField) multiSelect(theme huh.Theme, title, desc string, values, labels []string) huh.Field {
 	picked, _ := f.Default.([]any)
 	options := make([]huh.Option[int], 0, len(values))
@@ -304,7 +300,6 @@ func (f *formField) parse(s string) (any, error) {
 	return s, inBounds(float64(utf8.RuneCountInString(s)), asFloat(f.MinLength), asFloat(f.MaxLength), " characters")
 }
 
-// inBounds says what v breaks of the schema's bounds.
 func inBounds(v float64, least, most *float64, unit string) error {
 	switch {
 	case least != nil && v < *least:
@@ -393,7 +388,6 @@ func (q *questionForm) update(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-// submitted is the answer of the submitted form.
 func (q *questionForm) submitted() *mcp.ElicitResult {
 	if len(q.fields) == 0 && !q.accept {
 		return &mcp.ElicitResult{Action: api.ElicitDecline}
@@ -469,7 +463,6 @@ func Elicit(ctx context.Context, opts Options, e api.Elicitation) mcp.ElicitResu
 	return mcp.ElicitResult{Action: api.ElicitCancel}
 }
 
-// questionSession is a question as a program of its own.
 type questionSession struct {
 	form *questionForm
 	st   styles

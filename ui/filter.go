@@ -70,7 +70,6 @@ func (p *filterPage) Update(msg tea.Msg) tea.Cmd {
 
 func (p *filterPage) View() []string { return p.under.View() }
 
-// part is the input with how many rows it shows.
 func (p *filterPage) part() (footPart, []string) {
 	p.line[0] = p.input.View() + p.m.styles.dim.Render("  "+p.under.filterCount())
 	return filterPart, p.line[:]

@@ -8,8 +8,7 @@ import (
 	"github.com/visualq/vq/internal/exitcode"
 )
 
-// guard turns a panic in the root model or its commands into a normal shutdown (restoring the
-// terminal) and an *exitcode.PanicError, not bubbletea's stack dump.
+// guard turns a panic in the model or its commands into a clean shutdown and an *exitcode.PanicError.
 type guard struct {
 	m *Model
 	// probe sees each message before the model does (Options.Probe).
@@ -21,10 +20,8 @@ type guard struct {
 	last   tea.View // the last frame drawn whole: left on the terminal after a panic.
 }
 
-// panicMsg tells Update that a command panicked.
 type panicMsg struct{}
 
-// catch records the first panic recovered.
 func (g *guard) catch(r any) {
 	p := exitcode.Recovered(r)
 	g.mu.Lock()
@@ -34,7 +31,6 @@ func (g *guard) catch(r any) {
 	}
 }
 
-// panicked is the recorded panic, nil when there was none.
 func (g *guard) panicked() *exitcode.PanicError {
 	g.mu.Lock()
 	defer g.mu.Unlock()

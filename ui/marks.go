@@ -21,7 +21,6 @@ func (s *answerPage) mark() {
 	}
 }
 
-// marks is how many rows are marked, and how many of them the filter hides.
 func (s *answerPage) marks() (marked, hidden int) {
 	for _, t := range s.data.tables {
 		marked += len(t.Marked)

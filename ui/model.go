@@ -51,7 +51,6 @@ type Model struct {
 	done       bool // the session ended: the last frame has no key help
 }
 
-// reviewState is what a write call did to the row it was made for.
 type reviewState int
 
 const (
@@ -117,7 +116,6 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(tea.RequestBackgroundColor, m.top().askImage(), m.first)
 }
 
-// loading reports that the first answer has not come yet.
 func (m *Model) loading() bool { return m.top() == nil }
 
 // Update routes msg (see page).
@@ -144,7 +142,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, tea.Batch(append(cmds, cmd)...)
 }
 
-// global handles the root's non-key messages.
 func (m *Model) global(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:

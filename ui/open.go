@@ -51,7 +51,6 @@ func openWith(getenv func(string) string) func(string) error {
 	}
 }
 
-// startOpener runs an opener without waiting for it.
 func startOpener(c *exec.Cmd) error {
 	if err := c.Start(); err != nil {
 		return err

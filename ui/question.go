@@ -25,8 +25,7 @@ type (
 	questionRefusedMsg string
 )
 
-// questionPage is the server's questions in order, the first on screen as a form owning the
-// frame and keys; it stays in front until the last is answered.
+// questionPage shows the server's questions in order as forms owning frame and keys, in front until answered.
 type questionPage struct {
 	m     *Model
 	queue []*question

@@ -23,7 +23,6 @@ type table struct {
 
 func (t *table) actionable() bool { return len(t.templates) > 0 }
 
-// rowTemplate is a next action with some arguments taken from a row.
 type rowTemplate struct {
 	action api.NextAction
 	// fromRow pairs row-filled arguments with columns, by argument name.
@@ -98,7 +97,6 @@ func templateFor(a api.NextAction, t *table, r int, writes func(string) bool) *r
 	return nil
 }
 
-// addTemplates adds the new templates among actions, as templateFor finds them.
 func (t *table) addTemplates(actions []api.NextAction, r int, writes func(string) bool) {
 	for _, a := range actions {
 		tp := templateFor(a, t, r, writes)
@@ -122,7 +120,6 @@ func (t *table) rowAction() *rowTemplate {
 	return nil
 }
 
-// writeAction is the first writing template: what a batch runs.
 func (t *table) writeAction() *rowTemplate {
 	for _, tp := range t.templates {
 		if tp.write {

@@ -14,7 +14,6 @@ import (
 
 // Options connect the TUI to the terminal and to the server.
 type Options struct {
-	// In and Out are the terminal.
 	In  io.Reader
 	Out io.Writer
 	// Invoke sends one call; at run time it is the command's pipeline.
@@ -63,9 +62,8 @@ func Environ(getenv func(string) string) []string {
 	return env
 }
 
-// Run shows first (with first nil, sends call itself) and lets the person chain through next
-// actions until they quit. It returns the last answer shown, else the error saying why. A screen
-// with nothing to act on is printed once; a panic comes back as an *exitcode.PanicError.
+// Run shows first (nil: sends call) and chains through next actions until quit, returning the last
+// answer shown or why not; a screen with nothing to act on prints once; a panic is an *exitcode.PanicError.
 func Run(ctx context.Context, opts Options, call api.Call, first *api.ToolResponse) (*api.ToolResponse, error) {
 	m := newModel(ctx, opts, call, first)
 	if !m.loading() && !m.top().actionable() {
@@ -88,7 +86,6 @@ func Run(ctx context.Context, opts Options, call api.Call, first *api.ToolRespon
 	return m.exitAnswer(), err
 }
 
-// programOptions connect a program to the terminal of o until ctx ends.
 func (o Options) programOptions(ctx context.Context) []tea.ProgramOption {
 	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(o.In), tea.WithOutput(o.Out),
 		tea.WithEnvironment(Environ(o.getenv()))}

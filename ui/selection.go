@@ -28,8 +28,7 @@ func (s *answerPage) reselect(base int) {
 	}
 }
 
-// selectNear selects in t old's row base, or the nearest t shows in old's order; same maps old's
-// rows to t's (-1: none). exact reports base itself was selected.
+// selectNear selects old's row base in t, else the nearest after; exact reports base itself.
 func (s *answerPage) selectNear(t, old *table, base int, same func(r int) int) (exact bool) {
 	found := -1
 	old.Around(base, func(r int) bool {

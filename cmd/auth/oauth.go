@@ -73,8 +73,7 @@ func oauthLoginRun(ctx context.Context, opts *LoginOptions) error {
 	return nil
 }
 
-// checkClientMetadataURL is the usage check of --client-metadata-url,
-// made before anything is sent.
+// checkClientMetadataURL checks --client-metadata-url before anything is sent.
 func checkClientMetadataURL(opts *LoginOptions) error {
 	if opts.ClientMetadataURL == "" {
 		return nil

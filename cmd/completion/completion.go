@@ -1,5 +1,4 @@
-// Package completion holds vq completion, which prints a shell's
-// completion script.
+// Package completion holds vq completion, which prints a shell's completion script.
 package completion
 
 import (
@@ -16,8 +15,7 @@ type CompletionOptions struct {
 	Shell string
 }
 
-// NewCmdCompletion prints a shell's completion script. It replaces cobra's
-// default completion command (a command of the same name suppresses it).
+// NewCmdCompletion prints a shell's completion script, replacing cobra's default command.
 func NewCmdCompletion(f *cmdutil.Factory, runF func(*CompletionOptions) error) *cobra.Command {
 	opts := &CompletionOptions{Out: f.IOStreams.Out}
 	return &cobra.Command{

@@ -1,7 +1,5 @@
-// Command gendocs writes vq's man pages and Markdown command docs from the
-// command tree, so they always match the binary. The release build runs it
-// (.goreleaser.yaml); it is a program of its own so that the documentation
-// generator and its Markdown dependencies stay out of vq's start-up.
+// Command gendocs writes vq's man pages and Markdown docs from the command tree, at release;
+// a program of its own so its dependencies stay out of vq's start-up.
 //
 //	go run ./cmd/gendocs --dir manpages --man
 //	go run ./cmd/gendocs --dir docs/commands --markdown
@@ -72,8 +70,7 @@ func generate(root *cobra.Command, dir string, man, markdown bool) (int, error) 
 	return len(entries), err
 }
 
-// genPages writes a tree of pages, then one page per help topic, named
-// after the topic by nameFmt.
+// genPages writes a tree of pages, then one per help topic, named by nameFmt.
 func genPages(dir string, topics []*cobra.Command, nameFmt string, tree func() error, page func(*cobra.Command, io.Writer) error) error {
 	err := tree()
 	for _, c := range topics {

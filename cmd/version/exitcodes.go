@@ -9,8 +9,7 @@ import (
 	"github.com/visualq/vq/internal/exitcode"
 )
 
-// NewCmdExitCodes prints the exit-code table, generated from the same
-// constants vq exits with.
+// NewCmdExitCodes prints the exit-code table, from the constants vq exits with.
 func NewCmdExitCodes(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{Factory: f}
 	c := &cobra.Command{
@@ -39,8 +38,7 @@ func exitCodesRun(ctx context.Context, opts *Options) error {
 	return exitcode.WriteTable(opts.Factory.Terminal().Print.Out)
 }
 
-// ExitCodeSummary is the exit-code paragraph of vq --help, built from the
-// constants vq exits with.
+// ExitCodeSummary is vq --help's exit-code paragraph, from the constants vq exits with.
 func ExitCodeSummary() string {
 	return fmt.Sprintf(`Exit codes: %d ok; %d usage; %d unauthorized; %d watch timeout; %d CI run
 failed; 10+n a contract error the server called recoverable, 30+n one it did

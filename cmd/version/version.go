@@ -1,5 +1,4 @@
-// Package version holds vq version and vq exit-codes: what this vq is, and
-// what its exit statuses mean.
+// Package version holds vq version and vq exit-codes.
 package version
 
 import (
@@ -17,8 +16,7 @@ type Options struct {
 	Output  cmdutil.OutputOptions
 }
 
-// NewCmdVersion prints the version, commit and build date, read from the
-// factory's AppVersion (Format's words).
+// NewCmdVersion prints the version, commit and build date from the factory's AppVersion.
 func NewCmdVersion(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{Factory: f}
 	c := &cobra.Command{
@@ -46,8 +44,7 @@ func versionRun(ctx context.Context, opts *Options) error {
 	return f.Terminal().Print.Text("vq " + f.AppVersion)
 }
 
-// Format is vq's version as vq --version, vq version and its requests'
-// User-Agent name it.
+// Format is vq's version as --version, vq version and the User-Agent name it.
 func Format(version, commit, date string) string {
 	return fmt.Sprintf("%s (commit %s, built %s)", version, commit, date)
 }

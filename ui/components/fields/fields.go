@@ -13,7 +13,6 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// field is one "key  value" line; a mismatch percentage has a bar.
 type field struct {
 	key, value string
 	percent    float64

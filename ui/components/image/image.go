@@ -99,7 +99,6 @@ type Model struct {
 	preview  []string
 }
 
-// picture is a fetched screenshot, scaled down, or why it is not shown.
 type picture struct {
 	img image.Image
 	err error

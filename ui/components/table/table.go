@@ -1,5 +1,4 @@
-// Package table draws a list of records: measured once, sorted and filtered as views of row
-// indexes, only the rows in view drawn. It imports the internal leaves only.
+// Package table draws a list of records measured once, only the rows in view. It imports the internal leaves only.
 package table
 
 import (
@@ -36,7 +35,6 @@ type sortKey struct {
 var serverOrder = sortKey{col: -1}
 
 // Table is a layout.Table measured once, so a frame costs only the rows in view.
-// view holds the rows shown as indexes into Data.Rows.
 type Table struct {
 	Name   string // the member that holds the list ("" for the data itself).
 	Data   *layout.Table
@@ -204,7 +202,6 @@ func (t *Table) SetFilter(q string) {
 	t.rebuild()
 }
 
-// rebuild makes the view from the order and the filter.
 func (t *Table) rebuild() {
 	var order []int
 	if t.order.col >= 0 {
