@@ -1,6 +1,5 @@
-// Package cmdtest runs vq's command-line cases as data: testscript files
-// beside each command group, with the test binary as vq. A group's tests
-// call Main from their TestMain and Scripts from a test:
+// Package cmdtest runs vq's command-line testscript files with the test binary
+// as vq; a group's TestMain calls Main and a test Scripts:
 //
 //	func TestMain(m *testing.M) { cmdtest.Main(m, cmd.Main) }
 //	func TestScripts(t *testing.T) { cmdtest.Scripts(t, "testdata/script") }
@@ -25,22 +24,18 @@ import (
 	"github.com/visualq/vq/sandbox"
 )
 
-// Main is a command group's TestMain: the test binary runs as vq (main,
-// cmd.Main) when a script or a test runs vq, and runs the tests otherwise.
+// Main is a group's TestMain: the binary runs as vq when a script runs vq.
 func Main(m *testing.M, main func() int) { os.Exit(Run(m, main)) }
 
-// Run is Main for a TestMain that does more: it returns the exit code.
-// Under the name vq, this binary is then on PATH (exec.LookPath("vq")).
+// Run is Main returning the exit code; the binary is on PATH as vq.
 func Run(m testscript.TestingM, main func() int) int {
 	return testscript.RunMain(m, map[string]func() int{"vq": func() int { return vq(main) }})
 }
 
-// exitFile names the file where vq, run by a script, leaves its exit code
-// for status.
+// exitFile is where vq, run by a script, leaves its exit code for status.
 const exitFile = "VQTEST_EXIT_FILE"
 
-// vq is the test binary run as vq: main, its exit code also written where
-// the script's status command reads it.
+// vq is the test binary run as vq, also writing its exit code to exitFile.
 func vq(main func() int) int {
 	code := main()
 	if path := os.Getenv(exitFile); path != "" {
@@ -52,32 +47,17 @@ func vq(main func() int) int {
 	return code
 }
 
-// Scripts runs each testscript file of dir against a sandbox of its own,
-// started in the test process on loopback. Besides testscript's commands
-// (env, stdout, stderr, cmp, exists, ...):
+// Scripts runs each testscript of dir against its own loopback sandbox. Commands:
 //
-//	vq ARGS...   runs the vq binary (the test binary) with the script's
-//	             environment, its streams pipes (stdin from testscript's
-//	             stdin command); it must exit 0 (! vq: must not)
-//	status N     the last vq exited N
-//	sent N       the server has received N requests since the script
-//	             began (the sandbox, or answer's server since it began)
-//	invoked T,U  the tools its invoke endpoint was called with, in order
-//	             ('' for none)
-//	calls [HEADER]  prints the requests the server received, one a
-//	             line: the path and the body as sent, or the header's
-//	             value (for stdout, cmp)
-//	answer [STATUS] FILE...  vq's server (VQ_BASE_URL) is from now on
-//	             one of the script's own, which answers the calls with
-//	             the files' bytes in order, the last one repeating, each
-//	             with the HTTP status before it (200 when none)
+//	vq ARGS     run vq with the script's env (! vq: must fail)
+//	status N    the last vq exited N
+//	sent N      the server received N requests since the script began
+//	invoked T,U tools the invoke endpoint got, in order ('' for none)
+//	calls [HEADER]  requests received, one a line: path and body, or header
+//	answer [STATUS] FILE...  point VQ_BASE_URL at a server answering the files in turn
 //
-// The environment starts as the sandbox's: VQ_BASE_URL=$SANDBOX (its port
-// in $SANDBOX_PORT), the admin key in VQ_API_KEY, a config file of the
-// script's in VQ_CONFIG ($WORK/config.json) and no keyring;
-// "env VQ_API_KEY=" takes the key away.
-// Each step of the sandbox's jobs and runs takes 1ms, or the duration a
-// file sandbox-job-step of the script holds (1h: runs that never end).
+// Env: VQ_BASE_URL=$SANDBOX ($SANDBOX_PORT), admin key in VQ_API_KEY,
+// VQ_CONFIG=$WORK/config.json, no keyring; job steps take 1ms or file sandbox-job-step's time.
 func Scripts(t *testing.T, dir string) {
 	t.Parallel()
 	testscript.Run(t, testscript.Params{
@@ -126,10 +106,8 @@ func server(ts *testscript.TestScript) *testkit.Server {
 	return ts.Value(stateKey{}).(*state).server
 }
 
-// Sandbox is a sandbox on loopback that records the requests it receives
-// (testkit.Server's Calls). Hook, when set, sees each CI call first (n
-// counts that tool's calls from 1) and may answer it itself by returning
-// true.
+// Sandbox is a loopback sandbox recording its requests; Hook, when set, sees
+// each CI call first (n counts that tool's calls from 1) and may answer it.
 type Sandbox struct {
 	*testkit.Server
 	Hook func(w http.ResponseWriter, tool string, n int) bool
@@ -201,8 +179,7 @@ func invoked(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// answer points vq at a server that answers the calls with files'
-// bytes, for answers the sandbox never gives.
+// answer points vq at a server answering with files' bytes.
 func answer(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 || neg {
 		ts.Fatalf("usage: answer [STATUS] FILE...")

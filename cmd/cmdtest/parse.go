@@ -10,18 +10,15 @@ import (
 	"github.com/visualq/vq/cmd/iostreams"
 )
 
-// Parse runs the command newCmd builds on args with its behaviour
-// replaced (the runF each NewCmdX takes), so flag parsing is tested apart
-// from the network: it returns what the command would have run with, and
-// whether it ran, or its error.
+// Parse runs newCmd on args with runF replaced, testing flag parsing apart
+// from the network: it returns the options it would run with, or its error.
 func Parse[T any](t *testing.T, newCmd func(*cmdutil.Factory, func(context.Context, T) error) *cobra.Command, args ...string) (got T, ran bool, err error) {
 	t.Helper()
 	c := newCmd(NewFactory(), func(_ context.Context, v T) error { got, ran = v, true; return nil })
 	return got, ran, Execute(c, args...)
 }
 
-// NewFactory is a factory whose streams are buffers and whose
-// environment is empty: for a command that a test builds itself.
+// NewFactory is a factory with buffer streams and an empty environment.
 func NewFactory() *cmdutil.Factory {
 	return &cmdutil.Factory{IOStreams: &iostreams.IOStreams{In: &bytes.Buffer{}, Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, Getenv: func(string) string { return "" }}
 }

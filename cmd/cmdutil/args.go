@@ -100,9 +100,8 @@ func DecodeJSON(b []byte, v any) error {
 	return nil
 }
 
-// checkArgNames refuses a pair's key the tool does not take. An open tool
-// (one that passes other arguments on) takes any key but a near miss of a
-// known one (brnch for branch), a typo never sent: --args sends it as it is.
+// checkArgNames refuses a pair key the tool does not take; an open tool takes
+// any key but a near miss of a known one (brnch), a typo never sent.
 func checkArgNames(tool string, keys, known []string, open bool) error {
 	for _, key := range slices.Sorted(slices.Values(keys)) {
 		if slices.Contains(known, key) {
@@ -130,8 +129,7 @@ func checkArgNames(tool string, keys, known []string, open bool) error {
 	return nil
 }
 
-// CheckKnownArgs is checkArgNames against the registry; a tool it does
-// not know is the server's to judge.
+// CheckKnownArgs is checkArgNames against the registry; unknown tools are the server's.
 func CheckKnownArgs(tool string, keys []string) error {
 	spec, known := api.LookupTool(tool)
 	if !known {
@@ -155,9 +153,8 @@ const (
 	maxSuggested   = 64
 )
 
-// nearestName is the name key is a near miss of (case, or one edit; two
-// for names over four bytes), or "". Only names of about the key's length
-// and at most maxSuggested are compared: each costs at most 64×66 steps.
+// nearestName is the known name key nearly matches (case, one edit, two over four
+// bytes), or ""; only names near key's length and ≤maxSuggested: ≤64×66 steps each.
 func nearestName(key string, names []string) string {
 	best, bestDistance := "", 0
 	key = strings.ToLower(key)

@@ -14,10 +14,8 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// TaskCommands is the one table of the task commands: the tool each
-// fronts and where each argument goes on its command line. The tool's
-// wire facts are the registry's (api/tools.go). A tool's first row is the
-// command its next actions print as (FrontingLine).
+// TaskCommands is the one table of task commands: each fronted tool and where its
+// arguments go (wire facts: api/tools.go); a tool's first row is its FrontingLine.
 var TaskCommands = []TaskCommand{
 	{Path: "failures", Tool: api.ToolRunFailures, Positional: []string{"runId"}},
 	{Path: "diff", Tool: api.ToolDiffStats, Positional: []string{"runId"}, Flags: []ArgFlag{
@@ -47,19 +45,16 @@ type TaskCommand struct {
 	Path       string // as typed after "vq": "scenario create"
 	Tool       string
 	Positional []string // arguments given as words, in order
-	// Repeats: the last positional word may be given several times, one
-	// call each (vq watch JOB_ID...).
+	// Repeats: the last word may repeat, one call each (vq watch JOB_ID...).
 	Repeats bool
 	Flags   []ArgFlag // a required argument's flag is required
 }
 
 // ArgFlag is a tool argument given by a flag of its own.
 type ArgFlag struct {
-	// Arg is the tool's argument; Name the flag (without --); Value the
-	// name of its value in the usage line.
+	// Arg is the tool argument, Name the flag, Value its usage-line name.
 	Arg, Name, Value, Usage string
-	// Repeated flags are given once per check and pair up in order (vq
-	// approve's --scenario and --viewport): the command reads them itself.
+	// Repeated flags pair up in order, read by the command (vq approve's --scenario, --viewport).
 	Repeated bool
 }
 
@@ -88,8 +83,7 @@ func (t TaskCommand) required(arg string) bool {
 	return slices.ContainsFunc(t.Spec().Args, func(a api.ToolArg) bool { return a.Name == arg && a.Required })
 }
 
-// Shape gives c the row's usage line (ending in more), word check,
-// argument flags and ID completion.
+// Shape gives c the row's usage line, word check, argument flags and ID completion.
 func (t TaskCommand) Shape(f *Factory, c *cobra.Command, more string) *cobra.Command {
 	c.Use, c.Args, c.ValidArgsFunction = t.usage(more), t.checkWords(), t.completeWords(f)
 	for _, fl := range t.Flags {
@@ -148,8 +142,7 @@ func usageName(arg string) string {
 	return b.String()
 }
 
-// checkWords wants exactly the positional words; at least those when the
-// last repeats or pairs may follow.
+// checkWords wants exactly the words; at least those when the last repeats or pairs follow.
 func (t TaskCommand) checkWords() cobra.PositionalArgs {
 	names := make([]string, len(t.Positional))
 	for i, arg := range t.Positional {
@@ -174,8 +167,7 @@ func (t TaskCommand) checkWords() cobra.PositionalArgs {
 	}
 }
 
-// completeWords completes run or job IDs with recent ones; nil when no
-// word is one.
+// completeWords completes run or job IDs with recent ones; nil when no word is one.
 func (t TaskCommand) completeWords(f *Factory) cobra.CompletionFunc {
 	isID := func(arg string) bool { return slices.Contains(completions.IDKinds, arg) }
 	if !slices.ContainsFunc(t.Positional, isID) {
@@ -193,8 +185,7 @@ func (t TaskCommand) completeWords(f *Factory) cobra.CompletionFunc {
 	}
 }
 
-// Values are the tool's arguments as c was given them: words, flags (a
-// repeated one's first value) and pairs, which a flag overrides.
+// Values are c's tool arguments: words, flags (first value) and pairs, flags winning.
 func (t TaskCommand) Values(c *cobra.Command, words []string) (map[string]any, error) {
 	values := map[string]any{}
 	if t.Spec().ExtraArgs {
@@ -225,9 +216,8 @@ func (t TaskCommand) Values(c *cobra.Command, words []string) (map[string]any, e
 	return values, nil
 }
 
-// FrontingLine is a next action as the command that fronts its tool, when
-// every argument fits it (format's CommandPrinter: the rest print as vq
-// invoke).
+// FrontingLine is a next action as its tool's fronting command when every argument
+// fits (format's CommandPrinter; the rest print as vq invoke).
 func FrontingLine(a api.NextAction) (string, bool) {
 	t, fronted := FrontingRow(a.Tool)
 	if !fronted || !t.hasRequired(a.Args) {
@@ -258,9 +248,8 @@ func (t TaskCommand) hasRequired(args map[string]any) bool {
 	})
 }
 
-// argumentWords are the command's words for args, shell-quoted, and the
-// arguments they carry; fits is false when a value is not a string, is
-// empty, or looks like a flag.
+// argumentWords are args' shell-quoted words and the arguments they carry; fits
+// is false for a non-string, empty or flag-like value.
 func (t TaskCommand) argumentWords(args map[string]any) (words []string, used map[string]bool, fits bool) {
 	words, used = append([]string{"vq"}, strings.Fields(t.Path)...), map[string]bool{}
 	add := func(arg string, before ...string) bool {

@@ -18,14 +18,12 @@ import (
 // must never hang the shell, so past it completion offers nothing.
 const completionBudget = 900 * time.Millisecond
 
-// Completer completes command lines from what the cache and the server
-// know. Every server call it makes is a read within completionBudget, and
-// any failure means nothing to offer.
+// Completer completes command lines from the cache and the server: reads only,
+// within completionBudget, any failure offering nothing.
 type Completer struct {
 	client func(context.Context) (*mcpclient.Client, Settings, error)
 	cache  completions.Cache
-	// transport is --transport, which completing what only MCP offers
-	// (prompts, resources) sets to mcp.
+	// transport is --transport, set to mcp to complete prompts and resources.
 	transport *string
 }
 
@@ -33,8 +31,7 @@ func NewCompleter(f *Factory) Completer {
 	return Completer{client: f.Client, cache: completions.Open(f.Getenv), transport: &f.Global.Transport}
 }
 
-// CompleteCheckFlags completes --scenario and --viewport from the run's
-// failures.
+// CompleteCheckFlags completes --scenario and --viewport from the run's failures.
 func CompleteCheckFlags(f *Factory, c *cobra.Command) {
 	_ = c.RegisterFlagCompletionFunc("scenario", NewCompleter(f).checkFlag("scenarioLabel", "viewport"))
 	_ = c.RegisterFlagCompletionFunc("viewport", NewCompleter(f).checkFlag("viewport", "scenario"))
@@ -46,8 +43,7 @@ func (cp Completer) recent(kind string) cobra.CompletionFunc {
 	}
 }
 
-// tools is the server's tools/list through the cache, or the built-in
-// catalogue without a server or key.
+// tools is the server's tools/list via the cache, else the built-in catalogue.
 func (cp Completer) tools(ctx context.Context) []completions.Tool {
 	client, s, err := cp.client(ctx)
 	if err != nil || s.APIKey == "" {
@@ -103,8 +99,7 @@ func (cp Completer) Invoke(c *cobra.Command, args []string, toComplete string) (
 	return withPrefix(keys, toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 }
 
-// withPrefix keeps the candidates that extend what was typed: some
-// shells do not filter themselves.
+// withPrefix keeps candidates extending what was typed: some shells do not filter.
 func withPrefix(candidates []string, typed string) []string {
 	return slices.DeleteFunc(candidates, func(c string) bool { return !strings.HasPrefix(c, typed) })
 }
@@ -120,8 +115,7 @@ func (cp Completer) argValues(ctx context.Context, key string, given map[string]
 	return nil
 }
 
-// checkFlag completes the flag of argument key from the run's failures,
-// narrowed by otherFlag when set.
+// checkFlag completes key's flag from the run's failures, narrowed by otherFlag.
 func (cp Completer) checkFlag(key, otherFlag string) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if len(args) == 0 {
@@ -149,9 +143,8 @@ func checkValues(checks []layout.Check, key, other string) []string {
 	return values.List
 }
 
-// Distinct is a list of values, each once and none empty, in the order
-// first added. The set of those added keeps the work linear: a run may
-// fail on 100k scenario labels.
+// Distinct is values each once, none empty, in first-added order; its set keeps
+// the work linear (a run may fail on 100k scenario labels).
 type Distinct struct {
 	List []string
 	seen map[string]bool

@@ -29,8 +29,7 @@ type Factory struct {
 
 	Global GlobalOptions
 
-	// terminal is made on first use, once the flags are resolved (vq mcp
-	// serve sets the agent's first).
+	// terminal is made on first use, after flags (vq mcp serve sets it first).
 	terminal   *iostreams.Terminal
 	clients    []*mcpclient.Client // closed by CloseClients
 	configSaid configSaid
@@ -41,8 +40,7 @@ func NewFactory(appVersion string) *Factory {
 	return &Factory{IOStreams: iostreams.System(), Getenv: os.Getenv, OpenURL: ui.OpenURL, AppVersion: appVersion}
 }
 
-// Settings are the global options resolved flag > environment > config
-// file, for the one server the call goes to.
+// Settings are the global options (flag > env > config file) for one server.
 type Settings struct {
 	BaseURL     string
 	Profile     string // BaseURL's entry name in the config file
@@ -55,8 +53,7 @@ type Settings struct {
 	Endpoint    string
 	ConfigPath  string
 	OAuth       *account.OAuthToken // stored for the MCP endpoint
-	// oauthErr is why the token file could not be read, for the calls
-	// that would have used it.
+	// oauthErr is why the token file was unreadable, for calls that need it.
 	oauthErr error
 	// For the refusals' words (origin): withheld is the source of a key
 	// not sent to an --endpoint on another host.
@@ -78,9 +75,8 @@ func (s Settings) MCPEndpoint() string {
 // Home is the origin images are fetched from (api.Client.FetchPublic).
 func (s Settings) Home() string { return cmp.Or(s.BaseURL, s.Endpoint) }
 
-// HasCredential reports whether a call may be sent: with an API key, an
-// OAuth token over MCP, or to an explicit --endpoint, where a general MCP
-// server may need nothing (and otherwise answers 401 with its sign-in).
+// HasCredential reports whether a call may be sent: an API key, an MCP OAuth
+// token, or an explicit --endpoint (a general MCP server may need nothing).
 func (s Settings) HasCredential() bool {
 	return s.APIKey != "" || (s.Transport == api.TransportMCP && (s.OAuth != nil || s.Endpoint != ""))
 }
@@ -94,8 +90,7 @@ func (f *Factory) Terminal() *iostreams.Terminal {
 	return f.terminal
 }
 
-// SetTerminal sets the terminal before any reads it: vq mcp serve's is
-// the agent's.
+// SetTerminal sets the terminal before any read (vq mcp serve: the agent's).
 func (f *Factory) SetTerminal(t *iostreams.Terminal) { f.terminal = t }
 
 // Config is the config file and the key store beside it.
@@ -103,9 +98,8 @@ func (f *Factory) Config() ConfigFile {
 	return ConfigFile{getenv: f.Getenv, global: &f.Global, warn: func(msg string) { f.Terminal().Print.Warning(msg) }, said: &f.configSaid}
 }
 
-// Settings resolves the settings for the server pickServer picks. Only
-// when VQ_API_KEY is unset it reads the keyring, which may be slow or
-// locked: the lookup ends with ctx.
+// Settings resolves pickServer's server; the keyring (read only without
+// VQ_API_KEY) may be slow or locked, so the lookup ends with ctx.
 func (f *Factory) Settings(ctx context.Context) (Settings, error) {
 	return f.settings(ctx, f.Config().Read)
 }
@@ -133,8 +127,7 @@ func (f *Factory) SettingsFor(ctx context.Context, baseURL string) (Settings, er
 	return resolveSettings(ctx, f.Global, f.Getenv, store, cfg, baseURL)
 }
 
-// ConfigFile reads the config file, checking its permissions once a
-// process.
+// ConfigFile reads the config file, checking its permissions once a process.
 type ConfigFile struct {
 	getenv func(string) string
 	global *GlobalOptions
@@ -174,9 +167,8 @@ func (c ConfigFile) Read() (account.CredentialStore, account.Config, error) {
 	return store, cfg, err
 }
 
-// forCall is Read, but a file that cannot be used is passed over, with
-// a warning, when the flags and the environment give the server and its
-// key: a broken file breaks only the commands that need it.
+// forCall is Read, but skips an unusable file with a warning when flags and env
+// give server and key: a broken file breaks only commands that need it.
 func (c ConfigFile) forCall() (account.CredentialStore, account.Config, error) {
 	store, cfg, err := c.Read()
 	if errors.Is(err, account.ErrUnreadableFile) && !needsConfig(*c.global, c.getenv) {
@@ -189,9 +181,8 @@ func (c ConfigFile) forCall() (account.CredentialStore, account.Config, error) {
 	return store, cfg, err
 }
 
-// needsConfig reports whether a call's settings come in part from the
-// config file: a profile picks the server, or nothing else does, or the
-// server's key is not in VQ_API_KEY.
+// needsConfig reports whether the config file feeds a call's settings (profile,
+// no other server source, or key not in VQ_API_KEY).
 func needsConfig(g GlobalOptions, getenv func(string) string) bool {
 	profile, base := g.Profile, g.BaseURL
 	if profile == "" && base == "" {
@@ -206,10 +197,8 @@ func needsConfig(g GlobalOptions, getenv func(string) string) bool {
 	return cmp.Or(g.Endpoint, getenv("VQ_ENDPOINT")) == ""
 }
 
-// resolveSettings picks each setting for base: flag, variable, base's
-// entry, the file's default. The key is VQ_API_KEY, else the one stored
-// for base and no other server. URLs are normalised: servers that check
-// the host (the MCP SDK's DNS-rebinding guard) expect it lower case.
+// resolveSettings: flag, variable, base's entry, file default; the key is VQ_API_KEY
+// or base's own only. URLs are lower-cased for hosts' DNS-rebinding guards.
 func resolveSettings(ctx context.Context, g GlobalOptions, getenv func(string) string, store account.CredentialStore, cfg account.Config, base string) (Settings, error) {
 	_, entry, _ := cfg.Find(base)
 	pick := func(flag, env, stored, fallback string) string {
@@ -243,8 +232,7 @@ func resolveSettings(ctx context.Context, g GlobalOptions, getenv func(string) s
 			return s, err
 		}
 	}
-	// A token serves only a call without a key: an unreadable token file
-	// then breaks only the commands that would use it.
+	// A token serves only key-less calls: a bad token file breaks only those.
 	if endpoint := s.MCPEndpoint(); endpoint != "" && s.APIKey == "" {
 		tok, found, err := store.LookupOAuth(ctx, endpoint)
 		if errors.Is(err, account.ErrUnreadableFile) {
@@ -261,9 +249,8 @@ func resolveSettings(ctx context.Context, g GlobalOptions, getenv func(string) s
 	return s, nil
 }
 
-// pickServer picks the server (--base-url, --profile, VQ_BASE_URL,
-// VQ_PROFILE, the active entry) and says which did. A profile and a base
-// URL given together must name one server.
+// pickServer picks the server (--base-url, --profile, VQ_BASE_URL, VQ_PROFILE,
+// active entry) and says which; a profile and base URL together must agree.
 func pickServer(g GlobalOptions, getenv func(string) string, cfg account.Config) (base, pickedBy string, err error) {
 	for _, level := range []struct{ base, profile, baseName, profileName string }{
 		{g.BaseURL, g.Profile, "--base-url", "--profile"},
@@ -319,8 +306,7 @@ func DisplayURL(raw string) string {
 	return textsafe.SanitizeLine(raw)
 }
 
-// Client builds the API client for the resolved settings. A missing key
-// is the caller's to report, as the unauthorized response.
+// Client builds the API client; a missing key is the caller's to report.
 func (f *Factory) Client(ctx context.Context) (*mcpclient.Client, Settings, error) {
 	s, err := f.settings(ctx, f.Config().forCall)
 	if err != nil {
@@ -333,8 +319,7 @@ func (f *Factory) Client(ctx context.Context) (*mcpclient.Client, Settings, erro
 	return client, s, err
 }
 
-// ClientFor builds the API client for s, dropping from s a key the
-// client will not send (mcpOptions).
+// ClientFor builds the API client for s, dropping a key it will not send.
 func (f *Factory) ClientFor(s *Settings) (*mcpclient.Client, error) {
 	if err := checkServer(*s, f.Global.MCP); err != nil {
 		return nil, err
@@ -384,10 +369,8 @@ func checkServer(s Settings, mcpFlags MCPOptions) error {
 	return checkStdio(s, mcpFlags.EnvPairs)
 }
 
-// mcpOptions sets the transport and picks the MCP credential. An API key
-// belongs to the base URL's server: it is never sent to an --endpoint
-// elsewhere (stdio included); the user names such a credential with
-// --header. Without a key the endpoint's stored OAuth token is used.
+// mcpOptions sets transport and credential. The API key is the base URL's, never
+// sent to another --endpoint, stdio included (use --header); else the OAuth token.
 func (f *Factory) mcpOptions(opts *mcpclient.Options, s *Settings) {
 	opts.OverMCP, opts.Endpoint = s.Transport == api.TransportMCP, s.Endpoint
 	if s.Transport != api.TransportMCP {
@@ -423,8 +406,7 @@ func ShowDocument(ctx context.Context, f *Factory, out *OutputOptions, v any) er
 	return f.Terminal().Print.Document(ctx, v, out.renderOptions())
 }
 
-// checkTransport refuses an unknown --transport, and one at odds with
-// --endpoint or the MCP flags.
+// checkTransport refuses an unknown --transport or one at odds with the MCP flags.
 func checkTransport(s Settings, mcpFlags MCPOptions) error {
 	switch s.Transport {
 	case "", api.TransportInvoke, api.TransportMCP:
@@ -449,9 +431,8 @@ func sameHost(a, b string) bool {
 	return errA == nil && errB == nil && strings.EqualFold(ua.Host, ub.Host) && ua.Scheme == ub.Scheme
 }
 
-// CheckServerURL refuses a URL that is not http(s), and plain http off
-// loopback, where the key would cross the network in clear. source is a
-// flag, a variable or a prompt, as the user gave it.
+// CheckServerURL refuses non-http(s), and http off loopback (key in clear);
+// source is where the user gave it.
 func CheckServerURL(source, raw string) error {
 	example, https := "example: https://visualq.example.com", "use an https:// URL"
 	if strings.HasPrefix(source, "--") {
@@ -479,8 +460,7 @@ func IsLoopback(host string) bool {
 	return strings.EqualFold(host, "localhost") || (ip != nil && ip.IsLoopback())
 }
 
-// checkStdio refuses a stdio: endpoint that names no command, and --env
-// without one.
+// checkStdio refuses a stdio: endpoint without a command, and --env without one.
 func checkStdio(s Settings, env []string) error {
 	if !strings.HasPrefix(s.Endpoint, mcpclient.StdioScheme) {
 		if len(env) > 0 {

@@ -13,10 +13,8 @@ import (
 	"github.com/visualq/vq/internal/exitcode"
 )
 
-// GlobalOptions are the flags many commands share. Each command takes the
-// sets it acts on (TakesFlags); a group takes them all, so that they may
-// stand before a command's name (vq --profile prod failures run_abc), and
-// a command given one it does not take refuses it (flagError).
+// GlobalOptions are the shared flags. A command takes its sets (TakesFlags); a group
+// takes all, so they may precede the command name, which refuses ones it lacks.
 type GlobalOptions struct {
 	BaseURL     string
 	Profile     string
@@ -34,8 +32,7 @@ type GlobalOptions struct {
 	MCP         MCPOptions
 	// timeoutGiven: --timeout bounds a whole MCP call instead of its idle time.
 	timeoutGiven bool
-	// defined are each set's flags, defined once per tree and shared by
-	// the commands that take it: only the command that runs parses them.
+	// defined are each set's flags, defined once per tree; only the running command parses them.
 	defined [sharedSets]*pflag.FlagSet
 }
 
@@ -126,8 +123,7 @@ func CallsMCP(c *cobra.Command, g *GlobalOptions) *cobra.Command {
 	return TakesFlags(c, g, ServerFlags, EndpointFlags, ScopeFlags, ConnectionFlags, MCPFlags)
 }
 
-// CallsCI gives c the flags of a command that calls the CI endpoint under
-// the base URL, which speaks neither invoke nor MCP.
+// CallsCI gives c the flags of a command calling the CI endpoint (no invoke, no MCP).
 func CallsCI(c *cobra.Command, g *GlobalOptions) *cobra.Command {
 	return TakesFlags(c, g, ServerFlags, ScopeFlags, ConnectionFlags)
 }
@@ -159,8 +155,8 @@ type OutputOptions struct {
 	query *format.Query
 }
 
-// AddOutputFlags gives c the output flags; formats are the --format values
-// it honours (format.Formats when none are named).
+// AddOutputFlags gives c the output flags; formats are its --format values
+// (format.Formats when none).
 func AddOutputFlags(c *cobra.Command, o *OutputOptions, formats ...string) {
 	if len(formats) == 0 {
 		formats = format.Formats
@@ -198,8 +194,7 @@ func (o *OutputOptions) resolve(formats []string) error {
 	return nil
 }
 
-// Structured is whether the flags ask for output a program reads. A nil
-// OutputOptions is text.
+// Structured is whether the flags ask for output a program reads (nil: text).
 func (o *OutputOptions) Structured() bool {
 	return o != nil && (o.query != nil || (o.Format != "" && o.Format != "text"))
 }
@@ -211,8 +206,7 @@ func (o *OutputOptions) renderOptions() format.Options {
 	return format.Options{Format: o.Format, Query: o.query, Commands: FrontingLine}
 }
 
-// AsksForJSON reports whether c's flags ask for JSON on stdout, read from
-// args too: a flag error may have stopped their parsing.
+// AsksForJSON reports c's flags asking for JSON, read from args too (parsing may have stopped).
 func AsksForJSON(c *cobra.Command, args []string) bool {
 	flag := func(name string) string {
 		if f := c.Flags().Lookup(name); f != nil {
@@ -248,8 +242,7 @@ type WaitOptions struct {
 	Timeout  time.Duration
 
 	timeoutGiven bool
-	// legacyTimeout is --timeout given without --wait-timeout: for one
-	// release it still bounds the whole wait, as it did.
+	// legacyTimeout is --timeout without --wait-timeout: for one release it bounds the wait.
 	legacyTimeout time.Duration
 }
 
@@ -303,14 +296,12 @@ func chainPreRun(first, next func(*cobra.Command, []string) error) func(*cobra.C
 	}
 }
 
-// featuredFlags are the shared flags a command's help shows: the first
-// maxFeaturedFlags it takes; it names the others.
+// featuredFlags are the shared flags help shows: the first maxFeaturedFlags, others named.
 var featuredFlags = []string{"yes", "base-url", "profile", "project", "environment", "debug", "no-tui", "endpoint", "transport", "timeout", "no-color"}
 
 const maxFeaturedFlags = 6
 
-// Usage writes c's usage as cobra does, with its own flags first and of
-// the shared ones only the featured.
+// Usage writes c's usage as cobra does: its own flags first, then the featured shared ones.
 func Usage(c *cobra.Command) error {
 	var b strings.Builder
 	b.WriteString("Usage:")
@@ -387,8 +378,7 @@ func writeFlagUsages(b *strings.Builder, c *cobra.Command) {
 	}
 }
 
-// wrap joins words into lines of at most width bytes (a longer word
-// stands alone), each starting with indent.
+// wrap joins words into indented lines of at most width bytes (a long word stands alone).
 func wrap(words []string, width int, indent string) string {
 	var b strings.Builder
 	line := indent

@@ -8,8 +8,7 @@ import (
 	"github.com/visualq/vq/internal/exitcode"
 )
 
-// withJobHandle gives a wait that stopped short the job's handle as its
-// data, for a script to resume it; a person reads it in the error line.
+// withJobHandle gives a wait stopped short the job's handle as data, to resume it.
 func withJobHandle(structured bool, resp *api.ToolResponse, id, status string) *api.ToolResponse {
 	if !structured {
 		return resp
@@ -21,8 +20,7 @@ func withJobHandle(structured bool, resp *api.ToolResponse, id, status string) *
 	return resp.WithData(handle)
 }
 
-// endedShort reports an answer that ended a watch without being the job's
-// status.
+// endedShort reports an answer that ended a watch without being the job's status.
 func endedShort(resp *api.ToolResponse) bool {
 	if resp == nil || resp.OK {
 		return false

@@ -9,9 +9,8 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// WithHint adds to a failure what the user can do about it, in vq's own
-// commands (api says what happened, cmd how to act), and to a refusal
-// where it came from (origin). Every answer passes through it once.
+// WithHint adds to a failure what to do, in vq's commands, and to a refusal its
+// origin; every answer passes through it once.
 func WithHint(resp *api.ToolResponse, s Settings) *api.ToolResponse {
 	if resp == nil || resp.OK {
 		return resp
@@ -71,8 +70,7 @@ func signInHint(s Settings, meta string) string {
 
 const timeoutHint = " (raise --timeout if the server is slow)"
 
-// notServedHint explains a 404 from vq's own paths: the base URL is most
-// often not the server's root (it ends in /api, say).
+// notServedHint explains a 404 from vq's paths: the base URL is not the root (/api).
 func notServedHint(url string) string {
 	hint := "; nothing is served at " + url
 	base, isVQPath := strings.CutSuffix(url, api.InvokePath)

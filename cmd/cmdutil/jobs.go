@@ -12,21 +12,18 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// JobWatch follows jobs to their end for a command, with its progress
-// view, and the command line that resumes a watch stopped early.
+// JobWatch follows a command's jobs to their end with progress and a resume line.
 type JobWatch struct {
 	term   *iostreams.Terminal
 	wait   WaitOptions
 	resume func(ids []string) string // nil is vq watch IDS
-	// structured: the command prints documents for a script, one per job
-	// even for a watch stopped short, which show shows.
+	// structured: one document per job for a script, even for a watch stopped short.
 	structured bool
 	show       func(context.Context, *api.ToolResponse) error
 	settings   Settings // for the refusals' words
 }
 
-// watched is one job to watch: a get_job_status poll, or the call that
-// follows MCP token work.
+// watched is one job: a get_job_status poll, or the call following MCP token work.
 type watched struct {
 	id   string
 	poll api.PollFunc
@@ -48,10 +45,8 @@ func (w JobWatch) Options(onUpdate func(api.JobUpdate)) api.WatchOptions {
 	return api.WatchOptions{Interval: w.wait.Interval, Timeout: w.Bound(), OnUpdate: onUpdate}
 }
 
-// jobs watches every job at once. A job still running at the deadline
-// gets a timeout outcome; Ctrl-C ends the whole watch with ctx's error.
-// Both, and a watch a refusal ended, keep the job's handle in a script's
-// document and print the command that resumes the watch.
+// jobs watches every job at once: a deadline gives a timeout outcome, Ctrl-C ends all
+// with ctx's error; those and refusals keep the job handle and print the resume line.
 func (w JobWatch) jobs(ctx context.Context, jobs []watched) ([]JobOutcome, error) {
 	ids := make([]string, len(jobs))
 	for i, j := range jobs {

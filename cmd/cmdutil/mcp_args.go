@@ -12,9 +12,8 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// CheckPairs checks a call's pairs before it is sent, against the tool
-// the MCP server lists (listed, nil off MCP), else the registry. --args is
-// the user's own JSON and is never checked.
+// CheckPairs checks pairs before sending, against the MCP tool listing (listed; nil
+// off MCP), else the registry. --args, the user's own JSON, is never checked.
 func CheckPairs(ctx context.Context, listed func(context.Context, string) (api.Tool, bool), call api.Call, pairs []string) error {
 	keys := stringPairKeys(pairs)
 	if len(keys) == 0 {
@@ -31,9 +30,8 @@ func CheckPairs(ctx context.Context, listed func(context.Context, string) (api.T
 	return CheckKnownArgs(call.Tool, PairKeys(pairs))
 }
 
-// typeArgs converts the KEY=VALUE strings (keys true) into the types the
-// input schema declares, as the MCP Inspector's CLI does: a server that
-// validates its input would refuse limit="5".
+// typeArgs converts KEY=VALUE strings to schema types, as MCP Inspector's CLI does:
+// a validating server would refuse limit="5".
 func typeArgs(call api.Call, keys map[string]bool, schema []api.ToolArg) error {
 	for _, arg := range schema {
 		if !keys[arg.Name] {
@@ -57,8 +55,7 @@ func typeArgs(call api.Call, keys map[string]bool, schema []api.ToolArg) error {
 	return nil
 }
 
-// stringPairKeys are the keys of the pairs, true for those whose last pair
-// is KEY=VALUE (a string).
+// stringPairKeys are the pair keys, true where the last pair is KEY=VALUE.
 func stringPairKeys(pairs []string) map[string]bool {
 	keys := map[string]bool{}
 	for _, p := range pairs {
@@ -72,9 +69,8 @@ func stringPairKeys(pairs []string) map[string]bool {
 	return keys
 }
 
-// convertArg reads value as types (joined by |); items is an array's item
-// type. A type that admits a string keeps it, but for true and false
-// where a boolean is admitted too.
+// convertArg reads value as types (joined by |; items: array item type); a string
+// type keeps it, except true/false where boolean is admitted.
 func convertArg(value, types, items string) (any, bool) {
 	kinds := api.SchemaTypes(types)
 	if slices.Contains(kinds, "boolean") && (value == "true" || value == "false") {

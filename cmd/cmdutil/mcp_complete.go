@@ -9,8 +9,7 @@ import (
 	"github.com/visualq/vq/api/mcpclient"
 )
 
-// mcpCompletion is the budget's context and a client over MCP (nil when
-// none can be had), and what ends both.
+// mcpCompletion is the budget's context, an MCP client (nil if none) and their end.
 func (cp Completer) mcpCompletion(c *cobra.Command) (context.Context, *mcpclient.Client, func()) {
 	ctx, cancel := context.WithTimeout(commandContext(c), completionBudget)
 	*cp.transport = api.TransportMCP

@@ -24,8 +24,7 @@ type MCPOptions struct {
 // logLevels are MCP logging/setLevel's, least severe first.
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
-// given is the first MCP flag given that acts only on MCP calls (--env is
-// checkStdio's), "" when none is.
+// given is the first MCP-only flag given (--env is checkStdio's), else "".
 func (o MCPOptions) given() string {
 	switch {
 	case len(o.HeaderLines) > 0:

@@ -15,27 +15,20 @@ import (
 	"github.com/visualq/vq/ui"
 )
 
-// Pipeline is the life of one command's call: connect, consent, send, the
-// readiness lock, the follow-up watch, show, and the error that carries
-// the exit code. Each command that calls a tool builds one with its output
-// and wait flags; nothing else sends a call or shows an answer.
+// Pipeline is one command's call: connect, consent, send, readiness lock,
+// follow, show, exit error; nothing else sends a call or shows an answer.
 type Pipeline struct {
 	f *Factory
 	// Output holds the command's --json/--format/--jq (zero: text).
 	Output OutputOptions
 	// Wait holds the command's wait flags; Wait.Wait false never waits.
 	Wait WaitOptions
-	// Reports holds the command's --junit and --exit-status (see
-	// ReportOptions.finish).
+	// Reports holds --junit and --exit-status (ReportOptions.finish).
 	Reports ReportOptions
-	// Resume, when set, is the command line that resumes the watch of the
-	// given jobs, printed when a watch stops early; else vq watch IDS.
+	// Resume, when set, resumes a watch stopped early; else vq watch IDS.
 	Resume func(ids []string) string
-	// Admit is waited on before each request to the server (an attempt of
-	// a call, a poll of the job it follows) and answers what ends the
-	// request's turn: vq mcp serve's bound on concurrent calls; every
-	// request's turn is at once otherwise. Its error is a
-	// *api.TurnTimeoutError when the call's turn deadline passed first.
+	// Admit is waited on before each request (vq mcp serve's concurrency bound);
+	// its error is *api.TurnTimeoutError when the turn deadline passed first.
 	Admit func(context.Context) (done func(), err error)
 
 	client   *mcpclient.Client
@@ -43,8 +36,7 @@ type Pipeline struct {
 	// shown is the answer shown last, which the reports are of.
 	shown *api.ToolResponse
 
-	// decide makes display and consentPolicy, the command's policies,
-	// once: at its first call, when the flags are resolved.
+	// decide makes display and consentPolicy once, at the first call.
 	decide        sync.Once
 	display       iostreams.Display
 	consentPolicy ui.Consent
@@ -79,9 +71,8 @@ func (p *Pipeline) Connect(ctx context.Context) (*mcpclient.Client, Settings, er
 	return client, s, nil
 }
 
-// Policies are the command's display and consent, decided from the
-// terminal and the command's flags: output for a program or a file
-// (--json, --format, --jq, --junit) is printed, never the TUI.
+// Policies are the command's display and consent: output for a program or
+// a file (--json, --format, --jq, --junit) is printed, never the TUI.
 func (p *Pipeline) Policies() (iostreams.Display, ui.Consent) {
 	p.decide.Do(func() {
 		t := p.f.Terminal()
@@ -92,10 +83,8 @@ func (p *Pipeline) Policies() (iostreams.Display, ui.Consent) {
 	return p.display, p.consentPolicy
 }
 
-// Run is the whole life of a simple command: send the call, with --wait
-// follow the job it starts, then show the answer. On a person's terminal,
-// without --wait (whose progress has a display of its own), the TUI opens
-// first and sends the call, so that a slow server shows its spinner.
+// Run sends the call, follows its job with --wait, and shows the answer. On a
+// terminal without --wait the TUI opens first, so a slow server shows a spinner.
 func (p *Pipeline) Run(ctx context.Context, call api.Call) error {
 	if display, _ := p.Policies(); display == iostreams.DisplayTUI && !p.Wait.Wait {
 		err := p.ShowCall(ctx, call, nil)
@@ -109,11 +98,8 @@ func (p *Pipeline) Run(ctx context.Context, call api.Call) error {
 	return p.Reports.finish(ctx, p.f, p.shown, err)
 }
 
-// Call sends a call through consent and the readiness lock and, when the
-// command waits and the tool started a job (or MCP token work), follows
-// it: the answer is then the job's final one, or the client-made timeout
-// answer past the wait's bound. The progress an MCP server reports while
-// it answers is drawn as a job's is.
+// Call sends a call (consent, readiness lock) and, with --wait, follows the job
+// or MCP token work it started to its final answer or the client-made timeout.
 func (p *Pipeline) Call(ctx context.Context, call api.Call) (*api.ToolResponse, error) {
 	sendCtx, endProgress := p.f.Terminal().CallProgress(ctx, call.Tool)
 	resp, err := p.Send(sendCtx, call)
@@ -135,17 +121,13 @@ func (p *Pipeline) Call(ctx context.Context, call api.Call) (*api.ToolResponse, 
 	return resp, nil
 }
 
-// Send sends one call with consent and waits out the readiness lock when
-// the command waits. No credential means nothing is sent.
+// Send sends one call with consent and the readiness wait; no credential sends nothing.
 func (p *Pipeline) Send(ctx context.Context, call api.Call) (*api.ToolResponse, error) {
 	return p.consented(ctx, call, p.SendConsented)
 }
 
-// consented sends call with send, consent given by the command's policy:
-// with --yes a tool known to write goes once with confirm: true; any
-// other call goes as it is, and when the server asks for consent it is
-// asked for (or given by --yes) and the call goes again once. In the TUI
-// the refusal is shown, and the TUI asks in its own dialog.
+// consented sends call: with --yes a known write tool goes once with confirm:
+// true; else a server's consent request is asked (or --yes) and sent once more.
 func (p *Pipeline) consented(ctx context.Context, call api.Call, send func(context.Context, api.Call) (*api.ToolResponse, error)) (*api.ToolResponse, error) {
 	display, policy := p.Policies()
 	if policy == ui.ConsentGiven && api.KnownWriteTool(call.Tool) {
@@ -169,8 +151,7 @@ func (p *Pipeline) consented(ctx context.Context, call api.Call, send func(conte
 	return send(ctx, calls[0])
 }
 
-// invoke sends one call as it is and adds the hints to its answer. No
-// credential means nothing is sent.
+// invoke sends call as it is and adds the hints; no credential sends nothing.
 func (p *Pipeline) invoke(ctx context.Context, call api.Call) (*api.ToolResponse, error) {
 	client, s, err := p.Connect(ctx)
 	if err != nil {
@@ -191,12 +172,8 @@ func (p *Pipeline) invoke(ctx context.Context, call api.Call) (*api.ToolResponse
 	return s.hinted(client.Invoke(ctx, call))
 }
 
-// SendConsented is the sender of every call of the command line, one or a
-// batch, whose consent is settled (Send settles a single call's): invoke,
-// then the readiness lock's refusal (a project whose first import
-// is still analysed), which is shown as progress and never retried; when
-// the command waits, vq waits politely, ever longer, within the wait's
-// bound, and says so.
+// SendConsented sends every consent-settled call: invoke, then the readiness
+// lock's refusal, shown and not retried; with --wait, polite waits within bound.
 func (p *Pipeline) SendConsented(ctx context.Context, call api.Call) (*api.ToolResponse, error) {
 	resp, err := p.invoke(ctx, call)
 	if err != nil {
@@ -223,10 +200,8 @@ func (p *Pipeline) SendConsented(ctx context.Context, call api.Call) (*api.ToolR
 // CICall sends a CI call: (*mcpclient.Client).CallCI, or CallCIOnce.
 type CICall func(*mcpclient.Client, context.Context, string, map[string]any) (*api.ToolResponse, error)
 
-// SendCI calls a tool of the CI endpoint with call: CallCI, or CallCIOnce
-// (without the automatic retries) for a watch's poll, whose failures the
-// watch's own policy retries. No credential means nothing is sent; CI
-// tools ask for no consent.
+// SendCI calls a CI tool: CallCIOnce for a watch's poll (the watch retries),
+// else CallCI. No credential sends nothing; CI tools ask no consent.
 func (p *Pipeline) SendCI(ctx context.Context, call CICall, tool string, args map[string]any) (*api.ToolResponse, error) {
 	client, s, err := p.Connect(ctx)
 	if err != nil {
@@ -243,8 +218,7 @@ func (p *Pipeline) SendCI(ctx context.Context, call CICall, tool string, args ma
 	return s.ci().hinted(call(client, ctx, tool, args))
 }
 
-// Show hands one response to the renderer the flags chose and returns the
-// error that carries its exit code.
+// Show renders one response as the flags chose; the error carries its exit code.
 func (p *Pipeline) Show(ctx context.Context, resp *api.ToolResponse) error {
 	p.f.Terminal().Page(ctx)
 	print := p.f.Terminal().Print
@@ -266,8 +240,7 @@ func (p *Pipeline) Show(ctx context.Context, resp *api.ToolResponse) error {
 	return ShownError(resp)
 }
 
-// Remember records a shown response: for the reports, and its run and job
-// IDs for completion.
+// Remember records a shown response for the reports and completion's IDs.
 func (p *Pipeline) Remember(resp *api.ToolResponse) {
 	p.shown = resp
 	completions.Open(p.f.Getenv).Remember(resp)
@@ -281,9 +254,8 @@ func ShownError(resp *api.ToolResponse) error {
 	return nil
 }
 
-// ShowCall is Show for the answer to call. On a person's terminal it opens
-// the TUI, which sends the calls chained from there with consent, and the
-// call itself when resp is nil; the last answer shown gives the exit code.
+// ShowCall is Show for call's answer; on a terminal the TUI sends chained calls
+// (and call itself when resp is nil); its last answer gives the exit code.
 func (p *Pipeline) ShowCall(ctx context.Context, call api.Call, resp *api.ToolResponse) error {
 	if display, _ := p.Policies(); display != iostreams.DisplayTUI {
 		return p.Show(ctx, resp)
@@ -323,14 +295,9 @@ func (p *Pipeline) ShowCall(ctx context.Context, call api.Call, resp *api.ToolRe
 	return ShownError(last)
 }
 
-// Follow watches the work an answer started (an async tool's job, or MCP
-// token work) until it ends and answers its final response; each change of
-// status or progress on the way reaches onUpdate. An answer that started
-// nothing is returned as it is. Follow shows nothing: it serves callers
-// that report progress their own way (vq mcp serve's progress
-// notifications), where Call's --wait draws the progress display. A
-// watch past the wait's bound answers the client-made timeout response;
-// err is non-nil only when ctx ended.
+// Follow watches the job or MCP token work an answer started to its final
+// response, telling onUpdate and showing nothing (vq mcp serve's progress);
+// past the wait's bound it answers the timeout; err only when ctx ended.
 func (p *Pipeline) Follow(ctx context.Context, call api.Call, resp *api.ToolResponse, onUpdate func(api.JobUpdate)) (*api.ToolResponse, error) {
 	client, _, err := p.Connect(ctx)
 	if err != nil {
@@ -358,8 +325,7 @@ func (p *Pipeline) Follow(ctx context.Context, call api.Call, resp *api.ToolResp
 	return api.WorkVerdict(call.Tool, final), nil
 }
 
-// WatchJobs watches the given jobs (get_job_status polls) with the
-// command's watch, to the end of each.
+// WatchJobs watches jobs (get_job_status polls) to the end of each.
 func (p *Pipeline) WatchJobs(ctx context.Context, ids []string) ([]JobOutcome, error) {
 	client, s, err := p.Connect(ctx)
 	if err != nil {

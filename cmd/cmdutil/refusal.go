@@ -8,9 +8,8 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// A refusal says where it came from (server, profile) and the credential
-// it carried: with two servers signed in and a key in the environment, a
-// person needs that to tell which one refused which key.
+// A refusal names its server, profile and credential: with two servers and an
+// env key, a person must tell which refused which key.
 
 // server is host[:port] of the endpoint calls go to.
 func (s Settings) server() string {
@@ -50,8 +49,7 @@ func (s Settings) credential() string {
 	return "no credential sent"
 }
 
-// ci are the settings of a call to the CI endpoint: the base URL's
-// whatever the transport, with the API key alone.
+// ci are a CI endpoint call's settings: the base URL's, with the API key alone.
 func (s Settings) ci() Settings {
 	s.Transport, s.OAuth, s.headerAuth = api.TransportInvoke, nil, false
 	return s

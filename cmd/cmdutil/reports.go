@@ -13,16 +13,14 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// ReportOptions are what a command gives CI beside what it prints, each
-// of the answer it showed last.
+// ReportOptions are the CI reports beside the output, of the answer shown last.
 type ReportOptions struct {
 	JUnit       string // --junit
 	ExitStatus  bool   // --exit-status
 	StepOutputs bool   // to $GITHUB_OUTPUT when set
 }
 
-// addJUnitFlag gives c --junit. Like --format, it turns the TUI off: the
-// report is of the answer printed, not of a screen a person moved to.
+// addJUnitFlag gives c --junit, which turns the TUI off: the report is of what is printed.
 func addJUnitFlag(c *cobra.Command, r *ReportOptions) {
 	c.Flags().StringVar(&r.JUnit, "junit", "", "also write the answer as a JUnit report to `PATH`, beside what --format prints")
 	_ = c.MarkFlagFilename("junit", "xml")
@@ -33,9 +31,8 @@ func AddExitStatusFlag(c *cobra.Command, r *ReportOptions) {
 	c.Flags().BoolVar(&r.ExitStatus, "exit-status", false, "exit 3 (run_failed) when the answer lists failed checks, 0 when it lists none, 54 (no_verdict) when its counts cannot be read")
 }
 
-// finish writes the reports of shown and returns the error to exit with.
-// A report that cannot be written never turns a failure into a success,
-// nor a verdict into another.
+// finish writes shown's reports and returns the exit error; an unwritable report
+// never turns failure into success, nor one verdict into another.
 func (r ReportOptions) finish(ctx context.Context, f *Factory, shown *api.ToolResponse, err error) error {
 	print := f.Terminal().Print
 	if r.JUnit != "" && shown != nil {
@@ -58,8 +55,7 @@ func (r ReportOptions) finish(ctx context.Context, f *Factory, shown *api.ToolRe
 	return err
 }
 
-// checksExit is the exit of --exit-status for an ok answer; nil when its
-// checks passed or it lists none.
+// checksExit is --exit-status's exit for an ok answer; nil if checks passed or none.
 func checksExit(resp *api.ToolResponse) error {
 	checks, ok := layout.ChecksOf(resp.Data)
 	if !ok || checks.Verdict() == exitcode.OK {
@@ -82,8 +78,7 @@ func checksExit(resp *api.ToolResponse) error {
 	return &exitcode.Error{Code: checks.Verdict(), Message: why + " (--exit-status)"}
 }
 
-// ExitError is err, or ErrTerminated after a SIGTERM whatever the command
-// made of its cancelled context.
+// ExitError is err, or ErrTerminated after SIGTERM whatever the command made of it.
 func ExitError(ctx context.Context, err error) error {
 	if errors.Is(context.Cause(ctx), exitcode.ErrTerminated) {
 		return exitcode.ErrTerminated
@@ -102,8 +97,8 @@ func addReportFlags(c *cobra.Command, tool string, r *ReportOptions) {
 	}
 }
 
-// AddRunReports gives a CI run's command --junit, the step outputs, and
-// under GitHub Actions the github format when no other was asked for.
+// AddRunReports gives a CI run --junit, step outputs, and under GitHub
+// Actions the github format when no other was asked for.
 func AddRunReports(c *cobra.Command, f *Factory, p *Pipeline) {
 	addJUnitFlag(c, &p.Reports)
 	p.Reports.StepOutputs = true

@@ -6,8 +6,7 @@ import (
 	"github.com/visualq/vq/ui"
 )
 
-// OAuthSignIn is how this process signs in with OAuth, for vq auth login
-// --oauth and for the sign-in again of a refused call.
+// OAuthSignIn is this process's OAuth sign-in: vq auth login --oauth and re-sign-in.
 type OAuthSignIn struct {
 	term   *iostreams.Terminal
 	getenv func(string) string
@@ -21,8 +20,7 @@ func NewOAuthSignIn(f *Factory) OAuthSignIn {
 // Options are the sign-in's options; without browser the URL is only printed.
 func (o OAuthSignIn) Options(browser bool) account.OAuthLoginOptions {
 	opts := account.OAuthLoginOptions{
-		// In the TUI a stderr line would tear the frame: it shows the
-		// notice under the call instead.
+		// In the TUI a stderr line would tear the frame: it shows the notice instead.
 		Notify:       o.term.Tell,
 		Headless:     o.headless(),
 		Unattended:   !o.term.CanPrompt(),
@@ -40,6 +38,6 @@ func (o OAuthSignIn) Options(browser bool) account.OAuthLoginOptions {
 
 func (o OAuthSignIn) headless() bool { return o.getenv("VQ_OAUTH_HEADLESS") != "" }
 
-// again reports whether a refused OAuth call may sign in again: a person
-// can, and headless vq; a script (and an agent) gets the refusal's hint.
+// again reports whether a refused OAuth call may sign in again: a person or
+// headless vq may; a script (or agent) gets the refusal's hint.
 func (o OAuthSignIn) again() bool { return o.headless() || o.term.CanPrompt() }

@@ -15,8 +15,7 @@ type TaskOptions struct {
 	Pipeline *Pipeline
 }
 
-// Thin sets a command to build its options, then run them, or hand them
-// to runF, which flag-parsing tests set.
+// Thin makes a command build its options, then run them or hand them to runF (tests).
 func Thin[T any](c *cobra.Command, build func(args []string) (T, error), run, runF func(context.Context, T) error) *cobra.Command {
 	if runF != nil {
 		run = runF
@@ -31,9 +30,8 @@ func Thin[T any](c *cobra.Command, build func(args []string) (T, error), run, ru
 	return c
 }
 
-// TaskCmd builds the task command at path from its row and c's help. A
-// tool that may start a job, or writes (and so may be held by the
-// readiness lock), takes the wait flags.
+// TaskCmd builds the task command at path; a tool that may start a job or writes
+// (readiness lock) takes the wait flags.
 func TaskCmd(f *Factory, path string, c *cobra.Command, more string, runF func(context.Context, *TaskOptions) error) *cobra.Command {
 	row := TaskRow(path)
 	spec := row.Spec()

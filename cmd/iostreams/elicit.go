@@ -17,10 +17,8 @@ func (t *Terminal) Elicitor(defaults bool) func(context.Context, api.Elicitation
 	}
 }
 
-// elicit asks a person with a form, in the TUI while it runs, else on
-// stderr. A script (and an agent) declines at once, as vq does a question
-// it has no form for. Outside the TUI a note on stderr tells what the
-// server asked, in one bounded line, and what was answered.
+// elicit asks with a form, in the TUI or on stderr; a script or agent declines
+// at once. Outside the TUI one bounded stderr line tells question and answer.
 func (t *Terminal) elicit(ctx context.Context, e api.Elicitation, defaults bool) mcp.ElicitResult {
 	if !defaults && e.Askable() {
 		if answer, asked := t.session.Ask(ctx, e); asked {
@@ -55,8 +53,8 @@ func (t *Terminal) elicit(ctx context.Context, e api.Elicitation, defaults bool)
 	return answer
 }
 
-// defaultsAnswer accepts with the schema's defaults; it declines when a
-// required field has none, as no answer vq could make up is the user's.
+// defaultsAnswer accepts the schema's defaults; it declines when a required field
+// has none, since no made-up answer is the user's.
 func defaultsAnswer(e api.Elicitation) mcp.ElicitResult {
 	content := map[string]any{}
 	for _, f := range e.Fields {

@@ -11,8 +11,7 @@ import (
 	"golang.org/x/term"
 )
 
-// IOStreams are the standard streams with their terminal-ness, which
-// tests may pretend.
+// IOStreams are the standard streams with their terminal-ness (tests may pretend).
 type IOStreams struct {
 	In     io.Reader
 	Out    io.Writer
@@ -20,13 +19,11 @@ type IOStreams struct {
 
 	InTTY, OutTTY, ErrTTY bool
 
-	// Under GitHub Actions, Out and ErrOut are guarded (GuardCommands):
-	// commands writes on Out what vq itself gives as workflow commands,
-	// and stdout is Out as the process got it. Both nil without a guard.
+	// Under GitHub Actions Out and ErrOut are guarded: commands writes vq's own
+	// workflow commands, stdout is the raw Out. Both nil without a guard.
 	commands, stdout io.Writer
 
-	// Documented: a document for programs was written on Out; a failure
-	// after it needs no other.
+	// Documented: a program's document was written on Out; a failure needs no other.
 	Documented bool
 }
 
@@ -40,8 +37,7 @@ func System() *IOStreams {
 	}
 }
 
-// GuardCommands keeps server text from forming GitHub Actions workflow
-// commands on stdout and stderr, unless they are regular files.
+// GuardCommands keeps server text from forming workflow commands on non-file stdout/stderr.
 func (s *IOStreams) GuardCommands(getenv func(string) string) {
 	if getenv("GITHUB_ACTIONS") != "true" {
 		return

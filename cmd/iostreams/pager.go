@@ -17,16 +17,12 @@ import (
 	"github.com/visualq/vq/internal/exitcode"
 )
 
-// Long output on a terminal goes through a pager, as git's does; only a
-// terminal's stdout is paged. While it runs, vq's lines on stderr are held
-// and written after it, so they do not tear its screen. The end of the
-// command's context (a signal) ends the pager, so that one that never
-// reads cannot hold vq.
+// Long terminal stdout goes through a pager, as git's; stderr is held meanwhile
+// so it does not tear the screen. ctx's end ends a pager that never reads.
 
 const defaultPager = "less -FRX"
 
-// shellSyntax are the characters that make a pager command a shell's
-// command line, run by sh -c (on Windows, none is).
+// shellSyntax makes a pager command run by sh -c (never on Windows).
 const shellSyntax = "|&;<>()$`\\\"'*?[#~=%{}\n"
 
 // maxHeldErr bounds what stderr holds while the pager runs.
@@ -50,8 +46,7 @@ func pagerCommand(getenv func(string) string, noPager, stdoutTerminal bool) stri
 	return command
 }
 
-// pager runs the pager for one command: out goes to it while it runs;
-// errOut is held meanwhile.
+// pager runs one command's pager: out goes to it, errOut is held meanwhile.
 type pager struct {
 	command string
 	out     *switchWriter
@@ -62,16 +57,14 @@ type pager struct {
 	ended context.Context // whose end ends the pager
 }
 
-// start starts the pager, once; one that cannot start is said once, and
-// the output goes to the terminal as it is.
+// start starts the pager once; a failure is said once and output goes on as is.
 func (p *pager) start(ctx context.Context, terminal io.Writer, getenv func(string) string, warn func(string)) {
 	if p.command == "" || p.cmd != nil || ctx.Err() != nil {
 		return
 	}
 	cmd := exec.CommandContext(ctx, "sh", "-c", p.command)
 	if fields := strings.Fields(p.command); runtime.GOOS == "windows" || !strings.ContainsAny(p.command, shellSyntax) {
-		// Plain words (less -R) run as they are, so a program that
-		// does not exist is known before any output goes to it.
+		// Plain words (less -R) run directly, so a missing program is known first.
 		cmd = exec.CommandContext(ctx, fields[0], fields[1:]...)
 	}
 	cmd.Stdout, cmd.Stderr = terminal, p.errOut.target()
@@ -103,9 +96,8 @@ func (p *pager) start(ctx context.Context, terminal io.Writer, getenv func(strin
 	p.errOut.hold()
 }
 
-// stop waits for the person to leave the pager, then writes stderr's held
-// lines. A shell that could not run its program (exit 126 or 127) showed
-// nothing, which is an error.
+// stop waits for the person to leave, then writes held stderr; a shell exit
+// 126/127 (program could not run) showed nothing, so it is an error.
 func (p *pager) stop(terminal io.Writer) error {
 	if p.cmd == nil {
 		return nil
@@ -124,8 +116,8 @@ func (p *pager) stop(terminal io.Writer) error {
 	return nil
 }
 
-// pagerInput is the pager's stdin: a write that fails because ctx ended
-// the pager fails with ctx's error, so that vq exits as the signal says.
+// pagerInput is the pager's stdin: a write failed by ctx's end returns ctx's
+// error, so vq exits as the signal says.
 type pagerInput struct {
 	io.Writer
 	ctx context.Context
@@ -158,8 +150,8 @@ func (s *switchWriter) Write(b []byte) (int, error) {
 	return w.Write(b)
 }
 
-// heldWriter is stderr, one write at a time so that the notices of calls
-// sent at once come whole; while held, writes wait (up to maxHeldErr).
+// heldWriter is stderr, one write at a time so concurrent notices come whole;
+// while held, writes wait (up to maxHeldErr).
 type heldWriter struct {
 	mu   sync.Mutex
 	w    io.Writer

@@ -10,9 +10,8 @@ import (
 	"golang.org/x/term"
 )
 
-// The terminal reads of prompts block in the kernel, where a signal cannot
-// reach them: each runs in a goroutine so that Ctrl-C (ctx) ends the prompt
-// at once, with the terminal as it was.
+// Terminal reads block in the kernel beyond a signal's reach: each runs in a
+// goroutine so Ctrl-C (ctx) ends the prompt at once, terminal restored.
 
 // ReadLine reads one line, trimmed; EOF ends it like a newline.
 func ReadLine(ctx context.Context, in *bufio.Reader) (string, error) {
@@ -37,8 +36,8 @@ func ReadSecret(ctx context.Context, fd int) (string, error) {
 	}, func() { _ = term.Restore(fd, state) })
 }
 
-// await runs read and returns its answer, or ctx's error (after undo, when
-// given) as soon as ctx ends; the abandoned read ends with the process.
+// await returns read's answer, or ctx's error (after undo) once ctx ends; the
+// abandoned read ends with the process.
 func await(ctx context.Context, read func() (string, error), undo func()) (string, error) {
 	type answer struct {
 		s   string
@@ -60,9 +59,8 @@ func await(ctx context.Context, read func() (string, error), undo func()) (strin
 	}
 }
 
-// ReadLineHidingKey reads one line from the terminal fd, echoing it only
-// up to its first space or tab: a person who pastes "URL KEY" at the URL
-// prompt never sees the key on the screen.
+// ReadLineHidingKey echoes a line only up to its first space or tab, so a
+// pasted "URL KEY" never shows the key.
 func ReadLineHidingKey(ctx context.Context, in io.Reader, fd int, echo io.Writer) (string, error) {
 	state, err := term.MakeRaw(fd)
 	if err != nil {

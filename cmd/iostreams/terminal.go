@@ -20,9 +20,8 @@ import (
 	"golang.org/x/term"
 )
 
-// Terminal is what vq knows of the person at the other end of its
-// streams, read once. Commands get their policies from it (Display,
-// Consent); nothing else asks whether a stream is a terminal.
+// Terminal is what vq knows of the person at its streams, read once; only it
+// says whether a stream is a terminal (Display, Consent).
 type Terminal struct {
 	Print format.Printer // every byte vq shows outside the TUI
 
@@ -30,8 +29,7 @@ type Terminal struct {
 	getenv  func(string) string
 	noColor bool
 
-	// agent: the streams are an agent's MCP stream (vq mcp serve): nobody
-	// is there, nothing is drawn, and vq consents to nothing.
+	// agent: the streams are vq mcp serve's: nothing drawn, no consent given.
 	agent bool
 	// person: stdin and stderr are terminals; forms: and TERM draws.
 	person, forms bool
@@ -48,9 +46,8 @@ type Terminal struct {
 	pager   pager
 }
 
-// NewTerminal reads the streams and the display settings once. Its Print
-// prints next actions as vq invoke lines unless the caller sets
-// Print.Commands.
+// NewTerminal reads the streams and display settings once; Print prints next
+// actions as vq invoke lines unless the caller sets Print.Commands.
 func NewTerminal(streams *IOStreams, getenv func(string) string, noTUI, noColor, noPager bool) *Terminal {
 	draws := getenv("TERM") != "dumb"
 	profile := colorprofile.Env(ui.Environ(getenv))
@@ -74,8 +71,7 @@ func NewTerminal(streams *IOStreams, getenv func(string) string, noTUI, noColor,
 	}
 }
 
-// NewAgentTerminal is the terminal of vq mcp serve: stdin and stdout are
-// the agent's MCP stream, never touched outside the MCP server.
+// NewAgentTerminal is vq mcp serve's: stdin/stdout are the agent's MCP stream.
 func NewAgentTerminal(errOut io.Writer, getenv func(string) string) *Terminal {
 	streams := &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: errOut}
 	return &Terminal{
@@ -93,15 +89,13 @@ func (t *Terminal) IsStdinTTY() bool { return t.typing }
 // Streams are the streams the terminal was read from.
 func (t *Terminal) Streams() *IOStreams { return t.io }
 
-// isTerminal reports a terminal device, unlike the terminal-ness tests
-// give buffers: what a pager is started for.
+// isTerminal reports a real terminal device (tests' buffers are not): for the pager.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// Page sends the rest of stdout through the pager, if any, until the
-// command is done or ctx ends.
+// Page pipes the rest of stdout through the pager until done or ctx ends.
 func (t *Terminal) Page(ctx context.Context) { t.pager.start(ctx, t.io.Out, t.getenv, t.Print.Warning) }
 
 // EndPager ends the output to the pager and waits for the person to leave it.
@@ -116,8 +110,7 @@ const (
 	DisplayAgent // only the answer of an agent's MCP call (vq mcp serve)
 )
 
-// Display is the TUI on a person's terminal unless the flags asked for
-// output printed.
+// Display is the TUI on a person's terminal unless flags ask for printed output.
 func (t *Terminal) Display(printed bool) Display {
 	switch {
 	case t.agent:
@@ -128,9 +121,8 @@ func (t *Terminal) Display(printed bool) Display {
 	return DisplayPlain
 }
 
-// Consent is the consent policy: given by --yes; asked where a person is
-// there to answer; else never: a script's and an agent's calls go as they
-// are, and the server's confirm gate answers.
+// Consent is --yes, else asked where a person is there, else never: the
+// server's confirm gate answers scripts and agents.
 func (t *Terminal) Consent(yes bool, d Display, structured bool) ui.Consent {
 	switch {
 	case t.agent:
@@ -146,8 +138,7 @@ func (t *Terminal) Consent(yes bool, d Display, structured bool) ui.Consent {
 // YesNo asks a person a yes/no question on the terminal's prompt.
 type YesNo func(ctx context.Context, question string) (bool, error)
 
-// Prompter is the y/N prompt on stderr outside the TUI; nil when nobody
-// is there to ask or the output is for a program.
+// Prompter is the y/N prompt on stderr outside the TUI; nil with nobody to ask.
 func (t *Terminal) Prompter(structured bool) YesNo {
 	if !t.person || structured {
 		return nil
@@ -162,8 +153,7 @@ func (t *Terminal) askYesNo(ctx context.Context, question string) (bool, error) 
 	return answer == "y" || answer == "yes", err
 }
 
-// Notices is where the client's notices go, one line each: stderr, but
-// nowhere where the TUI may open, whose frame a line would tear.
+// Notices is where one-line client notices go: stderr, never where the TUI opens.
 func (t *Terminal) Notices() func(string) {
 	if t.tui {
 		return nil
@@ -178,8 +168,7 @@ func (t *Terminal) Tell(msg string) {
 	}
 }
 
-// askForm asks a server's question with a form on stderr, one at a time
-// (concurrent calls may ask at once), the progress views held meanwhile.
+// askForm asks on stderr one at a time (concurrent calls), progress held.
 func (t *Terminal) askForm(ctx context.Context, e api.Elicitation) mcp.ElicitResult {
 	t.asking.Lock()
 	defer t.asking.Unlock()
@@ -195,8 +184,7 @@ func (t *Terminal) TUIOptions() ui.Options {
 	return ui.Options{In: t.io.In, Out: t.io.Out, NoColor: t.noColor, Getenv: t.getenv, Probe: TUIProbe, Asker: &t.session}
 }
 
-// Progress starts the progress view of the jobs on stderr: live where it
-// draws, else a line per change.
+// Progress starts the jobs' progress view on stderr: live, else a line per change.
 func (t *Terminal) Progress(ids []string) (view *ui.JobProgress, end func()) {
 	o := ui.ProgressOptions{Live: t.live, Profile: t.profile}
 	if file, ok := t.io.ErrOut.(*os.File); ok && t.live {
@@ -212,8 +200,7 @@ func (t *Terminal) Progress(ids []string) (view *ui.JobProgress, end func()) {
 	}
 }
 
-// CallProgress shows the progress notifications of the calls made with
-// the returned context, from the first one on.
+// CallProgress shows progress notifications of calls made with the returned ctx.
 func (t *Terminal) CallProgress(ctx context.Context, tool string) (_ context.Context, end func()) {
 	var mu sync.Mutex
 	var view *ui.JobProgress
@@ -240,8 +227,7 @@ func (t *Terminal) CallProgress(ctx context.Context, tool string) (_ context.Con
 	}
 }
 
-// Clipboard is the terminal --copy may write OSC 52 to: stderr when it is
-// one, else the controlling terminal.
+// Clipboard is where --copy writes OSC 52: stderr if a terminal, else the tty.
 func (t *Terminal) Clipboard() (io.WriteCloser, error) {
 	if t.errTerminal {
 		return nopCloser{t.io.ErrOut}, nil
