@@ -9,8 +9,7 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// AgentText is what an agent reads of an answer vq mcp serve returns, server
-// text sanitized: clients show it on terminals too.
+// AgentText is an answer as vq mcp serve returns it to an agent, sanitized: clients show it on terminals.
 func AgentText(r *api.ToolResponse) string {
 	var lines []string
 	if r.Summary != "" {

@@ -10,8 +10,7 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// AuthStatus is what vq auth status shows; keys arrive masked, URLs without
-// a password.
+// AuthStatus is what vq auth status shows; keys arrive masked, URLs without a password.
 type AuthStatus struct {
 	Config string `json:"config"`
 	// Active is the server calls go to, PickedBy what picked it.

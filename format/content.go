@@ -9,10 +9,9 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// writeContent writes an MCP answer's content: text blocks as they are, other
-// blocks as a line saying what they are; binary payloads never reach the
-// terminal. A failure's text is the error line's. structuredContent is laid
-// out as data when no block says anything.
+// writeContent writes an MCP answer's content: text blocks as they are, others as a line naming them
+// (binary never reaches a terminal), a failure's text as the error line's; structuredContent as data
+// when no block says anything.
 func writeContent(w *bufio.Writer, r *api.ToolResponse) error {
 	c, wrote := r.Content, false
 	for _, b := range c.Blocks {

@@ -14,17 +14,15 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// What GitHub shows of a step (errors and warnings each, summary bytes);
-// vq writes no more.
+// What GitHub shows of a step (errors and warnings each, summary bytes); vq writes no more.
 const (
 	maxAnnotations   = 10
 	stepSummaryLimit = 1 << 20
 )
 
-// GitHub writes a response as workflow commands: ::error for a failure and per
-// failed check (worst first), ::warning for a run not ended or per warning, a
-// ::notice for what GitHub would not show or, when nothing failed, the summary.
-// The Markdown report is appended to stepSummary when set, cut to fit.
+// GitHub writes a response as workflow commands: ::error per failure and failed check (worst first),
+// ::warning per warning or run not ended, ::notice for what GitHub would not show or, with no failure, the
+// summary; the Markdown report goes to stepSummary when set, cut to fit.
 func GitHub(out io.Writer, r *api.ToolResponse, stepSummary string, commands CommandPrinter) error {
 	var a annotations
 	title := "vq " + r.Tool
@@ -82,7 +80,6 @@ func annotateChecks(a *annotations, title string, checks *layout.Checks) {
 	a.dropped[0] += checks.ListedFailed() - len(worst)
 }
 
-// withLinks is msg followed by its links, one a line.
 func withLinks(msg, diff, run string) string {
 	if links := linkLines(diff, run); links != "" {
 		return msg + "\n" + strings.TrimSuffix(links, "\n")
@@ -151,8 +148,7 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// appendStepSummary appends the Markdown report, cut at a line to fit what
-// GitHub shows, with a note on where the rest is. Rendering stops at the cut.
+// appendStepSummary appends the Markdown report cut at a line to what GitHub shows, noting where the rest is.
 func appendStepSummary(path string, r *api.ToolResponse, checks *layout.Checks, commands CommandPrinter) error {
 	used := int64(0)
 	if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
@@ -254,8 +250,7 @@ var (
 	ghProperty = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C", "##[", `##\u005b`)
 )
 
-// GitHubData escapes a workflow command's message before sanitizing, so line
-// breaks survive as %0A and other controls are removed.
+// GitHubData escapes a workflow command's message before sanitizing: line breaks survive as %0A, controls go.
 func GitHubData(s string) string { return textsafe.SanitizeLine(ghData.Replace(s)) }
 
 // GitHubProperty escapes a property value of a workflow command.

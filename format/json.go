@@ -13,8 +13,7 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// JSON writes one ToolResponse document, the server's bytes when it sent them,
-// characters a terminal could act on or hide as \u escapes.
+// JSON writes one ToolResponse document (the server's bytes if sent), escaping what a terminal acts on or hides.
 func JSON(out io.Writer, r *api.ToolResponse, indent bool) error {
 	if !indent {
 		return textsafe.WriteJSONFrom(out, r.WriteDocument)

@@ -67,9 +67,8 @@ type junitProblem struct {
 	Text    string `xml:",chardata"`
 }
 
-// JUnit writes a response's checks as JUnit XML, one case per check; checks
-// counted but not listed say so in their names, a run not finished adds a
-// run case and its unrun checks are skipped, never passing. A failure is an
+// JUnit writes a response's checks as JUnit XML, a case per check: counted but unlisted checks say so in
+// their names, an unfinished run adds a run case and skips unrun checks (never passing); a failure is an
 // errored case, an answer without checks one passing case.
 func JUnit(out io.Writer, r *api.ToolResponse) error {
 	suite := junitSuite{Name: "vq " + textsafe.SanitizeLine(r.Tool), SystemOut: textsafe.Sanitize(r.Summary)}
@@ -150,8 +149,7 @@ func checkCases(c *layout.Checks, class string) []junitCase {
 	return cases
 }
 
-// maxUnnamedCases bounds the cases of checks counted but not named: past it one
-// case stands for all, so "300000 passed" never becomes 300,000 cases.
+// maxUnnamedCases bounds unnamed checks' cases: past it one case stands for all, never 300,000 cases.
 const maxUnnamedCases = 1000
 
 // appendUnnamed adds the cases of n unnamed checks ("passed check 3 of 12").
@@ -173,8 +171,7 @@ func appendUnnamed(cases []junitCase, n int, one, many string, mark func(*junitC
 	return cases
 }
 
-// runCase is the case of a run that did not finish: errored when it ended in
-// error or was cancelled, skipped while pending.
+// runCase is an unfinished run's case: errored when it ended in error or was cancelled, else skipped.
 func runCase(c *layout.Checks, class, run string) (junitCase, bool) {
 	name := "run"
 	if c.RunID != "" {
@@ -202,8 +199,7 @@ func diffSummary(n *layout.Node) string {
 	return b.String()
 }
 
-// WriteJUnitFile writes the JUnit report of r to path (--junit) with
-// privatefile.WriteReport.
+// WriteJUnitFile writes r's JUnit report to path (--junit) with privatefile.WriteReport.
 func WriteJUnitFile(path string, r *api.ToolResponse) error {
 	return privatefile.WriteReport(path, func(w io.Writer) error { return JUnit(w, r) })
 }

@@ -8,15 +8,13 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// urlEscaper percent-encodes what would end a link in a report (a space,
-// parenthesis, pipe, quote ...).
+// urlEscaper percent-encodes what would end a link in a report (space, parenthesis, pipe, quote ...).
 var urlEscaper = strings.NewReplacer(
 	" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E", "[", "%5B", "]", "%5D",
 	"`", "%60", `"`, "%22", "'", "%27", `\`, "%5C", "|", "%7C",
 )
 
-// webURL is a server-sent address fit to click (textsafe.WebURL), escaped;
-// else "": a report shows no link rather than a javascript: one.
+// webURL is a server address fit to click (textsafe.WebURL), escaped, else "": never a javascript: link.
 func webURL(s string) string {
 	u, ok := textsafe.WebURL(s)
 	if !ok {
@@ -37,8 +35,7 @@ func linkLines(diff, run string) string {
 	return lines
 }
 
-// worstFailed are the k failed checks with the largest mismatch, largest
-// first, stable; O(len(listed)·k), linear for the reports' small k.
+// worstFailed are the k failed checks of largest mismatch, largest first, stable; O(len(listed)·k), small k.
 func worstFailed(listed []layout.Check, k int) []layout.Check {
 	worst := make([]layout.Check, 0, k)
 	rank := func(ch layout.Check) float64 {

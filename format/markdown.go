@@ -12,10 +12,9 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Markdown writes a response as a report for a pull request or a ticket: the
-// verdict, the largest changes inline, the checks as a table (or the data's
-// fields), warnings and next steps as commands. Server text is sanitized and
-// escaped so it reads as text; links are only web addresses.
+// Markdown writes a response as a pull request or ticket report: verdict, largest changes inline, checks
+// as a table (or data fields), warnings and next steps as commands; server text is sanitized and escaped
+// to read as text, and links are only web addresses.
 func Markdown(out io.Writer, r *api.ToolResponse, commands CommandPrinter) error {
 	checks, _ := layout.ChecksOf(r.Data)
 	return markdown(out, r, checks, commands)
@@ -229,16 +228,14 @@ func writeMarkdownTable(w *bufio.Writer, t *layout.Table) {
 	w.WriteString("\n")
 }
 
-// mdEscaper makes server text inert in Markdown; an @ gets a word joiner
-// after it, so "@team" notifies no one where the report is pasted.
+// mdEscaper makes server text inert in Markdown; "@" gets a word joiner so "@team" notifies no one.
 var mdEscaper = strings.NewReplacer(
 	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
 	"<", "&lt;", ">", "&gt;", "&", "&amp;", "|", `\|`, "~", `\~`, "#", `\#`,
 	"@", "@\u2060",
 )
 
-// mdText is server text as inline Markdown on one line, a start that would
-// open a list ("- ", "1. ") escaped too.
+// mdText is server text as one line of inline Markdown, a start that would open a list ("- ", "1. ") escaped.
 func mdText(s string) string {
 	s = mdEscaper.Replace(textsafe.SanitizeLine(s))
 	if s != "" && strings.IndexByte("-+=", s[0]) >= 0 {

@@ -11,9 +11,8 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Plain writes a response for a script or a non-TUI terminal, all server text
-// sanitized: summary, warnings, data and next actions as commands on out, a
-// failure's error line on errOut.
+// Plain writes a response for a script or non-TUI terminal, server text sanitized: summary, warnings, data
+// and next actions as commands on out, a failure's error line on errOut.
 func Plain(out, errOut io.Writer, r *api.ToolResponse, commands CommandPrinter) error {
 	return plain(out, errOut, r, commands, false)
 }
@@ -72,8 +71,7 @@ func exitNote(r *api.ToolResponse) string {
 	return exitcode.RecoverableText(r.IsRecoverable()) + ", exit " + itoa(exitcode.ForCode(r.ErrorCode(), r.IsRecoverable()))
 }
 
-// writeNextActions prints each next action under its label as a command line,
-// or, when none may carry it, a warning saying why.
+// writeNextActions prints each next action as a command under its label, or a warning why none can.
 func writeNextActions(w *bufio.Writer, actions []api.NextAction, commands CommandPrinter) {
 	if len(actions) == 0 {
 		return

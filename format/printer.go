@@ -12,8 +12,7 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Printer is the one door through which vq writes outside the TUI: answers on
-// Out, and on ErrOut the lines vq says to a person, always sanitized.
+// Printer is vq's one door outside the TUI: answers on Out, lines to a person on ErrOut, always sanitized.
 type Printer struct {
 	Out, ErrOut io.Writer
 	// Workflow, when set, takes vq's own workflow commands: Out is then a
@@ -45,9 +44,8 @@ func (p Printer) Proof(r *api.ToolResponse, proof *Proof) error {
 	return WriteProof(p.Out, p.ErrOut, r, proof, p.Commands)
 }
 
-// JIRAComment writes a proof's JIRA comment byte for byte (vq prove --markdown).
-// To a runner-read stream it stands between ::stop-commands:: and a fresh random
-// token, so the runner obeys no command in it.
+// JIRAComment writes a proof's JIRA comment byte for byte (vq prove --markdown); to a runner-read stream
+// it stands between ::stop-commands:: and a fresh random token, so the runner obeys no command in it.
 func (p Printer) JIRAComment(markdown string) error {
 	if p.Workflow == nil {
 		_, err := io.WriteString(p.Out, markdown)

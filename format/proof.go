@@ -61,9 +61,8 @@ func ParseProof(r *api.ToolResponse) (*Proof, bool) {
 	return p, true
 }
 
-// ProofAnswer is the proof an answer carries or, for a proof job (proofJob, or
-// one whose next action proves a ticket again) that ended before a verdict, a
-// NON proof saying why the check could not run. ok is false otherwise.
+// ProofAnswer is the proof an answer carries or, for a proof job (proofJob, or one whose next action proves
+// again) that ended before a verdict, a NON proof saying why; ok is false otherwise.
 func ProofAnswer(r *api.ToolResponse, proofJob bool) (*Proof, bool) {
 	p, isProof := ParseProof(r)
 	if isProof && p.Verdict != "" {
@@ -103,8 +102,7 @@ func appendNew[T any](a, b []T, key func(T) string) []T {
 	return out
 }
 
-// WriteProof renders a proof in the contract's order, headline (OUI/NON) first,
-// sanitized; vq prove --markdown is the byte-exact path.
+// WriteProof renders a proof in the contract's order, OUI/NON first, sanitized (--markdown is byte-exact).
 func WriteProof(out, errOut io.Writer, r *api.ToolResponse, p *Proof, commands CommandPrinter) error {
 	w := bufio.NewWriter(out)
 	if p.Headline != "" {

@@ -72,8 +72,7 @@ func Render(ctx context.Context, out, errOut io.Writer, r *api.ToolResponse, o O
 	return render(out, errOut, r, o)
 }
 
-// withErrorLine adds a failed call's error line on errOut after a rendering
-// for programs, so a CI log says what went wrong.
+// withErrorLine adds a failure's error line on errOut after a program's rendering, so a CI log says why.
 func withErrorLine(errOut io.Writer, r *api.ToolResponse, err error) error {
 	if err != nil {
 		return err

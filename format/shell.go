@@ -12,14 +12,12 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// CommandPrinter prints a next action as the vq command that fronts its tool;
-// ok is false when none fits. cmd hands its command table in as Options.
+// CommandPrinter prints a next action as the vq command fronting its tool; ok is false when none fits.
 type CommandPrinter func(a api.NextAction) (line string, ok bool)
 
-// ActionCommand is a suggested action as a POSIX command line (commands' when
-// it prints one, else vq invoke), without a server-set consent: consent is the
-// person's. line is "" and why says so for an invalid tool name (one starting
-// with "-" would be a flag) or a NUL byte in an argument.
+// ActionCommand is a suggested action as a POSIX command line (commands' or vq invoke), without a
+// server-set consent (consent is the person's); line is "" and why says so for a tool name starting
+// with "-" (a flag) or a NUL byte in an argument.
 func ActionCommand(a api.NextAction, commands CommandPrinter) (line, why string) {
 	if !api.ValidToolName(a.Tool) {
 		return "", "the suggested tool " + strconv.Quote(textsafe.SanitizeLine(a.Tool)) + " is not a valid tool name"
@@ -57,9 +55,8 @@ func holdsNUL(v any) bool {
 	return false
 }
 
-// InvokeCommand is a suggested action as a vq invoke command line of pairs,
-// consent left out; arguments pairs cannot carry (see PairWords, or unknown to
-// a registry tool) fall back to --args JSON.
+// InvokeCommand is a suggested action as a vq invoke line of pairs, consent left out; arguments pairs
+// cannot carry (PairWords, or unknown to a registry tool) fall back to --args JSON.
 func InvokeCommand(a api.NextAction) string {
 	a.Args = a.Call().Args
 	parts := []string{"vq", "invoke", textsafe.ShellQuote(a.Tool)}

@@ -16,8 +16,7 @@ import (
 // StepOutput is one output of a GitHub Actions step.
 type StepOutput struct{ Name, Value string }
 
-// RunOutputs are a CI run's step outputs as it last stood (empty when it never
-// started), and the exit-code vq ends with.
+// RunOutputs are a CI run's step outputs as it last stood (none if it never started) and vq's exit-code.
 func RunOutputs(r *api.ToolResponse, exit int) []StepOutput {
 	out := []StepOutput{{"run-id", ""}, {"url", ""}, {"status", ""}, {"failed", ""}, {"total", ""}, {"exit-code", strconv.Itoa(exit)}}
 	if r == nil {
@@ -34,15 +33,9 @@ func RunOutputs(r *api.ToolResponse, exit int) []StepOutput {
 	return out
 }
 
-// AppendStepOutputs appends outputs to the file GitHub names in
-// $GITHUB_OUTPUT, in the form GitHub documents for any value:
-//
-//	name<<DELIMITER
-//	value
-//	DELIMITER
-//
-// with a random delimiter that occurs in no name or value, so no value can
-// end its own early or set another output. All of it is one write.
+// AppendStepOutputs appends outputs to $GITHUB_OUTPUT's file as GitHub documents for any value
+// (name<<DELIMITER, value, DELIMITER), in one write, with a random delimiter that occurs in no name or
+// value, so no value can end its own early or set another output.
 func AppendStepOutputs(path string, outputs []StepOutput) error {
 	delimiter := "ghadelimiter_" + rand.Text()
 	var b strings.Builder

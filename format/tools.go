@@ -11,9 +11,8 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Tools writes a server's tool list as a table, then one block per tool with
-// what the table has no room for. Output is bounded whatever the server lists
-// (maxCell, maxArgsShown): --json has the whole list.
+// Tools writes a server's tool list as a table, then a block per tool with what the table has no room
+// for; output is bounded (maxCell, maxArgsShown) whatever the server lists: --json has it all.
 func Tools(out io.Writer, tools []api.Tool) error {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tACCESS\tARGUMENTS\tDESCRIPTION")
@@ -32,8 +31,7 @@ func Tools(out io.Writer, tools []api.Tool) error {
 	return w.Flush()
 }
 
-// access renders the annotations: MCP presumes a tool that is not read-only
-// may be destructive unless it says otherwise.
+// access renders the annotations: MCP presumes a tool not read-only may be destructive unless it says not.
 func access(t api.Tool) string {
 	switch {
 	case t.ReadOnly:
@@ -69,16 +67,14 @@ func stated(hint *bool, yes, no string) string {
 	return no
 }
 
-// Bounds on what one tool prints (values of an argument, arguments, bytes of
-// a cell): a server may list 20k arguments of 3000 bytes, which a person does
-// not read and a terminal takes seconds to draw.
+// Bounds on what one tool prints (an argument's values, arguments, cell bytes): a server may list 20k
+// arguments of 3000 bytes, which no one reads and a terminal takes seconds to draw.
 const (
 	maxEnumShown = 20
 	maxArgsShown = 30
 	maxCell      = 256
 )
 
-// writeArgs writes one line per argument under a heading.
 func writeArgs(w io.Writer, heading string, args []api.ToolArg) {
 	if len(args) == 0 {
 		return
@@ -133,8 +129,7 @@ func argSummary(args []api.ToolArg) string {
 	return Fitting(parts, " ", maxCell)
 }
 
-// Fitting joins items with sep while they fit in most bytes (the first always,
-// cut), then says how many more: "a b c +9997 more".
+// Fitting joins items with sep within most bytes (the first always, cut), then the rest: "a b +9997 more".
 func Fitting(items []string, sep string, most int) string {
 	const room = 16 // for " +N more"
 	var b strings.Builder
@@ -192,7 +187,6 @@ func Prompts(out io.Writer, prompts []*mcp.Prompt) error {
 	return w.Flush()
 }
 
-// titled puts a title, when there is one, before the text.
 func titled(text, title string) string {
 	if title == "" || title == text {
 		return text
@@ -203,8 +197,7 @@ func titled(text, title string) string {
 	return title + ": " + text
 }
 
-// writeRow writes server text as one sanitized table row, dropping trailing
-// empty cells (tabwriter pads every cell a tab ends).
+// writeRow writes server text as one sanitized row, no trailing empty cells (tabwriter pads each one).
 func writeRow(w io.Writer, cells ...string) {
 	for i, c := range cells {
 		cells[i] = cell(c)

@@ -6,8 +6,7 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Verdict writes on ErrOut the account of a CI run that did not pass, with
-// the hint that accepts changes found; nothing for a pass or no verdict.
+// Verdict writes on ErrOut the account of a CI run that did not pass and the hint accepting its changes.
 func (p Printer) Verdict(run *layout.Checks) {
 	switch run.Verdict() {
 	case exitcode.RunFailed:

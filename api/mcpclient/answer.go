@@ -16,11 +16,9 @@ import (
 	"github.com/visualq/vq/api"
 )
 
-// A stdio server's answers are kept as the line read, indexed in the one
-// pass that validates them. The SDK copies each value it decodes several
-// times, so a tools/call answer reaches it without its texts and
-// structuredContent, which vq takes from the line; a line vq cannot read
-// plainly reaches the SDK as it came, to judge as ever.
+// A stdio server's answers are kept as the line read, indexed in the pass that validates them. The SDK
+// copies each decoded value several times, so a tools/call answer reaches it without the texts and
+// structuredContent vq takes from the line; a line vq cannot read plainly reaches the SDK as it came.
 
 // span is where a value lies in the line it was read from.
 type span struct{ start, end int }
@@ -74,7 +72,6 @@ type answerReader struct {
 	a   callAnswer
 }
 
-// value reads the next value and says where it lies.
 func (r *answerReader) value() (span, error) {
 	v, err := r.dec.ReadValue()
 	end := int(r.dec.InputOffset())
@@ -121,7 +118,6 @@ func (r *answerReader) resultMember(name string) error {
 	return r.dec.SkipValue()
 }
 
-// content reads the content array, indexing its blocks' texts.
 func (r *answerReader) content() error {
 	if _, err := r.dec.ReadToken(); err != nil {
 		return err
@@ -293,15 +289,13 @@ func (a *callAnswer) restoreTexts(res *mcp.CallToolResult) {
 	}
 }
 
-// unquote decodes into one never-rewritten buffer: a text can be most of a
-// 64 MiB line, and a conversion would copy it again.
+// unquote decodes into one buffer never rewritten: a text may be most of a 64 MiB line; no second copy.
 func unquote(s []byte) (string, error) {
 	b, err := jsontext.AppendUnquote(make([]byte, 0, len(s)), s)
 	return unsafe.String(unsafe.SliceData(b), len(b)), err
 }
 
-// answerLines is a stdio server's output as the SDK reads it, a line at a
-// time, each recorded first (recordingConn.received).
+// answerLines is a stdio server's output as the SDK reads it, a line at a time, each recorded first.
 type answerLines struct {
 	lines *bufio.Reader
 	conn  *recordingConn
@@ -309,8 +303,7 @@ type answerLines struct {
 	err   error  // what ended the output, once next is read
 }
 
-// collectPast is the line past which its gathered pieces' memory is given
-// back before its text, as large, is made.
+// collectPast is the line size past which gathered pieces are freed before its (large) text is made.
 const collectPast = 8 << 20
 
 func (l *answerLines) Read(p []byte) (int, error) {

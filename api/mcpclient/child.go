@@ -30,8 +30,7 @@ const (
 	stdioKillWait  = time.Second
 )
 
-// StdioStartError is a stdio server that could not run or ended before
-// answering: a configuration error, which a retry would repeat.
+// StdioStartError is a stdio server that could not run or ended before answering: a retry would repeat it.
 type StdioStartError struct {
 	Command string
 	Reason  string
@@ -57,8 +56,7 @@ func (c *Client) stdioTransport(argv []string) (*childTransport, error) {
 		limit: min(c.opts.MaxBodyBytes, stdioMaxLine), recordLimit: c.opts.MaxBodyBytes, log: log}, nil
 }
 
-// childEnv is inheritedEnv (as the MCP TypeScript SDK passes it; never vq's
-// keys or tokens), then the --env pairs.
+// childEnv is inheritedEnv (as the MCP TypeScript SDK passes it; never vq's tokens), then --env pairs.
 func childEnv(extra []string) []string {
 	var env []string
 	for _, name := range inheritedEnv {
@@ -70,12 +68,10 @@ func childEnv(extra []string) []string {
 	return append(env, extra...)
 }
 
-// stdioMaxLine caps one stdio message below the HTTP cap: it is read whole
-// before decoding, so its peak memory is a multiple of the line.
+// stdioMaxLine caps a stdio message below the HTTP cap: it is read whole, so memory peaks at a multiple of it.
 const stdioMaxLine = 64 << 20
 
-// childTransport is the SDK's IOTransport over a child with vq's answer cap,
-// where CommandTransport's smaller default would refuse a large answer.
+// childTransport is the SDK's IOTransport over a child with vq's answer cap (CommandTransport's is smaller).
 type childTransport struct {
 	command     string // as the endpoint names it
 	path        string
@@ -117,8 +113,7 @@ func (t *childTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 // lineChunk is the piece a longer stdio line is gathered in.
 const lineChunk = 64 << 10
 
-// startFailure is err as a StdioStartError when the child could not start
-// or ended on its own before answering.
+// startFailure is err as a StdioStartError when the child could not start or ended before answering.
 func (t *childTransport) startFailure(ctx context.Context, err error) error {
 	t.mu.Lock()
 	p, startErr := t.proc, t.startError
@@ -259,7 +254,6 @@ func (p *childProcess) release() {
 	<-p.stderrRead
 }
 
-// outputEnded records the child's stdout ending before vq ended it.
 func (p *childProcess) outputEnded() {
 	if !p.closing.Load() {
 		p.ended.Store(true)
@@ -297,8 +291,7 @@ const (
 
 const stderrMore = "stdio server: (more on stderr, past what --debug shows)\n"
 
-// stderrLog keeps a stdio server's last stderr lines, sanitized and cut,
-// and writes them to shown (--debug) within stderrShownMax.
+// stderrLog keeps a stdio server's last stderr lines, sanitized and cut, shown (--debug) within stderrShownMax.
 type stderrLog struct {
 	shown   io.Writer
 	mu      sync.Mutex
@@ -333,7 +326,6 @@ func (l *stderrLog) add(b []byte) {
 	l.line = append(l.line, b...)
 }
 
-// endLine keeps and shows the line read.
 func (l *stderrLog) endLine() {
 	line := textsafe.SanitizeLine(strings.ToValidUTF8(string(l.line), "\uFFFD"))
 	if l.cut {

@@ -15,8 +15,6 @@ var inheritedEnv = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"}
 // the group, and Ctrl-C reaches vq alone, which ends the child in order.
 func inOwnGroup(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} }
 
-// signalGroup signals every process of the child's group.
 func signalGroup(p *os.Process, sig syscall.Signal) error { return syscall.Kill(-p.Pid, sig) }
 
-// groupAlive reports a process left in the child's group.
 func groupAlive(p *os.Process) bool { return syscall.Kill(-p.Pid, 0) == nil }

@@ -17,23 +17,19 @@ import (
 // Options configure a Client: api's, and the MCP transport's own.
 type Options struct {
 	api.Options
-	// OverMCP sends the calls through the MCP session (--transport mcp),
-	// else to the invoke endpoint.
+	// OverMCP sends the calls through the MCP session (--transport mcp), else to the invoke endpoint.
 	OverMCP bool
-	// Endpoint is the full MCP endpoint, or a stdio: command
-	// (StdioScheme); empty means {BaseURL}/api/mcp.
+	// Endpoint is the MCP endpoint or a stdio: command; empty means {BaseURL}/api/mcp.
 	Endpoint string
 	// CallBound bounds an MCP call by Timeout in all, else its silence.
 	CallBound bool
-	// OAuth, when APIKey is empty, is the stored sign-in whose access token
-	// is sent, refreshed through the client's HTTP and saved back.
+	// OAuth, without APIKey, is the stored sign-in sent, refreshed through the client's HTTP and saved.
 	OAuth *account.StoredOAuth
 	// Headers are sent with every MCP request (--header); --debug redacts them.
 	Headers http.Header
 	// LogLevel, when set, is sent as logging/setLevel; log messages reach Notify either way.
 	LogLevel string
-	// Elicit answers elicitation requests; nil refuses them. Its context ends
-	// with the calls in flight as the question came: it must answer then, with api.ElicitCancel.
+	// Elicit answers elicitation (nil refuses); its ctx ends with the calls in flight: answer ElicitCancel.
 	Elicit func(context.Context, api.Elicitation) (mcp.ElicitResult, error)
 	// StdioStderr is shown a stdio server's stderr, sanitized (--debug).
 	StdioStderr io.Writer
@@ -41,9 +37,8 @@ type Options struct {
 	StdioEnv []string
 }
 
-// Client is api's Client with an MCP session beside it, which carries the
-// calls when OverMCP and answers tools/list, resources and prompts. It is
-// safe for concurrent use.
+// Client is api's Client with an MCP session carrying the calls when OverMCP and answering tools/list,
+// resources and prompts. It is safe for concurrent use.
 type Client struct {
 	*api.Client
 	opts     Options
@@ -76,8 +71,7 @@ func (t sessionTransport) Attempt(ctx context.Context, call api.Call) *api.ToolR
 
 func (t sessionTransport) Close() error { return t.c.Close() }
 
-// ReadOnlyHint is the readOnlyHint of a list this client had. It asks for
-// none: after a broken call that would be a new session, or a new child.
+// ReadOnlyHint is the readOnlyHint of a list this client had; it asks none: that could open a new session.
 func (t sessionTransport) ReadOnlyHint(_ context.Context, tool string) bool {
 	v, known := t.c.mcp.readOnly.Load(tool)
 	return known && v.(bool)
@@ -137,8 +131,7 @@ func (c *Client) signInTarget() account.Target {
 	return account.Target{Endpoint: c.MCPEndpoint(), HTTP: c.HTTPClient(), UserAgent: c.opts.UserAgent}
 }
 
-// mcpHTTPClient adds the credential and --header and records the failed
-// status the SDK does not report. No timeout: callContext bounds a stream.
+// mcpHTTPClient adds credential and --header, records failed statuses the SDK hides; no timeout (callContext).
 func (c *Client) mcpHTTPClient() *http.Client {
 	if c.mcp.http == nil {
 		c.mcp.http = c.HTTPClient()
@@ -148,8 +141,7 @@ func (c *Client) mcpHTTPClient() *http.Client {
 	return c.mcp.http
 }
 
-// bearer is the API key, else the OAuth access token; none when refreshing
-// fails, so the server's 401 tells the user to sign in again.
+// bearer is the API key, else the OAuth token; none when refresh fails, so the 401 says to sign in again.
 func (c *Client) bearer() string {
 	if c.opts.APIKey != "" {
 		return c.opts.APIKey
@@ -174,8 +166,7 @@ func (c *Client) oauthHandler() auth.OAuthHandler {
 	return signInWithinTheCall{signIn}
 }
 
-// signInWithinTheCall holds the call's bound while a person signs in, then
-// drops the refusal from the request's record.
+// signInWithinTheCall holds the call's bound while a person signs in, then drops the refusal from the record.
 type signInWithinTheCall struct{ auth.OAuthHandler }
 
 func (h signInWithinTheCall) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {

@@ -11,8 +11,7 @@ import (
 // maxCompletions bounds the values offered: a server may answer any number.
 const maxCompletions = 100
 
-// Complete asks completion/complete for values of a prompt's or template's
-// argument; a failure offers none (completion never gets in the way).
+// Complete asks completion/complete for an argument's values; a failure offers none, never getting in the way.
 func (c *Client) Complete(ctx context.Context, prompt, uriTemplate, name, value string, given map[string]string) []string {
 	ref := &mcp.CompleteReference{Type: "ref/prompt", Name: prompt}
 	if prompt == "" {
@@ -42,9 +41,8 @@ func (c *Client) Complete(ctx context.Context, prompt, uriTemplate, name, value 
 	return values
 }
 
-// TemplateArgument reads what is typed of a template's URI: the variable
-// being typed, its value so far, and those before; false when typed does
-// not follow the template. Variables are RFC 6570's simple {name}.
+// TemplateArgument reads what is typed of a template's URI (RFC 6570 simple {name}): the variable typed,
+// its value so far and those before; false when typed does not follow the template.
 func TemplateArgument(template, typed string) (name, value string, given map[string]string, ok bool) {
 	given = map[string]string{}
 	rest := template

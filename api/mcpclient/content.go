@@ -8,7 +8,6 @@ import (
 	"github.com/visualq/vq/api"
 )
 
-// contentOf reads the SDK's blocks into vq's.
 func contentOf(res *mcp.CallToolResult, structured json.RawMessage) *api.Content {
 	out := &api.Content{Blocks: make([]api.ContentBlock, 0, len(res.Content)), Structured: structured}
 	for _, c := range res.Content {
@@ -44,7 +43,6 @@ func blockOf(c mcp.Content) (api.ContentBlock, bool) {
 	return b, true
 }
 
-// annotationsOf reads a block's annotations into vq's; nil for none.
 func annotationsOf(a *mcp.Annotations) *api.BlockAnnotations {
 	if a == nil {
 		return nil
@@ -56,7 +54,6 @@ func annotationsOf(a *mcp.Annotations) *api.BlockAnnotations {
 	return out
 }
 
-// resourceBlock is a resource's contents as a block.
 func resourceBlock(rc *mcp.ResourceContents) api.ContentBlock {
 	b := api.ContentBlock{Type: api.BlockResource, Size: -1}
 	if rc != nil {
@@ -65,8 +62,7 @@ func resourceBlock(rc *mcp.ResourceContents) api.ContentBlock {
 	return b
 }
 
-// summary is the line that stands for the content: the first text's first
-// line, else an account of its first block; never empty.
+// summary is the line standing for the content: the first text's first line, else its first block's account.
 func summary(c *api.Content) string {
 	for _, b := range c.Blocks {
 		text := strings.TrimSpace(b.Text)
@@ -89,7 +85,6 @@ func summary(c *api.Content) string {
 	return "the tool returned no content"
 }
 
-// text is every text block of c, one after the other.
 func text(c *api.Content) string {
 	var parts []string
 	for _, b := range c.Blocks {

@@ -15,10 +15,8 @@ import (
 	"github.com/visualq/vq/api"
 )
 
-// callsInFlight are the MCP tool calls being sent. A question does not say
-// which call it belongs to, and the SDK does not end its handler with the
-// call: so it ends with all the calls in flight as it came, and Close
-// (which waits for handlers) never waits on a person.
+// callsInFlight are the MCP tool calls being sent. A question does not say its call, and the SDK does not end
+// its handler with the call: it ends with every call in flight, so Close (awaiting handlers) waits on no person.
 type callsInFlight struct {
 	mu    sync.Mutex
 	calls map[*callInFlight]bool
@@ -27,8 +25,7 @@ type callsInFlight struct {
 // callInFlight is one call a server's questions may belong to.
 type callInFlight struct {
 	ctx context.Context
-	// refused are the questions declined during the call: asked again, the
-	// server gets an error, not the person asked in a loop.
+	// refused are the questions declined in the call: asked again, the server gets an error, not a loop.
 	refused    map[string]bool
 	notOffered string // what the server asked for that vq does not offer
 }
@@ -126,9 +123,8 @@ func questionKey(p *mcp.ElicitParams) string {
 	return p.Message + "\x00" + string(schema)
 }
 
-// onElicit answers an elicitation through Options.Elicit within the calls in
-// flight; one with no call in flight is declined, as is a URL elicitation:
-// vq sends no one to a server's link.
+// onElicit answers an elicitation through Options.Elicit within the calls in flight; without one, or for
+// a URL elicitation, it declines: vq sends no one to a server's link.
 func (c *Client) onElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	p := req.Params
 	if p == nil {
@@ -166,9 +162,8 @@ func (c *Client) onElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Eli
 	return &answer, nil
 }
 
-// elicitField reads one property of a requested schema: choices from enum
-// (enumNames) or oneOf const/title, an array's from its items. One vq cannot
-// read has no type, so it is not asked.
+// elicitField reads one requested property: choices from enum (enumNames) or oneOf const/title, an
+// array's from its items; one vq cannot read has no type, so it is not asked.
 func elicitField(name string, p *jsonschema.Schema, required bool) api.ElicitField {
 	f := api.ElicitField{Name: name, Required: required}
 	if p == nil {

@@ -15,10 +15,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// A server asks for input by a request of its own (before 2026-07-28) or by
-// answering the call with what it needs (SEP-2322). vq answers elicitation
-// and refuses sampling and roots; the failed call is not sent again. The
-// SDK's own round loop is off (it answers roots/list with an empty list).
+// A server asks for input by a request of its own (before 2026-07-28) or by answering the call with what it
+// needs (SEP-2322). vq answers elicitation, refuses sampling and roots, and sends no failed call again;
+// the SDK's own round loop is off (it answers roots/list with an empty list).
 
 // Bounds of a request's rounds of input: in all, and "busy" (none asked).
 const (
@@ -121,8 +120,7 @@ func withInputs(s *mcp.ClientSession, req mcp.Request, answers mcp.InputResponse
 	return nil, fmt.Errorf("input for a request vq cannot send again (%T)", req.GetParams())
 }
 
-// refuseUnoffered answers sampling/createMessage and roots/list "method not
-// found" and marks the calls in flight not to be sent again.
+// refuseUnoffered answers sampling and roots/list "method not found", marking the calls not to be sent again.
 func (c *Client) refuseUnoffered(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		var what string

@@ -52,8 +52,7 @@ func (c *Client) onLog(_ context.Context, req *mcp.LoggingMessageRequest) {
 	c.notify(fmt.Sprintf("%s [%s]: %s", from, p.Level, text))
 }
 
-// logLevelInMeta puts --log-level in each request's _meta for 2026-07-28
-// servers, which log only what a request asks for.
+// logLevelInMeta puts --log-level in each request's _meta: 2026-07-28 servers log only what a request asks.
 func (c *Client) logLevelInMeta(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		s, ok := req.GetSession().(*mcp.ClientSession)

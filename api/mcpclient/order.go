@@ -10,8 +10,7 @@ import (
 	"github.com/visualq/vq/api"
 )
 
-// questionOrder is the server's order of a question's fields, read from the
-// calls' records (the SDK's map loses it); nil when none has it.
+// questionOrder is a question's field order from the calls' records (the SDK's map loses it), or nil.
 func questionOrder(calls []*callInFlight, message string, names []string) []string {
 	slices.Sort(names)
 	var order []string

@@ -10,9 +10,8 @@ import (
 	"github.com/visualq/vq/api"
 )
 
-// checkOutput holds an answer to its tool's listed outputSchema: breaking it
-// is an output_schema failure, the answer kept as data. A schema vq cannot
-// read judges nothing; one too costly to check says so in a warning.
+// checkOutput holds an answer to its tool's outputSchema: a break is an output_schema failure, the answer
+// kept as data; an unreadable schema judges nothing, one too costly says so in a warning.
 func (c *Client) checkOutput(ctx context.Context, tool string, resp *api.ToolResponse) *api.ToolResponse {
 	content := resp.Content
 	if content == nil || !resp.OK {

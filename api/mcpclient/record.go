@@ -15,8 +15,7 @@ import (
 	"github.com/visualq/vq/api"
 )
 
-// cappedBody enforces the body cap (the SDK reads whole bodies) and keeps
-// why a read failed, which the SDK reports only as text, for mcpFailure.
+// cappedBody caps a body (the SDK reads bodies whole) and keeps a failed read's cause, which the SDK flattens.
 type cappedBody struct {
 	io.ReadCloser
 	// ctx is the request's (--timeout): the transport reports a cut read only as "canceled".
@@ -121,8 +120,7 @@ func (t *mcpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	return res, nil
 }
 
-// giveUpBudget bounds the cleanup after vq gives up on a request (sending
-// the cancellation, ending a handshake).
+// giveUpBudget bounds the cleanup after vq gives up on a request (the cancellation, a handshake).
 const giveUpBudget = 500 * time.Millisecond
 
 // isCancelNotice reports the (small) POST of a notifications/cancelled.
@@ -139,7 +137,6 @@ func isCancelNotice(req *http.Request) bool {
 	return bytes.Contains(data, []byte(`"method":"notifications/cancelled"`))
 }
 
-// afterClose calls then once the body is closed.
 type afterClose struct {
 	io.ReadCloser
 	then func()
@@ -187,9 +184,8 @@ func newHTTPRecord() *httpRecord { return &httpRecord{noticed: make(chan struct{
 
 func (r *httpRecord) cancelNoticeSent() { r.noticeOnce.Do(func() { close(r.noticed) }) }
 
-// awaitCancelNotice waits, bounded, for the SDK to send the cancellation of
-// a request that gave up on ctx: it does so on its own goroutine after the
-// request returned, and a session closed first never sends it.
+// awaitCancelNotice waits, bounded, for the SDK to send a given-up request's cancellation: it does so
+// on its own goroutine after the request returned, and a session closed first never sends it.
 func (r *httpRecord) awaitCancelNotice(ctx context.Context, err error) {
 	if ctx.Err() == nil || err == nil || errors.Is(err, mcp.ErrConnectionClosed) {
 		return
@@ -297,8 +293,7 @@ func (r *httpRecord) resultMissing() bool {
 	return answered && (len(last) == 0 || last[0] != '{')
 }
 
-// eachMessage calls fn with every JSON-RPC message recorded: stdio answers,
-// JSON bodies, and event-stream data lines.
+// eachMessage calls fn with every JSON-RPC message recorded: stdio answers, JSON bodies, stream data lines.
 func (r *httpRecord) eachMessage(fn func(doc []byte)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

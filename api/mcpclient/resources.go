@@ -30,8 +30,7 @@ type PromptList struct {
 	Prompts  []*mcp.Prompt `json:"prompts"`
 }
 
-// ListResources lists the server's resources and templates, every page. A
-// failure is a ToolResponse; err is non-nil only when ctx ended.
+// ListResources lists every page of resources and templates; failures are ToolResponses, err only ctx ending.
 func (c *Client) ListResources(ctx context.Context) (*api.ToolResponse, ResourceList, error) {
 	list := ResourceList{Endpoint: c.MCPEndpoint(), Resources: []*mcp.Resource{}, Templates: []*mcp.ResourceTemplate{}}
 	failure, err := c.mcpRead(ctx, MethodResourcesList, func(ctx context.Context, s *mcp.ClientSession, _ *httpRecord) error {
@@ -146,8 +145,7 @@ func contentResponse(method string, res any, raw json.RawMessage, content *api.C
 	return api.ContentAnswer(method, raw, content, summary)
 }
 
-// mcpRead runs a read-only request, retried as the contract retries (reading
-// twice changes nothing); err is non-nil only when ctx ended.
+// mcpRead runs a read-only request, retried as the contract retries; err is non-nil only when ctx ended.
 func (c *Client) mcpRead(ctx context.Context, method string, op func(context.Context, *mcp.ClientSession, *httpRecord) error) (*api.ToolResponse, error) {
 	var failure *api.ToolResponse
 	_, err := c.Retry(ctx, method, func() *api.ToolResponse {

@@ -14,9 +14,8 @@ import (
 	"github.com/visualq/vq/api"
 )
 
-// toolResponseFromMCP maps a tools/call result to the contract: VisualQ's
-// structuredContent is the ToolResponse; any other server's raw result is
-// the data (--json loses nothing), its content the blocks, its first line the summary.
+// toolResponseFromMCP maps a tools/call result to the contract: VisualQ's structuredContent is the
+// ToolResponse; any other's raw result is the data, its content the blocks, first line the summary.
 func toolResponseFromMCP(tool string, res *mcp.CallToolResult, raw, structured json.RawMessage, info toolInfo) *api.ToolResponse {
 	if structured != nil {
 		resp, err := api.DecodeToolResponse(structured)
@@ -76,9 +75,8 @@ type toolInfo struct {
 	taskRequired  bool // execution.taskSupport
 }
 
-// classifyToolError reads an isError result without a ToolResponse from its
-// words. A tool_error is retried only for a read-only tool: it may have come
-// after a change.
+// classifyToolError reads an isError result without a ToolResponse from its words; a tool_error is
+// retried only for a read-only tool, as it may have come after a change.
 func classifyToolError(resp *api.ToolResponse, text string, info toolInfo) *api.ToolResponse {
 	code, recoverable := api.CodeToolError, true
 	lower := strings.ToLower(text)
@@ -185,8 +183,7 @@ func (c *Client) repeatedFailure(tool string, err error) (*api.ToolResponse, boo
 	return r, true
 }
 
-// serverRPCError finds the server's JSON-RPC error. The SDK's own transport
-// failures (-32003, -32004, -32005) are not the server's answer.
+// serverRPCError finds the server's JSON-RPC error; the SDK's own -32003..-32005 transport failures are not.
 func serverRPCError(err error) (*jsonrpc.Error, bool) {
 	var rpcErr *jsonrpc.Error
 	if !errors.As(err, &rpcErr) {

@@ -24,11 +24,9 @@ const (
 
 type schemaS = jsonschema.Schema
 
-// validationCost is why instance (size bytes) is not checked against root:
-// "" when Validate's work is bounded. It over-counts, so what it lets
-// through is safe. It carries to each value the schemas applied to it and
-// how often; a $ref loop that stays on one value never ends. The walk is
-// linear in the answer and the steps it counts.
+// validationCost is why instance (size bytes) is not checked against root, "" when Validate's work is
+// bounded. It over-counts, so what it passes is safe: it carries to each value the schemas applied and
+// how often (a $ref loop that stays on one value never ends), linear in the answer and steps counted.
 func validationCost(root *schemaS, instance any, size int) string {
 	g := schemaGraph{at: map[string]*schemaS{}, anchors: map[string]*schemaS{}}
 	if why := g.index(root, ""); why != "" {

@@ -14,8 +14,7 @@ import (
 	"github.com/visualq/vq/api"
 )
 
-// mcpFallbackVersion is asked for when a server refuses initialize outright:
-// the first revision with streamable HTTP.
+// mcpFallbackVersion, the first revision with streamable HTTP, is asked for when initialize is refused outright.
 const mcpFallbackVersion = "2025-03-26"
 
 // mcpState is the Client's one MCP session, reused until Close or a broken connection.
@@ -170,8 +169,7 @@ func (c *Client) callMCP(ctx context.Context, call api.Call) *api.ToolResponse {
 	return c.withNotOffered(inFlight, c.checkOutput(ctx, call.Tool, toolResponseFromMCP(call.Tool, result, raw, structured, info)))
 }
 
-// withNotOffered says a failed call's server asked for what vq does not
-// offer, and marks it not to be sent again.
+// withNotOffered says a failed call's server asked for what vq does not offer; it is not sent again.
 func (c *Client) withNotOffered(call *callInFlight, resp *api.ToolResponse) *api.ToolResponse {
 	what := c.inFlight.notOffered(call)
 	if resp.OK || what == "" {
@@ -182,8 +180,7 @@ func (c *Client) withNotOffered(call *callInFlight, resp *api.ToolResponse) *api
 	return resp
 }
 
-// listToolsForHeaders lists tools once per 2026-07-28 HTTP session: the SDK
-// builds Mcp-Param-* headers (SEP-2243) from it.
+// listToolsForHeaders lists tools once per 2026-07-28 HTTP session: the SDK builds Mcp-Param-* (SEP-2243) from it.
 func (c *Client) listToolsForHeaders(ctx context.Context) {
 	if u, err := url.Parse(c.MCPEndpoint()); err != nil || u.Scheme != "http" && u.Scheme != "https" {
 		return
@@ -195,8 +192,7 @@ func (c *Client) listToolsForHeaders(ctx context.Context) {
 	c.sessionTools(ctx)
 }
 
-// callContext bounds one call: by wall time (CallBound), or else idle time
-// that touch (progress) restarts.
+// callContext bounds one call by wall time (CallBound), or else by idle time that progress restarts.
 func (c *Client) callContext(parent context.Context) (ctx context.Context, touch func(), timedOut func() bool, done func()) {
 	if c.opts.CallBound {
 		ctx, cancel := context.WithTimeout(parent, c.opts.Timeout)
@@ -232,9 +228,8 @@ func (c *Client) timeoutFailure(tool string) *api.ToolResponse {
 	return r.WithErrorMessage(r.ErrorMessage() + ": no answer nor progress for " + c.opts.Timeout.String())
 }
 
-// withSession runs op on the session. A forgotten session is replaced once;
-// other transport failures drop it once the cancellation is sent;
-// JSON-RPC errors keep it.
+// withSession runs op on the session: a forgotten one is replaced once; other transport failures drop
+// it once the cancellation is sent; JSON-RPC errors keep it.
 func (c *Client) withSession(ctx context.Context, rec *httpRecord, op func(*mcp.ClientSession) error) error {
 	for attempt := 0; ; attempt++ {
 		s, err := c.mcpSession(ctx)

@@ -95,8 +95,7 @@ func (w *words) end() {
 	}
 }
 
-// lineCap fails a line past limit with api.ErrBodyTooLarge, so the user reads
-// why; the SDK's own frame cap fails like a crash.
+// lineCap fails a line past limit with api.ErrBodyTooLarge, saying why; the SDK's own cap fails like a crash.
 type lineCap struct {
 	r     io.Reader
 	limit int64
@@ -121,8 +120,7 @@ func (l *lineCap) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// recordingConn keeps a stdio server's answers in their requests' records,
-// as mcpRoundTripper keeps HTTP bodies: the SDK decodes results lossily.
+// recordingConn keeps stdio answers in their requests' records, as HTTP bodies are: the SDK decodes lossily.
 type recordingConn struct {
 	mcp.Connection
 	limit   int64
@@ -151,8 +149,7 @@ func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return err
 }
 
-// received records a line that answers a recorded request, and is the line
-// as the SDK is to read it (callAnswer.forSDK for a tools/call).
+// received records a line answering a recorded request and is the line the SDK reads (callAnswer.forSDK).
 func (c *recordingConn) received(line []byte) []byte {
 	answer, id, ok := readAnswer(line)
 	if !ok {

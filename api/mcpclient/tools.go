@@ -10,8 +10,7 @@ import (
 	"github.com/visualq/vq/api"
 )
 
-// ListTools asks for every page of tools/list, over MCP whatever the
-// transport. A failure is a ToolResponse; err is non-nil only when ctx ended.
+// ListTools lists every page of tools/list, over MCP whatever the transport; errors as ListResources.
 func (c *Client) ListTools(ctx context.Context) ([]api.Tool, *api.ToolResponse, error) {
 	var tools []api.Tool
 	var failure *api.ToolResponse
@@ -77,8 +76,7 @@ func (c *Client) sessionTools(ctx context.Context) ([]api.Tool, *api.ToolRespons
 // errEndlessList is a list listPages stopped, which a retry would repeat.
 var errEndlessList = errors.New("the server's list has no end")
 
-// listPages appends pages to items until one has no cursor, within the
-// bounds, never asking twice with the same cursor.
+// listPages appends pages to items until one has no cursor, within the bounds, never repeating a cursor.
 func listPages[T any](ctx context.Context, items *[]T, page func(cursor string) ([]T, string, error)) error {
 	seen := map[string]bool{}
 	cursor := ""
@@ -125,8 +123,7 @@ func (c *Client) listedTool(ctx context.Context, name string) (t api.Tool, known
 	return api.Tool{}, false, true
 }
 
-// ListedTool is the tool as the server lists it, to check KEY=VALUE pairs;
-// false when unlisted or the list cannot be had (the server then judges).
+// ListedTool is the tool as listed, to check KEY=VALUE pairs; false when unlisted or unknown (server judges).
 func (c *Client) ListedTool(ctx context.Context, name string) (api.Tool, bool) {
 	t, known, _ := c.listedTool(ctx, name)
 	return t, known

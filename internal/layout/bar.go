@@ -5,8 +5,7 @@ import (
 	"strings"
 )
 
-// A mismatch bar draws a check's differing pixels on one fixed log scale
-// wherever vq draws one, so small changes (0.1% to a few percent) stay apart.
+// Mismatch bars share one fixed log scale, so small changes (0.1% to a few percent) stay apart.
 
 // MismatchColumn is the member holding a check's mismatch percentage.
 const MismatchColumn = "mismatchPercent"
@@ -41,8 +40,7 @@ var mismatchBars = func() []string {
 	return bars
 }()
 
-// MismatchBar is percent as a space-padded bar MismatchBarWidth cells wide:
-// any positive percent shows, 100% fills it, zero, negative and NaN draw none.
+// MismatchBar is percent as a bar MismatchBarWidth cells wide: 100% fills it, any positive shows, else none.
 func MismatchBar(percent float64) string {
 	return mismatchBars[mismatchEighths(percent)]
 }

@@ -9,16 +9,14 @@ import (
 	"github.com/visualq/vq/internal/exitcode"
 )
 
-// Check is one visual check (a scenario on a viewport); Fields holds every
-// member sent, for reports that show the diff summary.
+// Check is one visual check (a scenario on a viewport); Fields holds every member sent.
 type Check struct {
 	Scenario    string
 	Viewport    string
 	Mismatch    float64 // percent of differing pixels
 	HasMismatch bool
 	Failed      bool
-	// DiffURL (diffUrl or diffImageUrl) is as sent: reports link it only
-	// after checking it is a web address.
+	// DiffURL (diffUrl or diffImageUrl) is as sent: reports link it only once it is a web address.
 	DiffURL string
 	Fields  *Node
 }
@@ -31,8 +29,7 @@ func (c Check) MismatchText() string {
 	return strconv.FormatFloat(c.Mismatch, 'f', -1, 64) + "%"
 }
 
-// Checks is what a response tells about a run's checks: Listed holds what was
-// itemized (failures, or one diff), Total and Failed the counts, so a report
+// Checks is what a response tells of a run's checks (itemized Listed, Total, Failed), so a report
 // can say what it does not know instead of inventing it.
 type Checks struct {
 	RunID  string
@@ -45,8 +42,7 @@ type Checks struct {
 	HasRan     bool
 	URL        string
 	Reason     string // why the run ended so, as sent
-	// Unreadable says why the verdict cannot be read (a bad count, a
-	// contradicted pass); "" when it can.
+	// Unreadable says why the verdict cannot be read (a bad count, a contradicted pass).
 	Unreadable string
 }
 
@@ -70,8 +66,7 @@ func (c *Checks) Verdict() int {
 	return exitcode.OK
 }
 
-// Summary is the one-line account of a run: "run run_123 queued",
-// "run run_123 running (3/12)", "run run_123 failed: 3 of 12 checks changed".
+// Summary is the one-line account of a run: "run run_123 failed: 3 of 12 checks changed".
 func (c *Checks) Summary() string {
 	s := "run " + c.RunID + " " + c.Status
 	switch {
@@ -106,8 +101,7 @@ func (c *Checks) ListedFailed() int {
 	return n
 }
 
-// Unlisted are the checks counted but not itemized. Of an incomplete run only
-// those it got through (Ran) can have passed.
+// Unlisted are the checks counted but not itemized; of an incomplete run only Ran can have passed.
 func (c *Checks) Unlisted() (passed, failed, notRun int) {
 	failed = max(0, c.Failed-c.ListedFailed())
 	known := len(c.Listed) + failed
@@ -140,8 +134,7 @@ func ChecksOf(data []byte) (*Checks, bool) {
 	return nil, false
 }
 
-// RunOf reads data as a CI run's answer; ok is false without a runId and a
-// status or with unreadable counts (Unreadable says why).
+// RunOf reads data as a CI run's answer; ok is false without runId and status or with bad counts.
 func RunOf(data []byte) (*Checks, bool) {
 	n := objectOf(data)
 	if n == nil {
@@ -158,7 +151,6 @@ func objectOf(data []byte) *Node {
 	return nil
 }
 
-// checksIn reads n's checks; ok is false when n holds none.
 func checksIn(n *Node) (*Checks, bool) {
 	c := &Checks{RunID: textOf(n.Get("runId")), Status: textOf(n.Get("status")), URL: textOf(n.Get("url")), Reason: reasonOf(n)}
 	if p := n.Get("progress"); p != nil && p.Kind == '{' {
@@ -222,8 +214,7 @@ func (c *Checks) count(n *Node, name string) (v int, has bool) {
 // maxCount caps a count: 1e30 reads as a big count, never a small one.
 const maxCount = 1 << 53
 
-// countOf reads n as a count, any integral number form (5, 5.0, 1e1); has is
-// false for nil n, ok false for no count (negative, fractional, not a number).
+// countOf reads n as an integral count (5, 5.0, 1e1); has is false for nil n, ok for no count.
 func countOf(n *Node) (v int, has, ok bool) {
 	if n == nil {
 		return 0, false, true
@@ -237,8 +228,7 @@ func countOf(n *Node) (v int, has, ok bool) {
 	return int(min(f, maxCount)), true, true
 }
 
-// listedChecks are n's failures, or n itself as one diff (failed past its
-// threshold unless approved); ok is false when it lists none.
+// listedChecks are n's failures, or n as one diff (failed past its threshold unless approved).
 func listedChecks(n *Node) (listed []Check, ok bool) {
 	if failures := n.Get("failures"); failures != nil && failures.Kind == '[' {
 		for _, f := range failures.Items {

@@ -14,9 +14,8 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Layout is a response's data arranged for plain text, Markdown and the TUI:
-// fields (nested objects flattened to dotted keys), plain lines, then each
-// record list as a titled table (or, when it makes no table, as fields at name[i]).
+// Layout is data arranged for text, Markdown and the TUI: fields (dotted keys), plain lines, then
+// each record list as a titled table (or, when it makes no table, as fields at name[i]).
 type Layout struct {
 	Fields []Field
 	Lines  []string
@@ -39,8 +38,7 @@ type TitledTable struct {
 	shape   *shape
 }
 
-// Data arranges raw data (null or empty: an empty layout), keeping record
-// lists as bytes to stream (Text) or decode (Records.Table).
+// Data arranges raw data, keeping record lists as bytes to stream (Text) or decode (Table).
 func Data(raw []byte) (*Layout, error) {
 	l := &Layout{}
 	if len(raw) == 0 || string(raw) == "null" {
@@ -73,8 +71,7 @@ type Members struct {
 	Values [][]byte
 }
 
-// Response is Data for data whose members m were found while reading the
-// answer (nil if not), so data is not scanned twice.
+// Response is Data given the members m found while reading the answer (nil if not): no second scan.
 func Response(data []byte, m *Members) (*Layout, error) {
 	if m == nil {
 		return Data(data)
@@ -88,8 +85,7 @@ func Response(data []byte, m *Members) (*Layout, error) {
 	return l, nil
 }
 
-// Member is the raw value of data's last top-level member name, or nil;
-// m, when not nil, is data's members.
+// Member is the raw value of data's last top-level member name, or nil; m, if set, is data's members.
 func Member(data []byte, m *Members, name string) []byte {
 	if m == nil {
 		found := membersOf(data)
@@ -130,8 +126,7 @@ func membersOf(data []byte) (m Members) {
 	return m
 }
 
-// add places one value: an object flattened, a record list as a table, else a
-// field, or plain lines for the data itself.
+// add places one value: an object flattened, a record list as a table, else a field or plain lines.
 func (l *Layout) add(name, key string, value jsontext.Value) error {
 	switch value.Kind() {
 	case '{':
@@ -182,8 +177,7 @@ func (l *Layout) records(name, key string, list jsontext.Value) error {
 	return nil
 }
 
-// Text writes an answer as plain text, all sanitized here: summary, warning:
-// lines, then the data laid out, member tables titled and indented.
+// Text writes an answer as plain text, sanitized here: summary, warning: lines, then the data.
 func Text(w *bufio.Writer, summary string, warnings []string, data []byte, m *Members, bars bool) error {
 	if summary != "" {
 		w.WriteString(textsafe.Sanitize(summary) + "\n")
@@ -224,7 +218,6 @@ func Text(w *bufio.Writer, summary string, warnings []string, data []byte, m *Me
 // alignSlack is how many times its mean width a column may be padded to.
 const alignSlack = 4
 
-// span measures a column for alignment: widest, second widest, total width.
 type span struct{ widest, second, total int }
 
 func (s *span) add(w int) {
@@ -237,9 +230,8 @@ func (s *span) add(w int) {
 	}
 }
 
-// width is what a column of n cells is padded to: the widest cell within
-// alignSlack times the mean, else that bound. Padding then costs at most
-// alignSlack times the column's text: one long cell overflows instead.
+// width is a column's padding: its widest cell within alignSlack times the mean, else that bound, so
+// padding costs at most alignSlack times the text and one long cell overflows.
 func (s span) width(n int) int {
 	if n == 0 {
 		return s.widest

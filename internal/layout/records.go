@@ -22,10 +22,8 @@ func newDecoder(doc []byte) *jsontext.Decoder {
 	return jsontext.NewDecoder(bytes.NewBuffer(doc), jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
 }
 
-// scan calls cell for every member of every record (quoted name and value are
-// views into r) and reports the record count, false unless r is a non-empty
-// array of objects. r was validated when laid out, so scan only finds bounds:
-// several times faster than a token reader, and it runs twice per table.
+// scan calls cell for each member of each record (views into r) and reports the count; false unless r
+// is a non-empty array of objects. r was validated, so scan only finds bounds: fast, run twice a table.
 func (r Records) scan(cell func(row, member int, name, value jsontext.Value)) (int, bool) {
 	i := skipSpace(r, 0)
 	if i >= len(r) || r[i] != '[' {
@@ -49,7 +47,6 @@ func (r Records) scan(cell func(row, member int, name, value jsontext.Value)) (i
 	return row, row > 0 && i < len(r)
 }
 
-// skipSpace is the index of the first non-whitespace byte at or after i.
 func skipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
 		i++
@@ -57,7 +54,6 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// skipSeparator steps over whitespace and one comma after a value.
 func skipSeparator(b []byte, i int) int {
 	i = skipSpace(b, i)
 	if i < len(b) && b[i] == ',' {
@@ -99,8 +95,7 @@ func skipValue(b []byte, i int) int {
 	return i
 }
 
-// skipString is the index just past the string whose quote is at i: the
-// next quote not escaped by an odd run of backslashes.
+// skipString is the index past the string quoted at i: the next quote not escaped by odd backslashes.
 func skipString(b []byte, i int) int {
 	for i++; ; {
 		q := bytes.IndexByte(b[i:], '"')
@@ -119,8 +114,7 @@ func skipString(b []byte, i int) int {
 	}
 }
 
-// columns is the layout of a record list: the member names in first-seen
-// order, and which columns hold numbers only.
+// columns are a record list's member names in first-seen order, and which hold numbers only.
 type columns struct {
 	names                 []string
 	index                 map[string]int
@@ -173,10 +167,8 @@ func (c *columns) see(col int, kind jsontext.Kind) {
 // reads no better than fields do, and each column costs every row.
 const maxColumns = 32
 
-// choose picks the most frequent columns, in first-seen order, as many as keep
-// the table at least half full and at most maxColumns, and reports whether they
-// hold half the members (else the list is laid out as fields). This bounds the
-// printing: a half-full table's empty cells cost a few bytes per member sent.
+// choose picks the most frequent columns (first-seen order, at most maxColumns) keeping the table half
+// full; false when they hold under half the members (fields then): empty cells cost bytes per member sent.
 func (c *columns) choose(rows int) (table bool) {
 	byCount := make([]int, len(c.names))
 	members := 0
@@ -202,11 +194,9 @@ func (c *columns) choose(rows int) (table bool) {
 	return 2*held >= members
 }
 
-// more is how many columns the table leaves out.
 func (c *columns) more() int { return len(c.names) - len(c.shown) }
 
-// MoreColumnsNote is the line a rendering adds, once, under a table that
-// leaves n columns out ("" for none).
+// MoreColumnsNote is the line under a table that leaves n columns out ("" for none).
 func MoreColumnsNote(n int) string {
 	if n == 0 {
 		return ""
@@ -218,8 +208,7 @@ func MoreColumnsNote(n int) string {
 	return "+" + strconv.Itoa(n) + " more " + noun + " (--json shows every member)"
 }
 
-// Table decodes the records' shown columns into a Table of sanitized cells,
-// for renderers that keep the rows (the TUI).
+// Table decodes the shown columns into a Table of sanitized cells, for the TUI.
 func (r Records) Table() *Table {
 	sh, ok := r.measure()
 	if !ok {
@@ -277,8 +266,7 @@ type shape struct {
 	bar     int // shown column with mismatch bars, -1 for none
 }
 
-// measure is the first of plain output's two passes; ok is false when r is
-// empty or holds a non-object.
+// measure is plain output's first pass; ok is false when r is empty or holds a non-object.
 func (r Records) measure() (*shape, bool) {
 	sh := &shape{cols: &columns{index: map[string]int{}}, bar: -1}
 	var spans []span
@@ -301,9 +289,8 @@ func (r Records) measure() (*shape, bool) {
 	return sh, ok
 }
 
-// writeText prints the records as an aligned table after indent, then the note
-// of the columns left out. With bars (for a person, not a program), the number
-// column MismatchColumn gets mismatch bars and the legend follows.
+// writeText prints the records as a table after indent, then the left-out note; with bars (for a
+// person) MismatchColumn gets mismatch bars and the legend follows.
 func (t TitledTable) writeText(w *bufio.Writer, indent string, bars bool) {
 	sh := *t.shape
 	sh.bar = -1
@@ -321,7 +308,6 @@ func (t TitledTable) writeText(w *bufio.Writer, indent string, bars bool) {
 	}
 }
 
-// write prints the records as an aligned table, one row at a time.
 func (r Records) write(w *bufio.Writer, indent string, sh *shape) {
 	header := make([][]byte, len(sh.cols.shown))
 	for i, col := range sh.cols.shown {
@@ -355,8 +341,7 @@ func (r Records) write(w *bufio.Writer, indent string, sh *shape) {
 	}
 }
 
-// writeRow prints one row padded to widths, numbers on the right, the one at
-// position bar followed by its mismatch bar (cut at the line's end).
+// writeRow prints a row padded to widths, numbers right, the one at bar followed by its (cut) mismatch bar.
 func writeRow(w *bufio.Writer, indent string, widths []int, cells [][]byte, numeric []bool, bar int) {
 	w.WriteString(indent)
 	last := len(cells) - 1
@@ -388,8 +373,7 @@ func writeRow(w *bufio.Writer, indent string, widths []int, cells [][]byte, nume
 	w.WriteByte('\n')
 }
 
-// cellText is a value as a cell shows it, not yet sanitized: a string's
-// text, a scalar's literal, an object or array as compact JSON, null empty.
+// cellText is a value as a cell shows it, unsanitized: string text, scalar literal, compact JSON, null empty.
 func cellText(v jsontext.Value) []byte {
 	switch v.Kind() {
 	case '"':
@@ -417,8 +401,7 @@ func unquote(v jsontext.Value) string {
 	return string(s)
 }
 
-// shownCell is a cell as it may reach a terminal (plain ASCII as is, anything
-// else through SanitizeLine) and its width there.
+// shownCell is a cell as a terminal may get it (ASCII as is, else SanitizeLine) and its width there.
 func shownCell(text []byte) ([]byte, int) {
 	for _, c := range text {
 		if c < ' ' || c >= 0x7f {

@@ -17,8 +17,7 @@ type Node struct {
 	Items  []*Node
 }
 
-// ParseNode decodes one JSON document. Invalid UTF-8 is accepted (shown as
-// U+FFFD): the text is the server's, not ours to reject.
+// ParseNode decodes one JSON document, invalid UTF-8 as U+FFFD: the text is the server's, not ours to reject.
 func ParseNode(raw []byte) (*Node, error) {
 	p := &parser{
 		dec:   newDecoder(raw),
@@ -32,8 +31,7 @@ func ParseNode(raw []byte) (*Node, error) {
 	return n, nil
 }
 
-// valueNode is ParseNode for a valid value; a scalar or plain string is made
-// without a decoder, which costs more than such a field.
+// valueNode is ParseNode for a valid value; a scalar is made without a decoder, which costs more.
 func valueNode(v jsontext.Value) (*Node, error) {
 	switch k := v.Kind(); {
 	case k == '0':
@@ -46,8 +44,7 @@ func valueNode(v jsontext.Value) (*Node, error) {
 	return ParseNode(v)
 }
 
-// parser builds a Node tree, sharing one string per distinct key, sizing each
-// record from the one before and allocating nodes in blocks.
+// parser builds a Node tree: one string per distinct key, records sized from the one before, nodes in blocks.
 type parser struct {
 	dec   *jsontext.Decoder
 	names map[string]string
