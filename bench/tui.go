@@ -37,7 +37,7 @@ var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([0-9.]+) 
 
 func (b *bench) tui() row {
 	what := "TUI: 100k failures' first frame, key-press → frame with a filter, filter keystroke → frame; a 1280×800 diff in half-blocks"
-	step(what + " (go test -bench ./ui)")
+	step(what + " (go test -bench ./ui/...)")
 	benchtime := "10x"
 	if b.quick {
 		benchtime = "3x" // one run alone times the first, cold key press
@@ -46,11 +46,11 @@ func (b *bench) tui() row {
 	for i, g := range tuiGoals {
 		words[i] = g.word
 	}
-	cmd := exec.Command("go", "test", "-run", "^$", "-bench", strings.Join(words, "|"), "-benchtime", benchtime, "./ui")
+	cmd := exec.Command("go", "test", "-run", "^$", "-bench", strings.Join(words, "|"), "-benchtime", benchtime, "./ui/...")
 	cmd.Dir = b.root
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return failed(what, fmt.Errorf("go test -bench ./ui: %v: %s", err, firstLine(string(out))))
+		return failed(what, fmt.Errorf("go test -bench ./ui/...: %v: %s", err, firstLine(string(out))))
 	}
 	perOp := map[string]time.Duration{} // by the word its name holds; first wins
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -71,7 +71,7 @@ func (b *bench) tui() row {
 	for _, g := range tuiGoals {
 		d, ok := perOp[g.word]
 		if !ok {
-			return failed(what, fmt.Errorf("ui/ has no benchmark named *%s*", g.word))
+			return failed(what, fmt.Errorf("ui/... has no benchmark named *%s*", g.word))
 		}
 		figures = append(figures, ms(d))
 		goals = append(goals, "≤ "+ms(g.goal))
