@@ -228,12 +228,12 @@ func TestNoRetryMeansOneRequest(t *testing.T) {
 func TestUnauthorizedIsNeverRetried(t *testing.T) {
 	t.Parallel()
 	ctx := testkit.Bound(t)
-	s := testkit.NewServer(t, testkit.Script(testkit.Reply{Status: 401, Body: "", Header: map[string]string{"WWW-Authenticate": `Bearer realm="vq", resource_metadata="https://vq.example/.well-known/oauth-protected-resource"`}}))
+	s := testkit.NewServer(t, testkit.Script(testkit.Reply{Status: 401, Body: "", Header: map[string]string{"WWW-Authenticate": `Bearer realm="vq", resource_metadata="http://127.0.0.1:1/.well-known/oauth-protected-resource"`}}))
 	resp, _ := newClient(s, Options{}).Invoke(ctx, Call{Tool: ToolRunFailures})
 	if resp.ErrorCode() != CodeUnauthorized || s.Count() != 1 {
 		t.Fatalf("code %q after %d requests", resp.ErrorCode(), s.Count())
 	}
-	if meta, refused := resp.Failure.ResourceMetadata, resp.Failure.CredentialRefused; !refused || meta != "https://vq.example/.well-known/oauth-protected-resource" {
+	if meta, refused := resp.Failure.ResourceMetadata, resp.Failure.CredentialRefused; !refused || meta != "http://127.0.0.1:1/.well-known/oauth-protected-resource" {
 		t.Errorf("CredentialRefused = %q, %v; want the challenge's resource metadata", meta, refused)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -97,6 +98,22 @@ func TestInstallScriptRefusesWhatItCannotTrust(t *testing.T) {
 	}
 }
 
+// readmeSigner is the certificate identity (for release version) and
+// issuer the README's Install section pins in its cosign verify-blob
+// command: the script must check the same.
+func readmeSigner(t *testing.T, version string) (identity, issuer string) {
+	t.Helper()
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`--certificate-identity (\S+)@refs/tags/v[0-9.]+ \\\n\s*--certificate-oidc-issuer (\S+)`).FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("the README's Install section pins no cosign identity and issuer")
+	}
+	return string(m[1]) + "@refs/tags/v" + version, string(m[2])
+}
+
 // With cosign installed, checksums.txt must carry the release workflow's
 // keyless signature for the tag: the script downloads the signature bundle
 // and asks cosign with the identity and issuer pinned; a signature cosign
@@ -107,6 +124,7 @@ func TestInstallScriptChecksTheSignatureWithCosign(t *testing.T) {
 	releases.release(t, "1.3.3", vqBinary(t), false)
 	dir := filepath.Join(releases.root, "visualq", "vq", "releases", "download", "v1.3.3")
 	os.WriteFile(filepath.Join(dir, "checksums.txt.sigstore.json"), []byte(`{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json"}`), 0o644)
+	identity, issuer := readmeSigner(t, "1.3.3")
 	fake := t.TempDir()
 	os.WriteFile(filepath.Join(fake, "cosign"), []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$COSIGN_ARGS\"\nexit \"$COSIGN_EXIT\"\n"), 0o755)
 	for _, exit := range []string{"0", "1"} {
@@ -114,10 +132,11 @@ func TestInstallScriptChecksTheSignatureWithCosign(t *testing.T) {
 		bindir := filepath.Join(t.TempDir(), "bin")
 		_, stderr, code := install(t, releases, []string{"BINDIR=" + bindir, "COSIGN_ARGS=" + args, "COSIGN_EXIT=" + exit}, []string{fake}, "--version", "1.3.3")
 		got, _ := os.ReadFile(args)
-		if !strings.HasPrefix(string(got), "verify-blob\n--bundle\n") || !strings.HasSuffix(string(got),
-			"--certificate-identity\nhttps://github.com/visualq/vq/.github/workflows/release.yml@refs/tags/v1.3.3\n"+
-				"--certificate-oidc-issuer\nhttps://token.actions.githubusercontent.com\n"+filepath.Join(filepath.Dir(strings.Split(string(got), "\n")[2]), "checksums.txt")+"\n") {
-			t.Errorf("cosign %s was asked:\n%s", exit, got)
+		want := "verify-blob\n--bundle\n" + filepath.Join(filepath.Dir(strings.Split(string(got), "\n")[2]), "checksums.txt.sigstore.json") +
+			"\n--certificate-identity\n" + identity + "\n--certificate-oidc-issuer\n" + issuer + "\n" +
+			filepath.Join(filepath.Dir(strings.Split(string(got), "\n")[2]), "checksums.txt") + "\n"
+		if string(got) != want {
+			t.Errorf("cosign %s was asked:\n%s\nwant the README's identity and issuer:\n%s", exit, got, want)
 		}
 		_, err := os.Stat(filepath.Join(bindir, "vq"))
 		switch {

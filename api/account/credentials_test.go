@@ -38,21 +38,21 @@ func TestALockedKeyringHonoursTheContext(t *testing.T) {
 	lockedKeyring(t)
 	dir := t.TempDir()
 	s := CredentialStore{ConfigPath: filepath.Join(dir, "config.json"), UseKeyring: true, KeyringTimeout: 10 * time.Second}
-	if err := writeJSONFile(s.ConfigPath, Config{BaseURL: "https://vq.example", APIKey: "vqs_file"}); err != nil {
+	if err := writeJSONFile(s.ConfigPath, Config{BaseURL: "http://127.0.0.1:1", APIKey: "vqs_file"}); err != nil {
 		t.Fatal(err)
 	}
 	// Token secrets kept in the keyring: the file has none.
-	tokens := `{"tokens":{"https://issuer.example":{"issuer":"https://issuer.example","resource":"https://vq.example/api/mcp","clientId":"c","tokenUrl":"https://issuer.example/token"}}}`
+	tokens := `{"tokens":{"https://issuer.example":{"issuer":"https://issuer.example","resource":"http://127.0.0.1:1/api/mcp","clientId":"c","tokenUrl":"https://issuer.example/token"}}}`
 	if err := os.WriteFile(s.OAuthPath(), []byte(tokens), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for name, lookup := range map[string]func(context.Context) error{
 		"Lookup": func(ctx context.Context) error {
-			_, _, err := s.Lookup(ctx, "https://vq.example")
+			_, _, err := s.Lookup(ctx, "http://127.0.0.1:1")
 			return err
 		},
 		"LookupOAuth": func(ctx context.Context) error {
-			_, _, err := s.LookupOAuth(ctx, "https://vq.example/api/mcp")
+			_, _, err := s.LookupOAuth(ctx, "http://127.0.0.1:1/api/mcp")
 			return err
 		},
 	} {
@@ -72,11 +72,11 @@ func TestALockedKeyringTimesOutToTheConfigFile(t *testing.T) {
 	ctx := testkit.Bound(t)
 	lockedKeyring(t)
 	s := CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json"), UseKeyring: true, KeyringTimeout: 50 * time.Millisecond}
-	if err := writeJSONFile(s.ConfigPath, Config{BaseURL: "https://vq.example", APIKey: "vqs_file"}); err != nil {
+	if err := writeJSONFile(s.ConfigPath, Config{BaseURL: "http://127.0.0.1:1", APIKey: "vqs_file"}); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	key, source, err := s.Lookup(ctx, "https://vq.example")
+	key, source, err := s.Lookup(ctx, "http://127.0.0.1:1")
 	if key != "vqs_file" || !strings.HasPrefix(source, SourceConfig) || err != nil || time.Since(start) > 5*time.Second {
 		t.Errorf("Lookup = %q, %q, %v after %s; want the file's key", key, source, err, time.Since(start))
 	}
@@ -87,13 +87,13 @@ func TestTheKeyringKeepsTheKey(t *testing.T) {
 	ctx := testkit.Bound(t)
 	keyring.MockInit()
 	s := CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json"), UseKeyring: true}
-	if where, err := s.Save("https://vq.example", Server{}, "vqs_kept"); where != SourceKeyring || err != nil {
+	if where, err := s.Save("http://127.0.0.1:1", Server{}, "vqs_kept"); where != SourceKeyring || err != nil {
 		t.Fatalf("saved to %q: %v", where, err)
 	}
-	if c, err := LoadConfig(s.ConfigPath); c.Servers["https://vq.example"].APIKey != "" || err != nil {
-		t.Errorf("the config file holds key %q (%v)", c.Servers["https://vq.example"].APIKey, err)
+	if c, err := LoadConfig(s.ConfigPath); c.Servers["http://127.0.0.1:1"].APIKey != "" || err != nil {
+		t.Errorf("the config file holds key %q (%v)", c.Servers["http://127.0.0.1:1"].APIKey, err)
 	}
-	key, source, err := s.Lookup(ctx, "https://vq.example")
+	key, source, err := s.Lookup(ctx, "http://127.0.0.1:1")
 	if key != "vqs_kept" || source != SourceKeyring || err != nil {
 		t.Errorf("Lookup = %q, %q, %v", key, source, err)
 	}
@@ -104,11 +104,11 @@ func TestTheKeyringKeepsTheKey(t *testing.T) {
 func TestNoKeyringMeansTheConfigFile(t *testing.T) {
 	ctx := testkit.Bound(t)
 	s := CredentialStore{ConfigPath: filepath.Join(t.TempDir(), "config.json")}
-	where, err := s.Save("https://vq.example", Server{}, "vqs_stored")
+	where, err := s.Save("http://127.0.0.1:1", Server{}, "vqs_stored")
 	if err != nil || !strings.HasPrefix(where, SourceConfig) {
 		t.Fatalf("saved to %q: %v", where, err)
 	}
-	key, source, err := s.Lookup(ctx, "https://vq.example")
+	key, source, err := s.Lookup(ctx, "http://127.0.0.1:1")
 	if key != "vqs_stored" || !strings.HasPrefix(source, SourceConfig) || err != nil {
 		t.Errorf("Lookup = %q, %q, %v", key, source, err)
 	}
@@ -122,13 +122,13 @@ func TestOAuthFileEmptyOrBroken(t *testing.T) {
 	if err := os.WriteFile(s.OAuthPath(), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, found, err := s.LookupOAuth(ctx, "https://vq.example/api/mcp"); found || err != nil {
+	if _, found, err := s.LookupOAuth(ctx, "http://127.0.0.1:1/api/mcp"); found || err != nil {
 		t.Errorf("empty token file: found %v, err %v; want nothing and no error", found, err)
 	}
 	if err := os.WriteFile(s.OAuthPath(), []byte("{"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.LookupOAuth(ctx, "https://vq.example/api/mcp"); err == nil || !strings.Contains(err.Error(), s.OAuthPath()) {
+	if _, _, err := s.LookupOAuth(ctx, "http://127.0.0.1:1/api/mcp"); err == nil || !strings.Contains(err.Error(), s.OAuthPath()) {
 		t.Errorf("broken token file: %v, want an error naming %s", err, s.OAuthPath())
 	}
 }
