@@ -11,8 +11,8 @@ import (
 )
 
 // With no tmux, no display and no terminal (a pipe, no controlling
-// terminal), --copy says nothing could be copied, sends no proof and
-// exits 9 (no_clipboard).
+// terminal), --copy says nothing could be copied before the proof starts:
+// the server receives no call, and vq exits 9 (no_clipboard).
 func TestProveCopyWithNoClipboardExits9(t *testing.T) {
 	t.Parallel()
 	ts := newCISandbox(t, time.Millisecond)
@@ -24,6 +24,9 @@ func TestProveCopyWithNoClipboardExits9(t *testing.T) {
 	cmd.Run()
 	if code := cmd.ProcessState.ExitCode(); code != exitcode.NoClipboard || stdout.String() != "" {
 		t.Errorf("exit %d, stdout %q", code, stdout.String())
+	}
+	if calls := ts.Calls(); len(calls) != 0 {
+		t.Errorf("the server received %d calls, want none: %s", len(calls), ts.InvokedTools())
 	}
 	want := "error: --copy: nothing copied: no clipboard to copy to: not inside tmux ($TMUX unset); no desktop display ($WAYLAND_DISPLAY and $DISPLAY unset); no terminal for OSC 52 (open /dev/tty: no such device or address) (use --markdown > FILE instead)\n"
 	if stderr.String() != want {

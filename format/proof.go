@@ -23,6 +23,9 @@ type Proof struct {
 	HasMarkdown bool
 	Warnings    []string
 	NextActions []api.NextAction
+	// NotRun says, in vq's words, why a job that ended before a verdict
+	// has no headline; CommentCommand prints this proof's comment again.
+	NotRun, CommentCommand string
 }
 
 type proofResult struct {
@@ -62,7 +65,7 @@ func ParseProof(r *api.ToolResponse) (*Proof, bool) {
 }
 
 // ProofAnswer is the proof an answer carries or, for a proof job (proofJob, or one whose next action proves
-// again) that ended before a verdict, a NON proof saying why; ok is false otherwise.
+// again) that ended before a verdict, a proof not run saying why; ok is false otherwise.
 func ProofAnswer(r *api.ToolResponse, proofJob bool) (*Proof, bool) {
 	p, isProof := ParseProof(r)
 	if isProof && p.Verdict != "" {
@@ -84,7 +87,7 @@ func ProofAnswer(r *api.ToolResponse, proofJob bool) (*Proof, bool) {
 		why = "the proof job was " + job.Status
 	}
 	p.Verdict = "not run"
-	p.Headline = "NON — the check could not run: " + why
+	p.NotRun = "the proof could not run: " + why
 	p.Reasons = append([]string{"the proof job " + job.Status + " (" + r.ErrorCode() + ") before it reached a verdict"}, p.Reasons...)
 	return p, true
 }
@@ -102,11 +105,16 @@ func appendNew[T any](a, b []T, key func(T) string) []T {
 	return out
 }
 
-// WriteProof renders a proof in the contract's order, OUI/NON first, sanitized (--markdown is byte-exact).
+// WriteProof renders a proof in the contract's order, OUI/NON first and
+// again last (else why it could not run first), sanitized (--markdown is byte-exact).
 func WriteProof(out, errOut io.Writer, r *api.ToolResponse, p *Proof, commands CommandPrinter) error {
 	w := bufio.NewWriter(out)
+	headline := ""
 	if p.Headline != "" {
-		w.WriteString("> " + textsafe.SanitizeLine(p.Headline) + "\n\n")
+		headline = "> " + textsafe.SanitizeLine(p.Headline) + "\n"
+		w.WriteString(headline + "\n")
+	} else if p.NotRun != "" {
+		w.WriteString(textsafe.SanitizeLine(p.NotRun) + "\n\n")
 	}
 	verdict := p.Verdict
 	if verdict == "" {
@@ -131,5 +139,11 @@ func WriteProof(out, errOut io.Writer, r *api.ToolResponse, p *Proof, commands C
 		}
 	}
 	writeNextActions(w, p.NextActions, commands)
+	if p.HasMarkdown && p.CommentCommand != "" {
+		w.WriteString("\nThis proof's JIRA comment again, alone (no new proof):\n  " + p.CommentCommand + "\n")
+	}
+	if headline != "" {
+		w.WriteString("\n" + headline)
+	}
 	return finish(w, errOut, r)
 }

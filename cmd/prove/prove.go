@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,17 +19,20 @@ import (
 	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/clipboard"
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/privatefile"
 	"github.com/visualq/vq/internal/textsafe"
 )
 
 // ProveOptions are the inputs of vq prove.
 type ProveOptions struct {
-	Ticket   string
-	Copy     bool
-	Markdown bool
-	NoWait   bool
-	Job      string // an earlier vq prove's job, to watch instead of starting one
-	Pipeline *cmdutil.Pipeline
+	Ticket       string
+	Copy         bool
+	Markdown     bool
+	MarkdownFile string // also write the JIRA comment there
+	Strict       bool   // a proof with warnings fails
+	NoWait       bool
+	Job          string // an earlier vq prove's job, to watch instead of starting one
+	Pipeline     *cmdutil.Pipeline
 }
 
 // NewCmdProve is vq prove; runF is for flag-parsing tests.
@@ -39,11 +43,18 @@ func NewCmdProve(f *cmdutil.Factory, runF func(context.Context, *ProveOptions) e
 		Long: `Prove that the tracking a JIRA ticket asks for fires: start the proof job,
 watch it (progress on stderr; --wait-timeout bounds the wait), then show the
 headline (OUI/NON) first, the verdict, its reasons and warnings, the JIRA
-comment as a block and the next steps as commands to run. A job that fails
-before a verdict still answers: a NON headline says the check could not run
-and why. A watch stopped by Ctrl-C or --wait-timeout prints the vq prove
+comment as a block, the next steps as commands to run, the vq prove TICKET
+--job JOB_ID --markdown command that prints this proof's comment again
+without a new proof, and the headline once more. A job that fails before a
+verdict has no headline: its first line says the proof could not run and
+why. A watch stopped by Ctrl-C or --wait-timeout prints the vq prove
 TICKET --job JOB_ID command that resumes it; vq watch JOB_ID shows a proof
 job the same way.
+
+--markdown-file PATH also writes the JIRA comment, byte for byte, to PATH
+(replaced whole; nothing is written when the answer has none). --strict
+fails a proof that carries any warning (intent-only, a reused audit cache):
+proof_failed, its warnings as the reasons.
 
 Two markdowns, two flags:
   --markdown         only the JIRA comment, in JIRA wiki markup, byte for byte
@@ -73,6 +84,7 @@ failure comment; a job that could not run exits with the code of its error
 (tool_error when the audit broke), with or without --markdown; 9
 (no_clipboard) when --copy found no clipboard and the answer was ok.`,
 		Example: `  vq prove BN-470
+  vq prove BN-470 --markdown-file comment.txt --strict
   vq prove BN-470 --markdown | pbcopy
   vq prove BN-470 --copy
   vq prove BN-470 --no-wait --json`,
@@ -86,14 +98,19 @@ failure comment; a job that could not run exits with the code of its error
 			}
 			return runProve(c.Context(), f, opts)
 		},
-	}, "[--copy] [--markdown] [--no-wait] [--job JOB_ID]")
+	}, "[--copy] [--markdown] [--markdown-file PATH] [--strict] [--no-wait] [--job JOB_ID]")
 	c.Flags().BoolVar(&opts.Copy, "copy", false, "copy the JIRA comment to a clipboard (tmux, desktop or OSC 52; says which)")
 	c.Flags().BoolVar(&opts.Markdown, "markdown", false, "print only the JIRA comment (JIRA wiki markup), byte for byte")
+	c.Flags().StringVar(&opts.MarkdownFile, "markdown-file", "", "also write the JIRA comment, byte for byte, to `PATH`")
+	_ = c.MarkFlagFilename("markdown-file")
+	c.Flags().BoolVar(&opts.Strict, "strict", false, "fail a proof that carries any warning (proof_failed)")
 	c.Flags().BoolVar(&opts.NoWait, "no-wait", false, "print the queued job and exit instead of watching it")
 	c.Flags().StringVar(&opts.Job, "job", "", "watch this proof job, started by an earlier vq prove TICKET, instead of starting one")
 	c.MarkFlagsMutuallyExclusive("no-wait", "markdown")
 	c.MarkFlagsMutuallyExclusive("no-wait", "copy")
 	c.MarkFlagsMutuallyExclusive("no-wait", "job")
+	c.MarkFlagsMutuallyExclusive("no-wait", "markdown-file")
+	c.MarkFlagsMutuallyExclusive("no-wait", "strict")
 	cmdutil.AddOutputFlags(c, &opts.Pipeline.Output)
 	cmdutil.AddWaitFlags(c, &opts.Pipeline.Wait, false)
 	return cmdutil.CallsTools(c, &f.Global)
@@ -126,19 +143,39 @@ func runProve(ctx context.Context, f *cmdutil.Factory, opts *ProveOptions) error
 	if opts.NoWait {
 		return p.Show(ctx, resp) // the queued job, to watch later
 	}
+	if opts.Strict {
+		resp = strict(resp)
+	}
 	return showProof(ctx, f, resp, opts)
 }
 
 // resumeProof is the vq prove command line that resumes the watch of job.
 func resumeProof(opts *ProveOptions, job string) string {
-	words := []string{"vq", "prove", textsafe.ShellQuote(opts.Ticket), "--job", textsafe.ShellQuote(job)}
-	if opts.Markdown {
+	return jobCommand(opts.Ticket, job, opts.Markdown, opts.Copy)
+}
+
+// jobCommand is vq prove TICKET --job JOB with the flags asked.
+func jobCommand(ticket, job string, markdown, copy bool) string {
+	words := []string{"vq", "prove", textsafe.ShellQuote(ticket), "--job", textsafe.ShellQuote(job)}
+	if markdown {
 		words = append(words, "--markdown")
 	}
-	if opts.Copy {
+	if copy {
 		words = append(words, "--copy")
 	}
 	return strings.Join(words, " ")
+}
+
+// strict fails an ok proof that carries warnings, the warnings as its reasons.
+func strict(resp *api.ToolResponse) *api.ToolResponse {
+	proof, isProof := format.ParseProof(resp)
+	if !resp.OK || !isProof || len(proof.Warnings) == 0 {
+		return resp
+	}
+	out := *resp
+	out.Raw, out.OK, out.Recoverable = nil, false, new(true)
+	out.Error = &api.ToolError{Code: api.CodeProofFailed, Message: "--strict: the proof carries warnings: " + strings.Join(proof.Warnings, "; ")}
+	return &out
 }
 
 // showProof shows a finished proof as the flags ask; a failed proof is
@@ -146,6 +183,9 @@ func resumeProof(opts *ProveOptions, job string) string {
 func showProof(ctx context.Context, f *cmdutil.Factory, resp *api.ToolResponse, opts *ProveOptions) error {
 	proof, isProof := format.ProofAnswer(resp, true)
 	hasMarkdown := isProof && proof.HasMarkdown
+	if job, _ := api.ParseJobStatus(resp); hasMarkdown && job.JobID != "" {
+		proof.CommentCommand = jobCommand(opts.Ticket, job.JobID, true, false)
+	}
 	print := f.Terminal().Print
 	var shown error
 	switch {
@@ -162,7 +202,7 @@ func showProof(ctx context.Context, f *cmdutil.Factory, resp *api.ToolResponse, 
 		if !resp.OK {
 			code = exitcode.ForCode(resp.ErrorCode(), resp.IsRecoverable())
 		}
-		return &exitcode.Error{Code: code, Message: "no JIRA comment to print: " + textsafe.SanitizeLine(proof.Headline)}
+		return &exitcode.Error{Code: code, Message: "no JIRA comment to print: " + textsafe.SanitizeLine(proof.Headline+proof.NotRun)}
 	case opts.Markdown:
 		if resp.OK {
 			return &exitcode.Error{Code: exitcode.Internal, Message: "the proof answer carries no jiraMarkdown"}
@@ -171,14 +211,25 @@ func showProof(ctx context.Context, f *cmdutil.Factory, resp *api.ToolResponse, 
 	default:
 		shown = showProofAnswer(ctx, opts.Pipeline, resp, proof, isProof)
 	}
+	return deliver(ctx, f, opts, proof, hasMarkdown, shown)
+}
+
+// deliver writes and copies the comment as the flags ask, after the answer
+// was shown; the answer's own failure says more than a delivery's: a
+// comment not delivered gets its code after an ok answer only.
+func deliver(ctx context.Context, f *cmdutil.Factory, opts *ProveOptions, proof *format.Proof, hasMarkdown bool, shown error) error {
+	var delivered []error
+	if opts.MarkdownFile != "" {
+		delivered = append(delivered, writeComment(f, opts.MarkdownFile, proof, hasMarkdown))
+	}
 	if opts.Copy {
-		if copyErr := copyComment(ctx, f, proof, hasMarkdown); copyErr != nil {
-			// The answer's own failure says more than the copy's: a copy
-			// that failed gets the clipboard's code after an ok answer only.
-			if shown == nil {
-				return copyErr
-			}
-			print.Error(copyErr.Error())
+		delivered = append(delivered, copyComment(ctx, f, proof, hasMarkdown))
+	}
+	for _, err := range delivered {
+		if shown == nil {
+			shown = err
+		} else if err != nil {
+			f.Terminal().Print.Error(err.Error())
 		}
 	}
 	return shown
@@ -209,6 +260,22 @@ func copyComment(ctx context.Context, f *cmdutil.Factory, proof *format.Proof, h
 		return noClipboard(err)
 	}
 	print.Note(copied.Report(fmt.Sprintf("JIRA comment (%d bytes)", copied.Bytes)))
+	return nil
+}
+
+// writeComment writes the JIRA comment to path, byte for byte as --markdown prints it.
+func writeComment(f *cmdutil.Factory, path string, proof *format.Proof, hasMarkdown bool) error {
+	if !hasMarkdown {
+		f.Terminal().Print.Note("--markdown-file: nothing written: the answer carries no JIRA comment")
+		return nil
+	}
+	err := privatefile.WriteReport(path, func(w io.Writer) error {
+		_, err := io.WriteString(w, proof.Markdown)
+		return err
+	})
+	if err != nil {
+		return &exitcode.Error{Code: exitcode.Internal, Message: "--markdown-file: nothing written: " + textsafe.SanitizeLine(err.Error())}
+	}
 	return nil
 }
 
