@@ -6,6 +6,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
@@ -112,10 +115,33 @@ func demoRun(ctx context.Context, opts *DemoOptions) error {
 	demo.Global.BaseURL = srv.URL()
 	defer demo.CloseClients()
 	err = cmdutil.NewPipeline(demo).Run(ctx, api.RunFailuresCall(demoRunID))
-	// Its next actions need a server after the demo's is gone.
-	f.Terminal().Print.Hint("the demo's sandbox stops with it: to run the commands it showed, start one with vq sandbox\n" +
-		"and export VQ_BASE_URL=http://" + DefaultAddr + " VQ_API_KEY=" + vqsandbox.KeyAdmin)
+	// Its next actions need a server after the demo's is gone, and a vq.
+	vq := runAs()
+	hint := "the demo's sandbox stops with it: to run the commands it showed, start one with " + vq + " sandbox\n" +
+		"and export VQ_BASE_URL=http://" + DefaultAddr + " VQ_API_KEY=" + vqsandbox.KeyAdmin
+	if vq != "vq" {
+		hint += "\nthis vq runs through go run: write " + vq + " where they say vq, or " + strings.Replace(vq, "run", "install", 1) + " to run them as printed"
+	}
+	f.Terminal().Print.Hint(hint)
 	return err
+}
+
+// runAs is how to run this vq again: vq, or for a go run build (its
+// executable in go's build cache) go run . from a checkout, go run
+// MODULE@VERSION otherwise.
+func runAs() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "vq"
+	}
+	dir := filepath.Dir(exe)
+	if filepath.Base(dir) != "exe" || !strings.HasPrefix(filepath.Base(filepath.Dir(filepath.Dir(dir))), "go-build") {
+		return "vq"
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Path != "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return "go run " + info.Main.Path + "@" + info.Main.Version
+	}
+	return "go run ."
 }
 
 // demoEnv hides the user's key, settings and config file (a real server's) from the demo.
