@@ -75,6 +75,24 @@ func TestHTTPSProxyIsUsed(t *testing.T) {
 	}
 }
 
+// The README is a page a newcomer reads: under 300 lines, the two set-up
+// commands and one short path per job; tables and reference go to docs/.
+func TestREADMEIsShortWithAPathPerJob(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(readme), "\n"); n >= 300 {
+		t.Errorf("README.md has %d lines, want fewer than 300: move reference to docs/", n)
+	}
+	for _, want := range []string{"go run . demo", "go test ./...", "\n## Triage a failed run\n", "\n## CI\n", "\n## Prove a JIRA ticket\n", "\n## IDE agents\n", "\n## Install\n"} {
+		if !strings.Contains(string(readme), want) {
+			t.Errorf("README.md lacks %q", want)
+		}
+	}
+}
+
 // markdownLink is a link written in prose, [text](target): a code span
 // or a fenced block shows a link, it does not make one.
 var markdownLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
