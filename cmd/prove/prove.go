@@ -173,8 +173,9 @@ func strict(resp *api.ToolResponse) *api.ToolResponse {
 		return resp
 	}
 	out := *resp
+	out.Summary = "--strict: the proof carries warnings: " + strings.Join(proof.Warnings, "; ")
 	out.Raw, out.OK, out.Recoverable = nil, false, new(true)
-	out.Error = &api.ToolError{Code: api.CodeProofFailed, Message: "--strict: the proof carries warnings: " + strings.Join(proof.Warnings, "; ")}
+	out.Error = &api.ToolError{Code: api.CodeProofFailed, Message: out.Summary}
 	return &out
 }
 
