@@ -185,7 +185,7 @@ func warnUndocumented(p *cmdutil.Pipeline, tool string, args map[string]any) {
 		}
 	}
 	if len(unknown) > 0 {
-		p.Terminal().Print.Warning(fmt.Sprintf("%s: %s not among the keys vq knows (vq ci %s --help); sent as given, the server may know more",
+		p.Terminal().Print.Warning(fmt.Sprintf("vq does not know %s's %s (vq ci %s --help lists the keys it knows); sent as given: the server may know more",
 			tool, strings.Join(unknown, ", "), strings.ReplaceAll(tool, "_", "-")))
 	}
 }
@@ -296,14 +296,15 @@ func runCI(ctx context.Context, opts *CIOptions) error {
 
 // resendLine is the command that sends a start again with its key.
 func resendLine(opts *CIOptions, key string) string {
+	flag := "--idempotency-key " + textsafe.ShellQuote(key)
 	line, ok := cmdutil.FrontingLine(api.NextAction{Tool: opts.Tool, Args: opts.Args})
 	if !ok {
-		line = "the same vq command"
+		return "the same command with " + flag
 	}
 	if opts.Pipeline.Wait.Wait {
 		line += " --wait"
 	}
-	return line + " --idempotency-key " + textsafe.ShellQuote(key)
+	return line + " " + flag
 }
 
 func resumeRunWait(runID string) string {
