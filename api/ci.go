@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -74,6 +77,27 @@ func RunAsJob(r *ToolResponse) *ToolResponse {
 	}
 	data, _ := json.Marshal(job) // strings and numbers: it always encodes
 	return r.WithData(data)
+}
+
+type idempotencyKey struct{}
+
+// WithIdempotencyKey has the requests made with ctx carry key as their
+// Idempotency-Key (the IETF httpapi draft's field); key is printable ASCII.
+func WithIdempotencyKey(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, idempotencyKey{}, key)
+}
+
+// StartKey is the Idempotency-Key of a CI start: a hash of the tool, its
+// body (arguments, project, environment) and the CI job's identifiers, so
+// the same start sent again from the same job is one start; random when
+// job is empty (outside CI).
+func (c *Client) StartKey(tool string, args map[string]any, job []string) string {
+	if len(job) == 0 {
+		return rand.Text()
+	}
+	canonical, _ := json.Marshal([]any{tool, c.ciBody(args), job}) // decoded JSON always encodes; maps in key order
+	sum := sha256.Sum256(canonical)
+	return hex.EncodeToString(sum[:])
 }
 
 // CIURL is the CI endpoint of one tool.

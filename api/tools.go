@@ -56,6 +56,15 @@ func optionalArg(name, description string) ToolArg {
 	return ToolArg{Name: name, Type: "string", Description: description}
 }
 
+// ciStartArgs are the arguments vq proposes for run_vrt and run_perf
+// (docs/contract.md); a server may take more.
+var ciStartArgs = []ToolArg{
+	optionalArg("branch", "the branch the run checks"),
+	optionalArg("commit", "the commit the run checks"),
+	optionalArg("url", "the URL of the deployment to test, e.g. a preview"),
+	optionalArg("baselineBranch", "the branch whose baseline the run compares with; default, its own"),
+}
+
 // registry is in name order, the order KnownTools promises.
 var registry = []ToolSpec{
 	{Name: ToolApprove, Summary: "Accept a run's screenshots as the new baseline, all of them or one scenario and viewport.",
@@ -91,13 +100,13 @@ var registry = []ToolSpec{
 		Args:     []ToolArg{requiredArg("runId", "the run run_vrt or run_perf started")},
 		ReadOnly: true, CI: true},
 	{Name: ToolRunPerf, Summary: "Start a performance run from a pipeline.",
-		Args:      []ToolArg{optionalArg("branch", "the branch the run checks")},
+		Args:      ciStartArgs,
 		ExtraArgs: true, CI: true},
 	{Name: ToolRunTracking, Summary: "Run a scenario and capture the analytics events it sends.",
 		Args:      []ToolArg{optionalArg("scenarioId", "the scenario to run; the whole project without it")},
 		ExtraArgs: true, Async: true},
 	{Name: ToolRunVRT, Summary: "Start a visual-regression run from a pipeline.",
-		Args:      []ToolArg{optionalArg("branch", "the branch the run checks")},
+		Args:      ciStartArgs,
 		ExtraArgs: true, CI: true},
 	{Name: ToolTrackingPlan, Summary: "The analytics events a scenario, or the whole project, is expected to send.",
 		Args:      []ToolArg{optionalArg("scenarioId", "the scenario; the whole project's plan without it")},

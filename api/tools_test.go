@@ -30,8 +30,8 @@ var fixedSurface = []struct {
 	{"run_tracking", []string{"scenarioId?"}, true, false, true, false},
 	{"tracking_prove_jira_ticket", []string{"ticket"}, false, false, true, false},
 	{"get_job_status", []string{"jobId"}, false, false, false, false},
-	{"run_vrt", []string{"branch?"}, true, false, false, true},
-	{"run_perf", []string{"branch?"}, true, false, false, true},
+	{"run_vrt", []string{"branch?", "commit?", "url?", "baselineBranch?"}, true, false, false, true},
+	{"run_perf", []string{"branch?", "commit?", "url?", "baselineBranch?"}, true, false, false, true},
 	{"get_run_status", []string{"runId"}, false, false, false, true},
 }
 

@@ -68,6 +68,9 @@ func (c *Client) post(ctx context.Context, url string, body any, decode func(io.
 	if c.opts.APIKey != "" {
 		req.SetAuthToken(c.opts.APIKey)
 	}
+	if key, keyed := ctx.Value(idempotencyKey{}).(string); keyed {
+		req.SetHeader("Idempotency-Key", strconv.Quote(key)) // a structured-field string
+	}
 	res, err := req.Post(url)
 	if err != nil {
 		if !wrote.Load() {

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -53,9 +56,12 @@ var ciBranches = map[string]ciBranch{
 var ciPassing = ciBranch{status: api.RunPassed, steps: ciRunSteps}
 
 // ciRun is a run started through the CI endpoint. Like a job, its outcome
-// is decided when it starts and its progress derives from the time elapsed.
+// is decided when it starts (the branch's changes less those its baseline
+// holds) and its progress derives from the time elapsed; approving every
+// change it found makes it pass.
 type ciRun struct {
 	id      string
+	branch  string
 	started time.Time
 	end     ciBranch
 }
@@ -66,6 +72,15 @@ type ciRun struct {
 type ciState struct {
 	mu   sync.RWMutex
 	runs map[string]*ciRun
+	// keys are the starts by Idempotency-Key: the same key answers the
+	// same run, with another body it is refused (docs/contract.md).
+	keys map[string]keyedStart
+}
+
+// keyedStart is a start made with an Idempotency-Key: its body and answer.
+type keyedStart struct {
+	body  []byte
+	reply reply
 }
 
 // findRun looks a run up in the run store.
@@ -95,13 +110,15 @@ type ciStarted struct {
 	URL    string `json:"url"`
 }
 
-// ciStatus is the answer of get_run_status.
+// ciStatus is the answer of get_run_status; Approved counts the changes
+// approved since the run found them.
 type ciStatus struct {
 	RunID    string   `json:"runId"`
 	Status   string   `json:"status"`
 	Progress progress `json:"progress"`
 	Failed   int      `json:"failed"`
 	Total    int      `json:"total"`
+	Approved int      `json:"approved,omitempty"`
 	URL      string   `json:"url"`
 }
 
@@ -168,26 +185,102 @@ func decodeCIArgs(r *http.Request) (args, error) {
 	return a, nil
 }
 
+// startArgs are the arguments of run_vrt and run_perf vq documents
+// (docs/contract.md); others are ignored.
+type startArgs struct {
+	branch, baselineBranch string
+}
+
+func readStartArgs(a args) (startArgs, error) {
+	var st startArgs
+	var err error
+	if st.branch, _, err = a.str("branch"); err != nil {
+		return st, err
+	}
+	if st.baselineBranch, _, err = a.str("baselineBranch"); err != nil {
+		return st, err
+	}
+	if _, _, err = a.str("commit"); err != nil {
+		return st, err
+	}
+	target, present, err := a.str("url")
+	if err != nil || !present {
+		return st, err
+	}
+	if u, err := url.Parse(target); err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" {
+		return st, refuse(api.CodeValidation, "url must be the http(s) URL of the deployment to test, got %q", target)
+	}
+	return st, nil
+}
+
 // startCIRun starts a run of the branch argument, registered in the run
-// store at once with the checks it will fail.
+// store at once with the checks it will fail: the branch's changes that
+// the baseline (baselineBranch, else the branch) has not approved. A start
+// with an Idempotency-Key already seen answers that start again.
 func (s *Server) startCIRun(r *http.Request, a args) reply {
-	branch, _, err := a.str("branch")
+	st, err := readStartArgs(a)
 	if err != nil {
 		return ciFailure(err)
 	}
-	end, differs := ciBranches[branch]
+	key, keyed, err := idempotencyKey(r.Header)
+	if err != nil {
+		return ciFailure(err)
+	}
+	body := mustEncode(a)
+	end, differs := ciBranches[st.branch]
 	if !differs {
 		end = ciPassing
 	}
 	s.ci.mu.Lock()
-	if s.ci.runs == nil {
-		s.ci.runs = map[string]*ciRun{}
+	defer s.ci.mu.Unlock()
+	if prior, seen := s.ci.keys[key]; keyed && seen {
+		if !bytes.Equal(prior.body, body) {
+			rp := ciFailure(refuse(api.CodeValidation, "Idempotency-Key %q was sent with another request body; a new start needs a new key", key))
+			rp.status = http.StatusUnprocessableEntity
+			return rp
+		}
+		return prior.reply
+	}
+	end.checks = slices.DeleteFunc(slices.Clone(end.checks), func(c check) bool { return s.inBaseline(cmp.Or(st.baselineBranch, st.branch), c) })
+	if end.status == api.RunFailed && len(end.checks) == 0 {
+		end.status = api.RunPassed
 	}
 	id := fmt.Sprintf("run_ci_%04d", len(s.ci.runs)+1)
-	s.ci.runs[id] = &ciRun{id: id, started: time.Now(), end: end}
+	s.ci.runs[id] = &ciRun{id: id, branch: st.branch, started: time.Now(), end: end}
 	s.runs[id] = &run{id: id, total: ciRunChecks, checks: slices.Clone(end.checks)}
-	s.ci.mu.Unlock()
-	return ciOK(ciStarted{RunID: id, Status: api.RunQueued, URL: runURL(baseURL(r), id)})
+	rp := ciOK(ciStarted{RunID: id, Status: api.RunQueued, URL: runURL(baseURL(r), id)})
+	if keyed {
+		s.ci.keys[key] = keyedStart{body: body, reply: rp}
+	}
+	return rp
+}
+
+// inBaseline reports whether a run of branch approved c's change. The
+// caller holds s.ci.mu.
+func (s *Server) inBaseline(branch string, c check) bool {
+	for _, cr := range s.ci.runs {
+		if prior, ok := s.runs[cr.id].find(c.ScenarioLabel, c.Viewport); cr.branch == branch && ok && prior.approved {
+			return true
+		}
+	}
+	return false
+}
+
+// idempotencyKey reads the Idempotency-Key header: a structured-field
+// string as the IETF httpapi draft has it ("..."), or a bare value.
+func idempotencyKey(h http.Header) (key string, keyed bool, err error) {
+	values := h.Values("Idempotency-Key")
+	if len(values) == 0 {
+		return "", false, nil
+	}
+	key = values[0]
+	if unquoted, err := strconv.Unquote(key); err == nil && strings.HasPrefix(key, `"`) {
+		key = unquoted
+	}
+	if len(values) > 1 || strings.TrimSpace(key) == "" {
+		return "", false, refuse(api.CodeValidation, "Idempotency-Key must be one non-empty string")
+	}
+	return key, true, nil
 }
 
 func (s *Server) ciRunStatus(r *http.Request, a args) reply {
@@ -197,6 +290,10 @@ func (s *Server) ciRunStatus(r *http.Request, a args) reply {
 	}
 	s.ci.mu.RLock()
 	cr, ok := s.ci.runs[id]
+	failing := 0
+	if ok {
+		failing = s.runs[id].remaining()
+	}
 	s.ci.mu.RUnlock()
 	if !ok {
 		// As on the invoke endpoint, an unknown run names the argument:
@@ -215,8 +312,13 @@ func (s *Server) ciRunStatus(r *http.Request, a args) reply {
 		st.Progress.Current = cr.end.steps * ciRunChecks / ciRunSteps
 	}
 	st.Progress.Total = ciRunChecks
-	// Failures show up as the run reaches them.
-	st.Failed = len(cr.end.checks) * st.Progress.Current / ciRunChecks
+	// Failures show up as the run reaches them; once every one is
+	// approved, the run passes.
+	st.Failed = failing * st.Progress.Current / ciRunChecks
+	st.Approved = len(cr.end.checks) - failing
+	if st.Status == api.RunFailed && failing == 0 {
+		st.Status = api.RunPassed
+	}
 	return ciOK(st)
 }
 

@@ -88,6 +88,19 @@ func (r *run) find(scenario, viewport string) (check, bool) {
 	return checks[i], true
 }
 
+// remaining counts the failed checks not approved.
+func (r *run) remaining() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, c := range r.loaded() {
+		if !c.approved {
+			n++
+		}
+	}
+	return n
+}
+
 // unknownCheck refuses a scenario/viewport filter that matches no failed
 // check, listing a few that exist.
 func (r *run) unknownCheck(scenario, viewport string) error {

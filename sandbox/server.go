@@ -71,6 +71,7 @@ func New(opts Options) *Server {
 		runs:      seedRuns(),
 		scenarios: seedScenarios(),
 		jobs:      newJobStore(),
+		ci:        ciState{runs: map[string]*ciRun{}, keys: map[string]keyedStart{}},
 	}
 	mux := http.NewServeMux()
 	// No method in the pattern: a GET must get the contract's 400, not a 405.

@@ -228,8 +228,11 @@ func jobLine(u api.JobUpdate) string {
 		for _, part := range progress.Parts(u) {
 			b.WriteString(" " + part)
 		}
-		if u.Final != nil && !u.Final.OK {
-			b.WriteString(": " + textsafe.SanitizeLine(u.Final.ErrorCode()) + ": " + textsafe.SanitizeLine(u.Final.ErrorMessage()))
+		// A job that ended failed or cancelled says so in its status;
+		// an error line would only restate it (a CI run with changes is
+		// no crash).
+		if f := u.Final; f != nil && !f.OK && f.ErrorCode() != api.CodeJobFailed && f.ErrorCode() != api.CodeJobCancelled {
+			b.WriteString(": " + textsafe.SanitizeLine(f.ErrorCode()) + ": " + textsafe.SanitizeLine(f.ErrorMessage()))
 		}
 	}
 	b.WriteString(" (" + elapsed(u.Elapsed) + ")")

@@ -9,6 +9,10 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
@@ -21,10 +25,14 @@ import (
 
 // CIOptions are the inputs of the vq ci commands.
 type CIOptions struct {
-	Tool     string
-	Args     map[string]any
-	Raw      bool // vq ci call: the CI answer itself, never waiting
-	Pipeline *cmdutil.Pipeline
+	Tool string
+	Args map[string]any
+	Raw  bool // vq ci call: the CI answer itself, never waiting
+	// A start's Idempotency-Key (--idempotency-key), else one of the
+	// start and Job, the CI job's identifiers (api.StartKey).
+	IdempotencyKey string
+	Job            []string
+	Pipeline       *cmdutil.Pipeline
 }
 
 const ciJSONHelp = `CI tools answer plain JSON, not ToolResponses. vq wraps each answer in a
@@ -124,20 +132,74 @@ arguments given (KEY=VALUE sends a string, KEY:=JSON a raw JSON value).
 Without --wait vq prints the queued run and exits 0; follow it later with
 vq ci status RUN_ID --wait.
 
+The keys vq proposes (docs/contract.md), each optional:
+` + argList(row.Spec().Args) + `Any other key is sent as given, with a warning: the server may know more.
+
+Each start sends an Idempotency-Key header: the same for the same
+arguments, project and environment in one CI job (GITHUB_RUN_ID,
+GITHUB_RUN_ATTEMPT, GITHUB_JOB; CI_PIPELINE_ID, CI_JOB_ID), random
+elsewhere. A server that honours it answers a start sent again with the
+same run: when a start got no answer (exit 55), vq names the command that
+sends it again with --idempotency-key.
+
 ` + ciJSONHelp + `
 
 ` + ciReportsHelp + `
 
 ` + ciExitHelp,
 		Example: `  vq ci ` + name + ` branch=main --wait
+  vq ci ` + name + ` branch="$CI_BRANCH" commit="$CI_SHA" url=https://preview.example.com baselineBranch=main --wait
   vq ci ` + name + ` branch="$CI_BRANCH" commit="$CI_SHA" --wait --format junit > vq.xml
   vq ci ` + name + ` branch="$CI_BRANCH" --wait --format github --junit vq-junit.xml
   vq ci ` + name + ` branch=main --json --jq .data.runId`,
 	}, "[--wait]")
-	return ciCmd(f, c, true, func(pairs []string) (*CIOptions, error) {
+	var key string
+	c = ciCmd(f, c, true, func(pairs []string) (*CIOptions, error) {
 		args, err := row.Values(c, pairs)
-		return &CIOptions{Tool: tool, Args: args}, err
+		if c.Flags().Changed("idempotency-key") && (key == "" || len(key) > 255 || strings.ContainsFunc(key, func(r rune) bool { return r < ' ' || r > '~' })) {
+			err = &exitcode.UsageError{Reason: "--idempotency-key takes 1 to 255 printable ASCII characters", Hint: "give the key vq named in its maybe_applied hint, or one of your own"}
+		}
+		return &CIOptions{Tool: tool, Args: args, IdempotencyKey: key, Job: ciJob(f.Getenv)}, err
 	}, runF)
+	c.Flags().StringVar(&key, "idempotency-key", "", "the start's Idempotency-Key: the one a maybe_applied hint names, to send that start again")
+	return c
+}
+
+// argList lists a tool's arguments for a help text, a line each.
+func argList(args []api.ToolArg) string {
+	var b strings.Builder
+	for _, a := range args {
+		fmt.Fprintf(&b, "  %-16s %s\n", a.Name, a.Description)
+	}
+	return b.String()
+}
+
+// warnUndocumented says, in a line, which keys of a start vq does not
+// know: they are sent, for the server may know more.
+func warnUndocumented(p *cmdutil.Pipeline, tool string, args map[string]any) {
+	known := api.MustTool(tool).InputArgs()
+	var unknown []string
+	for _, name := range slices.Sorted(maps.Keys(args)) {
+		if !slices.ContainsFunc(known, func(a api.ToolArg) bool { return a.Name == name }) {
+			unknown = append(unknown, textsafe.SanitizeLine(name))
+		}
+	}
+	if len(unknown) > 0 {
+		p.Terminal().Print.Warning(fmt.Sprintf("vq does not know %s's %s (vq ci %s --help lists the keys it knows); sent as given: the server may know more",
+			tool, strings.Join(unknown, ", "), strings.ReplaceAll(tool, "_", "-")))
+	}
+}
+
+// ciJob are the identifiers of the CI job vq runs in (GitHub Actions'
+// run, attempt and job; GitLab's pipeline and job), nil outside CI.
+func ciJob(getenv func(string) string) []string {
+	var job []string
+	for _, name := range []string{"GITHUB_RUN_ID", "GITHUB_RUN_ATTEMPT", "GITHUB_JOB", "CI_PIPELINE_ID", "CI_JOB_ID"} {
+		if v := getenv(name); v != "" {
+			job = append(job, name+"="+v)
+		}
+	}
+	return job
 }
 
 func newCmdCIStatus(f *cmdutil.Factory, runF func(context.Context, *CIOptions) error) *cobra.Command {
@@ -195,9 +257,21 @@ command's, the CI answer under .data.`,
 // the run's verdict.
 func runCI(ctx context.Context, opts *CIOptions) error {
 	p := opts.Pipeline
-	resp, err := p.SendCI(ctx, (*mcpclient.Client).CallCI, opts.Tool, opts.Args)
+	call, key := cmdutil.CICall((*mcpclient.Client).CallCI), ""
+	if !opts.Raw && !api.ReadOnlyTool(opts.Tool, false) {
+		// A start carries its Idempotency-Key (docs/contract.md).
+		warnUndocumented(p, opts.Tool, opts.Args)
+		call = func(c *mcpclient.Client, ctx context.Context, tool string, args map[string]any) (*api.ToolResponse, error) {
+			key = cmp.Or(opts.IdempotencyKey, c.StartKey(tool, args, opts.Job))
+			return c.CallCI(api.WithIdempotencyKey(ctx, key), tool, args)
+		}
+	}
+	resp, err := p.SendCI(ctx, call, opts.Tool, opts.Args)
 	if err != nil {
 		return err
+	}
+	if resp.ErrorCode() == api.CodeMaybeApplied && key != "" {
+		defer p.Terminal().Print.Hint("to send it again as the same start (a server that honours Idempotency-Key answers the same run): " + resendLine(opts, key))
 	}
 	if opts.Raw {
 		return showCIAnswer(ctx, p, resp)
@@ -218,6 +292,19 @@ func runCI(ctx context.Context, opts *CIOptions) error {
 		err = &exitcode.Error{Code: run.Verdict()}
 	}
 	return err
+}
+
+// resendLine is the command that sends a start again with its key.
+func resendLine(opts *CIOptions, key string) string {
+	flag := "--idempotency-key " + textsafe.ShellQuote(key)
+	line, ok := cmdutil.FrontingLine(api.NextAction{Tool: opts.Tool, Args: opts.Args})
+	if !ok {
+		return "the same command with " + flag
+	}
+	if opts.Pipeline.Wait.Wait {
+		line += " --wait"
+	}
+	return line + " " + flag
 }
 
 func resumeRunWait(runID string) string {

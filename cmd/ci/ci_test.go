@@ -33,6 +33,9 @@ func TestNewCmdCI(t *testing.T) {
 	}{
 		{[]string{"run-vrt", "branch=main", "ci:=true"}, &ci.CIOptions{Tool: "run_vrt", Args: map[string]any{"branch": "main", "ci": true}}, ""},
 		{[]string{"run-perf", "branch=main", "--wait", "--interval", "2ms"}, &ci.CIOptions{Tool: "run_perf", Args: map[string]any{"branch": "main"}}, ""},
+		{[]string{"run-vrt", "--idempotency-key", "K7"}, &ci.CIOptions{Tool: "run_vrt", Args: map[string]any{}, IdempotencyKey: "K7"}, ""},
+		{[]string{"run-perf", "--idempotency-key", ""}, nil, "--idempotency-key takes 1 to 255 printable ASCII characters"},
+		{[]string{"run-vrt", "--idempotency-key", "k\x1b[2J"}, nil, "--idempotency-key takes"},
 		{[]string{"status", "run_9"}, &ci.CIOptions{Tool: "get_run_status", Args: map[string]any{"runId": "run_9"}}, ""},
 		{[]string{"status"}, nil, "RUN_ID"},
 		{[]string{"call", "list_runs", "limit:=5"}, &ci.CIOptions{Tool: "list_runs", Args: map[string]any{"limit": json.Number("5")}, Raw: true}, ""},
