@@ -88,11 +88,13 @@ at the server, and stops it.
 
 The server, credential, project and environment are vq's own settings
 (flags, --profile, VQ_BASE_URL, VQ_API_KEY and the other VQ_* variables,
-the config file). Logs and --debug traces go to stderr; stdout carries only MCP.
+the config file). Logs and --debug traces go to stderr; stdout carries only
+MCP (with --http, the line saying where it listens).
 
 The examples serve the configured server, only its tools that read, agents
-over HTTP on this machine, and the sandbox (vq sandbox); the last lists the sandbox's tools as an MCP
-client sees them, with the MCP Inspector's CLI (Node 22 or later).`,
+over HTTP on this machine, and the sandbox (vq sandbox); the last lists the
+sandbox's tools as an MCP client sees them, with the MCP Inspector's CLI
+(Node 22 or later).`,
 		Example: `  vq mcp serve
   vq mcp serve --read-only
   vq mcp serve --http 127.0.0.1:8788
