@@ -16,10 +16,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/cmd/cmdtest"
 	"github.com/visualq/vq/internal/testkit"
+	"github.com/visualq/vq/sandbox"
 )
 
 // httpServe is the vq binary's mcp serve --http, started as a person starts
@@ -74,11 +77,11 @@ func startHTTPServe(t *testing.T, ctx context.Context, env map[string]string, ar
 	return s
 }
 
-// connect opens an MCP session with the SDK's streamable HTTP client,
-// closed when the test ends; header is sent with every request.
-func (s *httpServe) connect(t *testing.T, ctx context.Context, header http.Header) *mcp.ClientSession {
+// connect opens an MCP session with the SDK's streamable HTTP client (opts
+// may be nil), closed when the test ends; header is sent with every request.
+func (s *httpServe) connect(t *testing.T, ctx context.Context, header http.Header, opts ...*mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, append(opts, nil)[0])
 	transport := &mcp.StreamableClientTransport{Endpoint: s.url, HTTPClient: &http.Client{Transport: headers{header}}}
 	session, err := client.Connect(ctx, transport, nil)
 	if err != nil {
@@ -155,6 +158,33 @@ func TestMCPServeOverHTTPServesTheSDKClient(t *testing.T) {
 		if got, _ := s.post(t, ctx, http.Header{c.header: {c.value}}); got != c.want {
 			t.Errorf("%s: %s: answered %d, want %d", c.header, c.value, got, c.want)
 		}
+	}
+}
+
+// Over HTTP as on stdio, a job is followed to its end for a call with a
+// progress token, its progress notified on the call's stream, and consent
+// is the agent's: vq adds no confirm to a write.
+func TestMCPServeOverHTTPFollowsJobsAndLeavesConsentToTheAgent(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Bound(t)
+	ts := cmdtest.NewSandbox(t, sandbox.Options{JobStep: 200 * time.Millisecond, Rate: -1})
+	s := startHTTPServe(t, ctx, ts.Env(), "--interval", "1ms")
+	progress := make(chan *mcp.ProgressNotificationParams, 100)
+	session := s.connect(t, ctx, nil, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+		progress <- req.Params
+	}})
+	params := &mcp.CallToolParams{Name: api.ToolRunTracking, Arguments: map[string]any{}}
+	params.SetProgressToken("p-1")
+	res, err := session.CallTool(ctx, params)
+	if err != nil || res.IsError || !strings.Contains(resultText(res), "All 10 tracking events of the project matched the plan.") {
+		t.Fatalf("run_tracking with a progress token: %v %+v", err, res)
+	}
+	if p := testkit.Receive(t, ctx, progress, "a progress notification"); p.ProgressToken != "p-1" || p.Total != 4 {
+		t.Errorf("notified %+v", p)
+	}
+	res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: api.ToolApprove, Arguments: map[string]any{"runId": "run_abc"}})
+	if err != nil || !res.IsError || !strings.Contains(resultText(res), "call approve_vrt_results again with the argument confirm: true") {
+		t.Errorf("approve_vrt_results without confirm: %v %q", err, resultText(res))
 	}
 }
 
