@@ -31,7 +31,7 @@ func main() {
 	}
 	quick := flag.Bool("quick", false, "few runs and a short watch job; goals are reported, not enforced")
 	runs := flag.Int("runs", 0, "runs of each command per comparison (default 20, 3 with -quick)")
-	only := flag.String("only", "", "comma-separated rows to run: version,help,floor,invoke,mcp,stdio,stdiotext,json100k,plain100k,sparse,wide,tui,batch,watch,size")
+	only := flag.String("only", "", "comma-separated rows to run: version,help,floor,invoke,mcp,mcphttp,stdio,stdiotext,json100k,plain100k,sparse,wide,tui,batch,watch,size")
 	flag.Parse()
 	cfg := config{quick: *quick, runs: *runs, only: *only}
 	if cfg.runs <= 0 {
@@ -120,6 +120,7 @@ func run(cfg config) (missed, broken bool, err error) {
 		{"floor", b.stackFloor},
 		{"invoke", b.invoke},
 		{"mcp", b.mcp},
+		{"mcphttp", b.mcpHTTP},
 		{"stdio", b.stdio},
 		{"stdiotext", b.stdioText},
 		{"json100k", b.big100kJSON},

@@ -1,6 +1,6 @@
-// Package mcpserve holds vq mcp serve: VisualQ's tools served to an IDE
-// agent over MCP on stdio, each call through the one pipeline. The root
-// adds it under vq mcp.
+// Package mcpserve holds vq mcp serve: VisualQ's tools served to IDE
+// agents over MCP on stdio or streamable HTTP, each call through the one
+// pipeline. The root adds it under vq mcp.
 //
 // It may import cmd/cmdutil, cmd/iostreams, api and the leaves; never cmd
 // nor another command group.
@@ -33,9 +33,11 @@ import (
 
 // ServeOptions are the inputs of vq mcp serve.
 type ServeOptions struct {
-	ReadOnly bool          // ReadOnly offers only the tools api.ReadOnlyTool admits.
-	Interval time.Duration // Interval polls a job followed for a progress token; zero is adaptive.
-	NoImages bool          // NoImages leaves the diff images an answer links out of its result.
+	ReadOnly  bool          // ReadOnly offers only the tools api.ReadOnlyTool admits.
+	Interval  time.Duration // Interval polls a job followed for a progress token; zero is adaptive.
+	NoImages  bool          // NoImages leaves the diff images an answer links out of its result.
+	HTTP      string        // HTTP serves streamable HTTP on this address instead of stdio.
+	TokenFile string        // TokenFile holds the bearer token HTTP requests must carry.
 }
 
 // NewCmdServe serves the tools on stdio; runF replaces the run in flag tests.
@@ -43,7 +45,7 @@ func NewCmdServe(f *cmdutil.Factory, runF func(context.Context, *ServeOptions) e
 	opts := &ServeOptions{}
 	c := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve VisualQ's tools to an IDE agent over MCP on stdio",
+		Short: "Serve VisualQ's tools to IDE agents over MCP, on stdio or HTTP",
 		Long: `Serve VisualQ's tools over MCP on stdin and stdout, for an IDE agent
 (Claude Code, Claude Desktop, Cursor, VS Code, ...) that starts vq as its
 MCP server.
@@ -74,21 +76,37 @@ the call carries a progress token; without one the queued answer is
 returned as it is. A cancelled call is not answered; every request read
 before stdin closes is.
 
+--http ADDR serves the same over MCP's streamable HTTP transport at
+http://ADDR/mcp, to several agents at once: each has its own session, calls
+and cancellations, and a session gets at most half of the 8 requests in
+flight. ADDR is on loopback (a bare :PORT is 127.0.0.1's); any other address
+is refused unless --token-file names a file holding a token, which every
+request must then carry as Authorization: Bearer TOKEN (else 401). A request
+from a web page of another host (its Origin) is refused 403. It prints
+where it listens; Ctrl-C or SIGTERM ends the calls in flight, each cancelled
+at the server, and stops it.
+
 The server, credential, project and environment are vq's own settings
 (flags, --profile, VQ_BASE_URL, VQ_API_KEY and the other VQ_* variables,
-the config file). Logs and --debug traces go to stderr; stdout carries only MCP.
+the config file). Logs and --debug traces go to stderr; stdout carries only
+MCP (with --http, the line saying where it listens).
 
-The examples serve the configured server, only its tools that read, and
-the sandbox (vq sandbox); the last lists the sandbox's tools as an MCP
-client sees them, with the MCP Inspector's CLI (Node 22 or later).`,
+The examples serve the configured server, only its tools that read, agents
+over HTTP on this machine, and the sandbox (vq sandbox); the last lists the
+sandbox's tools as an MCP client sees them, with the MCP Inspector's CLI
+(Node 22 or later).`,
 		Example: `  vq mcp serve
   vq mcp serve --read-only
+  vq mcp serve --http 127.0.0.1:8788
   VQ_BASE_URL=http://127.0.0.1:8787 VQ_API_KEY=vqs_admin vq mcp serve
   npx @modelcontextprotocol/inspector --cli -e VQ_BASE_URL=http://127.0.0.1:8787 -e VQ_API_KEY=vqs_admin vq mcp serve --method tools/list`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if c.Flags().Changed("interval") && opts.Interval <= 0 {
 				return exitcode.Usagef("--interval must be positive, got %s", opts.Interval)
+			}
+			if err := opts.checkHTTP(); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(c.Context(), opts)
@@ -100,16 +118,25 @@ client sees them, with the MCP Inspector's CLI (Node 22 or later).`,
 	fs.BoolVar(&opts.ReadOnly, "read-only", false, "offer only the tools that change nothing (by vq's registry, else the server's readOnlyHint): the others are neither listed nor callable")
 	fs.DurationVar(&opts.Interval, "interval", 0, "poll interval of a job followed for a progress token (default: adaptive, 1s growing to 10s)")
 	fs.BoolVar(&opts.NoImages, "no-images", false, "leave the diff images an answer links out of its tool result")
+	fs.StringVar(&opts.HTTP, "http", "", "serve MCP's streamable HTTP transport at http://ADDR/mcp instead of stdio, to many agents (host defaults to 127.0.0.1)")
+	fs.StringVar(&opts.TokenFile, "token-file", "", "with --http, serve only requests carrying Authorization: Bearer and this file's token (needed beyond loopback)")
 	// Consent is the agent's to give, call by call (confirm: true).
 	return cmdutil.CallsServer(c, &f.Global)
 }
 
 func serveRun(ctx context.Context, f *cmdutil.Factory, opts *ServeOptions) error {
+	token, err := opts.token()
+	if err != nil {
+		return err
+	}
 	s, err := startAgentServer(ctx, f, opts)
 	if err != nil {
 		return err
 	}
 	defer s.close()
+	if opts.HTTP != "" {
+		return s.serveHTTP(ctx, opts.HTTP, token)
+	}
 	in, ok := f.IOStreams.In.(io.ReadCloser)
 	if !ok {
 		in = io.NopCloser(f.IOStreams.In)
@@ -139,6 +166,8 @@ type agentServer struct {
 	timeout  time.Duration       // each request's; a call's waits for its turn count against it
 	decoding sync.Mutex          // one image decoded at a time
 	recall   recall              // what completion offers
+	running  context.Context     // the command's: its end ends every call
+	shares   sessionShares       // over HTTP, each session's part of the requests in flight
 
 	ready    chan struct{}      // closed once the tools are registered; tools/list and tools/call wait
 	stopLoad context.CancelFunc // stopLoad ends the loading of the tools; loaded is closed then.
@@ -160,7 +189,7 @@ func startAgentServer(ctx context.Context, f *cmdutil.Factory, opts *ServeOption
 	s := &agentServer{
 		pipeline: p, factory: f, client: client, settings: settings, opts: opts, print: f.Terminal().Print,
 		backend: semaphore.NewWeighted(maxBackendCalls), timeout: api.Options{Timeout: f.Global.Timeout}.WithDefaults().Timeout,
-		ready: make(chan struct{}), loaded: make(chan struct{}),
+		ready: make(chan struct{}), loaded: make(chan struct{}), running: ctx,
 	}
 	p.Admit = s.admit
 	serverOpts := &mcp.ServerOptions{
@@ -190,13 +219,33 @@ func startAgentServer(ctx context.Context, f *cmdutil.Factory, opts *ServeOption
 // image downloads): a burst waits its turn rather than opening a connection each.
 const maxBackendCalls = 8
 
-// admit waits for a turn to send a request (Pipeline.Admit), within the call's turn deadline.
+// admit waits for a turn to send a request (Pipeline.Admit), within the call's
+// turn deadline: one of its session's share over HTTP, then one of the process's.
 func (s *agentServer) admit(ctx context.Context) (func(), error) {
+	share, _ := ctx.Value(shareKey{}).(*semaphore.Weighted)
 	behind := fmt.Sprintf("the %d requests in flight", maxBackendCalls)
-	if err := api.AwaitTurn(ctx, behind, func(ctx context.Context) error { return s.backend.Acquire(ctx, 1) }); err != nil {
+	err := api.AwaitTurn(ctx, behind, func(ctx context.Context) error {
+		if share == nil {
+			return s.backend.Acquire(ctx, 1)
+		}
+		if err := share.Acquire(ctx, 1); err != nil {
+			return err
+		}
+		if err := s.backend.Acquire(ctx, 1); err != nil {
+			share.Release(1)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	return func() { s.backend.Release(1) }, nil
+	return func() {
+		s.backend.Release(1)
+		if share != nil {
+			share.Release(1)
+		}
+	}, nil
 }
 
 // undeclared refuses as unknown what the SDK answers whatever the capabilities
@@ -402,6 +451,13 @@ func inputSchema(args []api.ToolArg) map[string]any {
 // they are (no consent of vq's own). Its waits for a turn count against its
 // --timeout; with a progress token the job it starts is followed to its end.
 func (s *agentServer) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	// Ended with the command (Ctrl-C, SIGTERM), its request cancelled upstream.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.running, cancel)()
+	share, leave := s.shares.join(req.Session)
+	defer leave()
+	ctx = context.WithValue(ctx, shareKey{}, share)
 	args, err := callArgs(req.Params.Arguments)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}

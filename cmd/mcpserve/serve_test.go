@@ -33,8 +33,14 @@ func TestServeFlags(t *testing.T) {
 		want    string // the options run with; "" when parsing must fail first
 		wantErr string
 	}{
-		{nil, "&{ReadOnly:false Interval:0s NoImages:false}", ""},
-		{[]string{"--read-only", "--no-images", "--interval", "250ms"}, "&{ReadOnly:true Interval:250ms NoImages:true}", ""},
+		{nil, "&{ReadOnly:false Interval:0s NoImages:false HTTP: TokenFile:}", ""},
+		{[]string{"--read-only", "--no-images", "--interval", "250ms"}, "&{ReadOnly:true Interval:250ms NoImages:true HTTP: TokenFile:}", ""},
+		{[]string{"--http", ":8788"}, "&{ReadOnly:false Interval:0s NoImages:false HTTP:127.0.0.1:8788 TokenFile:}", ""},
+		{[]string{"--http", "[::1]:0", "--token-file", "t"}, "&{ReadOnly:false Interval:0s NoImages:false HTTP:[::1]:0 TokenFile:t}", ""},
+		{[]string{"--http", "192.0.2.1:80", "--token-file", "t"}, "&{ReadOnly:false Interval:0s NoImages:false HTTP:192.0.2.1:80 TokenFile:t}", ""},
+		{[]string{"--http", "0.0.0.0:0"}, "", "--http 0.0.0.0:0 is not a loopback address: serving other machines needs --token-file FILE"},
+		{[]string{"--http", ":8788:"}, "", "--http :8788: is not HOST:PORT"},
+		{[]string{"--token-file", "t"}, "", "--token-file applies only with --http"},
 		{[]string{"--interval", "0s"}, "", "--interval must be positive, got 0s"},
 		{[]string{"tools"}, "", `unknown command "tools"`},
 	} {
