@@ -8,11 +8,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"net/http/httptest"
 
 	"github.com/visualq/vq/internal/testkit"
 )
+
+// bounded is the tests' client: no request waits past a minute.
+var bounded = &http.Client{Timeout: time.Minute}
 
 // send sends body to url with key and answers the status, the
 // Content-Type and the body.
@@ -25,7 +29,7 @@ func send(t *testing.T, url, key, body string) (int, string, string) {
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := bounded.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +108,7 @@ func TestReplayAnswersByMeaningInOrder(t *testing.T) {
 	if status, _, _ = send(t, mcp, "k", `{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9}}`); status != http.StatusAccepted {
 		t.Errorf("an unrecorded notification: %d, want 202", status)
 	}
-	resp, err := http.Get(mcp)
+	resp, err := bounded.Get(mcp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +147,7 @@ func TestRecordKeepsNoCredential(t *testing.T) {
 	req, _ := http.NewRequest(http.MethodPost, rec.URL()+"/api/mcp/v1/invoke?k="+key, strings.NewReader(`{"tool":"get_run_failures","args":{"note":"`+key+`"}}`))
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Cookie", "sid="+cookie)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := bounded.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -137,7 +137,13 @@ func (s seen) linksAside(base string) seen {
 
 func getImage(t *testing.T, url string) (string, []byte) {
 	t.Helper()
-	resp, err := http.Get(url)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +184,7 @@ func TestRecordThenReplayWithTheServerGone(t *testing.T) {
 		t.Fatalf("vq diff linked no diff image: %s", live[1].stdout)
 	}
 	liveType, liveImage := getImage(t, strings.Replace(image, "BASE", rec.url, 1))
-	if code := rec.interrupt(t); code != 0 || !strings.Contains(rec.stderr.String(), "sandbox stopped") {
+	if code := rec.interrupt(t); code != 0 || rec.stderr.String() != "sandbox stopped\n" {
 		t.Fatalf("vq sandbox --record on Ctrl-C exited %d, stderr %q", code, rec.stderr.String())
 	}
 	// Its polls saw the run move, so the replay must give them in order.
