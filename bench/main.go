@@ -31,7 +31,7 @@ func main() {
 	}
 	quick := flag.Bool("quick", false, "few runs and a short watch job; goals are reported, not enforced")
 	runs := flag.Int("runs", 0, "runs of each command per comparison (default 20, 3 with -quick)")
-	only := flag.String("only", "", "comma-separated rows to run: version,help,floor,invoke,mcp,mcphttp,stdio,stdiotext,json100k,plain100k,sparse,wide,tui,batch,watch,size")
+	only := flag.String("only", "", "comma-separated rows to run: version,help,floor,invoke,mcp,mcphttp,stdio,stdiotext,json100k,plain100k,sparse,wide,tui,batch,watch,size,replay")
 	flag.Parse()
 	cfg := config{quick: *quick, runs: *runs, only: *only}
 	if cfg.runs <= 0 {
@@ -131,6 +131,7 @@ func run(cfg config) (missed, broken bool, err error) {
 		{"batch", b.batchApprove},
 		{"watch", b.watch},
 		{"size", b.binarySize},
+		{"replay", b.replay},
 	} {
 		if cfg.only != "" && !slices.Contains(strings.Split(cfg.only, ","), m.name) {
 			continue

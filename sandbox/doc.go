@@ -7,6 +7,10 @@
 // `vq sandbox` and `vq demo` start it, and vq's tests use it as the real
 // server. State lives per Server, so tests can run many side by side.
 //
+// Record and Replay serve something else on the same Server: a proxy in
+// front of a real VisualQ server writing each exchange to files, and a
+// server answering from those files alone (exchange.go says their form).
+//
 // sandbox speaks only the wire: it may import api (the contract types) and
 // the internal leaves (internal/fixture generates its large runs); it must
 // not import cmd, completions, format, ui or bench.

@@ -51,6 +51,7 @@ type Server struct {
 
 	httpServer *http.Server
 	url        string
+	drain      func() // Close waits for it: a recording's exchanges in flight
 }
 
 // New makes a Server without listening; serve its Handler yourself (e.g.
@@ -84,8 +85,10 @@ func New(opts Options) *Server {
 }
 
 // Start makes a Server and serves it on opts.Addr in the background.
-func Start(opts Options) (*Server, error) {
-	s := New(opts)
+func Start(opts Options) (*Server, error) { return New(opts).listen() }
+
+// listen serves s on its Addr in the background.
+func (s *Server) listen() (*Server, error) {
 	ln, err := net.Listen("tcp", s.opts.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: listen on %s: %w", s.opts.Addr, err)
@@ -113,7 +116,10 @@ func (s *Server) Close() error {
 	defer cancel()
 	err := s.httpServer.Shutdown(ctx)
 	if errors.Is(err, context.DeadlineExceeded) {
-		return s.httpServer.Close()
+		err = s.httpServer.Close()
+	}
+	if s.drain != nil {
+		s.drain()
 	}
 	return err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/cmd/cmdutil"
+	"github.com/visualq/vq/internal/exitcode"
 	vqsandbox "github.com/visualq/vq/sandbox"
 )
 
@@ -20,23 +21,33 @@ import (
 type SandboxOptions struct {
 	Factory *cmdutil.Factory
 	vqsandbox.Options
+	Record, Upstream, Replay string // a recording proxy in front of Upstream, or a recording served back
 }
 
 // NewCmdSandbox serves a local VisualQ-compatible server until Ctrl-C.
 func NewCmdSandbox(f *cmdutil.Factory, runF func(context.Context, *SandboxOptions) error) *cobra.Command {
 	opts := &SandboxOptions{Factory: f}
 	c := &cobra.Command{
-		Use:   "sandbox [--addr HOST:PORT]",
+		Use:   "sandbox [--addr HOST:PORT] [--record DIR --upstream URL | --replay DIR]",
 		Short: "Run a local VisualQ-compatible server with seeded demo data",
 		Long: `Run a local VisualQ-compatible server: the invoke endpoint with the
 contract's statuses, seeded projects, runs, scenarios, tracking plans and JIRA
 tickets, demo API keys, and faults on demand. It prints its base URL and keys;
-Ctrl-C stops it.`,
+Ctrl-C stops it.
+
+With --record DIR --upstream URL it is a proxy in front of a real VisualQ
+server instead, writing each exchange to DIR (never a credential); with
+--replay DIR it answers from that recording alone, to any API key.`,
 		Example: `  vq sandbox
   vq sandbox --addr 127.0.0.1:8787 --latency 300ms --fail-rate 0.2
-  export VQ_BASE_URL=http://127.0.0.1:8787 VQ_API_KEY=vqs_admin; vq failures run_abc`,
+  export VQ_BASE_URL=http://127.0.0.1:8787 VQ_API_KEY=vqs_admin; vq failures run_abc
+  vq sandbox --record testdata/visualq --upstream https://visualq.example.com
+  vq sandbox --replay testdata/visualq`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if err := checkProxyFlags(c, opts); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
@@ -49,26 +60,73 @@ Ctrl-C stops it.`,
 	fl.Float64Var(&opts.FailRate, "fail-rate", 0, "fraction (0..1) of requests answered 502 with an HTML body")
 	fl.Float64Var(&opts.Rate, "rate", 0, "requests per second per key before 429 (default 20; negative: no limit)")
 	fl.DurationVar(&opts.JobStep, "job-step", 0, "duration of each async job step (default 700ms)")
+	fl.StringVar(&opts.Record, "record", "", "proxy --upstream and write each exchange to `DIR`")
+	fl.StringVar(&opts.Upstream, "upstream", "", "the VisualQ server --record stands in front of")
+	fl.StringVar(&opts.Replay, "replay", "", "answer from the recording in `DIR` alone")
 	return c
 }
 
+// checkProxyFlags refuses what --record and --replay cannot be given with.
+func checkProxyFlags(c *cobra.Command, opts *SandboxOptions) error {
+	usage := func(reason string) error {
+		return &exitcode.UsageError{Reason: reason, Hint: "record with --record DIR --upstream URL, then serve it with --replay DIR"}
+	}
+	switch {
+	case opts.Record != "" && opts.Replay != "":
+		return usage("--record and --replay cannot be used together")
+	case opts.Record != "" && opts.Upstream == "":
+		return usage("--record needs --upstream URL: the server to record")
+	case opts.Record == "" && opts.Upstream != "":
+		return usage("--upstream is the server --record records: give --record DIR too")
+	case (opts.Record != "" || opts.Replay != "") && (c.Flags().Changed("rate") || c.Flags().Changed("job-step")):
+		return usage("--rate and --job-step tune the seeded sandbox: they do not apply to --record or --replay")
+	case opts.Record != "":
+		return cmdutil.CheckServerURL("--upstream", opts.Upstream)
+	}
+	return nil
+}
+
 func sandboxRun(ctx context.Context, opts *SandboxOptions) error {
-	srv, err := vqsandbox.Start(opts.Options)
+	srv, err := startSandbox(opts)
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	print := opts.Factory.Terminal().Print
-	keys := make([][2]string, 0, len(vqsandbox.Keys()))
-	for _, k := range vqsandbox.Keys() {
-		keys = append(keys, [2]string{k.Token, k.Description})
-	}
-	if err := print.Sandbox(srv.URL(), keys, vqsandbox.KeyAdmin); err != nil {
+	if err := banner(opts, srv.URL()); err != nil {
 		return err
 	}
 	<-ctx.Done()
-	print.Note("sandbox stopped")
+	opts.Factory.Terminal().Print.Note("sandbox stopped")
 	return nil
+}
+
+func startSandbox(opts *SandboxOptions) (*vqsandbox.Server, error) {
+	switch {
+	case opts.Record != "":
+		return vqsandbox.Record(opts.Options, opts.Record, opts.Upstream, opts.Factory.Terminal().Print.Warning)
+	case opts.Replay != "":
+		return vqsandbox.Replay(opts.Options, opts.Replay)
+	}
+	return vqsandbox.Start(opts.Options)
+}
+
+// banner says where the sandbox listens, and what it answers with.
+func banner(opts *SandboxOptions, url string) error {
+	about := ""
+	switch {
+	case opts.Record != "":
+		about = "Recording " + opts.Upstream + " into " + opts.Record + ", each exchange as it completes, no credential.\nPoint vq at it, with your API key for that server:"
+	case opts.Replay != "":
+		about = "Replaying " + opts.Replay + ": any API key is accepted; a request it does not hold is refused.\nPoint vq at it:"
+	default:
+		keys := make([][2]string, 0, len(vqsandbox.Keys()))
+		for _, k := range vqsandbox.Keys() {
+			keys = append(keys, [2]string{k.Token, k.Description})
+		}
+		return opts.Factory.Terminal().Print.Sandbox(url, keys, vqsandbox.KeyAdmin)
+	}
+	_, err := fmt.Fprintf(opts.Factory.IOStreams.Out, "VisualQ sandbox listening on %s\n\n%s\n  export VQ_BASE_URL=%s\n\nCtrl-C stops the sandbox.\n", url, about, url)
+	return err
 }
 
 // DefaultAddr is where vq sandbox listens without --addr.
