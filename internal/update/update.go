@@ -8,6 +8,7 @@
 package update
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -51,26 +53,16 @@ type state struct {
 // cache directory to keep the state in. It asks the feed in the background
 // when the last answer is a day old; it returns nil when the check is off.
 func Start(ctx context.Context, getenv func(string) string, terminal bool, current, cacheDir, exe string, goInstall bool) *Check {
-	if !terminal || cacheDir == "" || getenv("VQ_NO_UPDATE_NOTIFIER") != "" || isCI(getenv) {
+	// CI systems set one of CI, BUILD_NUMBER, RUN_ID (the ones gh reads).
+	off := getenv("VQ_NO_UPDATE_NOTIFIER") + getenv("CI") + getenv("BUILD_NUMBER") + getenv("RUN_ID")
+	if _, release := parse(current); !terminal || cacheDir == "" || off != "" || !release {
 		return nil
-	}
-	if _, ok := parse(current); !ok {
-		return nil // a development build
 	}
 	c := &Check{path: filepath.Join(cacheDir, "update.json"), current: current, upgrade: Upgrade(exe, goInstall)}
 	if s := c.load(); time.Since(s.CheckedAt) >= interval {
-		feed := getenv("VQ_UPDATE_URL")
-		if feed == "" {
-			feed = DefaultFeed
-		}
-		go c.ask(ctx, feed)
+		go c.ask(ctx, cmp.Or(getenv("VQ_UPDATE_URL"), DefaultFeed))
 	}
 	return c
-}
-
-// isCI is true under a CI system (the variables gh reads).
-func isCI(getenv func(string) string) bool {
-	return getenv("CI") != "" || getenv("BUILD_NUMBER") != "" || getenv("RUN_ID") != ""
 }
 
 // ask reads the feed's version and records it with the time; a failure is
@@ -108,7 +100,7 @@ func fetch(ctx context.Context, feed string) (string, error) {
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxFeed)).Decode(&release); err != nil {
 		return "", err
 	}
-	if v, ok := parse(release.Tag); !ok || v.pre {
+	if _, ok := parse(release.Tag); !ok {
 		return "", fmt.Errorf("update feed: %q is no release version", textsafe.SanitizeLine(release.Tag))
 	}
 	return release.Tag, nil
@@ -159,56 +151,25 @@ func (c *Check) change(edit func(*state)) error {
 	})
 }
 
-// version is a parsed MAJOR.MINOR.PATCH, with or without a leading v and a
-// -prerelease.
-type version struct {
-	n   [3]int
-	pre bool
-}
-
-func parse(s string) (version, bool) {
-	core, pre, hasPre := strings.Cut(strings.TrimPrefix(s, "v"), "-")
-	parts := strings.Split(core, ".")
-	if len(parts) != 3 || hasPre && !isWord(pre) {
-		return version{}, false
-	}
-	v := version{pre: hasPre}
+// parse reads a plain MAJOR.MINOR.PATCH, with or without a leading v.
+func parse(s string) ([3]int, bool) {
+	var v [3]int
+	parts := strings.Split(strings.TrimPrefix(s, "v"), ".")
 	for i, p := range parts {
 		n, err := strconv.Atoi(p)
-		if err != nil || n < 0 || len(p) > 9 || p != strconv.Itoa(n) {
-			return version{}, false // a sign, a leading zero, not a number
+		if len(parts) != 3 || err != nil || len(p) > 9 || p != strconv.Itoa(n) || n < 0 {
+			return v, false // a sign, a leading zero, a prerelease, not a number
 		}
-		v.n[i] = n
+		v[i] = n
 	}
-	return v, true
-}
-
-// isWord is a prerelease's text: ASCII letters, digits, dots and dashes.
-func isWord(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '.' || r == '-') {
-			return false
-		}
-	}
-	return true
+	return v, len(parts) == 3
 }
 
 // newer is true when latest is a later release than current.
 func newer(latest, current string) bool {
 	l, ok := parse(latest)
 	c, cok := parse(current)
-	if !ok || !cok {
-		return false
-	}
-	for i := range l.n {
-		if l.n[i] != c.n[i] {
-			return l.n[i] > c.n[i]
-		}
-	}
-	return c.pre && !l.pre
+	return ok && cok && slices.Compare(l[:], c[:]) > 0
 }
 
 // Upgrade is the command that upgrades vq as it was installed, read from

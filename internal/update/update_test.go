@@ -37,7 +37,7 @@ func TestNewerTakesOnlyPlainVersions(t *testing.T) {
 		{"v1.5.0", "1.4.2", true},
 		{"v1.4.10", "v1.4.9", true},
 		{"v1.4.2", "1.4.2", false},
-		{"v1.4.2", "1.4.2-rc.1", true},
+		{"v1.5.0", "1.4.2-rc.1", false},
 		{"v1.3.9", "1.4.2", false},
 		{"v2.0.0\x1b]52;c;x\a", "1.4.2", false},
 		{"v2.0.0; rm -rf ~", "1.4.2", false},
