@@ -80,6 +80,9 @@ func execute(ctx context.Context, f *cmdutil.Factory, args []string) error {
 // startUpdateCheck starts the daily check for a newer vq (internal/update)
 // unless the command serves a program rather than a person, or completes.
 func startUpdateCheck(ctx context.Context, f *cmdutil.Factory, root *cobra.Command, args []string) *update.Check {
+	if !f.IOStreams.ErrTTY {
+		return nil // the common case, decided before any other work
+	}
 	c, _, _ := root.Find(args)
 	if c == nil || len(args) > 0 && strings.HasPrefix(args[0], "__complete") ||
 		slices.Contains([]string{"vq mcp serve", "vq sandbox", "vq completion"}, c.CommandPath()) {
