@@ -36,16 +36,19 @@ func noticeEnv(feed, cache string) map[string]string {
 		"VQ_NO_UPDATE_NOTIFIER": "", "CI": "", "BUILD_NUMBER": "", "RUN_ID": ""})
 }
 
-// waitForFile returns once path exists; the deadline only bounds a hung run.
-func waitForFile(t *testing.T, path string) {
+// waitForFile returns once path exists and ok holds for its bytes; the
+// deadline only bounds a hung run.
+func waitForFile(t *testing.T, path string, ok func([]byte) bool) {
 	t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(path); err == nil {
+		if b, err := os.ReadFile(path); err == nil && ok(b) {
 			return
 		}
 	}
-	t.Fatalf("%s never appeared", path)
+	t.Fatalf("%s never appeared as expected", path)
 }
+
+func anyBytes([]byte) bool { return true }
 
 // TestUpdateNoticeOnATerminal: a person on a terminal is told once that a
 // newer vq is out, after the command, with the way to upgrade; the next
@@ -54,18 +57,18 @@ func TestUpdateNoticeOnATerminal(t *testing.T) {
 	t.Parallel()
 	feed, asked := updateFeed(t, `{"tag_name":"v1.5.0","name":"ignored"}`)
 	cache := t.TempDir()
-	env := noticeEnv(feed, cache)
+	env, state := noticeEnv(feed, cache), filepath.Join(cache, "vq", "update.json")
 	const notice = "hint: vq 1.5.0 is out (this is 1.4.2); to upgrade: download it from https://github.com/visualq/vq/releases/latest"
 
 	p := startTmux(t, 140, 30, env, "true", "demo")
 	p.waitFor("the triage TUI", shows("q quit"))
-	waitForFile(t, filepath.Join(cache, "vq", "update.json")) // the background check answered
+	waitForFile(t, state, anyBytes) // the background check answered
 	p.keys("q")
 	screen := p.waitFor("vq's exit", shows("EXIT=0"))
 	if n := strings.Count(screen, notice); n != 1 {
 		t.Fatalf("the notice shows %d times, want once:\n%s", n, screen)
 	}
-	if info, err := os.Stat(filepath.Join(cache, "vq", "update.json")); err != nil || info.Mode().Perm() != 0o600 {
+	if info, err := os.Stat(state); err != nil || info.Mode().Perm() != 0o600 {
 		t.Errorf("the state file: %v %v, want private (0600)", info, err)
 	}
 
@@ -73,6 +76,20 @@ func TestUpdateNoticeOnATerminal(t *testing.T) {
 	screen = p.waitFor("vq's exit", shows("EXIT=0"))
 	if strings.Contains(screen, "is out") || asked.Load() != 1 {
 		t.Fatalf("the second command within a day: feed asked %d times (want 1), screen:\n%s", asked.Load(), screen)
+	}
+	// A day later: asked and told again.
+	yesterday := time.Now().Add(-25 * time.Hour).Format(time.RFC3339)
+	stale := fmt.Sprintf(`{"checkedAt":%q,"latest":"v1.5.0","notifiedAt":%q}`, yesterday, yesterday)
+	if err := os.WriteFile(state, []byte(stale), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p = startTmux(t, 140, 30, env, "true", "demo")
+	p.waitFor("the triage TUI", shows("q quit"))
+	waitForFile(t, state, func(b []byte) bool { return !strings.Contains(string(b), `"checkedAt":"`+yesterday) })
+	p.keys("q")
+	screen = p.waitFor("vq's exit", shows("EXIT=0"))
+	if strings.Count(screen, notice) != 1 || asked.Load() != 2 {
+		t.Fatalf("a day later: feed asked %d times (want 2), screen:\n%s", asked.Load(), screen)
 	}
 }
 
@@ -117,7 +134,7 @@ func TestUpdateNoticeOff(t *testing.T) {
 				p.waitFor("the command running", shows(tc.ready))
 			}
 			if tc.asks > 0 {
-				waitForFile(t, filepath.Join(cache, "vq", "update.json"))
+				waitForFile(t, filepath.Join(cache, "vq", "update.json"), anyBytes)
 			}
 			if tc.keys != "" {
 				p.keys(tc.keys)

@@ -59,7 +59,7 @@ func Start(ctx context.Context, getenv func(string) string, terminal bool, curre
 		return nil
 	}
 	c := &Check{path: filepath.Join(cacheDir, "update.json"), current: current, upgrade: Upgrade(exe, goInstall)}
-	if s := c.load(); time.Since(s.CheckedAt) >= interval {
+	if s := c.load(); stale(s.CheckedAt) {
 		go c.ask(ctx, cmp.Or(getenv("VQ_UPDATE_URL"), DefaultFeed))
 	}
 	return c
@@ -115,7 +115,7 @@ func (c *Check) Notice() string {
 	}
 	var latest string
 	err := c.change(func(s *state) {
-		if newer(s.Latest, c.current) && time.Since(s.NotifiedAt) >= interval {
+		if newer(s.Latest, c.current) && stale(s.NotifiedAt) {
 			s.NotifiedAt, latest = time.Now(), s.Latest
 		}
 	})
@@ -124,6 +124,13 @@ func (c *Check) Notice() string {
 	}
 	return textsafe.SanitizeLine(fmt.Sprintf("vq %s is out (this is %s); to upgrade: %s",
 		strings.TrimPrefix(latest, "v"), strings.TrimPrefix(c.current, "v"), c.upgrade))
+}
+
+// stale is true a day after t, or when t is ahead of the clock (a clock set
+// back, a broken file), so no time written once silences vq for good.
+func stale(t time.Time) bool {
+	since := time.Since(t)
+	return since >= interval || since < 0
 }
 
 func (c *Check) load() state {
