@@ -1,7 +1,7 @@
 // Command bench measures vq against curl, a Go program that only prints,
 // and the MCP Inspector CLI, side by side, and checks the goals of
-// BENCHMARKS.md. It builds vq as the release does (-trimpath, -ldflags='-s -w'), serves the sandbox
-// in-process and runs every comparison alternately (a, b, a, b, …) so both
+// BENCHMARKS.md. It builds vq as the release does (-trimpath,
+// -ldflags='-s -w'), serves the sandbox in-process and runs every comparison alternately (a, b, a, b, …) so both
 // sides share the noise of the machine.
 //
 //	go run ./bench            # full: 20 runs a row, goals enforced (exit 1 on a miss)
@@ -293,8 +293,8 @@ func (b *bench) big100kPlain() row {
 }
 
 // answerBound is the peak RSS a large answer may take: vq's own start-up
-// peak plus times the answer's size (the bytes curl printed), 0 (no
-// bound, the row fails) when either is unknown.
+// peak plus times the answer's size (the bytes curl printed); -1, which
+// fails the row, when either is unknown.
 func (b *bench) answerBound(curl series, times int64) int64 {
 	if b.startupPeak == 0 {
 		rss, err := b.vqCmd("--version").peakRSS(b.rssRuns())
