@@ -1,8 +1,9 @@
 // Command bench measures vq against curl, a Go program that only prints,
 // and the MCP Inspector CLI, side by side, and checks the goals of
 // BENCHMARKS.md. It builds vq as the release does (-trimpath,
-// -ldflags='-s -w'), serves the sandbox in-process and runs every comparison alternately (a, b, a, b, …) so both
-// sides share the noise of the machine.
+// -ldflags='-s -w'), serves the sandbox in-process and runs every
+// comparison alternately (a, b, a, b, …) so both sides share the noise of
+// the machine.
 //
 //	go run ./bench            # full: 20 runs a row, goals enforced (exit 1 on a miss)
 //	go run ./bench -quick     # 3 runs a row, a 3 s watch job, goals reported only
