@@ -1,8 +1,9 @@
 // Command bench measures vq against curl, a Go program that only prints,
 // and the MCP Inspector CLI, side by side, and checks the goals of
-// BENCHMARKS.md. It builds vq with -ldflags='-s -w', serves the sandbox
-// in-process and runs every comparison alternately (a, b, a, b, …) so both
-// sides share the noise of the machine.
+// BENCHMARKS.md. It builds vq as the release does (-trimpath,
+// -ldflags='-s -w'), serves the sandbox in-process and runs every
+// comparison alternately (a, b, a, b, …) so both sides share the noise of
+// the machine.
 //
 //	go run ./bench            # full: 20 runs a row, goals enforced (exit 1 on a miss)
 //	go run ./bench -quick     # 3 runs a row, a 3 s watch job, goals reported only
@@ -72,6 +73,9 @@ type bench struct {
 	floor string // bench/floor: vq's libraries, no vq
 	srv   *server
 	env   []string // vq's environment: the sandbox, its key, no user config
+	// startupPeak is vq --version's peak RSS, the base of the large answers'
+	// memory goals.
+	startupPeak int64
 }
 
 // trackingSteps is how many progress steps the sandbox's run_tracking job
@@ -176,7 +180,7 @@ func (b *bench) build(pkg, name string) (string, error) {
 	out := filepath.Join(b.tmp, name)
 	// As the release is built (.goreleaser.yaml): static, no cgo, so no
 	// dynamic loader at start-up.
-	cmd := exec.Command("go", "build", "-ldflags=-s -w", "-o", out, pkg)
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
 	cmd.Dir = b.root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if msg, err := cmd.CombinedOutput(); err != nil {
@@ -239,7 +243,10 @@ func (b *bench) startup(flagName string) row {
 	if err != nil {
 		return failed(what, err)
 	}
-	return ratioRow(what, "Go program that only prints", vq, floor, 1.5, 0)
+	if flagName == "--version" {
+		b.startupPeak = vq.rss
+	}
+	return ratioRow(what, "Go program that only prints", vq, floor, 2.5, 0)
 }
 
 // stackFloor sets `vq --version` against bench/floor, a program that
@@ -265,7 +272,7 @@ func (b *bench) invoke() row {
 	if err != nil {
 		return failed(what, err)
 	}
-	return ratioRow(what, "curl, same POST", vq, curl, 0.8, 0)
+	return ratioRow(what, "curl, same POST", vq, curl, 1.0, 0)
 }
 
 func (b *bench) big100kJSON() row {
@@ -275,7 +282,7 @@ func (b *bench) big100kJSON() row {
 	if err != nil {
 		return failed(what, err)
 	}
-	return ratioRow(what, "curl", vq, curl, 1.5, 200<<20)
+	return ratioRow(what, "curl", vq, curl, 1.5, b.answerBound(curl, 2))
 }
 
 func (b *bench) big100kPlain() row {
@@ -285,7 +292,24 @@ func (b *bench) big100kPlain() row {
 	if err != nil {
 		return failed(what, err)
 	}
-	return ratioRow(what, "curl", vq, curl, 3, 300<<20)
+	return ratioRow(what, "curl", vq, curl, 3, b.answerBound(curl, 3))
+}
+
+// answerBound is the peak RSS a large answer may take: vq's own start-up
+// peak plus times the answer's size (the bytes curl printed); -1, which
+// fails the row, when either is unknown.
+func (b *bench) answerBound(curl series, times int64) int64 {
+	if b.startupPeak == 0 {
+		rss, err := b.vqCmd("--version").peakRSS(b.rssRuns())
+		if err != nil {
+			step("start-up peak RSS: " + err.Error())
+		}
+		b.startupPeak = rss
+	}
+	if b.startupPeak == 0 || len(curl.samples) == 0 {
+		return -1
+	}
+	return b.startupPeak + times*curl.samples[0].out
 }
 
 func (b *bench) binarySize() row {

@@ -31,12 +31,13 @@ type row struct {
 }
 
 // ratioRow compares vq with another command: the ratio of medians must stay
-// within goal and, when rssLimit > 0, vq's peak RSS within rssLimit.
+// within goal and, when rssLimit is not 0, vq's peak RSS within rssLimit
+// (-1: a bound that could not be known, which fails).
 func ratioRow(what, other string, vq, base series, goal float64, rssLimit int64) row {
 	ratio := float64(vq.median()) / float64(base.median())
 	pass := ratio <= goal
 	goalText := fmt.Sprintf("≤ %g×", goal)
-	if rssLimit > 0 {
+	if rssLimit != 0 {
 		pass = pass && vq.rss > 0 && vq.rss <= rssLimit
 		goalText += ", RSS ≤ " + mib(rssLimit)
 	}

@@ -37,6 +37,11 @@ Behaviour
   VQ_CONFIG        path of the config file, instead of the default below
   VQ_NO_KEYRING    any value: keep the API key in the config file, never in
                    the OS keyring (for machines without one)
+  VQ_NO_UPDATE_NOTIFIER
+                   any value: never say that a newer vq is out (the notice
+                   is off in CI and when stderr is no terminal anyway)
+  VQ_UPDATE_URL    where the update notice reads the latest release
+                   (default: GitHub's releases API of visualq/vq)
 
 Colour
   NO_COLOR         any value: no colours (--no-color); bold and reverse stay

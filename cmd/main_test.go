@@ -23,7 +23,15 @@ import (
 // hostileChildArg first, a hostile stdio MCP server (see
 // TestPromiseMatrix). On Linux, with asPeakMeter set, it is a meter of
 // another program's peak memory before TestMain runs (peak_linux_test.go).
+// With asRelease set, it is that release of vq; otherwise, and in every
+// vq the tests start, the update notice is off (only the update tests
+// turn it on, against a loopback feed).
 func TestMain(m *testing.M) {
+	if v := os.Getenv(asRelease); v != "" {
+		version = v
+	} else {
+		os.Setenv("VQ_NO_UPDATE_NOTIFIER", "1")
+	}
 	if len(os.Args) > 1 && os.Args[1] == hostileChildArg {
 		os.Exit(hostileChild(os.Args[2:]))
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -26,9 +27,11 @@ import (
 	"github.com/visualq/vq/cmd/sandbox"
 	"github.com/visualq/vq/cmd/task"
 	vqversion "github.com/visualq/vq/cmd/version"
+	"github.com/visualq/vq/completions"
 	"github.com/visualq/vq/format"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
+	"github.com/visualq/vq/internal/update"
 )
 
 // Main runs vq and returns its exit code.
@@ -48,7 +51,13 @@ func execute(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	root.SetArgs(args)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(c, err, args) })
 	started := wireRuns(root, f)
+	check := startUpdateCheck(ctx, f, root, args)
 	c, err := executeRecovering(ctx, root)
+	defer func() {
+		if notice := check.Notice(); notice != "" {
+			f.Terminal().Print.Hint(notice)
+		}
+	}()
 	if perr := f.Terminal().EndPager(); perr != nil && (err == nil || iostreams.ClosedPipe(err)) {
 		err = perr
 	}
@@ -66,6 +75,22 @@ func execute(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		writeFailureDocument(f, c, err)
 	}
 	return err
+}
+
+// startUpdateCheck starts the daily check for a newer vq (internal/update)
+// unless the command serves a program rather than a person, or completes.
+func startUpdateCheck(ctx context.Context, f *cmdutil.Factory, root *cobra.Command, args []string) *update.Check {
+	if !f.IOStreams.ErrTTY {
+		return nil // the common case, decided before any other work
+	}
+	c, _, _ := root.Find(args)
+	if c == nil || len(args) > 0 && strings.HasPrefix(args[0], "__complete") ||
+		slices.Contains([]string{"vq mcp serve", "vq sandbox", "vq completion"}, c.CommandPath()) {
+		return nil
+	}
+	exe, _ := os.Executable()
+	v, _, _ := buildInfo()
+	return update.Start(ctx, f.Getenv, f.IOStreams.ErrTTY, v, completions.Open(f.Getenv).Dir, exe, version == "")
 }
 
 // executeRecovering runs the command tree; a panic becomes an error, so vq

@@ -12,6 +12,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
@@ -238,11 +239,12 @@ func loginEntry(opts *LoginOptions) account.Server {
 }
 
 // profileName is what a --name may be: never a URL, so --profile can tell them apart.
-var profileName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+// Compiled when first used, not at every start of vq.
+var profileName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`) })
 
 // checkProfileName refuses a --name that is no name, before anything is sent.
 func checkProfileName(name string) error {
-	if name != "" && !profileName.MatchString(name) {
+	if name != "" && !profileName().MatchString(name) {
 		return exitcode.Usagef("--name %q: use letters, digits, '.', '_' and '-'", name)
 	}
 	return nil

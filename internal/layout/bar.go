@@ -3,6 +3,7 @@ package layout
 import (
 	"math"
 	"strings"
+	"sync"
 )
 
 // Mismatch bars share one fixed log scale, so small changes (0.1% to a few percent) stay apart.
@@ -25,8 +26,9 @@ const (
 	mismatchDecades = 4
 )
 
-// mismatchBars are the bars by length in eighths of a cell.
-var mismatchBars = func() []string {
+// mismatchBars are the bars by length in eighths of a cell, made when first
+// drawn, not at every start of vq.
+var mismatchBars = sync.OnceValue(func() []string {
 	eighths := []string{"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"}
 	bars := make([]string, MismatchBarWidth*8+1)
 	for n := range bars {
@@ -38,11 +40,11 @@ var mismatchBars = func() []string {
 		bars[n] = s + strings.Repeat(" ", MismatchBarWidth-cells)
 	}
 	return bars
-}()
+})
 
 // MismatchBar is percent as a bar MismatchBarWidth cells wide: 100% fills it, any positive shows, else none.
 func MismatchBar(percent float64) string {
-	return mismatchBars[mismatchEighths(percent)]
+	return mismatchBars()[mismatchEighths(percent)]
 }
 
 func mismatchEighths(percent float64) int {
