@@ -1,11 +1,18 @@
 package cmd
 
 import (
+	"bytes"
 	"encoding/xml"
+	"fmt"
+	"image"
+	stdpng "image/png"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -186,5 +193,42 @@ func TestCIHelpListsOnlyWhatCITakes(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "--base-url") || !strings.Contains(stdout, "--save-dir") {
 		t.Errorf("help:\n%s", stdout)
+	}
+}
+
+// --save-dir fetches a diff image from the server's origin only and names
+// the file itself: a link to another origin is never requested, a body that
+// is no image is not saved, and a label with path separators stays in DIR.
+func TestSaveDirKeepsToTheServerAndItsDir(t *testing.T) {
+	t.Parallel()
+	var other atomic.Int32
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { other.Add(1) }))
+	defer elsewhere.Close()
+	var png bytes.Buffer
+	stdpng.Encode(&png, image.NewRGBA(image.Rect(0, 0, 2, 2)))
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/d.png":
+			w.Write(png.Bytes())
+		case "/page.png":
+			w.Write([]byte("<html>not an image</html>"))
+		default:
+			fmt.Fprintf(w, `{"ok":true,"tool":"get_run_failures","summary":"3 of 3 checks failed.","data":{"runId":"r","failed":3,"total":3,"failures":[
+				{"scenarioLabel":"../../escape","viewport":"a/b","mismatchPercent":1,"diffUrl":"%[1]s/d.png"},
+				{"scenarioLabel":"Away","viewport":"desktop","mismatchPercent":1,"diffUrl":"%[2]s/x.png"},
+				{"scenarioLabel":"Page","viewport":"desktop","mismatchPercent":1,"diffUrl":"%[1]s/page.png"}]},"warnings":[],"nextActions":[]}`, srv.URL, elsewhere.URL)
+		}
+	}))
+	defer srv.Close()
+	dir := filepath.Join(t.TempDir(), "diffs")
+	_, stderr, exit := runVQ(t, map[string]string{"VQ_BASE_URL": srv.URL, "VQ_API_KEY": "k"}, "failures", "r", "--save-dir", dir, "--format", "junit")
+	entries, _ := os.ReadDir(dir)
+	if exit != 0 || len(entries) != 1 || entries[0].Name() != "01-_.._escape-a_b.png" || other.Load() != 0 {
+		t.Errorf("exit %d, %d requests elsewhere, saved %v\n%s", exit, other.Load(), entries, stderr)
+	}
+	if !strings.Contains(stderr, "warning: diff image of Away [desktop] not saved: image on 127.0.0.1:") ||
+		!strings.Contains(stderr, "warning: diff image of Page [desktop] not saved: not an image") {
+		t.Errorf("stderr:\n%s", stderr)
 	}
 }
