@@ -46,10 +46,10 @@ func (o *SaveOptions) resolve(c *cobra.Command) error {
 // fetched is a warning; a file not written stops the saving with an error.
 func (p *Pipeline) saveDiffImages(ctx context.Context, resp *api.ToolResponse) (format.Saved, error) {
 	o, print := p.f.Global.Save, p.f.Terminal().Print
-	checks, ok := layout.ChecksOf(resp.Data)
 	if o.Dir == "" {
 		return nil, nil
 	}
+	checks, ok := layout.ChecksOf(resp.Data)
 	if !ok || checks.Failed == 0 {
 		if resp.Content == nil {
 			print.Note("--save-dir: nothing to save, the answer has no failed check")
