@@ -136,6 +136,7 @@ vq ci status RUN_ID --wait.
 		Example: `  vq ci ` + name + ` branch=main --wait
   vq ci ` + name + ` branch="$CI_BRANCH" commit="$CI_SHA" --wait --format junit > vq.xml
   vq ci ` + name + ` branch="$CI_BRANCH" --wait --format github --junit vq-junit.xml
+  vq ci ` + name + ` branch="$CI_BRANCH" --wait --exit-zero-on-changes --save-dir vq-diffs --junit vq-junit.xml
   vq ci ` + name + ` branch=main --json --jq .data.runId`,
 	}, "[--wait]")
 	return ciCmd(f, c, true, func(pairs []string) (*CIOptions, error) {
