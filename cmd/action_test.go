@@ -227,7 +227,8 @@ func TestGitHubActionRunsVQ(t *testing.T) {
 	} {
 		t.Run(tc.branch, func(t *testing.T) {
 			stdout, stderr, exit := r.step(t, map[string]string{
-				"VQ_ACTION_ARGS": "ci run-vrt branch=" + tc.branch + " --wait --interval 20ms", "VQ_ACTION_JUNIT": junit})
+				"VQ_ACTION_COMMAND": "ci run-vrt", "VQ_ACTION_BRANCH": tc.branch, "VQ_ACTION_WAIT": "true",
+				"VQ_ACTION_ARGS": "--interval 20ms", "VQ_ACTION_JUNIT": junit})
 			if exit != tc.exit {
 				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", exit, tc.exit, stdout, stderr)
 			}
@@ -251,7 +252,7 @@ func TestGitHubActionRunsVQ(t *testing.T) {
 				t.Errorf("step summary:\n%s", summary)
 			}
 			report, err := os.ReadFile(junit)
-			if err != nil || !strings.Contains(string(report), `<testsuite name="vq get_run_status `+runID+`"`) {
+			if err != nil || !strings.Contains(string(report), `<testsuite name="vq visual checks"`) {
 				t.Fatalf("JUnit report: %v\n%.300s", err, report)
 			}
 			testkit.ValidJUnit(t, report)
@@ -338,7 +339,9 @@ func TestGitHubActionSaysWhyItCannotRun(t *testing.T) {
 			"vq action: 'v1' is no release of visualq/vq: set the version input (such as version: 1.4.2)\n"},
 		{map[string]string{"VQ_ACTION_ARGS": "ci run-vrt", "VQ_ACTION_VERSION": "latest"},
 			"vq action: version 'latest' is not a release version (such as 1.4.2)\n"},
-		{map[string]string{"VQ_ACTION_ARGS": " \n"}, "vq action: the args input is empty (such as args: ci run-vrt branch=main --wait)\n"},
+		{map[string]string{"VQ_ACTION_ARGS": " \n"}, "vq action: the command and args inputs are empty (such as command: ci run-vrt)\n"},
+		{map[string]string{"VQ_ACTION_COMMAND": "ci run-vrt; id"}, "vq action: the command input is not a vq command (such as command: ci run-vrt)\n"},
+		{map[string]string{"VQ_ACTION_COMMAND": "ci run-vrt", "VQ_ACTION_WAIT": "yes"}, "vq action: the wait input is neither true nor false\n"},
 		{map[string]string{"VQ_ACTION_ARGS": "ci run-vrt", "VQ_API_KEY": ""},
 			"vq action: the api-key input is empty (such as api-key: ${{ secrets.VQ_API_KEY }}; a pull request from a fork gets no secrets)\n"},
 	} {
@@ -388,5 +391,31 @@ func TestGitHubActionPassesArgumentsAsWords(t *testing.T) {
 	_, stderr, exit = r.step(t, map[string]string{"VQ_ACTION_ARGS": `ci run-vrt 'branch=x`, "VQ_ACTION_VERSION": "1.2.5"})
 	if exit != 1 || !strings.HasSuffix(stderr, "from the tool cache\nvq action: cannot split the args input into words (an unmatched quote?)\n") {
 		t.Errorf("unmatched quote: exit %d\n%s", exit, stderr)
+	}
+}
+
+// The typed inputs reach vq as words exactly as given, never re-split: a
+// branch with ' and " is one branch=VALUE argument; args adds the rest.
+func TestGitHubActionTakesTypedInputs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "vq")
+	os.WriteFile(fake, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$RUNNER_TEMP/argv\"\nexit 0\n"), 0o755)
+	releases := newReleaseServer(t)
+	releases.release(t, "1.2.6", fake, false)
+	r := newRunner(t, releases, newCISandbox(t, time.Millisecond))
+	_, stderr, exit := r.step(t, map[string]string{
+		"VQ_ACTION_COMMAND": "ci run-vrt", "VQ_ACTION_BRANCH": `it's-"quoted" $(touch pwned)`, "VQ_ACTION_COMMIT": "0123abc",
+		"VQ_ACTION_WAIT": "true", "VQ_ACTION_ARGS": "--save-dir 'vq diffs' --exit-zero-on-changes", "VQ_ACTION_VERSION": "1.2.6"})
+	if exit != 0 {
+		t.Fatalf("exit %d\n%s", exit, stderr)
+	}
+	argv, _ := os.ReadFile(filepath.Join(r.env["RUNNER_TEMP"], "argv"))
+	want := "ci\nrun-vrt\nbranch=it's-\"quoted\" $(touch pwned)\ncommit=0123abc\n--wait\n--save-dir\nvq diffs\n--exit-zero-on-changes\n"
+	if string(argv) != want {
+		t.Errorf("argv:\n%s\nwant:\n%s", argv, want)
+	}
+	if _, err := os.Stat(filepath.Join(r.env["GITHUB_WORKSPACE"], "pwned")); err == nil {
+		t.Error("the branch input ran a command")
 	}
 }

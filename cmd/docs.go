@@ -98,8 +98,12 @@ Flags
   --env KEY=VALUE     MCP: set in a stdio: server's environment
                       (repeatable); it gets only HOME, LOGNAME, PATH, SHELL,
                       TERM and USER of vq's
-  --save-dir DIR      MCP: save an answer's images, audio and binary
-                      resources into DIR
+  --save-dir DIR      save the diff images of an answer's failed checks
+                      (and an MCP answer's images, audio and binary
+                      resources) into DIR
+  --save-max-images N, --save-max-mb MB
+                      with --save-dir: at most N diff images, MB in all
+                      (50 and 50)
   --elicit-defaults   MCP: answer a server's questions with their schema's
                       defaults instead of asking (a script declines them)`,
 		Example: `  VQ_BASE_URL=https://visualq.example.com VQ_API_KEY="$VISUALQ_KEY" vq failures run_abc

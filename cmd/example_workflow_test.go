@@ -98,3 +98,27 @@ func workflowRunSteps(t *testing.T, path string, outputs map[string]string) []wo
 	}
 	return steps
 }
+
+// The example workflow passes what every run needs as typed inputs (the
+// pull request's head commit, not the merge commit), treats changed checks
+// as a review (--exit-zero-on-changes, --save-dir) and marks "review
+// needed" from the step's status output.
+func TestExampleWorkflowMarksChangesForReview(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../docs/ci/example-workflow.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"\n          command: ci run-vrt\n",
+		"\n          branch: ${{ github.head_ref || github.ref_name }}\n",
+		"\n          commit: ${{ github.event.pull_request.head.sha || github.sha }}\n",
+		"\n          wait: true\n",
+		"\n          args: --exit-zero-on-changes --save-dir reports/diffs\n",
+		"\n      - if: always() && steps.vq.outputs.status == 'failed'\n        run: echo \"::warning title=Review needed::",
+	} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the example workflow lacks %q", want)
+		}
+	}
+}

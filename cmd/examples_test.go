@@ -34,8 +34,8 @@ type lineExit struct {
 var exampleExits = map[string]lineExit{
 	"vq auth login": {skip: "asks for the URL and the key at a terminal"},
 	"vq sandbox":    {serves: true},
-	"vq failures run_abc --format github --exit-status --junit vq-junit.xml": {exit: 3},
-	"vq sandbox --addr 127.0.0.1:8787 --latency 300ms --fail-rate 0.2":       {serves: true},
+	"vq failures run_abc --format github --exit-status --junit vq-junit.xml --save-dir vq-diffs": {exit: 3},
+	"vq sandbox --addr 127.0.0.1:8787 --latency 300ms --fail-rate 0.2":                           {serves: true},
 	"vq prove BN-470 --copy": {skip: "needs a clipboard: prove_test.go copies through tmux, OSC 52 and to none"},
 	"npx @modelcontextprotocol/inspector --cli -e VQ_BASE_URL=http://127.0.0.1:8787 -e VQ_API_KEY=vqs_admin vq mcp serve --method tools/list": {
 		skip: "needs the MCP Inspector from npm and Node 22: .ci/run runs it against vq mcp serve"},

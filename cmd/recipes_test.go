@@ -19,18 +19,18 @@ import (
 type recipeLine struct{ file, line string }
 
 var (
-	// A YAML script or run: line that runs vq, or the action's args.
+	// A YAML script or run: line that runs vq, or an input of the action.
 	yamlVQ    = regexp.MustCompile(`^\s*(?:- )?(?:run: )?(vq .*)$`)
-	yamlArgs  = regexp.MustCompile(`^\s*args: (.*)$`)
-	yamlJUnit = regexp.MustCompile(`^\s*junit: (.*)$`)
+	yamlInput = regexp.MustCompile(`^\s*(command|branch|commit|wait|args|junit): (.*)$`)
 	// A Jenkins sh step (or sh(script: ...)) whose script runs vq.
 	jenkinsVQ = regexp.MustCompile(`sh[ (].*'((?:bin/)?vq .*?)'`)
 	// The ${{ }} expressions the GitHub recipes use, as a pull request of
 	// branch main at commit abc123 has them.
 	ghExpression = regexp.MustCompile(`\$\{\{[^}]*\}\}`)
 	ghValues     = map[string]string{
-		"${{ github.head_ref || github.ref_name }}": "main",
-		"${{ github.sha }}":                         "abc123",
+		"${{ github.head_ref || github.ref_name }}":               "main",
+		"${{ github.sha }}":                                       "abc123",
+		"${{ github.event.pull_request.head.sha || github.sha }}": "abc123",
 	}
 )
 
@@ -48,7 +48,7 @@ func recipeLines(t *testing.T) []recipeLine {
 		}
 		name := filepath.Base(path)
 		inYAML := !strings.HasSuffix(name, ".md")
-		args := ""
+		action := -1 // the line of the action's inputs being read
 		for _, text := range strings.Split(string(data), "\n") {
 			switch {
 			case strings.HasSuffix(name, ".md") && strings.HasPrefix(text, "```"):
@@ -60,12 +60,26 @@ func recipeLines(t *testing.T) []recipeLine {
 			case !inYAML || strings.HasPrefix(strings.TrimSpace(text), "#"):
 			case yamlVQ.MatchString(text):
 				lines = append(lines, recipeLine{name, yamlVQ.FindStringSubmatch(text)[1]})
-			case yamlArgs.MatchString(text):
-				args = "vq " + yamlArgs.FindStringSubmatch(text)[1]
-				lines = append(lines, recipeLine{name, args})
-			case yamlJUnit.MatchString(text) && args != "":
-				// The action's junit input is its --junit.
-				lines[len(lines)-1].line += " --junit " + yamlJUnit.FindStringSubmatch(text)[1]
+			case yamlInput.MatchString(text):
+				// The action's inputs, as its script passes them to vq.
+				m := yamlInput.FindStringSubmatch(text)
+				if m[1] == "command" || action < 0 && m[1] == "args" {
+					lines, action = append(lines, recipeLine{name, "vq"}), len(lines)
+				}
+				if action < 0 {
+					continue
+				}
+				switch m[1] {
+				case "command", "args":
+					lines[action].line += " " + m[2]
+				case "branch", "commit":
+					lines[action].line += " " + m[1] + "='" + m[2] + "'"
+				case "wait":
+					lines[action].line += map[string]string{"true": " --wait"}[m[2]]
+				case "junit":
+					lines[action].line += " --junit " + m[2]
+					action = -1
+				}
 			}
 		}
 	}

@@ -349,7 +349,7 @@ Try it with no account: vq demo
 	)
 	root.AddCommand(task.NewCmdTasks(f, nil)...)
 	root.AddCommand(completion.NewCmdCompletion(f, nil), NewCmdEnvironment(), NewCmdFormats())
-	groupsTakeSharedFlags(root, &f.Global)
+	groupsTakeSharedFlags(root)
 	return root
 }
 
@@ -360,16 +360,19 @@ func newCmdMCP(f *cmdutil.Factory) *cobra.Command {
 	return c
 }
 
-// groupsTakeSharedFlags gives every group every shared flag, so that one
-// may stand before the name of the command that takes it (vq --profile
-// prod ci run-vrt): finding the command, cobra must know which flags take
-// a value.
-func groupsTakeSharedFlags(c *cobra.Command, g *cmdutil.GlobalOptions) {
-	if !c.HasSubCommands() {
-		return
-	}
-	cmdutil.CallsTools(c, g)
+// groupsTakeSharedFlags gives every group the shared flags its commands
+// take, so that one may stand before the name of the command that takes it
+// (vq --profile prod ci run-vrt: finding the command, cobra must know which
+// flags take a value), and its help lists no flag all of them refuse.
+func groupsTakeSharedFlags(c *cobra.Command) {
 	for _, sub := range c.Commands() {
-		groupsTakeSharedFlags(sub, g)
+		if sub.HasSubCommands() {
+			groupsTakeSharedFlags(sub)
+		}
+		sub.Flags().VisitAll(func(f *pflag.Flag) {
+			if cmdutil.IsShared(f) && c.Flags().Lookup(f.Name) == nil && c.PersistentFlags().Lookup(f.Name) == nil {
+				c.Flags().AddFlag(f)
+			}
+		})
 	}
 }

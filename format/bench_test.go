@@ -25,9 +25,9 @@ func BenchmarkRender100k(b *testing.B) {
 	}{
 		{"plain", func(w io.Writer, r *api.ToolResponse) error { return Plain(w, io.Discard, r, nil) }},
 		{"json", func(w io.Writer, r *api.ToolResponse) error { return JSON(w, r, false) }},
-		{"junit", JUnit},
-		{"markdown", func(w io.Writer, r *api.ToolResponse) error { return Markdown(w, r, nil) }},
-		{"github", func(w io.Writer, r *api.ToolResponse) error { return GitHub(w, r, os.DevNull, nil) }},
+		{"junit", func(w io.Writer, r *api.ToolResponse) error { return JUnit(w, r, nil) }},
+		{"markdown", func(w io.Writer, r *api.ToolResponse) error { return Markdown(w, r, nil, nil) }},
+		{"github", func(w io.Writer, r *api.ToolResponse) error { return GitHub(w, r, os.DevNull, nil, nil) }},
 	} {
 		b.Run(out.name, func(b *testing.B) {
 			b.SetBytes(int64(len(resp.Raw)))

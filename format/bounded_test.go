@@ -38,12 +38,12 @@ type output struct {
 
 var outputs = []output{
 	{"plain", func(out io.Writer, r *api.ToolResponse, _ string) error { return Plain(out, out, r, nil) }},
-	{"markdown", func(out io.Writer, r *api.ToolResponse, _ string) error { return Markdown(out, r, nil) }},
-	{"junit", func(out io.Writer, r *api.ToolResponse, _ string) error { return JUnit(out, r) }},
+	{"markdown", func(out io.Writer, r *api.ToolResponse, _ string) error { return Markdown(out, r, nil, nil) }},
+	{"junit", func(out io.Writer, r *api.ToolResponse, _ string) error { return JUnit(out, r, nil) }},
 	{"github", func(out io.Writer, r *api.ToolResponse, dir string) error {
 		summary := filepath.Join(dir, "step-summary.md")
 		defer os.Remove(summary)
-		if err := GitHub(out, r, summary, nil); err != nil {
+		if err := GitHub(out, r, summary, nil, nil); err != nil {
 			return err
 		}
 		written, err := os.ReadFile(summary)
@@ -131,7 +131,7 @@ func TestListsThatAreNoTableShowAsFields(t *testing.T) {
 	}
 	var plain, md bytes.Buffer
 	Plain(&plain, &plain, resp, nil)
-	Markdown(&md, resp, nil)
+	Markdown(&md, resp, nil, nil)
 	for name, text := range map[string]string{"plain": plain.String(), "markdown": md.String()} {
 		if strings.Count(text, "+8 more columns (--json shows every member)") != 1 || strings.Contains(text, "k32") || !strings.Contains(text, "k31") {
 			t.Errorf("%s: a 40-column table should show 32 columns and say once that 8 more are left out:\n%s", name, text)

@@ -91,21 +91,21 @@ func parseJUnit(t *testing.T, doc []byte) parsedSuites {
 func TestJUnitHasOneCasePerCheckAndHonestCounts(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	if err := JUnit(&out, failuresResponse(t)); err != nil {
+	if err := JUnit(&out, failuresResponse(t), nil); err != nil {
 		t.Fatal(err)
 	}
 	s := parseJUnit(t, out.Bytes())
 	suite := s.Suites[0]
-	if s.Tests != 12 || s.Failures != 2 || s.Errors != 0 || suite.Tests != 12 || suite.Failures != 2 || len(suite.Cases) != 12 {
-		t.Fatalf("counts: suites %d/%d/%d, suite %d/%d, %d cases; want 12 tests, 2 failures", s.Tests, s.Failures, s.Errors, suite.Tests, suite.Failures, len(suite.Cases))
+	if s.Tests != 12 || s.Failures != 2 || s.Errors != 0 || suite.Tests != 12 || suite.Failures != 2 || len(suite.Cases) != 3 {
+		t.Fatalf("counts: suites %d/%d/%d, suite %d/%d, %d cases; want 12 tests, 2 failures, 3 cases", s.Tests, s.Failures, s.Errors, suite.Tests, suite.Failures, len(suite.Cases))
 	}
 	first := suite.Cases[0]
 	if first.Name != "Homepage [desktop]" || first.Failure == nil || first.Failure.Message != "4.2% of pixels differ" ||
 		!strings.Contains(first.Failure.Text, "mismatchPercent: 4.2") {
 		t.Errorf("first case = %+v", first)
 	}
-	last := suite.Cases[11]
-	if last.Failure != nil || !strings.Contains(last.Name, "not itemized by the server") {
+	last := suite.Cases[2]
+	if last.Failure != nil || last.Name != "checks passed, not itemized by the server" {
 		t.Errorf("unlisted passing checks must say so: %+v", last)
 	}
 }
@@ -121,7 +121,7 @@ func TestGitHubAppendsTheReportToTheStepSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
-	if !strings.HasPrefix(string(b), "earlier step\n### ❌ vq get\\_run\\_failures") || !strings.Contains(string(b), "| Homepage | desktop | 4.2% ██████▌ | failed |") {
+	if !strings.HasPrefix(string(b), "earlier step\n### ❌ Visual run run\\_abc: 2 of 12 checks changed") || !strings.Contains(string(b), "| Homepage | desktop | 4.2% ██████▌ | failed |") {
 		t.Errorf("step summary:\n%s", b)
 	}
 }
@@ -156,15 +156,15 @@ func TestJUnitOfEachVerdict(t *testing.T) {
 		tests, failures, errors, skipped, cases int
 		runCase                                 string // the run case's error type, "skipped" or "" for none
 	}{
-		{"passed", runStatus(t, "passed", 12, 0), 12, 0, 0, 0, 12, ""},
-		{"failed", linkedFailures(t), 12, 2, 0, 0, 12, ""},
-		{"error", runStatus(t, "error", 6, 0), 13, 0, 1, 6, 13, "run_error"},
-		{"cancelled", runStatus(t, "cancelled", 3, 1), 13, 1, 1, 9, 13, "run_cancelled"},
-		{"running", runStatus(t, "running", 3, 0), 13, 0, 0, 10, 13, "skipped"},
+		{"passed", runStatus(t, "passed", 12, 0), 12, 0, 0, 0, 1, ""},
+		{"failed", linkedFailures(t), 12, 2, 0, 0, 3, ""},
+		{"error", runStatus(t, "error", 6, 0), 13, 0, 1, 6, 8, "run_error"},
+		{"cancelled", runStatus(t, "cancelled", 3, 1), 13, 1, 1, 9, 12, "run_cancelled"},
+		{"running", runStatus(t, "running", 3, 0), 13, 0, 0, 10, 11, "skipped"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			if err := JUnit(&out, tc.resp); err != nil {
+			if err := JUnit(&out, tc.resp, nil); err != nil {
 				t.Fatal(err)
 			}
 			s := parseJUnit(t, out.Bytes())
@@ -186,7 +186,7 @@ func TestJUnitOfEachVerdict(t *testing.T) {
 			if failures != tc.failures || errors != tc.errors || skipped != tc.skipped {
 				t.Errorf("cases: %d failures, %d errors, %d skipped", failures, errors, skipped)
 			}
-			run := slices.IndexFunc(suite.Cases, func(c parsedCase) bool { return c.Name == "run run_9" })
+			run := slices.IndexFunc(suite.Cases, func(c parsedCase) bool { return c.Name == "run" })
 			switch {
 			case tc.runCase == "" && run >= 0:
 				t.Errorf("a finished run needs no case of its own: %+v", suite.Cases[run])
@@ -263,7 +263,7 @@ func TestGitHubOf100kFailuresIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := GitHub(&out, r, path, nil); err != nil {
+	if err := GitHub(&out, r, path, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
@@ -298,7 +298,7 @@ func TestGitHubOf100kFailuresIsBounded(t *testing.T) {
 	if len(report) == len(summary) {
 		t.Fatal("the earlier content of the step summary is gone")
 	}
-	if !strings.HasPrefix(report, "### ❌ vq get\\_run\\_failures: 100000 of 120000 checks failed\n") ||
+	if !strings.HasPrefix(report, "### ❌ Visual run run\\_100k: 100000 of 120000 checks changed\n") ||
 		strings.Count(report, "![diff of ") != maxInlineImages {
 		t.Errorf("step summary starts:\n%.600s", report)
 	}
@@ -331,7 +331,7 @@ func TestJUnitOfCountedChecksStaysBounded(t *testing.T) {
 	r := &api.ToolResponse{OK: true, Tool: "get_run_failures", Summary: "s",
 		Data: []byte(`{"runId":"r","failed":200000,"total":300000}`)}
 	var out bytes.Buffer
-	if err := JUnit(&out, r); err != nil {
+	if err := JUnit(&out, r, nil); err != nil {
 		t.Fatal(err)
 	}
 	if out.Len() > 64<<10 {
@@ -350,7 +350,7 @@ func TestJUnitOfCountedChecksStaysBounded(t *testing.T) {
 	for _, c := range doc.Cases {
 		names = append(names, c.Name)
 	}
-	if want := []string{"200000 failed checks not itemized by the server", "100000 passed checks not itemized by the server"}; !slices.Equal(names, want) || doc.Cases[0].Failure == nil {
+	if want := []string{"failed checks not itemized by the server", "checks passed, not itemized by the server"}; !slices.Equal(names, want) || doc.Cases[0].Failure == nil {
 		t.Errorf("cases %q, want %q (the first failed)", names, want)
 	}
 }

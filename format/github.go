@@ -22,8 +22,8 @@ const (
 
 // GitHub writes a response as workflow commands: ::error per failure and failed check (worst first),
 // ::warning per warning or run not ended, ::notice for what GitHub would not show or, with no failure, the
-// summary; the Markdown report goes to stepSummary when set, cut to fit.
-func GitHub(out io.Writer, r *api.ToolResponse, stepSummary string, commands CommandPrinter) error {
+// summary; the Markdown report (saved diff images linked) goes to stepSummary when set, cut to fit.
+func GitHub(out io.Writer, r *api.ToolResponse, stepSummary string, commands CommandPrinter, saved Saved) error {
 	var a annotations
 	title := "vq " + r.Tool
 	failed := !r.OK
@@ -56,7 +56,7 @@ func GitHub(out io.Writer, r *api.ToolResponse, stepSummary string, commands Com
 	if stepSummary == "" {
 		return nil
 	}
-	return appendStepSummary(stepSummary, r, checks, commands)
+	return appendStepSummary(stepSummary, r, checks, commands, saved)
 }
 
 // annotateChecks adds an error for unnamed failures, then one per failed check.
@@ -149,14 +149,14 @@ func plural(n int, one, many string) string {
 }
 
 // appendStepSummary appends the Markdown report cut at a line to what GitHub shows, noting where the rest is.
-func appendStepSummary(path string, r *api.ToolResponse, checks *layout.Checks, commands CommandPrinter) error {
+func appendStepSummary(path string, r *api.ToolResponse, checks *layout.Checks, commands CommandPrinter, saved Saved) error {
 	used := int64(0)
 	if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
 		used = info.Size()
 	}
 	note := summaryCutNote(checks)
 	report := &cappedBuffer{limit: int(max(0, stepSummaryLimit-used-int64(len(note))-1))}
-	if err := markdown(report, r, checks, commands); err != nil && !errors.Is(err, errSummaryFull) {
+	if err := markdown(report, r, checks, commands, saved); err != nil && !errors.Is(err, errSummaryFull) {
 		return err
 	}
 	text := append(report.buf, '\n')

@@ -55,6 +55,7 @@ type junitCase struct {
 	Failure   *junitProblem `xml:"failure,omitempty"`
 	Error     *junitProblem `xml:"error,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
+	checks    int           // how many checks the case stands for (0: one)
 }
 
 type junitSkipped struct {
@@ -67,17 +68,23 @@ type junitProblem struct {
 	Text    string `xml:",chardata"`
 }
 
-// JUnit writes a response's checks as JUnit XML, a case per check: counted but unlisted checks say so in
-// their names, an unfinished run adds a run case and skips unrun checks (never passing); a failure is an
-// errored case, an answer without checks one passing case.
-func JUnit(out io.Writer, r *api.ToolResponse) error {
+// Saved maps a listed check (its index in the answer's checks) to the file its diff image was saved to.
+type Saved map[int]string
+
+// JUnit writes a response's checks as JUnit XML under names that stay the same run after run (no run id, no
+// tool name), so a CI server keeps each check's history: a case per listed check, one for the passes the
+// server did not list, an unfinished run's case; tests= counts every check. A failure is an errored case,
+// an answer without checks one passing case. saved diff images are attached ([[ATTACHMENT|path]]).
+func JUnit(out io.Writer, r *api.ToolResponse, saved Saved) error {
 	suite := junitSuite{Name: "vq " + textsafe.SanitizeLine(r.Tool), SystemOut: textsafe.Sanitize(r.Summary)}
+	errorCase := junitCase{Name: textsafe.SanitizeLine(r.Tool), ClassName: "vq"}
 	checks, ok := layout.ChecksOf(r.Data)
 	switch {
 	case ok:
-		suite.Cases = checkCases(checks, suite.Name)
+		suite.Name = checksSuiteName(checks)
+		suite.Cases = checkCases(checks, suite.Name, saved)
+		errorCase = junitCase{Name: "vq " + textsafe.SanitizeLine(r.ErrorCode()), ClassName: suite.Name}
 		if checks.RunID != "" {
-			suite.Name += " " + textsafe.SanitizeLine(checks.RunID)
 			suite.Properties = append(suite.Properties, junitProperty{"runId", textsafe.SanitizeLine(checks.RunID)})
 		}
 		if run := webURL(checks.URL); run != "" {
@@ -87,25 +94,24 @@ func JUnit(out io.Writer, r *api.ToolResponse) error {
 		suite.Cases = []junitCase{{Name: textsafe.SanitizeLine(r.Tool), ClassName: "vq"}}
 	}
 	if !r.OK {
-		suite.Cases = append(suite.Cases, junitCase{
-			Name: textsafe.SanitizeLine(r.Tool), ClassName: "vq",
-			Error: &junitProblem{Message: textsafe.SanitizeLine(r.ErrorMessage()), Type: textsafe.SanitizeLine(r.ErrorCode()), Text: ErrorLine(r)},
-		})
+		errorCase.Error = &junitProblem{Message: textsafe.SanitizeLine(r.ErrorMessage()), Type: textsafe.SanitizeLine(r.ErrorCode()), Text: ErrorLine(r)}
+		suite.Cases = append(suite.Cases, errorCase)
 	}
 	for _, warn := range r.Warnings {
 		suite.Properties = append(suite.Properties, junitProperty{"warning", textsafe.SanitizeLine(warn)})
 	}
 	for _, c := range suite.Cases {
+		n := max(c.checks, 1)
+		suite.Tests += n
 		switch {
 		case c.Failure != nil:
-			suite.Failures++
+			suite.Failures += n
 		case c.Error != nil:
-			suite.Errors++
+			suite.Errors += n
 		case c.Skipped != nil:
-			suite.Skipped++
+			suite.Skipped += n
 		}
 	}
-	suite.Tests = len(suite.Cases)
 	doc := junitSuites{Name: "vq", Tests: suite.Tests, Failures: suite.Failures, Errors: suite.Errors, Suites: []junitSuite{suite}}
 	if _, err := io.WriteString(out, xml.Header); err != nil {
 		return err
@@ -119,11 +125,23 @@ func JUnit(out io.Writer, r *api.ToolResponse) error {
 	return err
 }
 
-func checkCases(c *layout.Checks, class string) []junitCase {
+// checksSuiteName names the checks' suite by project and branch when the answer says them, else a fixed name.
+func checksSuiteName(c *layout.Checks) string {
+	name := "vq visual checks"
+	if c.Project != "" {
+		name += " of project " + textsafe.SanitizeLine(c.Project)
+	}
+	if c.Branch != "" {
+		name += " on branch " + textsafe.SanitizeLine(c.Branch)
+	}
+	return name
+}
+
+func checkCases(c *layout.Checks, class string, saved Saved) []junitCase {
 	passed, failed, notRun := c.Unlisted()
-	cases := make([]junitCase, 0, len(c.Listed)+min(passed+failed+notRun, 3*maxUnnamedCases)+1)
+	cases := make([]junitCase, 0, len(c.Listed)+min(failed+notRun, 2*maxUnnamedCases)+2)
 	run := webURL(c.URL)
-	for _, ch := range c.Listed {
+	for i, ch := range c.Listed {
 		tc := junitCase{Name: textsafe.SanitizeLine(ch.Scenario) + " [" + textsafe.SanitizeLine(ch.Viewport) + "]", ClassName: class}
 		diff := webURL(ch.DiffURL)
 		if ch.Failed {
@@ -132,6 +150,9 @@ func checkCases(c *layout.Checks, class string) []junitCase {
 				msg = ch.MismatchText() + " of pixels differ"
 			}
 			tc.Failure = &junitProblem{Message: msg, Type: "visual_change", Text: linkLines(diff, run) + diffSummary(ch.Fields)}
+			if path, ok := saved[i]; ok {
+				tc.SystemOut = "[[ATTACHMENT|" + textsafe.SanitizeLine(path) + "]]\n"
+			}
 		} else {
 			tc.SystemOut = linkLines(diff, "")
 		}
@@ -143,7 +164,10 @@ func checkCases(c *layout.Checks, class string) []junitCase {
 	cases = appendUnnamed(cases, failed, "failed check", "failed checks", func(tc *junitCase) {
 		tc.Failure = &junitProblem{Message: "counted as failed; the server did not name it", Type: "visual_change"}
 	}, class, "not itemized by the server")
-	cases = appendUnnamed(cases, passed, "passed check", "passed checks", nil, class, "not itemized by the server")
+	if passed > 0 {
+		cases = append(cases, junitCase{Name: "checks passed, not itemized by the server", ClassName: class, checks: passed,
+			SystemOut: itoa(passed) + " " + plural(passed, "check", "checks") + " passed; the server listed no more of them\n"})
+	}
 	why := &junitSkipped{Message: "not run: " + textsafe.SanitizeLine(runVerdict(c))}
 	cases = appendUnnamed(cases, notRun, "check", "checks", func(tc *junitCase) { tc.Skipped = why }, class, "that did not run")
 	return cases
@@ -152,32 +176,26 @@ func checkCases(c *layout.Checks, class string) []junitCase {
 // maxUnnamedCases bounds unnamed checks' cases: past it one case stands for all, never 300,000 cases.
 const maxUnnamedCases = 1000
 
-// appendUnnamed adds the cases of n unnamed checks ("passed check 3 of 12").
+// appendUnnamed adds the cases of n unnamed checks ("failed check 3 of 12").
 func appendUnnamed(cases []junitCase, n int, one, many string, mark func(*junitCase), class, what string) []junitCase {
-	add := func(name string) {
-		tc := junitCase{Name: name + " " + what, ClassName: class}
-		if mark != nil {
-			mark(&tc)
-		}
+	add := func(name string, checks int) {
+		tc := junitCase{Name: name + " " + what, ClassName: class, checks: checks}
+		mark(&tc)
 		cases = append(cases, tc)
 	}
 	if n > maxUnnamedCases {
-		add(itoa(n) + " " + many)
+		add(many, n)
 		return cases
 	}
 	for i := range n {
-		add(one + " " + itoa(i+1) + " of " + itoa(n))
+		add(one+" "+itoa(i+1)+" of "+itoa(n), 1)
 	}
 	return cases
 }
 
 // runCase is an unfinished run's case: errored when it ended in error or was cancelled, else skipped.
 func runCase(c *layout.Checks, class, run string) (junitCase, bool) {
-	name := "run"
-	if c.RunID != "" {
-		name += " " + textsafe.SanitizeLine(c.RunID)
-	}
-	tc := junitCase{Name: name, ClassName: class}
+	tc := junitCase{Name: "run", ClassName: class}
 	verdict := textsafe.SanitizeLine(runVerdict(c))
 	switch c.Verdict() {
 	case exitcode.RunError, exitcode.RunCancelled, exitcode.NoVerdict:
@@ -200,6 +218,6 @@ func diffSummary(n *layout.Node) string {
 }
 
 // WriteJUnitFile writes r's JUnit report to path (--junit) with privatefile.WriteReport.
-func WriteJUnitFile(path string, r *api.ToolResponse) error {
-	return privatefile.WriteReport(path, func(w io.Writer) error { return JUnit(w, r) })
+func WriteJUnitFile(path string, r *api.ToolResponse, saved Saved) error {
+	return privatefile.WriteReport(path, func(w io.Writer) error { return JUnit(w, r, saved) })
 }

@@ -41,7 +41,7 @@ func TestJUnitIsValidAgainstTheJenkinsSchema(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			var out bytes.Buffer
-			if err := JUnit(&out, r); err != nil {
+			if err := JUnit(&out, r, nil); err != nil {
 				t.Fatal(err)
 			}
 			if strings.Contains(out.String(), "<testsuites") && strings.Contains(strings.SplitN(out.String(), "\n", 3)[1], "skipped=") {
@@ -58,7 +58,7 @@ func TestJUnitPassedCheckLinksInSystemOut(t *testing.T) {
 	t.Parallel()
 	r := decodeResponse(t, `{"ok":true,"tool":"get_diff_stats","summary":"s","data":{"runId":"r","scenarioLabel":"Home","viewport":"desktop","mismatchPercent":0,"threshold":0.1,"diffImageUrl":"http://127.0.0.1:8787/d.png"}}`)
 	var out bytes.Buffer
-	if err := JUnit(&out, r); err != nil {
+	if err := JUnit(&out, r, nil); err != nil {
 		t.Fatal(err)
 	}
 	c := parseJUnit(t, out.Bytes()).Suites[0].Cases

@@ -66,10 +66,15 @@ func worstFailed(listed []layout.Check, k int) []layout.Check {
 
 // runVerdict is one sentence saying what a run's checks add up to.
 func runVerdict(c *layout.Checks) string {
-	run := "the run"
+	run := "the run "
 	if c.RunID != "" {
-		run = "run " + c.RunID
+		run = "run " + c.RunID + " "
 	}
+	return runStatement(c, run)
+}
+
+// runStatement is runVerdict of a run named run ("" when a title names it already).
+func runStatement(c *layout.Checks, run string) string {
 	_, _, notRun := c.Unlisted()
 	ran := c.Total - notRun
 	progress := ""
@@ -82,24 +87,24 @@ func runVerdict(c *layout.Checks) string {
 	}
 	switch c.Verdict() {
 	case exitcode.RunError:
-		return run + " ended in error" + progress
+		return run + "ended in error" + progress
 	case exitcode.RunCancelled:
-		return run + " was cancelled" + progress
+		return run + "was cancelled" + progress
 	case exitcode.Pending:
 		if c.Total == 0 {
-			return run + " has no verdict yet (" + c.Status + ")"
+			return run + "has no verdict yet (" + c.Status + ")"
 		}
-		return run + " has no verdict yet (" + c.Status + ", " + itoa(ran) + " of " + itoa(c.Total) + " checks done)"
+		return run + "has no verdict yet (" + c.Status + ", " + itoa(ran) + " of " + itoa(c.Total) + " checks done)"
 	case exitcode.RunFailed:
 		if c.Failed == 0 {
-			return run + " failed"
+			return run + "failed"
 		}
-		return itoa(c.Failed) + " of " + itoa(c.Total) + " checks failed"
+		return itoa(c.Failed) + " of " + itoa(c.Total) + " checks changed"
 	case exitcode.NoVerdict:
-		return run + " has no verdict vq can read: " + c.Unreadable
+		return run + "has no verdict vq can read: " + c.Unreadable
 	}
 	if c.Total == 0 {
-		return run + " passed"
+		return run + "passed"
 	}
 	return itoa(c.Total) + " checks passed"
 }

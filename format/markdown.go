@@ -2,6 +2,7 @@ package format
 
 import (
 	"bufio"
+	"cmp"
 	"io"
 	"slices"
 	"strings"
@@ -15,13 +16,14 @@ import (
 // Markdown writes a response as a pull request or ticket report: verdict, largest changes inline, checks
 // as a table (or data fields), warnings and next steps as commands; server text is sanitized and escaped
 // to read as text, and links are only web addresses.
-func Markdown(out io.Writer, r *api.ToolResponse, commands CommandPrinter) error {
+// saved diff images are linked.
+func Markdown(out io.Writer, r *api.ToolResponse, commands CommandPrinter, saved Saved) error {
 	checks, _ := layout.ChecksOf(r.Data)
-	return markdown(out, r, checks, commands)
+	return markdown(out, r, checks, commands, saved)
 }
 
 // markdown is Markdown with the checks already read (nil for none).
-func markdown(out io.Writer, r *api.ToolResponse, checks *layout.Checks, commands CommandPrinter) error {
+func markdown(out io.Writer, r *api.ToolResponse, checks *layout.Checks, commands CommandPrinter, saved Saved) error {
 	w := bufio.NewWriter(out)
 	hasChecks := checks != nil
 	w.WriteString("### " + markdownHeadline(r, checks) + "\n\n")
@@ -33,7 +35,7 @@ func markdown(out io.Writer, r *api.ToolResponse, checks *layout.Checks, command
 			" (" + exitNote(r) + ")\n\n")
 	}
 	if hasChecks {
-		writeMarkdownChecks(w, checks)
+		writeMarkdownChecks(w, checks, saved)
 	}
 	// One check (a diff) gets its details too; many are summed up by the table.
 	if !hasChecks || len(checks.Listed) == 1 && checks.Total == 1 {
@@ -63,9 +65,19 @@ func markdown(out io.Writer, r *api.ToolResponse, checks *layout.Checks, command
 	return w.Flush()
 }
 
-// markdownHeadline is an icon and the verdict of the call or its run.
+// markdownHeadline is an icon and the verdict of the run, the proof, or the call.
 func markdownHeadline(r *api.ToolResponse, c *layout.Checks) string {
 	tool := "vq " + mdText(r.Tool) + ": "
+	if p, ok := ParseProof(r); ok && c == nil {
+		icon, headline := "❌", p.Headline
+		if r.OK && p.Verdict == "proven" {
+			icon = "✅"
+		}
+		if headline == "" {
+			headline = cmp.Or(p.Verdict, "no verdict")
+		}
+		return icon + " Proof: " + mdText(headline)
+	}
 	switch {
 	case !r.OK:
 		return "❌ " + tool + "error `" + mdCode(r.ErrorCode()) + "`"
@@ -80,13 +92,17 @@ func markdownHeadline(r *api.ToolResponse, c *layout.Checks) string {
 		exitcode.Pending:      "⏳",
 		exitcode.NoVerdict:    "❓",
 	}[c.Verdict()]
-	return icon + " " + tool + mdText(runVerdict(c))
+	run := "Visual run"
+	if c.RunID != "" {
+		run += " " + mdText(c.RunID)
+	}
+	return icon + " " + run + ": " + mdText(runStatement(c, ""))
 }
 
 // maxInlineImages bounds the inline diff images; each row still links its own.
 const maxInlineImages = 10
 
-func writeMarkdownChecks(w *bufio.Writer, c *layout.Checks) {
+func writeMarkdownChecks(w *bufio.Writer, c *layout.Checks, saved Saved) {
 	run := ""
 	if c.RunID != "" {
 		run = "`" + mdCode(c.RunID) + "`"
@@ -106,6 +122,7 @@ func writeMarkdownChecks(w *bufio.Writer, c *layout.Checks) {
 	}
 	writeMarkdownImages(w, c.Listed)
 	writeMarkdownCheckTable(w, c.Listed)
+	writeMarkdownSaved(w, c.Listed, saved)
 	if passed, failed, notRun := c.Unlisted(); passed+failed+notRun > 0 {
 		w.WriteString("_Not itemized by the server: " + itoa(passed) + " passed, " + itoa(failed) + " failed")
 		if notRun > 0 {
@@ -153,6 +170,20 @@ func writeMarkdownCheckTable(w *bufio.Writer, listed []layout.Check) {
 	if bars {
 		w.WriteString("_Mismatch " + layout.MismatchLegend + "._\n\n")
 	}
+}
+
+// writeMarkdownSaved links the diff images saved (--save-dir), in the checks' order.
+func writeMarkdownSaved(w *bufio.Writer, listed []layout.Check, saved Saved) {
+	if len(saved) == 0 {
+		return
+	}
+	w.WriteString("#### Saved diff images\n\n")
+	for i, ch := range listed {
+		if path, ok := saved[i]; ok {
+			w.WriteString("- [" + mdText(ch.Scenario) + " on " + mdText(ch.Viewport) + "](" + urlEscaper.Replace(textsafe.SanitizeLine(path)) + ")\n")
+		}
+	}
+	w.WriteString("\n")
 }
 
 // writeMarkdownImages shows the diff images of the largest changes inline.

@@ -19,6 +19,7 @@ type Options struct {
 	// Commands prints next actions as their front commands; nil: vq invoke.
 	Commands CommandPrinter
 	Workflow io.Writer // takes the github format's workflow commands
+	Saved    Saved     // the diff images saved (--save-dir), which the CI formats link
 }
 
 // renderers write a response on out and a failure's error line on errOut.
@@ -30,10 +31,10 @@ var renderers = map[string]func(out, errOut io.Writer, r *api.ToolResponse, o Op
 		return withErrorLine(errOut, r, JSON(out, r, o.Terminal))
 	},
 	"markdown": func(out, errOut io.Writer, r *api.ToolResponse, o Options) error {
-		return withErrorLine(errOut, r, Markdown(out, r, o.Commands))
+		return withErrorLine(errOut, r, Markdown(out, r, o.Commands, o.Saved))
 	},
-	"junit": func(out, errOut io.Writer, r *api.ToolResponse, _ Options) error {
-		return withErrorLine(errOut, r, JUnit(out, r))
+	"junit": func(out, errOut io.Writer, r *api.ToolResponse, o Options) error {
+		return withErrorLine(errOut, r, JUnit(out, r, o.Saved))
 	},
 	"github": func(out, errOut io.Writer, r *api.ToolResponse, o Options) error {
 		summary := ""
@@ -43,7 +44,7 @@ var renderers = map[string]func(out, errOut io.Writer, r *api.ToolResponse, o Op
 		if o.Workflow != nil {
 			out = o.Workflow
 		}
-		return withErrorLine(errOut, r, GitHub(out, r, summary, o.Commands))
+		return withErrorLine(errOut, r, GitHub(out, r, summary, o.Commands, o.Saved))
 	},
 }
 

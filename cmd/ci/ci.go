@@ -52,7 +52,8 @@ status, a status outside queued, running, passed, failed, error and
 cancelled (named), or its status twice; 55 (maybe_applied) when a start
 got no answer vq can read (it is not started again); 3 (run_failed) when
 it finished with visual changes, after showing the failed checks as vq
-failures RUN_ID does (so --format junit, github or markdown report them); 6
+failures RUN_ID does (so --format junit, github or markdown report them), or
+0 with --exit-zero-on-changes, the one exception to "no failure exits 0"; 6
 when it ended in error; 7 when it was
 cancelled; 5 (timeout) when --wait ran past --wait-timeout, the run may still
 finish (--json prints the timeout as its one document); 130 on Ctrl-C. Both of those print the command that resumes the wait:
@@ -67,8 +68,11 @@ check) to PATH beside whatever stdout shows. Under GitHub Actions
 report in the step summary), and with GITHUB_OUTPUT set the step outputs
 run-id, url, status, failed, total and exit-code are appended to it
 whatever the format; an outputs file vq cannot write is a warning, never
-another exit code. The action visualq/vq@v1 and GitLab and Jenkins recipes:
-docs/ci in the repository.`
+another exit code. --save-dir DIR saves the diff images of the failed checks
+as NN-scenario-viewport.png (from the server's origin only, at most
+--save-max-images 50 and --save-max-mb 50): the JUnit report attaches each,
+the step summary links them. The action visualq/vq@v1 and GitLab and
+Jenkins recipes: docs/ci in the repository.`
 
 // NewCmdCI groups the CI endpoint's commands; runF is for flag-parsing tests.
 func NewCmdCI(f *cmdutil.Factory, runF func(context.Context, *CIOptions) error) *cobra.Command {
@@ -151,6 +155,7 @@ sends it again with --idempotency-key.
   vq ci ` + name + ` branch="$CI_BRANCH" commit="$CI_SHA" url=https://preview.example.com baselineBranch=main --wait
   vq ci ` + name + ` branch="$CI_BRANCH" commit="$CI_SHA" --wait --format junit > vq.xml
   vq ci ` + name + ` branch="$CI_BRANCH" --wait --format github --junit vq-junit.xml
+  vq ci ` + name + ` branch="$CI_BRANCH" --wait --exit-zero-on-changes --save-dir vq-diffs --junit vq-junit.xml
   vq ci ` + name + ` branch=main --json --jq .data.runId`,
 	}, "[--wait]")
 	var key string

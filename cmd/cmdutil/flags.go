@@ -30,6 +30,7 @@ type GlobalOptions struct {
 	NoColor     bool
 	NoPager     bool
 	MCP         MCPOptions
+	Save        SaveOptions
 	// timeoutGiven: --timeout bounds a whole MCP call instead of its idle time.
 	timeoutGiven bool
 	// defined are each set's flags, defined once per tree; only the running command parses them.
@@ -47,6 +48,7 @@ const (
 	ConnectionFlags
 	TransportFlags
 	MCPFlags // act only on calls over MCP
+	SaveFlags
 	ConsentFlags
 	DisplayFlags
 	sharedSets
@@ -73,6 +75,11 @@ var defineShared = [sharedSets]func(fs *pflag.FlagSet, g *GlobalOptions){
 		fs.StringVar(&g.Transport, "transport", "", "endpoint to use: invoke or mcp (env VQ_TRANSPORT; default invoke)")
 	},
 	MCPFlags: func(fs *pflag.FlagSet, g *GlobalOptions) { addMCPFlags(fs, &g.MCP) },
+	SaveFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
+		fs.StringVar(&g.Save.Dir, "save-dir", "", "save the answer's images into `DIR`: the diff images of its failed checks, and an MCP answer's images, audio and binary resources")
+		fs.IntVar(&g.Save.MaxImages, "save-max-images", 50, "with --save-dir: save at most N diff images")
+		fs.IntVar(&g.Save.MaxMB, "save-max-mb", 50, "with --save-dir: save at most this many MB of diff images")
+	},
 	ConsentFlags: func(fs *pflag.FlagSet, g *GlobalOptions) {
 		fs.BoolVar(&g.Yes, "yes", false, "consent to write tools: send confirm: true")
 	},
@@ -110,17 +117,17 @@ func TakesFlags(c *cobra.Command, g *GlobalOptions, sets ...SharedSet) *cobra.Co
 
 // CallsServer gives c the flags of a command that calls a server.
 func CallsServer(c *cobra.Command, g *GlobalOptions) *cobra.Command {
-	return TakesFlags(c, g, ServerFlags, EndpointFlags, ScopeFlags, ConnectionFlags, TransportFlags, MCPFlags)
+	return TakesFlags(c, g, ServerFlags, EndpointFlags, ScopeFlags, ConnectionFlags, TransportFlags, MCPFlags, SaveFlags)
 }
 
 // CallsTools is CallsServer with --yes, for commands that send tool calls.
 func CallsTools(c *cobra.Command, g *GlobalOptions) *cobra.Command {
-	return TakesFlags(c, g, ServerFlags, EndpointFlags, ScopeFlags, ConnectionFlags, TransportFlags, MCPFlags, ConsentFlags)
+	return TakesFlags(c, g, ServerFlags, EndpointFlags, ScopeFlags, ConnectionFlags, TransportFlags, MCPFlags, SaveFlags, ConsentFlags)
 }
 
 // CallsMCP is CallsServer without --transport, for MCP-only methods.
 func CallsMCP(c *cobra.Command, g *GlobalOptions) *cobra.Command {
-	return TakesFlags(c, g, ServerFlags, EndpointFlags, ScopeFlags, ConnectionFlags, MCPFlags)
+	return TakesFlags(c, g, ServerFlags, EndpointFlags, ScopeFlags, ConnectionFlags, MCPFlags, SaveFlags)
 }
 
 // CallsCI gives c the flags of a command calling the CI endpoint (no invoke, no MCP).
@@ -143,6 +150,9 @@ func (g *GlobalOptions) Resolve(c *cobra.Command, getenv func(string) string) er
 		return exitcode.Usagef("--timeout must be positive, got %s", g.Timeout)
 	}
 	g.timeoutGiven = c.Flags().Changed("timeout")
+	if err := g.Save.resolve(c); err != nil {
+		return err
+	}
 	return g.MCP.resolve()
 }
 

@@ -14,7 +14,6 @@ import (
 type MCPOptions struct {
 	HeaderLines    []string
 	LogLevel       string
-	SaveDir        string
 	ElicitDefaults bool
 	EnvPairs       []string // of a stdio: server
 
@@ -31,8 +30,6 @@ func (o MCPOptions) given() string {
 		return "--header"
 	case o.LogLevel != "":
 		return "--log-level"
-	case o.SaveDir != "":
-		return "--save-dir"
 	case o.ElicitDefaults:
 		return "--elicit-defaults"
 	}
@@ -43,7 +40,6 @@ func addMCPFlags(fs *pflag.FlagSet, o *MCPOptions) {
 	fs.StringArrayVar(&o.HeaderLines, "header", nil, "'Name: value' sent with every MCP request (repeatable), for servers with a header of their own")
 	fs.StringArrayVar(&o.EnvPairs, "env", nil, "KEY=VALUE set in a stdio: MCP server's environment (repeatable); it gets only HOME, LOGNAME, PATH, SHELL, TERM and USER of vq's")
 	fs.StringVar(&o.LogLevel, "log-level", "", "ask an MCP server to log at this level and above: "+strings.Join(logLevels, ", "))
-	fs.StringVar(&o.SaveDir, "save-dir", "", "save images, audio and binary resources of an MCP answer into this directory")
 	fs.BoolVar(&o.ElicitDefaults, "elicit-defaults", false, "answer an MCP server's questions (elicitation) with their schema's defaults without asking; otherwise vq asks with a form on a terminal and declines in a script")
 }
 

@@ -76,7 +76,7 @@ func (p *Pipeline) Connect(ctx context.Context) (*mcpclient.Client, Settings, er
 func (p *Pipeline) Policies() (iostreams.Display, ui.Consent) {
 	p.decide.Do(func() {
 		t := p.f.Terminal()
-		printed := p.Output.Format != "" || p.Output.query != nil || p.Reports.JUnit != ""
+		printed := p.Output.Format != "" || p.Output.query != nil || p.Reports.JUnit != "" || p.f.Global.Save.Dir != ""
 		p.display = t.Display(printed)
 		p.consentPolicy = t.Consent(p.f.Global.Yes, p.display, p.Output.Structured())
 	})
@@ -222,10 +222,19 @@ func (p *Pipeline) SendCI(ctx context.Context, call CICall, tool string, args ma
 func (p *Pipeline) Show(ctx context.Context, resp *api.ToolResponse) error {
 	p.f.Terminal().Page(ctx)
 	print := p.f.Terminal().Print
-	if err := saveContent(print, p.f.Global.MCP.SaveDir, p.Output.Structured(), resp); err != nil {
+	if err := saveContent(print, p.f.Global.Save.Dir, p.Output.Structured(), resp); err != nil {
 		return err
 	}
-	err := print.Response(ctx, resp, p.Output.renderOptions())
+	saved, err := p.saveDiffImages(ctx, resp)
+	if err != nil {
+		// The answer is still shown and exits as it would; the report failed.
+		print.Error(textsafe.SanitizeLine(err.Error()))
+		p.Reports.failed = true
+	}
+	p.Reports.saved = saved
+	opts := p.Output.renderOptions()
+	opts.Saved = saved
+	err = print.Response(ctx, resp, opts)
 	if p.Output.Structured() {
 		p.f.IOStreams.Documented = true
 	}

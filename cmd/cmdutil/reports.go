@@ -18,6 +18,11 @@ type ReportOptions struct {
 	JUnit       string // --junit
 	ExitStatus  bool   // --exit-status
 	StepOutputs bool   // to $GITHUB_OUTPUT when set
+	// ChangesExitZero (--exit-zero-on-changes): a run failed only by changed checks exits 0.
+	ChangesExitZero bool
+
+	saved  format.Saved // the diff images --save-dir saved, which the JUnit report attaches
+	failed bool         // a report was not written (said on stderr)
 }
 
 // addJUnitFlag gives c --junit, which turns the TUI off: the report is of what is printed.
@@ -36,15 +41,20 @@ func AddExitStatusFlag(c *cobra.Command, r *ReportOptions) {
 func (r ReportOptions) finish(ctx context.Context, f *Factory, shown *api.ToolResponse, err error) error {
 	print := f.Terminal().Print
 	if r.JUnit != "" && shown != nil {
-		if werr := format.WriteJUnitFile(r.JUnit, shown); werr != nil {
+		if werr := format.WriteJUnitFile(r.JUnit, shown, r.saved); werr != nil {
 			print.Error("--junit: " + textsafe.SanitizeLine(werr.Error()))
-			if err == nil {
-				err = &exitcode.Error{Code: exitcode.Internal}
-			}
+			r.failed = true
 		}
+	}
+	if r.failed && err == nil {
+		err = &exitcode.Error{Code: exitcode.Internal}
 	}
 	if r.ExitStatus && err == nil && shown != nil {
 		err = checksExit(shown)
+	}
+	if r.ChangesExitZero && exitcode.Of(err) == exitcode.RunFailed && onlyChanged(shown) {
+		print.Note("exit 0 though checks changed (--exit-zero-on-changes): review them")
+		err = nil
 	}
 	if path := f.Getenv("GITHUB_OUTPUT"); r.StepOutputs && path != "" {
 		outputs := format.RunOutputs(shown, exitcode.Of(ExitError(ctx, err)))
@@ -53,6 +63,15 @@ func (r ReportOptions) finish(ctx context.Context, f *Factory, shown *api.ToolRe
 		}
 	}
 	return err
+}
+
+// onlyChanged reports a failed run whose failure is changed checks: it counts some.
+func onlyChanged(shown *api.ToolResponse) bool {
+	if shown == nil {
+		return false
+	}
+	checks, ok := layout.ChecksOf(shown.Data)
+	return ok && checks.Verdict() == exitcode.RunFailed && checks.Failed > 0
 }
 
 // checksExit is --exit-status's exit for an ok answer; nil if checks passed or none.
@@ -101,6 +120,9 @@ func addReportFlags(c *cobra.Command, tool string, r *ReportOptions) {
 // Actions the github format when no other was asked for.
 func AddRunReports(c *cobra.Command, f *Factory, p *Pipeline) {
 	addJUnitFlag(c, &p.Reports)
+	TakesFlags(c, &f.Global, SaveFlags)
+	c.Flags().BoolVar(&p.Reports.ChangesExitZero, "exit-zero-on-changes", false, "exit 0 when the run failed only because checks changed (not error, cancel or no verdict), "+
+		`the one exception to "no failure exits 0": the ok:false document and every report still show the changes`)
 	p.Reports.StepOutputs = true
 	c.PreRunE = chainPreRun(c.PreRunE, func(*cobra.Command, []string) error {
 		if f.Getenv("GITHUB_ACTIONS") == "true" && p.Output.Format == "" && p.Output.query == nil {

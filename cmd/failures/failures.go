@@ -21,9 +21,12 @@ In a pipeline, --exit-status makes the read gate the step: exit 3
 with none, 54 (no_verdict) when its counts or status cannot be read
 (without it an answer is exit 0 whatever it lists). --junit PATH also writes the JUnit
 report to PATH beside what stdout shows (like --format, it prints the
-answer instead of opening the TUI).`,
+answer instead of opening the TUI). --save-dir DIR saves the failed checks'
+diff images there (NN-scenario-viewport.png, from the server's origin only,
+at most --save-max-images 50 and --save-max-mb 50), which the JUnit report
+attaches and the Markdown report links.`,
 		Example: "  vq failures run_abc\n  vq failures run_abc --json --jq '.data.failures[].scenarioLabel'\n" +
-			"  vq failures run_abc --format github --exit-status --junit vq-junit.xml",
+			"  vq failures run_abc --format github --exit-status --junit vq-junit.xml --save-dir vq-diffs",
 	}, "", runF)
 }
 

@@ -42,6 +42,8 @@ type Checks struct {
 	HasRan     bool
 	URL        string
 	Reason     string // why the run ended so, as sent
+	// Project and Branch are the run's, when the server says them.
+	Project, Branch string
 	// Unreadable says why the verdict cannot be read (a bad count, a contradicted pass).
 	Unreadable string
 }
@@ -152,7 +154,8 @@ func objectOf(data []byte) *Node {
 }
 
 func checksIn(n *Node) (*Checks, bool) {
-	c := &Checks{RunID: textOf(n.Get("runId")), Status: textOf(n.Get("status")), URL: textOf(n.Get("url")), Reason: reasonOf(n)}
+	c := &Checks{RunID: textOf(n.Get("runId")), Status: textOf(n.Get("status")), URL: textOf(n.Get("url")), Reason: reasonOf(n),
+		Project: textOf(n.Get("project")), Branch: textOf(n.Get("branch"))}
 	if p := n.Get("progress"); p != nil && p.Kind == '{' {
 		if ran, has, ok := countOf(p.Get("current")); ok {
 			c.Ran, c.HasRan = ran, has

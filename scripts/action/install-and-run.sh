@@ -7,8 +7,12 @@
 #
 # Inputs (action.yml passes them as environment variables, never on a
 # command line):
-#   VQ_ACTION_ARGS        the vq arguments, split as a shell splits words
-#                         (quotes and backslashes), never expanded or run
+#   VQ_ACTION_COMMAND     the vq command (ci run-vrt), words of a-z, 0-9 and -
+#   VQ_ACTION_BRANCH      branch=VALUE, one word as given (quotes and all)
+#   VQ_ACTION_COMMIT      commit=VALUE, one word as given
+#   VQ_ACTION_WAIT        true adds --wait; false or empty does not
+#   VQ_ACTION_ARGS        the other vq arguments, split as a shell splits
+#                         words (quotes and backslashes), never expanded or run
 #   VQ_API_KEY            the API key, for vq to read
 #   VQ_ACTION_BASE_URL    the VisualQ server (VQ_BASE_URL), when given
 #   VQ_ACTION_JUNIT       a path for the JUnit report (--junit), when given
@@ -73,7 +77,9 @@ release_version() {
 github="${VQ_ACTION_GITHUB_URL:-https://github.com}"
 temp="$(posix_path "${RUNNER_TEMP:-${TMPDIR:-/tmp}}")"
 repository="${VQ_ACTION_REPOSITORY:-visualq/vq}"
-[[ "${VQ_ACTION_ARGS:-}" =~ [^[:space:]] ]] || fail "the args input is empty (such as args: ci run-vrt branch=main --wait)"
+[[ "${VQ_ACTION_COMMAND:-}${VQ_ACTION_ARGS:-}" =~ [^[:space:]] ]] || fail "the command and args inputs are empty (such as command: ci run-vrt)"
+[[ "${VQ_ACTION_COMMAND:-}" =~ ^([a-z0-9-]+( [a-z0-9-]+)*)?$ ]] || fail "the command input is not a vq command (such as command: ci run-vrt)"
+case "${VQ_ACTION_WAIT:-}" in '' | true | false) ;; *) fail "the wait input is neither true nor false" ;; esac
 [ -n "${VQ_API_KEY:-}" ] || fail "the api-key input is empty (such as api-key: \${{ secrets.VQ_API_KEY }}; a pull request from a fork gets no secrets)"
 
 platform="$(archive_platform "${RUNNER_OS:-}" "${RUNNER_ARCH:-}")"
@@ -99,7 +105,11 @@ fi
 split="$(mktemp "$temp/vq-args.XXXXXX")"
 printf '%s' "$VQ_ACTION_ARGS" | xargs printf '%s\0' >"$split" 2>/dev/null ||
   { rm -f "$split"; fail "cannot split the args input into words (an unmatched quote?)"; }
-words=()
+# The typed inputs are words as given, never split: a branch may hold ' or ".
+read -r -a words <<<"${VQ_ACTION_COMMAND:-}"
+[ -z "${VQ_ACTION_BRANCH:-}" ] || words+=("branch=$VQ_ACTION_BRANCH")
+[ -z "${VQ_ACTION_COMMIT:-}" ] || words+=("commit=$VQ_ACTION_COMMIT")
+[ "${VQ_ACTION_WAIT:-}" != true ] || words+=(--wait)
 while IFS= read -r -d '' word; do words+=("$word"); done <"$split"
 rm -f "$split"
 [ -z "${VQ_ACTION_JUNIT:-}" ] || words+=(--junit "$VQ_ACTION_JUNIT")
