@@ -89,9 +89,10 @@ func approveRun(ctx context.Context, o *ApproveOptions) error {
 	case err != nil:
 		return err
 	case len(calls) == 1 && answer != cmdutil.Declined:
-		// Not asked, it goes as it is: the server's confirm gate answers
-		// (and in the TUI, its dialog asks).
+		// Not asked, it goes as it is: the server's confirm gate answers.
 		return p.Run(ctx, calls[0])
+	case answer == cmdutil.Declined:
+		return p.Declined(api.ToolApprove)
 	case answer != cmdutil.Consented:
 		// A batch is never sent without consent.
 		return p.Show(ctx, declinedAnswer())
@@ -156,9 +157,9 @@ type approval struct {
 	pipeline *cmdutil.Pipeline
 }
 
-// question asks once for the whole approval, saying how many checks it
-// approves: counted on the run's failures (a read) unless each filter
-// names one.
+// question asks once for the whole approval, in words that say how many
+// checks it approves ("Approve 1 check (Homepage, desktop) in run_abc?"):
+// counted on the run's failures (a read) unless each filter names one.
 func (a approval) question(ctx context.Context) string {
 	count := ""
 	if all, first := len(a.checks), a.checks[0]; first.scenario != "" && first.viewport != "" {
@@ -170,13 +171,20 @@ func (a approval) question(ctx context.Context) string {
 	}
 	names := make([]string, 0, 3)
 	for _, c := range a.checks[:min(3, len(a.checks))] {
-		names = append(names, c.String())
+		switch {
+		case c.scenario != "" && c.viewport != "":
+			names = append(names, c.scenario+", "+c.viewport)
+		case c != check{}:
+			names = append(names, c.String())
+		}
 	}
 	if len(a.checks) > 3 {
 		names = append(names, fmt.Sprintf("and %d more", len(a.checks)-3))
 	}
-	return fmt.Sprintf("approve_vrt_results approves %s of %s as the new baseline (%s).\nApprove %s?",
-		count, textsafe.SanitizeLine(a.runID), textsafe.SanitizeLine(strings.Join(names, ", ")), count)
+	if len(names) > 0 {
+		count += " (" + strings.Join(names, "; ") + ")"
+	}
+	return textsafe.SanitizeLine(fmt.Sprintf("Approve %s in %s?", count, a.runID))
 }
 
 // countFailing counts the run's failing checks that the filters match.

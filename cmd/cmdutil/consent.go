@@ -2,9 +2,11 @@ package cmdutil
 
 import (
 	"context"
+	"strings"
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/cmd/iostreams"
+	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/ui"
 )
 
@@ -34,4 +36,16 @@ func ObtainConsent(ctx context.Context, policy ui.Consent, ask iostreams.YesNo, 
 		return in.Confirmed(), Consented, nil
 	}
 	return in.Calls, NotAsked, nil
+}
+
+// Declined says in one plain line that a write the person declined was not
+// made ("Not approved: nothing was sent.") and is the error that exits
+// confirm_required, as the server's refusal would, for scripts.
+func (p *Pipeline) Declined(tool string) error {
+	not := "Declined"
+	if spec, ok := api.LookupTool(tool); ok && spec.Verb != "" {
+		not = "Not " + strings.TrimSuffix(spec.Verb, "e") + "ed"
+	}
+	p.Terminal().Print.Note(not + ": nothing was sent.")
+	return &exitcode.ResponseError{Code: api.CodeConfirmRequired, Recoverable: true, Message: "declined at the prompt"}
 }
