@@ -47,7 +47,8 @@ Ctrl-C stops the batch and says what was not sent.
 
 This writes: the server requires consent, given with --yes or, on a terminal, at
 a prompt that says how many checks it approves. --dry-run shows the calls and
-sends nothing.`,
+sends nothing. While the project's first import is analysed the server refuses
+writes: --wait waits for it (asking again every --interval), then approves.`,
 		Example: "  vq approve run_abc --scenario Homepage --viewport desktop --yes\n" +
 			"  vq approve run_abc --scenario Homepage --viewport desktop --scenario Checkout --viewport mobile --dry-run",
 	}
@@ -71,6 +72,7 @@ sends nothing.`,
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show the calls that would be sent, send nothing")
 	cmdutil.AddOutputFlags(c, &opts.Pipeline.Output)
 	cmdutil.AddWaitFlags(c, &opts.Pipeline.Wait, true)
+	cmdutil.WaitsOutReadiness(c)
 	cmdutil.CompleteCheckFlags(f, c)
 	return c
 }

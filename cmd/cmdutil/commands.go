@@ -76,6 +76,12 @@ func FrontingRow(tool string) (TaskCommand, bool) {
 	return TaskCommands[i], true
 }
 
+// FrontingCommand is the command that fronts tool ("vq approve"), if any.
+func FrontingCommand(tool string) (string, bool) {
+	t, ok := FrontingRow(tool)
+	return "vq " + t.Path, ok
+}
+
 // Spec is the registry's entry of the row's tool.
 func (t TaskCommand) Spec() api.ToolSpec { return api.MustTool(t.Tool) }
 

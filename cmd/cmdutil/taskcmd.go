@@ -42,6 +42,9 @@ func TaskCmd(f *Factory, path string, c *cobra.Command, more string, runF func(c
 	if spec.Async || spec.Write {
 		AddWaitFlags(c, &p.Wait, true)
 	}
+	if spec.Write && !spec.Async {
+		WaitsOutReadiness(c)
+	}
 	return Thin(c, func(args []string) (*TaskOptions, error) {
 		values, err := row.Values(c, args)
 		if err != nil {
