@@ -170,6 +170,9 @@ func (p *Pipeline) consented(ctx context.Context, call api.Call, send func(conte
 // invoke sends call as it is and adds the hints; no credential sends nothing.
 func (p *Pipeline) invoke(ctx context.Context, call api.Call) (*api.ToolResponse, error) {
 	client, s, err := p.Connect(ctx)
+	if err == nil {
+		call, err = s.runOf(call)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +234,11 @@ func (p *Pipeline) SendCI(ctx context.Context, call CICall, tool string, args ma
 	if s.APIKey == "" {
 		return WithHint(api.MissingCredential(tool), s.ci()), nil
 	}
-	return s.ci().hinted(call(client, ctx, tool, args))
+	run, err := s.runOf(api.Call{Tool: tool, Args: args})
+	if err != nil {
+		return nil, err
+	}
+	return s.ci().hinted(call(client, ctx, tool, run.Args))
 }
 
 // Show renders one response as the flags chose; the error carries its exit code.
