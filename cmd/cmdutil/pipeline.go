@@ -266,7 +266,9 @@ func (p *Pipeline) Show(ctx context.Context, resp *api.ToolResponse) error {
 // Remember records a shown response for the reports and completion's IDs.
 func (p *Pipeline) Remember(resp *api.ToolResponse) {
 	p.shown = resp
-	completions.Open(p.f.Getenv).Remember(resp)
+	cache := completions.Open(p.f.Getenv)
+	cache.Server = p.settings.Home()
+	cache.Remember(resp)
 }
 
 // ShownError is the error that carries a shown response's exit code.

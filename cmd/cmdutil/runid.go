@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/completions"
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -35,4 +37,44 @@ func (s Settings) runOf(call api.Call) (api.Call, error) {
 	args := maps.Clone(call.Args)
 	args["runId"] = segments[i+1]
 	return api.Call{Tool: call.Tool, Args: args}, nil
+}
+
+// pickedRun is the annotation that carries a picked RUN_ID to Thin.
+const pickedRun = "vq-picked-run"
+
+// offerRuns lets c's RUN_ID be left out on a terminal: the person picks one
+// of the runs vq last started or showed on the active server.
+func offerRuns(f *Factory, c *cobra.Command) {
+	words := c.Args
+	asks := func() bool { return f.Terminal().CanPrompt() && f.Terminal().IsStdinTTY() }
+	c.Args = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 && asks() {
+			return nil
+		}
+		return words(c, args)
+	}
+	c.PreRunE = chainPreRun(c.PreRunE, func(c *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return nil
+		}
+		s, err := f.Settings(c.Context())
+		if err != nil {
+			return err
+		}
+		cache := completions.Open(f.Getenv)
+		cache.Server = s.Home()
+		runs := cache.Recent(completions.RunID)
+		if len(runs) == 0 {
+			return words(c, args)
+		}
+		id, err := f.Terminal().Choose(c.Context(), "Which run? (seen lately on "+s.server()+")", runs)
+		if err != nil {
+			return err
+		}
+		if c.Annotations == nil {
+			c.Annotations = map[string]string{}
+		}
+		c.Annotations[pickedRun] = id
+		return nil
+	})
 }

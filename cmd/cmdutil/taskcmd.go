@@ -21,6 +21,9 @@ func Thin[T any](c *cobra.Command, build func(args []string) (T, error), run, ru
 		run = runF
 	}
 	c.RunE = func(c *cobra.Command, args []string) error {
+		if id := c.Annotations[pickedRun]; id != "" && len(args) == 0 {
+			args = []string{id}
+		}
 		opts, err := build(args)
 		if err != nil {
 			return err
