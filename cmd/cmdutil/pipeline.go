@@ -231,6 +231,9 @@ func (p *Pipeline) SendCI(ctx context.Context, call CICall, tool string, args ma
 	if s.BaseURL == "" {
 		return nil, &exitcode.UsageError{Reason: "vq ci needs the VisualQ server", Hint: "set --base-url or VQ_BASE_URL"}
 	}
+	if s.APIKey == "" && s.OAuth != nil {
+		return api.MissingCredential(tool).WithErrorMessage("vq ci needs an API key: the CI endpoint does not take the OAuth sign-in; create a key in VisualQ, then run vq auth login (or set VQ_API_KEY)"), nil
+	}
 	if s.APIKey == "" {
 		return WithHint(api.MissingCredential(tool), s.ci()), nil
 	}
