@@ -78,7 +78,8 @@ Before saving, vq checks the key with one call to the server: a key the
 server rejects (exit unauthorized) or a server that does not answer is not
 saved. --no-verify saves without asking the server (offline setups).
 
---name gives the entry a name for --profile, VQ_PROFILE and vq auth switch;
+--name gives the entry a name for --profile, VQ_PROFILE and vq auth switch
+(without --with-token, vq asks for it after the key);
 --project, --environment and --transport given here are stored as that
 server's defaults (flags and environment variables still win).
 
@@ -164,6 +165,19 @@ func loginRun(ctx context.Context, opts *LoginOptions) error {
 	key, err := loginKey(ctx, t, in, pasted, opts.WithToken)
 	if err != nil {
 		return err
+	}
+	if !opts.WithToken && opts.Name == "" {
+		// Asked as gh asks: a name is what --profile and vq auth switch take.
+		t.Print.Prompt("Profile name, for --profile (Enter for none, or to keep the current one):")
+		if opts.Name, err = iostreams.ReadLine(ctx, in); err == nil {
+			err = checkProfileName(opts.Name)
+		}
+		if err == nil {
+			was, err = checkNameFree(f, opts.Name, base)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	if !opts.NoVerify {
 		if err := verifyKey(ctx, f, base, key); err != nil {
