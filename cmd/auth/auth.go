@@ -624,7 +624,8 @@ func serverStatusOf(s cmdutil.Settings, active bool) format.ServerStatus {
 		Project: s.Project, Environment: s.Environment, Transport: s.Transport, Endpoint: cmdutil.DisplayURL(s.Endpoint),
 	}
 	if s.OAuth != nil {
-		ss.OAuth = &format.OAuthStatus{Endpoint: cmdutil.DisplayURL(s.MCPEndpoint()), Issuer: cmdutil.DisplayURL(s.OAuth.Issuer), Expiry: s.OAuth.Expiry, Refreshable: s.OAuth.RefreshToken != ""}
+		ss.OAuth = &format.OAuthStatus{Endpoint: cmdutil.DisplayURL(s.MCPEndpoint()), Issuer: cmdutil.DisplayURL(s.OAuth.Issuer), Expiry: s.OAuth.Expiry,
+			Refreshable: s.OAuth.RefreshToken != "", Scopes: s.OAuth.Scopes}
 	}
 	if s.APIKey != "" {
 		ss.APIKey = mask(s.APIKey)
