@@ -44,4 +44,8 @@ func TestAWriteAsksPrintsAndEnds(t *testing.T) {
 	if strings.Contains(screen, "q quit") {
 		t.Errorf("scenario create opened the TUI:\n%s", screen)
 	}
+	p = startTmux(t, 120, 40, env, "true", "scenario", "create", "--goal", "add a product to the cart")
+	p.waitFor("the question", shows(`Create "add a product to the cart"? [y/N]`))
+	p.keys("Enter")
+	p.waitFor("one plain line and vq's end", shows("[y/N]\nNot created: nothing was written.\nEXIT=12"))
 }

@@ -94,7 +94,7 @@ func approveRun(ctx context.Context, o *ApproveOptions) error {
 		// Not asked, it goes as it is: the server's confirm gate answers.
 		return p.Run(ctx, calls[0])
 	case answer == cmdutil.Declined:
-		return p.Declined(api.ToolApprove)
+		return p.Declined(api.ToolApprove, false)
 	case answer != cmdutil.Consented:
 		// A batch is never sent without consent.
 		return p.Show(ctx, declinedAnswer())

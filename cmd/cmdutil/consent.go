@@ -39,13 +39,17 @@ func ObtainConsent(ctx context.Context, policy ui.Consent, ask iostreams.YesNo, 
 }
 
 // Declined says in one plain line that a write the person declined was not
-// made ("Not approved: nothing was sent.") and is the error that exits
-// confirm_required, as the server's refusal would, for scripts.
-func (p *Pipeline) Declined(tool string) error {
-	not := "Declined"
+// made ("Not approved: nothing was sent."; "nothing was written" when the
+// server was asked first) and is the error that exits confirm_required, as
+// the server's refusal would, for scripts.
+func (p *Pipeline) Declined(tool string, asked bool) error {
+	not, what := "Declined", "nothing was sent."
 	if spec, ok := api.LookupTool(tool); ok && spec.Verb != "" {
 		not = "Not " + strings.TrimSuffix(spec.Verb, "e") + "ed"
 	}
-	p.Terminal().Print.Note(not + ": nothing was sent.")
+	if asked {
+		what = "nothing was written."
+	}
+	p.Terminal().Print.Note(not + ": " + what)
 	return &exitcode.ResponseError{Code: api.CodeConfirmRequired, Recoverable: true, Message: "declined at the prompt"}
 }

@@ -160,7 +160,7 @@ func (p *Pipeline) consented(ctx context.Context, call api.Call, send func(conte
 	case err != nil:
 		return nil, err
 	case answer == Declined:
-		return nil, p.Declined(call.Tool)
+		return nil, p.Declined(call.Tool, true)
 	case answer != Consented:
 		return resp, nil
 	}
