@@ -167,15 +167,7 @@ func loginRun(ctx context.Context, opts *LoginOptions) error {
 		return err
 	}
 	if !opts.WithToken && opts.Name == "" {
-		// Asked as gh asks: a name is what --profile and vq auth switch take.
-		t.Print.Prompt("Profile name, for --profile (Enter for none, or to keep the current one):")
-		if opts.Name, err = iostreams.ReadLine(ctx, in); err == nil {
-			err = checkProfileName(opts.Name)
-		}
-		if err == nil {
-			was, err = checkNameFree(f, opts.Name, base)
-		}
-		if err != nil {
+		if opts.Name, was, err = promptName(ctx, f, in, base); err != nil {
 			return err
 		}
 	}
@@ -219,6 +211,20 @@ func loginServer(ctx context.Context, f *cmdutil.Factory, in *bufio.Reader, s cm
 		return "", "", &exitcode.UsageError{Reason: "no base URL", Hint: "pass --base-url https://… or set VQ_BASE_URL"}
 	}
 	return base, pasted, cmdutil.CheckServerURL(source, base)
+}
+
+// promptName asks for the entry's name, as --name gives it (what --profile
+// and vq auth switch take); Enter gives none, keeping the current one, was.
+func promptName(ctx context.Context, f *cmdutil.Factory, in *bufio.Reader, base string) (name, was string, err error) {
+	f.Terminal().Print.Prompt("Profile name, for --profile (Enter for none, or to keep the current one):")
+	name, err = iostreams.ReadLine(ctx, in)
+	if err == nil {
+		err = checkProfileName(name)
+	}
+	if err == nil {
+		was, err = checkNameFree(f, name, base)
+	}
+	return name, was, err
 }
 
 // loginKey is the key pasted with the URL, else stdin's first line with
