@@ -46,6 +46,11 @@ func TestApprovePromptSaysHowManyChecks(t *testing.T) {
 	if exit != exitcode.ForCode("confirm_required", true) || stderr != "Approve 1 check (Cart 1, tablet) in run_big? [y/N] Not approved: nothing was sent.\n" {
 		t.Errorf("declined: exit %d, stderr %s", exit, stderr)
 	}
+	// A run's web URL asks about the run it names.
+	_, stderr, _ = vqRun{Env: env, TTY: true, Stdin: "n\n"}.run(t, "approve", env["VQ_BASE_URL"]+"/sandbox/runs/run_big", "--scenario", "Cart 1", "--viewport", "tablet")
+	if stderr != "Approve 1 check (Cart 1, tablet) in run_big? [y/N] Not approved: nothing was sent.\n" {
+		t.Errorf("declined, by URL: stderr %s", stderr)
+	}
 	if n := failing(t, env, "run_big"); n != 350-117 {
 		t.Errorf("a declined approval was sent: %d still fail", n)
 	}

@@ -84,7 +84,11 @@ func approveRun(ctx context.Context, o *ApproveOptions) error {
 	if o.DryRun {
 		return p.Show(ctx, dryRunAnswer(o))
 	}
-	a := approval{runID: o.RunID, checks: o.Checks, pipeline: p}
+	run, err := p.RunID(ctx, o.RunID)
+	if err != nil {
+		return err
+	}
+	a := approval{runID: run, checks: o.Checks, pipeline: p}
 	_, policy := p.Policies()
 	calls, answer, err := cmdutil.ObtainConsent(ctx, policy, p.Terminal().Prompter(p.Output.Structured()), ui.WriteIntent{Calls: o.Calls, Question: a.question})
 	switch {

@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"context"
 	"maps"
 	"slices"
 	"strings"
@@ -37,6 +38,17 @@ func (s Settings) runOf(call api.Call) (api.Call, error) {
 	args := maps.Clone(call.Args)
 	args["runId"] = segments[i+1]
 	return api.Call{Tool: call.Tool, Args: args}, nil
+}
+
+// RunID is id, or the ID of the run a web URL on the active server names.
+func (p *Pipeline) RunID(ctx context.Context, id string) (string, error) {
+	_, s, err := p.Connect(ctx)
+	if err != nil {
+		return "", err
+	}
+	call, err := s.runOf(api.Call{Args: map[string]any{"runId": id}})
+	run, _ := call.Args["runId"].(string)
+	return run, err
 }
 
 // pickedRun is the annotation that carries a picked RUN_ID to Thin.
