@@ -36,15 +36,20 @@ func TestApprovePromptSaysHowManyChecks(t *testing.T) {
 	env := sandboxEnv(t)
 	env["VQ_NO_TUI"] = "1"
 	_, stderr, exit := vqRun{Env: env, TTY: true, Stdin: "y\n"}.run(t, "approve", "run_big", "--viewport", "desktop")
-	if exit != 0 || !strings.Contains(stderr, "approves 117 failing checks of run_big") || !strings.Contains(stderr, "Approve 117 failing checks? [y/N]") {
+	if exit != 0 || !strings.Contains(stderr, "Approve 117 failing checks (viewport desktop) in run_big? [y/N]") {
 		t.Fatalf("exit %d, stderr %s", exit, stderr)
 	}
 	if n := failing(t, env, "run_big"); n != 350-117 {
 		t.Errorf("%d checks still fail, want %d", n, 350-117)
 	}
 	_, stderr, exit = vqRun{Env: env, TTY: true, Stdin: "n\n"}.run(t, "approve", "run_big", "--scenario", "Cart 1", "--viewport", "tablet")
-	if exit != exitcode.ForCode("confirm_required", true) || !strings.Contains(stderr, "approves 1 check of run_big as the new baseline (Cart 1/tablet)") {
+	if exit != exitcode.ForCode("confirm_required", true) || stderr != "Approve 1 check (Cart 1, tablet) in run_big? [y/N] Not approved: nothing was sent.\n" {
 		t.Errorf("declined: exit %d, stderr %s", exit, stderr)
+	}
+	// A run's web URL asks about the run it names.
+	_, stderr, _ = vqRun{Env: env, TTY: true, Stdin: "n\n"}.run(t, "approve", env["VQ_BASE_URL"]+"/sandbox/runs/run_big", "--scenario", "Cart 1", "--viewport", "tablet")
+	if stderr != "Approve 1 check (Cart 1, tablet) in run_big? [y/N] Not approved: nothing was sent.\n" {
+		t.Errorf("declined, by URL: stderr %s", stderr)
 	}
 	if n := failing(t, env, "run_big"); n != 350-117 {
 		t.Errorf("a declined approval was sent: %d still fail", n)

@@ -226,7 +226,7 @@ func TestConfirmPromptOnATerminal(t *testing.T) {
 	}
 	stderr, _ := run(context.Background(), strings.NewReader("y\n"))
 	calls := s.Calls()
-	if len(calls) != 2 || calls[1].Args["confirm"] != true || !strings.Contains(stderr, "Send write_tool again with confirm: true? [y/N]") {
+	if len(calls) != 2 || calls[1].Args["confirm"] != true || !strings.Contains(stderr, "Send write_tool again? [y/N]") {
 		t.Fatalf("yes at the prompt: calls %v, stderr %q", calls, stderr)
 	}
 	// Ctrl-C at the prompt ends it at once with 130, and sends nothing more.

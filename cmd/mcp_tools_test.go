@@ -88,7 +88,7 @@ func TestToolsShowsEveryFactOfTheSchemaAndAnnotations(t *testing.T) {
 		t.Fatalf("exit %d: %s", exit, errOut)
 	}
 	for _, want := range []string{
-		"compare  write      runId*:string mode:string tags:array threshold:number|null viewport:Viewport  Compare: Compare a run with its baseline.\n",
+		"compare  vq invoke  write      runId*:string mode:string tags:array threshold:number|null viewport:Viewport  Compare: Compare a run with its baseline.\n",
 		"\ncompare:\n" +
 			"  hints: writes, not destructive, idempotent, closed world\n" +
 			"  task support: optional\n" +
@@ -192,7 +192,7 @@ func TestHugeListingsPrintWhatAPersonReads(t *testing.T) {
 	if most := tools*1024 + 64*1024; len(out) > most {
 		t.Errorf("vq tools printed %d bytes, more than %d (1 KiB a tool, 64 KiB for the widest)", len(out), most)
 	}
-	row := regexp.MustCompile(`(?m)^wide +destructive +0000n+… \+1000 more$`)
+	row := regexp.MustCompile(`(?m)^wide +vq invoke +destructive +0000n+… \+1000 more$`)
 	for _, want := range []string{"    +971 more (--json lists them all)\n", "\nt299:\n"} {
 		if !strings.Contains(out, want) || !row.MatchString(out) {
 			t.Errorf("vq tools lacks %q or the row of wide:\n%.3000s", want, out)

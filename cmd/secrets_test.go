@@ -50,7 +50,8 @@ func TestConcurrentSignInsBothSurvive(t *testing.T) {
 }
 
 // Pasting "URL KEY" on one line at the interactive login's URL prompt
-// never shows the key on the screen, and signs in with it.
+// never shows the key on the screen, and signs in with it under the
+// profile name typed at the next prompt.
 func TestPastedURLAndKeyNeverEchoTheKey(t *testing.T) {
 	t.Parallel()
 	ts := startSandbox(t)
@@ -60,8 +61,12 @@ func TestPastedURLAndKeyNeverEchoTheKey(t *testing.T) {
 	p.keys("-l", ts.URL+" "+sandbox.KeyAdmin)
 	p.waitFor("the URL echoed", shows(ts.URL))
 	p.keys("Enter")
+	// The interactive login asks for a profile name, as --name gives it.
+	p.waitFor("the name prompt", shows("Profile name, for --profile (Enter for none, or to keep the current one):"))
+	p.keys("-l", "prod")
+	p.keys("Enter")
 	screen := p.waitFor("vq's exit", shows("EXIT="))
-	if strings.Contains(screen, sandbox.KeyAdmin) || !strings.Contains(screen, "EXIT=0") || !strings.Contains(screen, "not shown") {
+	if strings.Contains(screen, sandbox.KeyAdmin) || !strings.Contains(screen, "EXIT=0") || !strings.Contains(screen, "not shown") || !strings.Contains(screen, "Signed in to "+ts.URL+" (prod)") {
 		t.Errorf("screen:\n%s", screen)
 	}
 	if b, _ := os.ReadFile(cfg); !strings.Contains(string(b), sandbox.KeyAdmin) {

@@ -82,6 +82,9 @@ type Cache struct {
 	Dir string
 	TTL time.Duration
 	Now func() time.Time
+	// Server, when set, keeps the IDs Remember records under it too, and
+	// Recent reads those: the runs seen on one server.
+	Server string
 }
 
 // Open is this user's cache: $XDG_CACHE_HOME/vq, else the OS cache directory,
@@ -176,13 +179,15 @@ func (c Cache) Remember(r *api.ToolResponse) {
 	c.read(path, &recent)
 	changed := false
 	for _, s := range seen {
-		list := recent[s.kind]
-		if len(list) > 0 && list[0] == s.id {
-			continue
+		for _, key := range slices.Compact([]string{s.kind, c.key(s.kind)}) {
+			list := recent[key]
+			if len(list) > 0 && list[0] == s.id {
+				continue
+			}
+			list = slices.DeleteFunc(list, func(id string) bool { return id == s.id })
+			recent[key] = append([]string{s.id}, list[:min(len(list), maxRecent-1)]...)
+			changed = true
 		}
-		list = slices.DeleteFunc(list, func(id string) bool { return id == s.id })
-		recent[s.kind] = append([]string{s.id}, list[:min(len(list), maxRecent-1)]...)
-		changed = true
 	}
 	if changed {
 		c.write(path, recent)
@@ -219,7 +224,15 @@ func OneLine(s string) bool {
 func (c Cache) Recent(kind string) []string {
 	recent := map[string][]string{}
 	c.read(c.path("recent.json"), &recent)
-	return recent[kind]
+	return recent[c.key(kind)]
+}
+
+// key is where the IDs of kind seen on c.Server are kept.
+func (c Cache) key(kind string) string {
+	if c.Server == "" {
+		return kind
+	}
+	return kind + " " + shortHash(c.Server)
 }
 
 func (c Cache) path(name string) string {

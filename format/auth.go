@@ -39,6 +39,8 @@ type OAuthStatus struct {
 	Issuer      string    `json:"issuer"`
 	Expiry      time.Time `json:"expiry,omitzero"`
 	Refreshable bool      `json:"refreshable"`
+	// Scopes are those the server said it granted.
+	Scopes []string `json:"scopes,omitempty"`
 }
 
 func (o *OAuthStatus) String() string {
@@ -48,6 +50,9 @@ func (o *OAuthStatus) String() string {
 		if o.Refreshable {
 			expiry += ", refreshable"
 		}
+	}
+	if len(o.Scopes) > 0 {
+		expiry += "; scopes " + textsafe.SanitizeLine(textsafe.Clip(strings.Join(o.Scopes, " "), 256))
 	}
 	return fmt.Sprintf("%s at issuer %s (%s)", o.Endpoint, o.Issuer, expiry)
 }

@@ -55,7 +55,7 @@ var goldenFormats = []struct {
 		if json.Unmarshal(r.Data, &list) != nil || len(list.Tools) == 0 {
 			return false, nil
 		}
-		return true, Tools(out, list.Tools)
+		return true, Tools(out, list.Tools, func(tool string) (string, bool) { return "vq " + tool, tool == "compare" })
 	}},
 }
 

@@ -11,13 +11,19 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Tools writes a server's tool list as a table, then a block per tool with what the table has no room
-// for; output is bounded (maxCell, maxArgsShown) whatever the server lists: --json has it all.
-func Tools(out io.Writer, tools []api.Tool) error {
+// Tools writes a server's tool list as a table, each tool beside the vq command that
+// fronts it (command's, "vq invoke" when none), then a block per tool with what the table
+// has no room for; output is bounded (maxCell, maxArgsShown) whatever the server lists:
+// --json has it all.
+func Tools(out io.Writer, tools []api.Tool, command func(tool string) (string, bool)) error {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "NAME\tACCESS\tARGUMENTS\tDESCRIPTION")
+	fmt.Fprintln(w, "NAME\tCOMMAND\tACCESS\tARGUMENTS\tDESCRIPTION")
 	for _, t := range tools {
-		writeRow(w, t.Name, access(t), argSummary(t.Arguments), titled(t.Description, t.Title))
+		fronting, ok := command(t.Name)
+		if !ok {
+			fronting = "vq invoke"
+		}
+		writeRow(w, t.Name, fronting, access(t), argSummary(t.Arguments), titled(t.Description, t.Title))
 	}
 	// Lines without a tab end tabwriter's blocks: each tool aligns on its own.
 	for _, t := range tools {

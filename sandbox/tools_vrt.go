@@ -41,7 +41,13 @@ func (s *Server) lookupRun(a args) (*run, error) {
 	}
 	r, ok := s.findRun(id)
 	if !ok {
-		return nil, refuse(api.CodeValidation, "runId %q not found; sandbox runs: %s", id, strings.Join(s.runIDs(), ", "))
+		// A few IDs, not every run the sandbox holds: a refusal is one line.
+		ids := s.runIDs()
+		more := ""
+		if len(ids) > 3 {
+			ids, more = ids[:3], fmt.Sprintf(" and %d more", len(ids)-3)
+		}
+		return nil, refuse(api.CodeValidation, "runId %q not found; sandbox runs: %s%s", id, strings.Join(ids, ", "), more)
 	}
 	return r, nil
 }

@@ -59,6 +59,10 @@ func intent(calls []api.Call, names []string, resend bool) WriteIntent {
 	return in
 }
 
+// SendAgain is call, refused by the server's confirm gate, to be sent once
+// more with consent; its Question is in words, the wire's call its detail.
+func SendAgain(call api.Call) WriteIntent { return intent([]api.Call{call}, nil, true) }
+
 // consent gets consent for in by the session's policy and sends its calls.
 func (m *Model) consent(in WriteIntent) tea.Cmd {
 	switch m.writePolicy.For(in) {
@@ -207,23 +211,36 @@ func (in WriteIntent) question() string {
 	return strings.Join(append(lines, tool+" with confirm: true", "  "+textsafe.SanitizeLine(string(args))), "\n")
 }
 
-// what names what in writes: "1 check: Homepage desktop", "12 checks", a label, or "it".
+// what names what in writes: "1 check (Homepage, desktop) in run_abc",
+// "12 checks", a label, the value of the tool's first argument, or "again"
+// (only a call sent once more has no name).
 func (in WriteIntent) what() string {
-	n := len(in.Calls)
+	n, c := len(in.Calls), in.Calls[0]
 	noun := "rows"
-	if isCheck(in.Calls[0]) {
+	if isCheck(c) {
 		noun = "checks"
 		if n == 1 {
-			return "1 check: " + in.nameOf(0)
+			label, _ := argText(c.Args["scenarioLabel"])
+			viewport, _ := argText(c.Args["viewport"])
+			what := "1 check (" + label + ", " + viewport + ")"
+			if run, ok := argText(c.Args["runId"]); ok {
+				what += " in " + run
+			}
+			return what
 		}
 	}
 	switch {
 	case n > 1:
 		return strconv.Itoa(n) + " " + noun
-	case len(in.names) == 0:
-		return "it"
+	case len(in.names) > 0:
+		return strings.TrimSpace(trimVerb(in.names[0], verbOf(c.Tool)))
 	}
-	return strings.TrimSpace(trimVerb(in.names[0], verbOf(in.Calls[0].Tool)))
+	if spec, ok := api.LookupTool(c.Tool); ok && len(spec.Args) > 0 {
+		if v, ok := argText(c.Args[spec.Args[0].Name]); ok && v != "" {
+			return strconv.Quote(v)
+		}
+	}
+	return "again"
 }
 
 func (in WriteIntent) nameOf(i int) string {

@@ -90,7 +90,7 @@ func TestConfirmYesResendsWithConfirm(t *testing.T) {
 	if dialogOf(m) == nil {
 		t.Fatalf("confirm_required did not open the dialog:\n%s", plainText(m))
 	}
-	mustContain(t, plainText(m), "Approve 1 check: Page 1 desktop? [y/N]", "The server asks for your consent",
+	mustContain(t, plainText(m), "Approve 1 check (Page 1, desktop) in run_abc? [y/N]", "The server asks for your consent",
 		"approve_vrt_results with confirm: true", `{"runId":"run_abc","scenarioLabel":"Page 1","viewport":"desktop"}`,
 		"confirm_required: confirm must be true", "recoverable · vq exits 12")
 

@@ -261,7 +261,7 @@ func TestApproveFromTheDiffRefreshesAndEscShowsItApproved(t *testing.T) {
 	m := start(t, rs.server, failuresCall)
 	press(m, "j", "enter") // Page 2
 	press(m, "a")
-	mustContain(t, plainText(m), "Approve 1 check: Page 2 desktop? [y/N]", "approve_vrt_results with confirm: true", `"scenarioLabel":"Page 2"`)
+	mustContain(t, plainText(m), "Approve 1 check (Page 2, desktop) in run_abc? [y/N]", "approve_vrt_results with confirm: true", `"scenarioLabel":"Page 2"`)
 	press(m, "y")
 	if rs.approvals()["Page 2"] != 1 {
 		t.Fatalf("approvals = %v", rs.approvals())

@@ -47,7 +47,8 @@ Ctrl-C stops the batch and says what was not sent.
 
 This writes: the server requires consent, given with --yes or, on a terminal, at
 a prompt that says how many checks it approves. --dry-run shows the calls and
-sends nothing.`,
+sends nothing. While the project's first import is analysed the server refuses
+writes: --wait waits for it (asking again every --interval), then approves.`,
 		Example: "  vq approve run_abc --scenario Homepage --viewport desktop --yes\n" +
 			"  vq approve run_abc --scenario Homepage --viewport desktop --scenario Checkout --viewport mobile --dry-run",
 	}
@@ -71,6 +72,7 @@ sends nothing.`,
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show the calls that would be sent, send nothing")
 	cmdutil.AddOutputFlags(c, &opts.Pipeline.Output)
 	cmdutil.AddWaitFlags(c, &opts.Pipeline.Wait, true)
+	cmdutil.WaitsOutReadiness(c)
 	cmdutil.CompleteCheckFlags(f, c)
 	return c
 }
@@ -82,16 +84,21 @@ func approveRun(ctx context.Context, o *ApproveOptions) error {
 	if o.DryRun {
 		return p.Show(ctx, dryRunAnswer(o))
 	}
-	a := approval{runID: o.RunID, checks: o.Checks, pipeline: p}
+	run, err := p.RunID(ctx, o.RunID)
+	if err != nil {
+		return err
+	}
+	a := approval{runID: run, checks: o.Checks, pipeline: p}
 	_, policy := p.Policies()
 	calls, answer, err := cmdutil.ObtainConsent(ctx, policy, p.Terminal().Prompter(p.Output.Structured()), ui.WriteIntent{Calls: o.Calls, Question: a.question})
 	switch {
 	case err != nil:
 		return err
 	case len(calls) == 1 && answer != cmdutil.Declined:
-		// Not asked, it goes as it is: the server's confirm gate answers
-		// (and in the TUI, its dialog asks).
+		// Not asked, it goes as it is: the server's confirm gate answers.
 		return p.Run(ctx, calls[0])
+	case answer == cmdutil.Declined:
+		return p.Declined(api.ToolApprove, false)
 	case answer != cmdutil.Consented:
 		// A batch is never sent without consent.
 		return p.Show(ctx, declinedAnswer())
@@ -156,9 +163,9 @@ type approval struct {
 	pipeline *cmdutil.Pipeline
 }
 
-// question asks once for the whole approval, saying how many checks it
-// approves: counted on the run's failures (a read) unless each filter
-// names one.
+// question asks once for the whole approval, in words that say how many
+// checks it approves ("Approve 1 check (Homepage, desktop) in run_abc?"):
+// counted on the run's failures (a read) unless each filter names one.
 func (a approval) question(ctx context.Context) string {
 	count := ""
 	if all, first := len(a.checks), a.checks[0]; first.scenario != "" && first.viewport != "" {
@@ -170,13 +177,20 @@ func (a approval) question(ctx context.Context) string {
 	}
 	names := make([]string, 0, 3)
 	for _, c := range a.checks[:min(3, len(a.checks))] {
-		names = append(names, c.String())
+		switch {
+		case c.scenario != "" && c.viewport != "":
+			names = append(names, c.scenario+", "+c.viewport)
+		case c != check{}:
+			names = append(names, c.String())
+		}
 	}
 	if len(a.checks) > 3 {
 		names = append(names, fmt.Sprintf("and %d more", len(a.checks)-3))
 	}
-	return fmt.Sprintf("approve_vrt_results approves %s of %s as the new baseline (%s).\nApprove %s?",
-		count, textsafe.SanitizeLine(a.runID), textsafe.SanitizeLine(strings.Join(names, ", ")), count)
+	if len(names) > 0 {
+		count += " (" + strings.Join(names, "; ") + ")"
+	}
+	return textsafe.SanitizeLine(fmt.Sprintf("Approve %s in %s?", count, a.runID))
 }
 
 // countFailing counts the run's failing checks that the filters match.

@@ -79,7 +79,8 @@ Before saving, vq checks the key with one call to the server: a key the
 server rejects (exit unauthorized) or a server that does not answer is not
 saved. --no-verify saves without asking the server (offline setups).
 
---name gives the entry a name for --profile, VQ_PROFILE and vq auth switch;
+--name gives the entry a name for --profile, VQ_PROFILE and vq auth switch
+(without --with-token, vq asks for it after the key);
 --project, --environment and --transport given here are stored as that
 server's defaults (flags and environment variables still win).
 
@@ -166,6 +167,11 @@ func loginRun(ctx context.Context, opts *LoginOptions) error {
 	if err != nil {
 		return err
 	}
+	if !opts.WithToken && opts.Name == "" {
+		if opts.Name, was, err = promptName(ctx, f, in, base); err != nil {
+			return err
+		}
+	}
 	if !opts.NoVerify {
 		if err := verifyKey(ctx, f, base, key); err != nil {
 			return err
@@ -206,6 +212,20 @@ func loginServer(ctx context.Context, f *cmdutil.Factory, in *bufio.Reader, s cm
 		return "", "", &exitcode.UsageError{Reason: "no base URL", Hint: "pass --base-url https://… or set VQ_BASE_URL"}
 	}
 	return base, pasted, cmdutil.CheckServerURL(source, base)
+}
+
+// promptName asks for the entry's name, as --name gives it (what --profile
+// and vq auth switch take); Enter gives none, keeping the current one, was.
+func promptName(ctx context.Context, f *cmdutil.Factory, in *bufio.Reader, base string) (name, was string, err error) {
+	f.Terminal().Print.Prompt("Profile name, for --profile (Enter for none, or to keep the current one):")
+	name, err = iostreams.ReadLine(ctx, in)
+	if err == nil {
+		err = checkProfileName(name)
+	}
+	if err == nil {
+		was, err = checkNameFree(f, name, base)
+	}
+	return name, was, err
 }
 
 // loginKey is the key pasted with the URL, else stdin's first line with
@@ -612,7 +632,8 @@ func serverStatusOf(s cmdutil.Settings, active bool) format.ServerStatus {
 		Project: s.Project, Environment: s.Environment, Transport: s.Transport, Endpoint: cmdutil.DisplayURL(s.Endpoint),
 	}
 	if s.OAuth != nil {
-		ss.OAuth = &format.OAuthStatus{Endpoint: cmdutil.DisplayURL(s.MCPEndpoint()), Issuer: cmdutil.DisplayURL(s.OAuth.Issuer), Expiry: s.OAuth.Expiry, Refreshable: s.OAuth.RefreshToken != ""}
+		ss.OAuth = &format.OAuthStatus{Endpoint: cmdutil.DisplayURL(s.MCPEndpoint()), Issuer: cmdutil.DisplayURL(s.OAuth.Issuer), Expiry: s.OAuth.Expiry,
+			Refreshable: s.OAuth.RefreshToken != "", Scopes: s.OAuth.Scopes}
 	}
 	if s.APIKey != "" {
 		ss.APIKey = mask(s.APIKey)

@@ -67,8 +67,12 @@ func oauthLoginRun(ctx context.Context, opts *LoginOptions) error {
 	print.Note(fmt.Sprintf("Signed in to %s with OAuth (issuer %s); token stored in the %s.",
 		textsafe.SanitizeLine(client.MCPEndpoint()), textsafe.SanitizeLine(tok.Issuer), where))
 	noteRename(print, s.BaseURL, was, opts.Name)
-	if s.Transport != api.TransportMCP {
-		print.Note("The token serves the MCP transport: use --transport mcp (or VQ_TRANSPORT=mcp).")
+	switch {
+	case s.Transport == api.TransportMCP:
+	case s.APIKey != "":
+		print.Note("The server's API key stays in use; the token serves --transport mcp (or VQ_TRANSPORT=mcp).")
+	default:
+		print.Note("Commands reach this server over MCP with the token; vq ci needs an API key (vq auth login).")
 	}
 	return nil
 }

@@ -76,6 +76,12 @@ func FrontingRow(tool string) (TaskCommand, bool) {
 	return TaskCommands[i], true
 }
 
+// FrontingCommand is the command that fronts tool ("vq approve"), if any.
+func FrontingCommand(tool string) (string, bool) {
+	t, ok := FrontingRow(tool)
+	return "vq " + t.Path, ok
+}
+
 // Spec is the registry's entry of the row's tool.
 func (t TaskCommand) Spec() api.ToolSpec { return api.MustTool(t.Tool) }
 
@@ -86,6 +92,9 @@ func (t TaskCommand) required(arg string) bool {
 // Shape gives c the row's usage line, word check, argument flags and ID completion.
 func (t TaskCommand) Shape(f *Factory, c *cobra.Command, more string) *cobra.Command {
 	c.Use, c.Args, c.ValidArgsFunction = t.usage(more), t.checkWords(), t.completeWords(f)
+	if slices.Equal(t.Positional, []string{completions.RunID}) {
+		offerRuns(f, c)
+	}
 	for _, fl := range t.Flags {
 		if fl.Repeated {
 			c.Flags().StringArray(fl.Name, nil, fl.Usage)

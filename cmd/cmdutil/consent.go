@@ -2,9 +2,11 @@ package cmdutil
 
 import (
 	"context"
+	"strings"
 
 	"github.com/visualq/vq/api"
 	"github.com/visualq/vq/cmd/iostreams"
+	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/ui"
 )
 
@@ -34,4 +36,20 @@ func ObtainConsent(ctx context.Context, policy ui.Consent, ask iostreams.YesNo, 
 		return in.Confirmed(), Consented, nil
 	}
 	return in.Calls, NotAsked, nil
+}
+
+// Declined says in one plain line that a write the person declined was not
+// made ("Not approved: nothing was sent."; "nothing was written" when the
+// server was asked first) and is the error that exits confirm_required, as
+// the server's refusal would, for scripts.
+func (p *Pipeline) Declined(tool string, asked bool) error {
+	not, what := "Declined", "nothing was sent."
+	if spec, ok := api.LookupTool(tool); ok && spec.Verb != "" {
+		not = "Not " + strings.TrimSuffix(spec.Verb, "e") + "ed"
+	}
+	if asked {
+		what = "nothing was written."
+	}
+	p.Terminal().Print.Note(not + ": " + what)
+	return &exitcode.ResponseError{Code: api.CodeConfirmRequired, Recoverable: true, Message: "declined at the prompt"}
 }

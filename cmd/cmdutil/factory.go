@@ -243,7 +243,9 @@ func resolveSettings(ctx context.Context, g GlobalOptions, getenv func(string) s
 			return s, err
 		}
 		if found {
+			// A server signed in with OAuth alone is reached over MCP.
 			s.OAuth = &tok
+			s.Transport = cmp.Or(s.Transport, api.TransportMCP)
 		}
 	}
 	return s, nil

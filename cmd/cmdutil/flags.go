@@ -269,6 +269,12 @@ func AddWaitFlags(c *cobra.Command, w *WaitOptions, optional bool) {
 	c.PreRunE = chainPreRun(c.PreRunE, func(c *cobra.Command, _ []string) error { return w.resolve(c) })
 }
 
+// WaitsOutReadiness says what --wait does for c, a write that starts no job:
+// it waits out the readiness lock, then writes.
+func WaitsOutReadiness(c *cobra.Command) {
+	c.Flags().Lookup("wait").Usage = "while the project's first import is analysed (writes refused), wait for it, then write"
+}
+
 func (w *WaitOptions) resolve(c *cobra.Command) error {
 	fs := c.Flags()
 	if fs.Changed("interval") && w.Interval <= 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/visualq/vq/api"
@@ -86,7 +87,7 @@ func (p *Pipeline) Policies() (iostreams.Display, ui.Consent) {
 // Run sends the call, follows its job with --wait, and shows the answer. On a
 // terminal without --wait the TUI opens first, so a slow server shows a spinner.
 func (p *Pipeline) Run(ctx context.Context, call api.Call) error {
-	if display, _ := p.Policies(); display == iostreams.DisplayTUI && !p.Wait.Wait {
+	if p.opensTUI(call) && !p.Wait.Wait {
 		err := p.ShowCall(ctx, call, nil)
 		return p.Reports.finish(ctx, p.f, p.shown, err)
 	}
@@ -121,15 +122,24 @@ func (p *Pipeline) Call(ctx context.Context, call api.Call) (*api.ToolResponse, 
 	return resp, nil
 }
 
-// Send sends one call with consent and the readiness wait; no credential sends nothing.
+// opensTUI: the call's answer is shown in the TUI. The TUI is for reads: a
+// write command asks at the line prompt, prints its answer and ends.
+func (p *Pipeline) opensTUI(call api.Call) bool {
+	display, _ := p.Policies()
+	return display == iostreams.DisplayTUI && !api.KnownWriteTool(call.Tool)
+}
+
+// Send sends one call with consent (asked at the line prompt) and the
+// readiness wait; no credential sends nothing.
 func (p *Pipeline) Send(ctx context.Context, call api.Call) (*api.ToolResponse, error) {
-	return p.consented(ctx, call, p.SendConsented)
+	return p.consented(ctx, call, p.SendConsented, p.f.Terminal().Prompter(p.Output.Structured()))
 }
 
 // consented sends call: with --yes a known write tool goes once with confirm:
-// true; else a server's consent request is asked (or --yes) and sent once more.
-func (p *Pipeline) consented(ctx context.Context, call api.Call, send func(context.Context, api.Call) (*api.ToolResponse, error)) (*api.ToolResponse, error) {
-	display, policy := p.Policies()
+// true; else a server's consent request is asked at ask (or --yes) and sent
+// once more; declined, nothing more is sent and the error says so.
+func (p *Pipeline) consented(ctx context.Context, call api.Call, send func(context.Context, api.Call) (*api.ToolResponse, error), ask iostreams.YesNo) (*api.ToolResponse, error) {
+	_, policy := p.Policies()
 	if policy == ui.ConsentGiven && api.KnownWriteTool(call.Tool) {
 		calls, _, _ := ObtainConsent(ctx, policy, nil, ui.WriteIntent{Calls: []api.Call{call}})
 		call = calls[0]
@@ -138,15 +148,21 @@ func (p *Pipeline) consented(ctx context.Context, call api.Call, send func(conte
 	if err != nil || resp.ErrorCode() != api.CodeConfirmRequired {
 		return resp, err
 	}
-	ask := p.f.Terminal().Prompter(p.Output.Structured())
-	if display == iostreams.DisplayTUI {
-		ask = nil
+	again := ui.SendAgain(call)
+	words := again.Question
+	again.Question = func(ctx context.Context) string {
+		// The detail lines first, so the answer is typed after the question.
+		lines := strings.Split(words(ctx), "\n")
+		return strings.Join(append(lines[1:], lines[0]), "\n")
 	}
-	calls, answer, err := ObtainConsent(ctx, policy, ask, ui.WriteIntent{Calls: []api.Call{call}, Question: func(context.Context) string {
-		return fmt.Sprintf("%s\nSend %s again with confirm: true?", textsafe.SanitizeLine(resp.ErrorMessage()), textsafe.SanitizeLine(call.Tool))
-	}})
-	if err != nil || answer != Consented {
-		return resp, err
+	calls, answer, err := ObtainConsent(ctx, policy, ask, again)
+	switch {
+	case err != nil:
+		return nil, err
+	case answer == Declined:
+		return nil, p.Declined(call.Tool, true)
+	case answer != Consented:
+		return resp, nil
 	}
 	return send(ctx, calls[0])
 }
@@ -154,6 +170,9 @@ func (p *Pipeline) consented(ctx context.Context, call api.Call, send func(conte
 // invoke sends call as it is and adds the hints; no credential sends nothing.
 func (p *Pipeline) invoke(ctx context.Context, call api.Call) (*api.ToolResponse, error) {
 	client, s, err := p.Connect(ctx)
+	if err == nil {
+		call, err = s.runOf(call)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -212,10 +231,17 @@ func (p *Pipeline) SendCI(ctx context.Context, call CICall, tool string, args ma
 	if s.BaseURL == "" {
 		return nil, &exitcode.UsageError{Reason: "vq ci needs the VisualQ server", Hint: "set --base-url or VQ_BASE_URL"}
 	}
+	if s.APIKey == "" && s.OAuth != nil {
+		return api.MissingCredential(tool).WithErrorMessage("vq ci needs an API key: the CI endpoint does not take the OAuth sign-in; create a key in VisualQ, then run vq auth login (or set VQ_API_KEY)"), nil
+	}
 	if s.APIKey == "" {
 		return WithHint(api.MissingCredential(tool), s.ci()), nil
 	}
-	return s.ci().hinted(call(client, ctx, tool, args))
+	run, err := s.runOf(api.Call{Tool: tool, Args: args})
+	if err != nil {
+		return nil, err
+	}
+	return s.ci().hinted(call(client, ctx, tool, run.Args))
 }
 
 // Show renders one response as the flags chose; the error carries its exit code.
@@ -252,7 +278,9 @@ func (p *Pipeline) Show(ctx context.Context, resp *api.ToolResponse) error {
 // Remember records a shown response for the reports and completion's IDs.
 func (p *Pipeline) Remember(resp *api.ToolResponse) {
 	p.shown = resp
-	completions.Open(p.f.Getenv).Remember(resp)
+	cache := completions.Open(p.f.Getenv)
+	cache.Server = p.settings.Home()
+	cache.Remember(resp)
 }
 
 // ShownError is the error that carries a shown response's exit code.
@@ -266,7 +294,7 @@ func ShownError(resp *api.ToolResponse) error {
 // ShowCall is Show for call's answer; on a terminal the TUI sends chained calls
 // (and call itself when resp is nil); its last answer gives the exit code.
 func (p *Pipeline) ShowCall(ctx context.Context, call api.Call, resp *api.ToolResponse) error {
-	if display, _ := p.Policies(); display != iostreams.DisplayTUI {
+	if !p.opensTUI(call) {
 		return p.Show(ctx, resp)
 	}
 	if resp != nil {
@@ -288,7 +316,7 @@ func (p *Pipeline) ShowCall(ctx context.Context, call api.Call, resp *api.ToolRe
 	// The TUI's calls are the person's, one at a time on its screens: no
 	// readiness wait (a stderr line would tear the frame).
 	o.Invoke = func(ctx context.Context, call api.Call) (*api.ToolResponse, error) {
-		return p.consented(ctx, call, p.invoke)
+		return p.consented(ctx, call, p.invoke, nil) // the TUI asks in its dialog
 	}
 	_, o.Consent = p.Policies()
 	o.Fetch = func(ctx context.Context, link string, max int64) ([]byte, error) {

@@ -21,6 +21,9 @@ func Thin[T any](c *cobra.Command, build func(args []string) (T, error), run, ru
 		run = runF
 	}
 	c.RunE = func(c *cobra.Command, args []string) error {
+		if id := c.Annotations[pickedRun]; id != "" && len(args) == 0 {
+			args = []string{id}
+		}
 		opts, err := build(args)
 		if err != nil {
 			return err
@@ -41,6 +44,9 @@ func TaskCmd(f *Factory, path string, c *cobra.Command, more string, runF func(c
 	addReportFlags(c, row.Tool, &p.Reports)
 	if spec.Async || spec.Write {
 		AddWaitFlags(c, &p.Wait, true)
+	}
+	if spec.Write && !spec.Async {
+		WaitsOutReadiness(c)
 	}
 	return Thin(c, func(args []string) (*TaskOptions, error) {
 		values, err := row.Values(c, args)

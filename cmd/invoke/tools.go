@@ -73,5 +73,5 @@ func toolsRun(ctx context.Context, opts *ToolsOptions) error {
 		return nil
 	}
 	f.Terminal().Page(ctx)
-	return format.Tools(f.Terminal().Print.Out, tools)
+	return format.Tools(f.Terminal().Print.Out, tools, cmdutil.FrontingCommand)
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 
+	"charm.land/huh/v2"
+	"github.com/visualq/vq/internal/textsafe"
 	"golang.org/x/term"
 )
 
@@ -122,4 +124,20 @@ func (l *hiddenLine) key(c byte) (done bool, err error) {
 		l.line = append(l.line, c)
 	}
 	return false, nil
+}
+
+// Choose asks a person to pick one of options from a list on stderr.
+func (t *Terminal) Choose(ctx context.Context, title string, options []string) (string, error) {
+	defer t.drawing.hold()()
+	var picked string
+	choices := make([]huh.Option[string], len(options))
+	for i, o := range options {
+		choices[i] = huh.NewOption(textsafe.SanitizeLine(o), o)
+	}
+	pick := huh.NewSelect[string]().Title(textsafe.SanitizeLine(title)).Options(choices...).Value(&picked)
+	err := huh.NewForm(huh.NewGroup(pick)).WithInput(t.io.In).WithOutput(t.io.ErrOut).RunWithContext(ctx)
+	if errors.Is(err, huh.ErrUserAborted) {
+		return "", context.Canceled
+	}
+	return picked, err
 }

@@ -38,10 +38,14 @@ func exitCodesRun(ctx context.Context, opts *Options) error {
 	return exitcode.WriteTable(opts.Factory.Terminal().Print.Out)
 }
 
-// ExitCodeSummary is vq --help's exit-code paragraph, from the constants vq exits with.
+// ExitCodeSummary is vq --help's exit-code paragraph, in order, from the
+// constants vq exits with.
 func ExitCodeSummary() string {
-	return fmt.Sprintf(`Exit codes: %d ok; %d usage; %d unauthorized; %d watch timeout; %d CI run
-failed; 10+n a contract error the server called recoverable, 30+n one it did
-not; %d interrupted. The full table: vq exit-codes`,
-		exitcode.OK, exitcode.Usage, exitcode.Unauthorized, exitcode.Timeout, exitcode.RunFailed, exitcode.Interrupted)
+	return fmt.Sprintf(`Exit codes: %d ok; %d vq failed; %d usage; %d CI run failed; %d unauthorized;
+%d wait timed out; %d-%d other CI run ends, no clipboard; 10+n a contract error
+the server called recoverable, 30+n one it did not; %d-%d MCP server, job, no
+verdict, may have been applied; %d interrupted; %d terminated.
+The full table: vq exit-codes`,
+		exitcode.OK, exitcode.Internal, exitcode.Usage, exitcode.RunFailed, exitcode.Unauthorized, exitcode.Timeout,
+		exitcode.RunError, exitcode.NoClipboard, exitcode.ServerConfig, exitcode.MaybeApplied, exitcode.Interrupted, exitcode.Terminated)
 }
