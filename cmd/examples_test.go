@@ -42,6 +42,7 @@ var exampleExits = map[string]lineExit{
 
 	"vq sandbox --record testdata/visualq --upstream https://visualq.example.com": {serves: true},
 	"vq sandbox --replay testdata/visualq":                                        {skip: "needs a recording: TestRecordThenReplayWithTheServerGone makes one and replays it"},
+	"vq mcp serve --http 127.0.0.1:8788":                                          {serves: true},
 }
 
 // docShell runs documented command lines as a person would type them:
@@ -94,12 +95,13 @@ func (d *docShell) run(t *testing.T, prelude, line string, want lineExit) {
 		return
 	}
 	script := d.replace.Replace(line)
-	if strings.HasPrefix(script, "vq sandbox") {
-		// A second sandbox listens on a port of its own, given before
-		// the line's comment.
+	if strings.HasPrefix(script, "vq sandbox") || strings.HasPrefix(script, "vq mcp serve --http") {
+		// A second sandbox, or an MCP server over HTTP, listens on a port
+		// of its own, given before the line's comment.
 		command, comment, commented := strings.Cut(script, " #")
 		script = strings.ReplaceAll(strings.TrimRight(command, " "), d.host, "127.0.0.1:0")
-		if !strings.Contains(script, "--addr") {
+		script = strings.ReplaceAll(script, "127.0.0.1:8788", "127.0.0.1:0")
+		if !strings.Contains(script, "--addr") && !strings.Contains(script, "--http") {
 			script += " --addr 127.0.0.1:0"
 		}
 		if commented {
