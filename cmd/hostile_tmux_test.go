@@ -18,7 +18,7 @@ import (
 func imageBombServer(t *testing.T, images map[string][]byte) *testkit.Server {
 	t.Helper()
 	check := map[string]any{"runId": "run_x", "scenarioLabel": "Home", "viewport": "desktop"}
-	failures := testkit.OK("get_run_failures", "1 of 2 checks failed.", map[string]any{"runId": "run_x", "failed": 1, "total": 2},
+	failures := testkit.OK("get_run_failures", "✗ 1 of 2 checks failed", map[string]any{"runId": "run_x", "failed": 1, "total": 2},
 		testkit.NextActions(api.NextAction{Label: "Inspect Home desktop", Tool: "get_diff_stats", Args: check}))
 	var s *testkit.Server
 	s = testkit.NewServer(t, func(c testkit.Call) testkit.Reply {
@@ -84,9 +84,9 @@ func TestImageBombsInTheTUI(t *testing.T) {
 	})
 	env := terminalEnv(s.Env())
 	p := startTmux(t, 120, 40, env, "true", "failures", "run_x")
-	p.waitFor("the failures", shows("1 of 2 checks failed.", "Inspect Home desktop"))
+	p.waitFor("the failures", shows("✗ 1 of 2 checks failed", "Inspect Home desktop"))
 	p.keys("Enter")
-	p.waitFor("the diff's bomb refused", shows("get_run_failures › Inspect Home desktop", "changedPixels", "diff: image too large (100000×100000)",
+	p.waitFor("the diff's bomb refused", shows("run_x › Inspect Home desktop", "changedPixels", "diff: image too large (100000×100000)",
 		"diff image  (o opens it, y copies it, i shows the baseline)"))
 	p.keys("i")
 	p.waitFor("the baseline's bomb refused", shows("baseline: image too large (10000×10000)", "/baseline.png"))
@@ -123,7 +123,7 @@ func TestScreenshotsCycleAndCopyInTmux(t *testing.T) {
 			p.run("set-option", "-g", "set-clipboard", setClipboard)
 			p.waitFor("the failures", shows("failures (350)", "enter inspect"))
 			p.keys("Enter")
-			p.waitFor("the diff and its preview", shows("get_run_failures › Inspect Homepage 1 desktop", "▀",
+			p.waitFor("the diff and its preview", shows("run_big › Inspect Homepage 1 desktop", "▀",
 				"diff image  (o opens it, y copies it, i shows the baseline)"))
 			pictures := map[string]string{}
 			for _, shot := range []struct{ name, next string }{{"diff", "baseline"}, {"baseline", "test"}, {"test", "diff"}} {

@@ -77,7 +77,7 @@ func (k answerKeys) FullHelp() [][]key.Binding {
 // keys is the answer's keymap with what does nothing on it disabled.
 func (s *answerPage) keys() answerKeys {
 	k := s.keymap
-	hasActions := len(s.resp.NextActions) > 0
+	hasActions := len(s.listed) > 0
 	k.acts.Number.SetEnabled(hasActions)
 	k.Focus.SetEnabled(hasActions && s.lineCount() > 0)
 	k.Back.SetEnabled(s.m.chained(s) && s.filter == "")
@@ -100,7 +100,7 @@ func (s *answerPage) keys() answerKeys {
 // enableRun enables enter where it runs the selected action or row action.
 func (s *answerPage) enableRun(k *answerKeys) {
 	rows := s.rowMode()
-	action := len(s.resp.NextActions) > 0 && s.focus == focusActions
+	action := len(s.listed) > 0 && s.focus == focusActions
 	row := rows && s.selRow() >= 0 && s.selTable().rowAction() != nil
 	k.acts.Run.SetEnabled(action || row)
 	if rows && s.focus == focusData {
