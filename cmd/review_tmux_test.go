@@ -98,7 +98,7 @@ func TestCursorFollowsItsCheckInTmux(t *testing.T) {
 	p.keys("A")
 	p.waitFor("the dialog", shows("Approve 3 checks? [y/N]"))
 	p.keys("y")
-	screen := p.waitFor("the refreshed failures", shows("3 done", "✗ 347 of 480 checks failed"))
+	screen := p.waitFor("the refreshed failures", shows("Approved 3 checks", "✗ 347 of 480 checks failed"))
 	if got := selected(screen); !strings.HasPrefix(got, "Product page 1 tablet") {
 		t.Errorf("after approving the rows above it the selection is on %q:\n%s", got, screen)
 	}
@@ -134,7 +134,7 @@ func TestBarsKeepOneScaleInTmux(t *testing.T) {
 	p.keys("j", "Space", "Space", "A")
 	p.waitFor("the dialog", shows("Approve 2 checks? [y/N]"))
 	p.keys("y")
-	screen = p.waitFor("the refreshed list", shows("2 done", "✗ 348 of 480 checks failed"))
+	screen = p.waitFor("the refreshed list", shows("Approved 2 checks", "✗ 348 of 480 checks failed"))
 	for _, l := range strings.Split(screen, "\n") {
 		if tableRow.MatchString(l) && strings.Contains(l, "Homepage 1 ") && strings.Contains(l, "desktop") && !strings.Contains(l, "5.3 "+bar) {
 			t.Errorf("the bar of Homepage 1 desktop changed with the rows around it: %q", l)

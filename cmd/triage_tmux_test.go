@@ -25,10 +25,12 @@ func TestTriageInTmux(t *testing.T) {
 	p.keys("/")
 	p.keys("-l", "cart 1")
 	p.waitFor("the filter", shows("failures (12 of 350)", "12 of 350"))
-	p.keys("Enter", "*", "A")
+	p.keys("Enter", "*")
+	p.waitFor("the marks, in words from the first screen", shows("● 12 marked", "A approve 12 marked"))
+	p.keys("A")
 	p.waitFor("the batch dialog", shows("Approve 12 checks? [y/N]", "Cart 1 desktop", "approve_vrt_results ×12, each with confirm: true"))
 	p.keys("y")
-	screen := p.waitFor("the refreshed failures", shows("approve_vrt_results: 12 done", "✗ 338 of 480 checks failed"))
+	screen := p.waitFor("the refreshed failures", shows("Approved 12 checks", "✗ 338 of 480 checks failed"))
 	if !strings.Contains(screen, "failures (0 of 338)") {
 		t.Errorf("the filter no longer applies after the refresh, or approved rows are listed:\n%s", screen)
 	}
@@ -77,7 +79,7 @@ func TestYesConsentsInTheTUIWithoutADialog(t *testing.T) {
 	p.keys("-l", "cart 1")
 	p.waitFor("the filter", shows("failures (12 of 349)"))
 	p.keys("Enter", "*", "A")
-	screen = p.waitFor("the batch's report", shows("12 done", "✗ 337 of 480 checks failed"))
+	screen = p.waitFor("the batch's report", shows("Approved 12 checks", "✗ 337 of 480 checks failed"))
 	if strings.Contains(screen, "[y/N]") {
 		t.Errorf("--yes still asked for the batch:\n%s", screen)
 	}

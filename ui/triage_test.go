@@ -203,7 +203,7 @@ func TestMarksAndABatchWithRateLimitsAndARefusal(t *testing.T) {
 		}
 	}
 	text := plainText(m)
-	mustContain(t, text, "approve_vrt_results: 11 done, 1 refused", "refused Page 12 desktop: validation_error: Page 12 has no baseline",
+	mustContain(t, text, "Approved 11 checks; 1 refused", "refused Page 12 desktop: validation_error: Page 12 has no baseline",
 		"✗ 19 of 40 checks failed")
 	if strings.Contains(text, "Page 13 ") {
 		t.Errorf("the refreshed list still shows an approved check:\n%s", text)
@@ -249,8 +249,8 @@ func TestStoppedBatchSendsNothingMoreAndSaysWhat(t *testing.T) {
 	batchOf(m).stop()               // before any answer is read: ctrl+c
 	drain(m, cmd)
 	text := plainText(m)
-	mustContain(t, text, "approve_vrt_results: ")
-	if !strings.Contains(text, "not sent") && !strings.Contains(text, "20 done") {
+	mustContain(t, text, "Approved ")
+	if !strings.Contains(text, "not sent") && !strings.Contains(text, "Approved 20 checks") {
 		t.Errorf("no summary of what was not sent:\n%s", text)
 	}
 }
@@ -381,7 +381,7 @@ func TestTheCursorFollowsItsCheck(t *testing.T) {
 		t.Fatalf("selected %q, want Page 6", got)
 	}
 	press(m, "A", "y") // approves Pages 1–3; the list is fetched again
-	mustContain(t, plainText(m), "3 done", "✗ 27 of 40 checks failed")
+	mustContain(t, plainText(m), "Approved 3 checks", "✗ 27 of 40 checks failed")
 	if got := selectedLabel(m); got != "Page 6" {
 		t.Errorf("after approving the rows above it the selection is on %q, want Page 6", got)
 	}
