@@ -91,3 +91,39 @@ func TestNextActionsFollowTheTable(t *testing.T) {
 	p.keys("q")
 	p.waitFor("vq's exit", shows("EXIT=0"))
 }
+
+// TestTheDiffAt80x24 is a check's screen in an 80×24 pane: the key bar
+// ends with ? and q, the screenshot is named above it, and z shows it
+// over the whole screen, i the next one there, esc back to the check.
+func TestTheDiffAt80x24(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("drives a terminal")
+	}
+	s := cmdtest.NewSandbox(t, sandbox.Options{})
+	p := startTmux(t, 80, 24, terminalEnv(s.Env()), "true", "failures", "run_abc")
+	p.waitFor("the failures", shows("failures (3)"))
+	p.keys("Enter")
+	screen := p.waitFor("the diff and its preview", shows("Homepage on desktop", "diff image  (o opens it", "▀"))
+	if bar := lastLine(screen); !strings.HasSuffix(bar, "? more keys • q quit") {
+		t.Errorf("the key bar is %q, want it to end with help and quit", bar)
+	}
+	preview := strings.Count(screen, "▀")
+	p.keys("z")
+	screen = p.waitFor("the diff over the screen", shows("diff image  (z or esc goes back, i shows the baseline)"))
+	if n := strings.Count(screen, "▀"); n < 3*preview {
+		t.Errorf("full screen shows %d cells of the picture, the preview %d:\n%s", n, preview, screen)
+	}
+	p.keys("i")
+	p.waitFor("the baseline over the screen", shows("baseline image  (z or esc goes back, i shows the test)"))
+	p.keys("Escape")
+	p.waitFor("the check again", shows("Homepage on desktop", "baseline image  (o opens it"))
+	p.keys("q")
+	p.waitFor("vq's exit", shows("EXIT=0"))
+}
+
+// lastLine is the screen's last line that holds text.
+func lastLine(screen string) string {
+	lines := strings.Split(strings.TrimRight(screen, "\n "), "\n")
+	return strings.TrimRight(lines[len(lines)-1], " ")
+}

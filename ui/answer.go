@@ -39,6 +39,7 @@ type answerPage struct {
 	filter     string  // the / query, applied to every table of the screen.
 	hidden     int     // the selected row the filter hides, -1 for none.
 	fieldsOpen bool    // set once the person asked to see every field (e).
+	full       bool    // the screenshot shown fills the screen (z).
 	origin     *origin // the row this screen's call was made for, for n and p.
 	stale      bool    // set when a write succeeded since: it is fetched again on return.
 	actions    actions.Model
@@ -117,7 +118,12 @@ const minFoot = 3
 
 func (s *answerPage) Init() tea.Cmd { return s.askImage() }
 
-func (s *answerPage) View() []string { return s.lines(s.m.height) }
+func (s *answerPage) View() []string {
+	if s.full {
+		return s.shots.Full(s.m.images, s.m.width, s.m.height, s.m.styles.image)
+	}
+	return s.lines(s.m.height)
+}
 
 // Update handles the keys while the answer is in front and what its commands bring back.
 func (s *answerPage) Update(msg tea.Msg) tea.Cmd {
@@ -144,6 +150,10 @@ func (s *answerPage) Update(msg tea.Msg) tea.Cmd {
 func (s *answerPage) key(msg tea.KeyPressMsg) tea.Cmd {
 	s.m.report = nil
 	k := s.keys()
+	if s.full && (msg.String() == "esc" || key.Matches(msg, k.img.Full)) {
+		s.full = false
+		return nil
+	}
 	if cmd, ok := s.chainKey(msg, k); ok {
 		return cmd
 	}
@@ -200,6 +210,9 @@ func (s *answerPage) writeKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, o
 	case key.Matches(msg, k.img.Image):
 		s.shots.Next(s.m.width, s.m.height, s.m.styles.image)
 		return s.askImage(), true
+	case key.Matches(msg, k.img.Full):
+		s.full = true
+		return nil, true
 	}
 	return nil, false
 }

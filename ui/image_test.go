@@ -125,12 +125,12 @@ func TestImageBombsShowAsTooLargeAndTheScreenWorks(t *testing.T) {
 	})
 	var opened []string
 	m := previewModel(t, srv.URL, resp, 100, 30, &opened)
-	mustContain(t, checkBounded(t, m), "diff: image too large (100000×100000)", "diff image  (o opens it, y copies it, i shows the baseline)")
+	mustContain(t, checkBounded(t, m), "diff: image too large (100000×100000)", "diff image  (o opens it, y copies it, z full screen, i shows the baseline)")
 	press(m, "i")
-	mustContain(t, checkBounded(t, m), "baseline: image too large (10000×10000)", "baseline image  (o opens it, y copies it, i shows the test)")
+	mustContain(t, checkBounded(t, m), "baseline: image too large (10000×10000)", "baseline image  (o opens it, y copies it, z full screen, i shows the test)")
 	press(m, "i")
 	text := checkBounded(t, m)
-	mustContain(t, text, "▀", "test image  (o opens it, y copies it, i shows the diff)", "/test.png")
+	mustContain(t, text, "▀", "test image  (o opens it, y copies it, z full screen, i shows the diff)", "/test.png")
 	if strings.Contains(text, "too large") {
 		t.Errorf("the test image is refused:\n%s", text)
 	}
@@ -160,7 +160,7 @@ func TestPreviewCyclesBaselineTestAndDiff(t *testing.T) {
 		if !strings.Contains(content, want.colour) {
 			t.Errorf("%s: the preview is not its picture (%s)", want.name, want.colour)
 		}
-		mustContain(t, plainText(m), want.name+" image  (o opens it, y copies it, i shows the "+want.next+")", "/"+want.name+".png", "i "+want.next+" image")
+		mustContain(t, plainText(m), want.name+" image  (o opens it, y copies it, z full screen, i shows the "+want.next+")", "/"+want.name+".png", "i "+want.next+" image")
 		_, cmd := m.Update(keyMsg("y"))
 		copied, ok := cmd().(copiedMsg)
 		if !ok || !strings.HasSuffix(copied.osc52, "\a") || !strings.HasPrefix(copied.report, want.name+" image link sent to the terminal's clipboard (OSC 52)") {
@@ -172,6 +172,22 @@ func TestPreviewCyclesBaselineTestAndDiff(t *testing.T) {
 		}
 		press(m, "i")
 	}
+	// The name heads the picture; z shows it over the whole screen, i the next there, esc (or z) goes back.
+	if text := plainText(m); strings.Index(text, "baseline image") > strings.Index(text, "▀") {
+		t.Errorf("the picture comes before its name:\n%s", text)
+	}
+	before := strings.Count(m.View().Content, "▀")
+	press(m, "z")
+	full := plainText(m)
+	if !strings.HasPrefix(full, "baseline image  (z or esc goes back, i shows the test)") || strings.Count(m.View().Content, "▀") <= before {
+		t.Errorf("z shows no larger picture under its name (%d cells before):\n%s", before, full)
+	}
+	press(m, "i")
+	if full := plainText(m); !strings.HasPrefix(full, "test image") || !strings.Contains(m.View().Content, "38;2;0;0;255m") {
+		t.Errorf("i in full screen does not show the test image:\n%s", full)
+	}
+	press(m, "esc")
+	mustContain(t, plainText(m), "test image  (o opens it", "changedPixels")
 
 	only := &api.ToolResponse{OK: true, Tool: "get_diff_stats", Data: []byte(`{"diffImageUrl":"http://127.0.0.1:1/diff.png"}`),
 		NextActions: []api.NextAction{{Label: "Approve", Tool: "approve_vrt_results"}}}
