@@ -87,11 +87,11 @@ func TestImageBombsInTheTUI(t *testing.T) {
 	p.waitFor("the failures", shows("✗ 1 of 2 checks failed", "Inspect Home desktop"))
 	p.keys("Enter")
 	p.waitFor("the diff's bomb refused", shows("run_x › Inspect Home desktop", "changedPixels", "diff: image too large (100000×100000)",
-		"diff image  (o opens it, y copies it, i shows the baseline)"))
+		"diff image  (o opens it, y copies it, z full screen, i shows the baseline)"))
 	p.keys("i")
 	p.waitFor("the baseline's bomb refused", shows("baseline: image too large (10000×10000)", "/baseline.png"))
 	p.keys("i")
-	p.waitFor("the test screenshot drawn", shows("test image  (o opens it, y copies it, i shows the diff)", "▀"))
+	p.waitFor("the test screenshot drawn", shows("test image  (o opens it, y copies it, z full screen, i shows the diff)", "▀"))
 	peak := peakRSS(t, p.pid())
 	p.keys("q")
 	p.waitFor("vq's exit", shows("EXIT=0"))
@@ -124,10 +124,10 @@ func TestScreenshotsCycleAndCopyInTmux(t *testing.T) {
 			p.waitFor("the failures", shows("failures (350)", "enter inspect"))
 			p.keys("Enter")
 			p.waitFor("the diff and its preview", shows("run_big › Inspect Homepage 1 desktop", "▀",
-				"diff image  (o opens it, y copies it, i shows the baseline)"))
+				"diff image  (o opens it, y copies it, z full screen, i shows the baseline)"))
 			pictures := map[string]string{}
 			for _, shot := range []struct{ name, next string }{{"diff", "baseline"}, {"baseline", "test"}, {"test", "diff"}} {
-				p.waitFor("the "+shot.name+" shown", shows(shot.name+" image  (o opens it, y copies it, i shows the "+shot.next+")", "/"+shot.name+".png", "▀"))
+				p.waitFor("the "+shot.name+" shown", shows(shot.name+" image  (o opens it, y copies it, z full screen, i shows the "+shot.next+")", "/"+shot.name+".png", "▀"))
 				pictures[shot.name] = halfBlockRows(p.run("capture-pane", "-e", "-p", "-t", "vq"))
 				p.keys("y")
 				p.waitFor("the copy", shows(shot.name+" image link copied to a tmux buffer (tmux load-buffer -w -)"))
@@ -139,7 +139,7 @@ func TestScreenshotsCycleAndCopyInTmux(t *testing.T) {
 			if pictures["diff"] == pictures["baseline"] || pictures["baseline"] == pictures["test"] || pictures["diff"] == "" {
 				t.Errorf("the screenshots are not each their own picture:\n%v", pictures)
 			}
-			p.waitFor("the diff again", shows("diff image  (o opens it, y copies it, i shows the baseline)"))
+			p.waitFor("the diff again", shows("diff image  (o opens it, y copies it, z full screen, i shows the baseline)"))
 			p.keys("q")
 			p.waitFor("vq's exit", shows("EXIT=0"))
 		})

@@ -19,7 +19,8 @@ func TestTUIChainsGoesBackAndLeavesItsLastScreen(t *testing.T) {
 		t.Skip("drives a terminal")
 	}
 	s := cmdtest.NewSandbox(t, sandbox.Options{})
-	p := startTmux(t, 120, 40, terminalEnv(s.Env()), "true", "failures", "run_abc")
+	// Under 120 columns: no diff is fetched beside the list.
+	p := startTmux(t, 110, 40, terminalEnv(s.Env()), "true", "failures", "run_abc")
 	p.waitFor("the failures", shows("✗ 3 of 12 checks failed", "failures (3)", "›  Homepage"))
 	p.keys("Enter")
 	p.waitFor("the diff", shows("run_abc › Inspect Homepage desktop", "changedPixels"))

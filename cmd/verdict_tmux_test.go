@@ -69,7 +69,7 @@ func TestNextActionsFollowTheTable(t *testing.T) {
 		t.Skip("drives a terminal")
 	}
 	s := cmdtest.NewSandbox(t, sandbox.Options{})
-	p := startTmux(t, 120, 40, terminalEnv(s.Env()), "true", "failures", "run_abc")
+	p := startTmux(t, 100, 40, terminalEnv(s.Env()), "true", "failures", "run_abc")
 	screen := p.waitFor("the failures", shows("failures (3)", "enter inspect"))
 	if strings.Contains(screen, "Inspect Checkout mobile") || strings.Contains(screen, "Next actions") {
 		t.Errorf("a list beside the table offers its rows again:\n%s", screen)
@@ -126,4 +126,24 @@ func TestTheDiffAt80x24(t *testing.T) {
 func lastLine(screen string) string {
 	lines := strings.Split(strings.TrimRight(screen, "\n "), "\n")
 	return strings.TrimRight(lines[len(lines)-1], " ")
+}
+
+// TestTheDiffBesideTheListAt120Columns: on a wide terminal the selected
+// check's diff is drawn beside the failures, named, fetched once the
+// cursor rests on a row, and follows the cursor.
+func TestTheDiffBesideTheListAt120Columns(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("drives a terminal")
+	}
+	s := cmdtest.NewSandbox(t, sandbox.Options{})
+	p := startTmux(t, 120, 40, terminalEnv(s.Env()), "true", "failures", "run_abc")
+	p.waitFor("the first check's diff beside the list", shows("failures (3)", "│ diff · Inspect Homepage desktop", "│ ▀"))
+	p.keys("j")
+	p.waitFor("the next check's diff", shows("│ diff · Inspect Checkout mobile", "│ ▀"))
+	p.keys("q")
+	p.waitFor("vq's exit", shows("EXIT=0"))
+	if tools := s.InvokedTools(); tools != "get_run_failures,get_diff_stats,get_diff_stats" {
+		t.Errorf("the server was called with %s, want one read a check shown", tools)
+	}
 }

@@ -40,6 +40,7 @@ type answerPage struct {
 	hidden     int     // the selected row the filter hides, -1 for none.
 	fieldsOpen bool    // set once the person asked to see every field (e).
 	full       bool    // the screenshot shown fills the screen (z).
+	side       *side   // the selected row's diff beside the list, on a wide screen.
 	origin     *origin // the row this screen's call was made for, for n and p.
 	stale      bool    // set when a write succeeded since: it is fetched again on return.
 	actions    actions.Model
@@ -116,7 +117,7 @@ func (s *answerPage) settleFields() {
 // minFoot is the blank line, the folded next actions and the help line.
 const minFoot = 3
 
-func (s *answerPage) Init() tea.Cmd { return s.askImage() }
+func (s *answerPage) Init() tea.Cmd { return tea.Batch(s.askImage(), s.followSide()) }
 
 func (s *answerPage) View() []string {
 	if s.full {
@@ -127,13 +128,17 @@ func (s *answerPage) View() []string {
 
 // Update handles the keys while the answer is in front and what its commands bring back.
 func (s *answerPage) Update(msg tea.Msg) tea.Cmd {
+	if cmd, ok := s.sideUpdate(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
-		return s.key(msg)
+		return tea.Batch(s.key(msg), s.followSide())
 	case tea.WindowSizeMsg:
 		s.settleFields()
 		s.keepInView()
 		s.shots.Draw(s.m.width, s.m.height, s.m.styles.image)
+		return s.followSide()
 	case image.Msg:
 		return s.shots.Update(msg, s.m.images, s.m.width, s.m.height, s.m.styles.image)
 	case copiedMsg:

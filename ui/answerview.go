@@ -22,7 +22,7 @@ func (s *answerPage) lines(height int) []string {
 	lines := append([]string{}, head...)
 	if pane := s.paneFor(head, foot, height); pane > 0 {
 		lines = append(lines, "")
-		lines = append(lines, s.pane(pane)...)
+		lines = append(lines, s.beside(s.pane(pane))...)
 	}
 	if s.footGap(foot) {
 		lines = append(lines, "")

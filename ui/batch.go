@@ -115,10 +115,10 @@ func CountBatch(outcomes []BatchOutcome) BatchCounts {
 	return c
 }
 
-// BatchSummary is the batch's sanitized report: counts, then at most limit refused, maybe applied and unsent calls.
-func BatchSummary(tool string, outcomes []BatchOutcome, describe func(api.Call) string, limit int) []string {
+// batchHead counts a batch in words when vq knows the write ("Approved 36 checks; 1 refused"), else
+// as "tool: 36 done, 1 refused".
+func batchHead(tool string, outcomes []BatchOutcome) string {
 	c := CountBatch(outcomes)
-	// In words when vq knows the write ("Approved 36 checks; 1 refused"), else "tool: 36 done, 1 refused".
 	head, sep := textsafe.SanitizeLine(tool)+": "+strconv.Itoa(c.Done)+" done", ", "
 	if spec, ok := api.LookupTool(tool); ok && spec.Verb != "" && len(outcomes) > 0 {
 		noun := " rows"
@@ -139,7 +139,12 @@ func BatchSummary(tool string, outcomes []BatchOutcome, describe func(api.Call) 
 			sep = ", "
 		}
 	}
-	lines := []string{head}
+	return head
+}
+
+// BatchSummary is the batch's sanitized report: counts, then at most limit refused, maybe applied and unsent calls.
+func BatchSummary(tool string, outcomes []BatchOutcome, describe func(api.Call) string, limit int) []string {
+	lines := []string{batchHead(tool, outcomes)}
 	list := func(state BatchState, title string, reason func(BatchOutcome) string) {
 		shown, total := 0, 0
 		for _, o := range outcomes {

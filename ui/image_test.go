@@ -265,7 +265,7 @@ func TestScreenshotsOffTheServerAreNotFetched(t *testing.T) {
 }
 
 // solidPNG is a 32×20 PNG of one colour.
-func solidPNG(t *testing.T, c color.RGBA) []byte {
+func solidPNG(t testing.TB, c color.RGBA) []byte {
 	t.Helper()
 	img := image.NewRGBA(image.Rect(0, 0, 32, 20))
 	for i := 0; i < len(img.Pix); i += 4 {
@@ -322,4 +322,29 @@ func TestImageBombIsNotSentToTheTerminal(t *testing.T) {
 		t.Errorf("the bomb was printed: %#v", cmd())
 	}
 	mustContain(t, plainText(m), "diff: image too large (100000×100000)")
+}
+
+// At 120 columns the selected check's diff is drawn beside the list,
+// fetched through the screen's own fetch (the server's origin only); at
+// 119 there is no room and nothing is fetched.
+func TestTheDiffBesideTheList(t *testing.T) {
+	t.Parallel()
+	s := triageServer(t, 3)
+	m := start(t, s, failuresCall)
+	var fetched atomic.Int64
+	shot := solidPNG(t, color.RGBA{0xff, 0, 0, 0xff})
+	m.fetch = func(context.Context, string, int64) ([]byte, error) { fetched.Add(1); return shot, nil }
+	update(m, tea.WindowSizeMsg{Width: 119, Height: 40})
+	if text := plainText(m); strings.Contains(text, "│ diff") || fetched.Load() != 0 {
+		t.Errorf("a diff beside the list at 119 columns (%d fetched):\n%s", fetched.Load(), text)
+	}
+	update(m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	text := plainText(m)
+	mustContain(t, text, "│ diff · Inspect Page 1 desktop", "│ ▀")
+	if !strings.Contains(m.View().Content, "38;2;255;0;0m") || fetched.Load() != 1 {
+		t.Errorf("the diff beside is not its picture (%d fetched):\n%s", fetched.Load(), text)
+	}
+	if calls := s.received(); len(calls) != 2 || calls[1].Tool != "get_diff_stats" {
+		t.Errorf("calls %+v, want the failures, then the selected check's diff stats", calls)
+	}
 }
