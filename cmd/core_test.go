@@ -46,7 +46,7 @@ func TestEveryErrorCodeHasItsExitCode(t *testing.T) {
 				t.Errorf("%s and %s share exit %d", code, prev, exit)
 			}
 			seen[exit] = code
-			if !strings.Contains(stderr, "error: "+code+": why "+code) || stdout != "it failed\n" {
+			if !strings.Contains(stderr, "error: "+code+": why "+code) || stdout != "✗ it failed\n" {
 				t.Errorf("%s: stdout %q stderr %q", code, stdout, stderr)
 			}
 			jsonOut, _, jsonExit := runVQ(t, s.Env(), "invoke", "some_tool", "--no-retry", "--json")
