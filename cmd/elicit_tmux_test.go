@@ -24,8 +24,8 @@ func TestElicitationFormInTmux(t *testing.T) {
 	}{
 		{"plain", []string{"--no-tui"}, false, []string{"the server asks: Sign up for the run: accepted", "heard " + accepted, "EXIT=0"}},
 		{"plain declined", []string{"--no-tui"}, true, []string{"the server asks: Sign up for the run: declined", "heard decline null", "EXIT=0"}},
-		{"TUI", nil, false, []string{"✓ ok  signup", "heard " + accepted, "EXIT=0"}},
-		{"TUI declined", nil, true, []string{"✓ ok  signup", "heard decline null", "EXIT=0"}},
+		{"TUI", nil, false, []string{"✓ heard", "heard " + accepted, "EXIT=0"}},
+		{"TUI declined", nil, true, []string{"✓ heard decline", "heard decline null", "EXIT=0"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			endpoint, heard := questionServer(t, signupSchema)

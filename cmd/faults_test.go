@@ -385,9 +385,9 @@ func faults() []fault {
 				answerJSON(w, http.StatusOK, wrap(jobDone("bad \xff\xfe bytes")))
 			},
 			want: map[string]outcome{
-				colInvoke: {exit: 0, stdout: "bad \uFFFD\uFFFD bytes\njobId   job_1\nstatus  completed\n"},
-				colMCP:    {exit: 0, stdout: "bad \uFFFD\uFFFD bytes\njobId   job_1\nstatus  completed\n"},
-				colWatch:  {exit: 0, stdout: "bad \uFFFD\uFFFD bytes\njobId   job_1\nstatus  completed\n"},
+				colInvoke: {exit: 0, stdout: "✓ bad \uFFFD\uFFFD bytes\njobId   job_1\nstatus  completed\n"},
+				colMCP:    {exit: 0, stdout: "✓ bad \uFFFD\uFFFD bytes\njobId   job_1\nstatus  completed\n"},
+				colWatch:  {exit: 0, stdout: "✓ bad \uFFFD\uFFFD bytes\njobId   job_1\nstatus  completed\n"},
 			},
 		},
 		{

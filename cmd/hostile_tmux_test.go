@@ -18,7 +18,7 @@ import (
 func imageBombServer(t *testing.T, images map[string][]byte) *testkit.Server {
 	t.Helper()
 	check := map[string]any{"runId": "run_x", "scenarioLabel": "Home", "viewport": "desktop"}
-	failures := testkit.OK("get_run_failures", "1 of 2 checks failed.", map[string]any{"runId": "run_x", "failed": 1, "total": 2},
+	failures := testkit.OK("get_run_failures", "✗ 1 of 2 checks failed", map[string]any{"runId": "run_x", "failed": 1, "total": 2},
 		testkit.NextActions(api.NextAction{Label: "Inspect Home desktop", Tool: "get_diff_stats", Args: check}))
 	var s *testkit.Server
 	s = testkit.NewServer(t, func(c testkit.Call) testkit.Reply {
@@ -84,14 +84,14 @@ func TestImageBombsInTheTUI(t *testing.T) {
 	})
 	env := terminalEnv(s.Env())
 	p := startTmux(t, 120, 40, env, "true", "failures", "run_x")
-	p.waitFor("the failures", shows("1 of 2 checks failed.", "Inspect Home desktop"))
+	p.waitFor("the failures", shows("✗ 1 of 2 checks failed", "Inspect Home desktop"))
 	p.keys("Enter")
-	p.waitFor("the diff's bomb refused", shows("get_run_failures › Inspect Home desktop", "changedPixels", "diff: image too large (100000×100000)",
-		"diff image  (o opens it, y copies it, i shows the baseline)"))
+	p.waitFor("the diff's bomb refused", shows("run_x › Inspect Home desktop", "changedPixels", "diff: image too large (100000×100000)",
+		"diff image  (o opens it, y copies it, z full screen, i shows the baseline)"))
 	p.keys("i")
 	p.waitFor("the baseline's bomb refused", shows("baseline: image too large (10000×10000)", "/baseline.png"))
 	p.keys("i")
-	p.waitFor("the test screenshot drawn", shows("test image  (o opens it, y copies it, i shows the diff)", "▀"))
+	p.waitFor("the test screenshot drawn", shows("test image  (o opens it, y copies it, z full screen, i shows the diff)", "▀"))
 	peak := peakRSS(t, p.pid())
 	p.keys("q")
 	p.waitFor("vq's exit", shows("EXIT=0"))
@@ -123,11 +123,11 @@ func TestScreenshotsCycleAndCopyInTmux(t *testing.T) {
 			p.run("set-option", "-g", "set-clipboard", setClipboard)
 			p.waitFor("the failures", shows("failures (350)", "enter inspect"))
 			p.keys("Enter")
-			p.waitFor("the diff and its preview", shows("get_run_failures › Inspect Homepage 1 desktop", "▀",
-				"diff image  (o opens it, y copies it, i shows the baseline)"))
+			p.waitFor("the diff and its preview", shows("run_big › Inspect Homepage 1 desktop", "▀",
+				"diff image  (o opens it, y copies it, z full screen, i shows the baseline)"))
 			pictures := map[string]string{}
 			for _, shot := range []struct{ name, next string }{{"diff", "baseline"}, {"baseline", "test"}, {"test", "diff"}} {
-				p.waitFor("the "+shot.name+" shown", shows(shot.name+" image  (o opens it, y copies it, i shows the "+shot.next+")", "/"+shot.name+".png", "▀"))
+				p.waitFor("the "+shot.name+" shown", shows(shot.name+" image  (o opens it, y copies it, z full screen, i shows the "+shot.next+")", "/"+shot.name+".png", "▀"))
 				pictures[shot.name] = halfBlockRows(p.run("capture-pane", "-e", "-p", "-t", "vq"))
 				p.keys("y")
 				p.waitFor("the copy", shows(shot.name+" image link copied to a tmux buffer (tmux load-buffer -w -)"))
@@ -139,7 +139,7 @@ func TestScreenshotsCycleAndCopyInTmux(t *testing.T) {
 			if pictures["diff"] == pictures["baseline"] || pictures["baseline"] == pictures["test"] || pictures["diff"] == "" {
 				t.Errorf("the screenshots are not each their own picture:\n%v", pictures)
 			}
-			p.waitFor("the diff again", shows("diff image  (o opens it, y copies it, i shows the baseline)"))
+			p.waitFor("the diff again", shows("diff image  (o opens it, y copies it, z full screen, i shows the baseline)"))
 			p.keys("q")
 			p.waitFor("vq's exit", shows("EXIT=0"))
 		})

@@ -27,7 +27,7 @@ func TestLongOutputGoesThroughThePagerInTmux(t *testing.T) {
 	}
 	env := terminalEnv(cmdtest.NewSandbox(t, sandbox.Options{}).Env())
 	p := startTmux(t, 100, 30, env, "true", "failures", "run_big", "--no-tui")
-	screen := p.waitFor("the pager", shows("350 of 480 checks failed.", "failures (350):"))
+	screen := p.waitFor("the pager", shows("✗ 350 of 480 checks failed", "failures (350):"))
 	if strings.Contains(screen, "EXIT=") || strings.Contains(screen, "Next actions") {
 		t.Fatalf("the output did not wait in the pager:\n%s", screen)
 	}

@@ -77,10 +77,10 @@ func TestTUIHeaderNamesTheServer(t *testing.T) {
 	login(t, env, sandbox.KeyAdmin, "--base-url", ts.URL, "--name", "staging")
 	env["VQ_NO_KEYRING"], env["TERM"] = "1", "xterm-256color"
 	p := startTmux(t, 120, 30, env, "true", "failures", "run_abc")
-	screen := p.waitFor("the failures", shows("3 of 12 checks failed."))
+	screen := p.waitFor("the failures", shows("✗ 3 of 12 checks failed"))
 	first, _, _ := strings.Cut(screen, "\n")
-	if want := host(ts.URL) + " (profile staging)"; !strings.HasPrefix(first, "get_run_failures") || !strings.HasSuffix(strings.TrimRight(first, " "), want) {
-		t.Errorf("the header line is %q, want the breadcrumb and %q at its right", first, want)
+	if want := host(ts.URL) + " (profile staging)"; !strings.HasPrefix(first, "✗ 3 of 12 checks failed") || !strings.HasSuffix(strings.TrimRight(first, " "), want) {
+		t.Errorf("the header line is %q, want the verdict and %q at its right", first, want)
 	}
 	p.keys("q")
 	p.waitFor("vq's exit", shows("EXIT=0"))

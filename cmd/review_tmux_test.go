@@ -20,7 +20,7 @@ func reviewPane(t *testing.T, width, height int, args ...string) (*tmuxPane, *cm
 	s := cmdtest.NewSandbox(t, sandbox.Options{Rate: -1})
 	env := terminalEnv(s.Env())
 	p := startTmux(t, width, height, env, "true", append([]string{"failures", "run_big"}, args...)...)
-	p.waitFor("the failures", shows("350 of 480 checks failed.", "failures (350)"))
+	p.waitFor("the failures", shows("✗ 350 of 480 checks failed", "failures (350)"))
 	return p, s
 }
 
@@ -52,7 +52,7 @@ func TestMarksYouCanSeeInTmux(t *testing.T) {
 	t.Parallel()
 	p, _ := reviewPane(t, 120, 40)
 	p.keys("Enter")
-	p.waitFor("a diff, whose approve action the rows learn", shows("get_run_failures › Inspect Homepage 1 desktop"))
+	p.waitFor("a diff, whose approve action the rows learn", shows("run_big › Inspect Homepage 1 desktop"))
 	p.keys("Escape") // a key right after Esc would read as Alt+key: wait first
 	p.waitFor("the failures again", shows("failures (350)"))
 	p.keys("Space", "Space", "Space")
@@ -92,13 +92,13 @@ func TestCursorFollowsItsCheckInTmux(t *testing.T) {
 	p.keys("Space", "Space", "Space", "j") // Homepage 1 on three viewports; then Product page 1 tablet
 	p.waitFor("the selection", selectedIs("Product page 1 tablet"))
 	p.keys("Enter")
-	p.waitFor("its diff", shows("get_run_failures › Inspect Product page 1 tablet", "changedPixels"))
+	p.waitFor("its diff", shows("run_big › Inspect Product page 1 tablet", "changedPixels"))
 	p.keys("Escape")
 	p.waitFor("the failures again", shows("failures (350)"))
 	p.keys("A")
 	p.waitFor("the dialog", shows("Approve 3 checks? [y/N]"))
 	p.keys("y")
-	screen := p.waitFor("the refreshed failures", shows("3 done", "347 of 480 checks failed."))
+	screen := p.waitFor("the refreshed failures", shows("Approved 3 checks", "✗ 347 of 480 checks failed"))
 	if got := selected(screen); !strings.HasPrefix(got, "Product page 1 tablet") {
 		t.Errorf("after approving the rows above it the selection is on %q:\n%s", got, screen)
 	}
@@ -108,11 +108,10 @@ func TestCursorFollowsItsCheckInTmux(t *testing.T) {
 	p.waitFor("the nearest check the filter shows", selectedIs("Category 1 desktop"))
 	p.keys("Escape")
 	p.waitFor("the check again, the filter gone", selectedIs("Product page 1 tablet"))
-	p.keys("s")
-	screen = p.waitFor("a sort", shows("scenarioLabel ▲"))
-	if got := selected(screen); !strings.HasPrefix(got, "Product page 1 tablet") {
-		t.Errorf("the sort moved the selection to %q:\n%s", got, screen)
-	}
+	p.keys("s") // a sort shows its top instead
+	p.waitFor("a sort, its first row selected", func(s string) bool {
+		return shows("Scenario ▲", "rows 1–")(s) && selectedIs("Account 1 desktop")(s)
+	})
 	p.keys("q")
 	p.waitFor("vq's exit", shows("EXIT=0"))
 }
@@ -128,14 +127,14 @@ func TestBarsKeepOneScaleInTmux(t *testing.T) {
 		t.Fatalf("Homepage 1 desktop's row %q lacks the bar %q", row, bar)
 	}
 	p.keys("Enter")
-	p.waitFor("the same bar on its diff", shows("get_run_failures › Inspect Homepage 1 desktop", "5.3 "+bar+"  ("+layout.MismatchScale+")"))
+	p.waitFor("the same bar on its diff", shows("run_big › Inspect Homepage 1 desktop", "5.3 "+bar+"  ("+layout.MismatchScale+")"))
 	p.keys("Escape")
 	p.waitFor("the failures again", shows("failures (350)"))
 	// The largest changes go: Homepage 1 mobile (24.5%) and tablet (15.6%).
 	p.keys("j", "Space", "Space", "A")
 	p.waitFor("the dialog", shows("Approve 2 checks? [y/N]"))
 	p.keys("y")
-	screen = p.waitFor("the refreshed list", shows("2 done", "348 of 480 checks failed."))
+	screen = p.waitFor("the refreshed list", shows("Approved 2 checks", "✗ 348 of 480 checks failed"))
 	for _, l := range strings.Split(screen, "\n") {
 		if tableRow.MatchString(l) && strings.Contains(l, "Homepage 1 ") && strings.Contains(l, "desktop") && !strings.Contains(l, "5.3 "+bar) {
 			t.Errorf("the bar of Homepage 1 desktop changed with the rows around it: %q", l)
@@ -182,10 +181,11 @@ func TestTenRowsAt80x24InTmux(t *testing.T) {
 func TestSortingInTmux(t *testing.T) {
 	t.Parallel()
 	p, _ := reviewPane(t, 120, 40)
-	p.keys("s", "g")
-	// g comes after the sort's frame: the wait is for both.
+	p.keys("G")
+	p.waitFor("the bottom of the list", shows("of 350", "–350 of 350"))
+	p.keys("s") // the view and the cursor go to the sorted list's top, no g needed
 	screen := p.waitFor("the first column sorted, its top selected", func(s string) bool {
-		return shows("scenarioLabel ▲  ", "Account 2 ")(s) && strings.HasPrefix(selected(s), "Account 1 ")
+		return shows("Scenario ▲  ", "Account 2 ", "rows 1–")(s) && strings.HasPrefix(selected(s), "Account 1 ")
 	})
 	if !strings.Contains(screen, "runId run_big · failed 350") {
 		t.Errorf("the sorted list is not under the fields:\n%s", screen)
@@ -196,11 +196,19 @@ func TestSortingInTmux(t *testing.T) {
 		t.Errorf("Account 10 sorts before Account 9:\n%s", screen)
 	}
 	p.keys("?")
-	p.waitFor("the full help", shows("sort: viewport", "reverse sort"))
-	p.keys("?", "S", "g")
+	p.waitFor("the full help", shows("sort: Viewport", "reverse sort"))
+	p.keys("?", "S")
 	p.waitFor("the order reversed, its top selected", func(s string) bool {
-		return shows("scenarioLabel ▼")(s) && selected(s) != "" && !strings.HasPrefix(selected(s), "Account ")
+		return shows("Scenario ▼", "rows 1–")(s) && selected(s) != "" && !strings.HasPrefix(selected(s), "Account ")
 	})
+	p.keys("G", "s", "s") // from the bottom: viewport, then mismatch, largest first
+	screen = p.waitFor("the worst check on top, selected", func(s string) bool {
+		head := strings.Index(s, "Mismatch % ▼")
+		return head >= 0 && shows("rows 1–")(s) && strings.HasPrefix(strings.SplitN(s[head:], "\n", 3)[1], "›")
+	})
+	if strings.Contains(screen, "sort: Viewport") {
+		t.Errorf("the help stayed open:\n%s", screen)
+	}
 	p.keys("q")
 	p.waitFor("vq's exit", shows("EXIT=0"))
 }

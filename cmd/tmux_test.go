@@ -131,9 +131,9 @@ func shows(texts ...string) func(string) bool {
 func TestDemoInTmuxOpensTheTUI(t *testing.T) {
 	t.Parallel()
 	p := startTmux(t, 100, 30, terminalEnv(map[string]string{}), "true", "demo")
-	p.waitFor("the triage TUI", shows("✓ ok  get_run_failures", "3 of 12 checks failed.", "Next actions", "Inspect Homepage desktop", "q quit"))
+	p.waitFor("the triage TUI", shows("✗ 3 of 12 checks failed", "failures (3)", "enter inspect", "q quit"))
 	p.keys("Enter")
-	p.waitFor("the chained diff", shows("get_run_failures › Inspect Homepage desktop", "changedPixels"))
+	p.waitFor("the chained diff", shows("run_abc › Inspect Homepage desktop", "changedPixels"))
 	p.keys("q")
 	p.waitFor("vq's exit and where its commands run now", shows("start one with vq sandbox", "EXIT=0"))
 }

@@ -19,16 +19,18 @@ func TestTriageInTmux(t *testing.T) {
 	}
 	env := terminalEnv(cmdtest.NewSandbox(t, sandbox.Options{}).Env())
 	p := startTmux(t, 120, 40, env, "true", "failures", "run_big")
-	p.waitFor("the failures", shows("350 of 480 checks failed.", "failures (350)", "enter inspect"))
+	p.waitFor("the failures", shows("✗ 350 of 480 checks failed", "failures (350)", "enter inspect"))
 
 	// Cart 1 and Cart 10–12, on three viewports each.
 	p.keys("/")
 	p.keys("-l", "cart 1")
 	p.waitFor("the filter", shows("failures (12 of 350)", "12 of 350"))
-	p.keys("Enter", "*", "A")
+	p.keys("Enter", "*")
+	p.waitFor("the marks, in words from the first screen", shows("● 12 marked", "A approve 12 marked"))
+	p.keys("A")
 	p.waitFor("the batch dialog", shows("Approve 12 checks? [y/N]", "Cart 1 desktop", "approve_vrt_results ×12, each with confirm: true"))
 	p.keys("y")
-	screen := p.waitFor("the refreshed failures", shows("approve_vrt_results: 12 done", "338 of 480 checks failed."))
+	screen := p.waitFor("the refreshed failures", shows("Approved 12 checks", "✗ 338 of 480 checks failed"))
 	if !strings.Contains(screen, "failures (0 of 338)") {
 		t.Errorf("the filter no longer applies after the refresh, or approved rows are listed:\n%s", screen)
 	}
@@ -36,18 +38,18 @@ func TestTriageInTmux(t *testing.T) {
 	p.keys("Escape") // clear the filter
 	p.waitFor("every failure", shows("failures (338)"))
 	p.keys("Enter")
-	p.waitFor("the first diff and its preview", shows("get_run_failures › Inspect Homepage 1 desktop", "changedPixels", "baseline", "▀"))
+	p.waitFor("the first diff and its preview", shows("run_big › Inspect Homepage 1 desktop", "changedPixels", "baseline", "▀"))
 	colours := p.run("capture-pane", "-e", "-p", "-t", "vq")
 	if !strings.Contains(colours, "▀") || !(strings.Contains(colours, "38;2;") || strings.Contains(colours, "38;5;")) {
 		t.Errorf("no half-block preview in colour:\n%s", colours)
 	}
 	p.keys("n")
-	p.waitFor("the next diff", shows("get_run_failures › Inspect Homepage 1 tablet"))
+	p.waitFor("the next diff", shows("run_big › Inspect Homepage 1 tablet"))
 	// Keys wait while a call is out (the spinner says so): one at a time.
 	p.keys("n")
-	p.waitFor("the diff after it", shows("get_run_failures › Inspect Homepage 1 mobile"))
+	p.waitFor("the diff after it", shows("run_big › Inspect Homepage 1 mobile"))
 	p.keys("p")
-	p.waitFor("the previous diff", shows("get_run_failures › Inspect Homepage 1 tablet"))
+	p.waitFor("the previous diff", shows("run_big › Inspect Homepage 1 tablet"))
 	p.keys("q")
 	p.waitFor("vq's exit", shows("EXIT=0"))
 }
@@ -63,9 +65,9 @@ func TestYesConsentsInTheTUIWithoutADialog(t *testing.T) {
 	s := cmdtest.NewSandbox(t, sandbox.Options{})
 	env := terminalEnv(s.Env())
 	p := startTmux(t, 120, 40, env, "true", "failures", "run_big", "--yes")
-	p.waitFor("the failures", shows("350 of 480 checks failed.", "failures (350)"))
+	p.waitFor("the failures", shows("✗ 350 of 480 checks failed", "failures (350)"))
 	p.keys("Enter")
-	p.waitFor("the first diff", shows("get_run_failures › Inspect Homepage 1 desktop", "changedPixels"))
+	p.waitFor("the first diff", shows("run_big › Inspect Homepage 1 desktop", "changedPixels"))
 	p.keys("a")
 	screen := p.waitFor("the approval", shows("✓ Approved 1 check in run_big; 349 still failing."))
 	if strings.Contains(screen, "[y/N]") {
@@ -77,7 +79,7 @@ func TestYesConsentsInTheTUIWithoutADialog(t *testing.T) {
 	p.keys("-l", "cart 1")
 	p.waitFor("the filter", shows("failures (12 of 349)"))
 	p.keys("Enter", "*", "A")
-	screen = p.waitFor("the batch's report", shows("12 done", "337 of 480 checks failed."))
+	screen = p.waitFor("the batch's report", shows("Approved 12 checks", "✗ 337 of 480 checks failed"))
 	if strings.Contains(screen, "[y/N]") {
 		t.Errorf("--yes still asked for the batch:\n%s", screen)
 	}

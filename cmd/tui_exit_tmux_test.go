@@ -19,10 +19,11 @@ func TestTUIChainsGoesBackAndLeavesItsLastScreen(t *testing.T) {
 		t.Skip("drives a terminal")
 	}
 	s := cmdtest.NewSandbox(t, sandbox.Options{})
-	p := startTmux(t, 120, 40, terminalEnv(s.Env()), "true", "failures", "run_abc")
-	p.waitFor("the failures", shows("✓ ok  get_run_failures", "3 of 12 checks failed.", "failures (3)", "› 1  Inspect Homepage desktop"))
+	// Under 120 columns: no diff is fetched beside the list.
+	p := startTmux(t, 110, 40, terminalEnv(s.Env()), "true", "failures", "run_abc")
+	p.waitFor("the failures", shows("✗ 3 of 12 checks failed", "failures (3)", "›  Homepage"))
 	p.keys("Enter")
-	p.waitFor("the diff", shows("get_run_failures › Inspect Homepage desktop", "changedPixels"))
+	p.waitFor("the diff", shows("run_abc › Inspect Homepage desktop", "changedPixels"))
 	if tools := s.InvokedTools(); tools != "get_run_failures,get_diff_stats" {
 		t.Fatalf("the server was called with %s", tools)
 	}
@@ -37,17 +38,17 @@ func TestTUIChainsGoesBackAndLeavesItsLastScreen(t *testing.T) {
 	p.waitFor("vq's exit", shows("EXIT=0"))
 	text := p.run("capture-pane", "-p", "-J", "-S", "-200", "-t", "vq")
 	final := text[:strings.Index(text, "EXIT=0")]
-	for _, want := range []string{"✓ ok  get_run_failures", "3 of 12 checks failed.", "Product page", "Inspect Product page tablet"} {
+	for _, want := range []string{"✗ 3 of 12 checks failed", "Product page", "tablet"} {
 		if !strings.Contains(final, want) {
 			t.Errorf("the scrollback lacks %q:\n%s", want, text)
 		}
 	}
-	if n := strings.Count(final, "3 of 12 checks failed."); n != 1 {
+	if n := strings.Count(final, "✗ 3 of 12 checks failed"); n != 1 {
 		t.Errorf("the scrollback holds %d copies of the failures screen, want 1:\n%s", n, text)
 	}
 	// The loading frame above it may have scrolled up with its key bar (a
 	// pane drawn before tmux gave it its size): the last screen has none.
-	if last := final[strings.LastIndex(final, "3 of 12 checks failed."):]; strings.Contains(last, "q quit") {
+	if last := final[strings.LastIndex(final, "✗ 3 of 12 checks failed"):]; strings.Contains(last, "q quit") {
 		t.Errorf("the key help stayed in the scrollback:\n%s", text)
 	}
 }

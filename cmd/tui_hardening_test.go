@@ -112,7 +112,7 @@ func TestSpinnerBeforeASlowAnswerInTmux(t *testing.T) {
 	if strings.Contains(screen, "failures (350)") {
 		t.Fatalf("the answer came before the latency:\n%s", screen)
 	}
-	screen = p.waitFor("the answer", shows("350 of 480 checks failed.", "failures (350)"))
+	screen = p.waitFor("the answer", shows("✗ 350 of 480 checks failed", "failures (350)"))
 	if strings.Contains(screen, "calling get_run_failures") {
 		t.Errorf("the spinner stayed:\n%s", screen)
 	}

@@ -44,7 +44,7 @@ func TestWatchSeveralJobsExitsWithTheWorst(t *testing.T) {
 	if exit != 22 { // proof_failed, recoverable: larger than job_a's 0
 		t.Errorf("exit %d, want 22\n%s", exit, stderr)
 	}
-	if !strings.HasPrefix(stdout, "== job job_a ==\nJob job_a completed.\n") || !strings.Contains(stdout, "== job job_b ==\nJob job_b failed.\n") {
+	if !strings.HasPrefix(stdout, "== job job_a ==\n✓ Job job_a completed.\n") || !strings.Contains(stdout, "== job job_b ==\n✗ Job job_b failed.\n") {
 		t.Errorf("stdout:\n%s", stdout)
 	}
 

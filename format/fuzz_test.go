@@ -83,7 +83,7 @@ func TestRecordsInAnyMemberOrderLineUp(t *testing.T) {
 	if err := Plain(&out, &errOut, resp, nil); err != nil {
 		t.Fatal(err)
 	}
-	want := "a   b   c\n" +
+	want := "A   B   C\n" +
 		" 1  x   \n" +
 		"22  yy  \n" +
 		"        true\n" +

@@ -3,7 +3,6 @@ package format
 import (
 	"strings"
 
-	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
 )
@@ -64,47 +63,5 @@ func worstFailed(listed []layout.Check, k int) []layout.Check {
 	return worst
 }
 
-// runVerdict is one sentence saying what a run's checks add up to.
-func runVerdict(c *layout.Checks) string {
-	run := "the run "
-	if c.RunID != "" {
-		run = "run " + c.RunID + " "
-	}
-	return runStatement(c, run)
-}
-
-// runStatement is runVerdict of a run named run ("" when a title names it already).
-func runStatement(c *layout.Checks, run string) string {
-	_, _, notRun := c.Unlisted()
-	ran := c.Total - notRun
-	progress := ""
-	switch {
-	case notRun == 0:
-	case c.HasRan:
-		progress = " after " + itoa(ran) + " of " + itoa(c.Total) + " checks; " + itoa(notRun) + " did not run"
-	default:
-		progress = "; " + itoa(notRun) + " of " + itoa(c.Total) + " checks have no result"
-	}
-	switch c.Verdict() {
-	case exitcode.RunError:
-		return run + "ended in error" + progress
-	case exitcode.RunCancelled:
-		return run + "was cancelled" + progress
-	case exitcode.Pending:
-		if c.Total == 0 {
-			return run + "has no verdict yet (" + c.Status + ")"
-		}
-		return run + "has no verdict yet (" + c.Status + ", " + itoa(ran) + " of " + itoa(c.Total) + " checks done)"
-	case exitcode.RunFailed:
-		if c.Failed == 0 {
-			return run + "failed"
-		}
-		return itoa(c.Failed) + " of " + itoa(c.Total) + " checks changed"
-	case exitcode.NoVerdict:
-		return run + "has no verdict vq can read: " + c.Unreadable
-	}
-	if c.Total == 0 {
-		return run + "passed"
-	}
-	return itoa(c.Total) + " checks passed"
-}
+// runVerdict is one sentence saying what a run's checks add up to, as CI reports say it: changes.
+func runVerdict(c *layout.Checks) string { return c.Sentence(c.Name()+" ", "changed") }

@@ -96,7 +96,7 @@ func markdownHeadline(r *api.ToolResponse, c *layout.Checks) string {
 	if c.RunID != "" {
 		run += " " + mdText(c.RunID)
 	}
-	return icon + " " + run + ": " + mdText(runStatement(c, ""))
+	return icon + " " + run + ": " + mdText(c.Sentence("", "changed"))
 }
 
 // maxInlineImages bounds the inline diff images; each row still links its own.

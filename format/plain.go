@@ -11,7 +11,7 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// Plain writes a response for a script or non-TUI terminal, server text sanitized: summary, warnings, data
+// Plain writes a response for a script or non-TUI terminal, server text sanitized: headline, summary, warnings, data
 // and next actions as commands on out, a failure's error line on errOut.
 func Plain(out, errOut io.Writer, r *api.ToolResponse, commands CommandPrinter) error {
 	return plain(out, errOut, r, commands, false)
@@ -33,7 +33,12 @@ func plain(out, errOut io.Writer, r *api.ToolResponse, commands CommandPrinter, 
 	if r.ShowsSummary() {
 		summary = r.Summary
 	}
-	if err := layout.Text(w, summary, r.Warnings, r.Data, r.Members, terminal); err != nil {
+	// The answer in words first: a run's verdict, else the summary marked by ok.
+	headline, rest, _ := layout.Headline(r.OK, summary, r.Data, r.Members)
+	if headline != "" {
+		w.WriteString(textsafe.SanitizeLine(headline) + "\n")
+	}
+	if err := layout.Text(w, rest, r.Warnings, r.Data, r.Members, terminal); err != nil {
 		return err
 	}
 	writeNextActions(w, r.NextActions, commands)

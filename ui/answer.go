@@ -6,6 +6,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
 	"github.com/visualq/vq/ui/components/actions"
 	"github.com/visualq/vq/ui/components/image"
@@ -24,6 +25,10 @@ type answerPage struct {
 	call       api.Call
 	crumb      string // crumb names the screen in the breadcrumb.
 	resp       *api.ToolResponse
+	listed     []api.NextAction // the next actions no row of a table offers: the list shows these
+	headline   string           // the answer in words (layout.Headline), rest the summary it leaves unsaid.
+	rest       string
+	good       bool
 	data       *dataView
 	shots      image.Model // the answer's screenshots, as the screen shows them.
 	view       paneView    // what the data pane shows; raw the JSON lines, once asked.
@@ -34,6 +39,8 @@ type answerPage struct {
 	filter     string  // the / query, applied to every table of the screen.
 	hidden     int     // the selected row the filter hides, -1 for none.
 	fieldsOpen bool    // set once the person asked to see every field (e).
+	full       bool    // the screenshot shown fills the screen (z).
+	side       *side   // the selected row's diff beside the list, on a wide screen.
 	origin     *origin // the row this screen's call was made for, for n and p.
 	stale      bool    // set when a write succeeded since: it is fetched again on return.
 	actions    actions.Model
@@ -69,15 +76,26 @@ type origin struct {
 func newAnswerPage(m *Model, call api.Call, crumb string, resp *api.ToolResponse) *answerPage {
 	s := &answerPage{m: m, keymap: newAnswerKeys(), call: call, crumb: textsafe.SanitizeLine(textsafe.Clip(crumb, textsafe.MaxLineBytes)), resp: resp, hidden: -1}
 	s.data, s.shots = parseData(resp)
-	acts := make([]actions.Action, len(resp.NextActions))
-	for i, a := range resp.NextActions {
-		acts[i] = actions.Action{Label: a.Label, Tool: a.Tool, Write: m.writeTools(a.Tool)}
+	summary := resp.Summary
+	if !resp.ShowsSummary() {
+		summary = resp.ErrorMessage()
 	}
-	s.actions = actions.New(acts)
+	if s.headline, s.rest, s.good = layout.Headline(resp.OK, summary, resp.Data, resp.Members); s.headline == "" {
+		s.headline = map[bool]string{true: "✓ ok", false: "✗ error"}[resp.OK]
+	}
 	for _, t := range s.data.tables {
 		t.addTemplates(resp.NextActions, -1, m.writeTools)
 	}
-	if len(resp.NextActions) == 0 || s.data.actionable() {
+	// An action a row offers (Inspect Homepage desktop) is that row's: the table, filtered and sorted, lists it.
+	var acts []actions.Action
+	for _, a := range resp.NextActions {
+		if s.originOf(a) == nil {
+			s.listed = append(s.listed, a)
+			acts = append(acts, actions.Action{Label: a.Label, Tool: a.Tool, Write: m.writeTools(a.Tool)})
+		}
+	}
+	s.actions = actions.New(acts)
+	if len(s.listed) == 0 || s.data.actionable() {
 		s.focus = focusData
 	}
 	s.sec, s.pos = s.firstRows()
@@ -99,19 +117,28 @@ func (s *answerPage) settleFields() {
 // minFoot is the blank line, the folded next actions and the help line.
 const minFoot = 3
 
-func (s *answerPage) Init() tea.Cmd { return s.askImage() }
+func (s *answerPage) Init() tea.Cmd { return tea.Batch(s.askImage(), s.followSide()) }
 
-func (s *answerPage) View() []string { return s.lines(s.m.height) }
+func (s *answerPage) View() []string {
+	if s.full {
+		return s.shots.Full(s.m.images, s.m.width, s.m.height, s.m.styles.image)
+	}
+	return s.lines(s.m.height)
+}
 
 // Update handles the keys while the answer is in front and what its commands bring back.
 func (s *answerPage) Update(msg tea.Msg) tea.Cmd {
+	if cmd, ok := s.sideUpdate(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
-		return s.key(msg)
+		return tea.Batch(s.key(msg), s.followSide())
 	case tea.WindowSizeMsg:
 		s.settleFields()
 		s.keepInView()
 		s.shots.Draw(s.m.width, s.m.height, s.m.styles.image)
+		return s.followSide()
 	case image.Msg:
 		return s.shots.Update(msg, s.m.images, s.m.width, s.m.height, s.m.styles.image)
 	case copiedMsg:
@@ -128,6 +155,10 @@ func (s *answerPage) Update(msg tea.Msg) tea.Cmd {
 func (s *answerPage) key(msg tea.KeyPressMsg) tea.Cmd {
 	s.m.report = nil
 	k := s.keys()
+	if s.full && (msg.String() == "esc" || key.Matches(msg, k.img.Full)) {
+		s.full = false
+		return nil
+	}
 	if cmd, ok := s.chainKey(msg, k); ok {
 		return cmd
 	}
@@ -150,7 +181,7 @@ func (s *answerPage) chainKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, o
 		}
 		return s.runAction(s.actions.Cursor()), true
 	case key.Matches(msg, k.acts.Number):
-		if i := int(msg.String()[0] - '1'); i < len(s.resp.NextActions) {
+		if i := int(msg.String()[0] - '1'); i < len(s.listed) {
 			return s.runAction(i), true
 		}
 		return nil, true
@@ -184,6 +215,9 @@ func (s *answerPage) writeKey(msg tea.KeyPressMsg, k answerKeys) (cmd tea.Cmd, o
 	case key.Matches(msg, k.img.Image):
 		s.shots.Next(s.m.width, s.m.height, s.m.styles.image)
 		return s.askImage(), true
+	case key.Matches(msg, k.img.Full):
+		s.full = true
+		return nil, true
 	}
 	return nil, false
 }
@@ -196,15 +230,11 @@ func (s *answerPage) rowKey(msg tea.KeyPressMsg, k answerKeys) (ok bool) {
 		s.setFilter("")
 		s.keepInView()
 	case key.Matches(msg, k.rows.Sort):
-		base := s.selectedBase()
 		s.selTable().NextSort()
-		s.reselect(base)
-		s.keepInView()
+		s.toTop()
 	case key.Matches(msg, k.rows.Reverse):
-		base := s.selectedBase()
 		s.selTable().ReverseSort()
-		s.reselect(base)
-		s.keepInView()
+		s.toTop()
 	case key.Matches(msg, k.rows.Mark):
 		s.mark()
 	case key.Matches(msg, k.rows.MarkAll):
@@ -283,6 +313,12 @@ func (s *answerPage) moveSelection(delta int) {
 	}
 }
 
+// toTop puts the cursor and the view on the first row (after a sort: its top is what the person asked for).
+func (s *answerPage) toTop() {
+	s.pos, s.hidden = 0, -1
+	s.keepInView()
+}
+
 func (s *answerPage) keepInView() {
 	if s.rowMode() && s.selTable().Len() > 0 {
 		// A sticky header changes the page size: settle in two rounds.
@@ -293,9 +329,9 @@ func (s *answerPage) keepInView() {
 	s.scrollTo(s.offset, s.pageSize())
 }
 
-// runAction sends the i-th next action without the server's confirm: only the person consents.
+// runAction sends the i-th next action listed without the server's confirm: only the person consents.
 func (s *answerPage) runAction(i int) tea.Cmd {
-	a := s.resp.NextActions[i]
+	a := s.listed[i]
 	crumb := a.Label
 	if crumb == "" {
 		crumb = a.Tool
@@ -453,7 +489,7 @@ func (s *answerPage) needsConfirm() bool {
 }
 
 func (s *answerPage) actionable() bool {
-	return len(s.resp.NextActions) > 0 || s.needsConfirm() || s.data.actionable()
+	return len(s.listed) > 0 || s.needsConfirm() || s.data.actionable()
 }
 
 func (s *answerPage) writeAction(writes func(string) bool) (api.NextAction, bool) {
@@ -495,7 +531,7 @@ func (s *answerPage) inherit(old *answerPage) {
 		s.pos = min(old.pos, max(s.selTable().Len()-1, 0))
 		s.reselectFrom(old)
 	}
-	if !s.data.actionable() && len(s.resp.NextActions) > 0 {
+	if !s.data.actionable() && len(s.listed) > 0 {
 		s.focus = focusActions
 	}
 }

@@ -61,7 +61,7 @@ func newAnswerKeys() answerKeys {
 func (k answerKeys) ShortHelp() []key.Binding {
 	sort := k.rows.Sort
 	sort.SetHelp("s", "sort")
-	return []key.Binding{k.acts.Run, k.Write, k.Next, k.Prev, k.rows.Mark, k.Batch, k.rows.Filter, k.rows.ClearFilter, k.Back,
+	return []key.Binding{k.acts.Run, k.Write, k.Next, k.Prev, k.Batch, k.rows.Mark, k.rows.Filter, k.rows.ClearFilter, k.Back,
 		k.DropMarks, k.Confirm, k.img.Open, k.img.Image, sort, k.Help, k.Quit}
 }
 
@@ -70,14 +70,14 @@ func (k answerKeys) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.Focus, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.acts.Run, k.acts.Number, k.Back, k.Rerun, k.Confirm, k.Write, k.Next, k.Prev},
 		{k.rows.Filter, k.rows.ClearFilter, k.rows.Sort, k.rows.Reverse, k.rows.Mark, k.rows.MarkAll, k.DropMarks, k.Batch},
-		{k.Raw, k.Warnings, k.fields.Fields, k.img.Open, k.img.Copy, k.img.Image, k.Help, k.Quit},
+		{k.Raw, k.Warnings, k.fields.Fields, k.img.Open, k.img.Copy, k.img.Image, k.img.Full, k.Help, k.Quit},
 	}
 }
 
 // keys is the answer's keymap with what does nothing on it disabled.
 func (s *answerPage) keys() answerKeys {
 	k := s.keymap
-	hasActions := len(s.resp.NextActions) > 0
+	hasActions := len(s.listed) > 0
 	k.acts.Number.SetEnabled(hasActions)
 	k.Focus.SetEnabled(hasActions && s.lineCount() > 0)
 	k.Back.SetEnabled(s.m.chained(s) && s.filter == "")
@@ -100,7 +100,7 @@ func (s *answerPage) keys() answerKeys {
 // enableRun enables enter where it runs the selected action or row action.
 func (s *answerPage) enableRun(k *answerKeys) {
 	rows := s.rowMode()
-	action := len(s.resp.NextActions) > 0 && s.focus == focusActions
+	action := len(s.listed) > 0 && s.focus == focusActions
 	row := rows && s.selRow() >= 0 && s.selTable().rowAction() != nil
 	k.acts.Run.SetEnabled(action || row)
 	if rows && s.focus == focusData {

@@ -22,7 +22,7 @@ func (s *answerPage) lines(height int) []string {
 	lines := append([]string{}, head...)
 	if pane := s.paneFor(head, foot, height); pane > 0 {
 		lines = append(lines, "")
-		lines = append(lines, s.pane(pane)...)
+		lines = append(lines, s.beside(s.pane(pane))...)
 	}
 	if s.footGap(foot) {
 		lines = append(lines, "")
@@ -84,17 +84,21 @@ func (s *answerPage) footGap(foot []string) bool {
 	return len(foot) > 0 && !s.foldActions()
 }
 
+// head is the answer in words first (a run's verdict, else the summary, by ok), the chain of screens
+// when there is one, then the rest: the tool's name only on an error's detail line (v shows it always).
 func (s *answerPage) head() []string {
 	st := &s.m.styles
-	lines := []string{s.m.headerLine(s.m.breadcrumb())}
 	r := s.resp
-	badge := st.okBadge.Render("✓ ok")
-	if !r.OK {
-		badge = st.errBadge.Render("✗ error")
+	badge := st.okBadge
+	if !s.good {
+		badge = st.errBadge
 	}
-	lines = append(lines, badge+"  "+st.tool.Render(textsafe.SanitizeLine(textsafe.Clip(r.Tool, textsafe.MaxLineBytes))))
-	if r.ShowsSummary() {
-		lines = append(lines, s.wrap(textsafe.Sanitize(textsafe.Clip(r.Summary, maxSummaryLines*textsafe.MaxLineBytes)))...)
+	lines := []string{s.m.headerLine(badge.Render(textsafe.SanitizeLine(textsafe.Clip(s.headline, textsafe.MaxLineBytes))))}
+	if crumbs := s.m.breadcrumb(); crumbs != "" {
+		lines = append(lines, crumbs)
+	}
+	if s.rest != "" {
+		lines = append(lines, s.wrap(textsafe.Sanitize(textsafe.Clip(s.rest, maxSummaryLines*textsafe.MaxLineBytes)))...)
 	}
 	for i, w := range r.Warnings {
 		if i == maxWarnings-1 && len(r.Warnings) > maxWarnings {
@@ -105,12 +109,15 @@ func (s *answerPage) head() []string {
 	}
 	if !r.OK {
 		code := textsafe.SanitizeLine(textsafe.Clip(r.ErrorCode(), textsafe.MaxLineBytes))
-		lines = append(lines, s.wrap(st.errorCode.Render(code)+": "+textsafe.Sanitize(textsafe.Clip(r.ErrorMessage(), maxSummaryLines*textsafe.MaxLineBytes)))...)
-		exit := exitcode.RecoverableText(r.IsRecoverable()) + " · vq exits " + strconv.Itoa(exitcode.ForCode(r.ErrorCode(), r.IsRecoverable()))
+		if r.ShowsSummary() {
+			lines = append(lines, s.wrap(textsafe.Sanitize(textsafe.Clip(r.ErrorMessage(), maxSummaryLines*textsafe.MaxLineBytes)))...)
+		}
+		exit := " · " + exitcode.RecoverableText(r.IsRecoverable()) + " · vq exits " + strconv.Itoa(exitcode.ForCode(r.ErrorCode(), r.IsRecoverable()))
 		if origin := r.Failure.Origin; origin != "" {
 			exit += " · " + textsafe.SanitizeLine(textsafe.Clip(strings.Trim(origin, "()"), textsafe.MaxLineBytes))
 		}
-		lines = append(lines, s.wrap(st.dim.Render(exit))...)
+		exit += " · " + textsafe.SanitizeLine(textsafe.Clip(r.Tool, textsafe.MaxLineBytes))
+		lines = append(lines, s.wrap(st.errorCode.Render(code)+st.dim.Render(exit))...)
 		if r.ErrorCode() == api.CodeRateLimit && r.RetryAfterMs > 0 {
 			wait := time.Duration(r.RetryAfterMs) * time.Millisecond
 			lines = append(lines, st.warning.Render("rate limited: wait "+wait.String()+" before calling again (r re-runs)"))
@@ -139,7 +146,7 @@ func (m *Model) headerLine(left string) string {
 	return left + strings.Repeat(" ", gap) + m.styles.dim.Render(m.server)
 }
 
-// breadcrumb is the chain of screens, cut from the left so the current one shows.
+// breadcrumb is the chain of screens, cut from the left so the current one shows; "" for one screen.
 func (m *Model) breadcrumb() string {
 	st := &m.styles
 	sep := " › "
@@ -161,6 +168,9 @@ func (m *Model) breadcrumb() string {
 		}
 		width += w
 		parts = append(parts, st.crumb.Render(a.crumb))
+	}
+	if len(parts) < 2 {
+		return ""
 	}
 	slices.Reverse(parts)
 	return strings.Join(parts, st.crumb.Render(sep))
@@ -246,7 +256,7 @@ const minRows = 10
 // foldActions reports whether listing the actions would leave fewer than minRows rows.
 func (s *answerPage) foldActions() bool {
 	m := s.m
-	if !s.rowMode() || m.done || len(s.resp.NextActions) == 0 || m.height <= 0 {
+	if !s.rowMode() || m.done || len(s.listed) == 0 || m.height <= 0 {
 		return false
 	}
 	room := m.height - 1 - len(s.head()) - 2 - len(s.footLines(false))

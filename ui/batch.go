@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/visualq/vq/api"
@@ -114,20 +115,36 @@ func CountBatch(outcomes []BatchOutcome) BatchCounts {
 	return c
 }
 
+// batchHead counts a batch in words when vq knows the write ("Approved 36 checks; 1 refused"), else
+// as "tool: 36 done, 1 refused".
+func batchHead(tool string, outcomes []BatchOutcome) string {
+	c := CountBatch(outcomes)
+	head, sep := textsafe.SanitizeLine(tool)+": "+strconv.Itoa(c.Done)+" done", ", "
+	if spec, ok := api.LookupTool(tool); ok && spec.Verb != "" && len(outcomes) > 0 {
+		noun := " rows"
+		if isCheck(outcomes[0].Call) {
+			noun = " checks"
+		}
+		if c.Done == 1 {
+			noun = strings.TrimSuffix(noun, "s")
+		}
+		head, sep = strings.ToUpper(spec.Verb[:1])+strings.TrimSuffix(spec.Verb[1:], "e")+"ed "+strconv.Itoa(c.Done)+noun, "; "
+	}
+	for _, part := range []struct {
+		n    int
+		what string
+	}{{c.Refused, " refused"}, {c.MaybeApplied, " may have been applied"}, {c.NotSent, " not sent"}} {
+		if part.n > 0 {
+			head += sep + strconv.Itoa(part.n) + part.what
+			sep = ", "
+		}
+	}
+	return head
+}
+
 // BatchSummary is the batch's sanitized report: counts, then at most limit refused, maybe applied and unsent calls.
 func BatchSummary(tool string, outcomes []BatchOutcome, describe func(api.Call) string, limit int) []string {
-	c := CountBatch(outcomes)
-	head := textsafe.SanitizeLine(tool) + ": " + strconv.Itoa(c.Done) + " done"
-	if c.Refused > 0 {
-		head += ", " + strconv.Itoa(c.Refused) + " refused"
-	}
-	if c.MaybeApplied > 0 {
-		head += ", " + strconv.Itoa(c.MaybeApplied) + " may have been applied"
-	}
-	if c.NotSent > 0 {
-		head += ", " + strconv.Itoa(c.NotSent) + " not sent"
-	}
-	lines := []string{head}
+	lines := []string{batchHead(tool, outcomes)}
 	list := func(state BatchState, title string, reason func(BatchOutcome) string) {
 		shown, total := 0, 0
 		for _, o := range outcomes {

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"context"
+	"image/color"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -12,6 +14,9 @@ import (
 func BenchmarkKeyToFrame100k(b *testing.B) {
 	s := triageServer(b, 100_000)
 	m := start(b, s, failuresCall)
+	// Screenshots are fetched, so at 120 columns the selected check's diff is drawn beside the list.
+	shot := solidPNG(b, color.RGBA{0xff, 0, 0, 0xff})
+	m.fetch = func(context.Context, string, int64) ([]byte, error) { return shot, nil }
 	update(m, tea.WindowSizeMsg{Width: 120, Height: 40})
 	press(m, "s", "/", "1", "enter") // sorted by mismatch, filtered to the pages with a 1
 	keys := []tea.KeyPressMsg{keyMsg("pgdown"), keyMsg("down"), keyMsg("space"), keyMsg("down"), keyMsg("pgup")}

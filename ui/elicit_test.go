@@ -228,7 +228,7 @@ func TestQuestionInTheTUI(t *testing.T) {
 	m.Update(questionMsg{q}) // its commands blink the cursor and wait on the call: not run
 	text := plainText(m)
 	mustContain(t, text, "The server asks", "Approve all?", "sure (required)", "yes", "no", "esc decline")
-	if strings.Contains(text, "Next actions") || strings.Contains(screenText(t, m), "\x1b[2J") {
+	if strings.Contains(text, "failures (3)") || strings.Contains(screenText(t, m), "\x1b[2J") {
 		t.Errorf("the question does not have the screen to itself, or obeys the server:\n%s", text)
 	}
 	m.Update(keyMsg("q")) // a key of the screen underneath: the form's now
@@ -239,7 +239,7 @@ func TestQuestionInTheTUI(t *testing.T) {
 	if answer := <-q.reply; answer.Action != api.ElicitDecline {
 		t.Errorf("answer %+v, want decline", answer)
 	}
-	mustContain(t, plainText(m), "Next actions", "the server's question: declined")
+	mustContain(t, plainText(m), "failures (3)", "the server's question: declined")
 }
 
 // A question whose call ended leaves the screen, answered cancel; one

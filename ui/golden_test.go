@@ -51,7 +51,7 @@ func TestGoldenDiff80x24(t *testing.T) {
 	t.Parallel()
 	s := triageServer(t, 3)
 	m := start(t, s, failuresCall)
-	press(m, "2")
+	press(m, "j", "enter")
 	golden(t, "diff_80x24", screenText(t, m))
 }
 

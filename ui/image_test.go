@@ -125,12 +125,12 @@ func TestImageBombsShowAsTooLargeAndTheScreenWorks(t *testing.T) {
 	})
 	var opened []string
 	m := previewModel(t, srv.URL, resp, 100, 30, &opened)
-	mustContain(t, checkBounded(t, m), "diff: image too large (100000×100000)", "diff image  (o opens it, y copies it, i shows the baseline)")
+	mustContain(t, checkBounded(t, m), "diff: image too large (100000×100000)", "diff image  (o opens it, y copies it, z full screen, i shows the baseline)")
 	press(m, "i")
-	mustContain(t, checkBounded(t, m), "baseline: image too large (10000×10000)", "baseline image  (o opens it, y copies it, i shows the test)")
+	mustContain(t, checkBounded(t, m), "baseline: image too large (10000×10000)", "baseline image  (o opens it, y copies it, z full screen, i shows the test)")
 	press(m, "i")
 	text := checkBounded(t, m)
-	mustContain(t, text, "▀", "test image  (o opens it, y copies it, i shows the diff)", "/test.png")
+	mustContain(t, text, "▀", "test image  (o opens it, y copies it, z full screen, i shows the diff)", "/test.png")
 	if strings.Contains(text, "too large") {
 		t.Errorf("the test image is refused:\n%s", text)
 	}
@@ -160,7 +160,7 @@ func TestPreviewCyclesBaselineTestAndDiff(t *testing.T) {
 		if !strings.Contains(content, want.colour) {
 			t.Errorf("%s: the preview is not its picture (%s)", want.name, want.colour)
 		}
-		mustContain(t, plainText(m), want.name+" image  (o opens it, y copies it, i shows the "+want.next+")", "/"+want.name+".png", "i "+want.next+" image")
+		mustContain(t, plainText(m), want.name+" image  (o opens it, y copies it, z full screen, i shows the "+want.next+")", "/"+want.name+".png", "i "+want.next+" image")
 		_, cmd := m.Update(keyMsg("y"))
 		copied, ok := cmd().(copiedMsg)
 		if !ok || !strings.HasSuffix(copied.osc52, "\a") || !strings.HasPrefix(copied.report, want.name+" image link sent to the terminal's clipboard (OSC 52)") {
@@ -172,6 +172,22 @@ func TestPreviewCyclesBaselineTestAndDiff(t *testing.T) {
 		}
 		press(m, "i")
 	}
+	// The name heads the picture; z shows it over the whole screen, i the next there, esc (or z) goes back.
+	if text := plainText(m); strings.Index(text, "baseline image") > strings.Index(text, "▀") {
+		t.Errorf("the picture comes before its name:\n%s", text)
+	}
+	before := strings.Count(m.View().Content, "▀")
+	press(m, "z")
+	full := plainText(m)
+	if !strings.HasPrefix(full, "baseline image  (z or esc goes back, i shows the test)") || strings.Count(m.View().Content, "▀") <= before {
+		t.Errorf("z shows no larger picture under its name (%d cells before):\n%s", before, full)
+	}
+	press(m, "i")
+	if full := plainText(m); !strings.HasPrefix(full, "test image") || !strings.Contains(m.View().Content, "38;2;0;0;255m") {
+		t.Errorf("i in full screen does not show the test image:\n%s", full)
+	}
+	press(m, "esc")
+	mustContain(t, plainText(m), "test image  (o opens it", "changedPixels")
 
 	only := &api.ToolResponse{OK: true, Tool: "get_diff_stats", Data: []byte(`{"diffImageUrl":"http://127.0.0.1:1/diff.png"}`),
 		NextActions: []api.NextAction{{Label: "Approve", Tool: "approve_vrt_results"}}}
@@ -249,7 +265,7 @@ func TestScreenshotsOffTheServerAreNotFetched(t *testing.T) {
 }
 
 // solidPNG is a 32×20 PNG of one colour.
-func solidPNG(t *testing.T, c color.RGBA) []byte {
+func solidPNG(t testing.TB, c color.RGBA) []byte {
 	t.Helper()
 	img := image.NewRGBA(image.Rect(0, 0, 32, 20))
 	for i := 0; i < len(img.Pix); i += 4 {
@@ -306,4 +322,29 @@ func TestImageBombIsNotSentToTheTerminal(t *testing.T) {
 		t.Errorf("the bomb was printed: %#v", cmd())
 	}
 	mustContain(t, plainText(m), "diff: image too large (100000×100000)")
+}
+
+// At 120 columns the selected check's diff is drawn beside the list,
+// fetched through the screen's own fetch (the server's origin only); at
+// 119 there is no room and nothing is fetched.
+func TestTheDiffBesideTheList(t *testing.T) {
+	t.Parallel()
+	s := triageServer(t, 3)
+	m := start(t, s, failuresCall)
+	var fetched atomic.Int64
+	shot := solidPNG(t, color.RGBA{0xff, 0, 0, 0xff})
+	m.fetch = func(context.Context, string, int64) ([]byte, error) { fetched.Add(1); return shot, nil }
+	update(m, tea.WindowSizeMsg{Width: 119, Height: 40})
+	if text := plainText(m); strings.Contains(text, "│ diff") || fetched.Load() != 0 {
+		t.Errorf("a diff beside the list at 119 columns (%d fetched):\n%s", fetched.Load(), text)
+	}
+	update(m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	text := plainText(m)
+	mustContain(t, text, "│ diff · Inspect Page 1 desktop", "│ ▀")
+	if !strings.Contains(m.View().Content, "38;2;255;0;0m") || fetched.Load() != 1 {
+		t.Errorf("the diff beside is not its picture (%d fetched):\n%s", fetched.Load(), text)
+	}
+	if calls := s.received(); len(calls) != 2 || calls[1].Tool != "get_diff_stats" {
+		t.Errorf("calls %+v, want the failures, then the selected check's diff stats", calls)
+	}
 }

@@ -41,7 +41,7 @@ func TestFirstFrameIsASpinner(t *testing.T) {
 		t.Fatalf("calls = %+v, want the first call once", calls)
 	}
 	text = plainText(m)
-	mustContain(t, text, "✓ ok  get_run_failures", "3 of 13 checks failed.", "Next actions")
+	mustContain(t, text, "✗ 3 of 13 checks failed", "failures (3)")
 	if strings.Contains(text, "calling") || strings.Contains(text, "ignored until") {
 		t.Errorf("the spinner or the note stayed:\n%s", text)
 	}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/visualq/vq/api"
 )
 
 // Marks are state the person sees: the foot counts them and nothing drops them without asking.
@@ -78,6 +79,12 @@ func (s *answerPage) askDropMarks(leave bool) tea.Cmd {
 func (s *answerPage) batchVerb() string {
 	if tp := s.selTable().writeAction(); tp != nil {
 		return verbOf(tp.action.Tool)
+	}
+	// None learned yet: the write whose outcome this screen's tool reads (approve, for the failures).
+	for _, spec := range api.KnownTools() {
+		if spec.Write && spec.Verb != "" && spec.Check != nil && spec.Check.Tool == s.resp.Tool {
+			return spec.Verb
+		}
 	}
 	return "write"
 }

@@ -91,15 +91,23 @@ func newModel(ctx context.Context, opts Options, call api.Call, first *api.ToolR
 	m.restyle()
 	m.keybar.SetWidth(m.width)
 	if first == nil {
-		m.first = m.start(call, call.Tool, pushAnswer, nil)
+		m.first = m.start(call, rootCrumb(call), pushAnswer, nil)
 		return m
 	}
-	a := newAnswerPage(m, call, call.Tool, first)
+	a := newAnswerPage(m, call, rootCrumb(call), first)
 	m.stack = []page{a}
 	if a.needsConfirm() {
 		m.first = m.consent(a.resendIntent())
 	}
 	return m
+}
+
+// rootCrumb names the first screen in words: its run, else what its tool gets.
+func rootCrumb(call api.Call) string {
+	if id, ok := call.Args["runId"].(string); ok && id != "" {
+		return id
+	}
+	return strings.ReplaceAll(strings.TrimPrefix(call.Tool, "get_"), "_", " ")
 }
 
 func (m *Model) restyle() {

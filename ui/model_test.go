@@ -31,16 +31,16 @@ func TestEnterRunsSelectedActionAndEscGoesBackWithoutCalling(t *testing.T) {
 		t.Errorf("chained call = %+v, want %+v", calls[1], want)
 	}
 	text := plainText(m)
-	mustContain(t, text, "get_run_failures › Inspect Page 2 desktop", "✓ ok  get_diff_stats",
-		"Page 2 on desktop: 4200 pixels changed", "changedPixels", "regions (1)", "Approve Page 2 desktop", "[write]")
+	mustContain(t, text, "run_abc › Inspect Page 2 desktop",
+		"✓ Page 2 on desktop: 4200 pixels changed", "changedPixels", "regions (1)", "Approve Page 2 desktop", "[write]")
 
 	press(m, "esc")
 	if n := len(s.received()); n != 2 {
 		t.Errorf("Esc sent a call: server got %d calls", n)
 	}
 	text = plainText(m)
-	mustContain(t, text, "✓ ok  get_run_failures", "3 of 13 checks failed.")
-	if strings.Contains(text, "›  Inspect") || strings.Contains(text, "get_run_failures › ") {
+	mustContain(t, text, "✗ 3 of 13 checks failed")
+	if strings.Contains(text, "›  Inspect") || strings.Contains(text, "run_abc › ") {
 		t.Errorf("breadcrumb still shows the popped screen:\n%s", text)
 	}
 	if m.top().pos != 1 {
@@ -53,16 +53,16 @@ func TestNumberKeyRunsThatAction(t *testing.T) {
 	s := triageServer(t, 3)
 	m := start(t, s, failuresCall)
 
-	press(m, "3")
+	press(m, "j", "j", "enter") // Page 3's diff: 1 approves it, 2 goes back to the failures
 
+	press(m, "2")
 	calls := s.received()
-	if len(calls) != 2 || calls[1].Args["scenarioLabel"] != "Page 3" {
-		t.Fatalf("calls = %+v, want get_diff_stats for Page 3", calls)
+	if len(calls) != 3 || calls[2].Tool != "get_run_failures" {
+		t.Fatalf("calls = %+v, want get_diff_stats for Page 3, then get_run_failures", calls)
 	}
-	press(m, "backspace")
 	press(m, "9") // no ninth action: nothing is sent
-	if n := len(s.received()); n != 2 {
-		t.Errorf("server got %d calls, want 2", n)
+	if n := len(s.received()); n != 3 {
+		t.Errorf("server got %d calls, want 3", n)
 	}
 }
 
@@ -92,7 +92,7 @@ func TestConfirmYesResendsWithConfirm(t *testing.T) {
 	}
 	mustContain(t, plainText(m), "Approve 1 check (Page 1, desktop) in run_abc? [y/N]", "The server asks for your consent",
 		"approve_vrt_results with confirm: true", `{"runId":"run_abc","scenarioLabel":"Page 1","viewport":"desktop"}`,
-		"confirm_required: confirm must be true", "recoverable · vq exits 12")
+		"✗ confirm must be true", "confirm_required · recoverable · vq exits 12")
 
 	press(m, "y")
 
@@ -103,7 +103,7 @@ func TestConfirmYesResendsWithConfirm(t *testing.T) {
 	if calls[3].Args["confirm"] != true || calls[3].Tool != "approve_vrt_results" {
 		t.Errorf("resend = %+v, want approve_vrt_results with confirm: true", calls[3])
 	}
-	mustContain(t, plainText(m), "✓ ok  approve_vrt_results", "Approved 1 check.")
+	mustContain(t, plainText(m), "✓ Approved 1 check.")
 	press(m, "esc")
 	if m.top().resp.Tool != "get_diff_stats" {
 		t.Errorf("Esc after the confirmed call went to %s, want the diff (the refusal was replaced)", m.top().resp.Tool)
@@ -123,7 +123,7 @@ func TestConfirmNoSendsNothing(t *testing.T) {
 		t.Errorf("no sent %d calls", n-before)
 	}
 	text := plainText(m)
-	mustContain(t, text, "not sent", "✗ error  approve_vrt_results")
+	mustContain(t, text, "not sent", "confirm_required · ", " · approve_vrt_results")
 	if strings.Contains(text, "[y/N]") {
 		t.Errorf("dialog still open:\n%s", text)
 	}
@@ -151,7 +151,7 @@ func TestRateLimitShowsTheWait(t *testing.T) {
 	t.Parallel()
 	s := triageServer(t, 1)
 	m := start(t, s, api.Call{Tool: "slow_tool", Args: map[string]any{}})
-	mustContain(t, plainText(m), "rate_limit: too many calls", "wait 1.5s before calling again", "vq exits 15")
+	mustContain(t, plainText(m), "✗ too many calls", "rate_limit · recoverable", "wait 1.5s before calling again", "vq exits 15")
 }
 
 func TestResizeRedrawsWithinTheWindow(t *testing.T) {
@@ -182,27 +182,26 @@ func TestScrollAndSortOnlyDrawVisibleRows(t *testing.T) {
 	m := start(t, s, failuresCall)
 	press(m, "G")
 	text := plainText(m)
-	mustContain(t, text, "Page 1000 ", "of 1000", "scenarioLabel") // sticky header
+	mustContain(t, text, "Page 1000 ", "of 1000", "Scenario") // sticky header
 	if strings.Contains(text, "Page 1      ") {
 		t.Errorf("bottom of the table still shows the first row:\n%s", text)
 	}
 
-	press(m, "g", "s")
-	mustContain(t, plainText(m), "mismatchPercent ▼")
-	if sel := m.top().selRow(); sel != 0 {
-		t.Errorf("the sort moved the selection from Page 1 to row %d", sel)
-	}
-	press(m, "g")
+	press(m, "s") // from the bottom: a sort shows its top, the cursor on its first row
 	text = plainText(m)
+	mustContain(t, text, "Mismatch % ▼", "rows 1–")
+	if !strings.Contains(rowOf(text, "›"), "Page 28 ") {
+		t.Errorf("the sort left the cursor off its first row:\n%s", text)
+	}
 	// (i*37)%1000 peaks at 999 for i=27: Page 28 has 9.99%.
 	first := rowOf(text, "Page ")
 	if !strings.Contains(first, "Page 28 ") || !strings.Contains(first, "9.99 "+strings.TrimRight(layout.MismatchBar(9.99), " ")) {
 		t.Errorf("descending sort starts with %q, want Page 28 at 9.99 with its bar", first)
 	}
 	press(m, "S")
-	mustContain(t, plainText(m), "mismatchPercent ▲")
+	mustContain(t, plainText(m), "Mismatch % ▲")
 	press(m, "s", "g")
-	mustContain(t, plainText(m), "scenarioLabel ▲")
+	mustContain(t, plainText(m), "Scenario ▲")
 	if first := rowOf(plainText(m), "Page "); !strings.Contains(first, "Page 1 ") {
 		t.Errorf("sort by label starts with %q, want Page 1", first)
 	}
@@ -226,7 +225,7 @@ func TestQuitLeavesTheScreenWithoutKeyHelp(t *testing.T) {
 		t.Fatal("q did not quit")
 	}
 	text := plainText(m)
-	mustContain(t, text, "✓ ok  get_diff_stats", "Approve Page 1 desktop")
+	mustContain(t, text, "✓ Page 1 on desktop", "Approve Page 1 desktop")
 	if strings.Contains(text, "quit") || strings.Contains(text, "›  Approve") {
 		t.Errorf("final frame keeps key help or selection:\n%s", text)
 	}
@@ -262,7 +261,7 @@ func TestRawJSONToggle(t *testing.T) {
 	press(m, "G")
 	mustContain(t, plainText(m), `"tool": "get_run_failures"`, `"warnings": []`)
 	press(m, "v")
-	mustContain(t, plainText(m), "scenarioLabel")
+	mustContain(t, plainText(m), "Scenario")
 }
 
 func TestServerTextIsSanitized(t *testing.T) {
@@ -305,7 +304,7 @@ func TestStaticScreenIsPrintedWithoutWaiting(t *testing.T) {
 		if err != nil || last != first {
 			t.Fatalf("Run = %v, %v", last, err)
 		}
-		mustContain(t, ansi.Strip(out.String()), "✓ ok  frt_find_scenarios", "2 scenarios found.", "frt_2  Cart")
+		mustContain(t, ansi.Strip(out.String()), "✓ 2 scenarios found.", "frt_2  Cart")
 		if colours := strings.Contains(out.String(), "38;2;"); colours == noColor {
 			t.Errorf("NoColor %v: colours %v in %q", noColor, colours, out.String())
 		}

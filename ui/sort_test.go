@@ -34,19 +34,19 @@ func TestSortingAsPeopleExpect(t *testing.T) {
 	t.Parallel()
 	m := start(t, checkoutsServer(t), failuresCall)
 	press(m, "?")
-	mustContain(t, plainText(m), "sort: scenarioLabel", "reverse sort")
+	mustContain(t, plainText(m), "sort: Scenario", "reverse sort")
 	press(m, "?", "s")
 	text := plainText(m)
-	mustContain(t, text, "scenarioLabel ▲  viewport")
-	if got := labels(text); got != "1 2 3 4 5 6 7 8 9 10" {
-		t.Errorf("s sorted the labels %s, want 1 to 10 in natural order", got)
+	mustContain(t, text, "Scenario ▲   Viewport")
+	if got := labels(text); got != "1 2 3 4 5 6 7 8 9 10 11 12" {
+		t.Errorf("s sorted the labels %s, want 1 to 12 in natural order", got)
 	}
 	press(m, "S")
 	if got := labels(plainText(m)); !strings.HasPrefix(got, "12 11 10 9") {
 		t.Errorf("S after s sorted %s, want 12 11 10 …", got)
 	}
 	press(m, "s", "s", "s")
-	mustContain(t, plainText(m), "scenarioLabel    viewport") // the server's order again, no arrow
+	mustContain(t, plainText(m), "Scenario     Viewport") // the server's order again, no arrow
 	if got := labels(plainText(m)); !strings.HasPrefix(got, "10 2 12 1") {
 		t.Errorf("three more s gave %s, want the server's order back", got)
 	}

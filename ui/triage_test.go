@@ -104,7 +104,7 @@ func TestRowsGetTheActionTheirTemplateNames(t *testing.T) {
 	if len(calls) != 2 || fmt.Sprint(calls[1]) != fmt.Sprint(want) {
 		t.Fatalf("calls = %+v, want %+v", calls, want)
 	}
-	mustContain(t, plainText(m), "get_run_failures › Inspect Page 38 desktop")
+	mustContain(t, plainText(m), "run_abc › Inspect Page 38 desktop")
 }
 
 func TestRowsWithoutATemplateAreNotActionable(t *testing.T) {
@@ -203,8 +203,8 @@ func TestMarksAndABatchWithRateLimitsAndARefusal(t *testing.T) {
 		}
 	}
 	text := plainText(m)
-	mustContain(t, text, "approve_vrt_results: 11 done, 1 refused", "refused Page 12 desktop: validation_error: Page 12 has no baseline",
-		"19 of 40 checks failed.")
+	mustContain(t, text, "Approved 11 checks; 1 refused", "refused Page 12 desktop: validation_error: Page 12 has no baseline",
+		"✗ 19 of 40 checks failed")
 	if strings.Contains(text, "Page 13 ") {
 		t.Errorf("the refreshed list still shows an approved check:\n%s", text)
 	}
@@ -249,8 +249,8 @@ func TestStoppedBatchSendsNothingMoreAndSaysWhat(t *testing.T) {
 	batchOf(m).stop()               // before any answer is read: ctrl+c
 	drain(m, cmd)
 	text := plainText(m)
-	mustContain(t, text, "approve_vrt_results: ")
-	if !strings.Contains(text, "not sent") && !strings.Contains(text, "20 done") {
+	mustContain(t, text, "Approved ")
+	if !strings.Contains(text, "not sent") && !strings.Contains(text, "Approved 20 checks") {
 		t.Errorf("no summary of what was not sent:\n%s", text)
 	}
 }
@@ -300,7 +300,7 @@ func TestNextAndPreviousStepThroughTheTable(t *testing.T) {
 	if len(m.stack) != 2 {
 		t.Errorf("n/p pushed screens: depth %d", len(m.stack))
 	}
-	mustContain(t, plainText(m), "get_run_failures › Inspect Page 3 desktop")
+	mustContain(t, plainText(m), "run_abc › Inspect Page 3 desktop")
 	press(m, "esc")
 	if m.top().selRow() != 2 {
 		t.Errorf("back on the table the selection is row %d, want Page 3's", m.top().selRow())
@@ -313,6 +313,7 @@ func TestServerConsentInAnActionStillAsks(t *testing.T) {
 	m := start(t, s, failuresCall)
 	m.top().resp.NextActions = []api.NextAction{{Label: "Approve all", Tool: "approve_vrt_results",
 		Args: map[string]any{"runId": "run_abc", "confirm": true}}}
+	m.top().listed = m.top().resp.NextActions
 	press(m, "tab", "enter")
 	calls := s.received()
 	if last := calls[len(calls)-1]; last.Args["confirm"] != nil {
@@ -367,8 +368,8 @@ func selectedLabel(m *Model) string {
 	return t.Data.Rows[a.selRow()][slices.Index(t.Data.Columns, "scenarioLabel")]
 }
 
-// The selection is a check: approving the rows above it, filtering it
-// out and back, and sorting keep it on the same check.
+// The selection is a check: approving the rows above it and filtering
+// it out and back keep it on the same check; a sort shows its top.
 func TestTheCursorFollowsItsCheck(t *testing.T) {
 	t.Parallel()
 	rs := newReviewServer(t, 30, nil)
@@ -380,7 +381,7 @@ func TestTheCursorFollowsItsCheck(t *testing.T) {
 		t.Fatalf("selected %q, want Page 6", got)
 	}
 	press(m, "A", "y") // approves Pages 1–3; the list is fetched again
-	mustContain(t, plainText(m), "3 done", "27 of 40 checks failed.")
+	mustContain(t, plainText(m), "Approved 3 checks", "✗ 27 of 40 checks failed")
 	if got := selectedLabel(m); got != "Page 6" {
 		t.Errorf("after approving the rows above it the selection is on %q, want Page 6", got)
 	}
@@ -393,13 +394,10 @@ func TestTheCursorFollowsItsCheck(t *testing.T) {
 		t.Errorf("clearing the filter left the selection on %q, want Page 6 again", got)
 	}
 	press(m, "s")
-	if got := selectedLabel(m); got != "Page 6" {
-		t.Errorf("sorting moved the selection to %q", got)
+	if pos := m.top().pos; pos != 0 {
+		t.Errorf("after a sort the cursor is on row %d, want the first", pos)
 	}
-	mustContain(t, plainText(m), "› ")
-	if !strings.Contains(rowOf(plainText(m), "›"), "Page 6 ") {
-		t.Errorf("the selected row in view is not Page 6:\n%s", plainText(m))
-	}
+	mustContain(t, plainText(m), "› ", "rows 1–")
 }
 
 // Marks are state the person sees: the foot counts them, filtered or

@@ -3,10 +3,13 @@ package layout
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/visualq/vq/internal/exitcode"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // Check is one visual check (a scenario on a viewport); Fields holds every member sent.
@@ -46,6 +49,7 @@ type Checks struct {
 	Project, Branch string
 	// Unreadable says why the verdict cannot be read (a bad count, a contradicted pass).
 	Unreadable string
+	Diff       bool // the answer is one check's diff, no run
 }
 
 // Verdict is the exit code the checks add up to, the one verdict → exit map:
@@ -84,6 +88,81 @@ func (c *Checks) Summary() string {
 		return s + " (" + strconv.Itoa(c.Ran) + "/" + strconv.Itoa(c.RanOf) + ")"
 	}
 	return s
+}
+
+// Words is one sentence saying what the checks add up to: "3 of 12 checks failed", "all 12 checks passed".
+func (c *Checks) Words() string { return c.Sentence(c.Name()+" ", "failed") }
+
+// Name is how a sentence names the run: "run run_123", or "the run" when it has no id.
+func (c *Checks) Name() string {
+	if c.RunID != "" {
+		return "run " + c.RunID
+	}
+	return "the run"
+}
+
+// Sentence is Words with run naming the run where the sentence needs it ("" when a title names it
+// already) and failed the verb for the checks that did not pass ("changed" in CI reports).
+func (c *Checks) Sentence(run, failed string) string {
+	_, _, notRun := c.Unlisted()
+	ran := c.Total - notRun
+	progress := ""
+	switch {
+	case notRun == 0:
+	case c.HasRan:
+		progress = " after " + strconv.Itoa(ran) + " of " + strconv.Itoa(c.Total) + " checks; " + strconv.Itoa(notRun) + " did not run"
+	default:
+		progress = "; " + strconv.Itoa(notRun) + " of " + strconv.Itoa(c.Total) + " checks have no result"
+	}
+	switch c.Verdict() {
+	case exitcode.RunError:
+		return run + "ended in error" + progress
+	case exitcode.RunCancelled:
+		return run + "was cancelled" + progress
+	case exitcode.Pending:
+		if c.Total == 0 {
+			return run + "has no verdict yet (" + c.Status + ")"
+		}
+		return run + "has no verdict yet (" + c.Status + ", " + strconv.Itoa(ran) + " of " + strconv.Itoa(c.Total) + " checks done)"
+	case exitcode.RunFailed:
+		if c.Failed == 0 {
+			return run + "failed"
+		}
+		return strconv.Itoa(c.Failed) + " of " + strconv.Itoa(c.Total) + " checks " + failed
+	case exitcode.NoVerdict:
+		return run + "has no verdict vq can read: " + c.Unreadable
+	}
+	if c.Total == 0 {
+		return run + "passed"
+	}
+	return "all " + strconv.Itoa(c.Total) + " checks passed"
+}
+
+// Headline is an answer's first line in words, marked: a run's verdict ("✗ 3 of 12 checks failed"), else
+// summary's first line marked by ok ("" for no summary); rest is the summary it leaves unsaid, good its mark.
+func Headline(ok bool, summary string, data []byte, m *Members) (line, rest string, good bool) {
+	if c, listed := verdictOf(data, m); ok && listed && !c.Diff {
+		words, v := c.Words(), c.Verdict()
+		if !strings.EqualFold(strings.TrimSuffix(strings.TrimSpace(textsafe.Sanitize(summary)), "."), words) {
+			rest = summary
+		}
+		mark := "✗ "
+		switch v {
+		case exitcode.OK:
+			mark = "✓ "
+		case exitcode.Pending:
+			mark = "… "
+		}
+		return mark + words, rest, v == exitcode.OK
+	}
+	if summary == "" {
+		return "", "", ok
+	}
+	line, rest, _ = strings.Cut(summary, "\n")
+	if ok {
+		return "✓ " + line, rest, true
+	}
+	return "✗ " + line, rest, false
 }
 
 // Complete reports whether the run passed or failed (every counted check ran).
@@ -136,6 +215,65 @@ func ChecksOf(data []byte) (*Checks, bool) {
 	return nil, false
 }
 
+// verdictMembers are the members checksIn reads.
+var verdictMembers = []string{"runId", "status", "url", "error", "message", "reason", "progress", "total", "failed",
+	"failures", "result", "scenarioLabel", "viewport", "mismatchPercent", "threshold", "approved", "diffUrl", "diffImageUrl"}
+
+// verdictOf is ChecksOf for the verdict alone, read from data's members (m, if known): the failures are
+// counted, not decoded, and other members skipped, so the head of a 100k-row answer costs one scan.
+func verdictOf(data []byte, m *Members) (*Checks, bool) {
+	if m == nil {
+		found := membersOf(data)
+		m = &found
+	}
+	n, failures := &Node{Kind: '{'}, 0
+	for i, name := range m.Names {
+		v := m.Values[i]
+		if !slices.Contains(verdictMembers, name) {
+			continue
+		}
+		if name == "failures" && jsontext.Value(v).Kind() == '[' {
+			failures, v = countObjects(v), []byte("[]")
+		}
+		child, err := ParseNode(v)
+		if err != nil {
+			return nil, false
+		}
+		n.Keys, n.Values = append(n.Keys, name), append(n.Values, child)
+	}
+	c, ok := checksIn(n)
+	if !ok {
+		if res := n.Get("result"); res != nil && res.Kind == '{' {
+			return checksIn(res)
+		}
+		return c, false
+	}
+	// Each listed failure counts as a failed check, as listedChecks reads it.
+	c.Failed = max(c.Failed, failures)
+	c.Total = max(c.Total, c.Failed)
+	if c.Unreadable == "" {
+		c.Unreadable = c.contradiction(n.Get("error"))
+	}
+	return c, true
+}
+
+// countObjects is how many objects the valid JSON array list holds.
+func countObjects(list []byte) int {
+	dec, n := newDecoder(list), 0
+	if _, err := dec.ReadToken(); err != nil {
+		return 0
+	}
+	for dec.PeekKind() != ']' && dec.PeekKind() != 0 {
+		if dec.PeekKind() == '{' {
+			n++
+		}
+		if dec.SkipValue() != nil {
+			break
+		}
+	}
+	return n
+}
+
 // RunOf reads data as a CI run's answer; ok is false without runId and status or with bad counts.
 func RunOf(data []byte) (*Checks, bool) {
 	n := objectOf(data)
@@ -169,6 +307,7 @@ func checksIn(n *Node) (*Checks, bool) {
 		// {analysed, total} of a readiness lock is no run; a queued run is.
 		return c, false
 	}
+	c.Diff = listed && n.Get("failures") == nil
 	for _, ch := range c.Listed {
 		if ch.Failed {
 			c.Failed++

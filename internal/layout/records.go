@@ -182,6 +182,10 @@ func (c *columns) choose(rows int) (table bool) {
 		held += c.present[byCount[k]]
 	}
 	c.shown = slices.Sorted(slices.Values(byCount[:k]))
+	// A link column (diffUrl) is for a check's detail: it leaves a table that keeps another.
+	if kept := slices.DeleteFunc(slices.Clone(c.shown), func(col int) bool { return isLink(c.names[col]) }); len(kept) > 0 {
+		c.shown = kept
+	}
 	c.numeric = make([]bool, len(c.names))
 	c.show = make([]int, len(c.names))
 	for col := range c.names {
@@ -282,7 +286,7 @@ func (r Records) measure() (*shape, bool) {
 	sh.rows = rows
 	sh.table = sh.cols.choose(rows)
 	for _, col := range sh.cols.shown {
-		w := max(textsafe.DisplayWidth(sh.cols.names[col]), spans[col].width(rows))
+		w := max(textsafe.DisplayWidth(Heading(sh.cols.names[col])), spans[col].width(rows))
 		sh.widths = append(sh.widths, w)
 		sh.numeric = append(sh.numeric, sh.cols.numeric[col])
 	}
@@ -311,7 +315,7 @@ func (t TitledTable) writeText(w *bufio.Writer, indent string, bars bool) {
 func (r Records) write(w *bufio.Writer, indent string, sh *shape) {
 	header := make([][]byte, len(sh.cols.shown))
 	for i, col := range sh.cols.shown {
-		header[i] = []byte(sh.cols.names[col])
+		header[i] = []byte(Heading(sh.cols.names[col]))
 	}
 	widths := sh.widths
 	if sh.bar >= 0 {

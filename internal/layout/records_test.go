@@ -96,7 +96,7 @@ func TestLargeRecordListPrintsEveryRecord(t *testing.T) {
 	if lines := strings.Count(table, "\n"); lines != n+1 {
 		t.Errorf("%d lines, want a header and %d rows", lines, n)
 	}
-	for _, want := range []string{"  a            b        c\n", "  swapped        39995  \n", "  late           39997  new column\n", "  red<U+202E>    39998  \n"} {
+	for _, want := range []string{"  A            B        C\n", "  swapped        39995  \n", "  late           39997  new column\n", "  red<U+202E>    39998  \n"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("no line %q in the table", want)
 		}

@@ -75,19 +75,20 @@ type Shot struct{ Name, Link string }
 // Styles are the looks of the link's line and of the notes.
 type Styles struct{ Label, Dim lipgloss.Style }
 
-// Keys open and copy the screenshot shown, and show the next.
-type Keys struct{ Open, Copy, Image key.Binding }
+// Keys open and copy the screenshot shown, show the next, and show it over the whole screen.
+type Keys struct{ Open, Copy, Image, Full key.Binding }
 
-// NewKeys are o, y and i.
+// NewKeys are o, y, i and z.
 func NewKeys() Keys {
 	return Keys{
 		Open:  key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open diff")),
 		Copy:  key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy link")),
 		Image: key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "next image")),
+		Full:  key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "full screen")),
 	}
 }
 
-func (k Keys) ShortHelp() []key.Binding  { return []key.Binding{k.Open, k.Copy, k.Image} }
+func (k Keys) ShortHelp() []key.Binding  { return []key.Binding{k.Open, k.Copy, k.Image, k.Full} }
 func (k Keys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
 
 // Model is a screen's screenshots in i's order, each fetched or why not.
@@ -215,16 +216,39 @@ func (m *Model) View(done bool, width int, st Styles) []string {
 	if !ok {
 		return nil
 	}
-	lines := append([]string{}, m.preview...)
-	if !done {
-		keys := "o opens it, y copies it"
-		if len(m.shots) > 1 {
-			keys += ", i shows the " + m.next().Name
-		}
-		lines = append(lines, st.Label.Render(cur.Name+" image")+st.Dim.Render("  ("+keys+")"))
-		lines = append(lines, strings.Split(ansi.Hardwrap(textsafe.Clip(cur.Link, textsafe.MaxLineBytes), max(width-1, 20), false), "\n")...)
+	if done {
+		return append([]string{}, m.preview...)
 	}
-	return lines
+	// The name heads the picture, so i never leaves it unsaid which one is shown.
+	keys := "o opens it, y copies it, z full screen"
+	if len(m.shots) > 1 {
+		keys += ", i shows the " + m.next().Name
+	}
+	lines := append([]string{st.Label.Render(cur.Name+" image") + st.Dim.Render("  ("+keys+")")}, m.preview...)
+	return append(lines, strings.Split(ansi.Hardwrap(textsafe.Clip(cur.Link, textsafe.MaxLineBytes), max(width-1, 20), false), "\n")...)
+}
+
+// Full is the shown screenshot over a width×height frame under its name (z); an inline picture is above the screen.
+func (m *Model) Full(p Protocol, width, height int, st Styles) []string {
+	cur, ok := m.Shown()
+	if !ok {
+		return nil
+	}
+	keys := "z or esc goes back"
+	if len(m.shots) > 1 {
+		keys += ", i shows the " + m.next().Name
+	}
+	lines := []string{st.Label.Render(cur.Name+" image") + st.Dim.Render("  ("+keys+")")}
+	pic, ok := m.pictures[cur.Link]
+	switch {
+	case !ok && p != None:
+		return append(lines, st.Dim.Render("shown above the screen; o opens it"))
+	case !ok:
+		return append(lines, st.Dim.Render("loading…"))
+	case pic.err != nil:
+		return append(lines, st.Dim.Render(cur.Name+": "+textsafe.SanitizeLine(textsafe.Clip(pic.err.Error(), textsafe.MaxLineBytes))))
+	}
+	return append(lines, halfBlocks(pic.img, max(width-1, 4), max(height-2, 3))...)
 }
 
 func (m *Model) next() Shot { return m.shots[(m.shown+1)%len(m.shots)] }
@@ -236,6 +260,7 @@ func (m *Model) Keys(k Keys) Keys {
 	k.Copy.SetEnabled(ok)
 	k.Open.SetHelp("o", "open "+cur.Name)
 	k.Image.SetEnabled(len(m.shots) > 1)
+	k.Full.SetEnabled(ok)
 	if len(m.shots) > 1 {
 		k.Image.SetHelp("i", m.next().Name+" image")
 	}

@@ -62,7 +62,7 @@ func New(name string, records *layout.Table) *Table {
 	t.widths = make([]int, len(t.Data.Columns))
 	for i, c := range t.Data.Columns {
 		// A column's name keeps room for the sort arrow after it.
-		t.widths[i] = min(textsafe.DisplayWidth(c)+arrowWidth, maxCellWidth)
+		t.widths[i] = min(textsafe.DisplayWidth(layout.Heading(c))+arrowWidth, maxCellWidth)
 		if c == layout.MismatchColumn && t.Data.Numeric[i] {
 			t.bar = i
 		}
@@ -131,7 +131,7 @@ func (t *Table) ReverseSort() {
 // SortHelp says what s does next: "sort: viewport", "server order".
 func (t *Table) SortHelp() string {
 	if o := t.nextOrder(); o.col >= 0 {
-		return "sort: " + textsafe.SanitizeLine(t.Data.Columns[o.col])
+		return "sort: " + textsafe.SanitizeLine(layout.Heading(t.Data.Columns[o.col]))
 	}
 	return "server order"
 }
@@ -252,6 +252,7 @@ func (t *Table) Header(st Styles, width int, gutter bool) string {
 			width += 1 + barWidth
 		}
 		gap = columnGap
+		c = layout.Heading(c)
 		if i == t.order.col {
 			c += map[bool]string{true: " ▼", false: " ▲"}[t.order.desc]
 		}
