@@ -27,7 +27,7 @@ func TestALeftOutRunIsPickedFromTheRunsSeenOnTheServer(t *testing.T) {
 		return strings.Contains(screen, "Which run?") && abc >= 0 && big > abc
 	})
 	p.keys("Down", "Enter")
-	p.waitFor("the picked run's failures", shows("350 of 480 checks failed."))
+	p.waitFor("the picked run's failures", shows("✗ 350 of 480 checks failed"))
 	p.keys("q")
 	p.waitFor("vq's end", shows("EXIT=0"))
 
