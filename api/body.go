@@ -51,8 +51,8 @@ func (b *body) fill(r io.Reader) {
 	var chunk []byte
 	for {
 		if len(chunk) == cap(chunk) {
-			chunk = make([]byte, 0, min(b.next, b.limit+1-b.total))
-			b.next = min(2*b.next, 1<<20)
+			chunk = bodyBuffer(min(b.next, b.limit+1-b.total))
+			b.next = min(2*b.next, 8<<20) // from 4 MiB on in huge pages
 			b.mu.Lock()
 			b.chunks = append(b.chunks, chunk)
 			b.mu.Unlock()
@@ -96,10 +96,14 @@ func (b *body) bytes() ([]byte, error) {
 	switch {
 	case b.err != io.EOF:
 		return nil, b.err
-	case len(b.chunks) == 1:
-		return b.chunks[0], nil
+	case len(b.chunks) > 1: // joined once: reader and post both ask
+		joined := bodyBuffer(b.total)
+		for _, chunk := range b.chunks {
+			joined = append(joined, chunk...)
+		}
+		b.chunks = [][]byte{joined}
 	}
-	return bytes.Join(b.chunks, nil), nil
+	return b.chunks[0], nil
 }
 
 // reader streams bodies up to streamDecodeMax, else reads in place once
