@@ -29,7 +29,11 @@ func writeContent(w *bufio.Writer, r *api.ToolResponse) error {
 		}
 	}
 	if !wrote && len(c.Structured) > 0 {
-		return layout.Text(w, "", nil, c.Structured, nil, false)
+		l, err := layout.Data(c.Structured)
+		if err == nil {
+			layout.Text(w, "", nil, l, false)
+		}
+		return err
 	}
 	if !wrote && r.OK {
 		w.WriteString(textsafe.SanitizeLine(r.Summary) + "\n")

@@ -33,14 +33,16 @@ func plain(out, errOut io.Writer, r *api.ToolResponse, commands CommandPrinter, 
 	if r.ShowsSummary() {
 		summary = r.Summary
 	}
+	l, err := layout.Response(r.Data, r.Members)
+	if err != nil {
+		return err
+	}
 	// The answer in words first: a run's verdict, else the summary marked by ok.
-	headline, rest, _ := layout.Headline(r.OK, summary, r.Data, r.Members)
+	headline, rest, _ := layout.Headline(r.OK, summary, r.Data, r.Members, l)
 	if headline != "" {
 		w.WriteString(textsafe.SanitizeLine(headline) + "\n")
 	}
-	if err := layout.Text(w, rest, r.Warnings, r.Data, r.Members, terminal); err != nil {
-		return err
-	}
+	layout.Text(w, rest, r.Warnings, l, terminal)
 	writeNextActions(w, r.NextActions, commands)
 	return finish(w, errOut, r)
 }

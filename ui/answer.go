@@ -75,12 +75,13 @@ type origin struct {
 
 func newAnswerPage(m *Model, call api.Call, crumb string, resp *api.ToolResponse) *answerPage {
 	s := &answerPage{m: m, keymap: newAnswerKeys(), call: call, crumb: textsafe.SanitizeLine(textsafe.Clip(crumb, textsafe.MaxLineBytes)), resp: resp, hidden: -1}
-	s.data, s.shots = parseData(resp)
+	var l *layout.Layout
+	s.data, s.shots, l = parseData(resp)
 	summary := resp.Summary
 	if !resp.ShowsSummary() {
 		summary = resp.ErrorMessage()
 	}
-	if s.headline, s.rest, s.good = layout.Headline(resp.OK, summary, resp.Data, resp.Members); s.headline == "" {
+	if s.headline, s.rest, s.good = layout.Headline(resp.OK, summary, resp.Data, resp.Members, l); s.headline == "" {
 		s.headline = map[bool]string{true: "✓ ok", false: "✗ error"}[resp.OK]
 	}
 	for _, t := range s.data.tables {

@@ -28,14 +28,14 @@ type section struct {
 	start, header int
 }
 
-// parseData lays out a response's data and picks the screenshots from it.
-func parseData(resp *api.ToolResponse) (*dataView, image.Model) {
-	d := &dataView{}
+// parseData lays out a response's data (l, nil when it is no JSON) and picks the screenshots from it.
+func parseData(resp *api.ToolResponse) (d *dataView, shots image.Model, l *layout.Layout) {
+	d = &dataView{}
 	l, err := layout.Response(resp.Data, resp.Members)
 	if err != nil {
 		d.plain = []string{textsafe.SanitizeLine(err.Error())}
 		d.index()
-		return d, image.Model{}
+		return d, image.Model{}, nil
 	}
 	d.fields = fields.New(l.Fields)
 	d.plain = make([]string, len(l.Lines))
@@ -46,7 +46,7 @@ func parseData(resp *api.ToolResponse) (*dataView, image.Model) {
 		d.tables = append(d.tables, &table{Table: tbl.New(t.Title, t.Table())})
 	}
 	d.index()
-	return d, image.New(l.Fields)
+	return d, image.New(l.Fields), l
 }
 
 func (d *dataView) index() {

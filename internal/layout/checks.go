@@ -140,8 +140,9 @@ func (c *Checks) Sentence(run, failed string) string {
 
 // Headline is an answer's first line in words, marked: a run's verdict ("✗ 3 of 12 checks failed"), else
 // summary's first line marked by ok ("" for no summary); rest is the summary it leaves unsaid, good its mark.
-func Headline(ok bool, summary string, data []byte, m *Members) (line, rest string, good bool) {
-	if c, listed := verdictOf(data, m); ok && listed && !c.Diff {
+// l is data laid out (nil if not): a failures table there is counted already.
+func Headline(ok bool, summary string, data []byte, m *Members, l *Layout) (line, rest string, good bool) {
+	if c, listed := verdictOf(data, m, l); ok && listed && !c.Diff {
 		words, v := c.Words(), c.Verdict()
 		if !strings.EqualFold(strings.TrimSuffix(strings.TrimSpace(textsafe.Sanitize(summary)), "."), words) {
 			rest = summary
@@ -220,8 +221,9 @@ var verdictMembers = []string{"runId", "status", "url", "error", "message", "rea
 	"failures", "result", "scenarioLabel", "viewport", "mismatchPercent", "threshold", "approved", "diffUrl", "diffImageUrl"}
 
 // verdictOf is ChecksOf for the verdict alone, read from data's members (m, if known): the failures are
-// counted, not decoded, and other members skipped, so the head of a 100k-row answer costs one scan.
-func verdictOf(data []byte, m *Members) (*Checks, bool) {
+// counted, not decoded (by l's table of them if it has one), and other members skipped, so the head of
+// a 100k-row answer costs no scan of its rows beyond the table's.
+func verdictOf(data []byte, m *Members, l *Layout) (*Checks, bool) {
 	if m == nil {
 		found := membersOf(data)
 		m = &found
@@ -233,7 +235,7 @@ func verdictOf(data []byte, m *Members) (*Checks, bool) {
 			continue
 		}
 		if name == "failures" && jsontext.Value(v).Kind() == '[' {
-			failures, v = countObjects(v), []byte("[]")
+			failures, v = l.objects(v), []byte("[]")
 		}
 		child, err := ParseNode(v)
 		if err != nil {
@@ -257,8 +259,14 @@ func verdictOf(data []byte, m *Members) (*Checks, bool) {
 	return c, true
 }
 
-// countObjects is how many objects the valid JSON array list holds.
-func countObjects(list []byte) int {
+// objects is how many objects the valid JSON array list holds: the rows of l's table of these very
+// bytes (a table's items are all objects, counted as it was measured), else counted here.
+func (l *Layout) objects(list []byte) int {
+	for i := 0; l != nil && i < len(l.Tables); i++ {
+		if t := l.Tables[i].Records; len(t) == len(list) && &t[0] == &list[0] {
+			return l.Tables[i].Count
+		}
+	}
 	dec, n := newDecoder(list), 0
 	if _, err := dec.ReadToken(); err != nil {
 		return 0

@@ -177,17 +177,13 @@ func (l *Layout) records(name, key string, list jsontext.Value) error {
 	return nil
 }
 
-// Text writes an answer as plain text, sanitized here: summary, warning: lines, then the data.
-func Text(w *bufio.Writer, summary string, warnings []string, data []byte, m *Members, bars bool) error {
+// Text writes an answer as plain text, sanitized here: summary, warning: lines, then the data laid out as l.
+func Text(w *bufio.Writer, summary string, warnings []string, l *Layout, bars bool) {
 	if summary != "" {
 		w.WriteString(textsafe.Sanitize(summary) + "\n")
 	}
 	for _, warn := range warnings {
 		w.WriteString("warning: " + textsafe.SanitizeLine(warn) + "\n")
-	}
-	l, err := Response(data, m)
-	if err != nil {
-		return err
 	}
 	var keys span
 	for _, f := range l.Fields {
@@ -212,7 +208,6 @@ func Text(w *bufio.Writer, summary string, warnings []string, data []byte, m *Me
 		w.WriteString("\n" + t.Title + " (" + strconv.Itoa(t.Count) + "):\n")
 		t.writeText(w, "  ", bars)
 	}
-	return nil
 }
 
 // alignSlack is how many times its mean width a column may be padded to.
