@@ -51,7 +51,7 @@ func (p *Pipeline) saveDiffImages(ctx context.Context, resp *api.ToolResponse) (
 	}
 	checks, ok := layout.ChecksOf(resp.Data)
 	if !ok || checks.Failed == 0 {
-		if resp.Content == nil {
+		if resp.Content == nil && resp.Error == nil { // a refusal's error says enough
 			print.Note("--save-dir: nothing to save, the answer has no failed check")
 		}
 		return nil, nil
