@@ -51,9 +51,7 @@ func (p *Pipeline) saveDiffImages(ctx context.Context, resp *api.ToolResponse) (
 	}
 	checks, ok := layout.ChecksOf(resp.Data)
 	if !ok || checks.Failed == 0 {
-		if resp.Content == nil && resp.Error == nil { // a refusal's error says enough
-			print.Note("--save-dir: nothing to save, the answer has no failed check")
-		}
+		noteNothingToSave(print, resp)
 		return nil, nil
 	}
 	client, s, err := p.Connect(ctx)
@@ -91,6 +89,14 @@ func (p *Pipeline) saveDiffImages(ctx context.Context, resp *api.ToolResponse) (
 		print.Warning(fmt.Sprintf("%d more diff images not saved: past --save-max-images %d or --save-max-mb %d", left, o.MaxImages, o.MaxMB))
 	}
 	return saved, nil
+}
+
+// noteNothingToSave says --save-dir found no failed check in resp, so the flag
+// is never silently ignored; content and a refusal's error say enough.
+func noteNothingToSave(print format.Printer, resp *api.ToolResponse) {
+	if resp.Content == nil && resp.Error == nil {
+		print.Note("--save-dir: nothing to save, the answer has no failed check")
+	}
 }
 
 // truncate keeps the first n runes of s.
