@@ -40,9 +40,9 @@ var exampleExits = map[string]lineExit{
 	"npx @modelcontextprotocol/inspector --cli -e VQ_BASE_URL=http://127.0.0.1:8787 -e VQ_API_KEY=vqs_admin vq mcp serve --method tools/list": {
 		skip: "needs the MCP Inspector from npm and Node 22: .ci/run runs it against vq mcp serve"},
 
-	"vq sandbox --record testdata/visualq --upstream https://visualq.example.com": {serves: true},
-	"vq sandbox --replay testdata/visualq":                                        {skip: "needs a recording: TestRecordThenReplayWithTheServerGone makes one and replays it"},
-	"vq mcp serve --http 127.0.0.1:8788":                                          {serves: true},
+	"vq sandbox --record testdata/visualq --upstream http://127.0.0.1:9000": {serves: true},
+	"vq sandbox --replay testdata/visualq":                                  {skip: "needs a recording: TestRecordThenReplayWithTheServerGone makes one and replays it"},
+	"vq mcp serve --http 127.0.0.1:8788":                                    {serves: true},
 }
 
 // docShell runs documented command lines as a person would type them:

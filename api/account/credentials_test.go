@@ -42,7 +42,7 @@ func TestALockedKeyringHonoursTheContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Token secrets kept in the keyring: the file has none.
-	tokens := `{"tokens":{"https://issuer.example":{"issuer":"https://issuer.example","resource":"http://127.0.0.1:1/api/mcp","clientId":"c","tokenUrl":"https://issuer.example/token"}}}`
+	tokens := `{"tokens":{"http://192.0.2.1:9":{"issuer":"http://192.0.2.1:9","resource":"http://127.0.0.1:1/api/mcp","clientId":"c","tokenUrl":"http://192.0.2.1:9/token"}}}`
 	if err := os.WriteFile(s.OAuthPath(), []byte(tokens), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -148,10 +148,10 @@ func TestMCPServeOverHTTPServesTheSDKClient(t *testing.T) {
 		value  string
 		want   int
 	}{
-		{"Origin", "http://evil.example", http.StatusForbidden},
-		{"Origin", "http://evil.example:" + port, http.StatusForbidden},
+		{"Origin", "http://192.0.2.1", http.StatusForbidden},
+		{"Origin", "http://192.0.2.1:" + port, http.StatusForbidden},
 		{"Origin", "null", http.StatusForbidden},
-		{"Host", "evil.example:" + port, http.StatusForbidden},
+		{"Host", "192.0.2.1:" + port, http.StatusForbidden},
 		{"Origin", "http://localhost:" + port, http.StatusOK},
 		{"Origin", "http://127.0.0.1:3000", http.StatusOK},
 	} {

@@ -41,7 +41,7 @@ server instead, writing each exchange to DIR (never a credential); with
 		Example: `  vq sandbox
   vq sandbox --addr 127.0.0.1:8787 --latency 300ms --fail-rate 0.2
   export VQ_BASE_URL=http://127.0.0.1:8787 VQ_API_KEY=vqs_admin; vq failures run_abc
-  vq sandbox --record testdata/visualq --upstream https://visualq.example.com
+  vq sandbox --record testdata/visualq --upstream http://127.0.0.1:9000
   vq sandbox --replay testdata/visualq`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
