@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -47,7 +48,7 @@ func Main() int {
 // execute runs the command tree once and returns its typed error.
 func execute(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	f.IOStreams.GuardCommands(f.Getenv)
-	root := NewRootCmd(f)
+	root := newRoot(f, args)
 	root.SetArgs(args)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(c, err, args) })
 	started := wireRuns(root, f)
@@ -308,7 +309,13 @@ func signalContext() (context.Context, func()) {
 }
 
 // NewRootCmd builds the whole command tree around a factory.
-func NewRootCmd(f *cmdutil.Factory) *cobra.Command {
+func NewRootCmd(f *cmdutil.Factory) *cobra.Command { return newRoot(f, nil) }
+
+// newRoot builds the root and the commands args can reach: only the one
+// they name, none when they only ask for the version, every one otherwise
+// (help, completion, a mistyped name's suggestions). Building a command
+// defines its flags, which was most of vq's own start-up.
+func newRoot(f *cmdutil.Factory, args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "vq",
 		Short: "Call VisualQ tools, triage failed runs, prove JIRA tickets",
@@ -320,37 +327,112 @@ chains the follow-up calls the service suggests, and watches long jobs.
 Try it with no account: vq demo
 
 ` + vqversion.ExitCodeSummary(),
-		Version:       versionString(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetIn(f.IOStreams.In)
 	root.SetOut(f.IOStreams.Out)
 	root.SetErr(f.IOStreams.ErrOut)
-	root.SetVersionTemplate("vq {{.Version}}\n")
 	root.SetUsageFunc(cmdutil.Usage)
 	root.PersistentFlags().AddFlagSet(f.Global.FlagsOf(cmdutil.DisplayFlags))
+	// Every shared flag, so that one may stand before the command's name.
+	cmdutil.CallsTools(root, &f.Global)
 
-	root.AddCommand(
-		invoke.NewCmdInvoke(f, nil),
-		failures.NewCmdFailures(f, nil),
-		failures.NewCmdDiff(f, nil),
-		approve.NewCmdApprove(f, nil),
-		prove.NewCmdProve(f, nil),
-		prove.NewCmdWatch(f, nil),
-		ci.NewCmdCI(f, nil),
-		auth.NewCmdAuth(f),
-		invoke.NewCmdTools(f, nil),
-		newCmdMCP(f),
-		vqversion.NewCmdExitCodes(f, nil),
-		vqversion.NewCmdVersion(f, nil),
-		sandbox.NewCmdSandbox(f, nil),
-		sandbox.NewCmdDemo(f, nil),
-	)
-	root.AddCommand(task.NewCmdTasks(f, nil)...)
-	root.AddCommand(completion.NewCmdCompletion(f, nil), NewCmdEnvironment(), NewCmdFormats())
+	// vq's own --version, not cobra's: cobra prints "vq version X" unless
+	// given a template, and a template links text/template's calls by
+	// reflection, which keep every exported method in the binary (a sixth
+	// of its size, paid at every start).
+	version := root.Flags().BoolP("version", "v", false, "version for vq")
+	root.Args, root.RunE = cobra.ArbitraryArgs, func(c *cobra.Command, args []string) error {
+		if *version {
+			_, err := fmt.Fprintln(c.OutOrStdout(), "vq", versionString())
+			return err
+		}
+		return runGroup(c, args)
+	}
+	name := commandName(root, args)
+	named := slices.ContainsFunc(rootCommands, func(c rootCommand) bool { return slices.Contains(c.names, name) })
+	if !named && asksVersion(args) {
+		return root
+	}
+	for _, c := range rootCommands {
+		if !named || slices.Contains(c.names, name) {
+			root.AddCommand(c.build(f)...)
+		}
+	}
 	groupsTakeSharedFlags(root)
 	return root
+}
+
+// rootCommand is a command under the root (a task group: several), by the
+// names that run it.
+type rootCommand struct {
+	names []string
+	build func(*cmdutil.Factory) []*cobra.Command
+}
+
+// rootCommands are the root's commands; TestRootCommandsAreBuiltByName
+// holds names to what build makes.
+var rootCommands = []rootCommand{
+	{[]string{"invoke"}, func(f *cmdutil.Factory) []*cobra.Command { return one(invoke.NewCmdInvoke(f, nil)) }},
+	{[]string{"failures"}, func(f *cmdutil.Factory) []*cobra.Command { return one(failures.NewCmdFailures(f, nil)) }},
+	{[]string{"diff"}, func(f *cmdutil.Factory) []*cobra.Command { return one(failures.NewCmdDiff(f, nil)) }},
+	{[]string{"approve"}, func(f *cmdutil.Factory) []*cobra.Command { return one(approve.NewCmdApprove(f, nil)) }},
+	{[]string{"prove"}, func(f *cmdutil.Factory) []*cobra.Command { return one(prove.NewCmdProve(f, nil)) }},
+	{[]string{"watch"}, func(f *cmdutil.Factory) []*cobra.Command { return one(prove.NewCmdWatch(f, nil)) }},
+	{[]string{"ci"}, func(f *cmdutil.Factory) []*cobra.Command { return one(ci.NewCmdCI(f, nil)) }},
+	{[]string{"auth"}, func(f *cmdutil.Factory) []*cobra.Command { return one(auth.NewCmdAuth(f)) }},
+	{[]string{"tools"}, func(f *cmdutil.Factory) []*cobra.Command { return one(invoke.NewCmdTools(f, nil)) }},
+	{[]string{"mcp"}, func(f *cmdutil.Factory) []*cobra.Command { return one(newCmdMCP(f)) }},
+	{[]string{"exit-codes"}, func(f *cmdutil.Factory) []*cobra.Command { return one(vqversion.NewCmdExitCodes(f, nil)) }},
+	{[]string{"version"}, func(f *cmdutil.Factory) []*cobra.Command { return one(vqversion.NewCmdVersion(f, nil)) }},
+	{[]string{"sandbox"}, func(f *cmdutil.Factory) []*cobra.Command { return one(sandbox.NewCmdSandbox(f, nil)) }},
+	{[]string{"demo"}, func(f *cmdutil.Factory) []*cobra.Command { return one(sandbox.NewCmdDemo(f, nil)) }},
+	{task.Groups(), func(f *cmdutil.Factory) []*cobra.Command { return task.NewCmdTasks(f, nil) }},
+	{[]string{"completion"}, func(f *cmdutil.Factory) []*cobra.Command { return one(completion.NewCmdCompletion(f, nil)) }},
+	{[]string{"environment"}, func(*cmdutil.Factory) []*cobra.Command { return one(NewCmdEnvironment()) }},
+	{[]string{"formats"}, func(*cmdutil.Factory) []*cobra.Command { return one(NewCmdFormats()) }},
+}
+
+func one(c *cobra.Command) []*cobra.Command { return []*cobra.Command{c} }
+
+// commandName is the name of the command args run under the root ("" for
+// none): their first word that is neither a flag nor a flag's value, read
+// as cobra finds a command (a flag root does not know takes a value).
+func commandName(root *cobra.Command, args []string) string {
+	for i := 0; i < len(args); i++ {
+		word := args[i]
+		if word == "--" {
+			return ""
+		}
+		if !strings.HasPrefix(word, "-") {
+			return word
+		}
+		name, _, valued := strings.Cut(strings.TrimLeft(word, "-"), "=")
+		var fl *pflag.Flag
+		switch {
+		case valued:
+			continue
+		case strings.HasPrefix(word, "--"):
+			fl = cmp.Or(root.Flags().Lookup(name), root.PersistentFlags().Lookup(name))
+		case len(name) == 1:
+			fl = cmp.Or(root.Flags().ShorthandLookup(name), root.PersistentFlags().ShorthandLookup(name))
+		default:
+			continue // -abc: short flags together
+		}
+		if fl == nil || fl.NoOptDefVal == "" {
+			i++ // its value
+		}
+	}
+	return ""
+}
+
+// asksVersion reports words that ask for vq's version and not for help.
+func asksVersion(args []string) bool {
+	has := func(words ...string) bool {
+		return slices.ContainsFunc(args, func(a string) bool { return slices.Contains(words, a) })
+	}
+	return has("--version", "-v") && !has("--help", "-h")
 }
 
 // newCmdMCP is vq mcp with vq mcp serve under it.

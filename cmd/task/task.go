@@ -32,6 +32,17 @@ duplicated. This writes: consent with --yes or at the prompt.`,
 	},
 }
 
+// Groups are the names of the group commands.
+func Groups() []string {
+	var names []string
+	for path := range help {
+		if !strings.Contains(path, " ") {
+			names = append(names, path)
+		}
+	}
+	return names
+}
+
 // NewCmdTasks builds the group commands; runF is for flag-parsing tests.
 func NewCmdTasks(f *cmdutil.Factory, runF func(context.Context, *cmdutil.TaskOptions) error) []*cobra.Command {
 	var groups []*cobra.Command
