@@ -260,7 +260,7 @@ func (b *bench) stackFloor() row {
 	if err != nil {
 		return failed(what, err)
 	}
-	r := ratioRow(what, "bench/floor (cobra, Charm v2, resty, gojq, MCP SDK; only prints)", vq, lib, 0, 0)
+	r := ratioRow(what, "bench/floor (cobra, Charm v2 with huh, resty, gojq, MCP SDK; only prints)", vq, lib, 0, 0)
 	r.goal, r.verdict = "—", verdictReference
 	return r
 }

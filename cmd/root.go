@@ -334,6 +334,7 @@ Try it with no account: vq demo
 	root.SetOut(f.IOStreams.Out)
 	root.SetErr(f.IOStreams.ErrOut)
 	root.SetUsageFunc(cmdutil.Usage)
+	root.CompletionOptions.DisableDefaultCmd = true // vq completion is vq's own
 	root.PersistentFlags().AddFlagSet(f.Global.FlagsOf(cmdutil.DisplayFlags))
 	// Every shared flag, so that one may stand before the command's name.
 	cmdutil.CallsTools(root, &f.Global)

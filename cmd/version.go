@@ -3,6 +3,7 @@ package cmd
 import (
 	"cmp"
 	"runtime/debug"
+	"sync"
 
 	vqversion "github.com/visualq/vq/cmd/version"
 )
@@ -21,9 +22,8 @@ func Version() string {
 	return v
 }
 
-func versionString() string {
-	return vqversion.Format(buildInfo())
-}
+// versionString is the version line's words, made once.
+var versionString = sync.OnceValue(func() string { return vqversion.Format(buildInfo()) })
 
 func buildInfo() (v, c, d string) {
 	v, c, d = version, commit, date
