@@ -221,7 +221,7 @@ func TestConfirmPromptOnATerminal(t *testing.T) {
 		var out, errOut bytes.Buffer
 		env := map[string]string{"VQ_BASE_URL": s.URL, "VQ_API_KEY": "k", "VQ_NO_KEYRING": "1", "VQ_CONFIG": t.TempDir() + "/c.json"}
 		f := &cmdutil.Factory{IOStreams: &iostreams.IOStreams{In: stdin, Out: &out, ErrOut: &errOut, InTTY: true, ErrTTY: true}, Getenv: func(k string) string { return env[k] }}
-		err := execute(ctx, f, []string{"invoke", "write_tool", "--no-tui"})
+		err := execute(ctx, f, []string{"invoke", "write_tool", "--no-tui"}, func() {})
 		return errOut.String(), exitcode.Of(err)
 	}
 	stderr, _ := run(context.Background(), strings.NewReader("y\n"))

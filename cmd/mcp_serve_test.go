@@ -63,7 +63,7 @@ func (r serveRun) start(t *testing.T, args ...string) *servedVQ {
 	}
 	done := make(chan error, 1)
 	go func() {
-		err := execute(context.Background(), f, append([]string{"mcp", "serve"}, args...))
+		err := execute(context.Background(), f, append([]string{"mcp", "serve"}, args...), func() {})
 		serverOut.Close()
 		done <- err
 	}()

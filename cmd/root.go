@@ -37,21 +37,22 @@ import (
 
 // Main runs vq and returns its exit code.
 func Main() int {
-	ctx, stop := signalContext()
+	ctx, caught, stop := signalContext()
 	defer stop()
 	f := cmdutil.NewFactory(versionString())
-	err := cmdutil.ExitError(ctx, execute(ctx, f, os.Args[1:]))
+	err := cmdutil.ExitError(ctx, execute(ctx, f, os.Args[1:], caught))
 	report(f, err)
 	return exitcode.Of(err)
 }
 
-// execute runs the command tree once and returns its typed error.
-func execute(ctx context.Context, f *cmdutil.Factory, args []string) error {
+// execute runs the command tree once and returns its typed error; a
+// command runs once caught returns (signalContext).
+func execute(ctx context.Context, f *cmdutil.Factory, args []string, caught func()) error {
 	f.IOStreams.GuardCommands(f.Getenv)
 	root := newRoot(f, args)
 	root.SetArgs(args)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(c, err, args) })
-	started := wireRuns(root, f)
+	started := wireRuns(root, f, caught)
 	check := startUpdateCheck(ctx, f, root, args)
 	c, err := executeRecovering(ctx, root)
 	defer func() {
@@ -131,10 +132,10 @@ func toolOf(c *cobra.Command) string {
 }
 
 // wireRuns wraps every command's RunE to record that a command began (so
-// execute can tell cobra's argument errors from the command's own) and to
-// resolve the global flags first. A PersistentPreRunE would be replaced by
-// a command's own.
-func wireRuns(c *cobra.Command, f *cmdutil.Factory) *bool {
+// execute can tell cobra's argument errors from the command's own), to
+// wait until signals are caught, and to resolve the global flags first. A
+// PersistentPreRunE would be replaced by a command's own.
+func wireRuns(c *cobra.Command, f *cmdutil.Factory, caught func()) *bool {
 	started := new(bool)
 	var wrap func(*cobra.Command)
 	wrap = func(c *cobra.Command) {
@@ -144,6 +145,7 @@ func wireRuns(c *cobra.Command, f *cmdutil.Factory) *bool {
 		if run := c.RunE; run != nil {
 			c.RunE = func(c *cobra.Command, args []string) error {
 				*started = true
+				caught()
 				if err := f.Global.Resolve(c, f.Getenv); err != nil {
 					return err
 				}
@@ -289,12 +291,17 @@ func report(f *cmdutil.Factory, err error) {
 // signalContext is cancelled by SIGINT or SIGTERM (cause ErrTerminated).
 // SIGPIPE is ignored, so a reader that leaves early (vq ... | head -1) makes
 // writes fail with EPIPE, which ends vq quietly, instead of killing it.
-func signalContext() (context.Context, func()) {
-	signal.Ignore(syscall.SIGPIPE)
+// The runtime hands each signal to a thread of its own, one at a time
+// (up to a millisecond on a small machine), so this happens while the
+// command tree is built; caught returns once it has.
+func signalContext() (ctx context.Context, caught, stop func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	ready := make(chan struct{})
 	go func() {
+		signal.Ignore(syscall.SIGPIPE)
+		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+		close(ready)
 		select {
 		case sig := <-ch:
 			if sig == syscall.SIGTERM {
@@ -305,7 +312,8 @@ func signalContext() (context.Context, func()) {
 		case <-ctx.Done():
 		}
 	}()
-	return ctx, func() { signal.Stop(ch); cancel(nil) }
+	caught = func() { <-ready }
+	return ctx, caught, func() { caught(); signal.Stop(ch); cancel(nil) }
 }
 
 // NewRootCmd builds the whole command tree around a factory.

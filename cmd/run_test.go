@@ -65,7 +65,7 @@ func (r vqRun) run(t *testing.T, args ...string) (string, string, int) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	err := execute(ctx, f, args)
+	err := execute(ctx, f, args, func() {})
 	report(f, err)
 	return out.String(), errOut.String(), exitcode.Of(err)
 }

@@ -39,7 +39,7 @@ func TestPanicInACommandExitsInternal(t *testing.T) {
 				return env[k]
 			},
 		}
-		err := execute(context.Background(), f, []string{"failures", "run_1"})
+		err := execute(context.Background(), f, []string{"failures", "run_1"}, func() {})
 		report(f, err)
 		if code := exitcode.Of(err); code != exitcode.Internal {
 			t.Errorf("debug %v: exit %d, want %d (internal)", debug, code, exitcode.Internal)
