@@ -122,10 +122,10 @@ func (a *annotations) notice(title, message string) { annotate(&a.b, "notice", t
 func (a *annotations) overflow(checks *layout.Checks) string {
 	var parts []string
 	if n := a.dropped[0]; n > 0 {
-		parts = append(parts, fmt.Sprintf("%d more %s", n, plural(n, "error", "errors")))
+		parts = append(parts, fmt.Sprintf("%d more %s", n, layout.Plural(n, "error", "errors")))
 	}
 	if n := a.dropped[1]; n > 0 {
-		parts = append(parts, fmt.Sprintf("%d more %s", n, plural(n, "warning", "warnings")))
+		parts = append(parts, fmt.Sprintf("%d more %s", n, layout.Plural(n, "warning", "warnings")))
 	}
 	msg := strings.Join(parts, " and ") + fmt.Sprintf(" not annotated (GitHub shows %d of each per step)", maxAnnotations)
 	var where []string
@@ -139,13 +139,6 @@ func (a *annotations) overflow(checks *layout.Checks) string {
 	}
 	where = append(where, "the job's step summary")
 	return msg + "; all of them: " + strings.Join(where, ", ")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // appendStepSummary appends the Markdown report cut at a line to what GitHub shows, noting where the rest is.
