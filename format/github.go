@@ -25,12 +25,15 @@ const (
 // summary; the Markdown report (saved diff images linked) goes to stepSummary when set, cut to fit.
 func GitHub(out io.Writer, r *api.ToolResponse, stepSummary string, commands CommandPrinter, saved Saved) error {
 	var a annotations
-	title := "vq " + r.Tool
+	title := "vq " + r.Tool // an answer of no run is named by its call
+	checks, hasChecks := layout.ChecksOf(r.Data)
+	if hasChecks {
+		title = runTitle(checks)
+	}
 	failed := !r.OK
 	if !r.OK {
 		a.add("error", title+": "+r.ErrorCode(), r.ErrorMessage())
 	}
-	checks, hasChecks := layout.ChecksOf(r.Data)
 	if hasChecks {
 		switch checks.Verdict() {
 		case exitcode.RunError, exitcode.NoVerdict:
