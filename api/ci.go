@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 
 	"github.com/visualq/vq/internal/exitcode"
 	"github.com/visualq/vq/internal/layout"
@@ -67,8 +66,8 @@ func RunAsJob(r *ToolResponse) *ToolResponse {
 	case RunError:
 		job.Status, verdict = JobFailed, "error"
 	case RunFailed:
-		if run.Total > 0 {
-			verdict = strconv.Itoa(run.Failed) + " of " + strconv.Itoa(run.Total) + " checks changed"
+		if run.Failed > 0 {
+			verdict = run.Sentence("", "changed") // "3 of 12 checks changed", as the run's reports say it
 		}
 	}
 	if verdict != "" {

@@ -81,7 +81,8 @@ func TestCIDataIsTheAnswer(t *testing.T) {
 	}
 }
 
-// TestRunAsJob maps each run status onto the job status Watch reads.
+// TestRunAsJob maps each run status onto the job status Watch reads, its
+// verdict worded as the run's reports word it (layout's sentence).
 func TestRunAsJob(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ run, job string }{
@@ -89,6 +90,8 @@ func TestRunAsJob(t *testing.T) {
 		{`{"runId":"r","status":"running","progress":{"current":3,"total":12}}`, `{"jobId":"r","status":"running","progress":{"current":3,"total":12}}`},
 		{`{"runId":"r","status":"passed","progress":{"current":12,"total":12}}`, `{"jobId":"r","status":"completed","progress":{"current":12,"total":12,"message":"passed"}}`},
 		{`{"runId":"r","status":"failed","failed":3,"total":12}`, `{"jobId":"r","status":"failed","progress":{"current":0,"total":0,"message":"3 of 12 checks changed"}}`},
+		// A failed run that counts no changed check says "failed", as its reports do, not "0 of 12 checks changed".
+		{`{"runId":"r","status":"failed","failed":0,"total":12}`, `{"jobId":"r","status":"failed"}`},
 		{`{"runId":"r","status":"error"}`, `{"jobId":"r","status":"failed","progress":{"current":0,"total":0,"message":"error"}}`},
 		{`{"runId":"r","status":"cancelled"}`, `{"jobId":"r","status":"cancelled"}`},
 		{`{"status":"passed"}`, `null`},

@@ -220,10 +220,10 @@ func TestGitHubActionRunsVQ(t *testing.T) {
 		exit                   int
 		annotation             string
 	}{
-		{"main", "passed", "0", 0, "::notice title=vq get_run_status::run run_ci_0001 passed: 12 checks\n"},
+		{"main", "passed", "0", 0, "::notice title=Visual run run_ci_0001::run run_ci_0001 passed: 12 checks\n"},
 		{"feature/new-header", "failed", "3", exitcode.RunFailed, "::error title=Visual change%3A Homepage [desktop]::"},
-		{"broken", "error", "0", exitcode.RunError, "::error title=vq get_run_status::run run_ci_0003 ended in error"},
-		{"cancelled", "cancelled", "0", exitcode.RunCancelled, "::warning title=vq get_run_status::run run_ci_0004 was cancelled"},
+		{"broken", "error", "0", exitcode.RunError, "::error title=Visual run run_ci_0003::run run_ci_0003 ended in error"},
+		{"cancelled", "cancelled", "0", exitcode.RunCancelled, "::warning title=Visual run run_ci_0004::run run_ci_0004 was cancelled"},
 	} {
 		t.Run(tc.branch, func(t *testing.T) {
 			stdout, stderr, exit := r.step(t, map[string]string{

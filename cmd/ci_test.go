@@ -149,7 +149,7 @@ func TestCIGitHubOf100kFailures(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
 	if len(lines) != 11 || strings.Count(stdout, "::error ") != 10 ||
-		!strings.HasPrefix(lines[10], "::notice title=vq get_run_failures::99990 more errors not annotated") ||
+		!strings.HasPrefix(lines[10], "::notice title=Visual run run_100k::99990 more errors not annotated") ||
 		!strings.Contains(lines[10], s.URL+"/sandbox/runs/run_100k, vq failures run_100k") {
 		t.Errorf("%d lines:\n%.3000s", len(lines), stdout)
 	}

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"github.com/visualq/vq/cmd/cmdtest"
 	"os"
 	"strconv"
 	"strings"
@@ -113,13 +112,9 @@ const imageBombRSS = 160 << 20
 // while vq said it had copied) and with set-clipboard on.
 func TestScreenshotsCycleAndCopyInTmux(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("drives a terminal")
-	}
 	for _, setClipboard := range []string{"external", "on"} {
 		t.Run("set-clipboard "+setClipboard, func(t *testing.T) {
-			env := terminalEnv(cmdtest.NewSandbox(t, sandbox.Options{}).Env())
-			p := startTmux(t, 120, 40, env, "true", "failures", "run_big")
+			p, _ := sandboxTUI(t, sandbox.Options{}, 120, 40, "failures", "run_big")
 			p.run("set-option", "-g", "set-clipboard", setClipboard)
 			p.waitFor("the failures", shows("failures (350)", "enter inspect"))
 			p.keys("Enter")

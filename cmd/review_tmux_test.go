@@ -14,12 +14,7 @@ import (
 // in a width×height tmux pane, as a developer triaging the run has it.
 func reviewPane(t *testing.T, width, height int, args ...string) (*tmuxPane, *cmdtest.Sandbox) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("drives a terminal")
-	}
-	s := cmdtest.NewSandbox(t, sandbox.Options{Rate: -1})
-	env := terminalEnv(s.Env())
-	p := startTmux(t, width, height, env, "true", append([]string{"failures", "run_big"}, args...)...)
+	p, s := sandboxTUI(t, sandbox.Options{Rate: -1}, width, height, append([]string{"failures", "run_big"}, args...)...)
 	p.waitFor("the failures", shows("✗ 350 of 480 checks failed", "failures (350)"))
 	return p, s
 }

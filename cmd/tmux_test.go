@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/visualq/vq/cmd/cmdtest"
 	"github.com/visualq/vq/internal/textsafe"
+	"github.com/visualq/vq/sandbox"
 )
 
 // tmuxPane is a command running in a detached tmux session of its own
@@ -35,6 +37,18 @@ func terminalEnv(env map[string]string) map[string]string {
 func startTmux(t *testing.T, width, height int, env map[string]string, then string, args ...string) *tmuxPane {
 	t.Helper()
 	return startTmuxBinary(t, vqBinary(t), width, height, env, then, args...)
+}
+
+// sandboxTUI is vq with args in a width×height pane, on a person's
+// terminal, against a sandbox of its own started with opts: the pane and
+// the sandbox. It skips under -short.
+func sandboxTUI(t *testing.T, opts sandbox.Options, width, height int, args ...string) (*tmuxPane, *cmdtest.Sandbox) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("drives a terminal")
+	}
+	s := cmdtest.NewSandbox(t, opts)
+	return startTmux(t, width, height, terminalEnv(s.Env()), "true", args...), s
 }
 
 // startTmuxBinary is startTmux with another binary as vq.

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"github.com/visualq/vq/cmd/cmdtest"
 	"strings"
 	"testing"
 
@@ -14,11 +13,7 @@ import (
 // then step through diffs with n and p, each with its half-block preview.
 func TestTriageInTmux(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("drives a terminal")
-	}
-	env := terminalEnv(cmdtest.NewSandbox(t, sandbox.Options{}).Env())
-	p := startTmux(t, 120, 40, env, "true", "failures", "run_big")
+	p, _ := sandboxTUI(t, sandbox.Options{}, 120, 40, "failures", "run_big")
 	p.waitFor("the failures", shows("✗ 350 of 480 checks failed", "failures (350)", "enter inspect"))
 
 	// Cart 1 and Cart 10–12, on three viewports each.
@@ -59,12 +54,7 @@ func TestTriageInTmux(t *testing.T) {
 // true, and no dialog asks.
 func TestYesConsentsInTheTUIWithoutADialog(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("drives a terminal")
-	}
-	s := cmdtest.NewSandbox(t, sandbox.Options{})
-	env := terminalEnv(s.Env())
-	p := startTmux(t, 120, 40, env, "true", "failures", "run_big", "--yes")
+	p, s := sandboxTUI(t, sandbox.Options{}, 120, 40, "failures", "run_big", "--yes")
 	p.waitFor("the failures", shows("✗ 350 of 480 checks failed", "failures (350)"))
 	p.keys("Enter")
 	p.waitFor("the first diff", shows("run_big › Inspect Homepage 1 desktop", "changedPixels"))

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"github.com/visualq/vq/cmd/cmdtest"
 	"strings"
 	"testing"
 
@@ -15,12 +14,8 @@ import (
 // the answer's.
 func TestTUIChainsGoesBackAndLeavesItsLastScreen(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("drives a terminal")
-	}
-	s := cmdtest.NewSandbox(t, sandbox.Options{})
 	// Under 120 columns: no diff is fetched beside the list.
-	p := startTmux(t, 110, 40, terminalEnv(s.Env()), "true", "failures", "run_abc")
+	p, s := sandboxTUI(t, sandbox.Options{}, 110, 40, "failures", "run_abc")
 	p.waitFor("the failures", shows("✗ 3 of 12 checks failed", "failures (3)", "›  Homepage"))
 	p.keys("Enter")
 	p.waitFor("the diff", shows("run_abc › Inspect Homepage desktop", "changedPixels"))

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/visualq/vq/cmd/cmdtest"
 	"github.com/visualq/vq/sandbox"
 )
 
@@ -27,11 +26,7 @@ func firstLines(screen string, n int) string {
 // red one.
 func TestTheVerdictComesFirstInWords(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("drives a terminal")
-	}
-	env := terminalEnv(cmdtest.NewSandbox(t, sandbox.Options{JobStep: time.Millisecond}).Env())
-	p := startTmux(t, 80, 24, env, "true", "failures", "run_abc")
+	p, s := sandboxTUI(t, sandbox.Options{JobStep: time.Millisecond}, 80, 24, "failures", "run_abc")
 	screen := p.waitFor("the failures", shows("failures (3)", "q quit"))
 	head := firstLines(screen, 2)
 	if !strings.HasPrefix(head, "✗ 3 of 12 checks failed") || strings.Contains(head, "get_run_failures") {
@@ -48,7 +43,7 @@ func TestTheVerdictComesFirstInWords(t *testing.T) {
 	p.keys("q")
 	p.waitFor("vq's exit", shows("EXIT=0"))
 
-	p = startTmux(t, 80, 24, env, "true", "ci", "run-vrt", "branch=feature/new-header", "--wait", "--interval", "2ms")
+	p = startTmux(t, 80, 24, terminalEnv(s.Env()), "true", "ci", "run-vrt", "branch=feature/new-header", "--wait", "--interval", "2ms")
 	screen = p.waitFor("the failed run", shows("3 of 12 checks changed", "failures (3)"))
 	if strings.Contains(screen, "✓") || strings.Contains(firstLines(screen, 3), "get_run_status") {
 		t.Errorf("a failed run shows a ✓ or the tool in its head:\n%s", screen)
@@ -65,11 +60,7 @@ func TestTheVerdictComesFirstInWords(t *testing.T) {
 // second list does; a filter leaves no action for a row it hides.
 func TestNextActionsFollowTheTable(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("drives a terminal")
-	}
-	s := cmdtest.NewSandbox(t, sandbox.Options{})
-	p := startTmux(t, 100, 40, terminalEnv(s.Env()), "true", "failures", "run_abc")
+	p, s := sandboxTUI(t, sandbox.Options{}, 100, 40, "failures", "run_abc")
 	screen := p.waitFor("the failures", shows("failures (3)", "enter inspect"))
 	if strings.Contains(screen, "Inspect Checkout mobile") || strings.Contains(screen, "Next actions") {
 		t.Errorf("a list beside the table offers its rows again:\n%s", screen)
@@ -97,11 +88,7 @@ func TestNextActionsFollowTheTable(t *testing.T) {
 // over the whole screen, i the next one there, esc back to the check.
 func TestTheDiffAt80x24(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("drives a terminal")
-	}
-	s := cmdtest.NewSandbox(t, sandbox.Options{})
-	p := startTmux(t, 80, 24, terminalEnv(s.Env()), "true", "failures", "run_abc")
+	p, _ := sandboxTUI(t, sandbox.Options{}, 80, 24, "failures", "run_abc")
 	p.waitFor("the failures", shows("failures (3)"))
 	p.keys("Enter")
 	screen := p.waitFor("the diff and its preview", shows("Homepage on desktop", "diff image  (o opens it", "▀"))
@@ -133,11 +120,7 @@ func lastLine(screen string) string {
 // cursor rests on a row, and follows the cursor.
 func TestTheDiffBesideTheListAt120Columns(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("drives a terminal")
-	}
-	s := cmdtest.NewSandbox(t, sandbox.Options{})
-	p := startTmux(t, 120, 40, terminalEnv(s.Env()), "true", "failures", "run_abc")
+	p, s := sandboxTUI(t, sandbox.Options{}, 120, 40, "failures", "run_abc")
 	p.waitFor("the first check's diff beside the list", shows("failures (3)", "│ diff · Inspect Homepage desktop", "│ ▀"))
 	p.keys("j")
 	p.waitFor("the next check's diff", shows("│ diff · Inspect Checkout mobile", "│ ▀"))

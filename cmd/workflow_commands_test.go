@@ -54,8 +54,8 @@ func jsonString(s string) string {
 }
 
 // vqAnnotation is a workflow command vq gives itself: an annotation of a
-// call (vq TOOL) or of a changed check.
-var vqAnnotation = regexp.MustCompile(`^::(error|warning|notice) title=(vq |Visual change%3A )[^:]*::`)
+// call (vq TOOL), of a run (Visual run RUN) or of a changed check.
+var vqAnnotation = regexp.MustCompile(`^::(error|warning|notice) title=(vq |Visual run|Visual change%3A )[^:]*::`)
 
 // serverCommands are the lines of out a GitHub Actions runner would read
 // as workflow commands (a line ends at LF or CR), vq's own annotations

@@ -285,7 +285,7 @@ func TestGitHubOf100kFailuresIsBounded(t *testing.T) {
 	if last != 24.9 { // the fixture's mismatches reach 24.9%, far more than ten times
 		t.Errorf("the tenth annotation is %v%%, not among the worst", last)
 	}
-	wantNotice := "::notice title=vq get_run_failures::99990 more errors not annotated (GitHub shows 10 of each per step); all of them: https://visualq.example/runs/run_100k, vq failures run_100k, the job's step summary"
+	wantNotice := "::notice title=Visual run run_100k::99990 more errors not annotated (GitHub shows 10 of each per step); all of them: https://visualq.example/runs/run_100k, vq failures run_100k, the job's step summary"
 	if lines[maxAnnotations] != wantNotice {
 		t.Errorf("notice:\n got %s\nwant %s", lines[maxAnnotations], wantNotice)
 	}

@@ -25,12 +25,15 @@ const (
 // summary; the Markdown report (saved diff images linked) goes to stepSummary when set, cut to fit.
 func GitHub(out io.Writer, r *api.ToolResponse, stepSummary string, commands CommandPrinter, saved Saved) error {
 	var a annotations
-	title := "vq " + r.Tool
+	title := "vq " + r.Tool // an answer of no run is named by its call
+	checks, hasChecks := layout.ChecksOf(r.Data)
+	if hasChecks {
+		title = runTitle(checks)
+	}
 	failed := !r.OK
 	if !r.OK {
 		a.add("error", title+": "+r.ErrorCode(), r.ErrorMessage())
 	}
-	checks, hasChecks := layout.ChecksOf(r.Data)
 	if hasChecks {
 		switch checks.Verdict() {
 		case exitcode.RunError, exitcode.NoVerdict:
@@ -122,10 +125,10 @@ func (a *annotations) notice(title, message string) { annotate(&a.b, "notice", t
 func (a *annotations) overflow(checks *layout.Checks) string {
 	var parts []string
 	if n := a.dropped[0]; n > 0 {
-		parts = append(parts, fmt.Sprintf("%d more %s", n, plural(n, "error", "errors")))
+		parts = append(parts, fmt.Sprintf("%d more %s", n, layout.Plural(n, "error", "errors")))
 	}
 	if n := a.dropped[1]; n > 0 {
-		parts = append(parts, fmt.Sprintf("%d more %s", n, plural(n, "warning", "warnings")))
+		parts = append(parts, fmt.Sprintf("%d more %s", n, layout.Plural(n, "warning", "warnings")))
 	}
 	msg := strings.Join(parts, " and ") + fmt.Sprintf(" not annotated (GitHub shows %d of each per step)", maxAnnotations)
 	var where []string
@@ -139,13 +142,6 @@ func (a *annotations) overflow(checks *layout.Checks) string {
 	}
 	where = append(where, "the job's step summary")
 	return msg + "; all of them: " + strings.Join(where, ", ")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // appendStepSummary appends the Markdown report cut at a line to what GitHub shows, noting where the rest is.

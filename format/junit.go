@@ -166,7 +166,7 @@ func checkCases(c *layout.Checks, class string, saved Saved) []junitCase {
 	}, class, "not itemized by the server")
 	if passed > 0 {
 		cases = append(cases, junitCase{Name: "checks passed, not itemized by the server", ClassName: class, checks: passed,
-			SystemOut: itoa(passed) + " " + plural(passed, "check", "checks") + " passed; the server listed no more of them\n"})
+			SystemOut: itoa(passed) + " " + layout.Plural(passed, "check", "checks") + " passed; the server listed no more of them\n"})
 	}
 	why := &junitSkipped{Message: "not run: " + textsafe.SanitizeLine(runVerdict(c))}
 	cases = appendUnnamed(cases, notRun, "check", "checks", func(tc *junitCase) { tc.Skipped = why }, class, "that did not run")

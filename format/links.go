@@ -65,3 +65,11 @@ func worstFailed(listed []layout.Check, k int) []layout.Check {
 
 // runVerdict is one sentence saying what a run's checks add up to, as CI reports say it: changes.
 func runVerdict(c *layout.Checks) string { return c.Sentence(c.Name()+" ", "changed") }
+
+// runTitle names a run where a report titles it: "Visual run run_123", "Visual run" without an id.
+func runTitle(c *layout.Checks) string {
+	if c.RunID == "" {
+		return "Visual run"
+	}
+	return "Visual run " + c.RunID
+}

@@ -92,11 +92,7 @@ func markdownHeadline(r *api.ToolResponse, c *layout.Checks) string {
 		exitcode.Pending:      "⏳",
 		exitcode.NoVerdict:    "❓",
 	}[c.Verdict()]
-	run := "Visual run"
-	if c.RunID != "" {
-		run += " " + mdText(c.RunID)
-	}
-	return icon + " " + run + ": " + mdText(c.Sentence("", "changed"))
+	return icon + " " + mdText(runTitle(c)) + ": " + mdText(c.Sentence("", "changed"))
 }
 
 // maxInlineImages bounds the inline diff images; each row still links its own.

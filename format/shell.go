@@ -16,22 +16,36 @@ import (
 type CommandPrinter func(a api.NextAction) (line string, ok bool)
 
 // ActionCommand is a suggested action as a POSIX command line (commands' or vq invoke), without a
-// server-set consent (consent is the person's); line is "" and why says so for a tool name starting
-// with "-" (a flag) or a NUL byte in an argument.
+// server-set consent; line is "" and why says so for an action RunnableAction refuses.
 func ActionCommand(a api.NextAction, commands CommandPrinter) (line, why string) {
-	if !api.ValidToolName(a.Tool) {
-		return "", "the suggested tool " + strconv.Quote(textsafe.SanitizeLine(a.Tool)) + " is not a valid tool name"
+	if a, why = RunnableAction(a); why != "" {
+		return "", why
 	}
-	if holdsNUL(a.Args) {
-		return "", "an argument holds a NUL byte, which a shell cannot pass on"
-	}
-	a.Args = a.Call().Args // a server cannot consent for the person
 	if commands != nil {
 		if line, ok := commands(a); ok {
 			return line, ""
 		}
 	}
 	return InvokeCommand(a), ""
+}
+
+// RunnableAction is a server's next action as vq may run it, without the server's consent (consent is
+// the person's), or why it may not: a tool name MCP does not allow (one like a flag would set vq's
+// options when pasted), an argument name that is not plain, a NUL byte in an argument (a shell cuts it).
+func RunnableAction(a api.NextAction) (api.NextAction, string) {
+	if !api.ValidToolName(a.Tool) {
+		return a, "the suggested tool " + strconv.Quote(textsafe.SanitizeLine(a.Tool)) + " is not a valid tool name"
+	}
+	for k := range a.Args {
+		if !textsafe.Plain(k) {
+			return a, "the suggested argument " + strconv.Quote(textsafe.SanitizeLine(k)) + " is not a plain name"
+		}
+	}
+	if holdsNUL(a.Args) {
+		return a, "an argument holds a NUL byte, which a shell cannot pass on"
+	}
+	a.Args = a.Call().Args
+	return a, ""
 }
 
 // holdsNUL reports a NUL byte in any key or string value of args.

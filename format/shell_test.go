@@ -49,8 +49,9 @@ func TestActionCommandPrintsTheFrontingCommandElseInvoke(t *testing.T) {
 
 // A next action that no command line may carry is described, never
 // printed as a command: a tool name MCP does not allow (one like a flag
-// would set vq's options when pasted), an argument with a NUL byte (which
-// a shell would cut short).
+// would set vq's options when pasted), an argument name that is not plain
+// (the one rule vq mcp serve applies too), an argument with a NUL byte
+// (which a shell would cut short).
 func TestActionCommandRefusesWhatAShellCannotCarry(t *testing.T) {
 	t.Parallel()
 	for _, a := range []api.NextAction{
@@ -58,6 +59,7 @@ func TestActionCommandRefusesWhatAShellCannotCarry(t *testing.T) {
 		{Tool: ""}, {Tool: "a b"}, {Tool: "x;rm"}, {Tool: strings.Repeat("t", 129)},
 		{Tool: "get_run_failures", Args: map[string]any{"runId": "run\x00abc"}},
 		{Tool: "t", Args: map[string]any{"deep": []any{map[string]any{"k": "v\x00"}}}},
+		{Tool: "get_diff_stats", Args: map[string]any{"run\x1bId": "r"}}, {Tool: "t", Args: map[string]any{"": "v"}},
 	} {
 		if line, why := ActionCommand(a, nil); why == "" {
 			t.Errorf("%q %v printed as %q", a.Tool, a.Args, line)

@@ -5,6 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/layout"
 )
 
 // Marks are state the person sees: the foot counts them and nothing drops them without asking.
@@ -50,10 +51,7 @@ func (s *answerPage) marksNote() string {
 // askDropMarks asks before the marks are dropped (leave: going back too).
 func (s *answerPage) askDropMarks(leave bool) tea.Cmd {
 	count, _ := s.marks()
-	n := strconv.Itoa(count) + " mark"
-	if count != 1 {
-		n += "s"
-	}
+	n := strconv.Itoa(count) + " " + layout.Plural(count, "mark", "marks")
 	question := "Drop the " + n + "?"
 	if leave {
 		question = "Go back and drop the " + n + "?"

@@ -169,9 +169,9 @@ type approval struct {
 func (a approval) question(ctx context.Context) string {
 	count := ""
 	if all, first := len(a.checks), a.checks[0]; first.scenario != "" && first.viewport != "" {
-		count = fmt.Sprintf("%d %s", all, plural(all, "check", "checks"))
+		count = fmt.Sprintf("%d %s", all, layout.Plural(all, "check", "checks"))
 	} else if n, ok := a.countFailing(ctx); ok {
-		count = fmt.Sprintf("%d failing %s", n, plural(n, "check", "checks"))
+		count = fmt.Sprintf("%d failing %s", n, layout.Plural(n, "check", "checks"))
 	} else {
 		count = "the failing checks"
 	}
@@ -213,13 +213,6 @@ func (a approval) countFailing(ctx context.Context) (int, bool) {
 		}
 	}
 	return n, true
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // sendBatch sends the consented approvals as a batch, each as a single
@@ -303,7 +296,7 @@ func (a approval) answer(outcomes []ui.BatchOutcome, bound time.Duration) *api.T
 	worst := maybe
 	if worst == nil && bound > 0 && counts.NotSent > 0 {
 		worst = api.ClientError(api.ToolApprove, api.CodeTimeout, fmt.Sprintf("the batch ran past --wait-timeout %s: %d %s not sent",
-			bound, counts.NotSent, plural(counts.NotSent, "check was", "checks were")), true)
+			bound, counts.NotSent, layout.Plural(counts.NotSent, "check was", "checks were")), true)
 	}
 	if worst = cmp.Or(worst, refused); worst != nil {
 		resp.Error, resp.Recoverable = &api.ToolError{Code: worst.ErrorCode(), Message: worst.ErrorMessage()}, worst.Recoverable
@@ -355,7 +348,7 @@ func dryRunAnswer(o *ApproveOptions) *api.ToolResponse {
 	}
 	return &api.ToolResponse{OK: true, Tool: api.ToolApprove,
 		Summary: fmt.Sprintf("Dry run: would send %d %s to approve %s of %s; nothing was sent.",
-			len(o.Calls), plural(len(o.Calls), "call", "calls"), strings.Join(names, ", "), o.RunID),
+			len(o.Calls), layout.Plural(len(o.Calls), "call", "calls"), strings.Join(names, ", "), o.RunID),
 		Data: data, Warnings: []string{}, NextActions: []api.NextAction{}}
 }
 

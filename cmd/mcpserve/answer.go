@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"image/png"
 	"slices"
 	"strings"
@@ -41,19 +40,20 @@ func (s *agentServer) toolResult(ctx context.Context, resp *api.ToolResponse) (*
 	return &mcp.CallToolResult{Content: content, StructuredContent: json.RawMessage(doc), IsError: !resp.OK}, nil
 }
 
-// forAgent drops next actions whose names are not plain (the agent calls them
-// back), sanitizes labels and takes out a server's confirm: consent is the
-// user's, never the server's. An answer with nothing to change keeps its bytes.
+// forAgent drops next actions vq may not run (format.RunnableAction: the agent
+// calls them back), sanitizes labels and takes out a server's confirm: consent
+// is the user's, never the server's. An answer with nothing to change keeps its bytes.
 func (s *agentServer) forAgent(resp *api.ToolResponse) *api.ToolResponse {
 	actions := make([]api.NextAction, 0, len(resp.NextActions))
 	changed := false
 	for _, a := range resp.NextActions {
-		clean, why := agentAction(a)
+		clean, why := format.RunnableAction(a)
 		if why != "" {
 			s.logf("%s: next action %q left out: %s", textsafe.SanitizeLine(resp.Tool), textsafe.SanitizeLine(a.Label), why)
 			changed = true
 			continue
 		}
+		clean.Label = textsafe.SanitizeLine(a.Label)
 		_, consent := a.Args[api.ArgConfirm]
 		changed = changed || consent || clean.Label != a.Label
 		actions = append(actions, clean)
@@ -62,28 +62,6 @@ func (s *agentServer) forAgent(resp *api.ToolResponse) *api.ToolResponse {
 		return resp
 	}
 	return resp.WithNextActions(actions)
-}
-
-// agentAction is a next action as the agent may have it, or why not.
-func agentAction(a api.NextAction) (api.NextAction, string) {
-	if !api.ValidToolName(a.Tool) {
-		return a, "its tool is not a valid tool name"
-	}
-	for k := range a.Args {
-		if !plainName(k) {
-			return a, fmt.Sprintf("its argument %q is no name", textsafe.SanitizeLine(k))
-		}
-	}
-	out := api.NextAction{Label: textsafe.SanitizeLine(a.Label), Tool: a.Tool}
-	if len(a.Args) > 0 {
-		out.Args = a.Call().Args
-	}
-	return out, ""
-}
-
-// plainName reports one line with nothing a terminal would obey or hide.
-func plainName(s string) bool {
-	return s != "" && textsafe.SanitizeLine(s) == s
 }
 
 // diffLink is a diff image an answer links, and what it is of.

@@ -151,7 +151,7 @@ func (r *recall) remember(resp *api.ToolResponse) {
 }
 
 // recallable reports a value worth offering: empty, or a plain name not too long.
-func recallable(v string) bool { return v == "" || plainName(v) && len(v) <= maxRecalledValue }
+func recallable(v string) bool { return v == "" || textsafe.Plain(v) && len(v) <= maxRecalledValue }
 
 // newestFirst is list with v at its head, once, at most limit long.
 func newestFirst[T comparable](list []T, v T, limit int) []T {

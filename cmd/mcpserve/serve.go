@@ -378,7 +378,7 @@ func unservable(t api.Tool) string {
 		return "not a valid tool name"
 	}
 	for _, a := range t.Arguments {
-		if !plainName(a.Name) {
+		if !textsafe.Plain(a.Name) {
 			return fmt.Sprintf("its argument %q is no name", textsafe.SanitizeLine(a.Name))
 		}
 	}
@@ -387,10 +387,10 @@ func unservable(t api.Tool) string {
 
 // servableArg keeps an argument's type, items, enum and default only where plain.
 func servableArg(a api.ToolArg) api.ToolArg {
-	if !plainName(a.Type) {
+	if !textsafe.Plain(a.Type) {
 		a.Type = ""
 	}
-	if !plainName(a.Items) {
+	if !textsafe.Plain(a.Items) {
 		a.Items = ""
 	}
 	a.Enum = slices.DeleteFunc(slices.Clone(a.Enum), func(v string) bool { return !plainJSON(v) })
@@ -412,12 +412,12 @@ func plainJSON(text string) bool {
 func plainValue(v any) bool {
 	switch v := v.(type) {
 	case string:
-		return v == "" || plainName(v)
+		return v == "" || textsafe.Plain(v)
 	case []any:
 		return !slices.ContainsFunc(v, func(x any) bool { return !plainValue(x) })
 	case map[string]any:
 		for k, x := range v {
-			if !plainName(k) || !plainValue(x) {
+			if !textsafe.Plain(k) || !plainValue(x) {
 				return false
 			}
 		}

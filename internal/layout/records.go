@@ -205,11 +205,15 @@ func MoreColumnsNote(n int) string {
 	if n == 0 {
 		return ""
 	}
-	noun := "columns"
+	return "+" + strconv.Itoa(n) + " more " + Plural(n, "column", "columns") + " (--json shows every member)"
+}
+
+// Plural is one when n is 1, else many.
+func Plural(n int, one, many string) string {
 	if n == 1 {
-		noun = "column"
+		return one
 	}
-	return "+" + strconv.Itoa(n) + " more " + noun + " (--json shows every member)"
+	return many
 }
 
 // Table decodes the shown columns into a Table of sanitized cells, for the TUI.

@@ -28,6 +28,10 @@ func SanitizeLine(s string) string {
 	return sanitize(s, false)
 }
 
+// Plain reports a name that is one line SanitizeLine keeps as it is, not empty:
+// nothing a terminal would obey or hide.
+func Plain(s string) bool { return s != "" && SanitizeLine(s) == s }
+
 // isSafe reports text that sanitize returns unchanged: the common case, no copy.
 func isSafe(s string, multiline bool) bool {
 	for i := 0; i < len(s); {
