@@ -3,8 +3,10 @@ package ui
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -16,10 +18,10 @@ import (
 	"github.com/visualq/vq/internal/textsafe"
 )
 
-// cmdWait is how long the form's driver waits for a command: the form's
-// own (moving between fields, submitting) answer at once, and one still
-// running is a timer (the cursor's blink), left out.
-const cmdWait = 100 * time.Millisecond
+// cmdDeadline bounds the form driver's wait for one command. The form's
+// own commands (moving between fields, submitting) answer at once: only a
+// command that blocks, which the driver should have left out, reaches it.
+const cmdDeadline = 30 * time.Second
 
 // pressInForm feeds keys to q as a program would, running the commands it
 // returns (the form moves between fields through them) and feeding their
@@ -47,35 +49,30 @@ func modelUpdate(m *Model) func(tea.Msg) tea.Cmd {
 }
 
 // runCmds runs cmds at once and collects their messages in order, those
-// of batches included, leaving out the commands still running at cmdWait.
+// of batches included. The cursor's blink is left out, by the package its
+// command comes from: a timer, whose message would only start the next.
+// Which commands run is decided by what they are, never by how soon they
+// answer, so a loaded machine cannot drop the form's own.
 func runCmds(cmds ...tea.Cmd) []tea.Msg {
 	results := make([]chan tea.Msg, len(cmds))
 	for i, cmd := range cmds {
-		if cmd != nil {
+		if cmd != nil && !strings.HasPrefix(cmdName(cmd), "charm.land/bubbles/v2/cursor.") {
 			results[i] = make(chan tea.Msg, 1)
 			go func() { results[i] <- cmd() }()
 		}
 	}
-	timer := time.NewTimer(cmdWait)
-	defer timer.Stop()
-	expired := false
+	deadline := time.NewTimer(cmdDeadline)
+	defer deadline.Stop()
 	var msgs []tea.Msg
-	for _, ch := range results {
+	for i, ch := range results {
 		if ch == nil {
 			continue
 		}
 		var msg tea.Msg
-		if expired {
-			select {
-			case msg = <-ch:
-			default:
-			}
-		} else {
-			select {
-			case msg = <-ch:
-			case <-timer.C:
-				expired = true
-			}
+		select {
+		case msg = <-ch:
+		case <-deadline.C:
+			panic(fmt.Sprintf("the command %s blocks: leave it out of runCmds", cmdName(cmds[i])))
 		}
 		if batch, ok := msg.(tea.BatchMsg); ok {
 			msgs = append(msgs, runCmds(batch...)...)
@@ -84,6 +81,11 @@ func runCmds(cmds ...tea.Cmd) []tea.Msg {
 		}
 	}
 	return msgs
+}
+
+// cmdName is the name of cmd's function, its package's path first.
+func cmdName(cmd tea.Cmd) string {
+	return runtime.FuncForPC(reflect.ValueOf(cmd).Pointer()).Name()
 }
 
 func formText(q *questionForm) string {
