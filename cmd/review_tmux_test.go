@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"github.com/visualq/vq/cmd/cmdtest"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,11 +11,11 @@ import (
 
 // reviewPane opens vq failures run_big (350 failures) on a fresh sandbox
 // in a width×height tmux pane, as a developer triaging the run has it.
-func reviewPane(t *testing.T, width, height int, args ...string) (*tmuxPane, *cmdtest.Sandbox) {
+func reviewPane(t *testing.T, width, height int, args ...string) *tmuxPane {
 	t.Helper()
-	p, s := sandboxTUI(t, sandbox.Options{Rate: -1}, width, height, append([]string{"failures", "run_big"}, args...)...)
+	p, _ := sandboxTUI(t, sandbox.Options{Rate: -1}, width, height, append([]string{"failures", "run_big"}, args...)...)
 	p.waitFor("the failures", shows("✗ 350 of 480 checks failed", "failures (350)"))
-	return p, s
+	return p
 }
 
 // tableRow is a row of the failures table as drawn: the selection, the
@@ -45,7 +44,7 @@ func selectedIs(check string) func(string) bool {
 // drops the marks.
 func TestMarksYouCanSeeInTmux(t *testing.T) {
 	t.Parallel()
-	p, _ := reviewPane(t, 120, 40)
+	p := reviewPane(t, 120, 40)
 	p.keys("Enter")
 	p.waitFor("a diff, whose approve action the rows learn", shows("run_big › Inspect Homepage 1 desktop"))
 	p.keys("Escape") // a key right after Esc would read as Alt+key: wait first
@@ -83,7 +82,7 @@ func TestMarksYouCanSeeInTmux(t *testing.T) {
 // filtering it out and back, and sorting keep the selection on its check.
 func TestCursorFollowsItsCheckInTmux(t *testing.T) {
 	t.Parallel()
-	p, _ := reviewPane(t, 120, 40)
+	p := reviewPane(t, 120, 40)
 	p.keys("Space", "Space", "Space", "j") // Homepage 1 on three viewports; then Product page 1 tablet
 	p.waitFor("the selection", selectedIs("Product page 1 tablet"))
 	p.keys("Enter")
@@ -115,7 +114,7 @@ func TestCursorFollowsItsCheckInTmux(t *testing.T) {
 // list, on its diff, and after other rows are approved.
 func TestBarsKeepOneScaleInTmux(t *testing.T) {
 	t.Parallel()
-	p, _ := reviewPane(t, 120, 40)
+	p := reviewPane(t, 120, 40)
 	bar := strings.TrimRight(layout.MismatchBar(5.3), " ")
 	screen := p.waitFor("the bars and their legend", shows(layout.MismatchLegend))
 	if row := selected(screen); !strings.Contains(row, "5.3 "+bar) {
@@ -154,7 +153,7 @@ func rowCount(screen string) int {
 // and more: the fields fold into a line, which e opens and folds again.
 func TestTenRowsAt80x24InTmux(t *testing.T) {
 	t.Parallel()
-	p, _ := reviewPane(t, 80, 24)
+	p := reviewPane(t, 80, 24)
 	screen := p.waitFor("the folded fields", shows("runId run_big · failed 350", "(e shows 4 fields)"))
 	if n := rowCount(screen); n < 10 {
 		t.Errorf("80×24 shows %d rows:\n%s", n, screen)
@@ -175,7 +174,7 @@ func TestTenRowsAt80x24InTmux(t *testing.T) {
 // the full help says what s sorts by next.
 func TestSortingInTmux(t *testing.T) {
 	t.Parallel()
-	p, _ := reviewPane(t, 120, 40)
+	p := reviewPane(t, 120, 40)
 	p.keys("G")
 	p.waitFor("the bottom of the list", shows("of 350", "–350 of 350"))
 	p.keys("s") // the view and the cursor go to the sorted list's top, no g needed

@@ -135,17 +135,17 @@ func (c Cache) Tools(ctx context.Context, server string, list Lister) []Tool {
 	return tools
 }
 
-// candidateTools keeps the tools and arguments whose names are OneLine: they
+// candidateTools keeps the tools and arguments whose names are plain text: they
 // reach the shell, which would echo controls and split on line breaks.
 func candidateTools(tools []Tool) []Tool {
 	var keep []Tool
 	for _, t := range tools {
-		if !OneLine(t.Name) || t.Name == "" {
+		if !textsafe.Plain(t.Name) {
 			continue
 		}
 		args := t.Args[:0:0]
 		for _, a := range t.Args {
-			if OneLine(a) && a != "" {
+			if textsafe.Plain(a) {
 				args = append(args, a)
 			}
 		}
@@ -211,13 +211,7 @@ func appendIDs(seen []kindID, m map[string]any) []kindID {
 
 // completable keeps out IDs a shell would split or mangle.
 func completable(id string) bool {
-	return id != "" && len(id) <= 200 && !strings.Contains(id, " ") && OneLine(id)
-}
-
-// OneLine reports text that can be one completion candidate: no tab or line
-// break (cobra's separators), nothing a terminal would obey.
-func OneLine(s string) bool {
-	return textsafe.SanitizeLine(s) == s
+	return len(id) <= 200 && !strings.Contains(id, " ") && textsafe.Plain(id)
 }
 
 // Recent are the IDs of a kind (RunID, JobID) seen lately, newest first.

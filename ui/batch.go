@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/visualq/vq/api"
+	"github.com/visualq/vq/internal/layout"
 	"github.com/visualq/vq/internal/textsafe"
 	"golang.org/x/sync/errgroup"
 )
@@ -121,12 +122,9 @@ func batchHead(tool string, outcomes []BatchOutcome) string {
 	c := CountBatch(outcomes)
 	head, sep := textsafe.SanitizeLine(tool)+": "+strconv.Itoa(c.Done)+" done", ", "
 	if spec, ok := api.LookupTool(tool); ok && spec.Verb != "" && len(outcomes) > 0 {
-		noun := " rows"
+		noun := layout.Plural(c.Done, " row", " rows")
 		if isCheck(outcomes[0].Call) {
-			noun = " checks"
-		}
-		if c.Done == 1 {
-			noun = strings.TrimSuffix(noun, "s")
+			noun = layout.Plural(c.Done, " check", " checks")
 		}
 		head, sep = strings.ToUpper(spec.Verb[:1])+strings.TrimSuffix(spec.Verb[1:], "e")+"ed "+strconv.Itoa(c.Done)+noun, "; "
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/visualq/vq/api/mcpclient"
 	"github.com/visualq/vq/completions"
 	"github.com/visualq/vq/internal/layout"
+	"github.com/visualq/vq/internal/textsafe"
 )
 
 // completionBudget bounds every network call made while completing: a TAB
@@ -180,7 +181,7 @@ func (cp Completer) failedChecks(ctx context.Context, runID string) []layout.Che
 		return nil
 	}
 	return slices.DeleteFunc(checks.Listed, func(ch layout.Check) bool {
-		return !completions.OneLine(ch.Scenario) || !completions.OneLine(ch.Viewport)
+		return textsafe.SanitizeLine(ch.Scenario) != ch.Scenario || textsafe.SanitizeLine(ch.Viewport) != ch.Viewport
 	})
 }
 
