@@ -184,22 +184,30 @@ func demoRun(ctx context.Context, opts *DemoOptions) error {
 	return err
 }
 
-// runAs is how to run this vq again: vq, or for a go run build (its
-// executable in go's build cache) go run . from a checkout, go run
-// MODULE@VERSION otherwise.
+// runAs is how to run this vq again: vq, or for a go run build go run .
+// from a checkout, go run MODULE@VERSION otherwise.
 func runAs() string {
 	exe, err := os.Executable()
-	if err != nil {
-		return "vq"
-	}
-	dir := filepath.Dir(exe)
-	if filepath.Base(dir) != "exe" || !strings.HasPrefix(filepath.Base(filepath.Dir(filepath.Dir(dir))), "go-build") {
+	if err != nil || !builtByGoRun(exe) {
 		return "vq"
 	}
 	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Path != "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
 		return "go run " + info.Main.Path + "@" + info.Main.Version
 	}
 	return "go run ."
+}
+
+// builtByGoRun reports an executable go run made: linked in a temporary
+// go-build directory (…/go-buildN/b001/exe/vq) or, run again, kept in the
+// build cache (GOCACHE/dd/dd…-d/vq, the directory named by a 64-digit
+// hash, under its first two digits).
+func builtByGoRun(exe string) bool {
+	dir := filepath.Dir(exe)
+	if filepath.Base(dir) == "exe" && strings.HasPrefix(filepath.Base(filepath.Dir(filepath.Dir(dir))), "go-build") {
+		return true
+	}
+	hash, cached := strings.CutSuffix(filepath.Base(dir), "-d")
+	return cached && len(hash) == 64 && strings.Trim(hash, "0123456789abcdef") == "" && filepath.Base(filepath.Dir(dir)) == hash[:2]
 }
 
 // demoEnv hides the user's key, settings and config file (a real server's) from the demo.
