@@ -380,8 +380,9 @@ type rootCommand struct {
 	build func(*cmdutil.Factory) []*cobra.Command
 }
 
-// rootCommands are the root's commands; TestRootCommandsAreBuiltByName
-// holds names to what build makes.
+// rootCommands are the root's commands;
+// TestRootBuildsOnlyTheCommandItsWordsName holds each entry's names to
+// what it builds.
 var rootCommands = []rootCommand{
 	{[]string{"invoke"}, func(f *cmdutil.Factory) []*cobra.Command { return one(invoke.NewCmdInvoke(f, nil)) }},
 	{[]string{"failures"}, func(f *cmdutil.Factory) []*cobra.Command { return one(failures.NewCmdFailures(f, nil)) }},
