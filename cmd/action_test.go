@@ -364,22 +364,17 @@ func TestGitHubActionSaysWhyItCannotRun(t *testing.T) {
 // argument; the step exits with the code vq exits with.
 func TestGitHubActionPassesArgumentsAsWords(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	fake := filepath.Join(dir, "vq")
-	os.WriteFile(fake, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$RUNNER_TEMP/argv\"\nprintf '%s' \"$VQ_API_KEY|$VQ_BASE_URL\" > \"$RUNNER_TEMP/env\"\nexit 42\n"), 0o755)
-	releases := newReleaseServer(t)
-	releases.release(t, "1.2.5", fake, false)
 	server := newCISandbox(t, time.Millisecond)
-	r := newRunner(t, releases, server)
+	r := argvRunner(t, "1.2.5", server, "printf '%s' \"$VQ_API_KEY|$VQ_BASE_URL\" > \"$RUNNER_TEMP/env\"\nexit 42")
 	_, stderr, exit := r.step(t, map[string]string{
 		"VQ_ACTION_ARGS":  `ci run-vrt 'branch=a b' "commit=$(touch pwned)" tag=\$HOME --wait`,
 		"VQ_ACTION_JUNIT": "out dir/vq.xml", "VQ_ACTION_VERSION": "1.2.5"})
 	if exit != 42 || r.outputs(t)["exit-code"] != "42" {
 		t.Errorf("exit %d, outputs %v\n%s", exit, r.outputs(t), stderr)
 	}
-	argv, _ := os.ReadFile(filepath.Join(r.env["RUNNER_TEMP"], "argv"))
+	argv := r.argv(t)
 	want := "ci\nrun-vrt\nbranch=a b\ncommit=$(touch pwned)\ntag=$HOME\n--wait\n--junit\nout dir/vq.xml\n"
-	if string(argv) != want {
+	if argv != want {
 		t.Errorf("argv:\n%s\nwant:\n%s", argv, want)
 	}
 	if _, err := os.Stat(filepath.Join(r.env["GITHUB_WORKSPACE"], "pwned")); err == nil {
@@ -394,25 +389,44 @@ func TestGitHubActionPassesArgumentsAsWords(t *testing.T) {
 	}
 }
 
+// argvRunner is a runner on server whose release version is a fake vq: a
+// script that writes its words to $RUNNER_TEMP/argv, one a line, then runs
+// rest.
+func argvRunner(t *testing.T, version string, server *cmdtest.Sandbox, rest string) *runner {
+	t.Helper()
+	fake := filepath.Join(t.TempDir(), "vq")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$RUNNER_TEMP/argv\"\n"+rest+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	releases := newReleaseServer(t)
+	releases.release(t, version, fake, false)
+	return newRunner(t, releases, server)
+}
+
+// argv is what the fake vq of argvRunner was given, one word a line.
+func (r *runner) argv(t *testing.T) string {
+	t.Helper()
+	argv, err := os.ReadFile(filepath.Join(r.env["RUNNER_TEMP"], "argv"))
+	if err != nil {
+		t.Fatalf("the fake vq did not run: %v", err)
+	}
+	return string(argv)
+}
+
 // The typed inputs reach vq as words exactly as given, never re-split: a
 // branch with ' and " is one branch=VALUE argument; args adds the rest.
 func TestGitHubActionTakesTypedInputs(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	fake := filepath.Join(dir, "vq")
-	os.WriteFile(fake, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$RUNNER_TEMP/argv\"\nexit 0\n"), 0o755)
-	releases := newReleaseServer(t)
-	releases.release(t, "1.2.6", fake, false)
-	r := newRunner(t, releases, newCISandbox(t, time.Millisecond))
+	r := argvRunner(t, "1.2.6", newCISandbox(t, time.Millisecond), "exit 0")
 	_, stderr, exit := r.step(t, map[string]string{
 		"VQ_ACTION_COMMAND": "ci run-vrt", "VQ_ACTION_BRANCH": `it's-"quoted" $(touch pwned)`, "VQ_ACTION_COMMIT": "0123abc",
 		"VQ_ACTION_WAIT": "true", "VQ_ACTION_ARGS": "--save-dir 'vq diffs' --exit-zero-on-changes", "VQ_ACTION_VERSION": "1.2.6"})
 	if exit != 0 {
 		t.Fatalf("exit %d\n%s", exit, stderr)
 	}
-	argv, _ := os.ReadFile(filepath.Join(r.env["RUNNER_TEMP"], "argv"))
+	argv := r.argv(t)
 	want := "ci\nrun-vrt\nbranch=it's-\"quoted\" $(touch pwned)\ncommit=0123abc\n--wait\n--save-dir\nvq diffs\n--exit-zero-on-changes\n"
-	if string(argv) != want {
+	if argv != want {
 		t.Errorf("argv:\n%s\nwant:\n%s", argv, want)
 	}
 	if _, err := os.Stat(filepath.Join(r.env["GITHUB_WORKSPACE"], "pwned")); err == nil {
