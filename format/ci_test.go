@@ -272,7 +272,7 @@ func TestGitHubOf100kFailuresIsBounded(t *testing.T) {
 	}
 	last := 100.0
 	for _, line := range lines[:maxAnnotations] {
-		m := regexp.MustCompile(`changed: ([0-9.]+)%25 of pixels differ%0ADiff image: https://visualq\.example/\S+%0ARun: https://visualq\.example/runs/run_100k$`).FindStringSubmatch(line)
+		m := regexp.MustCompile(`changed: ([0-9.]+)%25 of pixels differ%0ADiff image: http://127\.0\.0\.1:8787/sandbox/runs/run_100k/\S+%0ARun: http://127\.0\.0\.1:8787/sandbox/runs/run_100k$`).FindStringSubmatch(line)
 		if !strings.HasPrefix(line, "::error ") || m == nil {
 			t.Fatalf("not a linked check annotation: %s", line)
 		}
@@ -285,7 +285,7 @@ func TestGitHubOf100kFailuresIsBounded(t *testing.T) {
 	if last != 24.9 { // the fixture's mismatches reach 24.9%, far more than ten times
 		t.Errorf("the tenth annotation is %v%%, not among the worst", last)
 	}
-	wantNotice := "::notice title=Visual run run_100k::99990 more errors not annotated (GitHub shows 10 of each per step); all of them: https://visualq.example/runs/run_100k, vq failures run_100k, the job's step summary"
+	wantNotice := "::notice title=Visual run run_100k::99990 more errors not annotated (GitHub shows 10 of each per step); all of them: http://127.0.0.1:8787/sandbox/runs/run_100k, vq failures run_100k, the job's step summary"
 	if lines[maxAnnotations] != wantNotice {
 		t.Errorf("notice:\n got %s\nwant %s", lines[maxAnnotations], wantNotice)
 	}
@@ -302,7 +302,7 @@ func TestGitHubOf100kFailuresIsBounded(t *testing.T) {
 		strings.Count(report, "![diff of ") != maxInlineImages {
 		t.Errorf("step summary starts:\n%.600s", report)
 	}
-	wantEnd := "|\n\n_Report cut here: GitHub shows 1 MiB of a step's summary. The rest is on [the run's page](https://visualq.example/runs/run_100k) or with `vq failures run_100k`._\n"
+	wantEnd := "|\n\n_Report cut here: GitHub shows 1 MiB of a step's summary. The rest is on [the run's page](http://127.0.0.1:8787/sandbox/runs/run_100k) or with `vq failures run_100k`._\n"
 	if !strings.HasSuffix(report, wantEnd) {
 		t.Errorf("step summary ends:\n%s", report[len(report)-300:])
 	}
