@@ -55,7 +55,7 @@ func TestActionCommandPrintsTheFrontingCommandElseInvoke(t *testing.T) {
 func TestActionCommandRefusesWhatAShellCannotCarry(t *testing.T) {
 	t.Parallel()
 	for _, a := range []api.NextAction{
-		{Tool: "-h"}, {Tool: "--yes"}, {Tool: "--base-url=http://evil"}, {Tool: "--args=@~/.docker/config.json"},
+		{Tool: "-h"}, {Tool: "--yes"}, {Tool: "--base-url=http://127.0.0.1:1/evil"}, {Tool: "--args=@~/.docker/config.json"},
 		{Tool: ""}, {Tool: "a b"}, {Tool: "x;rm"}, {Tool: strings.Repeat("t", 129)},
 		{Tool: "get_run_failures", Args: map[string]any{"runId": "run\x00abc"}},
 		{Tool: "t", Args: map[string]any{"deep": []any{map[string]any{"k": "v\x00"}}}},
