@@ -92,10 +92,10 @@ func run(cfg config) (missed, broken bool, err error) {
 	}
 	defer os.RemoveAll(b.tmp)
 	step("building vq, the hello program and vq's library floor")
-	if b.vq, err = b.build(".", "vq"); err != nil {
+	if b.vq, err = b.build(".", "vq", releaseStamp); err != nil {
 		return false, false, err
 	}
-	if b.floor, err = b.build("./bench/floor", "floor"); err != nil {
+	if b.floor, err = b.build("./bench/floor", "floor", ""); err != nil {
 		return false, false, err
 	}
 	if b.hello, err = b.buildHello(); err != nil {
@@ -175,12 +175,18 @@ func cleanEnv() []string {
 	return env
 }
 
-// build builds a package of the module into the temp dir as name.
-func (b *bench) build(pkg, name string) (string, error) {
+// releaseStamp is what the release build adds to -ldflags
+// (.goreleaser.yaml): the version, commit and date, so that a release vq
+// never reads its build information.
+const releaseStamp = " -X github.com/visualq/vq/cmd.version=1.0.0 -X github.com/visualq/vq/cmd.commit=0123456789ab -X github.com/visualq/vq/cmd.date=2026-01-01T00:00:00Z"
+
+// build builds a package of the module into the temp dir as name, with
+// the release's flags and ldflags' extra words.
+func (b *bench) build(pkg, name, ldflags string) (string, error) {
 	out := filepath.Join(b.tmp, name)
 	// As the release is built (.goreleaser.yaml): static, no cgo, so no
 	// dynamic loader at start-up.
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w"+ldflags, "-o", out, pkg)
 	cmd.Dir = b.root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if msg, err := cmd.CombinedOutput(); err != nil {

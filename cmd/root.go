@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"slices"
@@ -37,12 +38,31 @@ import (
 
 // Main runs vq and returns its exit code.
 func Main() int {
+	f := cmdutil.NewFactory(versionString())
+	if onlyVersion(os.Args[1:]) && !f.IOStreams.ErrTTY {
+		// vq --version alone needs no command tree, settings or signal
+		// handlers (and, stderr not being a terminal, no update notice is
+		// due): the line as soon as vq starts.
+		signal.Ignore(syscall.SIGPIPE)
+		return exitOf(f, printVersion(f.IOStreams.Out))
+	}
 	ctx, caught, stop := signalContext()
 	defer stop()
-	f := cmdutil.NewFactory(versionString())
-	err := cmdutil.ExitError(ctx, execute(ctx, f, os.Args[1:], caught))
+	return exitOf(f, cmdutil.ExitError(ctx, execute(ctx, f, os.Args[1:], caught)))
+}
+
+// exitOf tells the person what failed and gives the exit code.
+func exitOf(f *cmdutil.Factory, err error) int {
 	report(f, err)
 	return exitcode.Of(err)
+}
+
+// printVersion writes the version line; a reader that left is no failure.
+func printVersion(w io.Writer) error {
+	if _, err := fmt.Fprintln(w, "vq", versionString()); !iostreams.ClosedPipe(err) {
+		return err
+	}
+	return nil
 }
 
 // execute runs the command tree once and returns its typed error; a
@@ -354,8 +374,7 @@ Try it with no account: vq demo
 	version := root.Flags().BoolP("version", "v", false, "version for vq")
 	root.Args, root.RunE = cobra.ArbitraryArgs, func(c *cobra.Command, args []string) error {
 		if *version {
-			_, err := fmt.Fprintln(c.OutOrStdout(), "vq", versionString())
-			return err
+			return printVersion(c.OutOrStdout())
 		}
 		return runGroup(c, args)
 	}
@@ -435,6 +454,11 @@ func commandName(root *cobra.Command, args []string) string {
 		}
 	}
 	return ""
+}
+
+// onlyVersion reports vq --version (or -v) and no other word.
+func onlyVersion(args []string) bool {
+	return len(args) == 1 && (args[0] == "--version" || args[0] == "-v")
 }
 
 // asksVersion reports words that ask for vq's version and not for help.

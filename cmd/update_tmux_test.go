@@ -92,6 +92,16 @@ func TestUpdateNoticeOnATerminal(t *testing.T) {
 	if strings.Count(screen, notice) != 1 || asked.Load() != 2 {
 		t.Fatalf("a day later: feed asked %d times (want 2), screen:\n%s", asked.Load(), screen)
 	}
+	// vq --version on a terminal tells too: its quick path (no command
+	// tree) is only taken where no notice can be due.
+	if err := os.WriteFile(state, []byte(stale), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p = startTmux(t, 140, 30, env, "true", "--version")
+	screen = p.waitFor("vq's exit", shows("EXIT=0"))
+	if !strings.Contains(screen, "vq 1.4.2 (commit ") || strings.Count(screen, notice) != 1 {
+		t.Fatalf("vq --version on a terminal, a day later: want the version line and the notice once, screen:\n%s", screen)
+	}
 }
 
 // TestUpdateNoticeOff: no notice, and no request to the feed, under CI,

@@ -27,6 +27,9 @@ var versionString = sync.OnceValue(func() string { return vqversion.Format(build
 
 func buildInfo() (v, c, d string) {
 	v, c, d = version, commit, date
+	if v != "" && c != "" && d != "" {
+		return v, c, d // a release: its build information is not read
+	}
 	if info, ok := debug.ReadBuildInfo(); ok {
 		if v == "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
 			v = info.Main.Version
