@@ -352,9 +352,7 @@ functional-testing service. It calls VisualQ's tools, shows the answer to a
 person (a TUI on a terminal) or to a script (plain text, JSON, exit codes),
 chains the follow-up calls the service suggests, and watches long jobs.
 
-Try it with no account: vq demo
-
-` + vqversion.ExitCodeSummary(),
+Try it with no account: vq demo`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -382,6 +380,10 @@ Try it with no account: vq demo
 	named := slices.ContainsFunc(rootCommands, func(c rootCommand) bool { return slices.Contains(c.names, name) })
 	if !named && asksVersion(args) {
 		return root
+	}
+	if !named {
+		// The words may show the root's help: its exit codes, made only then.
+		root.Long += "\n\n" + vqversion.ExitCodeSummary()
 	}
 	for _, c := range rootCommands {
 		if !named || slices.Contains(c.names, name) {

@@ -8,7 +8,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 
 	"github.com/visualq/vq/api"
@@ -253,8 +252,8 @@ func exchangeName(n int, r request) string {
 	case label == "":
 		label = r.what
 	}
-	label = strings.Trim(unsafeName.ReplaceAllString(label, "-"), "-")
+	label = strings.Trim(unsafeName().ReplaceAllString(label, "-"), "-")
 	return fmt.Sprintf("%04d-%.48s", n, label)
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.]+`)
+var unsafeName = lazyRegexp(`[^A-Za-z0-9_.]+`)

@@ -23,13 +23,13 @@ const completionBudget = 900 * time.Millisecond
 // within completionBudget, any failure offering nothing.
 type Completer struct {
 	client func(context.Context) (*mcpclient.Client, Settings, error)
-	cache  completions.Cache
+	getenv func(string) string // the cache is found only when completing
 	// transport is --transport, set to mcp to complete prompts and resources.
 	transport *string
 }
 
 func NewCompleter(f *Factory) Completer {
-	return Completer{client: f.Client, cache: completions.Open(f.Getenv), transport: &f.Global.Transport}
+	return Completer{client: f.Client, getenv: f.Getenv, transport: &f.Global.Transport}
 }
 
 // CompleteCheckFlags completes --scenario and --viewport from the run's failures.
@@ -40,7 +40,7 @@ func CompleteCheckFlags(f *Factory, c *cobra.Command) {
 
 func (cp Completer) recent(kind string) cobra.CompletionFunc {
 	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return withPrefix(cp.cache.Recent(kind), toComplete), cobra.ShellCompDirectiveNoFileComp
+		return withPrefix(completions.Open(cp.getenv).Recent(kind), toComplete), cobra.ShellCompDirectiveNoFileComp
 	}
 }
 
@@ -57,7 +57,7 @@ func (cp Completer) tools(ctx context.Context) []completions.Tool {
 		}
 		return completions.FromAPI(tools), err
 	}
-	return cp.cache.Tools(ctx, s.BaseURL+" "+s.Endpoint, list)
+	return completions.Open(cp.getenv).Tools(ctx, s.BaseURL+" "+s.Endpoint, list)
 }
 
 // Invoke completes vq invoke TOOL KEY=VALUE...
@@ -108,7 +108,7 @@ func withPrefix(candidates []string, typed string) []string {
 func (cp Completer) argValues(ctx context.Context, key string, given map[string]string) []string {
 	switch key {
 	case completions.RunID, completions.JobID:
-		return cp.cache.Recent(key)
+		return completions.Open(cp.getenv).Recent(key)
 	case "scenarioLabel", "viewport":
 		filter := map[string]string{"scenarioLabel": "viewport", "viewport": "scenarioLabel"}[key]
 		return checkValues(cp.failedChecks(ctx, given[completions.RunID]), key, given[filter])
