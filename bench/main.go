@@ -32,7 +32,7 @@ func main() {
 	}
 	quick := flag.Bool("quick", false, "few runs and a short watch job; goals are reported, not enforced")
 	runs := flag.Int("runs", 0, "runs of each command per comparison (default 20, 3 with -quick)")
-	only := flag.String("only", "", "comma-separated rows to run: version,help,floor,invoke,mcp,mcphttp,stdio,stdiotext,json100k,plain100k,sparse,wide,tui,batch,watch,size,replay")
+	only := flag.String("only", "", "comma-separated rows to run: version,help,floor,invoke,invokefloor,mcp,mcphttp,stdio,stdiotext,json100k,plain100k,sparse,wide,tui,batch,watch,size,replay")
 	flag.Parse()
 	cfg := config{quick: *quick, runs: *runs, only: *only}
 	if cfg.runs <= 0 {
@@ -123,6 +123,7 @@ func run(cfg config) (missed, broken bool, err error) {
 		{"help", func() row { return b.startup("--help") }},
 		{"floor", b.stackFloor},
 		{"invoke", b.invoke},
+		{"invokefloor", b.invokeFloor},
 		{"mcp", b.mcp},
 		{"mcphttp", b.mcpHTTP},
 		{"stdio", b.stdio},
@@ -279,6 +280,22 @@ func (b *bench) invoke() row {
 		return failed(what, err)
 	}
 	return ratioRow(what, "curl, same POST", vq, curl, 1.0, 0)
+}
+
+// invokeFloor sets one invoke against bench/floor making the same call
+// (its libraries linked, the POST with resty, the envelope decoded): the
+// share of the call that is vq's own. Like stackFloor, a reference.
+func (b *bench) invokeFloor() row {
+	what := "`vq invoke get_run_failures runId=run_abc --json` against its libraries"
+	step(what)
+	floor := command{label: "floor post", argv: []string{b.floor, "post", b.srv.url}, env: b.env}
+	vq, lib, err := compare(b.vqCmd("invoke", "get_run_failures", "runId=run_abc", "--json"), floor, b.runs, b.rssRuns())
+	if err != nil {
+		return failed(what, err)
+	}
+	r := ratioRow(what, "bench/floor post (the same libraries; the POST with resty, the envelope decoded)", vq, lib, 0, 0)
+	r.goal, r.verdict = "—", verdictReference
+	return r
 }
 
 func (b *bench) big100kJSON() row {
