@@ -46,8 +46,7 @@ func Main() int {
 		signal.Ignore(syscall.SIGPIPE)
 		return exitOf(f, printVersion(f.IOStreams.Out))
 	}
-	ctx, caught, stop := signalContext()
-	defer stop()
+	ctx, caught := signalContext()
 	return exitOf(f, cmdutil.ExitError(ctx, execute(ctx, f, os.Args[1:], caught)))
 }
 
@@ -313,8 +312,9 @@ func report(f *cmdutil.Factory, err error) {
 // writes fail with EPIPE, which ends vq quietly, instead of killing it.
 // The runtime hands each signal to a thread of its own, one at a time
 // (up to a millisecond on a small machine), so this happens while the
-// command tree is built; caught returns once it has.
-func signalContext() (ctx context.Context, caught, stop func()) {
+// command tree is built; caught returns once it has. The handlers stay
+// until vq exits: removing them would be one more hand-off each.
+func signalContext() (ctx context.Context, caught func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 1)
 	ready := make(chan struct{})
@@ -322,18 +322,13 @@ func signalContext() (ctx context.Context, caught, stop func()) {
 		signal.Ignore(syscall.SIGPIPE)
 		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 		close(ready)
-		select {
-		case sig := <-ch:
-			if sig == syscall.SIGTERM {
-				cancel(exitcode.ErrTerminated)
-			} else {
-				cancel(context.Canceled)
-			}
-		case <-ctx.Done():
+		if <-ch == syscall.SIGTERM {
+			cancel(exitcode.ErrTerminated)
+		} else {
+			cancel(context.Canceled)
 		}
 	}()
-	caught = func() { <-ready }
-	return ctx, caught, func() { caught(); signal.Stop(ch); cancel(nil) }
+	return ctx, func() { <-ready }
 }
 
 // NewRootCmd builds the whole command tree around a factory.
