@@ -70,7 +70,9 @@ type Client struct {
 // New builds a client. It does not touch the network.
 func New(opts Options) *Client {
 	opts = opts.WithDefaults()
-	hc := resty.New().
+	// No cookie jar (resty.New has one): the key is the one credential
+	// sent, and nothing a server sets comes back in later calls.
+	hc := resty.NewWithClient(&http.Client{}).
 		SetTimeout(opts.Timeout).
 		SetRedirectPolicy(sameHostRedirects()).
 		SetHeader("User-Agent", opts.UserAgent).

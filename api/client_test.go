@@ -169,6 +169,30 @@ func TestRateLimitWaitsRetryAfterThenSucceeds(t *testing.T) {
 	}
 }
 
+// A server's cookie never comes back: the API key is the one credential vq
+// sends, so a server (or one on its path) plants nothing in later calls.
+func TestACookieTheServerSetsIsNeverSentBack(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Bound(t)
+	set := map[string]string{"Set-Cookie": "session=planted; Path=/"}
+	s := testkit.NewServer(t, testkit.Script(testkit.Reply{Status: 429, Body: testkit.RateLimit("t", "slow down", 1), Header: set},
+		testkit.Reply{Status: 200, Body: testkit.OK("t", "done", nil), Header: set}))
+	c := newClient(s, Options{})
+	for range 2 { // a retry within one call, then another call
+		if resp, err := c.Invoke(ctx, Call{Tool: ToolRunFailures}); err != nil || !resp.OK {
+			t.Fatalf("resp %+v err %v", resp, err)
+		}
+	}
+	for i, call := range s.Calls() {
+		if got := call.Header.Get("Cookie"); got != "" {
+			t.Errorf("request %d sent Cookie %q", i+1, got)
+		}
+	}
+	if s.Count() != 3 {
+		t.Errorf("%d requests, want 3", s.Count())
+	}
+}
+
 func TestRateLimitForeverStopsWithinTheBudget(t *testing.T) {
 	t.Parallel()
 	ctx := testkit.Bound(t)
