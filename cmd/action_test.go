@@ -45,6 +45,7 @@ type releaseServer struct {
 
 func newReleaseServer(t *testing.T) *releaseServer {
 	t.Helper()
+	checkedInThePlainRun(t) // the scripts are shell; vq is only archived
 	s := &releaseServer{root: t.TempDir()}
 	files := http.FileServer(http.Dir(s.root))
 	s.Server = testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -173,6 +173,7 @@ func (w *listenWatch) String() string {
 // the sandbox made.
 func TestEveryHelpExampleRuns(t *testing.T) {
 	t.Parallel()
+	checkedInThePlainRun(t)
 	ts := startSandbox(t)
 	env := map[string]string{"VQ_BASE_URL": ts.URL, "VQ_API_KEY": sandbox.KeyAdmin}
 	idOf := func(args ...string) string {
@@ -273,6 +274,7 @@ func readmeBlockLines(t *testing.T, readme, heading string) []string {
 // built from this checkout.
 func TestREADMESandboxBlockRuns(t *testing.T) {
 	t.Parallel()
+	checkedInThePlainRun(t)
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -300,5 +302,17 @@ func TestREADMESandboxBlockRuns(t *testing.T) {
 	}
 	if prelude == "" {
 		t.Error("the README exports no server and key for the lines after it")
+	}
+}
+
+// checkedInThePlainRun skips a check of the documentation (examples,
+// recipes, the install and action scripts) under the race detector: the
+// run without it (the README's test command) checks them, and .ci/run's
+// race run would only repeat them several times slower (they were 2 of its
+// 8 minutes), racing no goroutine of vq's that other tests do not.
+func checkedInThePlainRun(t *testing.T) {
+	t.Helper()
+	if raceDetector {
+		t.Skip("checked in the run without the race detector")
 	}
 }

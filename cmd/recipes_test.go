@@ -93,6 +93,7 @@ func recipeLines(t *testing.T) []recipeLine {
 // recipe publishes.
 func TestEveryCIRecipeRuns(t *testing.T) {
 	t.Parallel()
+	checkedInThePlainRun(t)
 	bin := filepath.Dir(vqBinary(t))
 	ts := startSandbox(t)
 	lines := recipeLines(t)
