@@ -10,8 +10,8 @@ import (
 
 // vq --version into a pipe whose reader has already left ends as quietly
 // as any command does (TestClosedPipeEndsQuietlyWithTheAnswersCode): exit
-// 0 and nothing on stderr, not killed by SIGPIPE, though it prints before
-// vq's signal handling starts.
+// 0 and nothing on stderr, not killed by SIGPIPE, though vq catches no
+// signal for it.
 func TestVersionIntoAClosedPipe(t *testing.T) {
 	t.Parallel()
 	for _, word := range []string{"--version", "-v"} {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"slices"
@@ -36,32 +35,23 @@ import (
 	"github.com/visualq/vq/internal/update"
 )
 
-// Main runs vq and returns its exit code.
+// Main runs vq and returns its exit code. SIGPIPE is ignored, so a reader
+// that leaves early (vq ... | head -1) makes writes fail with EPIPE, which
+// ends vq quietly, instead of killing it.
 func Main() int {
+	signal.Ignore(syscall.SIGPIPE)
 	f := cmdutil.NewFactory(versionString())
-	if onlyVersion(os.Args[1:]) && !f.IOStreams.ErrTTY {
-		// vq --version alone needs no command tree, settings or signal
-		// handlers (and, stderr not being a terminal, no update notice is
-		// due): the line as soon as vq starts.
-		signal.Ignore(syscall.SIGPIPE)
-		return exitOf(f, printVersion(f.IOStreams.Out))
+	args := os.Args[1:]
+	ctx, caught := context.Background(), func() {}
+	if !onlyVersion(args) {
+		// Words that may run a command: it can be interrupted. The
+		// version line alone is no wait to interrupt, and catching
+		// signals costs the runtime threads of their own.
+		ctx, caught = signalContext()
 	}
-	ctx, caught := signalContext()
-	return exitOf(f, cmdutil.ExitError(ctx, execute(ctx, f, os.Args[1:], caught)))
-}
-
-// exitOf tells the person what failed and gives the exit code.
-func exitOf(f *cmdutil.Factory, err error) int {
+	err := cmdutil.ExitError(ctx, execute(ctx, f, args, caught))
 	report(f, err)
 	return exitcode.Of(err)
-}
-
-// printVersion writes the version line; a reader that left is no failure.
-func printVersion(w io.Writer) error {
-	if _, err := fmt.Fprintln(w, "vq", versionString()); !iostreams.ClosedPipe(err) {
-		return err
-	}
-	return nil
 }
 
 // execute runs the command tree once and returns its typed error; a
@@ -308,18 +298,15 @@ func report(f *cmdutil.Factory, err error) {
 }
 
 // signalContext is cancelled by SIGINT or SIGTERM (cause ErrTerminated).
-// SIGPIPE is ignored, so a reader that leaves early (vq ... | head -1) makes
-// writes fail with EPIPE, which ends vq quietly, instead of killing it.
-// The runtime hands each signal to a thread of its own, one at a time
-// (up to a millisecond on a small machine), so this happens while the
-// command tree is built; caught returns once it has. The handlers stay
-// until vq exits: removing them would be one more hand-off each.
+// Each caught signal is a hand-off to the runtime's signal thread (up to a
+// millisecond on a small machine), so this happens while the command tree
+// is built; caught returns once it has. The handlers stay until vq exits:
+// removing them would be one more hand-off each.
 func signalContext() (ctx context.Context, caught func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 1)
 	ready := make(chan struct{})
 	go func() {
-		signal.Ignore(syscall.SIGPIPE)
 		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 		close(ready)
 		if <-ch == syscall.SIGTERM {
@@ -367,7 +354,8 @@ Try it with no account: vq demo`,
 	version := root.Flags().BoolP("version", "v", false, "version for vq")
 	root.Args, root.RunE = cobra.ArbitraryArgs, func(c *cobra.Command, args []string) error {
 		if *version {
-			return printVersion(c.OutOrStdout())
+			_, err := fmt.Fprintln(c.OutOrStdout(), "vq", versionString())
+			return err
 		}
 		return runGroup(c, args)
 	}
@@ -454,9 +442,7 @@ func commandName(root *cobra.Command, args []string) string {
 }
 
 // onlyVersion reports vq --version (or -v) and no other word.
-func onlyVersion(args []string) bool {
-	return len(args) == 1 && (args[0] == "--version" || args[0] == "-v")
-}
+func onlyVersion(args []string) bool { return len(args) == 1 && asksVersion(args) }
 
 // asksVersion reports words that ask for vq's version and not for help.
 func asksVersion(args []string) bool {

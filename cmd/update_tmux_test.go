@@ -92,8 +92,8 @@ func TestUpdateNoticeOnATerminal(t *testing.T) {
 	if strings.Count(screen, notice) != 1 || asked.Load() != 2 {
 		t.Fatalf("a day later: feed asked %d times (want 2), screen:\n%s", asked.Load(), screen)
 	}
-	// vq --version on a terminal tells too: its quick path (no command
-	// tree) is only taken where no notice can be due.
+	// vq --version on a terminal tells too: it takes the path every
+	// command takes, without signal handlers only.
 	if err := os.WriteFile(state, []byte(stale), 0o600); err != nil {
 		t.Fatal(err)
 	}
