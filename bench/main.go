@@ -32,7 +32,7 @@ func main() {
 	}
 	quick := flag.Bool("quick", false, "few runs and a short watch job; goals are reported, not enforced")
 	runs := flag.Int("runs", 0, "runs of each command per comparison (default 20, 3 with -quick)")
-	only := flag.String("only", "", "comma-separated rows to run: version,help,floor,invoke,invokefloor,mcp,mcphttp,stdio,stdiotext,json100k,plain100k,sparse,wide,tui,batch,watch,size,replay")
+	only := flag.String("only", "", "comma-separated rows to run: version,help,floor,invoke,invokefloor,vqfloor,mcp,mcphttp,stdio,stdiotext,json100k,plain100k,sparse,wide,tui,batch,watch,size,replay")
 	flag.Parse()
 	cfg := config{quick: *quick, runs: *runs, only: *only}
 	if cfg.runs <= 0 {
@@ -71,8 +71,11 @@ type bench struct {
 	vq    string
 	hello string
 	floor string // bench/floor: vq's libraries, no vq
-	srv   *server
-	env   []string // vq's environment: the sandbox, its key, no user config
+	// vqFloor is bench/floor built with -tags vqfloor: all of vq linked,
+	// signals caught, nothing of vq's run.
+	vqFloor string
+	srv     *server
+	env     []string // vq's environment: the sandbox, its key, no user config
 	// startupPeak is vq --version's peak RSS, the base of the large answers'
 	// memory goals.
 	startupPeak int64
@@ -91,11 +94,14 @@ func run(cfg config) (missed, broken bool, err error) {
 		return false, false, err
 	}
 	defer os.RemoveAll(b.tmp)
-	step("building vq, the hello program and vq's library floor")
-	if b.vq, err = b.build(".", "vq", releaseStamp); err != nil {
+	step("building vq, the hello program and vq's floors")
+	if b.vq, err = b.build(".", "vq", "", releaseStamp); err != nil {
 		return false, false, err
 	}
-	if b.floor, err = b.build("./bench/floor", "floor", ""); err != nil {
+	if b.floor, err = b.build("./bench/floor", "floor", "", ""); err != nil {
+		return false, false, err
+	}
+	if b.vqFloor, err = b.build("./bench/floor", "vqfloor", "vqfloor", releaseStamp); err != nil {
 		return false, false, err
 	}
 	if b.hello, err = b.buildHello(); err != nil {
@@ -124,6 +130,7 @@ func run(cfg config) (missed, broken bool, err error) {
 		{"floor", b.stackFloor},
 		{"invoke", b.invoke},
 		{"invokefloor", b.invokeFloor},
+		{"vqfloor", b.callFloor},
 		{"mcp", b.mcp},
 		{"mcphttp", b.mcpHTTP},
 		{"stdio", b.stdio},
@@ -182,12 +189,12 @@ func cleanEnv() []string {
 const releaseStamp = " -X github.com/visualq/vq/cmd.version=1.0.0 -X github.com/visualq/vq/cmd.commit=0123456789ab -X github.com/visualq/vq/cmd.date=2026-01-01T00:00:00Z"
 
 // build builds a package of the module into the temp dir as name, with
-// the release's flags and ldflags' extra words.
-func (b *bench) build(pkg, name, ldflags string) (string, error) {
+// the release's flags, the build tags and ldflags' extra words.
+func (b *bench) build(pkg, name, tags, ldflags string) (string, error) {
 	out := filepath.Join(b.tmp, name)
 	// As the release is built (.goreleaser.yaml): static, no cgo, so no
 	// dynamic loader at start-up.
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w"+ldflags, "-o", out, pkg)
+	cmd := exec.Command("go", "build", "-trimpath", "-tags="+tags, "-ldflags=-s -w"+ldflags, "-o", out, pkg)
 	cmd.Dir = b.root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if msg, err := cmd.CombinedOutput(); err != nil {
@@ -294,6 +301,24 @@ func (b *bench) invokeFloor() row {
 		return failed(what, err)
 	}
 	r := ratioRow(what, "bench/floor post (the same libraries; the POST with resty, the envelope decoded)", vq, lib, 0, 0)
+	r.goal, r.verdict = "—", verdictReference
+	return r
+}
+
+// callFloor sets one call made by vq's own binary, and nothing of vq's
+// command path, against curl: bench/floor built with -tags vqfloor links
+// all of vq (its packages' inits and its size), catches SIGINT and SIGTERM
+// as every vq call must, and makes the POST of the invoke row. It is the
+// floor under the invoke goal; the invoke row is vq over it.
+func (b *bench) callFloor() row {
+	what := "one call in vq's own binary, none of vq's command path"
+	step(what)
+	floor := command{label: "vq floor post", argv: []string{b.vqFloor, "post", b.srv.url}, env: b.env}
+	fl, curl, err := compare(floor, b.curlInvoke("run_abc"), b.runs, b.rssRuns())
+	if err != nil {
+		return failed(what, err)
+	}
+	r := ratioRow(what, "curl, same POST", fl, curl, 0, 0)
 	r.goal, r.verdict = "—", verdictReference
 	return r
 }

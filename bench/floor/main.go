@@ -9,6 +9,8 @@
 // vq sends for get_run_failures runId=run_abc (resty, the key in
 // VQ_API_KEY), the answer's envelope decoded with encoding/json as vq
 // decodes it, and its bytes printed, as `vq invoke … --json` prints them.
+//
+// Built with -tags vqfloor it is vq's own floor (vq.go).
 package main
 
 import (
@@ -29,8 +31,20 @@ import (
 	_ "github.com/spf13/cobra"
 )
 
+// Set in a vqfloor build (vq.go): catchSignals catches the signals every
+// vq call catches; runVQ is vq itself, run by the words "vq ARGS…".
+var (
+	catchSignals = func() {}
+	runVQ        func() int
+)
+
 func main() {
+	if runVQ != nil && len(os.Args) > 1 && os.Args[1] == "vq" {
+		os.Args = os.Args[1:]
+		os.Exit(runVQ())
+	}
 	if len(os.Args) == 3 && os.Args[1] == "post" {
+		catchSignals()
 		if err := post(os.Args[2]); err != nil {
 			fmt.Fprintln(os.Stderr, "floor:", err)
 			os.Exit(1)
