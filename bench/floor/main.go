@@ -61,9 +61,9 @@ func post(url string) error {
 	if err != nil {
 		return err
 	}
-	// api.ToolResponse's wire fields, restated: the floor links no package
-	// of vq's (it measures the libraries alone), so it cannot decode into
-	// that type.
+	// api.ToolResponse's wire fields, restated: the plain floor links no
+	// package of vq's (it measures the libraries alone), so it cannot
+	// decode into that type.
 	var envelope struct {
 		OK          bool            `json:"ok"`
 		Tool        string          `json:"tool"`
