@@ -267,14 +267,20 @@ func (b *bench) startup(flagName string) row {
 // links vq's libraries and only prints: the share of start-up that is vq's
 // own. It has no goal of its own; it explains the start-up rows.
 func (b *bench) stackFloor() row {
-	what := "`vq --version` against its libraries"
+	return b.reference("`vq --version` against its libraries",
+		"bench/floor (cobra, Charm v2 with huh, resty, gojq, MCP SDK; only prints)",
+		b.vqCmd("--version"), command{label: "floor", argv: []string{b.floor}})
+}
+
+// reference is a row with no goal of its own: a set against ref, to
+// explain the rows that have one.
+func (b *bench) reference(what, refLabel string, a, ref command) row {
 	step(what)
-	floor := command{label: "floor", argv: []string{b.floor}}
-	vq, lib, err := compare(b.vqCmd("--version"), floor, b.runs, b.rssRuns())
+	sa, sref, err := compare(a, ref, b.runs, b.rssRuns())
 	if err != nil {
 		return failed(what, err)
 	}
-	r := ratioRow(what, "bench/floor (cobra, Charm v2 with huh, resty, gojq, MCP SDK; only prints)", vq, lib, 0, 0)
+	r := ratioRow(what, refLabel, sa, sref, 0, 0)
 	r.goal, r.verdict = "—", verdictReference
 	return r
 }
@@ -293,16 +299,10 @@ func (b *bench) invoke() row {
 // (its libraries linked, the POST with resty, the envelope decoded): the
 // share of the call that is vq's own. Like stackFloor, a reference.
 func (b *bench) invokeFloor() row {
-	what := "`vq invoke get_run_failures runId=run_abc --json` against its libraries"
-	step(what)
-	floor := command{label: "floor post", argv: []string{b.floor, "post", b.srv.url}, env: b.env}
-	vq, lib, err := compare(b.vqCmd("invoke", "get_run_failures", "runId=run_abc", "--json"), floor, b.runs, b.rssRuns())
-	if err != nil {
-		return failed(what, err)
-	}
-	r := ratioRow(what, "bench/floor post (the same libraries; the POST with resty, the envelope decoded)", vq, lib, 0, 0)
-	r.goal, r.verdict = "—", verdictReference
-	return r
+	return b.reference("`vq invoke get_run_failures runId=run_abc --json` against its libraries",
+		"bench/floor post (the same libraries; the POST with resty, the envelope decoded)",
+		b.vqCmd("invoke", "get_run_failures", "runId=run_abc", "--json"),
+		command{label: "floor post", argv: []string{b.floor, "post", b.srv.url}, env: b.env})
 }
 
 // callFloor sets one call made by vq's own binary, and nothing of vq's
@@ -311,16 +311,9 @@ func (b *bench) invokeFloor() row {
 // as every vq call must, and makes the POST of the invoke row. It is the
 // floor under the invoke goal; the invoke row is vq over it.
 func (b *bench) callFloor() row {
-	what := "one call in vq's own binary, none of vq's command path"
-	step(what)
-	floor := command{label: "vq floor post", argv: []string{b.vqFloor, "post", b.srv.url}, env: b.env}
-	fl, curl, err := compare(floor, b.curlInvoke("run_abc"), b.runs, b.rssRuns())
-	if err != nil {
-		return failed(what, err)
-	}
-	r := ratioRow(what, "curl, same POST", fl, curl, 0, 0)
-	r.goal, r.verdict = "—", verdictReference
-	return r
+	return b.reference("one call in vq's own binary, none of vq's command path", "curl, same POST",
+		command{label: "vq floor post", argv: []string{b.vqFloor, "post", b.srv.url}, env: b.env},
+		b.curlInvoke("run_abc"))
 }
 
 func (b *bench) big100kJSON() row {
